@@ -1,0 +1,348 @@
+//! The stable text dump of a [`Module`]: Croqtile-like, fully parenthesized where precedence
+//! needs it, one statement per line, no spans (so file mode and macro mode dump identically).
+
+use super::*;
+use std::fmt::{self, Write};
+
+impl fmt::Display for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut p = Printer { m: self, out: String::new() };
+        p.module();
+        f.write_str(&p.out)
+    }
+}
+
+impl Module {
+    /// Renders one expression as the dump does.
+    pub fn expr_to_string(&self, e: ExprId) -> String {
+        let mut p = Printer { m: self, out: String::new() };
+        p.expr(e, 0);
+        p.out
+    }
+}
+
+struct Printer<'a> {
+    m: &'a Module,
+    out: String,
+}
+
+const COMPOSE_PREC: u8 = 12;
+const UNARY_PREC: u8 = 11;
+
+impl Printer<'_> {
+    fn module(&mut self) {
+        for t in &self.m.tunables {
+            let dom: Vec<String> = t.domain.iter().map(|v| v.to_string()).collect();
+            let _ = writeln!(self.out, "tunable {} in [{}] = {}", t.name.name, dom.join(", "), t.default);
+        }
+        for c in &self.m.constants {
+            let _ = write!(self.out, "const {} = ", c.name.name);
+            self.expr(c.value, 0);
+            self.out.push('\n');
+        }
+        for r in &self.m.requires {
+            self.out.push_str("require ");
+            self.expr(r.cond, 0);
+            self.out.push('\n');
+        }
+        let k = &self.m.kernel;
+        let _ = write!(self.out, "kernel {}(", k.name.name);
+        for (i, p) in k.params.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            let _ = write!(self.out, "{} {} [", p.space, p.dtype);
+            self.list(&p.shape);
+            let _ = write!(self.out, "] {}", p.name.name);
+        }
+        self.out.push_str(")\n");
+        self.block(&k.body, 1);
+    }
+
+    fn indent(&mut self, depth: usize) {
+        for _ in 0..depth {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn list(&mut self, es: &[ExprId]) {
+        for (i, &e) in es.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.expr(e, 0);
+        }
+    }
+
+    fn names(&mut self, ids: &[Ident]) {
+        let v: Vec<&str> = ids.iter().map(|i| i.name.as_str()).collect();
+        self.out.push_str(&v.join(", "));
+    }
+
+    fn declarators(&mut self, ds: &[Declarator]) {
+        for (i, d) in ds.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.out.push_str(&d.name.name);
+            if let Some(c) = d.count {
+                self.out.push('[');
+                self.expr(c, 0);
+                self.out.push(']');
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block, depth: usize) {
+        for &s in b {
+            self.stmt(s, depth);
+        }
+    }
+
+    fn dst(&mut self, d: &CopyDst) {
+        match d {
+            CopyDst::Expr(e) => self.expr(*e, 0),
+            CopyDst::Fresh(space) => self.out.push_str(space.name()),
+        }
+    }
+
+    fn swiz(&mut self, s: Option<ExprId>) {
+        if let Some(s) = s {
+            self.out.push_str(".swiz<");
+            self.expr(s, 0);
+            self.out.push('>');
+        }
+    }
+
+    fn stmt(&mut self, s: StmtId, depth: usize) {
+        self.indent(depth);
+        match &self.m.stmts[s] {
+            Stmt::Parallel { levels, body } => {
+                self.out.push_str("parallel ");
+                for (i, l) in levels.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.out.push('{');
+                    self.names(&l.vars);
+                    self.out.push_str("} by [");
+                    self.list(&l.extents);
+                    let _ = write!(self.out, "] : {}", l.level);
+                }
+                self.out.push_str(" {\n");
+                self.block(body, depth + 1);
+                self.indent(depth);
+                self.out.push_str("}\n");
+            }
+            Stmt::Foreach { vars, extents, unroll, body } => {
+                self.out.push_str("foreach {");
+                self.names(vars);
+                self.out.push_str("} in [");
+                self.list(extents);
+                self.out.push(']');
+                if *unroll {
+                    self.out.push_str(" : unroll");
+                }
+                self.out.push_str(" {\n");
+                self.block(body, depth + 1);
+                self.indent(depth);
+                self.out.push_str("}\n");
+            }
+            Stmt::TensorDecl { space, dtype, shape, names, .. } => {
+                let _ = write!(self.out, "{space} {dtype} [");
+                self.list(shape);
+                self.out.push_str("] ");
+                self.declarators(names);
+                self.out.push_str(";\n");
+            }
+            Stmt::ScalarDecl { dtype, name, init } => {
+                let _ = write!(self.out, "{dtype} {}", name.name);
+                if let Some(i) = init {
+                    self.out.push_str(" = ");
+                    self.expr(*i, 0);
+                }
+                self.out.push_str(";\n");
+            }
+            Stmt::EventDecl { space, names } => {
+                let _ = write!(self.out, "{space} event ");
+                self.declarators(names);
+                self.out.push_str(";\n");
+            }
+            Stmt::Let { name, value } => {
+                let _ = write!(self.out, "let {} = ", name.name);
+                self.expr(*value, 0);
+                self.out.push_str(";\n");
+            }
+            Stmt::Assign { target, op, value } => {
+                self.expr(*target, 0);
+                let _ = write!(self.out, " {} ", op.symbol());
+                self.expr(*value, 0);
+                self.out.push_str(";\n");
+            }
+            Stmt::If { cond, then_body, else_body } => {
+                self.out.push_str("if (");
+                self.expr(*cond, 0);
+                self.out.push_str(") {\n");
+                self.block(then_body, depth + 1);
+                self.indent(depth);
+                self.out.push('}');
+                if let Some(e) = else_body {
+                    self.out.push_str(" else {\n");
+                    self.block(e, depth + 1);
+                    self.indent(depth);
+                    self.out.push('}');
+                }
+                self.out.push('\n');
+            }
+            Stmt::DmaCopy { is_async, src, dst } => {
+                self.out.push_str(if *is_async { "dma.copy.async " } else { "dma.copy " });
+                self.expr(*src, 0);
+                self.out.push_str(" => ");
+                self.dst(dst);
+                self.out.push_str(";\n");
+            }
+            Stmt::TmaCopy { event, swizzle, src, dst, bind } => {
+                if let Some(b) = bind {
+                    let _ = write!(self.out, "{} = ", b.name);
+                }
+                self.out.push_str("tma.copy");
+                if let Some(e) = event {
+                    self.out.push_str(".async<");
+                    self.expr(*e, 0);
+                    self.out.push('>');
+                }
+                self.swiz(*swizzle);
+                self.out.push(' ');
+                self.expr(*src, 0);
+                self.out.push_str(" => ");
+                self.dst(dst);
+                self.out.push_str(";\n");
+            }
+            Stmt::MmaFill { name, dtype, value } => {
+                let _ = write!(self.out, "{} = mma.fill.{} ", name.name, dtype);
+                self.expr(*value, 0);
+                self.out.push_str(";\n");
+            }
+            Stmt::MmaLoad { name, swizzle, src } => {
+                let _ = write!(self.out, "{} = mma.load", name.name);
+                self.swiz(*swizzle);
+                self.out.push(' ');
+                self.expr(*src, 0);
+                self.out.push_str(";\n");
+            }
+            Stmt::Mma { a_major, b_major, acc, a, b } => {
+                let _ = writeln!(
+                    self.out,
+                    "mma.{}.{} {}, {}, {};",
+                    a_major.name(),
+                    b_major.name(),
+                    acc.name,
+                    a.name,
+                    b.name
+                );
+            }
+            Stmt::MmaStore { acc, dst } => {
+                let _ = write!(self.out, "mma.store {}, ", acc.name);
+                self.expr(*dst, 0);
+                self.out.push_str(";\n");
+            }
+            Stmt::MmaCommit => self.out.push_str("mma.commit;\n"),
+            Stmt::Wait { event } => {
+                self.out.push_str("wait ");
+                self.expr(*event, 0);
+                self.out.push_str(";\n");
+            }
+            Stmt::Trigger { event, after } => {
+                self.out.push_str("trigger ");
+                self.expr(*event, 0);
+                if let Some(a) = after {
+                    let _ = write!(self.out, " after {}", a.name);
+                }
+                self.out.push_str(";\n");
+            }
+            Stmt::InThreads { is_async, cond, body } => {
+                self.out.push_str(if *is_async { "inthreads.async (" } else { "inthreads (" });
+                self.expr(*cond, 0);
+                self.out.push_str(") {\n");
+                self.block(body, depth + 1);
+                self.indent(depth);
+                self.out.push_str("}\n");
+            }
+            Stmt::SyncShared => self.out.push_str("sync.shared;\n"),
+        }
+    }
+
+    /// Prints `e`, parenthesized if its precedence is below `min_prec`.
+    fn expr(&mut self, e: ExprId, min_prec: u8) {
+        match &self.m.exprs[e] {
+            Expr::Int(v) => {
+                let _ = write!(self.out, "{v}");
+            }
+            Expr::Float { text, .. } => self.out.push_str(text),
+            Expr::Bool(b) => {
+                let _ = write!(self.out, "{b}");
+            }
+            Expr::Name(n) => self.out.push_str(n),
+            Expr::Wildcard => self.out.push('_'),
+            Expr::Unary { op, expr } => {
+                let paren = UNARY_PREC < min_prec;
+                if paren {
+                    self.out.push('(');
+                }
+                self.out.push_str(op.symbol());
+                self.expr(*expr, UNARY_PREC);
+                if paren {
+                    self.out.push(')');
+                }
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                let p = op.precedence();
+                let paren = p < min_prec;
+                if paren {
+                    self.out.push('(');
+                }
+                self.expr(*lhs, p);
+                let _ = write!(self.out, " {} ", op.symbol());
+                self.expr(*rhs, p + 1);
+                if paren {
+                    self.out.push(')');
+                }
+            }
+            Expr::Compose { outer, inner } => {
+                let paren = COMPOSE_PREC < min_prec;
+                if paren {
+                    self.out.push('(');
+                }
+                self.expr(*outer, COMPOSE_PREC);
+                self.out.push_str(" # ");
+                self.expr(*inner, COMPOSE_PREC + 1);
+                if paren {
+                    self.out.push(')');
+                }
+            }
+            Expr::Call { func, args } => {
+                let _ = write!(self.out, "{}(", func.name);
+                let args = args.clone();
+                self.list(&args);
+                self.out.push(')');
+            }
+            Expr::Index { base, index } => {
+                self.expr(*base, 100);
+                self.out.push('[');
+                self.expr(*index, 0);
+                self.out.push(']');
+            }
+            Expr::View { base, op, args } => {
+                self.expr(*base, 100);
+                let _ = write!(self.out, ".{}(", op.name());
+                let args = args.clone();
+                self.list(&args);
+                self.out.push(')');
+            }
+            Expr::Field { base, field } => {
+                self.expr(*base, 100);
+                let _ = write!(self.out, ".{}", field.name);
+            }
+        }
+    }
+}

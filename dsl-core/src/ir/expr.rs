@@ -1,0 +1,172 @@
+//! Expressions.
+//!
+//! Expressions are pure: they name values (loop variables, tunables, symbolic dims, scalars,
+//! tensors, events) and build index arithmetic and tensor *views* (`.subspan`, `.chunkat`,
+//! `.at`). They never write memory; statements do. Each expression is a node in the kernel's
+//! expression arena and has a span in the arena's side table.
+
+use super::arena::Handle;
+use crate::span::Span;
+
+pub type ExprId = Handle<Expr>;
+
+/// A name as the user wrote it, with where.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+impl Ident {
+    pub fn new(name: impl Into<String>, span: Span) -> Self {
+        Ident { name: name.into(), span }
+    }
+    /// A synthetic identifier (hand-built IR).
+    pub fn synth(name: impl Into<String>) -> Self {
+        Ident { name: name.into(), span: Span::DUMMY }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+}
+
+impl UnaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Not => "!",
+        }
+    }
+}
+
+/// C binary operators (with C precedence, see [`BinaryOp::precedence`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Add => "+",
+            Sub => "-",
+            Shl => "<<",
+            Shr => ">>",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Eq => "==",
+            Ne => "!=",
+            BitAnd => "&",
+            BitXor => "^",
+            BitOr => "|",
+            And => "&&",
+            Or => "||",
+        }
+    }
+    /// Binding strength; higher binds tighter (C's table). `#` (compose) binds tighter than
+    /// every binary operator.
+    pub fn precedence(self) -> u8 {
+        use BinaryOp::*;
+        match self {
+            Mul | Div | Rem => 10,
+            Add | Sub => 9,
+            Shl | Shr => 8,
+            Lt | Le | Gt | Ge => 7,
+            Eq | Ne => 6,
+            BitAnd => 5,
+            BitXor => 4,
+            BitOr => 3,
+            And => 2,
+            Or => 1,
+        }
+    }
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Lt | Le | Gt | Ge | Eq | Ne)
+    }
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::And | BinaryOp::Or)
+    }
+}
+
+/// Tensor view operations, written as methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViewOp {
+    /// `t.at(i, j)`: on a tensor, the element (i, j); on a tiled view, the tile (i, j).
+    At,
+    /// `t.subspan(TM, TK)`: tile the tensor into `[TM, TK]` tiles (use `.at` to pick one).
+    Subspan,
+    /// `t.chunkat(i, j)`: the (i, j) chunk when each dimension is split evenly among the
+    /// enclosing parallel extent (or, for `_`, kept whole / split by the iteration count).
+    Chunkat,
+}
+
+impl ViewOp {
+    pub fn from_name(s: &str) -> Option<ViewOp> {
+        Some(match s {
+            "at" => ViewOp::At,
+            "subspan" => ViewOp::Subspan,
+            "chunkat" => ViewOp::Chunkat,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewOp::At => "at",
+            ViewOp::Subspan => "subspan",
+            ViewOp::Chunkat => "chunkat",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// Integer literal.
+    Int(i64),
+    /// Floating literal; `text` keeps the spelling (`0.0f`).
+    Float { value: f64, text: String },
+    Bool(bool),
+    /// A name: loop/parallel variable, tunable, constant, symbolic dim, scalar, tensor, event
+    /// or binding. Resolved by the checker.
+    Name(String),
+    /// `_` inside `.chunkat(_, k)`.
+    Wildcard,
+    Unary { op: UnaryOp, expr: ExprId },
+    Binary { op: BinaryOp, lhs: ExprId, rhs: ExprId },
+    /// `outer # inner`: the flat index `outer * extent(inner) + inner`.
+    Compose { outer: ExprId, inner: ExprId },
+    /// `f(a, b)`: built-ins `cdiv`, `min`, `max`.
+    Call { func: Ident, args: Vec<ExprId> },
+    /// `base[i]`: an element of a tensor array (`lhs_s[stage]`) or an event array.
+    Index { base: ExprId, index: ExprId },
+    /// `base.op(args)`.
+    View { base: ExprId, op: ViewOp, args: Vec<ExprId> },
+    /// `base.field` (`.data`).
+    Field { base: ExprId, field: Ident },
+}

@@ -1,0 +1,129 @@
+//! The typed IR of one `gemm_kernel!` invocation (or one `.co` file).
+//!
+//! Rules:
+//! - A [`Module`] is a header (tunables, constants, restrictions) and one kernel.
+//! - Expressions and statements live in two arenas owned by the module and are referenced by
+//!   typed handles ([`ExprId`], [`StmtId`]); every node has a span in its arena's side table.
+//! - Names are strings until the checker resolves them; the checker never mutates the IR, it
+//!   returns facts (`check::KernelInfo`) that later passes require.
+//! - Tunables are compile-time integers chosen per configuration; constants are expressions
+//!   over tunables; symbolic dims (`M`, `N`, `K`) are bound at launch from tensor shapes.
+//! - `Display` prints a stable, span-free dump, identical whichever way the module was parsed.
+
+pub mod arena;
+mod display;
+pub mod expr;
+pub mod stmt;
+pub mod types;
+
+pub use arena::{Arena, Handle};
+pub use expr::{BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp};
+pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, Stmt, StmtId};
+pub use types::{DType, Level, Major, MemSpace};
+
+use crate::span::Span;
+
+/// `tunable NAME in [a, b, …] = default;` — a template parameter of the emitted kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tunable {
+    pub name: Ident,
+    pub domain: Vec<i64>,
+    pub default: i64,
+    pub domain_span: Span,
+    pub default_span: Span,
+}
+
+/// `const NAME = expr;` (or `#define NAME expr` in a `.co` file): derived from tunables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    pub name: Ident,
+    pub value: ExprId,
+}
+
+/// `require expr;` — a restriction over tunables and symbolic dims.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Require {
+    pub cond: ExprId,
+    pub span: Span,
+}
+
+/// A kernel parameter: `global f16 [M, K] lhs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: Ident,
+    pub space: MemSpace,
+    pub dtype: DType,
+    pub dtype_span: Span,
+    /// Each dimension is an expression, usually a symbolic dim name.
+    pub shape: Vec<ExprId>,
+}
+
+/// The `__co__ void name(params) { body }` function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub body: Block,
+}
+
+/// Where the module came from (for diagnostics).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Source {
+    /// The `.co` path in file mode; `None` inside a macro invocation.
+    pub file: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub tunables: Vec<Tunable>,
+    pub constants: Vec<Constant>,
+    pub requires: Vec<Require>,
+    pub kernel: Kernel,
+    pub exprs: Arena<Expr>,
+    pub stmts: Arena<Stmt>,
+    pub source: Source,
+}
+
+impl Module {
+    /// An empty module with the given kernel name (for hand-built IR).
+    pub fn new(kernel_name: &str) -> Self {
+        Module {
+            tunables: Vec::new(),
+            constants: Vec::new(),
+            requires: Vec::new(),
+            kernel: Kernel { name: Ident::synth(kernel_name), params: Vec::new(), body: Vec::new() },
+            exprs: Arena::new(),
+            stmts: Arena::new(),
+            source: Source::default(),
+        }
+    }
+    pub fn expr_span(&self, e: ExprId) -> Span {
+        self.exprs.get_span(e)
+    }
+    pub fn stmt_span(&self, s: StmtId) -> Span {
+        self.stmts.get_span(s)
+    }
+    pub fn tunable(&self, name: &str) -> Option<&Tunable> {
+        self.tunables.iter().find(|t| t.name.name == name)
+    }
+    pub fn constant(&self, name: &str) -> Option<&Constant> {
+        self.constants.iter().find(|c| c.name.name == name)
+    }
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.kernel.params.iter().find(|p| p.name.name == name)
+    }
+    /// Symbolic dims in order of first appearance in the parameter shapes.
+    pub fn symbolic_dims(&self) -> Vec<String> {
+        let mut dims: Vec<String> = Vec::new();
+        for p in &self.kernel.params {
+            for &d in &p.shape {
+                if let Expr::Name(n) = &self.exprs[d] {
+                    if self.tunable(n).is_none() && self.constant(n).is_none() && !dims.contains(n) {
+                        dims.push(n.clone());
+                    }
+                }
+            }
+        }
+        dims
+    }
+}

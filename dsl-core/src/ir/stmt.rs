@@ -1,0 +1,107 @@
+//! Statements.
+//!
+//! A kernel body is a [`Block`]: an ordered list of statement handles executed in order by
+//! every thread that reaches it (the set of threads is fixed by the enclosing `parallel` and
+//! `inthreads` statements). Statements that introduce names (`Let`, declarations, `MmaFill`,
+//! `MmaLoad`, loop variables) scope them to the rest of the enclosing block.
+
+use super::arena::Handle;
+use super::expr::{ExprId, Ident};
+use super::types::{DType, Level, Major, MemSpace};
+
+pub type StmtId = Handle<Stmt>;
+
+/// A sequence of statements.
+pub type Block = Vec<StmtId>;
+
+/// One `{vars} by [extents] : level` clause of a `parallel` statement. A single variable may
+/// be written without braces (`wg by 2 : group-4`), and the variables may be omitted
+/// (`by 1 : group-4`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParallelLevel {
+    pub vars: Vec<Ident>,
+    pub extents: Vec<ExprId>,
+    pub level: Level,
+    /// Span of the level keyword (`block`, `group-4`, …).
+    pub level_span: crate::span::Span,
+}
+
+/// Destination of a copy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CopyDst {
+    /// An existing tensor or view.
+    Expr(ExprId),
+    /// `=> shared` / `=> local`: a fresh buffer of the source view's shape.
+    Fresh(MemSpace),
+}
+
+/// Assignment operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AssignOp {
+    Set,
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl AssignOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            AssignOp::Set => "=",
+            AssignOp::Add => "+=",
+            AssignOp::Sub => "-=",
+            AssignOp::Mul => "*=",
+            AssignOp::Div => "/=",
+        }
+    }
+}
+
+/// A declared name with an optional array count (`lhs_s[STAGES]`, `full[STAGES]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declarator {
+    pub name: Ident,
+    pub count: Option<ExprId>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `parallel L1, L2, … { body }`: levels from outermost to innermost.
+    Parallel { levels: Vec<ParallelLevel>, body: Block },
+    /// `foreach {i, j} in [A, B] [: unroll] body`.
+    Foreach { vars: Vec<Ident>, extents: Vec<ExprId>, unroll: bool, body: Block },
+    /// `shared f16 [TM, TK] a, b[S];`
+    TensorDecl { space: MemSpace, dtype: DType, dtype_span: crate::span::Span, shape: Vec<ExprId>, names: Vec<Declarator> },
+    /// `f16 acc = 0.0f;`
+    ScalarDecl { dtype: DType, name: Ident, init: Option<ExprId> },
+    /// `shared event full[S], empty[S];`
+    EventDecl { space: MemSpace, names: Vec<Declarator> },
+    /// `name = expr;` where `name` was not bound before: an immutable integer binding.
+    Let { name: Ident, value: ExprId },
+    /// `target op value;` (element stores, accumulations, scalar updates).
+    Assign { target: ExprId, op: AssignOp, value: ExprId },
+    If { cond: ExprId, then_body: Block, else_body: Option<Block> },
+    /// `dma.copy[.async] src => dst;`
+    DmaCopy { is_async: bool, src: ExprId, dst: CopyDst },
+    /// `tma.copy[.async<ev>][.swiz<N>] src => dst;` and the later spelling
+    /// `[f =] tma.load[.async][.swiz<N>] src => dst;`.
+    TmaCopy { event: Option<ExprId>, swizzle: Option<ExprId>, src: ExprId, dst: CopyDst, bind: Option<Ident> },
+    /// `mc = mma.fill.<dtype> v;`
+    MmaFill { name: Ident, dtype: DType, value: ExprId },
+    /// `ma = mma.load[.swiz<N>] view;`
+    MmaLoad { name: Ident, swizzle: Option<ExprId>, src: ExprId },
+    /// `mma.<a>.<b> acc, a, b;`
+    Mma { a_major: Major, b_major: Major, acc: Ident, a: Ident, b: Ident },
+    /// `mma.store acc, dst;`
+    MmaStore { acc: Ident, dst: ExprId },
+    /// `mma.commit;`
+    MmaCommit,
+    /// `wait e;`
+    Wait { event: ExprId },
+    /// `trigger e [after f];`
+    Trigger { event: ExprId, after: Option<Ident> },
+    /// `inthreads[.async] (cond) { body }`
+    InThreads { is_async: bool, cond: ExprId, body: Block },
+    /// `sync.shared;`
+    SyncShared,
+}

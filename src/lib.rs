@@ -1,0 +1,1 @@
+//! tessel facade
