@@ -1,1 +1,22 @@
-//! tessel facade
+//! tessel: a Rust-embedded tile DSL in the style of Croqtile.
+//!
+//! Write a GEMM kernel in Croqtile syntax inside [`gemm_kernel!`] (or in a `.co` file with
+//! `gemm_kernel!(file = "…")`); the macro parses and checks it at compile time (errors point at
+//! the DSL token) and emits readable CUDA C++ whose tunables are template parameters. The
+//! [`runtime`] compiles it with NVRTC, launches it, verifies it against cuBLAS, times it and
+//! tunes it.
+//!
+//! Crates: `dsl-core` (parser, IR, checks, lowering) → `codegen-cuda` (emission) →
+//! `tessel-runtime` (NVRTC, launch, cuBLAS, tuner); `dsl-macros` is the thin macro glue.
+
+pub use codegen_cuda;
+pub use dsl_core;
+pub use dsl_core::check::{Config, KernelInfo, Problem};
+pub use dsl_core::def::{KernelDef, ParamDef, TunableDef};
+pub use dsl_core::ir::{DType, MemSpace};
+pub use dsl_core::{Diagnostic, Diagnostics};
+pub use dsl_macros::gemm_kernel;
+pub use half;
+pub use tessel_runtime as runtime;
+
+pub mod cli;

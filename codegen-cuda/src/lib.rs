@@ -1,1 +1,173 @@
-//! codegen-cuda
+//! tessel's CUDA back end: renders a lowered [`CudaKernel`] as one self-contained `.cu` file
+//! (helpers + kernel + launch notes) with askama templates. The templates hold no logic: every
+//! string is computed here from the lowered kernel, and each template is one concern
+//! (`header.cu`, `prelude.cu`, `kernel.cu`, `launch.cu`).
+//!
+//! The helpers are the inline-PTX headers in `cuda/` (no CUDA headers: NVRTC has none), included
+//! by path: the SIMT path gets the scalar and `cp.async` helpers, the Hopper path the mbarrier /
+//! TMA / WGMMA helpers and only the WGMMA specializations its tunable domains can reach.
+
+mod prelude;
+
+use askama::Template;
+use dsl_core::lower::{CudaKernel, KernelArg, KernelPath};
+
+pub use prelude::wgmma_specializations;
+
+/// One tunable row of the header comment.
+pub struct TunableRow {
+    pub name: String,
+    pub domain: String,
+    pub default: i64,
+    /// The value of this file's instance, if it is instantiated.
+    pub chosen: String,
+}
+
+/// A helper section.
+pub struct Section {
+    pub name: &'static str,
+    pub text: String,
+}
+
+#[derive(Template)]
+#[template(path = "file.cu", escape = "none")]
+struct File<'a> {
+    title: &'a str,
+    source: &'a str,
+    path_desc: &'static str,
+    arch: &'static str,
+    tunables: Vec<TunableRow>,
+    sections: Vec<Section>,
+    template_params: String,
+    launch_bounds: &'a str,
+    name: &'a str,
+    params: &'a [String],
+    constants: &'a [(String, String)],
+    uses_smem: bool,
+    smem_align: i64,
+    body: Vec<String>,
+    grid: (String, String, String),
+    block: String,
+    smem: String,
+    args: Vec<String>,
+    requires: Vec<String>,
+    instances: Vec<String>,
+}
+
+/// What to render.
+pub struct Emit<'a> {
+    pub kernel: &'a CudaKernel,
+    /// Where the DSL came from (`kernels/v4_tuned.co`, or the Rust file of the macro).
+    pub source: &'a str,
+    /// Tunable values to instantiate explicitly at the end of the file (in template order).
+    pub instance: Option<Vec<i64>>,
+}
+
+/// The `.cu` text.
+pub fn emit(e: &Emit) -> String {
+    let k = e.kernel;
+    let tunables = k
+        .tunables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TunableRow {
+            name: t.name.clone(),
+            domain: t.domain_text(),
+            default: t.default,
+            chosen: e
+                .instance
+                .as_ref()
+                .and_then(|v| v.get(i))
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+        })
+        .collect();
+    let template_params = if k.tunables.is_empty() {
+        String::new()
+    } else {
+        k.tunables
+            .iter()
+            .map(|t| format!("int {}", t.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let param_types: Vec<String> = k.params.iter().map(|p| param_type(p)).collect();
+    let instances = match &e.instance {
+        Some(v) => vec![format!(
+            "{}({})",
+            k.name_expression(v),
+            param_types.join(", ")
+        )],
+        None => vec![],
+    };
+    let plan = &k.plan;
+    let args = plan
+        .args
+        .iter()
+        .map(|a| match a {
+            KernelArg::Pointer { param } => format!("device pointer of parameter #{param}"),
+            KernelArg::TensorMap {
+                param,
+                box_rows,
+                box_cols,
+                swizzle,
+            } => format!(
+                "CUtensorMap over parameter #{param}, box [{box_rows}, {box_cols}], swizzle {}",
+                if *swizzle == dsl_core::lower::Sym::Int(0) {
+                    "none".to_string()
+                } else {
+                    format!("{swizzle} bytes")
+                }
+            ),
+            KernelArg::Dim { name } => format!("int {name}"),
+        })
+        .collect();
+    let file = File {
+        title: &format!("tessel kernel `{}`", k.dsl_name),
+        source: e.source,
+        path_desc: match k.path {
+            KernelPath::Simt => "SIMT (scalar FMA, cp.async tile copies)",
+            KernelPath::Hopper => "Hopper (TMA + WGMMA + mbarrier)",
+        },
+        arch: k.path.min_arch(),
+        tunables,
+        sections: prelude::sections(k),
+        template_params,
+        launch_bounds: &k.launch_bounds,
+        name: &k.name,
+        params: &k.params,
+        constants: &k.constants,
+        uses_smem: !plan.dynamic_smem_bytes.eq(&dsl_core::lower::Sym::Int(0)),
+        smem_align: if k.path == KernelPath::Hopper {
+            1024
+        } else {
+            128
+        },
+        body: k.body.iter().map(|l| l.to_string()).collect(),
+        grid: (
+            plan.grid[0].to_cpp(),
+            plan.grid[1].to_cpp(),
+            plan.grid[2].to_cpp(),
+        ),
+        block: plan.block_threads.to_cpp(),
+        smem: plan.dynamic_smem_bytes.to_cpp(),
+        args,
+        requires: plan.launch_requires.iter().map(|r| r.1.clone()).collect(),
+        instances,
+    };
+    let mut s = file
+        .render()
+        .expect("askama rendering of plain strings cannot fail");
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// `const tsl_f16* __restrict__ lhs` → `const tsl_f16* __restrict__`.
+fn param_type(decl: &str) -> String {
+    match decl.rfind(' ') {
+        Some(i) => decl[..i].trim_end().to_string(),
+        None => decl.to_string(),
+    }
+}

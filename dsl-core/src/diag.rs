@@ -19,7 +19,13 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(code: &'static str, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { code, message: message.into(), span, help: None, notes: Vec::new() }
+        Diagnostic {
+            code,
+            message: message.into(),
+            span,
+            help: None,
+            notes: Vec::new(),
+        }
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());

@@ -5,6 +5,7 @@
 //! [`lower`] (checked IR → a CUDA-shaped kernel that `codegen-cuda` renders).
 
 pub mod check;
+pub mod def;
 pub mod diag;
 pub mod ir;
 pub mod lower;

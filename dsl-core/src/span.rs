@@ -46,9 +46,22 @@ impl Span {
         if other.is_dummy() {
             return self;
         }
-        let (a, b) = if self.start <= other.start { (self, other) } else { (other, self) };
-        let (end, last_token) = if a.end >= b.end { (a.end, a.last_token) } else { (b.end, b.last_token) };
-        Span { start: a.start, end, first_token: a.first_token, last_token }
+        let (a, b) = if self.start <= other.start {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        let (end, last_token) = if a.end >= b.end {
+            (a.end, a.last_token)
+        } else {
+            (b.end, b.last_token)
+        };
+        Span {
+            start: a.start,
+            end,
+            first_token: a.first_token,
+            last_token,
+        }
     }
 
     /// A synthetic span at a line (hand-built IR in tests).

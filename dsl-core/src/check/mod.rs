@@ -1,1 +1,540 @@
-//! Semantic checks.
+//! Semantic checks: turn a parsed [`Module`] plus a configuration into the facts the lowering
+//! needs ([`KernelInfo`]), or into every error found ([`Diagnostics`]), each pinned to the DSL
+//! token at fault with a stable code (the table is [`codes::TABLE`]).
+//!
+//! Passes, in order (each collects all of its errors; later passes skip what earlier ones
+//! could not establish), one private module each:
+//! 1. `header`: tunables, constants and `require`s evaluated under the config;
+//! 2. `resolve`: every name bound to its declaration (scopes, suggestions for typos);
+//! 3. `geometry`: `parallel` nesting, threads per block, grid;
+//! 4. `view`: the shape of every tensor view (`subspan`/`at`/`chunkat`/arrays);
+//! 5. `shape`, `wgmma`, `swizzle`, `smem`, `events`, `placement`, `range`: the individual
+//!    legality checks.
+//!
+//! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
+//! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
+//! are evaluated too, and loops over problem sizes get finite ranges).
+
+pub mod codes;
+mod eval;
+mod events;
+mod geometry;
+mod header;
+mod placement;
+mod range;
+mod resolve;
+mod shape;
+mod smem;
+mod suggest;
+mod swizzle;
+mod view;
+mod wgmma;
+
+pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{DType, ExprId, MemSpace, Module, StmtId};
+use std::collections::{BTreeMap, HashMap};
+
+/// Values for every tunable (defaults unless set).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    pub values: BTreeMap<String, i64>,
+}
+
+impl Config {
+    /// Every tunable at its declared default.
+    pub fn defaults(m: &Module) -> Config {
+        Config {
+            values: m
+                .tunables
+                .iter()
+                .map(|t| (t.name.name.clone(), t.default))
+                .collect(),
+        }
+    }
+    /// This config with `name` set to `v`.
+    pub fn with(mut self, name: &str, v: i64) -> Config {
+        self.values.insert(name.to_string(), v);
+        self
+    }
+    pub fn get(&self, n: &str) -> Option<i64> {
+        self.values.get(n).copied()
+    }
+}
+
+/// Problem sizes bound at launch (`M`, `N`, `K` …), optional at compile time.
+#[derive(Clone, Debug, Default)]
+pub struct Problem {
+    pub dims: BTreeMap<String, i64>,
+}
+
+impl Problem {
+    pub fn with(mut self, name: &str, v: i64) -> Problem {
+        self.dims.insert(name.to_string(), v);
+        self
+    }
+}
+
+/// Hardware limits the kernel must fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Dynamic shared memory one block may use (227 KiB on sm_90).
+    pub max_smem_per_block: u64,
+    /// Threads per block (1024).
+    pub max_threads: u32,
+}
+
+impl Limits {
+    /// Hopper (sm_90a): 227 KiB of shared memory per block, 1024 threads.
+    pub const SM90: Limits = Limits {
+        max_smem_per_block: 227 * 1024,
+        max_threads: 1024,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::SM90
+    }
+}
+
+/// What a name refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Binding {
+    Tunable,
+    Constant,
+    /// A symbolic dimension (`M`), first seen as dimension `dim` of parameter `param`.
+    SymDim {
+        param: usize,
+        dim: usize,
+    },
+    /// Kernel parameter `i`.
+    Param(usize),
+    /// Declarator `usize` of a `TensorDecl`.
+    Tensor(StmtId, usize),
+    Scalar(StmtId),
+    /// Declarator `usize` of an `EventDecl`.
+    Event(StmtId, usize),
+    /// Variable `index` of a `Foreach`.
+    LoopVar {
+        stmt: StmtId,
+        index: usize,
+    },
+    /// Variable `index` of level `level` of a `Parallel`.
+    ParallelVar {
+        stmt: StmtId,
+        level: usize,
+        index: usize,
+    },
+    Let(StmtId),
+    /// An mma fragment (`MmaFill` or `MmaLoad`).
+    Frag(StmtId),
+    /// `f = tma.load …`: the copy's completion (and, with `.data`, its destination).
+    Future(StmtId),
+}
+
+/// How a symbolic extent is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DimExpr {
+    /// The IR expression that computes it (print it as C++).
+    Expr(ExprId),
+    /// A value the checker computed (e.g. `dim / extent` in `chunkat`).
+    Const(i64),
+}
+
+/// A symbolic extent and its value under the config when it does not depend on problem dims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim {
+    pub expr: DimExpr,
+    pub value: Option<i64>,
+}
+
+/// The resolved shape of a tensor view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewInfo {
+    /// The tensor viewed: `Binding::Param`, `Binding::Tensor` or `Binding::Future`.
+    pub root: Binding,
+    /// `lhs_s[stage]`: the index into a tensor array.
+    pub array_index: Option<ExprId>,
+    pub dtype: DType,
+    pub space: MemSpace,
+    /// The view's shape.
+    pub tile: Vec<Dim>,
+    /// Tile coordinate per dim; `None` for `_` or a whole tensor.
+    pub coords: Vec<Option<ExprId>>,
+    /// `.at(i, j)` on a plain tensor: one element (then `tile` is all ones).
+    pub element: bool,
+}
+
+/// Role of an mma fragment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FragKind {
+    /// Accumulator (`mma.fill`), shape `[M, N]`.
+    Acc,
+    /// Left operand, shape `[M, K]`.
+    A,
+    /// Right operand, shape `[N, K]`.
+    B,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FragInfo {
+    pub kind: FragKind,
+    pub dtype: DType,
+    /// `[M, N]` (Acc), `[M, K]` (A) or `[N, K]` (B), whatever majorness the mma names.
+    pub shape: Vec<Dim>,
+    /// The `mma.fill` / `mma.load` that defines it.
+    pub def: StmtId,
+}
+
+/// A declared event (one per declarator; an array counts as one event).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventInfo {
+    pub name: String,
+    pub decl: StmtId,
+    pub declarator: usize,
+    pub space: MemSpace,
+    /// Array count (`full[STAGES]`) under the config; `None` for a single event.
+    pub count: Option<i64>,
+    /// `wait` statements on it.
+    pub waits: Vec<StmtId>,
+    /// `trigger` statements and `tma.copy.async<ev>` copies completing on it.
+    pub triggers: Vec<StmtId>,
+}
+
+/// Everything later passes need, established by the checks.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    pub config: Config,
+    /// Every constant evaluated under the config.
+    pub constants: BTreeMap<String, i64>,
+    /// Resolution of every `Expr::Name` (including names in `Index` bases).
+    pub bindings: HashMap<ExprId, Binding>,
+    pub threads_per_block: u32,
+    /// Extents of the `: block` level, outermost first.
+    pub grid: Vec<ExprId>,
+    /// Σ shared tensor decls × array counts (+ 8 B per event), evaluated.
+    pub smem_bytes: u64,
+    /// Resolved swizzle in bytes (0 = none) for every `TmaCopy` and `MmaLoad`.
+    pub swizzle: HashMap<StmtId, u32>,
+    /// Every copy src/dst, `mma.load` src, `mma.store` dst and element access.
+    pub views: HashMap<ExprId, ViewInfo>,
+    /// mma fragments by name.
+    pub frags: HashMap<String, FragInfo>,
+    pub events: Vec<EventInfo>,
+}
+
+/// Compile-time check: default config, no problem sizes, sm_90 limits.
+pub fn check(m: &Module) -> Result<KernelInfo, Diagnostics> {
+    check_config(m, &Config::defaults(m), None, &Limits::SM90)
+}
+
+/// The tuner's legality filter and the launcher's check: every check under `cfg`; with a
+/// `problem`, `require`s over problem dims are evaluated too.
+pub fn check_config(
+    m: &Module,
+    cfg: &Config,
+    problem: Option<&Problem>,
+    limits: &Limits,
+) -> Result<KernelInfo, Diagnostics> {
+    let mut diags = Diagnostics::default();
+    let hdr = header::check_header(m, cfg, problem, &mut diags);
+    let res = resolve::resolve(m, &mut diags);
+    let cx = Cx {
+        m,
+        env: hdr.env,
+        static_env: hdr.static_env,
+        res,
+    };
+
+    let geo = geometry::check_geometry(&cx, limits, &mut diags);
+    let views = view::compute_views(&cx, &mut diags);
+    shape::check_copies(&cx, &views, &mut diags);
+    wgmma::check_f8(&cx, &mut diags);
+    let frags = wgmma::check_mma(&cx, &views, &mut diags);
+    let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
+    let smem = smem::check_smem(&cx, limits, &mut diags);
+    let events = events::check_events(&cx, &mut diags);
+    placement::check_placement(&cx, &views, &mut diags);
+    range::check_ranges(&cx, &views, &mut diags);
+
+    let info = KernelInfo {
+        config: cfg.clone(),
+        constants: hdr.constants,
+        bindings: cx.res.bindings.clone(),
+        threads_per_block: geo.threads_per_block,
+        grid: geo.grid,
+        smem_bytes: smem,
+        swizzle,
+        views: views.public_views(),
+        frags,
+        events,
+    };
+    diags.into_result(info)
+}
+
+/// Shared-memory bytes of `m` under `cfg` (for the tuner's quick filter): Σ shared tensor
+/// decls × array counts + 8 B per event.
+pub fn smem_bytes(m: &Module, cfg: &Config) -> Result<u64, Diagnostics> {
+    let mut diags = Diagnostics::default();
+    let hdr = header::check_header(m, cfg, None, &mut diags);
+    let res = resolve::resolve(m, &mut diags);
+    let cx = Cx {
+        m,
+        env: hdr.env,
+        static_env: hdr.static_env,
+        res,
+    };
+    let total = smem::smem_total(&cx, &mut diags);
+    diags.into_result(total)
+}
+
+/// What every pass reads.
+pub(crate) struct Cx<'a> {
+    pub m: &'a Module,
+    /// Tunables, constants and (when given) problem dims.
+    pub env: Env,
+    /// Tunables and constants only: the values a [`Dim`] records.
+    pub static_env: Env,
+    pub res: resolve::Resolved,
+}
+
+impl Cx<'_> {
+    /// Evaluates `e` under the config (and problem dims when given); `None` if it has no value.
+    pub fn value(&self, e: ExprId) -> Option<i64> {
+        eval(self.m, e, &self.env).ok()
+    }
+    /// Evaluates `e` without problem dims.
+    pub fn static_value(&self, e: ExprId) -> Option<i64> {
+        eval(self.m, e, &self.static_env).ok()
+    }
+    pub fn dim(&self, e: ExprId) -> Dim {
+        Dim {
+            expr: DimExpr::Expr(e),
+            value: self.static_value(e),
+        }
+    }
+    /// A dim's value with problem dims (for comparisons at launch).
+    pub fn dim_value(&self, d: &Dim) -> Option<i64> {
+        match d.expr {
+            DimExpr::Const(v) => Some(v),
+            DimExpr::Expr(e) => d.value.or_else(|| self.value(e)),
+        }
+    }
+    /// `WARP_N = 180` or `180`: how a dim reads in a message.
+    pub fn describe_dim(&self, d: &Dim) -> String {
+        let v = self.dim_value(d);
+        match (d.expr, v) {
+            (DimExpr::Expr(e), Some(v)) => {
+                let text = self.m.expr_to_string(e);
+                if text == v.to_string() {
+                    text
+                } else {
+                    format!("{text} = {v}")
+                }
+            }
+            (DimExpr::Expr(e), None) => self.m.expr_to_string(e),
+            (DimExpr::Const(v), _) => v.to_string(),
+        }
+    }
+    /// `SWIZ = 96` or `96`: an expression and its value, for messages.
+    pub fn describe_value(&self, e: ExprId, v: i64) -> String {
+        let text = self.m.expr_to_string(e);
+        if text == v.to_string() {
+            text
+        } else {
+            format!("{text} = {v}")
+        }
+    }
+    /// The name a binding declares, for messages.
+    pub fn binding_name(&self, b: Binding) -> String {
+        use crate::ir::Stmt;
+        match b {
+            Binding::Param(i) => self
+                .m
+                .kernel
+                .params
+                .get(i)
+                .map(|p| p.name.name.clone())
+                .unwrap_or_default(),
+            Binding::Tensor(s, d) => match &self.m.stmts[s] {
+                Stmt::TensorDecl { names, .. } => names
+                    .get(d)
+                    .map(|n| n.name.name.clone())
+                    .unwrap_or_default(),
+                _ => String::new(),
+            },
+            Binding::Event(s, d) => match &self.m.stmts[s] {
+                Stmt::EventDecl { names, .. } => names
+                    .get(d)
+                    .map(|n| n.name.name.clone())
+                    .unwrap_or_default(),
+                _ => String::new(),
+            },
+            Binding::Future(s) => match &self.m.stmts[s] {
+                Stmt::TmaCopy { bind: Some(b), .. } => b.name.clone(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+}
+
+/// A diagnostic with the module's span for an expression.
+pub(crate) fn at_expr(
+    m: &Module,
+    code: &'static str,
+    e: ExprId,
+    msg: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic::new(code, m.expr_span(e), msg)
+}
+
+/// Calls `f` on `e` and every sub-expression, pre-order.
+pub(crate) fn walk_expr(m: &Module, e: ExprId, f: &mut impl FnMut(ExprId)) {
+    use crate::ir::Expr;
+    f(e);
+    match &m.exprs[e] {
+        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::Name(_) | Expr::Wildcard => {}
+        Expr::Unary { expr, .. } => walk_expr(m, *expr, f),
+        Expr::Binary { lhs, rhs, .. } => {
+            walk_expr(m, *lhs, f);
+            walk_expr(m, *rhs, f);
+        }
+        Expr::Compose { outer, inner } => {
+            walk_expr(m, *outer, f);
+            walk_expr(m, *inner, f);
+        }
+        Expr::Call { args, .. } => {
+            for &a in args {
+                walk_expr(m, a, f);
+            }
+        }
+        Expr::Index { base, index } => {
+            walk_expr(m, *base, f);
+            walk_expr(m, *index, f);
+        }
+        Expr::View { base, args, .. } => {
+            walk_expr(m, *base, f);
+            for &a in args {
+                walk_expr(m, a, f);
+            }
+        }
+        Expr::Field { base, .. } => walk_expr(m, *base, f),
+    }
+}
+
+/// The expressions a statement holds directly (not those of nested statements).
+pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
+    use crate::ir::{CopyDst, Stmt};
+    let dst = |d: &CopyDst| match d {
+        CopyDst::Expr(e) => Some(*e),
+        CopyDst::Fresh(_) => None,
+    };
+    match s {
+        Stmt::Parallel { levels, .. } => levels
+            .iter()
+            .flat_map(|l| l.extents.iter().copied())
+            .collect(),
+        Stmt::Foreach { extents, .. } => extents.clone(),
+        Stmt::TensorDecl { shape, names, .. } => shape
+            .iter()
+            .copied()
+            .chain(names.iter().filter_map(|d| d.count))
+            .collect(),
+        Stmt::ScalarDecl { init, .. } => init.iter().copied().collect(),
+        Stmt::EventDecl { names, .. } => names.iter().filter_map(|d| d.count).collect(),
+        Stmt::Let { value, .. } => vec![*value],
+        Stmt::Assign { target, value, .. } => vec![*target, *value],
+        Stmt::If { cond, .. } | Stmt::InThreads { cond, .. } => vec![*cond],
+        Stmt::DmaCopy { src, dst: d, .. } => std::iter::once(*src).chain(dst(d)).collect(),
+        Stmt::TmaCopy {
+            event,
+            swizzle,
+            src,
+            dst: d,
+            ..
+        } => event
+            .iter()
+            .chain(swizzle.iter())
+            .copied()
+            .chain(std::iter::once(*src))
+            .chain(dst(d))
+            .collect(),
+        Stmt::MmaFill { value, .. } => vec![*value],
+        Stmt::MmaLoad { swizzle, src, .. } => swizzle
+            .iter()
+            .copied()
+            .chain(std::iter::once(*src))
+            .collect(),
+        Stmt::MmaStore { dst: d, .. } => vec![*d],
+        Stmt::Wait { event } | Stmt::Trigger { event, .. } => vec![*event],
+        Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared => Vec::new(),
+    }
+}
+
+/// The nested blocks of a statement.
+pub(crate) fn stmt_blocks(s: &crate::ir::Stmt) -> Vec<&crate::ir::Block> {
+    use crate::ir::Stmt;
+    match s {
+        Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
+            vec![body]
+        }
+        Stmt::If {
+            then_body,
+            else_body,
+            ..
+        } => std::iter::once(then_body).chain(else_body.iter()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Every statement of the kernel, pre-order.
+pub(crate) fn all_stmts(m: &Module) -> Vec<StmtId> {
+    fn go(m: &Module, b: &crate::ir::Block, out: &mut Vec<StmtId>) {
+        for &s in b {
+            out.push(s);
+            for inner in stmt_blocks(&m.stmts[s]) {
+                go(m, inner, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(m, &m.kernel.body, &mut out);
+    out
+}
+
+impl Cx<'_> {
+    /// The `parallel` level a [`resolve::LevelRef`] names.
+    pub fn level(&self, l: resolve::LevelRef) -> Option<&crate::ir::ParallelLevel> {
+        match &self.m.stmts[l.stmt] {
+            crate::ir::Stmt::Parallel { levels, .. } => levels.get(l.level),
+            _ => None,
+        }
+    }
+    /// Whether `s` runs under a `: group-4` level (the WGMMA path).
+    pub fn in_group4(&self, s: StmtId) -> bool {
+        self.res.chains.get(&s).is_some_and(|c| {
+            c.iter().any(|l| {
+                self.level(*l)
+                    .is_some_and(|pl| pl.level == crate::ir::Level::Group4)
+            })
+        })
+    }
+}
+
+impl Cx<'_> {
+    /// Whether every name in `e` resolved (so a failed evaluation is not a follow-on error).
+    pub fn resolved(&self, e: ExprId) -> bool {
+        let mut ok = true;
+        walk_expr(self.m, e, &mut |x| {
+            if matches!(self.m.exprs[x], crate::ir::Expr::Name(_))
+                && !self.res.bindings.contains_key(&x)
+            {
+                ok = false;
+            }
+        });
+        ok
+    }
+}

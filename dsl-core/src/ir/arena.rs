@@ -17,7 +17,10 @@ impl<T> Handle<T> {
         self.index as usize
     }
     pub fn from_index(index: usize) -> Self {
-        Handle { index: index as u32, _marker: PhantomData }
+        Handle {
+            index: index as u32,
+            _marker: PhantomData,
+        }
     }
 }
 
@@ -63,7 +66,10 @@ pub struct Arena<T> {
 
 impl<T> Default for Arena<T> {
     fn default() -> Self {
-        Arena { data: Vec::new(), spans: Vec::new() }
+        Arena {
+            data: Vec::new(),
+            spans: Vec::new(),
+        }
     }
 }
 
@@ -87,7 +93,10 @@ impl<T> Arena<T> {
         self.data.is_empty()
     }
     pub fn iter(&self) -> impl Iterator<Item = (Handle<T>, &T)> {
-        self.data.iter().enumerate().map(|(i, v)| (Handle::from_index(i), v))
+        self.data
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (Handle::from_index(i), v))
     }
 }
 

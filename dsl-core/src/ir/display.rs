@@ -6,7 +6,10 @@ use std::fmt::{self, Write};
 
 impl fmt::Display for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut p = Printer { m: self, out: String::new() };
+        let mut p = Printer {
+            m: self,
+            out: String::new(),
+        };
         p.module();
         f.write_str(&p.out)
     }
@@ -15,7 +18,10 @@ impl fmt::Display for Module {
 impl Module {
     /// Renders one expression as the dump does.
     pub fn expr_to_string(&self, e: ExprId) -> String {
-        let mut p = Printer { m: self, out: String::new() };
+        let mut p = Printer {
+            m: self,
+            out: String::new(),
+        };
         p.expr(e, 0);
         p.out
     }
@@ -33,7 +39,13 @@ impl Printer<'_> {
     fn module(&mut self) {
         for t in &self.m.tunables {
             let dom: Vec<String> = t.domain.iter().map(|v| v.to_string()).collect();
-            let _ = writeln!(self.out, "tunable {} in [{}] = {}", t.name.name, dom.join(", "), t.default);
+            let _ = writeln!(
+                self.out,
+                "tunable {} in [{}] = {}",
+                t.name.name,
+                dom.join(", "),
+                t.default
+            );
         }
         for c in &self.m.constants {
             let _ = write!(self.out, "const {} = ", c.name.name);
@@ -134,7 +146,12 @@ impl Printer<'_> {
                 self.indent(depth);
                 self.out.push_str("}\n");
             }
-            Stmt::Foreach { vars, extents, unroll, body } => {
+            Stmt::Foreach {
+                vars,
+                extents,
+                unroll,
+                body,
+            } => {
                 self.out.push_str("foreach {");
                 self.names(vars);
                 self.out.push_str("} in [");
@@ -148,7 +165,13 @@ impl Printer<'_> {
                 self.indent(depth);
                 self.out.push_str("}\n");
             }
-            Stmt::TensorDecl { space, dtype, shape, names, .. } => {
+            Stmt::TensorDecl {
+                space,
+                dtype,
+                shape,
+                names,
+                ..
+            } => {
                 let _ = write!(self.out, "{space} {dtype} [");
                 self.list(shape);
                 self.out.push_str("] ");
@@ -179,7 +202,11 @@ impl Printer<'_> {
                 self.expr(*value, 0);
                 self.out.push_str(";\n");
             }
-            Stmt::If { cond, then_body, else_body } => {
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
                 self.out.push_str("if (");
                 self.expr(*cond, 0);
                 self.out.push_str(") {\n");
@@ -195,13 +222,23 @@ impl Printer<'_> {
                 self.out.push('\n');
             }
             Stmt::DmaCopy { is_async, src, dst } => {
-                self.out.push_str(if *is_async { "dma.copy.async " } else { "dma.copy " });
+                self.out.push_str(if *is_async {
+                    "dma.copy.async "
+                } else {
+                    "dma.copy "
+                });
                 self.expr(*src, 0);
                 self.out.push_str(" => ");
                 self.dst(dst);
                 self.out.push_str(";\n");
             }
-            Stmt::TmaCopy { event, swizzle, src, dst, bind } => {
+            Stmt::TmaCopy {
+                event,
+                swizzle,
+                src,
+                dst,
+                bind,
+            } => {
                 if let Some(b) = bind {
                     let _ = write!(self.out, "{} = ", b.name);
                 }
@@ -230,7 +267,13 @@ impl Printer<'_> {
                 self.expr(*src, 0);
                 self.out.push_str(";\n");
             }
-            Stmt::Mma { a_major, b_major, acc, a, b } => {
+            Stmt::Mma {
+                a_major,
+                b_major,
+                acc,
+                a,
+                b,
+            } => {
                 let _ = writeln!(
                     self.out,
                     "mma.{}.{} {}, {}, {};",
@@ -260,8 +303,16 @@ impl Printer<'_> {
                 }
                 self.out.push_str(";\n");
             }
-            Stmt::InThreads { is_async, cond, body } => {
-                self.out.push_str(if *is_async { "inthreads.async (" } else { "inthreads (" });
+            Stmt::InThreads {
+                is_async,
+                cond,
+                body,
+            } => {
+                self.out.push_str(if *is_async {
+                    "inthreads.async ("
+                } else {
+                    "inthreads ("
+                });
                 self.expr(*cond, 0);
                 self.out.push_str(") {\n");
                 self.block(body, depth + 1);

@@ -19,11 +19,17 @@ pub struct Ident {
 
 impl Ident {
     pub fn new(name: impl Into<String>, span: Span) -> Self {
-        Ident { name: name.into(), span }
+        Ident {
+            name: name.into(),
+            span,
+        }
     }
     /// A synthetic identifier (hand-built IR).
     pub fn synth(name: impl Into<String>) -> Self {
-        Ident { name: name.into(), span: Span::DUMMY }
+        Ident {
+            name: name.into(),
+            span: Span::DUMMY,
+        }
     }
 }
 
@@ -150,23 +156,49 @@ pub enum Expr {
     /// Integer literal.
     Int(i64),
     /// Floating literal; `text` keeps the spelling (`0.0f`).
-    Float { value: f64, text: String },
+    Float {
+        value: f64,
+        text: String,
+    },
     Bool(bool),
     /// A name: loop/parallel variable, tunable, constant, symbolic dim, scalar, tensor, event
     /// or binding. Resolved by the checker.
     Name(String),
     /// `_` inside `.chunkat(_, k)`.
     Wildcard,
-    Unary { op: UnaryOp, expr: ExprId },
-    Binary { op: BinaryOp, lhs: ExprId, rhs: ExprId },
+    Unary {
+        op: UnaryOp,
+        expr: ExprId,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
     /// `outer # inner`: the flat index `outer * extent(inner) + inner`.
-    Compose { outer: ExprId, inner: ExprId },
+    Compose {
+        outer: ExprId,
+        inner: ExprId,
+    },
     /// `f(a, b)`: built-ins `cdiv`, `min`, `max`.
-    Call { func: Ident, args: Vec<ExprId> },
+    Call {
+        func: Ident,
+        args: Vec<ExprId>,
+    },
     /// `base[i]`: an element of a tensor array (`lhs_s[stage]`) or an event array.
-    Index { base: ExprId, index: ExprId },
+    Index {
+        base: ExprId,
+        index: ExprId,
+    },
     /// `base.op(args)`.
-    View { base: ExprId, op: ViewOp, args: Vec<ExprId> },
+    View {
+        base: ExprId,
+        op: ViewOp,
+        args: Vec<ExprId>,
+    },
     /// `base.field` (`.data`).
-    Field { base: ExprId, field: Ident },
+    Field {
+        base: ExprId,
+        field: Ident,
+    },
 }

@@ -91,7 +91,11 @@ impl Module {
             tunables: Vec::new(),
             constants: Vec::new(),
             requires: Vec::new(),
-            kernel: Kernel { name: Ident::synth(kernel_name), params: Vec::new(), body: Vec::new() },
+            kernel: Kernel {
+                name: Ident::synth(kernel_name),
+                params: Vec::new(),
+                body: Vec::new(),
+            },
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),
@@ -118,7 +122,8 @@ impl Module {
         for p in &self.kernel.params {
             for &d in &p.shape {
                 if let Expr::Name(n) = &self.exprs[d] {
-                    if self.tunable(n).is_none() && self.constant(n).is_none() && !dims.contains(n) {
+                    if self.tunable(n).is_none() && self.constant(n).is_none() && !dims.contains(n)
+                    {
                         dims.push(n.clone());
                     }
                 }

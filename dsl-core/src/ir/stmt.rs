@@ -67,31 +67,84 @@ pub struct Declarator {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `parallel L1, L2, … { body }`: levels from outermost to innermost.
-    Parallel { levels: Vec<ParallelLevel>, body: Block },
+    Parallel {
+        levels: Vec<ParallelLevel>,
+        body: Block,
+    },
     /// `foreach {i, j} in [A, B] [: unroll] body`.
-    Foreach { vars: Vec<Ident>, extents: Vec<ExprId>, unroll: bool, body: Block },
+    Foreach {
+        vars: Vec<Ident>,
+        extents: Vec<ExprId>,
+        unroll: bool,
+        body: Block,
+    },
     /// `shared f16 [TM, TK] a, b[S];`
-    TensorDecl { space: MemSpace, dtype: DType, dtype_span: crate::span::Span, shape: Vec<ExprId>, names: Vec<Declarator> },
+    TensorDecl {
+        space: MemSpace,
+        dtype: DType,
+        dtype_span: crate::span::Span,
+        shape: Vec<ExprId>,
+        names: Vec<Declarator>,
+    },
     /// `f16 acc = 0.0f;`
-    ScalarDecl { dtype: DType, name: Ident, init: Option<ExprId> },
+    ScalarDecl {
+        dtype: DType,
+        name: Ident,
+        init: Option<ExprId>,
+    },
     /// `shared event full[S], empty[S];`
-    EventDecl { space: MemSpace, names: Vec<Declarator> },
+    EventDecl {
+        space: MemSpace,
+        names: Vec<Declarator>,
+    },
     /// `name = expr;` where `name` was not bound before: an immutable integer binding.
     Let { name: Ident, value: ExprId },
     /// `target op value;` (element stores, accumulations, scalar updates).
-    Assign { target: ExprId, op: AssignOp, value: ExprId },
-    If { cond: ExprId, then_body: Block, else_body: Option<Block> },
+    Assign {
+        target: ExprId,
+        op: AssignOp,
+        value: ExprId,
+    },
+    If {
+        cond: ExprId,
+        then_body: Block,
+        else_body: Option<Block>,
+    },
     /// `dma.copy[.async] src => dst;`
-    DmaCopy { is_async: bool, src: ExprId, dst: CopyDst },
+    DmaCopy {
+        is_async: bool,
+        src: ExprId,
+        dst: CopyDst,
+    },
     /// `tma.copy[.async<ev>][.swiz<N>] src => dst;` and the later spelling
     /// `[f =] tma.load[.async][.swiz<N>] src => dst;`.
-    TmaCopy { event: Option<ExprId>, swizzle: Option<ExprId>, src: ExprId, dst: CopyDst, bind: Option<Ident> },
+    TmaCopy {
+        event: Option<ExprId>,
+        swizzle: Option<ExprId>,
+        src: ExprId,
+        dst: CopyDst,
+        bind: Option<Ident>,
+    },
     /// `mc = mma.fill.<dtype> v;`
-    MmaFill { name: Ident, dtype: DType, value: ExprId },
+    MmaFill {
+        name: Ident,
+        dtype: DType,
+        value: ExprId,
+    },
     /// `ma = mma.load[.swiz<N>] view;`
-    MmaLoad { name: Ident, swizzle: Option<ExprId>, src: ExprId },
+    MmaLoad {
+        name: Ident,
+        swizzle: Option<ExprId>,
+        src: ExprId,
+    },
     /// `mma.<a>.<b> acc, a, b;`
-    Mma { a_major: Major, b_major: Major, acc: Ident, a: Ident, b: Ident },
+    Mma {
+        a_major: Major,
+        b_major: Major,
+        acc: Ident,
+        a: Ident,
+        b: Ident,
+    },
     /// `mma.store acc, dst;`
     MmaStore { acc: Ident, dst: ExprId },
     /// `mma.commit;`
@@ -101,7 +154,11 @@ pub enum Stmt {
     /// `trigger e [after f];`
     Trigger { event: ExprId, after: Option<Ident> },
     /// `inthreads[.async] (cond) { body }`
-    InThreads { is_async: bool, cond: ExprId, body: Block },
+    InThreads {
+        is_async: bool,
+        cond: ExprId,
+        body: Block,
+    },
     /// `sync.shared;`
     SyncShared,
 }

@@ -1,1 +1,164 @@
-//! Lowering passes.
+//! Lowering: checked IR → a [`CudaKernel`] that `codegen-cuda` renders as CUDA C++.
+//!
+//! The passes run in the order of [`PASSES`]; set `TESSEL_DUMP_PASSES=1` to print the state
+//! after each one on stderr. Lowering requires the checker's facts ([`KernelInfo`]): it cannot
+//! run on unchecked IR.
+
+pub mod body;
+pub mod cexpr;
+pub mod geometry;
+mod hopper;
+pub mod kernel;
+pub mod memory;
+mod plan;
+mod roles;
+pub mod scope;
+mod simt;
+pub mod sym;
+
+pub use kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
+pub use sym::{Sym, SymEnv};
+
+use crate::check::KernelInfo;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Module, Stmt};
+use crate::span::Span;
+
+/// A construct the lowering cannot translate (the checker accepted it, but no path implements it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LowerError {
+    pub span: Span,
+    pub message: String,
+}
+
+impl LowerError {
+    pub fn new(span: Span, message: impl Into<String>) -> Self {
+        LowerError {
+            span,
+            message: message.into(),
+        }
+    }
+    pub fn into_diagnostic(self) -> Diagnostic {
+        Diagnostic::new("E0900", self.span, self.message)
+    }
+}
+
+/// The passes, in order.
+pub const PASSES: [&str; 6] = ["path", "geometry", "memory", "roles", "body", "plan"];
+
+fn dump(pass: &str, what: &dyn std::fmt::Debug) {
+    if std::env::var_os("TESSEL_DUMP_PASSES").is_some() {
+        eprintln!("== after pass `{pass}`:\n{what:#?}");
+    }
+}
+
+/// Lowers a checked module.
+pub fn lower(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Diagnostics> {
+    lower_impl(m, info).map_err(|errs| {
+        let mut d = Diagnostics::default();
+        for e in errs {
+            d.push(e.into_diagnostic());
+        }
+        d
+    })
+}
+
+fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerError>> {
+    let path = if body::contains(m, &m.kernel.body, &|s| {
+        matches!(
+            s,
+            Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
+        )
+    }) {
+        KernelPath::Hopper
+    } else {
+        KernelPath::Simt
+    };
+    dump("path", &path);
+    let geo = geometry::run(m).map_err(|e| vec![e])?;
+    dump("geometry", &geo);
+    let mem = memory::run(m, path).map_err(|e| vec![e])?;
+    dump("memory", &mem);
+    let roles = if path == KernelPath::Hopper {
+        roles::warp_roles(m, &geo)
+    } else {
+        Default::default()
+    };
+    let arrivals = roles::arrivals(m);
+    dump("roles", &(&roles, &arrivals));
+    let mut e = body::Emitter {
+        m,
+        geo: &geo,
+        mem: &mem,
+        path,
+        swizzle: roles::swizzles(m),
+        roles,
+        arrivals,
+        scopes: Default::default(),
+        lines: Vec::new(),
+        indent: 0,
+        tma_maps: Vec::new(),
+        pointer_params: Default::default(),
+        written_params: Default::default(),
+        wgmma_types: Vec::new(),
+        wgmma_ns: Vec::new(),
+        thread_conds: Vec::new(),
+        pending_sync_tma: false,
+        pending_dma: false,
+        uses_sync_tma: false,
+        errors: Vec::new(),
+    };
+    e.scopes.push();
+    for (i, p) in m.kernel.params.iter().enumerate() {
+        let shape = p
+            .shape
+            .iter()
+            .map(|&d| Sym::from_expr(m, d).unwrap_or(Sym::Int(0)))
+            .collect();
+        e.declare_param(
+            i,
+            scope::TensorLocal {
+                name: p.name.name.clone(),
+                space: p.space,
+                dtype: p.dtype,
+                shape,
+                count: None,
+                param: Some(i),
+            },
+        );
+    }
+    e.block(&m.kernel.body);
+    if !e.errors.is_empty() {
+        return Err(e.errors);
+    }
+    dump("body", &e.lines);
+    let k = plan::finish(m, info, &geo, &mem, e);
+    dump("plan", &k.plan);
+    Ok(k)
+}
+
+/// Enumerates tunable assignments (the cross product of domains, capped) for questions like
+/// "which WGMMA widths can this kernel need".
+mod roles_domain {
+    use super::sym::SymEnv;
+    use crate::ir::Module;
+
+    pub fn configs(m: &Module) -> Vec<SymEnv> {
+        let mut out = vec![SymEnv::new()];
+        for t in &m.tunables {
+            let mut next = Vec::new();
+            for env in &out {
+                for &v in &t.domain {
+                    let mut e = env.clone();
+                    e.insert(t.name.name.clone(), v);
+                    next.push(e);
+                    if next.len() > 100_000 {
+                        return next;
+                    }
+                }
+            }
+            out = next;
+        }
+        out
+    }
+}

@@ -1,1 +1,93 @@
-//! Parser.
+//! The Croqtile parser: tokens → [`ir::Module`](crate::ir::Module).
+//!
+//! Two entry points share one parser. [`parse_tokens`] takes the `proc_macro2` tokens of a
+//! `gemm_kernel! { … }` invocation; [`parse_str`] lexes a `.co` file with proc_macro2's own
+//! fallback lexer (so `a#b` without spaces is accepted, which rustc rejects inside a macro)
+//! and then does the same. The token stream is flattened into one vector (`lexer`), which a
+//! recursive-descent parser walks (`cursor` for the machinery, `header` for the module level,
+//! `stmt`/`bind`/`ops` for statements, `expr` for expressions).
+//!
+//! Every IR node gets a [`Span`](crate::span::Span) whose `first_token`/`last_token` index
+//! [`TokenTable::spans`], so the macro can turn a diagnostic back into compiler spans. The
+//! parser never panics: every malformed input becomes a [`Diagnostic`](crate::Diagnostic)
+//! (codes in [`codes`]), and it recovers at `;`, `}` and header items to report several
+//! errors per run.
+
+mod bind;
+pub mod codes;
+mod cursor;
+mod expr;
+mod header;
+mod lexer;
+mod ops;
+mod stmt;
+mod suggest;
+
+use crate::diag::Diagnostics;
+use crate::ir::{Module, Source};
+
+/// A parsed module and the compiler spans of its tokens.
+#[derive(Debug)]
+pub struct Parsed {
+    pub module: Module,
+    pub tokens: TokenTable,
+}
+
+/// proc_macro2 spans of every token, indexed by `Span::first_token` / `last_token` (the macro
+/// maps our Span back to compiler spans with it). Delimiters are tokens of their own: an
+/// opening and a closing token per group. In file mode these are fallback spans, which carry
+/// line/column but cannot be handed to the compiler.
+#[derive(Debug, Default)]
+pub struct TokenTable {
+    pub spans: Vec<proc_macro2::Span>,
+}
+
+impl TokenTable {
+    /// The compiler span of token `index`, if it exists (`u32::MAX` marks synthetic spans).
+    pub fn get(&self, index: u32) -> Option<proc_macro2::Span> {
+        self.spans.get(index as usize).copied()
+    }
+}
+
+/// The token table [`parse_tokens`] would build for `ts`, without parsing: the macro needs it
+/// to place diagnostics when parsing fails (the error carries only our spans).
+pub fn token_spans(ts: proc_macro2::TokenStream) -> TokenTable {
+    TokenTable {
+        spans: lexer::flatten(ts).spans,
+    }
+}
+
+/// Parses the tokens of a macro invocation.
+pub fn parse_tokens(ts: proc_macro2::TokenStream) -> Result<Parsed, Diagnostics> {
+    run(lexer::flatten(ts), None)
+}
+
+/// File mode: lex `text` with proc_macro2's own (fallback) lexer — forced for the duration of
+/// the call, so it also works inside a proc macro and accepts `a#b` with no spaces; spans carry
+/// the file's line/column. Sets `module.source.file`.
+pub fn parse_str(text: &str, file: Option<&str>) -> Result<Parsed, Diagnostics> {
+    let lexed = lexer::lex_file(text).map_err(|d| Diagnostics(vec![d]))?;
+    run(lexed, file.map(str::to_string))
+}
+
+fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics> {
+    let mut p = cursor::Parser::new(lexed.toks);
+    let items = p.items();
+    let diags = std::mem::take(&mut p.diags);
+    let Some(kernel) = items.kernel else {
+        return Err(diags.into_result(()).err().unwrap_or_default());
+    };
+    let module = Module {
+        tunables: items.tunables,
+        constants: items.constants,
+        requires: items.requires,
+        kernel,
+        exprs: p.exprs,
+        stmts: p.stmts,
+        source: Source { file },
+    };
+    diags.into_result(Parsed {
+        module,
+        tokens: TokenTable { spans: lexed.spans },
+    })
+}

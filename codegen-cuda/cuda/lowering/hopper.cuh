@@ -1,0 +1,64 @@
+// tessel lowering glue, Hopper path: the pointer-taking forms of the sm90_hopper.cuh helpers
+// that generated code calls (events are `unsigned long long` arrays in shared memory, tiles are
+// typed shared pointers), plus accumulator fill/store. Needs prelude.cuh, sm90_hopper.cuh and
+// sm90_wgmma.cuh.
+#pragma once
+
+TSL_DEVICE void tsl_mbar_init(unsigned long long *bar, int count) { tsl_mbar_init(tsl_smem_addr(bar), (tsl_u32)count); }
+TSL_DEVICE void tsl_mbar_arrive(unsigned long long *bar) { tsl_mbar_arrive(tsl_smem_addr(bar)); }
+// mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], bytes: add `bytes` of TMA traffic to the
+// current phase without arriving (the DSL's `trigger` is the arrival).
+TSL_DEVICE void tsl_mbar_expect_tx(unsigned long long *bar, int bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(tsl_smem_addr(bar)), "r"(bytes) : "memory");
+}
+// Waits for the next phase of barrier `idx` of an event array; `phases` holds this thread's
+// parity bit per barrier (bit idx), flipped after every completed wait.
+TSL_DEVICE void tsl_mbar_wait_ring(unsigned long long *bars, int idx, unsigned &phases) {
+  tsl_mbar_wait(tsl_smem_addr(&bars[idx]), (phases >> idx) & 1u);
+  phases ^= 1u << idx;
+}
+TSL_DEVICE void tsl_mbar_wait_ring(unsigned long long &bar, int idx, unsigned &phases) { tsl_mbar_wait_ring(&bar, idx, phases); }
+
+template <typename T>
+TSL_DEVICE void tsl_tma_load_2d(T *dst, const tsl_tensor_map *tm, int c0, int c1, unsigned long long *bar) {
+  tsl_tma_load_2d(tsl_smem_addr(dst), tm, c0, c1, tsl_smem_addr(bar));
+}
+template <typename T> TSL_DEVICE void tsl_tma_store_2d(const tsl_tensor_map *tm, const T *src, int c0, int c1) {
+  tsl_tma_store_2d(tm, c0, c1, tsl_smem_addr(src));
+}
+// Commits the issued TMA stores and waits until their source tile has been read.
+TSL_DEVICE void tsl_tma_store_flush() {
+  tsl_tma_store_commit();
+  tsl_tma_store_wait_read<0>();
+}
+
+// WGMMA descriptor of a K-major tile starting at `p`: rows of SWIZ bytes, SWIZ-byte swizzle,
+// 8-row groups SBO = 8 * SWIZ bytes apart (see tsl_wgmma_desc_kmajor).
+template <int SWIZ, typename T> TSL_DEVICE tsl_u64 tsl_wgmma_desc(const T *p) {
+  return tsl_wgmma_desc_kmajor<SWIZ>(tsl_smem_addr(p));
+}
+
+// `mma.fill`: every accumulator register set to v (f16 pairs packed), then pinned.
+template <int R> TSL_DEVICE void tsl_acc_fill(float (&acc)[R], float v) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = v;
+  tsl_pin(acc);
+}
+template <int R> TSL_DEVICE void tsl_acc_fill(tsl_u32 (&acc)[R], float v) {
+  const tsl_u32 p = tsl_pack_f16x2(v, v);
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = p;
+  tsl_pin(acc);
+}
+
+// `mma.store`: this warpgroup's 64xN fragment into a row-major shared tile of T (pitch LD == N).
+template <int N, typename T> TSL_DEVICE void tsl_acc_store(float (&acc)[N / 2], T *dst, int ld) {
+  tsl_pin(acc);
+  tsl_u32 p[N / 4];
+  tsl_acc_pack<T, N>(acc, p);
+  tsl_acc_store_smem<N, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
+}
+template <int N, typename T> TSL_DEVICE void tsl_acc_store(tsl_u32 (&acc)[N / 4], T *dst, int ld) {
+  tsl_pin(acc);
+  tsl_acc_store_smem<N, TSL_OUT_ROWMAJOR>(acc, tsl_smem_addr(dst));
+}

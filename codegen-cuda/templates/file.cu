@@ -1,0 +1,4 @@
+{% include "header.cu" %}
+{% include "prelude.cu" %}
+{% include "kernel.cu" %}
+{% include "launch.cu" %}

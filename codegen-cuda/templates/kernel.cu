@@ -1,0 +1,17 @@
+
+// ---- kernel ------------------------------------------------------------------------------------
+template <{{ template_params }}>
+__global__ void {{ launch_bounds }} {{ name }}(
+{%- for p in params %}
+    {{ p }}{% if !loop.last %},{% endif %}
+{%- endfor %}) {
+{%- for c in constants %}
+  constexpr int {{ c.0 }} = {{ c.1 }};
+{%- endfor %}
+{%- if uses_smem %}
+  unsigned char *tsl_smem = tsl_smem_base<{{ smem_align }}>();
+{%- endif %}
+{%- for l in body %}
+  {{ l }}
+{%- endfor %}
+}

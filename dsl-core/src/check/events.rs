@@ -1,0 +1,150 @@
+//! Events (mbarriers): `wait`, `trigger` and `tma.copy.async<ev>` name a declared `shared`
+//! event (an element of it when it is an array), and every event that is waited on is
+//! triggered somewhere (by a `trigger` or a completing `tma.copy.async`), else the wait
+//! deadlocks.
+
+use super::{Binding, Cx, EventInfo, all_stmts, at_expr, codes};
+use crate::diag::Diagnostics;
+use crate::ir::{Expr, ExprId, MemSpace, Stmt, StmtId};
+
+pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
+    let m = cx.m;
+    let mut events: Vec<EventInfo> = Vec::new();
+    for s in all_stmts(m) {
+        if let Stmt::EventDecl { space, names } = &m.stmts[s] {
+            for (i, d) in names.iter().enumerate() {
+                events.push(EventInfo {
+                    name: d.name.name.clone(),
+                    decl: s,
+                    declarator: i,
+                    space: *space,
+                    count: d.count.and_then(|c| cx.static_value(c)),
+                    waits: Vec::new(),
+                    triggers: Vec::new(),
+                });
+            }
+        }
+    }
+    // First wait expression per event, for the deadlock message.
+    let mut first_wait: Vec<Option<ExprId>> = vec![None; events.len()];
+    for s in all_stmts(m) {
+        let (e, is_wait) = match &m.stmts[s] {
+            Stmt::Wait { event } => (*event, true),
+            Stmt::Trigger { event, .. } => (*event, false),
+            Stmt::TmaCopy {
+                event: Some(event), ..
+            } => (*event, false),
+            _ => continue,
+        };
+        let Some(idx) = use_of(cx, s, e, &events, diags) else {
+            continue;
+        };
+        if is_wait {
+            events[idx].waits.push(s);
+            first_wait[idx].get_or_insert(e);
+        } else {
+            events[idx].triggers.push(s);
+        }
+    }
+    for (i, ev) in events.iter().enumerate() {
+        if ev.triggers.is_empty() && !ev.waits.is_empty() {
+            let Some(at) = first_wait[i] else { continue };
+            let shown = m.expr_to_string(at);
+            let idx = if ev.count.is_some() { "[i]" } else { "" };
+            let mut d = at_expr(
+                m,
+                codes::DEADLOCK,
+                at,
+                format!("deadlock: `wait {shown}` can never finish, because nothing triggers `{}`", ev.name),
+            )
+            .with_help(format!(
+                "add `trigger {}{idx};` where the data is ready, or let a copy complete on it: `tma.copy.async<{}{idx}> …`",
+                ev.name, ev.name
+            ));
+            if let Some(names) = decl_span(cx, ev.decl, ev.declarator) {
+                d = d.with_note(names, "event declared here");
+            }
+            diags.push(d);
+        }
+    }
+    events
+}
+
+fn decl_span(cx: &Cx, s: StmtId, d: usize) -> Option<crate::span::Span> {
+    match &cx.m.stmts[s] {
+        Stmt::EventDecl { names, .. } => names.get(d).map(|n| n.name.span),
+        _ => None,
+    }
+}
+
+/// The event a `wait`/`trigger`/`tma.copy.async` expression names, checking indexing and space.
+fn use_of(
+    cx: &Cx,
+    _s: StmtId,
+    e: ExprId,
+    events: &[EventInfo],
+    diags: &mut Diagnostics,
+) -> Option<usize> {
+    let m = cx.m;
+    let (name_expr, indexed) = match &m.exprs[e] {
+        Expr::Name(_) => (e, false),
+        Expr::Index { base, .. } => (*base, true),
+        _ => return None,
+    };
+    let Some(Binding::Event(ds, di)) = cx.res.bindings.get(&name_expr).copied() else {
+        return None;
+    };
+    let idx = events
+        .iter()
+        .position(|ev| ev.decl == ds && ev.declarator == di)?;
+    let ev = &events[idx];
+    let is_array = match &m.stmts[ds] {
+        Stmt::EventDecl { names, .. } => names.get(di).is_some_and(|n| n.count.is_some()),
+        _ => false,
+    };
+    if is_array && !indexed {
+        diags.push(
+            at_expr(
+                m,
+                codes::EVENT_INDEX,
+                e,
+                format!("`{}` is an array of events; name one of them", ev.name),
+            )
+            .with_help(format!("index it, e.g. `{}[stage]`", ev.name)),
+        );
+    } else if !is_array && indexed {
+        diags.push(
+            at_expr(
+                m,
+                codes::EVENT_INDEX,
+                e,
+                format!("`{}` is a single event, not an array", ev.name),
+            )
+            .with_help(format!(
+                "drop the index, or declare `shared event {}[N];`",
+                ev.name
+            )),
+        );
+    }
+    if ev.space != MemSpace::Shared {
+        let mut d = at_expr(
+            m,
+            codes::EVENT_SPACE,
+            e,
+            format!(
+                "`{}` is a {} event; events are mbarriers and live in shared memory",
+                ev.name, ev.space
+            ),
+        )
+        .with_help(format!(
+            "declare it `shared event {}{};`",
+            ev.name,
+            if is_array { "[N]" } else { "" }
+        ));
+        if let Some(sp) = decl_span(cx, ds, di) {
+            d = d.with_note(sp, "declared here");
+        }
+        diags.push(d);
+    }
+    Some(idx)
+}

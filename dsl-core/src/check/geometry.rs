@@ -1,0 +1,288 @@
+//! Thread geometry: `parallel` levels nest block ⊃ group-4 ⊃ group ⊃ thread, the outermost
+//! one is `: block`, a `group-4` level encloses exactly 128 threads and a `group` level 32,
+//! thread extents are compile-time constants, and a block has at most `max_threads` threads.
+//! Produces the threads per block and the grid extents.
+
+use super::resolve::LevelRef;
+use super::{Cx, Limits, all_stmts, at_expr, codes};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Block, ExprId, Level, Module, Stmt, StmtId};
+
+pub(crate) struct Geometry {
+    pub threads_per_block: u32,
+    pub grid: Vec<ExprId>,
+}
+
+pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) -> Geometry {
+    let m = cx.m;
+    let mut grid = Vec::new();
+    let mut top_seen: Option<StmtId> = None;
+    for &s in &m.kernel.body {
+        if let Stmt::Parallel { levels, .. } = &m.stmts[s] {
+            if let Some(first) = top_seen {
+                diags.push(
+                    Diagnostic::new(
+                        codes::NO_BLOCK,
+                        m.stmt_span(s),
+                        "a kernel has one top-level `parallel … : block`",
+                    )
+                    .with_note(m.stmt_span(first), "the first one is here")
+                    .with_help("put both bodies inside one `parallel`, one after the other"),
+                );
+            } else {
+                top_seen = Some(s);
+                if let Some(l) = levels.iter().find(|l| l.level == Level::Block) {
+                    grid = l.extents.clone();
+                }
+            }
+        }
+    }
+
+    let mut leaves: Vec<(StmtId, u32)> = Vec::new();
+    for s in all_stmts(m) {
+        let Stmt::Parallel { levels, body } = &m.stmts[s] else {
+            continue;
+        };
+        let mut chain: Vec<LevelRef> = cx.res.chains.get(&s).cloned().unwrap_or_default();
+        for (li, l) in levels.iter().enumerate() {
+            let prev = chain.last().and_then(|p| cx.level(*p)).map(|p| p.level);
+            match prev {
+                None if l.level != Level::Block => diags.push(
+                    Diagnostic::new(
+                        codes::NO_BLOCK,
+                        l.level_span,
+                        format!(
+                            "the outermost parallel level is `: {}`; it must be `: block`",
+                            l.level
+                        ),
+                    )
+                    .with_help(
+                        "start with `parallel {bm, bn} by [cdiv(M, TM), cdiv(N, TN)] : block, …`",
+                    ),
+                ),
+                Some(p) if p >= l.level => diags.push(
+                    Diagnostic::new(
+                        codes::LEVEL_ORDER,
+                        l.level_span,
+                        format!("`: {}` cannot be nested inside `: {p}`", l.level),
+                    )
+                    .with_help("levels nest block ⊃ group-4 ⊃ group ⊃ thread, each at most once"),
+                ),
+                _ => {}
+            }
+            if !l.vars.is_empty() && l.vars.len() != l.extents.len() {
+                diags.push(
+                    Diagnostic::new(
+                        codes::EXTENT,
+                        l.level_span,
+                        format!(
+                            "{} variables but {} extents at this level",
+                            l.vars.len(),
+                            l.extents.len()
+                        ),
+                    )
+                    .with_help("give one extent per variable: `{i, j} by [X, Y]`"),
+                );
+            }
+            for &e in &l.extents {
+                let v = if l.level == Level::Block {
+                    cx.value(e)
+                } else {
+                    cx.static_value(e)
+                };
+                match v {
+                    Some(v) if v < 1 => diags.push(
+                        at_expr(
+                            m,
+                            codes::EXTENT,
+                            e,
+                            format!(
+                                "parallel extent `{}` is {v}; it must be at least 1",
+                                m.expr_to_string(e)
+                            ),
+                        )
+                        .with_help("check the tunables and constants it uses"),
+                    ),
+                    None if l.level != Level::Block && cx.resolved(e) => diags.push(
+                        at_expr(
+                            m,
+                            codes::EXTENT,
+                            e,
+                            format!(
+                                "the `: {}` extent `{}` must be a compile-time constant",
+                                l.level,
+                                m.expr_to_string(e)
+                            ),
+                        )
+                        .with_help(
+                            "thread counts may use tunables and constants, not problem sizes",
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
+            chain.push(LevelRef { stmt: s, level: li });
+        }
+        // Thread counts of a mis-nested chain mean nothing: its order error is enough.
+        if !contains_parallel(m, body) && ordered(cx, &chain) {
+            check_groups(cx, &chain, diags);
+            if let Some(t) = threads_of(cx, &chain) {
+                if t > limits.max_threads as u64 {
+                    let (at, text) = describe_threads(cx, &chain);
+                    let mut d = Diagnostic::new(
+                        codes::THREADS,
+                        at.map(|e| m.expr_span(e)).unwrap_or(m.stmt_span(s)),
+                        format!(
+                            "{t} threads per block ({text}) exceeds the limit of {}",
+                            limits.max_threads
+                        ),
+                    );
+                    d = d.with_help(format!(
+                        "use at most {} threads per block: shrink the thread-level extents",
+                        limits.max_threads
+                    ));
+                    diags.push(d);
+                }
+                leaves.push((s, t.min(u32::MAX as u64) as u32));
+            }
+        }
+    }
+    if let Some(&(first, t0)) = leaves.first() {
+        for &(s, t) in &leaves[1..] {
+            if t != t0 {
+                diags.push(
+                    Diagnostic::new(
+                        codes::THREAD_MISMATCH,
+                        m.stmt_span(s),
+                        format!("this parallel runs {t} threads per block, an earlier one {t0}"),
+                    )
+                    .with_note(m.stmt_span(first), format!("{t0} threads here"))
+                    .with_help("every thread-level parallel of a block must span the same threads"),
+                );
+            }
+        }
+    }
+    let threads_per_block = leaves.iter().map(|l| l.1).max().unwrap_or(1);
+    Geometry {
+        threads_per_block,
+        grid,
+    }
+}
+
+/// Levels strictly increasing, starting with `: block`.
+fn ordered(cx: &Cx, chain: &[LevelRef]) -> bool {
+    let levels: Vec<Level> = chain
+        .iter()
+        .filter_map(|l| cx.level(*l).map(|p| p.level))
+        .collect();
+    levels.first() == Some(&Level::Block) && levels.windows(2).all(|w| w[0] < w[1])
+}
+
+fn contains_parallel(m: &Module, b: &Block) -> bool {
+    b.iter().any(|&s| {
+        matches!(m.stmts[s], Stmt::Parallel { .. })
+            || super::stmt_blocks(&m.stmts[s])
+                .iter()
+                .any(|inner| contains_parallel(m, inner))
+    })
+}
+
+/// Product of the extents of one level (`None` if one is unknown).
+fn level_count(cx: &Cx, l: LevelRef) -> Option<u64> {
+    let pl = cx.level(l)?;
+    pl.extents.iter().try_fold(1u64, |acc, &e| {
+        let v = cx.static_value(e)?;
+        if v < 1 {
+            None
+        } else {
+            acc.checked_mul(v as u64)
+        }
+    })
+}
+
+/// Threads spanned by the levels of `chain` from index `from` on (the innermost level's unit
+/// times the extents of the levels after `from − 1`).
+fn threads_from(cx: &Cx, chain: &[LevelRef], from: usize) -> Option<u64> {
+    let inner = chain.last().and_then(|l| cx.level(*l))?.level;
+    let unit = inner.threads().unwrap_or(1) as u64;
+    chain[from..].iter().try_fold(unit, |acc, l| {
+        let pl = cx.level(*l)?;
+        if pl.level == Level::Block {
+            Some(acc)
+        } else {
+            acc.checked_mul(level_count(cx, *l)?)
+        }
+    })
+}
+
+fn threads_of(cx: &Cx, chain: &[LevelRef]) -> Option<u64> {
+    threads_from(cx, chain, 0)
+}
+
+/// Where to point a thread-count error (the innermost non-block extent) and how the count
+/// is made (`TILE_M × TILE_N = 64 × 32`).
+fn describe_threads(cx: &Cx, chain: &[LevelRef]) -> (Option<ExprId>, String) {
+    let mut texts = Vec::new();
+    let mut vals = Vec::new();
+    let mut at = None;
+    for l in chain {
+        let Some(pl) = cx.level(*l) else { continue };
+        if pl.level == Level::Block {
+            continue;
+        }
+        for &e in &pl.extents {
+            texts.push(cx.m.expr_to_string(e));
+            vals.push(
+                cx.static_value(e)
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "?".into()),
+            );
+            at = Some(e);
+        }
+    }
+    if let Some(inner) = chain.last().and_then(|l| cx.level(*l))
+        && let Some(u) = inner.level.threads().filter(|u| *u > 1)
+    {
+        texts.push(format!("{u} per {}", inner.level));
+        vals.push(u.to_string());
+    }
+    (at, format!("{} = {}", texts.join(" × "), vals.join(" × ")))
+}
+
+/// `group-4` encloses 128 threads, `group` 32.
+fn check_groups(cx: &Cx, chain: &[LevelRef], diags: &mut Diagnostics) {
+    let m = cx.m;
+    for (p, l) in chain.iter().enumerate() {
+        let Some(pl) = cx.level(*l) else { continue };
+        let (want, code, unit) = match pl.level {
+            Level::Group4 => (128, codes::GROUP4, "warpgroup"),
+            Level::Group => (32, codes::GROUP, "warp"),
+            _ => continue,
+        };
+        if p + 1 == chain.len() {
+            continue;
+        }
+        let Some(got) = threads_from(cx, chain, p + 1) else {
+            continue;
+        };
+        if got == want {
+            continue;
+        }
+        let inner = chain[p + 1];
+        let Some(ipl) = cx.level(inner) else { continue };
+        let at = ipl
+            .extents
+            .first()
+            .map(|e| m.expr_span(*e))
+            .unwrap_or(ipl.level_span);
+        diags.push(
+            Diagnostic::new(
+                code,
+                at,
+                format!("a `: {}` level is one {unit} of {want} threads, but the levels inside it span {got}", pl.level),
+            )
+            .with_note(pl.level_span, format!("the `: {}` level", pl.level))
+            .with_help(format!("make the levels inside span exactly {want} threads, e.g. `t by {want} : thread`")),
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! Placement: what may appear where. Shared/local buffers and events are declared inside a
+//! `parallel` (global tensors only as parameters); every statement runs inside the top-level
+//! `parallel`; a WGMMA `mma.load` reads shared memory; `tma.copy` moves between global and
+//! shared memory and `dma.copy` has at least one on-chip side.
+
+use super::view::Views;
+use super::{Cx, all_stmts, at_expr, codes};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{CopyDst, MemSpace, Stmt};
+
+pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for &s in &m.kernel.body {
+        let span = m.stmt_span(s);
+        match &m.stmts[s] {
+            Stmt::Parallel { .. } => {}
+            Stmt::TensorDecl { space, names, .. } if *space != MemSpace::Global => {
+                let at = names.first().map(|d| d.name.span).unwrap_or(span);
+                diags.push(
+                    Diagnostic::new(codes::DECL_PLACE, at, format!("a {space} tensor must be declared inside a `parallel`"))
+                        .with_help(format!("move it into the `parallel … : block` body ({space} memory belongs to a block or thread)")),
+                );
+            }
+            Stmt::EventDecl { names, .. } => {
+                let at = names.first().map(|d| d.name.span).unwrap_or(span);
+                diags.push(
+                    Diagnostic::new(
+                        codes::DECL_PLACE,
+                        at,
+                        "events must be declared inside a `parallel`",
+                    )
+                    .with_help("move the declaration into the `parallel … : block` body"),
+                );
+            }
+            Stmt::TensorDecl { .. } => {}
+            _ => diags.push(
+                Diagnostic::new(
+                    codes::OUTSIDE_PARALLEL,
+                    span,
+                    "statement outside any `parallel`: it would run on no thread",
+                )
+                .with_help("put the kernel body inside `parallel {bm, bn} by [...] : block { … }`"),
+            ),
+        }
+    }
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::TensorDecl {
+                space: MemSpace::Global,
+                names,
+                ..
+            } => {
+                let at = names.first().map(|d| d.name.span).unwrap_or(m.stmt_span(s));
+                diags.push(
+                    Diagnostic::new(codes::DECL_PLACE, at, "global tensors cannot be declared in a kernel body")
+                        .with_help("pass it as a kernel parameter (`global f16 [M, N] name`), or declare it `shared`/`local`"),
+                );
+            }
+            Stmt::MmaLoad { src, .. } if cx.in_group4(s) => {
+                if let Some(v) = views.get(*src)
+                    && v.space != MemSpace::Shared
+                {
+                    diags.push(
+                            at_expr(
+                                m,
+                                codes::MMA_LOAD_SPACE,
+                                *src,
+                                format!("WGMMA reads its operands from shared memory, but `{}` is {}", m.expr_to_string(*src), v.space),
+                            )
+                            .with_help("copy the tile into a shared buffer first (`tma.copy … => lhs_s;`), then `mma.load` from it"),
+                        );
+                }
+            }
+            Stmt::TmaCopy { src, dst, .. } => {
+                let sp = views.get(*src).map(|v| v.space);
+                let dp = match dst {
+                    CopyDst::Expr(d) => views.get(*d).map(|v| v.space),
+                    CopyDst::Fresh(sp) => Some(*sp),
+                };
+                if let (Some(a), Some(b)) = (sp, dp) {
+                    let ok = matches!(
+                        (a, b),
+                        (MemSpace::Global, MemSpace::Shared) | (MemSpace::Shared, MemSpace::Global)
+                    );
+                    if !ok {
+                        diags.push(
+                            Diagnostic::new(codes::COPY_SPACE, m.stmt_span(s), format!("`tma.copy` from {a} to {b} memory: TMA moves tiles between global and shared memory"))
+                                .with_help("use `dma.copy` for other copies"),
+                        );
+                    }
+                }
+            }
+            Stmt::DmaCopy { src, dst, .. } => {
+                let sp = views.get(*src).map(|v| v.space);
+                let dp = match dst {
+                    CopyDst::Expr(d) => views.get(*d).map(|v| v.space),
+                    CopyDst::Fresh(sp) => Some(*sp),
+                };
+                if sp == Some(MemSpace::Global) && dp == Some(MemSpace::Global) {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::COPY_SPACE,
+                            m.stmt_span(s),
+                            "`dma.copy` from global to global memory",
+                        )
+                        .with_help("copy into a shared or local buffer"),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,556 @@
+//! Static index ranges: an interval analysis over the kernel body. Parallel and foreach
+//! variables range over `[0, extent)` (under the config), bindings over the range of their
+//! value, narrowed inside `inthreads`/`if` by conditions `v == c`, `v >= c`, `v > c`,
+//! `v < c`, `v <= c` joined with `&&`. An index that can leave a tensor or event array, or
+//! a tile coordinate / element index that can leave a shared or local tensor, is an error.
+//!
+//! Ranges that are unbounded (e.g. loops over problem sizes at compile time) are not
+//! reported: only a finite bound past the end (or below 0) is.
+
+use super::eval::{Env, Ext, Interval, eval, eval_interval};
+use super::view::Views;
+use super::{Binding, Cx, at_expr, codes, stmt_exprs, walk_expr};
+use crate::diag::Diagnostics;
+use crate::ir::{BinaryOp, Block, Expr, ExprId, Level, MemSpace, Stmt};
+use crate::span::Span;
+use std::collections::HashMap;
+
+/// Where a loop or parallel variable comes from.
+#[derive(Clone)]
+struct Origin {
+    extent: ExprId,
+    /// The parallel level (`None` for a foreach).
+    level: Option<Level>,
+    range: Interval,
+}
+
+#[derive(Clone)]
+struct St {
+    env: Env,
+    origins: HashMap<String, Origin>,
+    lets: HashMap<String, ExprId>,
+    narrowed: HashMap<String, Span>,
+}
+
+impl St {
+    fn forget(&mut self, name: &str) {
+        self.env.values.remove(name);
+        self.env.ranges.insert(name.to_string(), Interval::TOP);
+        self.env.extents.remove(name);
+        self.origins.remove(name);
+        self.lets.remove(name);
+    }
+}
+
+struct Violation {
+    at: ExprId,
+    array: bool,
+    key: Key,
+    message: String,
+    /// What the index leaves, for the notes of other uses.
+    what: String,
+    notes: Vec<(Span, String)>,
+    help: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Key {
+    Name(Binding),
+    Expr(ExprId),
+}
+
+pub(crate) fn check_ranges(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let st = St {
+        env: cx.env.clone(),
+        origins: HashMap::new(),
+        lets: HashMap::new(),
+        narrowed: HashMap::new(),
+    };
+    let mut w = W {
+        cx,
+        views,
+        out: Vec::new(),
+    };
+    w.block(&cx.m.kernel.body, st);
+    // One diagnostic per out-of-range index source; array accesses first.
+    let mut done = vec![false; w.out.len()];
+    for i in 0..w.out.len() {
+        if done[i] {
+            continue;
+        }
+        let group: Vec<usize> = (i..w.out.len())
+            .filter(|&j| !done[j] && w.out[j].key == w.out[i].key)
+            .collect();
+        let primary = group
+            .iter()
+            .copied()
+            .find(|&j| w.out[j].array)
+            .unwrap_or(group[0]);
+        let p = &w.out[primary];
+        let code = if p.array {
+            codes::ARRAY_RANGE
+        } else {
+            codes::TILE_RANGE
+        };
+        let mut d = at_expr(cx.m, code, p.at, p.message.clone()).with_help(p.help.clone());
+        for (s, n) in &p.notes {
+            d = d.with_note(*s, n.clone());
+        }
+        for &j in &group {
+            done[j] = true;
+            if j != primary {
+                let o = &w.out[j];
+                d = d.with_note(
+                    cx.m.expr_span(o.at),
+                    format!("also out of range here: {}", o.what),
+                );
+            }
+        }
+        diags.push(d);
+    }
+}
+
+struct W<'a, 'b> {
+    cx: &'a Cx<'b>,
+    views: &'a Views,
+    out: Vec<Violation>,
+}
+
+impl W<'_, '_> {
+    fn block(&mut self, b: &Block, mut st: St) {
+        for &s in b {
+            self.stmt(s, &mut st);
+        }
+    }
+
+    fn stmt(&mut self, s: crate::ir::StmtId, st: &mut St) {
+        let m = self.cx.m;
+        for e in stmt_exprs(&m.stmts[s]) {
+            self.check_expr(e, st);
+        }
+        match &m.stmts[s] {
+            Stmt::Parallel { levels, body } => {
+                let mut inner = st.clone();
+                for l in levels {
+                    for (v, &e) in l.vars.iter().zip(&l.extents) {
+                        self.bind_var(&mut inner, &v.name, e, Some(l.level));
+                    }
+                }
+                self.block(body, inner);
+            }
+            Stmt::Foreach {
+                vars,
+                extents,
+                body,
+                ..
+            } => {
+                let mut inner = st.clone();
+                for (v, &e) in vars.iter().zip(extents) {
+                    self.bind_var(&mut inner, &v.name, e, None);
+                }
+                self.block(body, inner);
+            }
+            Stmt::Let { name, value } => {
+                let r = eval_interval(m, *value, &st.env);
+                st.forget(&name.name);
+                st.env.ranges.insert(name.name.clone(), r);
+                st.lets.insert(name.name.clone(), *value);
+            }
+            Stmt::ScalarDecl { name, .. } => st.forget(&name.name),
+            Stmt::MmaFill { name, .. } | Stmt::MmaLoad { name, .. } => st.forget(&name.name),
+            Stmt::TensorDecl { names, .. } | Stmt::EventDecl { names, .. } => {
+                for d in names {
+                    st.forget(&d.name.name);
+                }
+            }
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                if let Some(t) = self.narrow(st, *cond, false) {
+                    self.block(then_body, t);
+                }
+                if let Some(b) = else_body
+                    && let Some(e) = self.narrow(st, *cond, true)
+                {
+                    self.block(b, e);
+                }
+            }
+            Stmt::InThreads { cond, body, .. } => {
+                if let Some(t) = self.narrow(st, *cond, false) {
+                    self.block(body, t);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn bind_var(&self, st: &mut St, name: &str, extent: ExprId, level: Option<Level>) {
+        let m = self.cx.m;
+        st.forget(name);
+        let r = match eval(m, extent, &st.env) {
+            Ok(v) => {
+                st.env.extents.insert(name.to_string(), v);
+                Interval::new(0, v.saturating_sub(1))
+            }
+            Err(_) => Interval {
+                lo: Ext::Fin(0),
+                hi: Ext::PosInf,
+            },
+        };
+        st.env.ranges.insert(name.to_string(), r);
+        st.origins.insert(
+            name.to_string(),
+            Origin {
+                extent,
+                level,
+                range: r,
+            },
+        );
+    }
+
+    /// The state inside a branch guarded by `cond` (or by its negation); `None` when the
+    /// branch can never run.
+    fn narrow(&self, st: &St, cond: ExprId, negate: bool) -> Option<St> {
+        let m = self.cx.m;
+        let mut out = st.clone();
+        let mut conj = Vec::new();
+        if negate {
+            // Only a single comparison can be negated into a range.
+            if let Expr::Binary { op, lhs, rhs } = &m.exprs[cond] {
+                let neg = match op {
+                    BinaryOp::Lt => Some(BinaryOp::Ge),
+                    BinaryOp::Le => Some(BinaryOp::Gt),
+                    BinaryOp::Gt => Some(BinaryOp::Le),
+                    BinaryOp::Ge => Some(BinaryOp::Lt),
+                    BinaryOp::Ne => Some(BinaryOp::Eq),
+                    _ => None,
+                };
+                if let Some(n) = neg {
+                    conj.push((n, *lhs, *rhs));
+                }
+            }
+        } else {
+            conjuncts(m, cond, &mut conj);
+        }
+        for (op, lhs, rhs) in conj {
+            let (name, op, c) = match (&m.exprs[lhs], &m.exprs[rhs]) {
+                (Expr::Name(n), _) if out.env.ranges.contains_key(n) => {
+                    match eval(m, rhs, &out.env) {
+                        Ok(c) => (n.clone(), op, c),
+                        Err(_) => continue,
+                    }
+                }
+                (_, Expr::Name(n)) if out.env.ranges.contains_key(n) => {
+                    match eval(m, lhs, &out.env) {
+                        Ok(c) => (n.clone(), flip(op), c),
+                        Err(_) => continue,
+                    }
+                }
+                _ => continue,
+            };
+            let cur = out.env.ranges[&name];
+            let lim = match op {
+                BinaryOp::Eq => Interval::new(c, c),
+                BinaryOp::Ge => Interval {
+                    lo: Ext::Fin(c),
+                    hi: Ext::PosInf,
+                },
+                BinaryOp::Gt => Interval {
+                    lo: Ext::Fin(c.saturating_add(1)),
+                    hi: Ext::PosInf,
+                },
+                BinaryOp::Lt => Interval {
+                    lo: Ext::NegInf,
+                    hi: Ext::Fin(c.saturating_sub(1)),
+                },
+                BinaryOp::Le => Interval {
+                    lo: Ext::NegInf,
+                    hi: Ext::Fin(c),
+                },
+                _ => continue,
+            };
+            let new = cur.meet(lim);
+            if new.is_empty() {
+                return None;
+            }
+            if new != cur {
+                out.env.ranges.insert(name.clone(), new);
+                out.narrowed.insert(name, m.expr_span(cond));
+            }
+        }
+        Some(out)
+    }
+
+    fn check_expr(&mut self, e: ExprId, st: &St) {
+        let cx = self.cx;
+        let m = cx.m;
+        let mut sites = Vec::new();
+        walk_expr(m, e, &mut |x| sites.push(x));
+        for x in sites {
+            match &m.exprs[x] {
+                Expr::Index { base, index } => {
+                    let Some(b) = cx.res.bindings.get(base).copied() else {
+                        continue;
+                    };
+                    let (s, d, what) = match b {
+                        Binding::Tensor(s, d) => (s, d, "tensor array"),
+                        Binding::Event(s, d) => (s, d, "event array"),
+                        _ => continue,
+                    };
+                    let decl = match &m.stmts[s] {
+                        Stmt::TensorDecl { names, .. } | Stmt::EventDecl { names, .. } => {
+                            names.get(d)
+                        }
+                        _ => None,
+                    };
+                    let Some(decl) = decl else { continue };
+                    let (count_expr, name) = (decl.count, Some(decl.name.clone()));
+                    let (Some(ce), Some(name)) = (count_expr, name) else {
+                        continue;
+                    };
+                    let Some(n) = cx.value(ce) else { continue };
+                    let cdesc = describe(cx, ce, n);
+                    let decl_note = (name.span, format!("`{}` is declared here", name.name));
+                    let what = format!(
+                        "`{}` is a {what} of {cdesc} element{}",
+                        name.name,
+                        plural(n)
+                    );
+                    self.check_index(*index, n, st, true, &what, Some(ce), decl_note);
+                }
+                Expr::View { .. } => {
+                    let Some(v) = self.views.get(x) else { continue };
+                    if !matches!(v.space, MemSpace::Shared | MemSpace::Local) {
+                        continue;
+                    }
+                    let name = cx.binding_name(v.root);
+                    for (d, (c, b)) in v.coords.iter().zip(&v.bounds).enumerate() {
+                        let (Some(c), Some(n)) = (c, b) else { continue };
+                        let unit = if v.element { "element" } else { "tile" };
+                        let decl_note = (m.expr_span(x), format!("this view of `{name}`"));
+                        let what = format!(
+                            "`{name}` has {n} {unit}{} along dimension {d} in this view",
+                            plural(*n)
+                        );
+                        self.check_index(*c, *n, st, false, &what, None, decl_note);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_index(
+        &mut self,
+        idx: ExprId,
+        n: i64,
+        st: &St,
+        array: bool,
+        what: &str,
+        count_expr: Option<ExprId>,
+        decl_note: (Span, String),
+    ) {
+        let cx = self.cx;
+        let m = cx.m;
+        if n < 1 {
+            return; // a non-positive count is reported by the shape checks
+        }
+        let r = eval_interval(m, idx, &st.env);
+        let below = matches!(r.lo, Ext::Fin(lo) if lo < 0);
+        let above = matches!(r.hi, Ext::Fin(hi) if hi > n - 1);
+        if !(below || above) || r.is_empty() {
+            return;
+        }
+        let text = m.expr_to_string(idx);
+        let message =
+            format!("index `{text}` ranges over {r} here, but {what}: valid indices are [0, {n})");
+        let mut notes = Vec::new();
+        // Where the range comes from: the variables the index depends on.
+        let mut seen = Vec::new();
+        self.sources(idx, st, &mut seen);
+        for v in &seen {
+            if let Some(&def) = st.lets.get(v) {
+                notes.push((
+                    m.expr_span(def),
+                    format!("`{v}` = `{}`", m.expr_to_string(def)),
+                ));
+            }
+            if let Some(o) = st.origins.get(v) {
+                let lvl = o
+                    .level
+                    .map(|l| format!("`: {l}` level"))
+                    .unwrap_or_else(|| "foreach".into());
+                notes.push((
+                    m.expr_span(o.extent),
+                    format!("`{v}` ranges over {} from this {lvl} extent", o.range),
+                ));
+            }
+            if let Some(sp) = st.narrowed.get(v) {
+                notes.push((
+                    *sp,
+                    format!("narrowed to {} by this condition", st.env.ranges[v]),
+                ));
+            }
+        }
+        notes.push(decl_note);
+        let help = self.help(idx, n, st, above, count_expr, &text);
+        let key = match &m.exprs[idx] {
+            Expr::Name(_) => cx
+                .res
+                .bindings
+                .get(&idx)
+                .map(|b| Key::Name(*b))
+                .unwrap_or(Key::Expr(idx)),
+            _ => Key::Expr(idx),
+        };
+        self.out.push(Violation {
+            at: idx,
+            array,
+            key,
+            message,
+            what: what.to_string(),
+            notes,
+            help,
+        });
+    }
+
+    /// Names of the loop/parallel variables `e` depends on (through bindings).
+    fn sources(&self, e: ExprId, st: &St, out: &mut Vec<String>) {
+        let m = self.cx.m;
+        let mut names = Vec::new();
+        walk_expr(m, e, &mut |x| {
+            if let Expr::Name(n) = &m.exprs[x] {
+                names.push(n.clone());
+            }
+        });
+        for n in names {
+            if out.contains(&n) {
+                continue;
+            }
+            if let Some(&def) = st.lets.get(&n) {
+                out.push(n.clone());
+                self.sources(def, st, out);
+            } else if st.origins.contains_key(&n) {
+                out.push(n);
+            }
+        }
+    }
+
+    /// `make the warpgroup count CONSUMERS + 1` when the index is `v + off` for a parallel or
+    /// foreach variable `v`; a generic hint otherwise.
+    fn help(
+        &self,
+        idx: ExprId,
+        n: i64,
+        st: &St,
+        above: bool,
+        count_expr: Option<ExprId>,
+        text: &str,
+    ) -> String {
+        let m = self.cx.m;
+        if above {
+            if let Some((v, off)) = affine(m, idx, st)
+                && let Some(o) = st.origins.get(&v)
+            {
+                // Max index = extent - 1 + off must be n - 1: extent = n - off.
+                let count = count_expr
+                    .map(|c| m.expr_to_string(c))
+                    .unwrap_or_else(|| n.to_string());
+                let want = match (off, count_expr.is_some()) {
+                    (0, _) => count,
+                    (o, true) if o < 0 => format!("{count} + {}", o.unsigned_abs()),
+                    (o, true) => format!("{count} - {o}"),
+                    (o, false) => n.saturating_sub(o).to_string(),
+                };
+                let what = match o.level {
+                    Some(Level::Block) => "block count",
+                    Some(Level::Group4) => "warpgroup count",
+                    Some(Level::Group) => "warp count",
+                    Some(Level::Thread) => "thread count",
+                    None => "loop extent",
+                };
+                return format!(
+                    "make the {what} `{want}` (it is `{}` now), or guard the access so that `{text}` stays below {n}",
+                    m.expr_to_string(o.extent)
+                );
+            }
+            return format!(
+                "make the array larger, or guard the access so that `{text}` stays below {n}"
+            );
+        }
+        format!("guard the access so that `{text}` is at least 0")
+    }
+}
+
+fn plural(n: i64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `CONSUMERS = 1` or `4`.
+fn describe(cx: &Cx, e: ExprId, v: i64) -> String {
+    let t = cx.m.expr_to_string(e);
+    if t == v.to_string() {
+        t
+    } else {
+        format!("{t} = {v}")
+    }
+}
+
+fn flip(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::Le => BinaryOp::Ge,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::Ge => BinaryOp::Le,
+        o => o,
+    }
+}
+
+fn conjuncts(m: &crate::ir::Module, e: ExprId, out: &mut Vec<(BinaryOp, ExprId, ExprId)>) {
+    if let Expr::Binary { op, lhs, rhs } = &m.exprs[e] {
+        if *op == BinaryOp::And {
+            conjuncts(m, *lhs, out);
+            conjuncts(m, *rhs, out);
+        } else if op.is_comparison() {
+            out.push((*op, *lhs, *rhs));
+        }
+    }
+}
+
+/// `e` as `v + off` for a loop/parallel variable `v` (looking through bindings).
+fn affine(m: &crate::ir::Module, e: ExprId, st: &St) -> Option<(String, i64)> {
+    match &m.exprs[e] {
+        Expr::Name(n) => {
+            if let Some(&def) = st.lets.get(n) {
+                affine(m, def, st)
+            } else if st.origins.contains_key(n) {
+                Some((n.clone(), 0))
+            } else {
+                None
+            }
+        }
+        Expr::Binary {
+            op: BinaryOp::Add,
+            lhs,
+            rhs,
+        } => match (affine(m, *lhs, st), eval(m, *rhs, &st.env)) {
+            (Some((v, o)), Ok(c)) => Some((v, o.checked_add(c)?)),
+            _ => match (eval(m, *lhs, &st.env), affine(m, *rhs, st)) {
+                (Ok(c), Some((v, o))) => Some((v, o.checked_add(c)?)),
+                _ => None,
+            },
+        },
+        Expr::Binary {
+            op: BinaryOp::Sub,
+            lhs,
+            rhs,
+        } => match (affine(m, *lhs, st), eval(m, *rhs, &st.env)) {
+            (Some((v, o)), Ok(c)) => Some((v, o.checked_sub(c)?)),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,206 @@
+//! Expressions: names bound by kind (a value, a tensor or an event is expected at each
+//! position), `_` only inside `.chunkat`, the built-in functions, assignment targets.
+
+use super::{R, Want};
+use crate::check::{Binding, at_expr, codes, suggest};
+use crate::diag::Diagnostic;
+use crate::ir::{Expr, ExprId, ViewOp};
+
+impl R<'_> {
+    fn kind_error(&mut self, e: ExprId, found: &str, want: Want) {
+        let (expected, help) = match want {
+            Want::Value => (
+                "an integer value",
+                "use it through a view, e.g. `t.at(i, j)`",
+            ),
+            Want::Tensor => (
+                "a tensor or view",
+                "copies and mma loads/stores take tensors, e.g. `lhs.subspan(TM, TK).at(i, k)`",
+            ),
+            Want::Event => ("an event", "declare one with `shared event name;`"),
+        };
+        self.diags.push(
+            at_expr(
+                self.m,
+                codes::WRONG_KIND,
+                e,
+                format!("expected {expected}, found {found}"),
+            )
+            .with_help(help),
+        );
+    }
+
+    pub(super) fn expr(&mut self, e: ExprId, want: Want, wildcard_ok: bool) {
+        let m = self.m;
+        match &m.exprs[e] {
+            Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) => {
+                if want != Want::Value {
+                    self.kind_error(e, "a literal", want);
+                }
+            }
+            Expr::Name(n) => match self.lookup(n) {
+                None => self.unknown(n, m.expr_span(e), want),
+                Some(b) => {
+                    self.out.bindings.insert(e, b);
+                    let found = match b {
+                        Binding::Param(_) | Binding::Tensor(..) => Some("tensor"),
+                        Binding::Event(..) => Some("event"),
+                        Binding::Frag(_) => Some("mma fragment"),
+                        Binding::Future(_) => Some("copy future"),
+                        _ => None,
+                    };
+                    let ok = match want {
+                        Want::Value => found.is_none(),
+                        Want::Tensor => matches!(b, Binding::Param(_) | Binding::Tensor(..)),
+                        Want::Event => matches!(b, Binding::Event(..) | Binding::Future(_)),
+                    };
+                    if !ok {
+                        let what = format!("{} `{n}`", found.unwrap_or("the integer"));
+                        self.kind_error(e, &what, want);
+                    }
+                }
+            },
+            Expr::Wildcard => {
+                if !wildcard_ok {
+                    self.diags.push(
+                        at_expr(
+                            m,
+                            codes::WILDCARD,
+                            e,
+                            "`_` is only allowed as an index of `.chunkat(…)`",
+                        )
+                        .with_help(
+                            "name the index, or use `.chunkat(_, k)` to keep a dimension whole",
+                        ),
+                    );
+                }
+            }
+            Expr::Unary { expr, .. } => {
+                self.expr(*expr, Want::Value, false);
+                self.value_only(e, want);
+            }
+            Expr::Binary { lhs, rhs, .. }
+            | Expr::Compose {
+                outer: lhs,
+                inner: rhs,
+            } => {
+                self.expr(*lhs, Want::Value, false);
+                self.expr(*rhs, Want::Value, false);
+                self.value_only(e, want);
+            }
+            Expr::Call { func, args } => {
+                if !matches!(func.name.as_str(), "cdiv" | "min" | "max") {
+                    let mut d = Diagnostic::new(
+                        codes::BAD_CALL,
+                        func.span,
+                        format!("unknown function `{}`", func.name),
+                    );
+                    d = match suggest::nearest(&func.name, ["cdiv", "min", "max"]) {
+                        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                        None => d.with_help("the built-in functions are `cdiv`, `min` and `max`"),
+                    };
+                    self.diags.push(d);
+                } else if args.len() != 2 {
+                    self.diags.push(
+                        at_expr(
+                            m,
+                            codes::BAD_CALL,
+                            e,
+                            format!("`{}` takes 2 arguments, found {}", func.name, args.len()),
+                        )
+                        .with_help(format!("write `{}(a, b)`", func.name)),
+                    );
+                }
+                for &a in args {
+                    self.expr(a, Want::Value, false);
+                }
+                self.value_only(e, want);
+            }
+            Expr::Index { base, index } => {
+                let bw = if want == Want::Event {
+                    Want::Event
+                } else {
+                    Want::Tensor
+                };
+                self.expr(*base, bw, false);
+                self.expr(*index, Want::Value, false);
+                if want == Want::Value {
+                    self.kind_error(e, "a tensor array element", want);
+                }
+            }
+            Expr::View { base, op, args } => {
+                self.expr(*base, Want::Tensor, false);
+                for &a in args {
+                    self.expr(a, Want::Value, *op == ViewOp::Chunkat);
+                }
+                if want == Want::Event || (want == Want::Value && *op != ViewOp::At) {
+                    self.kind_error(e, &format!("a `.{}` view", op.name()), want);
+                }
+            }
+            Expr::Field { base, field } => {
+                let ok = matches!(&m.exprs[*base], Expr::Name(n) if matches!(self.lookup(n), Some(Binding::Future(_))));
+                if ok {
+                    if let Expr::Name(n) = &m.exprs[*base]
+                        && let Some(b) = self.lookup(n)
+                    {
+                        self.out.bindings.insert(*base, b);
+                    }
+                } else {
+                    self.expr(*base, Want::Tensor, false);
+                }
+                if field.name != "data" || !ok {
+                    self.diags.push(
+                        Diagnostic::new(
+                            codes::BAD_CALL,
+                            field.span,
+                            format!("unknown field `.{}`", field.name),
+                        )
+                        .with_help(
+                            "only a copy future has a field: `f.data`, the copy's destination",
+                        ),
+                    );
+                }
+                if want != Want::Tensor {
+                    self.kind_error(e, "a tensor", want);
+                }
+            }
+        }
+    }
+
+    fn value_only(&mut self, e: ExprId, want: Want) {
+        if want != Want::Value {
+            self.kind_error(e, "an arithmetic expression", want);
+        }
+    }
+
+    pub(super) fn assign_target(&mut self, t: ExprId) {
+        let m = self.m;
+        match &m.exprs[t] {
+            Expr::Name(n) => match self.lookup(n) {
+                None => self.unknown(n, m.expr_span(t), Want::Value),
+                Some(b) => {
+                    self.out.bindings.insert(t, b);
+                    if !matches!(b, Binding::Scalar(_)) {
+                        self.diags.push(
+                            at_expr(m, codes::NOT_ASSIGNABLE, t, format!("cannot assign to `{n}`: only scalars and tensor elements are assignable"))
+                                .with_help("bindings (`x = expr;`), loop variables and header names are immutable; declare a scalar (`int x = 0;`) to update it"),
+                        );
+                    }
+                }
+            },
+            Expr::View { op: ViewOp::At, .. } => self.expr(t, Want::Value, false),
+            _ => {
+                self.expr(t, Want::Value, false);
+                self.diags.push(
+                    at_expr(
+                        m,
+                        codes::NOT_ASSIGNABLE,
+                        t,
+                        "this expression cannot be assigned to",
+                    )
+                    .with_help("assign to a scalar or to a tensor element `t.at(i, j)`"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! Name resolution: binds every `Expr::Name` (and the identifiers of `mma`, `mma.store` and
+//! `trigger … after`) to its declaration, following block scoping, and records the chain of
+//! enclosing `parallel` levels of every statement.
+//!
+//! Errors: unknown names (with the nearest visible name as a suggestion), `_` outside
+//! `.chunkat`, a name declared twice in one scope or shadowing a header name, a name of the
+//! wrong kind for its position, unknown functions, non-assignable targets.
+
+mod expr;
+
+use super::Binding;
+use super::codes;
+use super::suggest;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Block, CopyDst, Expr, ExprId, Ident, Module, Stmt, StmtId};
+use crate::span::Span;
+use std::collections::{HashMap, HashSet};
+
+/// Which identifier of a statement a [`Resolved::idents`] entry is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Role {
+    Acc,
+    A,
+    B,
+    After,
+}
+
+/// One `parallel` level: the statement and the index of the level in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct LevelRef {
+    pub stmt: StmtId,
+    pub level: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Resolved {
+    pub bindings: HashMap<ExprId, Binding>,
+    pub idents: HashMap<(StmtId, Role), Binding>,
+    /// Enclosing parallel levels of every statement, outermost first (a `Parallel`'s own
+    /// levels are not in its own chain, only in its body's).
+    pub chains: HashMap<StmtId, Vec<LevelRef>>,
+}
+
+/// What an expression position expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Want {
+    Value,
+    Tensor,
+    Event,
+}
+
+pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
+    let mut r = R {
+        m,
+        scopes: Vec::new(),
+        header: HashSet::new(),
+        out: Resolved::default(),
+        diags,
+        chain: Vec::new(),
+    };
+    r.header();
+    let body = m.kernel.body.clone();
+    r.block(&body);
+    r.out
+}
+
+struct R<'a> {
+    m: &'a Module,
+    scopes: Vec<HashMap<String, (Binding, Span)>>,
+    header: HashSet<String>,
+    out: Resolved,
+    diags: &'a mut Diagnostics,
+    chain: Vec<LevelRef>,
+}
+
+impl R<'_> {
+    fn header(&mut self) {
+        let m = self.m;
+        let mut scope: HashMap<String, (Binding, Span)> = HashMap::new();
+        for t in &m.tunables {
+            scope
+                .entry(t.name.name.clone())
+                .or_insert((Binding::Tunable, t.name.span));
+        }
+        // Constants see tunables and earlier constants only.
+        for c in &m.constants {
+            self.scopes = vec![scope.clone()];
+            self.expr(c.value, Want::Value, false);
+            scope
+                .entry(c.name.name.clone())
+                .or_insert((Binding::Constant, c.name.span));
+        }
+        // Symbolic dims: names in parameter shapes that are neither tunables nor constants.
+        for (pi, p) in m.kernel.params.iter().enumerate() {
+            for (di, &d) in p.shape.iter().enumerate() {
+                if let Expr::Name(n) = &m.exprs[d]
+                    && !scope.contains_key(n)
+                {
+                    scope.insert(
+                        n.clone(),
+                        (Binding::SymDim { param: pi, dim: di }, m.expr_span(d)),
+                    );
+                }
+            }
+        }
+        self.scopes = vec![scope.clone()];
+        for p in &m.kernel.params {
+            for &d in &p.shape {
+                self.expr(d, Want::Value, false);
+            }
+        }
+        for r in &m.requires {
+            self.expr(r.cond, Want::Value, false);
+        }
+        for (pi, p) in m.kernel.params.iter().enumerate() {
+            scope
+                .entry(p.name.name.clone())
+                .or_insert((Binding::Param(pi), p.name.span));
+        }
+        self.header = scope.keys().cloned().collect();
+        self.scopes = vec![scope];
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).map(|(b, _)| *b))
+    }
+
+    fn visible(&self) -> Vec<(String, Binding)> {
+        let mut v: Vec<(String, Binding)> = Vec::new();
+        for s in self.scopes.iter().rev() {
+            for (k, (b, _)) in s {
+                if !v.iter().any(|(n, _)| n == k) {
+                    v.push((k.clone(), *b));
+                }
+            }
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    fn unknown(&mut self, name: &str, span: Span, want: Want) {
+        let visible = self.visible();
+        let fits = |b: &Binding| match want {
+            Want::Event => matches!(b, Binding::Event(..) | Binding::Future(_)),
+            Want::Tensor => matches!(
+                b,
+                Binding::Tensor(..) | Binding::Param(_) | Binding::Future(_)
+            ),
+            Want::Value => true,
+        };
+        let preferred: Vec<&str> = visible
+            .iter()
+            .filter(|(_, b)| fits(b))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let all: Vec<&str> = visible.iter().map(|(n, _)| n.as_str()).collect();
+        let what = match want {
+            Want::Event => "event",
+            Want::Tensor => "tensor",
+            Want::Value => "name",
+        };
+        let mut d = Diagnostic::new(
+            codes::UNKNOWN_NAME,
+            span,
+            format!("unknown {what} `{name}`"),
+        );
+        if let Some(s) = suggest::nearest(name, preferred.iter().copied())
+            .or_else(|| suggest::nearest(name, all.iter().copied()))
+        {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        } else if let Some(c) = self.m.constants.iter().find(|c| c.name.name == name) {
+            d = d.with_note(
+                c.name.span,
+                "a constant of this name is defined later; constants may only use earlier ones",
+            );
+        } else {
+            d = d.with_help(format!(
+                "declare `{name}` before this use (a tunable, a constant, a tensor or a binding)"
+            ));
+        }
+        self.diags.push(d);
+    }
+
+    fn declare(&mut self, id: &Ident, b: Binding) {
+        if id.name == "_" {
+            return;
+        }
+        let scope_len = self.scopes.len();
+        if let Some((_, first)) = self.scopes.last().and_then(|s| s.get(&id.name))
+            && scope_len > 1
+        {
+            self.diags.push(
+                Diagnostic::new(
+                    codes::DUPLICATE_DECL,
+                    id.span,
+                    format!("`{}` is already declared in this scope", id.name),
+                )
+                .with_note(*first, "first declared here")
+                .with_help("use a different name"),
+            );
+            return;
+        }
+        if scope_len > 1 && self.header.contains(&id.name) {
+            let first = self.scopes[0]
+                .get(&id.name)
+                .map(|(_, s)| *s)
+                .unwrap_or(Span::DUMMY);
+            self.diags.push(
+                Diagnostic::new(
+                    codes::DUPLICATE_DECL,
+                    id.span,
+                    format!("`{}` shadows a name declared in the kernel header", id.name),
+                )
+                .with_note(first, "declared here")
+                .with_help("use a different name: header names become template parameters and kernel arguments"),
+            );
+        }
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(id.name.clone(), (b, id.span));
+        }
+    }
+
+    fn ident(&mut self, s: StmtId, role: Role, id: &Ident, want_frag: bool) {
+        match self.lookup(&id.name) {
+            Some(b) => {
+                if want_frag && !matches!(b, Binding::Frag(_)) {
+                    self.diags.push(
+                        Diagnostic::new(codes::MMA_OPERAND, id.span, format!("`{}` is not an mma fragment", id.name))
+                            .with_help("mma operands are names bound by `mma.fill` (accumulator) or `mma.load` (A, B)"),
+                    );
+                }
+                self.out.idents.insert((s, role), b);
+            }
+            None => {
+                let frags: Vec<String> = self
+                    .visible()
+                    .into_iter()
+                    .filter(|(_, b)| !want_frag || matches!(b, Binding::Frag(_)))
+                    .map(|(n, _)| n)
+                    .collect();
+                let mut d = Diagnostic::new(
+                    codes::UNKNOWN_NAME,
+                    id.span,
+                    format!("unknown name `{}`", id.name),
+                );
+                if let Some(n) = suggest::nearest(&id.name, frags.iter().map(|s| s.as_str())) {
+                    d = d.with_help(format!("did you mean `{n}`?"));
+                }
+                self.diags.push(d);
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block) {
+        self.scopes.push(HashMap::new());
+        for &s in b {
+            self.stmt(s);
+        }
+        self.scopes.pop();
+    }
+
+    fn stmt(&mut self, s: StmtId) {
+        let m = self.m;
+        self.out.chains.insert(s, self.chain.clone());
+        match &m.stmts[s] {
+            Stmt::Parallel { levels, body } => {
+                for l in levels {
+                    for &e in &l.extents {
+                        self.expr(e, Want::Value, false);
+                    }
+                }
+                self.scopes.push(HashMap::new());
+                let depth = self.chain.len();
+                for (li, l) in levels.iter().enumerate() {
+                    for (vi, v) in l.vars.iter().enumerate() {
+                        self.declare(
+                            v,
+                            Binding::ParallelVar {
+                                stmt: s,
+                                level: li,
+                                index: vi,
+                            },
+                        );
+                    }
+                    self.chain.push(LevelRef { stmt: s, level: li });
+                }
+                self.block(body);
+                self.chain.truncate(depth);
+                self.scopes.pop();
+            }
+            Stmt::Foreach {
+                vars,
+                extents,
+                body,
+                ..
+            } => {
+                for &e in extents {
+                    self.expr(e, Want::Value, false);
+                }
+                self.scopes.push(HashMap::new());
+                for (i, v) in vars.iter().enumerate() {
+                    self.declare(v, Binding::LoopVar { stmt: s, index: i });
+                }
+                self.block(body);
+                self.scopes.pop();
+            }
+            Stmt::TensorDecl { shape, names, .. } => {
+                for &e in shape {
+                    self.expr(e, Want::Value, false);
+                }
+                for (i, d) in names.iter().enumerate() {
+                    if let Some(c) = d.count {
+                        self.expr(c, Want::Value, false);
+                    }
+                    self.declare(&d.name, Binding::Tensor(s, i));
+                }
+            }
+            Stmt::ScalarDecl { name, init, .. } => {
+                if let Some(i) = init {
+                    self.expr(*i, Want::Value, false);
+                }
+                self.declare(name, Binding::Scalar(s));
+            }
+            Stmt::EventDecl { names, .. } => {
+                for (i, d) in names.iter().enumerate() {
+                    if let Some(c) = d.count {
+                        self.expr(c, Want::Value, false);
+                    }
+                    self.declare(&d.name, Binding::Event(s, i));
+                }
+            }
+            Stmt::Let { name, value } => {
+                self.expr(*value, Want::Value, false);
+                self.declare(name, Binding::Let(s));
+            }
+            Stmt::Assign { target, value, .. } => {
+                self.expr(*value, Want::Value, false);
+                self.assign_target(*target);
+            }
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                self.expr(*cond, Want::Value, false);
+                self.block(then_body);
+                if let Some(b) = else_body {
+                    self.block(b);
+                }
+            }
+            Stmt::DmaCopy { src, dst, .. } => {
+                self.expr(*src, Want::Tensor, false);
+                if let CopyDst::Expr(d) = dst {
+                    self.expr(*d, Want::Tensor, false);
+                }
+            }
+            Stmt::TmaCopy {
+                event,
+                swizzle,
+                src,
+                dst,
+                bind,
+            } => {
+                if let Some(ev) = event {
+                    self.expr(*ev, Want::Event, false);
+                }
+                if let Some(sw) = swizzle {
+                    self.expr(*sw, Want::Value, false);
+                }
+                self.expr(*src, Want::Tensor, false);
+                if let CopyDst::Expr(d) = dst {
+                    self.expr(*d, Want::Tensor, false);
+                }
+                if let Some(b) = bind {
+                    self.declare(b, Binding::Future(s));
+                }
+            }
+            Stmt::MmaFill { name, value, .. } => {
+                self.expr(*value, Want::Value, false);
+                self.rebind_frag(name, s);
+            }
+            Stmt::MmaLoad { name, swizzle, src } => {
+                if let Some(sw) = swizzle {
+                    self.expr(*sw, Want::Value, false);
+                }
+                self.expr(*src, Want::Tensor, false);
+                self.rebind_frag(name, s);
+            }
+            Stmt::Mma { acc, a, b, .. } => {
+                self.ident(s, Role::Acc, acc, true);
+                self.ident(s, Role::A, a, true);
+                self.ident(s, Role::B, b, true);
+            }
+            Stmt::MmaStore { acc, dst } => {
+                self.ident(s, Role::Acc, acc, true);
+                self.expr(*dst, Want::Tensor, false);
+            }
+            Stmt::Wait { event } => self.expr(*event, Want::Event, false),
+            Stmt::Trigger { event, after } => {
+                self.expr(*event, Want::Event, false);
+                if let Some(a) = after {
+                    self.ident(s, Role::After, a, false);
+                }
+            }
+            Stmt::InThreads { cond, body, .. } => {
+                self.expr(*cond, Want::Value, false);
+                self.block(body);
+            }
+            Stmt::MmaCommit | Stmt::SyncShared => {}
+        }
+    }
+
+    /// `mc = mma.fill …` may re-define a fragment of the same scope (a fresh accumulator).
+    fn rebind_frag(&mut self, name: &Ident, s: StmtId) {
+        let same_scope_frag = matches!(
+            self.scopes.last().and_then(|sc| sc.get(&name.name)),
+            Some((Binding::Frag(_), _))
+        );
+        if same_scope_frag {
+            if let Some(sc) = self.scopes.last_mut() {
+                sc.insert(name.name.clone(), (Binding::Frag(s), name.span));
+            }
+        } else {
+            self.declare(name, Binding::Frag(s));
+        }
+    }
+}

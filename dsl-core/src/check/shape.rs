@@ -1,0 +1,112 @@
+//! Copies: the source and destination tiles of `dma.copy` / `tma.copy` agree per dimension
+//! (when both extents are known under the config) and in element type.
+
+use super::view::{VState, Views};
+use super::{Cx, all_stmts, at_expr, codes};
+use crate::diag::Diagnostics;
+use crate::ir::{CopyDst, ExprId, Stmt};
+
+pub(crate) fn check_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let (src, dst) = match &m.stmts[s] {
+            Stmt::DmaCopy {
+                src,
+                dst: CopyDst::Expr(d),
+                ..
+            }
+            | Stmt::TmaCopy {
+                src,
+                dst: CopyDst::Expr(d),
+                ..
+            } => (*src, *d),
+            _ => continue,
+        };
+        let (Some(sv), Some(dv)) = (views.get(src), views.get(dst)) else {
+            continue;
+        };
+        if sv.tiled.is_some() || dv.tiled.is_some() {
+            continue;
+        }
+        if sv.dtype != dv.dtype {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::COPY_DTYPE,
+                    dst,
+                    format!(
+                        "copy from {} to {}: `{}` is {} but `{}` is {}",
+                        sv.dtype,
+                        dv.dtype,
+                        m.expr_to_string(src),
+                        sv.dtype,
+                        m.expr_to_string(dst),
+                        dv.dtype
+                    ),
+                )
+                .with_note(m.expr_span(src), format!("the source is {}", sv.dtype))
+                .with_help(format!(
+                    "copies do not convert element types: declare the destination as {}",
+                    sv.dtype
+                )),
+            );
+        }
+        shape_mismatch(cx, src, sv, dst, dv, diags);
+    }
+}
+
+fn shape_mismatch(
+    cx: &Cx,
+    src: ExprId,
+    sv: &VState,
+    dst: ExprId,
+    dv: &VState,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let show = |v: &VState| -> String {
+        let parts: Vec<String> = v.shape.iter().map(|d| cx.describe_dim(d)).collect();
+        format!("[{}]", parts.join(", "))
+    };
+    if sv.shape.len() != dv.shape.len() {
+        diags.push(
+            at_expr(
+                m,
+                codes::COPY_SHAPE,
+                dst,
+                format!(
+                    "copy between a {}-D source {} and a {}-D destination {}",
+                    sv.shape.len(),
+                    show(sv),
+                    dv.shape.len(),
+                    show(dv)
+                ),
+            )
+            .with_note(m.expr_span(src), "the source")
+            .with_help("copy between tiles of the same rank"),
+        );
+        return;
+    }
+    let bad: Vec<usize> = (0..sv.shape.len())
+        .filter(|&d| matches!((cx.dim_value(&sv.shape[d]), cx.dim_value(&dv.shape[d])), (Some(a), Some(b)) if a != b))
+        .collect();
+    if bad.is_empty() {
+        return;
+    }
+    let dims: Vec<String> = bad.iter().map(|d| d.to_string()).collect();
+    diags.push(
+        at_expr(
+            m,
+            codes::COPY_SHAPE,
+            dst,
+            format!(
+                "copy shape mismatch in dimension {}: the source tile is {} but the destination is {}",
+                dims.join(" and "),
+                show(sv),
+                show(dv)
+            ),
+        )
+        .with_note(m.expr_span(src), format!("source tile {}", show(sv)))
+        .with_help("make the tile sizes agree (the `.subspan`/`.chunkat` sizes and the destination's declared shape)"),
+    );
+}

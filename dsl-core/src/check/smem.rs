@@ -1,0 +1,162 @@
+//! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event)
+//! must fit the per-block budget; shared and local shapes are positive compile-time values.
+
+use super::{Cx, Limits, all_stmts, at_expr, codes};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{MemSpace, Stmt};
+use crate::span::Span;
+
+/// One declarator's share of shared memory.
+struct Contrib {
+    span: Span,
+    text: String,
+    bytes: u64,
+}
+
+/// Bytes of one `shared event` (an mbarrier).
+const EVENT_BYTES: u64 = 8;
+
+fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
+    let m = cx.m;
+    let mut contribs = Vec::new();
+    let positive = |e, what: &str, diags: &mut Diagnostics| -> Option<u64> {
+        match cx.static_value(e) {
+            Some(v) if v >= 1 => Some(v as u64),
+            Some(v) => {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::STATIC_SHAPE,
+                        e,
+                        format!(
+                            "{what} `{}` is {v}; it must be at least 1",
+                            m.expr_to_string(e)
+                        ),
+                    )
+                    .with_help("check the tunables and constants it uses"),
+                );
+                None
+            }
+            None if cx.resolved(e) => {
+                diags.push(
+                    at_expr(m, codes::STATIC_SHAPE, e, format!("{what} `{}` must be a compile-time constant", m.expr_to_string(e)))
+                        .with_help("shared and local buffers are sized by tunables and constants, not by problem sizes"),
+                );
+                None
+            }
+            None => None,
+        }
+    };
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::TensorDecl {
+                space,
+                dtype,
+                shape,
+                names,
+                ..
+            } if *space != MemSpace::Global => {
+                let mut elems = Some(1u64);
+                for &d in shape {
+                    let v = positive(d, "dimension", diags);
+                    elems = match (elems, v) {
+                        (Some(a), Some(b)) => a.checked_mul(b),
+                        _ => None,
+                    };
+                }
+                let dims: Vec<String> = shape.iter().map(|&d| m.expr_to_string(d)).collect();
+                let vals: Vec<String> = shape
+                    .iter()
+                    .map(|&d| {
+                        cx.static_value(d)
+                            .map(|v| v.to_string())
+                            .unwrap_or("?".into())
+                    })
+                    .collect();
+                for d in names {
+                    let count = match d.count {
+                        Some(c) => positive(c, "array count", diags),
+                        None => Some(1),
+                    };
+                    if *space != MemSpace::Shared {
+                        continue;
+                    }
+                    if let (Some(e), Some(c)) = (elems, count) {
+                        let bytes = e
+                            .saturating_mul(c)
+                            .saturating_mul(dtype.size_bytes() as u64);
+                        let (ct, cv) = match d.count {
+                            Some(ce) => (format!("{} × ", m.expr_to_string(ce)), format!("{c} × ")),
+                            None => (String::new(), String::new()),
+                        };
+                        contribs.push(Contrib {
+                            span: d.name.span,
+                            text: format!(
+                                "`{}`: {ct}[{}] {dtype} = {cv}{} × {} B = {bytes} B",
+                                d.name.name,
+                                dims.join(", "),
+                                vals.join(" × "),
+                                dtype.size_bytes()
+                            ),
+                            bytes,
+                        });
+                    }
+                }
+            }
+            Stmt::EventDecl {
+                space: MemSpace::Shared,
+                names,
+            } => {
+                for d in names {
+                    let count = match d.count {
+                        Some(c) => positive(c, "event array count", diags),
+                        None => Some(1),
+                    };
+                    if let Some(c) = count {
+                        contribs.push(Contrib {
+                            span: d.name.span,
+                            text: format!("`{}`: {c} event(s) × {EVENT_BYTES} B", d.name.name),
+                            bytes: c.saturating_mul(EVENT_BYTES),
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let total = contribs.iter().fold(0u64, |a, c| a.saturating_add(c.bytes));
+    (total, contribs)
+}
+
+/// Shared-memory bytes, with errors only for shapes that have no value.
+pub(crate) fn smem_total(cx: &Cx, diags: &mut Diagnostics) -> u64 {
+    tally(cx, diags).0
+}
+
+pub(crate) fn check_smem(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) -> u64 {
+    let (total, mut contribs) = tally(cx, diags);
+    if total > limits.max_smem_per_block {
+        contribs.sort_by_key(|c| std::cmp::Reverse(c.bytes));
+        let big = &contribs[0];
+        let mut d = Diagnostic::new(
+            codes::SMEM_BUDGET,
+            big.span,
+            format!(
+                "shared memory over budget: {total} bytes ({:.1} KiB) per block, the limit is {} bytes ({} KiB); the biggest is {}",
+                total as f64 / 1024.0,
+                limits.max_smem_per_block,
+                limits.max_smem_per_block / 1024,
+                big.text
+            ),
+        );
+        for c in contribs.iter().skip(1).take(3) {
+            d = d.with_note(c.span, c.text.clone());
+        }
+        let over = total - limits.max_smem_per_block;
+        d = d.with_help(format!(
+            "free at least {over} bytes: fewer pipeline stages or smaller tiles (the tuner skips such configurations)"
+        ));
+        diags.push(d);
+    }
+    total
+}

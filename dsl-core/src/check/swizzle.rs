@@ -1,0 +1,181 @@
+//! Swizzle: every stated `.swiz<N>` is 32, 64 or 128; a `tma.copy` into a shared tensor and
+//! the `mma.load`s from it use one swizzle (stated on one side, inferred on the other; a
+//! disagreement is an error at both); a swizzled tensor's contiguous row (last dim × element
+//! size) is exactly the swizzle width.
+
+use super::view::Views;
+use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
+use crate::diag::Diagnostics;
+use crate::ir::{CopyDst, ExprId, MemSpace, Stmt, StmtId};
+use std::collections::HashMap;
+
+struct Site {
+    stmt: StmtId,
+    is_load: bool,
+    /// The stated swizzle: its expression and (valid) value.
+    stated: Option<(ExprId, Option<u32>)>,
+}
+
+pub(crate) fn check_swizzle(
+    cx: &Cx,
+    views: &Views,
+    diags: &mut Diagnostics,
+) -> HashMap<StmtId, u32> {
+    let m = cx.m;
+    let mut out = HashMap::new();
+    let mut groups: Vec<(Binding, Vec<Site>)> = Vec::new();
+    for s in all_stmts(m) {
+        let (sw, shared_side, is_load) = match &m.stmts[s] {
+            Stmt::TmaCopy {
+                swizzle, src, dst, ..
+            } => {
+                let dst_view = match dst {
+                    CopyDst::Expr(d) => views.get(*d).map(|v| (v.root, v.space)),
+                    CopyDst::Fresh(sp) => Some((Binding::Future(s), *sp)),
+                };
+                let src_view = views.get(*src).map(|v| (v.root, v.space));
+                let side = [dst_view, src_view]
+                    .into_iter()
+                    .flatten()
+                    .find(|(_, sp)| *sp == MemSpace::Shared)
+                    .map(|(r, _)| r);
+                (*swizzle, side, false)
+            }
+            Stmt::MmaLoad { swizzle, src, .. } => (*swizzle, views.get(*src).map(|v| v.root), true),
+            _ => continue,
+        };
+        let stated = sw.map(|e| {
+            let v = cx.value(e);
+            match v {
+                Some(v) if [32, 64, 128].contains(&v) => (e, Some(v as u32)),
+                Some(v) => {
+                    diags.push(
+                        at_expr(m, codes::SWIZZLE_VALUE, e, format!("swizzle must be 32, 64 or 128 bytes, not {}", cx.describe_value(e, v)))
+                            .with_help("use .swiz<128> for 64-element f16 rows (128 B), .swiz<64> for 32-element rows"),
+                    );
+                    (e, None)
+                }
+                None => (e, None),
+            }
+        });
+        out.insert(s, stated.and_then(|(_, v)| v).unwrap_or(0));
+        let site = Site {
+            stmt: s,
+            is_load,
+            stated,
+        };
+        if let Some(root) = shared_side {
+            match groups.iter_mut().find(|(r, _)| *r == root) {
+                Some((_, g)) => g.push(site),
+                None => groups.push((root, vec![site])),
+            }
+        }
+    }
+
+    for (root, sites) in &groups {
+        let stated: Vec<(&Site, ExprId, u32)> = sites
+            .iter()
+            .filter_map(|s| s.stated.and_then(|(e, v)| v.map(|v| (s, e, v))))
+            .collect();
+        // The mma.load's swizzle is the source of truth; the copy must agree with it.
+        let truth = stated
+            .iter()
+            .find(|(s, _, _)| s.is_load)
+            .or(stated.first())
+            .copied();
+        let Some((tsite, texpr, tval)) = truth else {
+            continue;
+        };
+        let mut conflict = false;
+        for &(_, e, v) in &stated {
+            if v != tval {
+                conflict = true;
+                let (what, other) = if tsite.is_load {
+                    ("mma.load", "reads")
+                } else {
+                    ("tma.copy", "writes")
+                };
+                let name = cx.binding_name(*root);
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::SWIZZLE_MISMATCH,
+                        e,
+                        format!("swizzle {v} here, but the {what} that {other} `{name}` uses swizzle {tval}"),
+                    )
+                    .with_note(m.expr_span(texpr), format!("swizzle {tval} stated here"))
+                    .with_help(format!(
+                        "a tma.copy must write `{name}` in the layout the mma.load reads: use .swiz<{tval}> on both (or state it once)"
+                    )),
+                );
+            }
+        }
+        for s in sites {
+            if s.stated.is_none() {
+                out.insert(s.stmt, tval);
+            }
+        }
+        if conflict {
+            continue;
+        }
+        // Row bytes of the shared tensor.
+        let Some(v) = sites
+            .iter()
+            .find_map(|s| site_view(cx, views, s.stmt, *root))
+        else {
+            continue;
+        };
+        let Some(last) = v.decl_shape.last() else {
+            continue;
+        };
+        let Some(elems) = cx.dim_value(last) else {
+            continue;
+        };
+        let size = v.dtype.size_bytes() as i64;
+        let row = elems.saturating_mul(size);
+        if row != tval as i64 {
+            let name = cx.binding_name(*root);
+            let mut d = at_expr(
+                m,
+                codes::SWIZZLE_ROW,
+                texpr,
+                format!(
+                    "swizzle {tval} needs {tval}-byte rows, but `{name}` rows are {} × {} = {elems} × {size} = {row} bytes",
+                    cx.describe_dim(last).split(" = ").next().unwrap_or(""),
+                    v.dtype
+                ),
+            );
+            if let DimExpr::Expr(le) = last.expr {
+                d = d.with_note(m.expr_span(le), "the contiguous (last) dimension");
+            }
+            let help = if [32, 64, 128].contains(&row) {
+                format!(
+                    "use .swiz<{row}>, or make the rows {tval} bytes ({} elements)",
+                    tval as i64 / size
+                )
+            } else {
+                format!(
+                    "make the rows {tval} bytes ({} {} elements)",
+                    tval as i64 / size,
+                    v.dtype
+                )
+            };
+            diags.push(d.with_help(help));
+        }
+    }
+    out
+}
+
+/// The view of `root` that statement `s` touches.
+fn site_view<'v>(
+    cx: &Cx,
+    views: &'v Views,
+    s: StmtId,
+    root: Binding,
+) -> Option<&'v super::view::VState> {
+    let exprs = super::stmt_exprs(&cx.m.stmts[s]);
+    exprs
+        .into_iter()
+        .filter_map(|e| views.get(e))
+        .find(|v| v.root == root)
+}

@@ -1,0 +1,498 @@
+//! Tensor views: the shape of `t`, `t[i]`, `t.subspan(A, B).at(i, j)`, `t.chunkat(i, _)`,
+//! `t.at(i, j)` (an element) and `f.data`, with the number of valid coordinates per dim.
+//!
+//! `chunkat` splits each dim evenly by the extent of the variable used there: for a variable
+//! whose extent is `cdiv(D, T)` over a dim `D`, the chunk is `T`; for constant extents,
+//! `dim / extent`; `_` keeps the dim whole.
+
+use super::{
+    Binding, Cx, Dim, DimExpr, ViewInfo, all_stmts, at_expr, codes, stmt_exprs, walk_expr,
+};
+use crate::diag::Diagnostics;
+use crate::ir::{CopyDst, DType, Expr, ExprId, MemSpace, Module, Stmt, ViewOp};
+use std::collections::{HashMap, HashSet};
+
+/// The analysis of one view expression.
+#[derive(Clone, Debug)]
+pub(crate) struct VState {
+    pub root: Binding,
+    pub array_index: Option<ExprId>,
+    pub dtype: DType,
+    pub space: MemSpace,
+    pub shape: Vec<Dim>,
+    pub coords: Vec<Option<ExprId>>,
+    pub element: bool,
+    /// Tile shape after `.subspan`, waiting for `.at`.
+    pub tiled: Option<Vec<Dim>>,
+    /// The root tensor's declared shape.
+    pub decl_shape: Vec<Dim>,
+    /// Number of valid values of each coordinate (tiles, chunks or elements), when known.
+    pub bounds: Vec<Option<i64>>,
+}
+
+pub(crate) struct Views {
+    pub all: HashMap<ExprId, VState>,
+    /// Expressions published in `KernelInfo::views`.
+    pub public: HashSet<ExprId>,
+}
+
+impl Views {
+    pub fn get(&self, e: ExprId) -> Option<&VState> {
+        self.all.get(&e)
+    }
+    pub fn public_views(&self) -> HashMap<ExprId, ViewInfo> {
+        self.public
+            .iter()
+            .filter_map(|e| self.all.get(e).map(|v| (*e, v)))
+            .map(|(e, v)| {
+                let info = ViewInfo {
+                    root: v.root,
+                    array_index: v.array_index,
+                    dtype: v.dtype,
+                    space: v.space,
+                    tile: v.shape.clone(),
+                    coords: v.coords.clone(),
+                    element: v.element,
+                };
+                (e, info)
+            })
+            .collect()
+    }
+}
+
+pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
+    let m = cx.m;
+    let mut a = A {
+        cx,
+        diags,
+        views: Views {
+            all: HashMap::new(),
+            public: HashSet::new(),
+        },
+        failed: HashSet::new(),
+    };
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
+                a.publish(*src);
+                match dst {
+                    CopyDst::Expr(d) => a.publish(*d),
+                    CopyDst::Fresh(_) => {}
+                }
+            }
+            Stmt::MmaLoad { src, .. } => a.publish(*src),
+            Stmt::MmaStore { dst, .. } => a.publish(*dst),
+            _ => {}
+        }
+        // Element accesses anywhere in the statement's expressions.
+        for e in stmt_exprs(&m.stmts[s]) {
+            let mut ats = Vec::new();
+            walk_expr(m, e, &mut |x| {
+                if matches!(m.exprs[x], Expr::View { op: ViewOp::At, .. }) {
+                    ats.push(x);
+                }
+            });
+            for x in ats {
+                if let Some(v) = a.view(x)
+                    && v.element
+                {
+                    a.views.public.insert(x);
+                }
+            }
+        }
+    }
+    a.views
+}
+
+struct A<'a, 'b> {
+    cx: &'a Cx<'b>,
+    diags: &'a mut Diagnostics,
+    views: Views,
+    failed: HashSet<ExprId>,
+}
+
+impl A<'_, '_> {
+    fn publish(&mut self, e: ExprId) {
+        if let Some(v) = self.view(e) {
+            if v.tiled.is_some() {
+                self.diags.push(
+                    at_expr(
+                        self.cx.m,
+                        codes::VIEW,
+                        e,
+                        "`.subspan(…)` tiles a tensor but picks no tile",
+                    )
+                    .with_help(
+                        "pick one tile with `.at(i, j)`, e.g. `t.subspan(TM, TK).at(bm, k)`",
+                    ),
+                );
+            } else {
+                self.views.public.insert(e);
+            }
+        }
+    }
+
+    fn err<T>(&mut self, code: &'static str, e: ExprId, msg: String, help: &str) -> Option<T> {
+        self.diags
+            .push(at_expr(self.cx.m, code, e, msg).with_help(help.to_string()));
+        self.failed.insert(e);
+        None
+    }
+
+    /// The view `e` denotes (memoized; errors reported once).
+    fn view(&mut self, e: ExprId) -> Option<VState> {
+        if let Some(v) = self.views.all.get(&e) {
+            return Some(v.clone());
+        }
+        if self.failed.contains(&e) {
+            return None;
+        }
+        let v = self.compute(e);
+        match &v {
+            Some(v) => {
+                self.views.all.insert(e, v.clone());
+            }
+            None => {
+                self.failed.insert(e);
+            }
+        }
+        v
+    }
+
+    fn compute(&mut self, e: ExprId) -> Option<VState> {
+        let cx = self.cx;
+        let m = cx.m;
+        match &m.exprs[e] {
+            Expr::Name(n) => {
+                let b = *cx.res.bindings.get(&e)?;
+                let v = self.root(b)?;
+                if let Some(count) = array_count(cx, b) {
+                    return self.err(
+                        codes::VIEW,
+                        e,
+                        format!(
+                            "`{n}` is an array of {} tensors; pick one",
+                            count.map(|c| c.to_string()).unwrap_or("several".into())
+                        ),
+                        &format!("index it: `{n}[i]`"),
+                    );
+                }
+                Some(v)
+            }
+            Expr::Index { base, index } => {
+                let b = *cx.res.bindings.get(base)?;
+                let name = m.expr_to_string(*base);
+                if matches!(b, Binding::Tensor(..)) && array_count(cx, b).is_some() {
+                    let mut v = self.root(b)?;
+                    v.array_index = Some(*index);
+                    Some(v)
+                } else {
+                    self.err(
+                        codes::VIEW,
+                        e,
+                        format!("`{name}` is not an array of tensors, so it cannot be indexed with `[…]`"),
+                        "use `.at(i, j)` for an element or `.subspan(…).at(…)` for a tile",
+                    )
+                }
+            }
+            Expr::Field { base, .. } => {
+                let b = *cx.res.bindings.get(base)?;
+                self.root(b)
+            }
+            Expr::View { base, op, args } => {
+                let bv = self.view(*base)?;
+                self.apply(e, bv, *op, args)
+            }
+            _ => None,
+        }
+    }
+
+    /// The whole tensor a binding names.
+    fn root(&mut self, b: Binding) -> Option<VState> {
+        let cx = self.cx;
+        let m = cx.m;
+        let (dtype, space, shape) = match b {
+            Binding::Param(i) => {
+                let p = m.kernel.params.get(i)?;
+                (
+                    p.dtype,
+                    p.space,
+                    p.shape.iter().map(|&d| cx.dim(d)).collect::<Vec<_>>(),
+                )
+            }
+            Binding::Tensor(s, _) => match &m.stmts[s] {
+                Stmt::TensorDecl {
+                    space,
+                    dtype,
+                    shape,
+                    ..
+                } => (*dtype, *space, shape.iter().map(|&d| cx.dim(d)).collect()),
+                _ => return None,
+            },
+            Binding::Future(s) => match &m.stmts[s] {
+                Stmt::TmaCopy { src, dst, .. } => match dst {
+                    CopyDst::Fresh(space) => {
+                        let sv = self.view(*src)?;
+                        (sv.dtype, *space, sv.shape)
+                    }
+                    CopyDst::Expr(d) => {
+                        let dv = self.view(*d)?;
+                        (dv.dtype, dv.space, dv.shape)
+                    }
+                },
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let n = shape.len();
+        Some(VState {
+            root: b,
+            array_index: None,
+            dtype,
+            space,
+            decl_shape: shape.clone(),
+            shape,
+            coords: vec![None; n],
+            element: false,
+            tiled: None,
+            bounds: vec![None; n],
+        })
+    }
+
+    fn apply(&mut self, e: ExprId, mut v: VState, op: ViewOp, args: &[ExprId]) -> Option<VState> {
+        let cx = self.cx;
+        let m = cx.m;
+        let rank = v.shape.len();
+        if v.element {
+            return self.err(
+                codes::VIEW,
+                e,
+                format!("`.{}` applied to a single element", op.name()),
+                "apply views to tensors or tiles, not to elements",
+            );
+        }
+        if args.len() != rank {
+            return self.err(
+                codes::VIEW,
+                e,
+                format!(
+                    "`.{}` takes one argument per dimension: the tensor has {rank}, found {}",
+                    op.name(),
+                    args.len()
+                ),
+                "give one index or size per dimension",
+            );
+        }
+        match op {
+            ViewOp::Subspan => {
+                if v.tiled.is_some() {
+                    return self.err(
+                        codes::VIEW,
+                        e,
+                        "`.subspan` applied twice without `.at`".into(),
+                        "pick a tile with `.at(i, j)` before tiling again",
+                    );
+                }
+                let tile: Vec<Dim> = args.iter().map(|&a| cx.dim(a)).collect();
+                for (d, (t, full)) in tile.iter().zip(&v.shape).enumerate() {
+                    if let (Some(tv), Some(fv)) = (t.value, cx.dim_value(full))
+                        && (tv < 1 || (v.space != MemSpace::Global && tv > fv))
+                    {
+                        return self.err(
+                            codes::VIEW,
+                            args[d],
+                            format!(
+                                "tile size {} does not fit dimension {d} of extent {}",
+                                cx.describe_dim(t),
+                                cx.describe_dim(full)
+                            ),
+                            "use a tile size between 1 and the dimension's extent",
+                        );
+                    }
+                }
+                v.tiled = Some(tile);
+                Some(v)
+            }
+            ViewOp::At => {
+                match v.tiled.take() {
+                    Some(tile) => {
+                        v.bounds = tile
+                            .iter()
+                            .zip(&v.shape)
+                            .map(|(t, full)| match (t.value, cx.dim_value(full)) {
+                                (Some(tv), Some(fv)) if tv > 0 => {
+                                    Some(fv.saturating_add(tv - 1) / tv)
+                                }
+                                _ => None,
+                            })
+                            .collect();
+                        v.shape = tile;
+                    }
+                    None => {
+                        v.bounds = v.shape.iter().map(|d| cx.dim_value(d)).collect();
+                        v.shape = vec![
+                            Dim {
+                                expr: DimExpr::Const(1),
+                                value: Some(1)
+                            };
+                            rank
+                        ];
+                        v.element = true;
+                    }
+                }
+                v.coords = args.iter().map(|&a| Some(a)).collect();
+                Some(v)
+            }
+            ViewOp::Chunkat => {
+                if v.tiled.is_some() {
+                    return self.err(
+                        codes::VIEW,
+                        e,
+                        "`.chunkat` applied to a `.subspan` tiling".into(),
+                        "use either `.subspan(…).at(…)` or `.chunkat(…)`",
+                    );
+                }
+                let mut shape = Vec::with_capacity(rank);
+                let mut bounds = Vec::with_capacity(rank);
+                let mut coords = Vec::with_capacity(rank);
+                let mut failed = false;
+                for (d, &a) in args.iter().enumerate() {
+                    let full = v.shape[d];
+                    if matches!(m.exprs[a], Expr::Wildcard) {
+                        shape.push(full);
+                        bounds.push(Some(1));
+                        coords.push(None);
+                        continue;
+                    }
+                    let Some(chunk) = self.chunk_size(a, &full) else {
+                        failed = true;
+                        continue;
+                    };
+                    let b = match (chunk.value, cx.dim_value(&full)) {
+                        (Some(c), Some(f)) if c > 0 => Some(f / c),
+                        _ => None,
+                    };
+                    shape.push(chunk);
+                    bounds.push(b);
+                    coords.push(Some(a));
+                }
+                if failed {
+                    return None;
+                }
+                v.shape = shape;
+                v.bounds = bounds;
+                v.coords = coords;
+                Some(v)
+            }
+        }
+    }
+
+    /// The chunk size for index `a` over a dim `full`.
+    fn chunk_size(&mut self, a: ExprId, full: &Dim) -> Option<Dim> {
+        let cx = self.cx;
+        let m = cx.m;
+        let help = "index `.chunkat` with a parallel or foreach variable (extent `cdiv(D, T)` or a constant dividing D), or use `.subspan(T…).at(…)`";
+        let Some(ext) = var_extent(cx, a) else {
+            return self.err(
+                codes::CHUNK,
+                a,
+                format!("cannot infer the chunk size from `{}`", m.expr_to_string(a)),
+                help,
+            );
+        };
+        if let Expr::Call { func, args } = &m.exprs[ext]
+            && func.name == "cdiv"
+            && args.len() == 2
+        {
+            let same = match full.expr {
+                DimExpr::Expr(d) => {
+                    same_expr(m, d, args[0])
+                        || matches!((cx.dim_value(full), cx.value(args[0])), (Some(x), Some(y)) if x == y)
+                }
+                DimExpr::Const(c) => cx.value(args[0]) == Some(c),
+            };
+            if same {
+                return Some(cx.dim(args[1]));
+            }
+        }
+        match (cx.dim_value(full), cx.static_value(ext)) {
+            (Some(f), Some(x)) if x > 0 && f % x == 0 => Some(Dim { expr: DimExpr::Const(f / x), value: Some(f / x) }),
+            (Some(f), Some(x)) if x > 0 => self.err(
+                codes::CHUNK,
+                a,
+                format!("`{}` splits a dimension of {f} into {x} chunks, which is not even", m.expr_to_string(a)),
+                "make the extent divide the dimension, or use `.subspan(T…).at(…)`",
+            ),
+            _ => self.err(
+                codes::CHUNK,
+                a,
+                format!(
+                    "cannot infer the chunk size: `{}` has extent `{}`, which does not split the dimension `{}`",
+                    m.expr_to_string(a),
+                    m.expr_to_string(ext),
+                    cx.describe_dim(full)
+                ),
+                help,
+            ),
+        }
+    }
+}
+
+/// The extent expression of a parallel/foreach variable used as an index.
+pub(crate) fn var_extent(cx: &Cx, a: ExprId) -> Option<ExprId> {
+    let m = cx.m;
+    match cx.res.bindings.get(&a)? {
+        Binding::LoopVar { stmt, index } => match &m.stmts[*stmt] {
+            Stmt::Foreach { extents, .. } => extents.get(*index).copied(),
+            _ => None,
+        },
+        Binding::ParallelVar { stmt, level, index } => match &m.stmts[*stmt] {
+            Stmt::Parallel { levels, .. } => levels
+                .get(*level)
+                .and_then(|l| l.extents.get(*index))
+                .copied(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The array count of a tensor binding (`Some(None)`: an array whose count has no value).
+pub(crate) fn array_count(cx: &Cx, b: Binding) -> Option<Option<i64>> {
+    match b {
+        Binding::Tensor(s, d) => match &cx.m.stmts[s] {
+            Stmt::TensorDecl { names, .. } => names.get(d)?.count.map(|c| cx.value(c)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Structural equality of two expressions.
+pub(crate) fn same_expr(m: &Module, a: ExprId, b: ExprId) -> bool {
+    match (&m.exprs[a], &m.exprs[b]) {
+        (Expr::Int(x), Expr::Int(y)) => x == y,
+        (Expr::Name(x), Expr::Name(y)) => x == y,
+        (Expr::Unary { op: o1, expr: e1 }, Expr::Unary { op: o2, expr: e2 }) => {
+            o1 == o2 && same_expr(m, *e1, *e2)
+        }
+        (
+            Expr::Binary {
+                op: o1,
+                lhs: l1,
+                rhs: r1,
+            },
+            Expr::Binary {
+                op: o2,
+                lhs: l2,
+                rhs: r2,
+            },
+        ) => o1 == o2 && same_expr(m, *l1, *l2) && same_expr(m, *r1, *r2),
+        (Expr::Call { func: f1, args: a1 }, Expr::Call { func: f2, args: a2 }) => {
+            f1.name == f2.name
+                && a1.len() == a2.len()
+                && a1.iter().zip(a2).all(|(x, y)| same_expr(m, *x, *y))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,219 @@
+//! Pass `geometry`: parallel levels → grid dimensions, threads per block, and the formula
+//! that recovers each parallel variable from `blockIdx` / `threadIdx`.
+//!
+//! The `: block` level's variables map to `blockIdx.x`, `.y`, `.z` in order. The other levels
+//! (group-4 ⊃ group ⊃ thread) share one flat `threadIdx.x`: a level's linear index is
+//! `threadIdx.x / inner % extent`, where `inner` is the thread count of one unit of the level
+//! (the size of the next inner level, or 128 / 32 / 1 for the innermost group-4 / group /
+//! thread), and multi-variable levels split their linear index row-major.
+
+use super::LowerError;
+use super::sym::Sym;
+use crate::ir::{Level, Module, Stmt, StmtId};
+
+/// How one parallel variable is computed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParVar {
+    pub name: String,
+    pub level: Level,
+    pub extent: Sym,
+    /// C++ expression over `blockIdx` / a thread index named `tid_name`.
+    pub formula: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Geometry {
+    pub grid: Vec<Sym>,
+    pub threads: Sym,
+    /// Block-level variables.
+    pub block_vars: Vec<ParVar>,
+    /// Thread-level variables (group-4, group, thread), outermost first; `formula` uses
+    /// `threadIdx.x`.
+    pub thread_vars: Vec<ParVar>,
+    /// The statement that introduces each variable.
+    pub introduced_by: Vec<(String, StmtId)>,
+    /// Whether a `group-4` level exists (the WGMMA path).
+    pub has_group4: bool,
+}
+
+impl Default for Sym {
+    fn default() -> Self {
+        Sym::Int(1)
+    }
+}
+
+impl Geometry {
+    pub fn var(&self, name: &str) -> Option<&ParVar> {
+        self.block_vars
+            .iter()
+            .chain(&self.thread_vars)
+            .find(|v| v.name == name)
+    }
+    /// The thread-variable formulas with `threadIdx.x` replaced by `tid`.
+    pub fn thread_formulas_for(&self, tid: &str) -> Vec<(String, String)> {
+        self.thread_vars
+            .iter()
+            .map(|v| (v.name.clone(), v.formula.replace("threadIdx.x", tid)))
+            .collect()
+    }
+}
+
+pub fn run(m: &Module) -> Result<Geometry, LowerError> {
+    let mut levels: Vec<(StmtId, usize)> = Vec::new();
+    collect_levels(m, &m.kernel.body, &mut levels);
+    let mut g = Geometry::default();
+    let mut thread_levels = Vec::new();
+    for &(s, li) in &levels {
+        let Stmt::Parallel { levels: ls, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let l = &ls[li];
+        if l.level == Level::Block {
+            if !g.block_vars.is_empty() {
+                return Err(LowerError::new(
+                    l.level_span,
+                    "only one `: block` level is supported per kernel",
+                ));
+            }
+            if l.vars.len() > 3 {
+                return Err(LowerError::new(
+                    l.level_span,
+                    "a `: block` level has at most 3 variables (x, y, z)",
+                ));
+            }
+            for (k, (v, &e)) in l.vars.iter().zip(&l.extents).enumerate() {
+                let extent = sym(m, e)?;
+                g.grid.push(extent.clone());
+                let axis = ["x", "y", "z"][k];
+                g.block_vars.push(ParVar {
+                    name: v.name.clone(),
+                    level: Level::Block,
+                    extent,
+                    formula: format!("blockIdx.{axis}"),
+                });
+                g.introduced_by.push((v.name.clone(), s));
+            }
+            if l.vars.is_empty() {
+                for &e in &l.extents {
+                    g.grid.push(sym(m, e)?);
+                }
+            }
+        } else {
+            if l.level == Level::Group4 {
+                g.has_group4 = true;
+            }
+            thread_levels.push((s, li));
+        }
+    }
+    if g.grid.is_empty() {
+        g.grid.push(Sym::Int(1));
+    }
+    // Sizes from the innermost level outwards.
+    let n = thread_levels.len();
+    let mut inner = vec![Sym::Int(1); n];
+    let mut size = Sym::Int(1);
+    for i in (0..n).rev() {
+        let (s, li) = thread_levels[i];
+        let Stmt::Parallel { levels: ls, .. } = &m.stmts[s] else {
+            unreachable!()
+        };
+        let l = &ls[li];
+        let unit = if i + 1 < n {
+            size.clone()
+        } else {
+            Sym::Int(l.level.threads().unwrap_or(1) as i64)
+        };
+        inner[i] = unit.clone();
+        let mut ext = Sym::Int(1);
+        for &e in &l.extents {
+            ext = Sym::mul(ext, sym(m, e)?);
+        }
+        size = Sym::mul(ext, unit);
+    }
+    g.threads = if n == 0 { Sym::Int(1) } else { size };
+    for i in 0..n {
+        let (s, li) = thread_levels[i];
+        let Stmt::Parallel { levels: ls, .. } = &m.stmts[s] else {
+            unreachable!()
+        };
+        let l = &ls[li];
+        let exts: Vec<Sym> = l
+            .extents
+            .iter()
+            .map(|&e| sym(m, e))
+            .collect::<Result<_, _>>()?;
+        let mut linear = if inner[i] == Sym::Int(1) {
+            "threadIdx.x".to_string()
+        } else {
+            format!("threadIdx.x / {}", paren(&inner[i]))
+        };
+        let total = exts.iter().cloned().fold(Sym::Int(1), Sym::mul);
+        if i > 0 {
+            linear = format!("{linear} % {}", paren(&total));
+        }
+        for (j, v) in l.vars.iter().enumerate() {
+            let stride = exts[j + 1..].iter().cloned().fold(Sym::Int(1), Sym::mul);
+            let mut f = if stride == Sym::Int(1) {
+                linear.clone()
+            } else if linear == "threadIdx.x" {
+                format!("threadIdx.x / {}", paren(&stride))
+            } else {
+                format!("({linear}) / {}", paren(&stride))
+            };
+            if j > 0 {
+                f = format!("{f} % {}", paren(&exts[j]));
+            }
+            g.thread_vars.push(ParVar {
+                name: v.name.clone(),
+                level: l.level,
+                extent: exts[j].clone(),
+                formula: f,
+            });
+            g.introduced_by.push((v.name.clone(), s));
+        }
+    }
+    Ok(g)
+}
+
+fn paren(s: &Sym) -> String {
+    match s {
+        Sym::Int(_) | Sym::Name(_) => s.to_cpp(),
+        _ => format!("({})", s.to_cpp()),
+    }
+}
+
+fn sym(m: &Module, e: crate::ir::ExprId) -> Result<Sym, LowerError> {
+    Sym::from_expr(m, e).ok_or_else(|| {
+        LowerError::new(
+            m.expr_span(e),
+            "a parallel extent must be integer arithmetic over tunables, constants and dims",
+        )
+    })
+}
+
+fn collect_levels(m: &Module, b: &[StmtId], out: &mut Vec<(StmtId, usize)>) {
+    for &s in b {
+        match &m.stmts[s] {
+            Stmt::Parallel { levels, body } => {
+                for i in 0..levels.len() {
+                    out.push((s, i));
+                }
+                collect_levels(m, body, out);
+            }
+            Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
+                collect_levels(m, body, out)
+            }
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                collect_levels(m, then_body, out);
+                if let Some(e) = else_body {
+                    collect_levels(m, e, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! Hopper statements: events → mbarriers, `tma.copy` → bulk tensor copies, `mma.*` → WGMMA.
+//!
+//! - `shared event e[N]` → an array of mbarriers, initialised by thread 0 with the number of
+//!   threads that reach the first `trigger e` (counted at compile time by `tsl_count_threads`),
+//!   and one phase bit per barrier per thread (`tsl_phase_e`) that each `wait` flips.
+//! - `tma.copy.async<e> g => s` → `expect_tx(e, bytes)` + a TMA load completing on `e`; the
+//!   statement's `trigger e` is the arrive that closes the phase.
+//! - `tma.copy g => s` (no event) → thread 0 issues on a kernel-owned barrier, every thread waits.
+//! - `tma.copy s => g` → a proxy fence, a barrier over the threads that store, one thread issues
+//!   the TMA store and waits until the tile has been read.
+//! - `mma.load` → a shared-memory matrix descriptor; `mma.row.row` → `wgmma.mma_async` (fenced
+//!   before the loop that issues it); `mma.commit` → commit + wait; `mma.store` → the
+//!   accumulator fragment written to a shared tile.
+
+use super::LowerError;
+use super::body::{Emitter, TmaMap};
+use super::cexpr::{View, cpp_paren};
+use super::scope::{FragKind, Local};
+use super::sym::Sym;
+use crate::ir::{CopyDst, DType, Expr, MemSpace, Stmt, StmtId};
+
+pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
+    e.line(
+        "tsl_wgmma_fence();  // order accumulator registers before the WGMMAs below",
+        line,
+    );
+}
+
+pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
+    e.line(
+        format!("tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // {why}"),
+        line,
+    );
+}
+
+fn event_ref(
+    e: &mut Emitter,
+    ev: crate::ir::ExprId,
+) -> Result<(String, String, String), LowerError> {
+    // Returns (C++ pointer to the barrier, barrier array name, index).
+    let m = e.m;
+    match &m.exprs[ev] {
+        Expr::Name(n) => Ok((format!("&{n}[0]"), n.clone(), "0".into())),
+        Expr::Index { base, index } => {
+            let Expr::Name(n) = &m.exprs[*base] else {
+                return Err(LowerError::new(m.expr_span(ev), "expected an event"));
+            };
+            let (i, _) = e.cx().value(*index)?;
+            Ok((format!("&{n}[{i}]"), n.clone(), i))
+        }
+        _ => Err(LowerError::new(m.expr_span(ev), "expected an event")),
+    }
+}
+
+pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    match &m.stmts[s] {
+        Stmt::EventDecl { names, .. } => {
+            for d in names {
+                let n = &d.name.name;
+                let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
+                let len = count.clone().unwrap_or(Sym::Int(1));
+                let arrivals = e.arrivals.get(n).cloned().unwrap_or_else(|| "true".into());
+                e.line(
+                    format!(
+                        "__shared__ alignas(8) unsigned long long {n}[{}];",
+                        len.to_cpp()
+                    ),
+                    line,
+                );
+                e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>([](int tsl_tid) {{ {} return {arrivals}; }});", thread_decls(e)), line);
+                e.line("if (threadIdx.x == 0) {", line);
+                e.line(
+                    format!(
+                        "  for (int i = 0; i < {}; ++i) tsl_mbar_init(&{n}[i], tsl_arrivals_{n});",
+                        len.to_cpp()
+                    ),
+                    line,
+                );
+                e.line("  tsl_mbar_init_fence();", line);
+                e.line("}", line);
+                e.line(format!("unsigned tsl_phase_{n} = 0;  // one parity bit per barrier, flipped by each wait"), line);
+                e.scopes.insert(n, Local::Event { count });
+            }
+            e.line(
+                "__syncthreads();  // barriers are initialised before anyone uses them",
+                line,
+            );
+        }
+        Stmt::Wait { event } => {
+            let (_, arr, idx) = event_ref(e, *event)?;
+            e.line(
+                format!("tsl_mbar_wait_ring({arr}, {idx}, tsl_phase_{arr});"),
+                line,
+            );
+        }
+        Stmt::Trigger { event, .. } => {
+            let (p, _, _) = event_ref(e, *event)?;
+            e.line(format!("tsl_mbar_arrive({p});"), line);
+        }
+        Stmt::TmaCopy {
+            event, src, dst, ..
+        } => {
+            let CopyDst::Expr(d) = dst else {
+                return Err(LowerError::new(
+                    m.stmt_span(s),
+                    "`tma.copy … => shared` needs a declared destination tensor",
+                ));
+            };
+            let sv = e.cx().view(*src)?;
+            let dv = e.cx().view(*d)?;
+            let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
+            match (sv.tensor.space, dv.tensor.space) {
+                (MemSpace::Global, MemSpace::Shared) => {
+                    tma_load(e, s, *event, &sv, &dv, swz, line)?
+                }
+                (MemSpace::Shared, MemSpace::Global) => tma_store(e, &sv, &dv, swz, line)?,
+                _ => {
+                    return Err(LowerError::new(
+                        m.stmt_span(s),
+                        "`tma.copy` moves tiles between global and shared memory",
+                    ));
+                }
+            }
+        }
+        _ => unreachable!(),
+    }
+    Ok(())
+}
+
+/// `const int wg = tsl_tid / 128; …` for the thread-counting lambda.
+fn thread_decls(e: &Emitter) -> String {
+    e.geo
+        .thread_formulas_for("tsl_tid")
+        .iter()
+        .map(|(n, f)| format!("const int {n} = {f}; (void){n};"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn tma_map(e: &mut Emitter, v: &View, swizzle: Sym) -> Result<String, LowerError> {
+    let p = v.tensor.param.unwrap_or(0);
+    let (r, c) = (v.tile[0].clone(), v.tile[1].clone());
+    if let Some(t) = e
+        .tma_maps
+        .iter()
+        .find(|t| t.param == p && t.box_rows == r && t.box_cols == c && t.swizzle == swizzle)
+    {
+        return Ok(t.cpp_name.clone());
+    }
+    let k = e.tma_maps.iter().filter(|t| t.param == p).count();
+    let cpp_name = if k == 0 {
+        format!("tsl_tm_{}", v.tensor.name)
+    } else {
+        format!("tsl_tm_{}_{k}", v.tensor.name)
+    };
+    e.tma_maps.push(TmaMap {
+        cpp_name: cpp_name.clone(),
+        param: p,
+        box_rows: r,
+        box_cols: c,
+        swizzle,
+    });
+    Ok(cpp_name)
+}
+
+fn tma_load(
+    e: &mut Emitter,
+    s: StmtId,
+    event: Option<crate::ir::ExprId>,
+    sv: &View,
+    dv: &View,
+    swz: Sym,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    if sv.tile.len() != 2 {
+        return Err(LowerError::new(
+            e.m.stmt_span(s),
+            "`tma.copy` lowers 2-D tiles",
+        ));
+    }
+    let map = tma_map(e, sv, swz)?;
+    let bytes = Sym::mul(
+        sv.tile_elems(),
+        Sym::Int(sv.tensor.dtype.size_bytes() as i64),
+    );
+    let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
+    match event {
+        Some(ev) => {
+            let (p, _, _) = event_ref(e, ev)?;
+            e.line(
+                format!(
+                    "tsl_mbar_expect_tx({p}, {});  // bytes this copy adds to the phase",
+                    bytes.to_cpp()
+                ),
+                line,
+            );
+            e.line(
+                format!(
+                    "tsl_tma_load_2d({}, &{map}, {coords}, {p});  // coords: column, row",
+                    dv.tile_ptr()
+                ),
+                line,
+            );
+        }
+        None => {
+            e.uses_sync_tma = true;
+            if !e.pending_sync_tma {
+                e.line(
+                    "__syncthreads();  // everyone is done with the previous tiles",
+                    line,
+                );
+            }
+            e.line(format!("if (threadIdx.x == 0) {{ tsl_mbar_expect_tx(&tsl_tma_bar, {}); tsl_tma_load_2d({}, &{map}, {coords}, &tsl_tma_bar); }}", bytes.to_cpp(), dv.tile_ptr()), line);
+            e.pending_sync_tma = true;
+        }
+    }
+    Ok(())
+}
+
+fn tma_store(
+    e: &mut Emitter,
+    sv: &View,
+    dv: &View,
+    swz: Sym,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let map = tma_map(e, dv, swz)?;
+    e.written_params.insert(dv.tensor.param.unwrap_or(0));
+    let coords = format!("{}, {}", dv.origin[1], dv.origin[0]);
+    e.line(
+        "tsl_fence_proxy_async();  // make the tile's st.shared visible to the TMA engine",
+        line,
+    );
+    // The storing threads: one warpgroup each when a group-4 level with a thread variable exists.
+    let per_wg = e
+        .geo
+        .thread_vars
+        .iter()
+        .any(|v| v.level == crate::ir::Level::Thread)
+        && e.geo.has_group4
+        && !e.thread_conds.is_empty();
+    if per_wg {
+        e.line("tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // this warpgroup's tile is complete", line);
+        e.line(format!("if (threadIdx.x % 128 == 0) {{ tsl_tma_store_2d(&{map}, {}, {coords}); tsl_tma_store_flush(); }}", sv.tile_ptr()), line);
+    } else {
+        e.line("__syncthreads();  // the tile is complete", line);
+        e.line(format!("if (threadIdx.x == 0) {{ tsl_tma_store_2d(&{map}, {}, {coords}); tsl_tma_store_flush(); }}", sv.tile_ptr()), line);
+    }
+    Ok(())
+}
+
+pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    match &m.stmts[s] {
+        Stmt::MmaFill { name, dtype, value } => {
+            let n = acc_n(e, &name.name).ok_or_else(|| {
+                LowerError::new(
+                    name.span,
+                    format!(
+                        "`{}` is never used as an accumulator (`mma.row.row {}, a, b`)",
+                        name.name, name.name
+                    ),
+                )
+            })?;
+            let (v, _) = e.cx().value(*value)?;
+            let (ty, regs) = match dtype {
+                DType::F32 => (
+                    "float",
+                    Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)),
+                ),
+                _ => (
+                    "tsl_u32",
+                    Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(4)),
+                ),
+            };
+            e.line(
+                format!(
+                    "{ty} {}[{}];  // 64x{} accumulator fragment, {} per thread",
+                    name.name,
+                    regs.to_cpp(),
+                    n.to_cpp(),
+                    dtype
+                ),
+                line,
+            );
+            e.line(format!("tsl_acc_fill({}, {v});", name.name), line);
+            e.scopes.insert(
+                &name.name,
+                Local::Frag(FragKind::Acc {
+                    n: n.clone(),
+                    dtype: *dtype,
+                }),
+            );
+            if !e.wgmma_ns.contains(&n) {
+                e.wgmma_ns.push(n);
+            }
+        }
+        Stmt::MmaLoad { name, src, .. } => {
+            let v = e.cx().view(*src)?;
+            if v.tensor.space != MemSpace::Shared {
+                return Err(LowerError::new(
+                    m.expr_span(*src),
+                    "WGMMA operands are read from shared memory",
+                ));
+            }
+            let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
+            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({});  // descriptor: K-major, swizzle {} B", name.name, swz.to_cpp(), v.tile_ptr(), swz.to_cpp()), line);
+            e.scopes.insert(
+                &name.name,
+                Local::Frag(FragKind::Desc {
+                    dtype: v.tensor.dtype,
+                }),
+            );
+        }
+        Stmt::Mma { acc, a, b, .. } => {
+            let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
+                return Err(LowerError::new(
+                    acc.span,
+                    format!(
+                        "`{}` is not an accumulator (`{} = mma.fill.f32 0.0f;`)",
+                        acc.name, acc.name
+                    ),
+                ));
+            };
+            let Some(FragKind::Desc { dtype: in_ty }) = e.frag(&a.name) else {
+                return Err(LowerError::new(
+                    a.span,
+                    format!("`{}` is not an `mma.load` operand", a.name),
+                ));
+            };
+            let acc_ty = if dtype == DType::F32 { "f32" } else { "f16" };
+            let key = (acc_ty.to_string(), in_ty.name().to_string());
+            if !e.wgmma_types.contains(&key) {
+                e.wgmma_types.push(key);
+            }
+            let acc_cpp = if dtype == DType::F32 {
+                "float"
+            } else {
+                super::body::scalar_type(dtype)
+            };
+            e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::body::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
+        }
+        Stmt::MmaCommit => wgmma_commit_wait(e, line, "the stage's WGMMAs are done reading it"),
+        Stmt::MmaStore { acc, dst } => {
+            let Some(FragKind::Acc { n, .. }) = e.frag(&acc.name) else {
+                return Err(LowerError::new(
+                    acc.span,
+                    format!("`{}` is not an accumulator", acc.name),
+                ));
+            };
+            let v = e.cx().view(*dst)?;
+            wgmma_commit_wait(e, line, "accumulators are final");
+            e.line(
+                format!(
+                    "tsl_acc_store<{}>({}, {}, {});  // fragment → row-major tile",
+                    n.to_cpp(),
+                    acc.name,
+                    v.tile_ptr(),
+                    cpp_paren(&v.tensor.ld())
+                ),
+                line,
+            );
+        }
+        _ => unreachable!(),
+    }
+    Ok(())
+}
+
+/// N of the accumulator `name`: the rows of the B operand of the first `mma` that uses it.
+fn acc_n(e: &Emitter, name: &str) -> Option<Sym> {
+    let m = e.m;
+    let mut b_name = None;
+    for (_, st) in m.stmts.iter() {
+        if let Stmt::Mma { acc, b, .. } = st {
+            if acc.name == name {
+                b_name = Some(b.name.clone());
+                break;
+            }
+        }
+    }
+    let b_name = b_name?;
+    for (_, st) in m.stmts.iter() {
+        if let Stmt::MmaLoad { name, src, .. } = st {
+            if name.name == b_name {
+                // Resolve the view's tile rows without scopes: shape of the named shared tensor,
+                // narrowed by subspan/chunkat the same way the view resolver does.
+                return b_rows(e, *src);
+            }
+        }
+    }
+    None
+}
+
+fn b_rows(e: &Emitter, src: crate::ir::ExprId) -> Option<Sym> {
+    let m = e.m;
+    match &m.exprs[src] {
+        Expr::View {
+            base,
+            op: crate::ir::ViewOp::Subspan,
+            args,
+        } => {
+            let _ = base;
+            Sym::from_expr(m, args[0])
+        }
+        Expr::View { base, op, args } => {
+            let rows = b_rows(e, *base)?;
+            if *op == crate::ir::ViewOp::Chunkat && !matches!(m.exprs[args[0]], Expr::Wildcard) {
+                return None;
+            }
+            Some(rows)
+        }
+        Expr::Index { base, .. } => b_rows(e, *base),
+        Expr::Name(n) => {
+            for (_, st) in m.stmts.iter() {
+                if let Stmt::TensorDecl { shape, names, .. } = st {
+                    if names.iter().any(|d| &d.name.name == n) {
+                        return Sym::from_expr(m, shape[0]);
+                    }
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,139 @@
+//! Pass `memory`: places every `shared` tensor in the kernel's dynamic shared memory
+//! (`tsl_smem`), each at an offset aligned for its use (1024 B on the Hopper path, where TMA
+//! and WGMMA swizzle patterns repeat every 1024 B; 128 B otherwise), and counts the bytes.
+
+use super::LowerError;
+use super::kernel::KernelPath;
+use super::sym::Sym;
+use crate::ir::{MemSpace, Module, Stmt, StmtId};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedSlot {
+    pub name: String,
+    /// Bytes of all array entries.
+    pub bytes: Sym,
+    /// `constexpr` name of the byte offset in the emitted kernel.
+    pub offset_name: String,
+    /// C++ initializer of the offset (in terms of the previous slot).
+    pub offset_cpp: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Memory {
+    pub slots: Vec<SharedSlot>,
+    pub align: i64,
+    /// Host-side total dynamic shared memory (bytes, including alignment slack).
+    pub total: Sym,
+}
+
+impl Memory {
+    pub fn slot(&self, name: &str) -> Option<&SharedSlot> {
+        self.slots.iter().find(|s| s.name == name)
+    }
+}
+
+fn align_up(x: Sym, a: i64) -> Sym {
+    Sym::mul(Sym::cdiv(x, Sym::Int(a)), Sym::Int(a))
+}
+
+pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
+    let align = if path == KernelPath::Hopper {
+        1024
+    } else {
+        128
+    };
+    let mut mem = Memory {
+        align,
+        ..Default::default()
+    };
+    let mut end = Sym::Int(0);
+    let mut prev: Option<(String, String)> = None;
+    let mut decls = Vec::new();
+    collect(m, &m.kernel.body, &mut decls);
+    for s in decls {
+        let Stmt::TensorDecl {
+            space: MemSpace::Shared,
+            dtype,
+            shape,
+            names,
+            ..
+        } = &m.stmts[s]
+        else {
+            continue;
+        };
+        let mut elems = Sym::Int(1);
+        for &d in shape {
+            elems = Sym::mul(
+                elems,
+                Sym::from_expr(m, d).ok_or_else(|| {
+                    LowerError::new(
+                        m.expr_span(d),
+                        "a shared tensor's shape must be arithmetic over tunables and constants",
+                    )
+                })?,
+            );
+        }
+        for d in names {
+            let count = match d.count {
+                Some(c) => Sym::from_expr(m, c).ok_or_else(|| {
+                    LowerError::new(
+                        m.expr_span(c),
+                        "array count must be arithmetic over tunables and constants",
+                    )
+                })?,
+                None => Sym::Int(1),
+            };
+            let bytes = Sym::mul(
+                Sym::mul(count, elems.clone()),
+                Sym::Int(dtype.size_bytes() as i64),
+            );
+            let offset_name = format!("tsl_smem_{}", d.name.name);
+            let offset_cpp = match &prev {
+                None => "0".to_string(),
+                Some((pn, pb)) => format!("tsl_align_up({pn} + {pb}, {align})"),
+            };
+            let start = if prev.is_none() {
+                Sym::Int(0)
+            } else {
+                align_up(end.clone(), align)
+            };
+            end = Sym::add(start, bytes.clone());
+            prev = Some((offset_name.clone(), super::cexpr::cpp_paren(&bytes)));
+            mem.slots.push(SharedSlot {
+                name: d.name.name.clone(),
+                bytes,
+                offset_name,
+                offset_cpp,
+            });
+        }
+    }
+    // Slack so the kernel can round the dynamic base up to the alignment.
+    mem.total = if mem.slots.is_empty() {
+        Sym::Int(0)
+    } else {
+        Sym::add(end, Sym::Int(align))
+    };
+    Ok(mem)
+}
+
+fn collect(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
+    for &s in b {
+        match &m.stmts[s] {
+            Stmt::TensorDecl { .. } => out.push(s),
+            Stmt::Parallel { body, .. }
+            | Stmt::Foreach { body, .. }
+            | Stmt::InThreads { body, .. } => collect(m, body, out),
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                collect(m, then_body, out);
+                if let Some(e) = else_body {
+                    collect(m, e, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Pass `plan`: the kernel's signature, constants and launch plan.
+//!
+//! Parameters come in DSL order: a pointer for each global tensor accessed element-wise or by
+//! `dma.copy`, a `CUtensorMap` for each distinct TMA box over it, then the symbolic dims as
+//! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
+
+use super::body::Emitter;
+use super::geometry::Geometry;
+use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, TemplateParam};
+use super::memory::Memory;
+use super::sym::Sym;
+use crate::check::KernelInfo;
+use crate::ir::Module;
+use std::collections::BTreeMap;
+
+/// Replaces constants by their definitions, so the expression only mentions tunables and dims.
+pub fn expand(m: &Module, s: &Sym) -> Sym {
+    let consts: BTreeMap<String, Sym> = m
+        .constants
+        .iter()
+        .filter_map(|c| Some((c.name.name.clone(), Sym::from_expr(m, c.value)?)))
+        .collect();
+    subst(s, &consts, 0)
+}
+
+fn subst(s: &Sym, c: &BTreeMap<String, Sym>, depth: u32) -> Sym {
+    let r = |x: &Sym| Box::new(subst(x, c, depth));
+    match s {
+        Sym::Name(n) if depth < 32 => match c.get(n) {
+            Some(v) => subst(v, c, depth + 1),
+            None => s.clone(),
+        },
+        Sym::Neg(a) => Sym::Neg(r(a)),
+        Sym::Not(a) => Sym::Not(r(a)),
+        Sym::Bin(op, a, b) => Sym::bin(*op, subst(a, c, depth), subst(b, c, depth)),
+        Sym::Cdiv(a, b) => Sym::Cdiv(r(a), r(b)),
+        Sym::Min(a, b) => Sym::Min(r(a), r(b)),
+        Sym::Max(a, b) => Sym::Max(r(a), r(b)),
+        _ => s.clone(),
+    }
+}
+
+pub fn finish(
+    m: &Module,
+    _info: &KernelInfo,
+    geo: &Geometry,
+    mem: &Memory,
+    mut e: Emitter,
+) -> CudaKernel {
+    if e.uses_sync_tma {
+        let decl = [
+            "__shared__ alignas(8) unsigned long long tsl_tma_bar;  // completes the synchronous TMA loads",
+            "if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }",
+            "__syncthreads();",
+            "unsigned tsl_tma_phase = 0;",
+        ];
+        for (i, d) in decl.iter().enumerate() {
+            e.lines.insert(
+                i,
+                super::kernel::Line {
+                    indent: 0,
+                    code: d.to_string(),
+                    dsl_line: None,
+                },
+            );
+        }
+    }
+    element_params(m, &mut e);
+    let dims = m.symbolic_dims();
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    for (i, p) in m.kernel.params.iter().enumerate() {
+        let ty = super::body::scalar_type(p.dtype);
+        if e.pointer_params.contains(&i) {
+            let c = if e.written_params.contains(&i) {
+                ""
+            } else {
+                "const "
+            };
+            params.push(format!("{c}{ty}* __restrict__ {}", p.name.name));
+            args.push(KernelArg::Pointer { param: i });
+        }
+        for t in e.tma_maps.iter().filter(|t| t.param == i) {
+            params.push(format!(
+                "const __grid_constant__ tsl_tensor_map {}",
+                t.cpp_name
+            ));
+            args.push(KernelArg::TensorMap {
+                param: i,
+                box_rows: expand(m, &t.box_rows),
+                box_cols: expand(m, &t.box_cols),
+                swizzle: expand(m, &t.swizzle),
+            });
+        }
+    }
+    for d in &dims {
+        params.push(format!("const int {d}"));
+        args.push(KernelArg::Dim { name: d.clone() });
+    }
+    let mut constants: Vec<(String, String)> = m
+        .constants
+        .iter()
+        .map(|c| {
+            (
+                c.name.name.clone(),
+                Sym::from_expr(m, c.value)
+                    .map(|s| s.to_cpp())
+                    .unwrap_or_else(|| m.expr_to_string(c.value)),
+            )
+        })
+        .collect();
+    constants.push(("tsl_threads".into(), geo.threads.to_cpp()));
+    for s in &mem.slots {
+        constants.push((s.offset_name.clone(), s.offset_cpp.clone()));
+    }
+    let threads = expand(m, &geo.threads);
+    let launch_bounds = match e.path {
+        KernelPath::Hopper => {
+            if !e.roles.is_empty() {
+                constants.push(("tsl_regs_producer".into(), "40".into()));
+                let wg = geo
+                    .thread_vars
+                    .iter()
+                    .find(|v| v.level == crate::ir::Level::Group4)
+                    .map(|v| v.extent.clone())
+                    .unwrap_or(Sym::Int(2));
+                let consumers = Sym::bin(crate::ir::BinaryOp::Sub, wg, Sym::Int(1));
+                constants.push((
+                    "tsl_regs_consumer".into(),
+                    format!(
+                        "tsl_min(240, (65536 - 128 * tsl_regs_producer) / (128 * {}) / 8 * 8)",
+                        super::cexpr::cpp_paren(&consumers)
+                    ),
+                ));
+            }
+            format!("__launch_bounds__({}, 1)", threads.to_cpp())
+        }
+        KernelPath::Simt => format!("__launch_bounds__({})", threads.to_cpp()),
+    };
+    let mut grid: Vec<Sym> = geo.grid.iter().map(|g| expand(m, g)).collect();
+    grid.resize(3, Sym::Int(1));
+    let launch_requires = m
+        .requires
+        .iter()
+        .filter_map(|r| {
+            let s = Sym::from_expr(m, r.cond)?;
+            let mut names = Vec::new();
+            s.names(&mut names);
+            names
+                .iter()
+                .any(|n| dims.contains(n))
+                .then(|| (expand(m, &s), m.expr_to_string(r.cond)))
+        })
+        .collect();
+    let plan = LaunchPlan {
+        grid: [grid[0].clone(), grid[1].clone(), grid[2].clone()],
+        block_threads: threads,
+        dynamic_smem_bytes: expand(m, &mem.total),
+        args,
+        launch_requires,
+    };
+    let mut ns: Vec<i64> = Vec::new();
+    for n in &e.wgmma_ns {
+        // Every value the accumulator width can take over the tunable domains.
+        for cfg in super::roles_domain::configs(m) {
+            if let Ok(v) = expand(m, n).eval(&cfg) {
+                if !ns.contains(&v) {
+                    ns.push(v);
+                }
+            }
+        }
+    }
+    ns.sort();
+    CudaKernel {
+        dsl_name: m.kernel.name.name.clone(),
+        name: format!("tsl_{}", m.kernel.name.name),
+        path: e.path,
+        tunables: m
+            .tunables
+            .iter()
+            .map(|t| TemplateParam {
+                name: t.name.name.clone(),
+                domain: t.domain.clone(),
+                default: t.default,
+            })
+            .collect(),
+        constants,
+        params,
+        launch_bounds,
+        body: e.lines,
+        plan,
+        written_params: e.written_params.iter().copied().collect(),
+        wgmma_types: e.wgmma_types,
+        wgmma_ns: ns,
+    }
+}
+
+/// Parameters read element-wise (`lhs.at(i, j)` in an expression) are passed as pointers.
+fn element_params(m: &Module, e: &mut Emitter) {
+    use crate::ir::{Expr, ViewOp};
+    for (_, x) in m.exprs.iter() {
+        if let Expr::View {
+            base,
+            op: ViewOp::At,
+            ..
+        } = x
+        {
+            if let Expr::Name(n) = &m.exprs[*base] {
+                if let Some(i) = m.kernel.params.iter().position(|p| &p.name.name == n) {
+                    e.pointer_params.insert(i);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Pass `roles`: warp specialization and event arrival counts.
+//!
+//! - An `inthreads` branch whose condition pins the `group-4` variable to warpgroup 0 is the
+//!   *producer*; branches that need warpgroup ≥ 1 are *consumers*. When both exist, the body
+//!   pass wraps each in a warpgroup-uniform `if` that rebalances registers with `setmaxnreg`.
+//! - Each event's arrival count is the number of threads that reach its first `trigger`: the
+//!   conjunction of the enclosing `inthreads` conditions, counted at C++ compile time.
+
+use super::geometry::Geometry;
+use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
+use std::collections::HashMap;
+
+use super::body::Role;
+
+pub fn warp_roles(m: &Module, geo: &Geometry) -> HashMap<StmtId, (Role, String)> {
+    let mut out = HashMap::new();
+    let Some(wg) = geo.thread_vars.iter().find(|v| v.level == Level::Group4) else {
+        return out;
+    };
+    let mut branches = Vec::new();
+    collect_inthreads(m, &m.kernel.body, &mut branches);
+    for s in branches {
+        let Stmt::InThreads { cond, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let (lo, hi) = wg_range(m, *cond, &wg.name);
+        if lo == Some(0) && hi == Some(0) {
+            out.insert(s, (Role::Producer, format!("{} == 0", wg.name)));
+        } else if let Some(l) = lo.filter(|&l| l >= 1) {
+            out.insert(s, (Role::Consumer, format!("{} >= {l}", wg.name)));
+        }
+    }
+    let producers = out.values().filter(|r| r.0 == Role::Producer).count();
+    let consumers = out.values().filter(|r| r.0 == Role::Consumer).count();
+    if producers != 1 || consumers == 0 {
+        out.clear();
+    }
+    out
+}
+
+fn collect_inthreads(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
+    for &s in b {
+        match &m.stmts[s] {
+            Stmt::InThreads { .. } => out.push(s),
+            Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } => {
+                collect_inthreads(m, body, out)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Inclusive bounds the condition puts on `var` (conjunctions of comparisons with literals).
+fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
+    match &m.exprs[cond] {
+        Expr::Binary {
+            op: BinaryOp::And,
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = wg_range(m, *lhs, var);
+            let (c, d) = wg_range(m, *rhs, var);
+            (
+                a.max(c),
+                match (b, d) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                },
+            )
+        }
+        Expr::Binary { op, lhs, rhs } => {
+            let (Expr::Name(n), Expr::Int(c)) = (&m.exprs[*lhs], &m.exprs[*rhs]) else {
+                return (None, None);
+            };
+            if n != var {
+                return (None, None);
+            }
+            match op {
+                BinaryOp::Eq => (Some(*c), Some(*c)),
+                BinaryOp::Ge => (Some(*c), None),
+                BinaryOp::Gt => (Some(c + 1), None),
+                BinaryOp::Lt => (None, Some(c - 1)),
+                BinaryOp::Le => (None, Some(*c)),
+                _ => (None, None),
+            }
+        }
+        _ => (None, None),
+    }
+}
+
+/// Event name → C++ predicate of the threads that reach its first `trigger`.
+pub fn arrivals(m: &Module) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut conds = Vec::new();
+    walk(m, &m.kernel.body, &mut conds, &mut out);
+    out
+}
+
+fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<String, String>) {
+    for &s in b {
+        match &m.stmts[s] {
+            Stmt::InThreads { cond, body, .. } => {
+                conds.push(format!("({})", m.expr_to_string(*cond).replace(" # ", "#")));
+                walk(m, body, conds, out);
+                conds.pop();
+            }
+            Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } => walk(m, body, conds, out),
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                walk(m, then_body, conds, out);
+                if let Some(e) = else_body {
+                    walk(m, e, conds, out);
+                }
+            }
+            Stmt::Trigger { event, .. } => {
+                let name = match &m.exprs[*event] {
+                    Expr::Name(n) => n.clone(),
+                    Expr::Index { base, .. } => match &m.exprs[*base] {
+                        Expr::Name(n) => n.clone(),
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                out.entry(name).or_insert_with(|| {
+                    if conds.is_empty() {
+                        "true".to_string()
+                    } else {
+                        conds.join(" && ")
+                    }
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The swizzle expression of every `tma.copy` and `mma.load`: its own `.swiz<…>`, else the one
+/// stated on the other side of the same shared tensor (the checker verified they agree), else 0.
+pub fn swizzles(m: &Module) -> HashMap<StmtId, super::sym::Sym> {
+    use super::sym::Sym;
+    let mut stated: HashMap<String, Sym> = HashMap::new();
+    let mut sites: Vec<(StmtId, String, Option<ExprId>)> = Vec::new();
+    for (s, st) in m.stmts.iter() {
+        let (swz, view) = match st {
+            Stmt::TmaCopy {
+                swizzle, src, dst, ..
+            } => {
+                let shared = match dst {
+                    crate::ir::CopyDst::Expr(d)
+                        if root_name(m, *src).is_some_and(|n| is_param(m, &n)) =>
+                    {
+                        *d
+                    }
+                    _ => *src,
+                };
+                (*swizzle, shared)
+            }
+            Stmt::MmaLoad { swizzle, src, .. } => (*swizzle, *src),
+            _ => continue,
+        };
+        let Some(root) = root_name(m, view) else {
+            continue;
+        };
+        if let Some(z) = swz.and_then(|z| Sym::from_expr(m, z)) {
+            stated.entry(root.clone()).or_insert(z);
+        }
+        sites.push((s, root, swz));
+    }
+    sites
+        .into_iter()
+        .map(|(s, root, own)| {
+            let z = own
+                .and_then(|z| Sym::from_expr(m, z))
+                .or_else(|| stated.get(&root).cloned())
+                .unwrap_or(Sym::Int(0));
+            (s, z)
+        })
+        .collect()
+}
+
+fn is_param(m: &Module, n: &str) -> bool {
+    m.param(n).is_some()
+}
+
+/// The tensor a view starts from.
+fn root_name(m: &Module, e: ExprId) -> Option<String> {
+    match &m.exprs[e] {
+        Expr::Name(n) => Some(n.clone()),
+        Expr::Index { base, .. } | Expr::View { base, .. } | Expr::Field { base, .. } => {
+            root_name(m, *base)
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,256 @@
+//! Statements that bind or store names: tensor, event and scalar declarations, lets and
+//! assignments (including the bound forms `mc = mma.fill…`, `ma = mma.load…` and
+//! `f = tma.load.async…`, which `ops.rs` parses after the `=`).
+//!
+//! `name = expr;` is a [`Stmt::Let`] when `name` is a plain identifier not bound in an
+//! enclosing scope, and a [`Stmt::Assign`] otherwise.
+
+use super::codes;
+use super::cursor::{PResult, Parser, Reported};
+use super::lexer::Delim;
+use super::stmt::{DTYPES, KEYWORDS};
+use super::suggest::{did_you_mean, one_of};
+use crate::diag::Diagnostic;
+use crate::ir::{AssignOp, Block, DType, Declarator, Expr, ExprId, Ident, MemSpace, Stmt, StmtId};
+use crate::span::Span;
+
+impl Parser {
+    /// An element type name.
+    pub(crate) fn dtype(&mut self) -> PResult<(DType, Span)> {
+        let Some(word) = self.peek_ident().map(str::to_string) else {
+            return Err(self.unexpected_help(
+                codes::UNKNOWN_DTYPE,
+                "an element type",
+                "write `f16`, `bf16` or `f32`",
+            ));
+        };
+        let span = self.here();
+        match DType::from_name(&word) {
+            Some(d) => {
+                self.bump();
+                Ok((d, span))
+            }
+            None => {
+                let msg = format!("unknown element type `{word}`");
+                let help = format!(
+                    "element types are {}{}",
+                    one_of(&DTYPES[..4]),
+                    did_you_mean(&word, DTYPES)
+                );
+                Err(self.error(Diagnostic::new(codes::UNKNOWN_DTYPE, span, msg).with_help(help)))
+            }
+        }
+    }
+
+    /// `name` or `name[count]`, comma-separated, up to `;`.
+    fn declarators(&mut self) -> PResult<Vec<Declarator>> {
+        let mut out = Vec::new();
+        loop {
+            let name = self.expect_ident("a name to declare")?;
+            let count = match self.open(Delim::Bracket) {
+                Some((_, close)) => {
+                    let c = self.expr();
+                    Some(self.finish_group(close, "after the array count", c)?)
+                }
+                None => None,
+            };
+            self.bind(&name.name);
+            out.push(Declarator { name, count });
+            if self.eat_op(",").is_none() {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// `shared f16 [A, B] x, y[S];` or `shared event e[S];`.
+    pub(crate) fn decl(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let word = self.peek_ident().unwrap_or_default().to_string();
+        let space = MemSpace::from_name(&word).ok_or(Reported)?;
+        self.bump();
+        if self.eat_kw("event").is_some() {
+            let names = self.declarators()?;
+            self.expect_semi("the event declaration")?;
+            return Ok(self.add_stmt(Stmt::EventDecl { space, names }, self.span_from(first)));
+        }
+        let (dtype, dtype_span) = self.dtype()?;
+        if !self.is_open(Delim::Bracket) {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "`[` and the tensor shape",
+                &format!("write `{word} {dtype} [M, N] name;`"),
+            ));
+        }
+        let shape = self.extents(true)?;
+        let names = self.declarators()?;
+        self.expect_semi("the declaration")?;
+        Ok(self.add_stmt(
+            Stmt::TensorDecl {
+                space,
+                dtype,
+                dtype_span,
+                shape,
+                names,
+            },
+            self.span_from(first),
+        ))
+    }
+
+    /// `f16 a = 0.0f, b;` — one [`Stmt::ScalarDecl`] per name.
+    pub(crate) fn scalar_decl(&mut self, out: &mut Block) -> PResult<()> {
+        let mut first = self.pos;
+        let (dtype, _) = self.dtype()?;
+        loop {
+            let name = self.expect_ident("a name to declare")?;
+            if self.is_open(Delim::Bracket) {
+                let span = self.here();
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_SPACE,
+                        span,
+                        "an array declaration needs a memory space",
+                    )
+                    .with_help(format!("write `local {dtype} [N] {};`", name.name)),
+                ));
+            }
+            let init = match self.eat_op("=") {
+                Some(_) => Some(self.expr()?),
+                None => None,
+            };
+            self.bind(&name.name);
+            out.push(self.add_stmt(
+                Stmt::ScalarDecl { dtype, name, init },
+                self.span_from(first),
+            ));
+            if self.eat_op(",").is_none() {
+                break;
+            }
+            first = self.pos;
+        }
+        self.expect_semi("the declaration")
+    }
+
+    /// `target op value;`, `name = value;` (a let when `name` is new), or a bound
+    /// `name = mma.fill/mma.load/tma.load …;`.
+    pub(crate) fn assign_or_let(&mut self, first: usize, out: &mut Block) -> PResult<()> {
+        let word = self.peek_ident().unwrap_or_default().to_string();
+        let continues = self.open_at(self.pos + 1, Delim::Bracket)
+            || self
+                .op_at(self.pos + 1)
+                .is_some_and(|(o, _)| matches!(o.as_str(), "=" | "+=" | "-=" | "*=" | "/=" | "."));
+        if !continues {
+            let span = self.here();
+            let msg = format!("unknown statement `{word}`");
+            let help = match super::suggest::nearest(&word, KEYWORDS) {
+                Some(k) => format!("did you mean `{k}`?"),
+                None => "statements start with a keyword (`parallel`, `foreach`, `if`, …) or assign: `x = e;`".into(),
+            };
+            return Err(self.error(Diagnostic::new(codes::UNKNOWN_STMT, span, msg).with_help(help)));
+        }
+        let target = self.postfix()?;
+        let Some(op) = self.assign_op() else {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "`=`, `+=`, `-=`, `*=` or `/=` after the assignment target",
+                "statements that compute a value must store it: `x = e;`",
+            ));
+        };
+        let plain = match &self.exprs[target] {
+            Expr::Name(n) if self.pos == first + 2 => {
+                Some(Ident::new(n.clone(), self.span(first, first)))
+            }
+            _ => None,
+        };
+        if op == AssignOp::Set
+            && (self.is_kw("mma") || self.is_kw("tma"))
+            && self.punct_at(self.pos + 1, '.')
+        {
+            let Some(name) = plain else {
+                let span = self.exprs.get_span(target);
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_TARGET,
+                        span,
+                        "`mma`/`tma` results bind a plain name",
+                    )
+                    .with_help(
+                        "write `mc = mma.fill.f16 0.0f;` or `f = tma.load.async src => dst;`",
+                    ),
+                ));
+            };
+            let s = if self.is_kw("mma") {
+                self.mma_bound(first, name.clone())?
+            } else {
+                self.tma(Some(name.clone()))?
+            };
+            self.bind(&name.name);
+            out.push(s);
+            return Ok(());
+        }
+        if let Some(ns @ ("dma" | "sync" | "wait" | "trigger")) = self.peek_ident() {
+            let what = if self.punct_at(self.pos + 1, '.') {
+                format!("`{ns}.…`")
+            } else {
+                format!("`{ns}`")
+            };
+            let span = self.here();
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_TARGET,
+                    span,
+                    format!("{what} is a statement and has no value"),
+                )
+                .with_help("write it as a statement of its own, without `name =`"),
+            ));
+        }
+        let value = self.expr()?;
+        self.expect_semi("the assignment")?;
+        let span = self.span_from(first);
+        let s = match plain {
+            Some(name) if op == AssignOp::Set && !self.is_bound(&name.name) => {
+                self.bind(&name.name);
+                Stmt::Let { name, value }
+            }
+            _ => {
+                self.check_target(target)?;
+                Stmt::Assign { target, op, value }
+            }
+        };
+        out.push(self.add_stmt(s, span));
+        Ok(())
+    }
+
+    fn assign_op(&mut self) -> Option<AssignOp> {
+        let (op, n) = self.op_at(self.pos)?;
+        let a = match op.as_str() {
+            "=" => AssignOp::Set,
+            "+=" => AssignOp::Add,
+            "-=" => AssignOp::Sub,
+            "*=" => AssignOp::Mul,
+            "/=" => AssignOp::Div,
+            _ => return None,
+        };
+        self.pos += n;
+        Some(a)
+    }
+
+    /// Assignable: a name, an element view `t.at(…)`, an indexed name `x[i]`.
+    fn check_target(&mut self, target: ExprId) -> PResult<()> {
+        match &self.exprs[target] {
+            Expr::Name(_) | Expr::Index { .. } => Ok(()),
+            Expr::View {
+                op: crate::ir::ViewOp::At,
+                ..
+            } => Ok(()),
+            _ => {
+                let span = self.exprs.get_span(target);
+                Err(self.error(
+                    Diagnostic::new(codes::BAD_TARGET, span, "this cannot be assigned to")
+                        .with_help(
+                            "assign to a name, an element `t.at(i, j)` or an array element `x[i]`",
+                        ),
+                ))
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! The parser's diagnostic codes (`E00xx`). Codes are stable: tests and the README refer to
+//! them; add new ones at the end.
+//!
+//! | code  | meaning |
+//! |-------|---------|
+//! | E0001 | the text cannot be lexed (stray character, unterminated literal or comment) |
+//! | E0002 | unbalanced or mismatched delimiter |
+//! | E0003 | unexpected token: something else was expected here |
+//! | E0004 | missing `;` |
+//! | E0005 | unknown statement keyword |
+//! | E0006 | unknown `parallel` level (`group-3`, `warp`, …) |
+//! | E0007 | unknown view method (`.chunk_at(…)`) |
+//! | E0008 | unknown field (`.foo` without parentheses) |
+//! | E0009 | unknown built-in function or wrong argument count |
+//! | E0010 | malformed tunable domain |
+//! | E0011 | tunable default is not an integer literal |
+//! | E0012 | malformed literal (overflow, unsupported suffix, string) |
+//! | E0013 | unknown element type |
+//! | E0014 | missing or misplaced memory space |
+//! | E0015 | malformed copy (`dma.copy`/`tma.copy` without `=>`, bad destination, async rules) |
+//! | E0016 | malformed `mma` statement |
+//! | E0017 | invalid assignment target |
+//! | E0018 | malformed or missing `__co__` kernel, or tokens after it |
+//! | E0019 | malformed header item |
+//! | E0020 | count mismatch (variables vs extents, indices) |
+//! | E0021 | nesting too deep |
+//! | E0022 | unknown or repeated modifier (`.swiz`, `.async`) |
+
+pub const LEX: &str = "E0001";
+pub const DELIM: &str = "E0002";
+pub const EXPECTED: &str = "E0003";
+pub const MISSING_SEMI: &str = "E0004";
+pub const UNKNOWN_STMT: &str = "E0005";
+pub const BAD_LEVEL: &str = "E0006";
+pub const UNKNOWN_METHOD: &str = "E0007";
+pub const UNKNOWN_FIELD: &str = "E0008";
+pub const UNKNOWN_FUNC: &str = "E0009";
+pub const BAD_DOMAIN: &str = "E0010";
+pub const BAD_DEFAULT: &str = "E0011";
+pub const BAD_LITERAL: &str = "E0012";
+pub const UNKNOWN_DTYPE: &str = "E0013";
+pub const BAD_SPACE: &str = "E0014";
+pub const BAD_COPY: &str = "E0015";
+pub const BAD_MMA: &str = "E0016";
+pub const BAD_TARGET: &str = "E0017";
+pub const BAD_KERNEL: &str = "E0018";
+pub const BAD_HEADER: &str = "E0019";
+pub const COUNT: &str = "E0020";
+pub const TOO_DEEP: &str = "E0021";
+pub const BAD_MODIFIER: &str = "E0022";

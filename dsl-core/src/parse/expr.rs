@@ -1,0 +1,435 @@
+//! Expressions: a precedence-climbing parser over C's binary operators
+//! ([`BinaryOp::precedence`]), with `a # b` ([`Expr::Compose`]) binding tighter than `*` and
+//! unary `-`/`!` between the two (so `-a # b` is `-(a # b)`, as the IR dump prints it).
+//! Postfix forms: calls to the built-ins, `x[i]`, view methods `.at/.subspan/.chunkat(…)`
+//! and the `.data` field. Inside `.swiz<…>`/`.async<…>` a top-level `>` closes the modifier
+//! instead of comparing.
+
+use super::codes;
+use super::cursor::{PResult, Parser, Reported};
+use super::lexer::{Delim, TokKind};
+use super::suggest::{did_you_mean, one_of};
+use crate::diag::Diagnostic;
+use crate::ir::{BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp};
+use crate::span::Span;
+
+/// Precedence of `#` (above every binary operator).
+const COMPOSE_PREC: u8 = 12;
+
+/// Built-in functions (all take two arguments).
+pub(crate) const FUNCTIONS: &[&str] = &["cdiv", "min", "max"];
+const METHODS: &[&str] = &["at", "subspan", "chunkat"];
+const FIELDS: &[&str] = &["data"];
+
+fn binary_op(op: &str) -> Option<BinaryOp> {
+    use BinaryOp::*;
+    Some(match op {
+        "*" => Mul,
+        "/" => Div,
+        "%" => Rem,
+        "+" => Add,
+        "-" => Sub,
+        "<<" => Shl,
+        ">>" => Shr,
+        "<" => Lt,
+        "<=" => Le,
+        ">" => Gt,
+        ">=" => Ge,
+        "==" => Eq,
+        "!=" => Ne,
+        "&" => BitAnd,
+        "^" => BitXor,
+        "|" => BitOr,
+        "&&" => And,
+        "||" => Or,
+        _ => return None,
+    })
+}
+
+/// A classified number literal.
+pub(crate) enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+/// Reads a literal's text: `Ok(number)` or `Err((message, help))`.
+pub(crate) fn number(text: &str) -> Result<Number, (String, String)> {
+    let quoted = text.starts_with(['"', '\''])
+        || ["b'", "b\"", "r\"", "r#", "br", "c\"", "cr"]
+            .iter()
+            .any(|p| text.starts_with(p));
+    if quoted {
+        return Err((
+            format!("string and character literals are not supported: {text}"),
+            "the DSL only has integer, floating and boolean literals".into(),
+        ));
+    }
+    let clean: String = text.chars().filter(|&c| c != '_').collect();
+    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if let Some(digits) = clean.strip_prefix(prefix) {
+            return i64::from_str_radix(digits, radix)
+                .map(Number::Int)
+                .map_err(|_| {
+                    (
+                        format!("invalid or too large integer literal `{text}`"),
+                        "integers must fit in 64 bits".into(),
+                    )
+                });
+        }
+    }
+    // Split the numeric part from a suffix; `e`/`E` followed by a digit or sign is an exponent.
+    let chars: Vec<char> = clean.chars().collect();
+    let mut split = chars.len();
+    let mut is_float = false;
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        if c == '.' {
+            is_float = true;
+        } else if (c == 'e' || c == 'E')
+            && chars
+                .get(k + 1)
+                .is_some_and(|n| n.is_ascii_digit() || *n == '+' || *n == '-')
+        {
+            is_float = true;
+            k += 1;
+        } else if !c.is_ascii_digit() {
+            split = k;
+            break;
+        }
+        k += 1;
+    }
+    let num: String = chars[..split].iter().collect();
+    let suffix: String = chars[split..].iter().collect();
+    if is_float {
+        if !(suffix.is_empty() || suffix == "f" || suffix == "F") {
+            return Err((
+                format!("unsupported suffix `{suffix}` on floating literal `{text}`"),
+                "write `1.0f` (float) or `1.0`".into(),
+            ));
+        }
+        return num.parse::<f64>().map(Number::Float).map_err(|_| {
+            (
+                format!("invalid floating literal `{text}`"),
+                "write a literal like `0.5f`".into(),
+            )
+        });
+    }
+    if suffix == "f" || suffix == "F" {
+        return Err((
+            format!("`{text}` is not a floating literal"),
+            format!("write `{num}.0f` (C needs a decimal point before the `f`)"),
+        ));
+    }
+    if !suffix.is_empty() {
+        return Err((
+            format!("unsupported suffix `{suffix}` on integer literal `{text}`"),
+            "write the plain number".into(),
+        ));
+    }
+    num.parse::<i64>().map(Number::Int).map_err(|_| {
+        (
+            format!("integer literal `{text}` is too large"),
+            "integers must fit in 64 bits".into(),
+        )
+    })
+}
+
+impl Parser {
+    pub(crate) fn add_expr(&mut self, e: Expr, span: Span) -> ExprId {
+        let h = |p: &Self, id: &ExprId| p.expr_height.get(id.index()).copied().unwrap_or(0);
+        let children = match &e {
+            Expr::Unary { expr, .. } => h(self, expr),
+            Expr::Binary { lhs, rhs, .. } => h(self, lhs).max(h(self, rhs)),
+            Expr::Compose { outer, inner } => h(self, outer).max(h(self, inner)),
+            Expr::Call { args, .. } => args.iter().map(|a| h(self, a)).max().unwrap_or(0),
+            Expr::Index { base, index } => h(self, base).max(h(self, index)),
+            Expr::View { base, args, .. } => args
+                .iter()
+                .map(|a| h(self, a))
+                .max()
+                .unwrap_or(0)
+                .max(h(self, base)),
+            Expr::Field { base, .. } => h(self, base),
+            Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::Name(_) | Expr::Wildcard => 0,
+        };
+        self.expr_height.push(children + 1);
+        self.exprs.append(e, span)
+    }
+
+    /// `add_expr` for nodes that can grow without recursion (operator chains, postfix
+    /// chains): fails once the tree gets too tall.
+    fn add_bounded(&mut self, e: Expr, span: Span) -> PResult<ExprId> {
+        let id = self.add_expr(e, span);
+        if self.expr_height[id.index()] > self.max_expr_height() {
+            return Err(self.too_deep_at(span));
+        }
+        Ok(id)
+    }
+
+    /// A full expression.
+    pub(crate) fn expr(&mut self) -> PResult<ExprId> {
+        self.expr_bp(0, false)
+    }
+
+    /// The inside of `.swiz<…>`/`.async<…>`: a top-level `>` ends it.
+    pub(crate) fn expr_no_gt(&mut self) -> PResult<ExprId> {
+        self.expr_bp(0, true)
+    }
+
+    fn expr_bp(&mut self, min_prec: u8, no_gt: bool) -> PResult<ExprId> {
+        self.enter()?;
+        let r = self.expr_bp_inner(min_prec, no_gt);
+        self.leave();
+        r
+    }
+
+    /// The binary operator at the cursor: (op or `None` for `#`, precedence, token count).
+    fn peek_binop(&self, no_gt: bool) -> Option<(Option<BinaryOp>, u8, usize)> {
+        let (op, n) = self.op_at(self.pos)?;
+        if op == "#" {
+            // `#define` starts the next header item, it does not compose.
+            if self.kw_at(self.pos + 1, "define") {
+                return None;
+            }
+            return Some((None, COMPOSE_PREC, 1));
+        }
+        if no_gt && op.starts_with('>') {
+            return None;
+        }
+        let b = binary_op(&op)?;
+        Some((Some(b), b.precedence(), n))
+    }
+
+    fn expr_bp_inner(&mut self, min_prec: u8, no_gt: bool) -> PResult<ExprId> {
+        let first = self.pos;
+        let mut lhs = self.unary(no_gt)?;
+        while let Some((op, prec, n)) = self.peek_binop(no_gt) {
+            if prec < min_prec {
+                break;
+            }
+            self.pos += n;
+            let rhs = self.expr_bp(prec + 1, no_gt)?;
+            let e = match op {
+                Some(op) => Expr::Binary { op, lhs, rhs },
+                None => Expr::Compose {
+                    outer: lhs,
+                    inner: rhs,
+                },
+            };
+            lhs = self.add_bounded(e, self.span_from(first))?;
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self, no_gt: bool) -> PResult<ExprId> {
+        let first = self.pos;
+        let op = match self.op_at(self.pos) {
+            Some((o, _)) if o == "-" => UnaryOp::Neg,
+            Some((o, _)) if o == "!" => UnaryOp::Not,
+            _ => return self.postfix(),
+        };
+        self.bump();
+        let expr = self.expr_bp(COMPOSE_PREC, no_gt)?;
+        Ok(self.add_expr(Expr::Unary { op, expr }, self.span_from(first)))
+    }
+
+    /// A primary expression followed by `[i]`, `.method(…)` and `.field` suffixes.
+    pub(crate) fn postfix(&mut self) -> PResult<ExprId> {
+        let first = self.pos;
+        let mut base = self.primary()?;
+        loop {
+            if let Some((_, close)) = self.open(Delim::Bracket) {
+                let args = self.comma_list(close, "the index", |p| p.expr())?;
+                if args.len() != 1 {
+                    let span = self.span_from(first);
+                    return Err(self.error(
+                        Diagnostic::new(
+                            codes::COUNT,
+                            span,
+                            format!("expected one index, found {}", args.len()),
+                        )
+                        .with_help("index arrays with one expression: `x[i]`"),
+                    ));
+                }
+                base = self.add_bounded(
+                    Expr::Index {
+                        base,
+                        index: args[0],
+                    },
+                    self.span_from(first),
+                )?;
+            } else if self.is_op(".") {
+                base = self.member(first, base)?;
+            } else {
+                return Ok(base);
+            }
+        }
+    }
+
+    /// `.name(args)` (a view method) or `.name` (a field), after `base`.
+    fn member(&mut self, first: usize, base: ExprId) -> PResult<ExprId> {
+        self.bump();
+        let name = self.expect_ident("a method or field name after `.`")?;
+        if let Some((_, close)) = self.open(Delim::Paren) {
+            let Some(op) = ViewOp::from_name(&name.name) else {
+                self.pos = close + 1;
+                let msg = format!("unknown method `.{}`", name.name);
+                let help = format!(
+                    "view methods are {}{}",
+                    one_of(METHODS),
+                    did_you_mean(&name.name, METHODS)
+                );
+                return Err(self.error(
+                    Diagnostic::new(codes::UNKNOWN_METHOD, name.span, msg).with_help(help),
+                ));
+            };
+            let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+            return self.add_bounded(Expr::View { base, op, args }, self.span_from(first));
+        }
+        if FIELDS.contains(&name.name.as_str()) {
+            return self.add_bounded(Expr::Field { base, field: name }, self.span_from(first));
+        }
+        let help = if METHODS.contains(&name.name.as_str()) {
+            format!("`.{}` is a method: write `.{}(…)`", name.name, name.name)
+        } else {
+            format!(
+                "the only field is `.data`; methods are {}{}",
+                one_of(METHODS),
+                did_you_mean(&name.name, METHODS)
+            )
+        };
+        let msg = format!("unknown field `.{}`", name.name);
+        Err(self.error(Diagnostic::new(codes::UNKNOWN_FIELD, name.span, msg).with_help(help)))
+    }
+
+    fn primary(&mut self) -> PResult<ExprId> {
+        let first = self.pos;
+        match self.kind_at(self.pos).cloned() {
+            Some(TokKind::Lit(text)) => {
+                self.bump();
+                let span = self.span(first, first);
+                let e = match number(&text) {
+                    Ok(Number::Int(v)) => Expr::Int(v),
+                    Ok(Number::Float(value)) => Expr::Float { value, text },
+                    Err((msg, help)) => {
+                        return Err(self.error(
+                            Diagnostic::new(codes::BAD_LITERAL, span, msg).with_help(help),
+                        ));
+                    }
+                };
+                Ok(self.add_expr(e, span))
+            }
+            Some(TokKind::Ident(name)) => {
+                self.bump();
+                let span = self.span(first, first);
+                let e = match name.as_str() {
+                    "true" => Expr::Bool(true),
+                    "false" => Expr::Bool(false),
+                    "_" => Expr::Wildcard,
+                    _ if name.starts_with("r#") => {
+                        let msg = format!("raw identifier `{name}` is not supported");
+                        let help = format!(
+                            "to compose `r` with `{}`, put spaces around `#`",
+                            &name[2..]
+                        );
+                        return Err(
+                            self.error(Diagnostic::new(codes::EXPECTED, span, msg).with_help(help))
+                        );
+                    }
+                    _ if self.is_open(Delim::Paren) => return self.call(Ident::new(name, span)),
+                    _ => Expr::Name(name),
+                };
+                Ok(self.add_expr(e, span))
+            }
+            Some(TokKind::Open(Delim::Paren)) => {
+                let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
+                let inner = self.expr();
+                self.finish_group(close, "to close the parenthesis", inner)
+            }
+            _ => Err(self.unexpected(codes::EXPECTED, "an expression")),
+        }
+    }
+
+    /// `f(a, b)` for the built-ins; the cursor is at `(`.
+    fn call(&mut self, func: Ident) -> PResult<ExprId> {
+        let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
+        if !FUNCTIONS.contains(&func.name.as_str()) {
+            self.pos = close + 1;
+            let msg = format!("unknown function `{}`", func.name);
+            let help = format!(
+                "built-in functions are {}{}",
+                one_of(FUNCTIONS),
+                did_you_mean(&func.name, FUNCTIONS)
+            );
+            return Err(
+                self.error(Diagnostic::new(codes::UNKNOWN_FUNC, func.span, msg).with_help(help))
+            );
+        }
+        let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+        let span = func.span.join(self.span(close, close));
+        if args.len() != 2 {
+            let msg = format!("`{}` takes 2 arguments, found {}", func.name, args.len());
+            let help = format!("write `{}(a, b)`", func.name);
+            return Err(self.error(Diagnostic::new(codes::UNKNOWN_FUNC, span, msg).with_help(help)));
+        }
+        Ok(self.add_expr(Expr::Call { func, args }, span))
+    }
+
+    /// An optional integer literal with an optional leading `-` (tunable domains and
+    /// defaults): `Some(Ok(v))`, `Some(Err)` for a bad literal (reported), `None` when the
+    /// tokens are not a literal at all (nothing consumed).
+    pub(crate) fn int_literal(&mut self) -> Option<PResult<(i64, Span)>> {
+        let first = self.pos;
+        let neg = self.is_op("-");
+        let at = first + usize::from(neg);
+        let Some(TokKind::Lit(text)) = self.kind_at(at).cloned() else {
+            return None;
+        };
+        self.pos = at + 1;
+        let span = self.span(first, at);
+        Some(match number(&text) {
+            Ok(Number::Int(v)) => Ok((if neg { v.wrapping_neg() } else { v }, span)),
+            Ok(Number::Float(_)) => Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_LITERAL,
+                    span,
+                    format!("expected an integer, found `{text}`"),
+                )
+                .with_help("tunables are integers"),
+            )),
+            Err((msg, help)) => {
+                Err(self.error(Diagnostic::new(codes::BAD_LITERAL, span, msg).with_help(help)))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(t: &str) -> Option<f64> {
+        match number(t) {
+            Ok(Number::Int(v)) => Some(v as f64),
+            Ok(Number::Float(v)) => Some(v),
+            Err(_) => None,
+        }
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(num("0.0f"), Some(0.0));
+        assert_eq!(num("1.5"), Some(1.5));
+        assert_eq!(num("1e3"), Some(1000.0));
+        assert_eq!(num("1_024"), Some(1024.0));
+        assert_eq!(num("0x1f"), Some(31.0));
+        assert!(matches!(number("7"), Ok(Number::Int(7))));
+        assert!(matches!(number("1."), Ok(Number::Float(_))));
+        assert_eq!(num("2f"), None);
+        assert_eq!(num("1.0f64"), None);
+        assert_eq!(num("99999999999999999999"), None);
+        assert_eq!(num("\"s\""), None);
+        assert_eq!(num("3u8"), None);
+    }
+}

@@ -1,0 +1,419 @@
+//! The module level: header items (`tunable`, `const`, `require`, `#define`, in any order)
+//! and the `__co__` kernel signature. Header names are bound in the outermost scope, the
+//! parameters in the kernel's.
+
+use super::codes;
+use super::cursor::{PResult, Parser, Reported};
+use super::lexer::Delim;
+use crate::diag::Diagnostic;
+use crate::ir::{Constant, DType, Ident, Kernel, MemSpace, Param, Require, Tunable};
+use crate::span::Span;
+
+/// Most values a range domain may expand to.
+const MAX_DOMAIN: i64 = 4096;
+const ITEMS: &[&str] = &["tunable", "const", "require", "__co__"];
+
+/// Everything parsed at the module level.
+#[derive(Default)]
+pub(crate) struct Items {
+    pub tunables: Vec<Tunable>,
+    pub constants: Vec<Constant>,
+    pub requires: Vec<Require>,
+    pub kernel: Option<Kernel>,
+}
+
+impl Parser {
+    /// Parses the whole token vector. Diagnostics go to `self.diags`.
+    pub(crate) fn items(&mut self) -> Items {
+        let mut items = Items::default();
+        let mut saw_kernel = false;
+        while !self.at_end() {
+            saw_kernel |= self.is_kw("__co__");
+            let before = self.pos;
+            let kernel_seen = items.kernel.is_some();
+            if kernel_seen && !self.starts_item() {
+                let span = self.here();
+                let msg = format!("unexpected {} after the kernel", self.describe(self.pos));
+                self.error(Diagnostic::new(codes::BAD_KERNEL, span, msg).with_help(
+                    "the `__co__` kernel ends the module; remove what follows its body",
+                ));
+                break;
+            }
+            if kernel_seen && !self.is_kw("__co__") {
+                let span = self.here();
+                self.error(
+                    Diagnostic::new(
+                        codes::BAD_HEADER,
+                        span,
+                        "header items must come before the `__co__` kernel",
+                    )
+                    .with_help("move this item above `__co__`"),
+                );
+            }
+            if self.item(&mut items).is_err() {
+                self.recover_item();
+            }
+            if self.pos == before {
+                self.skip_one();
+            }
+        }
+        if !saw_kernel {
+            let start = crate::span::LineCol { line: 1, col: 0 };
+            let span = if self.toks.is_empty() {
+                Span {
+                    start,
+                    end: start,
+                    first_token: u32::MAX,
+                    last_token: u32::MAX,
+                }
+            } else {
+                self.here()
+            };
+            self.error(
+                Diagnostic::new(codes::BAD_KERNEL, span, "no `__co__` kernel found").with_help(
+                    "add `__co__ void name(global f16 [M, K] a, …) { … }` after the header",
+                ),
+            );
+        }
+        items
+    }
+
+    fn starts_item(&self) -> bool {
+        ITEMS.iter().any(|k| self.is_kw(k)) || self.punct_at(self.pos, '#')
+    }
+
+    /// Skips to the end of a broken item: past `;` or a `{…}` group, or up to the next item.
+    fn recover_item(&mut self) {
+        while !self.at_end() && !self.starts_item() {
+            if self.eat_op(";").is_some() {
+                return;
+            }
+            let body = self.at_body();
+            self.skip_one();
+            if body {
+                self.eat_op(";");
+                return;
+            }
+        }
+    }
+
+    fn item(&mut self, items: &mut Items) -> PResult<()> {
+        let word = self.peek_ident().map(str::to_string);
+        match word.as_deref() {
+            Some("tunable") => items.tunables.push(self.tunable()?),
+            Some("const") => items.constants.push(self.constant()?),
+            Some("require") => items.requires.push(self.require()?),
+            Some("__co__") => {
+                let dup = items.kernel.is_some().then(|| self.here());
+                let k = self.kernel()?;
+                match dup {
+                    Some(span) => {
+                        self.error(
+                            Diagnostic::new(
+                                codes::BAD_KERNEL,
+                                span,
+                                "a module holds one `__co__` kernel",
+                            )
+                            .with_help("put the second kernel in its own file or macro invocation"),
+                        );
+                    }
+                    None => items.kernel = Some(k),
+                }
+            }
+            Some("void" | "auto")
+                if self.ident_at(self.pos + 1).is_some()
+                    && self.open_at(self.pos + 2, Delim::Paren) =>
+            {
+                let span = self.here();
+                self.error(
+                    Diagnostic::new(
+                        codes::BAD_KERNEL,
+                        span,
+                        "the kernel function must be marked `__co__`",
+                    )
+                    .with_help("write `__co__ void name(…)`"),
+                );
+                return Err(Reported);
+            }
+            _ if self.punct_at(self.pos, '#') => items.constants.push(self.define()?),
+            _ => {
+                return Err(self.unexpected_help(
+                    codes::BAD_HEADER,
+                    "a header item (`tunable`, `const`, `require`, `#define`) or `__co__`",
+                    "the file is a header of tunables and constants followed by one `__co__` kernel",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// An integer literal of a domain, reporting anything else.
+    fn domain_value(&mut self, what: &str) -> PResult<i64> {
+        match self.int_literal() {
+            Some(r) => r.map(|(v, _)| v),
+            None => Err(self.unexpected_help(
+                codes::BAD_DOMAIN,
+                &format!("an integer literal {what}"),
+                "write the values `in [4, 8, 16]` or a range `in 8..=64 step 8`",
+            )),
+        }
+    }
+
+    /// `tunable NAME in [a, b] = d;` or `tunable NAME in lo..=hi [step s] = d;`.
+    fn tunable(&mut self) -> PResult<Tunable> {
+        self.bump();
+        let name = self.expect_ident("the tunable's name")?;
+        self.bind(&name.name);
+        if self.eat_kw("in").is_none() {
+            return Err(self.unexpected_help(
+                codes::BAD_DOMAIN,
+                "`in` and the tunable's values",
+                &format!("write `tunable {} in [64, 128] = 64;`", name.name),
+            ));
+        }
+        let dom_first = self.pos;
+        let domain = if let Some((_, close)) = self.open(Delim::Bracket) {
+            let vals = self.comma_list(close, "the value list", |p| {
+                p.domain_value("in the value list")
+            })?;
+            if vals.is_empty() {
+                let span = self.span_from(dom_first);
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_DOMAIN,
+                        span,
+                        "a tunable needs at least one value",
+                    )
+                    .with_help("write `in [64, 128]`"),
+                ));
+            }
+            vals
+        } else {
+            self.range_domain(dom_first)?
+        };
+        let domain_span = self.span_from(dom_first);
+        if self.eat_op("=").is_none() {
+            return Err(self.unexpected_help(
+                codes::BAD_DEFAULT,
+                "`=` and the tunable's default value",
+                &format!("write `= {}` (one of its values)", domain[0]),
+            ));
+        }
+        let default = match self.int_literal() {
+            Some(r) => r?,
+            None => {
+                return Err(self.unexpected_help(
+                    codes::BAD_DEFAULT,
+                    "an integer literal as the tunable's default",
+                    &format!(
+                        "the default must be one of its values, written as a number, e.g. `= {}`",
+                        domain[0]
+                    ),
+                ));
+            }
+        };
+        self.expect_semi("the tunable")?;
+        Ok(Tunable {
+            name,
+            domain,
+            default: default.0,
+            domain_span,
+            default_span: default.1,
+        })
+    }
+
+    /// `lo..=hi [step s]` or `lo..hi [step s]`, expanded.
+    fn range_domain(&mut self, first: usize) -> PResult<Vec<i64>> {
+        let lo = self.domain_value("or `[` to start the tunable's values")?;
+        let inclusive = if self.eat_op("..=").is_some() {
+            true
+        } else if self.eat_op("..").is_some() {
+            false
+        } else {
+            return Err(self.unexpected_help(
+                codes::BAD_DOMAIN,
+                "`..=` or `..` after the range start",
+                "write a range `8..=64 step 8` or a list `[8, 16]`",
+            ));
+        };
+        let hi = self.domain_value("to end the range")?;
+        let step = match self.eat_kw("step") {
+            Some(_) => self.domain_value("after `step`")?,
+            None => 1,
+        };
+        let span = self.span_from(first);
+        let bad = |msg: String| Diagnostic::new(codes::BAD_DOMAIN, span, msg);
+        if step <= 0 {
+            return Err(self.error(
+                bad(format!("range step must be positive, found {step}"))
+                    .with_help("write `step 8`"),
+            ));
+        }
+        let end = if inclusive { hi } else { hi.saturating_sub(1) };
+        if end < lo {
+            return Err(self.error(
+                bad(format!(
+                    "the range {lo}{}{hi} is empty",
+                    if inclusive { "..=" } else { ".." }
+                ))
+                .with_help("the start must not exceed the end"),
+            ));
+        }
+        let count = ((end as i128 - lo as i128) / step as i128) + 1;
+        if count > MAX_DOMAIN as i128 {
+            return Err(self.error(
+                bad(format!(
+                    "the range has {count} values; at most {MAX_DOMAIN} are allowed"
+                ))
+                .with_help("use a larger `step`"),
+            ));
+        }
+        Ok((0..count as i64).map(|k| lo + k * step).collect())
+    }
+
+    /// `const NAME = expr;`
+    fn constant(&mut self) -> PResult<Constant> {
+        self.bump();
+        let name = self.expect_ident("the constant's name")?;
+        self.bind(&name.name);
+        self.expect_op("=", "and the constant's value")?;
+        let value = self.expr()?;
+        self.expect_semi("the constant")?;
+        Ok(Constant { name, value })
+    }
+
+    /// `#define NAME expr` (a trailing `;` is allowed).
+    fn define(&mut self) -> PResult<Constant> {
+        let hash = self.bump();
+        let same_line = self
+            .toks
+            .get(self.pos)
+            .is_some_and(|t| t.start.line == self.toks[hash].end.line);
+        match self.peek_ident() {
+            Some("define") if same_line => {
+                self.bump();
+            }
+            other => {
+                let msg = match other {
+                    Some(w) if same_line => format!("unsupported preprocessor directive `#{w}`"),
+                    _ => format!(
+                        "expected `define` after `#`, found {}",
+                        self.describe(self.pos)
+                    ),
+                };
+                let span = self.span(hash, self.pos.min(self.toks.len().saturating_sub(1)));
+                return Err(self.error(
+                    Diagnostic::new(codes::BAD_HEADER, span, msg)
+                        .with_help("only `#define NAME value` is supported"),
+                ));
+            }
+        }
+        let name = self.expect_ident("the macro's name after `#define`")?;
+        self.bind(&name.name);
+        let value = self.expr()?;
+        self.eat_op(";");
+        Ok(Constant { name, value })
+    }
+
+    /// `require expr;`
+    fn require(&mut self) -> PResult<Require> {
+        let first = self.bump();
+        let cond = self.expr()?;
+        let span = self.span_from(first);
+        self.expect_semi("the requirement")?;
+        Ok(Require { cond, span })
+    }
+
+    /// `__co__ void name(params) { body }`.
+    fn kernel(&mut self) -> PResult<Kernel> {
+        self.bump();
+        match self.peek_ident() {
+            Some("void" | "auto") => {
+                self.bump();
+            }
+            _ => {
+                return Err(self.unexpected_help(
+                    codes::BAD_KERNEL,
+                    "`void` or `auto` after `__co__`",
+                    "kernels return nothing: write `__co__ void name(…)`",
+                ));
+            }
+        }
+        let name = self.expect_ident("the kernel's name")?;
+        let (_, close) = self.expect_open(Delim::Paren, "and the kernel's parameters")?;
+        self.push_scope();
+        // A broken parameter is reported; the kernel is kept (with the parameters that did
+        // parse) so the body is still checked and no "missing kernel" error follows.
+        let mut params = Vec::new();
+        let _ = self.comma_list(close, "the parameter list", |p| {
+            let r = p.param();
+            if let Ok(param) = &r {
+                params.push(param.clone());
+            }
+            r
+        });
+        let body = self.brace_block("to open the kernel body");
+        self.pop_scope();
+        Ok(Kernel {
+            name,
+            params,
+            body: body?,
+        })
+    }
+
+    /// `global f16 [M, K] name`.
+    fn param(&mut self) -> PResult<Param> {
+        let word = self.peek_ident().map(str::to_string);
+        let space = match word.as_deref().and_then(MemSpace::from_name) {
+            Some(s) => {
+                self.bump();
+                s
+            }
+            None if word.as_deref().and_then(DType::from_name).is_some() => {
+                let span = self.here();
+                self.error(
+                    Diagnostic::new(
+                        codes::BAD_SPACE,
+                        span,
+                        "a kernel parameter needs a memory space",
+                    )
+                    .with_help(format!(
+                        "write `global {} [M, K] name`",
+                        word.unwrap_or_default()
+                    )),
+                );
+                MemSpace::Global
+            }
+            None => {
+                return Err(self.unexpected_help(
+                    codes::BAD_SPACE,
+                    "a parameter (`global f16 [M, K] name`)",
+                    "parameters are written `space dtype [dims] name`",
+                ));
+            }
+        };
+        let (dtype, dtype_span) = self.dtype()?;
+        let (_, close) = self.expect_open(Delim::Bracket, "and the parameter's shape")?;
+        let shape = self.comma_list(close, "the shape", |p| p.expr())?;
+        if shape.is_empty() {
+            let span = self.span(close, close);
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::EXPECTED,
+                    span,
+                    "a parameter needs at least one dimension",
+                )
+                .with_help("write `[M, K]`"),
+            ));
+        }
+        let name: Ident = self.expect_ident("the parameter's name")?;
+        self.bind(&name.name);
+        Ok(Param {
+            name,
+            space,
+            dtype,
+            dtype_span,
+            shape,
+        })
+    }
+}

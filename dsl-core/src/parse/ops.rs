@@ -1,0 +1,348 @@
+//! Data-movement, tensor-core, event and barrier statements: `dma.copy`, `tma.copy` /
+//! `tma.load`, `mma.*`, `wait`, `trigger` and `sync.shared`.
+
+use super::codes;
+use super::cursor::{PResult, Parser};
+use super::suggest::{did_you_mean, nearest, one_of};
+use crate::diag::Diagnostic;
+use crate::ir::{CopyDst, ExprId, Ident, Major, MemSpace, Stmt, StmtId};
+use crate::span::Span;
+
+const DMA_OPS: &[&str] = &["copy"];
+const TMA_OPS: &[&str] = &["copy", "load"];
+const MMA_OPS: &[&str] = &["fill", "load", "store", "commit", "row", "col"];
+const SYNC_OPS: &[&str] = &["shared"];
+
+/// `.async` / `.async<ev>` / `.swiz<N>` after `tma.copy`, `dma.copy` or `mma.load`.
+#[derive(Default)]
+struct Modifiers {
+    is_async: Option<Span>,
+    event: Option<ExprId>,
+    swizzle: Option<ExprId>,
+}
+
+impl Parser {
+    /// `ns.op` after a namespace keyword (`dma`, `tma`, `mma`, `sync`): returns `op`. An
+    /// unknown `op` is an unknown statement, with a suggestion from `ops`.
+    fn namespace_op(&mut self, ns: &str, ops: &[&str]) -> PResult<Ident> {
+        self.bump();
+        if self.eat_op(".").is_none() {
+            let ops_list: Vec<String> = ops.iter().map(|o| format!("{ns}.{o}")).collect();
+            let ops_ref: Vec<&str> = ops_list.iter().map(String::as_str).collect();
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                &format!("`.` after `{ns}`"),
+                &format!("`{ns}` statements are {}", one_of(&ops_ref)),
+            ));
+        }
+        let op = self.expect_ident(&format!("an operation after `{ns}.`"))?;
+        if !ops.contains(&op.name.as_str()) {
+            let msg = format!("unknown statement `{ns}.{}`", op.name);
+            let help = match nearest(&op.name, ops) {
+                Some(o) => format!("did you mean `{ns}.{o}`?"),
+                None => format!("`{ns}` operations are {}", one_of(ops)),
+            };
+            return Err(
+                self.error(Diagnostic::new(codes::UNKNOWN_STMT, op.span, msg).with_help(help))
+            );
+        }
+        Ok(op)
+    }
+
+    /// `<expr>` after `.swiz` / `.async`.
+    fn angle_arg(&mut self, what: &str) -> PResult<ExprId> {
+        self.expect_op("<", &format!("after `.{what}`"))?;
+        let e = self.expr_no_gt()?;
+        self.expect_op(">", &format!("to close `.{what}<…>`"))?;
+        Ok(e)
+    }
+
+    /// Modifiers in any order; `allowed` lists the accepted ones (`async`, `async<>`, `swiz`).
+    fn modifiers(&mut self, stmt: &str, allowed: &[&str]) -> PResult<Modifiers> {
+        let mut m = Modifiers::default();
+        while self.is_op(".") {
+            self.bump();
+            let name = self.expect_ident(&format!("a modifier after `{stmt}.`"))?;
+            let repeated = match name.name.as_str() {
+                "async" if allowed.contains(&"async") => {
+                    let rep = m.is_async.is_some();
+                    m.is_async = Some(name.span);
+                    if self.is_op("<") {
+                        if !allowed.contains(&"async<>") {
+                            let span = self.here();
+                            return Err(self.error(
+                                Diagnostic::new(
+                                    codes::BAD_MODIFIER,
+                                    span,
+                                    format!("`{stmt}.async` takes no event"),
+                                )
+                                .with_help(format!("write `{stmt}.async`")),
+                            ));
+                        }
+                        m.event = Some(self.angle_arg("async")?);
+                    }
+                    rep
+                }
+                "swiz" if allowed.contains(&"swiz") => {
+                    let rep = m.swizzle.is_some();
+                    m.swizzle = Some(self.angle_arg("swiz")?);
+                    rep
+                }
+                other => {
+                    let names: Vec<&str> = allowed
+                        .iter()
+                        .copied()
+                        .filter(|a| !a.ends_with('>'))
+                        .collect();
+                    let msg = format!("unknown modifier `.{other}` on `{stmt}`");
+                    let help = format!(
+                        "`{stmt}` accepts {}{}",
+                        one_of(&names),
+                        did_you_mean(other, &names)
+                    );
+                    return Err(self.error(
+                        Diagnostic::new(codes::BAD_MODIFIER, name.span, msg).with_help(help),
+                    ));
+                }
+            };
+            if repeated {
+                let msg = format!("`.{}` given twice", name.name);
+                return Err(self.error(
+                    Diagnostic::new(codes::BAD_MODIFIER, name.span, msg)
+                        .with_help("keep one of them"),
+                ));
+            }
+        }
+        Ok(m)
+    }
+
+    /// `src => dst` of a copy.
+    fn copy_operands(&mut self, stmt: &str) -> PResult<(ExprId, CopyDst)> {
+        let src = self.expr()?;
+        if self.eat_op("=>").is_none() {
+            return Err(self.unexpected_help(
+                codes::BAD_COPY,
+                &format!("`=>` and a destination after the `{stmt}` source"),
+                &format!("write `{stmt} src => dst;`"),
+            ));
+        }
+        let dst = match self.peek_ident() {
+            Some(w @ ("shared" | "local" | "global")) if self.punct_at(self.pos + 1, ';') => {
+                let w = w.to_string();
+                let span = self.here();
+                self.bump();
+                match MemSpace::from_name(&w) {
+                    Some(MemSpace::Global) | None => {
+                        return Err(self.error(
+                            Diagnostic::new(codes::BAD_COPY, span, "a copy cannot create a `global` buffer")
+                                .with_help("copy into an existing global tensor, or into fresh `shared`/`local`"),
+                        ));
+                    }
+                    Some(space) => CopyDst::Fresh(space),
+                }
+            }
+            _ => CopyDst::Expr(self.expr()?),
+        };
+        Ok((src, dst))
+    }
+
+    /// `dma.copy[.async] src => dst;`
+    pub(crate) fn dma(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        self.namespace_op("dma", DMA_OPS)?;
+        let m = self.modifiers("dma.copy", &["async"])?;
+        let (src, dst) = self.copy_operands("dma.copy")?;
+        self.expect_semi("the copy")?;
+        Ok(self.add_stmt(
+            Stmt::DmaCopy {
+                is_async: m.is_async.is_some(),
+                src,
+                dst,
+            },
+            self.span_from(first),
+        ))
+    }
+
+    /// `[bind =] tma.copy|load[.async[<ev>]][.swiz<N>] src => dst;`. The cursor is at `tma`;
+    /// `bind` spans the bound name.
+    pub(crate) fn tma(&mut self, bind: Option<Ident>) -> PResult<StmtId> {
+        let first = self.pos;
+        let op = self.namespace_op("tma", TMA_OPS)?;
+        let stmt = format!("tma.{}", op.name);
+        let m = self.modifiers(&stmt, &["async", "async<>", "swiz"])?;
+        match (&bind, m.is_async, m.event) {
+            (None, Some(span), None) => {
+                return Err(self.error(
+                    Diagnostic::new(codes::BAD_COPY, span, format!("`{stmt}.async` needs an event to complete"))
+                        .with_help(format!(
+                            "name one (`{stmt}.async<full[s]> …`) or bind the load: `f = {stmt}.async …;`"
+                        )),
+                ));
+            }
+            (Some(b), None, _) => {
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_COPY,
+                        b.span,
+                        format!("only an async `{stmt}` can be bound"),
+                    )
+                    .with_help(format!("write `{} = {stmt}.async src => dst;`", b.name)),
+                ));
+            }
+            _ => {}
+        }
+        let (src, dst) = self.copy_operands(&stmt)?;
+        self.expect_semi("the copy")?;
+        let span = match &bind {
+            Some(b) => b.span.join(self.span_from(first)),
+            None => self.span_from(first),
+        };
+        Ok(self.add_stmt(
+            Stmt::TmaCopy {
+                event: m.event,
+                swizzle: m.swizzle,
+                src,
+                dst,
+                bind,
+            },
+            span,
+        ))
+    }
+
+    /// `mma.<a>.<b> acc, a, b;`, `mma.store acc, dst;`, `mma.commit;` (unbound forms).
+    pub(crate) fn mma(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let op = self.namespace_op("mma", MMA_OPS)?;
+        let s = match op.name.as_str() {
+            "fill" | "load" => {
+                let msg = format!(
+                    "`mma.{}` produces a fragment that must be bound to a name",
+                    op.name
+                );
+                let help = if op.name == "fill" {
+                    "write `mc = mma.fill.f16 0.0f;`"
+                } else {
+                    "write `ma = mma.load src;`"
+                };
+                return Err(
+                    self.error(Diagnostic::new(codes::BAD_MMA, op.span, msg).with_help(help))
+                );
+            }
+            "commit" => Stmt::MmaCommit,
+            "store" => {
+                let acc = self.expect_ident("the accumulator fragment after `mma.store`")?;
+                self.expect_op(",", "between the accumulator and the destination")?;
+                let dst = self.expr()?;
+                Stmt::MmaStore { acc, dst }
+            }
+            _ => {
+                let a_major = major(&op.name).unwrap_or(Major::Row);
+                self.expect_op(".", &format!("and the B layout after `mma.{}`", op.name))?;
+                let b = self.expect_ident("the B layout (`row` or `col`)")?;
+                let Some(b_major) = major(&b.name) else {
+                    let msg = format!("unknown operand layout `{}`", b.name);
+                    return Err(self.error(
+                        Diagnostic::new(codes::BAD_MMA, b.span, msg)
+                            .with_help("layouts are `row` and `col`"),
+                    ));
+                };
+                let acc = self.expect_ident("the accumulator fragment")?;
+                self.expect_op(",", "after the accumulator")?;
+                let a = self.expect_ident("the A fragment")?;
+                self.expect_op(",", "after the A fragment")?;
+                let b = self.expect_ident("the B fragment")?;
+                Stmt::Mma {
+                    a_major,
+                    b_major,
+                    acc,
+                    a,
+                    b,
+                }
+            }
+        };
+        self.expect_semi(&format!("`mma.{}`", op.name))?;
+        Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// `name = mma.fill.<dtype> v;` or `name = mma.load[.swiz<N>] src;`. The cursor is at
+    /// `mma`; `first` is the name's token.
+    pub(crate) fn mma_bound(&mut self, first: usize, name: Ident) -> PResult<StmtId> {
+        let op = self.namespace_op("mma", MMA_OPS)?;
+        let s =
+            match op.name.as_str() {
+                "fill" => {
+                    if self.eat_op(".").is_none() {
+                        return Err(self.unexpected_help(
+                            codes::BAD_MMA,
+                            "`.f16`, `.f32` or `.bf16` after `mma.fill`",
+                            "write `mc = mma.fill.f16 0.0f;`",
+                        ));
+                    }
+                    let (dtype, _) = self.dtype()?;
+                    let value = self.expr()?;
+                    Stmt::MmaFill { name, dtype, value }
+                }
+                "load" => {
+                    let m = self.modifiers("mma.load", &["swiz"])?;
+                    let src = self.expr()?;
+                    Stmt::MmaLoad {
+                        name,
+                        swizzle: m.swizzle,
+                        src,
+                    }
+                }
+                other => {
+                    let msg = format!("`mma.{other}` does not produce a value");
+                    return Err(self.error(
+                        Diagnostic::new(codes::BAD_MMA, op.span, msg).with_help(format!(
+                            "remove `{} =`; only `mma.fill` and `mma.load` bind",
+                            name.name
+                        )),
+                    ));
+                }
+            };
+        self.expect_semi(&format!("`mma.{}`", op.name))?;
+        Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// `wait e;`, `trigger e;`, `trigger e after f;`.
+    pub(crate) fn event_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let is_wait = self.bump_kw("wait");
+        let event = self.expr()?;
+        let s = if is_wait {
+            Stmt::Wait { event }
+        } else {
+            let after = match self.eat_kw("after") {
+                Some(_) => Some(self.expect_ident("the bound load after `after`")?),
+                None => None,
+            };
+            Stmt::Trigger { event, after }
+        };
+        self.expect_semi(if is_wait { "`wait`" } else { "`trigger`" })?;
+        Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// `sync.shared;`
+    pub(crate) fn sync(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        self.namespace_op("sync", SYNC_OPS)?;
+        self.expect_semi("`sync.shared`")?;
+        Ok(self.add_stmt(Stmt::SyncShared, self.span_from(first)))
+    }
+
+    /// Consumes the identifier at the cursor; whether it was `kw`.
+    fn bump_kw(&mut self, kw: &str) -> bool {
+        let is = self.is_kw(kw);
+        self.bump();
+        is
+    }
+}
+
+fn major(s: &str) -> Option<Major> {
+    match s {
+        "row" => Some(Major::Row),
+        "col" => Some(Major::Col),
+        _ => None,
+    }
+}

@@ -1,0 +1,457 @@
+//! Statements: blocks, the statement dispatcher and control structure (`parallel`,
+//! `foreach`, `if`, `inthreads`). Declarations and assignments live in `bind.rs`; the copy,
+//! `mma`, event and sync statements in `ops.rs`.
+//!
+//! Scopes: a body (braced block or single statement) is one scope. Names bound in an
+//! enclosing scope — header names, parameters, declarations, earlier lets, loop and parallel
+//! variables, mma fragments, bound TMA loads — make `name = e;` an assignment instead of a let.
+
+use super::codes;
+use super::cursor::{PResult, Parser, Reported};
+use super::lexer::{Delim, TokKind};
+use super::suggest::{did_you_mean, one_of};
+use crate::diag::Diagnostic;
+use crate::ir::{Block, DType, ExprId, Ident, Level, ParallelLevel, Stmt, StmtId};
+use crate::span::Span;
+
+/// Words that start a statement.
+pub(crate) const KEYWORDS: &[&str] = &[
+    "parallel",
+    "foreach",
+    "if",
+    "dma",
+    "tma",
+    "mma",
+    "wait",
+    "trigger",
+    "inthreads",
+    "sync",
+    "shared",
+    "local",
+    "global",
+];
+const LEVELS: &[&str] = &["block", "group-4", "group", "thread"];
+pub(crate) const DTYPES: &[&str] = &[
+    "f16", "bf16", "f32", "int", "half", "float", "f8_e4m3", "f8_e5m2",
+];
+
+impl Parser {
+    pub(crate) fn add_stmt(&mut self, s: Stmt, span: Span) -> StmtId {
+        self.stmts.append(s, span)
+    }
+
+    /// A braced block (its own scope); the cursor is at `{`.
+    pub(crate) fn brace_block(&mut self, context: &str) -> PResult<Block> {
+        let (_, close) = self.expect_open(Delim::Brace, context)?;
+        self.push_scope();
+        let mut block = Vec::new();
+        while self.pos < close {
+            let before = self.pos;
+            if self.stmt(&mut block).is_err() {
+                self.recover_stmt();
+                // An error inside a nested group may leave the cursor at its closing token.
+                while self.pos < close && self.is_close() {
+                    self.bump();
+                }
+            }
+            if self.pos == before {
+                self.skip_one();
+            }
+        }
+        self.pop_scope();
+        self.close(close, "to end the block");
+        Ok(block)
+    }
+
+    /// A loop/branch body: a braced block or a single statement, scoped with `binds`.
+    pub(crate) fn body(&mut self, binds: &[Ident]) -> PResult<Block> {
+        self.enter()?;
+        self.push_scope();
+        for b in binds {
+            self.bind(&b.name);
+        }
+        let r = if self.is_open(Delim::Brace) {
+            self.brace_block("to open the body")
+        } else if self.at_end() || self.is_close() {
+            Err(self.unexpected(codes::EXPECTED, "a body (`{ … }` or a statement)"))
+        } else {
+            let mut block = Vec::new();
+            self.stmt(&mut block).map(|()| block)
+        };
+        self.pop_scope();
+        self.leave();
+        r
+    }
+
+    /// One statement (pushes zero or more statements to `out`).
+    pub(crate) fn stmt(&mut self, out: &mut Block) -> PResult<()> {
+        let first = self.pos;
+        if self.eat_op(";").is_some() {
+            return Ok(());
+        }
+        let Some(word) = self.peek_ident().map(str::to_string) else {
+            if self.is_open(Delim::Brace) {
+                let span = self.here();
+                return Err(self.error(
+                    Diagnostic::new(codes::EXPECTED, span, "expected a statement, found a bare block `{`")
+                        .with_help("blocks belong to `parallel`, `foreach`, `if` or `inthreads`; remove the braces"),
+                ));
+            }
+            return Err(self.unexpected(codes::EXPECTED, "a statement"));
+        };
+        let compound = match word.as_str() {
+            "parallel" => Some(self.parallel()),
+            "foreach" => Some(self.foreach()),
+            "if" => Some(self.if_stmt()),
+            "inthreads" => Some(self.inthreads()),
+            _ => None,
+        };
+        if let Some(r) = compound {
+            return match r {
+                Ok(s) => {
+                    out.push(s);
+                    Ok(())
+                }
+                Err(Reported) if self.salvage_body() => Ok(()),
+                Err(Reported) => Err(Reported),
+            };
+        }
+        let s = match word.as_str() {
+            "dma" => self.dma()?,
+            "tma" => self.tma(None)?,
+            "mma" => self.mma()?,
+            "wait" | "trigger" => self.event_stmt()?,
+            "sync" => self.sync()?,
+            "shared" | "local" | "global" => self.decl()?,
+            "else" => {
+                let span = self.here();
+                return Err(self.error(
+                    Diagnostic::new(codes::EXPECTED, span, "`else` without a preceding `if`")
+                        .with_help("put `else` right after the `if` body"),
+                ));
+            }
+            "event" => {
+                let span = self.here();
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_SPACE,
+                        span,
+                        "an event declaration needs a memory space",
+                    )
+                    .with_help("write `shared event name;`"),
+                ));
+            }
+            w if DType::from_name(w).is_some() && self.ident_at(self.pos + 1).is_some() => {
+                return self.scalar_decl(out);
+            }
+            w if DType::from_name(w).is_some() && self.open_at(self.pos + 1, Delim::Bracket) => {
+                let span = self.here();
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_SPACE,
+                        span,
+                        "a tensor declaration needs a memory space",
+                    )
+                    .with_help(format!(
+                        "write `shared {w} [..] name;` or `local {w} [..] name;`"
+                    )),
+                ));
+            }
+            _ => return self.assign_or_let(first, out),
+        };
+        out.push(s);
+        Ok(())
+    }
+
+    /// After an error in the head of a compound statement: skip to its `{ … }` body and
+    /// parse that (for its diagnostics; the statement itself is dropped). False when there is
+    /// no body before the next `;` or closing delimiter (the caller then recovers as usual).
+    fn salvage_body(&mut self) -> bool {
+        if self.too_deep {
+            return false;
+        }
+        while !self.at_end() && !self.is_close() && !self.is_op(";") && !self.at_body() {
+            self.skip_one();
+        }
+        if !self.at_body() || self.enter().is_err() {
+            return false;
+        }
+        let _ = self.brace_block("to open the body");
+        self.leave();
+        true
+    }
+
+    /// `parallel L1, L2, … body`.
+    fn parallel(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let mut levels = Vec::new();
+        loop {
+            levels.push(self.parallel_level()?);
+            if self.eat_op(",").is_some() {
+                continue;
+            }
+            // `: block {j} by …` or `: block t by …`: a level follows without its comma.
+            let next = if self.is_open(Delim::Brace) {
+                self.toks[self.pos].partner + 1
+            } else {
+                self.pos + 1
+            };
+            if (self.is_open(Delim::Brace) || self.peek_ident().is_some()) && self.kw_at(next, "by")
+            {
+                let span = self.after_prev();
+                self.error(
+                    Diagnostic::new(
+                        codes::EXPECTED,
+                        span,
+                        "expected `,` between parallel levels",
+                    )
+                    .with_help("write `parallel {i} by [M] : block, {j} by [N] : thread { … }`"),
+                );
+                continue;
+            }
+            break;
+        }
+        let vars: Vec<Ident> = levels.iter().flat_map(|l| l.vars.clone()).collect();
+        let head = self.span_from(first);
+        let body = self.body(&vars)?;
+        Ok(self.add_stmt(
+            Stmt::Parallel { levels, body },
+            head.join(self.span_from(first)),
+        ))
+    }
+
+    /// `{a, b} by [X, Y] : block`, `v by E : level` or `by E : level`.
+    fn parallel_level(&mut self) -> PResult<ParallelLevel> {
+        let vars = if self.is_kw("by") {
+            Vec::new()
+        } else if self.is_open(Delim::Brace) {
+            self.var_list()?
+        } else if self.peek_ident().is_some() {
+            vec![self.expect_ident("a variable")?]
+        } else {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "parallel variables (`{a, b}`, `a`) or `by`",
+                "write `parallel {i, j} by [M, N] : block { … }`",
+            ));
+        };
+        self.expect_kw("by", "after the parallel variables")?;
+        let extents = self.extents(false)?;
+        self.count_check(&vars, &extents)?;
+        if self.eat_op(":").is_none() {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "`:` and a level after the extents",
+                "write `: block`, `: group-4`, `: group` or `: thread`",
+            ));
+        }
+        let (level, level_span) = self.level()?;
+        Ok(ParallelLevel {
+            vars,
+            extents,
+            level,
+            level_span,
+        })
+    }
+
+    /// `block`, `group-4`, `group` or `thread`.
+    fn level(&mut self) -> PResult<(Level, Span)> {
+        let first = self.pos;
+        let help = format!(
+            "levels are {} (`group-4` is a warpgroup of 4 warps, `group` a warp)",
+            one_of(LEVELS)
+        );
+        let Some(word) = self.peek_ident().map(str::to_string) else {
+            return Err(self.unexpected_help(codes::BAD_LEVEL, "a parallel level", &help));
+        };
+        self.bump();
+        let level = match word.as_str() {
+            "block" => Level::Block,
+            "thread" => Level::Thread,
+            "group" if self.is_op("-") => {
+                self.bump();
+                let n = match self.kind_at(self.pos) {
+                    Some(TokKind::Lit(t)) => t.clone(),
+                    _ => {
+                        return Err(self.unexpected_help(
+                            codes::BAD_LEVEL,
+                            "`4` after `group-`",
+                            &help,
+                        ));
+                    }
+                };
+                self.bump();
+                if n != "4" {
+                    let span = self.span_from(first);
+                    let msg = format!("`group-{n}` is not a parallel level");
+                    return Err(
+                        self.error(Diagnostic::new(codes::BAD_LEVEL, span, msg).with_help(help))
+                    );
+                }
+                Level::Group4
+            }
+            "group" => Level::Group,
+            w => {
+                let span = self.span_from(first);
+                let msg = format!("unknown parallel level `{w}`");
+                let help = format!("{help}{}", did_you_mean(w, LEVELS));
+                return Err(
+                    self.error(Diagnostic::new(codes::BAD_LEVEL, span, msg).with_help(help))
+                );
+            }
+        };
+        Ok((level, self.span_from(first)))
+    }
+
+    /// `{a, b}` (the cursor is at `{`).
+    fn var_list(&mut self) -> PResult<Vec<Ident>> {
+        let (_, close) = self.expect_open(Delim::Brace, "to list the variables")?;
+        self.comma_list(close, "the variable list", |p| {
+            p.expect_ident("a variable name")
+        })
+    }
+
+    /// `[A, B]`, or a single unbracketed expression when `bracket_only` is false.
+    pub(crate) fn extents(&mut self, bracket_only: bool) -> PResult<Vec<ExprId>> {
+        if let Some((_, close)) = self.open(Delim::Bracket) {
+            let list = self.comma_list(close, "the extent list", |p| p.expr())?;
+            if list.is_empty() {
+                let span = self.span(close, close);
+                return Err(self.error(
+                    Diagnostic::new(codes::EXPECTED, span, "expected at least one extent")
+                        .with_help("write `[N]`"),
+                ));
+            }
+            return Ok(list);
+        }
+        if bracket_only {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "`[` and the extents",
+                "write `in [N]` or `in [M, N]`",
+            ));
+        }
+        Ok(vec![self.expr()?])
+    }
+
+    /// One extent per variable (when variables are given).
+    fn count_check(&mut self, vars: &[Ident], extents: &[ExprId]) -> PResult<()> {
+        if vars.is_empty() || vars.len() == extents.len() {
+            return Ok(());
+        }
+        let span = vars[0].span.join(vars[vars.len() - 1].span);
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        let msg = format!(
+            "{} but {}",
+            plural(vars.len(), "variable"),
+            plural(extents.len(), "extent")
+        );
+        let note_span = self
+            .exprs
+            .get_span(extents[0])
+            .join(self.exprs.get_span(extents[extents.len() - 1]));
+        Err(self.error(
+            Diagnostic::new(codes::COUNT, span, msg)
+                .with_note(note_span, "the extents")
+                .with_help("give one extent per variable"),
+        ))
+    }
+
+    /// `foreach {i, j} in [A, B] [: unroll] body` (also `foreach i in [N]`).
+    fn foreach(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let vars = if self.is_open(Delim::Brace) {
+            self.var_list()?
+        } else if self.peek_ident().is_some() && !self.is_kw("in") {
+            vec![self.expect_ident("a loop variable")?]
+        } else {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "loop variables",
+                "write `foreach {i} in [N] { … }`",
+            ));
+        };
+        if self.eat_kw("in").is_none() {
+            let err = self.unexpected_help(
+                codes::EXPECTED,
+                "`in` after the loop variables",
+                "write `foreach {i} in [N]`",
+            );
+            if !self.is_open(Delim::Bracket) {
+                return Err(err);
+            }
+        }
+        let extents = self.extents(true)?;
+        self.count_check(&vars, &extents)?;
+        let mut unroll = false;
+        if self.eat_op(":").is_some() {
+            self.expect_kw("unroll", "after `:` (the only loop attribute)")?;
+            unroll = true;
+        }
+        let head = self.span_from(first);
+        let body = self.body(&vars)?;
+        Ok(self.add_stmt(
+            Stmt::Foreach {
+                vars,
+                extents,
+                unroll,
+                body,
+            },
+            head.join(self.span_from(first)),
+        ))
+    }
+
+    /// `(cond)`.
+    pub(crate) fn paren_cond(&mut self, context: &str) -> PResult<ExprId> {
+        let (_, close) = self.expect_open(Delim::Paren, context)?;
+        let cond = self.expr();
+        self.finish_group(close, "to end the condition", cond)
+    }
+
+    /// `if (cond) body [else body]`.
+    fn if_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let cond = self.paren_cond("after `if`")?;
+        let then_body = self.body(&[])?;
+        let else_body = match self.eat_kw("else") {
+            Some(_) => Some(self.body(&[])?),
+            None => None,
+        };
+        Ok(self.add_stmt(
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            },
+            self.span_from(first),
+        ))
+    }
+
+    /// `inthreads[.async] (cond) body`.
+    fn inthreads(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let mut is_async = false;
+        if self.eat_op(".").is_some() {
+            let m = self.expect_ident("`async` after `inthreads.`")?;
+            if m.name != "async" {
+                let msg = format!("unknown modifier `.{}` on `inthreads`", m.name);
+                return Err(self.error(
+                    Diagnostic::new(codes::BAD_MODIFIER, m.span, msg)
+                        .with_help("the only modifier is `.async`"),
+                ));
+            }
+            is_async = true;
+        }
+        let cond = self.paren_cond("and the thread condition")?;
+        let head = self.span_from(first);
+        let body = self.body(&[])?;
+        Ok(self.add_stmt(
+            Stmt::InThreads {
+                is_async,
+                cond,
+                body,
+            },
+            head.join(self.span_from(first)),
+        ))
+    }
+}

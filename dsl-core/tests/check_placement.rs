@@ -1,0 +1,107 @@
+//! Placement: declarations inside parallels, WGMMA loads from shared, copy spaces.
+
+mod check_support;
+
+use check_support::kernels::*;
+use check_support::*;
+use dsl_core::check::codes as c;
+use dsl_core::ir::{DType, Level, MemSpace};
+
+#[test]
+fn shared_outside_parallel() {
+    let mut b = B::new();
+    b.gemm_params(DType::F16);
+    let s = b.shared(DType::F16, &["64", "64"], "buf", None);
+    let p = b.par(&[(&["bm"], &["cdiv(M, 64)"], Level::Block)], |_| vec![]);
+    let m = b.finish(vec![s, p]);
+    let d = check_err(&m);
+    let e = only(&d, c::DECL_PLACE);
+    assert!(
+        e.message
+            .contains("shared tensor must be declared inside a `parallel`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn statement_outside_parallel() {
+    let mut b = B::new();
+    b.gemm_params(DType::F16);
+    let s = b.let_("x", "1");
+    let p = b.par(&[(&["bm"], &["cdiv(M, 64)"], Level::Block)], |_| vec![]);
+    let m = b.finish(vec![s, p]);
+    let d = check_err(&m);
+    assert_eq!(only(&d, c::OUTSIDE_PARALLEL).span, m.stmt_span(s));
+}
+
+#[test]
+fn global_declared_in_body() {
+    let m = simple(|b| vec![b.tensor(MemSpace::Global, DType::F16, &["64"], &[("g", None)])]);
+    let d = check_err(&m);
+    assert!(
+        only(&d, c::DECL_PLACE)
+            .message
+            .contains("global tensors cannot be declared")
+    );
+}
+
+#[test]
+fn wgmma_load_from_global() {
+    let m = wgmma(
+        |_| {},
+        |b| {
+            vec![
+                b.shared(DType::F16, &["WARP_N", "TILE_K"], "rhs_s", None),
+                b.fill("mc", DType::F16, "0.0f"),
+                b.foreach(&["iv_k"], &["cdiv(K, TILE_K)"], |b| {
+                    vec![b.foreach(&["iv_wk"], &["cdiv(TILE_K, WARP_K)"], |b| {
+                        vec![
+                            b.load("ma", None, "lhs.subspan(WARP_M, WARP_K).at(block_m, iv_wk)"),
+                            b.load("mb", None, "rhs_s.chunkat(_, iv_wk)"),
+                            b.mma("mc", "ma", "mb"),
+                        ]
+                    })]
+                }),
+            ]
+        },
+    );
+    let d = check_err(&m);
+    let e = only(&d, c::MMA_LOAD_SPACE);
+    assert_eq!(
+        e.span,
+        m.expr_span(find(&m, "lhs.subspan(WARP_M, WARP_K).at(block_m, iv_wk)")[0])
+    );
+    assert!(e.message.contains("is global"), "{e}");
+}
+
+#[test]
+fn tma_between_shared_tensors() {
+    let m = wgmma(
+        |_| {},
+        |b| {
+            vec![
+                b.shared(DType::F16, &["64", "64"], "a", None),
+                b.shared(DType::F16, &["64", "64"], "b2", None),
+                b.tma(None, None, "a", "b2"),
+            ]
+        },
+    );
+    let d = check_err(&m);
+    assert!(
+        only(&d, c::COPY_SPACE)
+            .message
+            .contains("`tma.copy` from shared to shared")
+    );
+}
+
+#[test]
+fn dma_global_to_global() {
+    let m = simple(|b| {
+        vec![b.dma(
+            "lhs.subspan(TILE_M, TILE_K).at(0, 0)",
+            "rhs.subspan(TILE_M, TILE_K).at(0, 0)",
+        )]
+    });
+    let d = check_err(&m);
+    assert_eq!(codes(&d), vec![c::COPY_SPACE], "{d}");
+}

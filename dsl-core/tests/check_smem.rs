@@ -1,0 +1,64 @@
+//! Shared-memory budget and static shapes.
+
+mod check_support;
+
+use check_support::kernels::*;
+use check_support::*;
+use dsl_core::check::{Config, Limits, check_config, codes as c, smem_bytes};
+use dsl_core::ir::{DType, MemSpace};
+
+#[test]
+fn over_budget_names_the_biggest() {
+    let m = simple(|b| {
+        vec![
+            b.shared(DType::F32, &["256", "128"], "big", Some("2")),
+            b.shared(DType::F16, &["64", "128"], "small", None),
+            b.events(MemSpace::Shared, &[("ev", Some("4"))]),
+        ]
+    });
+    let d = check_err(&m);
+    let e = only(&d, c::SMEM_BUDGET);
+    let total = 2 * 256 * 128 * 4 + 64 * 128 * 2 + 32;
+    assert!(e.message.contains(&format!("{total} bytes")), "{e}");
+    assert!(e.message.contains("limit is 232448 bytes (227 KiB)"), "{e}");
+    assert!(
+        e.message
+            .contains("`big`: 2 × [256, 128] f32 = 2 × 256 × 128 × 4 B = 262144 B"),
+        "{e}"
+    );
+    assert!(e.notes.iter().any(|(_, n)| n.contains("`small`")), "{e}");
+    assert_eq!(smem_bytes(&m, &Config::defaults(&m)).unwrap(), total as u64);
+}
+
+#[test]
+fn limit_is_configurable() {
+    let m = v2();
+    let small = Limits {
+        max_smem_per_block: 32 * 1024,
+        max_threads: 1024,
+    };
+    let d = check_config(&m, &Config::defaults(&m), None, &small).unwrap_err();
+    assert_eq!(codes(&d), vec![c::SMEM_BUDGET]);
+    assert!(check_config(&m, &Config::defaults(&m), None, &Limits::SM90).is_ok());
+}
+
+#[test]
+fn shared_shape_must_be_static() {
+    let m = simple(|b| vec![b.shared(DType::F16, &["M", "64"], "dyn", None)]);
+    let d = check_err(&m);
+    let e = only(&d, c::STATIC_SHAPE);
+    assert_eq!(e.span, m.expr_span(find(&m, "M")[3]));
+    assert!(e.message.contains("must be a compile-time constant"), "{e}");
+    assert!(smem_bytes(&m, &Config::defaults(&m)).is_err());
+}
+
+#[test]
+fn array_count_must_be_positive() {
+    let m = simple(|b| vec![b.shared(DType::F16, &["64", "64"], "buf", Some("TILE_M - 32"))]);
+    let d = check_err(&m);
+    assert!(
+        only(&d, c::STATIC_SHAPE)
+            .message
+            .contains("array count `TILE_M - 32` is 0")
+    );
+}

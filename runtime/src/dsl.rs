@@ -1,0 +1,432 @@
+//! Running DSL kernels: a [`KernelDef`] (what `gemm_kernel!` expands to) → a compiled, launched
+//! instance for one configuration.
+//!
+//! ```text
+//! Prepared::get(def, variant)     parse + check + lower + emit (cached per kernel and variant)
+//! Instance::new(dev, …, cfg, pb)  legality check for cfg and the problem, NVRTC (cached),
+//!                                 grid / block / shared memory evaluated from the launch plan
+//! instance.args(&tensors)         pointers, CUtensorMaps (validated: alignment, strides), dims
+//! instance.launch(&args)          the launch
+//! ```
+//! Every failure is a typed [`DslError`] naming the parameter and dimension; nothing here can
+//! launch a kernel on arguments it did not check.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use dsl_core::Diagnostics;
+use dsl_core::check::{self, Config, KernelInfo, Limits, Problem};
+use dsl_core::def::{KernelDef, Variant};
+use dsl_core::ir::{self, Module};
+use dsl_core::lower::{CudaKernel, KernelArg as PlanArg, Sym, SymEnv};
+
+use crate::cache::{CacheError, ModuleCache};
+use crate::device::{Device, DeviceError};
+use crate::dtype::{DType, Element};
+use crate::launch::{self, Kernel, KernelArg, LaunchConfig, LoadedModule};
+use crate::nvrtc::CompileRequest;
+use crate::ptxas::KernelResources;
+use crate::tensor::DeviceTensor;
+use crate::tma::{self, TmaError};
+
+/// The stream kernels launch on: a device's context and stream.
+pub type Stream = Device;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DslError {
+    #[error("kernel `{kernel}` is not legal here:\n{diags}")]
+    Illegal { kernel: String, diags: Diagnostics },
+    #[error("kernel `{kernel}` takes {expected} tensors, got {got}")]
+    Arity {
+        kernel: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error(
+        "parameter `{param}` is declared with {expected} dimensions [{dims}], got a tensor of shape {shape:?}"
+    )]
+    Rank {
+        param: String,
+        expected: usize,
+        dims: String,
+        shape: Vec<usize>,
+    },
+    #[error("parameter `{param}` is declared {expected}, got a {got} tensor")]
+    DType {
+        param: String,
+        expected: String,
+        got: String,
+    },
+    #[error(
+        "parameter `{param}` dimension {dim} (`{name}`) is {got}, but `{name}` = {bound} from parameter `{from}`"
+    )]
+    Mismatch {
+        param: String,
+        dim: usize,
+        name: String,
+        got: usize,
+        bound: i64,
+        from: String,
+    },
+    #[error("parameter `{param}` dimension {dim} must be {expected}, got {got}")]
+    FixedDim {
+        param: String,
+        dim: usize,
+        expected: i64,
+        got: usize,
+    },
+    #[error("parameter `{param}`: {source}")]
+    Tma { param: String, source: TmaError },
+    #[error("launch plan: {0}")]
+    Plan(String),
+    #[error(transparent)]
+    Compile(#[from] CacheError),
+    #[error(transparent)]
+    Launch(#[from] launch::LaunchError),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error(
+        "this GPU (compute capability {0}.{1}) is not supported; tessel needs sm_80 or newer (sm_90a for the Hopper path)"
+    )]
+    Arch(i32, i32),
+}
+
+/// A tensor argument: device address, shape and dtype.
+#[derive(Clone, Debug)]
+pub struct TensorArg {
+    pub ptr: u64,
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+}
+
+impl<T: Element> DeviceTensor<T> {
+    /// This tensor as a kernel argument.
+    pub fn as_arg(&self) -> TensorArg {
+        TensorArg {
+            ptr: self.device_ptr(),
+            shape: self.shape().to_vec(),
+            dtype: T::DTYPE,
+        }
+    }
+}
+
+fn ir_dtype(d: ir::DType) -> Option<DType> {
+    match d {
+        ir::DType::F16 => Some(DType::F16),
+        ir::DType::BF16 => Some(DType::BF16),
+        ir::DType::F32 => Some(DType::F32),
+        _ => None,
+    }
+}
+
+/// A kernel parsed, checked, lowered and emitted (one per kernel and variant).
+pub struct Prepared {
+    pub def: &'static KernelDef,
+    pub variant: Variant,
+    pub module: Module,
+    pub kernel: CudaKernel,
+    /// The `.cu` template: the macro's text for the declared dtypes, re-emitted for a variant.
+    pub cuda: String,
+}
+
+impl Prepared {
+    /// Cached per (kernel, variant).
+    pub fn get(def: &'static KernelDef, variant: Variant) -> Result<Arc<Prepared>, DslError> {
+        static CACHE: OnceLock<Mutex<HashMap<(usize, Variant), Arc<Prepared>>>> = OnceLock::new();
+        let key = (def as *const KernelDef as usize, variant);
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(p) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(p.clone());
+        }
+        let illegal = |diags| DslError::Illegal {
+            kernel: def.name.to_string(),
+            diags,
+        };
+        let base = def.module().map_err(illegal)?;
+        let module = if variant.is_default() {
+            base
+        } else {
+            dsl_core::def::retype(&base, variant)
+        };
+        let info = check::check(&module).map_err(illegal)?;
+        let kernel = dsl_core::lower::lower(&module, &info).map_err(illegal)?;
+        let cuda = if variant.is_default() && !def.cuda.is_empty() {
+            def.cuda.to_string()
+        } else {
+            let src = def.file.unwrap_or("a gemm_kernel! invocation");
+            codegen_cuda::emit(&codegen_cuda::Emit {
+                kernel: &kernel,
+                source: src,
+                instance: None,
+            })
+        };
+        let p = Arc::new(Prepared {
+            def,
+            variant,
+            module,
+            kernel,
+            cuda,
+        });
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, p.clone());
+        Ok(p)
+    }
+
+    /// Tunable values in template-parameter order.
+    pub fn template_values(&self, cfg: &Config) -> Vec<i64> {
+        self.kernel
+            .tunables
+            .iter()
+            .map(|t| cfg.get(&t.name).unwrap_or(t.default))
+            .collect()
+    }
+
+    /// The `.cu` with an explicit instantiation for `cfg` (what examples write to disk).
+    pub fn instantiated_cuda(&self, cfg: &Config) -> String {
+        let src = self.def.file.unwrap_or("a gemm_kernel! invocation");
+        codegen_cuda::emit(&codegen_cuda::Emit {
+            kernel: &self.kernel,
+            source: src,
+            instance: Some(self.template_values(cfg)),
+        })
+    }
+
+    /// Binds the symbolic dims from tensor shapes, checking ranks, dtypes and consistency.
+    pub fn bind(&self, tensors: &[TensorArg]) -> Result<Problem, DslError> {
+        let params = &self.module.kernel.params;
+        if tensors.len() != params.len() {
+            return Err(DslError::Arity {
+                kernel: self.def.name.into(),
+                expected: params.len(),
+                got: tensors.len(),
+            });
+        }
+        let mut problem = Problem::default();
+        let mut from: HashMap<String, String> = HashMap::new();
+        for (p, t) in params.iter().zip(tensors) {
+            let dims: Vec<String> = p
+                .shape
+                .iter()
+                .map(|&d| self.module.expr_to_string(d))
+                .collect();
+            if t.shape.len() != dims.len() {
+                return Err(DslError::Rank {
+                    param: p.name.name.clone(),
+                    expected: dims.len(),
+                    dims: dims.join(", "),
+                    shape: t.shape.clone(),
+                });
+            }
+            if let Some(want) = ir_dtype(p.dtype) {
+                if want != t.dtype {
+                    return Err(DslError::DType {
+                        param: p.name.name.clone(),
+                        expected: want.name().into(),
+                        got: t.dtype.name().into(),
+                    });
+                }
+            }
+            for (i, (&d, &got)) in p.shape.iter().zip(&t.shape).enumerate() {
+                match &self.module.exprs[d] {
+                    ir::Expr::Name(n)
+                        if self.module.tunable(n).is_none()
+                            && self.module.constant(n).is_none() =>
+                    {
+                        match problem.dims.get(n) {
+                            Some(&bound) if bound != got as i64 => {
+                                return Err(DslError::Mismatch {
+                                    param: p.name.name.clone(),
+                                    dim: i,
+                                    name: n.clone(),
+                                    got,
+                                    bound,
+                                    from: from[n].clone(),
+                                });
+                            }
+                            _ => {
+                                problem.dims.insert(n.clone(), got as i64);
+                                from.entry(n.clone()).or_insert_with(|| p.name.name.clone());
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(problem)
+    }
+}
+
+/// One configuration of a prepared kernel, compiled and ready to launch for one problem shape.
+pub struct Instance {
+    pub prepared: Arc<Prepared>,
+    pub config: Config,
+    pub problem: Problem,
+    pub info: KernelInfo,
+    pub launch: LaunchConfig,
+    pub resources: Option<KernelResources>,
+    pub name_expression: String,
+    kernel: Kernel,
+    env: SymEnv,
+}
+
+impl Instance {
+    pub fn new(
+        dev: &Device,
+        cache: &ModuleCache,
+        prepared: Arc<Prepared>,
+        config: &Config,
+        problem: &Problem,
+    ) -> Result<Instance, DslError> {
+        let info = dev.info();
+        let arch = info.tessel_arch().ok_or(DslError::Arch(
+            info.compute_capability.0,
+            info.compute_capability.1,
+        ))?;
+        let limits = Limits {
+            max_smem_per_block: info.max_smem_per_block_optin.max(0) as u64,
+            ..Limits::default()
+        };
+        let kinfo = check::check_config(&prepared.module, config, Some(problem), &limits).map_err(
+            |diags| DslError::Illegal {
+                kernel: prepared.def.name.into(),
+                diags,
+            },
+        )?;
+        let k = &prepared.kernel;
+        if k.path == dsl_core::lower::KernelPath::Hopper && arch != crate::nvrtc::Arch::Sm90a {
+            return Err(DslError::Arch(
+                info.compute_capability.0,
+                info.compute_capability.1,
+            ));
+        }
+        let mut env: SymEnv = config.values.clone().into_iter().collect();
+        env.extend(kinfo.constants.iter().map(|(k, v)| (k.clone(), *v)));
+        env.extend(problem.dims.iter().map(|(k, v)| (k.clone(), *v)));
+        for (cond, text) in &k.plan.launch_requires {
+            if eval(cond, &env)? == 0 {
+                return Err(DslError::Plan(format!(
+                    "`require {text}` does not hold for this problem"
+                )));
+            }
+        }
+        let grid = [
+            eval(&k.plan.grid[0], &env)?,
+            eval(&k.plan.grid[1], &env)?,
+            eval(&k.plan.grid[2], &env)?,
+        ];
+        let launch = LaunchConfig {
+            grid: (grid[0] as u32, grid[1] as u32, grid[2] as u32),
+            block: (eval(&k.plan.block_threads, &env)? as u32, 1, 1),
+            dynamic_smem_bytes: eval(&k.plan.dynamic_smem_bytes, &env)? as u32,
+        };
+        let name_expression = k.name_expression(&prepared.template_values(config));
+        let req =
+            CompileRequest::new(prepared.cuda.clone(), arch).name_expression(&name_expression);
+        let (module, _) = cache.get_or_compile(&req)?;
+        let lowered = module
+            .lowered_name(&name_expression)
+            .ok_or_else(|| {
+                DslError::Plan(format!(
+                    "NVRTC returned no lowered name for `{name_expression}`"
+                ))
+            })?
+            .to_string();
+        let resources = module.resources.iter().find(|r| r.name == lowered).cloned();
+        let kernel = LoadedModule::load(dev, &module.cubin)?.kernel(&lowered)?;
+        Ok(Instance {
+            prepared,
+            config: config.clone(),
+            problem: problem.clone(),
+            info: kinfo,
+            launch,
+            resources,
+            name_expression,
+            kernel,
+            env,
+        })
+    }
+
+    /// The kernel's arguments for these tensors (bound to the same problem shape).
+    pub fn args(&self, tensors: &[TensorArg]) -> Result<Vec<KernelArg>, DslError> {
+        let p = self.prepared.bind(tensors)?;
+        if p.dims != self.problem.dims {
+            return Err(DslError::Plan(format!(
+                "tensors bind {:?}, but this instance was built for {:?}",
+                p.dims, self.problem.dims
+            )));
+        }
+        let params = &self.prepared.module.kernel.params;
+        let mut out = Vec::new();
+        for a in &self.prepared.kernel.plan.args {
+            match a {
+                PlanArg::Pointer { param } => out.push(KernelArg::Ptr(tensors[*param].ptr)),
+                PlanArg::TensorMap {
+                    param,
+                    box_rows,
+                    box_cols,
+                    swizzle,
+                } => {
+                    let t = &tensors[*param];
+                    let name = &params[*param].name.name;
+                    let d = tma::Tiled2d::new(
+                        name,
+                        t.ptr,
+                        tma::TmaDtype::from(t.dtype),
+                        t.shape[0] as u64,
+                        t.shape[1] as u64,
+                        eval(box_rows, &self.env)? as u32,
+                        eval(box_cols, &self.env)? as u32,
+                        eval(swizzle, &self.env)? as u32,
+                    );
+                    let map = tma::encode_tiled_2d(&d).map_err(|source| DslError::Tma {
+                        param: name.clone(),
+                        source,
+                    })?;
+                    out.push(KernelArg::TensorMap(map));
+                }
+                PlanArg::Dim { name } => out.push(KernelArg::I32(self.problem.dims[name] as i32)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Launches with arguments from [`Instance::args`].
+    pub fn launch(&self, args: &[KernelArg]) -> Result<(), DslError> {
+        // SAFETY: `args` come from `Instance::args`, which checked every tensor's rank, dtype and
+        // shape against the signature, and encoded tensor maps only over those tensors.
+        unsafe { self.kernel.launch(&self.launch, args)? };
+        Ok(())
+    }
+
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+}
+
+fn eval(s: &Sym, env: &SymEnv) -> Result<i64, DslError> {
+    s.eval(env)
+        .map_err(|e| DslError::Plan(format!("cannot evaluate `{s}`: {e}")))
+}
+
+/// The module cache every DSL launch shares (disk cache from the environment).
+pub fn module_cache() -> &'static ModuleCache {
+    static C: OnceLock<ModuleCache> = OnceLock::new();
+    C.get_or_init(ModuleCache::from_env)
+}
+
+/// What `matmul::launch(…)` calls: bind shapes, check, compile (cached), launch.
+pub fn launch(
+    def: &'static KernelDef,
+    stream: &Stream,
+    config: &Config,
+    tensors: &[TensorArg],
+) -> Result<(), DslError> {
+    let prepared = Prepared::get(def, Variant::default())?;
+    let problem = prepared.bind(tensors)?;
+    let inst = Instance::new(stream, module_cache(), prepared, config, &problem)?;
+    let args = inst.args(tensors)?;
+    inst.launch(&args)
+}

@@ -1,0 +1,253 @@
+//! Element types of device tensors (`f16`, `bf16`, `f32`) and host-side fills.
+//!
+//! Device buffers hold the raw bits (`u16` / `u32`), so cudarc needs no `half` support; the
+//! typed view is [`Element`].
+//!
+//! * **Random fill** ([`host_random`]): SplitMix64 from a seed, uniform in `[-1, 1]`, rounded to
+//!   the element type, **never zero** (a zero input hides indexing bugs: a kernel that reads the
+//!   wrong element of a zero tensor still matches).
+//! * **Poison** ([`Element::poison`]): a quiet NaN with a recognisable payload — f16 `0x7E5A`,
+//!   bf16 `0x7FDA`, f32 `0x7FC5A5A5`. Outputs are poison-filled before a kernel runs; an element
+//!   that still holds these exact bits afterwards was never written. The payloads differ from
+//!   the canonical NaNs a GPU produces (`0x7FFF`, `0x7FFFFFFF`), so a computed NaN is counted as
+//!   a NaN, not as "never written".
+
+use std::fmt;
+
+use half::{bf16, f16};
+
+/// Runtime tag of an element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// IEEE binary32.
+    F32,
+}
+
+impl DType {
+    /// Bytes per element.
+    pub fn size_bytes(self) -> usize {
+        match self {
+            DType::F16 | DType::BF16 => 2,
+            DType::F32 => 4,
+        }
+    }
+
+    /// Short name (`f16`, `bf16`, `f32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+        }
+    }
+
+    /// Unit roundoff `u = 2^-p` (half an ulp of 1.0).
+    pub fn unit_roundoff(self) -> f64 {
+        match self {
+            DType::F16 => 2f64.powi(-11),
+            DType::BF16 => 2f64.powi(-8),
+            DType::F32 => 2f64.powi(-24),
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Raw storage of an element on the device.
+///
+/// # Safety
+/// Implementors must be plain integers whose every bit pattern is valid (cudarc `DeviceRepr`).
+pub trait Bits:
+    cudarc::driver::DeviceRepr + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
+{
+}
+impl Bits for u16 {}
+impl Bits for u32 {}
+
+/// An element type of device tensors.
+pub trait Element: Copy + PartialEq + fmt::Debug + Send + Sync + 'static {
+    /// Runtime tag.
+    const DTYPE: DType;
+    /// Device storage (same size and bits).
+    type Bits: Bits;
+    /// Raw bits.
+    fn to_bits(self) -> Self::Bits;
+    /// From raw bits.
+    fn from_bits(bits: Self::Bits) -> Self;
+    /// Widen exactly to f64.
+    fn to_f64(self) -> f64;
+    /// Round to nearest from f64.
+    fn from_f64(v: f64) -> Self;
+    /// The poison value (see the module doc).
+    fn poison() -> Self;
+    /// True when `self` has exactly the poison bits.
+    fn is_poison(self) -> bool {
+        self.to_bits() == Self::poison().to_bits()
+    }
+}
+
+impl Element for f16 {
+    const DTYPE: DType = DType::F16;
+    type Bits = u16;
+    fn to_bits(self) -> u16 {
+        f16::to_bits(self)
+    }
+    fn from_bits(bits: u16) -> Self {
+        f16::from_bits(bits)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        f16::from_f64(v)
+    }
+    fn poison() -> Self {
+        f16::from_bits(0x7E5A)
+    }
+}
+
+impl Element for bf16 {
+    const DTYPE: DType = DType::BF16;
+    type Bits = u16;
+    fn to_bits(self) -> u16 {
+        bf16::to_bits(self)
+    }
+    fn from_bits(bits: u16) -> Self {
+        bf16::from_bits(bits)
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        bf16::from_f64(v)
+    }
+    fn poison() -> Self {
+        bf16::from_bits(0x7FDA)
+    }
+}
+
+impl Element for f32 {
+    const DTYPE: DType = DType::F32;
+    type Bits = u32;
+    fn to_bits(self) -> u32 {
+        f32::to_bits(self)
+    }
+    fn from_bits(bits: u32) -> Self {
+        f32::from_bits(bits)
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn poison() -> Self {
+        f32::from_bits(0x7FC5_A5A5)
+    }
+}
+
+/// SplitMix64: tiny, fast, deterministic across platforms.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)` with 53 random bits.
+    pub fn next_unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// `len` values uniform in `[-1, 1]`, rounded to `T`, none of them zero.
+pub fn host_random<T: Element>(len: usize, seed: u64) -> Vec<T> {
+    let mut rng = SplitMix64::new(seed);
+    (0..len)
+        .map(|_| {
+            loop {
+                let v = T::from_f64(2.0 * rng.next_unit() - 1.0);
+                if v.to_f64() != 0.0 {
+                    break v;
+                }
+            }
+        })
+        .collect()
+}
+
+/// `len` poison values.
+pub fn host_poison<T: Element>(len: usize) -> Vec<T> {
+    vec![T::poison(); len]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_random<T: Element>() {
+        let a = host_random::<T>(10_000, 7);
+        assert_eq!(a, host_random::<T>(10_000, 7), "deterministic");
+        assert_ne!(a, host_random::<T>(10_000, 8), "seed matters");
+        let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+        for v in &a {
+            let x = v.to_f64();
+            assert!(x != 0.0 && (-1.0..=1.0).contains(&x), "{x}");
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+        assert!(lo < -0.99 && hi > 0.99, "covers the range: {lo} {hi}");
+        let mean = a.iter().map(|v| v.to_f64()).sum::<f64>() / a.len() as f64;
+        assert!(mean.abs() < 0.05, "mean {mean}");
+    }
+
+    #[test]
+    fn random_fill_is_deterministic_nonzero_and_uniform() {
+        check_random::<f16>();
+        check_random::<bf16>();
+        check_random::<f32>();
+    }
+
+    fn check_poison<T: Element>() {
+        let p = T::poison();
+        assert!(p.to_f64().is_nan());
+        assert!(p.is_poison());
+        // A computed NaN is not poison.
+        assert!(!T::from_f64(f64::NAN).is_poison());
+        assert!(!T::from_f64(1.0).is_poison());
+        assert!(host_poison::<T>(3).iter().all(|v| v.is_poison()));
+        assert_eq!(T::from_bits(p.to_bits()).to_bits(), p.to_bits());
+        assert_eq!(std::mem::size_of::<T::Bits>(), T::DTYPE.size_bytes());
+    }
+
+    #[test]
+    fn poison_is_a_distinct_quiet_nan() {
+        check_poison::<f16>();
+        check_poison::<bf16>();
+        check_poison::<f32>();
+        assert_eq!(f16::poison().to_bits(), 0x7E5A);
+        assert_eq!(bf16::poison().to_bits(), 0x7FDA);
+        assert_eq!(f32::poison().to_bits(), 0x7FC5_A5A5);
+        // Canonical GPU NaNs are not poison.
+        assert!(!f16::from_bits(0x7FFF).is_poison());
+        assert!(!f32::from_bits(0x7FFF_FFFF).is_poison());
+    }
+}

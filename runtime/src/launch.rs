@@ -1,0 +1,367 @@
+//! Loading cubins and launching kernels with a heterogeneous argument list.
+//!
+//! ```no_run
+//! use tessel_runtime::{device::Device, launch::{KernelArg, LaunchConfig, LoadedModule}};
+//! # fn f(dev: &Device, cubin: &[u8], out: u64, m: i32) -> Result<(), Box<dyn std::error::Error>> {
+//! let module = LoadedModule::load(dev, cubin)?;
+//! let kernel = module.kernel("_Z4gemmILi128EEvP6__halfi")?;
+//! let cfg = LaunchConfig { grid: (64, 32, 1), block: (384, 1, 1), dynamic_smem_bytes: 200 * 1024 };
+//! // SAFETY: the argument list matches the kernel's parameters.
+//! unsafe { kernel.launch(&cfg, &[KernelArg::Ptr(out), KernelArg::I32(m)])? };
+//! # Ok(()) }
+//! ```
+//!
+//! * Dynamic shared memory above 48 KiB needs `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
+//!   raised first (HOPPER_NOTES pitfall 23): [`Kernel::launch`] does it when needed.
+//! * Tensor maps ([`KernelArg::TensorMap`]) are copied by value into the parameter buffer, which
+//!   is how a `const __grid_constant__ CUtensorMap` parameter receives them.
+//! * [`validate_launch`] checks a configuration against the device limits without a GPU.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+
+use crate::device::{Device, DeviceError, guard};
+use crate::tma::TensorMap;
+
+/// Dynamic shared memory a kernel gets without opting in.
+pub const DEFAULT_DYNAMIC_SMEM_LIMIT: u32 = 48 * 1024;
+
+/// One kernel argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KernelArg {
+    /// A device pointer (`T*`).
+    Ptr(u64),
+    /// `int`.
+    I32(i32),
+    /// `unsigned`.
+    U32(u32),
+    /// `long long`.
+    I64(i64),
+    /// `unsigned long long`.
+    U64(u64),
+    /// `float`.
+    F32(f32),
+    /// `const __grid_constant__ CUtensorMap` (128 bytes by value).
+    TensorMap(TensorMap),
+}
+
+/// Grid, block and dynamic shared memory of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, bytes.
+    pub dynamic_smem_bytes: u32,
+}
+
+/// Device limits a launch must respect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchLimits {
+    /// Threads per block.
+    pub max_threads_per_block: u32,
+    /// Opt-in dynamic shared memory per block (minus the kernel's static shared memory).
+    pub max_dynamic_smem_bytes: u32,
+}
+
+impl LaunchLimits {
+    /// Limits of a device (1024 threads, its opt-in shared memory).
+    pub fn of(dev: &Device) -> Self {
+        Self {
+            max_threads_per_block: 1024,
+            max_dynamic_smem_bytes: dev.info().max_smem_per_block_optin.max(0) as u32,
+        }
+    }
+}
+
+/// Launch and load errors.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// A zero-sized or too-large grid/block.
+    #[error("kernel `{kernel}`: invalid launch: {reason}")]
+    InvalidConfig {
+        /// Kernel name.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The cubin has no function of this name.
+    #[error(
+        "no kernel `{name}` in the module ({source}); pass the lowered name from CompiledModule::lowered_names"
+    )]
+    NoSuchKernel {
+        /// The name asked for.
+        name: String,
+        /// The driver error.
+        source: DeviceError,
+    },
+    /// A driver call failed.
+    #[error("kernel `{kernel}`: {source}")]
+    Driver {
+        /// Kernel name (or `<module>`).
+        kernel: String,
+        /// The error.
+        source: DeviceError,
+    },
+}
+
+/// Checks a configuration against device limits.
+pub fn validate_launch(
+    kernel: &str,
+    cfg: &LaunchConfig,
+    limits: &LaunchLimits,
+) -> Result<(), LaunchError> {
+    let invalid = |reason: String| LaunchError::InvalidConfig {
+        kernel: kernel.to_string(),
+        reason,
+    };
+    let (gx, gy, gz) = cfg.grid;
+    let (bx, by, bz) = cfg.block;
+    if gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 {
+        return Err(invalid(format!(
+            "grid {:?} and block {:?} must have no zero dimension",
+            cfg.grid, cfg.block
+        )));
+    }
+    if gy > 65535 || gz > 65535 || gx > i32::MAX as u32 {
+        return Err(invalid(format!(
+            "grid {:?} exceeds (2^31-1, 65535, 65535)",
+            cfg.grid
+        )));
+    }
+    let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
+    if threads > u64::from(limits.max_threads_per_block) || bz > 64 {
+        return Err(invalid(format!(
+            "block {:?} has {threads} threads; the limit is {} (and z <= 64)",
+            cfg.block, limits.max_threads_per_block
+        )));
+    }
+    if cfg.dynamic_smem_bytes > limits.max_dynamic_smem_bytes {
+        return Err(invalid(format!(
+            "{} bytes of dynamic shared memory exceed the device's opt-in limit of {}",
+            cfg.dynamic_smem_bytes, limits.max_dynamic_smem_bytes
+        )));
+    }
+    Ok(())
+}
+
+/// A cubin loaded into the device's context.
+#[derive(Debug, Clone)]
+pub struct LoadedModule {
+    module: Arc<CudaModule>,
+    stream: Arc<CudaStream>,
+    limits: LaunchLimits,
+}
+
+impl LoadedModule {
+    /// Loads a cubin (from [`crate::nvrtc::CompiledModule::cubin`]).
+    pub fn load(dev: &Device, cubin: &[u8]) -> Result<Self, LaunchError> {
+        let ctx: &Arc<CudaContext> = dev.context();
+        let module = guard("cuModuleLoadData", || {
+            ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()))
+        })
+        .map_err(|source| LaunchError::Driver {
+            kernel: "<module>".into(),
+            source,
+        })?;
+        Ok(Self {
+            module,
+            stream: dev.stream().clone(),
+            limits: LaunchLimits::of(dev),
+        })
+    }
+
+    /// A kernel by lowered name.
+    pub fn kernel(&self, lowered_name: &str) -> Result<Kernel, LaunchError> {
+        let function = guard("cuModuleGetFunction", || {
+            self.module.load_function(lowered_name)
+        })
+        .map_err(|source| LaunchError::NoSuchKernel {
+            name: lowered_name.to_string(),
+            source,
+        })?;
+        Ok(Kernel {
+            function,
+            name: lowered_name.to_string(),
+            stream: self.stream.clone(),
+            limits: self.limits,
+            smem_opt_in: AtomicU32::new(DEFAULT_DYNAMIC_SMEM_LIMIT),
+        })
+    }
+}
+
+/// Function attributes the tuner reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FuncAttributes {
+    /// Registers per thread (`NUM_REGS`).
+    pub num_regs: i32,
+    /// Local memory per thread in bytes (`LOCAL_SIZE_BYTES`; > 0 means spills or stack arrays).
+    pub local_size_bytes: i32,
+    /// Static shared memory in bytes.
+    pub static_smem_bytes: i32,
+    /// Largest block this kernel can be launched with.
+    pub max_threads_per_block: i32,
+    /// SASS version (e.g. 90).
+    pub binary_version: i32,
+}
+
+/// A launchable kernel.
+#[derive(Debug)]
+pub struct Kernel {
+    function: CudaFunction,
+    name: String,
+    stream: Arc<CudaStream>,
+    limits: LaunchLimits,
+    smem_opt_in: AtomicU32,
+}
+
+/// Storage for one argument; the driver receives a pointer to each.
+enum Slot {
+    U64(u64),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    F32(f32),
+    Map(TensorMap),
+}
+
+impl Kernel {
+    /// The lowered name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn driver_err(&self, source: DeviceError) -> LaunchError {
+        LaunchError::Driver {
+            kernel: self.name.clone(),
+            source,
+        }
+    }
+
+    /// Reads the function attributes.
+    pub fn attributes(&self) -> Result<FuncAttributes, LaunchError> {
+        let get = |a: CUfunction_attribute| {
+            guard("cuFuncGetAttribute", || self.function.get_attribute(a))
+                .map_err(|e| self.driver_err(e))
+        };
+        Ok(FuncAttributes {
+            num_regs: get(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            local_size_bytes: get(CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            static_smem_bytes: get(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_threads_per_block: get(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )?,
+            binary_version: get(CUfunction_attribute::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
+        })
+    }
+
+    /// Launches on the device's stream (asynchronous).
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameter list in number, order and type, and every
+    /// pointer must be valid for the accesses the kernel makes.
+    pub unsafe fn launch(&self, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<(), LaunchError> {
+        validate_launch(&self.name, cfg, &self.limits)?;
+        if cfg.dynamic_smem_bytes > self.smem_opt_in.load(Ordering::Relaxed) {
+            guard("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", || {
+                self.function.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    cfg.dynamic_smem_bytes as i32,
+                )
+            })
+            .map_err(|e| self.driver_err(e))?;
+            self.smem_opt_in
+                .store(cfg.dynamic_smem_bytes, Ordering::Relaxed);
+        }
+        let mut slots: Vec<Slot> = args
+            .iter()
+            .map(|a| match *a {
+                KernelArg::Ptr(p) | KernelArg::U64(p) => Slot::U64(p),
+                KernelArg::I32(v) => Slot::I32(v),
+                KernelArg::U32(v) => Slot::U32(v),
+                KernelArg::I64(v) => Slot::I64(v),
+                KernelArg::F32(v) => Slot::F32(v),
+                KernelArg::TensorMap(m) => Slot::Map(m),
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> = slots
+            .iter_mut()
+            .map(|s| match s {
+                Slot::U64(v) => v as *mut u64 as *mut c_void,
+                Slot::I32(v) => v as *mut i32 as *mut c_void,
+                Slot::U32(v) => v as *mut u32 as *mut c_void,
+                Slot::I64(v) => v as *mut i64 as *mut c_void,
+                Slot::F32(v) => v as *mut f32 as *mut c_void,
+                Slot::Map(m) => m as *mut TensorMap as *mut c_void,
+            })
+            .collect();
+        let stream = &self.stream;
+        guard("cuLaunchKernel", || {
+            // SAFETY: the caller guarantees the argument list; `slots` outlives the call and the
+            // driver copies the parameter values before returning.
+            unsafe {
+                cudarc::driver::result::launch_kernel(
+                    self.function.cu_function(),
+                    cfg.grid,
+                    cfg.block,
+                    cfg.dynamic_smem_bytes,
+                    stream.cu_stream(),
+                    &mut params,
+                )
+            }
+        })
+        .map_err(|e| self.driver_err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H100: LaunchLimits = LaunchLimits {
+        max_threads_per_block: 1024,
+        max_dynamic_smem_bytes: 232_448,
+    };
+
+    fn cfg(grid: (u32, u32, u32), block: (u32, u32, u32), smem: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid,
+            block,
+            dynamic_smem_bytes: smem,
+        }
+    }
+
+    #[test]
+    fn accepts_typical_gemm_launches() {
+        assert!(validate_launch("k", &cfg((64, 32, 1), (384, 1, 1), 200 * 1024), &H100).is_ok());
+        assert!(validate_launch("k", &cfg((256, 256, 1), (32, 32, 1), 0), &H100).is_ok());
+    }
+
+    #[test]
+    fn rejects_bad_launches_naming_the_kernel() {
+        let bad = [
+            cfg((0, 1, 1), (128, 1, 1), 0),
+            cfg((1, 1, 1), (0, 1, 1), 0),
+            cfg((1, 70000, 1), (128, 1, 1), 0),
+            cfg((1, 1, 1), (1024, 2, 1), 0),
+            cfg((1, 1, 1), (128, 1, 1), 300 * 1024),
+        ];
+        for c in bad {
+            let e = validate_launch("gemm_v4", &c, &H100).unwrap_err();
+            assert!(matches!(e, LaunchError::InvalidConfig { .. }));
+            assert!(e.to_string().contains("gemm_v4"), "{e}");
+        }
+    }
+
+    #[test]
+    fn tensor_map_arg_is_128_bytes_and_aligned() {
+        assert_eq!(std::mem::size_of::<TensorMap>(), 128);
+        assert!(std::mem::align_of::<TensorMap>() >= 64);
+        assert!(std::mem::align_of::<Slot>() >= 64);
+    }
+}
