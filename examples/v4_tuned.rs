@@ -13,10 +13,12 @@ tessel::gemm_kernel! {
     tunable STAGES in [1, 2, 3, 4] = 2;         // ring-buffer depth
     tunable CONSUMERS in [1, 2] = 2;            // consumer warpgroups per block
     tunable TILE_K in [32, 64] = 64;            // K-tile loaded per TMA transfer
+    tunable GROUP_M in [1, 8, 16, 32] = 16;     // block rows per rasterization group (L2 reuse)
     const WARP_M = 64;                          // rows per consumer warpgroup (WGMMA M)
     const WARP_K = 16;                          // WGMMA K step
     const TILE_M = WARP_M * CONSUMERS;          // rows per block
     const SWIZ = TILE_K * 2;                    // one f16 K-row of the tile, in bytes
+    raster GROUP_M;                             // launch blocks in groups of GROUP_M rows of tiles
 
     __co__ void matmul(
         global f16 [M, K] lhs,

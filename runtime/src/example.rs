@@ -241,16 +241,17 @@ fn run_typed<T: Element>(
         inst.launch.grid, inst.launch.block.0, inst.launch.dynamic_smem_bytes
     );
     println!("verify   {v}");
-    let tc = TimingConfig {
-        warmup: 3,
-        runs: o.runs,
-    };
+    let spot = host_spot_check(&lhs, &rhs, &out, m, n, k).map_err(|x| e(&x))?;
+    println!("host     f64 spot check of {} outputs: max relative error {:.2e}", spot.0, spot.1);
+    // Interleaved rounds (tessel, cuBLAS, tessel, …) so clock and thermal drift hit both alike.
+    let tc = TimingConfig { warmup: 3, runs: o.runs };
     let flops = gemm_flops(m, n, k);
-    let mine = time_gpu(dev, &tc, Some(flops), || inst.launch(&kargs)).map_err(|x| e(&x))?;
-    let theirs = time_gpu(dev, &tc, Some(flops), || {
-        cublas.gemm_nt(&lhs, &rhs, &mut reference, compute)
-    })
-    .map_err(|x| e(&x))?;
+    let (mut mine_r, mut theirs_r) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        mine_r.push(time_gpu(dev, &tc, Some(flops), || inst.launch(&kargs)).map_err(|x| e(&x))?);
+        theirs_r.push(time_gpu(dev, &tc, Some(flops), || cublas.gemm_nt(&lhs, &rhs, &mut reference, compute)).map_err(|x| e(&x))?);
+    }
+    let (mine, theirs) = (combine(&mine_r, flops), combine(&theirs_r, flops));
     let (a, b) = (mine.tflops.unwrap_or(0.0), theirs.tflops.unwrap_or(0.0));
     let mut t = String::new();
     let _ = writeln!(
@@ -287,6 +288,47 @@ fn run_typed<T: Element>(
         if v.passed() { "ok" } else { "FAIL" }
     );
     Ok(v.passed())
+}
+
+/// Timing rounds per side.
+const ROUNDS: usize = 3;
+
+/// Median of the rounds' medians; min and max over all rounds.
+fn combine(rounds: &[crate::timing::Timing], flops: f64) -> crate::timing::Timing {
+    let mut med: Vec<f64> = rounds.iter().map(|t| t.median_ms).collect();
+    med.sort_by(|a, b| a.total_cmp(b));
+    let median_ms = med[med.len() / 2];
+    crate::timing::Timing {
+        median_ms,
+        min_ms: rounds.iter().map(|t| t.min_ms).fold(f64::INFINITY, f64::min),
+        max_ms: rounds.iter().map(|t| t.max_ms).fold(0.0, f64::max),
+        mean_ms: rounds.iter().map(|t| t.mean_ms).sum::<f64>() / rounds.len() as f64,
+        runs: rounds.iter().map(|t| t.runs).sum(),
+        tflops: Some(flops / (median_ms * 1e-3) / 1e12),
+    }
+}
+
+/// Recomputes 512 sampled outputs in f64 on the host from the device inputs: an independent
+/// check that does not trust cuBLAS. Returns (samples, max error relative to max |ref|).
+fn host_spot_check<T: Element>(
+    lhs: &DeviceTensor<T>,
+    rhs: &DeviceTensor<T>,
+    out: &DeviceTensor<T>,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<(usize, f64), crate::tensor::TensorError> {
+    let (a, b, c) = (lhs.to_host()?, rhs.to_host()?, out.to_host()?);
+    let mut rng = crate::dtype::SplitMix64::new(7);
+    let samples = 512.min(m * n);
+    let (mut worst, mut scale) = (0.0f64, 0.0f64);
+    for _ in 0..samples {
+        let (i, j) = ((rng.next_u64() as usize) % m, (rng.next_u64() as usize) % n);
+        let r: f64 = (0..k).map(|p| a[i * k + p].to_f64() * b[j * k + p].to_f64()).sum();
+        worst = worst.max((c[i * n + j].to_f64() - r).abs());
+        scale = scale.max(r.abs());
+    }
+    Ok((samples, worst / scale.max(1e-30)))
 }
 
 fn rt_dtype(d: ir::DType) -> crate::dtype::DType {

@@ -21,3 +21,12 @@ template <int A> TSL_DEVICE unsigned char *tsl_smem_base() {
   const tsl_u32 off = tsl_smem_addr(tsl_smem_raw);
   return tsl_smem_raw + ((A - (off % A)) % A);
 }
+
+// Whether `pred` is uniform within every warp of a T-thread block (then an event's arrivals
+// can be one per warp instead of one per thread).
+template <int T, typename F> __host__ __device__ constexpr bool tsl_warp_uniform(F pred) {
+  for (int w = 0; w < T; w += 32)
+    for (int l = 1; l < 32 && w + l < T; ++l)
+      if (pred(w + l) != pred(w)) return false;
+  return true;
+}

@@ -62,3 +62,14 @@ template <int N, typename T> TSL_DEVICE void tsl_acc_store(tsl_u32 (&acc)[N / 4]
   tsl_pin(acc);
   tsl_acc_store_smem<N, TSL_OUT_ROWMAJOR>(acc, tsl_smem_addr(dst));
 }
+
+// `trigger e` from the threads executing it: one arrival per warp when whole warps reach it
+// (PER_WARP, decided at compile time by tsl_warp_uniform), else one per thread.
+template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long *bar) {
+  if constexpr (PER_WARP) {
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) tsl_mbar_arrive(bar);
+  } else {
+    tsl_mbar_arrive(bar);
+  }
+}

@@ -57,6 +57,11 @@ impl Printer<'_> {
             self.expr(r.cond, 0);
             self.out.push('\n');
         }
+        if let Some(r) = self.m.raster {
+            self.out.push_str("raster ");
+            self.expr(r, 0);
+            self.out.push('\n');
+        }
         let k = &self.m.kernel;
         let _ = write!(self.out, "kernel {}(", k.name.name);
         for (i, p) in k.params.iter().enumerate() {

@@ -78,6 +78,9 @@ pub struct Module {
     pub tunables: Vec<Tunable>,
     pub constants: Vec<Constant>,
     pub requires: Vec<Require>,
+    /// `raster G;`: launch the `: block` grid in groups of `G` tiles along its first variable
+    /// (grouped rasterization, for L2 reuse of the operands); `None` = plain row-major grid.
+    pub raster: Option<ExprId>,
     pub kernel: Kernel,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
@@ -91,6 +94,7 @@ impl Module {
             tunables: Vec::new(),
             constants: Vec::new(),
             requires: Vec::new(),
+            raster: None,
             kernel: Kernel {
                 name: Ident::synth(kernel_name),
                 params: Vec::new(),

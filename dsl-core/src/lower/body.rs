@@ -54,6 +54,10 @@ pub struct Emitter<'a> {
     /// Cooperative `dma.copy`s issued but not yet waited on.
     pub pending_dma: bool,
     pub uses_sync_tma: bool,
+    /// WGMMAs issued and not yet committed.
+    pub wgmma_uncommitted: bool,
+    /// The pipelined loop tail being lowered, if any.
+    pub deferred: Option<super::pipeline::Deferred>,
     pub errors: Vec<LowerError>,
 }
 
@@ -116,10 +120,21 @@ impl<'a> Emitter<'a> {
         match &m.stmts[s] {
             Stmt::Parallel { levels, body } => {
                 self.scopes.push();
+                if let (Some(group), true) = (&self.geo.raster, levels.first().is_some_and(|l| l.level == crate::ir::Level::Block)) {
+                    let (bm, bn) = (&self.geo.block_vars[0], &self.geo.block_vars[1]);
+                    self.line(format!("int {}, {};  // grouped rasterization: {} tiles of `{}` per group, then `{}`", bm.name, bn.name, group, bm.name, bn.name), line);
+                    self.line(format!("tsl_raster_grouped(blockIdx.x, {}, {}, {}, {}, {});", bm.extent, bn.extent, group, bm.name, bn.name), line);
+                    for v in [bm, bn] {
+                        self.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
+                    }
+                }
                 for l in levels {
                     for v in &l.vars {
                         let pv = self.geo.var(&v.name).cloned();
                         let Some(pv) = pv else { continue };
+                        if pv.level == crate::ir::Level::Block && self.geo.raster.is_some() {
+                            continue;
+                        }
                         self.scopes
                             .insert(&v.name, Local::ParVar(pv.extent.clone()));
                         self.line(format!("const int {} = {};", v.name, pv.formula), line);
@@ -150,6 +165,12 @@ impl<'a> Emitter<'a> {
                         matches!(s, Stmt::TmaCopy { .. } | Stmt::DmaCopy { .. })
                     })
                     && !contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
+                let deferred = if self.path == KernelPath::Hopper && exts.len() == 1 {
+                    super::pipeline::match_loop(m, vars, &exts[0], body)
+                } else {
+                    None
+                };
+                let outer_deferred = std::mem::replace(&mut self.deferred, deferred.clone());
                 self.scopes.push();
                 let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
                 for (v, e) in vars.iter().zip(&exts) {
@@ -178,6 +199,10 @@ impl<'a> Emitter<'a> {
                     self.line("}", None);
                 }
                 self.scopes.pop();
+                if let Some(d) = &deferred {
+                    super::pipeline::emit_tail(self, d, line);
+                }
+                self.deferred = outer_deferred;
             }
             Stmt::TensorDecl {
                 space,

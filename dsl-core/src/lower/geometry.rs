@@ -34,6 +34,8 @@ pub struct Geometry {
     pub introduced_by: Vec<(String, StmtId)>,
     /// Whether a `group-4` level exists (the WGMMA path).
     pub has_group4: bool,
+    /// Grouped rasterization (`raster G;`): the group size; the grid is then 1-D.
+    pub raster: Option<Sym>,
 }
 
 impl Default for Sym {
@@ -107,6 +109,14 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
     }
     if g.grid.is_empty() {
         g.grid.push(Sym::Int(1));
+    }
+    if let Some(r) = m.raster {
+        if g.block_vars.len() != 2 {
+            return Err(LowerError::new(m.expr_span(r), "`raster` groups a 2-D `: block` level; this kernel's has a different rank"));
+        }
+        g.raster = Some(sym(m, r)?);
+        let total = Sym::mul(g.grid[0].clone(), g.grid[1].clone());
+        g.grid = vec![total];
     }
     // Sizes from the innermost level outwards.
     let n = thread_levels.len();

@@ -26,7 +26,14 @@ pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
     );
 }
 
+/// One arrival on `event[idx]` from the threads executing the statement (one per warp when
+/// whole warps reach it).
+pub fn arrive_call(event: &str, idx: &str) -> String {
+    format!("tsl_mbar_arrive_from<tsl_warp_{event}>(&{event}[{idx}]);")
+}
+
 pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
+    e.wgmma_uncommitted = false;
     e.line(
         format!("tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // {why}"),
         line,
@@ -68,7 +75,9 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     ),
                     line,
                 );
-                e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>([](int tsl_tid) {{ {} return {arrivals}; }});", thread_decls(e)), line);
+                e.line(format!("constexpr auto tsl_reach_{n} = [](int tsl_tid) {{ {} return {arrivals}; }};  // threads that reach `trigger {n}`", thread_decls(e)), line);
+                e.line(format!("constexpr bool tsl_warp_{n} = tsl_warp_uniform<tsl_threads>(tsl_reach_{n});  // whole warps: one arrival per warp"), line);
+                e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1);"), line);
                 e.line("if (threadIdx.x == 0) {", line);
                 e.line(
                     format!(
@@ -95,8 +104,12 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             );
         }
         Stmt::Trigger { event, .. } => {
-            let (p, _, _) = event_ref(e, *event)?;
-            e.line(format!("tsl_mbar_arrive({p});"), line);
+            if e.deferred.as_ref().is_some_and(|d| d.trigger == s) {
+                e.line("// released one k-tile late, by the pipelined `mma.commit` above", line);
+            } else {
+                let (_, arr, idx) = event_ref(e, *event)?;
+                e.line(arrive_call(&arr, &idx), line);
+            }
         }
         Stmt::TmaCopy {
             event, src, dst, ..
@@ -340,8 +353,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 super::body::scalar_type(dtype)
             };
             e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::body::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
+            e.wgmma_uncommitted = true;
         }
-        Stmt::MmaCommit => wgmma_commit_wait(e, line, "the stage's WGMMAs are done reading it"),
+        Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {
+            Some(d) => {
+                e.wgmma_uncommitted = false;
+                super::pipeline::emit_commit(e, &d, line)
+            }
+            None => wgmma_commit_wait(e, line, "the stage's WGMMAs are done reading it"),
+        },
         Stmt::MmaStore { acc, dst } => {
             let Some(FragKind::Acc { n, .. }) = e.frag(&acc.name) else {
                 return Err(LowerError::new(
@@ -350,7 +370,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ));
             };
             let v = e.cx().view(*dst)?;
-            wgmma_commit_wait(e, line, "accumulators are final");
+            if e.wgmma_uncommitted {
+                wgmma_commit_wait(e, line, "accumulators are final");
+            } else {
+                e.line("tsl_wgmma_wait<0>();  // accumulators are final", line);
+            }
             e.line(
                 format!(
                     "tsl_acc_store<{}>({}, {}, {});  // fragment → row-major tile",

@@ -10,6 +10,7 @@ pub mod geometry;
 mod hopper;
 pub mod kernel;
 pub mod memory;
+mod pipeline;
 mod plan;
 mod roles;
 pub mod scope;
@@ -106,6 +107,8 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         pending_sync_tma: false,
         pending_dma: false,
         uses_sync_tma: false,
+        wgmma_uncommitted: false,
+        deferred: None,
         errors: Vec::new(),
     };
     e.scopes.push();

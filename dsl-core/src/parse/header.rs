@@ -11,7 +11,7 @@ use crate::span::Span;
 
 /// Most values a range domain may expand to.
 const MAX_DOMAIN: i64 = 4096;
-const ITEMS: &[&str] = &["tunable", "const", "require", "__co__"];
+const ITEMS: &[&str] = &["tunable", "const", "require", "raster", "__co__"];
 
 /// Everything parsed at the module level.
 #[derive(Default)]
@@ -19,6 +19,7 @@ pub(crate) struct Items {
     pub tunables: Vec<Tunable>,
     pub constants: Vec<Constant>,
     pub requires: Vec<Require>,
+    pub raster: Option<crate::ir::ExprId>,
     pub kernel: Option<Kernel>,
 }
 
@@ -103,6 +104,12 @@ impl Parser {
             Some("tunable") => items.tunables.push(self.tunable()?),
             Some("const") => items.constants.push(self.constant()?),
             Some("require") => items.requires.push(self.require()?),
+            Some("raster") => {
+                self.bump();
+                let group = self.expr()?;
+                self.expect_semi("the raster group size")?;
+                items.raster = Some(group);
+            }
             Some("__co__") => {
                 let dup = items.kernel.is_some().then(|| self.here());
                 let k = self.kernel()?;

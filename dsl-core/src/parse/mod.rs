@@ -81,6 +81,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         tunables: items.tunables,
         constants: items.constants,
         requires: items.requires,
+        raster: items.raster,
         kernel,
         exprs: p.exprs,
         stmts: p.stmts,
