@@ -120,10 +120,21 @@ impl<'a> Emitter<'a> {
         match &m.stmts[s] {
             Stmt::Parallel { levels, body } => {
                 self.scopes.push();
-                if let (Some(group), true) = (&self.geo.raster, levels.first().is_some_and(|l| l.level == crate::ir::Level::Block)) {
+                if let (Some(group), true) = (
+                    &self.geo.raster,
+                    levels
+                        .first()
+                        .is_some_and(|l| l.level == crate::ir::Level::Block),
+                ) {
                     let (bm, bn) = (&self.geo.block_vars[0], &self.geo.block_vars[1]);
                     self.line(format!("int {}, {};  // grouped rasterization: {} tiles of `{}` per group, then `{}`", bm.name, bn.name, group, bm.name, bn.name), line);
-                    self.line(format!("tsl_raster_grouped(blockIdx.x, {}, {}, {}, {}, {});", bm.extent, bn.extent, group, bm.name, bn.name), line);
+                    self.line(
+                        format!(
+                            "tsl_raster_grouped(blockIdx.x, {}, {}, {}, {}, {});",
+                            bm.extent, bn.extent, group, bm.name, bn.name
+                        ),
+                        line,
+                    );
                     for v in [bm, bn] {
                         self.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
                     }

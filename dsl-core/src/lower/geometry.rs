@@ -112,7 +112,10 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
     }
     if let Some(r) = m.raster {
         if g.block_vars.len() != 2 {
-            return Err(LowerError::new(m.expr_span(r), "`raster` groups a 2-D `: block` level; this kernel's has a different rank"));
+            return Err(LowerError::new(
+                m.expr_span(r),
+                "`raster` groups a 2-D `: block` level; this kernel's has a different rank",
+            ));
         }
         g.raster = Some(sym(m, r)?);
         let total = Sym::mul(g.grid[0].clone(), g.grid[1].clone());

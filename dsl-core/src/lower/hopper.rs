@@ -105,7 +105,10 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
         }
         Stmt::Trigger { event, .. } => {
             if e.deferred.as_ref().is_some_and(|d| d.trigger == s) {
-                e.line("// released one k-tile late, by the pipelined `mma.commit` above", line);
+                e.line(
+                    "// released one k-tile late, by the pipelined `mma.commit` above",
+                    line,
+                );
             } else {
                 let (_, arr, idx) = event_ref(e, *event)?;
                 e.line(arrive_call(&arr, &idx), line);

@@ -85,7 +85,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     } else {
         Default::default()
     };
-    let arrivals = roles::arrivals(m);
+    let arrivals = roles::arrivals(m).map_err(|e| vec![e])?;
     dump("roles", &(&roles, &arrivals));
     let mut e = body::Emitter {
         m,

@@ -29,7 +29,12 @@ pub struct Deferred {
 }
 
 /// Matches the loop `foreach {iv} in [trip] { …; stage = iv % S; …; mma.commit; trigger E[stage]; }`.
-pub fn match_loop(m: &Module, vars: &[crate::ir::Ident], trip: &Sym, body: &[StmtId]) -> Option<Deferred> {
+pub fn match_loop(
+    m: &Module,
+    vars: &[crate::ir::Ident],
+    trip: &Sym,
+    body: &[StmtId],
+) -> Option<Deferred> {
     if vars.len() != 1 || body.len() < 2 {
         return None;
     }
@@ -38,17 +43,35 @@ pub fn match_loop(m: &Module, vars: &[crate::ir::Ident], trip: &Sym, body: &[Stm
     if !matches!(m.stmts[commit], Stmt::MmaCommit) {
         return None;
     }
-    let Stmt::Trigger { event, after: None } = &m.stmts[trigger] else { return None };
-    let Expr::Index { base, index } = &m.exprs[*event] else { return None };
-    let (Expr::Name(ev), Expr::Name(stage)) = (&m.exprs[*base], &m.exprs[*index]) else { return None };
+    let Stmt::Trigger { event, after: None } = &m.stmts[trigger] else {
+        return None;
+    };
+    let Expr::Index { base, index } = &m.exprs[*event] else {
+        return None;
+    };
+    let (Expr::Name(ev), Expr::Name(stage)) = (&m.exprs[*base], &m.exprs[*index]) else {
+        return None;
+    };
     let stages = body.iter().find_map(|&s| match &m.stmts[s] {
         Stmt::Let { name, value } if &name.name == stage => match &m.exprs[*value] {
-            Expr::Binary { op: BinaryOp::Rem, lhs, rhs } if matches!(&m.exprs[*lhs], Expr::Name(n) if n == iv) => Sym::from_expr(m, *rhs),
+            Expr::Binary {
+                op: BinaryOp::Rem,
+                lhs,
+                rhs,
+            } if matches!(&m.exprs[*lhs], Expr::Name(n) if n == iv) => Sym::from_expr(m, *rhs),
             _ => None,
         },
         _ => None,
     })?;
-    Some(Deferred { commit, trigger, event: ev.clone(), stages, iv: iv.clone(), stage: stage.clone(), trip: trip.clone() })
+    Some(Deferred {
+        commit,
+        trigger,
+        event: ev.clone(),
+        stages,
+        iv: iv.clone(),
+        stage: stage.clone(),
+        trip: trip.clone(),
+    })
 }
 
 /// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
@@ -58,10 +81,23 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     e.line(format!("if constexpr ({s} > 2) {{  // pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"), line);
     e.line("  tsl_wgmma_wait<1>();", line);
     let prev = format!("({} - 1) % {s}", d.iv);
-    e.line(format!("  if ({} > 0) {}", d.iv, super::hopper::arrive_call(&d.event, &prev)), line);
-    e.line("} else {  // shallow ring: free this stage as soon as its WGMMAs are done", line);
+    e.line(
+        format!(
+            "  if ({} > 0) {}",
+            d.iv,
+            super::hopper::arrive_call(&d.event, &prev)
+        ),
+        line,
+    );
+    e.line(
+        "} else {  // shallow ring: free this stage as soon as its WGMMAs are done",
+        line,
+    );
     e.line("  tsl_wgmma_wait<0>();", line);
-    e.line(format!("  {}", super::hopper::arrive_call(&d.event, &d.stage)), line);
+    e.line(
+        format!("  {}", super::hopper::arrive_call(&d.event, &d.stage)),
+        line,
+    );
     e.line("}", line);
 }
 
@@ -69,8 +105,18 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
 pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     let s = super::cexpr::cpp_paren(&d.stages);
     let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
-    e.line(format!("if constexpr ({s} > 2) {{  // the last k-tile's WGMMAs, then its stage"), line);
+    e.line(
+        format!("if constexpr ({s} > 2) {{  // the last k-tile's WGMMAs, then its stage"),
+        line,
+    );
     e.line("  tsl_wgmma_wait<0>();", line);
-    e.line(format!("  if ({} > 0) {}", super::cexpr::cpp_paren(&d.trip), super::hopper::arrive_call(&d.event, &last)), line);
+    e.line(
+        format!(
+            "  if ({} > 0) {}",
+            super::cexpr::cpp_paren(&d.trip),
+            super::hopper::arrive_call(&d.event, &last)
+        ),
+        line,
+    );
     e.line("}", line);
 }

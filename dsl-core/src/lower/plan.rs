@@ -116,7 +116,11 @@ pub fn finish(
     let threads = expand(m, &geo.threads);
     let launch_bounds = match e.path {
         KernelPath::Hopper => {
+            // Blocks per SM the register budget is sized for: two for up to 256 threads (one
+            // producer + one consumer warpgroup: 128 registers each at entry), else one.
+            let blocks = format!("({} <= 256 ? 2 : 1)", threads.to_cpp());
             if !e.roles.is_empty() {
+                constants.push(("tsl_blocks_per_sm".into(), blocks.clone()));
                 constants.push(("tsl_regs_producer".into(), "40".into()));
                 let wg = geo
                     .thread_vars
@@ -125,15 +129,17 @@ pub fn finish(
                     .map(|v| v.extent.clone())
                     .unwrap_or(Sym::Int(2));
                 let consumers = Sym::bin(crate::ir::BinaryOp::Sub, wg, Sym::Int(1));
+                // The producer's freed registers fund the consumers (setmaxnreg): per block
+                // 65536 / blocks registers, 128 threads at 40, the rest shared by the consumers.
                 constants.push((
                     "tsl_regs_consumer".into(),
                     format!(
-                        "tsl_min(240, (65536 - 128 * tsl_regs_producer) / (128 * {}) / 8 * 8)",
+                        "tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * {}) / 8 * 8)",
                         super::cexpr::cpp_paren(&consumers)
                     ),
                 ));
             }
-            format!("__launch_bounds__({}, 1)", threads.to_cpp())
+            format!("__launch_bounds__({}, {blocks})", threads.to_cpp())
         }
         KernelPath::Simt => format!("__launch_bounds__({})", threads.to_cpp()),
     };

@@ -1,0 +1,152 @@
+//! Lowering: launch plans evaluated for concrete configs, the pipelined k-loop, grouped
+//! rasterization, warp-specialization roles, and the constructs the lowering refuses.
+
+use dsl_core::check::{self, Config};
+use dsl_core::lower::{self, CudaKernel, KernelArg, KernelPath, SymEnv};
+use dsl_core::parse::parse_str;
+
+fn kernel_file(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/../kernels/{name}.co",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn lowered(text: &str) -> (dsl_core::ir::Module, CudaKernel) {
+    let m = parse_str(text, Some("t.co")).unwrap().module;
+    let info = check::check(&m).unwrap_or_else(|d| panic!("{d}"));
+    let k = lower::lower(&m, &info).unwrap_or_else(|d| panic!("{d}"));
+    (m, k)
+}
+
+fn env(m: &dsl_core::ir::Module, cfg: &Config, dims: &[(&str, i64)]) -> SymEnv {
+    let info = check::check_config(m, cfg, None, &check::Limits::default()).unwrap();
+    let mut e: SymEnv = cfg.values.clone();
+    e.extend(info.constants);
+    e.extend(dims.iter().map(|(k, v)| (k.to_string(), *v)));
+    e
+}
+
+#[test]
+fn v4_plan_evaluates_for_default_and_other_configs() {
+    let (m, k) = lowered(&kernel_file("v4_tuned"));
+    assert_eq!(k.path, KernelPath::Hopper);
+    let dims = [("M", 8192), ("N", 8192), ("K", 8192)];
+    let e = env(&m, &Config::defaults(&m), &dims);
+    // raster GROUP_M: one grid dimension of cdiv(M, 128) * cdiv(N, 192) blocks.
+    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 64 * 43);
+    assert_eq!(k.plan.grid[1].eval(&e).unwrap(), 1);
+    assert_eq!(k.plan.block_threads.eval(&e).unwrap(), 384);
+    // 2 stages x (16 KiB lhs + 24 KiB rhs) + 2 x 24 KiB output tiles + 1 KiB alignment slack.
+    assert_eq!(
+        k.plan.dynamic_smem_bytes.eval(&e).unwrap(),
+        2 * (16384 + 24576) + 2 * 24576 + 1024
+    );
+    let cfg = Config::defaults(&m)
+        .with("WARP_N", 256)
+        .with("STAGES", 3)
+        .with("CONSUMERS", 1);
+    let e = env(&m, &cfg, &dims);
+    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 128 * 32);
+    assert_eq!(k.plan.block_threads.eval(&e).unwrap(), 256);
+    let boxes: Vec<(i64, i64, i64)> = k
+        .plan
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            KernelArg::TensorMap {
+                box_rows,
+                box_cols,
+                swizzle,
+                ..
+            } => Some((
+                box_rows.eval(&e).unwrap(),
+                box_cols.eval(&e).unwrap(),
+                swizzle.eval(&e).unwrap(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(boxes, vec![(64, 64, 128), (256, 64, 128), (64, 256, 0)]);
+    // Every WGMMA width the WARP_N domain can reach is instantiable.
+    assert_eq!(k.wgmma_ns, (128..=256).step_by(8).collect::<Vec<i64>>());
+}
+
+#[test]
+fn v4_consumer_loop_is_pipelined_and_roles_rebalance_registers() {
+    let (_, k) = lowered(&kernel_file("v4_tuned"));
+    let body: Vec<String> = k.body.iter().map(|l| l.code.clone()).collect();
+    let text = body.join("\n");
+    assert!(text.contains("tsl_wgmma_wait<1>();"), "{text}");
+    assert!(
+        text.contains("tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);"),
+        "{text}"
+    );
+    assert!(text.contains("tsl_setmaxnreg_dec<tsl_regs_producer>();"));
+    assert!(text.contains("tsl_setmaxnreg_inc<tsl_regs_consumer>();"));
+    assert!(
+        k.launch_bounds
+            .contains(", (((CONSUMERS + 1) * 128) <= 256 ? 2 : 1))")
+            || k.launch_bounds.contains("<= 256 ? 2 : 1)"),
+        "{}",
+        k.launch_bounds
+    );
+    // Every lowered statement of the body names its DSL line.
+    assert!(
+        k.body
+            .iter()
+            .filter(|l| !l.code.starts_with('}') && !l.code.starts_with("#pragma"))
+            .all(|l| l.dsl_line.is_some()
+                || l.code.starts_with("tsl_mbar_wait_ring(&tsl_tma_bar")
+                || l.code
+                    .starts_with("if (threadIdx.x == 0) tsl_mbar_arrive(&tsl_tma_bar)")),
+        "{text}"
+    );
+}
+
+#[test]
+fn v1_uses_cooperative_copies_with_one_barrier_pair() {
+    let (_, k) = lowered(&kernel_file("v1_shared"));
+    assert_eq!(k.path, KernelPath::Simt);
+    let text: Vec<&str> = k.body.iter().map(|l| l.code.as_str()).collect();
+    assert_eq!(
+        text.iter()
+            .filter(|c| c.starts_with("tsl_copy_g2s<"))
+            .count(),
+        2
+    );
+    assert_eq!(
+        text.iter()
+            .filter(|c| c.starts_with("tsl_cp_async_wait_all"))
+            .count(),
+        1,
+        "{text:#?}"
+    );
+    assert_eq!(
+        text.iter()
+            .filter(|c| c.starts_with("__syncthreads"))
+            .count(),
+        2,
+        "{text:#?}"
+    );
+}
+
+#[test]
+fn trigger_under_if_is_rejected() {
+    let text = kernel_file("v3_warpspec").replace(
+        "          trigger full[stage];",
+        "          if (iv_k > 0) trigger full[stage];",
+    );
+    let m = parse_str(&text, Some("t.co")).unwrap().module;
+    let info = check::check(&m).unwrap();
+    let err = lower::lower(&m, &info).unwrap_err();
+    let d = &err.0[0];
+    assert_eq!(d.code, "E0900");
+    assert!(
+        d.message.contains("`trigger` inside an `if`"),
+        "{}",
+        d.message
+    );
+    assert!(d.span.start.line > 0);
+}
