@@ -127,9 +127,9 @@ fn byte_range(text: &str, s: Span) -> std::ops::Range<usize> {
         return 0..0;
     }
     let a = offset(s.start.line, s.start.col);
-    let b = offset(s.end.line, s.end.col)
-        .max(a + 1)
-        .min(text.len().max(a));
+    // An empty span (a missing `;` at the end of a line) stays empty: a caret, not a range
+    // that runs into the next line.
+    let b = offset(s.end.line, s.end.col).max(a).min(text.len().max(a));
     a..b
 }
 

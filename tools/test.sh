@@ -7,10 +7,13 @@
 #
 # NVRTC checks FAIL (not skip) here: TESSEL_REQUIRE_NVRTC=1 unless set otherwise. Only outside
 # CI, when the install itself fails (no network), do they fall back to a loud skip.
+# Under CI=true the build is `--locked` (Cargo.lock must be committed and current).
 # Debug profile: on 2 cores a debug build of the workspace is much quicker than a release one,
-# and the tests compute little.
+# and the tests compute little. All test binaries run (`--no-fail-fast`), so one failure does
+# not hide another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$SECONDS
 
 if ! source tools/setup-nvrtc.sh; then
   if [ "${CI:-}" = "true" ]; then
@@ -27,9 +30,17 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export RUST_BACKTRACE="${RUST_BACKTRACE:-1}"
 
-echo "tools/test.sh: NVRTC in ${TESSEL_NVRTC_DIR:-<none>}, nvdisasm ${TESSEL_NVDISASM:-<none>}" >&2
-if [ "$#" -gt 0 ]; then
-  cargo test "$@"
-else
-  cargo test --workspace
+locked=()
+if [ "${CI:-}" = "true" ]; then
+  locked=(--locked)
 fi
+
+echo "tools/test.sh: NVRTC in ${TESSEL_NVRTC_DIR:-<none>}, nvdisasm ${TESSEL_NVDISASM:-<none>}" >&2
+status=0
+if [ "$#" -gt 0 ]; then
+  cargo test "${locked[@]}" "$@" || status=$?
+else
+  cargo test "${locked[@]}" --workspace --no-fail-fast || status=$?
+fi
+echo "tools/test.sh: $([ "$status" = 0 ] && echo passed || echo FAILED) in $((SECONDS - start)) s" >&2
+exit "$status"

@@ -2,7 +2,7 @@
 // and ordering, setmaxnreg, and the accumulator -> shared-memory epilogue.
 //
 // Every helper is a `__device__ __forceinline__` wrapper around one PTX idiom; the comment above
-// each says which PTX it issues and why. Facts and section numbers: /work/shared/HOPPER_NOTES.md.
+// each says which PTX it issues and why, with the PTX ISA section it follows.
 // Shared-memory operands are 32-bit `.shared` window addresses (tsl_smem_addr); tensor maps are
 // `const tsl_tensor_map *` pointing at a `const __grid_constant__` kernel parameter.
 // The N-specific `wgmma.mma_async` wrappers live in the generated sm90_wgmma.cuh.
@@ -195,7 +195,7 @@ template <int R> TSL_DEVICE void tsl_zero(tsl_u32 (&acc)[R]) {
 }
 
 // ---- epilogue: accumulator fragment -> shared tile ----------------------------------------------
-// m64nNk16 fragment (HOPPER_NOTES c): thread t of the warpgroup, w = t/32, l = t%32, holds
+// m64nNk16 fragment (PTX ISA, "Matrix Fragments for wgmma.mma_async.m64nNk16"): thread t of the warpgroup, w = t/32, l = t%32, holds
 // f32 d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e]; an f16 accumulator packs the e = 0/1
 // pair into one register d[2j + h]. Packing f32 pairs gives exactly that f16x2 layout.
 

@@ -5,10 +5,24 @@ use dsl_core::ir::{DType, MemSpace, Module};
 use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
+/// Token trees with invisible (`Delimiter::None`) groups flattened: a `macro_rules!` that
+/// forwards `file = $path` wraps the literal in one.
+fn flat(input: &TokenStream) -> Vec<TokenTree> {
+    let mut out = Vec::new();
+    for t in input.clone() {
+        match t {
+            TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::None => {
+                out.extend(flat(&g.stream()))
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// `file = "path"` as the whole input.
 fn file_arg(input: &TokenStream) -> Option<(String, Span)> {
-    let t: Vec<TokenTree> = input.clone().into_iter().collect();
-    match t.as_slice() {
+    match flat(input).as_slice() {
         [
             TokenTree::Ident(i),
             TokenTree::Punct(p),
@@ -46,8 +60,7 @@ fn file_mode(rel: &str, lit: Span) -> TokenStream {
         Ok(t) => t,
         Err(e) => {
             let msg = format!(
-                "cannot read `{}`: {e} (paths are relative to the crate root, {root})",
-                full.display()
+                "cannot read `{rel}`: {e} (the path is relative to the crate root, the folder of its Cargo.toml)"
             );
             return stub(
                 None,
@@ -105,15 +118,7 @@ fn finish(
         instance: None,
     });
     let ir = m.to_string();
-    let module_ident = Ident::new(
-        &name,
-        m.kernel
-            .name
-            .span
-            .is_dummy()
-            .then(Span::call_site)
-            .unwrap_or_else(Span::call_site),
-    );
+    let module_ident = Ident::new(&name, Span::call_site());
     let file_tok = match file {
         Some(f) => quote!(::core::option::Option::Some(#f)),
         None => quote!(::core::option::Option::None),

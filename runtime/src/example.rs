@@ -149,7 +149,7 @@ fn run(def: &'static KernelDef, example: &str, args: &[String]) -> Result<bool, 
     }
 }
 
-fn variant_name(p: &Prepared) -> String {
+pub fn variant_name(p: &Prepared) -> String {
     let input = p.module.kernel.params[0].dtype;
     let acc = acc_dtype(&p.module);
     format!("{input}_acc{acc}")
@@ -190,20 +190,35 @@ fn no_gpu(p: &Prepared, cfg: &Config, why: &str) -> String {
     format!("no GPU to run on ({why}); wrote the .cu and {compiled}.")
 }
 
-fn run_typed<T: Element>(
+/// One GEMM instance measured: full-output verification against cuBLAS, a host f64 spot
+/// check, and interleaved timing of tessel and cuBLAS in this process.
+pub struct GemmMeasurement {
+    pub verification: crate::verify::Verification,
+    /// (samples, max relative error) of the host f64 spot check.
+    pub spot: (usize, f64),
+    pub tessel: crate::timing::Timing,
+    pub cublas: crate::timing::Timing,
+    pub launch: crate::launch::LaunchConfig,
+    pub registers: Option<u32>,
+    pub spill_bytes: Option<u32>,
+}
+
+impl GemmMeasurement {
+    pub fn ratio(&self) -> f64 {
+        self.tessel.tflops.unwrap_or(0.0) / self.cublas.tflops.unwrap_or(0.0).max(1e-9)
+    }
+}
+
+/// Measures one configuration of a prepared GEMM kernel (`out[M,N] = lhs[M,K] · rhs[N,K]ᵀ`).
+pub fn measure_gemm<T: Element>(
     dev: &Device,
     p: &std::sync::Arc<Prepared>,
     cfg: &Config,
-    o: &GemmOpts,
-) -> Result<bool, String> {
+    (m, n, k): (usize, usize, usize),
+    runs: usize,
+) -> Result<GemmMeasurement, String> {
     let e = |x: &dyn std::fmt::Display| x.to_string();
-    let (m, n, k) = (o.m, o.n, o.k);
     let acc = acc_dtype(&p.module);
-    let info = dev.info();
-    println!(
-        "device   {} ({} SMs, {}), problem {m}x{n}x{k}",
-        info.name, info.sm_count, info.arch
-    );
     let lhs = DeviceTensor::<T>::random(dev, &[m, k], 1).map_err(|x| e(&x))?;
     let rhs = DeviceTensor::<T>::random(dev, &[n, k], 2).map_err(|x| e(&x))?;
     let out = DeviceTensor::<T>::poisoned(dev, &[m, n]).map_err(|x| e(&x))?;
@@ -225,33 +240,67 @@ fn run_typed<T: Element>(
         .map_err(|x| e(&x))?;
     dev.synchronize().map_err(|x| e(&x))?;
     let tol = gemm_tolerance(T::DTYPE, rt_dtype(acc), T::DTYPE, k);
-    let v = verify(
+    let verification = verify(
         &out.to_host().map_err(|x| e(&x))?,
         &reference.to_host().map_err(|x| e(&x))?,
         tol,
     )
     .map_err(|x| e(&x))?;
-    let regs = inst
-        .resources
-        .as_ref()
-        .map(|r| format!("{} regs, {} B spilled", r.registers, r.spill_stores))
-        .unwrap_or_default();
-    println!(
-        "launch   grid {:?} block {} smem {} B {regs}",
-        inst.launch.grid, inst.launch.block.0, inst.launch.dynamic_smem_bytes
-    );
-    println!("verify   {v}");
     let spot = host_spot_check(&lhs, &rhs, &out, m, n, k).map_err(|x| e(&x))?;
-    println!("host     f64 spot check of {} outputs: max relative error {:.2e}", spot.0, spot.1);
     // Interleaved rounds (tessel, cuBLAS, tessel, …) so clock and thermal drift hit both alike.
-    let tc = TimingConfig { warmup: 3, runs: o.runs };
+    let tc = TimingConfig {
+        warmup: 3,
+        runs: runs.max(20),
+    };
     let flops = gemm_flops(m, n, k);
     let (mut mine_r, mut theirs_r) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         mine_r.push(time_gpu(dev, &tc, Some(flops), || inst.launch(&kargs)).map_err(|x| e(&x))?);
-        theirs_r.push(time_gpu(dev, &tc, Some(flops), || cublas.gemm_nt(&lhs, &rhs, &mut reference, compute)).map_err(|x| e(&x))?);
+        theirs_r.push(
+            time_gpu(dev, &tc, Some(flops), || {
+                cublas.gemm_nt(&lhs, &rhs, &mut reference, compute)
+            })
+            .map_err(|x| e(&x))?,
+        );
     }
-    let (mine, theirs) = (combine(&mine_r, flops), combine(&theirs_r, flops));
+    Ok(GemmMeasurement {
+        verification,
+        spot,
+        tessel: combine(&mine_r, flops),
+        cublas: combine(&theirs_r, flops),
+        launch: inst.launch,
+        registers: inst.resources.as_ref().map(|r| r.registers),
+        spill_bytes: inst.resources.as_ref().map(|r| r.spill_stores),
+    })
+}
+
+fn run_typed<T: Element>(
+    dev: &Device,
+    p: &std::sync::Arc<Prepared>,
+    cfg: &Config,
+    o: &GemmOpts,
+) -> Result<bool, String> {
+    let (m, n, k) = (o.m, o.n, o.k);
+    let info = dev.info();
+    println!(
+        "device   {} ({} SMs, {}), problem {m}x{n}x{k}",
+        info.name, info.sm_count, info.arch
+    );
+    let r = measure_gemm::<T>(dev, p, cfg, (m, n, k), o.runs)?;
+    let regs = match (r.registers, r.spill_bytes) {
+        (Some(g), Some(s)) => format!("{g} regs, {s} B spilled"),
+        _ => String::new(),
+    };
+    println!(
+        "launch   grid {:?} block {} smem {} B {regs}",
+        r.launch.grid, r.launch.block.0, r.launch.dynamic_smem_bytes
+    );
+    println!("verify   {}", r.verification);
+    println!(
+        "host     f64 spot check of {} outputs: max relative error {:.2e}",
+        r.spot.0, r.spot.1
+    );
+    let (mine, theirs) = (&r.tessel, &r.cublas);
     let (a, b) = (mine.tflops.unwrap_or(0.0), theirs.tflops.unwrap_or(0.0));
     let mut t = String::new();
     let _ = writeln!(
@@ -267,7 +316,7 @@ fn run_typed<T: Element>(
         mine.min_ms,
         mine.max_ms,
         a,
-        100.0 * a / b.max(1e-9)
+        100.0 * r.ratio()
     );
     let _ = writeln!(
         t,
@@ -275,19 +324,15 @@ fn run_typed<T: Element>(
         "cuBLAS", theirs.median_ms, theirs.min_ms, theirs.max_ms, b, 100.0
     );
     print!("{t}");
+    let ok = r.verification.passed();
     println!(
-        "result   {} {}x{}x{} {} {:.1} TFLOP/s = {:.3}x cuBLAS ({:.1}) verify={}",
+        "result   {} {m}x{n}x{k} {} {a:.1} TFLOP/s = {:.3}x cuBLAS ({b:.1}) verify={}",
         p.def.name,
-        m,
-        n,
-        k,
         variant_name(p),
-        a,
-        a / b.max(1e-9),
-        b,
-        if v.passed() { "ok" } else { "FAIL" }
+        r.ratio(),
+        if ok { "ok" } else { "FAIL" }
     );
-    Ok(v.passed())
+    Ok(ok)
 }
 
 /// Timing rounds per side.
@@ -300,7 +345,10 @@ fn combine(rounds: &[crate::timing::Timing], flops: f64) -> crate::timing::Timin
     let median_ms = med[med.len() / 2];
     crate::timing::Timing {
         median_ms,
-        min_ms: rounds.iter().map(|t| t.min_ms).fold(f64::INFINITY, f64::min),
+        min_ms: rounds
+            .iter()
+            .map(|t| t.min_ms)
+            .fold(f64::INFINITY, f64::min),
         max_ms: rounds.iter().map(|t| t.max_ms).fold(0.0, f64::max),
         mean_ms: rounds.iter().map(|t| t.mean_ms).sum::<f64>() / rounds.len() as f64,
         runs: rounds.iter().map(|t| t.runs).sum(),
@@ -324,7 +372,9 @@ fn host_spot_check<T: Element>(
     let (mut worst, mut scale) = (0.0f64, 0.0f64);
     for _ in 0..samples {
         let (i, j) = ((rng.next_u64() as usize) % m, (rng.next_u64() as usize) % n);
-        let r: f64 = (0..k).map(|p| a[i * k + p].to_f64() * b[j * k + p].to_f64()).sum();
+        let r: f64 = (0..k)
+            .map(|p| a[i * k + p].to_f64() * b[j * k + p].to_f64())
+            .sum();
         worst = worst.max((c[i * n + j].to_f64() - r).abs());
         scale = scale.max(r.abs());
     }

@@ -37,12 +37,16 @@
 //! `sass.rs` disassembles cubins (nvdisasm) for instruction checks; `locate.rs` finds NVRTC,
 //! nvdisasm, libcuda and cuBLAS and turns "missing" into typed errors instead of panics.
 
+pub mod bench;
 pub mod cache;
 pub mod cublas_ref;
 pub mod device;
 pub mod dsl;
 pub mod dtype;
 pub mod example;
+pub mod example_gemv;
+pub mod example_sgemm;
+pub mod example_sweep;
 pub mod hash;
 pub mod launch;
 pub mod locate;
@@ -52,4 +56,5 @@ pub mod sass;
 pub mod tensor;
 pub mod timing;
 pub mod tma;
+pub mod tune;
 pub mod verify;

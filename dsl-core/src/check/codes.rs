@@ -91,6 +91,14 @@ pub const MMA_STORE_SHAPE: &str = "E0903";
 pub const COPY_SPACE: &str = "E0904";
 /// A statement outside any `parallel`.
 pub const OUTSIDE_PARALLEL: &str = "E0905";
+/// A register tile (`local` tensor) indexed by a value known only at run time.
+pub const LOCAL_INDEX: &str = "E0906";
+/// A `reduce` that is not across a warp, outside a `: group`, under a condition, or not f32/int.
+pub const REDUCE: &str = "E0907";
+/// `.transpose()` anywhere but a `dma.copy` destination.
+pub const TRANSPOSE: &str = "E0908";
+/// `dma.wait N` with `N` not a compile-time value in 0..=7.
+pub const DMA_WAIT: &str = "E0909";
 
 /// A `require` that is false for this configuration / problem.
 pub const REQUIRE: &str = "E1001";
@@ -231,6 +239,19 @@ pub const TABLE: &[(&str, &str)] = &[
         "copy between the wrong memory spaces (tma.copy: global <-> shared)",
     ),
     (OUTSIDE_PARALLEL, "statement outside any parallel"),
+    (
+        LOCAL_INDEX,
+        "register tile (`local`) indexed by a run-time value (use `: unroll` loop variables)",
+    ),
+    (
+        REDUCE,
+        "`reduce` not across a warp (`: group`), under a condition, or not f32/int",
+    ),
+    (
+        TRANSPOSE,
+        "`.transpose()` not used as a `dma.copy` destination",
+    ),
+    (DMA_WAIT, "`dma.wait N` with N not a constant in 0..=7"),
     (REQUIRE, "`require` false for this configuration / problem"),
     (
         DEFAULT_DOMAIN,

@@ -132,9 +132,14 @@ pub fn eval(m: &Module, e: ExprId, env: &Env) -> Result<i64, EvalError> {
 }
 
 /// The extent of a `#` inner operand: a name with a registered extent.
+/// The extent of the right side of `#`: a variable's, or for a composed `i # j` the
+/// product of both sides' extents.
 fn extent_of(m: &Module, inner: ExprId, env: &Env) -> Option<i64> {
     match &m.exprs[inner] {
         Expr::Name(n) => env.extents.get(n).copied(),
+        Expr::Compose { outer, inner } => {
+            extent_of(m, *outer, env)?.checked_mul(extent_of(m, *inner, env)?)
+        }
         _ => None,
     }
 }

@@ -9,7 +9,8 @@
 //! 3. `geometry`: `parallel` nesting, threads per block, grid;
 //! 4. `view`: the shape of every tensor view (`subspan`/`at`/`chunkat`/arrays);
 //! 5. `shape`, `wgmma`, `swizzle`, `smem`, `events`, `placement`, `range`: the individual
-//!    legality checks.
+//!    legality checks;
+//! 6. `simt`: register tiles, warp reductions, transposed stores, `dma.wait`.
 //!
 //! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
@@ -24,6 +25,7 @@ mod placement;
 mod range;
 mod resolve;
 mod shape;
+mod simt;
 mod smem;
 mod suggest;
 mod swizzle;
@@ -258,6 +260,7 @@ pub fn check_config(
     let events = events::check_events(&cx, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
+    simt::check_simt(&cx, &views, &mut diags);
 
     let info = KernelInfo {
         config: cfg.clone(),
@@ -470,7 +473,8 @@ pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
             .collect(),
         Stmt::MmaStore { dst: d, .. } => vec![*d],
         Stmt::Wait { event } | Stmt::Trigger { event, .. } => vec![*event],
-        Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared => Vec::new(),
+        Stmt::DmaWait { pending } => vec![*pending],
+        Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared | Stmt::Reduce { .. } => Vec::new(),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Copies: the source and destination tiles of `dma.copy` / `tma.copy` agree per dimension
-//! (when both extents are known under the config) and in element type.
+//! (when both extents are known under the config; dimensions of extent 1 may be left out, so a
+//! `[1, 8]` tile copies into an `[8]` register tile) and in element type.
 
 use super::view::{VState, Views};
 use super::{Cx, all_stmts, at_expr, codes};
@@ -69,6 +70,24 @@ fn shape_mismatch(
         format!("[{}]", parts.join(", "))
     };
     if sv.shape.len() != dv.shape.len() {
+        // Ranks may differ by dimensions of extent 1 (`[1, VEC]` into a `[VEC]` register tile):
+        // the copy then pairs the remaining dimensions in order.
+        let squeeze = |v: &VState| -> Vec<Option<i64>> {
+            v.shape
+                .iter()
+                .map(|d| cx.dim_value(d))
+                .filter(|x| *x != Some(1))
+                .collect()
+        };
+        let (a, b) = (squeeze(sv), squeeze(dv));
+        if a.len() == b.len()
+            && a.iter().zip(&b).all(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => x == y,
+                _ => true,
+            })
+        {
+            return;
+        }
         diags.push(
             at_expr(
                 m,
@@ -83,7 +102,9 @@ fn shape_mismatch(
                 ),
             )
             .with_note(m.expr_span(src), "the source")
-            .with_help("copy between tiles of the same rank"),
+            .with_help(
+                "copy between tiles of the same rank (dimensions of extent 1 may be left out)",
+            ),
         );
         return;
     }

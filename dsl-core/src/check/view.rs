@@ -28,6 +28,8 @@ pub(crate) struct VState {
     pub decl_shape: Vec<Dim>,
     /// Number of valid values of each coordinate (tiles, chunks or elements), when known.
     pub bounds: Vec<Option<i64>>,
+    /// A `.transpose()` view: dimension order reversed relative to the tensor's.
+    pub transposed: bool,
 }
 
 pub(crate) struct Views {
@@ -256,6 +258,7 @@ impl A<'_, '_> {
             element: false,
             tiled: None,
             bounds: vec![None; n],
+            transposed: false,
         })
     }
 
@@ -270,6 +273,17 @@ impl A<'_, '_> {
                 format!("`.{}` applied to a single element", op.name()),
                 "apply views to tensors or tiles, not to elements",
             );
+        }
+        if v.transposed && op != ViewOp::Transpose {
+            return self.err(
+                codes::VIEW,
+                e,
+                format!("`.{}` applied to a `.transpose()` view", op.name()),
+                "write `.transpose()` last: `t.subspan(A, B).at(i, j).transpose()`",
+            );
+        }
+        if op == ViewOp::Transpose {
+            return self.transpose(e, v, args);
         }
         if args.len() != rank {
             return self.err(
@@ -343,6 +357,7 @@ impl A<'_, '_> {
                 v.coords = args.iter().map(|&a| Some(a)).collect();
                 Some(v)
             }
+            ViewOp::Transpose => None,
             ViewOp::Chunkat => {
                 if v.tiled.is_some() {
                     return self.err(
@@ -385,6 +400,43 @@ impl A<'_, '_> {
                 Some(v)
             }
         }
+    }
+
+    /// `.transpose()`: a 2-D tensor or tile with its dimensions swapped.
+    fn transpose(&mut self, e: ExprId, mut v: VState, args: &[ExprId]) -> Option<VState> {
+        if !args.is_empty() {
+            return self.err(
+                codes::VIEW,
+                e,
+                format!("`.transpose()` takes no arguments, found {}", args.len()),
+                "write `t.transpose()`",
+            );
+        }
+        if v.tiled.is_some() {
+            return self.err(
+                codes::VIEW,
+                e,
+                "`.transpose()` applied to a `.subspan` tiling that picks no tile".into(),
+                "pick the tile first: `t.subspan(A, B).at(i, j).transpose()`",
+            );
+        }
+        if v.shape.len() != 2 {
+            return self.err(
+                codes::VIEW,
+                e,
+                format!(
+                    "`.transpose()` swaps the two dimensions of a 2-D view; this one has {}",
+                    v.shape.len()
+                ),
+                "transpose 2-D tensors or tiles",
+            );
+        }
+        v.shape.reverse();
+        v.coords.reverse();
+        v.bounds.reverse();
+        v.decl_shape.reverse();
+        v.transposed = !v.transposed;
+        Some(v)
     }
 
     /// The chunk size for index `a` over a dim `full`.

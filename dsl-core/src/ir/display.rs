@@ -325,6 +325,16 @@ impl Printer<'_> {
                 self.out.push_str("}\n");
             }
             Stmt::SyncShared => self.out.push_str("sync.shared;\n"),
+            Stmt::DmaWait { pending } => {
+                self.out.push_str("dma.wait ");
+                self.expr(*pending, 0);
+                self.out.push_str(";\n");
+            }
+            Stmt::Reduce {
+                op, target, level, ..
+            } => {
+                let _ = writeln!(self.out, "reduce.{} {} : {level};", op.name(), target.name);
+            }
         }
     }
 

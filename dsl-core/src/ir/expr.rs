@@ -131,6 +131,10 @@ pub enum ViewOp {
     /// `t.chunkat(i, j)`: the (i, j) chunk when each dimension is split evenly among the
     /// enclosing parallel extent (or, for `_`, kept whole / split by the iteration count).
     Chunkat,
+    /// `t.transpose()`: the 2-D tensor or tile with its dimensions swapped (element (i, j) of
+    /// the view is element (j, i) of `t`). Written last in a view chain; the SIMT path lowers
+    /// it as the destination of a `dma.copy` (a transposed store).
+    Transpose,
 }
 
 impl ViewOp {
@@ -139,6 +143,7 @@ impl ViewOp {
             "at" => ViewOp::At,
             "subspan" => ViewOp::Subspan,
             "chunkat" => ViewOp::Chunkat,
+            "transpose" => ViewOp::Transpose,
             _ => return None,
         })
     }
@@ -147,6 +152,7 @@ impl ViewOp {
             ViewOp::At => "at",
             ViewOp::Subspan => "subspan",
             ViewOp::Chunkat => "chunkat",
+            ViewOp::Transpose => "transpose",
         }
     }
 }

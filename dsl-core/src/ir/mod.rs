@@ -18,7 +18,7 @@ pub mod types;
 
 pub use arena::{Arena, Handle};
 pub use expr::{BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp};
-pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, Stmt, StmtId};
+pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
 pub use types::{DType, Level, Major, MemSpace};
 
 use crate::span::Span;

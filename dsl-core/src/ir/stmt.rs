@@ -57,6 +57,29 @@ impl AssignOp {
     }
 }
 
+/// The combining operation of a `reduce` statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Max,
+}
+
+impl ReduceOp {
+    pub fn from_name(s: &str) -> Option<ReduceOp> {
+        match s {
+            "sum" => Some(ReduceOp::Sum),
+            "max" => Some(ReduceOp::Max),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+        }
+    }
+}
+
 /// A declared name with an optional array count (`lhs_s[STAGES]`, `full[STAGES]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Declarator {
@@ -161,4 +184,15 @@ pub enum Stmt {
     },
     /// `sync.shared;`
     SyncShared,
+    /// `dma.wait N;`: wait until at most `N` of this thread's asynchronous `dma.copy.async`
+    /// copies are still in flight, then make the finished ones visible to the block.
+    DmaWait { pending: ExprId },
+    /// `reduce.sum acc : group;`: every thread of the enclosing `level` (a warp for `group`)
+    /// replaces its scalar `target` by the combination of all of theirs.
+    Reduce {
+        op: ReduceOp,
+        target: Ident,
+        level: Level,
+        level_span: crate::span::Span,
+    },
 }

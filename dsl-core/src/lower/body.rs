@@ -282,9 +282,21 @@ impl<'a> Emitter<'a> {
                 self.scopes.insert(&name.name, Local::Scalar(*dtype));
             }
             Stmt::Let { name, value } => {
-                let (v, _) = self.cx().value(*value)?;
-                self.line(format!("const int {} = {v};", name.name), line);
-                self.scopes.insert(&name.name, Local::Let);
+                let (v, t) = self.cx().value(*value)?;
+                match t {
+                    // `b = bs.at(k, j);`: a named element value, typed like the element.
+                    Ty::Float(d) => {
+                        self.line(
+                            format!("const {} {} = {v};", scalar_type(d), name.name),
+                            line,
+                        );
+                        self.scopes.insert(&name.name, Local::Scalar(d));
+                    }
+                    _ => {
+                        self.line(format!("const int {} = {v};", name.name), line);
+                        self.scopes.insert(&name.name, Local::Let);
+                    }
+                }
             }
             Stmt::Assign { target, op, value } => self.assign(*target, *op, *value, line)?,
             Stmt::If {
@@ -334,6 +346,8 @@ impl<'a> Emitter<'a> {
             Stmt::DmaCopy { is_async, src, dst } => {
                 super::simt::dma_copy(self, s, *is_async, *src, dst, line)?
             }
+            Stmt::DmaWait { pending } => super::simt::dma_wait(self, *pending, line)?,
+            Stmt::Reduce { op, target, .. } => super::simt::reduce(self, *op, target, line)?,
             Stmt::EventDecl { .. }
             | Stmt::Wait { .. }
             | Stmt::Trigger { .. }
@@ -364,14 +378,20 @@ impl<'a> Emitter<'a> {
                     "only single elements (`.at(i, j)`) can be assigned; copy tiles with `dma.copy`",
                 ));
             }
+            if op != AssignOp::Set {
+                if v.tensor.space == MemSpace::Global {
+                    return Err(LowerError::new(
+                        m.expr_span(target),
+                        "compound assignment to a global element is not supported; accumulate in a register tile (`local`) and store it",
+                    ));
+                }
+                let place = self.cx().element_access(&v);
+                let rhs = self.update(&place, v.tensor.dtype, op, value)?;
+                self.line(format!("{place} = {rhs};"), line);
+                return Ok(());
+            }
             let (val, ty) = self.cx().value(value)?;
             let val = convert(&val, ty, v.tensor.dtype);
-            if op != AssignOp::Set {
-                return Err(LowerError::new(
-                    m.expr_span(target),
-                    "compound assignment to a tensor element is not supported; accumulate in a scalar",
-                ));
-            }
             if v.tensor.space == MemSpace::Global {
                 let p = v.tensor.param.unwrap_or(0);
                 self.written_params.insert(p);
@@ -412,42 +432,52 @@ impl<'a> Emitter<'a> {
                 ));
             }
         };
-        // `acc += a * b` → one fused multiply-add (FFMA / HFMA2).
-        if op == AssignOp::Add {
-            if let Expr::Binary {
+        let rhs = self.update(n, dtype, op, value)?;
+        self.line(format!("{n} = {rhs};"), line);
+        Ok(())
+    }
+
+    /// The new value of `place` (of `dtype`) after `place op= value`: `acc += a * b` is one
+    /// fused multiply-add (FFMA / HFMA2).
+    fn update(
+        &self,
+        place: &str,
+        dtype: DType,
+        op: AssignOp,
+        value: crate::ir::ExprId,
+    ) -> Result<String, LowerError> {
+        let m = self.m;
+        if op == AssignOp::Add
+            && let Expr::Binary {
                 op: BinaryOp::Mul,
                 lhs,
                 rhs,
             } = &m.exprs[value]
-            {
-                let (a, ta) = self.cx().value(*lhs)?;
-                let (b, tb) = self.cx().value(*rhs)?;
-                let (a, b) = (convert(&a, ta, dtype), convert(&b, tb, dtype));
-                let f = match dtype {
-                    DType::F32 => "fmaf",
-                    DType::F16 => "tsl_fma",
-                    DType::BF16 => "tsl_fma",
-                    _ => "tsl_ifma",
-                };
-                self.line(format!("{n} = {f}({a}, {b}, {n});"), line);
-                return Ok(());
-            }
+        {
+            let (a, ta) = self.cx().value(*lhs)?;
+            let (b, tb) = self.cx().value(*rhs)?;
+            let (a, b) = (convert(&a, ta, dtype), convert(&b, tb, dtype));
+            let f = match dtype {
+                DType::F32 => "fmaf",
+                DType::F16 => "tsl_fma",
+                DType::BF16 => "tsl_fma",
+                _ => "tsl_ifma",
+            };
+            return Ok(format!("{f}({a}, {b}, {place})"));
         }
         let (v, t) = self.cx().value(value)?;
-        let rhs = match op {
+        Ok(match op {
             AssignOp::Set => convert(&v, t, dtype),
             _ => {
                 let sym = &op.symbol()[..1];
-                let cur = convert(n, Ty::Float(dtype), DType::F32);
+                let cur = convert(place, Ty::Float(dtype), DType::F32);
                 convert(
                     &format!("{cur} {sym} {}", convert(&v, t, DType::F32)),
                     Ty::Float(DType::F32),
                     dtype,
                 )
             }
-        };
-        self.line(format!("{n} = {rhs};"), line);
-        Ok(())
+        })
     }
 
     /// Waits for the cooperative copies issued so far and makes them visible to every thread.

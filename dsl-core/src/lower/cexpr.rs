@@ -28,6 +28,14 @@ pub struct View {
     pub origin: Vec<String>,
     /// `.at(i, j)` on a whole tensor: one element.
     pub element: bool,
+    /// `.transpose()`: the view's dimensions are the tensor's reversed (`tile` and `origin`
+    /// stay in the tensor's order).
+    pub transposed: bool,
+    /// Per dimension of `origin`, the strides (in elements) that multiply its run-time terms:
+    /// the origin is a multiple of V elements when every stride is (see [`View::aligned_cpp`]).
+    pub terms: Vec<Vec<Sym>>,
+    /// Strides of the array-entry offset's run-time terms (`stage * elems`).
+    pub array_terms: Vec<Sym>,
     /// A `.subspan` waiting for its `.at`.
     tiled: bool,
 }
@@ -77,6 +85,64 @@ impl View {
     }
     pub fn tile_elems(&self) -> Sym {
         self.tile.iter().cloned().fold(Sym::Int(1), Sym::mul)
+    }
+
+    /// A C++ constant expression that is true when the tile's first element — and, for tiles
+    /// of several rows, every row's first element — is a multiple of `v` elements from the
+    /// tensor's (aligned) base: `"true"`, `"false"` or a condition over tunables such as
+    /// `BM % 4 == 0 && TM % 4 == 0`. For shared and register tensors, whose shapes are static.
+    pub fn aligned_cpp(&self, v: i64) -> String {
+        let ld = self.tensor.ld();
+        let mut strides: Vec<Sym> = self.array_terms.clone();
+        for (d, ts) in self.terms.iter().enumerate() {
+            let scale = if d + 1 < self.terms.len() {
+                ld.clone()
+            } else {
+                Sym::Int(1)
+            };
+            strides.extend(ts.iter().map(|t| Sym::mul(t.clone(), scale.clone())));
+        }
+        if self.tile.len() > 1 && self.tile[0] != Sym::Int(1) {
+            strides.push(ld);
+        }
+        // A stride with a factor already required to be a multiple of `v` needs no condition
+        // of its own: visit strides with fewer factors first.
+        strides.sort_by_key(|s| factors(s).len());
+        let mut required: Vec<Sym> = Vec::new();
+        let mut conds: Vec<String> = Vec::new();
+        for s in strides {
+            match s {
+                Sym::Int(x) if x % v == 0 => {}
+                Sym::Int(_) => return "false".into(),
+                other => {
+                    if factors(&other).iter().any(|f| required.contains(f)) {
+                        continue;
+                    }
+                    let c = format!("{} % {v} == 0", cpp_paren(&other));
+                    if !conds.contains(&c) {
+                        conds.push(c);
+                    }
+                    required.push(other);
+                }
+            }
+        }
+        if conds.is_empty() {
+            "true".into()
+        } else {
+            conds.join(" && ")
+        }
+    }
+}
+
+/// The factors of a product (`a * b * c` → `[a, b, c]`; anything else is its own factor).
+fn factors(s: &Sym) -> Vec<Sym> {
+    match s {
+        Sym::Bin(crate::ir::BinaryOp::Mul, a, b) => {
+            let mut f = factors(a);
+            f.extend(factors(b));
+            f
+        }
+        other => vec![other.clone()],
     }
 }
 
@@ -157,11 +223,8 @@ impl ExprCx<'_> {
                 (if p < min_prec { format!("({s})") } else { s }, t)
             }
             Expr::Compose { outer, inner } => {
-                let ext = match &m.exprs[*inner] {
-                    Expr::Name(n) => self.scopes.extent(n).cloned(),
-                    _ => None,
-                }
-                .ok_or_else(|| self.err(*inner, "the right side of `#` must be a parallel or loop variable (its extent is the stride)"))?;
+                let ext = self.compose_extent(*inner)
+                .ok_or_else(|| self.err(*inner, "the right side of `#` must be a parallel or loop variable, or a composition of them (its extent is the stride)"))?;
                 let (o, _) = self.value_prec(*outer, 10)?;
                 let (i, _) = self.value_prec(*inner, 10)?;
                 let s = format!("{o} * {} + {i}", cpp_paren(&ext));
@@ -196,6 +259,66 @@ impl ExprCx<'_> {
         })
     }
 
+    /// The extent of the right side of `#`: a variable's, or the product for `i # j`.
+    fn compose_extent(&self, e: ExprId) -> Option<Sym> {
+        match &self.m.exprs[e] {
+            Expr::Name(n) => self.scopes.extent(n).cloned(),
+            Expr::Compose { outer, inner } => Some(Sym::mul(
+                self.compose_extent(*outer)?,
+                self.compose_extent(*inner)?,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The strides of the run-time terms of index `e` scaled by `mult`: a literal `k`
+    /// contributes `k * mult`, `a # b` the terms of `a` scaled by `extent(b)` and of `b`,
+    /// `a + b` both sides' terms, `a * C` (C static) `a`'s terms scaled by `C`; any other
+    /// index contributes `mult` itself.
+    fn index_terms(&self, e: ExprId, mult: Sym, out: &mut Vec<Sym>) {
+        let m = self.m;
+        match &m.exprs[e] {
+            Expr::Int(0) => {}
+            Expr::Int(k) => out.push(Sym::mul(Sym::Int(*k), mult)),
+            Expr::Compose { outer, inner } => match self.compose_extent(*inner) {
+                Some(ext) => {
+                    self.index_terms(*outer, Sym::mul(mult.clone(), ext), out);
+                    self.index_terms(*inner, mult, out);
+                }
+                None => out.push(mult),
+            },
+            Expr::Binary {
+                op: crate::ir::BinaryOp::Add,
+                lhs,
+                rhs,
+            } => {
+                self.index_terms(*lhs, mult.clone(), out);
+                self.index_terms(*rhs, mult, out);
+            }
+            Expr::Binary {
+                op: crate::ir::BinaryOp::Mul,
+                lhs,
+                rhs,
+            } => match (self.static_sym(*lhs), self.static_sym(*rhs)) {
+                (_, Some(c)) => self.index_terms(*lhs, Sym::mul(mult, c), out),
+                (Some(c), _) => self.index_terms(*rhs, Sym::mul(mult, c), out),
+                _ => out.push(mult),
+            },
+            _ => out.push(mult),
+        }
+    }
+
+    /// `e` as a [`Sym`] over tunables, constants and literals only (no run-time names).
+    fn static_sym(&self, e: ExprId) -> Option<Sym> {
+        let s = Sym::from_expr(self.m, e)?;
+        let mut names = Vec::new();
+        s.names(&mut names);
+        names
+            .iter()
+            .all(|n| self.m.tunable(n).is_some() || self.m.constant(n).is_some())
+            .then_some(s)
+    }
+
     /// A load or store location for an element view.
     pub fn element_access(&self, v: &View) -> String {
         let t = &v.tensor;
@@ -227,9 +350,12 @@ impl ExprCx<'_> {
                 Ok(View {
                     tile: t.shape.clone(),
                     origin: vec!["0".into(); t.shape.len()],
+                    terms: vec![Vec::new(); t.shape.len()],
+                    array_terms: Vec::new(),
                     tensor: t.clone(),
                     array_index: None,
                     element: false,
+                    transposed: false,
                     tiled: false,
                 })
             }
@@ -239,6 +365,7 @@ impl ExprCx<'_> {
                     return Err(self.err(e, format!("`{}` is not an array", v.tensor.name)));
                 }
                 v.array_index = Some(self.value(*index)?.0);
+                self.index_terms(*index, v.tensor.elems(), &mut v.array_terms);
                 Ok(v)
             }
             Expr::View { base, op, args } => {
@@ -246,7 +373,18 @@ impl ExprCx<'_> {
                 if v.element {
                     return Err(self.err(e, "cannot take a view of a single element"));
                 }
+                if v.transposed {
+                    return Err(self.err(e, "write `.transpose()` last in a view"));
+                }
                 match op {
+                    ViewOp::Transpose => {
+                        if v.tiled || v.tile.len() != 2 {
+                            return Err(
+                                self.err(e, "`.transpose()` applies to a 2-D tensor or tile")
+                            );
+                        }
+                        v.transposed = true;
+                    }
                     ViewOp::Subspan => {
                         v.tile = args
                             .iter()
@@ -257,16 +395,21 @@ impl ExprCx<'_> {
                     ViewOp::At => {
                         if v.tiled {
                             for (d, &a) in args.iter().enumerate() {
-                                let (i, _) = self.value_prec(a, 10)?;
-                                v.origin[d] = offset(
-                                    &v.origin[d],
-                                    &format!("{i} * {}", cpp_paren(&v.tile[d])),
-                                );
+                                self.index_terms(a, v.tile[d].clone(), &mut v.terms[d]);
+                                let scaled = match &v.tile[d] {
+                                    _ if matches!(m.exprs[a], Expr::Int(0)) => continue,
+                                    Sym::Int(1) => self.value(a)?.0,
+                                    t => {
+                                        format!("{} * {}", self.value_prec(a, 10)?.0, cpp_paren(t))
+                                    }
+                                };
+                                v.origin[d] = offset(&v.origin[d], &scaled);
                             }
                             v.tiled = false;
                         } else {
                             for (d, &a) in args.iter().enumerate() {
                                 let (i, _) = self.value(a)?;
+                                self.index_terms(a, Sym::Int(1), &mut v.terms[d]);
                                 v.origin[d] = offset(&v.origin[d], &i);
                             }
                             v.tile = vec![Sym::Int(1); args.len()];
@@ -294,6 +437,7 @@ impl ExprCx<'_> {
                                     other.clone(),
                                 ),
                             };
+                            v.terms[d].push(chunk.clone());
                             v.origin[d] =
                                 offset(&v.origin[d], &format!("{var} * {}", cpp_paren(&chunk)));
                             v.tile[d] = chunk;

@@ -117,10 +117,17 @@ impl fmt::Display for Line {
         for _ in 0..self.indent {
             f.write_str("  ")?;
         }
-        f.write_str(&self.code)?;
-        if let Some(l) = self.dsl_line {
-            write!(f, "  // dsl:{l}")?;
+        // One trailing comment: `code  // dsl:LINE  explanation`.
+        let (code, note) = match self.code.split_once("  // ") {
+            Some((c, n)) => (c, Some(n)),
+            None => (self.code.as_str(), None),
+        };
+        f.write_str(code)?;
+        match (self.dsl_line, note) {
+            (Some(l), Some(n)) => write!(f, "  // dsl:{l}  {n}"),
+            (Some(l), None) => write!(f, "  // dsl:{l}"),
+            (None, Some(n)) => write!(f, "  // {n}"),
+            (None, None) => Ok(()),
         }
-        Ok(())
     }
 }

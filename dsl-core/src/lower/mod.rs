@@ -12,6 +12,7 @@ pub mod kernel;
 pub mod memory;
 mod pipeline;
 mod plan;
+mod regtile;
 mod roles;
 pub mod scope;
 mod simt;

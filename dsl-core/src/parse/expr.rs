@@ -1,7 +1,8 @@
 //! Expressions: a precedence-climbing parser over C's binary operators
 //! ([`BinaryOp::precedence`]), with `a # b` ([`Expr::Compose`]) binding tighter than `*` and
 //! unary `-`/`!` between the two (so `-a # b` is `-(a # b)`, as the IR dump prints it).
-//! Postfix forms: calls to the built-ins, `x[i]`, view methods `.at/.subspan/.chunkat(…)`
+//! Postfix forms: calls to the built-ins, `x[i]`, view methods `.at/.subspan/.chunkat(…)`,
+//! `.transpose()`
 //! and the `.data` field. Inside `.swiz<…>`/`.async<…>` a top-level `>` closes the modifier
 //! instead of comparing.
 
@@ -18,7 +19,7 @@ const COMPOSE_PREC: u8 = 12;
 
 /// Built-in functions (all take two arguments).
 pub(crate) const FUNCTIONS: &[&str] = &["cdiv", "min", "max"];
-const METHODS: &[&str] = &["at", "subspan", "chunkat"];
+const METHODS: &[&str] = &["at", "subspan", "chunkat", "transpose"];
 const FIELDS: &[&str] = &["data"];
 
 fn binary_op(op: &str) -> Option<BinaryOp> {

@@ -1,14 +1,16 @@
-//! Data-movement, tensor-core, event and barrier statements: `dma.copy`, `tma.copy` /
-//! `tma.load`, `mma.*`, `wait`, `trigger` and `sync.shared`.
+//! Data-movement, tensor-core, event and barrier statements: `dma.copy`, `dma.wait`,
+//! `tma.copy` / `tma.load`, `mma.*`, `wait`, `trigger`, `sync.shared` and the warp
+//! reduction `reduce.sum|max x : group`.
 
 use super::codes;
 use super::cursor::{PResult, Parser};
 use super::suggest::{did_you_mean, nearest, one_of};
 use crate::diag::Diagnostic;
-use crate::ir::{CopyDst, ExprId, Ident, Major, MemSpace, Stmt, StmtId};
+use crate::ir::{CopyDst, ExprId, Ident, Major, MemSpace, ReduceOp, Stmt, StmtId};
 use crate::span::Span;
 
-const DMA_OPS: &[&str] = &["copy"];
+const DMA_OPS: &[&str] = &["copy", "wait"];
+const REDUCE_OPS: &[&str] = &["sum", "max"];
 const TMA_OPS: &[&str] = &["copy", "load"];
 const MMA_OPS: &[&str] = &["fill", "load", "store", "commit", "row", "col"];
 const SYNC_OPS: &[&str] = &["shared"];
@@ -146,10 +148,22 @@ impl Parser {
         Ok((src, dst))
     }
 
-    /// `dma.copy[.async] src => dst;`
+    /// `dma.copy[.async] src => dst;` or `dma.wait N;`
     pub(crate) fn dma(&mut self) -> PResult<StmtId> {
         let first = self.pos;
-        self.namespace_op("dma", DMA_OPS)?;
+        let op = self.namespace_op("dma", DMA_OPS)?;
+        if op.name == "wait" {
+            if self.is_op(";") {
+                return Err(self.unexpected_help(
+                    codes::EXPECTED,
+                    "the number of copies that may stay in flight",
+                    "write `dma.wait 0;` (all copies done) or `dma.wait STAGES - 1;`",
+                ));
+            }
+            let pending = self.expr()?;
+            self.expect_semi("`dma.wait`")?;
+            return Ok(self.add_stmt(Stmt::DmaWait { pending }, self.span_from(first)));
+        }
         let m = self.modifiers("dma.copy", &["async"])?;
         let (src, dst) = self.copy_operands("dma.copy")?;
         self.expect_semi("the copy")?;
@@ -329,6 +343,36 @@ impl Parser {
         self.namespace_op("sync", SYNC_OPS)?;
         self.expect_semi("`sync.shared`")?;
         Ok(self.add_stmt(Stmt::SyncShared, self.span_from(first)))
+    }
+
+    /// `reduce.sum x : group;` / `reduce.max x : group;`
+    pub(crate) fn reduce(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let op = self.namespace_op("reduce", REDUCE_OPS)?;
+        let op = ReduceOp::from_name(&op.name).unwrap_or(ReduceOp::Sum);
+        let target = self.expect_ident("the scalar to reduce")?;
+        if self.eat_op(":").is_none() {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "`:` and the level the reduction spans",
+                &format!(
+                    "write `reduce.{} {} : group;` (across the 32 threads of a warp)",
+                    op.name(),
+                    target.name
+                ),
+            ));
+        }
+        let (level, level_span) = self.level()?;
+        self.expect_semi("`reduce`")?;
+        Ok(self.add_stmt(
+            Stmt::Reduce {
+                op,
+                target,
+                level,
+                level_span,
+            },
+            self.span_from(first),
+        ))
     }
 
     /// Consumes the identifier at the cursor; whether it was `kw`.

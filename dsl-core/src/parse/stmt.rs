@@ -1,6 +1,6 @@
 //! Statements: blocks, the statement dispatcher and control structure (`parallel`,
 //! `foreach`, `if`, `inthreads`). Declarations and assignments live in `bind.rs`; the copy,
-//! `mma`, event and sync statements in `ops.rs`.
+//! `mma`, event, sync and `reduce` statements in `ops.rs`.
 //!
 //! Scopes: a body (braced block or single statement) is one scope. Names bound in an
 //! enclosing scope — header names, parameters, declarations, earlier lets, loop and parallel
@@ -26,6 +26,7 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "trigger",
     "inthreads",
     "sync",
+    "reduce",
     "shared",
     "local",
     "global",
@@ -122,6 +123,7 @@ impl Parser {
             "mma" => self.mma()?,
             "wait" | "trigger" => self.event_stmt()?,
             "sync" => self.sync()?,
+            "reduce" => self.reduce()?,
             "shared" | "local" | "global" => self.decl()?,
             "else" => {
                 let span = self.here();
@@ -255,7 +257,7 @@ impl Parser {
     }
 
     /// `block`, `group-4`, `group` or `thread`.
-    fn level(&mut self) -> PResult<(Level, Span)> {
+    pub(crate) fn level(&mut self) -> PResult<(Level, Span)> {
         let first = self.pos;
         let help = format!(
             "levels are {} (`group-4` is a warpgroup of 4 warps, `group` a warp)",

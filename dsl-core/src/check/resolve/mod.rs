@@ -23,6 +23,8 @@ pub(crate) enum Role {
     A,
     B,
     After,
+    /// The scalar a `reduce` updates.
+    Target,
 }
 
 /// One `parallel` level: the statement and the index of the level in it.
@@ -408,6 +410,25 @@ impl R<'_> {
             Stmt::InThreads { cond, body, .. } => {
                 self.expr(*cond, Want::Value, false);
                 self.block(body);
+            }
+            Stmt::DmaWait { pending } => self.expr(*pending, Want::Value, false),
+            Stmt::Reduce { target, .. } => {
+                match self.lookup(&target.name) {
+                    Some(b) => {
+                        if !matches!(b, Binding::Scalar(_)) {
+                            self.diags.push(
+                            Diagnostic::new(
+                                codes::NOT_ASSIGNABLE,
+                                target.span,
+                                format!("`reduce` updates a scalar, but `{}` is not one", target.name),
+                            )
+                            .with_help("declare the value as a scalar (`f32 acc = 0.0f;`) and reduce that"),
+                        );
+                        }
+                        self.out.idents.insert((s, Role::Target), b);
+                    }
+                    None => self.unknown(&target.name, target.span, Want::Value),
+                }
             }
             Stmt::MmaCommit | Stmt::SyncShared => {}
         }

@@ -1,0 +1,270 @@
+//! The SIMT extensions' rules: register tiles, warp reductions, transposed stores and
+//! `dma.wait`.
+//!
+//! - A `local` tensor is a register tile: every coordinate (and array index) of a view of it
+//!   must be known once the loops around it are unrolled — literals, tunables, constants,
+//!   variables of `foreach … : unroll` loops and bindings of those. A run-time index would put
+//!   the tile in local memory (the DRAM-backed stack).
+//! - `reduce.sum x : group` combines a scalar across the 32 threads of a warp: it needs an
+//!   enclosing `: group` level, every thread of the warp must reach it (no enclosing `if` or
+//!   `inthreads`), and it works on `f32` or `int` scalars.
+//! - `.transpose()` is lowered as the destination of a `dma.copy` (a transposed store).
+//! - `dma.wait N` takes a compile-time `N` in `0..=7` (the range of `cp.async.wait_group`).
+
+use super::view::Views;
+use super::{Binding, Cx, all_stmts, at_expr, codes, walk_expr};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Block, CopyDst, DType, Expr, ExprId, Level, MemSpace, Stmt, StmtId, ViewOp};
+use std::collections::HashSet;
+
+pub(crate) fn check_simt(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    local_indices(cx, views, diags);
+    reductions(cx, diags);
+    transposes(cx, diags);
+    waits(cx, diags);
+}
+
+/// Register tiles are indexed by compile-time values only.
+fn local_indices(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mut reported: HashSet<ExprId> = HashSet::new();
+    let mut sites: Vec<ExprId> = views.all.keys().copied().collect();
+    sites.sort();
+    for x in sites {
+        let Some(v) = views.get(x) else { continue };
+        if v.space != MemSpace::Local {
+            continue;
+        }
+        let name = cx.binding_name(v.root);
+        for c in v.coords.iter().flatten().chain(v.array_index.iter()) {
+            if !reported.insert(*c) {
+                continue;
+            }
+            if let Some(bad) = runtime_name(cx, *c, 0) {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::LOCAL_INDEX,
+                        *c,
+                        format!(
+                            "`{name}` is a register tile, but the index `{}` depends on `{bad}`, which is only known at run time",
+                            m.expr_to_string(*c)
+                        ),
+                    )
+                    .with_help(format!(
+                        "index register tiles with variables of `foreach … : unroll` loops and constants (a run-time index puts `{name}` in local memory)"
+                    )),
+                );
+            }
+        }
+    }
+}
+
+/// The first name in `e` whose value is not known after unrolling, if any.
+fn runtime_name(cx: &Cx, e: ExprId, depth: u32) -> Option<String> {
+    let m = cx.m;
+    let mut bad = None;
+    walk_expr(m, e, &mut |x| {
+        if bad.is_some() {
+            return;
+        }
+        let Expr::Name(n) = &m.exprs[x] else { return };
+        let ok = match cx.res.bindings.get(&x) {
+            Some(Binding::Tunable | Binding::Constant) => true,
+            Some(Binding::LoopVar { stmt, .. }) => {
+                matches!(m.stmts[*stmt], Stmt::Foreach { unroll: true, .. })
+            }
+            Some(Binding::Let(s)) if depth < 16 => match &m.stmts[*s] {
+                Stmt::Let { value, .. } => runtime_name(cx, *value, depth + 1).is_none(),
+                _ => false,
+            },
+            // Unresolved names are reported by `resolve`.
+            None => true,
+            _ => false,
+        };
+        if !ok {
+            bad = Some(n.clone());
+        }
+    });
+    bad
+}
+
+/// `reduce` placement, level and type.
+fn reductions(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mut divergent = Vec::new();
+    collect_divergent(m, &m.kernel.body, None, &mut divergent);
+    for s in all_stmts(m) {
+        let Stmt::Reduce {
+            op,
+            target,
+            level,
+            level_span,
+        } = &m.stmts[s]
+        else {
+            continue;
+        };
+        if *level != Level::Group {
+            diags.push(
+                Diagnostic::new(
+                    codes::REDUCE,
+                    *level_span,
+                    format!("`reduce` across a `: {level}` level is not supported"),
+                )
+                .with_help(format!(
+                    "reduce across a warp: `reduce.{} {} : group;`",
+                    op.name(),
+                    target.name
+                )),
+            );
+            continue;
+        }
+        let in_group = cx.res.chains.get(&s).is_some_and(|c| {
+            c.iter()
+                .any(|l| cx.level(*l).is_some_and(|pl| pl.level == Level::Group))
+        });
+        if !in_group {
+            diags.push(
+                Diagnostic::new(
+                    codes::REDUCE,
+                    m.stmt_span(s),
+                    "`reduce … : group` outside a `: group` level: the statement has no warp to reduce across",
+                )
+                .with_help("put it inside `parallel {w} by [W] : group, {lane} by [32] : thread { … }`"),
+            );
+        }
+        if let Some((_, guard)) = divergent.iter().find(|(x, _)| *x == s) {
+            diags.push(
+                Diagnostic::new(
+                    codes::REDUCE,
+                    m.stmt_span(s),
+                    "`reduce` inside a condition: every thread of the warp must reach it",
+                )
+                .with_note(m.stmt_span(*guard), "the condition")
+                .with_help("move the `reduce` before the `if` / `inthreads` and branch after it"),
+            );
+        }
+        let dtype = match cx.res.idents.get(&(s, super::resolve::Role::Target)) {
+            Some(Binding::Scalar(d)) => match &m.stmts[*d] {
+                Stmt::ScalarDecl { dtype, .. } => Some(*dtype),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(d) = dtype
+            && !matches!(d, DType::F32 | DType::I32)
+        {
+            diags.push(
+                Diagnostic::new(
+                    codes::REDUCE,
+                    target.span,
+                    format!(
+                        "`reduce` works on f32 and int scalars; `{}` is {d}",
+                        target.name
+                    ),
+                )
+                .with_help(format!("accumulate in f32: `f32 {} = 0.0f;`", target.name)),
+            );
+        }
+    }
+}
+
+/// Statements under an `if` or `inthreads`, with the innermost such statement.
+fn collect_divergent(
+    m: &crate::ir::Module,
+    b: &Block,
+    guard: Option<StmtId>,
+    out: &mut Vec<(StmtId, StmtId)>,
+) {
+    for &s in b {
+        if let Some(g) = guard {
+            out.push((s, g));
+        }
+        let inner = match &m.stmts[s] {
+            Stmt::If { .. } | Stmt::InThreads { .. } => Some(s),
+            _ => guard,
+        };
+        for blk in super::stmt_blocks(&m.stmts[s]) {
+            collect_divergent(m, blk, inner, out);
+        }
+    }
+}
+
+/// `.transpose()` only as a `dma.copy` destination.
+fn transposes(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mut allowed = HashSet::new();
+    for s in all_stmts(m) {
+        if let Stmt::DmaCopy {
+            dst: CopyDst::Expr(d),
+            ..
+        } = &m.stmts[s]
+        {
+            allowed.insert(*d);
+        }
+    }
+    for s in all_stmts(m) {
+        for e in super::stmt_exprs(&m.stmts[s]) {
+            walk_expr(m, e, &mut |x| {
+                if matches!(
+                    m.exprs[x],
+                    Expr::View {
+                        op: ViewOp::Transpose,
+                        ..
+                    }
+                ) && !allowed.contains(&x)
+                {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::TRANSPOSE,
+                            x,
+                            "`.transpose()` is supported as the destination of a `dma.copy`",
+                        )
+                        .with_help("store a tile transposed: `dma.copy a.subspan(BM, BK).at(bm, k) => a_s.transpose();`"),
+                    );
+                }
+            });
+        }
+    }
+}
+
+/// `dma.wait N`: a compile-time `N` in `0..=7`.
+fn waits(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let Stmt::DmaWait { pending } = &m.stmts[s] else {
+            continue;
+        };
+        match cx.static_value(*pending) {
+            Some(v) if (0..=7).contains(&v) => {}
+            Some(v) => diags.push(
+                at_expr(
+                    m,
+                    codes::DMA_WAIT,
+                    *pending,
+                    format!(
+                        "`dma.wait {}` leaves {v} copies in flight; the hardware counts 0 to 7",
+                        m.expr_to_string(*pending)
+                    ),
+                )
+                .with_help("use a pipeline depth of at most 8 stages"),
+            ),
+            None if cx.resolved(*pending) => diags.push(
+                at_expr(
+                    m,
+                    codes::DMA_WAIT,
+                    *pending,
+                    format!(
+                        "`dma.wait {}` needs a compile-time count",
+                        m.expr_to_string(*pending)
+                    ),
+                )
+                .with_help(
+                    "write the count with tunables and constants, e.g. `dma.wait STAGES - 1;`",
+                ),
+            ),
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! SIMT register tiles: `dma.copy` with a `local` side. Such a copy is per thread — each thread
+//! moves its own tile between its registers and global or shared memory — and moves 16 bytes
+//! per access where it can:
+//!
+//! | copy              | helper (lowering/simt_tiles.cuh) | vector access                      |
+//! |-------------------|----------------------------------|------------------------------------|
+//! | global → local    | `tsl_copy_g2r`                   | LDG.E.128, run-time alignment test |
+//! | local → global    | `tsl_copy_r2g`                   | STG.E.128, run-time alignment test |
+//! | shared → local    | `tsl_copy_tile`                  | LDS.128 when the origin is provably aligned |
+//! | local → shared    | `tsl_copy_tile_st`               | STS.128 when the origin is provably aligned |
+//! | local → local     | `tsl_copy_tile`                  | none                               |
+//!
+//! The copy walks the global/shared side's tile as `[ROWS, COLS]` (a 1-D tensor is one row);
+//! the register side is addressed row-major with its own row pitch, or flat when it is 1-D
+//! (so a `[1, 8]` tile copies into an `[8]` register tile). Shared-side alignment is a C++
+//! constant expression over the tunables ([`View::aligned_cpp`]), decided per instantiation.
+
+use super::LowerError;
+use super::body::Emitter;
+use super::cexpr::View;
+use super::sym::Sym;
+use crate::ir::{ExprId, MemSpace};
+
+/// `[ROWS, COLS]` of a view, a 1-D view being one row; and the C++ (row, col) origin.
+fn rows_cols(v: &View) -> (Sym, Sym, String, String) {
+    match v.tile.len() {
+        1 => (
+            Sym::Int(1),
+            v.tile[0].clone(),
+            "0".into(),
+            v.origin[0].clone(),
+        ),
+        _ => (
+            v.tile[0].clone(),
+            v.tile[1].clone(),
+            v.origin[0].clone(),
+            v.origin[1].clone(),
+        ),
+    }
+}
+
+/// The global tensor's `[rows, cols]` as C++ (a 1-D tensor is one row).
+fn global_extent(v: &View) -> (String, String) {
+    let t = &v.tensor;
+    match t.shape.len() {
+        1 => ("1".into(), t.shape[0].to_cpp()),
+        _ => (t.shape[0].to_cpp(), t.shape[1].to_cpp()),
+    }
+}
+
+/// Row pitch of the register side for a `[rows, cols]` walk: its own pitch when it is 2-D
+/// (its tile must then have as many rows), `cols` when it is 1-D (row-major flattening).
+fn reg_pitch(
+    e: &Emitter,
+    reg: &View,
+    rows: &Sym,
+    cols: &Sym,
+    at: ExprId,
+) -> Result<Sym, LowerError> {
+    match reg.tile.len() {
+        1 => Ok(cols.clone()),
+        2 if reg.tile[0] == *rows || *rows == Sym::Int(1) => Ok(reg.tensor.ld()),
+        _ => Err(LowerError::new(
+            e.m.expr_span(at),
+            "a register tile copy pairs a 2-D register tile with a tile of the same rows, or a 1-D register tile with any tile; match the ranks",
+        )),
+    }
+}
+
+fn ptr_of(v: &View) -> String {
+    v.tile_ptr()
+}
+
+fn check_2d(e: &Emitter, v: &View, at: ExprId) -> Result<(), LowerError> {
+    if v.tile.len() > 2 || v.tile.is_empty() {
+        return Err(LowerError::new(
+            e.m.expr_span(at),
+            "register tile copies move 1-D and 2-D tiles",
+        ));
+    }
+    if v.transposed {
+        return Err(LowerError::new(
+            e.m.expr_span(at),
+            "`.transpose()` is lowered for cooperative global → shared copies only",
+        ));
+    }
+    Ok(())
+}
+
+/// Lowers a per-thread `dma.copy` between `sv` (at `src`) and `dv` (at `dst`), one of which is
+/// a register tile.
+pub fn copy(
+    e: &mut Emitter,
+    sv: &View,
+    src: ExprId,
+    dv: &View,
+    dst: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    check_2d(e, sv, src)?;
+    check_2d(e, dv, dst)?;
+    let elem = sv.tensor.dtype.size_bytes() as i64;
+    let vec = 16 / elem.max(1);
+    match (sv.tensor.space, dv.tensor.space) {
+        (MemSpace::Global, MemSpace::Local) => {
+            let (rows, cols, r0, c0) = rows_cols(sv);
+            let dld = reg_pitch(e, dv, &rows, &cols, dst)?;
+            let (gr, gc) = global_extent(sv);
+            let p = sv.tensor.param.unwrap_or(0);
+            e.pointer_params.insert(p);
+            e.line(
+                format!(
+                    "tsl_copy_g2r<{}, {}, {}>({}, {}, {r0}, {c0}, {gr}, {gc});",
+                    rows.to_cpp(),
+                    cols.to_cpp(),
+                    dld.to_cpp(),
+                    ptr_of(dv),
+                    sv.tensor.name
+                ),
+                line,
+            );
+        }
+        (MemSpace::Local, MemSpace::Global) => {
+            let (rows, cols, r0, c0) = rows_cols(dv);
+            let sld = reg_pitch(e, sv, &rows, &cols, src)?;
+            let (gr, gc) = global_extent(dv);
+            let p = dv.tensor.param.unwrap_or(0);
+            e.pointer_params.insert(p);
+            e.written_params.insert(p);
+            e.line(
+                format!(
+                    "tsl_copy_r2g<{}, {}, {}>({}, {}, {r0}, {c0}, {gr}, {gc});",
+                    rows.to_cpp(),
+                    cols.to_cpp(),
+                    sld.to_cpp(),
+                    dv.tensor.name,
+                    ptr_of(sv)
+                ),
+                line,
+            );
+        }
+        (MemSpace::Shared, MemSpace::Local) | (MemSpace::Local, MemSpace::Local) => {
+            // The cooperative copies that filled the source must have landed.
+            e.flush_dma();
+            let (rows, cols, _, _) = rows_cols(sv);
+            let dld = reg_pitch(e, dv, &rows, &cols, dst)?;
+            let sld = if sv.tile.len() == 1 {
+                cols.clone()
+            } else {
+                sv.tensor.ld()
+            };
+            let aligned = if sv.tensor.space == MemSpace::Shared {
+                sv.aligned_cpp(vec)
+            } else {
+                "false".into()
+            };
+            e.line(
+                format!(
+                    "tsl_copy_tile<{}, {}, {}, {}, {}>({}, {});",
+                    rows.to_cpp(),
+                    cols.to_cpp(),
+                    sld.to_cpp(),
+                    dld.to_cpp(),
+                    template_bool(&aligned),
+                    ptr_of(dv),
+                    ptr_of(sv)
+                ),
+                line,
+            );
+        }
+        (MemSpace::Local, MemSpace::Shared) => {
+            e.flush_dma();
+            let (rows, cols, _, _) = rows_cols(dv);
+            let sld = reg_pitch(e, sv, &rows, &cols, src)?;
+            let dld = if dv.tile.len() == 1 {
+                cols.clone()
+            } else {
+                dv.tensor.ld()
+            };
+            e.line(
+                format!(
+                    "tsl_copy_tile_st<{}, {}, {}, {}, {}>({}, {});",
+                    rows.to_cpp(),
+                    cols.to_cpp(),
+                    sld.to_cpp(),
+                    dld.to_cpp(),
+                    template_bool(&dv.aligned_cpp(vec)),
+                    ptr_of(dv),
+                    ptr_of(sv)
+                ),
+                line,
+            );
+        }
+        (a, b) => {
+            return Err(LowerError::new(
+                e.m.expr_span(src),
+                format!("`dma.copy` from {a} to {b} memory is not supported on the SIMT path"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A condition as a template argument (parenthesized unless a single token).
+fn template_bool(c: &str) -> String {
+    if c.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
+        c.to_string()
+    } else {
+        format!("({c})")
+    }
+}

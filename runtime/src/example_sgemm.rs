@@ -1,0 +1,535 @@
+//! The shared `main` of the f32 GEMM examples — the SGEMM ladder (`sgemm_k1_naive` …
+//! `sgemm_k8_warptile`) and the Kernel Tuner trio (`kt_naive`, `kt_shared`, `kt_tiled`) — and
+//! of the `ladder` example, which runs a whole ladder on one problem and prints one table.
+//!
+//! The problem is `C[M,N] = A[M,K] · B[K,N]`, f32, row-major ("NN"), 4096³ by default. A run
+//! writes the instantiated `.cu` to `target/tessel/<example>/`, then on a GPU:
+//!
+//! 1. (tuned rungs) **sweeps** ([`crate::example_sweep`]): every tunable assignment is checked
+//!    for this device and problem — the kernel's `require`s and every other check are the
+//!    legality filter — a budget of the legal ones is compiled in parallel with NVRTC, and each
+//!    is launched on poisoned output, verified over the full output and timed (median);
+//! 2. verifies the chosen configuration against cuBLAS SGEMM with
+//!    `CUBLAS_COMPUTE_32F_PEDANTIC` (true f32, no TF32) over every element, plus an f64 host
+//!    spot check that does not trust cuBLAS;
+//! 3. times it and cuBLAS in interleaved rounds and prints one `result` line.
+//!
+//! Without a GPU it compiles the instance with NVRTC, says so in one sentence and exits 1.
+
+use std::sync::Arc;
+
+use dsl_core::check::Config;
+use dsl_core::def::{KernelDef, Variant};
+
+use crate::cublas_ref::CublasRef;
+use crate::device::Device;
+use crate::dsl::{Instance, Prepared, module_cache};
+pub use crate::example_sweep::{
+    ROUNDS, combine, config_text, config_with, first_line, no_gpu, parse_set, sweep_with,
+    write_cuda,
+};
+use crate::tensor::DeviceTensor;
+use crate::timing::{Timing, TimingConfig, gemm_flops, time_gpu};
+use crate::verify::{Verification, gemm_tolerance, verify};
+
+/// Command-line options of an f32 GEMM example.
+#[derive(Clone, Debug)]
+pub struct SgemmOpts {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub sets: Vec<(String, i64)>,
+    pub runs: usize,
+    /// Sweep the legal configurations and keep the fastest verified one.
+    pub tune: bool,
+    /// Most configurations a sweep compiles and times.
+    pub budget: usize,
+}
+
+pub const SGEMM_USAGE: &str = "flags: --m M --n N --k K (default 4096 each), --set NAME=V, --runs R, --tune | --no-tune, --budget B (configurations a sweep times)";
+
+/// Parses the flags; `tuned` is the example's default for `--tune`.
+pub fn parse_opts(args: &[String], tuned: bool) -> Result<SgemmOpts, String> {
+    let mut o = SgemmOpts {
+        m: 4096,
+        n: 4096,
+        k: 4096,
+        sets: Vec::new(),
+        runs: 20,
+        tune: tuned,
+        budget: 256,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--tune" => o.tune = true,
+            "--no-tune" => o.tune = false,
+            flag => {
+                let v = args
+                    .get(i + 1)
+                    .ok_or_else(|| format!("`{flag}` needs a value"))?;
+                let num = || {
+                    v.parse::<usize>()
+                        .ok()
+                        .filter(|x| *x > 0)
+                        .ok_or_else(|| format!("`{v}` is not a positive integer"))
+                };
+                match flag {
+                    "--m" => o.m = num()?,
+                    "--n" => o.n = num()?,
+                    "--k" => o.k = num()?,
+                    "--runs" => o.runs = num()?.max(20),
+                    "--budget" => o.budget = num()?,
+                    "--set" => o.sets.push(parse_set(v)?),
+                    other => return Err(format!("unknown flag `{other}`")),
+                }
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    if !o.sets.is_empty() {
+        o.tune = false;
+    }
+    Ok(o)
+}
+
+// ---- the f32 GEMM bench ----------------------------------------------------------------------
+
+/// What one rung measured.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub kernel: String,
+    pub config: String,
+    pub mine: Timing,
+    pub cublas: Timing,
+    pub verify: Verification,
+    /// Host f64 spot check: (samples, max error relative to max |reference|).
+    pub spot: (usize, f64),
+}
+
+impl Outcome {
+    pub fn tflops(&self) -> f64 {
+        self.mine.tflops.unwrap_or(0.0)
+    }
+    pub fn cublas_tflops(&self) -> f64 {
+        self.cublas.tflops.unwrap_or(0.0)
+    }
+    pub fn passed(&self) -> bool {
+        self.verify.passed() && self.spot.1 < 1e-4
+    }
+}
+
+/// A, B, C and the cuBLAS reference on one device.
+pub struct SgemmBench {
+    pub dev: Device,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    cublas: CublasRef,
+    a: DeviceTensor<f32>,
+    b: DeviceTensor<f32>,
+    c: DeviceTensor<f32>,
+    reference: DeviceTensor<f32>,
+    ref_host: Vec<f32>,
+    a_host: Vec<f32>,
+    b_host: Vec<f32>,
+    pub runs: usize,
+}
+
+impl SgemmBench {
+    /// Random A and B, poisoned C, and cuBLAS's C (pedantic f32).
+    pub fn new(dev: Device, m: usize, n: usize, k: usize, runs: usize) -> Result<Self, String> {
+        let e = |x: &dyn std::fmt::Display| x.to_string();
+        let cublas = CublasRef::new(&dev).map_err(|x| e(&x))?;
+        let a = DeviceTensor::<f32>::random(&dev, &[m, k], 1).map_err(|x| e(&x))?;
+        let b = DeviceTensor::<f32>::random(&dev, &[k, n], 2).map_err(|x| e(&x))?;
+        let c = DeviceTensor::<f32>::poisoned(&dev, &[m, n]).map_err(|x| e(&x))?;
+        let mut reference = DeviceTensor::<f32>::poisoned(&dev, &[m, n]).map_err(|x| e(&x))?;
+        cublas.sgemm_nn(&a, &b, &mut reference).map_err(|x| e(&x))?;
+        dev.synchronize().map_err(|x| e(&x))?;
+        let ref_host = reference.to_host().map_err(|x| e(&x))?;
+        let (a_host, b_host) = (
+            a.to_host().map_err(|x| e(&x))?,
+            b.to_host().map_err(|x| e(&x))?,
+        );
+        Ok(SgemmBench {
+            dev,
+            m,
+            n,
+            k,
+            cublas,
+            a,
+            b,
+            c,
+            reference,
+            ref_host,
+            a_host,
+            b_host,
+            runs,
+        })
+    }
+
+    pub fn flops(&self) -> f64 {
+        gemm_flops(self.m, self.n, self.k)
+    }
+
+    fn instance(
+        &self,
+        p: &Arc<Prepared>,
+        cfg: &Config,
+    ) -> Result<(Instance, Vec<crate::launch::KernelArg>), String> {
+        let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
+        let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
+        let inst = Instance::new(&self.dev, module_cache(), p.clone(), cfg, &problem)
+            .map_err(|x| x.to_string())?;
+        let args = inst.args(&tensors).map_err(|x| x.to_string())?;
+        Ok((inst, args))
+    }
+
+    /// Launches `cfg` once on poisoned C and compares C with cuBLAS's over every element.
+    fn run_and_verify(
+        &mut self,
+        inst: &Instance,
+        args: &[crate::launch::KernelArg],
+    ) -> Result<Verification, String> {
+        let e = |x: &dyn std::fmt::Display| x.to_string();
+        self.c.fill_poison().map_err(|x| e(&x))?;
+        inst.launch(args).map_err(|x| e(&x))?;
+        self.dev.synchronize().map_err(|x| e(&x))?;
+        let out = self.c.to_host().map_err(|x| e(&x))?;
+        let tol = gemm_tolerance(
+            crate::dtype::DType::F32,
+            crate::dtype::DType::F32,
+            crate::dtype::DType::F32,
+            self.k,
+        );
+        verify(&out, &self.ref_host, tol).map_err(|x| e(&x))
+    }
+
+    /// Sweeps the legal configurations of `def` (at most `budget`); returns the fastest verified.
+    pub fn sweep(
+        &mut self,
+        def: &'static KernelDef,
+        budget: usize,
+    ) -> Result<Option<Config>, String> {
+        let p = Prepared::get(def, Variant::default()).map_err(|x| x.to_string())?;
+        let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
+        let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
+        let info = self.dev.info().clone();
+        sweep_with(&p, &problem, &info, budget, |cfg| {
+            let (inst, args) = self.instance(&p, cfg)?;
+            let v = self.run_and_verify(&inst, &args)?;
+            let tc = TimingConfig {
+                warmup: 1,
+                runs: 20,
+            };
+            let t =
+                time_gpu(&self.dev, &tc, None, || inst.launch(&args)).map_err(|x| x.to_string())?;
+            Ok((v.passed(), t.median_ms))
+        })
+    }
+
+    /// Verifies `cfg` of `def` and times it against cuBLAS.
+    pub fn run(&mut self, def: &'static KernelDef, cfg: &Config) -> Result<Outcome, String> {
+        let e = |x: &dyn std::fmt::Display| x.to_string();
+        let p = Prepared::get(def, Variant::default()).map_err(|x| e(&x))?;
+        let (inst, args) = self.instance(&p, cfg)?;
+        let verify = self.run_and_verify(&inst, &args)?;
+        let spot = self.spot_check()?;
+        // A slow rung (the naive kernels take ~100 ms at 4096³) gets one round.
+        let probe = time_gpu(
+            &self.dev,
+            &TimingConfig {
+                warmup: 1,
+                runs: 20,
+            },
+            None,
+            || inst.launch(&args),
+        )
+        .map_err(|x| e(&x))?;
+        let rounds = if probe.median_ms > 20.0 { 1 } else { ROUNDS };
+        let tc = TimingConfig {
+            warmup: 3,
+            runs: self.runs,
+        };
+        let flops = self.flops();
+        let (mut mine, mut theirs) = (vec![probe], Vec::new());
+        if rounds > 1 {
+            mine.clear();
+        }
+        for _ in 0..rounds {
+            if rounds > 1 {
+                mine.push(
+                    time_gpu(&self.dev, &tc, Some(flops), || inst.launch(&args))
+                        .map_err(|x| e(&x))?,
+                );
+            }
+            let (a, b, r) = (&self.a, &self.b, &mut self.reference);
+            let cb = &self.cublas;
+            theirs.push(
+                time_gpu(&self.dev, &tc, Some(flops), || cb.sgemm_nn(a, b, r))
+                    .map_err(|x| e(&x))?,
+            );
+        }
+        Ok(Outcome {
+            kernel: def.name.to_string(),
+            config: config_text(def, cfg),
+            mine: combine(&mine, Some(flops)),
+            cublas: combine(&theirs, Some(flops)),
+            verify,
+            spot,
+        })
+    }
+
+    /// 512 outputs recomputed in f64 on the host from the inputs.
+    fn spot_check(&self) -> Result<(usize, f64), String> {
+        let out = self.c.to_host().map_err(|x| x.to_string())?;
+        let (m, n, k) = (self.m, self.n, self.k);
+        let mut rng = crate::dtype::SplitMix64::new(7);
+        let samples = 512.min(m * n);
+        let (mut worst, mut scale) = (0.0f64, 0.0f64);
+        for _ in 0..samples {
+            let (i, j) = ((rng.next_u64() as usize) % m, (rng.next_u64() as usize) % n);
+            let r: f64 = (0..k)
+                .map(|p| f64::from(self.a_host[i * k + p]) * f64::from(self.b_host[p * n + j]))
+                .sum();
+            worst = worst.max((f64::from(out[i * n + j]) - r).abs());
+            scale = scale.max(r.abs());
+        }
+        Ok((samples, worst / scale.max(1e-30)))
+    }
+}
+
+/// The `result` line of an f32 GEMM rung.
+pub fn result_line(o: &Outcome, m: usize, n: usize, k: usize) -> String {
+    format!(
+        "result   {} {m}x{n}x{k} f32 {:.2} TFLOP/s = {:.3}x cuBLAS ({:.2}) verify={} config {}",
+        o.kernel,
+        o.tflops(),
+        o.tflops() / o.cublas_tflops().max(1e-9),
+        o.cublas_tflops(),
+        if o.passed() { "ok" } else { "FAIL" },
+        o.config
+    )
+}
+
+/// Runs one f32 GEMM example; returns the process exit code. `tuned`: sweep by default.
+pub fn sgemm_main(def: &'static KernelDef, example: &str, tuned: bool, args: &[String]) -> i32 {
+    match run_example(def, example, tuned, args) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(msg) => {
+            eprintln!("{example}: {msg}");
+            1
+        }
+    }
+}
+
+fn run_example(
+    def: &'static KernelDef,
+    example: &str,
+    tuned: bool,
+    args: &[String],
+) -> Result<bool, String> {
+    let o = parse_opts(args, tuned).map_err(|e| format!("{e}\n{SGEMM_USAGE}"))?;
+    let p = Prepared::get(def, Variant::default()).map_err(|e| e.to_string())?;
+    let mut cfg = config_with(def, &o.sets)?;
+    let path = write_cuda(&p, example, &cfg)?;
+    println!(
+        "kernel   {} (f32), config {}",
+        def.name,
+        config_text(def, &cfg)
+    );
+    println!("cuda     {}", path.display());
+    let dev = match Device::open(0) {
+        Ok(d) => d,
+        Err(e) => return Err(no_gpu(&p, &cfg, &e.to_string())),
+    };
+    let info = dev.info().clone();
+    println!(
+        "device   {} ({} SMs, {}), problem {}x{}x{} f32, C = A·B row-major",
+        info.name, info.sm_count, info.arch, o.m, o.n, o.k
+    );
+    let mut bench = SgemmBench::new(dev, o.m, o.n, o.k, o.runs)?;
+    if o.tune {
+        match bench.sweep(def, o.budget)? {
+            Some(best) => {
+                cfg = best;
+                let path = write_cuda(&p, example, &cfg)?;
+                println!("winner   {} ({})", config_text(def, &cfg), path.display());
+            }
+            None => return Err("no configuration passed verification".into()),
+        }
+    }
+    let out = bench.run(def, &cfg)?;
+    print_outcome(&out);
+    println!("{}", result_line(&out, o.m, o.n, o.k));
+    Ok(out.passed())
+}
+
+/// One rung of a ladder: the kernel, its example's name, and whether it is swept by default.
+#[derive(Clone, Copy)]
+pub struct Rung {
+    pub def: &'static KernelDef,
+    pub example: &'static str,
+    pub tuned: bool,
+}
+
+/// Runs every rung on one problem (one set of A, B and cuBLAS reference) and prints one table:
+/// rung, configuration, time, TFLOP/s, % of cuBLAS, verification. Returns the exit code.
+pub fn ladder_main(title: &str, rungs: &[Rung], args: &[String]) -> i32 {
+    match run_ladder(title, rungs, args) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(msg) => {
+            eprintln!("ladder {title}: {msg}");
+            1
+        }
+    }
+}
+
+fn run_ladder(title: &str, rungs: &[Rung], args: &[String]) -> Result<bool, String> {
+    // `--tune`/`--no-tune` apply to every rung; by default each rung follows its example.
+    let forced = args.iter().rev().find_map(|a| match a.as_str() {
+        "--tune" => Some(true),
+        "--no-tune" => Some(false),
+        _ => None,
+    });
+    let o = parse_opts(args, false).map_err(|e| format!("{e}\n{SGEMM_USAGE}"))?;
+    if !o.sets.is_empty() {
+        return Err("--set names one kernel's tunable; use the rung's own example".into());
+    }
+    let mut plans = Vec::new();
+    for r in rungs {
+        let p = Prepared::get(r.def, Variant::default()).map_err(|e| e.to_string())?;
+        let cfg = r.def.default_config();
+        let path = write_cuda(&p, r.example, &cfg)?;
+        println!("rung     {:<18} {}", r.example, path.display());
+        plans.push((r, p, cfg));
+    }
+    let dev = match Device::open(0) {
+        Ok(d) => d,
+        Err(e) => {
+            let mut compiled = Vec::new();
+            for (_, p, cfg) in &plans {
+                compiled.push(no_gpu(p, cfg, "none"));
+            }
+            let ok = compiled.iter().filter(|c| c.contains("compiled `")).count();
+            return Err(format!(
+                "no GPU to run on ({e}); wrote the .cu of every rung and compiled {ok} of {} with NVRTC.",
+                plans.len()
+            ));
+        }
+    };
+    let info = dev.info().clone();
+    println!(
+        "device   {} ({} SMs, {}), problem {}x{}x{} f32, C = A·B row-major",
+        info.name, info.sm_count, info.arch, o.m, o.n, o.k
+    );
+    let mut bench = SgemmBench::new(dev, o.m, o.n, o.k, o.runs)?;
+    let mut rows = Vec::new();
+    for (r, _, cfg) in plans {
+        println!("== {}", r.example);
+        let mut cfg = cfg;
+        if forced.unwrap_or(r.tuned) {
+            match bench.sweep(r.def, o.budget)? {
+                Some(best) => cfg = best,
+                None => {
+                    return Err(format!(
+                        "{}: no configuration passed verification",
+                        r.def.name
+                    ));
+                }
+            }
+        }
+        let out = bench.run(r.def, &cfg)?;
+        println!("{}", result_line(&out, o.m, o.n, o.k));
+        rows.push((r.example, out));
+    }
+    println!("{}", ladder_table(title, &rows));
+    Ok(rows.iter().all(|(_, o)| o.passed()))
+}
+
+/// The ladder's table.
+pub fn ladder_table(title: &str, rows: &[(&str, Outcome)]) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let _ = writeln!(t, "ladder {title}");
+    let _ = writeln!(
+        t,
+        "{:<20} {:>11} {:>9} {:>10} {:>7}  config",
+        "rung", "median ms", "TFLOP/s", "% cuBLAS", "verify"
+    );
+    for (name, o) in rows {
+        let _ = writeln!(
+            t,
+            "{:<20} {:>11.4} {:>9.2} {:>9.1}% {:>7}  {}",
+            name,
+            o.mine.median_ms,
+            o.tflops(),
+            100.0 * o.tflops() / o.cublas_tflops().max(1e-9),
+            if o.passed() { "ok" } else { "FAIL" },
+            o.config
+        );
+    }
+    if let Some((_, o)) = rows.last() {
+        let _ = write!(
+            t,
+            "{:<20} {:>11.4} {:>9.2} {:>9.1}%          (SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC: no TF32)",
+            "cuBLAS",
+            o.cublas.median_ms,
+            o.cublas_tflops(),
+            100.0
+        );
+    }
+    t
+}
+
+/// The verification and timing lines of one outcome.
+pub fn print_outcome(o: &Outcome) {
+    println!("verify   {}", o.verify);
+    println!(
+        "host     f64 spot check of {} outputs: max relative error {:.2e}",
+        o.spot.0, o.spot.1
+    );
+    println!(
+        "{:<10} {:>10} {:>10} {:>10} {:>9} {:>9}",
+        "", "median ms", "min ms", "max ms", "TFLOP/s", "vs cuBLAS"
+    );
+    for (name, t, pct) in [
+        (
+            "tessel",
+            &o.mine,
+            100.0 * o.tflops() / o.cublas_tflops().max(1e-9),
+        ),
+        ("cuBLAS", &o.cublas, 100.0),
+    ] {
+        println!(
+            "{:<10} {:>10.4} {:>10.4} {:>10.4} {:>9.2} {:>8.1}%",
+            name,
+            t.median_ms,
+            t.min_ms,
+            t.max_ms,
+            t.tflops.unwrap_or(0.0),
+            pct
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags() {
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let o = parse_opts(&a(&["--m", "512", "--no-tune"]), true).unwrap();
+        assert_eq!((o.m, o.n, o.tune), (512, 4096, false));
+        let o = parse_opts(&a(&["--set", "BK=16"]), true).unwrap();
+        assert!(!o.tune, "--set fixes the configuration");
+        assert!(parse_opts(&a(&["--m"]), false).is_err());
+        assert!(parse_opts(&a(&["--bogus", "1"]), false).is_err());
+        assert!(parse_opts(&a(&["--m", "0"]), false).is_err());
+    }
+}

@@ -1,0 +1,190 @@
+//! The autotuner: sweep a kernel's tunables with a legality filter, compile in parallel, time
+//! each config in a fault-isolated worker process, keep a persistent per-device cache.
+//!
+//! ```no_run
+//! use tessel_runtime::tune::{self, Shape, Strategy, Target, TuneOptions, Tuner};
+//! # static KERNEL: dsl_core::def::KernelDef = dsl_core::def::KernelDef::INVALID;
+//! fn main() -> Result<(), tune::TuneError> {
+//!     tune::worker_main_if_requested(&[&KERNEL]); // first: a re-launched copy serves trials
+//!     let opts = TuneOptions { strategy: Strategy::Brute, ..TuneOptions::default() };
+//!     let target = Target::dsl(&KERNEL, Default::default())?;
+//!     let outcome = Tuner::new(target, Shape::cube(8192), opts).run()?; // or the cached answer
+//!     print!("{}", outcome.table(10));             // top 10, % of cuBLAS, failures by kind
+//!     println!("{}", outcome.winner_line());
+//!     outcome.write_exports("target/tune".as_ref(), "matmul", "STAGES").ok(); // CSV JSON SVG
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The pieces, one module each, in pipeline order:
+//!
+//! * `target.rs` — what is tuned: a DSL kernel (`gemm_kernel!`) or a hand-written templated
+//!   CUDA GEMM ([`CudaTemplate`]); both take the same path below.
+//! * `filter.rs` — the cross product of the tunable domains minus what the checker rules out
+//!   (restrictions, shared memory against the device's opt-in limit, threads, WGMMA shapes,
+//!   swizzle, TMA boxes), counted per rule; spills and compile errors are counted after NVRTC.
+//! * `strategy.rs` — brute force, random with a budget (count or seconds), successive halving;
+//!   deterministic for a seed.
+//! * `sweep.rs` — compile threads on all cores feed a queue; one lane per GPU (`lane.rs`) runs
+//!   each config in its worker (`worker.rs`, `bench.rs`): launch once on a poisoned output,
+//!   verify the full output against cuBLAS, then warm-up and the median of ≥ 20 timed runs.
+//!   Finalists are re-timed interleaved; the winner is picked with a noise band (`winner.rs`).
+//! * Fault isolation: the worker is this executable re-launched with `TESSEL_TUNE_WORKER=1`
+//!   ([`worker_main_if_requested`] must be the first call in `main`). A sticky CUDA error
+//!   makes it answer and exit; a hang is killed by the parent's watchdog; either way the
+//!   failure is recorded (`cuda_fault`, `crash`, `timeout`) and a fresh worker goes on.
+//! * `store.rs` — the JSON Lines cache, keyed by GPU name, compute capability, driver, NVRTC,
+//!   kernel source hash, shape and dtypes; atomic rewrites; resume; `retune`.
+//! * `outcome.rs`, `svg.rs`, `progress.rs` — table, CSV / JSON / SVG exports, roofline line,
+//!   progress bar.
+//!
+//! Several GPUs of one model: one worker per GPU (`CUDA_VISIBLE_DEVICES`), trials spread over
+//! them; [`TuneOptions::gpus`] limits which. The final re-timing runs on the first.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub mod bench;
+pub mod cli;
+pub mod filter;
+pub mod fullcheck;
+pub mod lane;
+pub mod outcome;
+pub mod planted;
+pub mod probe;
+pub mod progress;
+pub mod protocol;
+pub mod queue;
+pub mod record;
+pub mod store;
+pub mod strategy;
+pub mod svg;
+pub mod sweep;
+pub mod target;
+pub mod winner;
+pub mod worker;
+
+pub use filter::{FilterReport, FilterRule};
+pub use lane::WorkerCommand;
+pub use outcome::TuneOutcome;
+pub use protocol::TimingSpec;
+pub use record::{FailureKind, TrialRecord, WinnerRecord};
+pub use strategy::{Budget, Strategy};
+pub use target::{CudaTemplate, Shape, Target, TuneSource};
+pub use worker::{worker_main_if_requested, worker_main_with};
+
+/// Tuner errors.
+#[derive(Debug, thiserror::Error)]
+pub enum TuneError {
+    /// The kernel cannot be tuned (not a GEMM of the supported shape, failed to prepare …).
+    #[error("{0}")]
+    Target(String),
+    /// No usable GPU.
+    #[error("no GPU to tune on: {0}")]
+    NoGpu(String),
+    /// NVRTC is missing or broken.
+    #[error("NVRTC: {0}")]
+    Compile(String),
+    /// Workers could not be started or kept alive.
+    #[error("tuning workers: {0}")]
+    Worker(String),
+    /// The cache could not be written.
+    #[error("tuning cache: {0}")]
+    Cache(String),
+}
+
+/// How to tune.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    pub strategy: Strategy,
+    pub budget: Option<Budget>,
+    /// Seed of the random strategy.
+    pub seed: u64,
+    /// Ignore the cache (and overwrite it).
+    pub retune: bool,
+    /// GPU indices to use (all of the first one's model when `None`).
+    pub gpus: Option<Vec<usize>>,
+    /// The tuning cache folder (default: [`store::default_dir`]).
+    pub cache_dir: Option<PathBuf>,
+    /// Where compiled modules go (default: the module cache's folder, else `<cache>/modules`).
+    pub module_dir: Option<PathBuf>,
+    /// Timing of a trial (and of cuBLAS).
+    pub timing: TimingSpec,
+    /// Halving's first round.
+    pub brief_timing: TimingSpec,
+    /// Halving's second round.
+    pub long_timing: TimingSpec,
+    /// How many configs reach the interleaved final round.
+    pub finalists: usize,
+    /// Rounds of the final interleaved re-timing.
+    pub retime_rounds: usize,
+    /// Finalists within this relative band of the fastest count as tied.
+    pub noise_band: f64,
+    /// Watchdog per trial.
+    pub trial_timeout: Duration,
+    /// Watchdog for a worker's start (inputs, cuBLAS reference).
+    pub setup_timeout: Duration,
+    /// Remove configs whose ptxas report shows spills.
+    pub reject_spills: bool,
+    /// Compile threads (0: all cores).
+    pub compile_threads: usize,
+    /// Draw the progress bar on stderr.
+    pub progress: bool,
+    /// How to start a worker (default: this executable).
+    pub worker: Option<WorkerCommand>,
+    /// Use these GPUs instead of asking the driver (tests with a stand-in worker).
+    pub devices: Option<Vec<probe::GpuInfo>>,
+}
+
+impl Default for TuneOptions {
+    fn default() -> Self {
+        TuneOptions {
+            strategy: Strategy::Brute,
+            budget: None,
+            seed: 0,
+            retune: false,
+            gpus: None,
+            cache_dir: None,
+            module_dir: None,
+            timing: TimingSpec {
+                warmup: 3,
+                runs: 20,
+            },
+            brief_timing: TimingSpec {
+                warmup: 1,
+                runs: 20,
+            },
+            long_timing: TimingSpec {
+                warmup: 5,
+                runs: 60,
+            },
+            finalists: 3,
+            retime_rounds: 11,
+            noise_band: 0.02,
+            trial_timeout: Duration::from_secs(15),
+            setup_timeout: Duration::from_secs(180),
+            reject_spills: true,
+            compile_threads: 0,
+            progress: true,
+            worker: None,
+            devices: None,
+        }
+    }
+}
+
+/// A sweep of one target on one problem shape.
+pub struct Tuner {
+    pub target: Target,
+    pub shape: Shape,
+    pub opts: TuneOptions,
+}
+
+impl Tuner {
+    pub fn new(target: Target, shape: Shape, opts: TuneOptions) -> Tuner {
+        Tuner {
+            target,
+            shape,
+            opts,
+        }
+    }
+}

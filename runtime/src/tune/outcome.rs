@@ -1,0 +1,330 @@
+//! What a sweep hands back ([`TuneOutcome`]) and what users see of it: the top-N table with
+//! TFLOP/s, % of cuBLAS, registers and shared memory; failure counts by kind; the roofline
+//! line; CSV and JSON exports (the SVG chart is `svg.rs`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::filter::FilterReport;
+use super::probe::GpuInfo;
+use super::record::{
+    ConfigMap, FailureKind, Phase, ReferenceRecord, TrialRecord, WinnerRecord, config_text,
+};
+use super::store::CacheKey;
+use super::target::Shape;
+
+/// The result of [`super::Tuner::run`].
+#[derive(Clone, Debug, Serialize)]
+pub struct TuneOutcome {
+    pub kernel: String,
+    pub shape: Shape,
+    pub dtypes: String,
+    /// Tunable names, in template-parameter order.
+    pub tunables: Vec<String>,
+    /// Bytes per input element (for the roofline).
+    pub element_bytes: usize,
+    pub key: CacheKey,
+    pub cache_path: PathBuf,
+    pub gpus: Vec<GpuInfo>,
+    pub gpu_note: Option<String>,
+    pub filter: FilterReport,
+    pub reference: Option<ReferenceRecord>,
+    /// Every trial in the cache for this key (this run's and earlier ones').
+    pub trials: Vec<TrialRecord>,
+    pub winner: Option<WinnerRecord>,
+    /// The winner came from the cache; nothing ran.
+    pub from_cache: bool,
+    /// Trials reused from the cache (resume).
+    pub resumed: usize,
+    /// Worker processes started (more than the GPU count means restarts).
+    pub worker_starts: usize,
+    /// Configs not run because the time budget ran out.
+    pub over_budget: usize,
+    pub elapsed_s: f64,
+}
+
+impl TuneOutcome {
+    /// Per config, its full-phase trial if any, else its brief one.
+    pub fn latest(&self) -> Vec<&TrialRecord> {
+        let mut by: BTreeMap<&ConfigMap, &TrialRecord> = BTreeMap::new();
+        for t in &self.trials {
+            match by.get(&t.config) {
+                Some(old) if old.phase == Phase::Full && t.phase == Phase::Brief => {}
+                _ => {
+                    by.insert(&t.config, t);
+                }
+            }
+        }
+        by.into_values().collect()
+    }
+
+    /// Verified and timed, fastest first.
+    pub fn ranked(&self) -> Vec<&TrialRecord> {
+        let mut v: Vec<&TrialRecord> = self
+            .latest()
+            .into_iter()
+            .filter(|t| t.median_ms().is_some())
+            .collect();
+        v.sort_by(|a, b| {
+            a.median_ms()
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.median_ms().unwrap_or(f64::INFINITY))
+                .then_with(|| a.config.cmp(&b.config))
+        });
+        v
+    }
+
+    /// Failed configs per kind.
+    pub fn failure_counts(&self) -> BTreeMap<FailureKind, usize> {
+        let mut m = BTreeMap::new();
+        for t in self.latest() {
+            if let Some(k) = t.failure {
+                *m.entry(k).or_default() += 1;
+            }
+        }
+        m
+    }
+
+    /// cuBLAS's TFLOP/s on this problem, when measured.
+    pub fn cublas_tflops(&self) -> Option<f64> {
+        self.reference.as_ref().and_then(|r| r.cublas.tflops)
+    }
+
+    /// `tflops` as a percentage of cuBLAS.
+    pub fn pct_cublas(&self, tflops: Option<f64>) -> Option<f64> {
+        Some(100.0 * tflops? / self.cublas_tflops().filter(|c| *c > 0.0)?)
+    }
+
+    /// `WARP_N=192 STAGES=2 …` in template-parameter order.
+    pub fn label(&self, c: &ConfigMap) -> String {
+        if self.tunables.len() != c.len() || self.tunables.iter().any(|t| !c.contains_key(t)) {
+            return config_text(c);
+        }
+        self.tunables
+            .iter()
+            .map(|t| format!("{t}={}", c[t]))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn trial_of(&self, c: &ConfigMap) -> Option<&TrialRecord> {
+        self.latest().into_iter().find(|t| &t.config == c)
+    }
+
+    /// The top `n` as a table, then failure counts.
+    pub fn table(&self, n: usize) -> String {
+        let mut s = String::new();
+        let top: Vec<&TrialRecord> = self.ranked().into_iter().take(n).collect();
+        let w = top
+            .iter()
+            .map(|t| self.label(&t.config).len())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<w$} {:>9} {:>8} {:>8} {:>5} {:>8} {:>6}",
+            "rank", "config", "median ms", "TFLOP/s", "% cuBLAS", "regs", "smem KiB", "spills"
+        );
+        let win = self.winner.as_ref().map(|w| &w.config);
+        for (i, t) in top.into_iter().enumerate() {
+            let tf = t.tflops();
+            let _ = writeln!(
+                s,
+                "{:>4}{} {:<w$} {:>9.4} {:>8.1} {:>8} {:>5} {:>8.1} {:>6}",
+                i + 1,
+                if win == Some(&t.config) { "*" } else { " " },
+                self.label(&t.config),
+                t.median_ms().unwrap_or(f64::NAN),
+                tf.unwrap_or(f64::NAN),
+                opt(self.pct_cublas(tf).map(|p| format!("{p:.1}%"))),
+                opt(t.registers),
+                t.smem_bytes.map_or(f64::NAN, |b| b as f64 / 1024.0),
+                opt(t.spill_bytes),
+            );
+        }
+        if let Some(c) = &self.reference {
+            let _ = writeln!(
+                s,
+                "      {:<w$} {:>9.4} {:>8.1} {:>8}",
+                "cuBLAS",
+                c.cublas.median_ms,
+                c.cublas.tflops.unwrap_or(f64::NAN),
+                "100.0%"
+            );
+        }
+        let fails = self.failure_counts();
+        let total: usize = fails.values().sum();
+        let _ = write!(s, "failures {total}");
+        for k in FailureKind::ALL {
+            if let Some(n) = fails.get(&k) {
+                let _ = write!(s, ", {k} {n}");
+            }
+        }
+        s.push('\n');
+        s
+    }
+
+    /// `winner WARP_N=192 … 1.41 ms 779.2 TFLOP/s = 103.1% of cuBLAS (…)`; the percentage uses
+    /// cuBLAS timed in the final interleaved rounds when available.
+    pub fn winner_line(&self) -> String {
+        let Some(w) = &self.winner else {
+            return "winner   none (no config verified)".into();
+        };
+        let mut s = format!(
+            "winner   {}  {:.4} ms  {:.1} TFLOP/s",
+            self.label(&w.config),
+            w.median_ms,
+            w.tflops.unwrap_or(f64::NAN)
+        );
+        match (w.tflops, w.cublas.as_ref().and_then(|c| c.tflops)) {
+            (Some(t), Some(c)) if c > 0.0 => {
+                let _ = write!(
+                    s,
+                    " = {:.1}% of cuBLAS ({c:.1}, timed in the same rounds)",
+                    100.0 * t / c
+                );
+            }
+            _ => {
+                if let (Some(p), Some(c)) = (self.pct_cublas(w.tflops), self.cublas_tflops()) {
+                    let _ = write!(s, " = {p:.1}% of cuBLAS ({c:.1})");
+                }
+            }
+        }
+        if let Some(t) = self.trial_of(&w.config) {
+            let _ = write!(
+                s,
+                ", {} regs, {:.1} KiB smem",
+                opt(t.registers),
+                t.smem_bytes.unwrap_or(0) as f64 / 1024.0
+            );
+        }
+        s
+    }
+
+    /// The roofline line (needs the reference measurement).
+    pub fn roofline(&self) -> Option<String> {
+        let r = self.reference.as_ref()?;
+        let Shape { m, n, k } = self.shape;
+        let bytes = ((m * k + n * k + m * n) * self.element_bytes) as f64;
+        let ai = self.shape.flops() / bytes;
+        let peak = r.cublas.tflops? * 1e12;
+        let bw = r.bandwidth_gbs? * 1e9;
+        let ridge = peak / bw;
+        let ceiling = peak.min(ai * bw);
+        let bound = if ai < ridge {
+            "memory-bound"
+        } else {
+            "compute-bound"
+        };
+        let mut s = format!(
+            "roofline arithmetic intensity {ai:.0} FLOP/B, ridge {ridge:.0} FLOP/B (cuBLAS {:.1} TFLOP/s, copy {:.0} GB/s): {bound}",
+            peak / 1e12,
+            bw / 1e9
+        );
+        if let Some(w) = &self.winner
+            && let Some(tf) = w.tflops
+        {
+            // The compute ceiling measured next to the winner, when the final round timed it.
+            let ceiling = match w.cublas.as_ref().and_then(|c| c.tflops) {
+                Some(c) => (c * 1e12).min(ai * bw),
+                None => ceiling,
+            };
+            let _ = write!(
+                s,
+                "; winner at {:.1}% of the measured ceiling {:.1} TFLOP/s",
+                100.0 * tf * 1e12 / ceiling,
+                ceiling / 1e12
+            );
+        }
+        Some(s)
+    }
+
+    /// Every trial as CSV (one column per tunable).
+    pub fn to_csv(&self) -> String {
+        let mut s = String::new();
+        for t in &self.tunables {
+            s.push_str(t);
+            s.push(',');
+        }
+        s.push_str("phase,median_ms,min_ms,max_ms,runs,tflops,pct_cublas,registers,spill_bytes,smem_bytes,threads,verified,rel_error,gpu,failure,error\n");
+        let num = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
+        for t in &self.trials {
+            for name in &self.tunables {
+                let _ = write!(s, "{},", opt(t.config.get(name)));
+            }
+            let tm = t.time.as_ref();
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                if t.phase == Phase::Full {
+                    "full"
+                } else {
+                    "brief"
+                },
+                num(tm.map(|x| x.median_ms)),
+                num(tm.map(|x| x.min_ms)),
+                num(tm.map(|x| x.max_ms)),
+                tm.map(|x| x.runs.to_string()).unwrap_or_default(),
+                num(t.tflops()),
+                num(self.pct_cublas(t.tflops())),
+                opt(t.registers),
+                opt(t.spill_bytes),
+                opt(t.smem_bytes),
+                opt(t.threads),
+                t.verification
+                    .as_ref()
+                    .map(|v| v.passed.to_string())
+                    .unwrap_or_default(),
+                num(t.verification.as_ref().map(|v| v.rel_error)),
+                opt(t.gpu),
+                t.failure.map(|f| f.name()).unwrap_or(""),
+                csv_quote(t.error.as_deref().unwrap_or("")),
+            );
+        }
+        s
+    }
+
+    /// The whole outcome as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Writes `<stem>.csv`, `<stem>.json` and `<stem>.svg` (coloured by `color_by`) to `dir`.
+    pub fn write_exports(
+        &self,
+        dir: &Path,
+        stem: &str,
+        color_by: &str,
+    ) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut out = Vec::new();
+        for (ext, text) in [
+            ("csv", self.to_csv()),
+            ("json", self.to_json()),
+            ("svg", super::svg::chart(self, color_by)),
+        ] {
+            let p = dir.join(format!("{stem}.{ext}"));
+            crate::cache::write_atomic(&p, text.as_bytes())?;
+            out.push(p);
+        }
+        Ok(out)
+    }
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+}
+
+/// A CSV field: quoted, quotes doubled, newlines flattened.
+fn csv_quote(s: &str) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .take(300)
+        .collect();
+    format!("\"{}\"", flat.replace('"', "\"\""))
+}

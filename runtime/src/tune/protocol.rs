@@ -1,0 +1,142 @@
+//! The parent ↔ worker protocol: one JSON object per line.
+//!
+//! The parent writes [`Request`]s to the worker's stdin; the worker answers each with one
+//! [`Reply`] on stdout, prefixed by [`TAG`] so that anything else a library prints there is
+//! ignored. The worker answers `Setup` with `Ready` (or `SetupFailed`), `Trial` with `Trial`,
+//! `Retime` with `Retime` (cuBLAS timed in the same rounds). After a sticky CUDA error it answers, then exits: the parent starts
+//! a fresh worker for the next request.
+
+use serde::{Deserialize, Serialize};
+
+use super::probe::GpuInfo;
+use super::record::{ConfigMap, ReferenceRecord, RetimeEntry, TimeStats, TrialRecord};
+use super::target::Shape;
+
+/// The environment variable that turns a process into a worker.
+pub const WORKER_ENV: &str = "TESSEL_TUNE_WORKER";
+
+/// The prefix of every reply line.
+pub const TAG: &str = "@@tessel-tune ";
+
+/// What the worker tunes (it must find the kernel among those it was given).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetSpec {
+    pub kernel: String,
+    /// Must equal the worker's own `Target::source_hash` (the same binary).
+    pub source_hash: String,
+    /// Variant input / accumulator dtype names (`f16`, `bf16`, `f32`), if not the declared ones.
+    pub input: Option<String>,
+    pub acc: Option<String>,
+}
+
+/// How many calls to make when timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimingSpec {
+    pub warmup: usize,
+    pub runs: usize,
+}
+
+/// Parent → worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Request {
+    /// Allocate inputs, compute the cuBLAS reference, measure cuBLAS and the copy bandwidth.
+    Setup {
+        target: TargetSpec,
+        shape: Shape,
+        /// The disk module cache the parent compiled into.
+        module_dir: Option<String>,
+        /// GPU index (among the parent's) to record in trials.
+        gpu: usize,
+        reference_timing: TimingSpec,
+    },
+    /// Compile (a cache hit), launch once, verify over the full output, then time.
+    Trial {
+        id: u64,
+        config: ConfigMap,
+        timing: TimingSpec,
+        /// Refuse configs whose ptxas report shows spills.
+        reject_spills: bool,
+        /// Run the full trial as the brief phase (recorded as such by the parent).
+        brief: bool,
+    },
+    /// Time already-verified configs interleaved: `rounds` × (each config once).
+    Retime {
+        id: u64,
+        configs: Vec<ConfigMap>,
+        rounds: usize,
+        timing: TimingSpec,
+    },
+}
+
+/// Worker → parent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum Reply {
+    Ready {
+        gpu: GpuInfo,
+        reference: ReferenceRecord,
+    },
+    SetupFailed {
+        message: String,
+    },
+    Trial {
+        id: u64,
+        record: TrialRecord,
+    },
+    Retime {
+        id: u64,
+        entries: Vec<RetimeEntry>,
+        /// cuBLAS timed in the same rounds (median of its round medians).
+        #[serde(default)]
+        cublas: Option<TimeStats>,
+        error: Option<String>,
+    },
+}
+
+/// A request as one line (no trailing newline).
+pub fn encode_request(r: &Request) -> String {
+    serde_json::to_string(r).unwrap_or_default()
+}
+
+/// A reply as one tagged line (no trailing newline).
+pub fn encode_reply(r: &Reply) -> String {
+    format!("{TAG}{}", serde_json::to_string(r).unwrap_or_default())
+}
+
+/// A reply from a stdout line: `None` for lines without the tag (someone else's output),
+/// `Some(Err)` for a tagged line that does not parse.
+pub fn decode_reply(line: &str) -> Option<Result<Reply, String>> {
+    let body = line.trim_end().strip_prefix(TAG)?;
+    Some(serde_json::from_str(body).map_err(|e| format!("bad reply `{body}`: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tune::record::{FailureKind, Phase};
+
+    #[test]
+    fn lines_round_trip_and_untagged_output_is_ignored() {
+        let mut rec = TrialRecord::new([("STAGES".to_string(), 2)].into(), Phase::Full);
+        rec = rec.failed(FailureKind::CudaFault, "CUDA_ERROR_ILLEGAL_ADDRESS");
+        let r = Reply::Trial { id: 7, record: rec };
+        let line = encode_reply(&r);
+        assert!(!line.contains('\n'));
+        assert_eq!(decode_reply(&line), Some(Ok(r)));
+        assert_eq!(decode_reply("cuBLAS warning: something"), None);
+        assert!(matches!(decode_reply("@@tessel-tune {oops"), Some(Err(_))));
+        let q = Request::Trial {
+            id: 1,
+            config: ConfigMap::new(),
+            timing: TimingSpec {
+                warmup: 3,
+                runs: 20,
+            },
+            reject_spills: true,
+            brief: false,
+        };
+        let back: Request = serde_json::from_str(&encode_request(&q)).unwrap();
+        assert_eq!(back, q);
+    }
+}

@@ -1,0 +1,242 @@
+//! What the tuner records: one [`TrialRecord`] per timed (or failed) configuration, the cuBLAS
+//! [`ReferenceRecord`] and the [`WinnerRecord`]. The same types travel over the worker protocol
+//! and are stored in the cache, so a trial measured in a worker is written exactly as received.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::timing::Timing;
+use crate::verify::Verification;
+
+/// A configuration: tunable name → value (sorted by name, so equal configs compare equal).
+pub type ConfigMap = BTreeMap<String, i64>;
+
+/// Why a configuration has no time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// NVRTC rejected the instantiation.
+    CompileError,
+    /// ptxas reported register spills (local memory) and spills are not allowed.
+    Spills,
+    /// The kernel's static shared memory (ptxas) plus its dynamic shared memory exceed the
+    /// device's opt-in limit: found after compiling, the launch would be refused.
+    SmemLimit,
+    /// The launch was refused before running (invalid configuration, missing kernel …); the
+    /// CUDA context is still usable.
+    LaunchError,
+    /// The kernel faulted (illegal address, trap …): a sticky error that poisons the context.
+    CudaFault,
+    /// The worker process died without reporting (signal, abort, panic).
+    Crash,
+    /// The worker did not answer within the watchdog timeout (a hang); it was killed.
+    Timeout,
+    /// The output differs from the cuBLAS reference (or was never written).
+    WrongResult,
+}
+
+impl FailureKind {
+    /// Every kind, in report order.
+    pub const ALL: [FailureKind; 8] = [
+        FailureKind::CompileError,
+        FailureKind::Spills,
+        FailureKind::SmemLimit,
+        FailureKind::LaunchError,
+        FailureKind::CudaFault,
+        FailureKind::Crash,
+        FailureKind::Timeout,
+        FailureKind::WrongResult,
+    ];
+
+    /// The snake_case name used in the cache, CSV and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::CompileError => "compile_error",
+            FailureKind::Spills => "spills",
+            FailureKind::SmemLimit => "smem_limit",
+            FailureKind::LaunchError => "launch_error",
+            FailureKind::CudaFault => "cuda_fault",
+            FailureKind::Crash => "crash",
+            FailureKind::Timeout => "timeout",
+            FailureKind::WrongResult => "wrong_result",
+        }
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Timing statistics of one trial (milliseconds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimeStats {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub mean_ms: f64,
+    pub runs: usize,
+    /// Throughput at the median.
+    pub tflops: Option<f64>,
+}
+
+impl From<&Timing> for TimeStats {
+    fn from(t: &Timing) -> Self {
+        TimeStats {
+            median_ms: t.median_ms,
+            min_ms: t.min_ms,
+            max_ms: t.max_ms,
+            mean_ms: t.mean_ms,
+            runs: t.runs,
+            tflops: t.tflops,
+        }
+    }
+}
+
+/// The verification of a trial's output against cuBLAS (over the full output).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VerifyRecord {
+    pub passed: bool,
+    pub rel_error: f64,
+    pub tolerance: f64,
+    pub max_abs_error: f64,
+    pub poisoned: usize,
+    pub nans: usize,
+    pub infs: usize,
+    /// [`Verification`]'s one-line summary.
+    pub summary: String,
+}
+
+impl From<&Verification> for VerifyRecord {
+    fn from(v: &Verification) -> Self {
+        VerifyRecord {
+            passed: v.passed(),
+            rel_error: v.rel_error,
+            tolerance: v.tolerance,
+            max_abs_error: v.max_abs_error,
+            poisoned: v.poisoned,
+            nans: v.nans,
+            infs: v.infs,
+            summary: v.to_string(),
+        }
+    }
+}
+
+/// Which timing a trial record holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Successive halving's first, short timing.
+    Brief,
+    /// The sweep's timing (brute force, random, halving's second round).
+    Full,
+}
+
+/// One configuration's trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    pub config: ConfigMap,
+    pub phase: Phase,
+    /// Present when the trial verified and was timed.
+    pub time: Option<TimeStats>,
+    pub verification: Option<VerifyRecord>,
+    /// Registers per thread (ptxas).
+    pub registers: Option<u32>,
+    /// Spill stores + loads in bytes (ptxas).
+    pub spill_bytes: Option<u32>,
+    /// Dynamic shared memory per block, bytes.
+    pub smem_bytes: Option<u64>,
+    /// Threads per block.
+    pub threads: Option<u32>,
+    pub failure: Option<FailureKind>,
+    /// The failure's message (compile log excerpt, driver error, verification summary …).
+    pub error: Option<String>,
+    /// The GPU (index among the tuner's GPUs) that ran it.
+    pub gpu: Option<usize>,
+}
+
+impl TrialRecord {
+    /// A record with only a config and a phase.
+    pub fn new(config: ConfigMap, phase: Phase) -> Self {
+        TrialRecord {
+            config,
+            phase,
+            time: None,
+            verification: None,
+            registers: None,
+            spill_bytes: None,
+            smem_bytes: None,
+            threads: None,
+            failure: None,
+            error: None,
+            gpu: None,
+        }
+    }
+
+    /// A failed record.
+    pub fn failed(mut self, kind: FailureKind, error: impl Into<String>) -> Self {
+        self.failure = Some(kind);
+        self.error = Some(error.into());
+        self
+    }
+
+    /// The median time, for a verified and timed trial.
+    pub fn median_ms(&self) -> Option<f64> {
+        match (&self.failure, &self.time) {
+            (None, Some(t)) => Some(t.median_ms),
+            _ => None,
+        }
+    }
+
+    pub fn tflops(&self) -> Option<f64> {
+        self.time.as_ref().and_then(|t| t.tflops)
+    }
+}
+
+/// cuBLAS on the same problem, and the memory bandwidth measured by a device copy: the
+/// baselines for "% of cuBLAS" and the roofline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceRecord {
+    pub cublas: TimeStats,
+    /// Device-to-device copy bandwidth, GB/s (bytes read + written).
+    pub bandwidth_gbs: Option<f64>,
+}
+
+/// One of the final candidates re-timed interleaved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetimeEntry {
+    pub config: ConfigMap,
+    /// Median over the rounds' medians.
+    pub median_ms: f64,
+    /// Each round's median.
+    pub rounds_ms: Vec<f64>,
+    pub tflops: Option<f64>,
+}
+
+/// The chosen configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WinnerRecord {
+    pub config: ConfigMap,
+    pub median_ms: f64,
+    pub tflops: Option<f64>,
+    /// The interleaved re-timing of the finalists, fastest first.
+    pub finalists: Vec<RetimeEntry>,
+    /// Relative band (e.g. 0.02) inside which finalists count as tied.
+    pub noise_band: f64,
+    /// The strategy and budget that produced it (a cached winner is reused only for the same).
+    pub selection: String,
+    /// cuBLAS timed in the same interleaved rounds as the finalists.
+    #[serde(default)]
+    pub cublas: Option<TimeStats>,
+}
+
+/// `NAME=V NAME=V` in name order.
+pub fn config_text(c: &ConfigMap) -> String {
+    c.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

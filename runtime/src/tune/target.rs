@@ -1,0 +1,512 @@
+//! What the tuner tunes: a [`Target`] built from a [`TuneSource`] — a DSL kernel
+//! (`gemm_kernel!`'s [`KernelDef`] plus a dtype [`Variant`]) or a hand-written templated CUDA
+//! kernel ([`CudaTemplate`]). Both go through exactly the same filter, compile, worker and
+//! watchdog machinery; the target only answers four questions: its tunables, whether a config
+//! is legal (and its shared memory and threads), the NVRTC request of a config, and (in the
+//! worker, see `worker.rs`) how to launch it.
+//!
+//! Every target computes a GEMM `out[M,N] = lhs[M,K] · rhs[N,K]^T` (row-major, "NT"), which is
+//! what the worker verifies against cuBLAS.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use dsl_core::check::{self, Config, Limits, Problem};
+use dsl_core::def::{KernelDef, TunableDef, Variant};
+use dsl_core::ir;
+use dsl_core::lower::{KernelArg as PlanArg, KernelPath, SymEnv};
+use serde::{Deserialize, Serialize};
+
+use crate::dsl::{Prepared, TensorArg};
+use crate::dtype::DType;
+use crate::hash::StableHasher;
+use crate::launch::LaunchConfig;
+use crate::nvrtc::{Arch, CompileRequest};
+use crate::tma::{Tiled2d, TiledMapArgs, TmaDtype};
+
+use super::TuneError;
+use super::record::ConfigMap;
+
+/// A GEMM problem shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Shape {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+}
+
+impl Shape {
+    pub fn new(m: usize, n: usize, k: usize) -> Shape {
+        Shape { m, n, k }
+    }
+    /// `n × n × n`.
+    pub fn cube(n: usize) -> Shape {
+        Shape { m: n, n, k: n }
+    }
+    /// `2·M·N·K`.
+    pub fn flops(&self) -> f64 {
+        crate::timing::gemm_flops(self.m, self.n, self.k)
+    }
+    /// `8192x8192x8192`.
+    pub fn text(&self) -> String {
+        format!("{}x{}x{}", self.m, self.n, self.k)
+    }
+}
+
+/// A hand-written templated CUDA GEMM kernel `template <int A, int B, …> __global__ void
+/// function(const __half* lhs, const __half* rhs, __half* out, int M, int N, int K)`, f16 in and
+/// out with f32 accumulation (bit-level `unsigned short` works as well).
+#[derive(Debug)]
+pub struct CudaTemplate {
+    /// Name in reports and the cache.
+    pub name: &'static str,
+    /// The whole `.cu` text.
+    pub source: &'static str,
+    /// The C++ template's name.
+    pub function: &'static str,
+    /// Template parameters, in order.
+    pub tunables: &'static [TunableDef],
+    /// Grid, block and dynamic shared memory of a config.
+    pub launch: fn(&ConfigMap, &Shape) -> LaunchConfig,
+    /// Restrictions over the config and shape (`Err(reason)` removes the config).
+    pub restrictions: fn(&ConfigMap, &Shape) -> Result<(), String>,
+}
+
+/// Where a target comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum TuneSource {
+    Dsl(&'static KernelDef),
+    Cuda(&'static CudaTemplate),
+}
+
+impl From<&'static KernelDef> for TuneSource {
+    fn from(d: &'static KernelDef) -> Self {
+        TuneSource::Dsl(d)
+    }
+}
+
+impl From<&'static CudaTemplate> for TuneSource {
+    fn from(t: &'static CudaTemplate) -> Self {
+        TuneSource::Cuda(t)
+    }
+}
+
+impl TuneSource {
+    /// The kernel's name (`matmul`, …).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TuneSource::Dsl(d) => d.name,
+            TuneSource::Cuda(t) => t.name,
+        }
+    }
+}
+
+/// One tunable of a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tunable {
+    pub name: String,
+    pub domain: Vec<i64>,
+    pub default: i64,
+}
+
+/// Why the legality filter removed a config: the checker's diagnostic code (`E0501` …, or the
+/// tuner's own `T01xx` for TMA boxes and launch-time restrictions) and its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    pub code: String,
+    pub message: String,
+}
+
+/// What the filter established about a legal config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    pub smem_bytes: u64,
+    pub threads: u32,
+}
+
+/// A target ready to be filtered and compiled.
+pub struct Target {
+    pub source: TuneSource,
+    pub variant: Variant,
+    pub tunables: Vec<Tunable>,
+    /// The CUDA source every config instantiates.
+    pub cuda: String,
+    pub input: DType,
+    pub acc: DType,
+    pub output: DType,
+    prepared: Option<Arc<Prepared>>,
+    pinned: ConfigMap,
+}
+
+fn rt_dtype(d: ir::DType) -> Option<DType> {
+    match d {
+        ir::DType::F16 => Some(DType::F16),
+        ir::DType::BF16 => Some(DType::BF16),
+        ir::DType::F32 => Some(DType::F32),
+        _ => None,
+    }
+}
+
+impl Target {
+    /// A DSL kernel and dtype variant (parsed, checked, lowered and emitted once).
+    pub fn dsl(def: &'static KernelDef, variant: Variant) -> Result<Target, TuneError> {
+        let prepared = Prepared::get(def, variant).map_err(|e| TuneError::Target(e.to_string()))?;
+        let params = &prepared.module.kernel.params;
+        let bad = |why: String| TuneError::Target(format!("kernel `{}`: {why}", def.name));
+        if params.len() != 3 || params.iter().any(|p| p.shape.len() != 2) {
+            return Err(bad(
+                "the tuner runs GEMMs `(lhs [M, K], rhs [N, K], out [M, N])`".into(),
+            ));
+        }
+        let dt = |i: usize| {
+            rt_dtype(params[i].dtype).ok_or_else(|| bad(format!("dtype {}", params[i].dtype)))
+        };
+        let (input, output) = (dt(0)?, dt(2)?);
+        if !matches!(input, DType::F16 | DType::BF16) || dt(1)? != input || output != input {
+            return Err(bad(format!(
+                "the tuner runs f16 or bf16 GEMMs whose output has the input dtype, not {input} → {output}"
+            )));
+        }
+        let acc = rt_dtype(crate::example::acc_dtype(&prepared.module)).unwrap_or(DType::F32);
+        Ok(Target {
+            source: TuneSource::Dsl(def),
+            variant,
+            tunables: prepared
+                .kernel
+                .tunables
+                .iter()
+                .map(|t| Tunable {
+                    name: t.name.clone(),
+                    domain: t.domain.clone(),
+                    default: t.default,
+                })
+                .collect(),
+            cuda: prepared.cuda.clone(),
+            input,
+            acc,
+            output,
+            prepared: Some(prepared),
+            pinned: ConfigMap::new(),
+        })
+    }
+
+    /// A hand-written CUDA template (f16 in and out, f32 accumulation).
+    pub fn cuda(t: &'static CudaTemplate) -> Target {
+        Target {
+            source: TuneSource::Cuda(t),
+            variant: Variant::default(),
+            tunables: t
+                .tunables
+                .iter()
+                .map(|d| Tunable {
+                    name: d.name.to_string(),
+                    domain: d.domain.to_vec(),
+                    default: d.default,
+                })
+                .collect(),
+            cuda: t.source.to_string(),
+            input: DType::F16,
+            acc: DType::F32,
+            output: DType::F16,
+            prepared: None,
+            pinned: ConfigMap::new(),
+        }
+    }
+
+    /// From a source and variant (a CUDA template has no variants).
+    pub fn new(source: TuneSource, variant: Variant) -> Result<Target, TuneError> {
+        match source {
+            TuneSource::Dsl(d) => Target::dsl(d, variant),
+            TuneSource::Cuda(t) if variant.is_default() => Ok(Target::cuda(t)),
+            TuneSource::Cuda(t) => Err(TuneError::Target(format!(
+                "`{}` is a CUDA template; it has no dtype variants",
+                t.name
+            ))),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.source.name()
+    }
+
+    /// Restricts tunable `name` to `value` (which must be in its domain): the sweep then
+    /// leaves it fixed.
+    pub fn pin(&mut self, name: &str, value: i64) -> Result<(), TuneError> {
+        let t = self
+            .tunables
+            .iter_mut()
+            .find(|t| t.name == name)
+            .ok_or_else(|| {
+                TuneError::Target(format!(
+                    "`{name}` is not a tunable of `{}`",
+                    self.source.name()
+                ))
+            })?;
+        if !t.domain.contains(&value) {
+            return Err(TuneError::Target(format!(
+                "{name} = {value} is outside its domain {:?}",
+                t.domain
+            )));
+        }
+        t.domain = vec![value];
+        t.default = value;
+        self.pinned.insert(name.to_string(), value);
+        Ok(())
+    }
+
+    /// The pinned tunables.
+    pub fn pinned(&self) -> &ConfigMap {
+        &self.pinned
+    }
+
+    /// The DSL kernel prepared for this variant (DSL targets only).
+    pub fn prepared(&self) -> Option<&Arc<Prepared>> {
+        self.prepared.as_ref()
+    }
+
+    /// `f16 in, f16 acc, f16 out`.
+    pub fn dtypes(&self) -> String {
+        format!("{} in, {} acc, {} out", self.input, self.acc, self.output)
+    }
+
+    /// Stable hash of everything that defines the kernel's code (hex, 32 digits).
+    pub fn source_hash(&self) -> String {
+        let mut h = StableHasher::new();
+        h.str(self.name()).str(&self.cuda).str(&self.dtypes());
+        if let TuneSource::Dsl(d) = self.source {
+            h.str(d.dsl);
+        }
+        h.finish().to_string()
+    }
+
+    /// The architecture a device of this compute capability compiles for, if it can run this.
+    pub fn arch_for(&self, cc: (i32, i32)) -> Option<Arch> {
+        let arch = Arch::from_compute_capability(cc.0, cc.1)?;
+        let hopper = self
+            .prepared
+            .as_ref()
+            .is_some_and(|p| p.kernel.path == KernelPath::Hopper);
+        (!hopper || arch == Arch::Sm90a).then_some(arch)
+    }
+
+    /// The default config.
+    pub fn default_config(&self) -> ConfigMap {
+        self.tunables
+            .iter()
+            .map(|t| (t.name.clone(), t.default))
+            .collect()
+    }
+
+    /// Template arguments of a config, in template-parameter order.
+    pub fn template_values(&self, cfg: &ConfigMap) -> Vec<i64> {
+        self.tunables
+            .iter()
+            .map(|t| cfg.get(&t.name).copied().unwrap_or(t.default))
+            .collect()
+    }
+
+    /// `tsl_matmul<192, 2, 2, 64>`.
+    pub fn name_expression(&self, cfg: &ConfigMap) -> String {
+        let values = self.template_values(cfg);
+        match (&self.prepared, self.source) {
+            (Some(p), _) => p.kernel.name_expression(&values),
+            (None, TuneSource::Cuda(t)) => {
+                let v: Vec<String> = values.iter().map(|x| x.to_string()).collect();
+                format!("{}<{}>", t.function, v.join(", "))
+            }
+            (None, TuneSource::Dsl(d)) => d.name.to_string(),
+        }
+    }
+
+    /// The NVRTC request of a config (the worker's `Instance::new` builds the same one, so the
+    /// disk module cache hands it the parent's cubin).
+    pub fn compile_request(&self, cfg: &ConfigMap, arch: Arch) -> CompileRequest {
+        CompileRequest::new(self.cuda.clone(), arch).name_expression(self.name_expression(cfg))
+    }
+
+    /// The DSL problem binding for a shape (symbolic dims from the parameter shapes).
+    pub fn problem(&self, shape: &Shape) -> Result<Problem, TuneError> {
+        let Some(p) = &self.prepared else {
+            return Ok(Problem::default()
+                .with("M", shape.m as i64)
+                .with("N", shape.n as i64)
+                .with("K", shape.k as i64));
+        };
+        let arg = |dims: [usize; 2]| TensorArg {
+            ptr: 0,
+            shape: dims.to_vec(),
+            dtype: self.input,
+        };
+        let mut out = arg([shape.m, shape.n]);
+        out.dtype = self.output;
+        p.bind(&[arg([shape.m, shape.k]), arg([shape.n, shape.k]), out])
+            .map_err(|e| TuneError::Target(e.to_string()))
+    }
+
+    /// The legality filter of one config: every check of [`check::check_config`] (restrictions,
+    /// shared memory against `limits`, threads, WGMMA shapes, swizzle), the launch-time
+    /// restrictions over problem dims, and the TMA tensor-map rules for every box.
+    pub fn check(
+        &self,
+        cfg: &ConfigMap,
+        shape: &Shape,
+        problem: &Problem,
+        limits: &Limits,
+    ) -> Result<Facts, Vec<Rejection>> {
+        match (&self.prepared, self.source) {
+            (Some(p), _) => check_dsl(p, cfg, shape, problem, limits),
+            (None, TuneSource::Cuda(t)) => check_cuda(t, cfg, shape, limits),
+            (None, TuneSource::Dsl(_)) => Err(vec![Rejection {
+                code: "T0000".into(),
+                message: "DSL kernel not prepared".into(),
+            }]),
+        }
+    }
+}
+
+fn check_dsl(
+    p: &Prepared,
+    cfg: &ConfigMap,
+    shape: &Shape,
+    problem: &Problem,
+    limits: &Limits,
+) -> Result<Facts, Vec<Rejection>> {
+    let config = Config {
+        values: cfg.clone(),
+    };
+    let info = check::check_config(&p.module, &config, Some(problem), limits).map_err(|d| {
+        d.iter()
+            .map(|d| Rejection {
+                code: d.code.to_string(),
+                message: d.rendered_message(),
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let mut env: SymEnv = cfg.clone();
+    env.extend(info.constants.iter().map(|(k, v)| (k.clone(), *v)));
+    env.extend(problem.dims.iter().map(|(k, v)| (k.clone(), *v)));
+    let plan = &p.kernel.plan;
+    let mut out = Vec::new();
+    let reject = |code: &str, message: String| Rejection {
+        code: code.into(),
+        message,
+    };
+    for (cond, text) in &plan.launch_requires {
+        if cond.eval(&env).ok() == Some(0) {
+            out.push(reject(
+                "T0102",
+                format!("`require {text}` does not hold for {}", shape.text()),
+            ));
+        }
+    }
+    let params = &p.module.kernel.params;
+    let dims = [[shape.m, shape.k], [shape.n, shape.k], [shape.m, shape.n]];
+    for a in &plan.args {
+        let PlanArg::TensorMap {
+            param,
+            box_rows,
+            box_cols,
+            swizzle,
+        } = a
+        else {
+            continue;
+        };
+        let (Ok(r), Ok(c), Ok(s)) = (box_rows.eval(&env), box_cols.eval(&env), swizzle.eval(&env))
+        else {
+            out.push(reject("T0101", "a TMA box does not evaluate".into()));
+            continue;
+        };
+        let dtype = rt_dtype(params[*param].dtype).unwrap_or(DType::F16);
+        let [rows, cols] = dims.get(*param).copied().unwrap_or([1, 1]);
+        let clamp = |v: i64| v.clamp(0, u32::MAX as i64) as u32;
+        let d = Tiled2d::new(
+            &params[*param].name.name,
+            0x1000,
+            TmaDtype::from(dtype),
+            rows as u64,
+            cols as u64,
+            clamp(r),
+            clamp(c),
+            clamp(s),
+        );
+        if let Err(e) = TiledMapArgs::build(&d) {
+            out.push(reject("T0101", e.to_string()));
+        }
+    }
+    if !out.is_empty() {
+        return Err(out);
+    }
+    Ok(Facts {
+        smem_bytes: plan
+            .dynamic_smem_bytes
+            .eval(&env)
+            .map(|v| v.max(0) as u64)
+            .unwrap_or(info.smem_bytes),
+        threads: info.threads_per_block,
+    })
+}
+
+fn check_cuda(
+    t: &CudaTemplate,
+    cfg: &ConfigMap,
+    shape: &Shape,
+    limits: &Limits,
+) -> Result<Facts, Vec<Rejection>> {
+    let mut out = Vec::new();
+    for tun in t.tunables {
+        match cfg.get(tun.name) {
+            Some(v) if tun.domain.contains(v) => {}
+            other => out.push(Rejection {
+                code: "E1004".into(),
+                message: format!("`{}` = {other:?} is outside its domain", tun.name),
+            }),
+        }
+    }
+    if let Err(why) = (t.restrictions)(cfg, shape) {
+        out.push(Rejection {
+            code: "E1001".into(),
+            message: why,
+        });
+    }
+    let l = (t.launch)(cfg, shape);
+    let threads = l.block.0 * l.block.1 * l.block.2;
+    if threads == 0 || threads > limits.max_threads {
+        out.push(Rejection {
+            code: "E0601".into(),
+            message: format!("{threads} threads per block (limit {})", limits.max_threads),
+        });
+    }
+    if u64::from(l.dynamic_smem_bytes) > limits.max_smem_per_block {
+        out.push(Rejection {
+            code: "E0501".into(),
+            message: format!(
+                "{} B of shared memory (limit {})",
+                l.dynamic_smem_bytes, limits.max_smem_per_block
+            ),
+        });
+    }
+    if !out.is_empty() {
+        return Err(out);
+    }
+    Ok(Facts {
+        smem_bytes: u64::from(l.dynamic_smem_bytes),
+        threads,
+    })
+}
+
+/// Every config of the cross product of the tunables' domains, first tunable slowest.
+pub fn cross_product(tunables: &[Tunable]) -> Vec<ConfigMap> {
+    let mut out = vec![BTreeMap::new()];
+    for t in tunables {
+        let mut next = Vec::with_capacity(out.len() * t.domain.len());
+        for c in &out {
+            for &v in &t.domain {
+                let mut c = c.clone();
+                c.insert(t.name.clone(), v);
+                next.push(c);
+            }
+        }
+        out = next;
+    }
+    out
+}

@@ -1,0 +1,190 @@
+//! Helpers shared by the root crate's integration tests: the seed kernels, the front-end
+//! pipeline (parse → check → lower → emit) on a `.co` file, a line diff for golden files, and
+//! the NVRTC/nvdisasm gate (copied from `runtime/tests/common/mod.rs`).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use dsl_core::check::{self, Config, Limits};
+use dsl_core::ir::Module;
+use dsl_core::lower::CudaKernel;
+use tessel_runtime::locate;
+
+/// Seed 004's kernels, `kernels/<name>.co`.
+pub const KERNELS: [&str; 5] = [
+    "v0_naive",
+    "v1_shared",
+    "v2_tma_wgmma",
+    "v3_warpspec",
+    "v4_tuned",
+];
+
+/// The repository root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Reads a file under the repository root.
+pub fn read(rel: &str) -> String {
+    let path = root().join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// Every `kernels/*.co`, by stem, sorted; asserts the seed kernels are all there.
+pub fn kernel_files() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("kernels"))
+        .expect("kernels/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "co"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for k in KERNELS {
+        assert!(names.iter().any(|n| n == k), "kernels/{k}.co is missing");
+    }
+    names
+}
+
+/// `kernels/<name>.co` parsed (file mode, as `tessel` and `gemm_kernel!(file = …)` do).
+pub fn parse_kernel(name: &str) -> Module {
+    let rel = format!("kernels/{name}.co");
+    let text = read(&rel);
+    dsl_core::parse::parse_str(&text, Some(&rel))
+        .unwrap_or_else(|d| panic!("{rel} does not parse:\n{d}"))
+        .module
+}
+
+/// Checks `m` for `cfg` (sm_90 limits) and lowers it.
+pub fn lower_for(m: &Module, cfg: &Config, what: &str) -> CudaKernel {
+    let info = check::check_config(m, cfg, None, &Limits::default())
+        .unwrap_or_else(|d| panic!("{what} does not check:\n{d}"));
+    dsl_core::lower::lower(m, &info).unwrap_or_else(|d| panic!("{what} does not lower:\n{d}"))
+}
+
+/// The tunable values of `cfg` in template-parameter order.
+pub fn instance(k: &CudaKernel, cfg: &Config) -> Vec<i64> {
+    k.tunables
+        .iter()
+        .map(|t| {
+            cfg.get(&t.name)
+                .unwrap_or_else(|| panic!("no value for `{}`", t.name))
+        })
+        .collect()
+}
+
+/// The `.cu` text of `kernels/<name>.co` instantiated for `cfg`, and its name expression.
+pub fn emit_kernel(name: &str, cfg: &Config) -> (CudaKernel, String, String) {
+    let m = parse_kernel(name);
+    let k = lower_for(&m, cfg, &format!("kernels/{name}.co"));
+    let inst = instance(&k, cfg);
+    let expr = k.name_expression(&inst);
+    let cu = codegen_cuda::emit(&codegen_cuda::Emit {
+        kernel: &k,
+        source: &format!("kernels/{name}.co"),
+        instance: Some(inst),
+    });
+    (k, cu, expr)
+}
+
+/// A line diff that shows the first differing lines (at most `max` of them).
+pub fn first_differences(expected: &str, actual: &str, max: usize) -> String {
+    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let mut out = String::new();
+    let mut shown = 0;
+    for i in 0..e.len().max(a.len()) {
+        let (x, y) = (e.get(i).copied(), a.get(i).copied());
+        if x != y {
+            out.push_str(&format!(
+                "line {}:\n  expected: {}\n  actual:   {}\n",
+                i + 1,
+                x.unwrap_or("<end of file>"),
+                y.unwrap_or("<end of file>")
+            ));
+            shown += 1;
+            if shown == max {
+                out.push_str("  …\n");
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// True when golden files should be rewritten (`TESSEL_BLESS=1`).
+pub fn bless() -> bool {
+    std::env::var("TESSEL_BLESS").is_ok_and(|v| v == "1")
+}
+
+/// Compares `actual` with the golden file `rel` (rewriting it under `TESSEL_BLESS=1`); returns
+/// a failure description instead of panicking so that a test can report every file.
+pub fn golden(rel: &str, actual: &str) -> Result<(), String> {
+    let path: PathBuf = root().join(rel);
+    if bless() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, actual).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("blessed {rel}");
+        return Ok(());
+    }
+    let expected = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "{rel}: {e}; create it with TESSEL_BLESS=1 cargo test --test {}",
+            test_name()
+        )
+    })?;
+    if expected == actual {
+        return Ok(());
+    }
+    Err(format!(
+        "{rel} differs from the output (rerun with TESSEL_BLESS=1 to accept):\n{}",
+        first_differences(&expected, actual, 12)
+    ))
+}
+
+fn test_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .and_then(|s| s.rsplit_once('-').map(|(n, _)| n.to_string()))
+        .unwrap_or_else(|| "<test>".into())
+}
+
+/// Prints `SKIPPED: …` straight to the process's stderr: libtest captures `eprintln!` of
+/// passing tests, and a skip must be seen.
+fn skipped(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+}
+
+/// True when NVRTC is usable. Otherwise fails the test under `CI=true` /
+/// `TESSEL_REQUIRE_NVRTC=1`, else prints a loud SKIPPED line and returns false.
+pub fn nvrtc_available(test: &str) -> bool {
+    match locate::ensure_nvrtc() {
+        Ok(_) => true,
+        Err(e) if locate::nvrtc_required() => {
+            panic!("{test}: {e} (required: CI=true or TESSEL_REQUIRE_NVRTC=1)")
+        }
+        Err(e) => {
+            skipped(&format!("NVRTC not found ({test}): {e}"));
+            false
+        }
+    }
+}
+
+/// Same gate for NVRTC plus nvdisasm.
+pub fn nvrtc_and_nvdisasm_available(test: &str) -> bool {
+    if !nvrtc_available(test) {
+        return false;
+    }
+    match locate::find_nvdisasm() {
+        Ok(_) => true,
+        Err(e) if locate::nvrtc_required() => {
+            panic!("{test}: {e} (required: CI=true or TESSEL_REQUIRE_NVRTC=1)")
+        }
+        Err(e) => {
+            skipped(&format!("nvdisasm not found ({test}): {e}"));
+            false
+        }
+    }
+}
