@@ -25,6 +25,7 @@ fn env(m: &dsl_core::ir::Module, cfg: &Config, dims: &[(&str, i64)]) -> SymEnv {
     let mut e: SymEnv = cfg.values.clone();
     e.extend(info.constants);
     e.extend(dims.iter().map(|(k, v)| (k.to_string(), *v)));
+    e.insert("TSL_SM_COUNT".into(), 132);
     e
 }
 
@@ -34,8 +35,11 @@ fn v4_plan_evaluates_for_default_and_other_configs() {
     assert_eq!(k.path, KernelPath::Hopper);
     let dims = [("M", 8192), ("N", 8192), ("K", 8192)];
     let e = env(&m, &Config::defaults(&m), &dims);
-    // raster GROUP_M: one grid dimension of cdiv(M, 128) * cdiv(N, 192) blocks.
-    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 64 * 43);
+    // persistent: one block per SM (132) walks the cdiv(M, 128) * cdiv(N, 192) tiles.
+    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 132);
+    let off = env(&m, &Config::defaults(&m).with("PERSISTENT", 0), &dims);
+    // Switched off: one block per tile (raster GROUP_M keeps the grid 1-D).
+    assert_eq!(k.plan.grid[0].eval(&off).unwrap(), 64 * 43);
     assert_eq!(k.plan.grid[1].eval(&e).unwrap(), 1);
     assert_eq!(k.plan.block_threads.eval(&e).unwrap(), 384);
     // 2 stages x (16 KiB lhs + 24 KiB rhs) + 2 x 24 KiB output tiles + 1 KiB alignment slack.
@@ -48,7 +52,8 @@ fn v4_plan_evaluates_for_default_and_other_configs() {
         .with("STAGES", 3)
         .with("CONSUMERS", 1);
     let e = env(&m, &cfg, &dims);
-    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 128 * 32);
+    // 256 threads per block: two blocks per SM walk the 128 x 32 tiles.
+    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 264);
     assert_eq!(k.plan.block_threads.eval(&e).unwrap(), 256);
     let boxes: Vec<(i64, i64, i64)> = k
         .plan
@@ -149,4 +154,39 @@ fn trigger_under_if_is_rejected() {
         d.message
     );
     assert!(d.span.start.line > 0);
+}
+
+#[test]
+fn persistent_branches_hoist_the_initial_credits_and_loop_over_tiles() {
+    let (_, k) = lowered(&kernel_file("v4_tuned"));
+    let body: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+    let text = body.join("\n");
+    // Both branches walk the same tiles.
+    assert_eq!(
+        body.iter()
+            .filter(|c| c.starts_with(
+                "for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x)"
+            ))
+            .count(),
+        2,
+        "{text}"
+    );
+    // The consumers' `foreach {s} in [STAGES] trigger empty[s];` runs once, before their loop.
+    let credits = body
+        .iter()
+        .position(|c| c.starts_with("tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);"))
+        .unwrap();
+    let loops: Vec<usize> = body
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.starts_with("for (int tsl_tile"))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(credits < loops[1] && credits > loops[0], "{text}");
+    // The accumulators are re-initialised per tile, inside the loop.
+    let fill = body
+        .iter()
+        .position(|c| c.starts_with("tsl_acc_fill(mc"))
+        .unwrap();
+    assert!(fill > loops[1], "{text}");
 }

@@ -305,6 +305,8 @@ impl Instance {
         let mut env: SymEnv = config.values.clone().into_iter().collect();
         env.extend(kinfo.constants.iter().map(|(k, v)| (k.clone(), *v)));
         env.extend(problem.dims.iter().map(|(k, v)| (k.clone(), *v)));
+        // `persistent` kernels size their grid by the device's multiprocessors.
+        env.insert("TSL_SM_COUNT".into(), info.sm_count.max(1) as i64);
         for (cond, text) in &k.plan.launch_requires {
             if eval(cond, &env)? == 0 {
                 return Err(DslError::Plan(format!(

@@ -57,6 +57,11 @@ impl Printer<'_> {
             self.expr(r.cond, 0);
             self.out.push('\n');
         }
+        if let Some(p) = self.m.persistent {
+            self.out.push_str("persistent ");
+            self.expr(p, 0);
+            self.out.push('\n');
+        }
         if let Some(r) = self.m.raster {
             self.out.push_str("raster ");
             self.expr(r, 0);

@@ -81,6 +81,11 @@ pub struct Module {
     /// `raster G;`: launch the `: block` grid in groups of `G` tiles along its first variable
     /// (grouped rasterization, for L2 reuse of the operands); `None` = plain row-major grid.
     pub raster: Option<ExprId>,
+    /// `persistent;` (or `persistent COND;`, a switch over tunables): launch one block per SM
+    /// (per occupancy slot) and let each walk the tiles of the `: block` level in turn. Events persist across a block's tiles: in each `inthreads`
+    /// branch the leading `let`s and trigger-only statements (a fresh ring's initial credits)
+    /// run once, the rest once per tile.
+    pub persistent: Option<ExprId>,
     pub kernel: Kernel,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
@@ -95,6 +100,7 @@ impl Module {
             constants: Vec::new(),
             requires: Vec::new(),
             raster: None,
+            persistent: None,
             kernel: Kernel {
                 name: Ident::synth(kernel_name),
                 params: Vec::new(),

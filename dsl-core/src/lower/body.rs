@@ -120,7 +120,12 @@ impl<'a> Emitter<'a> {
         match &m.stmts[s] {
             Stmt::Parallel { levels, body } => {
                 self.scopes.push();
-                if let (Some(group), true) = (
+                let is_block = levels
+                    .first()
+                    .is_some_and(|l| l.level == crate::ir::Level::Block);
+                if let (Some(tiles), true) = (&self.geo.persistent_tiles, is_block) {
+                    self.line(format!("const int tsl_tiles = {};  // persistent: tiles of the block level, walked by gridDim.x blocks", tiles.to_cpp()), line);
+                } else if let (Some(group), true) = (
                     &self.geo.raster,
                     levels
                         .first()
@@ -143,7 +148,9 @@ impl<'a> Emitter<'a> {
                     for v in &l.vars {
                         let pv = self.geo.var(&v.name).cloned();
                         let Some(pv) = pv else { continue };
-                        if pv.level == crate::ir::Level::Block && self.geo.raster.is_some() {
+                        if pv.level == crate::ir::Level::Block
+                            && (self.geo.raster.is_some() || self.geo.persistent_tiles.is_some())
+                        {
                             continue;
                         }
                         self.scopes
@@ -330,15 +337,24 @@ impl<'a> Emitter<'a> {
                         self.indent += 1;
                         self.line(call, line);
                         if wg_pred == c {
-                            self.block(body);
-                            self.flush_sync_tma();
+                            self.branch_body(body, line);
                         } else {
-                            self.braced(format!("if ({c})"), line, body);
+                            self.line(format!("if ({c}) {{"), line);
+                            self.indent += 1;
+                            self.branch_body(body, line);
+                            self.indent -= 1;
+                            self.line("}", None);
                         }
                         self.indent -= 1;
                         self.line("}", None);
                     }
-                    None => self.braced(format!("if ({c})"), line, body),
+                    None => {
+                        self.line(format!("if ({c}) {{"), line);
+                        self.indent += 1;
+                        self.branch_body(body, line);
+                        self.indent -= 1;
+                        self.line("}", None);
+                    }
                 }
                 self.thread_conds.pop();
             }
@@ -478,6 +494,17 @@ impl<'a> Emitter<'a> {
                 )
             }
         })
+    }
+
+    /// An `inthreads` branch body: plain, or walking the tiles of a persistent grid.
+    fn branch_body(&mut self, body: &[StmtId], line: Option<u32>) {
+        if self.geo.persistent_tiles.is_some() {
+            super::persistent::branch_body(self, body, line);
+        } else {
+            self.block(body);
+            self.flush_sync_tma();
+            self.flush_dma();
+        }
     }
 
     /// Waits for the cooperative copies issued so far and makes them visible to every thread.

@@ -36,6 +36,9 @@ pub struct Geometry {
     pub has_group4: bool,
     /// Grouped rasterization (`raster G;`): the group size; the grid is then 1-D.
     pub raster: Option<Sym>,
+    /// `persistent;`: the number of tiles of the block level (the grid is then
+    /// `min(tiles, TSL_SM_COUNT × blocks per SM)` and each block loops over tiles).
+    pub persistent_tiles: Option<Sym>,
 }
 
 impl Default for Sym {
@@ -144,6 +147,30 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
         size = Sym::mul(ext, unit);
     }
     g.threads = if n == 0 { Sym::Int(1) } else { size };
+    if let Some(p) = m.persistent {
+        let on = sym(m, p)?;
+        let tiles = g
+            .block_vars
+            .iter()
+            .map(|v| v.extent.clone())
+            .fold(Sym::Int(1), Sym::mul);
+        // One block per SM, two when a block has at most 256 threads (see plan.rs); with the
+        // switch off, one block per tile (the tile loop then runs once).
+        let per_sm = Sym::add(
+            Sym::Int(1),
+            Sym::bin(crate::ir::BinaryOp::Le, g.threads.clone(), Sym::Int(256)),
+        );
+        let slots = Sym::mul(Sym::name("TSL_SM_COUNT"), per_sm);
+        let off = Sym::mul(
+            Sym::bin(crate::ir::BinaryOp::Eq, on, Sym::Int(0)),
+            tiles.clone(),
+        );
+        g.grid = vec![Sym::Min(
+            Box::new(tiles.clone()),
+            Box::new(Sym::add(slots, off)),
+        )];
+        g.persistent_tiles = Some(tiles);
+    }
     for i in 0..n {
         let (s, li) = thread_levels[i];
         let Stmt::Parallel { levels: ls, .. } = &m.stmts[s] else {

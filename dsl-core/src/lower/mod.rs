@@ -10,6 +10,7 @@ pub mod geometry;
 mod hopper;
 pub mod kernel;
 pub mod memory;
+mod persistent;
 mod pipeline;
 mod plan;
 mod regtile;

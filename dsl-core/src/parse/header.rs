@@ -11,7 +11,14 @@ use crate::span::Span;
 
 /// Most values a range domain may expand to.
 const MAX_DOMAIN: i64 = 4096;
-const ITEMS: &[&str] = &["tunable", "const", "require", "raster", "__co__"];
+const ITEMS: &[&str] = &[
+    "tunable",
+    "const",
+    "require",
+    "raster",
+    "persistent",
+    "__co__",
+];
 
 /// Everything parsed at the module level.
 #[derive(Default)]
@@ -20,6 +27,7 @@ pub(crate) struct Items {
     pub constants: Vec<Constant>,
     pub requires: Vec<Require>,
     pub raster: Option<crate::ir::ExprId>,
+    pub persistent: Option<crate::ir::ExprId>,
     pub kernel: Option<Kernel>,
 }
 
@@ -104,6 +112,20 @@ impl Parser {
             Some("tunable") => items.tunables.push(self.tunable()?),
             Some("const") => items.constants.push(self.constant()?),
             Some("require") => items.requires.push(self.require()?),
+            Some("persistent") => {
+                let first = self.bump();
+                // `persistent;` or `persistent COND;` (a tunable switch: 0 = one block per tile).
+                let cond = if self.eat_op(";").is_some() {
+                    let span = self.span_from(first);
+                    let one = self.exprs.append(crate::ir::Expr::Int(1), span);
+                    one
+                } else {
+                    let c = self.expr()?;
+                    self.expect_semi("the `persistent` switch")?;
+                    c
+                };
+                items.persistent = Some(cond);
+            }
             Some("raster") => {
                 self.bump();
                 let group = self.expr()?;

@@ -82,6 +82,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         constants: items.constants,
         requires: items.requires,
         raster: items.raster,
+        persistent: items.persistent,
         kernel,
         exprs: p.exprs,
         stmts: p.stmts,

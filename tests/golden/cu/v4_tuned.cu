@@ -9,6 +9,7 @@
 //   CONSUMERS in [1, 2], default 2, this file: 2
 //   TILE_K in [32, 64], default 64, this file: 64
 //   GROUP_M in [1, 8, 16, 32], default 16, this file: 16
+//   PERSISTENT in [0, 1], default 1, this file: 1
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -937,7 +938,7 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
 }
 
 // ---- kernel ------------------------------------------------------------------------------------
-template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M>
+template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, ((CONSUMERS + 1) * 128 <= 256 ? 2 : 1)) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
@@ -957,89 +958,96 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, ((CONSUMERS + 1) * 128 
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  int block_m, block_n;  // dsl:19  grouped rasterization: GROUP_M tiles of `block_m` per group, then `block_n`
-  tsl_raster_grouped(blockIdx.x, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:19
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:20
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:20  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:20  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:20
-  if (threadIdx.x == 0) {  // dsl:20
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:20
-    tsl_mbar_init_fence();  // dsl:20
-  }  // dsl:20
-  unsigned tsl_phase_full = 0;  // dsl:20  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:20
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:20  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:20  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:20
-  if (threadIdx.x == 0) {  // dsl:20
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:20
-    tsl_mbar_init_fence();  // dsl:20
-  }  // dsl:20
-  unsigned tsl_phase_empty = 0;  // dsl:20  one parity bit per barrier, flipped by each wait
-  __syncthreads();  // dsl:20  barriers are initialised before anyone uses them
-  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:21
-  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:22
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:23
-  const int wg = threadIdx.x / 128;  // dsl:26
-  const int t = threadIdx.x % 128;  // dsl:26
-  if (wg == 0) {  // dsl:28  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:28
-    if (wg == 0 && t == 0) {  // dsl:28
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:29
-        const int stage = iv_k % STAGES;  // dsl:30
-        tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:31
-        tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:32  bytes this copy adds to the phase
-        tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:32  coords: column, row
-        tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:35  bytes this copy adds to the phase
-        tsl_tma_load_2d((rhs_s + stage * (WARP_N * TILE_K)), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N, &full[stage]);  // dsl:35  coords: column, row
-        tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:38
+  const int tsl_tiles = tsl_cdiv(M, TILE_M) * tsl_cdiv(N, WARP_N);  // dsl:21  persistent: tiles of the block level, walked by gridDim.x blocks
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:22
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:22  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:22  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:22
+  if (threadIdx.x == 0) {  // dsl:22
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:22
+    tsl_mbar_init_fence();  // dsl:22
+  }  // dsl:22
+  unsigned tsl_phase_full = 0;  // dsl:22  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:22
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:22  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:22  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:22
+  if (threadIdx.x == 0) {  // dsl:22
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:22
+    tsl_mbar_init_fence();  // dsl:22
+  }  // dsl:22
+  unsigned tsl_phase_empty = 0;  // dsl:22  one parity bit per barrier, flipped by each wait
+  __syncthreads();  // dsl:22  barriers are initialised before anyone uses them
+  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:23
+  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:24
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:25
+  const int wg = threadIdx.x / 128;  // dsl:28
+  const int t = threadIdx.x % 128;  // dsl:28
+  if (wg == 0) {  // dsl:30  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:30
+    if (wg == 0 && t == 0) {  // dsl:30
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:30  persistent: this block's tiles
+        int block_m, block_n;  // dsl:30
+        tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:30
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:31
+          const int stage = iv_k % STAGES;  // dsl:32
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:33
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:34  bytes this copy adds to the phase
+          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:34  coords: column, row
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:37  bytes this copy adds to the phase
+          tsl_tma_load_2d((rhs_s + stage * (WARP_N * TILE_K)), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N, &full[stage]);  // dsl:37  coords: column, row
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:40
+        }
       }
     }
   }
-  if (wg >= 1) {  // dsl:43  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:43
-    const int cidx = wg - 1;  // dsl:44
+  if (wg >= 1) {  // dsl:45  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:45
+    const int cidx = wg - 1;  // dsl:46
     #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {  // dsl:45
-      tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:46
+    for (int s = 0; s < STAGES; ++s) {  // dsl:47
+      tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:48
     }
-    tsl_u32 mc[WARP_N / 4];  // dsl:48  64xWARP_N accumulator fragment, f16 per thread
-    tsl_acc_fill(mc, 0.0f);  // dsl:48
-    for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:49
-      const int stage = iv_k % STAGES;  // dsl:50
-      tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:51
-      tsl_wgmma_fence();  // dsl:53  order accumulator registers before the WGMMAs below
-      #pragma unroll
-      for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:53
-        const tsl_u64 ma = tsl_wgmma_desc<SWIZ>((lhs_s + stage * (TILE_M * TILE_K)) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:54  descriptor: K-major, swizzle SWIZ B
-        const tsl_u64 mb = tsl_wgmma_desc<SWIZ>((rhs_s + stage * (WARP_N * TILE_K)) + iv_wk * WARP_K);  // dsl:57  descriptor: K-major, swizzle SWIZ B
-        tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:59  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
+    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:45  persistent: this block's tiles
+      int block_m, block_n;  // dsl:45
+      tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:45
+      tsl_u32 mc[WARP_N / 4];  // dsl:50  64xWARP_N accumulator fragment, f16 per thread
+      tsl_acc_fill(mc, 0.0f);  // dsl:50
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:51
+        const int stage = iv_k % STAGES;  // dsl:52
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:53
+        tsl_wgmma_fence();  // dsl:55  order accumulator registers before the WGMMAs below
+        #pragma unroll
+        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:55
+          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>((lhs_s + stage * (TILE_M * TILE_K)) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:56  descriptor: K-major, swizzle SWIZ B
+          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>((rhs_s + stage * (WARP_N * TILE_K)) + iv_wk * WARP_K);  // dsl:59  descriptor: K-major, swizzle SWIZ B
+          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:61  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
+        }
+        tsl_wgmma_commit();  // dsl:63
+        if constexpr (STAGES > 2) {  // dsl:63  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:63
+          if (iv_k > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:63
+        } else {  // dsl:63  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:63
+          tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:63
+        }  // dsl:63
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:64
       }
-      tsl_wgmma_commit();  // dsl:61
-      if constexpr (STAGES > 2) {  // dsl:61  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-        tsl_wgmma_wait<1>();  // dsl:61
-        if (iv_k > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:61
-      } else {  // dsl:61  shallow ring: free this stage as soon as its WGMMAs are done
-        tsl_wgmma_wait<0>();  // dsl:61
-        tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:61
-      }  // dsl:61
-      // released one k-tile late, by the pipelined `mma.commit` above  // dsl:62
+      if constexpr (STAGES > 2) {  // dsl:51  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:51
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:51
+      }  // dsl:51
+      tsl_wgmma_wait<0>();  // dsl:66  accumulators are final
+      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)), WARP_N);  // dsl:66  fragment → row-major tile
+      tsl_fence_proxy_async();  // dsl:67  make the tile's st.shared visible to the TMA engine
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:67  this warpgroup's tile is complete
+      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_flush(); }  // dsl:67
     }
-    if constexpr (STAGES > 2) {  // dsl:49  the last k-tile's WGMMAs, then its stage
-      tsl_wgmma_wait<0>();  // dsl:49
-      if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:49
-    }  // dsl:49
-    tsl_wgmma_wait<0>();  // dsl:64  accumulators are final
-    tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)), WARP_N);  // dsl:64  fragment → row-major tile
-    tsl_fence_proxy_async();  // dsl:65  make the tile's st.shared visible to the TMA engine
-    tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:65  this warpgroup's tile is complete
-    if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_flush(); }  // dsl:65
   }
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
-// grid  = (tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N), 1, 1)
+// grid  = (tsl_min(tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256)) + (PERSISTENT == 0) * (tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N))), 1, 1)
 // block = ((CONSUMERS + 1) * 128, 1, 1)
 // dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K) * 2, 1024) * 1024 + STAGES * (WARP_N * TILE_K) * 2, 1024) * 1024 + CONSUMERS * (64 * WARP_N) * 2 + 1024 bytes
 // arg 0: CUtensorMap over parameter #0, box [64 * CONSUMERS, TILE_K], swizzle TILE_K * 2 bytes
@@ -1048,4 +1056,4 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, ((CONSUMERS + 1) * 128 
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<192, 2, 2, 64, 16>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<192, 2, 2, 64, 16, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);

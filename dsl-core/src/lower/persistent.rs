@@ -1,0 +1,116 @@
+//! `persistent;`: a persistent grid. The grid is `min(tiles, SMs × blocks per SM)` (the runtime
+//! binds `TSL_SM_COUNT`), and each `inthreads` branch walks the tiles of the `: block` level in
+//! turn — `for (tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x)` — so the
+//! producer starts loading the next tile while the consumers run this tile's epilogue, and no
+//! block pays the pipeline fill twice.
+//!
+//! Events persist across a block's tiles. A branch's leading `let`s and trigger-only statements
+//! (a ring's initial credits, `foreach {s} in [STAGES] trigger empty[s];`) therefore run once,
+//! before the loop; everything from the first other statement runs per tile. Both sides of a
+//! ring see the same tile sequence, so their per-barrier phase bits stay in step.
+
+use super::body::Emitter;
+use super::geometry::ParVar;
+use super::scope::Local;
+use crate::ir::{Expr, ExprId, Module, Stmt, StmtId};
+
+/// Whether `e` mentions one of `names`.
+fn mentions(m: &Module, e: ExprId, names: &[String]) -> bool {
+    let r = |x: &ExprId| mentions(m, *x, names);
+    match &m.exprs[e] {
+        Expr::Name(n) => names.contains(n),
+        Expr::Unary { expr, .. } => r(expr),
+        Expr::Binary { lhs, rhs, .. } => r(lhs) || r(rhs),
+        Expr::Compose { outer, inner } => r(outer) || r(inner),
+        Expr::Call { args, .. } => args.iter().any(r),
+        Expr::Index { base, index } => r(base) || r(index),
+        Expr::View { base, args, .. } => r(base) || args.iter().any(r),
+        Expr::Field { base, .. } => r(base),
+        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::Wildcard => false,
+    }
+}
+
+/// A statement that runs once per block rather than once per tile.
+fn once(m: &Module, s: StmtId, block_vars: &[String]) -> bool {
+    match &m.stmts[s] {
+        Stmt::Let { value, .. } => !mentions(m, *value, block_vars),
+        Stmt::Trigger { event, .. } => !mentions(m, *event, block_vars),
+        Stmt::Foreach { body, .. } => {
+            !body.is_empty()
+                && body
+                    .iter()
+                    .all(|&b| matches!(m.stmts[b], Stmt::Trigger { .. }) && once(m, b, block_vars))
+        }
+        _ => false,
+    }
+}
+
+/// Emits a branch body: the once-per-block prefix, then the tile loop around the rest.
+pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
+    let vars: Vec<ParVar> = e.geo.block_vars.clone();
+    let names: Vec<String> = vars.iter().map(|v| v.name.clone()).collect();
+    let split = body
+        .iter()
+        .position(|&s| !once(e.m, s, &names))
+        .unwrap_or(body.len());
+    e.scopes.push();
+    for &s in &body[..split] {
+        if let Err(err) = e.stmt(s) {
+            e.errors.push(err);
+        }
+    }
+    if split < body.len() {
+        e.line("for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // persistent: this block's tiles", line);
+        e.indent += 1;
+        e.scopes.push();
+        match (&e.geo.raster, vars.as_slice()) {
+            (Some(group), [bm, bn]) => {
+                e.line(format!("int {}, {};", bm.name, bn.name), line);
+                e.line(
+                    format!(
+                        "tsl_raster_grouped(tsl_tile, {}, {}, {group}, {}, {});",
+                        bm.extent, bn.extent, bm.name, bn.name
+                    ),
+                    line,
+                );
+            }
+            (_, [bm, bn]) => {
+                e.line(
+                    format!(
+                        "const int {} = tsl_tile % {};",
+                        bm.name,
+                        super::cexpr::cpp_paren(&bm.extent)
+                    ),
+                    line,
+                );
+                e.line(
+                    format!(
+                        "const int {} = tsl_tile / {};",
+                        bn.name,
+                        super::cexpr::cpp_paren(&bm.extent)
+                    ),
+                    line,
+                );
+            }
+            (_, [b]) => e.line(format!("const int {} = tsl_tile;", b.name), line),
+            _ => e.errors.push(super::LowerError::new(
+                crate::span::Span::DUMMY,
+                "`persistent` supports a `: block` level of one or two variables",
+            )),
+        }
+        for v in &vars {
+            e.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
+        }
+        for &s in &body[split..] {
+            if let Err(err) = e.stmt(s) {
+                e.errors.push(err);
+            }
+        }
+        e.flush_sync_tma();
+        e.flush_dma();
+        e.scopes.pop();
+        e.indent -= 1;
+        e.line("}", None);
+    }
+    e.scopes.pop();
+}
