@@ -115,8 +115,9 @@ fn run(def: &'static KernelDef, example: &str, args: &[String]) -> Result<i32, S
             return Err(format!("--sweep: `{s}` is not a tunable of `{}`", def.name));
         }
     }
+    // Tunables outside the sweep stay at their defaults unless `--set` gives them a value.
     for (n, d) in &names {
-        if !sweep.contains(n) {
+        if !sweep.contains(n) && !o.sets.iter().any(|(s, _)| s == n) {
             target.pin(n, *d).map_err(|e| e.to_string())?;
         }
     }
