@@ -194,3 +194,12 @@ fn statement_spans_cover_the_statement() {
     );
     assert_eq!((vars[0].span.start.line, vars[0].span.start.col), (3, 11));
 }
+
+#[test]
+fn bound_async_tma_load_dumps_as_async() {
+    let text = "tunable T in [64] = 64;\n__co__ void k(global f16 [M, K] a) {\n  parallel {b} by [cdiv(M, 64)] : block, by 1 : group-4 {\n    shared f16 [64, 64] a_s;\n    shared event e;\n    f = tma.load.async.swiz<128> a.subspan(64, 64).at(b, 0) => a_s;\n    trigger e after f;\n    wait e;\n  }\n}\n";
+    let m = dsl_core::parse::parse_str(text, None).unwrap().module;
+    let dump = m.to_string();
+    // `f = tma.copy …` without `.async` would be an error (E0015) if written back.
+    assert!(dump.contains("f = tma.copy.async.swiz<128>"), "{dump}");
+}

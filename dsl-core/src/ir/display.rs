@@ -257,6 +257,9 @@ impl Printer<'_> {
                     self.out.push_str(".async<");
                     self.expr(*e, 0);
                     self.out.push('>');
+                } else if bind.is_some() {
+                    // A bound copy (`f = tma.load.async …`) is asynchronous by construction.
+                    self.out.push_str(".async");
                 }
                 self.swiz(*swizzle);
                 self.out.push(' ');
