@@ -13,15 +13,6 @@ const GLUE_SIMT: &str = include_str!("../cuda/lowering/simt.cuh");
 const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
 
 /// The helpers of `lowering/simt_tiles.cuh`: the section is included when the body calls one.
-const SIMT_TILE_HELPERS: [&str; 7] = [
-    "tsl_copy_g2r<",
-    "tsl_copy_r2g<",
-    "tsl_copy_tile<",
-    "tsl_copy_tile_st<",
-    "tsl_copy_g2s_t<",
-    "tsl_warp_sum(",
-    "tsl_warp_max(",
-];
 const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
 
 /// Drops `#pragma once` (one file, nothing to guard).
@@ -53,10 +44,12 @@ pub fn sections(k: &CudaKernel) -> Vec<Section> {
                 name: "SIMT tiles (lowering/simt.cuh)",
                 text: body(GLUE_SIMT),
             });
-            let uses_tiles = k
-                .body
-                .iter()
-                .any(|l| SIMT_TILE_HELPERS.iter().any(|h| l.code.contains(h)));
+            let uses_tiles = k.body.iter().any(|l| {
+                dsl_core::lower::SIMT_TILE_HELPERS
+                    .iter()
+                    .chain(["tsl_copy_g2s_async<"].iter())
+                    .any(|h| l.code.contains(h))
+            });
             if uses_tiles {
                 s.push(Section {
                     name: "register tiles, vector copies, warp reductions (lowering/simt_tiles.cuh)",

@@ -6,7 +6,10 @@
 //! accumulation (seed 004's choice). Each row's configuration is the tuner's winner for that
 //! (dtype, shape) on this GPU — from the tune cache when present, tuned first otherwise — then
 //! re-verified and re-timed here. Extra rows (the SGEMM ladder's top rung, GEMV) are added by
-//! the callers that own those kernels through [`BenchRow`].
+//! the callers that own those kernels through [`BenchRow`]: [`sgemm_row`] (f32 4096³ against
+//! cuBLAS SGEMM without TF32, the configuration swept with the `--budget` count or remembered
+//! from an earlier sweep at least that large) and [`gemv_rows`] (seed 003's shapes, the faster of
+//! the GEMV kernels per shape, TB/s against cuBLAS's TB/s, roofline = % of the copy bandwidth).
 
 use std::fmt::Write as _;
 
@@ -42,19 +45,26 @@ pub fn render(rows: &[BenchRow]) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<24} {:<16} {:<14} {:>10} {:>10} {:>7} {:>8} {:>6}  config",
+        "{:<32} {:<16} {:<14} {:>10} {:>10} {:>7} {:>8} {:>6}  config",
         "workload", "shape", "dtype", "tessel", "reference", "ratio", "roofline", "verify"
     );
     for r in rows {
         let unit = if r.bandwidth { "TB/s" } else { "TF/s" };
+        let rate = |x: f64| {
+            if r.bandwidth {
+                format!("{x:>5.2}")
+            } else {
+                format!("{x:>5.1}")
+            }
+        };
         let _ = writeln!(
             t,
-            "{:<24} {:<16} {:<14} {:>5.1} {unit} {:>5.1} {unit} {:>7.3} {:>8} {:>6}  {}",
+            "{:<32} {:<16} {:<14} {} {unit} {} {unit} {:>7.3} {:>8} {:>6}  {}",
             r.workload,
             r.shape,
             r.dtype,
-            r.tessel,
-            r.reference,
+            rate(r.tessel),
+            rate(r.reference),
             r.tessel / r.reference.max(1e-12),
             r.roofline_pct
                 .map(|p| format!("{p:.1}%"))
@@ -166,17 +176,135 @@ pub fn gemm_rows(
 }
 
 /// Fills each GEMM row's roofline column with the % of the best dense rate measured in the run
-/// (tessel or cuBLAS, any dtype): the measured compute ceiling.
+/// (tessel or cuBLAS): the measured compute ceiling — over the tensor-core rows (f16, bf16) for
+/// those, over the f32 rows (FFMA) for an f32 row. Bandwidth rows get the % of `copy_tbs`.
 pub fn fill_rooflines(rows: &mut [BenchRow], copy_tbs: f64) {
-    let peak = rows
-        .iter()
-        .filter(|r| !r.bandwidth)
-        .flat_map(|r| [r.tessel, r.reference])
-        .fold(0.0, f64::max);
+    let simt = |r: &BenchRow| r.dtype.starts_with("f32");
+    let peak = |f32_rows: bool| {
+        rows.iter()
+            .filter(|r| !r.bandwidth && simt(r) == f32_rows)
+            .flat_map(|r| [r.tessel, r.reference])
+            .fold(0.0, f64::max)
+    };
+    let (tensor_peak, f32_peak) = (peak(false), peak(true));
     for r in rows.iter_mut() {
-        r.roofline_pct =
-            Some(100.0 * r.tessel / if r.bandwidth { copy_tbs } else { peak }.max(1e-12));
+        let ceiling = match (r.bandwidth, simt(r)) {
+            (true, _) => copy_tbs,
+            (false, true) => f32_peak,
+            (false, false) => tensor_peak,
+        };
+        r.roofline_pct = Some(100.0 * r.tessel / ceiling.max(1e-12));
     }
+}
+
+/// The sweep budget a bench run's `--budget` means for the SIMT rows: a count is that many
+/// configurations; seconds, or no flag, the SGEMM examples' default (256).
+pub fn sweep_budget(args: &[String]) -> Result<usize, String> {
+    Ok(match parse_tune_flags(args)?.budget {
+        Some(crate::tune::Budget::Count(n)) => n.max(1),
+        _ => 256,
+    })
+}
+
+/// A row that could not be measured: shown as FAIL with the reason in the config column.
+fn failed_row(
+    workload: String,
+    shape: String,
+    dtype: &str,
+    bandwidth: bool,
+    why: &str,
+) -> BenchRow {
+    BenchRow {
+        workload,
+        shape,
+        dtype: dtype.into(),
+        tessel: 0.0,
+        reference: 0.0,
+        bandwidth,
+        roofline_pct: None,
+        verified: false,
+        config: format!("not measured: {}", crate::example_sweep::first_line(why)),
+    }
+}
+
+/// The SGEMM ladder's top rung `def` at 4096³ (f32, cuBLAS SGEMM without TF32 as the
+/// reference), swept with `budget` or remembered ([`crate::example_sgemm::measure_tuned`]);
+/// verified over the full output and by an f64 host spot check.
+pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchRow {
+    let s = 4096;
+    let workload = |cached: bool| {
+        format!(
+            "SGEMM {} (tuned{})",
+            def.name,
+            if cached { ", cached" } else { "" }
+        )
+    };
+    let shape = format!("{s}x{s}x{s}");
+    let dtype = "f32 acc f32";
+    let row = match crate::example_sgemm::measure_tuned(dev, def, (s, s, s), budget) {
+        Ok((o, cached)) => BenchRow {
+            workload: workload(cached),
+            shape,
+            dtype: dtype.into(),
+            tessel: o.tflops(),
+            reference: o.cublas_tflops(),
+            bandwidth: false,
+            roofline_pct: None,
+            verified: o.passed(),
+            config: o.config.clone(),
+        },
+        Err(e) => failed_row(workload(false), shape, dtype, false, &e),
+    };
+    eprintln!(
+        "bench    {}",
+        render(std::slice::from_ref(&row))
+            .lines()
+            .nth(1)
+            .unwrap_or("")
+    );
+    row
+}
+
+/// Seed 003's GEMV shapes (f16, f32 accumulation), one row each: the faster of `kernels` on that
+/// shape, each swept or remembered ([`crate::example_gemv::measure_best`]) and verified, in TB/s
+/// against cuBLAS's TB/s (`copy_tbs` is the run's measured copy bandwidth, for the log lines).
+pub fn gemv_rows(dev: &Device, kernels: &[&'static KernelDef], copy_tbs: f64) -> Vec<BenchRow> {
+    use crate::example_gemv::{SHAPES, measure_best};
+    let dtype = "f16 acc f32";
+    let mut rows = Vec::new();
+    for &(n, k) in &SHAPES {
+        let row = match measure_best(dev, kernels, &[(n, k)], 50, copy_tbs) {
+            Ok(best) if !best.is_empty() => {
+                let b = &best[0];
+                BenchRow {
+                    workload: format!(
+                        "GEMV {} (tuned{})",
+                        b.outcome.kernel,
+                        if b.from_cache { ", cached" } else { "" }
+                    ),
+                    shape: format!("{n}x{k}"),
+                    dtype: dtype.into(),
+                    tessel: b.outcome.tbps(),
+                    reference: b.outcome.cublas_tbps(),
+                    bandwidth: true,
+                    roofline_pct: None,
+                    verified: b.outcome.verify.passed(),
+                    config: b.outcome.config.clone(),
+                }
+            }
+            Ok(_) => failed_row("GEMV".into(), format!("{n}x{k}"), dtype, true, "no kernel"),
+            Err(e) => failed_row("GEMV".into(), format!("{n}x{k}"), dtype, true, &e),
+        };
+        eprintln!(
+            "bench    {}",
+            render(std::slice::from_ref(&row))
+                .lines()
+                .nth(1)
+                .unwrap_or("")
+        );
+        rows.push(row);
+    }
+    rows
 }
 
 /// `main` of the bench example: copy bandwidth, the GEMM rows, then `extra` (rows measured by
@@ -218,5 +346,62 @@ pub fn bench_main(
             eprintln!("bench: {e}");
             1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(dtype: &str, tessel: f64, reference: f64, bandwidth: bool) -> BenchRow {
+        BenchRow {
+            workload: "w".into(),
+            shape: "s".into(),
+            dtype: dtype.into(),
+            tessel,
+            reference,
+            bandwidth,
+            roofline_pct: None,
+            verified: true,
+            config: String::new(),
+        }
+    }
+
+    #[test]
+    fn rooflines_per_kind_of_row() {
+        let mut rows = vec![
+            row("bytes", 4.0, 4.0, true),
+            row("f16 acc f32", 600.0, 800.0, false),
+            row("bf16 acc f32", 700.0, 650.0, false),
+            row("f32 acc f32", 40.0, 50.0, false),
+            row("f16 acc f32", 3.6, 3.8, true),
+        ];
+        fill_rooflines(&mut rows, 4.0);
+        let pct: Vec<f64> = rows.iter().map(|r| r.roofline_pct.unwrap()).collect();
+        // Copy and GEMV: % of the copy bandwidth; tensor-core rows: % of the best tensor-core
+        // rate (800); the f32 row: % of the best f32 rate (cuBLAS's 50).
+        assert_eq!(pct, vec![100.0, 75.0, 87.5, 80.0, 90.0]);
+    }
+
+    #[test]
+    fn bandwidth_rows_print_two_decimals_and_failures_say_fail() {
+        let mut r = row("f16 acc f32", 3.756, 3.8, true);
+        r.verified = false;
+        let t = render(&[r]);
+        let line = t.lines().nth(1).unwrap();
+        assert!(
+            line.contains(" 3.76 TB/s") && line.contains(" 3.80 TB/s"),
+            "{line}"
+        );
+        assert!(line.contains("FAIL"), "{line}");
+    }
+
+    #[test]
+    fn the_budget_flag_caps_the_simt_sweeps() {
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(sweep_budget(&a(&["--budget", "12"])).unwrap(), 12);
+        assert_eq!(sweep_budget(&a(&["--strategy", "random"])).unwrap(), 256);
+        assert_eq!(sweep_budget(&a(&["--budget", "30s"])).unwrap(), 256);
+        assert!(sweep_budget(&a(&["--budget"])).is_err());
     }
 }

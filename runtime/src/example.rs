@@ -266,8 +266,8 @@ pub fn measure_gemm<T: Element>(
     Ok(GemmMeasurement {
         verification,
         spot,
-        tessel: combine(&mine_r, flops),
-        cublas: combine(&theirs_r, flops),
+        tessel: crate::example_sweep::combine(&mine_r, Some(flops)),
+        cublas: crate::example_sweep::combine(&theirs_r, Some(flops)),
         launch: inst.launch,
         registers: inst.resources.as_ref().map(|r| r.registers),
         spill_bytes: inst.resources.as_ref().map(|r| r.spill_stores),
@@ -337,24 +337,6 @@ fn run_typed<T: Element>(
 
 /// Timing rounds per side.
 const ROUNDS: usize = 3;
-
-/// Median of the rounds' medians; min and max over all rounds.
-fn combine(rounds: &[crate::timing::Timing], flops: f64) -> crate::timing::Timing {
-    let mut med: Vec<f64> = rounds.iter().map(|t| t.median_ms).collect();
-    med.sort_by(|a, b| a.total_cmp(b));
-    let median_ms = med[med.len() / 2];
-    crate::timing::Timing {
-        median_ms,
-        min_ms: rounds
-            .iter()
-            .map(|t| t.min_ms)
-            .fold(f64::INFINITY, f64::min),
-        max_ms: rounds.iter().map(|t| t.max_ms).fold(0.0, f64::max),
-        mean_ms: rounds.iter().map(|t| t.mean_ms).sum::<f64>() / rounds.len() as f64,
-        runs: rounds.iter().map(|t| t.runs).sum(),
-        tflops: Some(flops / (median_ms * 1e-3) / 1e12),
-    }
-}
 
 /// Recomputes 512 sampled outputs in f64 on the host from the device inputs: an independent
 /// check that does not trust cuBLAS. Returns (samples, max error relative to max |ref|).

@@ -23,7 +23,8 @@ use crate::device::{Device, guard};
 use crate::dsl::{Instance, Prepared, TensorArg, module_cache};
 use crate::dtype::Element;
 use crate::example_sweep::{
-    ROUNDS, combine, config_text, config_with, no_gpu, parse_set, sweep_with, write_cuda,
+    ROUNDS, combine, config_text, config_with, no_gpu, parse_set, sweep_cached, sweep_with,
+    write_cuda,
 };
 use crate::tensor::DeviceTensor;
 use crate::timing::{Timing, TimingConfig, time_gpu};
@@ -339,25 +340,7 @@ fn run_typed<T: Element>(
         for (p, default) in prepared {
             let mut cfg = default.clone();
             if o.tune {
-                let problem = p.bind(&s.tensors()).map_err(|e| e.to_string())?;
-                let found = sweep_with(p, &problem, &info, 64, |c| {
-                    let (inst, args) = s.instance(dev, p, c)?;
-                    let v = s.run_and_verify(dev, &inst, &args)?;
-                    let t = time_gpu(
-                        dev,
-                        &TimingConfig {
-                            warmup: 2,
-                            runs: 20,
-                        },
-                        None,
-                        || inst.launch(&args),
-                    )
-                    .map_err(|x| x.to_string())?;
-                    Ok((v.passed(), t.median_ms))
-                })?;
-                cfg = found.ok_or_else(|| {
-                    format!("{}: no configuration passed verification", p.def.name)
-                })?;
+                cfg = tune(dev, &mut s, p, SWEEP_BUDGET, false)?.0;
             }
             let out = measure(dev, &cublas, &mut s, p, &cfg, o.runs)?;
             println!("verify   {}", out.verify);
@@ -367,6 +350,93 @@ fn run_typed<T: Element>(
     }
     println!("{}", table(&outcomes, copy));
     Ok(outcomes.iter().all(|x| x.verify.passed()))
+}
+
+/// Configurations a GEMV sweep times per (shape, kernel): all of them for the seed's kernels.
+pub const SWEEP_BUDGET: usize = 64;
+
+/// Sweeps `p` on shape `s` (at most `budget` configurations; with `cached`, the remembered
+/// winner of an earlier sweep at least that large instead); returns the winner and whether it
+/// came from the cache.
+fn tune<T: Element>(
+    dev: &Device,
+    s: &mut Shape<T>,
+    p: &Arc<Prepared>,
+    budget: usize,
+    cached: bool,
+) -> Result<(Config, bool), String> {
+    let info = dev.info().clone();
+    let problem = p.bind(&s.tensors()).map_err(|e| e.to_string())?;
+    let eval = |c: &Config| {
+        let (inst, args) = s.instance(dev, p, c)?;
+        let v = s.run_and_verify(dev, &inst, &args)?;
+        let t = time_gpu(
+            dev,
+            &TimingConfig {
+                warmup: 2,
+                runs: 20,
+            },
+            None,
+            || inst.launch(&args),
+        )
+        .map_err(|x| x.to_string())?;
+        Ok((v.passed(), t.median_ms))
+    };
+    let found = if cached {
+        sweep_cached(p, &problem, &info, budget, eval)?
+    } else {
+        sweep_with(p, &problem, &info, budget, eval)?.map(|c| (c, false))
+    };
+    found.ok_or_else(|| format!("{}: no configuration passed verification", p.def.name))
+}
+
+/// The fastest kernel of `kernels` on one shape, swept (or remembered) and timed against cuBLAS.
+#[derive(Clone, Debug)]
+pub struct GemvBest {
+    pub outcome: GemvOutcome,
+    /// The configuration came from an earlier sweep's cache.
+    pub from_cache: bool,
+}
+
+/// For each `(N, K)` of `shapes`: every kernel of `kernels` swept (the remembered winner when
+/// an earlier sweep of at least [`SWEEP_BUDGET`] configurations found one), verified over the
+/// full output and timed against cuBLAS; the fastest verified kernel's outcome (or, when none
+/// verified, the fastest, which then reports the failure). f16 in and out, f32 accumulation;
+/// `copy_tbps` (the measured copy bandwidth) is only for the printed `result` lines.
+pub fn measure_best(
+    dev: &Device,
+    kernels: &[&'static KernelDef],
+    shapes: &[(usize, usize)],
+    runs: usize,
+    copy_tbps: f64,
+) -> Result<Vec<GemvBest>, String> {
+    let cublas = CublasRef::new(dev).map_err(|e| e.to_string())?;
+    let mut best = Vec::new();
+    for &(n, k) in shapes {
+        let mut s = Shape::<f16>::new(dev, &cublas, n, k)?;
+        let mut row: Option<GemvBest> = None;
+        for def in kernels {
+            let p = Prepared::get(def, Variant::default()).map_err(|e| e.to_string())?;
+            let (cfg, from_cache) = tune(dev, &mut s, &p, SWEEP_BUDGET, true)?;
+            let out = measure(dev, &cublas, &mut s, &p, &cfg, runs)?;
+            println!("{}", result_line(&out, ir::DType::F16, copy_tbps));
+            let better = match &row {
+                None => true,
+                Some(b) => {
+                    let (ok, bok) = (out.verify.passed(), b.outcome.verify.passed());
+                    (ok && !bok) || (ok == bok && out.tbps() > b.outcome.tbps())
+                }
+            };
+            if better {
+                row = Some(GemvBest {
+                    outcome: out,
+                    from_cache,
+                });
+            }
+        }
+        best.extend(row);
+    }
+    Ok(best)
 }
 
 /// Verifies `cfg` and times it against cuBLAS in interleaved rounds.

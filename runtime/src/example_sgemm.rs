@@ -25,8 +25,8 @@ use crate::cublas_ref::CublasRef;
 use crate::device::Device;
 use crate::dsl::{Instance, Prepared, module_cache};
 pub use crate::example_sweep::{
-    ROUNDS, combine, config_text, config_with, first_line, no_gpu, parse_set, sweep_with,
-    write_cuda,
+    ROUNDS, combine, config_text, config_with, first_line, no_gpu, parse_set, sweep_cached,
+    sweep_with, write_cuda,
 };
 use crate::tensor::DeviceTensor;
 use crate::timing::{Timing, TimingConfig, gemm_flops, time_gpu};
@@ -217,17 +217,33 @@ impl SgemmBench {
         let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
         let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
         let info = self.dev.info().clone();
-        sweep_with(&p, &problem, &info, budget, |cfg| {
-            let (inst, args) = self.instance(&p, cfg)?;
-            let v = self.run_and_verify(&inst, &args)?;
-            let tc = TimingConfig {
-                warmup: 1,
-                runs: 20,
-            };
-            let t =
-                time_gpu(&self.dev, &tc, None, || inst.launch(&args)).map_err(|x| x.to_string())?;
-            Ok((v.passed(), t.median_ms))
-        })
+        sweep_with(&p, &problem, &info, budget, |cfg| self.time_config(&p, cfg))
+    }
+
+    /// [`SgemmBench::sweep`], or the remembered winner of an earlier sweep of at least `budget`
+    /// configurations for this kernel source, device and problem; also says which.
+    pub fn sweep_cached(
+        &mut self,
+        def: &'static KernelDef,
+        budget: usize,
+    ) -> Result<Option<(Config, bool)>, String> {
+        let p = Prepared::get(def, Variant::default()).map_err(|x| x.to_string())?;
+        let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
+        let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
+        let info = self.dev.info().clone();
+        sweep_cached(&p, &problem, &info, budget, |cfg| self.time_config(&p, cfg))
+    }
+
+    /// One sweep trial: launch on poisoned C, verify, time (median of 20).
+    fn time_config(&mut self, p: &Arc<Prepared>, cfg: &Config) -> Result<(bool, f64), String> {
+        let (inst, args) = self.instance(p, cfg)?;
+        let v = self.run_and_verify(&inst, &args)?;
+        let tc = TimingConfig {
+            warmup: 1,
+            runs: 20,
+        };
+        let t = time_gpu(&self.dev, &tc, None, || inst.launch(&args)).map_err(|x| x.to_string())?;
+        Ok((v.passed(), t.median_ms))
     }
 
     /// Verifies `cfg` of `def` and times it against cuBLAS.
@@ -299,6 +315,23 @@ impl SgemmBench {
         }
         Ok((samples, worst / scale.max(1e-30)))
     }
+}
+
+/// The bench's SGEMM row: `def` on an `m`×`n`×`k` f32 problem, swept (at most `budget`
+/// configurations, or the remembered winner of an earlier sweep at least that large), then
+/// verified over the full output (and by the f64 spot check) and timed against cuBLAS in
+/// interleaved rounds. Returns the outcome and whether the configuration came from the cache.
+pub fn measure_tuned(
+    dev: &Device,
+    def: &'static KernelDef,
+    (m, n, k): (usize, usize, usize),
+    budget: usize,
+) -> Result<(Outcome, bool), String> {
+    let mut bench = SgemmBench::new(dev.clone(), m, n, k, 20)?;
+    let (cfg, cached) = bench
+        .sweep_cached(def, budget)?
+        .ok_or_else(|| format!("{}: no configuration passed verification", def.name))?;
+    Ok((bench.run(def, &cfg)?, cached))
 }
 
 /// The `result` line of an f32 GEMM rung.

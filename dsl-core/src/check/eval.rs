@@ -172,29 +172,9 @@ fn cdiv(a: i64, b: i64) -> Result<i64, ArithErr> {
 }
 
 fn binary(op: BinaryOp, a: i64, b: i64) -> Result<i64, ArithErr> {
-    use BinaryOp::*;
-    let o = ArithErr::Overflow;
-    Ok(match op {
-        Add => a.checked_add(b).ok_or(o)?,
-        Sub => a.checked_sub(b).ok_or(o)?,
-        Mul => a.checked_mul(b).ok_or(o)?,
-        Div | Rem if b == 0 => return Err(ArithErr::DivByZero),
-        Div => a.checked_div(b).ok_or(o)?,
-        Rem => a.checked_rem(b).ok_or(o)?,
-        Shl | Shr if !(0..64).contains(&b) => return Err(o),
-        Shl => a.checked_shl(b as u32).ok_or(o)?,
-        Shr => a >> b,
-        Lt => (a < b) as i64,
-        Le => (a <= b) as i64,
-        Gt => (a > b) as i64,
-        Ge => (a >= b) as i64,
-        Eq => (a == b) as i64,
-        Ne => (a != b) as i64,
-        BitAnd => a & b,
-        BitXor => a ^ b,
-        BitOr => a | b,
-        And => (a != 0 && b != 0) as i64,
-        Or => (a != 0 || b != 0) as i64,
+    op.apply(a, b).map_err(|e| match e {
+        crate::ir::ArithError::Overflow => ArithErr::Overflow,
+        crate::ir::ArithError::DivByZero => ArithErr::DivByZero,
     })
 }
 

@@ -112,6 +112,35 @@ impl BinaryOp {
             Or => 1,
         }
     }
+    /// C semantics on 64-bit integers (comparisons and logicals give 0/1), with overflow and
+    /// division by zero as errors instead of wrapping or trapping.
+    pub fn apply(self, a: i64, b: i64) -> Result<i64, ArithError> {
+        use BinaryOp::*;
+        let o = ArithError::Overflow;
+        Ok(match self {
+            Add => a.checked_add(b).ok_or(o)?,
+            Sub => a.checked_sub(b).ok_or(o)?,
+            Mul => a.checked_mul(b).ok_or(o)?,
+            Div | Rem if b == 0 => return Err(ArithError::DivByZero),
+            Div => a.checked_div(b).ok_or(o)?,
+            Rem => a.checked_rem(b).ok_or(o)?,
+            Shl | Shr if !(0..64).contains(&b) => return Err(o),
+            Shl => a.checked_shl(b as u32).ok_or(o)?,
+            Shr => a >> b,
+            Lt => (a < b) as i64,
+            Le => (a <= b) as i64,
+            Gt => (a > b) as i64,
+            Ge => (a >= b) as i64,
+            Eq => (a == b) as i64,
+            Ne => (a != b) as i64,
+            BitAnd => a & b,
+            BitXor => a ^ b,
+            BitOr => a | b,
+            And => (a != 0 && b != 0) as i64,
+            Or => (a != 0 || b != 0) as i64,
+        })
+    }
+
     pub fn is_comparison(self) -> bool {
         use BinaryOp::*;
         matches!(self, Lt | Le | Gt | Ge | Eq | Ne)
@@ -119,6 +148,13 @@ impl BinaryOp {
     pub fn is_logical(self) -> bool {
         matches!(self, BinaryOp::And | BinaryOp::Or)
     }
+}
+
+/// Why integer arithmetic on constants failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithError {
+    Overflow,
+    DivByZero,
 }
 
 /// Tensor view operations, written as methods.

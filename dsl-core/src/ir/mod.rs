@@ -17,7 +17,7 @@ pub mod stmt;
 pub mod types;
 
 pub use arena::{Arena, Handle};
-pub use expr::{BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp};
+pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp};
 pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
 pub use types::{DType, Level, Major, MemSpace};
 

@@ -158,9 +158,11 @@ impl<'a> Emitter<'a> {
                         self.line(format!("const int {} = {};", v.name, pv.formula), line);
                     }
                 }
+                let start = self.lines.len();
                 self.block(body);
                 self.flush_sync_tma();
                 self.flush_dma();
+                super::simt::finish_async_copies(self, start);
                 self.scopes.pop();
             }
             Stmt::Foreach {
@@ -189,7 +191,22 @@ impl<'a> Emitter<'a> {
                     None
                 };
                 let outer_deferred = std::mem::replace(&mut self.deferred, deferred.clone());
+                let hoisted = match self.path {
+                    KernelPath::Simt => super::simt::hoist_entries(self, vars, body),
+                    KernelPath::Hopper => Vec::new(),
+                };
+                for (text, name, ty, tensor) in &hoisted {
+                    self.line(
+                        format!("{ty}* const {name} = {text};  // this loop's entry of `{tensor}`"),
+                        line,
+                    );
+                }
+                let loop_start = self.lines.len();
                 self.scopes.push();
+                for (text, ..) in &hoisted {
+                    self.scopes
+                        .insert(&super::simt::hoist_marker(text), Local::Let);
+                }
                 let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
                 for (v, e) in vars.iter().zip(&exts) {
                     if *unroll || static_trip {
@@ -215,6 +232,13 @@ impl<'a> Emitter<'a> {
                 for _ in vars {
                     self.indent -= 1;
                     self.line("}", None);
+                }
+                for l in &mut self.lines[loop_start..] {
+                    for (text, name, ..) in &hoisted {
+                        if l.code.contains(text.as_str()) {
+                            l.code = l.code.replace(text.as_str(), name);
+                        }
+                    }
                 }
                 self.scopes.pop();
                 if let Some(d) = &deferred {

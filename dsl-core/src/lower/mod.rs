@@ -20,6 +20,7 @@ mod simt;
 pub mod sym;
 
 pub use kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
+pub use simt::TILE_HELPERS as SIMT_TILE_HELPERS;
 pub use sym::{Sym, SymEnv};
 
 use crate::check::KernelInfo;

@@ -28,6 +28,7 @@ pub type SymEnv = BTreeMap<String, i64>;
 pub enum SymError {
     Unbound(String),
     DivByZero,
+    Overflow,
 }
 
 impl fmt::Display for SymError {
@@ -35,6 +36,7 @@ impl fmt::Display for SymError {
         match self {
             SymError::Unbound(n) => write!(f, "`{n}` has no value here"),
             SymError::DivByZero => write!(f, "division by zero"),
+            SymError::Overflow => write!(f, "integer overflow"),
         }
     }
 }
@@ -199,36 +201,9 @@ impl fmt::Display for Sym {
 }
 
 pub fn eval_bin(op: BinaryOp, a: i64, b: i64) -> Result<i64, SymError> {
-    use BinaryOp::*;
-    Ok(match op {
-        Mul => a.wrapping_mul(b),
-        Div => {
-            if b == 0 {
-                return Err(SymError::DivByZero);
-            }
-            a / b
-        }
-        Rem => {
-            if b == 0 {
-                return Err(SymError::DivByZero);
-            }
-            a % b
-        }
-        Add => a.wrapping_add(b),
-        Sub => a.wrapping_sub(b),
-        Shl => a.wrapping_shl(b as u32),
-        Shr => a.wrapping_shr(b as u32),
-        Lt => (a < b) as i64,
-        Le => (a <= b) as i64,
-        Gt => (a > b) as i64,
-        Ge => (a >= b) as i64,
-        Eq => (a == b) as i64,
-        Ne => (a != b) as i64,
-        BitAnd => a & b,
-        BitXor => a ^ b,
-        BitOr => a | b,
-        And => (a != 0 && b != 0) as i64,
-        Or => (a != 0 || b != 0) as i64,
+    op.apply(a, b).map_err(|e| match e {
+        crate::ir::ArithError::Overflow => SymError::Overflow,
+        crate::ir::ArithError::DivByZero => SymError::DivByZero,
     })
 }
 

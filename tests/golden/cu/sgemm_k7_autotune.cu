@@ -294,8 +294,9 @@ TSL_DEVICE void tsl_copy_g2s(T *dst, const T *src, int r0, int c0, int rows, int
 // ---- helpers: register tiles, vector copies, warp reductions (lowering/simt_tiles.cuh) ----------------------------------------------------------------
 // tessel lowering glue, SIMT path, register tiles: 16-byte vector copies between global memory,
 // shared memory and a thread's registers (`dma.copy` with a `local` side), the cooperative copy
-// into a transposed shared tile (`dma.copy … => t.transpose()`), and warp reductions
-// (`reduce.sum x : group`). Needs prelude.cuh and lowering/simt.cuh (tsl_ld_or_zero).
+// into a transposed shared tile (`dma.copy … => t.transpose()`, synchronous or staged through
+// registers), the interior fast path of `dma.copy.async`, and warp reductions (`reduce.sum x :
+// group`). Needs prelude.cuh, sm80_async.cuh and lowering/simt.cuh (tsl_ld_or_zero).
 //
 // Register tiles are arrays indexed by compile-time constants only (the loops around them are
 // unrolled), so they live in registers: every loop here is `#pragma unroll`ed over template
@@ -402,36 +403,194 @@ TSL_DEVICE void tsl_copy_tile_st(T *dst, const T *src) {
   }
 }
 
-// Copies the [ROWS, COLS] tile at (r0, c0) of a row-major [rows, cols] global tensor into a
-// shared tile stored transposed (element (r, c) to dst[c * LD + r]), all THREADS threads of the
-// block taking a strided share of 16-byte chunks: one 16-byte load per chunk (LDG.E.128) when it
-// is inside the tensor and aligned, zero-filled element loads otherwise, then 16 / sizeof(T)
-// scalar shared stores down a column. Synchronous: the caller waits and synchronizes.
-template <int ROWS, int COLS, int LD, int THREADS, typename T>
-TSL_DEVICE void tsl_copy_g2s_t(T *dst, const T *src, int r0, int c0, int rows, int cols) {
-  constexpr int V = 16 / sizeof(T);
+// ---- copies into a transposed shared tile (`dma.copy … => t.transpose()`) ---------------------
+// The [ROWS, COLS] tile at (r0, c0) of a row-major [rows, cols] global tensor goes to a shared
+// tile stored transposed (element (r, c) to dst[c * LD + r]): all THREADS threads of the block
+// take 16-byte chunks of it, each loads its chunks into registers (LDG.E.128; zero-filled
+// element loads for chunks outside the tensor or misaligned) and stores every chunk down a
+// column of the shared tile (V scalar stores).
+//
+// Which thread takes which chunk (tsl_t_map). Row by row (chunk q at row q / (COLS / V)) keeps
+// the global loads coalesced, but when LD is a multiple of 32 floats the column stores of lanes
+// on one row all hit one bank. A padded tile (S = LD % 32 != 0, 4-byte elements) is taken in
+// blocks instead: the 32 lanes of a warp take RW consecutive rows by CW = 32 / RW consecutive
+// chunks, and lane (r, cc) stores to bank (4 S cc + r + const) % 32 — one-to-one for RW =
+// min(32, 4 lowbit(S)): padded by 4 floats (LD % 32 == 4), 16 rows by 2 chunks, every store
+// conflict-free and every row read in whole 32-byte sectors.
+template <int ROWS, int COLS, int LD, int THREADS, typename T> struct tsl_t_map {
+  static constexpr int V = 16 / sizeof(T);            // elements per chunk
+  static constexpr int CPR = COLS / V;                // chunks per row
+  static constexpr int CHUNKS = ROWS * CPR;
+  static constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
+  static constexpr int S = LD % 32;
+  static constexpr int RW = S == 0 ? 32 : tsl_min(32, 4 * (S & -S));
+  static constexpr int CW = 32 / RW;
+  static constexpr bool BLOCKED =
+      sizeof(T) == 4 && S != 0 && THREADS % 32 == 0 && ROWS % RW == 0 && CPR % CW == 0;
   static_assert(COLS % V == 0, "transposed tile rows must be whole 16-byte chunks");
-  constexpr int CHUNKS = ROWS * COLS / V;
-  constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
-  const bool aligned = (cols % V == 0) && (c0 % V == 0);
-#pragma unroll
-  for (int j = 0; j < PER_THREAD; ++j) {
-    const int i = j * THREADS + threadIdx.x;
-    if (CHUNKS % THREADS == 0 || i < CHUNKS) {
-      const int r = i / (COLS / V);
-      const int c = (i % (COLS / V)) * V;
-      const int gr = r0 + r, gc = c0 + c;
-      tsl_vec16<T> t;
-      if (aligned && gr < rows && gc + V <= cols) {
-        t = *reinterpret_cast<const tsl_vec16<T> *>(src + (long long)gr * cols + gc);
-      } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v) t.v[v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
-      }
-#pragma unroll
-      for (int v = 0; v < V; ++v) dst[(c + v) * LD + r] = t.v[v];
+  // Row and column of chunk q (q = j * THREADS + threadIdx.x).
+  static TSL_DEVICE void at(int q, int &r, int &c) {
+    if constexpr (BLOCKED) {
+      const int lane = q % 32, blk = q / 32;
+      r = (blk % (ROWS / RW)) * RW + lane % RW;
+      c = ((blk / (ROWS / RW)) * CW + lane / RW) * V;
+    } else {
+      r = q / CPR;
+      c = (q % CPR) * V;
     }
   }
+};
+
+// This thread's chunks of the tile, into registers: unguarded 16-byte loads when the whole tile
+// is inside the tensor and aligned (the interior: one test per tile), else per-chunk tests.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_t_load(tsl_vec16<T> (&regs)[tsl_t_map<ROWS, COLS, LD, THREADS, T>::PER_THREAD],
+                           const T *src, int r0, int c0, int rows, int cols) {
+  using Map = tsl_t_map<ROWS, COLS, LD, THREADS, T>;
+  constexpr int V = Map::V;
+  const bool aligned = (cols % V == 0) && (c0 % V == 0);
+  if (aligned && r0 + ROWS <= rows && c0 + COLS <= cols) {
+    const T *base = src + (long long)r0 * cols + c0;
+#pragma unroll
+    for (int j = 0; j < Map::PER_THREAD; ++j) {
+      const int q = j * THREADS + threadIdx.x;
+      if (Map::CHUNKS % THREADS == 0 || q < Map::CHUNKS) {
+        int r, c;
+        Map::at(q, r, c);
+        regs[j] = *reinterpret_cast<const tsl_vec16<T> *>(base + (long long)r * cols + c);
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < Map::PER_THREAD; ++j) {
+    const int q = j * THREADS + threadIdx.x;
+    if (Map::CHUNKS % THREADS == 0 || q < Map::CHUNKS) {
+      int r, c;
+      Map::at(q, r, c);
+      const int gr = r0 + r, gc = c0 + c;
+      if (aligned && gr < rows && gc + V <= cols) {
+        regs[j] = *reinterpret_cast<const tsl_vec16<T> *>(src + (long long)gr * cols + gc);
+      } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v) regs[j].v[v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+      }
+    }
+  }
+}
+
+// This thread's chunks from registers into the transposed shared tile.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_t_store(T *dst,
+                            const tsl_vec16<T> (&regs)[tsl_t_map<ROWS, COLS, LD, THREADS, T>::PER_THREAD]) {
+  using Map = tsl_t_map<ROWS, COLS, LD, THREADS, T>;
+#pragma unroll
+  for (int j = 0; j < Map::PER_THREAD; ++j) {
+    const int q = j * THREADS + threadIdx.x;
+    if (Map::CHUNKS % THREADS == 0 || q < Map::CHUNKS) {
+      int r, c;
+      Map::at(q, r, c);
+#pragma unroll
+      for (int v = 0; v < Map::V; ++v) dst[(c + v) * LD + r] = regs[j].v[v];
+    }
+  }
+}
+
+// `dma.copy src => dst.transpose();` — synchronous: the caller synchronizes after.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_copy_g2s_t(T *dst, const T *src, int r0, int c0, int rows, int cols) {
+  tsl_vec16<T> regs[tsl_t_map<ROWS, COLS, LD, THREADS, T>::PER_THREAD];
+  tsl_t_load<ROWS, COLS, LD, THREADS>(regs, src, r0, c0, rows, cols);
+  tsl_t_store<ROWS, COLS, LD, THREADS>(dst, regs);
+}
+
+// `dma.copy.async src => dst.transpose();` — staged through registers. A copy in flight is
+// this thread's chunks in a tsl_stage_t (declared once, before the loops that use it) and the
+// destination; it lands (the shared stores) at the next `dma.wait`, or before the stage is
+// reused. Issuing is the 16-byte loads only, so the load latency overlaps whatever runs until
+// the wait (the classic register-prefetch double buffer). Each issue also commits an (empty)
+// cp.async group, so that `dma.wait N` counts transposed copies like the other async copies.
+template <int ROWS, int COLS, int LD, int THREADS, typename T> struct tsl_stage_t {
+  tsl_vec16<T> regs[tsl_t_map<ROWS, COLS, LD, THREADS, T>::PER_THREAD];
+  T *dst = nullptr;  // set while a copy is in flight
+};
+
+// Lands the copy in flight in `stage`, if any.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage) {
+  if (stage.dst != nullptr) {
+    tsl_t_store<ROWS, COLS, LD, THREADS>(stage.dst, stage.regs);
+    stage.dst = nullptr;
+  }
+}
+
+// Issues a copy into `stage` (landing the one in flight there first).
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage, T *dst, const T *src,
+                               int r0, int c0, int rows, int cols) {
+  tsl_copy_g2s_t<ROWS, COLS, LD, THREADS>(stage);
+  tsl_t_load<ROWS, COLS, LD, THREADS>(stage.regs, src, r0, c0, rows, cols);
+  stage.dst = dst;
+  tsl_cp_async_commit();
+}
+
+// `dma.copy.async src => dst;` (a row-major shared tile): tsl_copy_g2s with an interior fast
+// path. When the whole [ROWS, COLS] tile is inside the tensor and 16-byte aligned (one test per
+// tile), each thread issues its chunks as bare 16-byte cp.async (LDGSTS) from one base pointer,
+// no per-chunk tests; otherwise chunk by chunk: cp.async with zero fill past the last column (or
+// row), element loads when misaligned. Commits one group.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_copy_g2s_async(T *dst, const T *src, int r0, int c0, int rows, int cols) {
+  constexpr int V = 16 / sizeof(T);
+  static_assert(COLS % V == 0 && LD % V == 0, "tile rows must be whole 16-byte chunks");
+  constexpr int CPR = COLS / V;
+  constexpr int CHUNKS = ROWS * CPR;
+  constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
+  const bool aligned = (cols % V == 0) && (c0 % V == 0);
+  const tsl_u32 sdst = tsl_smem_addr(dst);
+  if (aligned && r0 + ROWS <= rows && c0 + COLS <= cols) {
+    if constexpr (THREADS % CPR == 0) {
+      // Pass j moves this thread's chunk THREADS / CPR rows down: one pointer, one stride.
+      constexpr int RSTEP = THREADS / CPR;
+      const int r = threadIdx.x / CPR, c = (threadIdx.x % CPR) * V;
+      const T *p = src + (long long)(r0 + r) * cols + c0 + c;
+      const long long step = (long long)RSTEP * cols;
+      const tsl_u32 s = sdst + (r * LD + c) * (int)sizeof(T);
+#pragma unroll
+      for (int j = 0; j < PER_THREAD; ++j)
+        if (CHUNKS % THREADS == 0 || j * THREADS + (int)threadIdx.x < CHUNKS)
+          tsl_cp_async_16(s + j * RSTEP * LD * (int)sizeof(T), p + j * step, 16);
+    } else {
+      const T *base = src + (long long)r0 * cols + c0;
+#pragma unroll
+      for (int j = 0; j < PER_THREAD; ++j) {
+        const int q = j * THREADS + threadIdx.x;
+        if (CHUNKS % THREADS == 0 || q < CHUNKS) {
+          const int r = q / CPR, c = (q % CPR) * V;
+          tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T), base + (long long)r * cols + c, 16);
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const int q = j * THREADS + threadIdx.x;
+      if (CHUNKS % THREADS == 0 || q < CHUNKS) {
+        const int r = q / CPR, c = (q % CPR) * V;
+        const int gr = r0 + r, gc = c0 + c;
+        if (aligned) {
+          // Bytes of the chunk inside the tensor (0 past the edge: zero fill, nothing read).
+          const int n = gr < rows ? tsl_max(0, tsl_min(V, cols - gc)) * (int)sizeof(T) : 0;
+          tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T),
+                          n > 0 ? src + (long long)gr * cols + gc : src, n);
+        } else {
+#pragma unroll
+          for (int v = 0; v < V; ++v) dst[r * LD + c + v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+        }
+      }
+    }
+  }
+  tsl_cp_async_commit();
 }
 
 // Butterfly all-reduce over the 32 lanes of a warp (SHFL.BFLY): every lane gets the sum / max.
