@@ -7,8 +7,9 @@ cargo build --release --examples
 rm -rf .gpu && mkdir -p .gpu
 dir=${CARGO_TARGET_DIR:-target}/release
 for f in "$dir"/examples/*; do
-  case "$f" in *.d|*-*) continue ;; esac
-  cp "$f" .gpu/ && strip ".gpu/$(basename "$f")"
+  b=$(basename "$f")
+  case "$b" in *.d|*-*) continue ;; esac
+  cp "$f" .gpu/ && strip ".gpu/$b"
 done
 cargo test --release -p tessel-runtime --test tune_faults --no-run --message-format=json 2>/dev/null |
   python3 -c 'import json,sys,shutil
