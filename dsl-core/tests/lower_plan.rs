@@ -92,8 +92,7 @@ fn v4_consumer_loop_is_pipelined_and_roles_rebalance_registers() {
     assert!(text.contains("tsl_setmaxnreg_inc<tsl_regs_consumer>();"));
     assert!(
         k.launch_bounds
-            .contains(", (((CONSUMERS + 1) * 128) <= 256 ? 2 : 1))")
-            || k.launch_bounds.contains("<= 256 ? 2 : 1)"),
+            .contains("(CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64)"),
         "{}",
         k.launch_bounds
     );
@@ -189,4 +188,45 @@ fn persistent_branches_hoist_the_initial_credits_and_loop_over_tiles() {
         .position(|c| c.starts_with("tsl_acc_fill(mc"))
         .unwrap();
     assert!(fill > loops[1], "{text}");
+}
+
+#[test]
+fn two_blocks_per_sm_only_when_the_accumulator_fits_the_entry_registers() {
+    let text = kernel_file("v4_tuned");
+    let base = parse_str(&text, Some("t.co")).unwrap().module;
+    let bf16 = dsl_core::def::retype(
+        &base,
+        dsl_core::def::Variant {
+            input: Some(dsl_core::ir::DType::BF16),
+            acc: Some(dsl_core::ir::DType::F32),
+        },
+    );
+    let info = check::check(&bf16).unwrap();
+    let k = lower::lower(&bf16, &info).unwrap();
+    let dims = [("M", 8192), ("N", 8192), ("K", 8192)];
+    // 256 threads, f32 fragment of N = 216 → 108 registers: one block per SM (132 blocks).
+    let e = env(
+        &bf16,
+        &Config::defaults(&bf16)
+            .with("CONSUMERS", 1)
+            .with("WARP_N", 216)
+            .with("STAGES", 3),
+        &dims,
+    );
+    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 132);
+    // N = 128 → 64 registers: two blocks per SM.
+    let e = env(
+        &bf16,
+        &Config::defaults(&bf16)
+            .with("CONSUMERS", 1)
+            .with("WARP_N", 128)
+            .with("STAGES", 3),
+        &dims,
+    );
+    assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 264);
+    assert!(
+        k.launch_bounds.contains("WARP_N / 2 <= 64"),
+        "{}",
+        k.launch_bounds
+    );
 }

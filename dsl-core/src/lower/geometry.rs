@@ -39,6 +39,8 @@ pub struct Geometry {
     /// `persistent;`: the number of tiles of the block level (the grid is then
     /// `min(tiles, TSL_SM_COUNT × blocks per SM)` and each block loops over tiles).
     pub persistent_tiles: Option<Sym>,
+    /// The `persistent` switch (non-zero = on).
+    pub persistent_on: Option<Sym>,
 }
 
 impl Default for Sym {
@@ -154,22 +156,11 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
             .iter()
             .map(|v| v.extent.clone())
             .fold(Sym::Int(1), Sym::mul);
-        // One block per SM, two when a block has at most 256 threads (see plan.rs); with the
-        // switch off, one block per tile (the tile loop then runs once).
-        let per_sm = Sym::add(
-            Sym::Int(1),
-            Sym::bin(crate::ir::BinaryOp::Le, g.threads.clone(), Sym::Int(256)),
-        );
-        let slots = Sym::mul(Sym::name("TSL_SM_COUNT"), per_sm);
-        let off = Sym::mul(
-            Sym::bin(crate::ir::BinaryOp::Eq, on, Sym::Int(0)),
-            tiles.clone(),
-        );
-        g.grid = vec![Sym::Min(
-            Box::new(tiles.clone()),
-            Box::new(Sym::add(slots, off)),
-        )];
+        // The grid (min(tiles, SMs × blocks per SM), or one block per tile with the switch
+        // off) is set by the plan pass, which knows the blocks per SM the registers allow.
+        g.grid = vec![tiles.clone()];
         g.persistent_tiles = Some(tiles);
+        g.persistent_on = Some(on);
     }
     for i in 0..n {
         let (s, li) = thread_levels[i];

@@ -114,11 +114,10 @@ pub fn finish(
         constants.push((s.offset_name.clone(), s.offset_cpp.clone()));
     }
     let threads = expand(m, &geo.threads);
+    let blocks_per_sm = blocks_per_sm(m, &threads, &e);
     let launch_bounds = match e.path {
         KernelPath::Hopper => {
-            // Blocks per SM the register budget is sized for: two for up to 256 threads (one
-            // producer + one consumer warpgroup: 128 registers each at entry), else one.
-            let blocks = format!("({} <= 256 ? 2 : 1)", threads.to_cpp());
+            let blocks = format!("({})", blocks_per_sm.to_cpp());
             if !e.roles.is_empty() {
                 constants.push(("tsl_blocks_per_sm".into(), blocks.clone()));
                 constants.push(("tsl_regs_producer".into(), "40".into()));
@@ -144,6 +143,16 @@ pub fn finish(
         KernelPath::Simt => format!("__launch_bounds__({})", threads.to_cpp()),
     };
     let mut grid: Vec<Sym> = geo.grid.iter().map(|g| expand(m, g)).collect();
+    if let (Some(tiles), Some(on)) = (&geo.persistent_tiles, &geo.persistent_on) {
+        // min(tiles, SMs × blocks per SM); with the switch off, one block per tile.
+        let tiles = expand(m, tiles);
+        let slots = Sym::mul(Sym::name("TSL_SM_COUNT"), blocks_per_sm.clone());
+        let off = Sym::mul(
+            Sym::bin(crate::ir::BinaryOp::Eq, expand(m, on), Sym::Int(0)),
+            tiles.clone(),
+        );
+        grid[0] = Sym::Min(Box::new(tiles), Box::new(Sym::add(slots, off)));
+    }
     grid.resize(3, Sym::Int(1));
     let launch_requires = m
         .requires
@@ -218,4 +227,23 @@ fn element_params(m: &Module, e: &mut Emitter) {
             }
         }
     }
+}
+
+/// Blocks per SM the Hopper register split is sized for: two when a block has at most 256
+/// threads (one producer + one consumer warpgroup: 128 registers each at entry) and the
+/// accumulator fragment fits in 64 registers (ptxas allocates every WGMMA operand under the
+/// entry limit: an f32 fragment of N = 216 alone needs 108), else one.
+fn blocks_per_sm(m: &Module, threads: &Sym, e: &Emitter) -> Sym {
+    use crate::ir::BinaryOp;
+    let small_block = Sym::bin(BinaryOp::Le, threads.clone(), Sym::Int(256));
+    let f32_acc = e.wgmma_types.iter().any(|(acc, _)| acc == "f32");
+    let fits = e.wgmma_ns.iter().fold(Sym::Int(1), |ok, n| {
+        let regs = Sym::bin(
+            BinaryOp::Div,
+            expand(m, n),
+            Sym::Int(if f32_acc { 2 } else { 4 }),
+        );
+        Sym::mul(ok, Sym::bin(BinaryOp::Le, regs, Sym::Int(64)))
+    });
+    Sym::add(Sym::Int(1), Sym::mul(small_block, fits))
 }

@@ -669,7 +669,7 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
 
 // ---- kernel ------------------------------------------------------------------------------------
 template <int WARP_N, int TILE_K>
-__global__ void __launch_bounds__(128, (128 <= 256 ? 2 : 1)) tsl_matmul(
+__global__ void __launch_bounds__(128, (1 + (WARP_N / 4 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_output,

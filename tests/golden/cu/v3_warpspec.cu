@@ -669,7 +669,7 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
 
 // ---- kernel ------------------------------------------------------------------------------------
 template <int WARP_N, int STAGES>
-__global__ void __launch_bounds__(256, (256 <= 256 ? 2 : 1)) tsl_matmul(
+__global__ void __launch_bounds__(256, (1 + (WARP_N / 4 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_output,
@@ -686,7 +686,7 @@ __global__ void __launch_bounds__(256, (256 <= 256 ? 2 : 1)) tsl_matmul(
   constexpr int tsl_smem_lhs_s = 0;
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (STAGES * (TILE_M * TILE_K) * 2), 1024);
   constexpr int tsl_smem_output_s = tsl_align_up(tsl_smem_rhs_s + (STAGES * (WARP_N * TILE_K) * 2), 1024);
-  constexpr int tsl_blocks_per_sm = (256 <= 256 ? 2 : 1);
+  constexpr int tsl_blocks_per_sm = (1 + (WARP_N / 4 <= 64));
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * 1) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();

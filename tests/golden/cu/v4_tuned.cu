@@ -939,7 +939,7 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
 
 // ---- kernel ------------------------------------------------------------------------------------
 template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT>
-__global__ void __launch_bounds__((CONSUMERS + 1) * 128, ((CONSUMERS + 1) * 128 <= 256 ? 2 : 1)) tsl_matmul(
+__global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_output,
@@ -954,7 +954,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, ((CONSUMERS + 1) * 128 
   constexpr int tsl_smem_lhs_s = 0;
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (STAGES * (TILE_M * TILE_K) * 2), 1024);
   constexpr int tsl_smem_output_s = tsl_align_up(tsl_smem_rhs_s + (STAGES * (WARP_N * TILE_K) * 2), 1024);
-  constexpr int tsl_blocks_per_sm = ((CONSUMERS + 1) * 128 <= 256 ? 2 : 1);
+  constexpr int tsl_blocks_per_sm = (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64));
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
@@ -1047,7 +1047,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, ((CONSUMERS + 1) * 128 
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
-// grid  = (tsl_min(tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256)) + (PERSISTENT == 0) * (tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N))), 1, 1)
+// grid  = (tsl_min(tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64)) + (PERSISTENT == 0) * (tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N))), 1, 1)
 // block = ((CONSUMERS + 1) * 128, 1, 1)
 // dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K) * 2, 1024) * 1024 + STAGES * (WARP_N * TILE_K) * 2, 1024) * 1024 + CONSUMERS * (64 * WARP_N) * 2 + 1024 bytes
 // arg 0: CUtensorMap over parameter #0, box [64 * CONSUMERS, TILE_K], swizzle TILE_K * 2 bytes
