@@ -7,7 +7,9 @@
 //! tuning first where absent; every row is verified against cuBLAS over its full output.
 //!
 //! Run: `cargo run --release --example bench -- [--strategy random --budget 40]` (`--budget N`
-//! also caps the k8 sweep; default 256).
+//! also caps the k8 sweep; default 256). The GEMM rows sweep seed 004's four tunables unless
+//! `--sweep A,B,…` names others; `--set NAME=V` pins one (e.g. `--sweep WARP_N,STAGES,GROUP_M
+//! --set CONSUMERS=2 --set TILE_K=64`, the region where every full sweep so far found its winner).
 
 tessel::gemm_kernel!(file = "kernels/v4_tuned.co");
 tessel::gemm_kernel!(file = "kernels/sgemm_k8_warptile.co");

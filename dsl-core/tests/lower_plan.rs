@@ -230,3 +230,82 @@ fn two_blocks_per_sm_only_when_the_accumulator_fits_the_entry_registers() {
         k.launch_bounds
     );
 }
+
+/// Positions of the lines of `body` that start with `prefix`.
+fn lines_at(body: &[&str], prefix: &str) -> Vec<usize> {
+    body.iter()
+        .enumerate()
+        .filter(|(_, c)| c.starts_with(prefix))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn persistent_epilogue_waits_for_the_tma_store_at_the_next_write() {
+    let (_, k) = lowered(&kernel_file("v4_tuned"));
+    let body: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+    let text = body.join("\n");
+    let wait = "if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();";
+    let waits = lines_at(&body, wait);
+    let stores = lines_at(&body, "tsl_acc_store<");
+    let issues = lines_at(&body, "if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(");
+    let loop_end = lines_at(&body, "for (int tsl_tile")[1];
+    // One wait before the fragment is written (inside the tile loop), one after the loop.
+    assert_eq!(
+        (waits.len(), stores.len(), issues.len()),
+        (2, 1, 1),
+        "{text}"
+    );
+    assert!(
+        loop_end < waits[0] && waits[0] < stores[0] && stores[0] < issues[0],
+        "{text}"
+    );
+    assert!(waits[1] > issues[0], "{text}");
+    // The store itself only commits; nothing waits right after it.
+    assert!(
+        body[issues[0]].contains("tsl_tma_store_commit(); }"),
+        "{text}"
+    );
+    assert!(!text.contains("tsl_tma_store_flush()"), "{text}");
+}
+
+#[test]
+fn non_persistent_or_shared_tiles_wait_right_after_the_store() {
+    // v3 is not persistent: each block stores once, so the store waits where it is issued.
+    let (_, k) = lowered(&kernel_file("v3_warpspec"));
+    let text: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+    assert!(text.iter().any(|c| c.contains("tsl_tma_store_flush(); }")));
+    assert!(!text.iter().any(|c| c.contains("tsl_tma_store_wait_read")));
+    // A persistent kernel whose output tile is also written by something else than
+    // `mma.store` keeps the immediate wait: the deferral would let that write race the read.
+    let v4 = kernel_file("v4_tuned").replace(
+        "        mma.store mc, output_s[cidx];",
+        "        output_s[cidx].at(0, 0) = 0.0f;\n        mma.store mc, output_s[cidx];",
+    );
+    let (_, k) = lowered(&v4);
+    let text: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+    assert!(
+        text.iter().any(|c| c.contains("tsl_tma_store_flush(); }")),
+        "{}",
+        text.join("\n")
+    );
+    assert!(!text.iter().any(|c| c.contains("tsl_tma_store_wait_read")));
+}
+
+#[test]
+fn wgmma_descriptors_are_offsets_from_the_buffer_base() {
+    let (_, k) = lowered(&kernel_file("v4_tuned"));
+    let body: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+    let descs: Vec<&&str> = body
+        .iter()
+        .filter(|c| c.contains("tsl_wgmma_desc<"))
+        .collect();
+    assert_eq!(descs.len(), 2);
+    assert!(descs[0].contains("tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K)"), "{}", descs[0]);
+    assert!(
+        descs[1]
+            .contains("tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K)"),
+        "{}",
+        descs[1]
+    );
+}

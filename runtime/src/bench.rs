@@ -21,7 +21,7 @@ use half::{bf16, f16};
 use crate::device::Device;
 use crate::dsl::Prepared;
 use crate::example::{GemmMeasurement, measure_gemm};
-use crate::tune::cli::{SEED_004_SPACE, parse_tune_flags};
+use crate::tune::cli::{parse_tune_flags, restrict};
 use crate::tune::{Shape, Target, TuneOptions, Tuner};
 
 /// One line of the table.
@@ -99,6 +99,7 @@ pub fn gemm_rows(
     rows: &mut Vec<BenchRow>,
 ) -> Result<(), String> {
     let f = parse_tune_flags(args)?;
+    let sets = parse_sets(&f.rest)?;
     let cases = [
         (DType::F16, DType::F32, 8192),
         (DType::BF16, DType::F32, 8192),
@@ -113,15 +114,7 @@ pub fn gemm_rows(
             acc: Some(acc),
         };
         let mut target = Target::dsl(def, variant).map_err(|e| e.to_string())?;
-        let pins: Vec<(String, i64)> = target
-            .tunables
-            .iter()
-            .filter(|t| !SEED_004_SPACE.contains(&t.name.as_str()))
-            .map(|t| (t.name.clone(), t.default))
-            .collect();
-        for (n, v) in pins {
-            target.pin(&n, v).map_err(|e| e.to_string())?;
-        }
+        restrict(&mut target, f.sweep.as_deref(), &sets, def.name)?;
         let opts = TuneOptions {
             strategy: f.strategy,
             budget: f.budget,
@@ -173,6 +166,24 @@ pub fn gemm_rows(
         );
     }
     Ok(())
+}
+
+/// The `--set NAME=V` pins among the bench's non-tuning flags (any other flag is an error).
+fn parse_sets(rest: &[String]) -> Result<Vec<(String, i64)>, String> {
+    let mut sets = Vec::new();
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let v = it.next().ok_or(format!("`{flag}` needs a value"))?;
+        if flag != "--set" {
+            return Err(format!("unknown flag `{flag}`"));
+        }
+        let (k, val) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
+        let val = val
+            .parse()
+            .map_err(|_| format!("`{val}` is not an integer"))?;
+        sets.push((k.to_string(), val));
+    }
+    Ok(sets)
 }
 
 /// Fills each GEMM row's roofline column with the % of the best dense rate measured in the run
@@ -394,6 +405,28 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("FAIL"), "{line}");
+    }
+
+    #[test]
+    fn set_flags_pin_tunables_and_other_flags_are_refused() {
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse_sets(&a(&["--set", "CONSUMERS=2", "--set", "TILE_K=64"])).unwrap(),
+            vec![("CONSUMERS".to_string(), 2), ("TILE_K".to_string(), 64)]
+        );
+        assert!(
+            parse_sets(&a(&["--m", "4096"]))
+                .unwrap_err()
+                .contains("unknown flag")
+        );
+        assert!(parse_sets(&a(&["--set", "TILE_K"])).is_err());
+        assert!(parse_sets(&a(&["--set"])).is_err());
+        let f = parse_tune_flags(&a(&["--sweep", "WARP_N,GROUP_M", "--set", "STAGES=4"])).unwrap();
+        assert_eq!(f.sweep.unwrap(), vec!["WARP_N", "GROUP_M"]);
+        assert_eq!(
+            parse_sets(&f.rest).unwrap(),
+            vec![("STAGES".to_string(), 4)]
+        );
     }
 
     #[test]

@@ -32,10 +32,16 @@ TSL_DEVICE void tsl_tma_store_flush() {
   tsl_tma_store_wait_read<0>();
 }
 
-// WGMMA descriptor of a K-major tile starting at `p`: rows of SWIZ bytes, SWIZ-byte swizzle,
-// 8-row groups SBO = 8 * SWIZ bytes apart (see tsl_wgmma_desc_kmajor).
-template <int SWIZ, typename T> TSL_DEVICE tsl_u64 tsl_wgmma_desc(const T *p) {
-  return tsl_wgmma_desc_kmajor<SWIZ>(tsl_smem_addr(p));
+// WGMMA descriptor of a K-major tile `elems` elements past the shared buffer `base`: rows of
+// SWIZ bytes, SWIZ-byte swizzle, 8-row groups SBO = 8 * SWIZ bytes apart (see
+// tsl_wgmma_desc_kmajor). The buffer's descriptor depends on `base` only, so it is built once
+// (outside the k-loop); the offset, a multiple of 16 bytes, is added to the start-address field
+// in the low word, as CUTLASS's descriptor iterator does (shared addresses stay below 2^18, so the
+// field cannot carry into the high word). Per WGMMA this is an add and a shift, not a rebuild.
+template <int SWIZ, typename T> TSL_DEVICE tsl_u64 tsl_wgmma_desc(const T *base, int elems) {
+  const tsl_u64 d0 = tsl_wgmma_desc_kmajor<SWIZ>(tsl_smem_addr(base));
+  const tsl_u32 lo = (tsl_u32)d0 + (tsl_u32)(elems * (int)sizeof(T)) / 16u;
+  return (d0 & 0xFFFFFFFF00000000ull) | lo;
 }
 
 // `mma.fill`: every accumulator register set to v (f16 pairs packed), then pinned.

@@ -58,6 +58,10 @@ pub struct Emitter<'a> {
     pub wgmma_uncommitted: bool,
     /// The pipelined loop tail being lowered, if any.
     pub deferred: Option<super::pipeline::Deferred>,
+    /// Shared tiles whose TMA stores wait for their read lazily (see `tma_store`).
+    pub lazy_store_tiles: BTreeSet<String>,
+    /// A lazy TMA store was issued in the current branch and not yet waited for.
+    pub pending_store_read: bool,
     pub errors: Vec<LowerError>,
 }
 
@@ -528,6 +532,7 @@ impl<'a> Emitter<'a> {
             self.block(body);
             self.flush_sync_tma();
             self.flush_dma();
+            super::tma_store::end_of_branch(self, line);
         }
     }
 

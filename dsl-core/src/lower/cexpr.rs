@@ -74,6 +74,20 @@ impl View {
             }
         }
     }
+    /// C++ element offset of the tile's first element from the tensor's base (array entry
+    /// included): `tile_ptr() == tensor.name + tile_offset()`.
+    pub fn tile_offset(&self) -> String {
+        let off = self.origin_offset();
+        let entry = self
+            .array_index
+            .as_ref()
+            .map(|i| format!("{} * {}", wrap(i), cpp_paren(&self.tensor.elems())));
+        match (entry, off.as_str()) {
+            (None, _) => off,
+            (Some(e), "0") => e,
+            (Some(e), _) => format!("{e} + {off}"),
+        }
+    }
     /// C++ pointer to the tile's first element.
     pub fn tile_ptr(&self) -> String {
         let off = self.origin_offset();

@@ -7,7 +7,7 @@
 //!   statement's `trigger e` is the arrive that closes the phase.
 //! - `tma.copy g => s` (no event) → thread 0 issues on a kernel-owned barrier, every thread waits.
 //! - `tma.copy s => g` → a proxy fence, a barrier over the threads that store, one thread issues
-//!   the TMA store and waits until the tile has been read.
+//!   the TMA store (see `tma_store`: when it waits for the tile's read).
 //! - `mma.load` → a shared-memory matrix descriptor; `mma.row.row` → `wgmma.mma_async` (fenced
 //!   before the loop that issues it); `mma.commit` → commit + wait; `mma.store` → the
 //!   accumulator fragment written to a shared tile.
@@ -130,7 +130,9 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 (MemSpace::Global, MemSpace::Shared) => {
                     tma_load(e, s, *event, &sv, &dv, swz, line)?
                 }
-                (MemSpace::Shared, MemSpace::Global) => tma_store(e, &sv, &dv, swz, line)?,
+                (MemSpace::Shared, MemSpace::Global) => {
+                    super::tma_store::store(e, &sv, &dv, swz, line)?
+                }
                 _ => {
                     return Err(LowerError::new(
                         m.stmt_span(s),
@@ -154,7 +156,7 @@ fn thread_decls(e: &Emitter) -> String {
         .join(" ")
 }
 
-fn tma_map(e: &mut Emitter, v: &View, swizzle: Sym) -> Result<String, LowerError> {
+pub(super) fn tma_map(e: &mut Emitter, v: &View, swizzle: Sym) -> Result<String, LowerError> {
     let p = v.tensor.param.unwrap_or(0);
     let (r, c) = (v.tile[0].clone(), v.tile[1].clone());
     if let Some(t) = e
@@ -234,38 +236,6 @@ fn tma_load(
     Ok(())
 }
 
-fn tma_store(
-    e: &mut Emitter,
-    sv: &View,
-    dv: &View,
-    swz: Sym,
-    line: Option<u32>,
-) -> Result<(), LowerError> {
-    let map = tma_map(e, dv, swz)?;
-    e.written_params.insert(dv.tensor.param.unwrap_or(0));
-    let coords = format!("{}, {}", dv.origin[1], dv.origin[0]);
-    e.line(
-        "tsl_fence_proxy_async();  // make the tile's st.shared visible to the TMA engine",
-        line,
-    );
-    // The storing threads: one warpgroup each when a group-4 level with a thread variable exists.
-    let per_wg = e
-        .geo
-        .thread_vars
-        .iter()
-        .any(|v| v.level == crate::ir::Level::Thread)
-        && e.geo.has_group4
-        && !e.thread_conds.is_empty();
-    if per_wg {
-        e.line("tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // this warpgroup's tile is complete", line);
-        e.line(format!("if (threadIdx.x % 128 == 0) {{ tsl_tma_store_2d(&{map}, {}, {coords}); tsl_tma_store_flush(); }}", sv.tile_ptr()), line);
-    } else {
-        e.line("__syncthreads();  // the tile is complete", line);
-        e.line(format!("if (threadIdx.x == 0) {{ tsl_tma_store_2d(&{map}, {}, {coords}); tsl_tma_store_flush(); }}", sv.tile_ptr()), line);
-    }
-    Ok(())
-}
-
 pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
     let m = e.m;
     match &m.stmts[s] {
@@ -321,7 +291,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ));
             }
             let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
-            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({});  // descriptor: K-major, swizzle {} B", name.name, swz.to_cpp(), v.tile_ptr(), swz.to_cpp()), line);
+            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({}, {});  // descriptor: K-major, swizzle {} B", name.name, swz.to_cpp(), v.tensor.name, v.tile_offset(), swz.to_cpp()), line);
             e.scopes.insert(
                 &name.name,
                 Local::Frag(FragKind::Desc {
@@ -378,6 +348,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             } else {
                 e.line("tsl_wgmma_wait<0>();  // accumulators are final", line);
             }
+            super::tma_store::before_write(e, &v.tensor.name, line);
             e.line(
                 format!(
                     "tsl_acc_store<{}>({}, {}, {});  // fragment → row-major tile",

@@ -18,6 +18,7 @@ mod roles;
 pub mod scope;
 mod simt;
 pub mod sym;
+mod tma_store;
 
 pub use kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
 pub use simt::TILE_HELPERS as SIMT_TILE_HELPERS;
@@ -112,6 +113,8 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         uses_sync_tma: false,
         wgmma_uncommitted: false,
         deferred: None,
+        lazy_store_tiles: tma_store::lazy_tiles(m),
+        pending_store_read: false,
         errors: Vec::new(),
     };
     e.scopes.push();

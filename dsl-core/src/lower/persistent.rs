@@ -111,6 +111,7 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         e.scopes.pop();
         e.indent -= 1;
         e.line("}", None);
+        super::tma_store::end_of_branch(e, line);
     }
     e.scopes.pop();
 }

@@ -85,6 +85,39 @@ pub fn parse_tune_flags(args: &[String]) -> Result<TuneFlags, String> {
     Ok(f)
 }
 
+/// Narrows `target` to the swept tunables (`--sweep`, default seed 004's four): the others stay
+/// at their defaults unless `sets` (`--set NAME=V`) gives them a value, which also pins a swept
+/// one. Returns the sweep.
+pub fn restrict(
+    target: &mut Target,
+    sweep: Option<&[String]>,
+    sets: &[(String, i64)],
+    kernel: &str,
+) -> Result<Vec<String>, String> {
+    let sweep: Vec<String> = sweep
+        .map(<[String]>::to_vec)
+        .unwrap_or_else(|| SEED_004_SPACE.iter().map(|s| s.to_string()).collect());
+    let names: Vec<(String, i64)> = target
+        .tunables
+        .iter()
+        .map(|t| (t.name.clone(), t.default))
+        .collect();
+    for s in &sweep {
+        if !names.iter().any(|(n, _)| n == s) {
+            return Err(format!("--sweep: `{s}` is not a tunable of `{kernel}`"));
+        }
+    }
+    for (n, d) in &names {
+        if !sweep.contains(n) && !sets.iter().any(|(s, _)| s == n) {
+            target.pin(n, *d).map_err(|e| e.to_string())?;
+        }
+    }
+    for (n, v) in sets {
+        target.pin(n, *v).map_err(|e| e.to_string())?;
+    }
+    Ok(sweep)
+}
+
 /// Tunes, reports, then runs the winner through the GEMM example; returns the exit code.
 pub fn tune_main(def: &'static KernelDef, example: &str, args: &[String]) -> i32 {
     match run(def, example, args) {
@@ -101,29 +134,7 @@ fn run(def: &'static KernelDef, example: &str, args: &[String]) -> Result<i32, S
     let f = parse_tune_flags(args).map_err(usage)?;
     let o = parse_opts(example, &f.rest).map_err(usage)?;
     let mut target = Target::dsl(def, o.variant).map_err(|e| e.to_string())?;
-    let sweep: Vec<String> = f
-        .sweep
-        .clone()
-        .unwrap_or_else(|| SEED_004_SPACE.iter().map(|s| s.to_string()).collect());
-    let names: Vec<(String, i64)> = target
-        .tunables
-        .iter()
-        .map(|t| (t.name.clone(), t.default))
-        .collect();
-    for s in &sweep {
-        if !names.iter().any(|(n, _)| n == s) {
-            return Err(format!("--sweep: `{s}` is not a tunable of `{}`", def.name));
-        }
-    }
-    // Tunables outside the sweep stay at their defaults unless `--set` gives them a value.
-    for (n, d) in &names {
-        if !sweep.contains(n) && !o.sets.iter().any(|(s, _)| s == n) {
-            target.pin(n, *d).map_err(|e| e.to_string())?;
-        }
-    }
-    for (n, v) in &o.sets {
-        target.pin(n, *v).map_err(|e| e.to_string())?;
-    }
+    let sweep = restrict(&mut target, f.sweep.as_deref(), &o.sets, def.name)?;
     let color = f.color.clone().unwrap_or_else(|| {
         sweep
             .iter()

@@ -895,10 +895,16 @@ TSL_DEVICE void tsl_tma_store_flush() {
   tsl_tma_store_wait_read<0>();
 }
 
-// WGMMA descriptor of a K-major tile starting at `p`: rows of SWIZ bytes, SWIZ-byte swizzle,
-// 8-row groups SBO = 8 * SWIZ bytes apart (see tsl_wgmma_desc_kmajor).
-template <int SWIZ, typename T> TSL_DEVICE tsl_u64 tsl_wgmma_desc(const T *p) {
-  return tsl_wgmma_desc_kmajor<SWIZ>(tsl_smem_addr(p));
+// WGMMA descriptor of a K-major tile `elems` elements past the shared buffer `base`: rows of
+// SWIZ bytes, SWIZ-byte swizzle, 8-row groups SBO = 8 * SWIZ bytes apart (see
+// tsl_wgmma_desc_kmajor). The buffer's descriptor depends on `base` only, so it is built once
+// (outside the k-loop); the offset, a multiple of 16 bytes, is added to the start-address field
+// in the low word, as CUTLASS's descriptor iterator does (shared addresses stay below 2^18, so the
+// field cannot carry into the high word). Per WGMMA this is an add and a shift, not a rebuild.
+template <int SWIZ, typename T> TSL_DEVICE tsl_u64 tsl_wgmma_desc(const T *base, int elems) {
+  const tsl_u64 d0 = tsl_wgmma_desc_kmajor<SWIZ>(tsl_smem_addr(base));
+  const tsl_u32 lo = (tsl_u32)d0 + (tsl_u32)(elems * (int)sizeof(T)) / 16u;
+  return (d0 & 0xFFFFFFFF00000000ull) | lo;
 }
 
 // `mma.fill`: every accumulator register set to v (f16 pairs packed), then pinned.
@@ -1019,8 +1025,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
         tsl_wgmma_fence();  // dsl:55  order accumulator registers before the WGMMAs below
         #pragma unroll
         for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:55
-          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>((lhs_s + stage * (TILE_M * TILE_K)) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:56  descriptor: K-major, swizzle SWIZ B
-          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>((rhs_s + stage * (WARP_N * TILE_K)) + iv_wk * WARP_K);  // dsl:59  descriptor: K-major, swizzle SWIZ B
+          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:56  descriptor: K-major, swizzle SWIZ B
+          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:59  descriptor: K-major, swizzle SWIZ B
           tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:61  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
         }
         tsl_wgmma_commit();  // dsl:63
@@ -1038,11 +1044,14 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
         if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:51
       }  // dsl:51
       tsl_wgmma_wait<0>();  // dsl:66  accumulators are final
+      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:66  the last TMA store from this tile has read it
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:66  the tile may be overwritten
       tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)), WARP_N);  // dsl:66  fragment → row-major tile
       tsl_fence_proxy_async();  // dsl:67  make the tile's st.shared visible to the TMA engine
       tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:67  this warpgroup's tile is complete
-      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_flush(); }  // dsl:67
+      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:67  read-wait deferred to the tile's next write
     }
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:45  the last TMA stores have read their tiles
   }
 }
 
