@@ -1,5 +1,5 @@
-//! Golden IR dumps of the seed kernels (`kernels/*.co` → `tests/golden/<name>.ir`) and of the
-//! valid corpus files (`tests/corpus/ok_*.co`).
+//! Golden IR dumps of the seed kernels and SGEMM k8 (`kernels/*.co` → `tests/golden/<name>.ir`)
+//! and of the valid corpus files (`tests/corpus/ok_*.co`).
 //!
 //! File mode (`parse_str`) must reproduce the committed dump; macro mode (the same text with
 //! `a#b` spaced out, lexed as a token stream and given to `parse_tokens`) must dump
@@ -18,6 +18,7 @@ const KERNELS: &[&str] = &[
     "v2_tma_wgmma",
     "v3_warpspec",
     "v4_tuned",
+    "sgemm_k8_warptile",
     "ok_all_forms",
     "ok_macro_spacing",
 ];

@@ -540,11 +540,14 @@ mod tests {
 
     #[test]
     fn sgemm_k8_filter_keeps_warp_shaped_configurations() {
-        // Cross-checked with a Python transcription of the `require`s: 929 of 2916 (1064 pass
-        // the per-thread register ceiling, 135 of those need more than 65536 / THREADS).
+        // Cross-checked with a Python transcription of the `require`s: 1443 of 5832, 929 with
+        // MINB = 1 (1064 pass the per-thread register ceiling, 135 of those need more than
+        // 65536 / THREADS) and 514 with MINB = 2 (registers under 65536 / (2 × THREADS)).
         let m = module("sgemm_k8_warptile");
         let legal = legal_configs(&m, &square(4096), &Limits::default());
-        assert_eq!(legal.len(), 929);
+        assert_eq!(legal.len(), 1443);
+        let two = legal.iter().filter(|c| c.get("MINB") == Some(2)).count();
+        assert_eq!(two, 514);
         assert!(legal.contains(&Config::defaults(&m)));
         for c in &legal {
             let g = |n: &str| c.get(n).unwrap();

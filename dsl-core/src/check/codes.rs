@@ -108,6 +108,10 @@ pub const DEFAULT_DOMAIN: &str = "E1002";
 pub const DUPLICATE_NAME: &str = "E1003";
 /// A config value outside the tunable's domain, or a config naming no tunable.
 pub const CONFIG: &str = "E1004";
+/// `occupancy N` with `N` not an integer in 1..=32 (blocks per SM) for this configuration.
+pub const OCCUPANCY: &str = "E1005";
+/// `occupancy` on a Hopper (TMA/WGMMA) kernel, whose blocks per SM the lowering sizes itself.
+pub const OCCUPANCY_PATH: &str = "E1006";
 
 /// Every code with its meaning.
 pub const TABLE: &[(&str, &str)] = &[
@@ -261,5 +265,13 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CONFIG,
         "config value outside the domain, or naming no tunable",
+    ),
+    (
+        OCCUPANCY,
+        "`occupancy` not an integer in 1..=32 blocks per SM",
+    ),
+    (
+        OCCUPANCY_PATH,
+        "`occupancy` on a Hopper (TMA/WGMMA) kernel: it applies to SIMT kernels",
     ),
 ];

@@ -10,7 +10,8 @@
 //! 4. `view`: the shape of every tensor view (`subspan`/`at`/`chunkat`/arrays);
 //! 5. `shape`, `wgmma`, `swizzle`, `smem`, `events`, `placement`, `range`: the individual
 //!    legality checks;
-//! 6. `simt`: register tiles, warp reductions, transposed stores, `dma.wait`.
+//! 6. `simt`: register tiles, warp reductions, transposed stores, `dma.wait`;
+//! 7. `occupancy`: the `occupancy N;` header item (SIMT only, 1..=32 blocks per SM).
 //!
 //! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
@@ -21,6 +22,7 @@ mod eval;
 mod events;
 mod geometry;
 mod header;
+mod occupancy;
 mod placement;
 mod range;
 mod resolve;
@@ -261,6 +263,7 @@ pub fn check_config(
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
     simt::check_simt(&cx, &views, &mut diags);
+    occupancy::check_occupancy(&cx, &mut diags);
 
     let info = KernelInfo {
         config: cfg.clone(),

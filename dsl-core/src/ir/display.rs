@@ -67,6 +67,11 @@ impl Printer<'_> {
             self.expr(r, 0);
             self.out.push('\n');
         }
+        if let Some(o) = self.m.occupancy {
+            self.out.push_str("occupancy ");
+            self.expr(o, 0);
+            self.out.push('\n');
+        }
         let k = &self.m.kernel;
         let _ = write!(self.out, "kernel {}(", k.name.name);
         for (i, p) in k.params.iter().enumerate() {

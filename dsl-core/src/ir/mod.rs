@@ -86,6 +86,10 @@ pub struct Module {
     /// branch the leading `let`s and trigger-only statements (a fresh ring's initial credits)
     /// run once, the rest once per tile.
     pub persistent: Option<ExprId>,
+    /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
+    /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
+    /// 65536 / (THREADS × N)); `None` = threads per block only.
+    pub occupancy: Option<ExprId>,
     pub kernel: Kernel,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
@@ -101,6 +105,7 @@ impl Module {
             requires: Vec::new(),
             raster: None,
             persistent: None,
+            occupancy: None,
             kernel: Kernel {
                 name: Ident::synth(kernel_name),
                 params: Vec::new(),

@@ -140,7 +140,16 @@ pub fn finish(
             }
             format!("__launch_bounds__({}, {blocks})", threads.to_cpp())
         }
-        KernelPath::Simt => format!("__launch_bounds__({})", threads.to_cpp()),
+        // `occupancy N;`: at least N blocks per SM, so ptxas caps registers at 65536 / (T × N).
+        KernelPath::Simt => match m.occupancy {
+            Some(o) => {
+                let blocks = Sym::from_expr(m, o)
+                    .map(|s| expand(m, &s).to_cpp())
+                    .unwrap_or_else(|| m.expr_to_string(o));
+                format!("__launch_bounds__({}, ({blocks}))", threads.to_cpp())
+            }
+            None => format!("__launch_bounds__({})", threads.to_cpp()),
+        },
     };
     let mut grid: Vec<Sym> = geo.grid.iter().map(|g| expand(m, g)).collect();
     if let (Some(tiles), Some(on)) = (&geo.persistent_tiles, &geo.persistent_on) {

@@ -17,6 +17,7 @@ const ITEMS: &[&str] = &[
     "require",
     "raster",
     "persistent",
+    "occupancy",
     "__co__",
 ];
 
@@ -28,6 +29,7 @@ pub(crate) struct Items {
     pub requires: Vec<Require>,
     pub raster: Option<crate::ir::ExprId>,
     pub persistent: Option<crate::ir::ExprId>,
+    pub occupancy: Option<crate::ir::ExprId>,
     pub kernel: Option<Kernel>,
 }
 
@@ -131,6 +133,13 @@ impl Parser {
                 let group = self.expr()?;
                 self.expect_semi("the raster group size")?;
                 items.raster = Some(group);
+            }
+            Some("occupancy") => {
+                // `occupancy N;`: at least N blocks per SM (`__launch_bounds__(THREADS, N)`).
+                self.bump();
+                let blocks = self.expr()?;
+                self.expect_semi("the `occupancy` block count")?;
+                items.occupancy = Some(blocks);
             }
             Some("__co__") => {
                 let dup = items.kernel.is_some().then(|| self.here());

@@ -12,6 +12,7 @@
 //   WNITER in [1, 2, 4], default 1, this file: 1
 //   TM in [4, 8], default 4, this file: 4
 //   TN in [4, 8], default 8, this file: 8
+//   MINB in [1, 2], default 1, this file: 1
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -612,8 +613,8 @@ template <typename T> TSL_DEVICE T tsl_warp_max(T v) {
 }
 
 // ---- kernel ------------------------------------------------------------------------------------
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN>
-__global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * TM * TN * WNITER)) / TM * (WN / WNITER / TN))) tsl_sgemm_k8(
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int MINB>
+__global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * TM * TN * WNITER)) / TM * (WN / WNITER / TN)), (MINB)) tsl_sgemm_k8(
     const float* __restrict__ a,
     const float* __restrict__ b,
     float* __restrict__ c,
@@ -629,55 +630,55 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
   constexpr int tsl_smem_a_s = 0;
   constexpr int tsl_smem_b_s = tsl_align_up(tsl_smem_a_s + (2 * (BK * (BM + PAD)) * 4), 128);
   unsigned char *tsl_smem = tsl_smem_base<128>();
-  const int bm = blockIdx.x;  // dsl:45
-  const int bn = blockIdx.y;  // dsl:45
-  const int wr = (threadIdx.x / (WSUBM / TM * (WSUBN / TN))) / (BN / WN);  // dsl:45
-  const int wc = threadIdx.x / (WSUBM / TM * (WSUBN / TN)) % (BN / WN);  // dsl:45
-  const int tr = (threadIdx.x % (WSUBM / TM * (WSUBN / TN))) / (WSUBN / TN);  // dsl:45
-  const int tc = threadIdx.x % (WSUBM / TM * (WSUBN / TN)) % (WSUBN / TN);  // dsl:45
-  tsl_stage_t<BM, BK, (BM + PAD), tsl_threads, float> tsl_stage_a_s;  // dsl:55  registers of the async transposed copies in flight
-  float* a_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_a_s);  // dsl:48
-  float* b_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_b_s);  // dsl:49
-  float acc[WMITER * TM * (WNITER * TN)];  // dsl:50
-  float ra[WMITER * TM];  // dsl:51
-  float rb[WNITER * TN];  // dsl:52
+  const int bm = blockIdx.x;  // dsl:53
+  const int bn = blockIdx.y;  // dsl:53
+  const int wr = (threadIdx.x / (WSUBM / TM * (WSUBN / TN))) / (BN / WN);  // dsl:53
+  const int wc = threadIdx.x / (WSUBM / TM * (WSUBN / TN)) % (BN / WN);  // dsl:53
+  const int tr = (threadIdx.x % (WSUBM / TM * (WSUBN / TN))) / (WSUBN / TN);  // dsl:53
+  const int tc = threadIdx.x % (WSUBM / TM * (WSUBN / TN)) % (WSUBN / TN);  // dsl:53
+  tsl_stage_t<BM, BK, (BM + PAD), tsl_threads, float> tsl_stage_a_s;  // dsl:63  registers of the async transposed copies in flight
+  float* a_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_a_s);  // dsl:56
+  float* b_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_b_s);  // dsl:57
+  float acc[WMITER * TM * (WNITER * TN)];  // dsl:58
+  float ra[WMITER * TM];  // dsl:59
+  float rb[WNITER * TN];  // dsl:60
   #pragma unroll
-  for (int i = 0; i < WMITER * TM; ++i) {  // dsl:53
+  for (int i = 0; i < WMITER * TM; ++i) {  // dsl:61
     #pragma unroll
-    for (int j = 0; j < WNITER * TN; ++j) {  // dsl:53
-      acc[i * (WNITER * TN) + j] = 0.0f;  // dsl:54
+    for (int j = 0; j < WNITER * TN; ++j) {  // dsl:61
+      acc[i * (WNITER * TN) + j] = 0.0f;  // dsl:62
     }
   }
-  __syncthreads();  // dsl:55  earlier readers of the destinations are done
-  tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + 0 * (BK * (BM + PAD))), a, bm * BM, 0, M, K);  // dsl:55
-  tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + 0 * (BK * BN)), b, 0, bn * BN, K, N);  // dsl:56
-  for (int kt = 0; kt < tsl_cdiv(K, BK); ++kt) {  // dsl:57
-    tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s);  // dsl:58  the transposed copy in flight lands
-    tsl_cp_async_wait<0>();  // dsl:58
-    __syncthreads();  // dsl:58  the landed tiles are visible to every thread
-    tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + ((kt + 1) % 2) * (BK * (BM + PAD))), a, bm * BM, (kt + 1) * BK, M, K);  // dsl:59
-    tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + ((kt + 1) % 2) * (BK * BN)), b, (kt + 1) * BK, bn * BN, K, N);  // dsl:60
-    float* const tsl_a_s_at = (a_s + (kt % 2) * (BK * (BM + PAD)));  // dsl:61  this loop's entry of `a_s`
-    float* const tsl_b_s_at = (b_s + (kt % 2) * (BK * BN));  // dsl:61  this loop's entry of `b_s`
+  __syncthreads();  // dsl:63  earlier readers of the destinations are done
+  tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + 0 * (BK * (BM + PAD))), a, bm * BM, 0, M, K);  // dsl:63
+  tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + 0 * (BK * BN)), b, 0, bn * BN, K, N);  // dsl:64
+  for (int kt = 0; kt < tsl_cdiv(K, BK); ++kt) {  // dsl:65
+    tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s);  // dsl:66  the transposed copy in flight lands
+    tsl_cp_async_wait<0>();  // dsl:66
+    __syncthreads();  // dsl:66  the landed tiles are visible to every thread
+    tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + ((kt + 1) % 2) * (BK * (BM + PAD))), a, bm * BM, (kt + 1) * BK, M, K);  // dsl:67
+    tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + ((kt + 1) % 2) * (BK * BN)), b, (kt + 1) * BK, bn * BN, K, N);  // dsl:68
+    float* const tsl_a_s_at = (a_s + (kt % 2) * (BK * (BM + PAD)));  // dsl:69  this loop's entry of `a_s`
+    float* const tsl_b_s_at = (b_s + (kt % 2) * (BK * BN));  // dsl:69  this loop's entry of `b_s`
     #pragma unroll
-    for (int k = 0; k < BK; ++k) {  // dsl:61
+    for (int k = 0; k < BK; ++k) {  // dsl:69
       #pragma unroll
-      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:63
-        tsl_copy_tile<1, TM, BM + PAD, TM, ((BM + PAD) % 4 == 0 && TM % 4 == 0)>(ra + mi * TM, tsl_a_s_at + k * (BM + PAD) + ((wr * WMITER + mi) * (WSUBM / TM) + tr) * TM);  // dsl:64
+      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:71
+        tsl_copy_tile<1, TM, BM + PAD, TM, ((BM + PAD) % 4 == 0 && TM % 4 == 0)>(ra + mi * TM, tsl_a_s_at + k * (BM + PAD) + ((wr * WMITER + mi) * (WSUBM / TM) + tr) * TM);  // dsl:72
       }
       #pragma unroll
-      for (int ni = 0; ni < WNITER; ++ni) {  // dsl:66
-        tsl_copy_tile<1, TN, BN, TN, (BN % 4 == 0 && TN % 4 == 0)>(rb + ni * TN, tsl_b_s_at + k * BN + ((wc * WNITER + ni) * (WSUBN / TN) + tc) * TN);  // dsl:67
+      for (int ni = 0; ni < WNITER; ++ni) {  // dsl:74
+        tsl_copy_tile<1, TN, BN, TN, (BN % 4 == 0 && TN % 4 == 0)>(rb + ni * TN, tsl_b_s_at + k * BN + ((wc * WNITER + ni) * (WSUBN / TN) + tc) * TN);  // dsl:75
       }
       #pragma unroll
-      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:68
+      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:76
         #pragma unroll
-        for (int ni = 0; ni < WNITER; ++ni) {  // dsl:68
+        for (int ni = 0; ni < WNITER; ++ni) {  // dsl:76
           #pragma unroll
-          for (int i = 0; i < TM; ++i) {  // dsl:68
+          for (int i = 0; i < TM; ++i) {  // dsl:76
             #pragma unroll
-            for (int j = 0; j < TN; ++j) {  // dsl:68
-              acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j] = fmaf(ra[mi * TM + i], rb[ni * TN + j], acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:69
+            for (int j = 0; j < TN; ++j) {  // dsl:76
+              acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j] = fmaf(ra[mi * TM + i], rb[ni * TN + j], acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:77
             }
           }
         }
@@ -685,12 +686,12 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
     }
   }
   #pragma unroll
-  for (int mi = 0; mi < WMITER; ++mi) {  // dsl:72
+  for (int mi = 0; mi < WMITER; ++mi) {  // dsl:80
     #pragma unroll
-    for (int ni = 0; ni < WNITER; ++ni) {  // dsl:72
+    for (int ni = 0; ni < WNITER; ++ni) {  // dsl:80
       #pragma unroll
-      for (int i = 0; i < TM; ++i) {  // dsl:72
-        tsl_copy_r2g<1, TN, WNITER * TN>(c, acc + (mi * TM + i) * (WNITER * TN) + ni * TN, (((bm * (BM / WM) + wr) * WMITER + mi) * (WSUBM / TM) + tr) * TM + i, (((bn * (BN / WN) + wc) * WNITER + ni) * (WSUBN / TN) + tc) * TN, M, N);  // dsl:73
+      for (int i = 0; i < TM; ++i) {  // dsl:80
+        tsl_copy_r2g<1, TN, WNITER * TN>(c, acc + (mi * TM + i) * (WNITER * TN) + ni * TN, (((bm * (BM / WM) + wr) * WMITER + mi) * (WSUBM / TM) + tr) * TM + i, (((bn * (BN / WN) + wc) * WNITER + ni) * (WSUBN / TN) + tc) * TN, M, N);  // dsl:81
       }
     }
   }
@@ -707,4 +708,4 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_sgemm_k8<64, 256, 32, 64, 32, 1, 4, 8>(const float* __restrict__, const float* __restrict__, float* __restrict__, const int, const int, const int);
+template __global__ void tsl_sgemm_k8<64, 256, 32, 64, 32, 1, 4, 8, 1>(const float* __restrict__, const float* __restrict__, float* __restrict__, const int, const int, const int);

@@ -114,6 +114,9 @@ impl R<'_> {
         for r in &m.requires {
             self.expr(r.cond, Want::Value, false);
         }
+        if let Some(o) = m.occupancy {
+            self.expr(o, Want::Value, false);
+        }
         for (pi, p) in m.kernel.params.iter().enumerate() {
             scope
                 .entry(p.name.name.clone())
