@@ -15,12 +15,15 @@ tessel::gemm_kernel! {
     tunable TILE_K in [32, 64] = 64;            // K-tile loaded per TMA transfer
     tunable GROUP_M in [1, 8, 16, 32] = 16;     // block rows per rasterization group (L2 reuse)
     tunable PERSISTENT in [0, 1] = 1;           // 1: one block per SM walks the tiles
+    tunable CLUSTER in [1, 2] = 1;              // blocks per cluster; 2: rhs tiles multicast
     const WARP_M = 64;                          // rows per consumer warpgroup (WGMMA M)
     const WARP_K = 16;                          // WGMMA K step
     const TILE_M = WARP_M * CONSUMERS;          // rows per block
     const SWIZ = TILE_K * 2;                    // one f16 K-row of the tile, in bytes
     raster GROUP_M;                             // launch blocks in groups of GROUP_M rows of tiles
     persistent PERSISTENT;                      // overlap a tile's epilogue with the next tile's loads
+    cluster CLUSTER;                            // clusters of CLUSTER blocks along block_m
+    require CLUSTER == 1 || WARP_N % (8 * CLUSTER) == 0;  // multicast slices: whole swizzle atoms
 
     __co__ void matmul(
         global f16 [M, K] lhs,

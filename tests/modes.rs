@@ -161,3 +161,50 @@ fn default_configs_check() {
         assert!(info.threads_per_block > 0, "{name}");
     }
 }
+
+#[test]
+fn both_modes_share_a_tune_cache_key() {
+    use tessel::DType;
+    use tessel::dsl_core::def::Variant;
+    use tessel::runtime::tune::Target;
+    for (name, mac, file) in pairs() {
+        let variants = [
+            Variant::default(),
+            Variant {
+                input: Some(DType::BF16),
+                acc: Some(DType::F32),
+            },
+        ];
+        for v in variants
+            .iter()
+            .take(if name.starts_with("v0") || name.starts_with("v1") {
+                1
+            } else {
+                2
+            })
+        {
+            let a = Target::dsl(mac, *v).unwrap().source_hash();
+            let b = Target::dsl(file, *v).unwrap().source_hash();
+            assert_eq!(
+                a, b,
+                "{name} {v:?}: the modes' CUDA differs in code, not just comments"
+            );
+        }
+    }
+    // And the hash still sees code: another kernel, another dtype → another key.
+    let h = |d, v| Target::dsl(d, v).unwrap().source_hash();
+    assert_ne!(
+        h(&v3::matmul::KERNEL, Variant::default()),
+        h(&v4::matmul::KERNEL, Variant::default())
+    );
+    assert_ne!(
+        h(&v4::matmul::KERNEL, Variant::default()),
+        h(
+            &v4::matmul::KERNEL,
+            Variant {
+                input: Some(DType::BF16),
+                acc: Some(DType::F32)
+            }
+        )
+    );
+}

@@ -173,6 +173,35 @@ fn v4_tuned_instantiates_at_other_configs() {
     }
 }
 
+/// `cluster CLUSTER;` at 2: the rhs tile is multicast (UTMALDG.2D.MULTICAST), the blocks sync
+/// as a cluster (UCGABAR), and the remote `empty` arrivals carry no cluster-scope release fence:
+/// the only MEMBAR.ALL.GPU are the two cluster barriers' (kernel start and end), not one per
+/// arrival in the k-loop (a `.release.cluster` arrive put one there and halved the speed).
+#[test]
+fn v4_tuned_cluster_multicasts_the_rhs_tile() {
+    if !nvrtc_and_nvdisasm_available("v4_tuned_cluster_multicasts_the_rhs_tile") {
+        return;
+    }
+    let cfg = defaults("v4_tuned")
+        .with("CLUSTER", 2)
+        .with("WARP_N", 208)
+        .with("STAGES", 4);
+    let c = compile_instance("v4_tuned", &cfg);
+    assert_has(&c, &HOPPER_OPS);
+    let multicast = c
+        .sass
+        .lines()
+        .filter(|l| l.contains("UTMALDG.2D.MULTICAST"))
+        .count();
+    assert_eq!(multicast, 1, "{}: one multicast load per k-tile", c.what);
+    assert_eq!(sass::count(&c.sass, "UCGABAR_ARV"), 2, "{}", c.what);
+    assert_eq!(sass::count(&c.sass, "MEMBAR.ALL.GPU"), 2, "{}", c.what);
+    // Without the cluster (CLUSTER = 1) nothing is multicast.
+    let c1 = compile_instance("v4_tuned", &cfg.clone().with("CLUSTER", 1));
+    assert!(!c1.sass.contains("MULTICAST"), "{}", c1.what);
+    eprintln!("{}", c.what);
+}
+
 #[test]
 fn every_other_kernel_compiles_for_its_path() {
     if !nvrtc_and_nvdisasm_available("every_other_kernel_compiles_for_its_path") {

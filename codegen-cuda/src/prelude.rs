@@ -14,6 +14,8 @@ const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
 
 /// The helpers of `lowering/simt_tiles.cuh`: the section is included when the body calls one.
 const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
+const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
+const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 
 /// Drops `#pragma once` (one file, nothing to guard).
 fn body(text: &str) -> String {
@@ -74,6 +76,13 @@ pub fn sections(k: &CudaKernel) -> Vec<Section> {
                 name: "events, tiles, fragments (lowering/hopper.cuh)",
                 text: body(GLUE_HOPPER),
             });
+            // Only kernels with `cluster C;` (they sync as a cluster) get the cluster helpers.
+            if k.body.iter().any(|l| l.code.contains("tsl_cluster_sync()")) {
+                s.push(Section {
+                    name: "thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh)",
+                    text: format!("{}\n\n{}", body(SM90_CLUSTER), body(GLUE_CLUSTER)),
+                });
+            }
         }
     }
     s

@@ -16,10 +16,11 @@ fn read(rel: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
 }
 
-const HEADERS: [&str; 4] = [
+const HEADERS: [&str; 5] = [
     "prelude.cuh",
     "sm80_async.cuh",
     "sm90_hopper.cuh",
+    "sm90_cluster.cuh",
     "sm90_wgmma.cuh",
 ];
 
@@ -49,7 +50,12 @@ fn headers_include_nothing() {
 
 #[test]
 fn helpers_are_prefixed_forceinline_and_commented() {
-    for h in ["prelude.cuh", "sm80_async.cuh", "sm90_hopper.cuh"] {
+    for h in [
+        "prelude.cuh",
+        "sm80_async.cuh",
+        "sm90_hopper.cuh",
+        "sm90_cluster.cuh",
+    ] {
         let text = read(h);
         let lines: Vec<&str> = text.lines().collect();
         let mut prev_name: Option<String> = None;
@@ -86,7 +92,12 @@ fn helpers_are_prefixed_forceinline_and_commented() {
 
 #[test]
 fn side_effecting_ptx_is_volatile() {
-    for h in ["sm80_async.cuh", "sm90_hopper.cuh", "sm90_wgmma.cuh"] {
+    for h in [
+        "sm80_async.cuh",
+        "sm90_hopper.cuh",
+        "sm90_cluster.cuh",
+        "sm90_wgmma.cuh",
+    ] {
         for (i, line) in read(h).lines().enumerate() {
             let t = line.trim_start();
             if t.starts_with("asm(") || t.starts_with("asm (") {

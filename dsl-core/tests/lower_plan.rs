@@ -85,7 +85,9 @@ fn v4_consumer_loop_is_pipelined_and_roles_rebalance_registers() {
     let text = body.join("\n");
     assert!(text.contains("tsl_wgmma_wait<1>();"), "{text}");
     assert!(
-        text.contains("tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);"),
+        text.contains(
+            "tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);"
+        ),
         "{text}"
     );
     assert!(text.contains("tsl_setmaxnreg_dec<tsl_regs_producer>();"));
@@ -173,7 +175,7 @@ fn persistent_branches_hoist_the_initial_credits_and_loop_over_tiles() {
     // The consumers' `foreach {s} in [STAGES] trigger empty[s];` runs once, before their loop.
     let credits = body
         .iter()
-        .position(|c| c.starts_with("tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);"))
+        .position(|c| c.starts_with("tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[s]);"))
         .unwrap();
     let loops: Vec<usize> = body
         .iter()

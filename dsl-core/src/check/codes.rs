@@ -112,6 +112,10 @@ pub const CONFIG: &str = "E1004";
 pub const OCCUPANCY: &str = "E1005";
 /// `occupancy` on a Hopper (TMA/WGMMA) kernel, whose blocks per SM the lowering sizes itself.
 pub const OCCUPANCY_PATH: &str = "E1006";
+/// `cluster C` with `C` not an integer in 1..=8 (blocks per cluster) for this configuration.
+pub const CLUSTER: &str = "E1007";
+/// `cluster` on a kernel that is not on the Hopper path or has no `raster`.
+pub const CLUSTER_PATH: &str = "E1008";
 
 /// Every code with its meaning.
 pub const TABLE: &[(&str, &str)] = &[
@@ -273,5 +277,13 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         OCCUPANCY_PATH,
         "`occupancy` on a Hopper (TMA/WGMMA) kernel: it applies to SIMT kernels",
+    ),
+    (
+        CLUSTER,
+        "`cluster` not an integer in 1..=8 blocks per cluster",
+    ),
+    (
+        CLUSTER_PATH,
+        "`cluster` on a kernel without TMA/events or without `raster`",
     ),
 ];

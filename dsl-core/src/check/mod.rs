@@ -12,11 +12,13 @@
 //!    legality checks;
 //! 6. `simt`: register tiles, warp reductions, transposed stores, `dma.wait`;
 //! 7. `occupancy`: the `occupancy N;` header item (SIMT only, 1..=32 blocks per SM).
+//! 8. `cluster`: the `cluster C;` header item (Hopper with `raster` only, 1..=8 blocks).
 //!
 //! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
 //! are evaluated too, and loops over problem sizes get finite ranges).
 
+mod cluster;
 pub mod codes;
 mod eval;
 mod events;
@@ -264,6 +266,7 @@ pub fn check_config(
     range::check_ranges(&cx, &views, &mut diags);
     simt::check_simt(&cx, &views, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
+    cluster::check_cluster(&cx, &mut diags);
 
     let info = KernelInfo {
         config: cfg.clone(),

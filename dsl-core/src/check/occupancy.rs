@@ -14,18 +14,21 @@ use crate::ir::Stmt;
 /// Most blocks an SM keeps resident (sm_80 … sm_90).
 pub const MAX_BLOCKS_PER_SM: i64 = 32;
 
-pub(crate) fn check_occupancy(cx: &Cx, diags: &mut Diagnostics) {
-    let m = cx.m;
-    let Some(o) = m.occupancy else { return };
-    let span = m.expr_span(o);
-    // The statement that puts the kernel on the Hopper path (the lowering's rule).
-    let hopper = all_stmts(m).into_iter().find(|&s| {
+/// The statement that puts the kernel on the Hopper path (the lowering's rule), if any.
+pub(super) fn hopper_stmt(m: &crate::ir::Module) -> Option<crate::ir::StmtId> {
+    all_stmts(m).into_iter().find(|&s| {
         matches!(
             m.stmts[s],
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
         )
-    });
-    if let Some(s) = hopper {
+    })
+}
+
+pub(crate) fn check_occupancy(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let Some(o) = m.occupancy else { return };
+    let span = m.expr_span(o);
+    if let Some(s) = hopper_stmt(m) {
         diags.push(
             Diagnostic::new(
                 codes::OCCUPANCY_PATH,
@@ -72,7 +75,7 @@ pub(crate) fn check_occupancy(cx: &Cx, diags: &mut Diagnostics) {
 }
 
 /// ` (MINB = 64)`: the values of the names in `e`, for the message (empty if it has none).
-fn values(cx: &Cx, e: crate::ir::ExprId) -> String {
+pub(super) fn values(cx: &Cx, e: crate::ir::ExprId) -> String {
     let mut vals: Vec<String> = Vec::new();
     super::walk_expr(cx.m, e, &mut |x| {
         if let crate::ir::Expr::Name(n) = &cx.m.exprs[x]

@@ -67,6 +67,11 @@ impl Printer<'_> {
             self.expr(r, 0);
             self.out.push('\n');
         }
+        if let Some(c) = self.m.cluster {
+            self.out.push_str("cluster ");
+            self.expr(c, 0);
+            self.out.push('\n');
+        }
         if let Some(o) = self.m.occupancy {
             self.out.push_str("occupancy ");
             self.expr(o, 0);

@@ -86,6 +86,10 @@ pub struct Module {
     /// branch the leading `let`s and trigger-only statements (a fresh ring's initial credits)
     /// run once, the rest once per tile.
     pub persistent: Option<ExprId>,
+    /// `cluster C;`: launch the `: block` grid in thread-block clusters of `C` blocks along its
+    /// first variable; a TMA load whose tile does not depend on that variable (the operand the
+    /// cluster's blocks share) is multicast: each block loads 1/C of its rows for all of them.
+    pub cluster: Option<ExprId>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -104,6 +108,7 @@ impl Module {
             constants: Vec::new(),
             requires: Vec::new(),
             raster: None,
+            cluster: None,
             persistent: None,
             occupancy: None,
             kernel: Kernel {

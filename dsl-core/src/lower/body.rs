@@ -62,6 +62,8 @@ pub struct Emitter<'a> {
     pub lazy_store_tiles: BTreeSet<String>,
     /// A lazy TMA store was issued in the current branch and not yet waited for.
     pub pending_store_read: bool,
+    /// `cluster C;`: the multicast loads and cluster-scope events.
+    pub cluster: Option<super::cluster::Cluster>,
     pub errors: Vec<LowerError>,
 }
 
@@ -137,13 +139,7 @@ impl<'a> Emitter<'a> {
                 ) {
                     let (bm, bn) = (&self.geo.block_vars[0], &self.geo.block_vars[1]);
                     self.line(format!("int {}, {};  // grouped rasterization: {} tiles of `{}` per group, then `{}`", bm.name, bn.name, group, bm.name, bn.name), line);
-                    self.line(
-                        format!(
-                            "tsl_raster_grouped(blockIdx.x, {}, {}, {}, {}, {});",
-                            bm.extent, bn.extent, group, bm.name, bn.name
-                        ),
-                        line,
-                    );
+                    self.line(super::cluster::raster_call(self.geo, "blockIdx.x"), line);
                     for v in [bm, bn] {
                         self.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
                     }
@@ -167,6 +163,9 @@ impl<'a> Emitter<'a> {
                 self.flush_sync_tma();
                 self.flush_dma();
                 super::simt::finish_async_copies(self, start);
+                if is_block && self.cluster.is_some() {
+                    self.line("tsl_cluster_sync();  // no block exits while its peers may still arrive on its barriers or multicast into it", line);
+                }
                 self.scopes.pop();
             }
             Stmt::Foreach {

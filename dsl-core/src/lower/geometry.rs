@@ -41,6 +41,8 @@ pub struct Geometry {
     pub persistent_tiles: Option<Sym>,
     /// The `persistent` switch (non-zero = on).
     pub persistent_on: Option<Sym>,
+    /// `cluster C;`: blocks per cluster (along the first block variable).
+    pub cluster: Option<Sym>,
 }
 
 impl Default for Sym {
@@ -126,6 +128,24 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
         let total = Sym::mul(g.grid[0].clone(), g.grid[1].clone());
         g.grid = vec![total];
     }
+    if let Some(c) = m.cluster {
+        if g.raster.is_none() {
+            return Err(LowerError::new(
+                m.expr_span(c),
+                "`cluster` places the blocks of a `raster`ed 2-D `: block` level; add `raster G;`",
+            ));
+        }
+        let c = sym(m, c)?;
+        // Rows of tiles padded to whole clusters: a cluster's blocks all exist (a block past
+        // the last row loads zeros for its own operand, multicasts its share of the other,
+        // and its TMA store is clipped).
+        let rows = Sym::mul(
+            Sym::cdiv(g.block_vars[0].extent.clone(), c.clone()),
+            c.clone(),
+        );
+        g.grid = vec![Sym::mul(rows, g.block_vars[1].extent.clone())];
+        g.cluster = Some(c);
+    }
     // Sizes from the innermost level outwards.
     let n = thread_levels.len();
     let mut inner = vec![Sym::Int(1); n];
@@ -151,11 +171,14 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
     g.threads = if n == 0 { Sym::Int(1) } else { size };
     if let Some(p) = m.persistent {
         let on = sym(m, p)?;
-        let tiles = g
-            .block_vars
-            .iter()
-            .map(|v| v.extent.clone())
-            .fold(Sym::Int(1), Sym::mul);
+        let tiles = match &g.cluster {
+            Some(_) => g.grid[0].clone(),
+            None => g
+                .block_vars
+                .iter()
+                .map(|v| v.extent.clone())
+                .fold(Sym::Int(1), Sym::mul),
+        };
         // The grid (min(tiles, SMs × blocks per SM), or one block per tile with the switch
         // off) is set by the plan pass, which knows the blocks per SM the registers allow.
         g.grid = vec![tiles.clone()];

@@ -28,8 +28,16 @@ pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
 
 /// One arrival on `event[idx]` from the threads executing the statement (one per warp when
 /// whole warps reach it).
-pub fn arrive_call(event: &str, idx: &str) -> String {
-    format!("tsl_mbar_arrive_from<tsl_warp_{event}>(&{event}[{idx}]);")
+/// Under `cluster C;` a cluster-scope event's arrival goes to the barrier in every block of the
+/// cluster.
+pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> String {
+    match &e.cluster {
+        Some(c) if c.events.contains(event) => format!(
+            "tsl_mbar_arrive_cluster<{}, tsl_warp_{event}>(&{event}[{idx}]);  // every block of the cluster",
+            c.size
+        ),
+        _ => format!("tsl_mbar_arrive_from<tsl_warp_{event}>(&{event}[{idx}]);"),
+    }
 }
 
 pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
@@ -77,7 +85,13 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 );
                 e.line(format!("constexpr auto tsl_reach_{n} = [](int tsl_tid) {{ {} return {arrivals}; }};  // threads that reach `trigger {n}`", thread_decls(e)), line);
                 e.line(format!("constexpr bool tsl_warp_{n} = tsl_warp_uniform<tsl_threads>(tsl_reach_{n});  // whole warps: one arrival per warp"), line);
-                e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1);"), line);
+                let per_cluster = match &e.cluster {
+                    Some(c) if c.events.contains(n) => {
+                        format!(" * {}", super::cexpr::cpp_paren(&c.size))
+                    }
+                    _ => String::new(),
+                };
+                e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster};"), line);
                 e.line("if (threadIdx.x == 0) {", line);
                 e.line(
                     format!(
@@ -91,10 +105,14 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 e.line(format!("unsigned tsl_phase_{n} = 0;  // one parity bit per barrier, flipped by each wait"), line);
                 e.scopes.insert(n, Local::Event { count });
             }
-            e.line(
-                "__syncthreads();  // barriers are initialised before anyone uses them",
-                line,
-            );
+            if e.cluster.is_some() {
+                e.line("tsl_cluster_sync();  // every block's barriers are initialised before its peers arrive on them or multicast into it", line);
+            } else {
+                e.line(
+                    "__syncthreads();  // barriers are initialised before anyone uses them",
+                    line,
+                );
+            }
         }
         Stmt::Wait { event } => {
             let (_, arr, idx) = event_ref(e, *event)?;
@@ -111,7 +129,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 );
             } else {
                 let (_, arr, idx) = event_ref(e, *event)?;
-                e.line(arrive_call(&arr, &idx), line);
+                let call = arrive_call(e, &arr, &idx);
+                e.line(call, line);
             }
         }
         Stmt::TmaCopy {
@@ -197,11 +216,19 @@ fn tma_load(
             "`tma.copy` lowers 2-D tiles",
         ));
     }
-    let map = tma_map(e, sv, swz)?;
     let bytes = Sym::mul(
         sv.tile_elems(),
         Sym::Int(sv.tensor.dtype.size_bytes() as i64),
     );
+    let cluster = e
+        .cluster
+        .as_ref()
+        .filter(|c| c.multicast.contains(&s))
+        .map(|c| c.size.clone());
+    if let (Some(c), Some(ev)) = (cluster, event) {
+        return tma_load_multicast(e, ev, sv, dv, swz, c, bytes, line);
+    }
+    let map = tma_map(e, sv, swz)?;
     let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
     match event {
         Some(ev) => {
@@ -233,6 +260,57 @@ fn tma_load(
             e.pending_sync_tma = true;
         }
     }
+    Ok(())
+}
+
+/// A multicast load under `cluster C;`: the whole tile's bytes are expected here (C slices
+/// land, one from each block), and this block loads rows `[rank · R/C, (rank + 1) · R/C)` for
+/// every block of the cluster.
+#[allow(clippy::too_many_arguments)]
+fn tma_load_multicast(
+    e: &mut Emitter,
+    ev: crate::ir::ExprId,
+    sv: &View,
+    dv: &View,
+    swz: Sym,
+    c: Sym,
+    bytes: Sym,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let slice = Sym::bin(crate::ir::BinaryOp::Div, sv.tile[0].clone(), c.clone());
+    let mut part = sv.clone();
+    part.tile[0] = slice.clone();
+    let map = tma_map(e, &part, swz)?;
+    let (p, _, _) = event_ref(e, ev)?;
+    let rank = format!("tsl_cta_rank<{c}>()");
+    e.line(
+        format!(
+            "tsl_mbar_expect_tx({p}, {});  // bytes this copy adds to the phase (all {c} slices)",
+            bytes.to_cpp()
+        ),
+        line,
+    );
+    e.line(
+        format!(
+            "static_assert({} % (8 * {}) == 0, \"cluster multicast: each block's slice must be whole 8-row swizzle atoms\");",
+            cpp_paren(&sv.tile[0]),
+            cpp_paren(&c)
+        ),
+        line,
+    );
+    let dst = format!(
+        "{} + {rank} * {}",
+        dv.tile_ptr(),
+        cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
+    );
+    let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
+    e.line(
+        format!(
+            "tsl_tma_load_2d_mc<{c}>({dst}, &{map}, {}, {row}, {p});  // this block's 1/{c} of the rows, multicast to the cluster",
+            sv.origin[1]
+        ),
+        line,
+    );
     Ok(())
 }
 

@@ -6,6 +6,7 @@
 
 pub mod body;
 pub mod cexpr;
+mod cluster;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
@@ -19,6 +20,7 @@ pub mod scope;
 mod simt;
 pub mod sym;
 mod tma_store;
+mod walk;
 
 pub use kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
 pub use simt::TILE_HELPERS as SIMT_TILE_HELPERS;
@@ -115,6 +117,10 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         deferred: None,
         lazy_store_tiles: tma_store::lazy_tiles(m),
         pending_store_read: false,
+        cluster: geo
+            .cluster
+            .clone()
+            .map(|c| cluster::plan(m, c, &geo.block_vars[0].name)),
         errors: Vec::new(),
     };
     e.scopes.push();

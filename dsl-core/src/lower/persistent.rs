@@ -12,22 +12,10 @@
 use super::body::Emitter;
 use super::geometry::ParVar;
 use super::scope::Local;
-use crate::ir::{Expr, ExprId, Module, Stmt, StmtId};
+use crate::ir::{ExprId, Module, Stmt, StmtId};
 
-/// Whether `e` mentions one of `names`.
 fn mentions(m: &Module, e: ExprId, names: &[String]) -> bool {
-    let r = |x: &ExprId| mentions(m, *x, names);
-    match &m.exprs[e] {
-        Expr::Name(n) => names.contains(n),
-        Expr::Unary { expr, .. } => r(expr),
-        Expr::Binary { lhs, rhs, .. } => r(lhs) || r(rhs),
-        Expr::Compose { outer, inner } => r(outer) || r(inner),
-        Expr::Call { args, .. } => args.iter().any(r),
-        Expr::Index { base, index } => r(base) || r(index),
-        Expr::View { base, args, .. } => r(base) || args.iter().any(r),
-        Expr::Field { base, .. } => r(base),
-        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::Wildcard => false,
-    }
+    super::walk::mentions(m, e, &|n| names.iter().any(|x| x == n))
 }
 
 /// A statement that runs once per block rather than once per tile.
@@ -64,15 +52,9 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         e.indent += 1;
         e.scopes.push();
         match (&e.geo.raster, vars.as_slice()) {
-            (Some(group), [bm, bn]) => {
+            (Some(_), [bm, bn]) => {
                 e.line(format!("int {}, {};", bm.name, bn.name), line);
-                e.line(
-                    format!(
-                        "tsl_raster_grouped(tsl_tile, {}, {}, {group}, {}, {});",
-                        bm.extent, bn.extent, bm.name, bn.name
-                    ),
-                    line,
-                );
+                e.line(super::cluster::raster_call(e.geo, "tsl_tile"), line);
             }
             (_, [bm, bn]) => {
                 e.line(

@@ -85,7 +85,7 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         format!(
             "  if ({} > 0) {}",
             d.iv,
-            super::hopper::arrive_call(&d.event, &prev)
+            super::hopper::arrive_call(e, &d.event, &prev)
         ),
         line,
     );
@@ -95,7 +95,7 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     );
     e.line("  tsl_wgmma_wait<0>();", line);
     e.line(
-        format!("  {}", super::hopper::arrive_call(&d.event, &d.stage)),
+        format!("  {}", super::hopper::arrive_call(e, &d.event, &d.stage)),
         line,
     );
     e.line("}", line);
@@ -114,7 +114,7 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         format!(
             "  if ({} > 0) {}",
             super::cexpr::cpp_paren(&d.trip),
-            super::hopper::arrive_call(&d.event, &last)
+            super::hopper::arrive_call(e, &d.event, &last)
         ),
         line,
     );

@@ -138,7 +138,11 @@ pub fn finish(
                     ),
                 ));
             }
-            format!("__launch_bounds__({}, {blocks})", threads.to_cpp())
+            let dims = match &geo.cluster {
+                Some(c) => format!("__cluster_dims__({}, 1, 1) ", c.to_cpp()),
+                None => String::new(),
+            };
+            format!("{dims}__launch_bounds__({}, {blocks})", threads.to_cpp())
         }
         // `occupancy N;`: at least N blocks per SM, so ptxas caps registers at 65536 / (T × N).
         KernelPath::Simt => match m.occupancy {
@@ -161,6 +165,13 @@ pub fn finish(
             tiles.clone(),
         );
         grid[0] = Sym::Min(Box::new(tiles), Box::new(Sym::add(slots, off)));
+        if let Some(c) = &geo.cluster {
+            // Whole clusters (the tile count is a multiple of the cluster size already).
+            grid[0] = Sym::mul(
+                Sym::bin(crate::ir::BinaryOp::Div, grid[0].clone(), c.clone()),
+                c.clone(),
+            );
+        }
     }
     grid.resize(3, Sym::Int(1));
     let launch_requires = m

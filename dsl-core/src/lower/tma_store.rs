@@ -12,34 +12,12 @@ use super::LowerError;
 use super::body::Emitter;
 use super::cexpr::View;
 use super::sym::Sym;
-use crate::ir::{CopyDst, Expr, ExprId, Module, Stmt};
+use super::walk::root;
+use crate::ir::{CopyDst, ExprId, Module, Stmt};
 use std::collections::BTreeSet;
 
-/// The tensor a view expression starts from (`t`, `t[i]`, `t[i].subspan(..).at(..)`).
-fn root(m: &Module, e: ExprId) -> Option<&str> {
-    match &m.exprs[e] {
-        Expr::Name(n) => Some(n),
-        Expr::Index { base, .. } | Expr::View { base, .. } | Expr::Field { base, .. } => {
-            root(m, *base)
-        }
-        _ => None,
-    }
-}
-
-/// Whether `e` mentions the name `n` anywhere.
-fn mentions(m: &Module, e: ExprId, n: &str) -> bool {
-    let r = |x: &ExprId| mentions(m, *x, n);
-    match &m.exprs[e] {
-        Expr::Name(x) => x == n,
-        Expr::Unary { expr, .. } => r(expr),
-        Expr::Binary { lhs, rhs, .. } => r(lhs) || r(rhs),
-        Expr::Compose { outer, inner } => r(outer) || r(inner),
-        Expr::Call { args, .. } => args.iter().any(r),
-        Expr::Index { base, index } => r(base) || r(index),
-        Expr::View { base, args, .. } => r(base) || args.iter().any(r),
-        Expr::Field { base, .. } => r(base),
-        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::Wildcard => false,
-    }
+fn mentions(m: &Module, e: ExprId, t: &str) -> bool {
+    super::walk::mentions(m, e, &|n| n == t)
 }
 
 /// The expressions a statement holds directly (not those of nested statements).

@@ -17,6 +17,7 @@ const ITEMS: &[&str] = &[
     "require",
     "raster",
     "persistent",
+    "cluster",
     "occupancy",
     "__co__",
 ];
@@ -29,6 +30,7 @@ pub(crate) struct Items {
     pub requires: Vec<Require>,
     pub raster: Option<crate::ir::ExprId>,
     pub persistent: Option<crate::ir::ExprId>,
+    pub cluster: Option<crate::ir::ExprId>,
     pub occupancy: Option<crate::ir::ExprId>,
     pub kernel: Option<Kernel>,
 }
@@ -127,6 +129,12 @@ impl Parser {
                     c
                 };
                 items.persistent = Some(cond);
+            }
+            Some("cluster") => {
+                self.bump();
+                let size = self.expr()?;
+                self.expect_semi("the cluster size")?;
+                items.cluster = Some(size);
             }
             Some("raster") => {
                 self.bump();

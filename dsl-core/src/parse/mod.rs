@@ -83,6 +83,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         requires: items.requires,
         raster: items.raster,
         persistent: items.persistent,
+        cluster: items.cluster,
         occupancy: items.occupancy,
         kernel,
         exprs: p.exprs,

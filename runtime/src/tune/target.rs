@@ -269,13 +269,16 @@ impl Target {
         format!("{} in, {} acc, {} out", self.input, self.acc, self.output)
     }
 
-    /// Stable hash of everything that defines the kernel's code (hex, 32 digits).
+    /// Stable hash of everything that defines the kernel's code (hex, 32 digits): its name,
+    /// dtypes and CUDA text without comments. The emitted CUDA is a function of the checked
+    /// IR, so the DSL text's comments and layout, the header that names the source and the
+    /// `// dsl:LINE` notes stay out: `v4_tuned` (the kernel inline in `gemm_kernel!`) and
+    /// `bench` (the same kernel from `kernels/v4_tuned.co`) share a tune cache.
     pub fn source_hash(&self) -> String {
         let mut h = StableHasher::new();
-        h.str(self.name()).str(&self.cuda).str(&self.dtypes());
-        if let TuneSource::Dsl(d) = self.source {
-            h.str(d.dsl);
-        }
+        h.str(self.name())
+            .str(&code_only(&self.cuda))
+            .str(&self.dtypes());
         h.finish().to_string()
     }
 
@@ -507,6 +510,19 @@ pub fn cross_product(tunables: &[Tunable]) -> Vec<ConfigMap> {
             }
         }
         out = next;
+    }
+    out
+}
+/// CUDA text without `//` comments, trailing blanks and empty lines (tessel's generated CUDA
+/// has no `//` inside string literals).
+pub fn code_only(cu: &str) -> String {
+    let mut out = String::with_capacity(cu.len());
+    for line in cu.lines() {
+        let code = line.find("//").map_or(line, |i| &line[..i]).trim_end();
+        if !code.is_empty() {
+            out.push_str(code);
+            out.push('\n');
+        }
     }
     out
 }

@@ -10,6 +10,7 @@
 //   TILE_K in [32, 64], default 64, this file: 64
 //   GROUP_M in [1, 8, 16, 32], default 16, this file: 16
 //   PERSISTENT in [0, 1], default 1, this file: 1
+//   CLUSTER in [1, 2], default 1, this file: 1
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -943,9 +944,87 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
   }
 }
 
+// ---- helpers: thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh) ----------------------------------------------------------------
+// tessel sm_90a helpers for thread-block clusters (`cluster C;`): TMA multicast, arrivals on a
+// peer CTA's mbarrier, and the cluster barrier. Needs prelude.cuh and sm90_hopper.cuh; the kernel
+// carries __cluster_dims__(C, 1, 1), so every launch is a cluster launch.
+
+// The same load multicast to every CTA of the cluster whose bit is set in `mask` (bit r = rank r):
+// the tile lands at offset `dst` of each one's shared memory and completes `bar`'s transaction
+// bytes at that offset in each (PTX ISA, cp.async.bulk.tensor, .multicast::cluster; sm_90a).
+TSL_DEVICE void tsl_tma_load_2d_multicast(tsl_u32 dst, const tsl_tensor_map *tm, int c0, int c1,
+                                          tsl_u32 bar, tsl_u16 mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<tsl_u64>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+// mapa + mbarrier.arrive.shared::cluster.b64: one arrival on the barrier at the same shared
+// offset as `bar` in the cluster's CTA `rank` (this CTA's own included). Default semantics
+// (.release.cta), as CUTLASS's ClusterBarrier::arrive(cta_id): the arrival only says "this
+// stage's WGMMAs are done reading". Spelling out `.release.cluster` costs a MEMBAR.ALL.GPU per
+// arrival in SASS (measured: the multicast kernel ran at half speed).
+TSL_DEVICE void tsl_mbar_arrive_remote(tsl_u32 bar, tsl_u32 rank) {
+  asm volatile(
+      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1;"
+      " mbarrier.arrive.shared::cluster.b64 _, [r]; }" ::"r"(bar), "r"(rank)
+      : "memory");
+}
+// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire): every thread of every CTA
+// of the cluster; the non-.aligned forms, so diverged warps may reach it.
+TSL_DEVICE void tsl_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+// tessel lowering glue for `cluster C;` (see dsl-core/src/lower/cluster.rs): a block's rank, the
+// multicast load of the shared operand, cluster-wide `trigger`s and the clustered rasterization.
+// Needs lowering/common.cuh, lowering/hopper.cuh and sm90_cluster.cuh.
+
+// This block's rank in its cluster (clusters of C consecutive blocks; __cluster_dims__(C, 1, 1)).
+template <int C> TSL_DEVICE int tsl_cta_rank() { return (int)(blockIdx.x % C); }
+
+// A TMA load of the operand a cluster shares: with C > 1 this block's slice is multicast to all
+// C blocks (mask: every rank), completing `bar` at the same offset in each; C == 1 is a plain load.
+template <int C, typename T>
+TSL_DEVICE void tsl_tma_load_2d_mc(T *dst, const tsl_tensor_map *tm, int c0, int c1,
+                                   unsigned long long *bar) {
+  if constexpr (C == 1) {
+    tsl_tma_load_2d(dst, tm, c0, c1, bar);
+  } else {
+    tsl_tma_load_2d_multicast(tsl_smem_addr(dst), tm, c0, c1, tsl_smem_addr(bar),
+                              (tsl_u16)((1u << C) - 1));
+  }
+}
+
+// `trigger e` for a cluster-scope event: the arrival (one per warp when PER_WARP) goes to the
+// barrier at the same offset in every block of the cluster, this one included.
+template <int C, bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_cluster(unsigned long long *bar) {
+  if constexpr (C == 1) {
+    tsl_mbar_arrive_from<PER_WARP>(bar);
+  } else {
+    if constexpr (PER_WARP) {
+      __syncwarp();
+      if ((threadIdx.x & 31) != 0) return;
+    }
+#pragma unroll
+    for (int r = 0; r < C; ++r) tsl_mbar_arrive_remote(tsl_smem_addr(bar), (tsl_u32)r);
+  }
+}
+
+// Grouped rasterization in clusters of c blocks along M: tile t is rank t % c of cluster-tile
+// t / c; cluster-tiles walk a cdiv(grid_m, c) x grid_n grid in groups of cdiv(group_m, c)
+// cluster rows (tsl_raster_grouped), and block row = cluster row * c + rank.
+TSL_DEVICE void tsl_raster_cluster(int t, int grid_m, int grid_n, int group_m, int c, int &bm,
+                                   int &bn) {
+  int cm;
+  tsl_raster_grouped(t / c, tsl_cdiv(grid_m, c), grid_n, tsl_cdiv(group_m, c), cm, bn);
+  bm = cm * c + t % c;
+}
+
 // ---- kernel ------------------------------------------------------------------------------------
-template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT>
-__global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))) tsl_matmul(
+template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int CLUSTER>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_output,
@@ -964,105 +1043,107 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  const int tsl_tiles = tsl_cdiv(M, TILE_M) * tsl_cdiv(N, WARP_N);  // dsl:21  persistent: tiles of the block level, walked by gridDim.x blocks
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:22
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:22  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:22  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:22
-  if (threadIdx.x == 0) {  // dsl:22
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:22
-    tsl_mbar_init_fence();  // dsl:22
-  }  // dsl:22
-  unsigned tsl_phase_full = 0;  // dsl:22  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:22
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:22  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:22  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:22
-  if (threadIdx.x == 0) {  // dsl:22
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:22
-    tsl_mbar_init_fence();  // dsl:22
-  }  // dsl:22
-  unsigned tsl_phase_empty = 0;  // dsl:22  one parity bit per barrier, flipped by each wait
-  __syncthreads();  // dsl:22  barriers are initialised before anyone uses them
-  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:23
-  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:24
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:25
-  const int wg = threadIdx.x / 128;  // dsl:28
-  const int t = threadIdx.x % 128;  // dsl:28
-  if (wg == 0) {  // dsl:30  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:30
-    if (wg == 0 && t == 0) {  // dsl:30
-      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:30  persistent: this block's tiles
-        int block_m, block_n;  // dsl:30
-        tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:30
-        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:31
-          const int stage = iv_k % STAGES;  // dsl:32
-          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:33
-          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:34  bytes this copy adds to the phase
-          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:34  coords: column, row
-          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:37  bytes this copy adds to the phase
-          tsl_tma_load_2d((rhs_s + stage * (WARP_N * TILE_K)), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N, &full[stage]);  // dsl:37  coords: column, row
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:40
+  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N);  // dsl:24  persistent: tiles of the block level, walked by gridDim.x blocks
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:25
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:25  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:25  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:25
+  if (threadIdx.x == 0) {  // dsl:25
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:25
+    tsl_mbar_init_fence();  // dsl:25
+  }  // dsl:25
+  unsigned tsl_phase_full = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:25
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:25  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:25  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * CLUSTER;  // dsl:25
+  if (threadIdx.x == 0) {  // dsl:25
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:25
+    tsl_mbar_init_fence();  // dsl:25
+  }  // dsl:25
+  unsigned tsl_phase_empty = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
+  tsl_cluster_sync();  // dsl:25  every block's barriers are initialised before its peers arrive on them or multicast into it
+  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:26
+  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:27
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:28
+  const int wg = threadIdx.x / 128;  // dsl:31
+  const int t = threadIdx.x % 128;  // dsl:31
+  if (wg == 0) {  // dsl:33  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:33
+    if (wg == 0 && t == 0) {  // dsl:33
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:33  persistent: this block's tiles
+        int block_m, block_n;  // dsl:33
+        tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:33
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:34
+          const int stage = iv_k % STAGES;  // dsl:35
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:36
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:37  bytes this copy adds to the phase
+          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:37  coords: column, row
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:40  bytes this copy adds to the phase (all CLUSTER slices)
+          static_assert(WARP_N % (8 * CLUSTER) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:40
+          tsl_tma_load_2d_mc<CLUSTER>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER), &full[stage]);  // dsl:40  this block's 1/CLUSTER of the rows, multicast to the cluster
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:43
         }
       }
     }
   }
-  if (wg >= 1) {  // dsl:45  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:45
-    const int cidx = wg - 1;  // dsl:46
+  if (wg >= 1) {  // dsl:48  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:48
+    const int cidx = wg - 1;  // dsl:49
     #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {  // dsl:47
-      tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:48
+    for (int s = 0; s < STAGES; ++s) {  // dsl:50
+      tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[s]);  // dsl:51  every block of the cluster
     }
-    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:45  persistent: this block's tiles
-      int block_m, block_n;  // dsl:45
-      tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:45
-      tsl_u32 mc[WARP_N / 4];  // dsl:50  64xWARP_N accumulator fragment, f16 per thread
-      tsl_acc_fill(mc, 0.0f);  // dsl:50
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:51
-        const int stage = iv_k % STAGES;  // dsl:52
-        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:53
-        tsl_wgmma_fence();  // dsl:55  order accumulator registers before the WGMMAs below
+    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:48  persistent: this block's tiles
+      int block_m, block_n;  // dsl:48
+      tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:48
+      tsl_u32 mc[WARP_N / 4];  // dsl:53  64xWARP_N accumulator fragment, f16 per thread
+      tsl_acc_fill(mc, 0.0f);  // dsl:53
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:54
+        const int stage = iv_k % STAGES;  // dsl:55
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:56
+        tsl_wgmma_fence();  // dsl:58  order accumulator registers before the WGMMAs below
         #pragma unroll
-        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:55
-          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:56  descriptor: K-major, swizzle SWIZ B
-          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:59  descriptor: K-major, swizzle SWIZ B
-          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:61  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
+        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:58
+          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:59  descriptor: K-major, swizzle SWIZ B
+          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:62  descriptor: K-major, swizzle SWIZ B
+          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:64  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
         }
-        tsl_wgmma_commit();  // dsl:63
-        if constexpr (STAGES > 2) {  // dsl:63  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-          tsl_wgmma_wait<1>();  // dsl:63
-          if (iv_k > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:63
-        } else {  // dsl:63  shallow ring: free this stage as soon as its WGMMAs are done
-          tsl_wgmma_wait<0>();  // dsl:63
-          tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:63
-        }  // dsl:63
-        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:64
+        tsl_wgmma_commit();  // dsl:66
+        if constexpr (STAGES > 2) {  // dsl:66  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:66
+          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:66  every block of the cluster
+        } else {  // dsl:66  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:66
+          tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[stage]);  // dsl:66  every block of the cluster
+        }  // dsl:66
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:67
       }
-      if constexpr (STAGES > 2) {  // dsl:51  the last k-tile's WGMMAs, then its stage
-        tsl_wgmma_wait<0>();  // dsl:51
-        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:51
-      }  // dsl:51
-      tsl_wgmma_wait<0>();  // dsl:66  accumulators are final
-      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:66  the last TMA store from this tile has read it
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:66  the tile may be overwritten
-      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)), WARP_N);  // dsl:66  fragment → row-major tile
-      tsl_fence_proxy_async();  // dsl:67  make the tile's st.shared visible to the TMA engine
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:67  this warpgroup's tile is complete
-      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:67  read-wait deferred to the tile's next write
+      if constexpr (STAGES > 2) {  // dsl:54  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:54
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:54  every block of the cluster
+      }  // dsl:54
+      tsl_wgmma_wait<0>();  // dsl:69  accumulators are final
+      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:69  the last TMA store from this tile has read it
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:69  the tile may be overwritten
+      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)), WARP_N);  // dsl:69  fragment → row-major tile
+      tsl_fence_proxy_async();  // dsl:70  make the tile's st.shared visible to the TMA engine
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:70  this warpgroup's tile is complete
+      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:70  read-wait deferred to the tile's next write
     }
-    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:45  the last TMA stores have read their tiles
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:48  the last TMA stores have read their tiles
   }
+  tsl_cluster_sync();  // dsl:24  no block exits while its peers may still arrive on its barriers or multicast into it
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
-// grid  = (tsl_min(tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64)) + (PERSISTENT == 0) * (tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N))), 1, 1)
+// grid  = (tsl_min(tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64)) + (PERSISTENT == 0) * (tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N))) / CLUSTER * CLUSTER, 1, 1)
 // block = ((CONSUMERS + 1) * 128, 1, 1)
 // dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K) * 2, 1024) * 1024 + STAGES * (WARP_N * TILE_K) * 2, 1024) * 1024 + CONSUMERS * (64 * WARP_N) * 2 + 1024 bytes
 // arg 0: CUtensorMap over parameter #0, box [64 * CONSUMERS, TILE_K], swizzle TILE_K * 2 bytes
-// arg 1: CUtensorMap over parameter #1, box [WARP_N, TILE_K], swizzle TILE_K * 2 bytes
+// arg 1: CUtensorMap over parameter #1, box [WARP_N / CLUSTER, TILE_K], swizzle TILE_K * 2 bytes
 // arg 2: CUtensorMap over parameter #2, box [64, WARP_N], swizzle none
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<192, 2, 2, 64, 16, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<192, 2, 2, 64, 16, 1, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);

@@ -117,6 +117,9 @@ impl R<'_> {
         if let Some(o) = m.occupancy {
             self.expr(o, Want::Value, false);
         }
+        if let Some(c) = m.cluster {
+            self.expr(c, Want::Value, false);
+        }
         for (pi, p) in m.kernel.params.iter().enumerate() {
             scope
                 .entry(p.name.name.clone())

@@ -1,0 +1,114 @@
+//! `cluster C;`: thread-block clusters of C blocks along the first `: block` variable, with the
+//! shared operand multicast by TMA.
+//!
+//! The blocks of a cluster compute vertically adjacent tiles (`block_m = cluster row · C +
+//! rank`, the same `block_n`), so a TMA load whose source tile does not depend on `block_m`
+//! (v4's `rhs`) is the same for all of them: each block loads 1/C of its rows and multicasts
+//! them to every block of the cluster (`.multicast::cluster`), and L2 serves that operand once
+//! per cluster instead of once per block. Each block's `full` barrier still expects the whole
+//! tile's bytes; they arrive from C copies.
+//!
+//! A block's multicast writes into its peers' shared memory, so the stage it refills must be
+//! free in all of them: the events its producer waits on before multicasting (`empty`) are
+//! cluster-scope — every `trigger` arrives on that barrier in each block of the cluster (`mapa`
+//! + a remote arrive), and each barrier expects C times the arrivals. A cluster barrier after
+//! the barrier initialisation (peers arrive and multicast only into initialised barriers) and
+//! one at the end of the block (no block exits while peers may still write to it) close it.
+
+use super::sym::Sym;
+use super::walk::{mentions, root};
+use crate::ir::{CopyDst, ExprId, Module, Stmt, StmtId};
+use std::collections::{BTreeSet, HashSet};
+
+/// What `cluster C;` changes in a kernel.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// Blocks per cluster (C++ expression over tunables).
+    pub size: Sym,
+    /// The TMA loads that are multicast.
+    pub multicast: HashSet<StmtId>,
+    /// Events whose arrivals go to every block of the cluster.
+    pub events: BTreeSet<String>,
+}
+
+/// The event array an event expression names (`empty`, `empty[stage]`).
+fn event_name(m: &Module, e: ExprId) -> Option<String> {
+    root(m, e).map(str::to_string)
+}
+
+/// Finds the multicast loads and the cluster-scope events; `row_var` is the first `: block`
+/// variable (the one the blocks of a cluster differ in).
+pub fn plan(m: &Module, size: Sym, row_var: &str) -> Cluster {
+    let params: Vec<&str> = m
+        .kernel
+        .params
+        .iter()
+        .map(|p| p.name.name.as_str())
+        .collect();
+    let mut multicast = HashSet::new();
+    for (s, st) in m.stmts.iter() {
+        if let Stmt::TmaCopy {
+            event: Some(_),
+            src,
+            dst: CopyDst::Expr(_),
+            ..
+        } = st
+        {
+            if root(m, *src).is_some_and(|r| params.contains(&r))
+                && !mentions(m, *src, &|n| n == row_var)
+            {
+                multicast.insert(s);
+            }
+        }
+    }
+    // The events waited on in a statement list that issues a multicast load.
+    let mut events = BTreeSet::new();
+    let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
+    while let Some(list) = lists.pop() {
+        if list.iter().any(|s| multicast.contains(s)) {
+            for &s in list {
+                if let Stmt::Wait { event } = &m.stmts[s] {
+                    events.extend(event_name(m, *event));
+                }
+            }
+        }
+        for &s in list {
+            match &m.stmts[s] {
+                Stmt::Parallel { body, .. }
+                | Stmt::Foreach { body, .. }
+                | Stmt::InThreads { body, .. } => lists.push(body),
+                Stmt::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    lists.push(then_body);
+                    lists.extend(else_body.iter().map(|b| b.as_slice()));
+                }
+                _ => {}
+            }
+        }
+    }
+    Cluster {
+        size,
+        multicast,
+        events,
+    }
+}
+
+/// The call that maps a linear tile index to the two block variables under `raster G;` (and
+/// `cluster C;`: cluster-tiles rasterized, then the block's rank picks the row).
+pub fn raster_call(geo: &super::geometry::Geometry, tile: &str) -> String {
+    let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
+    let group = geo.raster.clone().unwrap_or(Sym::Int(1));
+    match &geo.cluster {
+        Some(c) => format!(
+            "tsl_raster_cluster({tile}, {}, {}, {group}, {c}, {}, {});",
+            bm.extent, bn.extent, bm.name, bn.name
+        ),
+        None => format!(
+            "tsl_raster_grouped({tile}, {}, {}, {group}, {}, {});",
+            bm.extent, bn.extent, bm.name, bn.name
+        ),
+    }
+}
