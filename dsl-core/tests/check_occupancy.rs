@@ -3,23 +3,13 @@
 //! `__launch_bounds__(THREADS, N)`.
 
 mod check_support;
+mod kernel_files;
 
 use check_support::kernels::*;
 use check_support::*;
 use dsl_core::check::{self, Config, Limits, check_config, codes as c};
 use dsl_core::ir::{Expr, Module};
-use dsl_core::parse::parse_str;
-
-fn kernel_file(name: &str) -> String {
-    let path = format!("{}/../kernels/{name}.co", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn parse(text: &str) -> Module {
-    parse_str(text, Some("t.co"))
-        .unwrap_or_else(|d| panic!("parse failed:\n{d}"))
-        .module
-}
+use kernel_files::{kernel_file, parse};
 
 /// k8 with its `occupancy MINB;` replaced by `occupancy EXPR;`.
 fn k8_with(expr: &str) -> Module {

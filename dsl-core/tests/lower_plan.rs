@@ -1,20 +1,14 @@
 //! Lowering: launch plans evaluated for concrete configs, the pipelined k-loop, grouped
 //! rasterization, warp-specialization roles, and the constructs the lowering refuses.
 
+mod kernel_files;
+
 use dsl_core::check::{self, Config};
 use dsl_core::lower::{self, CudaKernel, KernelArg, KernelPath, SymEnv};
-use dsl_core::parse::parse_str;
-
-fn kernel_file(name: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/../kernels/{name}.co",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
+use kernel_files::{kernel_file, parse};
 
 fn lowered(text: &str) -> (dsl_core::ir::Module, CudaKernel) {
-    let m = parse_str(text, Some("t.co")).unwrap().module;
+    let m = parse(text);
     let info = check::check(&m).unwrap_or_else(|d| panic!("{d}"));
     let k = lower::lower(&m, &info).unwrap_or_else(|d| panic!("{d}"));
     (m, k)
@@ -144,7 +138,7 @@ fn trigger_under_if_is_rejected() {
         "          trigger full[stage];",
         "          if (iv_k > 0) trigger full[stage];",
     );
-    let m = parse_str(&text, Some("t.co")).unwrap().module;
+    let m = parse(&text);
     let info = check::check(&m).unwrap();
     let err = lower::lower(&m, &info).unwrap_err();
     let d = &err.0[0];
@@ -195,7 +189,7 @@ fn persistent_branches_hoist_the_initial_credits_and_loop_over_tiles() {
 #[test]
 fn two_blocks_per_sm_only_when_the_accumulator_fits_the_entry_registers() {
     let text = kernel_file("v4_tuned");
-    let base = parse_str(&text, Some("t.co")).unwrap().module;
+    let base = parse(&text);
     let bf16 = dsl_core::def::retype(
         &base,
         dsl_core::def::Variant {

@@ -6,9 +6,7 @@
 
 use super::Cx;
 use super::codes;
-use super::eval::{EvalError, eval};
-use super::header::report_eval;
-use super::occupancy::{hopper_stmt, values};
+use super::occupancy::{IntItem, check_int_item, hopper_stmt};
 use crate::diag::{Diagnostic, Diagnostics};
 
 /// The portable limit on blocks per cluster (larger needs a non-portable opt-in).
@@ -40,34 +38,17 @@ pub(crate) fn check_cluster(cx: &Cx, diags: &mut Diagnostics) {
         );
         return;
     }
-    if !cx.resolved(c) {
-        return; // an unknown name: `resolve` reported it
-    }
-    let dims = m.symbolic_dims();
-    match eval(m, c, &cx.static_env) {
-        Ok(v) if (1..=MAX_CLUSTER).contains(&v) => {}
-        Ok(v) => diags.push(
-            Diagnostic::new(
-                codes::CLUSTER,
-                span,
-                format!(
-                    "`cluster {}` asks for {v} blocks per cluster{}; it must be in 1..={MAX_CLUSTER}",
-                    m.expr_to_string(c),
-                    values(cx, c)
-                ),
-            )
-            .with_help("use a tunable such as `CLUSTER in [1, 2]`, or constrain it with a `require`"),
-        ),
-        Err(EvalError::NoValue { name, expr }) if dims.contains(&name) => diags.push(
-            Diagnostic::new(
-                codes::CLUSTER,
-                m.expr_span(expr),
-                format!(
-                    "`cluster` is fixed when the kernel is compiled, but `{name}` is a problem dimension known only at launch"
-                ),
-            )
-            .with_help("write the cluster size over tunables and constants only"),
-        ),
-        Err(err) => report_eval(m, &err, "the `cluster` size", &cx.static_env, diags),
-    }
+    check_int_item(
+        cx,
+        c,
+        &IntItem {
+            keyword: "cluster",
+            unit: "blocks per cluster",
+            max: MAX_CLUSTER,
+            code: codes::CLUSTER,
+            help: "use a tunable such as `CLUSTER in [1, 2]`, or constrain it with a `require`",
+            quantity: "cluster size",
+        },
+        diags,
+    );
 }

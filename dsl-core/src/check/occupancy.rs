@@ -40,37 +40,80 @@ pub(crate) fn check_occupancy(cx: &Cx, diags: &mut Diagnostics) {
         );
         return;
     }
-    if !cx.resolved(o) {
+    check_int_item(
+        cx,
+        o,
+        &IntItem {
+            keyword: "occupancy",
+            unit: "blocks per SM",
+            max: MAX_BLOCKS_PER_SM,
+            code: codes::OCCUPANCY,
+            help: "give at least 1 and at most 32 blocks per SM (e.g. a tunable `MINB in [1, 2]`), or constrain the tunables with a `require`",
+            quantity: "block count",
+        },
+        diags,
+    );
+}
+
+/// A header item whose expression is a compile-time integer in `1..=max` (`occupancy N;`,
+/// `cluster C;`), for the messages.
+pub(super) struct IntItem<'a> {
+    pub keyword: &'a str,
+    /// What the value counts (`blocks per SM`).
+    pub unit: &'a str,
+    pub max: i64,
+    pub code: &'static str,
+    /// Help for a value out of range.
+    pub help: &'a str,
+    /// The value's name in other messages (`block count`).
+    pub quantity: &'a str,
+}
+
+/// Checks that `e` evaluates, under the configuration and without problem sizes, to an integer
+/// in `1..=item.max` (unknown names are `resolve`'s to report).
+pub(super) fn check_int_item(
+    cx: &Cx,
+    e: crate::ir::ExprId,
+    item: &IntItem,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    if !cx.resolved(e) {
         return; // an unknown name: `resolve` reported it
     }
-    let dims = m.symbolic_dims();
-    match eval(m, o, &cx.static_env) {
-        Ok(v) if (1..=MAX_BLOCKS_PER_SM).contains(&v) => {}
+    let (kw, max) = (item.keyword, item.max);
+    match eval(m, e, &cx.static_env) {
+        Ok(v) if (1..=max).contains(&v) => {}
         Ok(v) => diags.push(
             Diagnostic::new(
-                codes::OCCUPANCY,
-                span,
+                item.code,
+                m.expr_span(e),
                 format!(
-                    "`occupancy {}` asks for {v} blocks per SM{}; it must be in 1..={MAX_BLOCKS_PER_SM}",
-                    m.expr_to_string(o),
-                    values(cx, o)
+                    "`{kw} {}` asks for {v} {}{}; it must be in 1..={max}",
+                    m.expr_to_string(e),
+                    item.unit,
+                    values(cx, e)
                 ),
             )
-            .with_help(
-                "give at least 1 and at most 32 blocks per SM (e.g. a tunable `MINB in [1, 2]`), or constrain the tunables with a `require`",
-            ),
+            .with_help(item.help),
         ),
-        Err(EvalError::NoValue { name, expr }) if dims.contains(&name) => diags.push(
+        Err(EvalError::NoValue { name, expr }) if m.symbolic_dims().contains(&name) => diags.push(
             Diagnostic::new(
-                codes::OCCUPANCY,
+                item.code,
                 m.expr_span(expr),
                 format!(
-                    "`occupancy` is fixed when the kernel is compiled, but `{name}` is a problem dimension known only at launch"
+                    "`{kw}` is fixed when the kernel is compiled, but `{name}` is a problem dimension known only at launch"
                 ),
             )
-            .with_help("write the block count over tunables and constants only"),
+            .with_help(format!("write the {} over tunables and constants only", item.quantity)),
         ),
-        Err(err) => report_eval(m, &err, "the `occupancy` block count", &cx.static_env, diags),
+        Err(err) => report_eval(
+            m,
+            &err,
+            &format!("the `{kw}` {}", item.quantity),
+            &cx.static_env,
+            diags,
+        ),
     }
 }
 

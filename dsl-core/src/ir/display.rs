@@ -57,25 +57,19 @@ impl Printer<'_> {
             self.expr(r.cond, 0);
             self.out.push('\n');
         }
-        if let Some(p) = self.m.persistent {
-            self.out.push_str("persistent ");
-            self.expr(p, 0);
-            self.out.push('\n');
-        }
-        if let Some(r) = self.m.raster {
-            self.out.push_str("raster ");
-            self.expr(r, 0);
-            self.out.push('\n');
-        }
-        if let Some(c) = self.m.cluster {
-            self.out.push_str("cluster ");
-            self.expr(c, 0);
-            self.out.push('\n');
-        }
-        if let Some(o) = self.m.occupancy {
-            self.out.push_str("occupancy ");
-            self.expr(o, 0);
-            self.out.push('\n');
+        let items = [
+            ("persistent", self.m.persistent),
+            ("raster", self.m.raster),
+            ("cluster", self.m.cluster),
+            ("occupancy", self.m.occupancy),
+        ];
+        for (keyword, e) in items {
+            if let Some(e) = e {
+                self.out.push_str(keyword);
+                self.out.push(' ');
+                self.expr(e, 0);
+                self.out.push('\n');
+            }
         }
         let k = &self.m.kernel;
         let _ = write!(self.out, "kernel {}(", k.name.name);

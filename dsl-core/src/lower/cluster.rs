@@ -39,12 +39,7 @@ fn event_name(m: &Module, e: ExprId) -> Option<String> {
 /// Finds the multicast loads and the cluster-scope events; `row_var` is the first `: block`
 /// variable (the one the blocks of a cluster differ in).
 pub fn plan(m: &Module, size: Sym, row_var: &str) -> Cluster {
-    let params: Vec<&str> = m
-        .kernel
-        .params
-        .iter()
-        .map(|p| p.name.name.as_str())
-        .collect();
+    let params = super::walk::param_names(m);
     let mut multicast = HashSet::new();
     for (s, st) in m.stmts.iter() {
         if let Stmt::TmaCopy {

@@ -69,12 +69,7 @@ pub fn lazy_tiles(m: &Module) -> BTreeSet<String> {
     if m.persistent.is_none() {
         return BTreeSet::new();
     }
-    let params: Vec<&str> = m
-        .kernel
-        .params
-        .iter()
-        .map(|p| p.name.name.as_str())
-        .collect();
+    let params = super::walk::param_names(m);
     let is_store = |st: &Stmt| match st {
         Stmt::TmaCopy {
             event: None,

@@ -28,3 +28,12 @@ pub fn mentions(m: &Module, e: ExprId, is: &dyn Fn(&str) -> bool) -> bool {
         Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::Wildcard => false,
     }
 }
+
+/// The kernel's parameter names (the global tensors).
+pub fn param_names(m: &Module) -> Vec<&str> {
+    m.kernel
+        .params
+        .iter()
+        .map(|p| p.name.name.as_str())
+        .collect()
+}
