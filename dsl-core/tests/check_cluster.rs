@@ -132,3 +132,19 @@ fn lowering_multicasts_rhs_and_makes_empty_cluster_scope() {
     assert_eq!(grid(2, 300), 80);
     assert_eq!(grid(1, 300), 60);
 }
+
+#[test]
+fn a_multicast_load_must_wait_for_a_free_stage_first() {
+    // Moving the producer's `wait empty[stage];` below the loads would let a block multicast
+    // into a peer's stage while the peer's consumers still read it.
+    let text = v4().replace("          wait empty[stage];\n", "");
+    let text = text.replacen(
+        "          trigger full[stage];\n",
+        "          trigger full[stage];\n          wait empty[stage];\n",
+        1,
+    );
+    let m = parse(&text);
+    let info = check::check(&m).unwrap_or_else(|d| panic!("{d}"));
+    let err = lower::lower(&m, &info).unwrap_err();
+    assert!(err.to_string().contains("must wait for an event"), "{err}");
+}

@@ -15,6 +15,7 @@
 //! the barrier initialisation (peers arrive and multicast only into initialised barriers) and
 //! one at the end of the block (no block exits while peers may still write to it) close it.
 
+use super::LowerError;
 use super::sym::Sym;
 use super::walk::{mentions, root};
 use crate::ir::{CopyDst, ExprId, Module, Stmt, StmtId};
@@ -37,8 +38,10 @@ fn event_name(m: &Module, e: ExprId) -> Option<String> {
 }
 
 /// Finds the multicast loads and the cluster-scope events; `row_var` is the first `: block`
-/// variable (the one the blocks of a cluster differ in).
-pub fn plan(m: &Module, size: Sym, row_var: &str) -> Cluster {
+/// variable (the one the blocks of a cluster differ in). A multicast load writes into its
+/// peers' shared memory, so it must follow a `wait` in its statement list (the ring's "stage is
+/// free" event, which then counts every block's consumers); one that does not is an error.
+pub fn plan(m: &Module, size: Sym, row_var: &str) -> Result<Cluster, LowerError> {
     let params = super::walk::param_names(m);
     let mut multicast = HashSet::new();
     for (s, st) in m.stmts.iter() {
@@ -60,12 +63,22 @@ pub fn plan(m: &Module, size: Sym, row_var: &str) -> Cluster {
     let mut events = BTreeSet::new();
     let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
     while let Some(list) = lists.pop() {
-        if list.iter().any(|s| multicast.contains(s)) {
-            for &s in list {
-                if let Stmt::Wait { event } = &m.stmts[s] {
-                    events.extend(event_name(m, *event));
-                }
+        if let Some(&load) = list.iter().find(|s| multicast.contains(s)) {
+            let waits = list
+                .iter()
+                .take_while(|&&s| s != load)
+                .filter_map(|&s| match &m.stmts[s] {
+                    Stmt::Wait { event } => event_name(m, *event),
+                    _ => None,
+                })
+                .collect::<Vec<_>>();
+            if waits.is_empty() {
+                return Err(LowerError::new(
+                    m.stmt_span(load),
+                    "under `cluster`, this load is multicast into every block of the cluster, so it must wait for an event that says the destination is free in all of them (`wait empty[stage];` before it)",
+                ));
             }
+            events.extend(waits);
         }
         for &s in list {
             match &m.stmts[s] {
@@ -84,11 +97,11 @@ pub fn plan(m: &Module, size: Sym, row_var: &str) -> Cluster {
             }
         }
     }
-    Cluster {
+    Ok(Cluster {
         size,
         multicast,
         events,
-    }
+    })
 }
 
 /// The call that maps a linear tile index to the two block variables under `raster G;` (and

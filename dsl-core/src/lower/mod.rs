@@ -120,7 +120,9 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         cluster: geo
             .cluster
             .clone()
-            .map(|c| cluster::plan(m, c, &geo.block_vars[0].name)),
+            .map(|c| cluster::plan(m, c, &geo.block_vars[0].name))
+            .transpose()
+            .map_err(|e| vec![e])?,
         errors: Vec::new(),
     };
     e.scopes.push();
