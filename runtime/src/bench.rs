@@ -177,11 +177,7 @@ fn parse_sets(rest: &[String]) -> Result<Vec<(String, i64)>, String> {
         if flag != "--set" {
             return Err(format!("unknown flag `{flag}`"));
         }
-        let (k, val) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
-        let val = val
-            .parse()
-            .map_err(|_| format!("`{val}` is not an integer"))?;
-        sets.push((k.to_string(), val));
+        sets.push(crate::example_sweep::parse_set(v)?);
     }
     Ok(sets)
 }

@@ -73,14 +73,7 @@ pub fn parse_opts(example: &str, args: &[String]) -> Result<GemmOpts, String> {
                         .ok_or(format!("--acc takes f16 or f32, not `{v}`"))?,
                 )
             }
-            "--set" => {
-                let (k, val) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
-                o.sets.push((
-                    k.to_string(),
-                    val.parse()
-                        .map_err(|_| format!("`{val}` is not an integer"))?,
-                ));
-            }
+            "--set" => o.sets.push(crate::example_sweep::parse_set(v)?),
             other => return Err(format!("unknown flag `{other}`")),
         }
         i += 2;

@@ -18,7 +18,7 @@
 use super::LowerError;
 use super::sym::Sym;
 use super::walk::{mentions, root};
-use crate::ir::{CopyDst, ExprId, Module, Stmt, StmtId};
+use crate::ir::{CopyDst, Module, Stmt, StmtId};
 use std::collections::{BTreeSet, HashSet};
 
 /// What `cluster C;` changes in a kernel.
@@ -30,11 +30,6 @@ pub struct Cluster {
     pub multicast: HashSet<StmtId>,
     /// Events whose arrivals go to every block of the cluster.
     pub events: BTreeSet<String>,
-}
-
-/// The event array an event expression names (`empty`, `empty[stage]`).
-fn event_name(m: &Module, e: ExprId) -> Option<String> {
-    root(m, e).map(str::to_string)
 }
 
 /// Finds the multicast loads and the cluster-scope events; `row_var` is the first `: block`
@@ -68,7 +63,7 @@ pub fn plan(m: &Module, size: Sym, row_var: &str) -> Result<Cluster, LowerError>
                 .iter()
                 .take_while(|&&s| s != load)
                 .filter_map(|&s| match &m.stmts[s] {
-                    Stmt::Wait { event } => event_name(m, *event),
+                    Stmt::Wait { event } => root(m, *event).map(str::to_string),
                     _ => None,
                 })
                 .collect::<Vec<_>>();
