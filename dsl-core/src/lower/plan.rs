@@ -6,12 +6,12 @@
 
 use super::body::Emitter;
 use super::geometry::Geometry;
-use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, TemplateParam};
+use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
 use super::memory::Memory;
 use super::sym::Sym;
 use crate::check::KernelInfo;
 use crate::ir::Module;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Replaces constants by their definitions, so the expression only mentions tunables and dims.
 pub fn expand(m: &Module, s: &Sym) -> Sym {
@@ -219,7 +219,7 @@ pub fn finish(
                 default: t.default,
             })
             .collect(),
-        constants,
+        constants: used_constants(constants, &e.lines),
         params,
         launch_bounds,
         body: e.lines,
@@ -228,6 +228,33 @@ pub fn finish(
         wgmma_types: e.wgmma_types,
         wgmma_ns: ns,
     }
+}
+
+/// The constants the body uses, directly or through a later constant (the list is in
+/// dependency order); a `const` the DSL only needs in a `require` or a launch expression would
+/// be an unused `constexpr` (dead code, and an NVRTC warning) in the kernel.
+fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(String, String)> {
+    fn idents(text: &str, out: &mut BTreeSet<String>) {
+        let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        for w in text.split(|c: char| !is_id(c)) {
+            if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                out.insert(w.to_string());
+            }
+        }
+    }
+    let mut used = BTreeSet::new();
+    for l in body {
+        idents(&l.code, &mut used);
+    }
+    let mut kept: Vec<(String, String)> = Vec::new();
+    for (name, value) in constants.into_iter().rev() {
+        if used.contains(&name) {
+            idents(&value, &mut used);
+            kept.push((name, value));
+        }
+    }
+    kept.reverse();
+    kept
 }
 
 /// Parameters read element-wise (`lhs.at(i, j)` in an expression) are passed as pointers.
@@ -266,4 +293,34 @@ fn blocks_per_sm(m: &Module, threads: &Sym, e: &Emitter) -> Sym {
         Sym::mul(ok, Sym::bin(BinaryOp::Le, regs, Sym::Int(64)))
     });
     Sym::add(Sym::Int(1), Sym::mul(small_block, fits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(code: &str) -> Line {
+        Line {
+            indent: 0,
+            code: code.into(),
+            dsl_line: None,
+        }
+    }
+
+    #[test]
+    fn constants_the_body_does_not_reach_are_dropped() {
+        let c = |n: &str, v: &str| (n.to_string(), v.to_string());
+        let constants = vec![
+            c("WMITER", "WM / TM"),
+            c("WSUBM", "WM / WMITER"),
+            c("THREADS", "BM / WM * 32"),
+            c("tsl_threads", "WSUBM * 4"),
+        ];
+        let kept = used_constants(constants, &[line("float acc[tsl_threads + 1];")]);
+        let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
+        // THREADS only served a `require`; WMITER is reached through WSUBM and tsl_threads.
+        assert_eq!(names, ["WMITER", "WSUBM", "tsl_threads"]);
+        // A name that merely contains a constant's name does not keep it.
+        assert!(used_constants(vec![c("PAD", "4")], &[line("int PADDED = 1;")]).is_empty());
+    }
 }

@@ -614,7 +614,6 @@ __global__ void __launch_bounds__(ROWS * 32) tsl_gemv_direct(
     const int N,
     const int K) {
   constexpr int VEC = 8;
-  constexpr int tsl_threads = ROWS * 32;
   const int bn = blockIdx.x;  // dsl:15
   const int r = threadIdx.x / 32;  // dsl:15
   const int lane = threadIdx.x % 32;  // dsl:15

@@ -297,7 +297,6 @@ __global__ void __launch_bounds__(block_size_y * block_size_x) tsl_kt_naive(
     const int M,
     const int K,
     const int N) {
-  constexpr int tsl_threads = block_size_y * block_size_x;
   const int bx = blockIdx.x;  // dsl:14
   const int by_ = blockIdx.y;  // dsl:14
   const int ty = threadIdx.x / block_size_x;  // dsl:14

@@ -296,7 +296,6 @@ __global__ void __launch_bounds__(BS * BS) tsl_sgemm_k2(
     const int M,
     const int K,
     const int N) {
-  constexpr int tsl_threads = BS * BS;
   const int bm = blockIdx.x;  // dsl:11
   const int bn = blockIdx.y;  // dsl:11
   const int tm = threadIdx.x / BS;  // dsl:11

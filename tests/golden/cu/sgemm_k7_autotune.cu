@@ -617,7 +617,6 @@ __global__ void __launch_bounds__(BM / TM * (BN / TN)) tsl_sgemm_k7(
     const int M,
     const int K,
     const int N) {
-  constexpr int THREADS = BM * BN / (TM * TN);
   constexpr int tsl_threads = BM / TM * (BN / TN);
   constexpr int tsl_smem_a_s = 0;
   constexpr int tsl_smem_b_s = tsl_align_up(tsl_smem_a_s + (BK * BM * 4), 128);

@@ -624,7 +624,6 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
   constexpr int WMITER = WM * WN / (32 * TM * TN * WNITER);
   constexpr int WSUBM = WM / WMITER;
   constexpr int WSUBN = WN / WNITER;
-  constexpr int THREADS = BM / WM * (BN / WN) * 32;
   constexpr int PAD = 4;
   constexpr int tsl_threads = BM / WM * (BN / WN) * (WSUBM / TM * (WSUBN / TN));
   constexpr int tsl_smem_a_s = 0;

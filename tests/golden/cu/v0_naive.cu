@@ -297,7 +297,6 @@ __global__ void __launch_bounds__(TILE_M * TILE_N) tsl_matmul(
     const int M,
     const int K,
     const int N) {
-  constexpr int tsl_threads = TILE_M * TILE_N;
   const int block_m = blockIdx.x;  // dsl:10
   const int block_n = blockIdx.y;  // dsl:10
   const int thr_m = threadIdx.x / TILE_N;  // dsl:10

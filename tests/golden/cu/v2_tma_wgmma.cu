@@ -685,7 +685,6 @@ __global__ void __launch_bounds__(128, (1 + (WARP_N / 4 <= 64))) tsl_matmul(
   constexpr int WARP_M = 64;
   constexpr int WARP_K = 16;
   constexpr int SWIZ = 128;
-  constexpr int tsl_threads = 128;
   constexpr int tsl_smem_lhs_s = 0;
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (WARP_M * TILE_K * 2), 1024);
   constexpr int tsl_smem_output_s = tsl_align_up(tsl_smem_rhs_s + (WARP_N * TILE_K * 2), 1024);
