@@ -288,6 +288,71 @@ fn non_persistent_or_shared_tiles_wait_right_after_the_store() {
     assert!(!text.iter().any(|c| c.contains("tsl_tma_store_wait_read")));
 }
 
+/// v2 with its epilogue in `halves` column slices of the accumulator, `view` spelling slice `h`.
+fn v2_sliced(halves: &str, view: &str) -> String {
+    let v2 = kernel_file("v2_tma_wgmma");
+    let epilogue = "    mma.store mc, output_s;\n    tma.copy output_s =>\n      output.subspan(WARP_M, WARP_N)\n        .at(block_m, block_n);";
+    assert!(v2.contains(epilogue));
+    v2.replace(
+        "    shared f16 [WARP_M, WARP_N] output_s;",
+        &format!("    shared f16 [WARP_M, WARP_N / {halves}] output_s;"),
+    )
+    .replace(
+        epilogue,
+        &format!(
+            "    foreach {{h}} in [{halves}] : unroll {{\n      mma.store {view}, output_s;\n      tma.copy output_s => output.subspan(WARP_M, WARP_N / {halves}).at(block_m, block_n * {halves} + h);\n    }}"
+        ),
+    )
+}
+
+#[test]
+fn a_column_slice_stores_a_register_range_of_the_fragment() {
+    for view in [
+        "mc.subspan(WARP_M, WARP_N / 2).at(0, h)",
+        "mc.chunkat(_, h)",
+    ] {
+        let (_, k) = lowered(&v2_sliced("2", view));
+        let body: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+        let text = body.join("\n");
+        let stores: Vec<&&str> = body
+            .iter()
+            .filter(|c| c.contains("tsl_acc_store"))
+            .collect();
+        assert_eq!(stores.len(), 1, "{text}");
+        // Columns [h * W, h * W + W) of the 64 x WARP_N fragment, into the [64, W] tile.
+        let w = "WARP_N / 2";
+        assert!(
+            stores[0].starts_with(&format!(
+                "tsl_acc_store_cols<WARP_N, {w}>(mc, h * ({w}), output_s);  // {w} fragment columns from h * ({w})"
+            )),
+            "{view}: {}",
+            stores[0]
+        );
+        // Slice 1 overwrites the tile slice 0's TMA store read: thread 0 waited for that read
+        // (the flush), and a barrier before the write tells the others.
+        let store = lines_at(&body, "tsl_acc_store_cols<")[0];
+        assert!(
+            body[store - 1]
+                .starts_with("__syncthreads();  // the last TMA store from this tile has read it"),
+            "{text}"
+        );
+        // The loop around it is unrolled, so `h` is a constant and the registers stay named.
+        let lp = lines_at(&body, "for (int h = 0; h < 2; ++h) {")[0];
+        assert_eq!(body[lp - 1], "#pragma unroll", "{text}");
+        // The TMA store of slice h goes to column tile block_n * 2 + h.
+        assert!(
+            text.contains("tsl_tma_store_2d(&tsl_tm_output, output_s, (block_n * 2 + h) * (WARP_N / 2), block_m * WARP_M); tsl_tma_store_flush(); }"),
+            "{text}"
+        );
+    }
+    // Without a slice the store is the whole fragment, as before.
+    let (_, k) = lowered(&kernel_file("v2_tma_wgmma"));
+    assert!(k.body.iter().any(|l| {
+        l.code
+            .contains("tsl_acc_store<WARP_N>(mc, output_s, WARP_N);")
+    }),);
+}
+
 #[test]
 fn wgmma_descriptors_are_offsets_from_the_buffer_base() {
     let (_, k) = lowered(&kernel_file("v4_tuned"));
