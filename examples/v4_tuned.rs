@@ -1,4 +1,5 @@
-//! Seed 004, kernel 4: production-tuned. The body is v3's; only the header changes.
+//! Seed 004, kernel 4: production-tuned. The body is v3's but for the epilogue, which may store
+//! the accumulator in EPI_SPLIT column slices through a smaller output tile.
 //!
 //! The kernel text is seed 004's, verbatim except that `a#b` is written `a # b`: since Rust
 //! 2021 `ident#ident` is a reserved prefix that rustc rejects before any macro sees it. The
@@ -16,14 +17,17 @@ tessel::gemm_kernel! {
     tunable GROUP_M in [1, 8, 16, 32] = 16;     // block rows per rasterization group (L2 reuse)
     tunable PERSISTENT in [0, 1] = 1;           // 1: one block per SM walks the tiles
     tunable CLUSTER in [1, 2] = 1;              // blocks per cluster; 2: rhs tiles multicast
+    tunable EPI_SPLIT in [1, 2] = 1;            // epilogue column slices; 2: half the output_s smem
     const WARP_M = 64;                          // rows per consumer warpgroup (WGMMA M)
     const WARP_K = 16;                          // WGMMA K step
     const TILE_M = WARP_M * CONSUMERS;          // rows per block
     const SWIZ = TILE_K * 2;                    // one f16 K-row of the tile, in bytes
+    const EPI_N = WARP_N / EPI_SPLIT;           // cols per epilogue slice (one TMA store)
     raster GROUP_M;                             // launch blocks in groups of GROUP_M rows of tiles
     persistent PERSISTENT;                      // overlap a tile's epilogue with the next tile's loads
     cluster CLUSTER;                            // clusters of CLUSTER blocks along block_m
     require CLUSTER == 1 || WARP_N % (8 * CLUSTER) == 0;  // multicast slices: whole swizzle atoms
+    require EPI_SPLIT == 1 || WARP_N % (8 * EPI_SPLIT) == 0;  // epilogue slices: whole 8-column groups
 
     __co__ void matmul(
         global f16 [M, K] lhs,
@@ -33,7 +37,7 @@ tessel::gemm_kernel! {
         shared event full[STAGES], empty[STAGES];
         shared f16 [TILE_M, TILE_K] lhs_s[STAGES];
         shared f16 [WARP_N, TILE_K] rhs_s[STAGES];
-        shared f16 [WARP_M, WARP_N] output_s[CONSUMERS];
+        shared f16 [WARP_M, EPI_N] output_s[CONSUMERS];
 
         // 1 producer + CONSUMERS consumer warpgroups × 128 threads
         parallel wg by CONSUMERS + 1 : group-4, t by 128 : thread {
@@ -74,10 +78,12 @@ tessel::gemm_kernel! {
               mma.commit;
               trigger empty[stage];
             }
-            mma.store mc, output_s[cidx];
-            tma.copy output_s[cidx] =>
-              output.subspan(WARP_M, WARP_N)
-                .at(block_m * CONSUMERS + cidx, block_n);
+            foreach {h} in [EPI_SPLIT] : unroll {
+              mma.store mc.subspan(WARP_M, EPI_N).at(0, h), output_s[cidx];
+              tma.copy output_s[cidx] =>
+                output.subspan(WARP_M, EPI_N)
+                  .at(block_m * CONSUMERS + cidx, block_n * EPI_SPLIT + h);
+            }
           }
 
         }

@@ -8,7 +8,8 @@
 //! | v2, v3, v4      | sm_90a  | HGMMA, UTMALDG, UTMASTG       |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
-//! compiled at non-default configurations to prove the template instantiates across its domain.
+//! compiled at non-default configurations to prove the template instantiates across its domain
+//! (clusters with multicast, the epilogue in two column slices at WARP_N = 256 with 4 stages).
 //! Every other `kernels/*.co` is held to its path's floor: SIMT kernels issue some FMA
 //! (FFMA/HFMA2/HFMA), Hopper kernels HGMMA and TMA, none uses local memory.
 //!
@@ -17,9 +18,13 @@
 
 mod common;
 
-use common::{KERNELS, emit_kernel, kernel_files, nvrtc_and_nvdisasm_available, parse_kernel};
+use common::{
+    KERNELS, emit_kernel, emit_module, kernel_files, nvrtc_and_nvdisasm_available, parse_kernel,
+};
 use dsl_core::check::Config;
-use dsl_core::lower::KernelPath;
+use dsl_core::def::{Variant, retype};
+use dsl_core::ir::DType;
+use dsl_core::lower::{CudaKernel, KernelPath};
 use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
@@ -32,7 +37,11 @@ struct Compiled {
 /// Emits `kernels/<name>.co` for `cfg`, compiles the instance for its path's architecture,
 /// disassembles it and checks the properties every kernel must have.
 fn compile_instance(name: &str, cfg: &Config) -> Compiled {
-    let (k, cu, expr) = emit_kernel(name, cfg);
+    compile_emitted(name, emit_kernel(name, cfg))
+}
+
+/// [`compile_instance`] of an emitted kernel (`emit_kernel`'s or `emit_module`'s result).
+fn compile_emitted(name: &str, (k, cu, expr): (CudaKernel, String, String)) -> Compiled {
     let arch = match k.path {
         KernelPath::Simt => Arch::Sm80,
         KernelPath::Hopper => Arch::Sm90a,
@@ -200,6 +209,59 @@ fn v4_tuned_cluster_multicasts_the_rhs_tile() {
     let c1 = compile_instance("v4_tuned", &cfg.clone().with("CLUSTER", 1));
     assert!(!c1.sass.contains("MULTICAST"), "{}", c1.what);
     eprintln!("{}", c.what);
+}
+
+/// `EPI_SPLIT = 2`: the epilogue stores the accumulator in two column slices through a
+/// half-width output tile, which is what lets WARP_N = 256 keep 4 stages (229,440 B of shared
+/// memory). Each consumer issues one TMA store per slice (two UTMASTG, the slice loop unrolled),
+/// and the slices index the fragment's registers with constants: no spills, no local memory
+/// (`compile_instance` checks both, and that ptxas reports no performance warnings). Persistent
+/// with 2-block clusters, and one block per tile without a cluster; f16 and f32 accumulators.
+/// The default (EPI_SPLIT = 1) keeps its single store.
+#[test]
+fn v4_tuned_split_epilogue_at_warp_n_256() {
+    if !nvrtc_and_nvdisasm_available("v4_tuned_split_epilogue_at_warp_n_256") {
+        return;
+    }
+    let base = defaults("v4_tuned")
+        .with("WARP_N", 256)
+        .with("STAGES", 4)
+        .with("CONSUMERS", 2)
+        .with("TILE_K", 64)
+        .with("EPI_SPLIT", 2);
+    // The kernel's f16 accumulator (64 registers) and the f32 one of `--acc f32` (128).
+    let f32_acc = Variant {
+        input: None,
+        acc: Some(DType::F32),
+    };
+    let f16 = parse_kernel("v4_tuned");
+    let f32 = retype(&f16, f32_acc);
+    let runs = [
+        (&f16, "f16", 1, 2),
+        (&f16, "f16", 0, 1),
+        (&f32, "f32", 1, 2),
+        (&f32, "f32", 0, 1),
+    ];
+    for (m, acc, persistent, cluster) in runs {
+        let cfg = base
+            .clone()
+            .with("PERSISTENT", persistent)
+            .with("CLUSTER", cluster);
+        let c = compile_emitted("v4_tuned", emit_module("v4_tuned", m, &cfg));
+        assert_has(&c, &HOPPER_OPS);
+        assert!(sass::count(&c.sass, "HGMMA.64x256x16") > 0, "{}", c.what);
+        assert_eq!(
+            sass::count(&c.sass, "UTMASTG"),
+            2,
+            "{}: one TMA store per slice",
+            c.what
+        );
+        let multicast = sass::count(&c.sass, "UTMALDG.2D.MULTICAST");
+        assert_eq!(multicast, (cluster == 2) as usize, "{}", c.what);
+        eprintln!("{}, {acc} accumulator", c.what);
+    }
+    let c = compile_instance("v4_tuned", &defaults("v4_tuned"));
+    assert_eq!(sass::count(&c.sass, "UTMASTG"), 1, "{}", c.what);
 }
 
 #[test]

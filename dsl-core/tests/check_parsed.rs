@@ -50,10 +50,10 @@ fn v4_with_wg_by_3_and_one_consumer() {
     assert_eq!(d.len(), 1, "{d}");
     let e = &d.0[0];
     assert_eq!(e.code, c::ARRAY_RANGE);
-    // The span is the `cidx` of `mma.store mc, output_s[cidx];`.
+    // The span is the `cidx` of `mma.store mc…, output_s[cidx];`.
     let line = text
         .lines()
-        .position(|l| l.contains("mma.store mc, output_s[cidx]"))
+        .position(|l| l.contains("mma.store mc") && l.contains(", output_s[cidx];"))
         .unwrap() as u32
         + 1;
     assert_eq!(e.span.start.line, line, "{d}");

@@ -227,6 +227,65 @@ fn two_blocks_per_sm_only_when_the_accumulator_fits_the_entry_registers() {
     );
 }
 
+/// WARP_N = 256 with 4 stages (TILE_K = 64, 2 consumers) fits 227 KiB only with the epilogue
+/// in two column slices: 192 KiB of stages + 2 × [64, 128] f16 output tiles.
+#[test]
+fn v4_split_epilogue_fits_four_stages_at_warp_n_256() {
+    let m = parse(&kernel_file("v4_tuned"));
+    let lim = check::Limits::SM90;
+    assert_eq!(lim.max_smem_per_block, 232_448);
+    let whole = Config::defaults(&m)
+        .with("WARP_N", 256)
+        .with("STAGES", 4)
+        .with("CONSUMERS", 2)
+        .with("TILE_K", 64)
+        .with("EPI_SPLIT", 1);
+    let stages = 4 * (128 * 64 + 256 * 64) * 2;
+    let events = 2 * 4 * 8;
+    assert_eq!(stages, 196_608);
+    // One [64, 256] tile per consumer: 64 KiB more, over budget.
+    let d = check::check_config(&m, &whole, None, &lim).unwrap_err();
+    assert!(d.iter().all(|e| e.code == check::codes::SMEM_BUDGET), "{d}");
+    assert_eq!(
+        check::smem_bytes(&m, &whole).unwrap(),
+        stages + 2 * 64 * 256 * 2 + events
+    );
+    let split = whole.clone().with("EPI_SPLIT", 2);
+    let info = check::check_config(&m, &split, None, &lim).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(info.smem_bytes, stages + 2 * 64 * 128 * 2 + events);
+    assert_eq!(info.smem_bytes, 229_440);
+    // What the launch asks for: the slots at 1024-B aligned offsets (these sizes are all
+    // multiples of 1024, so no padding) plus 1024 B of slack to align the dynamic base, and
+    // the 64 B of mbarriers are static shared memory: 230,464 B of 232,448.
+    let k = lower::lower(&m, &info).unwrap_or_else(|d| panic!("{d}"));
+    let e = env(&m, &split, &[("M", 4096), ("N", 4096), ("K", 4096)]);
+    let dynamic = k.plan.dynamic_smem_bytes.eval(&e).unwrap();
+    assert_eq!(dynamic, 196_608 + 32_768 + 1024);
+    assert!(dynamic as u64 + events <= lim.max_smem_per_block);
+    // The output TMA box is one slice: [64, 128].
+    let boxes: Vec<(i64, i64)> = k
+        .plan
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            KernelArg::TensorMap {
+                box_rows, box_cols, ..
+            } => Some((box_rows.eval(&e).unwrap(), box_cols.eval(&e).unwrap())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(boxes, [(128, 64), (256, 64), (64, 128)]);
+    // Slices must be whole 8-column register groups: 200 / 2 = 100 is not.
+    let odd = split.clone().with("WARP_N", 200);
+    let d = check::check_config(&m, &odd, None, &lim).unwrap_err();
+    assert!(
+        d.iter().any(|e| e.code == check::codes::REQUIRE
+            && e.message
+                .contains("EPI_SPLIT == 1 || WARP_N % (8 * EPI_SPLIT) == 0")),
+        "{d}"
+    );
+}
+
 /// Positions of the lines of `body` that start with `prefix`.
 fn lines_at(body: &[&str], prefix: &str) -> Vec<usize> {
     body.iter()
@@ -236,6 +295,14 @@ fn lines_at(body: &[&str], prefix: &str) -> Vec<usize> {
         .collect()
 }
 
+/// The line that closes the block opened at `start` (the next line at its indent).
+fn block_end(k: &CudaKernel, start: usize) -> usize {
+    let indent = k.body[start].indent;
+    (start + 1..k.body.len())
+        .find(|&i| k.body[i].indent == indent)
+        .unwrap_or_else(|| panic!("no end for line {start}"))
+}
+
 #[test]
 fn persistent_epilogue_waits_for_the_tma_store_at_the_next_write() {
     let (_, k) = lowered(&kernel_file("v4_tuned"));
@@ -243,26 +310,51 @@ fn persistent_epilogue_waits_for_the_tma_store_at_the_next_write() {
     let text = body.join("\n");
     let wait = "if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();";
     let waits = lines_at(&body, wait);
-    let stores = lines_at(&body, "tsl_acc_store<");
+    let stores = lines_at(&body, "tsl_acc_store_cols<WARP_N, EPI_N>(mc, h * EPI_N, ");
     let issues = lines_at(&body, "if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(");
-    let loop_end = lines_at(&body, "for (int tsl_tile")[1];
-    // One wait before the fragment is written (inside the tile loop), one after the loop.
+    let tiles = lines_at(&body, "for (int tsl_tile")[1];
+    let slices = lines_at(&body, "for (int h = 0; h < EPI_SPLIT; ++h) {")[0];
+    let slices_end = block_end(&k, slices);
+    // One wait before the fragment's slice is written (inside the slice loop, inside the tile
+    // loop), one after the tile loop.
     assert_eq!(
         (waits.len(), stores.len(), issues.len()),
         (2, 1, 1),
         "{text}"
     );
     assert!(
-        loop_end < waits[0] && waits[0] < stores[0] && stores[0] < issues[0],
+        tiles < slices && slices_end < block_end(&k, tiles),
         "{text}"
     );
-    assert!(waits[1] > issues[0], "{text}");
+    // Slice h + 1 overwrites the tile that slice h's TMA store reads (and the next tile's
+    // slice 0 the one the last slice's store reads): the wait and the barrier that publishes
+    // it precede every write, in the loop.
+    assert!(
+        slices < waits[0]
+            && waits[0] < stores[0]
+            && stores[0] < issues[0]
+            && issues[0] < slices_end,
+        "{text}"
+    );
+    assert!(
+        body[waits[0] + 1].starts_with("tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);"),
+        "{text}"
+    );
+    assert!(waits[1] > block_end(&k, tiles), "{text}");
     // The store itself only commits; nothing waits right after it.
     assert!(
         body[issues[0]].contains("tsl_tma_store_commit(); }"),
         "{text}"
     );
     assert!(!text.contains("tsl_tma_store_flush()"), "{text}");
+    // Slice h goes to column tile block_n * EPI_SPLIT + h, EPI_N wide.
+    assert!(
+        body[issues[0]].contains(
+            ", (block_n * EPI_SPLIT + h) * EPI_N, (block_m * CONSUMERS + cidx) * WARP_M);"
+        ),
+        "{}",
+        body[issues[0]]
+    );
 }
 
 #[test]
@@ -274,9 +366,12 @@ fn non_persistent_or_shared_tiles_wait_right_after_the_store() {
     assert!(!text.iter().any(|c| c.contains("tsl_tma_store_wait_read")));
     // A persistent kernel whose output tile is also written by something else than
     // `mma.store` keeps the immediate wait: the deferral would let that write race the read.
-    let v4 = kernel_file("v4_tuned").replace(
-        "        mma.store mc, output_s[cidx];",
-        "        output_s[cidx].at(0, 0) = 0.0f;\n        mma.store mc, output_s[cidx];",
+    let store = "          mma.store mc.subspan(WARP_M, EPI_N).at(0, h), output_s[cidx];";
+    let v4 = kernel_file("v4_tuned");
+    assert!(v4.contains(store));
+    let v4 = v4.replace(
+        store,
+        &format!("          output_s[cidx].at(0, 0) = 0.0f;\n{store}"),
     );
     let (_, k) = lowered(&v4);
     let text: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
@@ -286,6 +381,79 @@ fn non_persistent_or_shared_tiles_wait_right_after_the_store() {
         text.join("\n")
     );
     assert!(!text.iter().any(|c| c.contains("tsl_tma_store_wait_read")));
+    // The fragment is written again (the next slice, the next tile) after a store only its
+    // issuing thread waited for: a barrier before the write tells the others.
+    let store = lines_at(&text, "tsl_acc_store_cols<")[0];
+    assert!(
+        text[store - 1].starts_with("tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // the last TMA store from this tile has read it"),
+        "{}",
+        text.join("\n")
+    );
+}
+
+/// v2 with its epilogue in `halves` column slices of the accumulator, `view` spelling slice `h`.
+fn v2_sliced(halves: &str, view: &str) -> String {
+    let v2 = kernel_file("v2_tma_wgmma");
+    let epilogue = "    mma.store mc, output_s;\n    tma.copy output_s =>\n      output.subspan(WARP_M, WARP_N)\n        .at(block_m, block_n);";
+    assert!(v2.contains(epilogue));
+    v2.replace(
+        "    shared f16 [WARP_M, WARP_N] output_s;",
+        &format!("    shared f16 [WARP_M, WARP_N / {halves}] output_s;"),
+    )
+    .replace(
+        epilogue,
+        &format!(
+            "    foreach {{h}} in [{halves}] : unroll {{\n      mma.store {view}, output_s;\n      tma.copy output_s => output.subspan(WARP_M, WARP_N / {halves}).at(block_m, block_n * {halves} + h);\n    }}"
+        ),
+    )
+}
+
+#[test]
+fn a_column_slice_stores_a_register_range_of_the_fragment() {
+    for view in [
+        "mc.subspan(WARP_M, WARP_N / 2).at(0, h)",
+        "mc.chunkat(_, h)",
+    ] {
+        let (_, k) = lowered(&v2_sliced("2", view));
+        let body: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+        let text = body.join("\n");
+        let stores: Vec<&&str> = body
+            .iter()
+            .filter(|c| c.contains("tsl_acc_store"))
+            .collect();
+        assert_eq!(stores.len(), 1, "{text}");
+        // Columns [h * W, h * W + W) of the 64 x WARP_N fragment, into the [64, W] tile.
+        let w = "WARP_N / 2";
+        assert!(
+            stores[0].starts_with(&format!(
+                "tsl_acc_store_cols<WARP_N, {w}>(mc, h * ({w}), output_s);  // {w} fragment columns from h * ({w})"
+            )),
+            "{view}: {}",
+            stores[0]
+        );
+        // Slice 1 overwrites the tile slice 0's TMA store read: thread 0 waited for that read
+        // (the flush), and a barrier before the write tells the others.
+        let store = lines_at(&body, "tsl_acc_store_cols<")[0];
+        assert!(
+            body[store - 1]
+                .starts_with("__syncthreads();  // the last TMA store from this tile has read it"),
+            "{text}"
+        );
+        // The loop around it is unrolled, so `h` is a constant and the registers stay named.
+        let lp = lines_at(&body, "for (int h = 0; h < 2; ++h) {")[0];
+        assert_eq!(body[lp - 1], "#pragma unroll", "{text}");
+        // The TMA store of slice h goes to column tile block_n * 2 + h.
+        assert!(
+            text.contains("tsl_tma_store_2d(&tsl_tm_output, output_s, (block_n * 2 + h) * (WARP_N / 2), block_m * WARP_M); tsl_tma_store_flush(); }"),
+            "{text}"
+        );
+    }
+    // Without a slice the store is the whole fragment, as before.
+    let (_, k) = lowered(&kernel_file("v2_tma_wgmma"));
+    assert!(k.body.iter().any(|l| {
+        l.code
+            .contains("tsl_acc_store<WARP_N>(mc, output_s, WARP_N);")
+    }),);
 }
 
 #[test]

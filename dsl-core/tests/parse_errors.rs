@@ -199,6 +199,12 @@ fn mma_statements() {
     expect_first(&src, "E0016", at(&src, "store"));
     let src = kernel("    mma.row.diag mc, ma, mb;");
     expect_first(&src, "E0016", at(&src, "diag"));
+    // `mma.store` stores an accumulator or a view of one, not an array element.
+    let src = kernel("    mma.store mc[0].chunkat(_, h), o;");
+    let d = expect_first(&src, "E0016", at(&src, "mc[0]"));
+    assert!(d.message.contains("view of its columns"), "{d}");
+    let src = kernel("    mma.store , o;");
+    expect_first(&src, "E0003", at(&src, ", o"));
 }
 
 #[test]

@@ -90,6 +90,39 @@ fn postfix_chains_and_literals() {
 }
 
 #[test]
+fn mma_store_takes_an_accumulator_or_a_view_of_it() {
+    let m = parse(
+        "mma.store mc, o;\nmma.store mc.subspan(64, T * 8).at(0, h), o;\nmma.store mc.chunkat(_, h), o;",
+    );
+    let stores: Vec<String> = m
+        .kernel
+        .body
+        .iter()
+        .map(|&s| match &m.stmts[s] {
+            Stmt::MmaStore { acc, view, dst } => {
+                let v = view.map(|v| sexp(&m, v)).unwrap_or_else(|| "-".into());
+                format!("{} {v} -> {}", acc.name, sexp(&m, *dst))
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        stores,
+        [
+            "mc - -> o",
+            "mc (.at (.subspan mc 64 (* T 8)) 0 h) -> o",
+            "mc (.chunkat mc _ h) -> o"
+        ]
+    );
+    // The accumulator's span is its name, also in a view.
+    let Stmt::MmaStore { acc, .. } = &m.stmts[m.kernel.body[1]] else {
+        unreachable!()
+    };
+    assert_eq!((acc.span.start.line, acc.span.start.col), (4, 10));
+    assert_eq!(acc.span.end.col, 12);
+}
+
+#[test]
 fn swiz_argument_ends_at_the_first_top_level_gt() {
     let m = parse("ma = mma.load.swiz<T * 2> a.chunkat(_, 0);\nmb = mma.load.swiz<(T > 1) + 1> a;");
     let swz: Vec<String> = m

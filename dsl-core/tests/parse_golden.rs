@@ -254,5 +254,5 @@ fn v4_range_tunable_expands() {
     let t = p.module.tunable("WARP_N").expect("WARP_N");
     assert_eq!(t.domain.len(), 17);
     assert_eq!((t.domain[0], t.domain[16], t.default), (128, 256, 192));
-    assert_eq!(t.default_span.start.line, 4);
+    assert_eq!(t.default_span.start.line, 5);
 }

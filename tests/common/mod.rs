@@ -74,8 +74,12 @@ pub fn instance(k: &CudaKernel, cfg: &Config) -> Vec<i64> {
 
 /// The `.cu` text of `kernels/<name>.co` instantiated for `cfg`, and its name expression.
 pub fn emit_kernel(name: &str, cfg: &Config) -> (CudaKernel, String, String) {
-    let m = parse_kernel(name);
-    let k = lower_for(&m, cfg, &format!("kernels/{name}.co"));
+    emit_module(name, &parse_kernel(name), cfg)
+}
+
+/// As [`emit_kernel`], for `m`: `kernels/<name>.co` parsed, possibly changed (a dtype variant).
+pub fn emit_module(name: &str, m: &Module, cfg: &Config) -> (CudaKernel, String, String) {
+    let k = lower_for(m, cfg, &format!("kernels/{name}.co"));
     let inst = instance(&k, cfg);
     let expr = k.name_expression(&inst);
     let cu = codegen_cuda::emit(&codegen_cuda::Emit {

@@ -85,7 +85,7 @@ pub const DEADLOCK: &str = "E0803";
 pub const DECL_PLACE: &str = "E0901";
 /// `mma.load` for WGMMA from a tensor that is not in shared memory.
 pub const MMA_LOAD_SPACE: &str = "E0902";
-/// `mma.store` into a tile whose shape is not the accumulator's.
+/// `mma.store` into a tile whose shape is not the accumulator's (or the stored slice's).
 pub const MMA_STORE_SHAPE: &str = "E0903";
 /// A copy between the wrong memory spaces (`tma.copy` needs global ↔ shared).
 pub const COPY_SPACE: &str = "E0904";
@@ -99,6 +99,12 @@ pub const REDUCE: &str = "E0907";
 pub const TRANSPOSE: &str = "E0908";
 /// `dma.wait N` with `N` not a compile-time value in 0..=7.
 pub const DMA_WAIT: &str = "E0909";
+/// An `mma.store` slice of an accumulator that does not span all of its rows.
+pub const ACC_SLICE_ROWS: &str = "E0910";
+/// An `mma.store` slice whose width is not a multiple of 8 dividing the accumulator's N.
+pub const ACC_SLICE_COLS: &str = "E0911";
+/// `mma.store` into a tile whose rows are not contiguous (a sub-tile of a wider tensor).
+pub const MMA_STORE_DENSE: &str = "E0912";
 
 /// A `require` that is false for this configuration / problem.
 pub const REQUIRE: &str = "E1001";
@@ -240,7 +246,7 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         MMA_STORE_SHAPE,
-        "`mma.store` into a tile whose shape is not the accumulator's",
+        "`mma.store` into a tile whose shape is not the stored accumulator's (or slice's)",
     ),
     (
         COPY_SPACE,
@@ -260,6 +266,18 @@ pub const TABLE: &[(&str, &str)] = &[
         "`.transpose()` not used as a `dma.copy` destination",
     ),
     (DMA_WAIT, "`dma.wait N` with N not a constant in 0..=7"),
+    (
+        ACC_SLICE_ROWS,
+        "`mma.store` slice of an accumulator that does not span all its rows",
+    ),
+    (
+        ACC_SLICE_COLS,
+        "`mma.store` slice width not a multiple of 8 dividing the accumulator's N",
+    ),
+    (
+        MMA_STORE_DENSE,
+        "`mma.store` into a sub-tile of a wider tensor (rows not contiguous)",
+    ),
     (REQUIRE, "`require` false for this configuration / problem"),
     (
         DEFAULT_DOMAIN,

@@ -8,8 +8,8 @@
 //! 2. `resolve`: every name bound to its declaration (scopes, suggestions for typos);
 //! 3. `geometry`: `parallel` nesting, threads per block, grid;
 //! 4. `view`: the shape of every tensor view (`subspan`/`at`/`chunkat`/arrays);
-//! 5. `shape`, `wgmma`, `swizzle`, `smem`, `events`, `placement`, `range`: the individual
-//!    legality checks;
+//! 5. `shape`, `wgmma` (with `mma_store`), `swizzle`, `smem`, `events`, `placement`, `range`:
+//!    the individual legality checks;
 //! 6. `simt`: register tiles, warp reductions, transposed stores, `dma.wait`;
 //! 7. `occupancy`: the `occupancy N;` header item (SIMT only, 1..=32 blocks per SM).
 //! 8. `cluster`: the `cluster C;` header item (Hopper with `raster` only, 1..=8 blocks).
@@ -24,6 +24,7 @@ mod eval;
 mod events;
 mod geometry;
 mod header;
+mod mma_store;
 mod occupancy;
 mod placement;
 mod range;
@@ -255,10 +256,10 @@ pub fn check_config(
     };
 
     let geo = geometry::check_geometry(&cx, limits, &mut diags);
-    let views = view::compute_views(&cx, &mut diags);
+    let mut views = view::compute_views(&cx, &mut diags);
     shape::check_copies(&cx, &views, &mut diags);
     wgmma::check_f8(&cx, &mut diags);
-    let frags = wgmma::check_mma(&cx, &views, &mut diags);
+    let frags = wgmma::check_mma(&cx, &mut views, &mut diags);
     let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
@@ -385,6 +386,10 @@ impl Cx<'_> {
                 Stmt::TmaCopy { bind: Some(b), .. } => b.name.clone(),
                 _ => String::new(),
             },
+            Binding::Frag(s) => match &self.m.stmts[s] {
+                Stmt::MmaFill { name, .. } | Stmt::MmaLoad { name, .. } => name.name.clone(),
+                _ => String::new(),
+            },
             _ => String::new(),
         }
     }
@@ -477,7 +482,7 @@ pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
             .copied()
             .chain(std::iter::once(*src))
             .collect(),
-        Stmt::MmaStore { dst: d, .. } => vec![*d],
+        Stmt::MmaStore { view, dst: d, .. } => view.iter().copied().chain([*d]).collect(),
         Stmt::Wait { event } | Stmt::Trigger { event, .. } => vec![*event],
         Stmt::DmaWait { pending } => vec![*pending],
         Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared | Stmt::Reduce { .. } => Vec::new(),

@@ -32,6 +32,27 @@ pub(crate) struct VState {
     pub transposed: bool,
 }
 
+impl VState {
+    /// An accumulator (`mma.fill` at `def`) seen as a register tile of its `[M, N]` shape: the
+    /// root of the views that `mma.store` slices it with.
+    pub fn fragment(def: crate::ir::StmtId, dtype: DType, shape: Vec<Dim>) -> VState {
+        let n = shape.len();
+        VState {
+            root: Binding::Frag(def),
+            array_index: None,
+            dtype,
+            space: MemSpace::Local,
+            decl_shape: shape.clone(),
+            shape,
+            coords: vec![None; n],
+            element: false,
+            tiled: None,
+            bounds: vec![None; n],
+            transposed: false,
+        }
+    }
+}
+
 pub(crate) struct Views {
     pub all: HashMap<ExprId, VState>,
     /// Expressions published in `KernelInfo::views`.
@@ -104,6 +125,35 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
         }
     }
     a.views
+}
+
+/// The view `e` of a fragment whose root name is seen as `root` (an accumulator slice in
+/// `mma.store`, resolved once the accumulator's shape is known): errors as for any view, and the
+/// view and its sub-views join `views` for the later passes (ranges, register-tile indices).
+pub(crate) fn fragment_view(
+    cx: &Cx,
+    views: &mut Views,
+    diags: &mut Diagnostics,
+    e: ExprId,
+    root: VState,
+) -> Option<VState> {
+    let m = cx.m;
+    let mut base = e;
+    while let Expr::View { base: b, .. } = &m.exprs[base] {
+        base = *b;
+    }
+    let mut a = A {
+        cx,
+        diags,
+        views: Views {
+            all: HashMap::from([(base, root)]),
+            public: HashSet::new(),
+        },
+        failed: HashSet::new(),
+    };
+    let v = a.view(e);
+    views.all.extend(a.views.all);
+    v
 }
 
 struct A<'a, 'b> {

@@ -1,8 +1,8 @@
 //! WGMMA legality (an `mma` under a `: group-4` level lowers to `wgmma.mma_async.m64nNk16`):
 //! M = 64 per warpgroup, N a multiple of 8 in 8..=256, K = 16 for f16/bf16, operand dtypes
 //! agree and are f16/bf16, the accumulator is f16 or f32 (f32 for bf16 operands); f8 is not
-//! supported anywhere yet. Also builds the fragment table and checks `mma.store` (shape of
-//! the accumulator, element type).
+//! supported anywhere yet. Also builds the fragment table; `mma_store` checks the stores of
+//! the accumulators.
 
 use super::resolve::Role;
 use super::view::Views;
@@ -39,14 +39,14 @@ pub(crate) fn check_f8(cx: &Cx, diags: &mut Diagnostics) {
 }
 
 /// The definition of a fragment name used by statement `s` in `role`.
-fn frag_def(cx: &Cx, s: StmtId, role: Role) -> Option<StmtId> {
+pub(super) fn frag_def(cx: &Cx, s: StmtId, role: Role) -> Option<StmtId> {
     match cx.res.idents.get(&(s, role))? {
         Binding::Frag(d) => Some(*d),
         _ => None,
     }
 }
 
-fn dim_span(cx: &Cx, d: &Dim, fallback: Span) -> Span {
+pub(super) fn dim_span(cx: &Cx, d: &Dim, fallback: Span) -> Span {
     match d.expr {
         DimExpr::Expr(e) => cx.m.expr_span(e),
         DimExpr::Const(_) => fallback,
@@ -67,7 +67,7 @@ fn n_suggestion(n: i64) -> String {
 
 pub(crate) fn check_mma(
     cx: &Cx,
-    views: &Views,
+    views: &mut Views,
     diags: &mut Diagnostics,
 ) -> HashMap<String, FragInfo> {
     let m = cx.m;
@@ -315,68 +315,6 @@ pub(crate) fn check_mma(
             },
         );
     }
-    check_stores(cx, views, &acc_shape, diags);
+    super::mma_store::check_stores(cx, views, &acc_shape, diags);
     frags
-}
-
-/// `mma.store acc, dst`: dst has the accumulator's shape and a compatible element type.
-fn check_stores(
-    cx: &Cx,
-    views: &Views,
-    acc_shape: &HashMap<StmtId, Vec<Dim>>,
-    diags: &mut Diagnostics,
-) {
-    let m = cx.m;
-    for s in all_stmts(m) {
-        let Stmt::MmaStore { acc, dst } = &m.stmts[s] else {
-            continue;
-        };
-        let Some(def) = frag_def(cx, s, Role::Acc) else {
-            continue;
-        };
-        let Stmt::MmaFill { dtype: acc_dt, .. } = &m.stmts[def] else {
-            diags.push(
-                Diagnostic::new(
-                    codes::MMA_OPERAND,
-                    acc.span,
-                    format!(
-                        "`{}` is a loaded operand; `mma.store` stores an accumulator",
-                        acc.name
-                    ),
-                )
-                .with_help("store the fragment created by `mma.fill` and updated by `mma`"),
-            );
-            continue;
-        };
-        let Some(dv) = views.get(*dst) else { continue };
-        let ok = dv.dtype == *acc_dt
-            || (*acc_dt == DType::F32 && matches!(dv.dtype, DType::F16 | DType::BF16));
-        if !ok {
-            diags.push(
-                at_expr(m, codes::STORE_DTYPE, *dst, format!("`mma.store` of an {acc_dt} accumulator into an {} tile", dv.dtype))
-                    .with_note(m.stmt_span(def), format!("`{}` is {acc_dt}", acc.name))
-                    .with_help(format!("store into an {acc_dt} tile (an f32 accumulator may also be stored into f16 or bf16)")),
-            );
-        }
-        let Some(shape) = acc_shape.get(&def) else {
-            continue;
-        };
-        let show = |v: &[Dim]| -> String {
-            let p: Vec<String> = v.iter().map(|d| cx.describe_dim(d)).collect();
-            format!("[{}]", p.join(", "))
-        };
-        let mismatch = dv.shape.len() != 2
-            || (0..2).any(|i| matches!((cx.dim_value(&shape[i]), cx.dim_value(&dv.shape[i])), (Some(a), Some(b)) if a != b));
-        if mismatch && !dv.element {
-            diags.push(
-                at_expr(
-                    m,
-                    codes::MMA_STORE_SHAPE,
-                    *dst,
-                    format!("`mma.store` writes the {} accumulator `{}` into a {} tile", show(shape), acc.name, show(&dv.shape)),
-                )
-                .with_help("store into a tile of the accumulator's shape [M, N], e.g. `shared f16 [WARP_M, WARP_N] output_s;`"),
-            );
-        }
-    }
 }

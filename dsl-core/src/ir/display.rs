@@ -301,8 +301,13 @@ impl Printer<'_> {
                     b.name
                 );
             }
-            Stmt::MmaStore { acc, dst } => {
-                let _ = write!(self.out, "mma.store {}, ", acc.name);
+            Stmt::MmaStore { acc, view, dst } => {
+                self.out.push_str("mma.store ");
+                match view {
+                    Some(v) => self.expr(*v, 0),
+                    None => self.out.push_str(&acc.name),
+                }
+                self.out.push_str(", ");
                 self.expr(*dst, 0);
                 self.out.push_str(";\n");
             }

@@ -168,8 +168,14 @@ pub enum Stmt {
         a: Ident,
         b: Ident,
     },
-    /// `mma.store acc, dst;`
-    MmaStore { acc: Ident, dst: ExprId },
+    /// `mma.store acc, dst;`, or `mma.store acc.subspan(M, W).at(0, j), dst;` (also
+    /// `acc.chunkat(_, j)`) to store a column slice of the accumulator. `view` is that whole
+    /// view expression, whose innermost base is `Expr::Name(acc)`; `None` stores all of `acc`.
+    MmaStore {
+        acc: Ident,
+        view: Option<ExprId>,
+        dst: ExprId,
+    },
     /// `mma.commit;`
     MmaCommit,
     /// `wait e;`

@@ -60,6 +60,8 @@ pub struct Emitter<'a> {
     pub deferred: Option<super::pipeline::Deferred>,
     /// Shared tiles whose TMA stores wait for their read lazily (see `tma_store`).
     pub lazy_store_tiles: BTreeSet<String>,
+    /// Shared tiles that `mma.store` may write again after a TMA store read them.
+    pub rewritten_store_tiles: BTreeSet<String>,
     /// A lazy TMA store was issued in the current branch and not yet waited for.
     pub pending_store_read: bool,
     /// `cluster C;`: the multicast loads and cluster-scope events.

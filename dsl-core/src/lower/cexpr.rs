@@ -354,12 +354,22 @@ impl ExprCx<'_> {
 
     /// Resolves a view expression (`t`, `t[i]`, `t.subspan(..).at(..)`, `t.chunkat(..)`, `t.at(..)`).
     pub fn view(&self, e: ExprId) -> Result<View, LowerError> {
+        self.view_in(e, None)
+    }
+
+    /// Resolves a view of an mma fragment (`mc.subspan(64, W).at(0, j)` in `mma.store`), its
+    /// root name standing for `frag`, the fragment seen as a register tile.
+    pub fn fragment_view(&self, e: ExprId, frag: &TensorLocal) -> Result<View, LowerError> {
+        self.view_in(e, Some(frag))
+    }
+
+    fn view_in(&self, e: ExprId, frag: Option<&TensorLocal>) -> Result<View, LowerError> {
         let m = self.m;
         match &m.exprs[e] {
             Expr::Name(n) => {
-                let t = self
-                    .scopes
-                    .tensor(n)
+                let t = frag
+                    .filter(|f| &f.name == n)
+                    .or_else(|| self.scopes.tensor(n))
                     .ok_or_else(|| self.err(e, format!("`{n}` is not a tensor")))?;
                 Ok(View {
                     tile: t.shape.clone(),
@@ -374,7 +384,7 @@ impl ExprCx<'_> {
                 })
             }
             Expr::Index { base, index } => {
-                let mut v = self.view(*base)?;
+                let mut v = self.view_in(*base, frag)?;
                 if v.tensor.count.is_none() {
                     return Err(self.err(e, format!("`{}` is not an array", v.tensor.name)));
                 }
@@ -383,7 +393,7 @@ impl ExprCx<'_> {
                 Ok(v)
             }
             Expr::View { base, op, args } => {
-                let mut v = self.view(*base)?;
+                let mut v = self.view_in(*base, frag)?;
                 if v.element {
                     return Err(self.err(e, "cannot take a view of a single element"));
                 }

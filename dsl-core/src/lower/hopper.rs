@@ -10,12 +10,13 @@
 //!   the TMA store (see `tma_store`: when it waits for the tile's read).
 //! - `mma.load` → a shared-memory matrix descriptor; `mma.row.row` → `wgmma.mma_async` (fenced
 //!   before the loop that issues it); `mma.commit` → commit + wait; `mma.store` → the
-//!   accumulator fragment written to a shared tile.
+//!   accumulator fragment (or a column slice of it: a range of its registers) written to a
+//!   shared tile.
 
 use super::LowerError;
 use super::body::{Emitter, TmaMap};
 use super::cexpr::{View, cpp_paren};
-use super::scope::{FragKind, Local};
+use super::scope::{FragKind, Local, TensorLocal};
 use super::sym::Sym;
 use crate::ir::{CopyDst, DType, Expr, MemSpace, Stmt, StmtId};
 
@@ -413,34 +414,73 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
             None => wgmma_commit_wait(e, line, "the stage's WGMMAs are done reading it"),
         },
-        Stmt::MmaStore { acc, dst } => {
-            let Some(FragKind::Acc { n, .. }) = e.frag(&acc.name) else {
+        Stmt::MmaStore { acc, view, dst } => {
+            let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
                 return Err(LowerError::new(
                     acc.span,
                     format!("`{}` is not an accumulator", acc.name),
                 ));
             };
             let v = e.cx().view(*dst)?;
+            let slice = view
+                .map(|x| acc_slice(e, x, &acc.name, &n, dtype))
+                .transpose()?;
             if e.wgmma_uncommitted {
                 wgmma_commit_wait(e, line, "accumulators are final");
             } else {
                 e.line("tsl_wgmma_wait<0>();  // accumulators are final", line);
             }
             super::tma_store::before_write(e, &v.tensor.name, line);
-            e.line(
-                format!(
+            let call = match slice {
+                None => format!(
                     "tsl_acc_store<{}>({}, {}, {});  // fragment → row-major tile",
                     n.to_cpp(),
                     acc.name,
                     v.tile_ptr(),
                     cpp_paren(&v.tensor.ld())
                 ),
-                line,
-            );
+                Some((w, c0)) => format!(
+                    "tsl_acc_store_cols<{}, {}>({}, {c0}, {});  // {} fragment columns from {c0} → row-major tile",
+                    n.to_cpp(),
+                    w.to_cpp(),
+                    acc.name,
+                    v.tile_ptr(),
+                    w.to_cpp()
+                ),
+            };
+            e.line(call, line);
         }
         _ => unreachable!(),
     }
     Ok(())
+}
+
+/// The column slice `x` (`mc.subspan(64, W).at(0, j)`, `mc.chunkat(_, j)`) of the 64×N
+/// accumulator `acc`: its width `W` and the C++ of its first column. The checker made it whole
+/// rows and a multiple of 8 columns dividing N (E0910, E0911).
+fn acc_slice(
+    e: &Emitter,
+    x: crate::ir::ExprId,
+    acc: &str,
+    n: &Sym,
+    dtype: DType,
+) -> Result<(Sym, String), LowerError> {
+    let frag = TensorLocal {
+        name: acc.to_string(),
+        space: MemSpace::Local,
+        dtype,
+        shape: vec![Sym::Int(64), n.clone()],
+        count: None,
+        param: None,
+    };
+    let v = e.cx().fragment_view(x, &frag)?;
+    if v.element || v.transposed || v.tile.len() != 2 || v.origin[0] != "0" {
+        return Err(LowerError::new(
+            e.m.expr_span(x),
+            "`mma.store` stores all 64 rows of a column slice of the accumulator",
+        ));
+    }
+    Ok((v.tile[1].clone(), v.origin[1].clone()))
 }
 
 /// N of the accumulator `name`: the rows of the B operand of the first `mma` that uses it.

@@ -116,6 +116,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         wgmma_uncommitted: false,
         deferred: None,
         lazy_store_tiles: tma_store::lazy_tiles(m),
+        rewritten_store_tiles: tma_store::rewritten_tiles(m),
         pending_store_read: false,
         cluster: geo
             .cluster

@@ -2,7 +2,9 @@
 //!
 //! A TMA store reads its shared source tile asynchronously; the tile may not be written again
 //! until the store has read it (`cp.async.bulk.wait_group.read`). The plain lowering waits
-//! right after issuing. When the source tile is written only by `mma.store` and read only by
+//! right after issuing, in the issuing thread; when an `mma.store` may write the tile again (an
+//! epilogue that stores an accumulator in column slices through one tile), a barrier before
+//! that write tells the other threads. When the source tile is written only by `mma.store` and read only by
 //! TMA stores (the warp-specialised epilogue: `mma.store mc, out_s[c]; tma.copy out_s[c] => …`),
 //! and the kernel is persistent, the wait moves to the next write of the tile — the next tile's
 //! `mma.store`, after a whole main loop — and to the end of the branch, so the store's read
@@ -13,52 +15,12 @@ use super::body::Emitter;
 use super::cexpr::View;
 use super::sym::Sym;
 use super::walk::root;
+use crate::check::stmt_exprs;
 use crate::ir::{CopyDst, ExprId, Module, Stmt};
 use std::collections::BTreeSet;
 
 fn mentions(m: &Module, e: ExprId, t: &str) -> bool {
     super::walk::mentions(m, e, &|n| n == t)
-}
-
-/// The expressions a statement holds directly (not those of nested statements).
-fn exprs(st: &Stmt) -> Vec<ExprId> {
-    let dst = |d: &CopyDst| match d {
-        CopyDst::Expr(x) => vec![*x],
-        CopyDst::Fresh(_) => vec![],
-    };
-    match st {
-        Stmt::Parallel { levels, .. } => levels.iter().flat_map(|l| l.extents.clone()).collect(),
-        Stmt::Foreach { extents, .. } => extents.clone(),
-        Stmt::TensorDecl { shape, names, .. } => {
-            let mut v = shape.clone();
-            v.extend(names.iter().filter_map(|d| d.count));
-            v
-        }
-        Stmt::EventDecl { names, .. } => names.iter().filter_map(|d| d.count).collect(),
-        Stmt::ScalarDecl { init, .. } => init.iter().copied().collect(),
-        Stmt::Let { value, .. } => vec![*value],
-        Stmt::Assign { target, value, .. } => vec![*target, *value],
-        Stmt::If { cond, .. } | Stmt::InThreads { cond, .. } => vec![*cond],
-        Stmt::DmaCopy { src, dst: d, .. } => [vec![*src], dst(d)].concat(),
-        Stmt::TmaCopy {
-            event,
-            swizzle,
-            src,
-            dst: d,
-            ..
-        } => [
-            event.iter().chain(swizzle).copied().collect(),
-            vec![*src],
-            dst(d),
-        ]
-        .concat(),
-        Stmt::MmaFill { value, .. } => vec![*value],
-        Stmt::MmaLoad { swizzle, src, .. } => swizzle.iter().copied().chain([*src]).collect(),
-        Stmt::MmaStore { dst, .. } => vec![*dst],
-        Stmt::Wait { event } | Stmt::Trigger { event, .. } => vec![*event],
-        Stmt::DmaWait { pending } => vec![*pending],
-        Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared | Stmt::Reduce { .. } => vec![],
-    }
 }
 
 /// Shared tiles whose TMA stores wait for their read lazily: in a persistent kernel (where a
@@ -69,23 +31,11 @@ pub fn lazy_tiles(m: &Module) -> BTreeSet<String> {
     if m.persistent.is_none() {
         return BTreeSet::new();
     }
-    let params = super::walk::param_names(m);
-    let is_store = |st: &Stmt| match st {
-        Stmt::TmaCopy {
-            event: None,
-            dst: CopyDst::Expr(d),
-            ..
-        } => root(m, *d).is_some_and(|r| params.contains(&r)),
-        _ => false,
-    };
     let mut tiles: BTreeSet<String> = m
         .stmts
         .iter()
-        .filter(|(_, st)| is_store(st))
-        .filter_map(|(_, st)| match st {
-            Stmt::TmaCopy { src, .. } => root(m, *src).map(str::to_string),
-            _ => None,
-        })
+        .filter_map(|(_, st)| store_source(m, st))
+        .map(str::to_string)
         .collect();
     tiles.retain(|t| {
         m.stmts.iter().all(|(_, st)| match st {
@@ -93,13 +43,76 @@ pub fn lazy_tiles(m: &Module) -> BTreeSet<String> {
             Stmt::MmaStore { dst, .. } => {
                 root(m, *dst) == Some(t.as_str()) || !mentions(m, *dst, t)
             }
-            Stmt::TmaCopy { src, .. } if is_store(st) => {
-                root(m, *src) == Some(t.as_str()) || !exprs(st).iter().any(|&x| mentions(m, x, t))
+            Stmt::TmaCopy { src, .. } if store_source(m, st).is_some() => {
+                root(m, *src) == Some(t.as_str())
+                    || !stmt_exprs(st).iter().any(|&x| mentions(m, x, t))
             }
-            _ => !exprs(st).iter().any(|&x| mentions(m, x, t)),
+            _ => !stmt_exprs(st).iter().any(|&x| mentions(m, x, t)),
         })
     });
     tiles
+}
+
+/// The shared tile a TMA store to global memory (`tma.copy s => g`) reads, if `st` is one.
+fn store_source<'m>(m: &'m Module, st: &Stmt) -> Option<&'m str> {
+    match st {
+        Stmt::TmaCopy {
+            event: None,
+            src,
+            dst: CopyDst::Expr(d),
+            ..
+        } if root(m, *d).is_some_and(|r| super::walk::param_names(m).contains(&r)) => root(m, *src),
+        _ => None,
+    }
+}
+
+/// Shared tiles that an `mma.store` may write again after a TMA store from them was issued:
+/// the write follows the store in a block, or both sit in one loop body (a `foreach`, or the
+/// tile loop of a persistent kernel) — e.g. an epilogue storing an accumulator in column
+/// slices through one tile. Without the lazy wait only the storing thread waits for the read
+/// (right after issuing); the others must learn it at a barrier before they write the tile.
+pub fn rewritten_tiles(m: &Module) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let (stores, writes) = rewrites(m, &m.kernel.body, &mut BTreeSet::new(), &mut out);
+    if m.persistent.is_some() {
+        out.extend(stores.intersection(&writes).cloned());
+    }
+    out
+}
+
+/// The tiles `block` stores from and writes (at any depth), recording in `out` each write
+/// that can follow a store; `seen` holds the tiles stored from before the block.
+fn rewrites(
+    m: &Module,
+    block: &[crate::ir::StmtId],
+    seen: &mut BTreeSet<String>,
+    out: &mut BTreeSet<String>,
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut stores, mut writes) = (BTreeSet::new(), BTreeSet::new());
+    for &s in block {
+        let st = &m.stmts[s];
+        if let Some(t) = store_source(m, st) {
+            seen.insert(t.to_string());
+            stores.insert(t.to_string());
+        }
+        if let Stmt::MmaStore { dst, .. } = st
+            && let Some(t) = root(m, *dst)
+        {
+            if seen.contains(t) {
+                out.insert(t.to_string());
+            }
+            writes.insert(t.to_string());
+        }
+        for inner in crate::check::stmt_blocks(st) {
+            let (s_in, w_in) = rewrites(m, inner, seen, out);
+            if matches!(st, Stmt::Foreach { .. }) {
+                out.extend(s_in.intersection(&w_in).cloned());
+            }
+            stores.extend(s_in);
+            writes.extend(w_in);
+        }
+    }
+    (stores, writes)
 }
 
 /// Whether stores are issued per warpgroup (a group-4 level with a thread variable, inside an
@@ -155,9 +168,17 @@ pub fn store(
 }
 
 /// Before `mma.store` writes `tile`: when its TMA stores wait lazily, the storing thread waits
-/// until the last one has read the tile, and a barrier tells the others.
+/// until the last one has read the tile, and a barrier tells the others; when they wait right
+/// after issuing and the tile is written again (`rewritten_tiles`), the barrier alone.
 pub fn before_write(e: &mut Emitter, tile: &str, line: Option<u32>) {
     if !e.lazy_store_tiles.contains(tile) {
+        if e.rewritten_store_tiles.contains(tile) {
+            let bar = match per_warpgroup(e) {
+                true => "tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);",
+                false => "__syncthreads();",
+            };
+            e.line(format!("{bar}  // the last TMA store from this tile has read it (its issuing thread waited)"), line);
+        }
         return;
     }
     if per_warpgroup(e) {

@@ -6,7 +6,7 @@ use super::codes;
 use super::cursor::{PResult, Parser};
 use super::suggest::{did_you_mean, nearest, one_of};
 use crate::diag::Diagnostic;
-use crate::ir::{CopyDst, ExprId, Ident, Major, MemSpace, ReduceOp, Stmt, StmtId};
+use crate::ir::{CopyDst, Expr, ExprId, Ident, Major, MemSpace, ReduceOp, Stmt, StmtId};
 use crate::span::Span;
 
 const DMA_OPS: &[&str] = &["copy", "wait"];
@@ -14,6 +14,7 @@ const REDUCE_OPS: &[&str] = &["sum", "max"];
 const TMA_OPS: &[&str] = &["copy", "load"];
 const MMA_OPS: &[&str] = &["fill", "load", "store", "commit", "row", "col"];
 const SYNC_OPS: &[&str] = &["shared"];
+const STORE_HELP: &str = "write `mma.store mc, dst;` or, for a column slice, `mma.store mc.subspan(64, W).at(0, j), dst;`";
 
 /// `.async` / `.async<ev>` / `.swiz<N>` after `tma.copy`, `dma.copy` or `mma.load`.
 #[derive(Default)]
@@ -244,10 +245,18 @@ impl Parser {
             }
             "commit" => Stmt::MmaCommit,
             "store" => {
-                let acc = self.expect_ident("the accumulator fragment after `mma.store`")?;
+                if self.peek_ident().is_none() {
+                    return Err(self.unexpected_help(
+                        codes::EXPECTED,
+                        "the accumulator fragment after `mma.store`",
+                        STORE_HELP,
+                    ));
+                }
+                let src = self.expr()?;
+                let (acc, view) = self.stored_fragment(src)?;
                 self.expect_op(",", "between the accumulator and the destination")?;
                 let dst = self.expr()?;
-                Stmt::MmaStore { acc, dst }
+                Stmt::MmaStore { acc, view, dst }
             }
             _ => {
                 let a_major = major(&op.name).unwrap_or(Major::Row);
@@ -276,6 +285,32 @@ impl Parser {
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;
         Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// The first operand of `mma.store`: an accumulator name, or a view chain on one
+    /// (`mc.subspan(64, W).at(0, j)`, `mc.chunkat(_, j)`): the name and, for a view, the view.
+    fn stored_fragment(&mut self, src: ExprId) -> PResult<(Ident, Option<ExprId>)> {
+        let mut root = src;
+        while let Expr::View { base, .. } = &self.exprs[root] {
+            root = *base;
+        }
+        match &self.exprs[root] {
+            Expr::Name(n) => {
+                let acc = Ident::new(n.clone(), self.exprs.get_span(root));
+                Ok((acc, (root != src).then_some(src)))
+            }
+            _ => {
+                let span = self.exprs.get_span(src);
+                Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_MMA,
+                        span,
+                        "`mma.store` stores an accumulator or a view of its columns",
+                    )
+                    .with_help(STORE_HELP),
+                ))
+            }
+        }
     }
 
     /// `name = mma.fill.<dtype> v;` or `name = mma.load[.swiz<N>] src;`. The cursor is at

@@ -164,6 +164,20 @@ impl B {
         )
     }
 
+    /// `foreach {vars} in [exts] : unroll { body }`.
+    pub fn foreach_unroll(
+        &mut self,
+        vars: &[&str],
+        exts: &[&str],
+        body: impl FnOnce(&mut B) -> Vec<StmtId>,
+    ) -> StmtId {
+        let s = self.foreach(vars, exts, body);
+        if let Stmt::Foreach { unroll, .. } = &mut self.m.stmts[s] {
+            *unroll = true;
+        }
+        s
+    }
+
     pub fn tensor(
         &mut self,
         space: MemSpace,
@@ -334,7 +348,24 @@ impl B {
         let l = self.next_line();
         let acc = self.id(acc);
         let dst = self.e(dst);
-        self.stmt(Stmt::MmaStore { acc, dst }, l)
+        self.stmt(
+            Stmt::MmaStore {
+                acc,
+                view: None,
+                dst,
+            },
+            l,
+        )
+    }
+
+    /// `mma.store <view>, dst;` with `view` a slice of the accumulator `acc`
+    /// (`"mc.subspan(WARP_M, 64).at(0, h)"`).
+    pub fn store_view(&mut self, acc: &str, view: &str, dst: &str) -> StmtId {
+        let l = self.next_line();
+        let acc = self.id(acc);
+        let view = Some(self.e(view));
+        let dst = self.e(dst);
+        self.stmt(Stmt::MmaStore { acc, view, dst }, l)
     }
 
     pub fn wait(&mut self, ev: &str) -> StmtId {

@@ -11,6 +11,7 @@
 //   GROUP_M in [1, 8, 16, 32], default 16, this file: 16
 //   PERSISTENT in [0, 1], default 1, this file: 1
 //   CLUSTER in [1, 2], default 1, this file: 1
+//   EPI_SPLIT in [1, 2], default 1, this file: 1
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -944,6 +945,34 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
   }
 }
 
+// ---- helpers: accumulator column slices (lowering/acc_slice.cuh) ----------------------------------------------------------------
+// tessel lowering glue, Hopper path: `mma.store` of a column slice of an accumulator (see
+// dsl-core/src/lower/hopper.rs). Included only in kernels that store one. Needs prelude.cuh and
+// sm90_hopper.cuh.
+
+// `mma.store acc.<slice>, dst`: columns [c0, c0 + W) of this warpgroup's 64xN fragment into the
+// dense row-major [64, W] shared tile `dst`. An f32 fragment holds column 8j + 2(lane % 4) + e in
+// d[4j + 2h + e] (an f16 one in d[2j + h]), so with c0 and W multiples of 8 the slice is registers
+// [c0/2, (c0 + W)/2) (f16: [c0/4, (c0 + W)/4)) in the order of a 64xW fragment. c0 is a constant
+// once the loop around the store is unrolled (the checker's register-tile rule, E0906), so the
+// indices below stay register names, not local memory.
+template <int N, int W, typename T> TSL_DEVICE void tsl_acc_store_cols(float (&acc)[N / 2], int c0, T *dst) {
+  static_assert(W % 8 == 0 && N % W == 0, "a fragment slice is whole 8-column groups dividing N");
+  tsl_pin(acc);
+  tsl_u32 p[W / 4];
+#pragma unroll
+  for (int i = 0; i < W / 4; ++i) p[i] = tsl_pack2<T>(acc[c0 / 2 + 2 * i], acc[c0 / 2 + 2 * i + 1]);
+  tsl_acc_store_smem<W, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
+}
+template <int N, int W, typename T> TSL_DEVICE void tsl_acc_store_cols(tsl_u32 (&acc)[N / 4], int c0, T *dst) {
+  static_assert(W % 8 == 0 && N % W == 0, "a fragment slice is whole 8-column groups dividing N");
+  tsl_pin(acc);
+  tsl_u32 p[W / 4];
+#pragma unroll
+  for (int i = 0; i < W / 4; ++i) p[i] = acc[c0 / 4 + i];
+  tsl_acc_store_smem<W, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
+}
+
 // ---- helpers: thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh) ----------------------------------------------------------------
 // tessel sm_90a helpers for thread-block clusters (`cluster C;`): TMA multicast, arrivals on a
 // peer CTA's mbarrier, and the cluster barrier. Needs prelude.cuh and sm90_hopper.cuh; the kernel
@@ -1023,7 +1052,7 @@ TSL_DEVICE void tsl_raster_cluster(int t, int grid_m, int grid_n, int group_m, i
 }
 
 // ---- kernel ------------------------------------------------------------------------------------
-template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int CLUSTER>
+template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int CLUSTER, int EPI_SPLIT>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
@@ -1035,6 +1064,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
   constexpr int WARP_K = 16;
   constexpr int TILE_M = WARP_M * CONSUMERS;
   constexpr int SWIZ = TILE_K * 2;
+  constexpr int EPI_N = WARP_N / EPI_SPLIT;
   constexpr int tsl_threads = (CONSUMERS + 1) * 128;
   constexpr int tsl_smem_lhs_s = 0;
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (STAGES * (TILE_M * TILE_K) * 2), 1024);
@@ -1043,107 +1073,110 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N);  // dsl:24  persistent: tiles of the block level, walked by gridDim.x blocks
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:25
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:25  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:25  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:25
-  if (threadIdx.x == 0) {  // dsl:25
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:25
-    tsl_mbar_init_fence();  // dsl:25
-  }  // dsl:25
-  unsigned tsl_phase_full = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:25
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:25  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:25  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * CLUSTER;  // dsl:25
-  if (threadIdx.x == 0) {  // dsl:25
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:25
-    tsl_mbar_init_fence();  // dsl:25
-  }  // dsl:25
-  unsigned tsl_phase_empty = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
-  tsl_cluster_sync();  // dsl:25  every block's barriers are initialised before its peers arrive on them or multicast into it
-  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:26
-  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:27
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:28
-  const int wg = threadIdx.x / 128;  // dsl:31
-  const int t = threadIdx.x % 128;  // dsl:31
-  if (wg == 0) {  // dsl:33  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:33
-    if (wg == 0 && t == 0) {  // dsl:33
-      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:33  persistent: this block's tiles
-        int block_m, block_n;  // dsl:33
-        tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:33
-        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:34
-          const int stage = iv_k % STAGES;  // dsl:35
-          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:36
-          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:37  bytes this copy adds to the phase
-          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:37  coords: column, row
-          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:40  bytes this copy adds to the phase (all CLUSTER slices)
-          static_assert(WARP_N % (8 * CLUSTER) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:40
-          tsl_tma_load_2d_mc<CLUSTER>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER), &full[stage]);  // dsl:40  this block's 1/CLUSTER of the rows, multicast to the cluster
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:43
+  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N);  // dsl:28  persistent: tiles of the block level, walked by gridDim.x blocks
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:29
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:29  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:29  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:29
+  if (threadIdx.x == 0) {  // dsl:29
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:29
+    tsl_mbar_init_fence();  // dsl:29
+  }  // dsl:29
+  unsigned tsl_phase_full = 0;  // dsl:29  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:29
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:29  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:29  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * CLUSTER;  // dsl:29
+  if (threadIdx.x == 0) {  // dsl:29
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:29
+    tsl_mbar_init_fence();  // dsl:29
+  }  // dsl:29
+  unsigned tsl_phase_empty = 0;  // dsl:29  one parity bit per barrier, flipped by each wait
+  tsl_cluster_sync();  // dsl:29  every block's barriers are initialised before its peers arrive on them or multicast into it
+  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:30
+  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:31
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:32
+  const int wg = threadIdx.x / 128;  // dsl:35
+  const int t = threadIdx.x % 128;  // dsl:35
+  if (wg == 0) {  // dsl:37  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:37
+    if (wg == 0 && t == 0) {  // dsl:37
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:37  persistent: this block's tiles
+        int block_m, block_n;  // dsl:37
+        tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:37
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:38
+          const int stage = iv_k % STAGES;  // dsl:39
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:40
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:41  bytes this copy adds to the phase
+          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:41  coords: column, row
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:44  bytes this copy adds to the phase (all CLUSTER slices)
+          static_assert(WARP_N % (8 * CLUSTER) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:44
+          tsl_tma_load_2d_mc<CLUSTER>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER), &full[stage]);  // dsl:44  this block's 1/CLUSTER of the rows, multicast to the cluster
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:47
         }
       }
     }
   }
-  if (wg >= 1) {  // dsl:48  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:48
-    const int cidx = wg - 1;  // dsl:49
+  if (wg >= 1) {  // dsl:52  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:52
+    const int cidx = wg - 1;  // dsl:53
     #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {  // dsl:50
-      tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[s]);  // dsl:51  every block of the cluster
+    for (int s = 0; s < STAGES; ++s) {  // dsl:54
+      tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[s]);  // dsl:55  every block of the cluster
     }
-    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:48  persistent: this block's tiles
-      int block_m, block_n;  // dsl:48
-      tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:48
-      tsl_u32 mc[WARP_N / 4];  // dsl:53  64xWARP_N accumulator fragment, f16 per thread
-      tsl_acc_fill(mc, 0.0f);  // dsl:53
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:54
-        const int stage = iv_k % STAGES;  // dsl:55
-        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:56
-        tsl_wgmma_fence();  // dsl:58  order accumulator registers before the WGMMAs below
+    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:52  persistent: this block's tiles
+      int block_m, block_n;  // dsl:52
+      tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:52
+      tsl_u32 mc[WARP_N / 4];  // dsl:57  64xWARP_N accumulator fragment, f16 per thread
+      tsl_acc_fill(mc, 0.0f);  // dsl:57
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:58
+        const int stage = iv_k % STAGES;  // dsl:59
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:60
+        tsl_wgmma_fence();  // dsl:62  order accumulator registers before the WGMMAs below
         #pragma unroll
-        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:58
-          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:59  descriptor: K-major, swizzle SWIZ B
-          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:62  descriptor: K-major, swizzle SWIZ B
-          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:64  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
+        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:62
+          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:63  descriptor: K-major, swizzle SWIZ B
+          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:66  descriptor: K-major, swizzle SWIZ B
+          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:68  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
         }
-        tsl_wgmma_commit();  // dsl:66
-        if constexpr (STAGES > 2) {  // dsl:66  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-          tsl_wgmma_wait<1>();  // dsl:66
-          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:66  every block of the cluster
-        } else {  // dsl:66  shallow ring: free this stage as soon as its WGMMAs are done
-          tsl_wgmma_wait<0>();  // dsl:66
-          tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[stage]);  // dsl:66  every block of the cluster
-        }  // dsl:66
-        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:67
+        tsl_wgmma_commit();  // dsl:70
+        if constexpr (STAGES > 2) {  // dsl:70  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:70
+          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:70  every block of the cluster
+        } else {  // dsl:70  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:70
+          tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[stage]);  // dsl:70  every block of the cluster
+        }  // dsl:70
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:71
       }
-      if constexpr (STAGES > 2) {  // dsl:54  the last k-tile's WGMMAs, then its stage
-        tsl_wgmma_wait<0>();  // dsl:54
-        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:54  every block of the cluster
-      }  // dsl:54
-      tsl_wgmma_wait<0>();  // dsl:69  accumulators are final
-      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:69  the last TMA store from this tile has read it
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:69  the tile may be overwritten
-      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)), WARP_N);  // dsl:69  fragment → row-major tile
-      tsl_fence_proxy_async();  // dsl:70  make the tile's st.shared visible to the TMA engine
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:70  this warpgroup's tile is complete
-      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:70  read-wait deferred to the tile's next write
+      if constexpr (STAGES > 2) {  // dsl:58  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:58
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:58  every block of the cluster
+      }  // dsl:58
+      #pragma unroll
+      for (int h = 0; h < EPI_SPLIT; ++h) {  // dsl:73
+        tsl_wgmma_wait<0>();  // dsl:74  accumulators are final
+        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:74  the last TMA store from this tile has read it
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:74  the tile may be overwritten
+        tsl_acc_store_cols<WARP_N, EPI_N>(mc, h * EPI_N, (output_s + cidx * (WARP_M * EPI_N)));  // dsl:74  EPI_N fragment columns from h * EPI_N → row-major tile
+        tsl_fence_proxy_async();  // dsl:75  make the tile's st.shared visible to the TMA engine
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:75  this warpgroup's tile is complete
+        if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * EPI_N)), (block_n * EPI_SPLIT + h) * EPI_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:75  read-wait deferred to the tile's next write
+      }
     }
-    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:48  the last TMA stores have read their tiles
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:52  the last TMA stores have read their tiles
   }
-  tsl_cluster_sync();  // dsl:24  no block exits while its peers may still arrive on its barriers or multicast into it
+  tsl_cluster_sync();  // dsl:28  no block exits while its peers may still arrive on its barriers or multicast into it
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
 // grid  = (tsl_min(tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64)) + (PERSISTENT == 0) * (tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N))) / CLUSTER * CLUSTER, 1, 1)
 // block = ((CONSUMERS + 1) * 128, 1, 1)
-// dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K) * 2, 1024) * 1024 + STAGES * (WARP_N * TILE_K) * 2, 1024) * 1024 + CONSUMERS * (64 * WARP_N) * 2 + 1024 bytes
+// dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K) * 2, 1024) * 1024 + STAGES * (WARP_N * TILE_K) * 2, 1024) * 1024 + CONSUMERS * (64 * (WARP_N / EPI_SPLIT)) * 2 + 1024 bytes
 // arg 0: CUtensorMap over parameter #0, box [64 * CONSUMERS, TILE_K], swizzle TILE_K * 2 bytes
 // arg 1: CUtensorMap over parameter #1, box [WARP_N / CLUSTER, TILE_K], swizzle TILE_K * 2 bytes
-// arg 2: CUtensorMap over parameter #2, box [64, WARP_N], swizzle none
+// arg 2: CUtensorMap over parameter #2, box [64, WARP_N / EPI_SPLIT], swizzle none
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<192, 2, 2, 64, 16, 1, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<192, 2, 2, 64, 16, 1, 1, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);

@@ -167,6 +167,27 @@ impl R<'_> {
         }
     }
 
+    /// The view of an accumulator in `mma.store acc.subspan(…).at(…), dst`: the indices and
+    /// sizes are values; the root name (the parser made it the statement's `acc`, resolved as
+    /// `Role::Acc`) is bound like any name, so later passes can find the fragment.
+    pub(super) fn fragment_view(&mut self, e: ExprId) {
+        let m = self.m;
+        match &m.exprs[e] {
+            Expr::View { base, op, args } => {
+                self.fragment_view(*base);
+                for &a in args {
+                    self.expr(a, Want::Value, *op == ViewOp::Chunkat);
+                }
+            }
+            Expr::Name(n) => {
+                if let Some(b) = self.lookup(n) {
+                    self.out.bindings.insert(e, b);
+                }
+            }
+            _ => self.expr(e, Want::Tensor, false),
+        }
+    }
+
     fn value_only(&mut self, e: ExprId, want: Want) {
         if want != Want::Value {
             self.kind_error(e, "an arithmetic expression", want);

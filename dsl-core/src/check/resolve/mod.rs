@@ -402,8 +402,11 @@ impl R<'_> {
                 self.ident(s, Role::A, a, true);
                 self.ident(s, Role::B, b, true);
             }
-            Stmt::MmaStore { acc, dst } => {
+            Stmt::MmaStore { acc, view, dst } => {
                 self.ident(s, Role::Acc, acc, true);
+                if let Some(v) = view {
+                    self.fragment_view(*v);
+                }
                 self.expr(*dst, Want::Tensor, false);
             }
             Stmt::Wait { event } => self.expr(*event, Want::Event, false),
