@@ -11,7 +11,7 @@ tessel::gemm_kernel! {
     // The warpgroup count is written `CONSUMERS + 1` (the seed hard-coded `3`, which is what
     // crashed its iter001 with CONSUMERS = 1; tessel rejects that mismatch at compile time).
     tunable WARP_N in 128..=256 step 8 = 192;   // cols per consumer warpgroup's tile
-    tunable STAGES in [1, 2, 3, 4] = 2;         // ring-buffer depth
+    tunable STAGES in [1, 2, 3, 4, 5] = 2;      // ring-buffer depth (5 fits with EPI_SPLIT = 2)
     tunable CONSUMERS in [1, 2] = 2;            // consumer warpgroups per block
     tunable TILE_K in [32, 64] = 64;            // K-tile loaded per TMA transfer
     tunable GROUP_M in [1, 8, 16, 32] = 16;     // block rows per rasterization group (L2 reuse)
