@@ -36,12 +36,17 @@ impl VState {
     /// An accumulator (`mma.fill` at `def`) seen as a register tile of its `[M, N]` shape: the
     /// root of the views that `mma.store` slices it with.
     pub fn fragment(def: crate::ir::StmtId, dtype: DType, shape: Vec<Dim>) -> VState {
+        VState::root(Binding::Frag(def), dtype, MemSpace::Local, shape)
+    }
+
+    /// The whole tensor (or fragment) `root`, before any view method.
+    fn root(root: Binding, dtype: DType, space: MemSpace, shape: Vec<Dim>) -> VState {
         let n = shape.len();
         VState {
-            root: Binding::Frag(def),
+            root,
             array_index: None,
             dtype,
-            space: MemSpace::Local,
+            space,
             decl_shape: shape.clone(),
             shape,
             coords: vec![None; n],
@@ -296,20 +301,7 @@ impl A<'_, '_> {
             },
             _ => return None,
         };
-        let n = shape.len();
-        Some(VState {
-            root: b,
-            array_index: None,
-            dtype,
-            space,
-            decl_shape: shape.clone(),
-            shape,
-            coords: vec![None; n],
-            element: false,
-            tiled: None,
-            bounds: vec![None; n],
-            transposed: false,
-        })
+        Some(VState::root(b, dtype, space, shape))
     }
 
     fn apply(&mut self, e: ExprId, mut v: VState, op: ViewOp, args: &[ExprId]) -> Option<VState> {

@@ -185,11 +185,11 @@ impl<'a> Emitter<'a> {
                     super::hopper::wgmma_fence(self, line);
                 }
                 let implicit_commit = self.path == KernelPath::Hopper
-                    && contains(m, body, &|s| matches!(s, Stmt::Mma { .. }))
-                    && contains(m, body, &|s| {
+                    && super::walk::contains(m, body, &|s| matches!(s, Stmt::Mma { .. }))
+                    && super::walk::contains(m, body, &|s| {
                         matches!(s, Stmt::TmaCopy { .. } | Stmt::DmaCopy { .. })
                     })
-                    && !contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
+                    && !super::walk::contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
                 let deferred = if self.path == KernelPath::Hopper && exts.len() == 1 {
                     super::pipeline::match_loop(m, vars, &exts[0], body)
                 } else {
@@ -586,28 +586,6 @@ pub fn scalar_type(d: DType) -> &'static str {
         DType::I32 => "int",
         DType::F8E4M3 | DType::F8E5M2 => "unsigned char",
     }
-}
-
-/// Whether any statement in `b` (recursively) satisfies `f`.
-pub fn contains(m: &Module, b: &[StmtId], f: &dyn Fn(&Stmt) -> bool) -> bool {
-    b.iter().any(|&s| {
-        let st = &m.stmts[s];
-        f(st)
-            || match st {
-                Stmt::Parallel { body, .. }
-                | Stmt::Foreach { body, .. }
-                | Stmt::InThreads { body, .. } => contains(m, body, f),
-                Stmt::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => {
-                    contains(m, then_body, f)
-                        || else_body.as_ref().is_some_and(|e| contains(m, e, f))
-                }
-                _ => false,
-            }
-    })
 }
 
 /// Whether a size depends on a symbolic problem dim (so a loop over it is not unrolled).

@@ -71,7 +71,7 @@ pub fn lower(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Diagnostics> {
 }
 
 fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerError>> {
-    let path = if body::contains(m, &m.kernel.body, &|s| {
+    let path = if walk::contains(m, &m.kernel.body, &|s| {
         matches!(
             s,
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }

@@ -1,6 +1,6 @@
 //! Small IR queries the lowering passes share.
 
-use crate::ir::{Expr, ExprId, Module};
+use crate::ir::{Expr, ExprId, Module, Stmt, StmtId};
 
 /// The tensor a view expression starts from (`t`, `t[i]`, `t[i].subspan(..).at(..)`).
 pub fn root(m: &Module, e: ExprId) -> Option<&str> {
@@ -36,4 +36,26 @@ pub fn param_names(m: &Module) -> Vec<&str> {
         .iter()
         .map(|p| p.name.name.as_str())
         .collect()
+}
+
+/// Whether any statement in `b` (recursively) satisfies `f`.
+pub fn contains(m: &Module, b: &[StmtId], f: &dyn Fn(&Stmt) -> bool) -> bool {
+    b.iter().any(|&s| {
+        let st = &m.stmts[s];
+        f(st)
+            || match st {
+                Stmt::Parallel { body, .. }
+                | Stmt::Foreach { body, .. }
+                | Stmt::InThreads { body, .. } => contains(m, body, f),
+                Stmt::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    contains(m, then_body, f)
+                        || else_body.as_ref().is_some_and(|e| contains(m, e, f))
+                }
+                _ => false,
+            }
+    })
 }
