@@ -670,14 +670,14 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
         tsl_copy_tile<1, TN, BN, TN, (BN % 4 == 0 && TN % 4 == 0)>(rb + ni * TN, tsl_b_s_at + k * BN + ((wc * WNITER + ni) * (WSUBN / TN) + tc) * TN);  // dsl:75
       }
       #pragma unroll
-      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:76
+      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:80
         #pragma unroll
-        for (int ni = 0; ni < WNITER; ++ni) {  // dsl:76
+        for (int ni = 0; ni < WNITER; ++ni) {  // dsl:80
           #pragma unroll
-          for (int i = 0; i < TM; ++i) {  // dsl:76
+          for (int j = 0; j < TN; ++j) {  // dsl:80
             #pragma unroll
-            for (int j = 0; j < TN; ++j) {  // dsl:76
-              acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j] = fmaf(ra[mi * TM + i], rb[ni * TN + j], acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:77
+            for (int i = 0; i < TM; ++i) {  // dsl:80
+              acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j] = fmaf(ra[mi * TM + i], rb[ni * TN + j], acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:81
             }
           }
         }
@@ -685,12 +685,12 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
     }
   }
   #pragma unroll
-  for (int mi = 0; mi < WMITER; ++mi) {  // dsl:80
+  for (int mi = 0; mi < WMITER; ++mi) {  // dsl:84
     #pragma unroll
-    for (int ni = 0; ni < WNITER; ++ni) {  // dsl:80
+    for (int ni = 0; ni < WNITER; ++ni) {  // dsl:84
       #pragma unroll
-      for (int i = 0; i < TM; ++i) {  // dsl:80
-        tsl_copy_r2g<1, TN, WNITER * TN>(c, acc + (mi * TM + i) * (WNITER * TN) + ni * TN, (((bm * (BM / WM) + wr) * WMITER + mi) * (WSUBM / TM) + tr) * TM + i, (((bn * (BN / WN) + wc) * WNITER + ni) * (WSUBN / TN) + tc) * TN, M, N);  // dsl:81
+      for (int i = 0; i < TM; ++i) {  // dsl:84
+        tsl_copy_r2g<1, TN, WNITER * TN>(c, acc + (mi * TM + i) * (WNITER * TN) + ni * TN, (((bm * (BM / WM) + wr) * WMITER + mi) * (WSUBM / TM) + tr) * TM + i, (((bn * (BN / WN) + wc) * WNITER + ni) * (WSUBN / TN) + tc) * TN, M, N);  // dsl:85
       }
     }
   }
