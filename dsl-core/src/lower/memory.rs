@@ -5,7 +5,7 @@
 use super::LowerError;
 use super::kernel::KernelPath;
 use super::sym::Sym;
-use crate::ir::{MemSpace, Module, Stmt, StmtId};
+use crate::ir::{MemSpace, Module, Stmt};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedSlot {
@@ -48,9 +48,7 @@ pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
     };
     let mut end = Sym::Int(0);
     let mut prev: Option<(String, String)> = None;
-    let mut decls = Vec::new();
-    collect(m, &m.kernel.body, &mut decls);
-    for s in decls {
+    for s in crate::check::all_stmts(m) {
         let Stmt::TensorDecl {
             space: MemSpace::Shared,
             dtype,
@@ -114,26 +112,4 @@ pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
         Sym::add(end, Sym::Int(align))
     };
     Ok(mem)
-}
-
-fn collect(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
-    for &s in b {
-        match &m.stmts[s] {
-            Stmt::TensorDecl { .. } => out.push(s),
-            Stmt::Parallel { body, .. }
-            | Stmt::Foreach { body, .. }
-            | Stmt::InThreads { body, .. } => collect(m, body, out),
-            Stmt::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                collect(m, then_body, out);
-                if let Some(e) = else_body {
-                    collect(m, e, out);
-                }
-            }
-            _ => {}
-        }
-    }
 }

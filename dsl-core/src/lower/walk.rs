@@ -1,5 +1,6 @@
 //! Small IR queries the lowering passes share.
 
+use crate::check::stmt_blocks;
 use crate::ir::{Expr, ExprId, Module, Stmt, StmtId};
 
 /// The tensor a view expression starts from (`t`, `t[i]`, `t[i].subspan(..).at(..)`).
@@ -43,19 +44,8 @@ pub fn contains(m: &Module, b: &[StmtId], f: &dyn Fn(&Stmt) -> bool) -> bool {
     b.iter().any(|&s| {
         let st = &m.stmts[s];
         f(st)
-            || match st {
-                Stmt::Parallel { body, .. }
-                | Stmt::Foreach { body, .. }
-                | Stmt::InThreads { body, .. } => contains(m, body, f),
-                Stmt::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => {
-                    contains(m, then_body, f)
-                        || else_body.as_ref().is_some_and(|e| contains(m, e, f))
-                }
-                _ => false,
-            }
+            || stmt_blocks(st)
+                .into_iter()
+                .any(|inner| contains(m, inner, f))
     })
 }
