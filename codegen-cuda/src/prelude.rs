@@ -1,6 +1,6 @@
 //! Which helper sections a kernel needs, and the WGMMA specializations its domains reach. The
-//! SIMT register-tile helpers (`lowering/simt_tiles.cuh`), the accumulator-slice store
-//! (`lowering/acc_slice.cuh`) and the cluster helpers come only with kernels that call them.
+//! SIMT register-tile helpers (`lowering/simt_tiles.cuh`) and the cluster helpers come only with
+//! kernels that call them.
 
 use super::Section;
 use dsl_core::lower::{CudaKernel, KernelPath};
@@ -15,7 +15,6 @@ const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
 
 /// The helpers of `lowering/simt_tiles.cuh`: the section is included when the body calls one.
 const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
-const GLUE_ACC_SLICE: &str = include_str!("../cuda/lowering/acc_slice.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 
@@ -78,15 +77,6 @@ pub fn sections(k: &CudaKernel) -> Vec<Section> {
                 name: "events, tiles, fragments (lowering/hopper.cuh)",
                 text: body(GLUE_HOPPER),
             });
-            if k.body
-                .iter()
-                .any(|l| l.code.contains("tsl_acc_store_cols<"))
-            {
-                s.push(Section {
-                    name: "accumulator column slices (lowering/acc_slice.cuh)",
-                    text: body(GLUE_ACC_SLICE),
-                });
-            }
             // Only kernels with `cluster C;` (they sync as a cluster) get the cluster helpers.
             if k.body.iter().any(|l| l.code.contains("tsl_cluster_sync()")) {
                 s.push(Section {

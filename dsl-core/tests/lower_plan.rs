@@ -450,10 +450,11 @@ fn a_column_slice_stores_a_register_range_of_the_fragment() {
     }
     // Without a slice the store is the whole fragment, as before.
     let (_, k) = lowered(&kernel_file("v2_tma_wgmma"));
-    assert!(k.body.iter().any(|l| {
-        l.code
-            .contains("tsl_acc_store<WARP_N>(mc, output_s, WARP_N);")
-    }),);
+    assert!(
+        k.body
+            .iter()
+            .any(|l| { l.code.contains("tsl_acc_store<WARP_N>(mc, output_s);") }),
+    );
 }
 
 #[test]

@@ -433,11 +433,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             super::tma_store::before_write(e, &v.tensor.name, line);
             let call = match slice {
                 None => format!(
-                    "tsl_acc_store<{}>({}, {}, {});  // fragment → row-major tile",
+                    "tsl_acc_store<{}>({}, {});  // fragment → row-major tile",
                     n.to_cpp(),
                     acc.name,
                     v.tile_ptr(),
-                    cpp_paren(&v.tensor.ld())
                 ),
                 Some((w, c0)) => format!(
                     "tsl_acc_store_cols<{}, {}>({}, {c0}, {});  // {} fragment columns from {c0} → row-major tile",

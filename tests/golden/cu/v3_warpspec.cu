@@ -650,16 +650,34 @@ template <int R> TSL_DEVICE void tsl_acc_fill(tsl_u32 (&acc)[R], float v) {
   tsl_pin(acc);
 }
 
-// `mma.store`: this warpgroup's 64xN fragment into a row-major shared tile of T (pitch LD == N).
-template <int N, typename T> TSL_DEVICE void tsl_acc_store(float (&acc)[N / 2], T *dst, int ld) {
+// `mma.store acc.<slice>, dst`: columns [c0, c0 + W) of this warpgroup's 64xN fragment into the
+// dense row-major [64, W] shared tile `dst`. An f32 fragment holds column 8j + 2(lane % 4) + e in
+// d[4j + 2h + e] (an f16 one in d[2j + h]), so with c0 and W multiples of 8 the slice is registers
+// [c0/2, (c0 + W)/2) (f16: [c0/4, (c0 + W)/4)) in the order of a 64xW fragment. c0 is a constant
+// once the loop around the store is unrolled (the checker's register-tile rule, E0906), so the
+// indices below stay register names, not local memory.
+template <int N, int W, typename T> TSL_DEVICE void tsl_acc_store_cols(float (&acc)[N / 2], int c0, T *dst) {
+  static_assert(W % 8 == 0 && N % W == 0, "a fragment slice is whole 8-column groups dividing N");
   tsl_pin(acc);
-  tsl_u32 p[N / 4];
-  tsl_acc_pack<T, N>(acc, p);
-  tsl_acc_store_smem<N, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
+  tsl_u32 p[W / 4];
+#pragma unroll
+  for (int i = 0; i < W / 4; ++i) p[i] = tsl_pack2<T>(acc[c0 / 2 + 2 * i], acc[c0 / 2 + 2 * i + 1]);
+  tsl_acc_store_smem<W, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
 }
-template <int N, typename T> TSL_DEVICE void tsl_acc_store(tsl_u32 (&acc)[N / 4], T *dst, int ld) {
+template <int N, int W, typename T> TSL_DEVICE void tsl_acc_store_cols(tsl_u32 (&acc)[N / 4], int c0, T *dst) {
+  static_assert(W % 8 == 0 && N % W == 0, "a fragment slice is whole 8-column groups dividing N");
   tsl_pin(acc);
-  tsl_acc_store_smem<N, TSL_OUT_ROWMAJOR>(acc, tsl_smem_addr(dst));
+  tsl_u32 p[W / 4];
+#pragma unroll
+  for (int i = 0; i < W / 4; ++i) p[i] = acc[c0 / 4 + i];
+  tsl_acc_store_smem<W, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
+}
+// `mma.store acc, dst`: the whole fragment into the dense row-major [64, N] tile `dst`.
+template <int N, typename T> TSL_DEVICE void tsl_acc_store(float (&acc)[N / 2], T *dst) {
+  tsl_acc_store_cols<N, N>(acc, 0, dst);
+}
+template <int N, typename T> TSL_DEVICE void tsl_acc_store(tsl_u32 (&acc)[N / 4], T *dst) {
+  tsl_acc_store_cols<N, N>(acc, 0, dst);
 }
 
 // `trigger e` from the threads executing it: one arrival per warp when whole warps reach it
@@ -770,7 +788,7 @@ __global__ void __launch_bounds__(256, (1 + (WARP_N / 4 <= 64))) tsl_matmul(
       if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:47
     }  // dsl:47
     tsl_wgmma_wait<0>();  // dsl:62  accumulators are final
-    tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)), WARP_N);  // dsl:62  fragment → row-major tile
+    tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)));  // dsl:62  fragment → row-major tile
     tsl_fence_proxy_async();  // dsl:63  make the tile's st.shared visible to the TMA engine
     tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:63  this warpgroup's tile is complete
     if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_flush(); }  // dsl:63

@@ -922,34 +922,6 @@ template <int R> TSL_DEVICE void tsl_acc_fill(tsl_u32 (&acc)[R], float v) {
   tsl_pin(acc);
 }
 
-// `mma.store`: this warpgroup's 64xN fragment into a row-major shared tile of T (pitch LD == N).
-template <int N, typename T> TSL_DEVICE void tsl_acc_store(float (&acc)[N / 2], T *dst, int ld) {
-  tsl_pin(acc);
-  tsl_u32 p[N / 4];
-  tsl_acc_pack<T, N>(acc, p);
-  tsl_acc_store_smem<N, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
-}
-template <int N, typename T> TSL_DEVICE void tsl_acc_store(tsl_u32 (&acc)[N / 4], T *dst, int ld) {
-  tsl_pin(acc);
-  tsl_acc_store_smem<N, TSL_OUT_ROWMAJOR>(acc, tsl_smem_addr(dst));
-}
-
-// `trigger e` from the threads executing it: one arrival per warp when whole warps reach it
-// (PER_WARP, decided at compile time by tsl_warp_uniform), else one per thread.
-template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long *bar) {
-  if constexpr (PER_WARP) {
-    __syncwarp();
-    if ((threadIdx.x & 31) == 0) tsl_mbar_arrive(bar);
-  } else {
-    tsl_mbar_arrive(bar);
-  }
-}
-
-// ---- helpers: accumulator column slices (lowering/acc_slice.cuh) ----------------------------------------------------------------
-// tessel lowering glue, Hopper path: `mma.store` of a column slice of an accumulator (see
-// dsl-core/src/lower/hopper.rs). Included only in kernels that store one. Needs prelude.cuh and
-// sm90_hopper.cuh.
-
 // `mma.store acc.<slice>, dst`: columns [c0, c0 + W) of this warpgroup's 64xN fragment into the
 // dense row-major [64, W] shared tile `dst`. An f32 fragment holds column 8j + 2(lane % 4) + e in
 // d[4j + 2h + e] (an f16 one in d[2j + h]), so with c0 and W multiples of 8 the slice is registers
@@ -971,6 +943,24 @@ template <int N, int W, typename T> TSL_DEVICE void tsl_acc_store_cols(tsl_u32 (
 #pragma unroll
   for (int i = 0; i < W / 4; ++i) p[i] = acc[c0 / 4 + i];
   tsl_acc_store_smem<W, TSL_OUT_ROWMAJOR>(p, tsl_smem_addr(dst));
+}
+// `mma.store acc, dst`: the whole fragment into the dense row-major [64, N] tile `dst`.
+template <int N, typename T> TSL_DEVICE void tsl_acc_store(float (&acc)[N / 2], T *dst) {
+  tsl_acc_store_cols<N, N>(acc, 0, dst);
+}
+template <int N, typename T> TSL_DEVICE void tsl_acc_store(tsl_u32 (&acc)[N / 4], T *dst) {
+  tsl_acc_store_cols<N, N>(acc, 0, dst);
+}
+
+// `trigger e` from the threads executing it: one arrival per warp when whole warps reach it
+// (PER_WARP, decided at compile time by tsl_warp_uniform), else one per thread.
+template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long *bar) {
+  if constexpr (PER_WARP) {
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) tsl_mbar_arrive(bar);
+  } else {
+    tsl_mbar_arrive(bar);
+  }
 }
 
 // ---- helpers: thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh) ----------------------------------------------------------------
