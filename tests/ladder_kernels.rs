@@ -7,6 +7,7 @@
 //! | every SGEMM rung, kt_*          | FFMA (f32 fused multiply-add)                        |
 //! | sgemm_k3 … k8, kt_shared/tiled  | LDGSTS (`dma.copy` global → shared is `cp.async`)    |
 //! | sgemm_k6, k7, k8                | LDG.E.128 (16-byte global loads), LDS.128 (fragments) |
+//! | sgemm_k8 with divisible tiles   | a K step of one basic block (`tsl_even` loop versioning) |
 //! | gemv_direct, gemv_staged        | SHFL.BFLY (`reduce.sum`), LDG.E.128; staged: LDGSTS   |
 //!
 //! at the defaults, for sm_80 (the SIMT path's minimum) and sm_90a (what an H100/H200 runs), with
@@ -174,9 +175,52 @@ fn sgemm_k7_autotune_uses_16_byte_loads() {
     check_defaults("sgemm_k7", "sgemm_k7_autotune", &VECTOR_OPS);
 }
 
+/// k8 stores its accumulators element by element (`STG.E`, see the kernel's epilogue), so that
+/// their registers need not come in aligned fours.
 #[test]
 fn sgemm_k8_warptile_uses_16_byte_loads() {
-    check_defaults("sgemm_k8", "sgemm_k8_warptile", &VECTOR_OPS);
+    check_defaults(
+        "sgemm_k8",
+        "sgemm_k8_warptile",
+        &["FFMA", "LDG.E.128", "LDS.128", "STG.E", "LDGSTS"],
+    );
+}
+
+/// When its tile grids divide the matrices, k8's K step is one basic block: the lowering emits
+/// the loop a second time with branch-free copies (`if (tsl_even)`), so ptxas schedules the
+/// copies' global loads together with every FFMA of the step (BENCHMARKS.md runs 29-30). In
+/// the loop of the general copies, their edge tests keep the loads in blocks of their own.
+#[test]
+fn sgemm_k8_even_k_step_is_one_basic_block() {
+    if !nvrtc_and_nvdisasm_available("sgemm_k8_even_k_step_is_one_basic_block") {
+        return;
+    }
+    let cfg = defaults("sgemm_k8_warptile");
+    let v = |n: &str| cfg.values[n];
+    let ffma_per_step = (v("BK") * v("WM") * v("WN") / 32) as usize;
+    let c = compile_instance("sgemm_k8_warptile", &cfg, Arch::Sm90a, false);
+    let count = |b: &[sass::Instruction], op: &str| b.iter().filter(|i| i.mnemonic() == op).count();
+    let steps: Vec<_> = sass::basic_blocks(&c.sass)
+        .into_iter()
+        .filter(|b| count(b, "FFMA") == ffma_per_step)
+        .collect();
+    assert_eq!(
+        steps.len(),
+        2,
+        "{}: expected the K step's {ffma_per_step} FFMAs in one block in each loop version",
+        c.what
+    );
+    let with_loads: Vec<_> = steps
+        .iter()
+        .filter(|b| count(b, "LDGSTS") > 0 && count(b, "LDG") > 0)
+        .collect();
+    assert_eq!(
+        with_loads.len(),
+        1,
+        "{}: expected the global loads in the FFMA block of the even loop only",
+        c.what
+    );
+    assert!(count(with_loads[0], "LDS") > 0, "{}", c.what);
 }
 
 #[test]

@@ -172,6 +172,33 @@ pub fn function_sass<'a>(sass: &'a str, lowered_name: &str) -> Option<&'a str> {
     Some(&sass[start..start + header.len() + end])
 }
 
+/// The basic blocks of `sass` (one function's text), in order: a block starts at a label (a
+/// branch target) and ends after a branch, call, return or exit. ptxas schedules each block on
+/// its own, so instructions meant to overlap must share one.
+pub fn basic_blocks(sass: &str) -> Vec<Vec<Instruction<'_>>> {
+    let mut blocks: Vec<Vec<Instruction<'_>>> = vec![Vec::new()];
+    for line in sass.lines() {
+        if let Some(i) = parse_line(line) {
+            let ends = matches!(
+                i.mnemonic(),
+                "BRA" | "BRX" | "JMP" | "CALL" | "RET" | "EXIT"
+            );
+            blocks.last_mut().expect("one block").push(i);
+            if ends {
+                blocks.push(Vec::new());
+            }
+        } else if line
+            .trim()
+            .strip_suffix(':')
+            .is_some_and(|l| l.starts_with(".L"))
+        {
+            blocks.push(Vec::new());
+        }
+    }
+    blocks.retain(|b| !b.is_empty());
+    blocks
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +256,37 @@ k:
             assert!(set.contains(m), "{m} missing from {set:?}");
         }
         assert!(!set.iter().any(|m| m.starts_with('.')));
+    }
+
+    #[test]
+    fn splits_basic_blocks_at_labels_and_after_branches() {
+        let text = "\
+        /*0000*/                   MOV R1, RZ ;
+.L_x_1:
+        /*0010*/                   FFMA R2, R3, R4, R2 ;
+        /*0020*/              @P0 BRA `(.L_x_2) ;
+        /*0030*/                   FFMA R5, R3, R4, R5 ;
+.L_x_2:
+        /*0040*/                   ISETP.NE.AND P1, PT, R1, RZ, PT ;
+        /*0050*/              @P1 BRA `(.L_x_1) ;
+        /*0060*/                   EXIT ;
+";
+        let b = basic_blocks(text);
+        let ops: Vec<Vec<&str>> = b
+            .iter()
+            .map(|b| b.iter().map(|i| i.mnemonic()).collect())
+            .collect();
+        assert_eq!(
+            ops,
+            vec![
+                vec!["MOV"],
+                vec!["FFMA", "BRA"],
+                vec!["FFMA"],
+                vec!["ISETP", "BRA"],
+                vec!["EXIT"]
+            ]
+        );
+        assert!(basic_blocks("").is_empty());
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct Emitter<'a> {
     pub pending_store_read: bool,
     /// `cluster C;`: the multicast loads and cluster-scope events.
     pub cluster: Option<super::cluster::Cluster>,
+    /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
+    /// line and the C++ condition under which the tile grid divides the tensor ([`super::even`]).
+    pub even_copies: Vec<(String, String)>,
     pub errors: Vec<LowerError>,
 }
 
@@ -165,6 +168,7 @@ impl<'a> Emitter<'a> {
                 self.flush_sync_tma();
                 self.flush_dma();
                 super::simt::finish_async_copies(self, start);
+                super::even::version_loops(self, start);
                 if is_block && self.cluster.is_some() {
                     self.line("tsl_cluster_sync();  // no block exits while its peers may still arrive on its barriers or multicast into it", line);
                 }

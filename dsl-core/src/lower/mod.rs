@@ -7,6 +7,7 @@
 pub mod body;
 pub mod cexpr;
 mod cluster;
+mod even;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
@@ -117,6 +118,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         deferred: None,
         lazy_store_tiles: tma_store::lazy_tiles(m),
         rewritten_store_tiles: tma_store::rewritten_tiles(m),
+        even_copies: Vec::new(),
         pending_store_read: false,
         cluster: geo
             .cluster

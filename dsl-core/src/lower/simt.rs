@@ -28,7 +28,7 @@
 use super::LowerError;
 use super::body::Emitter;
 use super::cexpr::cpp_paren;
-use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
+use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId, ViewOp};
 
 pub fn dma_copy(
     e: &mut Emitter,
@@ -111,23 +111,57 @@ pub fn dma_copy(
     } else {
         String::new()
     };
-    e.line(
-        format!(
-            "{helper}<{targs}>({stage}{}, {}, {}, {}, {}, {});",
-            dv.tile_ptr(),
-            t.name,
-            sv.origin[0],
-            sv.origin[1],
-            t.shape[0].to_cpp(),
-            t.shape[1].to_cpp()
-        ),
-        line,
+    let code = format!(
+        "{helper}<{targs}>({stage}{}, {}, {}, {}, {}, {});",
+        dv.tile_ptr(),
+        t.name,
+        sv.origin[0],
+        sv.origin[1],
+        t.shape[0].to_cpp(),
+        t.shape[1].to_cpp()
     );
+    if is_async && is_grid_tile(m, src) {
+        // A tile of the tensor's own grid: wholly inside it or wholly past its end whenever the
+        // grid divides it (and then 16-byte aligned, the tile rows being whole chunks).
+        let cond: Vec<String> = (0..2)
+            .filter(|&d| sv.tile[d] != crate::lower::sym::Sym::Int(1))
+            .map(|d| format!("{} % {} == 0", t.shape[d].to_cpp(), cpp_paren(&sv.tile[d])))
+            .collect();
+        let cond = if cond.is_empty() {
+            "true".to_string()
+        } else {
+            cond.join(" && ")
+        };
+        e.even_copies.push((code.clone(), cond));
+    }
+    e.line(code, line);
     if !is_async {
         // Waited for (with one barrier) before the next statement that is not a copy.
         e.pending_dma = true;
     }
     Ok(())
+}
+
+/// Whether `src` is `t.subspan(R, C).at(i, j)` on a tensor: a tile of the tensor's [R, C] grid,
+/// its origin `(i·R, j·C)`.
+fn is_grid_tile(m: &Module, src: ExprId) -> bool {
+    let Expr::View {
+        base,
+        op: ViewOp::At,
+        ..
+    } = &m.exprs[src]
+    else {
+        return false;
+    };
+    let Expr::View {
+        base,
+        op: ViewOp::Subspan,
+        ..
+    } = &m.exprs[*base]
+    else {
+        return false;
+    };
+    matches!(m.exprs[*base], Expr::Name(_))
 }
 
 /// Whether the last line emitted is a barrier, or an async cooperative copy (a sync one leaves
@@ -521,16 +555,38 @@ __co__ void k(global f32 [M, K] a, global f32 [K, N] b, global f32 [M, N] c) {{
                 .starts_with("tsl_copy_g2s_t<BM, BK, (BM + 4), tsl_threads>(tsl_stage_a_s);"),
             "{all}"
         );
-        assert_eq!(all.matches("(tsl_stage_a_s);").count(), 1, "{all}");
+        // The K loop comes twice (pass `even`): branch-free copies when the tile grids divide
+        // the matrices, the general ones otherwise; each version lands the stage once.
+        let even = position(
+            &b,
+            "const bool tsl_even = M % BM == 0 && K % BK == 0 && N % BN == 0;",
+        );
+        assert!(b[even + 1].starts_with("if (tsl_even) {"), "{all}");
+        assert!(even < wait, "{all}");
+        assert_eq!(all.matches("(tsl_stage_a_s);").count(), 2, "{all}");
         // The copies right after the wait's barrier add none; the first ones (after the
         // accumulator loop) do.
         assert!(b[wait + 1].starts_with("__syncthreads();"), "{all}");
-        assert!(b[wait + 2].starts_with("tsl_copy_g2s_t<"), "{all}");
         assert!(
-            b[wait + 3].starts_with("tsl_copy_g2s_async<BK, BN, BN, tsl_threads>("),
+            b[wait + 2].starts_with("tsl_copy_g2s_t<BM, BK, (BM + 4), tsl_threads, true>("),
             "{all}"
         );
-        assert_eq!(all.matches("__syncthreads();").count(), 2, "{all}");
+        assert!(
+            b[wait + 3].starts_with("tsl_copy_g2s_async<BK, BN, BN, tsl_threads, true>("),
+            "{all}"
+        );
+        let general = position(&b, "} else {");
+        assert!(
+            b[general..].iter().all(|l| !l.contains(", true>(")),
+            "{all}"
+        );
+        assert!(
+            b[general..]
+                .iter()
+                .any(|l| l.starts_with("tsl_copy_g2s_async<BK, BN, BN, tsl_threads>(")),
+            "{all}"
+        );
+        assert_eq!(all.matches("__syncthreads();").count(), 3, "{all}");
         // The stage entries read in the K-step loop are computed once per K tile.
         let hoisted = position(&b, "float* const tsl_a_s_at = (a_s + (kt % 2) * ");
         let kloop = position(&b, "for (int k = 0;");
@@ -544,6 +600,33 @@ __co__ void k(global f32 [M, K] a, global f32 [K, N] b, global f32 [M, N] c) {{
         // Nothing is left in flight when the block ends.
         assert!(
             b.last().unwrap().starts_with("tsl_cp_async_wait_all();"),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn loops_of_a_static_trip_count_are_not_versioned() {
+        // A prologue of a static trip count stays as it is; the K loop is versioned.
+        let text = sgemm(
+            "a_s[0].subspan(BK, BM).at(0, 0).transpose()",
+            "a_s[(kt + 1) % 2].subspan(BK, BM).at(0, 0).transpose()",
+        )
+        .replace(
+            "    dma.copy.async b.subspan(BK, BN).at(0, bn) => b_s[0];\n",
+            "    foreach {s} in [1]\n      dma.copy.async b.subspan(BK, BN).at(s, bn) => b_s[s];\n",
+        );
+        let b = lower(&text);
+        let all = b.join("\n");
+        assert_eq!(all.matches("const bool tsl_even = ").count(), 1, "{all}");
+        let prologue = position(&b, "for (int s = 0;");
+        assert!(prologue < position(&b, "const bool tsl_even = "), "{all}");
+        let copy = position(&b, "tsl_copy_g2s_async<");
+        assert!(
+            prologue < copy && copy < position(&b, "const bool tsl_even = "),
+            "{all}"
+        );
+        assert!(
+            b[copy].starts_with("tsl_copy_g2s_async<BK, BN, BN, tsl_threads>("),
             "{all}"
         );
     }

@@ -443,11 +443,29 @@ template <int ROWS, int COLS, int LD, int THREADS, typename T> struct tsl_t_map 
 
 // This thread's chunks of the tile, into registers: unguarded 16-byte loads when the whole tile
 // is inside the tensor and aligned (the interior: one test per tile), else per-chunk tests.
-template <int ROWS, int COLS, int LD, int THREADS, typename T>
+// EVEN (a loop versioned by the lowering, see tsl_copy_g2s_async): the tile lies wholly inside
+// the tensor or wholly past its end, 16-byte aligned — one predicate, no branch; zeros past it.
+template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_t_load(tsl_vec16<T> (&regs)[tsl_t_map<ROWS, COLS, LD, THREADS, T>::PER_THREAD],
                            const T *src, int r0, int c0, int rows, int cols) {
   using Map = tsl_t_map<ROWS, COLS, LD, THREADS, T>;
   constexpr int V = Map::V;
+  if constexpr (EVEN) {
+    const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
+    const T *base = inside ? src + (long long)r0 * cols + c0 : src;
+#pragma unroll
+    for (int j = 0; j < Map::PER_THREAD; ++j) {
+      const int q = j * THREADS + threadIdx.x;
+      if (Map::CHUNKS % THREADS == 0 || q < Map::CHUNKS) {
+        int r, c;
+        Map::at(q, r, c);
+        tsl_vec16<T> t = {};
+        if (inside) t = *reinterpret_cast<const tsl_vec16<T> *>(base + (long long)r * cols + c);
+        regs[j] = t;
+      }
+    }
+    return;
+  }
   const bool aligned = (cols % V == 0) && (c0 % V == 0);
   if (aligned && r0 + ROWS <= rows && c0 + COLS <= cols) {
     const T *base = src + (long long)r0 * cols + c0;
@@ -524,14 +542,46 @@ TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage) {
   }
 }
 
-// Issues a copy into `stage` (landing the one in flight there first).
-template <int ROWS, int COLS, int LD, int THREADS, typename T>
+// Issues a copy into `stage` (landing the one in flight there first); EVEN as in tsl_t_load.
+template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage, T *dst, const T *src,
                                int r0, int c0, int rows, int cols) {
   tsl_copy_g2s_t<ROWS, COLS, LD, THREADS>(stage);
-  tsl_t_load<ROWS, COLS, LD, THREADS>(stage.regs, src, r0, c0, rows, cols);
+  tsl_t_load<ROWS, COLS, LD, THREADS, EVEN>(stage.regs, src, r0, c0, rows, cols);
   stage.dst = dst;
   tsl_cp_async_commit();
+}
+
+// This thread's chunks of the [ROWS, COLS] tile at `base` (row pitch `pitch` elements) into
+// the shared tile at `sdst`: bare 16-byte cp.async (LDGSTS) of `n` bytes each — 16, or 0 (zero
+// fill, nothing read) — no per-chunk tests.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_g2s_chunks(tsl_u32 sdst, const T *base, long long pitch, int n) {
+  constexpr int V = 16 / sizeof(T);
+  constexpr int CPR = COLS / V;
+  constexpr int CHUNKS = ROWS * CPR;
+  constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
+  if constexpr (THREADS % CPR == 0) {
+    // Pass j moves this thread's chunk THREADS / CPR rows down: one pointer, one stride.
+    constexpr int RSTEP = THREADS / CPR;
+    const int r = threadIdx.x / CPR, c = (threadIdx.x % CPR) * V;
+    const T *p = base + r * pitch + c;
+    const long long step = RSTEP * pitch;
+    const tsl_u32 s = sdst + (r * LD + c) * (int)sizeof(T);
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j)
+      if (CHUNKS % THREADS == 0 || j * THREADS + (int)threadIdx.x < CHUNKS)
+        tsl_cp_async_16(s + j * RSTEP * LD * (int)sizeof(T), p + j * step, n);
+  } else {
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const int q = j * THREADS + threadIdx.x;
+      if (CHUNKS % THREADS == 0 || q < CHUNKS) {
+        const int r = q / CPR, c = (q % CPR) * V;
+        tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T), base + r * pitch + c, n);
+      }
+    }
+  }
 }
 
 // `dma.copy.async src => dst;` (a row-major shared tile): tsl_copy_g2s with an interior fast
@@ -539,38 +589,29 @@ TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage, T
 // tile), each thread issues its chunks as bare 16-byte cp.async (LDGSTS) from one base pointer,
 // no per-chunk tests; otherwise chunk by chunk: cp.async with zero fill past the last column (or
 // row), element loads when misaligned. Commits one group.
-template <int ROWS, int COLS, int LD, int THREADS, typename T>
+//
+// EVEN: the copy sits in a loop the lowering versioned (`if (tsl_even)`): the tensor's tile grid
+// divides it, so every tile lies wholly inside it or wholly past its end, 16-byte aligned. One
+// predicate picks 16 or 0 bytes per chunk and the copy has no branch: ptxas can then schedule it
+// into the loop body's one basic block (the SGEMM k8 loop, BENCHMARKS.md run 31).
+template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_async(T *dst, const T *src, int r0, int c0, int rows, int cols) {
   constexpr int V = 16 / sizeof(T);
   static_assert(COLS % V == 0 && LD % V == 0, "tile rows must be whole 16-byte chunks");
   constexpr int CPR = COLS / V;
   constexpr int CHUNKS = ROWS * CPR;
   constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
-  const bool aligned = (cols % V == 0) && (c0 % V == 0);
   const tsl_u32 sdst = tsl_smem_addr(dst);
-  if (aligned && r0 + ROWS <= rows && c0 + COLS <= cols) {
-    if constexpr (THREADS % CPR == 0) {
-      // Pass j moves this thread's chunk THREADS / CPR rows down: one pointer, one stride.
-      constexpr int RSTEP = THREADS / CPR;
-      const int r = threadIdx.x / CPR, c = (threadIdx.x % CPR) * V;
-      const T *p = src + (long long)(r0 + r) * cols + c0 + c;
-      const long long step = (long long)RSTEP * cols;
-      const tsl_u32 s = sdst + (r * LD + c) * (int)sizeof(T);
-#pragma unroll
-      for (int j = 0; j < PER_THREAD; ++j)
-        if (CHUNKS % THREADS == 0 || j * THREADS + (int)threadIdx.x < CHUNKS)
-          tsl_cp_async_16(s + j * RSTEP * LD * (int)sizeof(T), p + j * step, 16);
-    } else {
-      const T *base = src + (long long)r0 * cols + c0;
-#pragma unroll
-      for (int j = 0; j < PER_THREAD; ++j) {
-        const int q = j * THREADS + threadIdx.x;
-        if (CHUNKS % THREADS == 0 || q < CHUNKS) {
-          const int r = q / CPR, c = (q % CPR) * V;
-          tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T), base + (long long)r * cols + c, 16);
-        }
-      }
-    }
+  const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
+  if constexpr (EVEN) {
+    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, inside ? src + (long long)r0 * cols + c0 : src,
+                                            inside ? cols : 0, inside ? 16 : 0);
+    tsl_cp_async_commit();
+    return;
+  }
+  const bool aligned = (cols % V == 0) && (c0 % V == 0);
+  if (aligned && inside) {
+    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, src + (long long)r0 * cols + c0, cols, 16);
   } else {
 #pragma unroll
     for (int j = 0; j < PER_THREAD; ++j) {

@@ -6,12 +6,12 @@
 // Tunables (C++ template parameters; defaults are seed 004's config):
 //   BM in [64, 128, 256], default 64, this file: 64
 //   BN in [64, 128, 256], default 256, this file: 256
-//   BK in [8, 16, 32], default 32, this file: 32
+//   BK in [8, 16, 32], default 16, this file: 16
 //   WM in [32, 64, 128], default 64, this file: 64
-//   WN in [32, 64, 128], default 32, this file: 32
-//   WNITER in [1, 2, 4], default 1, this file: 1
-//   TM in [4, 8], default 4, this file: 4
-//   TN in [4, 8], default 8, this file: 8
+//   WN in [32, 64, 128], default 64, this file: 64
+//   WNITER in [1, 2, 4], default 2, this file: 2
+//   TM in [4, 8], default 8, this file: 8
+//   TN in [4, 8], default 4, this file: 4
 //   MINB in [1, 2], default 1, this file: 1
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
@@ -447,11 +447,29 @@ template <int ROWS, int COLS, int LD, int THREADS, typename T> struct tsl_t_map 
 
 // This thread's chunks of the tile, into registers: unguarded 16-byte loads when the whole tile
 // is inside the tensor and aligned (the interior: one test per tile), else per-chunk tests.
-template <int ROWS, int COLS, int LD, int THREADS, typename T>
+// EVEN (a loop versioned by the lowering, see tsl_copy_g2s_async): the tile lies wholly inside
+// the tensor or wholly past its end, 16-byte aligned — one predicate, no branch; zeros past it.
+template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_t_load(tsl_vec16<T> (&regs)[tsl_t_map<ROWS, COLS, LD, THREADS, T>::PER_THREAD],
                            const T *src, int r0, int c0, int rows, int cols) {
   using Map = tsl_t_map<ROWS, COLS, LD, THREADS, T>;
   constexpr int V = Map::V;
+  if constexpr (EVEN) {
+    const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
+    const T *base = inside ? src + (long long)r0 * cols + c0 : src;
+#pragma unroll
+    for (int j = 0; j < Map::PER_THREAD; ++j) {
+      const int q = j * THREADS + threadIdx.x;
+      if (Map::CHUNKS % THREADS == 0 || q < Map::CHUNKS) {
+        int r, c;
+        Map::at(q, r, c);
+        tsl_vec16<T> t = {};
+        if (inside) t = *reinterpret_cast<const tsl_vec16<T> *>(base + (long long)r * cols + c);
+        regs[j] = t;
+      }
+    }
+    return;
+  }
   const bool aligned = (cols % V == 0) && (c0 % V == 0);
   if (aligned && r0 + ROWS <= rows && c0 + COLS <= cols) {
     const T *base = src + (long long)r0 * cols + c0;
@@ -528,14 +546,46 @@ TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage) {
   }
 }
 
-// Issues a copy into `stage` (landing the one in flight there first).
-template <int ROWS, int COLS, int LD, int THREADS, typename T>
+// Issues a copy into `stage` (landing the one in flight there first); EVEN as in tsl_t_load.
+template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage, T *dst, const T *src,
                                int r0, int c0, int rows, int cols) {
   tsl_copy_g2s_t<ROWS, COLS, LD, THREADS>(stage);
-  tsl_t_load<ROWS, COLS, LD, THREADS>(stage.regs, src, r0, c0, rows, cols);
+  tsl_t_load<ROWS, COLS, LD, THREADS, EVEN>(stage.regs, src, r0, c0, rows, cols);
   stage.dst = dst;
   tsl_cp_async_commit();
+}
+
+// This thread's chunks of the [ROWS, COLS] tile at `base` (row pitch `pitch` elements) into
+// the shared tile at `sdst`: bare 16-byte cp.async (LDGSTS) of `n` bytes each — 16, or 0 (zero
+// fill, nothing read) — no per-chunk tests.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_g2s_chunks(tsl_u32 sdst, const T *base, long long pitch, int n) {
+  constexpr int V = 16 / sizeof(T);
+  constexpr int CPR = COLS / V;
+  constexpr int CHUNKS = ROWS * CPR;
+  constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
+  if constexpr (THREADS % CPR == 0) {
+    // Pass j moves this thread's chunk THREADS / CPR rows down: one pointer, one stride.
+    constexpr int RSTEP = THREADS / CPR;
+    const int r = threadIdx.x / CPR, c = (threadIdx.x % CPR) * V;
+    const T *p = base + r * pitch + c;
+    const long long step = RSTEP * pitch;
+    const tsl_u32 s = sdst + (r * LD + c) * (int)sizeof(T);
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j)
+      if (CHUNKS % THREADS == 0 || j * THREADS + (int)threadIdx.x < CHUNKS)
+        tsl_cp_async_16(s + j * RSTEP * LD * (int)sizeof(T), p + j * step, n);
+  } else {
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const int q = j * THREADS + threadIdx.x;
+      if (CHUNKS % THREADS == 0 || q < CHUNKS) {
+        const int r = q / CPR, c = (q % CPR) * V;
+        tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T), base + r * pitch + c, n);
+      }
+    }
+  }
 }
 
 // `dma.copy.async src => dst;` (a row-major shared tile): tsl_copy_g2s with an interior fast
@@ -543,38 +593,29 @@ TSL_DEVICE void tsl_copy_g2s_t(tsl_stage_t<ROWS, COLS, LD, THREADS, T> &stage, T
 // tile), each thread issues its chunks as bare 16-byte cp.async (LDGSTS) from one base pointer,
 // no per-chunk tests; otherwise chunk by chunk: cp.async with zero fill past the last column (or
 // row), element loads when misaligned. Commits one group.
-template <int ROWS, int COLS, int LD, int THREADS, typename T>
+//
+// EVEN: the copy sits in a loop the lowering versioned (`if (tsl_even)`): the tensor's tile grid
+// divides it, so every tile lies wholly inside it or wholly past its end, 16-byte aligned. One
+// predicate picks 16 or 0 bytes per chunk and the copy has no branch: ptxas can then schedule it
+// into the loop body's one basic block (the SGEMM k8 loop, BENCHMARKS.md run 31).
+template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_async(T *dst, const T *src, int r0, int c0, int rows, int cols) {
   constexpr int V = 16 / sizeof(T);
   static_assert(COLS % V == 0 && LD % V == 0, "tile rows must be whole 16-byte chunks");
   constexpr int CPR = COLS / V;
   constexpr int CHUNKS = ROWS * CPR;
   constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
-  const bool aligned = (cols % V == 0) && (c0 % V == 0);
   const tsl_u32 sdst = tsl_smem_addr(dst);
-  if (aligned && r0 + ROWS <= rows && c0 + COLS <= cols) {
-    if constexpr (THREADS % CPR == 0) {
-      // Pass j moves this thread's chunk THREADS / CPR rows down: one pointer, one stride.
-      constexpr int RSTEP = THREADS / CPR;
-      const int r = threadIdx.x / CPR, c = (threadIdx.x % CPR) * V;
-      const T *p = src + (long long)(r0 + r) * cols + c0 + c;
-      const long long step = (long long)RSTEP * cols;
-      const tsl_u32 s = sdst + (r * LD + c) * (int)sizeof(T);
-#pragma unroll
-      for (int j = 0; j < PER_THREAD; ++j)
-        if (CHUNKS % THREADS == 0 || j * THREADS + (int)threadIdx.x < CHUNKS)
-          tsl_cp_async_16(s + j * RSTEP * LD * (int)sizeof(T), p + j * step, 16);
-    } else {
-      const T *base = src + (long long)r0 * cols + c0;
-#pragma unroll
-      for (int j = 0; j < PER_THREAD; ++j) {
-        const int q = j * THREADS + threadIdx.x;
-        if (CHUNKS % THREADS == 0 || q < CHUNKS) {
-          const int r = q / CPR, c = (q % CPR) * V;
-          tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T), base + (long long)r * cols + c, 16);
-        }
-      }
-    }
+  const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
+  if constexpr (EVEN) {
+    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, inside ? src + (long long)r0 * cols + c0 : src,
+                                            inside ? cols : 0, inside ? 16 : 0);
+    tsl_cp_async_commit();
+    return;
+  }
+  const bool aligned = (cols % V == 0) && (c0 % V == 0);
+  if (aligned && inside) {
+    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, src + (long long)r0 * cols + c0, cols, 16);
   } else {
 #pragma unroll
     for (int j = 0; j < PER_THREAD; ++j) {
@@ -629,55 +670,92 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
   constexpr int tsl_smem_a_s = 0;
   constexpr int tsl_smem_b_s = tsl_align_up(tsl_smem_a_s + (2 * (BK * (BM + PAD)) * 4), 128);
   unsigned char *tsl_smem = tsl_smem_base<128>();
-  const int bm = blockIdx.x;  // dsl:53
-  const int bn = blockIdx.y;  // dsl:53
-  const int wr = (threadIdx.x / (WSUBM / TM * (WSUBN / TN))) / (BN / WN);  // dsl:53
-  const int wc = threadIdx.x / (WSUBM / TM * (WSUBN / TN)) % (BN / WN);  // dsl:53
-  const int tr = (threadIdx.x % (WSUBM / TM * (WSUBN / TN))) / (WSUBN / TN);  // dsl:53
-  const int tc = threadIdx.x % (WSUBM / TM * (WSUBN / TN)) % (WSUBN / TN);  // dsl:53
-  tsl_stage_t<BM, BK, (BM + PAD), tsl_threads, float> tsl_stage_a_s;  // dsl:63  registers of the async transposed copies in flight
-  float* a_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_a_s);  // dsl:56
-  float* b_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_b_s);  // dsl:57
-  float acc[WMITER * TM * (WNITER * TN)];  // dsl:58
-  float ra[WMITER * TM];  // dsl:59
-  float rb[WNITER * TN];  // dsl:60
+  const int bm = blockIdx.x;  // dsl:55
+  const int bn = blockIdx.y;  // dsl:55
+  const int wr = (threadIdx.x / (WSUBM / TM * (WSUBN / TN))) / (BN / WN);  // dsl:55
+  const int wc = threadIdx.x / (WSUBM / TM * (WSUBN / TN)) % (BN / WN);  // dsl:55
+  const int tr = (threadIdx.x % (WSUBM / TM * (WSUBN / TN))) / (WSUBN / TN);  // dsl:55
+  const int tc = threadIdx.x % (WSUBM / TM * (WSUBN / TN)) % (WSUBN / TN);  // dsl:55
+  tsl_stage_t<BM, BK, (BM + PAD), tsl_threads, float> tsl_stage_a_s;  // dsl:65  registers of the async transposed copies in flight
+  float* a_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_a_s);  // dsl:58
+  float* b_s = reinterpret_cast<float*>(tsl_smem + tsl_smem_b_s);  // dsl:59
+  float acc[WMITER * TM * (WNITER * TN)];  // dsl:60
+  float ra[WMITER * TM];  // dsl:61
+  float rb[WNITER * TN];  // dsl:62
   #pragma unroll
-  for (int i = 0; i < WMITER * TM; ++i) {  // dsl:61
+  for (int i = 0; i < WMITER * TM; ++i) {  // dsl:63
     #pragma unroll
-    for (int j = 0; j < WNITER * TN; ++j) {  // dsl:61
-      acc[i * (WNITER * TN) + j] = 0.0f;  // dsl:62
+    for (int j = 0; j < WNITER * TN; ++j) {  // dsl:63
+      acc[i * (WNITER * TN) + j] = 0.0f;  // dsl:64
     }
   }
-  __syncthreads();  // dsl:63  earlier readers of the destinations are done
-  tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + 0 * (BK * (BM + PAD))), a, bm * BM, 0, M, K);  // dsl:63
-  tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + 0 * (BK * BN)), b, 0, bn * BN, K, N);  // dsl:64
-  for (int kt = 0; kt < tsl_cdiv(K, BK); ++kt) {  // dsl:65
-    tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s);  // dsl:66  the transposed copy in flight lands
-    tsl_cp_async_wait<0>();  // dsl:66
-    __syncthreads();  // dsl:66  the landed tiles are visible to every thread
-    tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + ((kt + 1) % 2) * (BK * (BM + PAD))), a, bm * BM, (kt + 1) * BK, M, K);  // dsl:67
-    tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + ((kt + 1) % 2) * (BK * BN)), b, (kt + 1) * BK, bn * BN, K, N);  // dsl:68
-    float* const tsl_a_s_at = (a_s + (kt % 2) * (BK * (BM + PAD)));  // dsl:69  this loop's entry of `a_s`
-    float* const tsl_b_s_at = (b_s + (kt % 2) * (BK * BN));  // dsl:69  this loop's entry of `b_s`
-    #pragma unroll
-    for (int k = 0; k < BK; ++k) {  // dsl:69
+  __syncthreads();  // dsl:65  earlier readers of the destinations are done
+  tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + 0 * (BK * (BM + PAD))), a, bm * BM, 0, M, K);  // dsl:65
+  tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + 0 * (BK * BN)), b, 0, bn * BN, K, N);  // dsl:66
+  const bool tsl_even = M % BM == 0 && K % BK == 0 && N % BN == 0;  // dsl:67  each tile this loop copies lies wholly inside its tensor or wholly past its end
+  if (tsl_even) {  // dsl:67  the copies without bounds tests or branches
+    for (int kt = 0; kt < tsl_cdiv(K, BK); ++kt) {  // dsl:67
+      tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s);  // dsl:68  the transposed copy in flight lands
+      tsl_cp_async_wait<0>();  // dsl:68
+      __syncthreads();  // dsl:68  the landed tiles are visible to every thread
+      tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads, true>(tsl_stage_a_s, (a_s + ((kt + 1) % 2) * (BK * (BM + PAD))), a, bm * BM, (kt + 1) * BK, M, K);  // dsl:69
+      tsl_copy_g2s_async<BK, BN, BN, tsl_threads, true>((b_s + ((kt + 1) % 2) * (BK * BN)), b, (kt + 1) * BK, bn * BN, K, N);  // dsl:70
+      float* const tsl_a_s_at = (a_s + (kt % 2) * (BK * (BM + PAD)));  // dsl:71  this loop's entry of `a_s`
+      float* const tsl_b_s_at = (b_s + (kt % 2) * (BK * BN));  // dsl:71  this loop's entry of `b_s`
       #pragma unroll
-      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:71
-        tsl_copy_tile<1, TM, BM + PAD, TM, ((BM + PAD) % 4 == 0 && TM % 4 == 0)>(ra + mi * TM, tsl_a_s_at + k * (BM + PAD) + ((wr * WMITER + mi) * (WSUBM / TM) + tr) * TM);  // dsl:72
-      }
-      #pragma unroll
-      for (int ni = 0; ni < WNITER; ++ni) {  // dsl:74
-        tsl_copy_tile<1, TN, BN, TN, (BN % 4 == 0 && TN % 4 == 0)>(rb + ni * TN, tsl_b_s_at + k * BN + ((wc * WNITER + ni) * (WSUBN / TN) + tc) * TN);  // dsl:75
-      }
-      #pragma unroll
-      for (int mi = 0; mi < WMITER; ++mi) {  // dsl:80
+      for (int k = 0; k < BK; ++k) {  // dsl:71
         #pragma unroll
-        for (int ni = 0; ni < WNITER; ++ni) {  // dsl:80
+        for (int mi = 0; mi < WMITER; ++mi) {  // dsl:73
+          tsl_copy_tile<1, TM, BM + PAD, TM, ((BM + PAD) % 4 == 0 && TM % 4 == 0)>(ra + mi * TM, tsl_a_s_at + k * (BM + PAD) + ((wr * WMITER + mi) * (WSUBM / TM) + tr) * TM);  // dsl:74
+        }
+        #pragma unroll
+        for (int ni = 0; ni < WNITER; ++ni) {  // dsl:76
+          tsl_copy_tile<1, TN, BN, TN, (BN % 4 == 0 && TN % 4 == 0)>(rb + ni * TN, tsl_b_s_at + k * BN + ((wc * WNITER + ni) * (WSUBN / TN) + tc) * TN);  // dsl:77
+        }
+        #pragma unroll
+        for (int mi = 0; mi < WMITER; ++mi) {  // dsl:82
           #pragma unroll
-          for (int j = 0; j < TN; ++j) {  // dsl:80
+          for (int ni = 0; ni < WNITER; ++ni) {  // dsl:82
             #pragma unroll
-            for (int i = 0; i < TM; ++i) {  // dsl:80
-              acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j] = fmaf(ra[mi * TM + i], rb[ni * TN + j], acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:81
+            for (int j = 0; j < TN; ++j) {  // dsl:82
+              #pragma unroll
+              for (int i = 0; i < TM; ++i) {  // dsl:82
+                acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j] = fmaf(ra[mi * TM + i], rb[ni * TN + j], acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:83
+              }
+            }
+          }
+        }
+      }
+    }
+  } else {  // a ragged edge or an unaligned row: the copies test their chunks
+    for (int kt = 0; kt < tsl_cdiv(K, BK); ++kt) {  // dsl:67
+      tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s);  // dsl:68  the transposed copy in flight lands
+      tsl_cp_async_wait<0>();  // dsl:68
+      __syncthreads();  // dsl:68  the landed tiles are visible to every thread
+      tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, (a_s + ((kt + 1) % 2) * (BK * (BM + PAD))), a, bm * BM, (kt + 1) * BK, M, K);  // dsl:69
+      tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + ((kt + 1) % 2) * (BK * BN)), b, (kt + 1) * BK, bn * BN, K, N);  // dsl:70
+      float* const tsl_a_s_at = (a_s + (kt % 2) * (BK * (BM + PAD)));  // dsl:71  this loop's entry of `a_s`
+      float* const tsl_b_s_at = (b_s + (kt % 2) * (BK * BN));  // dsl:71  this loop's entry of `b_s`
+      #pragma unroll
+      for (int k = 0; k < BK; ++k) {  // dsl:71
+        #pragma unroll
+        for (int mi = 0; mi < WMITER; ++mi) {  // dsl:73
+          tsl_copy_tile<1, TM, BM + PAD, TM, ((BM + PAD) % 4 == 0 && TM % 4 == 0)>(ra + mi * TM, tsl_a_s_at + k * (BM + PAD) + ((wr * WMITER + mi) * (WSUBM / TM) + tr) * TM);  // dsl:74
+        }
+        #pragma unroll
+        for (int ni = 0; ni < WNITER; ++ni) {  // dsl:76
+          tsl_copy_tile<1, TN, BN, TN, (BN % 4 == 0 && TN % 4 == 0)>(rb + ni * TN, tsl_b_s_at + k * BN + ((wc * WNITER + ni) * (WSUBN / TN) + tc) * TN);  // dsl:77
+        }
+        #pragma unroll
+        for (int mi = 0; mi < WMITER; ++mi) {  // dsl:82
+          #pragma unroll
+          for (int ni = 0; ni < WNITER; ++ni) {  // dsl:82
+            #pragma unroll
+            for (int j = 0; j < TN; ++j) {  // dsl:82
+              #pragma unroll
+              for (int i = 0; i < TM; ++i) {  // dsl:82
+                acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j] = fmaf(ra[mi * TM + i], rb[ni * TN + j], acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:83
+              }
             }
           }
         }
@@ -685,12 +763,15 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
     }
   }
   #pragma unroll
-  for (int mi = 0; mi < WMITER; ++mi) {  // dsl:84
+  for (int mi = 0; mi < WMITER; ++mi) {  // dsl:91
     #pragma unroll
-    for (int ni = 0; ni < WNITER; ++ni) {  // dsl:84
+    for (int ni = 0; ni < WNITER; ++ni) {  // dsl:91
       #pragma unroll
-      for (int i = 0; i < TM; ++i) {  // dsl:84
-        tsl_copy_r2g<1, TN, WNITER * TN>(c, acc + (mi * TM + i) * (WNITER * TN) + ni * TN, (((bm * (BM / WM) + wr) * WMITER + mi) * (WSUBM / TM) + tr) * TM + i, (((bn * (BN / WN) + wc) * WNITER + ni) * (WSUBN / TN) + tc) * TN, M, N);  // dsl:85
+      for (int i = 0; i < TM; ++i) {  // dsl:91
+        #pragma unroll
+        for (int j = 0; j < TN; ++j) {  // dsl:91
+          tsl_st_guarded(c, (((bm * (BM / WM) + wr) * WMITER + mi) * (WSUBM / TM) + tr) * TM + i, (((bn * (BN / WN) + wc) * WNITER + ni) * (WSUBN / TN) + tc) * TN + j, M, N, acc[(mi * TM + i) * (WNITER * TN) + ni * TN + j]);  // dsl:92
+        }
       }
     }
   }
@@ -707,4 +788,4 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_sgemm_k8<64, 256, 32, 64, 32, 1, 4, 8, 1>(const float* __restrict__, const float* __restrict__, float* __restrict__, const int, const int, const int);
+template __global__ void tsl_sgemm_k8<64, 256, 16, 64, 64, 2, 8, 4, 1>(const float* __restrict__, const float* __restrict__, float* __restrict__, const int, const int, const int);

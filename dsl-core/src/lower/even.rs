@@ -1,0 +1,180 @@
+//! Pass `even`: loop versioning for the SIMT path's async tile copies.
+//!
+//! An async copy of a tile of a global tensor's own grid (`a.subspan(BM, BK).at(bm, kt + 1)`)
+//! tests its tile against the tensor's edges: chunk by chunk at a ragged edge, with a uniform
+//! test per tile in the interior. Those tests are branches, and a branch ends a basic block:
+//! ptxas then schedules the copy code and the loop's FMAs separately, and the FMA block's
+//! register allocation suffers for it (the SGEMM k8 loop ran 1,271 SASS instructions in a dozen
+//! blocks, BENCHMARKS.md run 29). When the grid divides the tensor (`M % BM == 0 && K % BK ==
+//! 0`), every tile lies wholly inside it or wholly past its end, so one predicate per tile
+//! decides everything and the copy needs no branch.
+//!
+//! A loop whose trip count depends on a dimension and that issues such copies is therefore
+//! emitted twice, behind one block-uniform test of the conditions of all its copies:
+//!
+//! ```text
+//! const bool tsl_even = M % BM == 0 && K % BK == 0 && N % BN == 0;
+//! if (tsl_even) {
+//!   for (…) { … tsl_copy_g2s_async<…, true>(…); … }   // branch-free copies
+//! } else {
+//!   for (…) { … tsl_copy_g2s_async<…>(…); … }         // the general copies
+//! }
+//! ```
+//!
+//! Loops of a static trip count (`#pragma unroll`ed prologues) are left alone, and so is a loop
+//! nested in one already versioned.
+
+use super::body::Emitter;
+use super::kernel::Line;
+
+/// Versions the outermost dimension-bounded loops in `lines[start..]` that issue async grid-tile
+/// copies (recorded in `e.even_copies` by [`super::simt::dma_copy`]).
+pub fn version_loops(e: &mut Emitter, start: usize) {
+    let mut i = start;
+    while i < e.lines.len() {
+        let Some(end) = loop_end(&e.lines, i) else {
+            i += 1;
+            continue;
+        };
+        let conds = copy_conditions(e, i, end);
+        if conds.is_empty() {
+            i += 1;
+            continue;
+        }
+        let n = version(e, i, end, &conds);
+        i += n;
+    }
+}
+
+/// If `lines[i]` opens a loop whose trip count is not static, the index of its closing `}`.
+fn loop_end(lines: &[Line], i: usize) -> Option<usize> {
+    let l = &lines[i];
+    if !l.code.starts_with("for (") || !l.code.ends_with('{') {
+        return None;
+    }
+    if i > 0 && lines[i - 1].code == "#pragma unroll" {
+        return None;
+    }
+    (i + 1..lines.len()).find(|&j| lines[j].indent == l.indent && lines[j].code == "}")
+}
+
+/// The distinct conditions of the recorded grid-tile copies in `lines[from..=to]`, in order
+/// (`["true"]` when they have none); empty when the range has no such copy.
+fn copy_conditions(e: &Emitter, from: usize, to: usize) -> Vec<String> {
+    let mut found = false;
+    let mut conds: Vec<String> = Vec::new();
+    for l in &e.lines[from..=to] {
+        let Some((_, c)) = e.even_copies.iter().find(|(code, _)| *code == l.code) else {
+            continue;
+        };
+        found = true;
+        for part in c.split(" && ").filter(|p| *p != "true") {
+            if !conds.iter().any(|x| x == part) {
+                conds.push(part.to_string());
+            }
+        }
+    }
+    if found && conds.is_empty() {
+        conds.push("true".into());
+    }
+    conds
+}
+
+/// Replaces the loop `lines[from..=to]` by the test and both versions; returns the number of
+/// lines that now stand in its place.
+fn version(e: &mut Emitter, from: usize, to: usize, conds: &[String]) -> usize {
+    let indent = e.lines[from].indent;
+    let dsl_line = e.lines[from].dsl_line;
+    let name = (0..)
+        .map(|n| match n {
+            0 => "tsl_even".to_string(),
+            _ => format!("tsl_even{n}"),
+        })
+        .find(|n| {
+            let decl = format!("const bool {n} = ");
+            !e.lines.iter().any(|l| l.code.starts_with(&decl))
+        })
+        .unwrap_or_default();
+    let body: Vec<Line> = e.lines[from..=to].to_vec();
+    let shift = |l: &Line| Line {
+        indent: l.indent + 1,
+        ..l.clone()
+    };
+    let mut out = vec![
+        Line {
+            indent,
+            code: format!(
+                "const bool {name} = {};  // each tile this loop copies lies wholly inside its tensor or wholly past its end",
+                conds.join(" && ")
+            ),
+            dsl_line,
+        },
+        Line {
+            indent,
+            code: format!("if ({name}) {{  // the copies without bounds tests or branches"),
+            dsl_line,
+        },
+    ];
+    for l in &body {
+        let mut l = shift(l);
+        if e.even_copies.iter().any(|(code, _)| *code == l.code) {
+            l.code = even_form(&l.code);
+        }
+        out.push(l);
+    }
+    out.push(Line {
+        indent,
+        code: "} else {  // a ragged edge or an unaligned row: the copies test their chunks".into(),
+        dsl_line: None,
+    });
+    out.extend(body.iter().map(shift));
+    out.push(Line {
+        indent,
+        code: "}".into(),
+        dsl_line: None,
+    });
+    let n = out.len();
+    e.lines.splice(from..=to, out);
+    n
+}
+
+/// `helper<A, B, C, D>(args…)` → `helper<A, B, C, D, true>(args…)`: the first template argument
+/// list gets `EVEN = true`.
+fn even_form(code: &str) -> String {
+    let open = code.find('<').unwrap_or(0);
+    let mut depth = 0usize;
+    for (k, ch) in code.char_indices().skip(open) {
+        match ch {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return format!("{}, true{}", &code[..k], &code[k..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    code.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::even_form;
+
+    #[test]
+    fn even_form_appends_to_the_first_template_argument_list() {
+        assert_eq!(
+            even_form(
+                "tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + 0), b, 0, bn * BN, K, N);"
+            ),
+            "tsl_copy_g2s_async<BK, BN, BN, tsl_threads, true>((b_s + 0), b, 0, bn * BN, K, N);"
+        );
+        assert_eq!(
+            even_form(
+                "tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, a_s, a, bm * BM, 0, M, K);"
+            ),
+            "tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads, true>(tsl_stage_a_s, a_s, a, bm * BM, 0, M, K);"
+        );
+    }
+}
