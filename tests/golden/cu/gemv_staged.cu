@@ -591,7 +591,7 @@ TSL_DEVICE void tsl_g2s_chunks(tsl_u32 sdst, const T *base, long long pitch, int
 // EVEN: the copy sits in a loop the lowering versioned (`if (tsl_even)`): the tensor's tile grid
 // divides it, so every tile lies wholly inside it or wholly past its end, 16-byte aligned. One
 // predicate picks 16 or 0 bytes per chunk and the copy has no branch: ptxas can then schedule it
-// into the loop body's one basic block (the SGEMM k8 loop, BENCHMARKS.md run 31).
+// into the loop body's one basic block (the SGEMM k8 loop, BENCHMARKS.md runs 29-30).
 template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_async(T *dst, const T *src, int r0, int c0, int rows, int cols) {
   constexpr int V = 16 / sizeof(T);
