@@ -25,7 +25,51 @@
 //! nested in one already versioned.
 
 use super::body::Emitter;
+use super::cexpr::{View, cpp_paren};
 use super::kernel::Line;
+use super::sym::Sym;
+use crate::ir::{Expr, ExprId, Module, ViewOp};
+
+/// For a copy from `src` (resolved as `sv`): when `src` is `t.subspan(R, C).at(i, j)` on a
+/// tensor — a tile of the tensor's own [R, C] grid, origin `(i·R, j·C)` — the C++ condition
+/// under which that grid divides the tensor (`M % BM == 0 && K % BK == 0`): then the tile lies
+/// wholly inside it or wholly past its end, and 16-byte aligned, its rows being whole chunks.
+pub fn grid_tile_condition(m: &Module, src: ExprId, sv: &View) -> Option<String> {
+    let Expr::View {
+        base,
+        op: ViewOp::At,
+        ..
+    } = &m.exprs[src]
+    else {
+        return None;
+    };
+    let Expr::View {
+        base,
+        op: ViewOp::Subspan,
+        ..
+    } = &m.exprs[*base]
+    else {
+        return None;
+    };
+    if !matches!(m.exprs[*base], Expr::Name(_)) {
+        return None;
+    }
+    let cond: Vec<String> = (0..sv.tile.len())
+        .filter(|&d| sv.tile[d] != Sym::Int(1))
+        .map(|d| {
+            format!(
+                "{} % {} == 0",
+                sv.tensor.shape[d].to_cpp(),
+                cpp_paren(&sv.tile[d])
+            )
+        })
+        .collect();
+    Some(if cond.is_empty() {
+        "true".to_string()
+    } else {
+        cond.join(" && ")
+    })
+}
 
 /// Versions the outermost dimension-bounded loops in `lines[start..]` that issue async grid-tile
 /// copies (recorded in `e.even_copies` by [`super::simt::dma_copy`]).
