@@ -67,8 +67,8 @@ pub struct Emitter<'a> {
     /// `cluster C;`: the multicast loads and cluster-scope events.
     pub cluster: Option<super::cluster::Cluster>,
     /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
-    /// line and the C++ condition under which the tile grid divides the tensor ([`super::even`]).
-    pub even_copies: Vec<(String, String)>,
+    /// line and the C++ conditions under which the tile grid divides the tensor ([`super::even`]).
+    pub even_copies: Vec<(String, Vec<String>)>,
     pub errors: Vec<LowerError>,
 }
 

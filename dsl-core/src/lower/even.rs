@@ -31,10 +31,11 @@ use super::sym::Sym;
 use crate::ir::{Expr, ExprId, Module, ViewOp};
 
 /// For a copy from `src` (resolved as `sv`): when `src` is `t.subspan(R, C).at(i, j)` on a
-/// tensor — a tile of the tensor's own [R, C] grid, origin `(i·R, j·C)` — the C++ condition
-/// under which that grid divides the tensor (`M % BM == 0 && K % BK == 0`): then the tile lies
-/// wholly inside it or wholly past its end, and 16-byte aligned, its rows being whole chunks.
-pub fn grid_tile_condition(m: &Module, src: ExprId, sv: &View) -> Option<String> {
+/// tensor — a tile of the tensor's own [R, C] grid, origin `(i·R, j·C)` — the C++ conditions
+/// under which that grid divides the tensor (`["M % BM == 0", "K % BK == 0"]`, none for a
+/// tile of 1 × 1): then the tile lies wholly inside it or wholly past its end, and 16-byte
+/// aligned, its rows being whole chunks.
+pub fn grid_tile_conditions(m: &Module, src: ExprId, sv: &View) -> Option<Vec<String>> {
     let Expr::View {
         base,
         op: ViewOp::At,
@@ -54,21 +55,18 @@ pub fn grid_tile_condition(m: &Module, src: ExprId, sv: &View) -> Option<String>
     if !matches!(m.exprs[*base], Expr::Name(_)) {
         return None;
     }
-    let cond: Vec<String> = (0..sv.tile.len())
-        .filter(|&d| sv.tile[d] != Sym::Int(1))
-        .map(|d| {
-            format!(
-                "{} % {} == 0",
-                sv.tensor.shape[d].to_cpp(),
-                cpp_paren(&sv.tile[d])
-            )
-        })
-        .collect();
-    Some(if cond.is_empty() {
-        "true".to_string()
-    } else {
-        cond.join(" && ")
-    })
+    Some(
+        (0..sv.tile.len())
+            .filter(|&d| sv.tile[d] != Sym::Int(1))
+            .map(|d| {
+                format!(
+                    "{} % {} == 0",
+                    sv.tensor.shape[d].to_cpp(),
+                    cpp_paren(&sv.tile[d])
+                )
+            })
+            .collect(),
+    )
 }
 
 /// Versions the outermost dimension-bounded loops in `lines[start..]` that issue async grid-tile
@@ -80,13 +78,10 @@ pub fn version_loops(e: &mut Emitter, start: usize) {
             i += 1;
             continue;
         };
-        let conds = copy_conditions(e, i, end);
-        if conds.is_empty() {
-            i += 1;
-            continue;
+        match copy_conditions(e, i, end) {
+            Some(conds) => i += version(e, i, end, &conds),
+            None => i += 1,
         }
-        let n = version(e, i, end, &conds);
-        i += n;
     }
 }
 
@@ -103,25 +98,20 @@ fn loop_end(lines: &[Line], i: usize) -> Option<usize> {
 }
 
 /// The distinct conditions of the recorded grid-tile copies in `lines[from..=to]`, in order
-/// (`["true"]` when they have none); empty when the range has no such copy.
-fn copy_conditions(e: &Emitter, from: usize, to: usize) -> Vec<String> {
-    let mut found = false;
-    let mut conds: Vec<String> = Vec::new();
+/// (`["true"]` when they have none); `None` when the range has no such copy.
+fn copy_conditions(e: &Emitter, from: usize, to: usize) -> Option<Vec<String>> {
+    let mut conds: Option<Vec<String>> = None;
     for l in &e.lines[from..=to] {
-        let Some((_, c)) = e.even_copies.iter().find(|(code, _)| *code == l.code) else {
-            continue;
-        };
-        found = true;
-        for part in c.split(" && ").filter(|p| *p != "true") {
-            if !conds.iter().any(|x| x == part) {
-                conds.push(part.to_string());
+        if let Some((_, c)) = e.even_copies.iter().find(|(code, _)| *code == l.code) {
+            let all = conds.get_or_insert_with(Vec::new);
+            for part in c {
+                if !all.contains(part) {
+                    all.push(part.clone());
+                }
             }
         }
     }
-    if found && conds.is_empty() {
-        conds.push("true".into());
-    }
-    conds
+    conds.map(|c| if c.is_empty() { vec!["true".into()] } else { c })
 }
 
 /// Replaces the loop `lines[from..=to]` by the test and both versions; returns the number of
@@ -185,7 +175,9 @@ fn version(e: &mut Emitter, from: usize, to: usize, conds: &[String]) -> usize {
 /// `helper<A, B, C, D>(args…)` → `helper<A, B, C, D, true>(args…)`: the first template argument
 /// list gets `EVEN = true`.
 fn even_form(code: &str) -> String {
-    let open = code.find('<').unwrap_or(0);
+    let Some(open) = code.find('<') else {
+        return code.to_string();
+    };
     let mut depth = 0usize;
     for (k, ch) in code.char_indices().skip(open) {
         match ch {
@@ -208,6 +200,7 @@ mod tests {
 
     #[test]
     fn even_form_appends_to_the_first_template_argument_list() {
+        assert_eq!(even_form("acc = 0.0f;"), "acc = 0.0f;");
         assert_eq!(
             even_form(
                 "tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + 0), b, 0, bn * BN, K, N);"

@@ -120,7 +120,7 @@ pub fn dma_copy(
         t.shape[0].to_cpp(),
         t.shape[1].to_cpp()
     );
-    if is_async && let Some(cond) = super::even::grid_tile_condition(m, src, &sv) {
+    if is_async && let Some(cond) = super::even::grid_tile_conditions(m, src, &sv) {
         e.even_copies.push((code.clone(), cond));
     }
     e.line(code, line);
