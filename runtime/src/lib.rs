@@ -39,7 +39,9 @@
 
 pub mod bench;
 pub mod cache;
+pub mod clocks;
 pub mod cublas_ref;
+pub mod cublaslt_ref;
 pub mod device;
 pub mod dsl;
 pub mod dtype;
@@ -52,6 +54,7 @@ pub mod launch;
 pub mod locate;
 pub mod nvrtc;
 pub mod ptxas;
+pub mod regime;
 pub mod sass;
 pub mod tensor;
 pub mod timing;
