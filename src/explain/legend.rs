@@ -18,6 +18,8 @@ pub struct Helper {
     pub ptx: Vec<String>,
     /// Other helpers its body uses.
     pub calls: Vec<String>,
+    /// Its own PTX, then the PTX of the helpers it calls (transitively): all it comes to.
+    pub ptx_reached: Vec<String>,
     /// True when the kernel body names it; false when only other helpers do.
     pub direct: bool,
     /// `.cu` line of its first definition.
@@ -56,7 +58,7 @@ pub fn helpers(cuda: &str) -> Vec<Helper> {
             }
         }
     }
-    order
+    let mut out: Vec<Helper> = order
         .iter()
         .filter(|n| used.contains(*n))
         .map(|n| {
@@ -70,11 +72,33 @@ pub fn helpers(cuda: &str) -> Vec<Helper> {
                     .into_iter()
                     .filter(|c| c != n && defs.get(c).is_some_and(|d| d.is_helper))
                     .collect(),
+                ptx_reached: Vec::new(),
                 direct: direct.contains(n),
                 line: d.line,
             }
         })
-        .collect()
+        .collect();
+    for i in 0..out.len() {
+        let mut reached: Vec<String> = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![out[i].name.clone()];
+        // Depth-first in call order: a helper's own PTX before its callees'.
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            if let Some(h) = out.iter().find(|h| h.name == n) {
+                for p in &h.ptx {
+                    if !reached.contains(p) {
+                        reached.push(p.clone());
+                    }
+                }
+                stack.extend(h.calls.iter().rev().cloned());
+            }
+        }
+        out[i].ptx_reached = reached;
+    }
+    out
 }
 
 /// Helper definitions by name (overloads and specializations merged), their order, and the
@@ -141,6 +165,8 @@ fn definitions(cuda: &str) -> (BTreeMap<String, Def>, Vec<String>, String) {
                 }
                 // A `template <…>` line of its own: the definition follows.
                 None if line.starts_with("template") && !line.contains('(') => continue,
+                // `#ifdef` inside a body keeps the body going.
+                None if line.starts_with('#') => {}
                 None => {
                     pending.clear();
                     current = None;
@@ -287,7 +313,12 @@ TSL_DEVICE bool tsl_mbar_try_wait(tsl_u32 bar, tsl_u32 parity) {
   return ok;
 }
 // Spins on tsl_mbar_try_wait.
-TSL_DEVICE void tsl_mbar_wait(tsl_u32 bar, tsl_u32 parity) { while (!tsl_mbar_try_wait(bar, parity)) {} }
+TSL_DEVICE void tsl_mbar_wait(tsl_u32 bar, tsl_u32 parity) {
+#ifdef LIMIT
+  asm volatile("trap;");
+#endif
+  while (!tsl_mbar_try_wait(bar, parity)) {}
+}
 struct alignas(2) tsl_f16 { tsl_u16 bits; };
 // Unused by the kernel.
 TSL_DEVICE void tsl_unused() { asm volatile("trap;"); }
@@ -312,11 +343,18 @@ __global__ void tsl_k(tsl_f16 *x) {
             vec!["mbarrier.try_wait.parity.shared::cta.b64", "selp.u32"]
         );
         assert!(!h[0].direct && h[1].direct && h[2].direct);
-        assert_eq!(h[1].calls, vec!["tsl_mbar_try_wait"]);
+        assert_eq!(
+            h[1].calls,
+            vec!["tsl_mbar_try_wait"],
+            "#ifdef does not end a body"
+        );
+        assert!(h[1].ptx.is_empty());
+        assert_eq!(h[1].ptx_reached, h[0].ptx);
         assert_eq!(h[1].comment, "Spins on tsl_mbar_try_wait.");
         assert_eq!(h[0].file, "sm90_hopper.cuh");
         assert_eq!(h[2].ptx, vec!["st.shared.b32"]);
         assert_eq!(h[0].line, 3);
+        assert_eq!(h[2].line, 19);
     }
 
     #[test]

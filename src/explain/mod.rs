@@ -40,7 +40,7 @@ use tessel_runtime::sass::{self, SassError};
 pub use classes::{CLASSES, class_of};
 pub use legend::Helper;
 pub use linemap::SassInstruction;
-pub use tune::TuneSummary;
+pub use tune::{TopConfig, TuneSummary, identity as tune_identity};
 
 /// What to explain.
 #[derive(Clone, Debug)]

@@ -410,22 +410,21 @@ fn legend_section(h: &mut String, p: &Page) {
          <table><tr><th>helper</th><th>header</th><th>PTX</th><th>why</th></tr>",
     );
     for x in &p.helpers {
-        let mut ptx: Vec<String> = x.ptx.iter().take(3).map(|s| esc(s)).collect();
-        if x.ptx.len() > 3 {
-            ptx.push(format!("+{} more", x.ptx.len() - 3));
+        let mut ptx: Vec<String> = x.ptx_reached.iter().take(4).map(|s| esc(s)).collect();
+        if x.ptx_reached.len() > 4 {
+            ptx.push(format!("+{} more", x.ptx_reached.len() - 4));
         }
-        let ptx = if ptx.is_empty() {
-            if x.calls.is_empty() {
-                "(plain C++)".to_string()
-            } else {
-                format!("via {}", esc(&x.calls.join(", ")))
-            }
+        let mut ptx = if ptx.is_empty() {
+            "(plain C++)".to_string()
         } else {
             ptx.iter()
                 .map(|p| format!("<code>{p}</code>"))
                 .collect::<Vec<_>>()
                 .join("<br>")
         };
+        if !x.calls.is_empty() {
+            let _ = write!(ptx, "<br><small>calls {}</small>", esc(&x.calls.join(", ")));
+        }
         let _ = write!(
             h,
             "<tr class=\"{}\"><td><a href=\"#select=cu:{}\"><code>{}</code></a></td><td>{}</td><td>{ptx}</td><td>{}</td></tr>",

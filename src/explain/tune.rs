@@ -116,6 +116,13 @@ pub fn summaries(source: &str, path: &str, dir: &Path) -> Vec<TuneSummary> {
     out
 }
 
+/// The kernel name and source hash a tune cache file must carry to be this kernel's
+/// (`None` when the tuner cannot run the kernel).
+pub fn identity(source: &str, path: &str) -> Option<(String, String)> {
+    let t = target(source, path)?;
+    Some((t.name().to_string(), t.source_hash()))
+}
+
 /// The tuner's view of the kernel. `Target` wants a `&'static KernelDef` (what
 /// `gemm_kernel!` expands to); a `.co` text read at run time has none, so one is leaked per
 /// call: a few hundred bytes, once per page.
