@@ -46,27 +46,52 @@ fn dsl_tag(line: &str) -> Option<u32> {
 }
 
 /// `.cu` line numbers in a `//## File "x.cu", line 65 inlined at "x.cu", line 126` comment:
-/// the location first, then the call site.
-fn location_lines(comment: &str) -> Vec<u32> {
+/// the location first, then the call site. Locations in another file than `file` (a name
+/// ending the quoted path; empty: any) are dropped: NVRTC's built-in headers have lines too.
+fn location_lines(comment: &str, file: &str) -> Vec<u32> {
     let mut out = Vec::new();
     let mut rest = comment;
-    while let Some(at) = rest.find("line ") {
-        rest = &rest[at + 5..];
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if let Ok(n) = digits.parse() {
+    while let Some(q) = rest.find('"') {
+        let after = &rest[q + 1..];
+        let Some(end) = after.find('"') else { break };
+        let path = &after[..end];
+        rest = &after[end + 1..];
+        let Some(num) = rest.trim_start().strip_prefix(", line ") else {
+            continue;
+        };
+        let digits: String = num.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if let Ok(n) = digits.parse()
+            && (file.is_empty() || path == file || path.ends_with(&format!("/{file}")))
+        {
             out.push(n);
         }
     }
     out
 }
 
-/// The instructions of one function's `nvdisasm -gi` text with their location chains, and
-/// the labels as (index of the instruction that follows, label).
+/// The source file of a function's `nvdisasm -gi` text: the file of its own lines (a location
+/// without `inlined at`), which is the program NVRTC compiled. Empty when there is no line
+/// table.
+pub fn program_file(text: &str) -> String {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("//##"))
+        .filter(|c| !c.contains("inlined at"))
+        .find_map(|c| {
+            let a = c.find('"')?;
+            let b = c[a + 1..].find('"')?;
+            Some(c[a + 1..a + 1 + b].to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// The instructions of one function's `nvdisasm -gi` text with their location chains (lines
+/// of the source named `file` only), and the labels as (index of the instruction that follows,
+/// label).
 ///
 /// nvdisasm prints a run of `//##` comments before the instructions whose location changes:
 /// one per inlining level, innermost first, the function's own line last. The run holds until
 /// the next one.
-pub fn parse_sass(text: &str) -> (Vec<SassInstruction>, Vec<(usize, String)>) {
+pub fn parse_sass(text: &str, file: &str) -> (Vec<SassInstruction>, Vec<(usize, String)>) {
     let mut instrs = Vec::new();
     let mut labels = Vec::new();
     let mut chain: Vec<u32> = Vec::new();
@@ -78,7 +103,7 @@ pub fn parse_sass(text: &str) -> (Vec<SassInstruction>, Vec<(usize, String)>) {
                 chain.clear();
                 in_run = true;
             }
-            for n in location_lines(c) {
+            for n in location_lines(c, file) {
                 if chain.last() != Some(&n) {
                     chain.push(n);
                 }
@@ -183,7 +208,9 @@ prologue
     fn tags_and_chains() {
         let tags = dsl_tags(CU);
         assert_eq!(tags, vec![None, None, Some(10), Some(14), None]);
-        let (instrs, labels) = parse_sass(SASS);
+        assert_eq!(program_file(SASS), "/x/k.cu");
+        assert_eq!(program_file("no table"), "");
+        let (instrs, labels) = parse_sass(SASS, &program_file(SASS));
         assert_eq!(instrs.len(), 6);
         assert_eq!(labels, vec![(2, ".L_x_0".to_string())]);
         assert_eq!(instrs[2].chain, vec![2, 4]);
@@ -204,6 +231,21 @@ prologue
     }
 
     #[test]
+    fn lines_of_other_files_are_dropped() {
+        let c = " File \"/x/k.cu\", line 7 inlined at \"/x/k.cu\", line 9";
+        assert_eq!(location_lines(c, "k.cu"), vec![7, 9]);
+        assert_eq!(location_lines(c, "other.cu"), Vec::<u32>::new());
+        let mixed = " File \"builtin.h\", line 300 inlined at \"/x/k.cu\", line 9";
+        assert_eq!(location_lines(mixed, "k.cu"), vec![9]);
+        assert_eq!(location_lines(mixed, ""), vec![300, 9]);
+        assert_eq!(location_lines(c, "x/k.cu"), vec![7, 9]);
+        assert_eq!(
+            location_lines(" File \"/x/kk.cu\", line 3", "k.cu"),
+            Vec::<u32>::new()
+        );
+    }
+
+    #[test]
     fn a_helper_line_reached_from_two_dsl_lines_is_not_guessed() {
         let cu = "helper\n  x();  // dsl:3\n  y();  // dsl:4\n";
         let sass = "\
@@ -216,7 +258,7 @@ prologue
 \t//## File \"k.cu\", line 1
         /*0020*/                   FFMA R1, R2, R3, R1 ;
 ";
-        let (i, _) = parse_sass(sass);
+        let (i, _) = parse_sass(sass, "");
         let a = attribute(i, &dsl_tags(cu));
         assert_eq!(a[0].dsl, Some(3));
         assert_eq!(a[1].dsl, Some(4));

@@ -207,11 +207,10 @@ pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
         instance: Some(values.clone()),
     });
     let name_expression = kernel.name_expression(&values);
-    let compiled = nvrtc::compile(
-        &CompileRequest::new(cuda.clone(), arch)
-            .name_expression(name_expression.clone())
-            .option("-lineinfo"),
-    )?;
+    let request = CompileRequest::new(cuda.clone(), arch)
+        .name_expression(name_expression.clone())
+        .option("-lineinfo");
+    let compiled = nvrtc::compile(&request)?;
     let lowered = compiled
         .lowered_name(&name_expression)
         .unwrap_or(&name_expression)
@@ -221,7 +220,7 @@ pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
         .ok_or_else(|| ExplainError::NoFunction(lowered.clone()))?;
 
     let cuda_dsl = linemap::dsl_tags(&cuda);
-    let (sass_instrs, labels) = linemap::parse_sass(fn_sass);
+    let (sass_instrs, labels) = linemap::parse_sass(fn_sass, &linemap::program_file(fn_sass));
     let sass_instrs = linemap::attribute(sass_instrs, &cuda_dsl);
     let lines = dsl_line_facts(&cuda_dsl, &sass_instrs);
     let helpers = legend::helpers(&cuda);
