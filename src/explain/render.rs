@@ -92,12 +92,12 @@ fn summary(h: &mut String, req: &ExplainRequest, p: &Page) {
         .iter()
         .find(|(w, _, _)| w.starts_with("dynamic shared"))
         .and_then(|(_, _, v)| *v);
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<b>{}</b> threads/block · shared memory <b>{} B</b> (DSL){} · <b>{}</b> SASS instructions · \
          compiled by NVRTC with <code>-lineinfo</code>, disassembled by <code>nvdisasm -gi</code> \
          (<a href=\"#facts\">all facts</a>, <a href=\"#tune\">tuning</a>, \
-         <a href=\"#legend\">helpers</a>)</p></header>\n",
+         <a href=\"#legend\">helpers</a>)</p></header>",
         k.threads_per_block,
         k.smem_bytes,
         dyn_smem
