@@ -114,6 +114,8 @@ fn chromium_run(browser: &Path, dir: &Path, url: &str, extra: &[&str]) -> String
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    // A profile is some MB; each run gets a fresh one, so drop it now.
+    let _ = std::fs::remove_dir_all(&profile);
     std::fs::read_to_string(&out_path).unwrap()
 }
 
@@ -283,6 +285,7 @@ fn v0_links_dsl_cuda_and_sass_in_chromium() {
             &Path::new(&d).join("explain-v0.png"),
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -411,6 +414,7 @@ fn v4_links_loads_fast_and_shows_its_tuning_in_chromium() {
             &Path::new(&d).join("explain-v4.png"),
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The tune cache committed in `docs/tune` (an H200 sweep of v4 at 4096³ and 8192³), keyed to
