@@ -1,7 +1,7 @@
 //! `tessel explain` pages in a real browser: headless Chromium (Debian's `chromium`) loads the
-//! pages of v0 and v4 with a `#select=…` fragment, and the DOM it dumps must mark exactly the
-//! lines the page's own mapping links (DSL → CUDA + SASS, SASS → DSL + CUDA, CUDA → DSL +
-//! SASS). The v4 page must be ready in under a second and weigh under 2 MB.
+//! pages of v0 and v4 with a `#select=…` fragment (or `#click=…` / `#hover=…`, which play that
+//! mouse event on the line), and the DOM it dumps must mark exactly the lines the page's own
+//! mapping links (DSL → CUDA + SASS, SASS → DSL + CUDA, CUDA → DSL + SASS). The v4 page must be ready in under a second and weigh under 2 MB.
 //!
 //! Needs NVRTC + nvdisasm and Chromium. Under `CI=true` (or `TESSEL_REQUIRE_NVRTC=1` for the
 //! compilers, `TESSEL_REQUIRE_BROWSER=1` for the browser) a missing tool fails the test;
@@ -267,6 +267,37 @@ fn v0_links_dsl_cuda_and_sass_in_chromium() {
         &want,
     );
 
+    // The same through the mouse handlers: hovering the FMA line marks its links as hovered,
+    // clicking the FMA instruction selects its links.
+    let dom = chromium_run(
+        &browser,
+        &dir,
+        &file_url(&html, &format!("hover=dsl:{fma}")),
+        &["--dump-dom"],
+    );
+    assert_eq!(
+        marked(&dom, "hov"),
+        expect_dsl(&p, fma),
+        "hover on DSL line {fma}"
+    );
+    assert!(marked(&dom, "sel").is_empty());
+    let off = format!("{:04x}", p.sass[i].offset);
+    let dom = chromium_run(
+        &browser,
+        &dir,
+        &file_url(&html, &format!("click=sass:{off}")),
+        &["--dump-dom"],
+    );
+    assert_eq!(
+        body_attr(&dom, "data-selected").as_deref(),
+        Some(format!("sass:{off}").as_str())
+    );
+    assert_eq!(
+        marked(&dom, "sel"),
+        expect_sass(&p, i),
+        "click on SASS {off}"
+    );
+
     // The store line.
     let store = dsl_line(&p, "v0_naive", "output.at(");
     let want = expect_dsl(&p, store);
@@ -346,6 +377,13 @@ fn v4_links_loads_fast_and_shows_its_tuning_in_chromium() {
     let want = expect_cu(&p, cu);
     assert!(want.contains(&format!("d{mma}")) && want.iter().any(|x| x.starts_with('s')));
     assert_selection(&browser, &dir, &html, &format!("cu:{cu}"), &want);
+    let dom = chromium_run(
+        &browser,
+        &dir,
+        &file_url(&html, &format!("click=cu:{cu}")),
+        &["--dump-dom"],
+    );
+    assert_eq!(marked(&dom, "sel"), want, "click on CUDA line {cu}");
 
     // Load time, measured by the page itself (performance.now() when its links are ready).
     let dom = chromium_run(

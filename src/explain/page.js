@@ -73,8 +73,10 @@
     st.appendChild(s);
   }
 
-  function scrollCols(els) {
+  // Scrolls each column (but `except`) to its first marked line.
+  function scrollCols(els, except) {
     ["dsl", "cu", "sass"].forEach(function (col) {
+      if (col === except) return;
       var box = byId(col);
       var first = els.filter(function (e) { return e.parentElement === box; })[0];
       if (first) {
@@ -84,12 +86,12 @@
     });
   }
 
-  function select(kind, v, scroll) {
+  function select(kind, v, scroll, except) {
     var els = related(kind, v);
     mark("sel", els);
     document.body.setAttribute("data-selected", kind + ":" + v);
     describe(kind, v, els);
-    if (scroll) scrollCols(els);
+    if (scroll) scrollCols(els, except);
   }
 
   function fromHash() {
@@ -104,7 +106,9 @@
   document.querySelector(".cols").addEventListener("click", function (ev) {
     var k = keyOf(ev.target);
     if (!k) return;
-    select(k[0], k[1], false);
+    // The clicked column stays put; the other two bring the linked lines into view.
+    var ln = ev.target.closest(".ln");
+    select(k[0], k[1], true, ln.parentElement.id);
     history.replaceState(null, "", "#select=" + k[0] + ":" + k[1]);
   });
   document.querySelector(".cols").addEventListener("mouseover", function (ev) {
@@ -114,7 +118,19 @@
   document.querySelector(".cols").addEventListener("mouseleave", function () { mark("hov", []); });
   window.addEventListener("hashchange", fromHash);
 
-  if (!fromHash()) {
+  // `#click=KIND:N` / `#hover=KIND:N` play that mouse event on the line, as a user would
+  // (scripted demos and the browser test use them).
+  function line(kind, v) {
+    if (kind === "dsl") return dsl[v];
+    if (kind === "cu") return byId("c" + v);
+    return byId("s" + ("0000" + v.toLowerCase()).slice(-Math.max(4, v.length)));
+  }
+  var act = /(click|hover)=(dsl|cu|sass):(?:0x)?([0-9a-fA-F]+)/.exec(location.hash);
+  var target = act && line(act[2], act[3]);
+  if (target) {
+    target.querySelector(".tx").dispatchEvent(
+      new MouseEvent(act[1] === "click" ? "click" : "mouseover", { bubbles: true }));
+  } else if (!fromHash()) {
     var start = document.querySelector("#cu [data-kernel-start]");
     if (start) byId("cu").scrollTop = start.offsetTop;
   }
