@@ -423,7 +423,20 @@ fn v4_links_loads_fast_and_shows_its_tuning_in_chromium() {
         );
     }
     let tune_part = &dom[dom.find("id=\"tune\"").expect("tune section")..];
-    assert_eq!(tune_part.matches("<svg").count(), 2);
+    // Per shape: the sweep chart and the roofline chart.
+    assert_eq!(tune_part.matches("<svg").count(), 4);
+    for t in &p.tune {
+        let r = t.roofline_point.as_ref().expect("roofline numbers");
+        // m = n = k: intensity 2k³ / (3k² · 2 bytes) = k / 3.
+        let k: f64 = t.shape.split('x').next().unwrap().parse().unwrap();
+        assert!(
+            (r.intensity - k / 3.0).abs() < 1.0,
+            "{}: {}",
+            t.shape,
+            r.intensity
+        );
+        assert!(r.winner_tflops.is_some_and(|w| w <= r.peak_tflops * 1.2));
+    }
 
     // The legend names the helpers the kernel's TMA and mbarrier lines use, with their PTX.
     for (name, ptx) in [

@@ -19,13 +19,15 @@
 //! * `legend.rs`: what each `tsl_` helper the kernel uses is, read from the emitted `.cu`
 //!   itself (its comment and the PTX in its `asm` strings);
 //! * `tune.rs`: the one adapter to the tuner's cache (sweep chart, top configs, winner against
-//!   cuBLAS, roofline) when a cache for this exact kernel exists;
+//!   cuBLAS, roofline) when a cache for this exact kernel exists; `roofline.rs` draws the
+//!   roofline;
 //! * `render.rs` (+ `page.css`, `page.js`): the page.
 
 mod classes;
 mod legend;
 mod linemap;
 mod render;
+mod roofline;
 mod tune;
 
 use std::path::PathBuf;
@@ -40,6 +42,7 @@ use tessel_runtime::sass::{self, SassError};
 pub use classes::{CLASSES, class_of};
 pub use legend::Helper;
 pub use linemap::SassInstruction;
+pub use roofline::Roofline;
 pub use tune::{TopConfig, TuneSummary, identity as tune_identity};
 
 /// What to explain.

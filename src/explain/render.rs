@@ -373,9 +373,13 @@ fn tune_section(h: &mut String, p: &Page) {
         if let Some(r) = &t.roofline {
             let _ = write!(h, "<pre>{}</pre>", esc(r));
         }
+        if let Some(svg) = t.roofline_point.as_ref().and_then(super::roofline::svg) {
+            let _ = write!(h, "<div class=\"roofline\">{svg}</div>");
+        }
         h.push_str(
-            "<table><tr><th>#</th><th>config</th><th>ms</th><th>TFLOP/s</th><th>% cuBLAS</th>\
-             <th>regs</th><th>smem</th></tr>",
+            "<table><caption>Top configs by their sweep timing (the winner above is picked by \
+             re-timing the finalists interleaved with cuBLAS)</caption><tr><th>#</th><th>config</th>\
+             <th>ms</th><th>TFLOP/s</th><th>% cuBLAS</th><th>regs</th><th>smem</th></tr>",
         );
         for (i, c) in t.top.iter().enumerate() {
             let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_default();

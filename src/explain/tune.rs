@@ -10,6 +10,8 @@ use tessel_runtime::tune::filter::FilterReport;
 use tessel_runtime::tune::store::{CacheKey, Loaded, TuneStore};
 use tessel_runtime::tune::{Target, TuneOutcome, svg};
 
+use super::roofline::Roofline;
+
 /// One config of the top list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopConfig {
@@ -36,8 +38,10 @@ pub struct TuneSummary {
     pub top: Vec<TopConfig>,
     /// The winner against cuBLAS, as the tuner words it.
     pub winner: String,
-    /// Where the winner sits on the roofline, when the reference was measured.
+    /// Where the winner sits on the roofline, when the reference was measured (the tuner's
+    /// sentence, and the numbers for the chart).
     pub roofline: Option<String>,
+    pub roofline_point: Option<Roofline>,
 }
 
 /// The tuning results in `dir` for the kernel of `source` (empty when there are none, when the
@@ -111,6 +115,7 @@ pub fn summaries(source: &str, path: &str, dir: &Path) -> Vec<TuneSummary> {
             top,
             winner: outcome.winner_line(),
             roofline: outcome.roofline(),
+            roofline_point: roofline_point(&outcome),
         });
     }
     out
@@ -121,6 +126,21 @@ pub fn summaries(source: &str, path: &str, dir: &Path) -> Vec<TuneSummary> {
 pub fn identity(source: &str, path: &str) -> Option<(String, String)> {
     let t = target(source, path)?;
     Some((t.name().to_string(), t.source_hash()))
+}
+
+/// The chart's numbers: the problem's intensity (inputs and output moved once), cuBLAS as the
+/// compute ceiling (timed next to the winner when the final rounds did), the copy bandwidth.
+fn roofline_point(o: &TuneOutcome) -> Option<Roofline> {
+    let r = o.reference.as_ref()?;
+    let s = o.shape;
+    let bytes = ((s.m * s.k + s.n * s.k + s.m * s.n) * o.element_bytes) as f64;
+    let winner_cublas = o.winner.as_ref().and_then(|w| w.cublas.as_ref()?.tflops);
+    Some(Roofline {
+        intensity: s.flops() / bytes,
+        peak_tflops: winner_cublas.or(r.cublas.tflops)?,
+        bandwidth_gbs: r.bandwidth_gbs?,
+        winner_tflops: o.winner.as_ref().and_then(|w| w.tflops),
+    })
 }
 
 /// The tuner's view of the kernel. `Target` wants a `&'static KernelDef` (what
