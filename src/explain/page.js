@@ -136,6 +136,8 @@
   }
   // Layout may settle after this script (fonts, window size): scroll the selection again.
   window.addEventListener("load", function () { if (marked.sel.length) scrollCols(marked.sel); });
+  // Ready: parsed, linked and laid out (reading offsetHeight forces the layout now).
+  void document.body.offsetHeight;
   var ms = performance.now().toFixed(1);
   document.body.setAttribute("data-ready-ms", ms);
   byId("load-ms").textContent = ms;
