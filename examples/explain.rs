@@ -4,7 +4,9 @@
 //! cargo run --example explain -- kernels/v4_tuned.co [--set NAME=V]… [--arch sm_90a]
 //!     [--tune-cache DIR] [-o page.html]
 //! ```
-//! Needs NVRTC and nvdisasm (`source tools/setup-nvrtc.sh`), no GPU.
+//! Needs NVRTC and nvdisasm (`source tools/setup-nvrtc.sh`), no GPU. The arguments are parsed
+//! by hand: this is a development stand-in for the `tessel explain` subcommand, and the facade
+//! crate carries no argument parser of its own.
 
 use tessel::explain::{ExplainRequest, explain};
 
