@@ -20,3 +20,4 @@ pub use half;
 pub use tessel_runtime as runtime;
 
 pub mod cli;
+pub mod explain;
