@@ -179,9 +179,14 @@ fn a_set_that_breaks_a_restriction_is_a_diagnostic() {
 
 #[test]
 fn usage_errors_exit_2() {
+    // No arguments at all: the help, as a usage error.
+    let (out, code) = cli(&[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("Usage: tessel <COMMAND>"), "{out}");
     for args in [
-        &[][..],
         &["check"][..],
+        &["check", V4, "--set", "=3"][..],
+        &["check", V4, "--set=WARP_N"][..],
         &["frobnicate", V4][..],
         &["emit", V4, "--set"][..],
         &["emit", V4, "--set", "WARP_N"][..],
