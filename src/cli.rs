@@ -15,8 +15,12 @@ mod check;
 mod compile;
 mod emit;
 pub mod exit;
+mod gpu;
 mod ir;
+pub mod reference;
+mod run;
 mod source;
+mod tune;
 
 pub use source::{Failure, KernelArgs};
 
@@ -48,6 +52,10 @@ pub enum Command {
     Emit(KernelArgs),
     /// Compile with NVRTC to a cubin; report registers, shared memory, spills and SASS.
     Compile(compile::CompileArgs),
+    /// Run on GPU 0 with random inputs: verify the output against a reference and time it.
+    Run(run::RunArgs),
+    /// Tune the kernel's tunables on GPU 0 for a problem shape (cached per GPU and shape).
+    Tune(tune::TuneArgs),
 }
 
 /// Runs the command line `args` (without the program name); returns (output text, exit code).
@@ -70,6 +78,8 @@ pub fn run(args: &[String]) -> (String, i32) {
         Command::Ir(a) => ir::run(a),
         Command::Emit(a) => emit::run(a),
         Command::Compile(a) => compile::run(a),
+        Command::Run(a) => run::run(a),
+        Command::Tune(a) => tune::run(a, args),
     };
     match result {
         Ok(out) => (out, exit::OK),

@@ -11,7 +11,7 @@ use tessel::cli::exit;
 const V4: &str = "kernels/v4_tuned.co";
 
 /// Every subcommand, as `tessel --help` lists it.
-const SUBCOMMANDS: &[&str] = &["check", "ir", "emit", "compile"];
+const SUBCOMMANDS: &[&str] = &["check", "ir", "emit", "compile", "run", "tune"];
 
 fn tessel(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tessel"))
@@ -149,4 +149,91 @@ fn an_unwritable_output_is_a_runtime_error() {
         "{}",
         text(&o.stderr)
     );
+}
+
+/// Without a GPU, `run` and `tune` exit 3 with one sentence; on a GPU (the lead's run:
+/// `cargo test --test cli_binary`), `run` verifies a kernel of each path and reference kind
+/// and `tune` sweeps a few configurations to a verified winner.
+#[test]
+fn run_and_tune_need_a_gpu() {
+    let has_gpu = tessel_runtime::device::Device::open(0).is_ok();
+    let runs: &[(&str, &str, &str)] = &[
+        // (kernel, shape, how it is verified)
+        ("v0_naive", "M=512,N=512,K=512", "against cuBLAS (Nt)"),
+        ("v4_tuned", "M=1024,N=1024,K=1024", "against cuBLAS (Nt)"),
+        ("sgemm_k1_naive", "M=512,N=256,K=128", "against cuBLAS (Nn)"),
+        ("gemv_direct", "N=1024,K=2048", "f64 host reference"),
+    ];
+    for (name, shape, how) in runs {
+        let file = format!("kernels/{name}.co");
+        let o = tessel(&["run", &file, "--shape", shape]);
+        let (out, err) = (text(&o.stdout), text(&o.stderr));
+        if has_gpu {
+            assert_eq!(o.status.code(), Some(exit::OK), "{name}:\n{out}{err}");
+            assert!(out.contains("verify   PASS"), "{name}:\n{out}");
+            assert!(out.contains(how), "{name}: not verified {how}:\n{out}");
+            assert!(out.contains("time     tessel median"), "{name}:\n{out}");
+        } else {
+            assert_eq!(o.status.code(), Some(exit::NO_GPU), "{name}:\n{out}{err}");
+            assert!(o.stdout.is_empty());
+            assert_eq!(err.lines().count(), 1, "one sentence:\n{err}");
+            assert!(err.starts_with("error: no GPU to run on: "), "{err}");
+        }
+    }
+    let o = tessel(&[
+        "tune",
+        "kernels/v0_naive.co",
+        "--shape=M=1024,N=1024,K=1024",
+        "--strategy=random",
+        "--budget=3",
+        "--retune",
+    ]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    if has_gpu {
+        assert_eq!(o.status.code(), Some(exit::OK), "{out}{err}");
+        assert!(
+            out.contains("next     tessel run kernels/v0_naive.co"),
+            "{out}"
+        );
+    } else {
+        assert_eq!(o.status.code(), Some(exit::NO_GPU), "{out}{err}");
+        assert!(err.starts_with("error: no GPU to tune on: "), "{err}");
+    }
+}
+
+#[test]
+fn run_refuses_what_it_cannot_size_or_verify_before_looking_for_a_gpu() {
+    for (args, code, msg) in [
+        (
+            &["run", V4, "--shape", "M=64,N=64"][..],
+            exit::USAGE,
+            "dimension `K` of parameter `lhs` needs a size: --shape K=",
+        ),
+        (
+            &["run", V4, "--shape", "M=64,N=64,K=64,Q=2"][..],
+            exit::USAGE,
+            "`Q` is not a dimension of any parameter",
+        ),
+        (&["run", V4][..], exit::USAGE, "--shape"),
+        (
+            &["run", V4, "--shape", "M=64,N=64,K=64", "--dtype", "f8"][..],
+            exit::USAGE,
+            "`f8` is not f16, bf16 or f32",
+        ),
+        (
+            &["tune", V4, "--shape", "M=64,N=64"][..],
+            exit::USAGE,
+            "`K` is missing",
+        ),
+        (
+            &["tune", V4, "--shape", "M=64,N=64,K=64", "--sweep", "NOPE"][..],
+            exit::USAGE,
+            "`NOPE` is not a tunable",
+        ),
+    ] {
+        let o = tessel(args);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
 }
