@@ -19,6 +19,7 @@ mod gpu;
 mod ir;
 pub mod reference;
 mod run;
+mod setup_nvrtc;
 mod source;
 mod tune;
 
@@ -56,6 +57,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Tune the kernel's tunables on GPU 0 for a problem shape (cached per GPU and shape).
     Tune(tune::TuneArgs),
+    /// Install NVRTC and nvdisasm (PyPI wheels, through pip) where tessel finds them.
+    SetupNvrtc(setup_nvrtc::SetupArgs),
 }
 
 /// Runs the command line `args` (without the program name); returns (output text, exit code).
@@ -80,6 +83,7 @@ pub fn run(args: &[String]) -> (String, i32) {
         Command::Compile(a) => compile::run(a),
         Command::Run(a) => run::run(a),
         Command::Tune(a) => tune::run(a, args),
+        Command::SetupNvrtc(a) => setup_nvrtc::run(a),
     };
     match result {
         Ok(out) => (out, exit::OK),

@@ -10,7 +10,7 @@ use tessel::cli::exit;
 
 const V4: &str = "kernels/v4_tuned.co";
 
-/// Every subcommand, as `tessel --help` lists it.
+/// Every subcommand that takes a kernel file.
 const SUBCOMMANDS: &[&str] = &["check", "ir", "emit", "compile", "run", "tune"];
 
 fn tessel(args: &[&str]) -> Output {
@@ -33,7 +33,7 @@ fn help_lists_every_subcommand_and_the_exit_codes() {
         assert_eq!(o.status.code(), Some(exit::OK), "{flag}: {out}");
         assert!(o.stderr.is_empty(), "{flag}: {}", text(&o.stderr));
         assert!(out.contains("Usage: tessel <COMMAND>"), "{out}");
-        for sub in SUBCOMMANDS {
+        for sub in SUBCOMMANDS.iter().chain(&["setup-nvrtc"]) {
             assert!(
                 out.lines().any(|l| l.trim_start().starts_with(sub)),
                 "`{sub}` not listed:\n{out}"
@@ -74,6 +74,14 @@ fn every_subcommand_has_help() {
         let o2 = tessel(&["help", sub]);
         assert_eq!(text(&o2.stdout), out, "`tessel help {sub}`");
     }
+    let o = tessel(&["setup-nvrtc", "--help"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(exit::OK), "{out}");
+    assert!(out.contains("Usage: tessel setup-nvrtc"), "{out}");
+    assert!(
+        out.contains("--dir <DIR>") && out.contains("--python <PYTHON>"),
+        "{out}"
+    );
     let o = tessel(&["compile", "--help"]);
     let out = text(&o.stdout);
     assert!(
