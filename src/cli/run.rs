@@ -303,11 +303,19 @@ fn measure(
     );
     let _ = writeln!(out, "verify   {verification} ({how})");
     let _ = writeln!(out, "time     tessel {}", timing_text(&mine));
+    let mut result = format!(
+        "result   {} {} {:.2} TFLOP/s",
+        prepared.module.kernel.name.name,
+        args.problem.shape_text().replace(' ', ","),
+        mine.tflops.unwrap_or(0.0)
+    );
     if let Some(t) = &theirs {
         let ratio = t.median_ms / mine.median_ms.max(1e-12);
         let _ = writeln!(out, "time     cuBLAS {}", timing_text(t));
-        let _ = writeln!(out, "ratio    {ratio:.3}x cuBLAS");
+        let _ = write!(result, " = {ratio:.3}x cuBLAS");
     }
+    let verdict = if verification.passed() { "ok" } else { "FAIL" };
+    let _ = writeln!(out, "{result} verify={verdict}");
     if verification.passed() {
         Ok(out)
     } else {
