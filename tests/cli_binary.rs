@@ -105,6 +105,13 @@ fn long_options_take_their_value_after_an_equals_sign() {
         err.contains("unsupported GPU architecture `sm_7x`"),
         "{err}"
     );
+    let o = tessel(&["compile", V4, "--arch=sm_80"]);
+    assert_eq!(o.status.code(), Some(exit::USAGE));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("Hopper path (TMA, WGMMA), which only sm_90a has; not sm_80"),
+        "{err}"
+    );
 }
 
 #[test]

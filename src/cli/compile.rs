@@ -126,6 +126,15 @@ pub fn sass_summary(sass_text: &str) -> Vec<(&'static str, BTreeMap<String, usiz
 pub fn run(args: &CompileArgs) -> Result<String, Failure> {
     let k = Loaded::load(&args.kernel)?;
     let kernel = dsl_core::lower::lower(&k.module, &k.info).map_err(|d| k.diagnostics(&d))?;
+    if kernel.path == dsl_core::lower::KernelPath::Hopper && args.arch != Arch::Sm90a {
+        return Err(Failure::new(
+            exit::USAGE,
+            format!(
+                "`{}` lowers to the Hopper path (TMA, WGMMA), which only sm_90a has; not {}",
+                k.module.kernel.name.name, args.arch
+            ),
+        ));
+    }
     let runtime =
         |what: &str, e: &dyn std::fmt::Display| Failure::new(exit::RUNTIME, format!("{what}: {e}"));
     let cuda = codegen_cuda::emit(&codegen_cuda::Emit {

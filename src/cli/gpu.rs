@@ -121,6 +121,8 @@ pub fn open_device() -> Result<Device, Failure> {
         let no_gpu = match &e {
             DeviceError::Locate(_) | DeviceError::NoDevice { .. } => true,
             DeviceError::Driver { source, .. } => {
+                // cudarc's `DriverError` wraps the `CUresult`; its name is what this crate can
+                // see without depending on cudarc itself.
                 let s = format!("{source:?}");
                 s.contains("NO_DEVICE") || s.contains("NOT_INITIALIZED")
             }

@@ -149,7 +149,9 @@ fn signature(k: &Loaded, prepared: &Prepared, args: &ProblemArgs) -> Result<Sign
     }
     for (d, _) in &args.shape {
         if !dims_of.iter().flatten().any(|x| x == d) {
-            let all: Vec<&String> = dims_of.iter().flatten().collect();
+            let mut all: Vec<&String> = dims_of.iter().flatten().collect();
+            all.sort();
+            all.dedup();
             return Err(usage(format!(
                 "--shape: `{d}` is not a dimension of any parameter (they are {all:?})"
             )));
