@@ -195,6 +195,7 @@ fn run_and_tune_need_a_gpu() {
             assert!(err.starts_with("error: no GPU to run on: "), "{err}");
         }
     }
+    let exports = std::env::temp_dir().join(format!("tessel-cli-tune-{}", std::process::id()));
     let o = tessel(&[
         "tune",
         "kernels/v0_naive.co",
@@ -202,6 +203,8 @@ fn run_and_tune_need_a_gpu() {
         "--strategy=random",
         "--budget=3",
         "--retune",
+        "--out",
+        exports.to_str().unwrap(),
     ]);
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     if has_gpu {

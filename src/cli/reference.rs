@@ -109,28 +109,51 @@ impl Contraction {
         }
     }
 
-    /// Row-major flat offset in a tensor with dimensions `dims` at the point `at`.
-    fn offset(&self, dims: &[String], at: &BTreeMap<&str, usize>) -> usize {
-        dims.iter()
-            .fold(0, |off, d| off * self.sizes[d] + at[d.as_str()])
+    /// For a tensor with dimensions `dims` (row-major): the offset of the output point `out`
+    /// (coordinates in `self.out` order), and the stride of each summed dimension (0 when the
+    /// tensor lacks it).
+    fn offsets(&self, dims: &[String], out: &[usize]) -> (usize, Vec<usize>) {
+        let mut stride = 1;
+        let mut base = 0;
+        let mut summed = vec![0; self.summed.len()];
+        for d in dims.iter().rev() {
+            if let Some(i) = self.out.iter().position(|o| o == d) {
+                base += stride * out[i];
+            } else if let Some(j) = self.summed.iter().position(|x| x == d) {
+                summed[j] = stride;
+            }
+            stride *= self.sizes[d];
+        }
+        (base, summed)
     }
 
     /// The output at flat index `index`, in f64, from the inputs in f64.
     pub fn at(&self, a: &[f64], b: &[f64], index: usize) -> f64 {
-        let mut at: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut point = vec![0; self.out.len()];
         let mut rest = index;
-        for d in self.out.iter().rev() {
-            at.insert(d, rest % self.sizes[d]);
+        for (i, d) in self.out.iter().enumerate().rev() {
+            point[i] = rest % self.sizes[d];
             rest /= self.sizes[d];
         }
+        let (mut ao, a_step) = self.offsets(&self.a, &point);
+        let (mut bo, b_step) = self.offsets(&self.b, &point);
+        let extents: Vec<usize> = self.summed.iter().map(|d| self.sizes[d]).collect();
+        let mut at = vec![0; extents.len()];
         let mut sum = 0.0;
-        for t in 0..self.depth() {
-            let mut r = t;
-            for d in self.summed.iter().rev() {
-                at.insert(d, r % self.sizes[d]);
-                r /= self.sizes[d];
+        for _ in 0..self.depth() {
+            sum += a[ao] * b[bo];
+            // The next summed point, the last dimension fastest.
+            for j in (0..extents.len()).rev() {
+                at[j] += 1;
+                ao += a_step[j];
+                bo += b_step[j];
+                if at[j] < extents[j] {
+                    break;
+                }
+                ao -= a_step[j] * extents[j];
+                bo -= b_step[j] * extents[j];
+                at[j] = 0;
             }
-            sum += a[self.offset(&self.a, &at)] * b[self.offset(&self.b, &at)];
         }
         sum
     }
@@ -202,6 +225,25 @@ mod tests {
             [9.0, 21.0]
         );
         assert_eq!(g.gemm_layout(), None);
+    }
+
+    #[test]
+    fn two_summed_dimensions_match_a_direct_sum() {
+        // out[M] = Σ_{K, J} a[K, M, J] · b[J, K]
+        let sz = sizes(&[("M", 3), ("K", 4), ("J", 5)]);
+        let c = Contraction::new(&s(&["K", "M", "J"]), &s(&["J", "K"]), &s(&["M"]), &sz).unwrap();
+        assert_eq!(c.summed, s(&["K", "J"]));
+        let a: Vec<f64> = (0..60).map(|x| (x as f64).sin()).collect();
+        let b: Vec<f64> = (0..20).map(|x| (x as f64).cos()).collect();
+        for m in 0..3 {
+            let mut want = 0.0;
+            for k in 0..4 {
+                for j in 0..5 {
+                    want += a[(k * 3 + m) * 5 + j] * b[j * 4 + k];
+                }
+            }
+            assert!((c.at(&a, &b, m) - want).abs() < 1e-12, "m={m}");
+        }
     }
 
     #[test]

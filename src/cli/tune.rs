@@ -34,6 +34,9 @@ pub struct TuneArgs {
     /// Sweep again instead of answering from the tuning cache.
     #[arg(long)]
     pub retune: bool,
+    /// Write the trials as CSV, JSON and an SVG chart into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
     /// How many of the fastest configurations to print.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
@@ -152,6 +155,24 @@ pub fn run(args: &TuneArgs, argv: &[String]) -> Result<String, Failure> {
     }
     out.push_str(&outcome.table(args.top));
     let _ = writeln!(out, "{}", outcome.winner_line());
+    if let Some(dir) = &args.out {
+        // The chart colours points by STAGES when it is swept, else by the first swept tunable.
+        let color = sweep
+            .iter()
+            .find(|s| s.as_str() == "STAGES")
+            .or(sweep.first())
+            .cloned()
+            .unwrap_or_default();
+        let stem = format!("{}_tune", k.module.kernel.name.name);
+        let files = outcome.write_exports(dir, &stem, &color).map_err(|e| {
+            Failure::new(
+                exit::RUNTIME,
+                format!("cannot write to {}: {e}", dir.display()),
+            )
+        })?;
+        let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        let _ = writeln!(out, "exports  {}", names.join(", "));
+    }
     match &outcome.winner {
         Some(w) => {
             let sets: Vec<String> = w
