@@ -54,8 +54,19 @@ pub enum Command {
     /// Compile with NVRTC to a cubin; report registers, shared memory, spills and SASS.
     Compile(compile::CompileArgs),
     /// Run on GPU 0 with random inputs: verify the output against a reference and time it.
+    ///
+    /// The reference comes from the signature: the last parameter is the output, a contraction
+    /// of the two others over the dimensions it lacks (a GEMM in any layout, a GEMV). Row-major
+    /// NT and NN GEMMs are checked against cuBLAS over every output and timed against it; other
+    /// contractions against an f64 host computation at sampled outputs. Exit 1 when the output
+    /// does not verify, 3 without a GPU.
     Run(run::RunArgs),
     /// Tune the kernel's tunables on GPU 0 for a problem shape (cached per GPU and shape).
+    ///
+    /// Every configuration the kernel's checks allow is compiled with NVRTC, verified against
+    /// cuBLAS and timed in a worker process (this command, started again); the winner is cached
+    /// per GPU, driver, NVRTC, kernel and shape, and printed with the `tessel run` line that
+    /// measures it. The tuner runs GEMMs `out[M, N] = lhs[M, K] · rhs[N, K]ᵀ` in f16 or bf16.
     Tune(tune::TuneArgs),
     /// Install NVRTC and nvdisasm (PyPI wheels, through pip) where tessel finds them.
     SetupNvrtc(setup_nvrtc::SetupArgs),
