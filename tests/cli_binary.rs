@@ -6,6 +6,7 @@ mod common;
 
 use std::process::{Command, Output};
 
+use pretty_assertions::assert_eq;
 use tessel::cli::exit;
 
 const V4: &str = "kernels/v4_tuned.co";
