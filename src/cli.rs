@@ -23,6 +23,7 @@ mod setup_nvrtc;
 mod source;
 mod tune;
 
+pub use gpu::kernel_def_from_file;
 pub use source::{Failure, KernelArgs};
 
 /// The `tessel` command.

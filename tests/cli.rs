@@ -203,3 +203,34 @@ fn usage_errors_exit_2() {
         assert!(out.starts_with("error: "), "{args:?}: {out}");
     }
 }
+
+tessel::gemm_kernel!(file = "kernels/sgemm_k1_naive.co");
+
+/// The definition `tessel run` and `tessel tune` build from a file is the macro's, field by
+/// field (the macro also carries the CUDA text, which the runtime emits itself when empty).
+#[test]
+fn a_co_file_loads_as_the_kernel_def_the_macro_generates() {
+    let ours = tessel::cli::kernel_def_from_file("kernels/sgemm_k1_naive.co").unwrap();
+    let theirs = &sgemm_k1::KERNEL;
+    assert_eq!(ours.name, theirs.name);
+    assert_eq!(ours.file, theirs.file);
+    assert_str_eq!(ours.dsl, theirs.dsl);
+    assert_str_eq!(ours.ir, theirs.ir);
+    assert_eq!(ours.params.len(), theirs.params.len());
+    for (a, b) in ours.params.iter().zip(theirs.params) {
+        assert_eq!(
+            (a.name, a.dtype, a.space, a.shape),
+            (b.name, b.dtype, b.space, b.shape)
+        );
+    }
+    let t = |d: &tessel::TunableDef| (d.name, d.domain, d.default);
+    let (a, b): (Vec<_>, Vec<_>) = (
+        ours.tunables.iter().map(t).collect(),
+        theirs.tunables.iter().map(t).collect(),
+    );
+    assert_eq!(a, b);
+    assert_eq!(ours.cuda, "");
+    let err = tessel::cli::kernel_def_from_file("tests/data/bad_swizzle.co").unwrap_err();
+    assert_eq!(err.code, tessel::cli::exit::FAILED);
+    assert!(err.text.contains("error[E0401]"), "{}", err.text);
+}

@@ -115,6 +115,18 @@ pub fn kernel_def(k: &Loaded) -> &'static KernelDef {
     }))
 }
 
+/// A `.co` file, parsed and checked at its defaults, as the [`KernelDef`] that
+/// `gemm_kernel!(file = …)` generates for it (without the CUDA text, which the runtime emits):
+/// what the runtime's launch and tuning APIs take, for a kernel chosen at run time. The
+/// definition is leaked (it lives for the rest of the process).
+pub fn kernel_def_from_file(file: &str) -> Result<&'static KernelDef, Failure> {
+    let k = Loaded::load(&KernelArgs {
+        file: file.to_string(),
+        sets: Vec::new(),
+    })?;
+    Ok(kernel_def(&k))
+}
+
 /// Opens GPU 0: no driver or no device is exit 3, any other failure exit 4.
 pub fn open_device() -> Result<Device, Failure> {
     Device::open(0).map_err(|e| {
