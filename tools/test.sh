@@ -3,7 +3,7 @@
 # needed (tools/setup-nvrtc.sh), then runs every test of the workspace.
 #
 #   tools/test.sh                 # all tests
-#   tools/test.sh -p dsl-core     # with arguments: `cargo test <arguments>` instead
+#   tools/test.sh -p tessel-core  # with arguments: `cargo test <arguments>` instead
 #
 # NVRTC checks FAIL (not skip) here: TESSEL_REQUIRE_NVRTC=1 unless set otherwise. Only outside
 # CI, when the install itself fails (no network), do they fall back to a loud skip.

@@ -3,7 +3,7 @@
 //! `wgmma.mma_async.m64nNk16` takes N/2 f32 (or N/4 f16x2) accumulator registers as separate
 //! asm operands, so each N in 8..=256 (step 8) needs its own asm statement. This test writes the
 //! whole header and compares it with the committed file; run
-//! `TSL_BLESS=1 cargo test -p codegen-cuda --test prelude_wgmma` to rewrite it after a change.
+//! `TSL_BLESS=1 cargo test -p tessel-codegen --test prelude_wgmma` to rewrite it after a change.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

@@ -2,43 +2,14 @@
 
 use crate::report::{Origin, errors};
 use dsl_core::ir::{DType, MemSpace, Module};
-use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
-/// Token trees with invisible (`Delimiter::None`) groups flattened: a `macro_rules!` that
-/// forwards `file = $path` wraps the literal in one.
-fn flat(input: &TokenStream) -> Vec<TokenTree> {
-    let mut out = Vec::new();
-    for t in input.clone() {
-        match t {
-            TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::None => {
-                out.extend(flat(&g.stream()))
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// `file = "path"` as the whole input.
-fn file_arg(input: &TokenStream) -> Option<(String, Span)> {
-    match flat(input).as_slice() {
-        [
-            TokenTree::Ident(i),
-            TokenTree::Punct(p),
-            TokenTree::Literal(l),
-        ] if i == "file" && p.as_char() == '=' => {
-            let s = l.to_string();
-            let path = s.strip_prefix('"')?.strip_suffix('"')?.to_string();
-            Some((path, l.span()))
-        }
-        _ => None,
-    }
-}
-
 pub fn gemm_kernel(input: TokenStream) -> TokenStream {
-    if let Some((path, lit)) = file_arg(&input) {
-        return file_mode(&path, lit);
+    match crate::args::file_arg(&input) {
+        Some(Ok(arg)) => return file_mode(&arg.path, arg.span),
+        Some(Err(e)) => return stub(None, e.to_compile_error()),
+        None => {}
     }
     let dsl_text = crate::layout::dsl_text(&input);
     let table = dsl_core::parse::token_spans(input.clone());

@@ -128,7 +128,7 @@ pub fn neighbors(m: &Module, legal: &[Config], from: &Config) -> Vec<Config> {
 }
 
 /// Compiles the instances of `configs` with NVRTC on all cores (into the module cache, where
-/// [`Instance::new`] finds them). Returns the configurations that compiled and, for the others,
+/// [`Instance::new`](crate::dsl::Instance::new) finds them). Returns the configurations that compiled and, for the others,
 /// the error.
 pub fn precompile(
     p: &Arc<Prepared>,

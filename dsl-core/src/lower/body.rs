@@ -1,6 +1,6 @@
 //! Pass `body`: statements → lines of CUDA C++, each tagged with its DSL line. Control flow and
 //! scalar statements are handled here; the Hopper-specific statements (events, TMA, WGMMA) in
-//! [`super::hopper`], the cooperative copies of the SIMT path in [`super::simt`].
+//! `super::hopper`, the cooperative copies of the SIMT path in `super::simt`.
 
 use super::LowerError;
 use super::cexpr::{ExprCx, Ty, convert};
@@ -67,7 +67,7 @@ pub struct Emitter<'a> {
     /// `cluster C;`: the multicast loads and cluster-scope events.
     pub cluster: Option<super::cluster::Cluster>,
     /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
-    /// line and the C++ conditions under which the tile grid divides the tensor ([`super::even`]).
+    /// line and the C++ conditions under which the tile grid divides the tensor (`super::even`).
     pub even_copies: Vec<(String, Vec<String>)>,
     pub errors: Vec<LowerError>,
 }
