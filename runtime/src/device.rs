@@ -91,6 +91,27 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// Reads what tessel needs from the device of a cudarc context (the one a
+    /// `CudaStream` belongs to: `stream.context()`).
+    pub fn query(ctx: &Arc<CudaContext>) -> Result<DeviceInfo, DeviceError> {
+        let attr = |a: CUdevice_attribute| guard("cuDeviceGetAttribute", || ctx.attribute(a));
+        let compute_capability = (
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        Ok(DeviceInfo {
+            ordinal: ctx.ordinal(),
+            name: guard("cuDeviceGetName", || ctx.name())?,
+            compute_capability,
+            arch: arch_string(compute_capability.0, compute_capability.1),
+            driver_version: guard("cuDriverGetVersion", driver_version)?,
+            sm_count: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            max_smem_per_block_optin: attr(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+        })
+    }
+
     /// The [`Arch`] tessel compiles for on this device, if supported.
     pub fn tessel_arch(&self) -> Option<Arch> {
         Arch::from_compute_capability(self.compute_capability.0, self.compute_capability.1)
@@ -128,23 +149,20 @@ impl Device {
         // SAFETY: called right after creation, before any buffer or stream exists.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
-        let attr = |a: CUdevice_attribute| guard("cuDeviceGetAttribute", || ctx.attribute(a));
-        let compute_capability = (
-            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
-            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
-        );
-        let info = DeviceInfo {
-            ordinal,
-            name: guard("cuDeviceGetName", || ctx.name())?,
-            compute_capability,
-            arch: arch_string(compute_capability.0, compute_capability.1),
-            driver_version: guard("cuDriverGetVersion", driver_version)?,
-            sm_count: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            max_smem_per_block_optin: attr(
-                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )?,
-        };
+        let info = DeviceInfo::query(&ctx)?;
         Ok(Device { ctx, stream, info })
+    }
+
+    /// The device of a cudarc stream, working on that stream (for tessel tensors and
+    /// references next to cudarc code).
+    pub fn from_stream(stream: &Arc<CudaStream>) -> Result<Device, DeviceError> {
+        let ctx = stream.context().clone();
+        let info = DeviceInfo::query(&ctx)?;
+        Ok(Device {
+            ctx,
+            stream: stream.clone(),
+            info,
+        })
     }
 
     /// What the device is.

@@ -9,7 +9,8 @@
 //! instance.launch(&args)          the launch
 //! ```
 //! Every failure is a typed [`DslError`] naming the parameter and dimension; nothing here can
-//! launch a kernel on arguments it did not check.
+//! launch a kernel on arguments it did not check. Programs launch through the compiled handles
+//! of [`crate::kernel`]; `Instance` is what the examples and the tuner use.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -28,9 +29,6 @@ use crate::nvrtc::CompileRequest;
 use crate::ptxas::KernelResources;
 use crate::tensor::DeviceTensor;
 use crate::tma::{self, TmaError};
-
-/// The stream kernels launch on: a device's context and stream.
-pub type Stream = Device;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DslError {
@@ -79,6 +77,26 @@ pub enum DslError {
     Tma { param: String, source: TmaError },
     #[error("launch plan: {0}")]
     Plan(String),
+    #[error(
+        "kernel `{kernel}`: `{name}` = {value} (from `{param}` dimension {dim}) exceeds {max}, the largest value of the kernel's index type (`int`)"
+    )]
+    IndexRange {
+        kernel: String,
+        param: String,
+        dim: usize,
+        name: String,
+        value: u64,
+        max: i64,
+    },
+    #[error("kernel `{kernel}`: {what} of {value} is outside 0..={max} for this problem")]
+    LaunchRange {
+        kernel: String,
+        what: &'static str,
+        value: i64,
+        max: i64,
+    },
+    #[error("parameter `{param}` is written by the kernel; pass a writable view (`TensorMut`)")]
+    ReadOnly { param: String },
     #[error(transparent)]
     Compile(#[from] CacheError),
     #[error(transparent)]
@@ -110,7 +128,8 @@ impl<T: Element> DeviceTensor<T> {
     }
 }
 
-fn ir_dtype(d: ir::DType) -> Option<DType> {
+/// The runtime dtype of an IR dtype (those the runtime has element types for).
+pub(crate) fn ir_dtype(d: ir::DType) -> Option<DType> {
     match d {
         ir::DType::F16 => Some(DType::F16),
         ir::DType::BF16 => Some(DType::BF16),
@@ -314,15 +333,43 @@ impl Instance {
                 )));
             }
         }
-        let grid = [
-            eval(&k.plan.grid[0], &env)?,
-            eval(&k.plan.grid[1], &env)?,
-            eval(&k.plan.grid[2], &env)?,
-        ];
+        for (name, &v) in &problem.dims {
+            if !(0..=crate::bind::INDEX_MAX).contains(&v) {
+                return Err(DslError::IndexRange {
+                    kernel: prepared.def.name.into(),
+                    param: "problem".into(),
+                    dim: 0,
+                    name: name.clone(),
+                    value: v as u64,
+                    max: crate::bind::INDEX_MAX,
+                });
+            }
+        }
+        let range = |what: &'static str, s: &Sym, max: i64| -> Result<u32, DslError> {
+            let v = eval(s, &env)?;
+            if (0..=max).contains(&v) {
+                Ok(v as u32)
+            } else {
+                Err(DslError::LaunchRange {
+                    kernel: prepared.def.name.into(),
+                    what,
+                    value: v,
+                    max,
+                })
+            }
+        };
         let launch = LaunchConfig {
-            grid: (grid[0] as u32, grid[1] as u32, grid[2] as u32),
-            block: (eval(&k.plan.block_threads, &env)? as u32, 1, 1),
-            dynamic_smem_bytes: eval(&k.plan.dynamic_smem_bytes, &env)? as u32,
+            grid: (
+                range("grid x", &k.plan.grid[0], i32::MAX as i64)?,
+                range("grid y", &k.plan.grid[1], 65535)?,
+                range("grid z", &k.plan.grid[2], 65535)?,
+            ),
+            block: (range("block", &k.plan.block_threads, 1024)?, 1, 1),
+            dynamic_smem_bytes: range(
+                "dynamic shared memory",
+                &k.plan.dynamic_smem_bytes,
+                u32::MAX as i64,
+            )?,
         };
         let name_expression = k.name_expression(&prepared.template_values(config));
         let req =
@@ -389,7 +436,18 @@ impl Instance {
                     })?;
                     out.push(KernelArg::TensorMap(map));
                 }
-                PlanArg::Dim { name } => out.push(KernelArg::I32(self.problem.dims[name] as i32)),
+                PlanArg::Dim { name } => {
+                    let v = self.problem.dims.get(name).copied().unwrap_or(-1);
+                    let v = i32::try_from(v).map_err(|_| DslError::IndexRange {
+                        kernel: self.prepared.def.name.into(),
+                        param: "problem".into(),
+                        dim: 0,
+                        name: name.clone(),
+                        value: v as u64,
+                        max: crate::bind::INDEX_MAX,
+                    })?;
+                    out.push(KernelArg::I32(v))
+                }
             }
         }
         Ok(out)
@@ -417,18 +475,4 @@ fn eval(s: &Sym, env: &SymEnv) -> Result<i64, DslError> {
 pub fn module_cache() -> &'static ModuleCache {
     static C: OnceLock<ModuleCache> = OnceLock::new();
     C.get_or_init(ModuleCache::from_env)
-}
-
-/// What `matmul::launch(…)` calls: bind shapes, check, compile (cached), launch.
-pub fn launch(
-    def: &'static KernelDef,
-    stream: &Stream,
-    config: &Config,
-    tensors: &[TensorArg],
-) -> Result<(), DslError> {
-    let prepared = Prepared::get(def, Variant::default())?;
-    let problem = prepared.bind(tensors)?;
-    let inst = Instance::new(stream, module_cache(), prepared, config, &problem)?;
-    let args = inst.args(tensors)?;
-    inst.launch(&args)
 }

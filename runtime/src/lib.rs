@@ -37,7 +37,11 @@
 //! `sass.rs` disassembles cubins (nvdisasm) for instruction checks; `locate.rs` finds NVRTC,
 //! nvdisasm, libcuda and cuBLAS and turns "missing" into typed errors instead of panics.
 
+pub use cudarc;
+
+pub mod autotune;
 pub mod bench;
+pub mod bind;
 pub mod cache;
 pub mod cublas_ref;
 pub mod device;
@@ -48,6 +52,7 @@ pub mod example_gemv;
 pub mod example_sgemm;
 pub mod example_sweep;
 pub mod hash;
+pub mod kernel;
 pub mod launch;
 pub mod locate;
 pub mod nvrtc;

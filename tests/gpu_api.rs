@@ -1,0 +1,285 @@
+//! The API `gemm_kernel!` generates: `load` once, `launch` many times, `autotuned` dispatch.
+//!
+//! The signature tests run everywhere (they compile against the generated module). The GPU
+//! tests need a CUDA device: without one they print `SKIPPED` and pass, unless
+//! `TESSEL_REQUIRE_GPU=1`, where a missing GPU fails them. On a GPU machine:
+//!
+//! ```text
+//! TESSEL_REQUIRE_GPU=1 cargo test --release --test gpu_api
+//! ```
+
+use std::sync::Arc;
+
+use tessel::prelude::*;
+use tessel::runtime::cudarc::driver::CudaStream as Stream;
+use tessel::runtime::verify;
+
+gemm_kernel! {
+    tunable TILE_M in [8, 16, 32] = 32;
+    tunable TILE_N in [8, 16, 32] = 32;
+    __co__ void sgemm_nt(global f32 [M, K] lhs, global f32 [N, K] rhs, global f32 [M, N] out) {
+      parallel {block_m, block_n} by [cdiv(M, TILE_M), cdiv(N, TILE_N)] : block,
+               {thr_m, thr_n} by [TILE_M, TILE_N] : thread {
+        f32 acc = 0.0f;
+        foreach {iv_k} in [K]
+          acc += lhs.at(block_m # thr_m, iv_k) * rhs.at(block_n # thr_n, iv_k);
+        out.at(block_m # thr_m, block_n # thr_n) = acc;
+      }
+    }
+}
+
+gemm_kernel!(file = "kernels/v2_tma_wgmma.co");
+
+#[test]
+fn the_generated_module_has_the_handle_api() {
+    // The exact signatures: a cudarc stream and a config in, a handle out; typed views in
+    // `launch`, writable for the output.
+    let _load: fn(&Arc<Stream>, &Config) -> Result<sgemm_nt::Handle, DslError> = sgemm_nt::load;
+    let _launch: fn(
+        &sgemm_nt::Handle,
+        TensorRef<'_, f32>,
+        TensorRef<'_, f32>,
+        TensorMut<'_, f32>,
+    ) -> Result<(), DslError> = sgemm_nt::Handle::launch;
+    let _autotuned: fn(&Arc<Stream>) -> Result<sgemm_nt::Autotuned, DslError> = sgemm_nt::autotuned;
+    let _launch_tuned: fn(
+        &sgemm_nt::Autotuned,
+        TensorRef<'_, f32>,
+        TensorRef<'_, f32>,
+        TensorMut<'_, f32>,
+    ) -> Result<(), DslError> = sgemm_nt::Autotuned::launch;
+    let _hopper: fn(
+        &matmul::Handle,
+        TensorRef<'_, f16>,
+        TensorRef<'_, f16>,
+        TensorMut<'_, f16>,
+    ) -> Result<(), DslError> = matmul::Handle::launch;
+    assert_eq!(sgemm_nt::config().get("TILE_M"), Some(32));
+}
+
+/// The device's stream, or `None` (test skipped) without a GPU.
+fn gpu(test: &str) -> Option<Arc<Stream>> {
+    match Device::open(0) {
+        Ok(dev) => Some(dev.stream().clone()),
+        Err(e) => {
+            if std::env::var("TESSEL_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("{test}: TESSEL_REQUIRE_GPU=1 but no GPU: {e}");
+            }
+            eprintln!("SKIPPED {test}: no GPU ({e})");
+            None
+        }
+    }
+}
+
+fn host_f32(len: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// Runs `handle` on cudarc buffers of `m × n × k` and checks the result in f64.
+fn run_and_verify(stream: &Arc<Stream>, handle: &sgemm_nt::Handle, m: usize, n: usize, k: usize) {
+    let (a, b) = (host_f32(m * k, 1), host_f32(n * k, 2));
+    let lhs = stream.clone_htod(&a).unwrap();
+    let rhs = stream.clone_htod(&b).unwrap();
+    let mut out = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+    handle
+        .launch(
+            TensorRef::new(&lhs, &[m, k]).unwrap(),
+            TensorRef::new(&rhs, &[n, k]).unwrap(),
+            TensorMut::new(&mut out, &[m, n]).unwrap(),
+        )
+        .unwrap();
+    let got: Vec<f32> = stream.clone_dtoh(&out).unwrap();
+    let want = verify::host_gemm_nt(&a, &b, m, n, k);
+    let v = verify::verify_f64(&got, &want, 1e-5).unwrap();
+    assert!(v.passed(), "{m}x{n}x{k}: {v}");
+}
+
+#[test]
+fn load_once_launch_many_shapes_on_cudarc_buffers() {
+    let Some(stream) = gpu("load_once_launch_many_shapes_on_cudarc_buffers") else {
+        return;
+    };
+    let handle = sgemm_nt::load(&stream, &sgemm_nt::config().with("TILE_M", 16)).unwrap();
+    assert_eq!(handle.compiled().config().get("TILE_M"), Some(16));
+    // Sizes that are not multiples of the tiles, then others on the same handle.
+    for (m, n, k) in [(100, 70, 64), (33, 129, 17), (256, 256, 256)] {
+        run_and_verify(&stream, &handle, m, n, k);
+    }
+}
+
+#[test]
+fn bad_launches_are_errors_and_launch_nothing() {
+    let Some(stream) = gpu("bad_launches_are_errors_and_launch_nothing") else {
+        return;
+    };
+    let handle = sgemm_nt::load(&stream, &sgemm_nt::config()).unwrap();
+    let (m, n, k) = (64, 32, 16);
+    let lhs = stream.clone_htod(&vec![1.0f32; m * k]).unwrap();
+    let rhs = stream.clone_htod(&vec![1.0f32; n * k]).unwrap();
+    let mut out = stream.clone_htod(&vec![-7.0f32; m * n]).unwrap();
+    // K disagrees between lhs and rhs.
+    let e = handle
+        .launch(
+            TensorRef::new(&lhs, &[m, k]).unwrap(),
+            TensorRef::new(&rhs, &[2 * n, k / 2]).unwrap(),
+            TensorMut::new(&mut out, &[m, n]).unwrap(),
+        )
+        .unwrap_err();
+    assert!(matches!(e, DslError::Mismatch { .. }), "{e}");
+    // A view larger than its buffer is refused when it is made.
+    assert!(TensorRef::<f32>::new(&lhs, &[m + 1, k]).is_err());
+    // The output passed read-only through the untyped API.
+    let args = [
+        LaunchArg::from(TensorRef::<f32>::new(&lhs, &[m, k]).unwrap()),
+        TensorRef::<f32>::new(&rhs, &[n, k]).unwrap().into(),
+        TensorRef::<f32>::new(&out, &[m, n]).unwrap().into(),
+    ];
+    let e = handle.launch_args(&args).unwrap_err();
+    assert!(matches!(e, DslError::ReadOnly { .. }), "{e}");
+    // Nothing ran: the output still holds what was uploaded.
+    let got: Vec<f32> = stream.clone_dtoh(&out).unwrap();
+    assert!(got.iter().all(|&x| x == -7.0));
+    // An illegal configuration is refused at load.
+    let e = sgemm_nt::load(&stream, &sgemm_nt::config().with("TILE_M", 7)).unwrap_err();
+    assert!(matches!(e, DslError::Illegal { .. }), "{e}");
+}
+
+#[test]
+fn the_handle_keeps_its_module_alive() {
+    let Some(stream) = gpu("the_handle_keeps_its_module_alive") else {
+        return;
+    };
+    // Loaded in a helper that returns only the handle; many launches in flight before any
+    // synchronization, then the handle is dropped after the last launch and before the read.
+    let load = || sgemm_nt::load(&stream, &sgemm_nt::config()).unwrap();
+    let handle = load();
+    let (m, n, k) = (128, 128, 128);
+    let (a, b) = (host_f32(m * k, 3), host_f32(n * k, 4));
+    let lhs = stream.clone_htod(&a).unwrap();
+    let rhs = stream.clone_htod(&b).unwrap();
+    let mut out = stream.alloc_zeros::<f32>(m * n).unwrap();
+    for _ in 0..100 {
+        handle
+            .launch(
+                TensorRef::new(&lhs, &[m, k]).unwrap(),
+                TensorRef::new(&rhs, &[n, k]).unwrap(),
+                TensorMut::new(&mut out, &[m, n]).unwrap(),
+            )
+            .unwrap();
+    }
+    drop(handle);
+    let got: Vec<f32> = stream.clone_dtoh(&out).unwrap();
+    let v = verify::verify_f64(&got, &verify::host_gemm_nt(&a, &b, m, n, k), 1e-5).unwrap();
+    assert!(v.passed(), "{v}");
+}
+
+#[test]
+fn hopper_kernel_through_the_handle_matches_cublas() {
+    let Some(stream) = gpu("hopper_kernel_through_the_handle_matches_cublas") else {
+        return;
+    };
+    let dev = Device::from_stream(&stream).unwrap();
+    if dev.info().compute_capability != (9, 0) {
+        eprintln!("SKIPPED: {} is not sm_90", dev.info().name);
+        return;
+    }
+    use tessel::runtime::cublas_ref::{CublasRef, GemmCompute};
+    let (m, n, k) = (512, 256, 512);
+    let lhs = DeviceTensor::<f16>::random(&dev, &[m, k], 1).unwrap();
+    let rhs = DeviceTensor::<f16>::random(&dev, &[n, k], 2).unwrap();
+    let mut out = DeviceTensor::<f16>::poisoned(&dev, &[m, n]).unwrap();
+    let handle = matmul::load(&stream, &matmul::config()).unwrap();
+    handle
+        .launch(lhs.view(), rhs.view(), out.view_mut())
+        .unwrap();
+    let mut reference = DeviceTensor::<f16>::poisoned(&dev, &[m, n]).unwrap();
+    CublasRef::new(&dev)
+        .unwrap()
+        .gemm_nt(&lhs, &rhs, &mut reference, GemmCompute::F32)
+        .unwrap();
+    let tol = verify::gemm_tolerance(
+        tessel::runtime::dtype::DType::F16,
+        tessel::runtime::dtype::DType::F32,
+        tessel::runtime::dtype::DType::F16,
+        k,
+    );
+    let v = verify::verify(&out.to_host().unwrap(), &reference.to_host().unwrap(), tol).unwrap();
+    assert!(v.passed(), "{v}");
+}
+
+#[test]
+fn autotuned_dispatches_each_shape_to_its_cached_winner() {
+    let Some(stream) = gpu("autotuned_dispatches_each_shape_to_its_cached_winner") else {
+        return;
+    };
+    use tessel::runtime::tune::record::WinnerRecord;
+    use tessel::runtime::tune::store::{self, CacheKey, TuneStore};
+    use tessel::runtime::tune::{Shape, Target};
+    let dir = std::env::temp_dir().join(format!("tessel-gpu-api-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dev = Device::from_stream(&stream).unwrap();
+    let info = dev.info();
+    let target = Target::dsl(&sgemm_nt::KERNEL, Default::default()).unwrap();
+    // Two shapes, two different cached winners (as a finished sweep records them).
+    let winners = [(Shape::new(96, 64, 32), 16), (Shape::new(64, 96, 32), 8)];
+    for (shape, tile_m) in winners {
+        let key = CacheKey {
+            format: store::FORMAT,
+            gpu_name: info.name.clone(),
+            compute_capability: info.compute_capability,
+            driver_version: info.driver_version,
+            nvrtc_version: tessel::runtime::nvrtc::nvrtc_version().unwrap(),
+            kernel: target.name().to_string(),
+            source_hash: target.source_hash(),
+            shape,
+            dtypes: target.dtypes(),
+        };
+        let mut st = TuneStore::open(&dir, key, true);
+        st.set_winner(WinnerRecord {
+            config: [("TILE_M".to_string(), tile_m), ("TILE_N".to_string(), 32)].into(),
+            median_ms: 1.0,
+            tflops: None,
+            finalists: Vec::new(),
+            noise_band: 0.02,
+            selection: "test".into(),
+            cublas: None,
+        })
+        .unwrap();
+    }
+    let tuned = sgemm_nt::autotuned(&stream).unwrap().with_tune_cache(&dir);
+    let mut seen = Vec::new();
+    for (m, n, k) in [(96, 64, 32), (64, 96, 32), (80, 80, 32)] {
+        let (a, b) = (host_f32(m * k, 5), host_f32(n * k, 6));
+        let lhs = stream.clone_htod(&a).unwrap();
+        let rhs = stream.clone_htod(&b).unwrap();
+        let mut out = stream.alloc_zeros::<f32>(m * n).unwrap();
+        let args = [
+            LaunchArg::from(TensorRef::<f32>::new(&lhs, &[m, k]).unwrap()),
+            TensorRef::<f32>::new(&rhs, &[n, k]).unwrap().into(),
+            TensorRef::<f32>::new(&out, &[m, n]).unwrap().into(),
+        ];
+        let h = tuned.runtime().handle_for(&args).unwrap();
+        seen.push(h.config().get("TILE_M"));
+        tuned
+            .launch(
+                TensorRef::new(&lhs, &[m, k]).unwrap(),
+                TensorRef::new(&rhs, &[n, k]).unwrap(),
+                TensorMut::new(&mut out, &[m, n]).unwrap(),
+            )
+            .unwrap();
+        let got: Vec<f32> = stream.clone_dtoh(&out).unwrap();
+        let v = verify::verify_f64(&got, &verify::host_gemm_nt(&a, &b, m, n, k), 1e-5).unwrap();
+        assert!(v.passed(), "{m}x{n}x{k}: {v}");
+    }
+    // Cached winners for the first two shapes, the default (32) for the third.
+    assert_eq!(seen, [Some(16), Some(8), Some(32)]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
