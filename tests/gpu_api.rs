@@ -283,3 +283,17 @@ fn autotuned_dispatches_each_shape_to_its_cached_winner() {
     assert_eq!(seen, [Some(16), Some(8), Some(32)]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_readme_program_is_the_user_crate() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let program = std::fs::read_to_string("examples/user-crate/src/main.rs").unwrap();
+    let section = readme
+        .split("## Use tessel in your crate")
+        .nth(1)
+        .expect("README has a section \"Use tessel in your crate\"");
+    assert!(
+        section.contains(&format!("```rust\n{program}```")),
+        "the README's program differs from examples/user-crate/src/main.rs"
+    );
+}
