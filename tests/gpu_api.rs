@@ -12,7 +12,14 @@ use std::sync::Arc;
 
 use tessel::prelude::*;
 use tessel::runtime::cudarc::driver::CudaStream as Stream;
-use tessel::runtime::verify;
+mod common;
+
+use std::collections::BTreeMap;
+
+use tessel::dsl_core::def::Variant;
+use tessel::dsl_core::ir::DType as IrDType;
+use tessel::runtime::reference::{self, Layout, Pattern};
+use tessel::runtime::{kernel, run, verify};
 
 gemm_kernel! {
     tunable TILE_M in [8, 16, 32] = 32;
@@ -29,6 +36,144 @@ gemm_kernel! {
 }
 
 gemm_kernel!(file = "kernels/v2_tma_wgmma.co");
+gemm_kernel!(file = "kernels/gemv_direct.co");
+
+gemm_kernel! {
+    tunable TILE in [8, 16] = 16;
+    __co__ void gemm_nn(global f32 [M, K] a, global f32 [K, N] b, global f32 [M, N] c) {
+      parallel {bm, bn} by [cdiv(M, TILE), cdiv(N, TILE)] : block,
+               {tm, tn} by [TILE, TILE] : thread {
+        f32 acc = 0.0f;
+        foreach {k} in [K]
+          acc += a.at(bm # tm, k) * b.at(k, bn # tn);
+        c.at(bm # tm, bn # tn) = acc;
+      }
+    }
+}
+
+gemm_kernel! {
+    tunable TILE in [8, 16] = 16;
+    __co__ void gemm_nt(global f32 [M, K] a, global f32 [N, K] b, global f32 [M, N] c) {
+      parallel {bm, bn} by [cdiv(M, TILE), cdiv(N, TILE)] : block,
+               {tm, tn} by [TILE, TILE] : thread {
+        f32 acc = 0.0f;
+        foreach {k} in [K]
+          acc += a.at(bm # tm, k) * b.at(bn # tn, k);
+        c.at(bm # tm, bn # tn) = acc;
+      }
+    }
+}
+
+gemm_kernel! {
+    tunable TILE in [8, 16] = 16;
+    __co__ void gemm_tn(global f32 [K, M] a, global f32 [K, N] b, global f32 [M, N] c) {
+      parallel {bm, bn} by [cdiv(M, TILE), cdiv(N, TILE)] : block,
+               {tm, tn} by [TILE, TILE] : thread {
+        f32 acc = 0.0f;
+        foreach {k} in [K]
+          acc += a.at(k, bm # tm) * b.at(k, bn # tn);
+        c.at(bm # tm, bn # tn) = acc;
+      }
+    }
+}
+
+gemm_kernel! {
+    tunable TILE in [8, 16] = 16;
+    __co__ void gemm_tt(global f32 [K, M] a, global f32 [N, K] b, global f32 [M, N] c) {
+      parallel {bm, bn} by [cdiv(M, TILE), cdiv(N, TILE)] : block,
+               {tm, tn} by [TILE, TILE] : thread {
+        f32 acc = 0.0f;
+        foreach {k} in [K]
+          acc += a.at(k, bm # tm) * b.at(bn # tn, k);
+        c.at(bm # tm, bn # tn) = acc;
+      }
+    }
+}
+
+/// The layout kernels with the layout their signature says.
+fn layout_kernels() -> [(&'static KernelDef, Layout); 4] {
+    [
+        (&gemm_nn::KERNEL, Layout::NN),
+        (&gemm_nt::KERNEL, Layout::NT),
+        (&gemm_tn::KERNEL, Layout::TN),
+        (&gemm_tt::KERNEL, Layout::TT),
+    ]
+}
+
+#[test]
+fn references_are_chosen_from_the_signature() {
+    for (def, layout) in layout_kernels() {
+        assert_eq!(
+            reference::infer_def(def).unwrap(),
+            Pattern::Gemm {
+                a: 0,
+                b: 1,
+                c: 2,
+                layout
+            },
+            "{}",
+            def.name
+        );
+    }
+    assert!(matches!(
+        reference::infer_def(&gemv_direct::KERNEL).unwrap(),
+        Pattern::Gemv { .. }
+    ));
+}
+
+#[test]
+fn the_layout_kernels_compile_with_nvrtc() {
+    if !common::nvrtc_available("the_layout_kernels_compile_with_nvrtc") {
+        return;
+    }
+    use tessel::runtime::dsl::Prepared;
+    use tessel::runtime::nvrtc::{Arch, CompileRequest, compile};
+    let defs = layout_kernels().map(|(d, _)| d);
+    for def in defs.into_iter().chain([&sgemm_nt::KERNEL]) {
+        for input in [None, Some(IrDType::F16), Some(IrDType::BF16)] {
+            let p = Prepared::get(def, Variant { input, acc: None }).unwrap();
+            let expr = p
+                .kernel
+                .name_expression(&p.template_values(&def.default_config()));
+            let req = CompileRequest::new(p.cuda.clone(), Arch::Sm80).name_expression(&expr);
+            let m = compile(&req).unwrap_or_else(|e| panic!("{} {input:?}: {e}", def.name));
+            assert!(m.lowered_name(&expr).is_some());
+        }
+    }
+}
+
+#[test]
+fn every_layout_and_dtype_verifies_on_the_gpu() {
+    let Some(stream) = gpu("every_layout_and_dtype_verifies_on_the_gpu") else {
+        return;
+    };
+    let dev = Device::from_stream(&stream).unwrap();
+    let dims: BTreeMap<String, usize> = [("M", 100), ("N", 70), ("K", 64)]
+        .map(|(k, v)| (k.to_string(), v))
+        .into();
+    for (def, layout) in layout_kernels() {
+        for input in [None, Some(IrDType::F16), Some(IrDType::BF16)] {
+            let variant = Variant { input, acc: None };
+            let h = kernel::load_variant(def, variant, &stream, &def.default_config()).unwrap();
+            let r = run::run_and_verify(&h, &dev, &dims, 7).unwrap();
+            assert_eq!(r.reference, format!("cuBLAS {}", layout.name()));
+            assert!(
+                r.verification.passed(),
+                "{} {input:?}: {}",
+                def.name,
+                r.verification
+            );
+        }
+    }
+    // A GEMV: the host f64 reference.
+    let h = gemv_direct::load(&stream, &gemv_direct::config()).unwrap();
+    let dims: BTreeMap<String, usize> = [("N", 1000), ("K", 512)]
+        .map(|(k, v)| (k.to_string(), v))
+        .into();
+    let r = run::run_and_verify(h.compiled(), &dev, &dims, 3).unwrap();
+    assert_eq!(r.reference, "host f64 GEMV");
+    assert!(r.verification.passed(), "{}", r.verification);
+}
 
 #[test]
 fn the_generated_module_has_the_handle_api() {

@@ -235,6 +235,11 @@ impl CompiledKernel {
         })
     }
 
+    /// The kernel as parsed, checked and lowered.
+    pub fn prepared(&self) -> &Arc<Prepared> {
+        &self.prepared
+    }
+
     /// The configuration this handle was compiled for.
     pub fn config(&self) -> &Config {
         &self.config

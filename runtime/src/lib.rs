@@ -57,6 +57,8 @@ pub mod launch;
 pub mod locate;
 pub mod nvrtc;
 pub mod ptxas;
+pub mod reference;
+pub mod run;
 pub mod sass;
 pub mod tensor;
 pub mod timing;
