@@ -30,79 +30,139 @@ use crate::ptxas::KernelResources;
 use crate::tensor::DeviceTensor;
 use crate::tma::{self, TmaError};
 
+/// Why a DSL kernel could not be prepared, loaded or launched. Every variant names what is
+/// at fault (the kernel, the parameter and dimension, the value and its limit).
 #[derive(Debug, thiserror::Error)]
 pub enum DslError {
+    /// The checker rejected the kernel, its configuration or its problem sizes.
     #[error("kernel `{kernel}` is not legal here:\n{diags}")]
-    Illegal { kernel: String, diags: Diagnostics },
+    Illegal {
+        /// The kernel.
+        kernel: String,
+        /// The checker's diagnostics.
+        diags: Diagnostics,
+    },
+    /// A launch passed the wrong number of tensors.
     #[error("kernel `{kernel}` takes {expected} tensors, got {got}")]
     Arity {
+        /// The kernel.
         kernel: String,
+        /// Tensors in its signature.
         expected: usize,
+        /// Tensors passed.
         got: usize,
     },
+    /// A tensor has another number of dimensions than its parameter.
     #[error(
         "parameter `{param}` is declared with {expected} dimensions [{dims}], got a tensor of shape {shape:?}"
     )]
     Rank {
+        /// The parameter.
         param: String,
+        /// Its declared rank.
         expected: usize,
+        /// Its dims as written.
         dims: String,
+        /// The tensor's shape.
         shape: Vec<usize>,
     },
+    /// A tensor has another element type than its parameter.
     #[error("parameter `{param}` is declared {expected}, got a {got} tensor")]
     DType {
+        /// The parameter.
         param: String,
+        /// The declared dtype.
         expected: String,
+        /// The tensor's dtype.
         got: String,
     },
+    /// A symbolic dim differs between two tensors.
     #[error(
         "parameter `{param}` dimension {dim} (`{name}`) is {got}, but `{name}` = {bound} from parameter `{from}`"
     )]
     Mismatch {
+        /// The parameter that disagrees.
         param: String,
+        /// Which of its dimensions.
         dim: usize,
+        /// The symbolic dim.
         name: String,
+        /// Its size there.
         got: usize,
+        /// The value bound first.
         bound: i64,
+        /// The parameter that bound it.
         from: String,
     },
+    /// A dimension written as a constant or expression has another size.
     #[error("parameter `{param}` dimension {dim} must be {expected}, got {got}")]
     FixedDim {
+        /// The parameter.
         param: String,
+        /// Which dimension.
         dim: usize,
+        /// The size it must have.
         expected: i64,
+        /// The size it has.
         got: usize,
     },
+    /// A TMA descriptor could not be made for a tensor (alignment, strides, box).
     #[error("parameter `{param}`: {source}")]
-    Tma { param: String, source: TmaError },
+    Tma {
+        /// The parameter.
+        param: String,
+        /// What the encoder said.
+        source: TmaError,
+    },
+    /// The launch plan does not evaluate or does not hold for this problem.
     #[error("launch plan: {0}")]
     Plan(String),
+    /// A problem size beyond what the kernel's index type (`int`) holds.
     #[error(
         "kernel `{kernel}`: `{name}` = {value} (from `{param}` dimension {dim}) exceeds {max}, the largest value of the kernel's index type (`int`)"
     )]
     IndexRange {
+        /// The kernel.
         kernel: String,
+        /// The parameter the size comes from (`grid` for a tile-rounded extent).
         param: String,
+        /// Which dimension of it.
         dim: usize,
+        /// The dim (or the rounded extent's expression).
         name: String,
+        /// The value.
         value: u64,
+        /// The largest value allowed.
         max: i64,
     },
+    /// A grid, block or shared memory size outside what a launch can take.
     #[error("kernel `{kernel}`: {what} of {value} is outside 0..={max} for this problem")]
     LaunchRange {
+        /// The kernel.
         kernel: String,
+        /// `grid x`, `grid y`, `grid z`, `block` or `dynamic shared memory`.
         what: &'static str,
+        /// The value.
         value: i64,
+        /// The limit.
         max: i64,
     },
+    /// A parameter the kernel writes was passed a read-only view.
     #[error("parameter `{param}` is written by the kernel; pass a writable view (`TensorMut`)")]
-    ReadOnly { param: String },
+    ReadOnly {
+        /// The parameter.
+        param: String,
+    },
+    /// NVRTC or the module cache failed.
     #[error(transparent)]
     Compile(#[from] CacheError),
+    /// Loading or launching failed in the driver.
     #[error(transparent)]
     Launch(#[from] launch::LaunchError),
+    /// The device could not be opened or queried.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// The GPU's compute capability (major, minor) cannot run this kernel.
     #[error(
         "this GPU (compute capability {0}.{1}) is not supported; tessel needs sm_80 or newer (sm_90a for the Hopper path)"
     )]
@@ -112,8 +172,11 @@ pub enum DslError {
 /// A tensor argument: device address, shape and dtype.
 #[derive(Clone, Debug)]
 pub struct TensorArg {
+    /// Device address of element 0.
     pub ptr: u64,
+    /// Row-major shape.
     pub shape: Vec<usize>,
+    /// Element type.
     pub dtype: DType,
 }
 
@@ -140,9 +203,13 @@ pub(crate) fn ir_dtype(d: ir::DType) -> Option<DType> {
 
 /// A kernel parsed, checked, lowered and emitted (one per kernel and variant).
 pub struct Prepared {
+    /// The definition it came from.
     pub def: &'static KernelDef,
+    /// The dtype variant.
     pub variant: Variant,
+    /// The parsed (and re-typed) module.
     pub module: Module,
+    /// The lowered kernel: signature, tunables, launch plan.
     pub kernel: CudaKernel,
     /// The `.cu` template: the macro's text for the declared dtypes, re-emitted for a variant.
     pub cuda: String,
@@ -280,18 +347,27 @@ impl Prepared {
 
 /// One configuration of a prepared kernel, compiled and ready to launch for one problem shape.
 pub struct Instance {
+    /// The kernel.
     pub prepared: Arc<Prepared>,
+    /// Its configuration.
     pub config: Config,
+    /// The problem sizes it was built for.
     pub problem: Problem,
+    /// The checker's facts for the configuration and problem.
     pub info: KernelInfo,
+    /// Grid, block and shared memory.
     pub launch: LaunchConfig,
+    /// Registers, spills and shared memory ptxas reported.
     pub resources: Option<KernelResources>,
+    /// The instantiated kernel (`tsl_matmul<32, 32>`).
     pub name_expression: String,
     kernel: Kernel,
     env: SymEnv,
 }
 
 impl Instance {
+    /// Checks `config` for `problem` and the device, compiles (cached) and loads the kernel and
+    /// evaluates its launch configuration.
     pub fn new(
         dev: &Device,
         cache: &ModuleCache,
@@ -461,6 +537,7 @@ impl Instance {
         Ok(())
     }
 
+    /// The loaded kernel.
     pub fn kernel(&self) -> &Kernel {
         &self.kernel
     }
