@@ -442,3 +442,20 @@ fn the_readme_program_is_the_user_crate() {
         "the README's program differs from examples/user-crate/src/main.rs"
     );
 }
+
+#[test]
+fn a_co_file_read_at_run_time_loads_and_verifies() {
+    let Some(stream) = gpu("a_co_file_read_at_run_time_loads_and_verifies") else {
+        return;
+    };
+    let dev = Device::from_stream(&stream).unwrap();
+    let text = std::fs::read_to_string("kernels/sgemm_k5_2d_tiling.co").unwrap();
+    let def = kernel::kernel_def_from_source(&text, Some("kernels/sgemm_k5_2d_tiling.co")).unwrap();
+    let handle = kernel::load(def, &stream, &def.default_config()).unwrap();
+    let dims: BTreeMap<String, usize> = [("M", 512), ("N", 256), ("K", 128)]
+        .map(|(k, v)| (k.to_string(), v))
+        .into();
+    let r = run::run_and_verify(&handle, &dev, &dims, 11).unwrap();
+    assert_eq!(r.reference, "cuBLAS NN");
+    assert!(r.verification.passed(), "{}", r.verification);
+}
