@@ -642,6 +642,13 @@ __co__ void scale(global f32 [N] x, global f32 [N] y) {
     }
 
     #[test]
+    fn handles_can_be_shared_across_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<CompiledKernel>();
+        shared::<Autotuned>();
+    }
+
+    #[test]
     fn bad_source_is_a_diagnostic() {
         let e = kernel_def_from_source("__co__ void k(", None).unwrap_err();
         assert!(!e.0.is_empty());

@@ -31,6 +31,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! `kernel.rs` is what programs launch through: a compiled handle per kernel and configuration
+//! (`kernel::load` once, `launch` many times, no allocation; `autotuned` per-shape winners),
+//! with `bind.rs` resolving the launch plan and checking each launch's shapes and sizes.
+//! `reference.rs` reads which reference verifies a kernel from its signature (GEMM layouts,
+//! GEMV, element-wise) and `run.rs` makes one verified launch of a handle.
 //! `dsl.rs` runs DSL kernels (`KernelDef` → checked, compiled, launched instance) and
 //! `example.rs` is the shared `main` of the GEMM examples.
 //!
