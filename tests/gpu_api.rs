@@ -360,11 +360,26 @@ fn hopper_kernel_through_the_handle_matches_cublas() {
     assert!(v.passed(), "{v}");
 }
 
+gemm_kernel! {
+    tunable TILE_M in [8, 16, 32] = 32;
+    tunable TILE_N in [8, 16, 32] = 32;
+    __co__ void hgemm_nt(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] out) {
+      parallel {block_m, block_n} by [cdiv(M, TILE_M), cdiv(N, TILE_N)] : block,
+               {thr_m, thr_n} by [TILE_M, TILE_N] : thread {
+        f32 acc = 0.0f;
+        foreach {iv_k} in [K]
+          acc += lhs.at(block_m # thr_m, iv_k) * rhs.at(block_n # thr_n, iv_k);
+        out.at(block_m # thr_m, block_n # thr_n) = acc;
+      }
+    }
+}
+
 #[test]
 fn autotuned_dispatches_each_shape_to_its_cached_winner() {
     let Some(stream) = gpu("autotuned_dispatches_each_shape_to_its_cached_winner") else {
         return;
     };
+    use tessel::runtime::dtype::DType as Rt;
     use tessel::runtime::tune::record::WinnerRecord;
     use tessel::runtime::tune::store::{self, CacheKey, TuneStore};
     use tessel::runtime::tune::{Shape, Target};
@@ -372,7 +387,7 @@ fn autotuned_dispatches_each_shape_to_its_cached_winner() {
     let _ = std::fs::remove_dir_all(&dir);
     let dev = Device::from_stream(&stream).unwrap();
     let info = dev.info();
-    let target = Target::dsl(&sgemm_nt::KERNEL, Default::default()).unwrap();
+    let target = Target::dsl(&hgemm_nt::KERNEL, Default::default()).unwrap();
     // Two shapes, two different cached winners (as a finished sweep records them).
     let winners = [(Shape::new(96, 64, 32), 16), (Shape::new(64, 96, 32), 8)];
     for (shape, tile_m) in winners {
@@ -399,29 +414,25 @@ fn autotuned_dispatches_each_shape_to_its_cached_winner() {
         })
         .unwrap();
     }
-    let tuned = sgemm_nt::autotuned(&stream).unwrap().with_tune_cache(&dir);
+    let tuned = hgemm_nt::autotuned(&stream).unwrap().with_tune_cache(&dir);
     let mut seen = Vec::new();
     for (m, n, k) in [(96, 64, 32), (64, 96, 32), (80, 80, 32)] {
-        let (a, b) = (host_f32(m * k, 5), host_f32(n * k, 6));
-        let lhs = stream.clone_htod(&a).unwrap();
-        let rhs = stream.clone_htod(&b).unwrap();
-        let mut out = stream.alloc_zeros::<f32>(m * n).unwrap();
+        let lhs = DeviceTensor::<f16>::random(&dev, &[m, k], 5).unwrap();
+        let rhs = DeviceTensor::<f16>::random(&dev, &[n, k], 6).unwrap();
+        let mut out = DeviceTensor::<f16>::poisoned(&dev, &[m, n]).unwrap();
         let args = [
-            LaunchArg::from(TensorRef::<f32>::new(&lhs, &[m, k]).unwrap()),
-            TensorRef::<f32>::new(&rhs, &[n, k]).unwrap().into(),
-            TensorRef::<f32>::new(&out, &[m, n]).unwrap().into(),
+            LaunchArg::from(lhs.view()),
+            rhs.view().into(),
+            out.view().into(),
         ];
         let h = tuned.runtime().handle_for(&args).unwrap();
         seen.push(h.config().get("TILE_M"));
         tuned
-            .launch(
-                TensorRef::new(&lhs, &[m, k]).unwrap(),
-                TensorRef::new(&rhs, &[n, k]).unwrap(),
-                TensorMut::new(&mut out, &[m, n]).unwrap(),
-            )
+            .launch(lhs.view(), rhs.view(), out.view_mut())
             .unwrap();
-        let got: Vec<f32> = stream.clone_dtoh(&out).unwrap();
-        let v = verify::verify_f64(&got, &verify::host_gemm_nt(&a, &b, m, n, k), 1e-5).unwrap();
+        let want = verify::host_gemm_nt(&lhs.to_host().unwrap(), &rhs.to_host().unwrap(), m, n, k);
+        let tol = verify::gemm_tolerance(Rt::F16, Rt::F32, Rt::F16, k);
+        let v = verify::verify_f64(&out.to_host().unwrap(), &want, tol).unwrap();
         assert!(v.passed(), "{m}x{n}x{k}: {v}");
     }
     // Cached winners for the first two shapes, the default (32) for the third.
