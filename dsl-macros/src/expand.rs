@@ -94,7 +94,7 @@ fn finish(
     let info = match dsl_core::check::check(m) {
         Ok(i) => i,
         Err(d) => {
-            return stub(Some(&name), {
+            return stub(Some((&name, m.kernel.params.len())), {
                 let mut e = errors(&d.0, origin);
                 e.extend(extra);
                 e
@@ -104,7 +104,7 @@ fn finish(
     let kernel = match dsl_core::lower::lower(m, &info) {
         Ok(k) => k,
         Err(d) => {
-            return stub(Some(&name), {
+            return stub(Some((&name, m.kernel.params.len())), {
                 let mut e = errors(&d.0, origin);
                 e.extend(extra);
                 e
@@ -291,11 +291,21 @@ fn finish(
     }
 }
 
-/// After an error: the compile errors plus a stub module, so uses of the kernel elsewhere do
-/// not pile up follow-on errors.
-fn stub(name: Option<&str>, errs: TokenStream) -> TokenStream {
-    let Some(name) = name else { return errs };
+/// After an error: the compile errors plus a stub module with the kernel's API (`load`,
+/// `autotuned`, a `launch` of the right arity), so uses of the kernel elsewhere do not pile up
+/// follow-on errors. Nothing in it runs: the crate does not compile.
+fn stub(kernel: Option<(&str, usize)>, errs: TokenStream) -> TokenStream {
+    let Some((name, arity)) = kernel else {
+        return errs;
+    };
     let id = format_ident!("{}", name);
+    let generics: Vec<Ident> = (0..arity).map(|i| format_ident!("A{}", i)).collect();
+    let args: Vec<Ident> = (0..arity).map(|i| format_ident!("_a{}", i)).collect();
+    let launch = quote! {
+        pub fn launch<#(#generics),*>(&self, #(#args: #generics),*) -> ::core::result::Result<(), ::tessel::runtime::dsl::DslError> {
+            ::core::unreachable!("kernel `{}` did not compile", #name)
+        }
+    };
     quote! {
         #errs
         #[allow(non_snake_case, dead_code, missing_docs)]
@@ -304,6 +314,16 @@ fn stub(name: Option<&str>, errs: TokenStream) -> TokenStream {
             pub const CUDA: &str = "";
             pub const IR: &str = "";
             pub fn config() -> ::tessel::Config { ::core::unreachable!("kernel `{}` did not compile", #name) }
+            pub struct Handle;
+            pub struct Autotuned;
+            pub fn load<S, C>(_stream: S, _config: C) -> ::core::result::Result<Handle, ::tessel::runtime::dsl::DslError> {
+                ::core::unreachable!("kernel `{}` did not compile", #name)
+            }
+            pub fn autotuned<S>(_stream: S) -> ::core::result::Result<Autotuned, ::tessel::runtime::dsl::DslError> {
+                ::core::unreachable!("kernel `{}` did not compile", #name)
+            }
+            impl Handle { #launch }
+            impl Autotuned { #launch }
         }
     }
 }
