@@ -186,6 +186,35 @@ impl Device {
     }
 }
 
+/// Checks that `[ptr, ptr + bytes)` lies inside one device allocation of the context current
+/// on this thread (`cuPointerGetAttribute` with the allocation's start and size): what makes a
+/// launch on raw device addresses checked instead of trusted.
+pub fn check_device_range(ptr: u64, bytes: usize) -> Result<(), String> {
+    use cudarc::driver::sys::CUpointer_attribute as A;
+    let attr = |a: A| -> Result<u64, String> {
+        let mut v: u64 = 0;
+        guard("cuPointerGetAttribute", || {
+            // SAFETY: both attributes write one 64-bit value (a CUdeviceptr or a size_t) to `v`.
+            unsafe {
+                cudarc::driver::sys::cuPointerGetAttribute((&mut v as *mut u64).cast(), a, ptr)
+                    .result()
+            }
+        })
+        .map_err(|e| format!("0x{ptr:x} is not device memory of this context ({e})"))?;
+        Ok(v)
+    };
+    let start = attr(A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)?;
+    let size = attr(A::CU_POINTER_ATTRIBUTE_RANGE_SIZE)?;
+    let end = start.saturating_add(size);
+    let need = ptr.checked_add(bytes as u64);
+    if ptr < start || need.is_none_or(|n| n > end) {
+        return Err(format!(
+            "{bytes} bytes at 0x{ptr:x} run past its allocation (0x{start:x}, {size} bytes)"
+        ));
+    }
+    Ok(())
+}
+
 fn driver_version() -> Result<i32, DriverError> {
     let mut v = 0;
     // SAFETY: one valid out-pointer.

@@ -22,7 +22,7 @@ use dsl_core::ir::{self, Module};
 use dsl_core::lower::{CudaKernel, KernelArg as PlanArg, Sym, SymEnv};
 
 use crate::cache::{CacheError, ModuleCache};
-use crate::device::{Device, DeviceError};
+use crate::device::{Device, DeviceError, guard};
 use crate::dtype::{DType, Element};
 use crate::launch::{self, Kernel, KernelArg, LaunchConfig, LoadedModule};
 use crate::nvrtc::CompileRequest;
@@ -146,6 +146,14 @@ pub enum DslError {
         value: i64,
         /// The limit.
         max: i64,
+    },
+    /// A raw tensor address that is not device memory holding the tensor's shape.
+    #[error("parameter `{param}`: {reason}")]
+    BadPointer {
+        /// The parameter.
+        param: String,
+        /// What is wrong.
+        reason: String,
     },
     /// A parameter the kernel writes was passed a read-only view.
     #[error("parameter `{param}` is written by the kernel; pass a writable view (`TensorMut`)")]
@@ -363,6 +371,9 @@ pub struct Instance {
     pub name_expression: String,
     kernel: Kernel,
     env: SymEnv,
+    /// The argument lists [`Instance::args`] produced (the last few): the only ones
+    /// [`Instance::launch`] accepts.
+    issued: Mutex<Vec<Vec<KernelArg>>>,
 }
 
 impl Instance {
@@ -471,6 +482,7 @@ impl Instance {
             name_expression,
             kernel,
             env,
+            issued: Mutex::new(Vec::new()),
         })
     }
 
@@ -484,6 +496,19 @@ impl Instance {
             )));
         }
         let params = &self.prepared.module.kernel.params;
+        // `TensorArg` carries raw addresses: each must be device memory holding its tensor.
+        guard("cuCtxSetCurrent", || {
+            self.kernel.stream().context().bind_to_thread()
+        })?;
+        for (p, t) in params.iter().zip(tensors) {
+            let bytes = t.shape.iter().product::<usize>() * t.dtype.size_bytes();
+            crate::device::check_device_range(t.ptr, bytes).map_err(|reason| {
+                DslError::BadPointer {
+                    param: p.name.name.clone(),
+                    reason,
+                }
+            })?;
+        }
         let mut out = Vec::new();
         for a in &self.prepared.kernel.plan.args {
             match a {
@@ -526,13 +551,34 @@ impl Instance {
                 }
             }
         }
+        let mut issued = self.issued.lock().unwrap_or_else(|e| e.into_inner());
+        if !issued.contains(&out) {
+            if issued.len() == 8 {
+                issued.remove(0);
+            }
+            issued.push(out.clone());
+        }
         Ok(out)
     }
 
     /// Launches with arguments from [`Instance::args`].
+    /// Any other list is an `Err`: the arguments carry raw addresses.
     pub fn launch(&self, args: &[KernelArg]) -> Result<(), DslError> {
+        let known = self
+            .issued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|a| a.as_slice() == args);
+        if !known {
+            return Err(DslError::Plan(format!(
+                "`{}`: launch arguments must come from Instance::args (the last 8 it made)",
+                self.name_expression
+            )));
+        }
         // SAFETY: `args` come from `Instance::args`, which checked every tensor's rank, dtype and
-        // shape against the signature, and encoded tensor maps only over those tensors.
+        // shape against the signature and its address against its device allocation, and
+        // encoded tensor maps only over those tensors.
         unsafe { self.kernel.launch(&self.launch, args)? };
         Ok(())
     }

@@ -348,6 +348,11 @@ impl Kernel {
         .map_err(|e| self.driver_err(e))
     }
 
+    /// The stream launches go to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
     /// The limits launches are checked against.
     pub fn limits(&self) -> &LaunchLimits {
         &self.limits
