@@ -470,3 +470,52 @@ fn a_co_file_read_at_run_time_loads_and_verifies() {
     assert_eq!(r.reference, "cuBLAS NN");
     assert!(r.verification.passed(), "{}", r.verification);
 }
+
+#[test]
+fn instance_arguments_are_checked_against_their_allocations() {
+    let Some(stream) = gpu("instance_arguments_are_checked_against_their_allocations") else {
+        return;
+    };
+    use tessel::runtime::dsl::{DslError, Instance, Prepared, TensorArg, module_cache};
+    use tessel::runtime::dtype::DType as Rt;
+    let dev = Device::from_stream(&stream).unwrap();
+    let (m, n, k) = (64, 32, 16);
+    let lhs = DeviceTensor::<f32>::random(&dev, &[m, k], 1).unwrap();
+    let rhs = DeviceTensor::<f32>::random(&dev, &[n, k], 2).unwrap();
+    let out = DeviceTensor::<f32>::poisoned(&dev, &[m, n]).unwrap();
+    let p = Prepared::get(&sgemm_nt::KERNEL, Default::default()).unwrap();
+    let tensors = [lhs.as_arg(), rhs.as_arg(), out.as_arg()];
+    let problem = p.bind(&tensors).unwrap();
+    let inst = Instance::new(&dev, module_cache(), p, &sgemm_nt::config(), &problem).unwrap();
+    // Tensors from the stream-ordered allocator pass, and launch.
+    let args = inst.args(&tensors).unwrap();
+    inst.launch(&args).unwrap();
+    // An allocation one element too small for its claimed shape (a plain cuMemAlloc, whose
+    // range is exactly its size), and an address that is no allocation at all, are refused.
+    stream.context().bind_to_thread().unwrap();
+    let bytes = (m * k - 1) * 4;
+    // SAFETY: a plain device allocation, freed below after the stream is idle.
+    let small_ptr = unsafe { tessel::runtime::cudarc::driver::result::malloc_sync(bytes) }.unwrap();
+    let short = TensorArg {
+        ptr: small_ptr,
+        shape: vec![m, k],
+        dtype: Rt::F32,
+    };
+    let e = inst.args(&[short, rhs.as_arg(), out.as_arg()]).unwrap_err();
+    assert!(matches!(e, DslError::BadPointer { .. }), "{e}");
+    stream.synchronize().unwrap();
+    // SAFETY: allocated above, never launched on.
+    unsafe { tessel::runtime::cudarc::driver::result::free_sync(small_ptr) }.unwrap();
+    let wild = TensorArg {
+        ptr: 0x10,
+        shape: vec![m, k],
+        dtype: Rt::F32,
+    };
+    let e = inst.args(&[wild, rhs.as_arg(), out.as_arg()]).unwrap_err();
+    assert!(matches!(e, DslError::BadPointer { .. }), "{e}");
+    // An argument list made by hand is not launched.
+    let mut forged = args.clone();
+    forged[0] = tessel::runtime::launch::KernelArg::Ptr(0x10);
+    assert!(inst.launch(&forged).is_err());
+    stream.synchronize().unwrap();
+}
