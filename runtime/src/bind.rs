@@ -64,15 +64,7 @@ impl Ex {
             Ex::Neg(a) => a.eval(d)?.checked_neg().ok_or(EvalError::Overflow)?,
             Ex::Not(a) => (a.eval(d)? == 0) as i64,
             Ex::Bin(op, a, b) => op.apply(a.eval(d)?, b.eval(d)?).map_err(map)?,
-            Ex::Cdiv(a, b) => {
-                let (a, b) = (a.eval(d)?, b.eval(d)?);
-                if b == 0 {
-                    return Err(EvalError::DivByZero);
-                }
-                a.checked_add(b - b.signum())
-                    .ok_or(EvalError::Overflow)?
-                    .div_euclid(b)
-            }
+            Ex::Cdiv(a, b) => cdiv(a.eval(d)?, b.eval(d)?)?,
             Ex::Min(a, b) => a.eval(d)?.min(b.eval(d)?),
             Ex::Max(a, b) => a.eval(d)?.max(b.eval(d)?),
         })
@@ -101,6 +93,16 @@ impl Ex {
             }
         }
     }
+}
+
+/// Ceiling division, checked.
+fn cdiv(a: i64, b: i64) -> Result<i64, EvalError> {
+    if b == 0 {
+        return Err(EvalError::DivByZero);
+    }
+    Ok(a.checked_add(b - b.signum())
+        .ok_or(EvalError::Overflow)?
+        .div_euclid(b))
 }
 
 /// Resolves names: fixed values fold, dims become slots, constants expand to their definition.
@@ -436,11 +438,13 @@ impl LaunchTemplate {
             }
         }
         let values = &d[..self.dims.len()];
-        let eval = |e: &Ex, what: &str| {
+        // `what` is built only on error: the success path allocates nothing.
+        let eval = |e: &Ex, what: &dyn Fn() -> String| {
             e.eval(values).map_err(|err| {
                 DslError::Plan(format!(
-                    "kernel `{}`: {what} does not evaluate for {}: {}",
+                    "kernel `{}`: {} does not evaluate for {}: {}",
                     self.kernel,
+                    what(),
                     self.describe(values),
                     match err {
                         EvalError::Overflow => "integer overflow",
@@ -452,7 +456,7 @@ impl LaunchTemplate {
         for (p, shape) in self.params.iter().zip(shapes) {
             for (i, (spec, &got)) in p.dims.iter().zip(shape.iter()).enumerate() {
                 if let DimSpec::Check(e) = spec {
-                    let want = eval(e, &format!("dimension `{}`", p.text[i]))?;
+                    let want = eval(e, &|| format!("dimension `{}`", p.text[i]))?;
                     if i64::try_from(got).ok() != Some(want) {
                         return Err(DslError::FixedDim {
                             param: p.name.clone(),
@@ -465,7 +469,7 @@ impl LaunchTemplate {
             }
         }
         for (c, text) in &self.requires {
-            if eval(c, &format!("`require {text}`"))? == 0 {
+            if eval(c, &|| format!("`require {text}`"))? == 0 {
                 return Err(DslError::Plan(format!(
                     "`require {text}` does not hold for {}",
                     self.describe(values)
@@ -473,11 +477,11 @@ impl LaunchTemplate {
             }
         }
         for (a, b) in &self.padded {
-            let (av, bv) = (eval(a, "the grid")?, eval(b, "the grid")?);
-            let extent = Ex::Cdiv(Box::new(Ex::Const(av)), Box::new(Ex::Const(bv)))
-                .eval(&[])
-                .ok()
-                .and_then(|c| c.checked_mul(bv));
+            let (av, bv) = (
+                eval(a, &|| "the grid".into())?,
+                eval(b, &|| "the grid".into())?,
+            );
+            let extent = cdiv(av, bv).ok().and_then(|c| c.checked_mul(bv));
             if extent.is_none_or(|x| x > INDEX_MAX) {
                 return Err(DslError::IndexRange {
                     kernel: self.kernel.clone(),
@@ -503,18 +507,26 @@ impl LaunchTemplate {
         };
         let launch = LaunchConfig {
             grid: (
-                range("grid x", eval(&self.grid[0], "the grid")?, i32::MAX as i64)?,
-                range("grid y", eval(&self.grid[1], "the grid")?, 65535)?,
-                range("grid z", eval(&self.grid[2], "the grid")?, 65535)?,
+                range(
+                    "grid x",
+                    eval(&self.grid[0], &|| "the grid".into())?,
+                    i32::MAX as i64,
+                )?,
+                range("grid y", eval(&self.grid[1], &|| "the grid".into())?, 65535)?,
+                range("grid z", eval(&self.grid[2], &|| "the grid".into())?, 65535)?,
             ),
             block: (
-                range("block", eval(&self.block, "the block size")?, 1024)?,
+                range(
+                    "block",
+                    eval(&self.block, &|| "the block size".into())?,
+                    1024,
+                )?,
                 1,
                 1,
             ),
             dynamic_smem_bytes: range(
                 "dynamic shared memory",
-                eval(&self.smem, "the shared memory size")?,
+                eval(&self.smem, &|| "the shared memory size".into())?,
                 u32::MAX as i64,
             )?,
         };
