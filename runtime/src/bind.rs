@@ -483,11 +483,9 @@ impl LaunchTemplate {
             );
             let extent = cdiv(av, bv).ok().and_then(|c| c.checked_mul(bv));
             if extent.is_none_or(|x| x > INDEX_MAX) {
-                return Err(DslError::IndexRange {
+                return Err(DslError::TileRange {
                     kernel: self.kernel.clone(),
-                    param: "grid".into(),
-                    dim: 0,
-                    name: format!("cdiv({av}, {bv}) * {bv}"),
+                    extent: format!("cdiv({}, {bv}) * {bv}", self.show(a, av)),
                     value: extent.map_or(u64::MAX, |x| x as u64),
                     max: INDEX_MAX,
                 });
@@ -535,6 +533,14 @@ impl LaunchTemplate {
             count: self.dims.len(),
             launch,
         })
+    }
+
+    /// `M = 2147483647` for a dim slot, the value otherwise (for messages).
+    fn show(&self, e: &Ex, v: i64) -> String {
+        match e {
+            Ex::Dim(i) => format!("{} = {v}", self.dims[*i]),
+            _ => v.to_string(),
+        }
     }
 
     /// `M = 128, K = 64` (for messages).
@@ -665,7 +671,20 @@ __co__ void matmul(global f32 [M, K] lhs, global f32 [N, K] rhs, global f32 [M, 
         let e = t
             .bind(&[&[64, max], &[max, max], &[64, max]], None)
             .unwrap_err();
-        assert!(matches!(e, DslError::IndexRange { .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                DslError::TileRange {
+                    value: 2147483648,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("cdiv(N = 2147483647, 32) * 32"),
+            "{e}"
+        );
         // A value that does not even fit i64.
         let e = t
             .bind(&[&[usize::MAX, 64], &[70, 64], &[usize::MAX, 70]], None)

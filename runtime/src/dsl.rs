@@ -124,13 +124,28 @@ pub enum DslError {
     IndexRange {
         /// The kernel.
         kernel: String,
-        /// The parameter the size comes from (`grid` for a tile-rounded extent).
+        /// The parameter the size comes from (`problem` when given as a problem size).
         param: String,
         /// Which dimension of it.
         dim: usize,
         /// The dim (or the rounded extent's expression).
         name: String,
         /// The value.
+        value: u64,
+        /// The largest value allowed.
+        max: i64,
+    },
+    /// A problem size whose tile-rounded extent (the last tile's indices) passes what the
+    /// kernel's index type (`int`) holds.
+    #[error(
+        "kernel `{kernel}`: the grid covers {extent} = {value} rows or columns, beyond {max}, the largest value of the kernel's index type (`int`)"
+    )]
+    TileRange {
+        /// The kernel.
+        kernel: String,
+        /// The rounded extent, with the dim's value (`cdiv(M = 2147483647, 32) * 32`).
+        extent: String,
+        /// Its value.
         value: u64,
         /// The largest value allowed.
         max: i64,
