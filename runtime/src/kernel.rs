@@ -32,10 +32,11 @@
 //! gives a `.co` file read at run time the same API. [`Autotuned`] picks the tuner's cached
 //! winner for each problem shape.
 
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::CudaStream;
 use dsl_core::Diagnostics;
@@ -555,12 +556,27 @@ impl Autotuned {
 }
 
 /// A [`KernelDef`] for DSL text read at run time (a `.co` file): parsed, checked and emitted
-/// once. The definition is leaked (kernels are loaded once and live for the program), so call
-/// this once per kernel, not per launch.
+/// once. Definitions live for the program (like those `gemm_kernel!` makes); the same text and
+/// file name give the same definition again.
 pub fn kernel_def_from_source(
     text: &str,
     file: Option<&str>,
 ) -> Result<&'static KernelDef, Diagnostics> {
+    type Key = (String, Option<String>);
+    static DEFS: OnceLock<Mutex<HashMap<Key, &'static KernelDef>>> = OnceLock::new();
+    let defs = DEFS.get_or_init(Default::default);
+    let key = (text.to_string(), file.map(str::to_string));
+    if let Some(d) = defs.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(d);
+    }
+    let def = new_def(text, file)?;
+    defs.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, def);
+    Ok(def)
+}
+
+fn new_def(text: &str, file: Option<&str>) -> Result<&'static KernelDef, Diagnostics> {
     let parsed = dsl_core::parse::parse_str(text, file)?;
     let m = parsed.module;
     let info = check::check(&m)?;
@@ -631,6 +647,11 @@ __co__ void scale(global f32 [N] x, global f32 [N] y) {
         assert_eq!(def.params[1].shape, &["N"]);
         assert_eq!(def.tunables[0].domain, &[16, 32]);
         assert_eq!(def.default_config().get("TILE"), Some(32));
+        let again = kernel_def_from_source(CO, Some("scale.co")).unwrap();
+        assert!(
+            std::ptr::eq(def, again),
+            "the same text gives the same definition"
+        );
         assert!(def.cuda.contains("tsl_scale"), "{}", def.cuda);
         // The same launch plan as a macro kernel: it binds and checks shapes on the CPU.
         let p = Prepared::get(def, Variant::default()).unwrap();
