@@ -20,6 +20,7 @@ pub use half;
 pub use tessel_runtime as runtime;
 
 pub mod cli;
+pub mod explain;
 
 /// What a program that launches tessel kernels needs in scope:
 /// `use tessel::prelude::*;`.
