@@ -170,9 +170,20 @@ fn every_layout_and_dtype_verifies_on_the_gpu() {
     let dims: BTreeMap<String, usize> = [("N", 1000), ("K", 512)]
         .map(|(k, v)| (k.to_string(), v))
         .into();
-    let r = run::run_and_verify(h.compiled(), &dev, &dims, 3).unwrap();
+    let timing = tessel::runtime::timing::TimingConfig::default();
+    let r = run::run_verify_and_time(h.compiled(), &dev, &dims, 3, &timing).unwrap();
     assert_eq!(r.reference, "host f64 GEMV");
     assert!(r.verification.passed(), "{}", r.verification);
+    assert!(r.kernel_time.is_some() && r.reference_time.is_none());
+    // A GEMM timed against cuBLAS in its layout.
+    let h = gemm_tn::load(&stream, &gemm_tn::config()).unwrap();
+    let dims: BTreeMap<String, usize> = [("M", 256), ("N", 256), ("K", 256)]
+        .map(|(k, v)| (k.to_string(), v))
+        .into();
+    let r = run::run_verify_and_time(h.compiled(), &dev, &dims, 4, &timing).unwrap();
+    assert!(r.verification.passed(), "{}", r.verification);
+    let (mine, cublas) = (r.kernel_time.unwrap(), r.reference_time.unwrap());
+    eprintln!("gemm_tn 256^3: {mine}; cuBLAS TN: {cublas}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ use crate::dtype::{DType, Element};
 use crate::kernel::{CompiledKernel, LaunchArg};
 use crate::reference::{self, Pattern};
 use crate::tensor::{DeviceTensor, TensorError};
+use crate::timing::{Timing, TimingConfig, TimingError, time_gpu};
 use crate::verify::{self, Verification, VerifyError};
 
 /// Errors of a verified run.
@@ -48,6 +49,9 @@ pub enum RunError {
     /// Comparison.
     #[error(transparent)]
     Verify(#[from] VerifyError),
+    /// Timing.
+    #[error(transparent)]
+    Timing(#[from] TimingError),
 }
 
 /// A device tensor of a dtype chosen at run time.
@@ -146,6 +150,41 @@ pub struct RunReport {
     pub verification: Verification,
     /// Every tensor's shape, in signature order.
     pub shapes: Vec<Vec<usize>>,
+    /// The kernel's time, when timed ([`run_verify_and_time`]).
+    pub kernel_time: Option<Timing>,
+    /// cuBLAS's time for the same problem, when timed and cuBLAS is the reference.
+    pub reference_time: Option<Timing>,
+}
+
+/// `C = op(A) · op(B)` by cuBLAS over tensors of run-time dtypes; `Ok(false)` for a dtype
+/// combination it does not offer.
+fn cublas_gemm(
+    blas: &CublasRef,
+    layout: crate::reference::Layout,
+    a: &AnyTensor,
+    b: &AnyTensor,
+    c: &mut AnyTensor,
+) -> Result<bool, RefError> {
+    let f = GemmCompute::F32;
+    match (a, b, c) {
+        (AnyTensor::F16(x), AnyTensor::F16(y), AnyTensor::F16(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::F16(x), AnyTensor::F16(y), AnyTensor::F32(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::BF16(x), AnyTensor::BF16(y), AnyTensor::BF16(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::BF16(x), AnyTensor::BF16(y), AnyTensor::F32(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::F32(x), AnyTensor::F32(y), AnyTensor::F32(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// The lowest-precision accumulator the kernel declares (scalar accumulators and MMA
@@ -175,6 +214,28 @@ pub fn run_and_verify(
     dev: &Device,
     dims: &BTreeMap<String, usize>,
     seed: u64,
+) -> Result<RunReport, RunError> {
+    run(handle, dev, dims, seed, None)
+}
+
+/// [`run_and_verify`], then times the kernel (and cuBLAS, when it is the reference) on the same
+/// tensors with `timing` (CUDA events, median of the runs).
+pub fn run_verify_and_time(
+    handle: &CompiledKernel,
+    dev: &Device,
+    dims: &BTreeMap<String, usize>,
+    seed: u64,
+    timing: &TimingConfig,
+) -> Result<RunReport, RunError> {
+    run(handle, dev, dims, seed, Some(timing))
+}
+
+fn run(
+    handle: &CompiledKernel,
+    dev: &Device,
+    dims: &BTreeMap<String, usize>,
+    seed: u64,
+    timing: Option<&TimingConfig>,
 ) -> Result<RunReport, RunError> {
     let p = handle.prepared();
     let sig = reference::signature(p);
@@ -231,29 +292,17 @@ pub fn run_and_verify(
         }
         _ => None,
     };
+    let mut blas_ref = None;
     let (reference, name) = match cublas {
         Some((a, b, layout)) => {
             let blas = CublasRef::new(dev)?;
             let mut r = AnyTensor::new(dev, output, &shapes[out_index], None)?;
-            match (&tensors[a], &tensors[b], &mut r) {
-                (AnyTensor::F16(x), AnyTensor::F16(y), AnyTensor::F16(z)) => {
-                    blas.gemm(layout, x, y, z, GemmCompute::F32)?
-                }
-                (AnyTensor::F16(x), AnyTensor::F16(y), AnyTensor::F32(z)) => {
-                    blas.gemm(layout, x, y, z, GemmCompute::F32)?
-                }
-                (AnyTensor::BF16(x), AnyTensor::BF16(y), AnyTensor::BF16(z)) => {
-                    blas.gemm(layout, x, y, z, GemmCompute::F32)?
-                }
-                (AnyTensor::BF16(x), AnyTensor::BF16(y), AnyTensor::F32(z)) => {
-                    blas.gemm(layout, x, y, z, GemmCompute::F32)?
-                }
-                (AnyTensor::F32(x), AnyTensor::F32(y), AnyTensor::F32(z)) => {
-                    blas.gemm(layout, x, y, z, GemmCompute::F32)?
-                }
-                _ => return Err(RunError::NoReference(kernel)),
+            if !cublas_gemm(&blas, layout, &tensors[a], &tensors[b], &mut r)? {
+                return Err(RunError::NoReference(kernel));
             }
-            (r.to_f64()?, format!("cuBLAS {}", layout.name()))
+            let v = r.to_f64()?;
+            blas_ref = Some((blas, a, b, layout, r));
+            (v, format!("cuBLAS {}", layout.name()))
         }
         None => {
             let data = tensors
@@ -272,11 +321,32 @@ pub fn run_and_verify(
         }
     };
     let verification = tensors[out_index].verify(&reference, tol)?;
+    let (mut kernel_time, mut reference_time) = (None, None);
+    if let Some(cfg) = timing {
+        let flops = {
+            let out_len: usize = shapes[out_index].iter().product();
+            Some(2.0 * out_len as f64 * k as f64)
+        };
+        let mut args = Vec::new();
+        for (t, s) in tensors.iter_mut().zip(&sig) {
+            args.push(if s.written { t.arg_mut() } else { t.arg() });
+        }
+        kernel_time = Some(time_gpu(dev, cfg, flops, || handle.launch(&args))?);
+        drop(args);
+        if let Some((blas, a, b, layout, mut r)) = blas_ref {
+            let t = time_gpu(dev, cfg, flops, || {
+                cublas_gemm(&blas, layout, &tensors[a], &tensors[b], &mut r).map(|_| ())
+            })?;
+            reference_time = Some(t);
+        }
+    }
     Ok(RunReport {
         pattern,
         reference: name,
         verification,
         shapes,
+        kernel_time,
+        reference_time,
     })
 }
 
