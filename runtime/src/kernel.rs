@@ -64,6 +64,7 @@ const CHECKED_SHAPES: usize = 64;
 pub struct LaunchArg<'a> {
     ptr: u64,
     dims: Dims,
+    ctx: Option<usize>,
     dtype: DType,
     writable: bool,
     _borrow: PhantomData<&'a ()>,
@@ -74,6 +75,7 @@ impl<'a, T: Element> From<TensorRef<'a, T>> for LaunchArg<'a> {
         LaunchArg {
             ptr: t.device_ptr(),
             dims: t.dims(),
+            ctx: t.context_id(),
             dtype: T::DTYPE,
             writable: false,
             _borrow: PhantomData,
@@ -86,6 +88,7 @@ impl<'a, T: Element> From<TensorMut<'a, T>> for LaunchArg<'a> {
         LaunchArg {
             ptr: t.device_ptr(),
             dims: t.dims(),
+            ctx: t.context_id(),
             dtype: T::DTYPE,
             writable: true,
             _borrow: PhantomData,
@@ -124,6 +127,7 @@ pub struct CompiledKernel {
     /// Holds the loaded module (the function keeps a reference to it) and the stream.
     kernel: Kernel,
     stream: Arc<CudaStream>,
+    context: usize,
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -233,6 +237,7 @@ impl CompiledKernel {
             maps: Mutex::new(maps),
             kernel,
             stream: stream.clone(),
+            context: crate::tensor::context_id(stream),
         })
     }
 
@@ -298,9 +303,16 @@ impl CompiledKernel {
         }
         let bound = self.template.bind(&shapes[..n], Some(&dtypes[..n]))?;
         for (i, a) in args.iter().enumerate() {
+            let param = || self.prepared.module.kernel.params[i].name.name.clone();
             if self.template.writes(i) && !a.writable {
-                return Err(DslError::ReadOnly {
-                    param: self.prepared.module.kernel.params[i].name.name.clone(),
+                return Err(DslError::ReadOnly { param: param() });
+            }
+            if a.ctx.is_some_and(|c| c != self.context) {
+                return Err(DslError::BadPointer {
+                    param: param(),
+                    reason: "the tensor's memory belongs to another CUDA context than the \
+                             handle's stream"
+                        .into(),
                 });
             }
         }

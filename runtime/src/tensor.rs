@@ -143,6 +143,11 @@ unsafe impl Storage<f16> for f16 {}
 unsafe impl Storage<bf16> for u16 {}
 unsafe impl Storage<bf16> for bf16 {}
 
+/// An identity for the CUDA context of a stream (its `CUcontext` handle as a number).
+pub fn context_id(stream: &CudaStream) -> usize {
+    stream.context().cu_ctx() as usize
+}
+
 /// Checks that a buffer of `len` elements holds `shape`.
 fn fits(len: usize, shape: &[usize]) -> Result<Dims, TensorError> {
     let dims = Dims::new(shape)?;
@@ -163,6 +168,7 @@ fn fits(len: usize, shape: &[usize]) -> Result<Dims, TensorError> {
 pub struct TensorRef<'a, T: Element> {
     ptr: u64,
     dims: Dims,
+    ctx: Option<usize>,
     _borrow: PhantomData<&'a T>,
 }
 
@@ -172,6 +178,7 @@ pub struct TensorRef<'a, T: Element> {
 pub struct TensorMut<'a, T: Element> {
     ptr: u64,
     dims: Dims,
+    ctx: Option<usize>,
     _borrow: PhantomData<&'a mut T>,
 }
 
@@ -187,6 +194,7 @@ impl<'a, T: Element> TensorRef<'a, T> {
         Ok(Self {
             ptr,
             dims,
+            ctx: Some(context_id(buf.stream())),
             _borrow: PhantomData,
         })
     }
@@ -200,6 +208,7 @@ impl<'a, T: Element> TensorRef<'a, T> {
         Ok(Self {
             ptr,
             dims: Dims::new(shape)?,
+            ctx: None,
             _borrow: PhantomData,
         })
     }
@@ -217,6 +226,11 @@ impl<'a, T: Element> TensorRef<'a, T> {
     /// The shape, inline.
     pub fn dims(&self) -> Dims {
         self.dims
+    }
+
+    /// The CUDA context the memory belongs to (`None` for raw memory).
+    pub fn context_id(&self) -> Option<usize> {
+        self.ctx
     }
 }
 
@@ -233,6 +247,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
         Ok(Self {
             ptr,
             dims,
+            ctx: Some(context_id(&stream)),
             _borrow: PhantomData,
         })
     }
@@ -246,6 +261,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
         Ok(Self {
             ptr,
             dims: Dims::new(shape)?,
+            ctx: None,
             _borrow: PhantomData,
         })
     }
@@ -263,6 +279,11 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// The shape, inline.
     pub fn dims(&self) -> Dims {
         self.dims
+    }
+
+    /// The CUDA context the memory belongs to (`None` for raw memory).
+    pub fn context_id(&self) -> Option<usize> {
+        self.ctx
     }
 }
 
@@ -371,6 +392,7 @@ impl<T: Element> DeviceTensor<T> {
         TensorRef {
             ptr: self.device_ptr(),
             dims: self.dims,
+            ctx: Some(context_id(&self.stream)),
             _borrow: PhantomData,
         }
     }
@@ -381,6 +403,7 @@ impl<T: Element> DeviceTensor<T> {
         TensorMut {
             ptr,
             dims: self.dims,
+            ctx: Some(context_id(&self.stream)),
             _borrow: PhantomData,
         }
     }
