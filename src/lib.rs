@@ -26,3 +26,16 @@ pub use tessel_runtime as runtime;
 
 pub mod cli;
 pub mod explain;
+
+/// What a program that launches tessel kernels needs in scope:
+/// `use tessel::prelude::*;`.
+pub mod prelude {
+    pub use crate::gemm_kernel;
+    pub use crate::half::{bf16, f16};
+    pub use crate::runtime::cudarc::driver::{CudaContext, CudaSlice, CudaStream};
+    pub use crate::runtime::device::Device;
+    pub use crate::runtime::dsl::DslError;
+    pub use crate::runtime::kernel::{Autotuned, CompiledKernel, LaunchArg};
+    pub use crate::runtime::tensor::{DeviceTensor, TensorMut, TensorRef};
+    pub use crate::{Config, KernelDef};
+}

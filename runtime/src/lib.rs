@@ -31,13 +31,22 @@
 //! # Ok(()) }
 //! ```
 //!
+//! `kernel.rs` is what programs launch through: a compiled handle per kernel and configuration
+//! (`kernel::load` once, `launch` many times, no allocation; `autotuned` per-shape winners),
+//! with `bind.rs` resolving the launch plan and checking each launch's shapes and sizes.
+//! `reference.rs` reads which reference verifies a kernel from its signature (GEMM layouts,
+//! GEMV, element-wise) and `run.rs` makes one verified launch of a handle.
 //! `dsl.rs` runs DSL kernels (`KernelDef` → checked, compiled, launched instance) and
 //! `example.rs` is the shared `main` of the GEMM examples.
 //!
 //! `sass.rs` disassembles cubins (nvdisasm) for instruction checks; `locate.rs` finds NVRTC,
 //! nvdisasm, libcuda and cuBLAS and turns "missing" into typed errors instead of panics.
 
+pub use cudarc;
+
+pub mod autotune;
 pub mod bench;
+pub mod bind;
 pub mod cache;
 pub mod clocks;
 pub mod cublas_ref;
@@ -50,11 +59,14 @@ pub mod example_gemv;
 pub mod example_sgemm;
 pub mod example_sweep;
 pub mod hash;
+pub mod kernel;
 pub mod launch;
 pub mod locate;
 pub mod nvrtc;
 pub mod ptxas;
+pub mod reference;
 pub mod regime;
+pub mod run;
 pub mod sass;
 pub mod tensor;
 pub mod timing;
