@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// One helper.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Helper {
+    /// The helper's name (`tsl_mbar_wait_ring`).
     pub name: String,
     /// The header it comes from (`sm90_hopper.cuh`).
     pub file: String,

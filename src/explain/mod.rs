@@ -79,15 +79,23 @@ impl<'a> ExplainRequest<'a> {
 pub enum ExplainError {
     /// The DSL does not parse, check or lower (render with `tessel::cli::render`).
     #[error("{path}: the kernel does not compile:\n{diags}")]
-    Dsl { path: String, diags: Diagnostics },
+    Dsl {
+        /// The file the source came from.
+        path: String,
+        /// Its diagnostics.
+        diags: Diagnostics,
+    },
     /// `--set` names something that is not a tunable.
     #[error("`{0}` is not a tunable of this kernel")]
     UnknownTunable(String),
     /// A Hopper kernel asked for an architecture without TMA/WGMMA.
     #[error("this kernel takes the {path} path and needs {needs}; {asked} cannot run it")]
     Arch {
+        /// The kernel's lowering path.
         path: &'static str,
+        /// The architecture that path needs.
         needs: &'static str,
+        /// The architecture asked for.
         asked: Arch,
     },
     /// NVRTC failed (or is missing).
@@ -108,12 +116,15 @@ pub struct KernelFacts {
     pub name: String,
     /// The C++ instance (`tsl_matmul<192, 2, …>`).
     pub name_expression: String,
+    /// The lowering path (SIMT or Hopper).
     pub path: KernelPath,
+    /// The architecture it was compiled for.
     pub arch: Arch,
     /// Tunable values in template-parameter order.
     pub template_values: Vec<(String, i64)>,
     /// `const`s of the DSL evaluated for this config.
     pub constants: Vec<(String, i64)>,
+    /// Threads per block.
     pub threads_per_block: u32,
     /// Shared memory the DSL declares (checker), bytes.
     pub smem_bytes: u64,
@@ -143,6 +154,7 @@ pub struct DslLineFacts {
 pub struct Page {
     /// The HTML (self-contained: inline CSS, JS and SVG; no network).
     pub html: String,
+    /// Facts about the kernel instance.
     pub kernel: KernelFacts,
     /// The `.cu` exactly as compiled.
     pub cuda: String,

@@ -15,20 +15,30 @@ use super::roofline::Roofline;
 /// One config of the top list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopConfig {
+    /// The config, `NAME=V …`.
     pub label: String,
+    /// Its median time, ms.
     pub median_ms: f64,
+    /// Its throughput.
     pub tflops: Option<f64>,
+    /// Its throughput as a percentage of cuBLAS's.
     pub pct_cublas: Option<f64>,
+    /// Registers per thread.
     pub registers: Option<u32>,
+    /// Shared memory per block, bytes.
     pub smem_bytes: Option<u64>,
 }
 
 /// What one cache file says about the kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TuneSummary {
+    /// The cache file read.
     pub cache_file: PathBuf,
+    /// The GPU it was tuned on.
     pub gpu: String,
+    /// The problem shape.
     pub shape: String,
+    /// Input and accumulator types.
     pub dtypes: String,
     /// Configs with a result (timed or failed).
     pub configs: usize,
@@ -41,6 +51,7 @@ pub struct TuneSummary {
     /// Where the winner sits on the roofline, when the reference was measured (the tuner's
     /// sentence, and the numbers for the chart).
     pub roofline: Option<String>,
+    /// The winner's point on the roofline chart.
     pub roofline_point: Option<Roofline>,
 }
 
