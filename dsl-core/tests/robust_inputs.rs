@@ -59,3 +59,68 @@ fn bare_persistent_checks_like_a_switch_of_one() {
     // Whatever the checker says of a persistent SIMT kernel, it says it with diagnostics.
     let _ = check(&m);
 }
+
+#[test]
+fn limits_give_coded_errors_before_any_work() {
+    // Ten million nested parentheses: refused before the lexer builds a group per pair.
+    let deep = simt_kernel("").replace(
+        "f32 acc = 0.0f;",
+        &format!(
+            "f32 acc = {}1{};",
+            "(".repeat(5_000_000),
+            ")".repeat(5_000_000)
+        ),
+    );
+    let d = parse_str(&deep, None).expect_err("too deep");
+    assert_eq!(d.0[0].code, "E0021", "{d}");
+    assert_eq!(d.0[0].span.start.line, 7);
+    // Too many tokens, and too many bytes.
+    let many = simt_kernel(&"const X = 1 + 1;\n".repeat(200_000));
+    let d = parse_str(&many, None).expect_err("too many tokens");
+    assert_eq!(d.0[0].code, "E0090", "{d}");
+    let big = format!("{}{}", " ".repeat(17 << 20), simt_kernel(""));
+    let d = parse_str(&big, None).expect_err("too large");
+    assert_eq!(d.0[0].code, "E0090", "{d}");
+    assert!(d.0[0].message.contains("bytes"), "{d}");
+}
+
+#[test]
+fn suggestions_for_very_long_names_are_bounded() {
+    // Two 40,000-character names one edit apart: no |a|×|b| table (it would take 12.8 GB).
+    let name = "n".repeat(40_000);
+    let typo = format!("{}m", "n".repeat(39_999));
+    let text = simt_kernel(&format!("const {name} = 1;"))
+        .replace("acc += lhs", &format!("acc += {typo} * lhs"));
+    let m = parse_str(&text, None).expect("parses").module;
+    let d = check(&m).expect_err("unknown name");
+    assert_eq!(d.0[0].code, "E0101", "{d}");
+    assert!(
+        !d.0[0]
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("did you mean")
+    );
+}
+
+#[test]
+fn many_errors_render_capped() {
+    let body: String = (0..2000).map(|i| format!("    acc += zz{i};\n")).collect();
+    let text = simt_kernel("").replace(
+        "    f32 acc = 0.0f;\n",
+        &format!("    f32 acc = 0.0f;\n{body}"),
+    );
+    let m = parse_str(&text, Some("many.co")).expect("parses").module;
+    let d = check(&m).expect_err("unknown names");
+    assert_eq!(d.len(), 2000);
+    let out = dsl_core::render::render("many.co", &text, &d);
+    assert_eq!(
+        out.matches("error[E0101]").count(),
+        dsl_core::render::MAX_RENDERED
+    );
+    assert!(
+        out.ends_with("… and 1950 more errors (2000 errors, 0 warnings in all)\n"),
+        "{}",
+        &out[out.len() - 200..]
+    );
+}

@@ -59,6 +59,7 @@ pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
         out: Resolved::default(),
         diags,
         chain: Vec::new(),
+        suggestions: 0,
     };
     r.header();
     let body = m.kernel.body.clone();
@@ -73,7 +74,13 @@ struct R<'a> {
     out: Resolved,
     diags: &'a mut Diagnostics,
     chain: Vec<LevelRef>,
+    /// Unknown names given a suggestion search so far (bounded by [`MAX_SUGGESTIONS`]).
+    suggestions: usize,
 }
+
+/// Unknown names past this many get no "did you mean": each search scans every visible name,
+/// so a file of thousands of typos would cost names × typos.
+const MAX_SUGGESTIONS: usize = 100;
 
 impl R<'_> {
     fn header(&mut self) {
@@ -137,10 +144,11 @@ impl R<'_> {
     }
 
     fn visible(&self) -> Vec<(String, Binding)> {
+        let mut seen = std::collections::HashSet::new();
         let mut v: Vec<(String, Binding)> = Vec::new();
         for s in self.scopes.iter().rev() {
             for (k, (b, _)) in s {
-                if !v.iter().any(|(n, _)| n == k) {
+                if seen.insert(k.as_str()) {
                     v.push((k.clone(), *b));
                 }
             }
@@ -150,7 +158,12 @@ impl R<'_> {
     }
 
     fn unknown(&mut self, name: &str, span: Span, want: Want) {
-        let visible = self.visible();
+        self.suggestions += 1;
+        let visible = if self.suggestions <= MAX_SUGGESTIONS {
+            self.visible()
+        } else {
+            Vec::new()
+        };
         let fits = |b: &Binding| match want {
             Want::Event => matches!(b, Binding::Event(..) | Binding::Future(_)),
             Want::Tensor => matches!(
