@@ -41,10 +41,13 @@ fn node(cx: &Cx, x: ExprId, diags: &mut Diagnostics) {
                 m,
                 codes::DIV_ZERO,
                 d,
-                format!(
-                    "division by zero: `{}` is 0 under this configuration",
-                    m.expr_to_string(d)
-                ),
+                match m.exprs[d] {
+                    Expr::Int(_) => "division by zero: the divisor is 0".to_string(),
+                    _ => format!(
+                        "division by zero: `{}` is 0 under this configuration",
+                        m.expr_to_string(d)
+                    ),
+                },
             )
             .with_help("divide by a value that is at least 1 for every configuration (e.g. `max(T, 1)`), or constrain it with `require`"),
         );
