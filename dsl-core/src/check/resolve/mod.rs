@@ -91,14 +91,20 @@ impl R<'_> {
                 .entry(t.name.name.clone())
                 .or_insert((Binding::Tunable, t.name.span));
         }
-        // Constants see tunables and earlier constants only.
+        // Constants see tunables and earlier constants only: each is declared after its value
+        // is resolved (in one scope, not a copy per constant: that would be quadratic).
+        self.scopes = vec![scope];
         for c in &m.constants {
-            self.scopes = vec![scope.clone()];
             self.expr(c.value, Want::Value, false);
-            scope
-                .entry(c.name.name.clone())
-                .or_insert((Binding::Constant, c.name.span));
+            if let Some(s) = self.scopes.first_mut() {
+                s.entry(c.name.name.clone())
+                    .or_insert((Binding::Constant, c.name.span));
+            }
         }
+        let mut scope = std::mem::take(&mut self.scopes)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         // Symbolic dims: names in parameter shapes that are neither tunables nor constants.
         for (pi, p) in m.kernel.params.iter().enumerate() {
             for (di, &d) in p.shape.iter().enumerate() {
