@@ -91,7 +91,7 @@ const GENERATORS: &[(&str, &str, Generator)] = &[
     }),
     (
         "huge_body",
-        "a valid kernel whose body is 10 MB of statements (check, lower, emit)",
+        "a valid kernel whose body is 10 MB of statements (over the token limit)",
         |bytes| {
             let body = fill(bytes, |_| {
                 "    foreach {k} in [K]\n      acc += lhs.at(bm # tm, k) * rhs.at(bn # tn, k);\n"
@@ -110,7 +110,41 @@ const GENERATORS: &[(&str, &str, Generator)] = &[
             kernel(&header, "")
         },
     ),
+    (
+        "valid_body_at_token_limit",
+        "a valid kernel just under the token limit (check, lower, emit all run)",
+        |bytes| {
+            let body = fill(bytes.min(AT_LIMIT), |_| {
+                "    foreach {k} in [K]\n      acc += lhs.at(bm # tm, k) * rhs.at(bn # tn, k);\n"
+                    .to_string()
+            });
+            kernel("", &body)
+        },
+    ),
+    (
+        "errors_at_token_limit",
+        "unknown names just under the token limit (every check runs)",
+        |bytes| {
+            kernel(
+                "",
+                &fill(bytes.min(AT_LIMIT), |i| format!("    acc += zz{i};\n")),
+            )
+        },
+    ),
+    (
+        "tunables_at_token_limit",
+        "tunables and constants just under the token limit",
+        |bytes| {
+            let header = fill(bytes.min(AT_LIMIT * 3 / 4), |i| {
+                format!("tunable T{i} in [1, 2] = 1;\nconst C{i} = T{i} * 2 + 1;\n")
+            });
+            kernel(&header, "")
+        },
+    ),
 ];
+
+/// Bytes of generated text that stay just under the parser's token limit (1 Mi tokens).
+const AT_LIMIT: usize = 1_900_000;
 
 /// Peak resident memory of this process (Linux `VmHWM`), in bytes.
 fn peak_rss() -> Option<u64> {
