@@ -278,7 +278,7 @@ pub fn check_config(
     // resolved names, consistent shapes and a well-formed geometry).
     let mut warnings = Vec::new();
     if diags.is_empty() {
-        hazard::check_hazards(&cx, &views, &mut diags, &mut warnings);
+        hazard::check_hazards(&cx, &mut diags, &mut warnings);
     }
 
     let info = KernelInfo {

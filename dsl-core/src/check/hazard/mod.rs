@@ -21,19 +21,13 @@ mod ring;
 mod tiles;
 
 use super::Cx;
-use super::view::Views;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Block, ExprId, Module, Stmt, StmtId};
 
 /// Runs every hazard check: errors into `diags`, warnings into `warnings`.
-pub(crate) fn check_hazards(
-    cx: &Cx,
-    views: &Views,
-    diags: &mut Diagnostics,
-    warnings: &mut Vec<Diagnostic>,
-) {
+pub(crate) fn check_hazards(cx: &Cx, diags: &mut Diagnostics, warnings: &mut Vec<Diagnostic>) {
     extent::check(cx, diags);
-    tiles::check(cx, views, warnings);
+    tiles::check(cx, warnings);
     arith::check(cx, diags);
     init::check(cx, diags, warnings);
     ring::check(cx, diags);

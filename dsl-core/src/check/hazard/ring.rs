@@ -226,11 +226,9 @@ impl Lister<'_, '_> {
                         let n = match eval(m, e, env) {
                             Ok(n) if !self.depends_on_dims(e) => n,
                             _ => {
-                                let mut big = self.sym_env.clone();
-                                big.values.extend(env.values.clone());
-                                for (k, v) in &self.sym_env.values {
-                                    big.values.insert(k.clone(), *v);
-                                }
+                                // Problem dims at a large value, then the loop capped.
+                                let mut big = env.clone();
+                                big.values.extend(self.sym_env.values.clone());
                                 eval(m, e, &big).ok()?.min(self.sym_iters)
                             }
                         };
@@ -286,7 +284,7 @@ impl Lister<'_, '_> {
 }
 
 /// Statements that hold (or are) a `wait`/`trigger` of a triggered event.
-fn eventful(cx: &Cx, all: &[(StmtId, Scope)], triggered: &HashSet<EventKey>) -> HashSet<StmtId> {
+fn eventful(cx: &Cx, triggered: &HashSet<EventKey>) -> HashSet<StmtId> {
     let m = cx.m;
     fn go(cx: &Cx, s: StmtId, triggered: &HashSet<EventKey>, out: &mut HashSet<StmtId>) -> bool {
         let m = cx.m;
@@ -307,7 +305,6 @@ fn eventful(cx: &Cx, all: &[(StmtId, Scope)], triggered: &HashSet<EventKey>) -> 
         any
     }
     let mut out = HashSet::new();
-    let _ = all;
     for &s in &m.kernel.body {
         go(cx, s, triggered, &mut out);
     }
@@ -321,7 +318,7 @@ fn simulate(
     diags: &mut Diagnostics,
 ) {
     let m = cx.m;
-    let eventful = eventful(cx, all, triggered);
+    let eventful = eventful(cx, triggered);
     // Agents: the outermost `inthreads` branches holding events, or the whole body.
     let mut branches: Vec<StmtId> = Vec::new();
     let mut outside = false;

@@ -9,11 +9,10 @@
 //! Only `#` chains written directly as `.at(…)` coordinates are checked (on a `.subspan`
 //! view a coordinate counts whole tiles, so the tile size is a factor of the product).
 
-use super::super::view::Views;
 use super::super::{Binding, Cx, codes, stmt_exprs, walk_expr};
 use crate::ir::{BinaryOp, CopyDst, Expr, ExprId, Level, Stmt, ViewOp};
 
-pub(super) fn check(cx: &Cx, _views: &Views, diags: &mut Vec<crate::diag::Diagnostic>) {
+pub(super) fn check(cx: &Cx, diags: &mut Vec<crate::diag::Diagnostic>) {
     let m = cx.m;
     for s in super::super::all_stmts(m) {
         if let Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } = &m.stmts[s]
