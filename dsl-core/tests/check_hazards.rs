@@ -415,3 +415,25 @@ fn hazard_errors_render_with_their_code() {
     let out = dsl_core::render::render("v3.co", &text, &d);
     assert!(out.starts_with("error[E1208]: deadlock"), "{out}");
 }
+
+#[test]
+fn a_tile_loaded_after_its_use_in_the_same_loop() {
+    // The first iteration reads `rhs_s` before the copy at the bottom of the loop fills it.
+    let copy = "      dma.copy rhs.subspan(TILE_N, TILE_K)\n        .at(block_n, iv_k) => rhs_s;\n";
+    let text = edit(&kernel_file("v1_shared"), copy, "");
+    let text = edit(
+        &text,
+        "        acc += lhs_s.at(thr_m, ik) * rhs_s.at(thr_n, ik);\n",
+        &format!("        acc += lhs_s.at(thr_m, ik) * rhs_s.at(thr_n, ik);\n{copy}"),
+    );
+    let (e, at) = one_error(&text);
+    assert_eq!((e.code, at.as_str()), (c::UNINIT_READ, "rhs_s"), "{e}");
+    assert!(e.message.contains("before anything writes it"), "{e}");
+    // Guarded by `iv_k > 0`, the read sees the previous iteration's tile: accepted.
+    let guarded = edit(
+        &text,
+        "        acc += lhs_s.at(thr_m, ik) * rhs_s.at(thr_n, ik);\n",
+        "        if (iv_k > 0) { acc += lhs_s.at(thr_m, ik) * rhs_s.at(thr_n, ik); }\n",
+    );
+    check(&parse(&guarded)).unwrap_or_else(|d| panic!("{d}"));
+}

@@ -2,8 +2,10 @@
 //! it holds garbage — on the GPU the kernel runs and its result is wrong. A tile is written by
 //! a copy into it, an `mma.store` into it, or an element `=`; it is read by a copy from it,
 //! an `mma.load`, any element use in an expression, and `+=`-style updates. A read is reported
-//! when no write comes before it in program order, unless a loop around it also holds a write
-//! (the read may see the previous iteration's data).
+//! when no write comes before it in program order — also inside a loop whose later statements
+//! write the tile: its first iteration reads garbage — unless the read is under an `if` in such
+//! a loop (a guard like `kt > 0`) or the write is in another `inthreads` branch (branches run
+//! concurrently, ordered by events).
 //!
 //! A kernel parameter that the body never names is left out of the emitted signature: a
 //! warning, so that it is never dropped in silence.
@@ -83,6 +85,8 @@ struct Access {
     loops: Vec<StmtId>,
     /// The outermost `inthreads` branch around it (its condition), if any.
     branch: Option<ExprId>,
+    /// Under an `if`.
+    guarded: bool,
     /// For a read by a copy into another shared/local tensor: that tensor.
     copy_to: Option<Binding>,
 }
@@ -93,6 +97,7 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
     let mut reads: HashMap<Binding, Vec<Access>> = HashMap::new();
     for (order, (s, scope)) in statements(m).into_iter().enumerate() {
         let branch = scope.conds.iter().find(|c| c.1).map(|c| c.0);
+        let guarded = scope.ifs > 0;
         let Scope { loops, .. } = scope;
         let mut wr: Vec<ExprId> = Vec::new();
         let mut rd: Vec<ExprId> = Vec::new();
@@ -137,6 +142,7 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
                         at: x,
                         loops: loops.clone(),
                         branch,
+                        guarded,
                         copy_to,
                     });
                 }
@@ -164,11 +170,11 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
         let first_write = ws.iter().map(|w| w.order).min();
         for r in rs {
             let before = first_write.is_none_or(|fw| r.order < fw);
-            // A later write in a loop around the read feeds the next iteration's read.
+            // A later write in a loop around a guarded read feeds the next iterations' reads.
             // So does a write in another `inthreads` branch: branches run concurrently, and
             // their order is the events' business, not the text's.
             let fed = ws.iter().any(|w| {
-                r.loops.iter().any(|l| w.loops.contains(l))
+                (r.guarded && r.loops.iter().any(|l| w.loops.contains(l)))
                     || (r.branch.is_some() && w.branch.is_some() && r.branch != w.branch)
             });
             if before && !fed {
