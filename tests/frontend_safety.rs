@@ -57,3 +57,44 @@ fn bare_persistent_with_an_error_after_it_reports_the_error() {
     assert!(out.contains("error[E0101]"), "{out}");
     assert!(out.contains("did you mean `full`"), "{out}");
 }
+
+/// A kernel of `kernels/` with one edit.
+fn kernel_with(name: &str, from: &str, to: &str) -> String {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let text = std::fs::read_to_string(format!("{root}/kernels/{name}.co")).expect("kernel");
+    assert!(text.contains(from), "`{from}` not in {name}");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn hazards_are_reported_by_check_with_code_and_caret() {
+    let cases = [
+        (
+            kernel_with(
+                "v3_warpspec",
+                "        foreach {s} in [STAGES]\n          trigger empty[s];\n",
+                "",
+            ),
+            "E1208",
+            "wait empty[stage];",
+        ),
+        (
+            kernel_with("v1_shared", "[cdiv(K, TILE_K)]", "[cdiv(K, 0)]"),
+            "E1205",
+            "foreach {iv_k} in [cdiv(K, 0)] {",
+        ),
+        (
+            kernel_with("v1_shared", "[TILE_K]", "[TILE_K - 128]"),
+            "E1204",
+            "foreach {ik} in [TILE_K - 128]",
+        ),
+    ];
+    for (i, (text, code, line)) in cases.iter().enumerate() {
+        let (out, status) = tessel("check", &format!("hazard{i}.co"), text);
+        assert_eq!(status, 1, "{out}");
+        assert!(out.contains(&format!("error[{code}]")), "{out}");
+        assert!(out.contains(line) && out.contains('^'), "{out}");
+        let (out, status) = tessel("emit", &format!("hazard{i}.co"), text);
+        assert_eq!(status, 1, "emit refuses it too:\n{out}");
+    }
+}
