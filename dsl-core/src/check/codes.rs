@@ -146,6 +146,10 @@ pub const ARRIVALS: &str = "E1207";
 pub const RING_DEADLOCK: &str = "E1208";
 /// An event ring that runs ahead: a phase completes twice before its waiters consume one.
 pub const RING_AHEAD: &str = "E1209";
+/// `raster` on a kernel whose `: block` level is not 2-D.
+pub const RASTER_RANK: &str = "E1210";
+/// The right side of `#` is not a parallel or loop variable (or a `#` of them).
+pub const COMPOSE_STRIDE: &str = "E1211";
 /// Warning: a global tensor written by the kernel and also read at other elements.
 pub const GLOBAL_RW: &str = "W1201";
 /// Warning: an element store whose index ignores a thread variable of the level running it.
@@ -361,6 +365,14 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         RING_AHEAD,
         "event ring runs ahead: a phase completes twice before it is waited on (double trigger)",
+    ),
+    (
+        RASTER_RANK,
+        "`raster` on a kernel whose `: block` level is not 2-D",
+    ),
+    (
+        COMPOSE_STRIDE,
+        "right side of `#` not a parallel/loop variable (its extent is the stride)",
     ),
     (
         TILE_STRIDE,
