@@ -4,10 +4,7 @@
 //!
 //! One file per subcommand under `src/cli/`; [`exit`] is the table of exit codes.
 
-use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
-use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term;
-use dsl_core::{Diagnostics, Span};
+use dsl_core::Diagnostics;
 
 use clap::{Parser, Subcommand};
 
@@ -103,59 +100,8 @@ pub fn run(args: &[String]) -> (String, i32) {
     }
 }
 
-/// Byte range of a span in `text`.
-fn byte_range(text: &str, s: Span) -> std::ops::Range<usize> {
-    let offset = |line: u32, col: u32| -> usize {
-        let mut off = 0;
-        for (i, l) in text.split_inclusive('\n').enumerate() {
-            if i + 1 == line as usize {
-                return off
-                    + l.char_indices()
-                        .nth(col as usize)
-                        .map(|(b, _)| b)
-                        .unwrap_or(l.trim_end_matches('\n').len());
-            }
-            off += l.len();
-        }
-        text.len()
-    };
-    if s.is_dummy() {
-        return 0..0;
-    }
-    let a = offset(s.start.line, s.start.col);
-    // An empty span (a missing `;` at the end of a line) stays empty: a caret, not a range
-    // that runs into the next line.
-    let b = offset(s.end.line, s.end.col).max(a).min(text.len().max(a));
-    a..b
-}
-
-/// Diagnostics with file, line, column and a caret under the DSL token.
+/// Diagnostics with file, line, column and a caret under the DSL token (bounded: see
+/// `dsl_core::render`).
 pub fn render(file: &str, text: &str, diags: &Diagnostics) -> String {
-    let f = SimpleFile::new(file, text);
-    let mut out = String::new();
-    let config = term::Config::default();
-    for d in diags.iter() {
-        let mut labels = vec![Label::primary((), byte_range(text, d.span))];
-        for (s, n) in &d.notes {
-            if !s.is_dummy() {
-                labels.push(Label::secondary((), byte_range(text, *s)).with_message(n.clone()));
-            }
-        }
-        let mut notes: Vec<String> = d
-            .notes
-            .iter()
-            .filter(|(s, _)| s.is_dummy())
-            .map(|(_, n)| n.clone())
-            .collect();
-        if let Some(h) = &d.help {
-            notes.push(format!("help: {h}"));
-        }
-        let cd = CsDiagnostic::error()
-            .with_code(d.code)
-            .with_message(&d.message)
-            .with_labels(labels)
-            .with_notes(notes);
-        let _ = term::emit_to_string(&mut out, &config, &f, &cd);
-    }
-    out
+    dsl_core::render::render(file, text, diags)
 }

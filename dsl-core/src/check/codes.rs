@@ -123,6 +123,38 @@ pub const CLUSTER: &str = "E1007";
 /// `cluster` on a kernel that is not on the Hopper path or has no `raster`.
 pub const CLUSTER_PATH: &str = "E1008";
 
+/// A thread tile that does not divide the tile it works on: an extent `A / B` that leaves a
+/// remainder (the last `A % B` rows are never covered).
+pub const TILE_COVER: &str = "E1201";
+/// A shared or local tile read before anything writes it (or never written at all).
+pub const UNINIT_READ: &str = "E1202";
+/// Warning: a `block # …` index whose inner extents do not multiply to the grid's tile, or a
+/// block tile loaded at another size than the grid's.
+pub const TILE_STRIDE: &str = "W1204";
+/// Warning: a kernel parameter the body never uses (the emitted signature leaves it out).
+pub const UNUSED_PARAM: &str = "W1203";
+/// A loop or grid extent that is zero or negative.
+pub const NON_POSITIVE_EXTENT: &str = "E1204";
+/// A division or `cdiv` by zero in a kernel expression.
+pub const DIV_ZERO: &str = "E1205";
+/// Integer arithmetic that overflows 64 bits under the configuration / problem.
+pub const OVERFLOW: &str = "E1206";
+/// A `trigger` whose arrivals per phase differ from the barrier's expected count (reached by
+/// other threads than the first `trigger`).
+pub const ARRIVALS: &str = "E1207";
+/// An event ring that deadlocks: a `wait` no earlier `trigger` can ever satisfy.
+pub const RING_DEADLOCK: &str = "E1208";
+/// An event ring that runs ahead: a phase completes twice before its waiters consume one.
+pub const RING_AHEAD: &str = "E1209";
+/// `raster` on a kernel whose `: block` level is not 2-D.
+pub const RASTER_RANK: &str = "E1210";
+/// The right side of `#` is not a parallel or loop variable (or a `#` of them).
+pub const COMPOSE_STRIDE: &str = "E1211";
+/// Warning: a global tensor written by the kernel and also read at other elements.
+pub const GLOBAL_RW: &str = "W1201";
+/// Warning: an element store whose index ignores a thread variable of the level running it.
+pub const SAME_ELEMENT_STORE: &str = "W1202";
+
 /// Every code with its meaning.
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -303,5 +335,55 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CLUSTER_PATH,
         "`cluster` on a kernel without TMA/events or without `raster`",
+    ),
+    (
+        TILE_COVER,
+        "thread tile does not divide its tile (an extent `A / B` with a remainder)",
+    ),
+    (
+        UNINIT_READ,
+        "shared/local tile read before it is written, or never written",
+    ),
+    (
+        UNUSED_PARAM,
+        "warning: kernel parameter never used (the emitted signature leaves it out)",
+    ),
+    (NON_POSITIVE_EXTENT, "loop or grid extent zero or negative"),
+    (
+        DIV_ZERO,
+        "division or `cdiv` by zero in a kernel expression",
+    ),
+    (OVERFLOW, "integer arithmetic overflows 64 bits"),
+    (
+        ARRIVALS,
+        "`trigger` arrivals per phase differ from the barrier's count (other threads)",
+    ),
+    (
+        RING_DEADLOCK,
+        "event ring deadlocks: a `wait` nothing can satisfy (missing initial credits)",
+    ),
+    (
+        RING_AHEAD,
+        "event ring runs ahead: a phase completes twice before it is waited on (double trigger)",
+    ),
+    (
+        RASTER_RANK,
+        "`raster` on a kernel whose `: block` level is not 2-D",
+    ),
+    (
+        COMPOSE_STRIDE,
+        "right side of `#` not a parallel/loop variable (its extent is the stride)",
+    ),
+    (
+        TILE_STRIDE,
+        "warning: `block # ...` stride or loaded tile size differs from the grid's tile",
+    ),
+    (
+        GLOBAL_RW,
+        "warning: global tensor written and read at other elements (race between blocks)",
+    ),
+    (
+        SAME_ELEMENT_STORE,
+        "warning: store index ignores a thread variable of the executing level (same element)",
     ),
 ];

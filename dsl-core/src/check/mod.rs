@@ -13,6 +13,9 @@
 //! 6. `simt`: register tiles, warp reductions, transposed stores, `dma.wait`;
 //! 7. `occupancy`: the `occupancy N;` header item (SIMT only, 1..=32 blocks per SM).
 //! 8. `cluster`: the `cluster C;` header item (Hopper with `raster` only, 1..=8 blocks).
+//! 9. `hazard`: kernels that would run wrong, hang or race (tile coverage, uninitialised
+//!    tiles, extents, division by zero and overflow, event protocols; race warnings), once
+//!    everything above passed.
 //!
 //! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
@@ -23,6 +26,7 @@ pub mod codes;
 mod eval;
 mod events;
 mod geometry;
+mod hazard;
 mod header;
 mod mma_store;
 mod occupancy;
@@ -230,6 +234,8 @@ pub struct KernelInfo {
     /// mma fragments by name.
     pub frags: HashMap<String, FragInfo>,
     pub events: Vec<EventInfo>,
+    /// Warnings (`W12xx`): accepted, but probably not what was meant.
+    pub warnings: Vec<crate::diag::Diagnostic>,
 }
 
 /// Compile-time check: default config, no problem sizes, sm_90 limits.
@@ -268,6 +274,12 @@ pub fn check_config(
     simt::check_simt(&cx, &views, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
+    // Hazards are looked for in kernels that pass every other check (their analyses assume
+    // resolved names, consistent shapes and a well-formed geometry).
+    let mut warnings = Vec::new();
+    if diags.is_empty() {
+        hazard::check_hazards(&cx, &mut diags, &mut warnings);
+    }
 
     let info = KernelInfo {
         config: cfg.clone(),
@@ -280,6 +292,7 @@ pub fn check_config(
         views: views.public_views(),
         frags,
         events,
+        warnings,
     };
     diags.into_result(info)
 }

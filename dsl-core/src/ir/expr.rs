@@ -125,7 +125,11 @@ impl BinaryOp {
             Div => a.checked_div(b).ok_or(o)?,
             Rem => a.checked_rem(b).ok_or(o)?,
             Shl | Shr if !(0..64).contains(&b) => return Err(o),
-            Shl => a.checked_shl(b as u32).ok_or(o)?,
+            // `checked_shl` only bounds the shift; a result that loses bits overflows too.
+            Shl => match a.checked_shl(b as u32) {
+                Some(r) if r >> b == a => r,
+                _ => return Err(o),
+            },
             Shr => a >> b,
             Lt => (a < b) as i64,
             Le => (a <= b) as i64,

@@ -25,6 +25,7 @@
 //! | E0020 | count mismatch (variables vs extents, indices) |
 //! | E0021 | nesting too deep |
 //! | E0022 | unknown or repeated modifier (`.swiz`, `.async`) |
+//! | E0090 | input too large (bytes of a `.co` file, tokens) |
 
 pub const LEX: &str = "E0001";
 pub const DELIM: &str = "E0002";
@@ -48,3 +49,5 @@ pub const BAD_HEADER: &str = "E0019";
 pub const COUNT: &str = "E0020";
 pub const TOO_DEEP: &str = "E0021";
 pub const BAD_MODIFIER: &str = "E0022";
+/// Input limits (numbered apart from the syntax codes above).
+pub const TOO_LARGE: &str = "E0090";

@@ -162,7 +162,8 @@ impl Parser {
     /// chains): fails once the tree gets too tall.
     fn add_bounded(&mut self, e: Expr, span: Span) -> PResult<ExprId> {
         let id = self.add_expr(e, span);
-        if self.expr_height[id.index()] > self.max_expr_height() {
+        let height = self.expr_height.last().copied().unwrap_or(0);
+        if height > self.max_expr_height() {
             return Err(self.too_deep_at(span));
         }
         Ok(id)

@@ -121,8 +121,7 @@ impl Parser {
                 // `persistent;` or `persistent COND;` (a tunable switch: 0 = one block per tile).
                 let cond = if self.eat_op(";").is_some() {
                     let span = self.span_from(first);
-                    let one = self.exprs.append(crate::ir::Expr::Int(1), span);
-                    one
+                    self.add_expr(crate::ir::Expr::Int(1), span)
                 } else {
                     let c = self.expr()?;
                     self.expect_semi("the `persistent` switch")?;

@@ -19,6 +19,7 @@ mod cursor;
 mod expr;
 mod header;
 mod lexer;
+mod limits;
 mod ops;
 mod stmt;
 mod suggest;
@@ -66,11 +67,19 @@ pub fn parse_tokens(ts: proc_macro2::TokenStream) -> Result<Parsed, Diagnostics>
 /// the call, so it also works inside a proc macro and accepts `a#b` with no spaces; spans carry
 /// the file's line/column. Sets `module.source.file`.
 pub fn parse_str(text: &str, file: Option<&str>) -> Result<Parsed, Diagnostics> {
+    limits::prescan(text).map_err(|d| Diagnostics(vec![d]))?;
     let lexed = lexer::lex_file(text).map_err(|d| Diagnostics(vec![d]))?;
     run(lexed, file.map(str::to_string))
 }
 
 fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics> {
+    if lexed.toks.len() > limits::MAX_TOKENS {
+        return Err(Diagnostics(vec![limits::too_large(format!(
+            "{} tokens (at most {})",
+            lexed.toks.len(),
+            limits::MAX_TOKENS
+        ))]));
+    }
     let mut p = cursor::Parser::new(lexed.toks);
     let items = p.items();
     let diags = std::mem::take(&mut p.diags);

@@ -59,6 +59,7 @@ pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
         out: Resolved::default(),
         diags,
         chain: Vec::new(),
+        suggestions: 0,
     };
     r.header();
     let body = m.kernel.body.clone();
@@ -73,7 +74,13 @@ struct R<'a> {
     out: Resolved,
     diags: &'a mut Diagnostics,
     chain: Vec<LevelRef>,
+    /// Unknown names given a suggestion search so far (bounded by [`MAX_SUGGESTIONS`]).
+    suggestions: usize,
 }
+
+/// Unknown names past this many get no "did you mean": each search scans every visible name,
+/// so a file of thousands of typos would cost names × typos.
+const MAX_SUGGESTIONS: usize = 100;
 
 impl R<'_> {
     fn header(&mut self) {
@@ -84,14 +91,20 @@ impl R<'_> {
                 .entry(t.name.name.clone())
                 .or_insert((Binding::Tunable, t.name.span));
         }
-        // Constants see tunables and earlier constants only.
+        // Constants see tunables and earlier constants only: each is declared after its value
+        // is resolved (in one scope, not a copy per constant: that would be quadratic).
+        self.scopes = vec![scope];
         for c in &m.constants {
-            self.scopes = vec![scope.clone()];
             self.expr(c.value, Want::Value, false);
-            scope
-                .entry(c.name.name.clone())
-                .or_insert((Binding::Constant, c.name.span));
+            if let Some(s) = self.scopes.first_mut() {
+                s.entry(c.name.name.clone())
+                    .or_insert((Binding::Constant, c.name.span));
+            }
         }
+        let mut scope = std::mem::take(&mut self.scopes)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         // Symbolic dims: names in parameter shapes that are neither tunables nor constants.
         for (pi, p) in m.kernel.params.iter().enumerate() {
             for (di, &d) in p.shape.iter().enumerate() {
@@ -137,10 +150,11 @@ impl R<'_> {
     }
 
     fn visible(&self) -> Vec<(String, Binding)> {
+        let mut seen = std::collections::HashSet::new();
         let mut v: Vec<(String, Binding)> = Vec::new();
         for s in self.scopes.iter().rev() {
             for (k, (b, _)) in s {
-                if !v.iter().any(|(n, _)| n == k) {
+                if seen.insert(k.as_str()) {
                     v.push((k.clone(), *b));
                 }
             }
@@ -150,7 +164,12 @@ impl R<'_> {
     }
 
     fn unknown(&mut self, name: &str, span: Span, want: Want) {
-        let visible = self.visible();
+        self.suggestions += 1;
+        let visible = if self.suggestions <= MAX_SUGGESTIONS {
+            self.visible()
+        } else {
+            Vec::new()
+        };
         let fits = |b: &Binding| match want {
             Want::Event => matches!(b, Binding::Event(..) | Binding::Future(_)),
             Want::Tensor => matches!(
