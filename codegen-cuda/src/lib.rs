@@ -92,13 +92,14 @@ pub fn emit(e: &Emit) -> String {
             .join(", ")
     };
     let param_types: Vec<String> = k.params.iter().map(|p| param_type(p)).collect();
+    // A kernel without tunables is a plain function: nothing to instantiate.
     let instances = match &e.instance {
-        Some(v) => vec![format!(
+        Some(v) if !k.tunables.is_empty() => vec![format!(
             "{}({})",
             k.name_expression(v),
             param_types.join(", ")
         )],
-        None => vec![],
+        _ => vec![],
     };
     let plan = &k.plan;
     let args = plan

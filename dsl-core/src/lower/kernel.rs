@@ -105,8 +105,12 @@ pub struct CudaKernel {
 }
 
 impl CudaKernel {
-    /// `tsl_matmul<32, 32>` for a config, in template-parameter order.
+    /// `tsl_matmul<32, 32>` for a config, in template-parameter order; the plain name
+    /// `tsl_matmul` for a kernel without tunables (not a template).
     pub fn name_expression(&self, values: &[i64]) -> String {
+        if self.tunables.is_empty() {
+            return self.name.clone();
+        }
         let v: Vec<String> = values.iter().map(|x| x.to_string()).collect();
         format!("{}<{}>", self.name, v.join(", "))
     }

@@ -139,7 +139,7 @@ pub fn finish(
                 ));
             }
             let dims = match &geo.cluster {
-                Some(c) => format!("__cluster_dims__({}, 1, 1) ", c.to_cpp()),
+                Some(c) => format!("__cluster_dims__({}, 1, 1) ", expand(m, c).to_cpp()),
                 None => String::new(),
             };
             format!("{dims}__launch_bounds__({}, {blocks})", threads.to_cpp())
