@@ -8,11 +8,13 @@
 //! TMA / WGMMA helpers and only the WGMMA specializations its tunable domains can reach.
 
 mod prelude;
+pub mod wgmma;
+mod writer;
 
 use askama::Template;
 use dsl_core::lower::{CudaKernel, KernelArg, KernelPath};
 
-pub use prelude::wgmma_specializations;
+pub use wgmma::specializations as wgmma_specializations;
 
 /// One tunable row of the header comment.
 pub struct TunableRow {
@@ -102,6 +104,7 @@ pub fn emit(e: &Emit) -> String {
         _ => vec![],
     };
     let plan = &k.plan;
+    let body = writer::write(&k.body);
     let args = plan
         .args
         .iter()
@@ -132,7 +135,7 @@ pub fn emit(e: &Emit) -> String {
         },
         arch: k.path.min_arch(),
         tunables,
-        sections: prelude::sections(k),
+        sections: prelude::sections(k, &body.calls),
         template_params,
         launch_bounds: &k.launch_bounds,
         name: &k.name,
@@ -144,7 +147,7 @@ pub fn emit(e: &Emit) -> String {
         } else {
             128
         },
-        body: k.body.iter().map(|l| l.to_string()).collect(),
+        body: body.lines,
         grid: (
             plan.grid[0].to_cpp(),
             plan.grid[1].to_cpp(),

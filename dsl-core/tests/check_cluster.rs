@@ -65,7 +65,8 @@ fn lowering_multicasts_rhs_and_makes_empty_cluster_scope() {
     let m = parse(&v4());
     let info = check::check(&m).unwrap();
     let k = lower::lower(&m, &info).unwrap();
-    let body: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+    let owned: Vec<String> = k.body.iter().map(|l| l.text()).collect();
+    let body: Vec<&str> = owned.iter().map(|l| l.trim()).collect();
     let text = body.join("\n");
     // rhs (independent of block_m) is multicast, lhs is not.
     let mc: Vec<&&str> = body

@@ -51,7 +51,7 @@ fn has(d: &Diagnostics, code: &str) -> String {
 fn body(k: &CudaKernel) -> String {
     k.body
         .iter()
-        .map(|l| l.code.clone())
+        .map(|l| l.text())
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -5,7 +5,7 @@
 use super::LowerError;
 use super::cexpr::{ExprCx, Ty, convert};
 use super::geometry::Geometry;
-use super::kernel::{KernelPath, Line};
+use super::kernel::{Call, KernelPath, Line, Op};
 use super::memory::Memory;
 use super::scope::{FragKind, Local, Scopes, TensorLocal};
 use super::sym::Sym;
@@ -68,7 +68,9 @@ pub struct Emitter<'a> {
     pub cluster: Option<super::cluster::Cluster>,
     /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
     /// line and the C++ conditions under which the tile grid divides the tensor ([`super::even`]).
-    pub even_copies: Vec<(String, Vec<String>)>,
+    pub even_copies: Vec<(Call, Vec<String>)>,
+    /// The register stages of the async transposed copies, in the order of their first issue.
+    pub stages: Vec<super::simt::Stage>,
     pub errors: Vec<LowerError>,
 }
 
@@ -80,12 +82,60 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// A statement given as C++ text, with its explanation after `  // ` if it has one (for
+    /// statements that have no node kind of their own: see [`Op::Stmt`]).
     pub fn line(&mut self, code: impl Into<String>, dsl_line: Option<u32>) {
+        let code = code.into();
+        let (code, note) = match code.split_once("  // ") {
+            Some((c, n)) => (c.to_string(), Some(n.to_string())),
+            None => (code, None),
+        };
         self.lines.push(Line {
             indent: self.indent,
-            code: code.into(),
+            op: Op::Stmt(code),
             dsl_line,
+            note,
         });
+    }
+
+    /// Appends a node.
+    pub fn emit(&mut self, op: Op, note: Option<&str>, dsl_line: Option<u32>) {
+        self.lines.push(Line {
+            indent: self.indent,
+            op,
+            dsl_line,
+            note: note.map(str::to_string),
+        });
+    }
+
+    /// Appends a node that opens a block (`for`, `if`) and enters it.
+    pub fn open(&mut self, op: Op, note: Option<&str>, dsl_line: Option<u32>) {
+        debug_assert!(op.opens());
+        self.emit(op, note, dsl_line);
+        self.indent += 1;
+    }
+
+    /// Leaves the innermost block (`} else {`) for its second branch.
+    pub fn otherwise(&mut self, note: Option<&str>, dsl_line: Option<u32>) {
+        self.indent -= 1;
+        self.emit(Op::Else, note, dsl_line);
+        self.indent += 1;
+    }
+
+    /// Closes the innermost block.
+    pub fn close(&mut self, dsl_line: Option<u32>) {
+        self.indent -= 1;
+        self.emit(Op::End, None, dsl_line);
+    }
+
+    /// `__syncthreads();`
+    pub fn barrier(&mut self, note: Option<&str>, dsl_line: Option<u32>) {
+        self.emit(Op::Barrier, note, dsl_line);
+    }
+
+    /// A helper call.
+    pub fn call(&mut self, c: Call, note: Option<&str>, dsl_line: Option<u32>) {
+        self.emit(Op::Call(c), note, dsl_line);
     }
 
     pub fn dsl_line(&self, s: StmtId) -> Option<u32> {
@@ -103,14 +153,11 @@ impl<'a> Emitter<'a> {
         self.scopes.pop();
     }
 
-    fn braced(&mut self, head: String, line: Option<u32>, body: &[StmtId]) {
-        self.line(format!("{head} {{"), line);
-        self.indent += 1;
+    /// The statements of one branch of an `if`, up to its close.
+    fn branch(&mut self, body: &[StmtId]) {
         self.block(body);
         self.flush_sync_tma();
         self.flush_dma();
-        self.indent -= 1;
-        self.line("}", None);
     }
 
     pub fn stmt(&mut self, s: StmtId) -> Result<(), LowerError> {
@@ -170,7 +217,11 @@ impl<'a> Emitter<'a> {
                 super::simt::finish_async_copies(self, start);
                 super::even::version_loops(self, start);
                 if is_block && self.cluster.is_some() {
-                    self.line("tsl_cluster_sync();  // no block exits while its peers may still arrive on its barriers or multicast into it", line);
+                    self.call(
+                        Call::new("tsl_cluster_sync"),
+                        Some("no block exits while its peers may still arrive on its barriers or multicast into it"),
+                        line,
+                    );
                 }
                 self.scopes.pop();
             }
@@ -205,27 +256,35 @@ impl<'a> Emitter<'a> {
                     KernelPath::Hopper => Vec::new(),
                 };
                 for (text, name, ty, tensor) in &hoisted {
-                    self.line(
-                        format!("{ty}* const {name} = {text};  // this loop's entry of `{tensor}`"),
+                    self.emit(
+                        Op::Decl {
+                            ty: format!("{ty}* const"),
+                            name: name.clone(),
+                            init: Some(text.clone()),
+                        },
+                        Some(&format!("this loop's entry of `{tensor}`")),
                         line,
                     );
                 }
-                let loop_start = self.lines.len();
                 self.scopes.push();
-                for (text, ..) in &hoisted {
-                    self.scopes
-                        .insert(&super::simt::hoist_marker(text), Local::Let);
+                for (text, name, ..) in &hoisted {
+                    self.scopes.hoist(text, name);
                 }
                 let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
                 for (v, e) in vars.iter().zip(&exts) {
                     if *unroll || static_trip {
-                        self.line("#pragma unroll", None);
+                        self.emit(Op::Unroll, None, None);
                     }
-                    self.line(
-                        format!("for (int {0} = 0; {0} < {1}; ++{0}) {{", v.name, e.to_cpp()),
+                    self.open(
+                        Op::For {
+                            var: v.name.clone(),
+                            init: "0".into(),
+                            bound: e.to_cpp(),
+                            step: None,
+                        },
+                        None,
                         line,
                     );
-                    self.indent += 1;
                     self.scopes.insert(&v.name, Local::LoopVar(e.clone()));
                 }
                 self.block(body);
@@ -239,15 +298,7 @@ impl<'a> Emitter<'a> {
                     );
                 }
                 for _ in vars {
-                    self.indent -= 1;
-                    self.line("}", None);
-                }
-                for l in &mut self.lines[loop_start..] {
-                    for (text, name, ..) in &hoisted {
-                        if l.code.contains(text.as_str()) {
-                            l.code = l.code.replace(text.as_str(), name);
-                        }
-                    }
+                    self.close(None);
                 }
                 self.scopes.pop();
                 if let Some(d) = &deferred {
@@ -345,11 +396,20 @@ impl<'a> Emitter<'a> {
                 else_body,
             } => {
                 let (c, _) = self.cx().value(*cond)?;
-                self.braced(format!("if ({c})"), line, then_body);
+                self.open(
+                    Op::If {
+                        cond: c,
+                        constexpr: false,
+                    },
+                    None,
+                    line,
+                );
+                self.branch(then_body);
                 if let Some(e) = else_body {
-                    self.lines.pop();
-                    self.braced("} else".to_string(), None, e);
+                    self.otherwise(None, None);
+                    self.branch(e);
                 }
+                self.close(None);
             }
             Stmt::InThreads { cond, body, .. } => {
                 let (c, _) = self.cx().value(*cond)?;
@@ -359,39 +419,55 @@ impl<'a> Emitter<'a> {
                         let (what, call) = match role {
                             Role::Producer => (
                                 "producer warpgroup: hands registers back",
-                                "tsl_setmaxnreg_dec<tsl_regs_producer>();",
+                                Call::new("tsl_setmaxnreg_dec").targs(["tsl_regs_producer"]),
                             ),
                             Role::Consumer => (
                                 "consumer warpgroups: take the producer's registers",
-                                "tsl_setmaxnreg_inc<tsl_regs_consumer>();",
+                                Call::new("tsl_setmaxnreg_inc").targs(["tsl_regs_consumer"]),
                             ),
                         };
-                        self.line(format!("if ({wg_pred}) {{  // {what}"), line);
-                        self.indent += 1;
-                        self.line(call, line);
-                        if wg_pred == c {
+                        let same = wg_pred == c;
+                        self.open(
+                            Op::If {
+                                cond: wg_pred,
+                                constexpr: false,
+                            },
+                            Some(what),
+                            line,
+                        );
+                        self.call(call, None, line);
+                        if same {
                             self.branch_body(body, line);
                         } else {
-                            self.line(format!("if ({c}) {{"), line);
-                            self.indent += 1;
+                            self.open(
+                                Op::If {
+                                    cond: c.clone(),
+                                    constexpr: false,
+                                },
+                                None,
+                                line,
+                            );
                             self.branch_body(body, line);
-                            self.indent -= 1;
-                            self.line("}", None);
+                            self.close(None);
                         }
-                        self.indent -= 1;
-                        self.line("}", None);
+                        self.close(None);
                     }
                     None => {
-                        self.line(format!("if ({c}) {{"), line);
-                        self.indent += 1;
+                        self.open(
+                            Op::If {
+                                cond: c.clone(),
+                                constexpr: false,
+                            },
+                            None,
+                            line,
+                        );
                         self.branch_body(body, line);
-                        self.indent -= 1;
-                        self.line("}", None);
+                        self.close(None);
                     }
                 }
                 self.thread_conds.pop();
             }
-            Stmt::SyncShared => self.line("__syncthreads();", line),
+            Stmt::SyncShared => self.barrier(None, line),
             Stmt::DmaCopy { is_async, src, dst } => {
                 super::simt::dma_copy(self, s, *is_async, *src, dst, line)?
             }
@@ -545,11 +621,8 @@ impl<'a> Emitter<'a> {
     pub fn flush_dma(&mut self) {
         if self.pending_dma {
             self.pending_dma = false;
-            self.line("tsl_cp_async_wait_all();", None);
-            self.line(
-                "__syncthreads();  // the tiles are visible to every thread",
-                None,
-            );
+            self.call(Call::new("tsl_cp_async_wait_all"), None, None);
+            self.barrier(Some("the tiles are visible to every thread"), None);
         }
     }
 

@@ -38,11 +38,21 @@ pub struct View {
     pub array_terms: Vec<Sym>,
     /// A `.subspan` waiting for its `.at`.
     tiled: bool,
+    /// The name of the array entry's pointer when an enclosing loop computes it once (see
+    /// `simt::hoist_entries`).
+    pub hoisted: Option<String>,
 }
 
 impl View {
     /// C++ pointer to the first element of the array entry (shared/local tensors).
     pub fn entry_ptr(&self) -> String {
+        match &self.hoisted {
+            Some(name) => name.clone(),
+            None => self.entry_ptr_expr(),
+        }
+    }
+    /// [`View::entry_ptr`] as an expression, even where a loop computes it once.
+    pub fn entry_ptr_expr(&self) -> String {
         match &self.array_index {
             Some(i) => format!(
                 "({} + {} * {})",
@@ -381,6 +391,7 @@ impl ExprCx<'_> {
                     element: false,
                     transposed: false,
                     tiled: false,
+                    hoisted: None,
                 })
             }
             Expr::Index { base, index } => {
@@ -390,6 +401,7 @@ impl ExprCx<'_> {
                 }
                 v.array_index = Some(self.value(*index)?.0);
                 self.index_terms(*index, v.tensor.elems(), &mut v.array_terms);
+                v.hoisted = self.scopes.hoisted(&v.entry_ptr_expr());
                 Ok(v)
             }
             Expr::View { base, op, args } => {

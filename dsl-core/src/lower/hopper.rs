@@ -16,6 +16,7 @@
 use super::LowerError;
 use super::body::{Emitter, TmaMap};
 use super::cexpr::{View, cpp_paren};
+use super::kernel::{Call, Op};
 use super::scope::{FragKind, Local, TensorLocal};
 use super::sym::Sym;
 use crate::ir::{CopyDst, DType, Expr, MemSpace, Stmt, StmtId};
@@ -93,24 +94,35 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     _ => String::new(),
                 };
                 e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster};"), line);
-                e.line("if (threadIdx.x == 0) {", line);
+                e.open(
+                    Op::If {
+                        cond: "threadIdx.x == 0".into(),
+                        constexpr: false,
+                    },
+                    None,
+                    line,
+                );
                 e.line(
                     format!(
-                        "  for (int i = 0; i < {}; ++i) tsl_mbar_init(&{n}[i], tsl_arrivals_{n});",
+                        "for (int i = 0; i < {}; ++i) tsl_mbar_init(&{n}[i], tsl_arrivals_{n});",
                         len.to_cpp()
                     ),
                     line,
                 );
-                e.line("  tsl_mbar_init_fence();", line);
-                e.line("}", line);
+                e.call(Call::new("tsl_mbar_init_fence"), None, line);
+                e.close(line);
                 e.line(format!("unsigned tsl_phase_{n} = 0;  // one parity bit per barrier, flipped by each wait"), line);
                 e.scopes.insert(n, Local::Event { count });
             }
             if e.cluster.is_some() {
-                e.line("tsl_cluster_sync();  // every block's barriers are initialised before its peers arrive on them or multicast into it", line);
+                e.call(
+                    Call::new("tsl_cluster_sync"),
+                    Some("every block's barriers are initialised before its peers arrive on them or multicast into it"),
+                    line,
+                );
             } else {
-                e.line(
-                    "__syncthreads();  // barriers are initialised before anyone uses them",
+                e.barrier(
+                    Some("barriers are initialised before anyone uses them"),
                     line,
                 );
             }

@@ -23,8 +23,8 @@ pub mod sym;
 mod tma_store;
 mod walk;
 
-pub use kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
-pub use simt::TILE_HELPERS as SIMT_TILE_HELPERS;
+pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
+pub use simt::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
 pub use sym::{Sym, SymEnv};
 
 use crate::check::KernelInfo;
@@ -119,6 +119,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         lazy_store_tiles: tma_store::lazy_tiles(m),
         rewritten_store_tiles: tma_store::rewritten_tiles(m),
         even_copies: Vec::new(),
+        stages: Vec::new(),
         pending_store_read: false,
         cluster: geo
             .cluster

@@ -11,6 +11,7 @@
 
 use super::body::Emitter;
 use super::geometry::ParVar;
+use super::kernel::Op;
 use super::scope::Local;
 use crate::ir::{ExprId, Module, Stmt, StmtId};
 
@@ -48,8 +49,16 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         }
     }
     if split < body.len() {
-        e.line("for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // persistent: this block's tiles", line);
-        e.indent += 1;
+        e.open(
+            Op::For {
+                var: "tsl_tile".into(),
+                init: "blockIdx.x".into(),
+                bound: "tsl_tiles".into(),
+                step: Some("tsl_tile += gridDim.x".into()),
+            },
+            Some("persistent: this block's tiles"),
+            line,
+        );
         e.scopes.push();
         match (&e.geo.raster, vars.as_slice()) {
             (Some(_), [bm, bn]) => {
@@ -91,8 +100,7 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         e.flush_sync_tma();
         e.flush_dma();
         e.scopes.pop();
-        e.indent -= 1;
-        e.line("}", None);
+        e.close(None);
         super::tma_store::end_of_branch(e, line);
     }
     e.scopes.pop();

@@ -11,6 +11,7 @@
 //! 0.57x of cuBLAS against 0.65x literal), so `if constexpr (STAGES > 2)` chooses at compile time.
 
 use super::body::Emitter;
+use super::kernel::{Call, Op};
 use super::sym::Sym;
 use crate::ir::{BinaryOp, Expr, Module, Stmt, StmtId};
 
@@ -77,46 +78,54 @@ pub fn match_loop(
 /// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
 pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     let s = super::cexpr::cpp_paren(&d.stages);
-    e.line("tsl_wgmma_commit();", line);
-    e.line(format!("if constexpr ({s} > 2) {{  // pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"), line);
-    e.line("  tsl_wgmma_wait<1>();", line);
+    e.call(Call::new("tsl_wgmma_commit"), None, line);
+    e.open(
+        Op::If {
+            cond: format!("{s} > 2"),
+            constexpr: true,
+        },
+        Some("pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"),
+        line,
+    );
+    e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
     let prev = format!("({} - 1) % {s}", d.iv);
     e.line(
         format!(
-            "  if ({} > 0) {}",
+            "if ({} > 0) {}",
             d.iv,
             super::hopper::arrive_call(e, &d.event, &prev)
         ),
         line,
     );
-    e.line(
-        "} else {  // shallow ring: free this stage as soon as its WGMMAs are done",
+    e.otherwise(
+        Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,
     );
-    e.line("  tsl_wgmma_wait<0>();", line);
-    e.line(
-        format!("  {}", super::hopper::arrive_call(e, &d.event, &d.stage)),
-        line,
-    );
-    e.line("}", line);
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.line(super::hopper::arrive_call(e, &d.event, &d.stage), line);
+    e.close(line);
 }
 
 /// After the loop: wait for the last group and release its stage.
 pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     let s = super::cexpr::cpp_paren(&d.stages);
     let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
-    e.line(
-        format!("if constexpr ({s} > 2) {{  // the last k-tile's WGMMAs, then its stage"),
+    e.open(
+        Op::If {
+            cond: format!("{s} > 2"),
+            constexpr: true,
+        },
+        Some("the last k-tile's WGMMAs, then its stage"),
         line,
     );
-    e.line("  tsl_wgmma_wait<0>();", line);
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
     e.line(
         format!(
-            "  if ({} > 0) {}",
+            "if ({} > 0) {}",
             super::cexpr::cpp_paren(&d.trip),
             super::hopper::arrive_call(e, &d.event, &last)
         ),
         line,
     );
-    e.line("}", line);
+    e.close(line);
 }

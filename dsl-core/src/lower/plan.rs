@@ -6,7 +6,7 @@
 
 use super::body::Emitter;
 use super::geometry::Geometry;
-use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
+use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
 use super::memory::Memory;
 use super::sym::Sym;
 use crate::check::KernelInfo;
@@ -49,21 +49,35 @@ pub fn finish(
 ) -> CudaKernel {
     if e.uses_sync_tma {
         let decl = [
-            "__shared__ alignas(8) unsigned long long tsl_tma_bar;  // completes the synchronous TMA loads",
-            "if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }",
-            "__syncthreads();",
-            "unsigned tsl_tma_phase = 0;",
-        ];
-        for (i, d) in decl.iter().enumerate() {
-            e.lines.insert(
-                i,
-                super::kernel::Line {
-                    indent: 0,
-                    code: d.to_string(),
-                    dsl_line: None,
+            Line {
+                note: Some("completes the synchronous TMA loads".into()),
+                ..Line::new(
+                    0,
+                    Op::Decl {
+                        ty: "__shared__ alignas(8) unsigned long long".into(),
+                        name: "tsl_tma_bar".into(),
+                        init: None,
+                    },
+                )
+            },
+            Line::new(
+                0,
+                Op::Stmt(
+                    "if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }"
+                        .into(),
+                ),
+            ),
+            Line::new(0, Op::Barrier),
+            Line::new(
+                0,
+                Op::Decl {
+                    ty: "unsigned".into(),
+                    name: "tsl_tma_phase".into(),
+                    init: Some("0".into()),
                 },
-            );
-        }
+            ),
+        ];
+        e.lines.splice(0..0, decl);
     }
     element_params(m, &mut e);
     let dims = m.symbolic_dims();
@@ -244,7 +258,7 @@ fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(Strin
     }
     let mut used = BTreeSet::new();
     for l in body {
-        idents(&l.code, &mut used);
+        idents(&l.op.to_string(), &mut used);
     }
     let mut kept: Vec<(String, String)> = Vec::new();
     for (name, value) in constants.into_iter().rev() {
@@ -300,11 +314,7 @@ mod tests {
     use super::*;
 
     fn line(code: &str) -> Line {
-        Line {
-            indent: 0,
-            code: code.into(),
-            dsl_line: None,
-        }
+        Line::new(0, Op::Stmt(code.into()))
     }
 
     #[test]

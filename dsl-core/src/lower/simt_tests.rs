@@ -7,7 +7,7 @@ fn lower(text: &str) -> Vec<String> {
         .module;
     let info = crate::check::check(&m).unwrap_or_else(|d| panic!("does not check:\n{d}"));
     let k = crate::lower::lower(&m, &info).unwrap_or_else(|d| panic!("does not lower:\n{d:?}"));
-    k.body.iter().map(|l| l.code.clone()).collect()
+    k.body.iter().map(|l| l.text()).collect()
 }
 
 /// A double-buffered SGEMM body: `head` before the loop, the K loop, the epilogue.
