@@ -5,7 +5,7 @@
 use super::LowerError;
 use super::cexpr::{ExprCx, Ty, convert};
 use super::geometry::Geometry;
-use super::kernel::{Call, KernelPath, Line, Op};
+use super::kernel::{Call, KernelPath, Line, Mark, Op};
 use super::memory::Memory;
 use super::scope::{FragKind, Local, Scopes, TensorLocal};
 use super::sym::Sym;
@@ -210,12 +210,11 @@ impl<'a> Emitter<'a> {
                         self.line(format!("const int {} = {};", v.name, pv.formula), line);
                     }
                 }
-                let start = self.lines.len();
+                self.emit(Op::Mark(Mark::ParallelStart), None, line);
                 self.block(body);
                 self.flush_sync_tma();
                 self.flush_dma();
-                super::simt::finish_async_copies(self, start);
-                super::even::version_loops(self, start);
+                self.emit(Op::Mark(Mark::ParallelEnd), None, line);
                 if is_block && self.cluster.is_some() {
                     self.call(
                         Call::new("tsl_cluster_sync"),

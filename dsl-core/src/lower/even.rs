@@ -24,9 +24,9 @@
 //! Loops of a static trip count (`#pragma unroll`ed prologues) are left alone, and so is a loop
 //! nested in one already versioned.
 
-use super::body::Emitter;
 use super::cexpr::{View, cpp_paren};
 use super::kernel::{Line, Op};
+use super::passes::Body;
 use super::sym::Sym;
 use crate::ir::{Expr, ExprId, Module, ViewOp};
 
@@ -69,17 +69,22 @@ pub fn grid_tile_conditions(m: &Module, src: ExprId, sv: &View) -> Option<Vec<St
     )
 }
 
-/// Pass `versioning`: versions the outermost dimension-bounded loops in `lines[start..]` that
-/// issue async grid-tile copies (recorded in `e.even_copies` by [`super::simt::dma_copy`]).
-pub fn version_loops(e: &mut Emitter, start: usize) {
+/// Pass `versioning`: versions the outermost dimension-bounded loops in `lines[start..end]` (a
+/// `parallel` body) that issue async grid-tile copies (recorded in `e.even_copies` by
+/// [`super::simt::dma_copy`]).
+pub fn version_loops(e: &mut Body, start: usize, mut end: usize) {
     let mut i = start;
-    while i < e.lines.len() {
-        let Some(end) = loop_end(&e.lines, i) else {
+    while i < end {
+        let Some(end_of_loop) = loop_end(&e.lines, i) else {
             i += 1;
             continue;
         };
-        match copy_conditions(e, i, end) {
-            Some(conds) => i += version(e, i, end, &conds),
+        match copy_conditions(e, i, end_of_loop) {
+            Some(conds) => {
+                let n = version(e, i, end_of_loop, &conds);
+                end = end + n - (end_of_loop + 1 - i);
+                i += n;
+            }
             None => i += 1,
         }
     }
@@ -99,7 +104,7 @@ fn loop_end(lines: &[Line], i: usize) -> Option<usize> {
 
 /// The distinct conditions of the recorded grid-tile copies in `lines[from..=to]`, in order
 /// (`["true"]` when they have none); `None` when the range has no such copy.
-fn copy_conditions(e: &Emitter, from: usize, to: usize) -> Option<Vec<String>> {
+fn copy_conditions(e: &Body, from: usize, to: usize) -> Option<Vec<String>> {
     let mut conds: Option<Vec<String>> = None;
     for l in &e.lines[from..=to] {
         let Some(c) = l.op.call() else { continue };
@@ -117,7 +122,7 @@ fn copy_conditions(e: &Emitter, from: usize, to: usize) -> Option<Vec<String>> {
 
 /// Replaces the loop `lines[from..=to]` by the test and both versions; returns the number of
 /// nodes that now stand in its place.
-fn version(e: &mut Emitter, from: usize, to: usize, conds: &[String]) -> usize {
+fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
     let indent = e.lines[from].indent;
     let dsl_line = e.lines[from].dsl_line;
     let name = (0..)

@@ -90,6 +90,15 @@ pub enum Op {
     /// Any other single statement, as C++ (expression statements, inline-asm wrappers, the
     /// Hopper synchronisation idioms).
     Stmt(String),
+    /// Where the body of a `parallel` statement starts or ends: the region the passes that
+    /// work per block body see. Prints nothing; the last pass removes the marks.
+    Mark(Mark),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    ParallelStart,
+    ParallelEnd,
 }
 
 /// `[result = ]name<targs…>(args…);`
@@ -177,6 +186,8 @@ impl fmt::Display for Op {
                 None => write!(f, "{ty} {name};"),
             },
             Op::Stmt(s) => f.write_str(s),
+            Op::Mark(Mark::ParallelStart) => f.write_str("// <parallel>"),
+            Op::Mark(Mark::ParallelEnd) => f.write_str("// </parallel>"),
         }
     }
 }
@@ -206,7 +217,24 @@ pub fn verify(body: &[Line]) -> Result<(), String> {
     // The kinds of the open blocks: true for an `If` whose `else` has not come yet.
     let mut open: Vec<bool> = Vec::new();
     let base = body.first().map(|l| l.indent).unwrap_or(0);
+    // The open `parallel` regions, with the block depth at which each started.
+    let mut regions: Vec<usize> = Vec::new();
     for (i, l) in body.iter().enumerate() {
+        match l.op {
+            Op::Mark(Mark::ParallelStart) => {
+                regions.push(open.len());
+                continue;
+            }
+            Op::Mark(Mark::ParallelEnd) => {
+                if regions.pop() != Some(open.len()) {
+                    return Err(format!(
+                        "line {i}: a `parallel` region ends in another block"
+                    ));
+                }
+                continue;
+            }
+            _ => {}
+        }
         let depth = match l.op {
             Op::End | Op::Else => open.len().checked_sub(1),
             _ => Some(open.len()),
@@ -240,6 +268,9 @@ pub fn verify(body: &[Line]) -> Result<(), String> {
     }
     if !open.is_empty() {
         return Err(format!("{} block(s) not closed", open.len()));
+    }
+    if !regions.is_empty() {
+        return Err("a `parallel` region does not end".into());
     }
     Ok(())
 }

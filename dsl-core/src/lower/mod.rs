@@ -1,6 +1,6 @@
 //! Lowering: checked IR → a [`CudaKernel`] that `codegen-cuda` renders as CUDA C++.
 //!
-//! The passes run in the order of [`PASSES`]; set `TESSEL_DUMP_PASSES=1` to print the state
+//! The stages run in the order of [`STAGES`] (the passes over the body nodes: [`passes::PASSES`]); set `TESSEL_DUMP_PASSES=1` to print the state
 //! after each one on stderr. Lowering requires the checker's facts ([`KernelInfo`]): it cannot
 //! run on unchecked IR.
 
@@ -12,6 +12,7 @@ pub mod geometry;
 mod hopper;
 pub mod kernel;
 pub mod memory;
+pub mod passes;
 mod persistent;
 mod pipeline;
 mod plan;
@@ -51,8 +52,22 @@ impl LowerError {
     }
 }
 
-/// The passes, in order.
-pub const PASSES: [&str; 6] = ["path", "geometry", "memory", "roles", "body", "plan"];
+/// The stages of lowering, in order: analyses (`path` … `roles`), `body` (statements → nodes),
+/// the passes over the nodes ([`passes::PASSES`]), `plan` (signature, constants, launch) and
+/// `constants`.
+pub const STAGES: [&str; 11] = [
+    "path",
+    "geometry",
+    "memory",
+    "roles",
+    "body",
+    "async-copies",
+    "helpers",
+    "versioning",
+    "regions",
+    "plan",
+    "constants",
+];
 
 fn dump(pass: &str, what: &dyn std::fmt::Debug) {
     if std::env::var_os("TESSEL_DUMP_PASSES").is_some() {
@@ -152,9 +167,30 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     if !e.errors.is_empty() {
         return Err(e.errors);
     }
-    dump("body", &e.lines);
-    let k = plan::finish(m, info, &geo, &mem, e);
+    passes::dump("body", &e.lines);
+    let mut body = passes::Body {
+        lines: std::mem::take(&mut e.lines),
+        even_copies: std::mem::take(&mut e.even_copies),
+        stages: std::mem::take(&mut e.stages),
+    };
+    passes::run(&mut body).map_err(|msg| {
+        vec![LowerError::new(
+            m.kernel.name.span,
+            format!("internal: {msg}"),
+        )]
+    })?;
+    e.lines = body.lines;
+    let mut k = plan::finish(m, info, &geo, &mem, e);
     dump("plan", &k.plan);
+    plan::drop_unused_constants(&mut k);
+    passes::dump_text(
+        "constants",
+        &k.constants
+            .iter()
+            .map(|(n, v)| format!("constexpr int {n} = {v};"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
     Ok(k)
 }
 

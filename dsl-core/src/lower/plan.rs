@@ -233,7 +233,7 @@ pub fn finish(
                 default: t.default,
             })
             .collect(),
-        constants: used_constants(constants, &e.lines),
+        constants,
         params,
         launch_bounds,
         body: e.lines,
@@ -242,6 +242,11 @@ pub fn finish(
         wgmma_types: e.wgmma_types,
         wgmma_ns: ns,
     }
+}
+
+/// Pass `constants`: keeps the constants the body uses (see [`used_constants`]).
+pub fn drop_unused_constants(k: &mut CudaKernel) {
+    k.constants = used_constants(std::mem::take(&mut k.constants), &k.body);
 }
 
 /// The constants the body uses, directly or through a later constant (the list is in

@@ -29,6 +29,7 @@ use super::LowerError;
 use super::body::Emitter;
 use super::cexpr::cpp_paren;
 use super::kernel::{Call, Line, Op};
+use super::passes::Body;
 use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
 
 pub fn dma_copy(
@@ -196,7 +197,8 @@ pub const TILE_HELPERS: [&str; 7] = [
 
 /// Pass `helpers`: [`G2S_ASYNC`] (the interior fast path) lives in `simt_tiles.cuh`; a kernel
 /// that calls nothing else from that file takes [`G2S`] (`simt.cuh`), which does the same copy.
-pub fn select_copy_helpers(lines: &mut [Line]) {
+pub fn select_copy_helpers(body: &mut Body) {
+    let lines = &mut body.lines;
     let calls = |l: &Line| l.op.call().map(|c| c.name.clone());
     if lines
         .iter()
@@ -214,41 +216,43 @@ pub fn select_copy_helpers(lines: &mut [Line]) {
     }
 }
 
-/// Pass `async copies` for the nodes `lines[start..]` of one `parallel` body: the register
+/// Pass `async-copies` for the nodes `lines[start..end]` of one `parallel` body: the register
 /// stages of `dma.copy.async … => t.transpose()` issued there are declared at `start` (once,
 /// before the loops that issue and land them), and every `dma.wait` in the range lands every
-/// stage just before it waits; the body drains its copies before it ends. Idempotent, so that
-/// nested `parallel` statements may each call it.
-pub fn finish_async_copies(e: &mut Emitter, start: usize) {
+/// stage just before it waits; the body drains its copies before it ends.
+pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
     let stages: Vec<Stage> = e
         .stages
         .iter()
         .filter(|st| {
-            e.lines[start..]
+            e.lines[start..end]
                 .iter()
                 .any(|l| l.op.call().is_some_and(|c| st.issued_by(c)))
         })
         .cloned()
         .collect();
     let issued = !stages.is_empty()
-        || e.lines[start..]
+        || e.lines[start..end]
             .iter()
             .any(|l| l.op.call().is_some_and(|c| c.name == G2S_ASYNC));
-    let drained = e
-        .lines
-        .last()
-        .is_some_and(|l| l.op.call().is_some_and(|c| c.name == WAIT_ALL));
+    let drained = end > start
+        && e.lines[end - 1]
+            .op
+            .call()
+            .is_some_and(|c| c.name == WAIT_ALL);
     if issued && !drained {
         // Copies issued ahead (the last iterations' prefetches) do not outlive the block.
-        e.call(
-            Call::new(WAIT_ALL),
-            Some("no async copy outlives the block"),
-            None,
+        let indent = e.lines[end].indent;
+        e.lines.insert(
+            end,
+            Line {
+                note: Some("no async copy outlives the block".into()),
+                ..Line::new(indent, Op::Call(Call::new(WAIT_ALL)))
+            },
         );
     }
-    select_copy_helpers(&mut e.lines);
     // Lands before every wait that does not have them yet (from the back: indices stay valid).
-    let waits: Vec<usize> = (start..e.lines.len())
+    let waits: Vec<usize> = (start..end)
         .filter(|&i| e.lines[i].op.call().is_some_and(|c| c.name == WAIT))
         .collect();
     for &w in waits.iter().rev() {
@@ -276,7 +280,7 @@ pub fn finish_async_copies(e: &mut Emitter, start: usize) {
             );
         }
     }
-    let indent = e.lines.get(start).map(|l| l.indent).unwrap_or(e.indent);
+    let indent = e.lines[start].indent;
     for st in stages.iter().rev() {
         let decl = Op::Decl {
             ty: format!("tsl_stage_t<{}, {}>", st.targs.join(", "), st.ty),
