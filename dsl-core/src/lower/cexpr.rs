@@ -2,7 +2,7 @@
 //! (`.subspan(..).at(..)`, `.chunkat(..)`, array elements) resolved to a base pointer, a tile
 //! shape and the tile's origin.
 
-use super::LowerError;
+use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
 use super::sym::Sym;
 use crate::ir::{DType, Expr, ExprId, MemSpace, Module, ViewOp};
@@ -531,5 +531,16 @@ pub fn convert(s: &str, from: Ty, to: DType) -> String {
         (_, DType::F16) => format!("tsl_from_f32<tsl_f16>({})", to_float(s, from)),
         (_, DType::BF16) => format!("tsl_from_f32<tsl_bf16>({})", to_float(s, from)),
         (_, _) => s.to_string(),
+    }
+}
+
+/// The C++ type of a DSL element type.
+pub fn scalar_type(d: DType) -> &'static str {
+    match d {
+        DType::F16 => "tsl_f16",
+        DType::BF16 => "tsl_bf16",
+        DType::F32 => "float",
+        DType::I32 => "int",
+        DType::F8E4M3 | DType::F8E5M2 => "unsigned char",
     }
 }

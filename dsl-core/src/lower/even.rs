@@ -26,7 +26,7 @@
 
 use super::cexpr::{View, cpp_paren};
 use super::kernel::{Line, Op};
-use super::passes::Body;
+use super::lowered::Body;
 use super::sym::Sym;
 use crate::ir::{Expr, ExprId, Module, ViewOp};
 

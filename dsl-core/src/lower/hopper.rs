@@ -13,10 +13,11 @@
 //!   accumulator fragment (or a column slice of it: a range of its registers) written to a
 //!   shared tile.
 
-use super::LowerError;
-use super::body::{Emitter, TmaMap};
 use super::cexpr::{View, cpp_paren};
+use super::emitter::Emitter;
+use super::error::LowerError;
 use super::kernel::{Call, Op};
+use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
 use super::sym::Sym;
 use crate::ir::{CopyDst, DType, Expr, MemSpace, Stmt, StmtId};
@@ -188,32 +189,6 @@ fn thread_decls(e: &Emitter) -> String {
         .join(" ")
 }
 
-pub(super) fn tma_map(e: &mut Emitter, v: &View, swizzle: Sym) -> Result<String, LowerError> {
-    let p = v.tensor.param.unwrap_or(0);
-    let (r, c) = (v.tile[0].clone(), v.tile[1].clone());
-    if let Some(t) = e
-        .tma_maps
-        .iter()
-        .find(|t| t.param == p && t.box_rows == r && t.box_cols == c && t.swizzle == swizzle)
-    {
-        return Ok(t.cpp_name.clone());
-    }
-    let k = e.tma_maps.iter().filter(|t| t.param == p).count();
-    let cpp_name = if k == 0 {
-        format!("tsl_tm_{}", v.tensor.name)
-    } else {
-        format!("tsl_tm_{}_{k}", v.tensor.name)
-    };
-    e.tma_maps.push(TmaMap {
-        cpp_name: cpp_name.clone(),
-        param: p,
-        box_rows: r,
-        box_cols: c,
-        swizzle,
-    });
-    Ok(cpp_name)
-}
-
 fn tma_load(
     e: &mut Emitter,
     s: StmtId,
@@ -241,7 +216,7 @@ fn tma_load(
     if let (Some(c), Some(ev)) = (cluster, event) {
         return tma_load_multicast(e, ev, sv, dv, swz, c, bytes, line);
     }
-    let map = tma_map(e, sv, swz)?;
+    let map = e.tma_map(sv, swz)?;
     let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
     match event {
         Some(ev) => {
@@ -293,7 +268,7 @@ fn tma_load_multicast(
     let slice = Sym::bin(crate::ir::BinaryOp::Div, sv.tile[0].clone(), c.clone());
     let mut part = sv.clone();
     part.tile[0] = slice.clone();
-    let map = tma_map(e, &part, swz)?;
+    let map = e.tma_map(&part, swz)?;
     let (p, _, _) = event_ref(e, ev)?;
     let rank = format!("tsl_cta_rank<{c}>()");
     e.line(
@@ -414,15 +389,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let acc_cpp = if dtype == DType::F32 {
                 "float"
             } else {
-                super::body::scalar_type(dtype)
+                super::cexpr::scalar_type(dtype)
             };
-            e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::body::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
+            e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::cexpr::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
             e.wgmma_uncommitted = true;
         }
         Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {
             Some(d) => {
                 e.wgmma_uncommitted = false;
-                super::pipeline::emit_commit(e, &d, line)
+                emit_commit(e, &d, line)
             }
             None => wgmma_commit_wait(e, line, "the stage's WGMMAs are done reading it"),
         },
@@ -550,4 +525,55 @@ fn b_rows(e: &Emitter, src: crate::ir::ExprId) -> Option<Sym> {
         }
         _ => None,
     }
+}
+
+/// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
+pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
+    let s = super::cexpr::cpp_paren(&d.stages);
+    e.call(Call::new("tsl_wgmma_commit"), None, line);
+    e.open(
+        Op::If {
+            cond: format!("{s} > 2"),
+            constexpr: true,
+        },
+        Some("pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"),
+        line,
+    );
+    e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
+    let prev = format!("({} - 1) % {s}", d.iv);
+    e.line(
+        format!("if ({} > 0) {}", d.iv, arrive_call(e, &d.event, &prev)),
+        line,
+    );
+    e.otherwise(
+        Some("shallow ring: free this stage as soon as its WGMMAs are done"),
+        line,
+    );
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.line(arrive_call(e, &d.event, &d.stage), line);
+    e.close(line);
+}
+
+/// After the loop: wait for the last group and release its stage.
+pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
+    let s = super::cexpr::cpp_paren(&d.stages);
+    let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
+    e.open(
+        Op::If {
+            cond: format!("{s} > 2"),
+            constexpr: true,
+        },
+        Some("the last k-tile's WGMMAs, then its stage"),
+        line,
+    );
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.line(
+        format!(
+            "if ({} > 0) {}",
+            super::cexpr::cpp_paren(&d.trip),
+            arrive_call(e, &d.event, &last)
+        ),
+        line,
+    );
+    e.close(line);
 }

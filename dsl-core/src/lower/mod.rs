@@ -7,10 +7,14 @@
 pub mod body;
 pub mod cexpr;
 mod cluster;
+mod domain;
+pub mod emitter;
+mod error;
 mod even;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
+pub mod lowered;
 pub mod memory;
 pub mod passes;
 mod persistent;
@@ -24,33 +28,14 @@ pub mod sym;
 mod tma_store;
 mod walk;
 
+pub use error::LowerError;
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
-pub use simt::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
+pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
 pub use sym::{Sym, SymEnv};
 
 use crate::check::KernelInfo;
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::Diagnostics;
 use crate::ir::{Module, Stmt};
-use crate::span::Span;
-
-/// A construct the lowering cannot translate (the checker accepted it, but no path implements it).
-#[derive(Clone, Debug, PartialEq)]
-pub struct LowerError {
-    pub span: Span,
-    pub message: String,
-}
-
-impl LowerError {
-    pub fn new(span: Span, message: impl Into<String>) -> Self {
-        LowerError {
-            span,
-            message: message.into(),
-        }
-    }
-    pub fn into_diagnostic(self) -> Diagnostic {
-        Diagnostic::new("E0900", self.span, self.message)
-    }
-}
 
 /// The stages of lowering, in order: analyses (`path` … `roles`), `body` (statements → nodes),
 /// the passes over the nodes ([`passes::PASSES`]), `plan` (signature, constants, launch) and
@@ -109,7 +94,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     };
     let arrivals = roles::arrivals(m).map_err(|e| vec![e])?;
     dump("roles", &(&roles, &arrivals));
-    let mut e = body::Emitter {
+    let mut e = emitter::Emitter {
         m,
         geo: &geo,
         mem: &mem,
@@ -168,7 +153,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         return Err(e.errors);
     }
     passes::dump("body", &e.lines);
-    let mut body = passes::Body {
+    let mut body = lowered::Body {
         lines: std::mem::take(&mut e.lines),
         even_copies: std::mem::take(&mut e.even_copies),
         stages: std::mem::take(&mut e.stages),
@@ -192,30 +177,4 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .join("\n"),
     );
     Ok(k)
-}
-
-/// Enumerates tunable assignments (the cross product of domains, capped) for questions like
-/// "which WGMMA widths can this kernel need".
-mod roles_domain {
-    use super::sym::SymEnv;
-    use crate::ir::Module;
-
-    pub fn configs(m: &Module) -> Vec<SymEnv> {
-        let mut out = vec![SymEnv::new()];
-        for t in &m.tunables {
-            let mut next = Vec::new();
-            for env in &out {
-                for &v in &t.domain {
-                    let mut e = env.clone();
-                    e.insert(t.name.name.clone(), v);
-                    next.push(e);
-                    if next.len() > 100_000 {
-                        return next;
-                    }
-                }
-            }
-            out = next;
-        }
-        out
-    }
 }

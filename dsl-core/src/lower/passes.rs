@@ -14,19 +14,8 @@
 //! After `plan` builds the kernel, `constants` drops the constants nothing uses
 //! ([`super::plan::drop_unused_constants`]).
 
-use super::kernel::{Call, Line, Mark, Op, verify};
-use super::simt::Stage;
-
-/// The lowered body and the facts the passes need about it.
-#[derive(Debug, Default)]
-pub struct Body {
-    pub lines: Vec<Line>,
-    /// Async grid-tile copies that may take their branch-free form, with the conditions under
-    /// which the tile grid divides the tensor.
-    pub even_copies: Vec<(Call, Vec<String>)>,
-    /// The register stages of async transposed copies, in the order of their first issue.
-    pub stages: Vec<Stage>,
-}
+use super::kernel::{Line, Mark, Op, verify};
+use super::lowered::Body;
 
 pub type Pass = fn(&mut Body);
 

@@ -10,8 +10,6 @@
 //! with three or more (measured on an H200: with two, the late release starves the producer,
 //! 0.57x of cuBLAS against 0.65x literal), so `if constexpr (STAGES > 2)` chooses at compile time.
 
-use super::body::Emitter;
-use super::kernel::{Call, Op};
 use super::sym::Sym;
 use crate::ir::{BinaryOp, Expr, Module, Stmt, StmtId};
 
@@ -73,59 +71,4 @@ pub fn match_loop(
         stage: stage.clone(),
         trip: trip.clone(),
     })
-}
-
-/// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
-pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
-    let s = super::cexpr::cpp_paren(&d.stages);
-    e.call(Call::new("tsl_wgmma_commit"), None, line);
-    e.open(
-        Op::If {
-            cond: format!("{s} > 2"),
-            constexpr: true,
-        },
-        Some("pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"),
-        line,
-    );
-    e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
-    let prev = format!("({} - 1) % {s}", d.iv);
-    e.line(
-        format!(
-            "if ({} > 0) {}",
-            d.iv,
-            super::hopper::arrive_call(e, &d.event, &prev)
-        ),
-        line,
-    );
-    e.otherwise(
-        Some("shallow ring: free this stage as soon as its WGMMAs are done"),
-        line,
-    );
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
-    e.line(super::hopper::arrive_call(e, &d.event, &d.stage), line);
-    e.close(line);
-}
-
-/// After the loop: wait for the last group and release its stage.
-pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
-    let s = super::cexpr::cpp_paren(&d.stages);
-    let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
-    e.open(
-        Op::If {
-            cond: format!("{s} > 2"),
-            constexpr: true,
-        },
-        Some("the last k-tile's WGMMAs, then its stage"),
-        line,
-    );
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
-    e.line(
-        format!(
-            "if ({} > 0) {}",
-            super::cexpr::cpp_paren(&d.trip),
-            super::hopper::arrive_call(e, &d.event, &last)
-        ),
-        line,
-    );
-    e.close(line);
 }

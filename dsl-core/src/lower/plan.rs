@@ -4,7 +4,7 @@
 //! `dma.copy`, a `CUtensorMap` for each distinct TMA box over it, then the symbolic dims as
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
-use super::body::Emitter;
+use super::emitter::Emitter;
 use super::geometry::Geometry;
 use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
 use super::memory::Memory;
@@ -84,7 +84,7 @@ pub fn finish(
     let mut params = Vec::new();
     let mut args = Vec::new();
     for (i, p) in m.kernel.params.iter().enumerate() {
-        let ty = super::body::scalar_type(p.dtype);
+        let ty = super::cexpr::scalar_type(p.dtype);
         if e.pointer_params.contains(&i) {
             let c = if e.written_params.contains(&i) {
                 ""
@@ -211,7 +211,7 @@ pub fn finish(
     let mut ns: Vec<i64> = Vec::new();
     for n in &e.wgmma_ns {
         // Every value the accumulator width can take over the tunable domains.
-        for cfg in super::roles_domain::configs(m) {
+        for cfg in super::domain::configs(m) {
             if let Ok(v) = expand(m, n).eval(&cfg) {
                 if !ns.contains(&v) {
                     ns.push(v);

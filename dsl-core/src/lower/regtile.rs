@@ -15,9 +15,9 @@
 //! (so a `[1, 8]` tile copies into an `[8]` register tile). Shared-side alignment is a C++
 //! constant expression over the tunables ([`View::aligned_cpp`]), decided per instantiation.
 
-use super::LowerError;
-use super::body::Emitter;
 use super::cexpr::View;
+use super::emitter::Emitter;
+use super::error::LowerError;
 use super::kernel::Call;
 use super::sym::Sym;
 use crate::ir::{ExprId, MemSpace};

@@ -25,11 +25,11 @@
 //!
 //! `reduce.sum x : group` is a butterfly all-reduce over the warp's 32 lanes (SHFL.BFLY).
 
-use super::LowerError;
-use super::body::Emitter;
 use super::cexpr::cpp_paren;
+use super::emitter::Emitter;
+use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
-use super::passes::Body;
+use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
 use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
 
 pub fn dma_copy(
@@ -95,7 +95,7 @@ pub fn dma_copy(
         let stage = Stage {
             tensor: dv.tensor.name.clone(),
             targs: targs.clone(),
-            ty: super::body::scalar_type(dv.tensor.dtype),
+            ty: super::cexpr::scalar_type(dv.tensor.dtype),
             dsl_line: line,
         };
         if let Some(other) = e
@@ -138,39 +138,6 @@ pub fn dma_copy(
     Ok(())
 }
 
-/// The cooperative global → shared copies (`lowering/simt.cuh`, `lowering/simt_tiles.cuh`).
-pub const G2S: &str = "tsl_copy_g2s";
-pub const G2S_ASYNC: &str = "tsl_copy_g2s_async";
-pub const G2S_T: &str = "tsl_copy_g2s_t";
-
-/// The register stage of the async copies into one `.transpose()`d shared tensor.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Stage {
-    pub tensor: String,
-    pub targs: Vec<String>,
-    /// The element type.
-    pub ty: &'static str,
-    /// The DSL line of its first issue.
-    pub dsl_line: Option<u32>,
-}
-
-impl Stage {
-    /// The C++ variable of the stage.
-    pub fn var(&self) -> String {
-        format!("tsl_stage_{}", self.tensor)
-    }
-    /// The call that lands the stage (its transposed shared stores).
-    fn land(&self) -> Call {
-        Call::new(G2S_T)
-            .targs(self.targs.clone())
-            .args([self.var()])
-    }
-    /// Whether `c` issues a copy into this stage.
-    fn issued_by(&self, c: &Call) -> bool {
-        c.name == G2S_T && c.args.len() > 1 && c.args[0] == self.var()
-    }
-}
-
 /// Whether the last node emitted is a barrier, or an async cooperative copy (a sync one leaves
 /// `pending_dma` set): then the threads are already past every earlier reader of shared memory,
 /// or the copy before this one emitted the barrier that covers both.
@@ -181,19 +148,6 @@ fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
         _ => false,
     })
 }
-
-/// The helpers of `lowering/simt_tiles.cuh` (codegen-cuda includes that file for a kernel
-/// that calls one of them, or [`G2S_ASYNC`], which a kernel only keeps when one of these is
-/// present — see [`select_copy_helpers`]).
-pub const TILE_HELPERS: [&str; 7] = [
-    "tsl_copy_g2r",
-    "tsl_copy_r2g",
-    "tsl_copy_tile",
-    "tsl_copy_tile_st",
-    G2S_T,
-    "tsl_warp_sum",
-    "tsl_warp_max",
-];
 
 /// Pass `helpers`: [`G2S_ASYNC`] (the interior fast path) lives in `simt_tiles.cuh`; a kernel
 /// that calls nothing else from that file takes [`G2S`] (`simt.cuh`), which does the same copy.
@@ -302,10 +256,6 @@ pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
     }
 }
 
-/// `cp.async` completion (`sm80_async.cuh`): all groups, or all but N.
-pub const WAIT_ALL: &str = "tsl_cp_async_wait_all";
-pub const WAIT: &str = "tsl_cp_async_wait";
-
 /// `tsl_copy_g2s_t<…>(tsl_stage_x);`: a stage landing (an issue passes more arguments).
 fn is_land(c: &Call) -> bool {
     c.name == G2S_T && c.args.len() == 1
@@ -362,7 +312,7 @@ pub fn hoist_entries(
         out.push((
             text,
             name,
-            super::body::scalar_type(v.tensor.dtype),
+            super::cexpr::scalar_type(v.tensor.dtype),
             tensor.clone(),
         ));
     }

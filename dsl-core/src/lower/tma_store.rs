@@ -10,9 +10,9 @@
 //! `mma.store`, after a whole main loop — and to the end of the branch, so the store's read
 //! overlaps the next tile's MMAs instead of stalling the warpgroup between tiles.
 
-use super::LowerError;
-use super::body::Emitter;
 use super::cexpr::View;
+use super::emitter::Emitter;
+use super::error::LowerError;
 use super::sym::Sym;
 use super::walk::root;
 use crate::check::stmt_exprs;
@@ -135,7 +135,7 @@ pub fn store(
     swz: Sym,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let map = super::hopper::tma_map(e, dv, swz)?;
+    let map = e.tma_map(dv, swz)?;
     e.written_params.insert(dv.tensor.param.unwrap_or(0));
     let coords = format!("{}, {}", dv.origin[1], dv.origin[0]);
     e.line(
