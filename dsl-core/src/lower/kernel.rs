@@ -2,6 +2,7 @@
 //! templates print is computed here; `codegen-cuda` only arranges them.
 
 use super::sym::Sym;
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// Which code path a kernel lowers to (decides the arch and the prelude helpers).
@@ -133,7 +134,59 @@ impl Call {
     }
 }
 
+/// The C++ identifiers of an expression (`BM * (WN + PAD)` → `BM`, `WN`, `PAD`). Expressions
+/// inside nodes are C++ text built from the checked IR, so a name's uses are found here.
+pub fn identifiers(expr: &str, out: &mut BTreeSet<String>) {
+    let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for w in expr.split(|c: char| !is_id(c)) {
+        if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            out.insert(w.to_string());
+        }
+    }
+}
+
 impl Op {
+    /// The identifiers this node's C++ mentions (types, names, operands).
+    pub fn names(&self, out: &mut BTreeSet<String>) {
+        let mut add = |s: &str| identifiers(s, out);
+        match self {
+            Op::For {
+                var,
+                init,
+                bound,
+                step,
+            } => {
+                for s in [var, init, bound] {
+                    add(s);
+                }
+                if let Some(s) = step {
+                    add(s);
+                }
+            }
+            Op::If { cond, .. } => add(cond),
+            Op::Call(c) => {
+                for s in c
+                    .result
+                    .iter()
+                    .chain([&c.name])
+                    .chain(&c.targs)
+                    .chain(&c.args)
+                {
+                    add(s);
+                }
+            }
+            Op::Decl { ty, name, init } => {
+                add(ty);
+                add(name);
+                if let Some(i) = init {
+                    add(i);
+                }
+            }
+            Op::Stmt(s) => add(s),
+            Op::Else | Op::End | Op::Unroll | Op::Barrier | Op::Mark(_) => {}
+        }
+    }
+
     /// Whether this node opens a block (`{` at the end of its line).
     pub fn opens(&self) -> bool {
         matches!(self, Op::For { .. } | Op::If { .. })

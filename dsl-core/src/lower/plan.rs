@@ -253,22 +253,14 @@ pub fn drop_unused_constants(k: &mut CudaKernel) {
 /// dependency order); a `const` the DSL only needs in a `require` or a launch expression would
 /// be an unused `constexpr` (dead code, and an NVRTC warning) in the kernel.
 fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(String, String)> {
-    fn idents(text: &str, out: &mut BTreeSet<String>) {
-        let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
-        for w in text.split(|c: char| !is_id(c)) {
-            if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-                out.insert(w.to_string());
-            }
-        }
-    }
     let mut used = BTreeSet::new();
     for l in body {
-        idents(&l.op.to_string(), &mut used);
+        l.op.names(&mut used);
     }
     let mut kept: Vec<(String, String)> = Vec::new();
     for (name, value) in constants.into_iter().rev() {
         if used.contains(&name) {
-            idents(&value, &mut used);
+            super::kernel::identifiers(&value, &mut used);
             kept.push((name, value));
         }
     }
