@@ -5,7 +5,7 @@
 //! test per tile in the interior. Those tests are branches, and a branch ends a basic block:
 //! ptxas then schedules the copy code and the loop's FMAs separately, and the FMA block's
 //! register allocation suffers for it (the SGEMM k8 loop ran 1,271 SASS instructions in a dozen
-//! blocks, BENCHMARKS.md run 29). When the grid divides the tensor (`M % BM == 0 && K % BK ==
+//! blocks). When the grid divides the tensor (`M % BM == 0 && K % BK ==
 //! 0`), every tile lies wholly inside it or wholly past its end, so one predicate per tile
 //! decides everything and the copy needs no branch.
 //!

@@ -1,6 +1,6 @@
 //! Software pipelining of the WGMMA k-loop ("release one stage late").
 //!
-//! Seed 004's consumer loop ends with `mma.commit; trigger empty[stage];` where
+//! A consumer loop that ends with `mma.commit; trigger empty[stage];` where
 //! `stage = iv % STAGES`: wait for this k-tile's WGMMAs, then hand the stage back. Lowered
 //! literally that drains the tensor pipe every k-tile. When the pattern matches exactly, the
 //! loop instead keeps one WGMMA group in flight (`wgmma.wait_group 1`) and releases the
