@@ -3,7 +3,8 @@
 
 use dsl_core::lower::STAGES;
 use dsl_core::lower::kernel::{Call, Line, Mark, Op};
-use dsl_core::lower::passes::{Body, PASSES, run};
+use dsl_core::lower::lowered::Body;
+use dsl_core::lower::passes::{PASSES, run};
 
 #[test]
 fn the_passes_run_in_the_order_the_stage_list_gives() {

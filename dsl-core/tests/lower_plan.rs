@@ -140,10 +140,9 @@ fn trigger_under_if_is_rejected() {
         "          if (iv_k > 0) trigger full[stage];",
     );
     let m = parse(&text);
-    let info = check::check(&m).unwrap();
-    let err = lower::lower(&m, &info).unwrap_err();
+    let err = check::check(&m).unwrap_err();
     let d = &err.0[0];
-    assert_eq!(d.code, "E0900");
+    assert_eq!(d.code, check::codes::TRIGGER_IN_IF);
     assert!(
         d.message.contains("`trigger` inside an `if`"),
         "{}",

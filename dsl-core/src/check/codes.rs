@@ -123,6 +123,38 @@ pub const CLUSTER: &str = "E1007";
 /// `cluster` on a kernel that is not on the Hopper path or has no `raster`.
 pub const CLUSTER_PATH: &str = "E1008";
 
+// What lowering can translate (check/lowerable.rs).
+/// A copy into a fresh buffer (`=> shared`): declare the destination.
+pub const FRESH_COPY: &str = "E1101";
+/// `dma.copy.async` with a register (`local`) side.
+pub const ASYNC_REGISTER_COPY: &str = "E1102";
+/// A `dma.copy` direction lowering does not implement (shared → global, shared → shared).
+pub const COPY_DIRECTION: &str = "E1103";
+/// A cooperative copy into shared memory of a tile that is not 2-D.
+pub const SHARED_COPY_RANK: &str = "E1104";
+/// A register-tile copy of a tile that is not 1-D or 2-D.
+pub const REGISTER_COPY_RANK: &str = "E1105";
+/// `.transpose()` as the destination of a copy into registers.
+pub const TRANSPOSE_TARGET: &str = "E1106";
+/// Compound assignment (`+=` …) to a global element.
+pub const COMPOUND_GLOBAL: &str = "E1107";
+/// Assignment to a view that is not a single element.
+pub const ASSIGN_TILE: &str = "E1108";
+/// A `: block` level of more than 3 variables.
+pub const BLOCK_VARS: &str = "E1109";
+/// `raster` on a `: block` level that is not 2-D.
+pub const RASTER_RANK: &str = "E1110";
+/// `persistent` on a `: block` level that is not 1-D or 2-D.
+pub const PERSISTENT_RANK: &str = "E1111";
+/// `trigger` under an `if` (the arrival count must be static).
+pub const TRIGGER_IN_IF: &str = "E1112";
+/// A `tma.copy` of a tile that is not 2-D.
+pub const TMA_RANK: &str = "E1113";
+/// An `mma.fill` accumulator no `mma.row.row` uses (its width is unknown).
+pub const ACC_UNUSED: &str = "E1114";
+/// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
+pub const LOWER_INTERNAL: &str = "E1199";
+
 /// Every code with its meaning.
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -303,5 +335,50 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CLUSTER_PATH,
         "`cluster` on a kernel without TMA/events or without `raster`",
+    ),
+    (
+        FRESH_COPY,
+        "copy into a fresh buffer (`=> shared`): declare the destination",
+    ),
+    (
+        ASYNC_REGISTER_COPY,
+        "`dma.copy.async` into or out of registers",
+    ),
+    (
+        COPY_DIRECTION,
+        "`dma.copy` direction not implemented (shared → global, shared → shared)",
+    ),
+    (
+        SHARED_COPY_RANK,
+        "cooperative copy into shared memory of a tile that is not 2-D",
+    ),
+    (
+        REGISTER_COPY_RANK,
+        "register-tile copy of a tile that is not 1-D or 2-D",
+    ),
+    (
+        TRANSPOSE_TARGET,
+        "`.transpose()` as a register tile copy's destination",
+    ),
+    (COMPOUND_GLOBAL, "compound assignment to a global element"),
+    (
+        ASSIGN_TILE,
+        "assignment to a view that is not a single element",
+    ),
+    (BLOCK_VARS, "`: block` level of more than 3 variables"),
+    (RASTER_RANK, "`raster` on a `: block` level that is not 2-D"),
+    (
+        PERSISTENT_RANK,
+        "`persistent` on a `: block` level that is not 1-D or 2-D",
+    ),
+    (TRIGGER_IN_IF, "`trigger` under an `if`"),
+    (TMA_RANK, "`tma.copy` of a tile that is not 2-D"),
+    (
+        ACC_UNUSED,
+        "`mma.fill` accumulator that no `mma.row.row` uses",
+    ),
+    (
+        LOWER_INTERNAL,
+        "lowering failed on a checked kernel (internal error)",
     ),
 ];

@@ -24,6 +24,7 @@ mod eval;
 mod events;
 mod geometry;
 mod header;
+mod lowerable;
 mod mma_store;
 mod occupancy;
 mod placement;
@@ -268,6 +269,7 @@ pub fn check_config(
     simt::check_simt(&cx, &views, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
+    lowerable::check_lowerable(&cx, &views, &mut diags);
 
     let info = KernelInfo {
         config: cfg.clone(),

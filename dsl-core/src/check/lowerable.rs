@@ -1,0 +1,285 @@
+//! What lowering can translate. Every restriction of the lowering that a well-formed kernel can
+//! run into is a diagnostic here, with its own code, so that `check` ok means `emit` ok:
+//!
+//! - copies: into a fresh buffer (`=> shared`), `.async` with a register side, directions other
+//!   than global → shared and the register-tile ones, ranks (2-D shared tiles, 1-D/2-D register
+//!   tiles, 2-D TMA tiles), `.transpose()` only as a cooperative copy's shared destination;
+//! - assignments: one element (`.at(i, j)`), no compound assignment to a global element;
+//! - the `: block` level: at most 3 variables, exactly 2 under `raster`, 1 or 2 under
+//!   `persistent`;
+//! - events: no `trigger` under an `if` (the arrival count must be static);
+//! - fragments: an `mma.fill` accumulator is used by an `mma.row.row`.
+
+use super::view::Views;
+use super::{Cx, all_stmts, at_expr, codes};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{AssignOp, CopyDst, Expr, Level, MemSpace, Module, Stmt, StmtId};
+
+pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    copies(cx, views, diags);
+    assignments(cx, views, diags);
+    block_level(cx.m, diags);
+    triggers(cx.m, diags);
+    accumulators(cx.m, diags);
+}
+
+fn at_stmt(m: &Module, code: &'static str, s: StmtId, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(code, m.stmt_span(s), msg)
+}
+
+fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let (tma, is_async, src, dst) = match &m.stmts[s] {
+            Stmt::DmaCopy { is_async, src, dst } => (false, *is_async, *src, dst),
+            Stmt::TmaCopy { src, dst, .. } => (true, false, *src, dst),
+            _ => continue,
+        };
+        let op = if tma { "tma.copy" } else { "dma.copy" };
+        let CopyDst::Expr(d) = dst else {
+            diags.push(
+                at_stmt(
+                    m,
+                    codes::FRESH_COPY,
+                    s,
+                    format!("`{op} … => shared` into a fresh buffer is not supported"),
+                )
+                .with_help("declare the destination (`shared f16 [BM, BK] a_s;`) and copy into it"),
+            );
+            continue;
+        };
+        let (Some(sv), Some(dv)) = (views.get(src), views.get(*d)) else {
+            continue;
+        };
+        let (from, to) = (sv.space, dv.space);
+        if tma {
+            if matches!(
+                (from, to),
+                (MemSpace::Global, MemSpace::Shared) | (MemSpace::Shared, MemSpace::Global)
+            ) && sv.shape.len() != 2
+            {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::TMA_RANK,
+                        src,
+                        format!(
+                            "`tma.copy` moves 2-D tiles; this tile has {} dimensions",
+                            sv.shape.len()
+                        ),
+                    )
+                    .with_help("copy a 2-D tile (`t.subspan(R, C).at(i, j)`)"),
+                );
+            }
+            continue;
+        }
+        if from == MemSpace::Local || to == MemSpace::Local {
+            if is_async {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::ASYNC_REGISTER_COPY,
+                        s,
+                        "a copy into or out of registers is per thread and synchronous",
+                    )
+                    .with_help("drop `.async`"),
+                );
+            }
+            for (v, x) in [(sv, src), (dv, *d)] {
+                if !(1..=2).contains(&v.shape.len()) {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::REGISTER_COPY_RANK,
+                            x,
+                            format!(
+                                "register tile copies move 1-D and 2-D tiles; this one has {} dimensions",
+                                v.shape.len()
+                            ),
+                        )
+                        .with_help("copy a 1-D or 2-D view of the tile"),
+                    );
+                    break;
+                }
+            }
+            if dv.transposed {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::TRANSPOSE_TARGET,
+                        *d,
+                        "`.transpose()` is a cooperative global → shared copy's destination; a register tile cannot be one",
+                    )
+                    .with_help("copy into a shared tile with `.transpose()`, then into registers"),
+                );
+            }
+            continue;
+        }
+        if from == MemSpace::Global && to == MemSpace::Global {
+            continue; // the placement check reports it
+        }
+        if (from, to) != (MemSpace::Global, MemSpace::Shared) {
+            diags.push(
+                at_stmt(
+                    m,
+                    codes::COPY_DIRECTION,
+                    s,
+                    format!("`dma.copy` from {from} to {to} memory is not supported"),
+                )
+                .with_help("`dma.copy` moves global → shared, and between registers (`local`) and global or shared memory; go through a register tile"),
+            );
+            continue;
+        }
+        if sv.shape.len() != 2 {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::SHARED_COPY_RANK,
+                    src,
+                    format!(
+                        "a cooperative copy into shared memory moves a 2-D tile; this one has {} dimensions",
+                        sv.shape.len()
+                    ),
+                )
+                .with_help("declare the shared tensor 2-D (`shared f32 [1, N] x_s;`) and copy a 2-D tile"),
+            );
+        }
+    }
+}
+
+fn assignments(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let Stmt::Assign { target, op, .. } = &m.stmts[s] else {
+            continue;
+        };
+        if !matches!(m.exprs[*target], Expr::View { .. }) {
+            continue;
+        }
+        let Some(v) = views.get(*target) else {
+            continue;
+        };
+        if !v.element {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::ASSIGN_TILE,
+                    *target,
+                    "only single elements can be assigned",
+                )
+                .with_help("assign `.at(i, j)`, or copy a tile with `dma.copy`"),
+            );
+        } else if *op != AssignOp::Set && v.space == MemSpace::Global {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::COMPOUND_GLOBAL,
+                    *target,
+                    format!(
+                        "compound assignment (`{}`) to a global element is not supported",
+                        op.symbol()
+                    ),
+                )
+                .with_help(
+                    "accumulate in a scalar or a register tile (`local`) and store it with `=`",
+                ),
+            );
+        }
+    }
+}
+
+fn block_level(m: &Module, diags: &mut Diagnostics) {
+    for s in all_stmts(m) {
+        let Stmt::Parallel { levels, .. } = &m.stmts[s] else {
+            continue;
+        };
+        for l in levels.iter().filter(|l| l.level == Level::Block) {
+            let n = l.vars.len().max(l.extents.len());
+            let what = format!("this `: block` level has {n} variable(s)");
+            if n > 3 {
+                diags.push(
+                    Diagnostic::new(
+                        codes::BLOCK_VARS,
+                        l.level_span,
+                        format!("a `: block` level has at most 3 variables (x, y, z); {what}"),
+                    )
+                    .with_help("fold two of them into one (`bq by [cdiv(N, B) * Q]`)"),
+                );
+            }
+            if m.raster.is_some() && n != 2 {
+                diags.push(
+                    Diagnostic::new(
+                        codes::RASTER_RANK,
+                        l.level_span,
+                        format!("`raster` groups the tiles of a 2-D `: block` level; {what}"),
+                    )
+                    .with_help("drop `raster`, or give the block level two variables"),
+                );
+            }
+            if m.persistent.is_some() && !(1..=2).contains(&n) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::PERSISTENT_RANK,
+                        l.level_span,
+                        format!("`persistent` walks a 1-D or 2-D `: block` level; {what}"),
+                    )
+                    .with_help("drop `persistent`, or give the block level one or two variables"),
+                );
+            }
+        }
+    }
+}
+
+fn triggers(m: &Module, diags: &mut Diagnostics) {
+    fn walk(m: &Module, b: &[StmtId], in_if: bool, diags: &mut Diagnostics) {
+        for &s in b {
+            let st = &m.stmts[s];
+            if in_if && matches!(st, Stmt::Trigger { .. }) {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::TRIGGER_IN_IF,
+                        s,
+                        "`trigger` inside an `if`: an event's arrival count must be known at compile time",
+                    )
+                    .with_help("select the triggering threads with `inthreads (cond)` instead"),
+                );
+            }
+            let inner = in_if || matches!(st, Stmt::If { .. });
+            for blk in super::stmt_blocks(st) {
+                walk(m, blk, inner, diags);
+            }
+        }
+    }
+    walk(m, &m.kernel.body, false, diags);
+}
+
+fn accumulators(m: &Module, diags: &mut Diagnostics) {
+    let stmts = all_stmts(m);
+    for &s in &stmts {
+        let Stmt::MmaFill { name, .. } = &m.stmts[s] else {
+            continue;
+        };
+        // Named in another operand slot, it is the operand check's error (E0307).
+        let used = stmts.iter().any(|&u| {
+            matches!(&m.stmts[u], Stmt::Mma { acc, a, b, .. }
+                if [acc, a, b].iter().any(|x| x.name == name.name))
+        });
+        if !used {
+            diags.push(
+                Diagnostic::new(
+                    codes::ACC_UNUSED,
+                    name.span,
+                    format!(
+                        "`{}` is never used as an accumulator, so its width is unknown",
+                        name.name
+                    ),
+                )
+                .with_help(format!(
+                    "accumulate into it (`mma.row.row {}, a, b;`) or remove it",
+                    name.name
+                )),
+            );
+        }
+    }
+}

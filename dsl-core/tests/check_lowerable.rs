@@ -1,0 +1,211 @@
+//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1114):
+//! each kernel here is otherwise well-formed, fails `check` with exactly that code at the
+//! construct, and the same kernel without the construct checks and lowers.
+
+use dsl_core::check::{self, codes as c};
+use dsl_core::diag::Diagnostics;
+use dsl_core::ir::Module;
+
+fn parse(src: &str) -> Module {
+    dsl_core::parse::parse_str(src, Some("k.co"))
+        .unwrap_or_else(|d| panic!("does not parse:\n{d}\n{src}"))
+        .module
+}
+
+/// A SIMT kernel with `body` inside its `parallel` (a shared tile `s`, a register tile `r`).
+fn simt(header: &str, body: &str) -> String {
+    format!(
+        "{header}
+__co__ void k(global f32 [M, K] a, global f32 [M, K] c, global f32 [K] x) {{
+  parallel {{bm}} by [cdiv(M, 32)] : block, {{t}} by [32] : thread {{
+    shared f32 [32, 32] s;
+    local f32 [1, 4] r;
+{body}
+    c.at(bm#t, 0) = r.at(0, 0) + s.at(t, 0);
+  }}
+}}
+"
+    )
+}
+
+fn check(src: &str) -> Result<(), Diagnostics> {
+    let m = parse(src);
+    let info = check::check(&m)?;
+    dsl_core::lower::lower(&m, &info)
+        .map(|_| ())
+        .unwrap_or_else(|d| panic!("checked but does not lower:\n{d}\n{src}"));
+    Ok(())
+}
+
+/// `src` fails the check with `code` only, at a span on the line containing `at`.
+fn rejects(src: &str, code: &str, at: &str) {
+    let d = check(src).expect_err(src);
+    assert!(
+        d.0.iter().all(|x| x.code == code),
+        "expected only {code}:\n{d}"
+    );
+    let line = src
+        .lines()
+        .position(|l| l.contains(at))
+        .unwrap_or_else(|| panic!("no `{at}` in the source")) as u32
+        + 1;
+    assert!(
+        d.0.iter().any(|x| x.span.start.line == line),
+        "{code} not on line {line} (`{at}`):\n{d}"
+    );
+    assert!(
+        d.0.iter().all(|x| x.help.is_some()),
+        "{code} without help:\n{d}"
+    );
+}
+
+#[test]
+fn the_reference_kernel_checks_and_lowers() {
+    check(&simt("", "    dma.copy a.subspan(32, 32).at(bm, 0) => s;")).unwrap();
+    check(&simt("", "    dma.copy a.subspan(1, 4).at(bm#t, 0) => r;")).unwrap();
+}
+
+#[test]
+fn copy_into_a_fresh_buffer() {
+    let b = "    dma.copy a.subspan(32, 32).at(bm, 0) => shared;";
+    rejects(&simt("", b), c::FRESH_COPY, "=> shared;");
+}
+
+#[test]
+fn async_copy_into_registers() {
+    let b = "    dma.copy.async a.subspan(1, 4).at(bm#t, 0) => r;";
+    rejects(&simt("", b), c::ASYNC_REGISTER_COPY, "dma.copy.async");
+}
+
+#[test]
+fn copy_directions_without_a_lowering() {
+    let b = "    dma.copy s => c.subspan(32, 32).at(bm, 0);";
+    rejects(&simt("", b), c::COPY_DIRECTION, "dma.copy s");
+    let b = "    shared f32 [32, 32] s2;\n    dma.copy s => s2;";
+    rejects(&simt("", b), c::COPY_DIRECTION, "dma.copy s");
+}
+
+#[test]
+fn cooperative_copy_of_a_1d_tile() {
+    let b = "    shared f32 [32] s1;\n    dma.copy x.subspan(32).at(bm) => s1;";
+    rejects(&simt("", b), c::SHARED_COPY_RANK, "dma.copy x");
+}
+
+#[test]
+fn register_copy_of_a_3d_tile() {
+    let b = "    local f32 [2, 2, 2] r3, q3;\n    dma.copy r3 => q3;";
+    rejects(&simt("", b), c::REGISTER_COPY_RANK, "dma.copy r3");
+}
+
+#[test]
+fn transposed_register_destination() {
+    let b = "    dma.copy a.subspan(4, 1).at(bm#t, 0) => r.transpose();";
+    rejects(&simt("", b), c::TRANSPOSE_TARGET, "r.transpose()");
+}
+
+#[test]
+fn compound_assignment_to_a_global_element() {
+    rejects(
+        &simt("", "    c.at(bm#t, 1) += 1.0f;"),
+        c::COMPOUND_GLOBAL,
+        "+=",
+    );
+}
+
+#[test]
+fn assignment_to_a_tile() {
+    let b = "    c.subspan(32, 32).at(bm, 0) = 1.0f;";
+    rejects(&simt("", b), c::ASSIGN_TILE, "c.subspan(32, 32)");
+}
+
+#[test]
+fn block_level_shapes() {
+    let four = "__co__ void k(global f32 [M] a) {
+  parallel {p, q, u, v} by [2, 2, 2, 2] : block, {t} by [32] : thread {
+    a.at(t) = 1.0f;
+  }
+}
+";
+    rejects(four, c::BLOCK_VARS, ": block");
+    rejects(&simt("raster 8;", ""), c::RASTER_RANK, ": block");
+    let three = "persistent 1;
+__co__ void k(global f32 [M] a) {
+  parallel {p, q, u} by [2, 2, 2] : block, {t} by [32] : thread {
+    a.at(t) = 1.0f;
+  }
+}
+";
+    rejects(three, c::PERSISTENT_RANK, ": block");
+}
+
+fn v3() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/v3_warpspec.co"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn trigger_under_an_if() {
+    let src = v3().replace(
+        "          trigger full[stage];",
+        "          if (iv_k > 0) trigger full[stage];",
+    );
+    rejects(&src, c::TRIGGER_IN_IF, "if (iv_k > 0)");
+}
+
+#[test]
+fn tma_copy_of_a_1d_tile_and_an_unused_accumulator() {
+    let v2 = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/v2_tma_wgmma.co"
+    ))
+    .unwrap();
+    check(&v2).unwrap();
+    let unused = v2.replace(
+        "    mc = mma.fill.f16 0.0f;",
+        "    mc = mma.fill.f16 0.0f;\n    md = mma.fill.f16 0.0f;",
+    );
+    rejects(&unused, c::ACC_UNUSED, "md = mma.fill");
+    let one_d = "__co__ void k(global f16 [N] x, global f16 [N] y) {
+  parallel {b} by [cdiv(N, 64)] : block, by 1 : group-4 {
+    shared f16 [64] x_s;
+    tma.copy x.subspan(64).at(b) => x_s;
+    tma.copy x_s => y.subspan(64).at(b);
+  }
+}
+";
+    let d = check(one_d).expect_err(one_d);
+    assert!(d.0.iter().any(|x| x.code == c::TMA_RANK), "{d}");
+}
+
+#[test]
+fn every_new_code_is_in_the_table_once() {
+    let new = [
+        c::FRESH_COPY,
+        c::ASYNC_REGISTER_COPY,
+        c::COPY_DIRECTION,
+        c::SHARED_COPY_RANK,
+        c::REGISTER_COPY_RANK,
+        c::TRANSPOSE_TARGET,
+        c::COMPOUND_GLOBAL,
+        c::ASSIGN_TILE,
+        c::BLOCK_VARS,
+        c::RASTER_RANK,
+        c::PERSISTENT_RANK,
+        c::TRIGGER_IN_IF,
+        c::TMA_RANK,
+        c::ACC_UNUSED,
+        c::LOWER_INTERNAL,
+    ];
+    for code in new {
+        assert!(code.starts_with("E11"), "{code}");
+        assert_eq!(
+            c::TABLE.iter().filter(|(k, _)| *k == code).count(),
+            1,
+            "{code}"
+        );
+    }
+    assert!(!c::TABLE.iter().any(|(k, _)| *k == "E0900"));
+}
