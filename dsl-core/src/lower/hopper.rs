@@ -239,10 +239,7 @@ fn tma_load(
         None => {
             e.uses_sync_tma = true;
             if !e.pending_sync_tma {
-                e.line(
-                    "__syncthreads();  // everyone is done with the previous tiles",
-                    line,
-                );
+                e.barrier(Some("everyone is done with the previous tiles"), line);
             }
             e.line(format!("if (threadIdx.x == 0) {{ tsl_mbar_expect_tx(&tsl_tma_bar, {}); tsl_tma_load_2d({}, &{map}, {coords}, &tsl_tma_bar); }}", bytes.to_cpp(), dv.tile_ptr()), line);
             e.pending_sync_tma = true;
