@@ -57,7 +57,11 @@ impl Emitter<'_> {
                     .first()
                     .is_some_and(|l| l.level == crate::ir::Level::Block);
                 if let (Some(tiles), true) = (&self.geo.persistent_tiles, is_block) {
-                    self.line(format!("const int tsl_tiles = {};  // persistent: tiles of the block level, walked by gridDim.x blocks", tiles.to_cpp()), line);
+                    self.emit(
+                        const_int("tsl_tiles", tiles.to_cpp()),
+                        Some("persistent: tiles of the block level, walked by gridDim.x blocks"),
+                        line,
+                    );
                 } else if let (Some(group), true) = (
                     &self.geo.raster,
                     levels
@@ -82,7 +86,7 @@ impl Emitter<'_> {
                         }
                         self.scopes
                             .insert(&v.name, Local::ParVar(pv.extent.clone()));
-                        self.line(format!("const int {} = {};", v.name, pv.formula), line);
+                        self.emit(const_int(&v.name, pv.formula.clone()), None, line);
                     }
                 }
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
@@ -210,11 +214,16 @@ impl Emitter<'_> {
                                     "internal: shared tensor without a slot",
                                 )
                             })?;
-                            self.line(
-                                format!(
-                                    "{ty}* {} = reinterpret_cast<{ty}*>(tsl_smem + {});",
-                                    d.name.name, slot.offset_name
-                                ),
+                            self.emit(
+                                Op::Decl {
+                                    ty: format!("{ty}*"),
+                                    name: d.name.name.clone(),
+                                    init: Some(format!(
+                                        "reinterpret_cast<{ty}*>(tsl_smem + {})",
+                                        slot.offset_name
+                                    )),
+                                },
+                                None,
                                 line,
                             );
                         }
@@ -236,14 +245,16 @@ impl Emitter<'_> {
                 let init = match init {
                     Some(e) => {
                         let (v, t) = self.cx().value(*e)?;
-                        format!(" = {}", convert(&v, t, *dtype))
+                        Some(convert(&v, t, *dtype))
                     }
-                    None => String::new(),
+                    None => None,
                 };
-                self.line(
-                    format!("{} {}{init};", scalar_type(*dtype), name.name),
-                    line,
-                );
+                let decl = Op::Decl {
+                    ty: scalar_type(*dtype).into(),
+                    name: name.name.clone(),
+                    init,
+                };
+                self.emit(decl, None, line);
                 self.scopes.insert(&name.name, Local::Scalar(*dtype));
             }
             Stmt::Let { name, value } => {
@@ -251,14 +262,16 @@ impl Emitter<'_> {
                 match t {
                     // `b = bs.at(k, j);`: a named element value, typed like the element.
                     Ty::Float(d) => {
-                        self.line(
-                            format!("const {} {} = {v};", scalar_type(d), name.name),
-                            line,
-                        );
+                        let decl = Op::Decl {
+                            ty: format!("const {}", scalar_type(d)),
+                            name: name.name.clone(),
+                            init: Some(v),
+                        };
+                        self.emit(decl, None, line);
                         self.scopes.insert(&name.name, Local::Scalar(d));
                     }
                     _ => {
-                        self.line(format!("const int {} = {v};", name.name), line);
+                        self.emit(const_int(&name.name, v), None, line);
                         self.scopes.insert(&name.name, Local::Let);
                     }
                 }
@@ -386,7 +399,7 @@ impl Emitter<'_> {
                 }
                 let place = self.cx().element_access(&v);
                 let rhs = self.update(&place, v.tensor.dtype, op, value)?;
-                self.line(format!("{place} = {rhs};"), line);
+                self.emit(Op::Assign { place, value: rhs }, None, line);
                 return Ok(());
             }
             let (val, ty) = self.cx().value(value)?;
@@ -402,17 +415,18 @@ impl Emitter<'_> {
                     .map(|s| s.to_cpp())
                     .unwrap_or_else(|| "1".into());
                 let c = v.origin.get(1).cloned().unwrap_or_else(|| "0".into());
-                self.line(
-                    format!(
-                        "tsl_st_guarded({}, {}, {c}, {}, {cols}, {val});",
-                        t.name,
-                        v.origin[0],
-                        t.shape[0].to_cpp()
-                    ),
-                    line,
-                );
+                let store = Call::new("tsl_st_guarded").args([
+                    t.name.clone(),
+                    v.origin[0].clone(),
+                    c,
+                    t.shape[0].to_cpp(),
+                    cols,
+                    val,
+                ]);
+                self.call(store, None, line);
             } else {
-                self.line(format!("{} = {val};", self.cx().element_access(&v)), line);
+                let place = self.cx().element_access(&v);
+                self.emit(Op::Assign { place, value: val }, None, line);
             }
             return Ok(());
         }
@@ -432,7 +446,14 @@ impl Emitter<'_> {
             }
         };
         let rhs = self.update(n, dtype, op, value)?;
-        self.line(format!("{n} = {rhs};"), line);
+        self.emit(
+            Op::Assign {
+                place: n.clone(),
+                value: rhs,
+            },
+            None,
+            line,
+        );
         Ok(())
     }
 
@@ -497,6 +518,15 @@ impl Emitter<'_> {
             self.flush_dma();
             super::tma_store::end_of_branch(self, line);
         }
+    }
+}
+
+/// `const int name = value;`
+fn const_int(name: &str, value: String) -> Op {
+    Op::Decl {
+        ty: "const int".into(),
+        name: name.to_string(),
+        init: Some(value),
     }
 }
 

@@ -23,8 +23,9 @@ use super::sym::Sym;
 use crate::ir::{CopyDst, DType, Expr, MemSpace, Stmt, StmtId};
 
 pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
-    e.line(
-        "tsl_wgmma_fence();  // order accumulator registers before the WGMMAs below",
+    e.call(
+        Call::new("tsl_wgmma_fence"),
+        Some("order accumulator registers before the WGMMAs below"),
         line,
     );
 }
@@ -86,15 +87,44 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     ),
                     line,
                 );
-                e.line(format!("constexpr auto tsl_reach_{n} = [](int tsl_tid) {{ {} return {arrivals}; }};  // threads that reach `trigger {n}`", thread_decls(e)), line);
-                e.line(format!("constexpr bool tsl_warp_{n} = tsl_warp_uniform<tsl_threads>(tsl_reach_{n});  // whole warps: one arrival per warp"), line);
+                let reach = format!(
+                    "[](int tsl_tid) {{ {} return {arrivals}; }}",
+                    thread_decls(e)
+                );
+                let decl = |ty: &str, name: String, init: String| Op::Decl {
+                    ty: ty.into(),
+                    name,
+                    init: Some(init),
+                };
+                e.emit(
+                    decl("constexpr auto", format!("tsl_reach_{n}"), reach),
+                    Some(&format!("threads that reach `trigger {n}`")),
+                    line,
+                );
+                e.emit(
+                    decl(
+                        "constexpr bool",
+                        format!("tsl_warp_{n}"),
+                        format!("tsl_warp_uniform<tsl_threads>(tsl_reach_{n})"),
+                    ),
+                    Some("whole warps: one arrival per warp"),
+                    line,
+                );
                 let per_cluster = match &e.cluster {
                     Some(c) if c.events.contains(n) => {
                         format!(" * {}", super::cexpr::cpp_paren(&c.size))
                     }
                     _ => String::new(),
                 };
-                e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster};"), line);
+                e.emit(
+                    decl(
+                        "constexpr int",
+                        format!("tsl_arrivals_{n}"),
+                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster}"),
+                    ),
+                    None,
+                    line,
+                );
                 e.open(
                     Op::If {
                         cond: "threadIdx.x == 0".into(),
@@ -112,7 +142,11 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 );
                 e.call(Call::new("tsl_mbar_init_fence"), None, line);
                 e.close(line);
-                e.line(format!("unsigned tsl_phase_{n} = 0;  // one parity bit per barrier, flipped by each wait"), line);
+                e.emit(
+                    decl("unsigned", format!("tsl_phase_{n}"), "0".into()),
+                    Some("one parity bit per barrier, flipped by each wait"),
+                    line,
+                );
                 e.scopes.insert(n, Local::Event { count });
             }
             if e.cluster.is_some() {
@@ -130,8 +164,10 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
         }
         Stmt::Wait { event } => {
             let (_, arr, idx) = event_ref(e, *event)?;
-            e.line(
-                format!("tsl_mbar_wait_ring({arr}, {idx}, tsl_phase_{arr});"),
+            let phase = format!("tsl_phase_{arr}");
+            e.call(
+                Call::new("tsl_mbar_wait_ring").args([arr, idx, phase]),
+                None,
                 line,
             );
         }
@@ -221,20 +257,19 @@ fn tma_load(
     match event {
         Some(ev) => {
             let (p, _, _) = event_ref(e, ev)?;
-            e.line(
-                format!(
-                    "tsl_mbar_expect_tx({p}, {});  // bytes this copy adds to the phase",
-                    bytes.to_cpp()
-                ),
+            e.call(
+                Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
+                Some("bytes this copy adds to the phase"),
                 line,
             );
-            e.line(
-                format!(
-                    "tsl_tma_load_2d({}, &{map}, {coords}, {p});  // coords: column, row",
-                    dv.tile_ptr()
-                ),
-                line,
-            );
+            let load = Call::new("tsl_tma_load_2d").args([
+                dv.tile_ptr(),
+                format!("&{map}"),
+                sv.origin[1].clone(),
+                sv.origin[0].clone(),
+                p,
+            ]);
+            e.call(load, Some("coords: column, row"), line);
         }
         None => {
             e.uses_sync_tma = true;
@@ -289,11 +324,14 @@ fn tma_load_multicast(
         cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
     );
     let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
-    e.line(
-        format!(
-            "tsl_tma_load_2d_mc<{c}>({dst}, &{map}, {}, {row}, {p});  // this block's 1/{c} of the rows, multicast to the cluster",
-            sv.origin[1]
-        ),
+    let load = Call::new("tsl_tma_load_2d_mc")
+        .targs([c.to_string()])
+        .args([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
+    e.call(
+        load,
+        Some(&format!(
+            "this block's 1/{c} of the rows, multicast to the cluster"
+        )),
         line,
     );
     Ok(())
@@ -333,7 +371,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ),
                 line,
             );
-            e.line(format!("tsl_acc_fill({}, {v});", name.name), line);
+            e.call(
+                Call::new("tsl_acc_fill").args([name.name.clone(), v]),
+                None,
+                line,
+            );
             e.scopes.insert(
                 &name.name,
                 Local::Frag(FragKind::Acc {
@@ -412,7 +454,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if e.wgmma_uncommitted {
                 wgmma_commit_wait(e, line, "accumulators are final");
             } else {
-                e.line("tsl_wgmma_wait<0>();  // accumulators are final", line);
+                e.call(
+                    Call::new("tsl_wgmma_wait").targs(["0"]),
+                    Some("accumulators are final"),
+                    line,
+                );
             }
             super::tma_store::before_write(e, &v.tensor.name, line);
             let call = match slice {

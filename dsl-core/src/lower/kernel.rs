@@ -82,6 +82,8 @@ pub enum Op {
     Barrier,
     /// A call of a helper (`tsl_…`), optionally assigning its result.
     Call(Call),
+    /// `place = value;`
+    Assign { place: String, value: String },
     /// `ty name = init;` (`ty` is the whole C++ type: `const int`, `tsl_f16*`, …).
     Decl {
         ty: String,
@@ -164,6 +166,10 @@ impl Op {
                 }
             }
             Op::If { cond, .. } => add(cond),
+            Op::Assign { place, value } => {
+                add(place);
+                add(value);
+            }
             Op::Call(c) => {
                 for s in c
                     .result
@@ -234,6 +240,7 @@ impl fmt::Display for Op {
             Op::Unroll => f.write_str("#pragma unroll"),
             Op::Barrier => f.write_str("__syncthreads();"),
             Op::Call(c) => write!(f, "{c}"),
+            Op::Assign { place, value } => write!(f, "{place} = {value};"),
             Op::Decl { ty, name, init } => match init {
                 Some(i) => write!(f, "{ty} {name} = {i};"),
                 None => write!(f, "{ty} {name};"),
@@ -473,5 +480,16 @@ mod tests {
             constexpr: true,
         };
         assert_eq!(i.to_string(), "if constexpr (S > 2) {");
+        let a = Op::Assign {
+            place: "acc".into(),
+            value: "fmaf(a, b, acc)".into(),
+        };
+        assert_eq!(a.to_string(), "acc = fmaf(a, b, acc);");
+        let mut names = BTreeSet::new();
+        a.names(&mut names);
+        assert_eq!(
+            names.into_iter().collect::<Vec<_>>(),
+            ["a", "acc", "b", "fmaf"]
+        );
     }
 }
