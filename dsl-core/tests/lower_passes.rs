@@ -52,3 +52,46 @@ fn a_broken_body_is_reported_with_the_stage_that_left_it() {
         "{e}"
     );
 }
+
+/// Lowers `kernels/sgemm_k8_warptile.co` (loop versioning, async copies, stages). The
+/// dump test below runs this test in a child process with `TESSEL_DUMP_PASSES=1`.
+#[test]
+fn lower_a_kernel_with_every_pass_at_work() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/sgemm_k8_warptile.co"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let m = dsl_core::parse::parse_str(&text, Some(path))
+        .unwrap()
+        .module;
+    let info = dsl_core::check::check(&m).unwrap();
+    let k = dsl_core::lower::lower(&m, &info).unwrap();
+    assert!(!k.body.is_empty());
+}
+
+#[test]
+fn dump_passes_prints_every_stage_in_order() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "lower_a_kernel_with_every_pass_at_work",
+            "--nocapture",
+        ])
+        .env("TESSEL_DUMP_PASSES", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let mut at = 0;
+    for stage in STAGES {
+        let head = format!("== after pass `{stage}`:");
+        let i = err[at..]
+            .find(&head)
+            .unwrap_or_else(|| panic!("no `{head}` after byte {at}:\n{err}"));
+        at += i + head.len();
+    }
+    // The body dumps show the typed nodes as C++, the regions while they exist.
+    assert!(err.contains("// <parallel>"), "{err}");
+    assert!(err.contains("const bool tsl_even = "), "{err}");
+}
