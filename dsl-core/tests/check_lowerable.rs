@@ -1,4 +1,4 @@
-//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1114):
+//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1115):
 //! each kernel here is otherwise well-formed, fails `check` with exactly that code at the
 //! construct, and the same kernel without the construct checks and lowers.
 
@@ -181,6 +181,30 @@ fn tma_copy_of_a_1d_tile_and_an_unused_accumulator() {
 }
 
 #[test]
+fn async_transposed_copies_into_one_tensor_share_a_shape() {
+    let copy = |tile: &str, k: &str| {
+        format!("    dma.copy.async a.subspan({tile}).at(bm, {k}) => st.transpose();\n")
+    };
+    let one = format!(
+        "    shared f32 [16, 32] st;\n{}{}    dma.wait 0;",
+        copy("32, BK", "0"),
+        copy("32, BK", "1")
+    );
+    check(&simt("const BK = 16;", &one)).unwrap();
+    // The same values, written differently: one stage cannot take both.
+    let two = format!(
+        "    shared f32 [16, 32] st;\n{}{}    dma.wait 0;",
+        copy("32, BK", "0"),
+        copy("32, 16", "1")
+    );
+    rejects(
+        &simt("const BK = 16;", &two),
+        c::STAGE_SHAPE,
+        "subspan(32, 16)",
+    );
+}
+
+#[test]
 fn every_new_code_is_in_the_table_once() {
     let new = [
         c::FRESH_COPY,
@@ -197,6 +221,7 @@ fn every_new_code_is_in_the_table_once() {
         c::TRIGGER_IN_IF,
         c::TMA_RANK,
         c::ACC_UNUSED,
+        c::STAGE_SHAPE,
         c::LOWER_INTERNAL,
     ];
     for code in new {

@@ -152,6 +152,8 @@ pub const TRIGGER_IN_IF: &str = "E1112";
 pub const TMA_RANK: &str = "E1113";
 /// An `mma.fill` accumulator no `mma.row.row` uses (its width is unknown).
 pub const ACC_UNUSED: &str = "E1114";
+/// Async copies into one `.transpose()`d tensor with different tile shapes (one register stage).
+pub const STAGE_SHAPE: &str = "E1115";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -376,6 +378,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         ACC_UNUSED,
         "`mma.fill` accumulator that no `mma.row.row` uses",
+    ),
+    (
+        STAGE_SHAPE,
+        "async copies into one `.transpose()`d tensor with different tile shapes",
     ),
     (
         LOWER_INTERNAL,

@@ -7,11 +7,12 @@
 //! - assignments: one element (`.at(i, j)`), no compound assignment to a global element;
 //! - the `: block` level: at most 3 variables, exactly 2 under `raster`, 1 or 2 under
 //!   `persistent`;
+//! - async copies into one `.transpose()`d tensor copy one tile shape (they share a stage);
 //! - events: no `trigger` under an `if` (the arrival count must be static);
 //! - fragments: an `mma.fill` accumulator is used by an `mma.row.row`.
 
 use super::view::Views;
-use super::{Cx, all_stmts, at_expr, codes};
+use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{AssignOp, CopyDst, Expr, Level, MemSpace, Module, Stmt, StmtId};
 
@@ -29,6 +30,10 @@ fn at_stmt(m: &Module, code: &'static str, s: StmtId, msg: impl Into<String>) ->
 
 fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
+    // The tile shape of the first async transposed copy into each shared tensor: they share
+    // one register stage, so they share its shape (compared as written, as the stage's C++
+    // template arguments are).
+    let mut stages: Vec<(Binding, Vec<String>)> = Vec::new();
     for s in all_stmts(m) {
         let (tma, is_async, src, dst) = match &m.stmts[s] {
             Stmt::DmaCopy { is_async, src, dst } => (false, *is_async, *src, dst),
@@ -129,6 +134,33 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 .with_help("`dma.copy` moves global → shared, and between registers (`local`) and global or shared memory; go through a register tile"),
             );
             continue;
+        }
+        if is_async && dv.transposed {
+            let shape: Vec<String> = sv
+                .shape
+                .iter()
+                .map(|d| match d.expr {
+                    DimExpr::Expr(x) => m.expr_to_string(x),
+                    DimExpr::Const(v) => v.to_string(),
+                })
+                .collect();
+            match stages.iter().find(|st| st.0 == dv.root) {
+                Some((_, first)) if *first != shape => diags.push(
+                    at_expr(
+                        m,
+                        codes::STAGE_SHAPE,
+                        *d,
+                        format!(
+                            "the async copies into one `.transpose()`d tensor share a register stage, so they copy one tile shape: [{}] here, [{}] before",
+                            shape.join(", "),
+                            first.join(", ")
+                        ),
+                    )
+                    .with_help("write every such copy's tile with the same extents"),
+                ),
+                Some(_) => {}
+                None => stages.push((dv.root, shape)),
+            }
         }
         if sv.shape.len() != 2 {
             diags.push(
