@@ -145,7 +145,14 @@ fn a_multicast_load_must_wait_for_a_free_stage_first() {
         1,
     );
     let m = parse(&text);
-    let info = check::check(&m).unwrap_or_else(|d| panic!("{d}"));
-    let err = lower::lower(&m, &info).unwrap_err();
-    assert!(err.to_string().contains("must wait for an event"), "{err}");
+    // The checker reports it (check ok ⇒ lower ok).
+    let err = check::check(&m).unwrap_err();
+    assert!(
+        err.iter().all(|d| d.code == check::codes::MULTICAST_WAIT),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("must first wait for an event"),
+        "{err}"
+    );
 }

@@ -1,4 +1,4 @@
-//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1115):
+//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1117):
 //! each kernel here is otherwise well-formed, fails `check` with exactly that code at the
 //! construct, and the same kernel without the construct checks and lowers.
 
@@ -205,6 +205,40 @@ fn async_transposed_copies_into_one_tensor_share_a_shape() {
 }
 
 #[test]
+fn sizes_that_are_not_integer_arithmetic() {
+    let b = "    foreach {i} in [2.5f]\n      r.at(0, 0) = 1.0f;";
+    rejects(&simt("", b), c::NOT_INTEGER, "2.5f");
+    let b = "    dma.copy a.subspan(32, x.at(0)).at(bm, 0) => s;";
+    let d = check(&simt("", b)).expect_err("a view as a size");
+    assert!(d.0.iter().any(|x| x.code == c::NOT_INTEGER), "{d}");
+}
+
+#[test]
+fn a_multicast_load_waits_for_its_stage() {
+    let v4 = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/v4_tuned.co"
+    ))
+    .unwrap();
+    check(&v4).unwrap();
+    let src = v4.replace("          wait empty[stage];\n", "");
+    assert_ne!(src, v4);
+    let d = check(&src).expect_err("no wait before the multicast load");
+    assert!(
+        d.0.iter().all(|x| x.code == c::MULTICAST_WAIT) && d.0.len() == 1,
+        "{d}"
+    );
+    // The `rhs` load (its tile does not depend on `block_m`), not the `lhs` one before it.
+    let loads: Vec<u32> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("tma.copy.async<full[stage]>"))
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    assert_eq!(d.0[0].span.start.line, loads[1], "{d}");
+}
+
+#[test]
 fn every_new_code_is_in_the_table_once() {
     let new = [
         c::FRESH_COPY,
@@ -222,6 +256,8 @@ fn every_new_code_is_in_the_table_once() {
         c::TMA_RANK,
         c::ACC_UNUSED,
         c::STAGE_SHAPE,
+        c::NOT_INTEGER,
+        c::MULTICAST_WAIT,
         c::LOWER_INTERNAL,
     ];
     for code in new {

@@ -154,6 +154,10 @@ pub const TMA_RANK: &str = "E1113";
 pub const ACC_UNUSED: &str = "E1114";
 /// Async copies into one `.transpose()`d tensor with different tile shapes (one register stage).
 pub const STAGE_SHAPE: &str = "E1115";
+/// An extent, shape, count or `.subspan` size that is not integer arithmetic.
+pub const NOT_INTEGER: &str = "E1116";
+/// Under `cluster`, a multicast TMA load that does not follow a `wait`.
+pub const MULTICAST_WAIT: &str = "E1117";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -382,6 +386,14 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         STAGE_SHAPE,
         "async copies into one `.transpose()`d tensor with different tile shapes",
+    ),
+    (
+        NOT_INTEGER,
+        "extent, shape, count or `.subspan` size that is not integer arithmetic",
+    ),
+    (
+        MULTICAST_WAIT,
+        "multicast TMA load under `cluster` without a `wait` before it",
     ),
     (
         LOWER_INTERNAL,

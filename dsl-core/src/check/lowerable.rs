@@ -1,6 +1,8 @@
 //! What lowering can translate. Every restriction of the lowering that a well-formed kernel can
 //! run into is a diagnostic here, with its own code, so that `check` ok means `emit` ok:
 //!
+//! - sizes (extents, shapes, counts, `.subspan` sizes, `dma.wait` counts): integer arithmetic
+//!   the lowering can keep symbolic;
 //! - copies: into a fresh buffer (`=> shared`), `.async` with a register side, directions other
 //!   than global → shared and the register-tile ones, ranks (2-D shared tiles, 1-D/2-D register
 //!   tiles, 2-D TMA tiles), `.transpose()` only as a cooperative copy's shared destination;
@@ -9,19 +11,177 @@
 //!   `persistent`;
 //! - async copies into one `.transpose()`d tensor copy one tile shape (they share a stage);
 //! - events: no `trigger` under an `if` (the arrival count must be static);
-//! - fragments: an `mma.fill` accumulator is used by an `mma.row.row`.
+//! - fragments: an `mma.fill` accumulator is used by an `mma.row.row`;
+//! - clusters: a multicast TMA load follows a `wait` in its statement list.
 
 use super::view::Views;
 use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{AssignOp, CopyDst, Expr, Level, MemSpace, Module, Stmt, StmtId};
+use crate::ir::{AssignOp, CopyDst, Expr, ExprId, Level, MemSpace, Module, Stmt, StmtId, ViewOp};
 
 pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    integer_extents(cx.m, diags);
     copies(cx, views, diags);
     assignments(cx, views, diags);
     block_level(cx.m, diags);
     triggers(cx.m, diags);
     accumulators(cx.m, diags);
+    multicast_waits(cx.m, diags);
+}
+
+/// The tensor a view expression starts from.
+fn view_root(m: &Module, e: ExprId) -> Option<&str> {
+    match &m.exprs[e] {
+        Expr::Name(n) => Some(n),
+        Expr::Index { base, .. } | Expr::View { base, .. } | Expr::Field { base, .. } => {
+            view_root(m, *base)
+        }
+        _ => None,
+    }
+}
+
+/// Under `cluster C;`, a TMA load (completing on an event) of a kernel parameter's tile that
+/// does not depend on the first `: block` variable is multicast into every block of the
+/// cluster: it must follow a `wait` in its statement list (the event that says the stage is
+/// free in all of them).
+fn multicast_waits(m: &Module, diags: &mut Diagnostics) {
+    if m.cluster.is_none() {
+        return;
+    }
+    let Some(row_var) = all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
+        Stmt::Parallel { levels, .. } => levels
+            .iter()
+            .find(|l| l.level == Level::Block)
+            .and_then(|l| l.vars.first())
+            .map(|v| v.name.clone()),
+        _ => None,
+    }) else {
+        return;
+    };
+    let params: Vec<&str> = m
+        .kernel
+        .params
+        .iter()
+        .map(|p| p.name.name.as_str())
+        .collect();
+    let multicast = |s: StmtId| match &m.stmts[s] {
+        Stmt::TmaCopy {
+            event: Some(_),
+            src,
+            dst: CopyDst::Expr(_),
+            ..
+        } => {
+            let mut uses_row = false;
+            super::walk_expr(m, *src, &mut |x| {
+                uses_row |= matches!(&m.exprs[x], Expr::Name(n) if *n == row_var);
+            });
+            view_root(m, *src).is_some_and(|r| params.contains(&r)) && !uses_row
+        }
+        _ => false,
+    };
+    let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
+    while let Some(list) = lists.pop() {
+        let mut waited = false;
+        for &s in list {
+            if multicast(s) && !waited {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::MULTICAST_WAIT,
+                        s,
+                        "under `cluster`, this load is multicast into every block of the cluster, so it must first wait for an event that says the destination is free in all of them",
+                    )
+                    .with_help("wait on the ring's free-stage event before it (`wait empty[stage];`)"),
+                );
+            }
+            waited |= matches!(m.stmts[s], Stmt::Wait { .. });
+            lists.extend(
+                super::stmt_blocks(&m.stmts[s])
+                    .into_iter()
+                    .map(|b| b.as_slice()),
+            );
+        }
+    }
+}
+
+/// Whether `e` is integer arithmetic the lowering keeps symbolic (C++ over template
+/// parameters): literals, names, unary and binary operators, `cdiv`/`min`/`max`.
+fn symbolic(m: &Module, e: ExprId) -> bool {
+    match &m.exprs[e] {
+        Expr::Int(_) | Expr::Bool(_) | Expr::Name(_) => true,
+        Expr::Unary { expr, .. } => symbolic(m, *expr),
+        Expr::Binary { lhs, rhs, .. } => symbolic(m, *lhs) && symbolic(m, *rhs),
+        Expr::Call { func, args } => {
+            args.len() == 2
+                && ["cdiv", "min", "max"].contains(&func.name.as_str())
+                && args.iter().all(|&a| symbolic(m, a))
+        }
+        _ => false,
+    }
+}
+
+/// Extents, shapes, counts, `.subspan` sizes and `dma.wait` counts are integer arithmetic.
+fn integer_extents(m: &Module, diags: &mut Diagnostics) {
+    let mut sites: Vec<(ExprId, &str)> = Vec::new();
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::Parallel { levels, .. } => {
+                for l in levels {
+                    sites.extend(l.extents.iter().map(|&e| (e, "a parallel extent")));
+                }
+            }
+            Stmt::Foreach { extents, .. } => {
+                sites.extend(extents.iter().map(|&e| (e, "a loop extent")));
+            }
+            Stmt::TensorDecl { shape, names, .. } => {
+                sites.extend(shape.iter().map(|&e| (e, "a tensor dimension")));
+                sites.extend(
+                    names
+                        .iter()
+                        .filter_map(|d| d.count)
+                        .map(|e| (e, "an array count")),
+                );
+            }
+            Stmt::EventDecl { names, .. } => {
+                sites.extend(
+                    names
+                        .iter()
+                        .filter_map(|d| d.count)
+                        .map(|e| (e, "an array count")),
+                );
+            }
+            Stmt::DmaWait { pending } => sites.push((*pending, "a `dma.wait` count")),
+            _ => {}
+        }
+        for x in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, x, &mut |v| {
+                if let Expr::View {
+                    op: ViewOp::Subspan,
+                    args,
+                    ..
+                } = &m.exprs[v]
+                {
+                    sites.extend(args.iter().map(|&a| (a, "a `.subspan` size")));
+                }
+            });
+        }
+    }
+    for (e, what) in sites {
+        if !symbolic(m, e) {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::NOT_INTEGER,
+                    e,
+                    format!(
+                        "{what} must be integer arithmetic; `{}` is not",
+                        m.expr_to_string(e)
+                    ),
+                )
+                .with_help("write it with integers, tunables, constants and dims, `+ - * / %` and `cdiv`/`min`/`max`"),
+            );
+        }
+    }
 }
 
 fn at_stmt(m: &Module, code: &'static str, s: StmtId, msg: impl Into<String>) -> Diagnostic {
