@@ -1,4 +1,4 @@
-//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1117):
+//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1118):
 //! each kernel here is otherwise well-formed, fails `check` with exactly that code at the
 //! construct, and the same kernel without the construct checks and lowers.
 
@@ -239,6 +239,23 @@ fn a_multicast_load_waits_for_its_stage() {
 }
 
 #[test]
+fn a_2d_register_tile_copies_its_own_rows() {
+    let copy = |rows: &str| {
+        format!("    local f32 [TWO, 4] r2;\n    dma.copy a.subspan({rows}, 4).at(bm#t, 0) => r2;")
+    };
+    check(&simt("const TWO = 2;", &copy("TWO"))).unwrap();
+    // Two rows either way, but the register walk's pitch is a template argument of its own.
+    rejects(
+        &simt("const TWO = 2;", &copy("2")),
+        c::REGISTER_ROWS,
+        "=> r2;",
+    );
+    // A 1-D register tile takes a row.
+    let flat = "    local f32 [4] r1;\n    dma.copy a.subspan(1, 4).at(bm#t, 0) => r1;";
+    check(&simt("", flat)).unwrap();
+}
+
+#[test]
 fn every_new_code_is_in_the_table_once() {
     let new = [
         c::FRESH_COPY,
@@ -258,6 +275,7 @@ fn every_new_code_is_in_the_table_once() {
         c::STAGE_SHAPE,
         c::NOT_INTEGER,
         c::MULTICAST_WAIT,
+        c::REGISTER_ROWS,
         c::LOWER_INTERNAL,
     ];
     for code in new {

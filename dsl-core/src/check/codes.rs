@@ -158,6 +158,8 @@ pub const STAGE_SHAPE: &str = "E1115";
 pub const NOT_INTEGER: &str = "E1116";
 /// Under `cluster`, a multicast TMA load that does not follow a `wait`.
 pub const MULTICAST_WAIT: &str = "E1117";
+/// A 2-D register tile copy whose other side has a row count written differently.
+pub const REGISTER_ROWS: &str = "E1118";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -394,6 +396,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         MULTICAST_WAIT,
         "multicast TMA load under `cluster` without a `wait` before it",
+    ),
+    (
+        REGISTER_ROWS,
+        "2-D register tile copy whose other side's row count is written differently",
     ),
     (
         LOWER_INTERNAL,

@@ -29,6 +29,14 @@ pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     multicast_waits(cx.m, diags);
 }
 
+/// A view dimension as written (or its value when the checker computed it).
+fn dim_text(m: &Module, d: &super::Dim) -> String {
+    match d.expr {
+        DimExpr::Expr(x) => m.expr_to_string(x),
+        DimExpr::Const(v) => v.to_string(),
+    }
+}
+
 /// The tensor a view expression starts from.
 fn view_root(m: &Module, e: ExprId) -> Option<&str> {
     match &m.exprs[e] {
@@ -267,6 +275,34 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     break;
                 }
             }
+            // The register side walks the other side's rows with its own pitch: a 2-D register
+            // tile needs the other side's row count, written the same way (it becomes a C++
+            // template argument), unless the other side is one row.
+            let (reg, other, at) = if to == MemSpace::Local {
+                (dv, sv, *d)
+            } else {
+                (sv, dv, src)
+            };
+            if reg.shape.len() == 2 && (1..=2).contains(&other.shape.len()) {
+                let rows = |v: &super::view::VState| match v.shape.len() {
+                    1 => "1".to_string(),
+                    _ => dim_text(m, &v.shape[0]),
+                };
+                let (r, o) = (rows(reg), rows(other));
+                if r != o && o != "1" {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::REGISTER_ROWS,
+                            at,
+                            format!(
+                                "a 2-D register tile copies a tile of its own row count, written the same way: `{r}` rows here, `{o}` on the other side"
+                            ),
+                        )
+                        .with_help("write both row counts alike, or make the register tile 1-D"),
+                    );
+                }
+            }
             if dv.transposed {
                 diags.push(
                     at_expr(
@@ -296,14 +332,7 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             continue;
         }
         if is_async && dv.transposed {
-            let shape: Vec<String> = sv
-                .shape
-                .iter()
-                .map(|d| match d.expr {
-                    DimExpr::Expr(x) => m.expr_to_string(x),
-                    DimExpr::Const(v) => v.to_string(),
-                })
-                .collect();
+            let shape: Vec<String> = sv.shape.iter().map(|d| dim_text(m, d)).collect();
             match stages.iter().find(|st| st.0 == dv.root) {
                 Some((_, first)) if *first != shape => diags.push(
                     at_expr(
