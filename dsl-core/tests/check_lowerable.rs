@@ -1,4 +1,4 @@
-//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1118):
+//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1119):
 //! each kernel here is otherwise well-formed, fails `check` with exactly that code at the
 //! construct, and the same kernel without the construct checks and lowers.
 
@@ -256,6 +256,21 @@ fn a_2d_register_tile_copies_its_own_rows() {
 }
 
 #[test]
+fn composition_strides_by_a_variable() {
+    check(&simt("", "    c.at(bm # t, 1) = 1.0f;")).unwrap();
+    rejects(
+        &simt("const C = 4;", "    c.at(bm # C, 1) = 1.0f;"),
+        c::COMPOSE_STRIDE,
+        "bm # C",
+    );
+    rejects(
+        &simt("", "    c.at(bm # 3, 1) = 1.0f;"),
+        c::COMPOSE_STRIDE,
+        "bm # 3",
+    );
+}
+
+#[test]
 fn every_new_code_is_in_the_table_once() {
     let new = [
         c::FRESH_COPY,
@@ -276,6 +291,7 @@ fn every_new_code_is_in_the_table_once() {
         c::NOT_INTEGER,
         c::MULTICAST_WAIT,
         c::REGISTER_ROWS,
+        c::COMPOSE_STRIDE,
         c::LOWER_INTERNAL,
     ];
     for code in new {

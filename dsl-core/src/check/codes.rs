@@ -154,12 +154,14 @@ pub const TMA_RANK: &str = "E1113";
 pub const ACC_UNUSED: &str = "E1114";
 /// Async copies into one `.transpose()`d tensor with different tile shapes (one register stage).
 pub const STAGE_SHAPE: &str = "E1115";
-/// An extent, shape, count or `.subspan` size that is not integer arithmetic.
+/// An extent, shape, array count or `.subspan` size that is not integer arithmetic.
 pub const NOT_INTEGER: &str = "E1116";
 /// Under `cluster`, a multicast TMA load that does not follow a `wait`.
 pub const MULTICAST_WAIT: &str = "E1117";
 /// A 2-D register tile copy whose other side has a row count written differently.
 pub const REGISTER_ROWS: &str = "E1118";
+/// `a # b` with `b` not a loop or parallel variable (or a composition of them).
+pub const COMPOSE_STRIDE: &str = "E1119";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -400,6 +402,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         REGISTER_ROWS,
         "2-D register tile copy whose other side's row count is written differently",
+    ),
+    (
+        COMPOSE_STRIDE,
+        "`a # b` with `b` not a loop or parallel variable",
     ),
     (
         LOWER_INTERNAL,

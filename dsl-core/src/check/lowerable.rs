@@ -1,7 +1,8 @@
 //! What lowering can translate. Every restriction of the lowering that a well-formed kernel can
 //! run into is a diagnostic here, with its own code, so that `check` ok means `emit` ok:
 //!
-//! - sizes (extents, shapes, counts, `.subspan` sizes, `dma.wait` counts): integer arithmetic
+//! - `a # b` composes with a loop or parallel variable `b` (whose extent is the stride);
+//! - sizes (extents, shapes, counts, `.subspan` sizes): integer arithmetic
 //!   the lowering can keep symbolic;
 //! - copies: into a fresh buffer (`=> shared`), `.async` with a register side, directions other
 //!   than global → shared and the register-tile ones, ranks (2-D shared tiles, 1-D/2-D register
@@ -21,12 +22,51 @@ use crate::ir::{AssignOp, CopyDst, Expr, ExprId, Level, MemSpace, Module, Stmt, 
 
 pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     integer_extents(cx.m, diags);
+    compositions(cx, diags);
     copies(cx, views, diags);
     assignments(cx, views, diags);
     block_level(cx.m, diags);
     triggers(cx.m, diags);
     accumulators(cx.m, diags);
     multicast_waits(cx.m, diags);
+}
+
+/// `a # b`: `b` is a loop or parallel variable, or a composition of them (its extent is the
+/// stride of `a`).
+fn compositions(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    fn strided(cx: &Cx, e: ExprId) -> bool {
+        match &cx.m.exprs[e] {
+            Expr::Name(_) => matches!(
+                cx.res.bindings.get(&e),
+                Some(Binding::LoopVar { .. } | Binding::ParallelVar { .. })
+            ),
+            Expr::Compose { outer, inner } => strided(cx, *outer) && strided(cx, *inner),
+            _ => false,
+        }
+    }
+    for s in all_stmts(m) {
+        for x in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, x, &mut |c| {
+                if let Expr::Compose { inner, .. } = &m.exprs[c]
+                    && !strided(cx, *inner)
+                {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::COMPOSE_STRIDE,
+                            *inner,
+                            format!(
+                                "the right side of `#` gives the stride by its extent, so it must be a loop or parallel variable (or a composition of them); `{}` is not",
+                                m.expr_to_string(*inner)
+                            ),
+                        )
+                        .with_help("write the index out: `i * N + j`"),
+                    );
+                }
+            });
+        }
+    }
 }
 
 /// A view dimension as written (or its value when the checker computed it).
@@ -158,7 +198,6 @@ fn integer_extents(m: &Module, diags: &mut Diagnostics) {
                         .map(|e| (e, "an array count")),
                 );
             }
-            Stmt::DmaWait { pending } => sites.push((*pending, "a `dma.wait` count")),
             _ => {}
         }
         for x in super::stmt_exprs(&m.stmts[s]) {
