@@ -208,6 +208,8 @@ fn async_transposed_copies_into_one_tensor_share_a_shape() {
 fn sizes_that_are_not_integer_arithmetic() {
     let b = "    foreach {i} in [2.5f]\n      r.at(0, 0) = 1.0f;";
     rejects(&simt("", b), c::NOT_INTEGER, "2.5f");
+    let b = "    shared f32 [32, 32] s2[2];\n    f32 v = 1.0f;\n    dma.copy a.subspan(32, 32).at(bm, 0) => s2[v];";
+    rejects(&simt("", b), c::NOT_INTEGER, "s2[v]");
     let b = "    dma.copy a.subspan(32, x.at(0)).at(bm, 0) => s;";
     let d = check(&simt("", b)).expect_err("a view as a size");
     assert!(d.0.iter().any(|x| x.code == c::NOT_INTEGER), "{d}");

@@ -21,7 +21,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{AssignOp, CopyDst, Expr, ExprId, Level, MemSpace, Module, Stmt, StmtId, ViewOp};
 
 pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
-    integer_extents(cx.m, diags);
+    integer_extents(cx, diags);
     compositions(cx, diags);
     copies(cx, views, diags);
     assignments(cx, views, diags);
@@ -154,23 +154,47 @@ fn multicast_waits(m: &Module, diags: &mut Diagnostics) {
 
 /// Whether `e` is integer arithmetic the lowering keeps symbolic (C++ over template
 /// parameters): literals, names, unary and binary operators, `cdiv`/`min`/`max`.
-fn symbolic(m: &Module, e: ExprId) -> bool {
+/// Names must not be floating-point scalars.
+fn symbolic(cx: &Cx, e: ExprId) -> bool {
+    let m = cx.m;
     match &m.exprs[e] {
-        Expr::Int(_) | Expr::Bool(_) | Expr::Name(_) => true,
-        Expr::Unary { expr, .. } => symbolic(m, *expr),
-        Expr::Binary { lhs, rhs, .. } => symbolic(m, *lhs) && symbolic(m, *rhs),
+        Expr::Int(_) | Expr::Bool(_) => true,
+        Expr::Name(_) => !float_scalar(cx, e),
+        Expr::Unary { expr, .. } => symbolic(cx, *expr),
+        Expr::Binary { lhs, rhs, .. } => symbolic(cx, *lhs) && symbolic(cx, *rhs),
         Expr::Call { func, args } => {
             args.len() == 2
                 && ["cdiv", "min", "max"].contains(&func.name.as_str())
-                && args.iter().all(|&a| symbolic(m, a))
+                && args.iter().all(|&a| symbolic(cx, a))
         }
         _ => false,
     }
 }
 
-/// Extents, shapes, counts, `.subspan` sizes and `dma.wait` counts are integer arithmetic.
-fn integer_extents(m: &Module, diags: &mut Diagnostics) {
+/// A name bound to a floating-point scalar.
+fn float_scalar(cx: &Cx, e: ExprId) -> bool {
+    matches!(
+        cx.res.bindings.get(&e),
+        Some(Binding::Scalar(s))
+            if matches!(&cx.m.stmts[*s], Stmt::ScalarDecl { dtype, .. } if dtype.is_float())
+    )
+}
+
+/// An index free of floating-point values (literals or scalars): it becomes pointer arithmetic.
+fn integer_index(cx: &Cx, e: ExprId) -> bool {
+    let mut ok = true;
+    super::walk_expr(cx.m, e, &mut |x| {
+        ok &= !matches!(cx.m.exprs[x], Expr::Float { .. }) && !float_scalar(cx, x);
+    });
+    ok
+}
+
+/// Extents, shapes, counts and `.subspan` sizes are integer arithmetic; tensor-array indices
+/// hold no floating-point value.
+fn integer_extents(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
     let mut sites: Vec<(ExprId, &str)> = Vec::new();
+    let mut indices: Vec<ExprId> = Vec::new();
     for s in all_stmts(m) {
         match &m.stmts[s] {
             Stmt::Parallel { levels, .. } => {
@@ -210,11 +234,30 @@ fn integer_extents(m: &Module, diags: &mut Diagnostics) {
                 {
                     sites.extend(args.iter().map(|&a| (a, "a `.subspan` size")));
                 }
+                if let Expr::Index { index, .. } = &m.exprs[v] {
+                    indices.push(*index);
+                }
             });
         }
     }
+    for e in indices {
+        if !integer_index(cx, e) {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::NOT_INTEGER,
+                    e,
+                    format!(
+                        "an array index must be an integer; `{}` is not",
+                        m.expr_to_string(e)
+                    ),
+                )
+                .with_help("index with integers, loop and parallel variables and integer bindings"),
+            );
+        }
+    }
     for (e, what) in sites {
-        if !symbolic(m, e) {
+        if !symbolic(cx, e) {
             diags.push(
                 at_expr(
                     m,
