@@ -438,22 +438,3 @@ fn a_tile_loaded_after_its_use_in_the_same_loop() {
     check(&parse(&guarded)).unwrap_or_else(|d| panic!("{d}"));
 }
 
-#[test]
-fn forms_the_lowering_cannot_emit_are_check_errors() {
-    // `raster` over a 1-D grid.
-    let text = format!("raster 8;\n{}", kernel_file("gemv_direct"));
-    let (e, at) = one_error(&text);
-    assert_eq!((e.code, at.as_str()), (c::RASTER_RANK, "8"), "{e}");
-    // `#` with something other than a variable on its right.
-    let text = edit(
-        &kernel_file("v1_shared"),
-        "output.at(block_m#thr_m, block_n#thr_n)",
-        "output.at(block_m#(thr_m + 0), block_n#thr_n)",
-    );
-    let (e, at) = one_error(&text);
-    assert_eq!(
-        (e.code, at.as_str()),
-        (c::COMPOSE_STRIDE, "thr_m + 0"),
-        "{e}"
-    );
-}

@@ -146,14 +146,51 @@ pub const ARRIVALS: &str = "E1207";
 pub const RING_DEADLOCK: &str = "E1208";
 /// An event ring that runs ahead: a phase completes twice before its waiters consume one.
 pub const RING_AHEAD: &str = "E1209";
-/// `raster` on a kernel whose `: block` level is not 2-D.
-pub const RASTER_RANK: &str = "E1210";
-/// The right side of `#` is not a parallel or loop variable (or a `#` of them).
-pub const COMPOSE_STRIDE: &str = "E1211";
 /// Warning: a global tensor written by the kernel and also read at other elements.
 pub const GLOBAL_RW: &str = "W1201";
 /// Warning: an element store whose index ignores a thread variable of the level running it.
 pub const SAME_ELEMENT_STORE: &str = "W1202";
+// What lowering can translate (check/lowerable.rs).
+/// A copy into a fresh buffer (`=> shared`): declare the destination.
+pub const FRESH_COPY: &str = "E1101";
+/// `dma.copy.async` with a register (`local`) side.
+pub const ASYNC_REGISTER_COPY: &str = "E1102";
+/// A `dma.copy` direction lowering does not implement (shared → global, shared → shared).
+pub const COPY_DIRECTION: &str = "E1103";
+/// A cooperative copy into shared memory of a tile that is not 2-D.
+pub const SHARED_COPY_RANK: &str = "E1104";
+/// A register-tile copy of a tile that is not 1-D or 2-D.
+pub const REGISTER_COPY_RANK: &str = "E1105";
+/// `.transpose()` as the destination of a copy into registers.
+pub const TRANSPOSE_TARGET: &str = "E1106";
+/// Compound assignment (`+=` …) to a global element.
+pub const COMPOUND_GLOBAL: &str = "E1107";
+/// Assignment to a view that is not a single element.
+pub const ASSIGN_TILE: &str = "E1108";
+/// A `: block` level of more than 3 variables.
+pub const BLOCK_VARS: &str = "E1109";
+/// `raster` on a `: block` level that is not 2-D.
+pub const RASTER_RANK: &str = "E1110";
+/// `persistent` on a `: block` level that is not 1-D or 2-D.
+pub const PERSISTENT_RANK: &str = "E1111";
+/// `trigger` under an `if` (the arrival count must be static).
+pub const TRIGGER_IN_IF: &str = "E1112";
+/// A `tma.copy` of a tile that is not 2-D.
+pub const TMA_RANK: &str = "E1113";
+/// An `mma.fill` accumulator no `mma.row.row` uses (its width is unknown).
+pub const ACC_UNUSED: &str = "E1114";
+/// Async copies into one `.transpose()`d tensor with different tile shapes (one register stage).
+pub const STAGE_SHAPE: &str = "E1115";
+/// An extent, shape, array count or `.subspan` size that is not integer arithmetic.
+pub const NOT_INTEGER: &str = "E1116";
+/// Under `cluster`, a multicast TMA load that does not follow a `wait`.
+pub const MULTICAST_WAIT: &str = "E1117";
+/// A 2-D register tile copy whose other side has a row count written differently.
+pub const REGISTER_ROWS: &str = "E1118";
+/// `a # b` with `b` not a loop or parallel variable (or a composition of them).
+pub const COMPOSE_STRIDE: &str = "E1119";
+/// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
+pub const LOWER_INTERNAL: &str = "E1199";
 
 /// Every code with its meaning.
 pub const TABLE: &[(&str, &str)] = &[
@@ -367,14 +404,6 @@ pub const TABLE: &[(&str, &str)] = &[
         "event ring runs ahead: a phase completes twice before it is waited on (double trigger)",
     ),
     (
-        RASTER_RANK,
-        "`raster` on a kernel whose `: block` level is not 2-D",
-    ),
-    (
-        COMPOSE_STRIDE,
-        "right side of `#` not a parallel/loop variable (its extent is the stride)",
-    ),
-    (
         TILE_STRIDE,
         "warning: `block # ...` stride or loaded tile size differs from the grid's tile",
     ),
@@ -385,5 +414,70 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         SAME_ELEMENT_STORE,
         "warning: store index ignores a thread variable of the executing level (same element)",
+    ),
+    (
+        FRESH_COPY,
+        "copy into a fresh buffer (`=> shared`): declare the destination",
+    ),
+    (
+        ASYNC_REGISTER_COPY,
+        "`dma.copy.async` into or out of registers",
+    ),
+    (
+        COPY_DIRECTION,
+        "`dma.copy` direction not implemented (shared → global, shared → shared)",
+    ),
+    (
+        SHARED_COPY_RANK,
+        "cooperative copy into shared memory of a tile that is not 2-D",
+    ),
+    (
+        REGISTER_COPY_RANK,
+        "register-tile copy of a tile that is not 1-D or 2-D",
+    ),
+    (
+        TRANSPOSE_TARGET,
+        "`.transpose()` as a register tile copy's destination",
+    ),
+    (COMPOUND_GLOBAL, "compound assignment to a global element"),
+    (
+        ASSIGN_TILE,
+        "assignment to a view that is not a single element",
+    ),
+    (BLOCK_VARS, "`: block` level of more than 3 variables"),
+    (RASTER_RANK, "`raster` on a `: block` level that is not 2-D"),
+    (
+        PERSISTENT_RANK,
+        "`persistent` on a `: block` level that is not 1-D or 2-D",
+    ),
+    (TRIGGER_IN_IF, "`trigger` under an `if`"),
+    (TMA_RANK, "`tma.copy` of a tile that is not 2-D"),
+    (
+        ACC_UNUSED,
+        "`mma.fill` accumulator that no `mma.row.row` uses",
+    ),
+    (
+        STAGE_SHAPE,
+        "async copies into one `.transpose()`d tensor with different tile shapes",
+    ),
+    (
+        NOT_INTEGER,
+        "extent, shape, count or `.subspan` size that is not integer arithmetic",
+    ),
+    (
+        MULTICAST_WAIT,
+        "multicast TMA load under `cluster` without a `wait` before it",
+    ),
+    (
+        REGISTER_ROWS,
+        "2-D register tile copy whose other side's row count is written differently",
+    ),
+    (
+        COMPOSE_STRIDE,
+        "`a # b` with `b` not a loop or parallel variable",
+    ),
+    (
+        LOWER_INTERNAL,
+        "lowering failed on a checked kernel (internal error)",
     ),
 ];

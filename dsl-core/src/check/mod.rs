@@ -28,6 +28,7 @@ mod events;
 mod geometry;
 mod hazard;
 mod header;
+mod lowerable;
 mod mma_store;
 mod occupancy;
 mod placement;
@@ -274,6 +275,7 @@ pub fn check_config(
     simt::check_simt(&cx, &views, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
+    lowerable::check_lowerable(&cx, &views, &mut diags);
     // Hazards are looked for in kernels that pass every other check (their analyses assume
     // resolved names, consistent shapes and a well-formed geometry).
     let mut warnings = Vec::new();

@@ -10,14 +10,11 @@
 //! - `arith`: division by zero and 64-bit overflow in any kernel expression;
 //! - `init`: shared/local tiles read before written; parameters never used (a warning);
 //! - `ring`: event protocols (arrival counts, initial credits, double triggers);
-//! - `forms`: what the lowering cannot emit (`raster` over a grid that is not 2-D, `#` without
-//!   a variable on its right), so that `check` ok means `emit` can lower the kernel;
 //! - `races`: warnings for writes to global tensors read elsewhere, and for stores every
 //!   thread of a level makes to one element.
 
 mod arith;
 mod extent;
-mod forms;
 mod init;
 mod races;
 mod ring;
@@ -30,7 +27,6 @@ use crate::ir::{Block, ExprId, Module, Stmt, StmtId};
 /// Runs every hazard check: errors into `diags`, warnings into `warnings`.
 pub(crate) fn check_hazards(cx: &Cx, diags: &mut Diagnostics, warnings: &mut Vec<Diagnostic>) {
     extent::check(cx, diags);
-    forms::check(cx, diags);
     tiles::check(cx, warnings);
     arith::check(cx, diags);
     init::check(cx, diags, warnings);
