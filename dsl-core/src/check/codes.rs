@@ -124,6 +124,23 @@ pub const CLUSTER: &str = "E1007";
 pub const CLUSTER_PATH: &str = "E1008";
 
 /// Every code with its meaning.
+/// Not supported yet: a statement of today's Croqtile that no lowering handles.
+pub const NOT_LOWERED_STMT: &str = "E1300";
+/// Not supported yet: an element type no lowering handles (s8, u8, f64, tf32, …).
+pub const NOT_LOWERED_DTYPE: &str = "E1301";
+/// Not supported yet: a `__co__` function that returns a value.
+pub const NOT_LOWERED_RETURN: &str = "E1302";
+/// Not supported yet: a math built-in in a kernel.
+pub const NOT_LOWERED_MATH: &str = "E1303";
+/// Not supported yet: a global tensor declared in the body (an output of the launch).
+pub const NOT_LOWERED_GLOBAL_DECL: &str = "E1304";
+/// Not supported yet: a declaration initializer, `= ready` events, `frag` tiles.
+pub const NOT_LOWERED_DECL: &str = "E1306";
+/// Not supported yet: a view or field beyond `.at`/`.subspan`/`.chunkat`/`.data`.
+pub const NOT_LOWERED_VIEW: &str = "E1307";
+/// A `trigger … after f` on a future that was already waited on.
+pub const TRIGGER_AFTER_WAITED: &str = "E1305";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -303,5 +320,37 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CLUSTER_PATH,
         "`cluster` on a kernel without TMA/events or without `raster`",
+    ),
+    (
+        NOT_LOWERED_STMT,
+        "not supported yet: a statement no lowering handles (`return`, `call`, `println`, …)",
+    ),
+    (
+        NOT_LOWERED_DTYPE,
+        "not supported yet: an element type no lowering handles",
+    ),
+    (
+        NOT_LOWERED_RETURN,
+        "not supported yet: a `__co__` function that returns a value",
+    ),
+    (
+        NOT_LOWERED_MATH,
+        "not supported yet: a math built-in (`exp`, `sqrt`, …) in a kernel",
+    ),
+    (
+        NOT_LOWERED_GLOBAL_DECL,
+        "not supported yet: a global tensor declared in the kernel body",
+    ),
+    (
+        NOT_LOWERED_DECL,
+        "not supported yet: a declaration initializer, `= ready` events or `frag` tiles",
+    ),
+    (
+        NOT_LOWERED_VIEW,
+        "not supported yet: a view or field beyond `.at`, `.subspan`, `.chunkat`, `.data`",
+    ),
+    (
+        TRIGGER_AFTER_WAITED,
+        "`trigger … after f` on a future already waited on",
     ),
 ];

@@ -33,8 +33,10 @@ mod shape;
 mod simt;
 mod smem;
 mod suggest;
+mod support;
 mod swizzle;
 mod view;
+mod views_ext;
 mod wgmma;
 
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
@@ -245,6 +247,36 @@ pub fn check_config(
     problem: Option<&Problem>,
     limits: &Limits,
 ) -> Result<KernelInfo, Diagnostics> {
+    run_checks(m, cfg, problem, limits, Mode::Lowering).map(|(info, _)| info)
+}
+
+/// The language checks alone, without the lowering gate: what `tessel check` reports. On
+/// success also returns what the gate would reject ("not supported yet: …"), for the caller
+/// to show as notes; a module with none of those passes [`check_config`] too.
+pub fn check_language(
+    m: &Module,
+    cfg: &Config,
+    problem: Option<&Problem>,
+    limits: &Limits,
+) -> Result<(KernelInfo, Diagnostics), Diagnostics> {
+    run_checks(m, cfg, problem, limits, Mode::Language)
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Every check and the lowering gate.
+    Lowering,
+    /// The language checks; the gate's findings are returned beside the facts.
+    Language,
+}
+
+fn run_checks(
+    m: &Module,
+    cfg: &Config,
+    problem: Option<&Problem>,
+    limits: &Limits,
+    mode: Mode,
+) -> Result<(KernelInfo, Diagnostics), Diagnostics> {
     let mut diags = Diagnostics::default();
     let hdr = header::check_header(m, cfg, problem, &mut diags);
     let res = resolve::resolve(m, &mut diags);
@@ -268,6 +300,12 @@ pub fn check_config(
     simt::check_simt(&cx, &views, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
+    let mut gate = Diagnostics::default();
+    support::lowering_gate(&cx, &mut gate);
+    let language_only = matches!(mode, Mode::Language);
+    if !language_only {
+        diags.extend(gate.clone());
+    }
 
     let info = KernelInfo {
         config: cfg.clone(),
@@ -281,7 +319,7 @@ pub fn check_config(
         frags,
         events,
     };
-    diags.into_result(info)
+    diags.into_result((info, gate))
 }
 
 /// Shared-memory bytes of `m` under `cfg` (for the tuner's quick filter): Σ shared tensor
@@ -486,6 +524,38 @@ pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
         Stmt::Wait { event } | Stmt::Trigger { event, .. } => vec![*event],
         Stmt::DmaWait { pending } => vec![*pending],
         Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared | Stmt::Reduce { .. } => Vec::new(),
+        Stmt::Ext(x) => ext_exprs(x),
+    }
+}
+
+/// The expressions an extension statement holds directly.
+fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
+    use crate::ir::{CopyDst, ExtStmt, PrintArg};
+    match x {
+        ExtStmt::Return { value } => value.iter().copied().collect(),
+        ExtStmt::Call { targs, args, .. } => targs.iter().chain(args).copied().collect(),
+        ExtStmt::Println { args } => args
+            .iter()
+            .filter_map(|a| match a {
+                PrintArg::Expr(e) => Some(*e),
+                PrintArg::Str(_) => None,
+            })
+            .collect(),
+        ExtStmt::Assert { cond, .. } | ExtStmt::While { cond, .. } => vec![*cond],
+        ExtStmt::Sync { .. } => Vec::new(),
+        ExtStmt::DmaFuture {
+            src, dst, after, ..
+        } => std::iter::once(*src)
+            .chain(match dst {
+                CopyDst::Expr(e) => Some(*e),
+                CopyDst::Fresh(_) => None,
+            })
+            .chain(after.iter().copied())
+            .collect(),
+        ExtStmt::TriggerAfter { event, after } => {
+            std::iter::once(*event).chain(after.iter().copied()).collect()
+        }
+        ExtStmt::MmaRefill { value, .. } => vec![*value],
     }
 }
 
@@ -493,6 +563,7 @@ pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
 pub(crate) fn stmt_blocks(s: &crate::ir::Stmt) -> Vec<&crate::ir::Block> {
     use crate::ir::Stmt;
     match s {
+        Stmt::Ext(crate::ir::ExtStmt::While { body, .. }) => vec![body],
         Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
             vec![body]
         }

@@ -327,6 +327,9 @@ impl A<'_, '_> {
         if op == ViewOp::Transpose {
             return self.transpose(e, v, args);
         }
+        if !op.is_lowered() {
+            return super::views_ext::apply(cx, v, op, args);
+        }
         if args.len() != rank {
             return self.err(
                 codes::VIEW,
@@ -399,7 +402,13 @@ impl A<'_, '_> {
                 v.coords = args.iter().map(|&a| Some(a)).collect();
                 Some(v)
             }
-            ViewOp::Transpose => None,
+            ViewOp::Transpose
+            | ViewOp::Window
+            | ViewOp::From
+            | ViewOp::SpanAs
+            | ViewOp::Sqz
+            | ViewOp::Step
+            | ViewOp::SpanOf => None,
             ViewOp::Chunkat => {
                 if v.tiled.is_some() {
                     return self.err(

@@ -171,15 +171,40 @@ pub enum ViewOp {
     /// the view is element (j, i) of `t`). Written last in a view chain; the SIMT path lowers
     /// it as the destination of a `dma.copy` (a transposed store).
     Transpose,
+    /// `t.view(A, B)`: a window of `[A, B]` elements (placed with `.from`).
+    Window,
+    /// `.from(i, j)`: the element offset of a `.view` window.
+    From,
+    /// `t.span_as(A, B)` / `t.span_as([A, B])`: the same elements under another shape.
+    SpanAs,
+    /// `.sqz()` / `.sqz(d)`: drop dimensions of extent 1.
+    Sqz,
+    /// `.step(s, …)` after `.subspan`: tiles `s` apart instead of adjacent.
+    Step,
+    /// `t.span(d)`: extent `d` of the shape (a value, not a view).
+    SpanOf,
 }
 
 impl ViewOp {
+    /// Whether a lowering handles the method (the checker's gate rejects the others).
+    pub fn is_lowered(self) -> bool {
+        matches!(
+            self,
+            ViewOp::At | ViewOp::Subspan | ViewOp::Chunkat | ViewOp::Transpose
+        )
+    }
     pub fn from_name(s: &str) -> Option<ViewOp> {
         Some(match s {
             "at" => ViewOp::At,
             "subspan" => ViewOp::Subspan,
             "chunkat" => ViewOp::Chunkat,
             "transpose" => ViewOp::Transpose,
+            "view" => ViewOp::Window,
+            "from" => ViewOp::From,
+            "span_as" => ViewOp::SpanAs,
+            "sqz" => ViewOp::Sqz,
+            "step" => ViewOp::Step,
+            "span" => ViewOp::SpanOf,
             _ => return None,
         })
     }
@@ -189,6 +214,12 @@ impl ViewOp {
             ViewOp::Subspan => "subspan",
             ViewOp::Chunkat => "chunkat",
             ViewOp::Transpose => "transpose",
+            ViewOp::Window => "view",
+            ViewOp::From => "from",
+            ViewOp::SpanAs => "span_as",
+            ViewOp::Sqz => "sqz",
+            ViewOp::Step => "step",
+            ViewOp::SpanOf => "span",
         }
     }
 }
@@ -243,4 +274,17 @@ pub enum Expr {
         base: ExprId,
         field: Ident,
     },
+}
+
+/// Built-in functions and how many arguments each takes: `cdiv`, `min`, `max` (integer or
+/// element values) and the element-wise math of today's Croqtile (checked; the lowering gate
+/// rejects the math ones until a lowering handles them).
+pub fn builtin_arity(name: &str) -> Option<usize> {
+    Some(match name {
+        "cdiv" | "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" => 2,
+        "exp" | "exp2" | "log" | "log2" | "sqrt" | "rsqrt" | "tanh" | "erf" | "abs" | "fabs"
+        | "sin" | "cos" | "floor" | "ceil" | "round" | "sigmoid" | "relu" | "gelu" | "silu"
+        | "__sqrt" | "__sin" | "__cos" | "__exp" | "__log" | "__rsqrt" | "__tanh" => 1,
+        _ => return None,
+    })
 }

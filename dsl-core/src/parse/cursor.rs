@@ -42,6 +42,19 @@ pub(crate) struct Parser {
     /// Set once the nesting limit was hit (it is reported once, and bodies are no longer
     /// salvaged after broken statement heads).
     pub too_deep: bool,
+    /// `level_span` of each `parallel` level written without `: level` (resolved by
+    /// `levels::resolve` after the kernel is parsed).
+    pub implicit_levels: Vec<Span>,
+    /// Names bounded by enclosing `with … in` statements, innermost last.
+    pub with_bounds: Vec<Vec<(String, Vec<crate::ir::ExprId>)>>,
+    /// How many `parallel` bodies enclose the cursor (a declaration without a memory space
+    /// is `global` outside them and `local` inside).
+    pub parallel_depth: u32,
+    /// Shapes of the parameters and tensors declared so far, for `[x.span]` in a later
+    /// declaration (replaced by `x`'s own dimensions).
+    pub shapes: Vec<(String, Vec<crate::ir::ExprId>)>,
+    /// What declarations carry beyond the seed's form (`{v}`, `= ready`, `frag`).
+    pub decl_ext: Vec<crate::ir::DeclExt>,
 }
 
 impl Parser {
@@ -56,6 +69,11 @@ impl Parser {
             depth: 0,
             expr_height: Vec::new(),
             too_deep: false,
+            implicit_levels: Vec::new(),
+            with_bounds: Vec::new(),
+            parallel_depth: 0,
+            shapes: Vec::new(),
+            decl_ext: Vec::new(),
         }
     }
 

@@ -19,8 +19,10 @@ const COMPOSE_PREC: u8 = 12;
 
 /// Built-in functions (all take two arguments).
 pub(crate) const FUNCTIONS: &[&str] = &["cdiv", "min", "max"];
-const METHODS: &[&str] = &["at", "subspan", "chunkat", "transpose"];
-const FIELDS: &[&str] = &["data"];
+const METHODS: &[&str] = &[
+    "at", "subspan", "chunkat", "transpose", "view", "from", "span_as", "sqz", "step", "span",
+];
+const FIELDS: &[&str] = &["data", "span"];
 
 fn binary_op(op: &str) -> Option<BinaryOp> {
     use BinaryOp::*;
@@ -355,7 +357,8 @@ impl Parser {
     /// `f(a, b)` for the built-ins; the cursor is at `(`.
     fn call(&mut self, func: Ident) -> PResult<ExprId> {
         let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
-        if !FUNCTIONS.contains(&func.name.as_str()) {
+        let arity = crate::ir::builtin_arity(&func.name);
+        if arity.is_none() {
             self.pos = close + 1;
             let msg = format!("unknown function `{}`", func.name);
             let help = format!(
@@ -369,9 +372,19 @@ impl Parser {
         }
         let args = self.comma_list(close, "the argument list", |p| p.expr())?;
         let span = func.span.join(self.span(close, close));
-        if args.len() != 2 {
-            let msg = format!("`{}` takes 2 arguments, found {}", func.name, args.len());
-            let help = format!("write `{}(a, b)`", func.name);
+        if Some(args.len()) != arity {
+            let n = arity.unwrap_or(2);
+            let msg = format!(
+                "`{}` takes {n} argument{}, found {}",
+                func.name,
+                if n == 1 { "" } else { "s" },
+                args.len()
+            );
+            let help = if n == 1 {
+                format!("write `{}(x)`", func.name)
+            } else {
+                format!("write `{}(a, b)`", func.name)
+            };
             return Err(self.error(Diagnostic::new(codes::UNKNOWN_FUNC, span, msg).with_help(help)));
         }
         Ok(self.add_expr(Expr::Call { func, args }, span))

@@ -320,14 +320,12 @@ impl Parser {
         let s =
             match op.name.as_str() {
                 "fill" => {
-                    if self.eat_op(".").is_none() {
-                        return Err(self.unexpected_help(
-                            codes::BAD_MMA,
-                            "`.f16`, `.f32` or `.bf16` after `mma.fill`",
-                            "write `mc = mma.fill.f16 0.0f;`",
-                        ));
-                    }
-                    let (dtype, _) = self.dtype()?;
+                    // Without a type the accumulator is f32 (Croqtile's default).
+                    let dtype = if self.eat_op(".").is_some() {
+                        self.dtype()?.0
+                    } else {
+                        crate::ir::DType::F32
+                    };
                     let value = self.expr()?;
                     Stmt::MmaFill { name, dtype, value }
                 }

@@ -100,7 +100,17 @@ impl Parser {
             }
             return Err(self.unexpected(codes::EXPECTED, "a statement"));
         };
+        match word.as_str() {
+            "with" => return self.with_stmt(out),
+            "wait" | "trigger" => return self.event_list_stmt(out),
+            "mutable" if self.ident_at(self.pos + 1).is_some() => {
+                self.bump();
+                return self.scalar_decl(out);
+            }
+            _ => {}
+        }
         let compound = match word.as_str() {
+            "while" => Some(self.while_stmt()),
             "parallel" => Some(self.parallel()),
             "foreach" => Some(self.foreach()),
             "if" => Some(self.if_stmt()),
@@ -117,7 +127,19 @@ impl Parser {
                 Err(Reported) => Err(Reported),
             };
         }
+        let sync_kind = (word == "sync" && self.punct_at(self.pos + 1, '.'))
+            .then(|| self.ident_at(self.pos + 2).and_then(crate::ir::SyncKind::from_name))
+            .flatten();
         let s = match word.as_str() {
+            "return" => self.return_stmt()?,
+            "call" if self.ident_at(self.pos + 1).is_some() => self.call_stmt()?,
+            "println" | "print" if self.open_at(self.pos + 1, Delim::Paren) => {
+                self.println_stmt()?
+            }
+            "assert" if self.open_at(self.pos + 1, Delim::Paren) => self.assert_stmt()?,
+            "sync" if sync_kind.is_some() => self.sync_ext(sync_kind.unwrap_or(crate::ir::SyncKind::Barrier))?,
+            "dma" if !self.seed_dma() => self.dma_future(first, None)?,
+            "mma" if self.kw_at(self.pos + 2, "fill") && self.ident_at(self.pos + 3).is_some() && self.punct_at(self.pos + 4, ',') => self.mma_refill()?,
             "dma" => self.dma()?,
             "tma" => self.tma(None)?,
             "mma" => self.mma()?,
@@ -125,6 +147,7 @@ impl Parser {
             "sync" => self.sync()?,
             "reduce" => self.reduce()?,
             "shared" | "local" | "global" => self.decl()?,
+            "frag" if self.ident_at(self.pos + 1).is_some() => self.decl()?,
             "else" => {
                 let span = self.here();
                 return Err(self.error(
@@ -146,18 +169,10 @@ impl Parser {
             w if DType::from_name(w).is_some() && self.ident_at(self.pos + 1).is_some() => {
                 return self.scalar_decl(out);
             }
+            // No memory space: `global` outside any `parallel` (an output of the launch),
+            // `local` inside one.
             w if DType::from_name(w).is_some() && self.open_at(self.pos + 1, Delim::Bracket) => {
-                let span = self.here();
-                return Err(self.error(
-                    Diagnostic::new(
-                        codes::BAD_SPACE,
-                        span,
-                        "a tensor declaration needs a memory space",
-                    )
-                    .with_help(format!(
-                        "write `shared {w} [..] name;` or `local {w} [..] name;`"
-                    )),
-                ));
+                self.decl()?
             }
             _ => return self.assign_or_let(first, out),
         };
@@ -181,6 +196,23 @@ impl Parser {
         let _ = self.brace_block("to open the body");
         self.leave();
         true
+    }
+
+    /// Whether the `dma` statement at the cursor is the seed's form: `dma.copy[.async] …` or
+    /// `dma.wait`, with no other modifier.
+    fn seed_dma(&self) -> bool {
+        let op = self.ident_at(self.pos + 2);
+        if op == Some("wait") {
+            return true;
+        }
+        if op != Some("copy") {
+            return false;
+        }
+        let mut i = self.pos + 3;
+        if self.punct_at(i, '.') && self.kw_at(i + 1, "async") {
+            i += 2;
+        }
+        !self.punct_at(i, '.')
     }
 
     /// `parallel L1, L2, … body`.
@@ -215,7 +247,10 @@ impl Parser {
         }
         let vars: Vec<Ident> = levels.iter().flat_map(|l| l.vars.clone()).collect();
         let head = self.span_from(first);
-        let body = self.body(&vars)?;
+        self.parallel_depth += 1;
+        let body = self.body(&vars);
+        self.parallel_depth -= 1;
+        let body = body?;
         Ok(self.add_stmt(
             Stmt::Parallel { levels, body },
             head.join(self.span_from(first)),
@@ -241,11 +276,16 @@ impl Parser {
         let extents = self.extents(false)?;
         self.count_check(&vars, &extents)?;
         if self.eat_op(":").is_none() {
-            return Err(self.unexpected_help(
-                codes::EXPECTED,
-                "`:` and a level after the extents",
-                "write `: block`, `: group-4`, `: group` or `: thread`",
-            ));
+            // No level: Croqtile's default mapping decides it once the nest is known
+            // (`levels::resolve`); until then it is marked implicit.
+            let span = self.after_prev();
+            self.implicit_levels.push(span);
+            return Ok(ParallelLevel {
+                vars,
+                extents,
+                level: Level::Thread,
+                level_span: span,
+            });
         }
         let (level, level_span) = self.level()?;
         Ok(ParallelLevel {
@@ -365,7 +405,12 @@ impl Parser {
         let vars = if self.is_open(Delim::Brace) {
             self.var_list()?
         } else if self.peek_ident().is_some() && !self.is_kw("in") {
-            vec![self.expect_ident("a loop variable")?]
+            let mut v = vec![self.expect_ident("a loop variable")?];
+            while self.punct_at(self.pos, ',') && self.ident_at(self.pos + 1).is_some() {
+                self.bump();
+                v.push(self.expect_ident("a loop variable")?);
+            }
+            v
         } else {
             return Err(self.unexpected_help(
                 codes::EXPECTED,
@@ -373,17 +418,39 @@ impl Parser {
                 "write `foreach {i} in [N] { … }`",
             ));
         };
-        if self.eat_kw("in").is_none() {
-            let err = self.unexpected_help(
+        let in_kw = self.eat_kw("in");
+        if in_kw.is_none() && self.is_open(Delim::Bracket) {
+            self.unexpected_help(
                 codes::EXPECTED,
                 "`in` after the loop variables",
                 "write `foreach {i} in [N]`",
             );
-            if !self.is_open(Delim::Bracket) {
-                return Err(err);
-            }
         }
-        let extents = self.extents(true)?;
+        let extents = if in_kw.is_none() && !self.is_open(Delim::Bracket) {
+            // `foreach x` over the bound a `with` gave `x`.
+            let mut ext = Vec::new();
+            for v in &vars {
+                match self.with_bound(&v.name) {
+                    Some(b) => ext.extend(b),
+                    None => {
+                        return Err(self.error(
+                            Diagnostic::new(
+                                codes::BAD_LOOP,
+                                v.span,
+                                format!("`{}` has no bound to iterate over", v.name),
+                            )
+                            .with_help(format!(
+                                "write `foreach {} in [N]` or bound it with `with {} in N {{ … }}`",
+                                v.name, v.name
+                            )),
+                        ));
+                    }
+                }
+            }
+            ext
+        } else {
+            self.extents(false)?
+        };
         self.count_check(&vars, &extents)?;
         let mut unroll = false;
         if self.eat_op(":").is_some() {

@@ -49,6 +49,8 @@ enum Want {
     Value,
     Tensor,
     Event,
+    /// Anything that names something (arguments of `call`, `println`, `return`).
+    Any,
 }
 
 pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
@@ -157,7 +159,7 @@ impl R<'_> {
                 b,
                 Binding::Tensor(..) | Binding::Param(_) | Binding::Future(_)
             ),
-            Want::Value => true,
+            Want::Value | Want::Any => true,
         };
         let preferred: Vec<&str> = visible
             .iter()
@@ -168,7 +170,7 @@ impl R<'_> {
         let what = match want {
             Want::Event => "event",
             Want::Tensor => "tensor",
-            Want::Value => "name",
+            Want::Value | Want::Any => "name",
         };
         let mut d = Diagnostic::new(
             codes::UNKNOWN_NAME,
@@ -440,6 +442,66 @@ impl R<'_> {
                 }
             }
             Stmt::MmaCommit | Stmt::SyncShared => {}
+            Stmt::Ext(x) => self.ext(s, x),
+        }
+    }
+
+    /// Names in an extension statement: operands resolve like their seed counterparts, a
+    /// bound `dma.copy` future is declared, a called function's name is external.
+    fn ext(&mut self, s: StmtId, x: &crate::ir::ExtStmt) {
+        use crate::ir::{ExtStmt, PrintArg};
+        match x {
+            ExtStmt::Return { value } => {
+                if let Some(v) = value {
+                    self.expr(*v, Want::Any, false);
+                }
+            }
+            ExtStmt::Call { targs, args, .. } => {
+                for &a in targs.iter().chain(args) {
+                    self.expr(a, Want::Any, false);
+                }
+            }
+            ExtStmt::Println { args } => {
+                for a in args {
+                    if let PrintArg::Expr(e) = a {
+                        self.expr(*e, Want::Any, false);
+                    }
+                }
+            }
+            ExtStmt::Assert { cond, .. } => self.expr(*cond, Want::Value, false),
+            ExtStmt::Sync { .. } => {}
+            ExtStmt::While { cond, body } => {
+                self.expr(*cond, Want::Value, false);
+                self.block(body);
+            }
+            ExtStmt::DmaFuture {
+                bind,
+                src,
+                dst,
+                after,
+                ..
+            } => {
+                if let Some(a) = after {
+                    self.expr(*a, Want::Value, false);
+                }
+                self.expr(*src, Want::Tensor, false);
+                if let CopyDst::Expr(d) = dst {
+                    self.expr(*d, Want::Tensor, false);
+                }
+                if let Some(b) = bind {
+                    self.declare(b, Binding::Future(s));
+                }
+            }
+            ExtStmt::TriggerAfter { event, after } => {
+                self.expr(*event, Want::Event, false);
+                for &a in after {
+                    self.expr(a, Want::Any, false);
+                }
+            }
+            ExtStmt::MmaRefill { acc, value } => {
+                self.expr(*value, Want::Value, false);
+                self.ident(s, Role::Acc, acc, true);
+            }
         }
     }
 

@@ -1,0 +1,121 @@
+//! The lowering gate: constructs the front end parses and checks but no lowering handles
+//! yet, each reported as "not supported yet: …" with its own code. [`check_config`] (the
+//! check every emit, launch and tuning goes through) runs it, so a module it accepts always
+//! lowers; [`check_language`] (what `tessel check` reports) leaves it out and returns its
+//! findings as notes, so a kernel written in today's Croqtile can be checked before tessel
+//! lowers all of it.
+//!
+//! [`check_config`]: super::check_config
+//! [`check_language`]: super::check_language
+
+use super::codes;
+use super::{Cx, all_stmts, stmt_exprs, walk_expr};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Expr, MemSpace, Returns, Stmt};
+
+/// Built-in functions the lowering handles.
+const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
+
+pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let not_lowered = |code, span, what: &str| {
+        Diagnostic::new(code, span, format!("not supported yet: {what}"))
+            .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
+    };
+    if let Returns::Value { span, .. } = &m.kernel.returns {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_RETURN,
+            *span,
+            "a `__co__` function that returns a value",
+        ));
+    }
+    for p in &m.kernel.params {
+        if p.shape.is_empty() {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_RETURN,
+                p.name.span,
+                "scalar parameters",
+            ));
+        }
+        if !p.dtype.is_lowered() {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_DTYPE,
+                p.dtype_span,
+                &format!("element type `{}`", p.dtype),
+            ));
+        }
+    }
+    for x in &m.decl_ext {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_DECL,
+            m.stmt_span(x.decl()),
+            x.construct(),
+        ));
+    }
+    for s in all_stmts(m) {
+        let span = m.stmt_span(s);
+        match &m.stmts[s] {
+            Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
+            Stmt::TensorDecl {
+                space, dtype, dtype_span, ..
+            } => {
+                if !dtype.is_lowered() {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_DTYPE,
+                        *dtype_span,
+                        &format!("element type `{dtype}`"),
+                    ));
+                }
+                if *space == MemSpace::Global {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_GLOBAL_DECL,
+                        span,
+                        "a global tensor declared in the kernel body",
+                    ));
+                }
+            }
+            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. }
+                if !dtype.is_lowered() =>
+            {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_DTYPE,
+                    span,
+                    &format!("element type `{dtype}`"),
+                ));
+            }
+            _ => {}
+        }
+        for e in stmt_exprs(&m.stmts[s]) {
+            walk_expr(m, e, &mut |x| {
+                if let Expr::Field { field, .. } = &m.exprs[x] {
+                    if field.name != "data" {
+                        diags.push(not_lowered(
+                            codes::NOT_LOWERED_VIEW,
+                            field.span,
+                            &format!("the field `.{}`", field.name),
+                        ));
+                    }
+                }
+                if let Expr::View { op, .. } = &m.exprs[x] {
+                    if !op.is_lowered() {
+                        diags.push(not_lowered(
+                            codes::NOT_LOWERED_VIEW,
+                            m.expr_span(x),
+                            &format!("the view method `.{}`", op.name()),
+                        ));
+                    }
+                }
+                if let Expr::Call { func, .. } = &m.exprs[x] {
+                    if !LOWERED_FUNCS.contains(&func.name.as_str()) {
+                        diags.push(not_lowered(
+                            codes::NOT_LOWERED_MATH,
+                            m.expr_span(x),
+                            &format!("the built-in `{}`", func.name),
+                        ));
+                    }
+                }
+            });
+        }
+    }
+}
+
