@@ -54,7 +54,13 @@ pub fn run(args: &[String]) -> (String, i32) {
             Err(d) => (render(&file, &text, &d), 1),
         };
     }
-    let info = match check::check_config(&m, &cfg, None, &check::Limits::default()) {
+    // `ir` dumps what the language checks accept; `emit` needs the lowering gate too.
+    let checked = if cmd == "ir" {
+        check::check_language(&m, &cfg, None, &check::Limits::default()).map(|(i, _)| i)
+    } else {
+        check::check_config(&m, &cfg, None, &check::Limits::default())
+    };
+    let info = match checked {
         Ok(i) => i,
         Err(d) => return (render(&file, &text, &d), 1),
     };

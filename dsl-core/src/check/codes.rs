@@ -140,6 +140,10 @@ pub const NOT_LOWERED_DECL: &str = "E1306";
 pub const NOT_LOWERED_VIEW: &str = "E1307";
 /// A `trigger … after f` on a future that was already waited on.
 pub const TRIGGER_AFTER_WAITED: &str = "E1305";
+/// A `trigger … after f` whose `f` is not a TMA copy's future.
+pub const TRIGGER_AFTER_DMA: &str = "E1308";
+/// Not supported yet: scalar parameters.
+pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -352,5 +356,13 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         TRIGGER_AFTER_WAITED,
         "`trigger … after f` on a future already waited on",
+    ),
+    (
+        TRIGGER_AFTER_DMA,
+        "`trigger … after f` where `f` is not a TMA copy's future",
+    ),
+    (
+        NOT_LOWERED_SCALAR_PARAM,
+        "not supported yet: scalar parameters",
     ),
 ];

@@ -34,6 +34,7 @@ pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
             Stmt::TmaCopy {
                 event: Some(event), ..
             } => (*event, false),
+            Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { event, .. }) => (*event, false),
             _ => continue,
         };
         let Some(idx) = use_of(cx, s, e, &events, diags) else {
@@ -89,6 +90,15 @@ fn use_of(
     let (name_expr, indexed) = match &m.exprs[e] {
         Expr::Name(_) => (e, false),
         Expr::Index { base, .. } => (*base, true),
+        // `e.at(k)`: generation `k` of a cyclic event (or of an element of an array).
+        Expr::View {
+            base,
+            op: crate::ir::ViewOp::At,
+            ..
+        } => match &m.exprs[*base] {
+            Expr::Index { base, .. } => (*base, true),
+            _ => (*base, false),
+        },
         _ => return None,
     };
     let Some(Binding::Event(ds, di)) = cx.res.bindings.get(&name_expr).copied() else {

@@ -22,6 +22,7 @@ mod cluster;
 pub mod codes;
 mod eval;
 mod events;
+mod futures;
 mod geometry;
 mod header;
 mod mma_store;
@@ -295,6 +296,7 @@ fn run_checks(
     let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
+    futures::check_futures(&cx, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
     simt::check_simt(&cx, &views, &mut diags);
@@ -302,9 +304,19 @@ fn run_checks(
     cluster::check_cluster(&cx, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
-    let language_only = matches!(mode, Mode::Language);
-    if !language_only {
-        diags.extend(gate.clone());
+    match mode {
+        // "Not supported yet" matters for a valid program only: with language errors, those
+        // come alone.
+        Mode::Lowering if diags.is_empty() => diags.extend(gate.clone()),
+        Mode::Lowering => {}
+        // Restrictions of the lowering, not of the language: notes here.
+        Mode::Language => {
+            let (lowering, language): (Vec<_>, Vec<_>) = std::mem::take(&mut diags.0)
+                .into_iter()
+                .partition(|d| support::LOWERING_ONLY.contains(&d.code));
+            diags.0 = language;
+            gate.0.extend(lowering);
+        }
     }
 
     let info = KernelInfo {
@@ -544,17 +556,22 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
         ExtStmt::Assert { cond, .. } | ExtStmt::While { cond, .. } => vec![*cond],
         ExtStmt::Sync { .. } => Vec::new(),
         ExtStmt::DmaFuture {
-            src, dst, after, ..
+            src,
+            dst,
+            after,
+            modifiers,
+            ..
         } => std::iter::once(*src)
+            .chain(modifiers.iter().flat_map(|(_, a)| a.iter().copied()))
             .chain(match dst {
                 CopyDst::Expr(e) => Some(*e),
                 CopyDst::Fresh(_) => None,
             })
             .chain(after.iter().copied())
             .collect(),
-        ExtStmt::TriggerAfter { event, after } => {
-            std::iter::once(*event).chain(after.iter().copied()).collect()
-        }
+        ExtStmt::TriggerAfter { event, after } => std::iter::once(*event)
+            .chain(after.iter().copied())
+            .collect(),
         ExtStmt::MmaRefill { value, .. } => vec![*value],
     }
 }

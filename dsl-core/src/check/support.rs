@@ -13,6 +13,12 @@ use super::{Cx, all_stmts, stmt_exprs, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Expr, MemSpace, Returns, Stmt};
 
+/// Codes of the other passes that state a limit of the lowering rather than a rule of the
+/// language (statements outside any `parallel` — host code of a `__co__` function —, several
+/// top-level `parallel`s — several launches —, f8 element types): `check_language` reports
+/// them as notes.
+pub(crate) const LOWERING_ONLY: &[&str] = &[codes::OUTSIDE_PARALLEL, codes::F8, codes::NO_BLOCK];
+
 /// Built-in functions the lowering handles.
 const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
 
@@ -32,7 +38,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     for p in &m.kernel.params {
         if p.shape.is_empty() {
             diags.push(not_lowered(
-                codes::NOT_LOWERED_RETURN,
+                codes::NOT_LOWERED_SCALAR_PARAM,
                 p.name.span,
                 "scalar parameters",
             ));
@@ -55,9 +61,21 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     for s in all_stmts(m) {
         let span = m.stmt_span(s);
         match &m.stmts[s] {
+            Stmt::Wait { event } | Stmt::Trigger { event, .. }
+                if matches!(m.exprs[*event], Expr::View { .. }) =>
+            {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_VIEW,
+                    m.expr_span(*event),
+                    "event generations `e.at(k)`",
+                ));
+            }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
-                space, dtype, dtype_span, ..
+                space,
+                dtype,
+                dtype_span,
+                ..
             } => {
                 if !dtype.is_lowered() {
                     diags.push(not_lowered(
@@ -74,9 +92,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
             }
-            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. }
-                if !dtype.is_lowered() =>
-            {
+            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. } if !dtype.is_lowered() => {
                 diags.push(not_lowered(
                     codes::NOT_LOWERED_DTYPE,
                     span,
@@ -95,6 +111,21 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                             &format!("the field `.{}`", field.name),
                         ));
                     }
+                }
+                if let Expr::View {
+                    op: crate::ir::ViewOp::Chunkat,
+                    args,
+                    ..
+                } = &m.exprs[x]
+                    && args
+                        .iter()
+                        .any(|&a| matches!(m.exprs[a], Expr::Compose { .. }))
+                {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_VIEW,
+                        m.expr_span(x),
+                        "`.chunkat` with a composed index (`a # b`)",
+                    ));
                 }
                 if let Expr::View { op, .. } = &m.exprs[x] {
                     if !op.is_lowered() {
@@ -118,4 +149,3 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         }
     }
 }
-

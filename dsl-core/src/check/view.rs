@@ -328,7 +328,10 @@ impl A<'_, '_> {
             return self.transpose(e, v, args);
         }
         if !op.is_lowered() {
-            return super::views_ext::apply(cx, v, op, args);
+            return match super::views_ext::apply(cx, v, op, args) {
+                Ok(v) => v,
+                Err(msg) => self.err(codes::VIEW, e, msg, "`.sqz()` drops dimensions of extent 1"),
+            };
         }
         if args.len() != rank {
             return self.err(
@@ -495,6 +498,9 @@ impl A<'_, '_> {
         let cx = self.cx;
         let m = cx.m;
         let help = "index `.chunkat` with a parallel or foreach variable (extent `cdiv(D, T)` or a constant dividing D), or use `.subspan(T…).at(…)`";
+        if let Some(d) = super::views_ext::compose_chunk(cx, a, full) {
+            return Some(d);
+        }
         let Some(ext) = var_extent(cx, a) else {
             return self.err(
                 codes::CHUNK,

@@ -8,20 +8,27 @@ use crate::ir::{ExprId, ViewOp};
 
 /// The view after `op(args)`, or `None` when its shape cannot be followed (the view is then
 /// unknown to the later checks, which skip it).
-pub(crate) fn apply(cx: &Cx, mut v: VState, op: ViewOp, args: &[ExprId]) -> Option<VState> {
-    match op {
+pub(crate) fn apply(
+    cx: &Cx,
+    mut v: VState,
+    op: ViewOp,
+    args: &[ExprId],
+) -> Result<Option<VState>, String> {
+    Ok(match op {
         ViewOp::Window => {
             // `.view(A, B)` waits for `.from(i, j)`, like `.subspan` for `.at`.
             if args.len() != v.shape.len() {
-                return None;
+                return Ok(None);
             }
             v.tiled = Some(args.iter().map(|&a| cx.dim(a)).collect());
             Some(v)
         }
         ViewOp::From => {
-            let tile = v.tiled.take()?;
+            let Some(tile) = v.tiled.take() else {
+                return Ok(None);
+            };
             if args.len() != tile.len() {
-                return None;
+                return Ok(None);
             }
             v.bounds = vec![None; tile.len()];
             v.shape = tile;
@@ -36,7 +43,7 @@ pub(crate) fn apply(cx: &Cx, mut v: VState, op: ViewOp, args: &[ExprId]) -> Opti
             let after: Option<i64> = dims.iter().map(|d| cx.dim_value(d)).product();
             if let (Some(b), Some(a)) = (before, after) {
                 if a != b {
-                    return None;
+                    return Ok(None);
                 }
             }
             v.bounds = vec![None; dims.len()];
@@ -46,12 +53,29 @@ pub(crate) fn apply(cx: &Cx, mut v: VState, op: ViewOp, args: &[ExprId]) -> Opti
             Some(v)
         }
         ViewOp::Sqz => {
+            let all_known = v.shape.iter().all(|d| cx.dim_value(d).is_some());
+            if all_known && v.shape.iter().all(|d| cx.dim_value(d) != Some(1)) {
+                return Err(format!(
+                    "`.sqz()` has no dimension of extent 1 to drop (the view is [{}])",
+                    v.shape
+                        .iter()
+                        .map(|d| cx.describe_dim(d))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
             let keep: Vec<usize> = (0..v.shape.len())
                 .filter(|&d| cx.dim_value(&v.shape[d]) != Some(1))
                 .collect();
             let shape: Vec<Dim> = keep.iter().map(|&d| v.shape[d]).collect();
-            v.bounds = keep.iter().map(|&d| v.bounds.get(d).copied().flatten()).collect();
-            v.coords = keep.iter().map(|&d| v.coords.get(d).copied().flatten()).collect();
+            v.bounds = keep
+                .iter()
+                .map(|&d| v.bounds.get(d).copied().flatten())
+                .collect();
+            v.coords = keep
+                .iter()
+                .map(|&d| v.coords.get(d).copied().flatten())
+                .collect();
             v.shape = if shape.is_empty() {
                 vec![Dim {
                     expr: DimExpr::Const(1),
@@ -67,5 +91,32 @@ pub(crate) fn apply(cx: &Cx, mut v: VState, op: ViewOp, args: &[ExprId]) -> Opti
         // A value (an extent), not a view.
         ViewOp::SpanOf => None,
         ViewOp::At | ViewOp::Subspan | ViewOp::Chunkat | ViewOp::Transpose => None,
-    }
+    })
+}
+
+/// The chunk size for a composed index `outer # inner` in `.chunkat`: the dimension split into
+/// `extent(outer) × extent(inner)` chunks. `None` when `a` is not a composition of loop or
+/// parallel variables, or the sizes are not known.
+pub(crate) fn compose_chunk(cx: &Cx, a: ExprId, full: &Dim) -> Option<Dim> {
+    let crate::ir::Expr::Compose { outer, inner } = &cx.m.exprs[a] else {
+        return None;
+    };
+    let count = |x: ExprId| -> Option<i64> {
+        if let crate::ir::Expr::Compose { .. } = &cx.m.exprs[x] {
+            // Nested compositions multiply out.
+            let crate::ir::Expr::Compose { outer, inner } = &cx.m.exprs[x] else {
+                return None;
+            };
+            let o = super::view::var_extent(cx, *outer).and_then(|e| cx.static_value(e))?;
+            let i = super::view::var_extent(cx, *inner).and_then(|e| cx.static_value(e))?;
+            return o.checked_mul(i);
+        }
+        super::view::var_extent(cx, x).and_then(|e| cx.static_value(e))
+    };
+    let n = count(*outer)?.checked_mul(count(*inner)?)?;
+    let f = cx.dim_value(full)?;
+    (n > 0 && f % n == 0).then_some(Dim {
+        expr: DimExpr::Const(f / n),
+        value: Some(f / n),
+    })
 }

@@ -470,8 +470,13 @@ impl Printer<'_> {
                 if *is_async {
                     self.out.push_str(".async");
                 }
-                for m in modifiers {
+                for (m, args) in modifiers {
                     let _ = write!(self.out, ".{}", m.name);
+                    if !args.is_empty() {
+                        self.out.push('<');
+                        self.list(args);
+                        self.out.push('>');
+                    }
                 }
                 self.out.push(' ');
                 self.expr(*src, 0);

@@ -281,10 +281,13 @@ pub enum Expr {
 /// rejects the math ones until a lowering handles them).
 pub fn builtin_arity(name: &str) -> Option<usize> {
     Some(match name {
-        "cdiv" | "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" => 2,
+        "cdiv" | "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" | "__max" | "__min"
+        | "__pow" => 2,
+        "__fmaf" | "fma" => 3,
         "exp" | "exp2" | "log" | "log2" | "sqrt" | "rsqrt" | "tanh" | "erf" | "abs" | "fabs"
         | "sin" | "cos" | "floor" | "ceil" | "round" | "sigmoid" | "relu" | "gelu" | "silu"
-        | "__sqrt" | "__sin" | "__cos" | "__exp" | "__log" | "__rsqrt" | "__tanh" => 1,
+        | "__sqrt" | "__sin" | "__cos" | "__exp" | "__log" | "__rsqrt" | "__tanh" | "__abs"
+        | "__exp2" | "__log2" | "__rcp" | "__floor" | "__ceil" => 1,
         _ => return None,
     })
 }

@@ -72,7 +72,9 @@ pub enum ExtStmt {
     DmaFuture {
         bind: Option<Ident>,
         is_async: bool,
-        modifiers: Vec<Ident>,
+        /// Modifiers after the operation (`.swiz<128>`, `.zfill`) or the operation itself
+        /// when it is not `copy` (`pad<…>`, `transp<…>`), with their `<…>` arguments.
+        modifiers: Vec<(Ident, Vec<ExprId>)>,
         src: ExprId,
         dst: CopyDst,
         /// `… after f`: the copy starts once future `f` has completed.

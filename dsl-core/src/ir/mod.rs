@@ -18,8 +18,8 @@ pub mod stmt;
 pub mod types;
 
 pub use arena::{Arena, Handle};
+pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
 pub use ext::{DeclExt, ExtStmt, PrintArg, SyncKind};
-pub use expr::{builtin_arity, ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp};
 pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
 pub use types::{DType, Level, Major, MemSpace};
 

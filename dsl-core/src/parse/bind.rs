@@ -128,7 +128,8 @@ impl Parser {
             self.span_from(first),
         );
         if let Some(value) = init {
-            self.decl_ext.push(crate::ir::DeclExt::Init { decl: s, value });
+            self.decl_ext
+                .push(crate::ir::DeclExt::Init { decl: s, value });
         }
         if frag {
             self.decl_ext.push(crate::ir::DeclExt::Frag { decl: s });
@@ -136,9 +137,24 @@ impl Parser {
         Ok(s)
     }
 
+    /// Whether `e` uses only literals and names with a compile-time value.
+    fn only_constants(&self, e: ExprId) -> bool {
+        match &self.exprs[e] {
+            Expr::Int(_) => true,
+            Expr::Name(n) => self.const_names.contains(n),
+            Expr::Unary { expr, .. } => self.only_constants(*expr),
+            Expr::Binary { lhs, rhs, .. } => self.only_constants(*lhs) && self.only_constants(*rhs),
+            Expr::Call { func, args } => {
+                matches!(func.name.as_str(), "cdiv" | "min" | "max")
+                    && args.iter().all(|&a| self.only_constants(a))
+            }
+            _ => false,
+        }
+    }
+
     /// `[x.span]` (also among other dimensions) → `x`'s own dimensions, when `x` is a
     /// parameter or a tensor declared before: the shape is the same IR either way.
-    fn splice_spans(&mut self, shape: Vec<ExprId>) -> Vec<ExprId> {
+    pub(crate) fn splice_spans(&mut self, shape: Vec<ExprId>) -> Vec<ExprId> {
         let mut out = Vec::new();
         for e in shape {
             let spliced = match &self.exprs[e] {
@@ -183,10 +199,21 @@ impl Parser {
                 None => None,
             };
             self.bind(&name.name);
-            out.push(self.add_stmt(
-                Stmt::ScalarDecl { dtype, name, init },
-                self.span_from(first),
-            ));
+            // An integer with a compile-time value outside every `parallel`: a constant of
+            // the module (so it can size tiles and levels), like a `const` in the header.
+            if let (DType::I32, Some(value), 0) = (dtype, init, self.parallel_depth)
+                && self.body_depth == 1
+                && self.only_constants(value)
+            {
+                self.const_names.push(name.name.clone());
+                self.body_constants
+                    .push(crate::ir::Constant { name, value });
+            } else {
+                out.push(self.add_stmt(
+                    Stmt::ScalarDecl { dtype, name, init },
+                    self.span_from(first),
+                ));
+            }
             if self.eat_op(",").is_none() {
                 break;
             }
@@ -252,7 +279,12 @@ impl Parser {
             out.push(s);
             return Ok(());
         }
-        if op == AssignOp::Set && self.is_kw("dma") && self.kw_at(self.pos + 2, "copy") {
+        if op == AssignOp::Set
+            && self.is_kw("dma")
+            && ["copy", "pad", "transp", "any"]
+                .iter()
+                .any(|o| self.kw_at(self.pos + 2, o))
+        {
             if let Some(name) = plain {
                 let s = self.dma_future(first, Some(name.clone()))?;
                 self.bind(&name.name);

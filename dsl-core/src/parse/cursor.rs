@@ -55,6 +55,13 @@ pub(crate) struct Parser {
     pub shapes: Vec<(String, Vec<crate::ir::ExprId>)>,
     /// What declarations carry beyond the seed's form (`{v}`, `= ready`, `frag`).
     pub decl_ext: Vec<crate::ir::DeclExt>,
+    /// Names with a compile-time value: tunables, constants, `#define`s and the integer
+    /// constants of the kernel body (folded into constants).
+    pub const_names: Vec<String>,
+    /// `int X = …;` at the top of the kernel body, over constants only: module constants.
+    pub body_constants: Vec<crate::ir::Constant>,
+    /// Braced blocks open around the cursor (1 = the kernel body itself).
+    pub body_depth: u32,
 }
 
 impl Parser {
@@ -74,6 +81,9 @@ impl Parser {
             parallel_depth: 0,
             shapes: Vec::new(),
             decl_ext: Vec::new(),
+            const_names: Vec::new(),
+            body_constants: Vec::new(),
+            body_depth: 0,
         }
     }
 

@@ -20,7 +20,16 @@ const COMPOSE_PREC: u8 = 12;
 /// Built-in functions (all take two arguments).
 pub(crate) const FUNCTIONS: &[&str] = &["cdiv", "min", "max"];
 const METHODS: &[&str] = &[
-    "at", "subspan", "chunkat", "transpose", "view", "from", "span_as", "sqz", "step", "span",
+    "at",
+    "subspan",
+    "chunkat",
+    "transpose",
+    "view",
+    "from",
+    "span_as",
+    "sqz",
+    "step",
+    "span",
 ];
 const FIELDS: &[&str] = &["data", "span"];
 
@@ -287,7 +296,14 @@ impl Parser {
                     Diagnostic::new(codes::UNKNOWN_METHOD, name.span, msg).with_help(help),
                 ));
             };
-            let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+            // `.span_as([A, B])`: the new shape may be written as a bracketed list.
+            let args = if op == ViewOp::SpanAs && self.is_open(Delim::Bracket) {
+                let dims = self.extents(true)?;
+                self.close(close, "after the shape");
+                dims
+            } else {
+                self.comma_list(close, "the argument list", |p| p.expr())?
+            };
             return self.add_bounded(Expr::View { base, op, args }, self.span_from(first));
         }
         if FIELDS.contains(&name.name.as_str()) {

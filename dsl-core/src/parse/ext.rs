@@ -13,6 +13,12 @@ use super::lexer::{Delim, TokKind};
 use crate::diag::Diagnostic;
 use crate::ir::{Block, CopyDst, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind};
 
+/// `dma` operations beyond the seed's `copy` and `wait`.
+const DMA_EXT_OPS: &[&str] = &["copy", "pad", "transp", "any"];
+const DMA_ALL_OPS: &[&str] = &["copy", "wait", "pad", "transp", "any"];
+/// Modifiers after `dma.copy` (and `dma.pad` / `dma.transp`).
+const DMA_MODIFIERS: &[&str] = &["async", "swiz", "zfill"];
+
 impl Parser {
     /// `return [e];`
     pub(crate) fn return_stmt(&mut self) -> PResult<StmtId> {
@@ -23,10 +29,7 @@ impl Parser {
             Some(self.expr()?)
         };
         self.expect_semi("`return`")?;
-        Ok(self.add_stmt(
-            Stmt::Ext(ExtStmt::Return { value }),
-            self.span_from(first),
-        ))
+        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Return { value }), self.span_from(first)))
     }
 
     /// `call f(args);` or `call f<T, U>(args);`
@@ -37,7 +40,10 @@ impl Parser {
         while self.punct_at(self.pos, ':') && self.punct_at(self.pos + 1, ':') {
             self.pos += 2;
             let part = self.expect_ident("a name after `::`")?;
-            func = Ident::new(format!("{}::{}", func.name, part.name), func.span.join(part.span));
+            func = Ident::new(
+                format!("{}::{}", func.name, part.name),
+                func.span.join(part.span),
+            );
         }
         let mut targs = Vec::new();
         if self.eat_op("<").is_some() {
@@ -74,17 +80,12 @@ impl Parser {
     pub(crate) fn println_stmt(&mut self) -> PResult<StmtId> {
         let first = self.bump();
         let (_, close) = self.expect_open(Delim::Paren, "and what to print")?;
-        let args = self.comma_list(close, "the print arguments", |p| {
-            match p.string_lit() {
-                Some(s) => Ok(PrintArg::Str(s)),
-                None => p.expr().map(PrintArg::Expr),
-            }
+        let args = self.comma_list(close, "the print arguments", |p| match p.string_lit() {
+            Some(s) => Ok(PrintArg::Str(s)),
+            None => p.expr().map(PrintArg::Expr),
         })?;
         self.expect_semi("`println`")?;
-        Ok(self.add_stmt(
-            Stmt::Ext(ExtStmt::Println { args }),
-            self.span_from(first),
-        ))
+        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Println { args }), self.span_from(first)))
     }
 
     /// `assert(cond[, "message"]);`
@@ -164,6 +165,12 @@ impl Parser {
                 codes::BAD_LOOP,
                 "`in` and the bounds",
                 "write `with {x, y} in [M, N] { … }`",
+            ));
+        }
+        if let Some(w) = vars.iter().chain(tuple.iter()).find(|v| v.name == "_") {
+            return Err(self.error(
+                Diagnostic::new(codes::BAD_LOOP, w.span, "`_` cannot be bounded by `with`")
+                    .with_help("name the index: `with {k} in [N] { foreach k { … } }`"),
             ));
         }
         let extents = self.extents(false)?;
@@ -248,7 +255,9 @@ impl Parser {
         let single_name = match after.as_slice() {
             [] => Some(None),
             [one] => match &self.exprs[*one] {
-                crate::ir::Expr::Name(n) => Some(Some(Ident::new(n.clone(), self.exprs.get_span(*one)))),
+                crate::ir::Expr::Name(n) => {
+                    Some(Some(Ident::new(n.clone(), self.exprs.get_span(*one))))
+                }
                 _ => None,
             },
             _ => None,
@@ -275,33 +284,59 @@ impl Parser {
         self.bump();
         self.expect_op(".", "after `dma`")?;
         let op = self.expect_ident("`copy` after `dma.`")?;
+        if !DMA_EXT_OPS.contains(&op.name.as_str()) {
+            let msg = format!("unknown statement `dma.{}`", op.name);
+            let help = match super::suggest::nearest(&op.name, DMA_ALL_OPS) {
+                Some(o) => format!("did you mean `dma.{o}`?"),
+                None => format!(
+                    "`dma` operations are {}",
+                    super::suggest::one_of(DMA_ALL_OPS)
+                ),
+            };
+            return Err(
+                self.error(Diagnostic::new(codes::UNKNOWN_STMT, op.span, msg).with_help(help))
+            );
+        }
         let mut modifiers = Vec::new();
         let mut is_async = false;
         if op.name != "copy" {
-            modifiers.push(op);
+            let args = self.angle_args()?;
+            modifiers.push((op.clone(), args));
         }
         while self.eat_op(".").is_some() {
             let m = self.expect_ident("a modifier")?;
+            if !DMA_MODIFIERS.contains(&m.name.as_str()) {
+                let msg = format!("unknown modifier `.{}` on `dma.{}`", m.name, op.name);
+                let help = format!(
+                    "`dma.{}` accepts {}{}",
+                    op.name,
+                    super::suggest::one_of(DMA_MODIFIERS),
+                    super::suggest::did_you_mean(&m.name, DMA_MODIFIERS)
+                );
+                return Err(
+                    self.error(Diagnostic::new(codes::BAD_MODIFIER, m.span, msg).with_help(help))
+                );
+            }
+            if m.name == "swiz" && !self.is_op("<") {
+                return Err(self.unexpected_help(
+                    codes::BAD_MODIFIER,
+                    "`<` and the swizzle width after `.swiz`",
+                    "write `.swiz<128>`",
+                ));
+            }
+            let args = self.angle_args()?;
             if m.name == "async" {
                 is_async = true;
             } else {
-                modifiers.push(m);
-            }
-            if self.eat_op("<").is_some() {
-                loop {
-                    self.expr_no_gt()?;
-                    if self.eat_op(",").is_none() {
-                        break;
-                    }
-                }
-                self.expect_op(">", "to close the modifier's arguments")?;
+                modifiers.push((m, args));
             }
         }
         let src = self.expr()?;
         self.expect_op("=>", "and the copy's destination")?;
         let dst = match self.peek_ident() {
             Some(w @ ("shared" | "local")) if self.punct_at(self.pos + 1, ';') => {
-                let space = crate::ir::MemSpace::from_name(w).unwrap_or(crate::ir::MemSpace::Shared);
+                let space =
+                    crate::ir::MemSpace::from_name(w).unwrap_or(crate::ir::MemSpace::Shared);
                 self.bump();
                 CopyDst::Fresh(space)
             }
@@ -327,6 +362,21 @@ impl Parser {
             }),
             span,
         ))
+    }
+
+    /// `<a, b>` after a modifier, if present.
+    fn angle_args(&mut self) -> PResult<Vec<ExprId>> {
+        let mut args = Vec::new();
+        if self.eat_op("<").is_some() {
+            loop {
+                args.push(self.expr_no_gt()?);
+                if self.eat_op(",").is_none() {
+                    break;
+                }
+            }
+            self.expect_op(">", "to close the modifier's arguments")?;
+        }
+        Ok(args)
     }
 
     /// `mma.fill acc, v;` (the cursor is at `mma`).

@@ -70,6 +70,7 @@ pub(crate) fn filter(text: &str) -> Filtered {
     let has_co = find_word(&code, 0, "__co__").is_some();
     let mut keep = vec![true; chars.len()];
     let mut defines: HashMap<String, String> = HashMap::new();
+    let mut kept_defines: HashMap<String, (usize, usize)> = HashMap::new();
     // Stack of (this branch taken, some branch of this conditional taken, parent active).
     let mut conds: Vec<(bool, bool, bool)> = Vec::new();
     let active = |conds: &Vec<(bool, bool, bool)>| conds.last().is_none_or(|c| c.0 && c.2);
@@ -125,13 +126,23 @@ pub(crate) fn filter(text: &str) -> Filtered {
                     if !name.is_empty() {
                         defines.insert(name.clone(), value.clone());
                     }
-                    // Object-like macros with a value become constants; the rest is C++.
+                    // Object-like macros with a value become constants; the rest is C++. A
+                    // redefinition replaces the earlier one (constants are module-wide).
                     kept = !name.is_empty() && !function_like && !value.is_empty();
+                    if let Some((from, to)) = kept_defines.remove(&name) {
+                        blank(&mut keep, from, to);
+                    }
+                    if kept {
+                        kept_defines.insert(name.clone(), (i, end));
+                    }
                 }
                 "undef" if active(&conds) => {
                     defines.remove(rest.trim());
                 }
-                _ => {}
+                "include" | "pragma" | "line" | "warning" | "define" | "undef" => {}
+                // `#error` in a branch that is compiled, and unknown directives, stay for the
+                // parser to report.
+                _ => kept = active(&conds),
             }
             if !kept {
                 blank(&mut keep, i, end);
@@ -158,15 +169,15 @@ pub(crate) fn filter(text: &str) -> Filtered {
     let mut out = String::with_capacity(text.len());
     let mut skipped: Vec<(u32, u32)> = Vec::new();
     let mut line = 1u32;
-    let mut region: Option<u32> = None;
+    let mut region: Option<(u32, u32)> = None;
     for (k, &ch) in chars.iter().enumerate() {
-        let blanked = !keep[k] && !ch.is_whitespace();
-        if blanked {
-            region.get_or_insert(line);
-        } else if !keep[k] {
-        } else if !ch.is_whitespace() {
-            if let Some(start) = region.take() {
-                skipped.push((start, line));
+        let visible = !ch.is_whitespace();
+        if visible && !keep[k] {
+            let r = region.get_or_insert((line, line));
+            r.1 = line;
+        } else if visible {
+            if let Some(r) = region.take() {
+                skipped.push(r);
             }
         }
         out.push(if keep[k] || ch == '\n' { ch } else { ' ' });
@@ -174,13 +185,10 @@ pub(crate) fn filter(text: &str) -> Filtered {
             line += 1;
         }
     }
-    if let Some(start) = region {
-        skipped.push((start, line));
+    if let Some(r) = region {
+        skipped.push(r);
     }
-    Filtered {
-        text: out,
-        skipped,
-    }
+    Filtered { text: out, skipped }
 }
 
 /// Name and char range of every `__co__` function in filtered text.

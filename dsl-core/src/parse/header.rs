@@ -210,6 +210,7 @@ impl Parser {
         self.bump();
         let name = self.expect_ident("the tunable's name")?;
         self.bind(&name.name);
+        self.const_names.push(name.name.clone());
         if self.eat_kw("in").is_none() {
             return Err(self.unexpected_help(
                 codes::BAD_DOMAIN,
@@ -322,6 +323,7 @@ impl Parser {
         self.bump();
         let name = self.expect_ident("the constant's name")?;
         self.bind(&name.name);
+        self.const_names.push(name.name.clone());
         self.expect_op("=", "and the constant's value")?;
         let value = self.expr()?;
         self.expect_semi("the constant")?;
@@ -356,6 +358,7 @@ impl Parser {
         }
         let name = self.expect_ident("the macro's name after `#define`")?;
         self.bind(&name.name);
+        self.const_names.push(name.name.clone());
         let value = self.expr()?;
         self.eat_op(";");
         Ok(Constant { name, value })

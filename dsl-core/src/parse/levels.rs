@@ -7,8 +7,8 @@
 //!   slots (`parallel r by 5 parallel s by 7 : thread` → `r` is `block`); a run with none
 //!   below ends at `thread` and takes the outermost slots for the rest (`parallel x by 3` →
 //!   `thread`; two levels → `block`, `thread`; three → `block`, `group`, `thread`);
-//! - a nest whose outermost level is not `block` runs in one block: it is wrapped in a
-//!   synthetic `parallel by 1 : block`.
+//! - a nest whose outermost level is not `block` runs in one block: its statement gets a
+//!   first level `by 1 : block`.
 //!
 //! The result is ordinary IR (every level explicit), so the checks and the lowering see no
 //! difference from the annotated spelling.
@@ -43,26 +43,23 @@ pub(crate) fn resolve(
     for s in top {
         assign(stmts, s, &[], implicit);
     }
-    // Wrap top-level nests that do not start at `block`.
-    for slot in body.iter_mut() {
-        let s = *slot;
-        let outer = match &stmts[s] {
-            Stmt::Parallel { levels, .. } => levels.first().map(|l| l.level),
-            _ => None,
-        };
-        if outer.is_some_and(|l| l != Level::Block) {
-            let span = stmts.get_span(s);
+    // A top-level nest that does not start at `block` runs in one block: prepend the level
+    // `by 1 : block` to its statement (the seed's spelling of the same launch).
+    for &s in body.iter() {
+        let span = stmts.get_span(s);
+        if let Stmt::Parallel { levels, .. } = &mut stmts[s]
+            && levels.first().is_some_and(|l| l.level != Level::Block)
+        {
             let one = exprs.append(Expr::Int(1), span);
-            let wrapper = Stmt::Parallel {
-                levels: vec![ParallelLevel {
+            levels.insert(
+                0,
+                ParallelLevel {
                     vars: Vec::new(),
                     extents: vec![one],
                     level: Level::Block,
                     level_span: span,
-                }],
-                body: vec![s],
-            };
-            *slot = stmts.append(wrapper, span);
+                },
+            );
         }
     }
 }

@@ -113,9 +113,18 @@ fn skipped_note(skipped: &[(u32, u32)]) -> Option<crate::Diagnostic> {
     let &(first, _) = skipped.first()?;
     let ranges: Vec<String> = skipped
         .iter()
-        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
         .collect();
-    let at = crate::span::LineCol { line: first, col: 0 };
+    let at = crate::span::LineCol {
+        line: first,
+        col: 0,
+    };
     let span = crate::Span {
         start: at,
         end: at,
@@ -141,9 +150,11 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
     };
     let implicit = std::mem::take(&mut p.implicit_levels);
     levels::resolve(&mut p.stmts, &mut p.exprs, &mut kernel.body, &implicit);
+    let mut constants = items.constants;
+    constants.extend(std::mem::take(&mut p.body_constants));
     let module = Module {
         tunables: items.tunables,
-        constants: items.constants,
+        constants,
         requires: items.requires,
         raster: items.raster,
         persistent: items.persistent,

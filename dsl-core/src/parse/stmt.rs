@@ -45,6 +45,7 @@ impl Parser {
     pub(crate) fn brace_block(&mut self, context: &str) -> PResult<Block> {
         let (_, close) = self.expect_open(Delim::Brace, context)?;
         self.push_scope();
+        self.body_depth += 1;
         let mut block = Vec::new();
         while self.pos < close {
             let before = self.pos;
@@ -60,6 +61,7 @@ impl Parser {
             }
         }
         self.pop_scope();
+        self.body_depth -= 1;
         self.close(close, "to end the block");
         Ok(block)
     }
@@ -112,7 +114,7 @@ impl Parser {
         let compound = match word.as_str() {
             "while" => Some(self.while_stmt()),
             "parallel" => Some(self.parallel()),
-            "foreach" => Some(self.foreach()),
+            "foreach" | "apply" => Some(self.foreach()),
             "if" => Some(self.if_stmt()),
             "inthreads" => Some(self.inthreads()),
             _ => None,
@@ -128,7 +130,10 @@ impl Parser {
             };
         }
         let sync_kind = (word == "sync" && self.punct_at(self.pos + 1, '.'))
-            .then(|| self.ident_at(self.pos + 2).and_then(crate::ir::SyncKind::from_name))
+            .then(|| {
+                self.ident_at(self.pos + 2)
+                    .and_then(crate::ir::SyncKind::from_name)
+            })
             .flatten();
         let s = match word.as_str() {
             "return" => self.return_stmt()?,
@@ -137,9 +142,17 @@ impl Parser {
                 self.println_stmt()?
             }
             "assert" if self.open_at(self.pos + 1, Delim::Paren) => self.assert_stmt()?,
-            "sync" if sync_kind.is_some() => self.sync_ext(sync_kind.unwrap_or(crate::ir::SyncKind::Barrier))?,
+            "sync" if sync_kind.is_some() => {
+                self.sync_ext(sync_kind.unwrap_or(crate::ir::SyncKind::Barrier))?
+            }
             "dma" if !self.seed_dma() => self.dma_future(first, None)?,
-            "mma" if self.kw_at(self.pos + 2, "fill") && self.ident_at(self.pos + 3).is_some() && self.punct_at(self.pos + 4, ',') => self.mma_refill()?,
+            "mma"
+                if self.kw_at(self.pos + 2, "fill")
+                    && self.ident_at(self.pos + 3).is_some()
+                    && self.punct_at(self.pos + 4, ',') =>
+            {
+                self.mma_refill()?
+            }
             "dma" => self.dma()?,
             "tma" => self.tma(None)?,
             "mma" => self.mma()?,
@@ -401,6 +414,8 @@ impl Parser {
 
     /// `foreach {i, j} in [A, B] [: unroll] body` (also `foreach i in [N]`).
     fn foreach(&mut self) -> PResult<StmtId> {
+        // `apply {i, j} in t.span`: every element of a (register) tile, an unrolled loop.
+        let is_apply = self.is_kw("apply");
         let first = self.bump();
         let vars = if self.is_open(Delim::Brace) {
             self.var_list()?
@@ -449,10 +464,12 @@ impl Parser {
             }
             ext
         } else {
-            self.extents(false)?
+            // `in t.span` (as `apply {i, j} in acc.span` writes it) iterates over `t`'s shape.
+            let ext = self.extents(false)?;
+            self.splice_spans(ext)
         };
         self.count_check(&vars, &extents)?;
-        let mut unroll = false;
+        let mut unroll = is_apply;
         if self.eat_op(":").is_some() {
             self.expect_kw("unroll", "after `:` (the only loop attribute)")?;
             unroll = true;

@@ -58,7 +58,11 @@ impl R<'_> {
                     };
                     let ok = match want {
                         Want::Value => found.is_none(),
-                        Want::Tensor => matches!(b, Binding::Param(_) | Binding::Tensor(..)),
+                        // A future of a copy into fresh storage also names that data.
+                        Want::Tensor => matches!(
+                            b,
+                            Binding::Param(_) | Binding::Tensor(..) | Binding::Future(_)
+                        ),
                         Want::Event => matches!(b, Binding::Event(..) | Binding::Future(_)),
                         Want::Any => true,
                     };
@@ -147,8 +151,31 @@ impl R<'_> {
                     self.kind_error(e, "a tensor array element", want);
                 }
             }
+            Expr::View { base, op, args } if want == Want::Event && *op == ViewOp::At => {
+                // `e.at(k)`: a generation of an event.
+                self.expr(*base, Want::Event, false);
+                for &a in args {
+                    self.expr(a, Want::Value, false);
+                }
+            }
             Expr::View { base, op, args } => {
                 self.expr(*base, Want::Tensor, false);
+                // Element access goes through the copied data (`f.data.at(i)`); tiles of a
+                // future's data may be taken directly (`f.chunkat(_, k)`).
+                if *op == ViewOp::At
+                    && let Expr::Name(n) = &m.exprs[*base]
+                    && matches!(self.lookup(n), Some(Binding::Future(_)))
+                {
+                    self.diags.push(
+                        at_expr(
+                            m,
+                            codes::WRONG_KIND,
+                            *base,
+                            format!("`{n}` is a copy future, not a tensor"),
+                        )
+                        .with_help(format!("view the copied data: `{n}.data.{}(…)`", op.name())),
+                    );
+                }
                 for &a in args {
                     self.expr(a, Want::Value, *op == ViewOp::Chunkat);
                 }

@@ -321,6 +321,14 @@ impl R<'_> {
                 for &e in shape {
                     self.expr(e, Want::Value, false);
                 }
+                // `{v}`: every element starts at the value `v`.
+                for x in &self.m.decl_ext {
+                    if let crate::ir::DeclExt::Init { decl, value } = x
+                        && *decl == s
+                    {
+                        self.expr(*value, Want::Value, false);
+                    }
+                }
                 for (i, d) in names.iter().enumerate() {
                     if let Some(c) = d.count {
                         self.expr(c, Want::Value, false);
@@ -479,8 +487,14 @@ impl R<'_> {
                 src,
                 dst,
                 after,
+                modifiers,
                 ..
             } => {
+                for (_, args) in modifiers {
+                    for &a in args {
+                        self.expr(a, Want::Value, false);
+                    }
+                }
                 if let Some(a) = after {
                     self.expr(*a, Want::Value, false);
                 }

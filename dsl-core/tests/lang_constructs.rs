@@ -1,0 +1,262 @@
+//! Today's Croqtile beside the seed dialect: each construct parses, resolves, checks and dumps
+//! (`tests/lang/*.co` → `tests/lang/*.ir`, refreshed with `TESSEL_BLESS=1`); what no lowering
+//! handles yet passes `check_language` and is rejected by `check_config` (the lowering gate)
+//! with its own "not supported yet" code; sugar over the seed's IR checks, lowers and emits.
+
+use dsl_core::Diagnostics;
+use dsl_core::check::{self, Config, Limits};
+use dsl_core::ir::{Level, Module, Stmt};
+use dsl_core::parse::{Parsed, parse_file, parse_str};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn lang_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/lang")
+}
+
+fn read(name: &str) -> String {
+    let p = lang_dir().join(format!("{name}.co"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn parse(text: &str) -> Parsed {
+    parse_str(text, Some("t.co")).unwrap_or_else(|d| panic!("parse failed:\n{d}"))
+}
+
+fn language(m: &Module) -> Result<Diagnostics, Diagnostics> {
+    check::check_language(m, &Config::defaults(m), None, &Limits::SM90).map(|(_, gate)| gate)
+}
+
+fn full(m: &Module) -> Result<check::KernelInfo, Diagnostics> {
+    check::check_config(m, &Config::defaults(m), None, &Limits::SM90)
+}
+
+fn codes(d: &Diagnostics) -> BTreeSet<&'static str> {
+    d.iter().map(|x| x.code).collect()
+}
+
+/// Parses, passes the language checks, and fails the full check with exactly `gate` codes.
+fn checked_not_lowered(name: &str, gate: &[&str]) -> Module {
+    let m = parse(&read(name)).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{name}: language check failed:\n{d}"));
+    let want: BTreeSet<&str> = gate.iter().copied().collect();
+    assert_eq!(codes(&notes), want, "{name}: gate notes:\n{notes}");
+    // The full check rejects it with those findings (restrictions of the lowering such as
+    // E0905 come first and then alone).
+    let err = full(&m).expect_err("the lowering gate rejects it");
+    assert!(codes(&err).is_subset(&want), "{name}: check_config:\n{err}");
+    for d in notes.iter().filter(|d| d.code.starts_with("E13")) {
+        assert!(d.message.starts_with("not supported yet: "), "{d}");
+        assert!(!d.span.is_dummy(), "unspanned: {d}");
+    }
+    m
+}
+
+/// Passes every check and lowers.
+fn lowers(m: &Module) {
+    let info = full(m).unwrap_or_else(|d| panic!("check_config failed:\n{d}"));
+    dsl_core::lower::lower(m, &info).unwrap_or_else(|d| panic!("lowering failed:\n{d}"));
+}
+
+fn golden(name: &str, dump: &str) {
+    let path = lang_dir().join(format!("{name}.ir"));
+    if std::env::var_os("TESSEL_BLESS").is_some() {
+        std::fs::write(&path, dump).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless with TESSEL_BLESS=1)", path.display()));
+    assert_eq!(
+        dump, want,
+        "{name}: IR dump differs (TESSEL_BLESS=1 to accept)"
+    );
+}
+
+#[test]
+fn ir_dumps_match_goldens() {
+    for name in [
+        "program_file",
+        "default_levels",
+        "nested_default_levels",
+        "futures",
+        "statements",
+        "views",
+        "multi",
+    ] {
+        let mut dump = String::new();
+        for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
+            let p = r.unwrap_or_else(|d| panic!("{name}::{fname}:\n{d}"));
+            dump.push_str(&format!("// module {fname}\n{}", p.module));
+        }
+        golden(name, &dump);
+    }
+}
+
+#[test]
+fn program_file_skips_host_code_with_one_note() {
+    let text = read("program_file");
+    let p = parse(&text);
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    let note = &p.notes[0];
+    assert_eq!(note.code, "E0030");
+    // `#include`s, `#if`/`#else`/`#endif` and the branch not taken, the `template` helper and
+    // `main` (lines as written).
+    assert!(note.message.contains("2-3"), "{}", note.message);
+    assert!(note.message.contains(", 6,"), "{}", note.message);
+    assert!(note.message.contains("8-13"), "{}", note.message);
+    assert!(note.message.contains("22-26"), "{}", note.message);
+    // The kernel keeps its own lines: the parallel statement is on line 16.
+    let top = p.module.kernel.body[0];
+    assert_eq!(p.module.stmt_span(top).start.line, 16);
+    // `#if TILE > 8` took its first branch.
+    assert!(
+        p.module
+            .constant("ROWS")
+            .is_some_and(|c| p.module.expr_to_string(c.value) == "4")
+    );
+    lowers(&p.module);
+}
+
+#[test]
+fn unannotated_levels_get_croqtiles_default_mapping_and_lower() {
+    let m = parse(&read("default_levels")).module;
+    let Stmt::Parallel { levels, .. } = &m.stmts[m.kernel.body[0]] else {
+        panic!("not a parallel")
+    };
+    let lv: Vec<Level> = levels.iter().map(|l| l.level).collect();
+    assert_eq!(lv, vec![Level::Block, Level::Thread]);
+    assert_eq!(m.expr_to_string(levels[0].extents[0]), "1");
+    lowers(&m);
+
+    let m = parse(&read("nested_default_levels")).module;
+    let Stmt::Parallel { levels, body } = &m.stmts[m.kernel.body[0]] else {
+        panic!("not a parallel")
+    };
+    assert_eq!(levels[0].level, Level::Block);
+    let Stmt::Parallel { levels: inner, .. } = &m.stmts[body[0]] else {
+        panic!("not a nested parallel")
+    };
+    assert_eq!(inner[0].level, Level::Thread);
+    lowers(&m);
+}
+
+#[test]
+fn explicit_levels_constrain_the_default_ones() {
+    let src = "__co__ void k(f32 [8, 32] a) {\n  parallel r by 8 : group {\n    parallel s by 32 {\n      a.at(r, s) = 0.0f;\n    }\n  }\n}\n";
+    let m = parse(src).module;
+    let Stmt::Parallel { levels, body } = &m.stmts[m.kernel.body[0]] else {
+        panic!()
+    };
+    let lv: Vec<Level> = levels.iter().map(|l| l.level).collect();
+    assert_eq!(lv, vec![Level::Block, Level::Group]);
+    let Stmt::Parallel { levels: inner, .. } = &m.stmts[body[0]] else {
+        panic!()
+    };
+    assert_eq!(inner[0].level, Level::Thread);
+    language(&m).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn several_functions_per_file_are_separate_modules() {
+    let mods = parse_file(&read("multi"), Some("multi.co"));
+    let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, vec!["first", "second"]);
+    for (name, r) in &mods {
+        let p = r.as_ref().unwrap_or_else(|d| panic!("{name}: {d}"));
+        assert_eq!(p.module.kernel.name.name, *name);
+        lowers(&p.module);
+    }
+}
+
+#[test]
+fn futures_events_and_generations_check_but_do_not_lower() {
+    checked_not_lowered("futures", &["E1300", "E1306", "E1307"]);
+}
+
+#[test]
+fn statements_check_but_do_not_lower() {
+    checked_not_lowered("statements", &["E0905", "E1300", "E1303", "E1304", "E1309"]);
+}
+
+#[test]
+fn views_and_new_types_check_but_do_not_lower() {
+    checked_not_lowered("views", &["E1300", "E1301", "E1306", "E1307"]);
+}
+
+#[test]
+fn seed_dialect_still_lowers() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../kernels");
+    for name in [
+        "v0_naive",
+        "v1_shared",
+        "v2_tma_wgmma",
+        "v3_warpspec",
+        "v4_tuned",
+    ] {
+        let text = std::fs::read_to_string(root.join(format!("{name}.co"))).unwrap();
+        let p = parse(&text);
+        assert!(p.notes.is_empty(), "{name}: {:?}", p.notes);
+        lowers(&p.module);
+    }
+}
+
+/// The first error of the language check (or of parsing).
+fn first_error(src: &str) -> dsl_core::Diagnostic {
+    let d = match parse_str(src, None) {
+        Err(d) => d,
+        Ok(p) => language(&p.module).expect_err("expected an error"),
+    };
+    d.0[0].clone()
+}
+
+fn kernel(body: &str) -> String {
+    format!(
+        "__co__ void k(global f16 [64, 64] input, global f16 [64, 64] out) {{\n  parallel b by 1 : block {{\n    shared f16 [64, 64] tile;\n    shared event full;\n{body}\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn misuses_are_rejected_with_their_codes() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "    f = tma.copy.async input => tile;\n    wait f;\n    trigger full after f;\n    wait full;",
+            "E1305",
+        ),
+        (
+            "    f = dma.copy.async input => tile;\n    trigger full after f;\n    wait full;",
+            "E1308",
+        ),
+        (
+            "    dma.copy input.subspan(32, 64).at(b, 0).sqz() => tile;",
+            "E0205",
+        ),
+        ("    with _ in 4 { }", "E0033"),
+        ("    dma.load input => tile;", "E0005"),
+        ("    dma.copy.fast input => tile;", "E0022"),
+        ("    shared f16 [4] z {input};", "E0104"),
+        (
+            "    f = dma.copy.async input => shared;\n    wait f;\n    out.at(0, 0) = f.at(0, 0);",
+            "E0104",
+        ),
+        ("    foreach k { }", "E0033"),
+        ("    x = exp(1, 2);", "E0009"),
+    ];
+    for (body, code) in cases {
+        let src = kernel(body);
+        let d = first_error(&src);
+        assert_eq!(d.code, *code, "for:\n{body}\ngot: {d}");
+        assert!(!d.span.is_dummy(), "{d}");
+    }
+}
+
+#[test]
+fn wait_and_trigger_lists_are_sugar() {
+    let src = kernel("    trigger full;\n    wait full, full;");
+    let m = parse(&src).module;
+    let waits = m
+        .stmts
+        .iter()
+        .filter(|(_, s)| matches!(s, Stmt::Wait { .. }))
+        .count();
+    assert_eq!(waits, 2);
+}
