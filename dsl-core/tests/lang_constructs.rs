@@ -82,6 +82,7 @@ fn ir_dumps_match_goldens() {
         "statements",
         "views",
         "multi",
+        "warp_mma",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -259,4 +260,35 @@ fn wait_and_trigger_lists_are_sugar() {
         .filter(|(_, s)| matches!(s, Stmt::Wait { .. }))
         .count();
     assert_eq!(waits, 2);
+}
+
+#[test]
+fn warp_level_mma_checks_but_does_not_lower() {
+    let m = checked_not_lowered("warp_mma", &["E0905", "E1300", "E1304", "E1307", "E1310"]);
+    // `int TM = 16, …` at the top of the body became module constants.
+    for name in ["TM", "TN", "TK"] {
+        assert!(m.constant(name).is_some(), "{name} is not a constant");
+    }
+}
+
+#[test]
+fn warp_level_mma_shapes_and_fills_are_checked() {
+    let text = read("warp_mma");
+    let bad_shape = text
+        .replace(
+            "int TM = 16, TN = 16, TK = 16;",
+            "int TM = 32, TN = 32, TK = 32;",
+        )
+        .replace("[M / TM / 2, N / TN / 2]", "[M / TM / 2, N / TN / 2]");
+    let m = parse(&bad_shape).module;
+    let d = language(&m).expect_err("m32 is no warp shape");
+    assert_eq!(codes(&d), BTreeSet::from(["E1311"]), "{d}");
+
+    let refill_operand = text.replace(
+        "        mma.row.col mc, ma, mb;",
+        "        mma.fill ma, 0.0f;\n        mma.row.col mc, ma, mb;",
+    );
+    let m = parse(&refill_operand).module;
+    let d = language(&m).expect_err("a loaded operand is not filled");
+    assert_eq!(codes(&d), BTreeSet::from(["E0307"]), "{d}");
 }

@@ -142,6 +142,10 @@ pub const NOT_LOWERED_VIEW: &str = "E1307";
 pub const TRIGGER_AFTER_WAITED: &str = "E1305";
 /// A `trigger … after f` whose `f` is not a TMA copy's future.
 pub const TRIGGER_AFTER_DMA: &str = "E1308";
+/// Not supported yet: `mma` under a `: group` level (warp-level tensor cores).
+pub const NOT_LOWERED_WARP_MMA: &str = "E1310";
+/// A warp-level `mma` (under `: group`) whose operand shape no `mma.sync`/`wmma` has.
+pub const WARP_MMA_SHAPE: &str = "E1311";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 
@@ -360,6 +364,14 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         TRIGGER_AFTER_DMA,
         "`trigger … after f` where `f` is not a TMA copy's future",
+    ),
+    (
+        NOT_LOWERED_WARP_MMA,
+        "not supported yet: `mma` under a `: group` level (warp-level tensor cores)",
+    ),
+    (
+        WARP_MMA_SHAPE,
+        "warp-level `mma` operand shape not 8/16 rows × K 4/8/16/32",
     ),
     (
         NOT_LOWERED_SCALAR_PARAM,

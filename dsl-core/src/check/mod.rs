@@ -38,6 +38,7 @@ mod support;
 mod swizzle;
 mod view;
 mod views_ext;
+mod warp_mma;
 mod wgmma;
 
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
@@ -297,6 +298,7 @@ fn run_checks(
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
+    warp_mma::check_warp_mma(&cx, &views, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
     simt::check_simt(&cx, &views, &mut diags);
@@ -615,6 +617,17 @@ impl Cx<'_> {
             crate::ir::Stmt::Parallel { levels, .. } => levels.get(l.level),
             _ => None,
         }
+    }
+    /// Whether `s` runs under a `: group` level (one warp) and no `: group-4` level: Croqtile's
+    /// warp-level tensor cores (`mma.sync`/`wmma`), checked but not lowered yet.
+    pub fn in_warp_mma(&self, s: StmtId) -> bool {
+        !self.in_group4(s)
+            && self.res.chains.get(&s).is_some_and(|c| {
+                c.iter().any(|l| {
+                    self.level(*l)
+                        .is_some_and(|pl| pl.level == crate::ir::Level::Group)
+                })
+            })
     }
     /// Whether `s` runs under a `: group-4` level (the WGMMA path).
     pub fn in_group4(&self, s: StmtId) -> bool {

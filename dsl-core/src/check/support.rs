@@ -70,6 +70,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "event generations `e.at(k)`",
                 ));
             }
+            Stmt::Mma { .. } if cx.in_warp_mma(s) => diags.push(not_lowered(
+                codes::NOT_LOWERED_WARP_MMA,
+                span,
+                "`mma` under a `: group` level (warp-level tensor cores)",
+            )),
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
                 space,
