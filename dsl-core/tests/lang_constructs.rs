@@ -83,6 +83,7 @@ fn ir_dumps_match_goldens() {
         "views",
         "multi",
         "warp_mma",
+        "hints_and_builtins",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -291,4 +292,46 @@ fn warp_level_mma_shapes_and_fills_are_checked() {
     let m = parse(&refill_operand).module;
     let d = language(&m).expect_err("a loaded operand is not filled");
     assert_eq!(codes(&d), BTreeSet::from(["E0307"]), "{d}");
+}
+
+#[test]
+fn hints_tuples_conversions_and_atomics_check_but_do_not_lower() {
+    let m = checked_not_lowered("hints_and_builtins", &["E1300", "E1303", "E1313"]);
+    // `foreach index` over `with index = {x, y} in [4, 4]` iterates x and y.
+    let foreach = m
+        .stmts
+        .iter()
+        .find_map(|(_, s)| match s {
+            Stmt::Foreach { vars, unroll, .. } => Some((vars.clone(), *unroll)),
+            _ => None,
+        })
+        .expect("a foreach");
+    let names: Vec<&str> = foreach.0.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, vec!["x", "y"]);
+    assert!(foreach.1);
+    assert_eq!(m.attributes.len(), 1);
+}
+
+#[test]
+fn attributes_are_checked() {
+    let with = |attr: &str, level: &str| {
+        format!(
+            "__co__ void k(f32 [128] a) {{\n  {attr}\n  parallel p by 1 : {level} {{\n    parallel t by 128 : thread {{\n      a.at(t) = 0.0f;\n    }}\n  }}\n}}\n"
+        )
+    };
+    for (attr, level, code) in [
+        ("[[launch_bounds(64, 1)]]", "block", "E1312"),
+        ("[[launch_bounds(1.5)]]", "block", "E1312"),
+        ("[[maxnreg(-1)]]", "block", "E1312"),
+        ("[[maxnreg(40)]]", "group-4", "E1312"),
+        ("[[unroll_all]]", "block", "E1312"),
+    ] {
+        let src = with(attr, level);
+        let d = first_error(&src);
+        assert_eq!(d.code, code, "{attr}: {d}");
+    }
+    let ok = with("[[launch_bounds(128, 2)]]", "block");
+    let m = parse(&ok).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(codes(&notes), BTreeSet::from(["E1313"]));
 }

@@ -146,6 +146,10 @@ pub const TRIGGER_AFTER_DMA: &str = "E1308";
 pub const NOT_LOWERED_WARP_MMA: &str = "E1310";
 /// A warp-level `mma` (under `: group`) whose operand shape no `mma.sync`/`wmma` has.
 pub const WARP_MMA_SHAPE: &str = "E1311";
+/// A malformed or misplaced `[[…]]` attribute.
+pub const ATTRIBUTE: &str = "E1312";
+/// Not supported yet: `[[…]]` attributes.
+pub const NOT_LOWERED_ATTRIBUTE: &str = "E1313";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 
@@ -372,6 +376,11 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         WARP_MMA_SHAPE,
         "warp-level `mma` operand shape not 8/16 rows × K 4/8/16/32",
+    ),
+    (ATTRIBUTE, "malformed or misplaced `[[…]]` attribute"),
+    (
+        NOT_LOWERED_ATTRIBUTE,
+        "not supported yet: `[[…]]` attributes",
     ),
     (
         NOT_LOWERED_SCALAR_PARAM,

@@ -18,6 +18,7 @@
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
 //! are evaluated too, and loops over problem sizes get finite ranges).
 
+mod attrs;
 mod cluster;
 pub mod codes;
 mod eval;
@@ -299,6 +300,7 @@ fn run_checks(
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
     warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
     simt::check_simt(&cx, &views, &mut diags);

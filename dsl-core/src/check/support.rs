@@ -51,6 +51,13 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             ));
         }
     }
+    for a in &m.attributes {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_ATTRIBUTE,
+            a.span,
+            &format!("the attribute `[[{}]]`", a.name.name),
+        ));
+    }
     for x in &m.decl_ext {
         diags.push(not_lowered(
             codes::NOT_LOWERED_DECL,

@@ -154,6 +154,16 @@ impl Printer<'_> {
     }
 
     fn stmt(&mut self, s: StmtId, depth: usize) {
+        for a in self.m.attributes.iter().filter(|a| a.target == s) {
+            self.indent(depth);
+            let _ = write!(self.out, "[[{}", a.name.name);
+            if !a.args.is_empty() {
+                self.out.push('(');
+                self.list(&a.args);
+                self.out.push(')');
+            }
+            self.out.push_str("]]\n");
+        }
         self.indent(depth);
         match &self.m.stmts[s] {
             Stmt::Parallel { levels, body } => {

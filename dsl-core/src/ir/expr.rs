@@ -283,7 +283,12 @@ pub fn builtin_arity(name: &str) -> Option<usize> {
     Some(match name {
         "cdiv" | "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" | "__max" | "__min"
         | "__pow" => 2,
-        "__fmaf" | "fma" => 3,
+        "__fmaf" | "fma" | "select" => 3,
+        "__atomic_add" | "__atomic_sub" | "__atomic_min" | "__atomic_max" | "__atomic_exch"
+        | "__atomic_and" | "__atomic_or" | "__atomic_xor" => 2,
+        "__frcp_rn" => 1,
+        // `__to<T>(x)`: an explicit conversion (the parser names it with its type).
+        n if n.starts_with("__to<") => 1,
         "exp" | "exp2" | "log" | "log2" | "sqrt" | "rsqrt" | "tanh" | "erf" | "abs" | "fabs"
         | "sin" | "cos" | "floor" | "ceil" | "round" | "sigmoid" | "relu" | "gelu" | "silu"
         | "__sqrt" | "__sin" | "__cos" | "__exp" | "__log" | "__rsqrt" | "__tanh" | "__abs"

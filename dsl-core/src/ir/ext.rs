@@ -135,3 +135,14 @@ impl DeclExt {
         }
     }
 }
+
+/// `[[name(args)]]` before a statement: a hint for it (`launch_bounds`, `maxnreg`, `schedule`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attribute {
+    pub name: Ident,
+    /// The arguments; `_` stays a wildcard, nested calls (`k_tiles(3, 2)`) stay calls.
+    pub args: Vec<ExprId>,
+    /// The statement it annotates.
+    pub target: super::stmt::StmtId,
+    pub span: crate::span::Span,
+}

@@ -19,7 +19,7 @@ pub mod types;
 
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
-pub use ext::{DeclExt, ExtStmt, PrintArg, SyncKind};
+pub use ext::{Attribute, DeclExt, ExtStmt, PrintArg, SyncKind};
 pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
 pub use types::{DType, Level, Major, MemSpace};
 
@@ -117,6 +117,8 @@ pub struct Module {
     pub kernel: Kernel,
     /// Initializers, `= ready` and `frag` of declarations (parsed and checked, not lowered).
     pub decl_ext: Vec<DeclExt>,
+    /// `[[…]]` attributes of statements (checked, not lowered).
+    pub attributes: Vec<Attribute>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -140,6 +142,7 @@ impl Module {
                 returns: Returns::Void,
             },
             decl_ext: Vec::new(),
+            attributes: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

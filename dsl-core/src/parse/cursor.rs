@@ -46,7 +46,7 @@ pub(crate) struct Parser {
     /// `levels::resolve` after the kernel is parsed).
     pub implicit_levels: Vec<Span>,
     /// Names bounded by enclosing `with … in` statements, innermost last.
-    pub with_bounds: Vec<Vec<(String, Vec<crate::ir::ExprId>)>>,
+    pub with_bounds: Vec<Vec<(String, Vec<crate::ir::ExprId>, Vec<crate::ir::Ident>)>>,
     /// How many `parallel` bodies enclose the cursor (a declaration without a memory space
     /// is `global` outside them and `local` inside).
     pub parallel_depth: u32,
@@ -62,6 +62,10 @@ pub(crate) struct Parser {
     pub body_constants: Vec<crate::ir::Constant>,
     /// Braced blocks open around the cursor (1 = the kernel body itself).
     pub body_depth: u32,
+    /// `[[…]]` attributes parsed so far.
+    pub attributes: Vec<crate::ir::Attribute>,
+    /// Inside `[[…]]`: calls of any name and arity are the attribute's own terms.
+    pub any_call: bool,
 }
 
 impl Parser {
@@ -84,6 +88,8 @@ impl Parser {
             const_names: Vec::new(),
             body_constants: Vec::new(),
             body_depth: 0,
+            attributes: Vec::new(),
+            any_call: false,
         }
     }
 

@@ -357,6 +357,25 @@ impl Parser {
                         );
                     }
                     _ if self.is_open(Delim::Paren) => return self.call(Ident::new(name, span)),
+                    // `__to<f32>(x)`: the conversion is named with its type.
+                    "__to" if self.is_op("<") => {
+                        self.bump();
+                        let ty = match self.kind_at(self.pos).cloned() {
+                            Some(TokKind::Ident(t)) | Some(TokKind::Lit(t)) => t,
+                            _ => {
+                                return Err(self.unexpected(codes::EXPECTED, "a type after `__to<`"));
+                            }
+                        };
+                        self.bump();
+                        self.expect_op(">", "to close `__to<…>`")?;
+                        if !self.is_open(Delim::Paren) {
+                            return Err(
+                                self.unexpected(codes::EXPECTED, "`(` and the converted value")
+                            );
+                        }
+                        let func = Ident::new(format!("__to<{ty}>"), self.span_from(first));
+                        return self.call(func);
+                    }
                     _ => Expr::Name(name),
                 };
                 Ok(self.add_expr(e, span))
@@ -373,6 +392,11 @@ impl Parser {
     /// `f(a, b)` for the built-ins; the cursor is at `(`.
     fn call(&mut self, func: Ident) -> PResult<ExprId> {
         let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
+        if self.any_call {
+            let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+            let span = func.span.join(self.span(close, close));
+            return Ok(self.add_expr(Expr::Call { func, args }, span));
+        }
         let arity = crate::ir::builtin_arity(&func.name);
         if arity.is_none() {
             self.pos = close + 1;

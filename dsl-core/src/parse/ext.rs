@@ -76,6 +76,23 @@ impl Parser {
         }
     }
 
+    /// `f(args);` for a built-in `f` (atomics): a call for its effect.
+    pub(crate) fn builtin_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let func = self.expect_ident("a built-in")?;
+        let (_, close) = self.expect_open(Delim::Paren, "and the arguments")?;
+        let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+        self.expect_semi("the call")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Call {
+                func,
+                targs: Vec::new(),
+                args,
+            }),
+            self.span_from(first),
+        ))
+    }
+
     /// `println("text", e, …);` (also `print`).
     pub(crate) fn println_stmt(&mut self) -> PResult<StmtId> {
         let first = self.bump();
@@ -192,17 +209,18 @@ impl Parser {
         }
         // A single unnamed tuple over several bounds (`with index in [3, 9]`) keeps the
         // tuple's name bounded by the first extent only when there is one.
-        let mut frame: Vec<(String, Vec<ExprId>)> = Vec::new();
+        let mut frame: Vec<(String, Vec<ExprId>, Vec<Ident>)> = Vec::new();
         if vars.is_empty() {
             if let Some(t) = &tuple {
-                frame.push((t.name.clone(), extents.clone()));
+                frame.push((t.name.clone(), extents.clone(), Vec::new()));
             }
         } else {
             for (v, e) in vars.iter().zip(&extents) {
-                frame.push((v.name.clone(), vec![*e]));
+                frame.push((v.name.clone(), vec![*e], Vec::new()));
             }
+            // `with index = {x, y} in …`: `foreach index` iterates `x` and `y`.
             if let Some(t) = &tuple {
-                frame.push((t.name.clone(), extents.clone()));
+                frame.push((t.name.clone(), extents.clone(), vars.clone()));
             }
         }
         self.with_bounds.push(frame);
@@ -220,11 +238,14 @@ impl Parser {
     }
 
     /// The bound of a `with` name, innermost first.
-    pub(crate) fn with_bound(&self, name: &str) -> Option<Vec<ExprId>> {
-        self.with_bounds
-            .iter()
-            .rev()
-            .find_map(|f| f.iter().find(|(n, _)| n == name).map(|(_, e)| e.clone()))
+    /// The bound of a `with` name, innermost first, and the element names when it names a
+    /// tuple of them.
+    pub(crate) fn with_bound(&self, name: &str) -> Option<(Vec<ExprId>, Vec<Ident>)> {
+        self.with_bounds.iter().rev().find_map(|f| {
+            f.iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, e, elems)| (e.clone(), elems.clone()))
+        })
     }
 
     /// `wait a, b;` → one `wait` per operand (sugar). `trigger a, b;` likewise; `trigger e

@@ -162,6 +162,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         occupancy: items.occupancy,
         kernel,
         decl_ext: std::mem::take(&mut p.decl_ext),
+        attributes: std::mem::take(&mut p.attributes),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

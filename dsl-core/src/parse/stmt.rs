@@ -92,6 +92,11 @@ impl Parser {
         if self.eat_op(";").is_some() {
             return Ok(());
         }
+        // `[[launch_bounds(…)]]`, `[[schedule(…)]]`, `[[maxnreg(…)]]`: scheduling hints for the
+        // statement that follows, which tessel's own choices replace; skipped.
+        if self.is_open(Delim::Bracket) && self.open_at(self.pos + 1, Delim::Bracket) {
+            return self.attributed(out);
+        }
         let Some(word) = self.peek_ident().map(str::to_string) else {
             if self.is_open(Delim::Brace) {
                 let span = self.here();
@@ -136,6 +141,12 @@ impl Parser {
             })
             .flatten();
         let s = match word.as_str() {
+            // `__atomic_add(x.at(i), 1);`: a built-in called for its effect.
+            w if crate::ir::builtin_arity(w).is_some()
+                && self.open_at(self.pos + 1, Delim::Paren) =>
+            {
+                self.builtin_stmt()?
+            }
             "return" => self.return_stmt()?,
             "call" if self.ident_at(self.pos + 1).is_some() => self.call_stmt()?,
             "println" | "print" if self.open_at(self.pos + 1, Delim::Paren) => {
@@ -209,6 +220,40 @@ impl Parser {
         let _ = self.brace_block("to open the body");
         self.leave();
         true
+    }
+
+    /// `[[name(args)]] statement`: the attribute is kept beside the statement it annotates.
+    fn attributed(&mut self, out: &mut Block) -> PResult<()> {
+        let first = self.pos;
+        let outer_close = self.toks[self.pos].partner;
+        self.pos += 2;
+        let name = self.expect_ident("an attribute name after `[[`")?;
+        let args = match self.open(Delim::Paren) {
+            Some((_, close)) => {
+                // `[[schedule(k_tiles(3, 2))]]`: argument calls name the attribute's own terms.
+                self.any_call = true;
+                let r = self.comma_list(close, "the attribute's arguments", |p| p.expr());
+                self.any_call = false;
+                r?
+            }
+            None => Vec::new(),
+        };
+        if self.pos + 1 != outer_close {
+            return Err(self.unexpected(codes::EXPECTED, "`]]` to close the attribute"));
+        }
+        self.pos = outer_close + 1;
+        let span = self.span(first, outer_close);
+        let before = out.len();
+        self.stmt(out)?;
+        if let Some(&target) = out.get(before) {
+            self.attributes.push(crate::ir::Attribute {
+                name,
+                args,
+                target,
+                span,
+            });
+        }
+        Ok(())
     }
 
     /// Whether the `dma` statement at the cursor is the seed's form: `dma.copy[.async] …` or
@@ -417,7 +462,7 @@ impl Parser {
         // `apply {i, j} in t.span`: every element of a (register) tile, an unrolled loop.
         let is_apply = self.is_kw("apply");
         let first = self.bump();
-        let vars = if self.is_open(Delim::Brace) {
+        let mut vars = if self.is_open(Delim::Brace) {
             self.var_list()?
         } else if self.peek_ident().is_some() && !self.is_kw("in") {
             let mut v = vec![self.expect_ident("a loop variable")?];
@@ -444,9 +489,17 @@ impl Parser {
         let extents = if in_kw.is_none() && !self.is_open(Delim::Bracket) {
             // `foreach x` over the bound a `with` gave `x`.
             let mut ext = Vec::new();
+            let mut iterated = Vec::new();
             for v in &vars {
                 match self.with_bound(&v.name) {
-                    Some(b) => ext.extend(b),
+                    Some((b, elems)) => {
+                        ext.extend(b);
+                        if elems.is_empty() {
+                            iterated.push(v.clone());
+                        } else {
+                            iterated.extend(elems);
+                        }
+                    }
                     None => {
                         return Err(self.error(
                             Diagnostic::new(
@@ -462,6 +515,7 @@ impl Parser {
                     }
                 }
             }
+            vars = iterated;
             ext
         } else {
             // `in t.span` (as `apply {i, j} in acc.span` writes it) iterates over `t`'s shape.

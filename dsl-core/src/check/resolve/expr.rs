@@ -35,7 +35,7 @@ impl R<'_> {
         let m = self.m;
         match &m.exprs[e] {
             Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) => {
-                if want != Want::Value {
+                if want != Want::Value && want != Want::Any {
                     self.kind_error(e, "a literal", want);
                 }
             }
