@@ -335,3 +335,24 @@ fn attributes_are_checked() {
     let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
     assert_eq!(codes(&notes), BTreeSet::from(["E1313"]));
 }
+
+#[test]
+fn conditional_values_are_selects_and_fp6_fp4_parse() {
+    let src = "__co__ void k(f6_e2m3 [64] a, f4_e2m1 [64] b, f32 [64] c) {\n  parallel p by 64 {\n    c.at(p) = p < 32 ? 1.0f : 2.0f;\n  }\n}\n";
+    let m = parse(src).module;
+    let text = m.to_string();
+    assert!(
+        text.contains("select((p < 32), 1.0f, 2.0f)")
+            || text.contains("select(p < 32, 1.0f, 2.0f)"),
+        "{text}"
+    );
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(codes(&notes), BTreeSet::from(["E1301", "E1303"]), "{notes}");
+}
+
+#[test]
+fn tma_boxes_must_be_known_on_the_host() {
+    let src = "__co__ void k(global f16 [M, K] input, global f16 [M, 64] out) {\n  parallel b by cdiv(M, 128) : block, g by 1 : group-4 {\n    shared f16 [128, 64] s;\n    tm = b * 2;\n    tma.copy input.view(tm, 64).from(b * 128, 0) => s;\n  }\n}\n";
+    let d = first_error(src);
+    assert_eq!(d.code, "E1314", "{d}");
+}

@@ -226,6 +226,9 @@ fn dtype_tokens(d: DType) -> TokenStream {
         DType::F64 => "F64",
         DType::TF32 => "TF32",
         DType::Bool => "Bool",
+        DType::F6E2M3 => "F6E2M3",
+        DType::F6E3M2 => "F6E3M2",
+        DType::F4E2M1 => "F4E2M1",
     };
     let id = Ident::new(v, Span::call_site());
     quote!(::tessel::DType::#id)
@@ -258,5 +261,6 @@ fn elem_type(d: DType) -> TokenStream {
         DType::F64 => quote!(f64),
         DType::TF32 => quote!(f32),
         DType::Bool => quote!(bool),
+        DType::F6E2M3 | DType::F6E3M2 | DType::F4E2M1 => quote!(u8),
     }
 }

@@ -150,6 +150,8 @@ pub const WARP_MMA_SHAPE: &str = "E1311";
 pub const ATTRIBUTE: &str = "E1312";
 /// Not supported yet: `[[…]]` attributes.
 pub const NOT_LOWERED_ATTRIBUTE: &str = "E1313";
+/// A TMA box extent that depends on values known only in the kernel.
+pub const TMA_BOX_RUNTIME: &str = "E1314";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 
@@ -381,6 +383,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_ATTRIBUTE,
         "not supported yet: `[[…]]` attributes",
+    ),
+    (
+        TMA_BOX_RUNTIME,
+        "TMA box extent depends on a value known only in the kernel",
     ),
     (
         NOT_LOWERED_SCALAR_PARAM,

@@ -120,3 +120,58 @@ pub(crate) fn compose_chunk(cx: &Cx, a: ExprId, full: &Dim) -> Option<Dim> {
         value: Some(f / n),
     })
 }
+
+/// A TMA copy's box (the tile of its global side) is encoded in a descriptor built on the host:
+/// its extents may use constants and problem dims, never values known only in the kernel
+/// (parallel or loop variables, lets, scalars) — which `.view(…)` windows make possible.
+pub(crate) fn check_tma_boxes(
+    cx: &Cx,
+    views: &super::view::Views,
+    diags: &mut crate::diag::Diagnostics,
+) {
+    use super::Binding;
+    use crate::ir::{CopyDst, Stmt};
+    let m = cx.m;
+    for s in super::all_stmts(m) {
+        let Stmt::TmaCopy { src, dst, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let sides = std::iter::once(*src).chain(match dst {
+            CopyDst::Expr(e) => Some(*e),
+            CopyDst::Fresh(_) => None,
+        });
+        for side in sides {
+            let Some(v) = views.get(side) else { continue };
+            for d in &v.shape {
+                let DimExpr::Expr(e) = d.expr else { continue };
+                let mut kernel_value = None;
+                super::walk_expr(m, e, &mut |x| {
+                    if let Some(
+                        Binding::Let(_)
+                        | Binding::Scalar(_)
+                        | Binding::LoopVar { .. }
+                        | Binding::ParallelVar { .. },
+                    ) = cx.res.bindings.get(&x)
+                    {
+                        kernel_value.get_or_insert(x);
+                    }
+                });
+                if let Some(x) = kernel_value {
+                    diags.push(
+                        super::at_expr(
+                            m,
+                            super::codes::TMA_BOX_RUNTIME,
+                            e,
+                            format!(
+                                "a TMA box extent must be known on the host, but `{}` depends on `{}`, a value of the kernel",
+                                m.expr_to_string(e),
+                                m.expr_to_string(x)
+                            ),
+                        )
+                        .with_help("use constants or problem dims for the box; pick the tile with coordinates"),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -25,6 +25,10 @@ pub enum DType {
     F64,
     TF32,
     Bool,
+    /// Sub-byte floats (fp6, fp4).
+    F6E2M3,
+    F6E3M2,
+    F4E2M1,
 }
 
 impl DType {
@@ -46,6 +50,9 @@ impl DType {
             "f64" | "double" => DType::F64,
             "tf32" => DType::TF32,
             "bool" => DType::Bool,
+            "f6_e2m3" => DType::F6E2M3,
+            "f6_e3m2" => DType::F6E3M2,
+            "f4_e2m1" => DType::F4E2M1,
             _ => return None,
         })
     }
@@ -67,13 +74,24 @@ impl DType {
             DType::F64 => "f64",
             DType::TF32 => "tf32",
             DType::Bool => "bool",
+            DType::F6E2M3 => "f6_e2m3",
+            DType::F6E3M2 => "f6_e3m2",
+            DType::F4E2M1 => "f4_e2m1",
         }
     }
     pub fn size_bytes(self) -> u32 {
         match self {
             DType::F16 | DType::BF16 => 2,
             DType::F32 | DType::I32 => 4,
-            DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::U8 | DType::Bool => 1,
+            // fp6/fp4 are counted a byte each (their packed layouts are a lowering's concern).
+            DType::F8E4M3
+            | DType::F8E5M2
+            | DType::S8
+            | DType::U8
+            | DType::Bool
+            | DType::F6E2M3
+            | DType::F6E3M2
+            | DType::F4E2M1 => 1,
             DType::S16 | DType::U16 => 2,
             DType::U32 | DType::TF32 => 4,
             DType::S64 | DType::U64 | DType::F64 => 8,
@@ -92,6 +110,9 @@ impl DType {
                 | DType::F8E5M2
                 | DType::F64
                 | DType::TF32
+                | DType::F6E2M3
+                | DType::F6E3M2
+                | DType::F4E2M1
         )
     }
     /// Whether a lowering supports the type (the rest is checked but not lowered yet).

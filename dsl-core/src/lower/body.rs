@@ -607,6 +607,7 @@ pub fn scalar_type(d: DType) -> &'static str {
         DType::F64 => "double",
         DType::TF32 => "float",
         DType::Bool => "bool",
+        DType::F6E2M3 | DType::F6E3M2 | DType::F4E2M1 => "unsigned char",
     }
 }
 

@@ -179,9 +179,33 @@ impl Parser {
         Ok(id)
     }
 
-    /// A full expression.
+    /// A full expression, with `c ? a : b` (the built-in `select(c, a, b)`: same meaning, one
+    /// node for the checks).
     pub(crate) fn expr(&mut self) -> PResult<ExprId> {
-        self.expr_bp(0, false)
+        let first = self.pos;
+        let cond = self.expr_bp(0, false)?;
+        if !self.is_op("?") {
+            return Ok(cond);
+        }
+        let q = self.bump();
+        self.enter()?;
+        let r = (|| {
+            let a = self.expr()?;
+            self.expect_op(":", "between the two values of `? :`")?;
+            let b = self.expr()?;
+            Ok((a, b))
+        })();
+        self.leave();
+        let (a, b) = r?;
+        let span = self.span_from(first);
+        let func = Ident::new("select", self.span(q, q));
+        self.add_bounded(
+            Expr::Call {
+                func,
+                args: vec![cond, a, b],
+            },
+            span,
+        )
     }
 
     /// The inside of `.swiz<…>`/`.async<…>`: a top-level `>` ends it.
@@ -363,7 +387,9 @@ impl Parser {
                         let ty = match self.kind_at(self.pos).cloned() {
                             Some(TokKind::Ident(t)) | Some(TokKind::Lit(t)) => t,
                             _ => {
-                                return Err(self.unexpected(codes::EXPECTED, "a type after `__to<`"));
+                                return Err(
+                                    self.unexpected(codes::EXPECTED, "a type after `__to<`")
+                                );
                             }
                         };
                         self.bump();
