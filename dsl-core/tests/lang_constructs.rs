@@ -228,10 +228,7 @@ fn misuses_are_rejected_with_their_codes() {
             "    f = dma.copy.async input => tile;\n    trigger full after f;\n    wait full;",
             "E1308",
         ),
-        (
-            "    dma.copy input.subspan(32, 64).at(b, 0).sqz() => tile;",
-            "E0205",
-        ),
+        ("    dma.copy input.chunkat(b, _).sqz() => tile;", "E0205"),
         ("    with _ in 4 { }", "E0033"),
         ("    dma.load input => tile;", "E0005"),
         ("    dma.copy.fast input => tile;", "E0022"),
@@ -355,4 +352,15 @@ fn tma_boxes_must_be_known_on_the_host() {
     let src = "__co__ void k(global f16 [M, K] input, global f16 [M, 64] out) {\n  parallel b by cdiv(M, 128) : block, g by 1 : group-4 {\n    shared f16 [128, 64] s;\n    tm = b * 2;\n    tma.copy input.view(tm, 64).from(b * 128, 0) => s;\n  }\n}\n";
     let d = first_error(src);
     assert_eq!(d.code, "E1314", "{d}");
+}
+
+#[test]
+fn shared_tensors_as_direct_mma_operands() {
+    let src = "__co__ void k(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] out) {\n  parallel {bm, bn} by [cdiv(M, 64), cdiv(N, 128)] : block, by 1 : group-4 {\n    shared f16 [64, 64] a_s;\n    shared f16 [128, 64] b_s;\n    mc = mma.fill.f32 0.0f;\n    foreach k in cdiv(K, 64) {\n      tma.copy.swiz<128> lhs.chunkat(bm, k) => a_s;\n      tma.copy.swiz<128> rhs.chunkat(bn, k) => b_s;\n      foreach kk in 4 {\n        mma.row.row mc, a_s.chunkat(_, kk), b_s.chunkat(_, kk);\n      }\n    }\n    mma.store mc, out.subspan(64, 128).at(bm, bn);\n  }\n}\n";
+    let m = parse(src).module;
+    let text = m.to_string();
+    assert!(text.contains("direct$a"), "{text}");
+    assert!(text.contains("= mma.load a_s.chunkat(_, kk);"), "{text}");
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(codes(&notes), BTreeSet::from(["E1315"]), "{notes}");
 }

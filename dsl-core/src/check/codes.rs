@@ -152,6 +152,8 @@ pub const ATTRIBUTE: &str = "E1312";
 pub const NOT_LOWERED_ATTRIBUTE: &str = "E1313";
 /// A TMA box extent that depends on values known only in the kernel.
 pub const TMA_BOX_RUNTIME: &str = "E1314";
+/// Not supported yet: shared tensors read directly as `mma` operands.
+pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 
@@ -387,6 +389,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         TMA_BOX_RUNTIME,
         "TMA box extent depends on a value known only in the kernel",
+    ),
+    (
+        NOT_LOWERED_DIRECT_OPERAND,
+        "not supported yet: shared tensors read directly as `mma` operands",
     ),
     (
         NOT_LOWERED_SCALAR_PARAM,

@@ -328,9 +328,14 @@ impl A<'_, '_> {
             return self.transpose(e, v, args);
         }
         if !op.is_lowered() {
-            return match super::views_ext::apply(cx, v, op, args) {
+            return match super::views_ext::apply(cx, e, v, op, args) {
                 Ok(v) => v,
-                Err(msg) => self.err(codes::VIEW, e, msg, "`.sqz()` drops dimensions of extent 1"),
+                Err(msg) => self.err(
+                    codes::VIEW,
+                    e,
+                    msg,
+                    "tile or reshape first: `t.subspan(1, N).at(i, 0).sqz()`",
+                ),
             };
         }
         if args.len() != rank {

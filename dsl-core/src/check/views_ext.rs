@@ -10,10 +10,25 @@ use crate::ir::{ExprId, ViewOp};
 /// unknown to the later checks, which skip it).
 pub(crate) fn apply(
     cx: &Cx,
+    e: ExprId,
     mut v: VState,
     op: ViewOp,
     args: &[ExprId],
 ) -> Result<Option<VState>, String> {
+    // Whether the chain below `e` tiles or reshapes (what `.sqz()` needs).
+    let reshaped = {
+        let mut cur = e;
+        let mut found = false;
+        while let crate::ir::Expr::View { base, .. } = &cx.m.exprs[cur] {
+            cur = *base;
+            if let crate::ir::Expr::View { op, .. } = &cx.m.exprs[cur]
+                && matches!(op, ViewOp::Subspan | ViewOp::SpanAs | ViewOp::Window)
+            {
+                found = true;
+            }
+        }
+        found
+    };
     Ok(match op {
         ViewOp::Window => {
             // `.view(A, B)` waits for `.from(i, j)`, like `.subspan` for `.at`.
@@ -53,16 +68,11 @@ pub(crate) fn apply(
             Some(v)
         }
         ViewOp::Sqz => {
-            let all_known = v.shape.iter().all(|d| cx.dim_value(d).is_some());
-            if all_known && v.shape.iter().all(|d| cx.dim_value(d) != Some(1)) {
-                return Err(format!(
-                    "`.sqz()` has no dimension of extent 1 to drop (the view is [{}])",
-                    v.shape
-                        .iter()
-                        .map(|d| cx.describe_dim(d))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+            if !reshaped {
+                return Err(
+                    "`.sqz()` needs a `.subspan`, `.span_as` or `.view` before it in the chain"
+                        .to_string(),
+                );
             }
             let keep: Vec<usize> = (0..v.shape.len())
                 .filter(|&d| cx.dim_value(&v.shape[d]) != Some(1))

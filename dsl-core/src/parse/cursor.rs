@@ -66,6 +66,8 @@ pub(crate) struct Parser {
     pub attributes: Vec<crate::ir::Attribute>,
     /// Inside `[[…]]`: calls of any name and arity are the attribute's own terms.
     pub any_call: bool,
+    /// Statements a statement's parser made to run just before it (direct `mma` operands).
+    pub pre_stmts: Vec<crate::ir::StmtId>,
 }
 
 impl Parser {
@@ -90,6 +92,7 @@ impl Parser {
             body_depth: 0,
             attributes: Vec::new(),
             any_call: false,
+            pre_stmts: Vec::new(),
         }
     }
 

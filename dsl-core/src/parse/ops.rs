@@ -271,9 +271,9 @@ impl Parser {
                 };
                 let acc = self.expect_ident("the accumulator fragment")?;
                 self.expect_op(",", "after the accumulator")?;
-                let a = self.expect_ident("the A fragment")?;
+                let a = self.mma_operand("A", first)?;
                 self.expect_op(",", "after the A fragment")?;
-                let b = self.expect_ident("the B fragment")?;
+                let b = self.mma_operand("B", first)?;
                 Stmt::Mma {
                     a_major,
                     b_major,
@@ -285,6 +285,36 @@ impl Parser {
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;
         Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// An operand of `mma.<a>.<b>`: a loaded fragment's name, or — today's Croqtile — a shared
+    /// tensor or view of one read directly (`mma.row.row mc, lhs_s.chunkat(_, k), rhs_s;`),
+    /// which becomes an `mma.load` into a fragment named `direct$<role><n>` placed just before
+    /// the `mma` (the `$` keeps it apart from every name a user can write).
+    fn mma_operand(&mut self, role: &str, first: usize) -> PResult<Ident> {
+        let start = self.pos;
+        let e = self.expr()?;
+        if let Expr::Name(n) = &self.exprs[e]
+            && !self.shapes.iter().any(|(k, _)| k == n)
+        {
+            return Ok(Ident::new(n.clone(), self.exprs.get_span(e)));
+        }
+        let span = self.span_from(start);
+        let name = Ident::new(
+            format!("direct${}{}", role.to_lowercase(), self.stmts.len()),
+            span,
+        );
+        self.bind(&name.name);
+        let load = self.add_stmt(
+            Stmt::MmaLoad {
+                name: name.clone(),
+                swizzle: None,
+                src: e,
+            },
+            span.join(self.span(first, first)),
+        );
+        self.pre_stmts.push(load);
+        Ok(name)
     }
 
     /// The first operand of `mma.store`: an accumulator name, or a view chain on one

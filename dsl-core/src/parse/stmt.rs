@@ -200,6 +200,7 @@ impl Parser {
             }
             _ => return self.assign_or_let(first, out),
         };
+        out.append(&mut self.pre_stmts);
         out.push(s);
         Ok(())
     }
