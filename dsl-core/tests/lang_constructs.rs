@@ -239,6 +239,12 @@ fn misuses_are_rejected_with_their_codes() {
         ),
         ("    foreach k { }", "E0033"),
         ("    x = exp(1, 2);", "E0009"),
+        ("    __atomic_add(out.at(0, 0));", "E0032"),
+        ("    mutable int x = 0;\n    __atomic_add(x, 1);", "E0032"),
+        (
+            "    f = tma.copy input => shared;\n    trigger full after f;\n    wait full;",
+            "E1305",
+        ),
     ];
     for (body, code) in cases {
         let src = kernel(body);

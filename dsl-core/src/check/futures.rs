@@ -49,7 +49,10 @@ pub(crate) fn check_futures(cx: &Cx, diags: &mut Diagnostics) {
         }
         for (def, span) in afters {
             let Some(def) = def else { continue };
-            if matches!(m.stmts[def], Stmt::Ext(ExtStmt::DmaFuture { .. })) {
+            if matches!(
+                m.stmts[def],
+                Stmt::Ext(ExtStmt::DmaFuture { tma: false, .. })
+            ) {
                 diags.push(
                     Diagnostic::new(
                         codes::TRIGGER_AFTER_DMA,
@@ -60,7 +63,16 @@ pub(crate) fn check_futures(cx: &Cx, diags: &mut Diagnostics) {
                     .with_help("use `tma.copy.async` for the copy, or `wait` the future and then `trigger` the event"),
                 );
             }
-            if let Some(&w) = waited.get(&def) {
+            // A synchronous copy's future has completed when the copy statement ends.
+            let sync_copy = matches!(
+                m.stmts[def],
+                Stmt::Ext(ExtStmt::DmaFuture {
+                    tma: true,
+                    is_async: false,
+                    ..
+                })
+            );
+            if let Some(&w) = waited.get(&def).or(sync_copy.then_some(&def)) {
                 diags.push(
                     Diagnostic::new(
                         codes::TRIGGER_AFTER_WAITED,

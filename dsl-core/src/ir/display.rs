@@ -466,6 +466,7 @@ impl Printer<'_> {
                 self.out.push_str("}\n");
             }
             ExtStmt::DmaFuture {
+                tma,
                 bind,
                 is_async,
                 modifiers,
@@ -476,7 +477,8 @@ impl Printer<'_> {
                 if let Some(b) = bind {
                     let _ = write!(self.out, "{} = ", b.name);
                 }
-                self.out.push_str("dma.copy");
+                self.out
+                    .push_str(if *tma { "tma.copy" } else { "dma.copy" });
                 if *is_async {
                     self.out.push_str(".async");
                 }

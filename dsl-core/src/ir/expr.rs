@@ -280,19 +280,23 @@ pub enum Expr {
 /// element values) and the element-wise math of today's Croqtile (checked; the lowering gate
 /// rejects the math ones until a lowering handles them).
 pub fn builtin_arity(name: &str) -> Option<usize> {
-    Some(match name {
-        "cdiv" | "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" | "__max" | "__min"
-        | "__pow" => 2,
-        "__fmaf" | "fma" | "select" => 3,
-        "__atomic_add" | "__atomic_sub" | "__atomic_min" | "__atomic_max" | "__atomic_exch"
-        | "__atomic_and" | "__atomic_or" | "__atomic_xor" => 2,
-        "__frcp_rn" => 1,
-        // `__to<T>(x)`: an explicit conversion (the parser names it with its type).
-        n if n.starts_with("__to<") => 1,
-        "exp" | "exp2" | "log" | "log2" | "sqrt" | "rsqrt" | "tanh" | "erf" | "abs" | "fabs"
-        | "sin" | "cos" | "floor" | "ceil" | "round" | "sigmoid" | "relu" | "gelu" | "silu"
-        | "__sqrt" | "__sin" | "__cos" | "__exp" | "__log" | "__rsqrt" | "__tanh" | "__abs"
-        | "__exp2" | "__log2" | "__rcp" | "__floor" | "__ceil" => 1,
+    // `__exp` is `exp` (the device intrinsic spelling), `__to<T>` a conversion.
+    if name.starts_with("__to<") {
+        return Some(1);
+    }
+    let base = name.strip_prefix("__").unwrap_or(name);
+    Some(match base {
+        "cdiv" | "min" | "max" if base.len() == name.len() => 2,
+        "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" | "hypot" | "fmod" | "copysign" => 2,
+        "fma" | "fmaf" | "select" => 3,
+        "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" | "atomic_exch"
+        | "atomic_and" | "atomic_or" | "atomic_xor" => 2,
+        "atomic_cas" => 3,
+        "exp" | "exp2" | "exp10" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sqrt"
+        | "rsqrt" | "cbrt" | "tanh" | "sinh" | "cosh" | "asinh" | "acosh" | "atanh" | "erf"
+        | "erfc" | "abs" | "fabs" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "floor"
+        | "ceil" | "round" | "trunc" | "sigmoid" | "relu" | "gelu" | "silu" | "rcp" | "frcp_rn"
+        | "isnan" | "isinf" | "sign" => 1,
         _ => return None,
     })
 }

@@ -70,6 +70,8 @@ pub enum ExtStmt {
     /// `[f =] dma.copy[.async] src => dst;` with the copy's future bound to `bind`, and
     /// modifiers the seed dialect did not have (`.swiz<N>`, `.zfill`, …) kept by name.
     DmaFuture {
+        /// `tma.copy` (a synchronous TMA copy with a future) rather than `dma.copy`.
+        tma: bool,
         bind: Option<Ident>,
         is_async: bool,
         /// Modifiers after the operation (`.swiz<128>`, `.zfill`) or the operation itself
@@ -100,7 +102,8 @@ impl ExtStmt {
                 SyncKind::Fence => "`sync.fence`",
             },
             ExtStmt::While { .. } => "`while` loops",
-            ExtStmt::DmaFuture { .. } => "`dma.copy` with a future or extra modifiers",
+            ExtStmt::DmaFuture { tma: false, .. } => "`dma.copy` with a future or extra modifiers",
+            ExtStmt::DmaFuture { tma: true, .. } => "a synchronous `tma.copy` bound to a future",
             ExtStmt::TriggerAfter { .. } => "`trigger … after` several futures",
             ExtStmt::MmaRefill { .. } => "`mma.fill acc, v` (re-initialization)",
         }

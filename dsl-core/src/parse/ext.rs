@@ -82,6 +82,42 @@ impl Parser {
         let func = self.expect_ident("a built-in")?;
         let (_, close) = self.expect_open(Delim::Paren, "and the arguments")?;
         let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+        let span = self.span_from(first);
+        let arity = crate::ir::builtin_arity(&func.name).unwrap_or(0);
+        if args.len() != arity {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    span,
+                    format!(
+                        "`{}` takes {arity} arguments, found {}",
+                        func.name,
+                        args.len()
+                    ),
+                )
+                .with_help(format!("write `{}(…)` with {arity} arguments", func.name)),
+            ));
+        }
+        // Atomics update memory: their target is an element of a tensor.
+        let element = args.first().is_some_and(|&a| {
+            matches!(
+                self.exprs[a],
+                crate::ir::Expr::View {
+                    op: crate::ir::ViewOp::At,
+                    ..
+                }
+            )
+        });
+        if func.name.starts_with("__atomic") && !element {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    args.first().map_or(span, |&a| self.exprs.get_span(a)),
+                    format!("`{}` updates a tensor element, not a scalar", func.name),
+                )
+                .with_help("name the element: `__atomic_add(hist.at(i), 1);`"),
+            ));
+        }
         self.expect_semi("the call")?;
         Ok(self.add_stmt(
             Stmt::Ext(ExtStmt::Call {
@@ -374,6 +410,7 @@ impl Parser {
         };
         Ok(self.add_stmt(
             Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
                 bind,
                 is_async,
                 modifiers,

@@ -194,19 +194,31 @@ impl Parser {
                         )),
                 ));
             }
-            (Some(b), None, _) => {
-                return Err(self.error(
-                    Diagnostic::new(
-                        codes::BAD_COPY,
-                        b.span,
-                        format!("only an async `{stmt}` can be bound"),
-                    )
-                    .with_help(format!("write `{} = {stmt}.async src => dst;`", b.name)),
-                ));
-            }
             _ => {}
         }
         let (src, dst) = self.copy_operands(&stmt)?;
+        if let (Some(b), None) = (&bind, m.is_async) {
+            // `f = tma.copy src => shared;`: a synchronous copy whose future names the data.
+            self.expect_semi("the copy")?;
+            let span = b.span.join(self.span_from(first));
+            let modifiers = m
+                .swizzle
+                .map(|sw| (Ident::new("swiz", self.exprs.get_span(sw)), vec![sw]))
+                .into_iter()
+                .collect();
+            return Ok(self.add_stmt(
+                Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                    tma: true,
+                    bind,
+                    is_async: false,
+                    modifiers,
+                    src,
+                    dst,
+                    after: None,
+                }),
+                span,
+            ));
+        }
         self.expect_semi("the copy")?;
         let span = match &bind {
             Some(b) => b.span.join(self.span_from(first)),
