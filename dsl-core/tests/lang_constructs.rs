@@ -240,6 +240,10 @@ fn misuses_are_rejected_with_their_codes() {
         ("    foreach k { }", "E0033"),
         ("    x = exp(1, 2);", "E0009"),
         ("    __atomic_add(out.at(0, 0));", "E0032"),
+        (
+            "    shared f16 [32, 64] t2;\n    dma.transp<1, 0> input.subspan(32, 64).at(0, 0) => t2;",
+            "E0202",
+        ),
         ("    mutable int x = 0;\n    __atomic_add(x, 1);", "E0032"),
         (
             "    f = tma.copy input => shared;\n    trigger full after f;\n    wait full;",

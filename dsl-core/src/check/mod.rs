@@ -301,6 +301,7 @@ fn run_checks(
     futures::check_futures(&cx, &mut diags);
     warp_mma::check_warp_mma(&cx, &views, &mut diags);
     views_ext::check_tma_boxes(&cx, &views, &mut diags);
+    views_ext::check_ext_copies(&cx, &views, &mut diags);
     attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);

@@ -101,7 +101,9 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
     };
     for s in all_stmts(m) {
         match &m.stmts[s] {
-            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
+            Stmt::DmaCopy { src, dst, .. }
+            | Stmt::TmaCopy { src, dst, .. }
+            | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => {
                 a.publish(*src);
                 match dst {
                     CopyDst::Expr(d) => a.publish(*d),

@@ -185,3 +185,83 @@ pub(crate) fn check_tma_boxes(
         }
     }
 }
+
+/// Shapes of the copies the seed's `dma.copy` check does not see: `dma.copy` with a future or
+/// modifiers must match its destination, and `dma.transp<p…>` must match it after permuting
+/// the source's dimensions by `p`. Only dimensions with known values are compared.
+pub(crate) fn check_ext_copies(
+    cx: &Cx,
+    views: &super::view::Views,
+    diags: &mut crate::diag::Diagnostics,
+) {
+    use crate::ir::{CopyDst, ExtStmt, Stmt};
+    let m = cx.m;
+    for s in super::all_stmts(m) {
+        let Stmt::Ext(ExtStmt::DmaFuture {
+            src,
+            dst: CopyDst::Expr(dst),
+            modifiers,
+            ..
+        }) = &m.stmts[s]
+        else {
+            continue;
+        };
+        let (Some(sv), Some(dv)) = (views.get(*src), views.get(*dst)) else {
+            continue;
+        };
+        let mut from: Vec<Option<i64>> = sv.shape.iter().map(|d| cx.dim_value(d)).collect();
+        let to: Vec<Option<i64>> = dv.shape.iter().map(|d| cx.dim_value(d)).collect();
+        if modifiers.iter().any(|(n, _)| n.name == "pad") {
+            continue;
+        }
+        if let Some((_, perm)) = modifiers.iter().find(|(n, _)| n.name == "transp") {
+            let p: Option<Vec<usize>> = perm
+                .iter()
+                .map(|&e| cx.static_value(e).and_then(|v| usize::try_from(v).ok()))
+                .collect();
+            let Some(p) = p.filter(|p| p.len() == from.len() && p.iter().all(|&i| i < from.len()))
+            else {
+                diags.push(
+                    super::at_expr(
+                        m,
+                        super::codes::COPY_SHAPE,
+                        *src,
+                        format!(
+                            "`dma.transp` needs a permutation of the source's {} dimensions",
+                            from.len()
+                        ),
+                    )
+                    .with_help("write `dma.transp<1, 0> src => dst;` for a 2-D source"),
+                );
+                continue;
+            };
+            from = p.iter().map(|&i| from[i]).collect();
+        }
+        if from.len() != to.len() {
+            continue;
+        }
+        if let Some(d) =
+            (0..from.len()).find(|&d| matches!((from[d], to[d]), (Some(a), Some(b)) if a != b))
+        {
+            let show = |v: &[Option<i64>]| {
+                v.iter()
+                    .map(|x| x.map_or("?".to_string(), |x| x.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            diags.push(
+                super::at_expr(
+                    m,
+                    super::codes::COPY_SHAPE,
+                    *dst,
+                    format!(
+                        "the copy moves a [{}] tile into [{}] (dimension {d} differs)",
+                        show(&from),
+                        show(&to)
+                    ),
+                )
+                .with_help("make the destination the source's shape (after any `transp`)"),
+            );
+        }
+    }
+}
