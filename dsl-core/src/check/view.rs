@@ -101,9 +101,20 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
     };
     for s in all_stmts(m) {
         match &m.stmts[s] {
-            Stmt::DmaCopy { src, dst, .. }
-            | Stmt::TmaCopy { src, dst, .. }
-            | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => {
+            // Today's copies may name a `.subspan` tiling without `.at` (its first tile): such
+            // an operand gets no published view, the others do.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => {
+                let operands = std::iter::once(*src).chain(match dst {
+                    CopyDst::Expr(d) => Some(*d),
+                    CopyDst::Fresh(_) => None,
+                });
+                for e in operands {
+                    if a.view(e).is_some_and(|v| v.tiled.is_none()) {
+                        a.views.public.insert(e);
+                    }
+                }
+            }
+            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
                 a.publish(*src);
                 match dst {
                     CopyDst::Expr(d) => a.publish(*d),
