@@ -8,7 +8,10 @@ it carries starts with `not` (the compiler is expected to reject it); a negative
 the yardstick when `tessel check` rejects at least one of its functions. The script is plain
 Python because it only shells out to the `tessel` binary and matches braces.
 
-usage: tools/croqtile-yardstick.py DIR [--tessel PATH] [--list] [--fail-list]
+With `--emit`, every function that passes `check` is also given to `tessel emit` (the lowering
+gate, then the lowering): the tool then counts how many lower to CUDA.
+
+usage: tools/croqtile-yardstick.py DIR [--tessel PATH] [--emit] [--list] [--fail-list]
 """
 
 import argparse
@@ -113,12 +116,12 @@ def variants(text):
         yield name, "".join(chars)
 
 
-def check(tessel, body, tmpdir):
+def check(tessel, body, tmpdir, cmd="check"):
     path = os.path.join(tmpdir, "fn.co")
     with open(path, "w") as f:
         f.write(body)
     try:
-        r = subprocess.run([tessel, "check", path], capture_output=True, text=True, timeout=60)
+        r = subprocess.run([tessel, cmd, path], capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         return False, "timeout"
     out = r.stdout + r.stderr
@@ -136,6 +139,7 @@ def main():
     ap.add_argument("--tessel", default="target/debug/tessel")
     ap.add_argument("--list", action="store_true", help="print every function's result")
     ap.add_argument("--fail-list", action="store_true", help="print each failing function")
+    ap.add_argument("--emit", action="store_true", help="also count functions `tessel emit` lowers")
     a = ap.parse_args()
     files = sorted(
         os.path.join(d, f) for d, _, fs in os.walk(a.dir) for f in fs if f.endswith(".co")
@@ -145,6 +149,7 @@ def main():
     e2e_gemm = [0, 0]
     neg = [0, 0]
     panics = 0
+    emitted = [0, 0, 0]  # all, mma, end2end mma
     reasons = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
@@ -155,6 +160,13 @@ def main():
                 ok, why = check(a.tessel, body, tmp)
                 panics += why.startswith("PANIC")
                 results.append((name, ok, why))
+                if ok and a.emit and not negative:
+                    lowered, ewhy = check(a.tessel, body, tmp, "emit")
+                    panics += ewhy.startswith("PANIC")
+                    fn_text = body_of(text, name)
+                    emitted[0] += lowered
+                    emitted[1] += lowered and "mma" in fn_text
+                    emitted[2] += lowered and "mma" in fn_text and "/end2end/" in path
                 if a.list:
                     print("%s %s::%s %s" % ("ok  " if ok else "FAIL", path, name, why))
             if negative:
@@ -183,6 +195,8 @@ def main():
     print("  of them using mma (GEMM-like):                     " + pct(gemm))
     print("  of them in end2end/ using mma:                     " + pct(e2e_gemm))
     print("negative test files still rejected:                  " + pct(neg))
+    if a.emit:
+        print("functions that `tessel emit` lowers:                 %d (mma: %d, end2end mma: %d)" % tuple(emitted))
     print("panics or crashes:                                   %d" % panics)
     print("most common first errors:")
     for why, n in reasons.most_common(25):

@@ -182,7 +182,7 @@ fn statements_check_but_do_not_lower() {
 
 #[test]
 fn views_and_new_types_check_but_do_not_lower() {
-    checked_not_lowered("views", &["E1300", "E1301", "E1306", "E1307"]);
+    checked_not_lowered("views", &["E1300", "E1301", "E1306", "E1307", "E1316"]);
 }
 
 #[test]
@@ -373,4 +373,19 @@ fn shared_tensors_as_direct_mma_operands() {
     assert!(text.contains("= mma.load a_s.chunkat(_, kk);"), "{text}");
     let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
     assert_eq!(codes(&notes), BTreeSet::from(["E1315"]), "{notes}");
+}
+
+#[test]
+fn copies_the_lowering_cannot_do_are_gated_at_check() {
+    for body in [
+        "    shared f16 [64, 64] t2;\n    dma.copy tile => t2;",
+        "    dma.copy tile => out.subspan(64, 64).at(b, 0);",
+        "    dma.copy input.subspan(64, 64).at(b, 0) => shared;",
+    ] {
+        let m = parse(&kernel(body)).module;
+        let notes = language(&m).unwrap_or_else(|d| panic!("{body}: {d}"));
+        assert_eq!(codes(&notes), BTreeSet::from(["E1316"]), "{body}: {notes}");
+        let err = full(&m).expect_err("gated");
+        assert_eq!(codes(&err), BTreeSet::from(["E1316"]), "{body}: {err}");
+    }
 }

@@ -154,6 +154,8 @@ pub const NOT_LOWERED_ATTRIBUTE: &str = "E1313";
 pub const TMA_BOX_RUNTIME: &str = "E1314";
 /// Not supported yet: shared tensors read directly as `mma` operands.
 pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
+/// Not supported yet: a `dma.copy` direction or tile the copy lowering does not handle.
+pub const NOT_LOWERED_COPY: &str = "E1316";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 
@@ -393,6 +395,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_DIRECT_OPERAND,
         "not supported yet: shared tensors read directly as `mma` operands",
+    ),
+    (
+        NOT_LOWERED_COPY,
+        "not supported yet: a `dma.copy` direction or tile shape the lowering does not handle",
     ),
     (
         NOT_LOWERED_SCALAR_PARAM,

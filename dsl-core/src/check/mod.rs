@@ -309,7 +309,7 @@ fn run_checks(
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
     let mut gate = Diagnostics::default();
-    support::lowering_gate(&cx, &mut gate);
+    support::lowering_gate(&cx, &views, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.

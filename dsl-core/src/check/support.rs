@@ -22,7 +22,7 @@ pub(crate) const LOWERING_ONLY: &[&str] = &[codes::OUTSIDE_PARALLEL, codes::F8, 
 /// Built-in functions the lowering handles.
 const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
 
-pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
+pub(crate) fn lowering_gate(cx: &Cx, views: &super::view::Views, diags: &mut Diagnostics) {
     let m = cx.m;
     let not_lowered = |code, span, what: &str| {
         Diagnostic::new(code, span, format!("not supported yet: {what}"))
@@ -88,6 +88,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     span,
                     "a shared tensor as a direct `mma` operand",
                 ))
+            }
+            Stmt::DmaCopy { src, dst, .. } => {
+                if let Some(what) = unlowered_copy(views, *src, dst) {
+                    diags.push(not_lowered(codes::NOT_LOWERED_COPY, span, what));
+                }
             }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
@@ -167,4 +172,24 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             });
         }
     }
+}
+
+/// What the SIMT copy lowering does not handle: a fresh destination, directions other than
+/// global → shared and copies through registers, tiles into shared memory that are not 2-D.
+fn unlowered_copy(
+    views: &super::view::Views,
+    src: crate::ir::ExprId,
+    dst: &crate::ir::CopyDst,
+) -> Option<&'static str> {
+    let crate::ir::CopyDst::Expr(d) = dst else {
+        return Some("`dma.copy … => shared` into a fresh buffer");
+    };
+    let (sv, dv) = (views.get(src)?, views.get(*d)?);
+    if sv.space == MemSpace::Local || dv.space == MemSpace::Local {
+        return None;
+    }
+    if sv.space != MemSpace::Global || dv.space != MemSpace::Shared {
+        return Some("`dma.copy` other than global → shared or through registers");
+    }
+    (sv.shape.len() != 2 || sv.transposed).then_some("`dma.copy` of a tile that is not 2-D")
 }
