@@ -26,8 +26,7 @@
 //! | E0021 | nesting too deep |
 //! | E0022 | unknown or repeated modifier (`.swiz`, `.async`) |
 //! | E0030 | note: file mode skipped host C++ and preprocessor lines |
-//! | E0031 | malformed future or event statement (`wait a, b`, `trigger e after f`, `= ready`) |
-//! | E0032 | malformed `return`, `call`, `println` or `assert` |
+//! | E0032 | malformed `assert`, or a built-in called as a statement with the wrong arguments |
 //! | E0033 | malformed loop (`while`, `with … in`, ranged `foreach`) |
 
 pub const LEX: &str = "E0001";
@@ -53,6 +52,5 @@ pub const COUNT: &str = "E0020";
 pub const TOO_DEEP: &str = "E0021";
 pub const BAD_MODIFIER: &str = "E0022";
 pub const HOST_SKIPPED: &str = "E0030";
-pub const BAD_FUTURE: &str = "E0031";
 pub const BAD_CALL: &str = "E0032";
 pub const BAD_LOOP: &str = "E0033";
