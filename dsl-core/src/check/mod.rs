@@ -579,6 +579,7 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
             .chain(after.iter().copied())
             .collect(),
         ExtStmt::MmaRefill { value, .. } => vec![*value],
+        ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => Vec::new(),
     }
 }
 

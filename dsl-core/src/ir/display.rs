@@ -507,6 +507,13 @@ impl Printer<'_> {
                 self.list(after);
                 self.out.push_str(";\n");
             }
+            ExtStmt::Asm { volatile, template } => {
+                let v = if *volatile { " volatile" } else { "" };
+                let _ = writeln!(self.out, "__asm__{v}({template:?});");
+            }
+            ExtStmt::Jump { kind } => {
+                let _ = writeln!(self.out, "{kind};");
+            }
             ExtStmt::MmaRefill { acc, value } => {
                 let _ = write!(self.out, "mma.fill {}, ", acc.name);
                 self.expr(*value, 0);

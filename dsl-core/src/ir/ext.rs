@@ -86,6 +86,11 @@ pub enum ExtStmt {
     TriggerAfter { event: ExprId, after: Vec<ExprId> },
     /// `mma.fill mc, v;`: re-initialize an existing accumulator.
     MmaRefill { acc: Ident, value: ExprId },
+    /// `__asm__ [volatile] ("template" : outputs : inputs : clobbers);`: inline PTX, kept as
+    /// its template text (operands are not modelled).
+    Asm { volatile: bool, template: String },
+    /// `break;`, `continue;`, `yield;`
+    Jump { kind: &'static str },
 }
 
 impl ExtStmt {
@@ -106,6 +111,10 @@ impl ExtStmt {
             ExtStmt::DmaFuture { tma: true, .. } => "a synchronous `tma.copy` bound to a future",
             ExtStmt::TriggerAfter { .. } => "`trigger … after` several futures",
             ExtStmt::MmaRefill { .. } => "`mma.fill acc, v` (re-initialization)",
+            ExtStmt::Asm { .. } => "inline `__asm__`",
+            ExtStmt::Jump { kind: "break" } => "`break`",
+            ExtStmt::Jump { kind: "continue" } => "`continue`",
+            ExtStmt::Jump { .. } => "`yield`",
         }
     }
 }

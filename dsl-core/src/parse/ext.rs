@@ -422,6 +422,33 @@ impl Parser {
         ))
     }
 
+    /// `__asm__ [volatile] ("template" …);` — the template is kept, the operand lists skipped.
+    pub(crate) fn asm_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let volatile = self.eat_kw("volatile").is_some();
+        let (_, close) = self.expect_open(Delim::Paren, "and the assembly")?;
+        let Some(template) = self.string_lit() else {
+            return Err(self.unexpected_help(
+                codes::BAD_CALL,
+                "the assembly template string",
+                "write `__asm__(\"nop;\");`",
+            ));
+        };
+        self.pos = close + 1;
+        self.expect_semi("`__asm__`")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Asm { volatile, template }),
+            self.span_from(first),
+        ))
+    }
+
+    /// `break;`, `continue;`, `yield;`
+    pub(crate) fn jump_stmt(&mut self, kind: &'static str) -> PResult<StmtId> {
+        let first = self.bump();
+        self.expect_semi(&format!("`{kind}`"))?;
+        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Jump { kind }), self.span_from(first)))
+    }
+
     /// `<a, b>` after a modifier, if present.
     fn angle_args(&mut self) -> PResult<Vec<ExprId>> {
         let mut args = Vec::new();

@@ -148,6 +148,15 @@ impl Parser {
                 self.builtin_stmt()?
             }
             "return" => self.return_stmt()?,
+            "__asm__" | "asm"
+                if self.open_at(self.pos + 1, Delim::Paren)
+                    || self.kw_at(self.pos + 1, "volatile") =>
+            {
+                self.asm_stmt()?
+            }
+            "break" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("break")?,
+            "continue" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("continue")?,
+            "yield" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("yield")?,
             "call" if self.ident_at(self.pos + 1).is_some() => self.call_stmt()?,
             "println" | "print" if self.open_at(self.pos + 1, Delim::Paren) => {
                 self.println_stmt()?

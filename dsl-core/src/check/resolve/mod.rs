@@ -516,6 +516,7 @@ impl R<'_> {
                 self.expr(*value, Want::Value, false);
                 self.ident(s, Role::Acc, acc, true);
             }
+            ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => {}
         }
     }
 
