@@ -240,6 +240,8 @@ fn misuses_are_rejected_with_their_codes() {
         ("    foreach k { }", "E0033"),
         ("    x = exp(1, 2);", "E0009"),
         ("    __atomic_add(out.at(0, 0));", "E0032"),
+        ("    break;", "E1317"),
+        ("    __asm__ volatile(\"nop\" : : : : \"memory\");", "E0032"),
         (
             "    shared f16 [32, 64] t2;\n    dma.transp<1, 0> input.subspan(32, 64).at(0, 0) => t2;",
             "E0202",
@@ -388,4 +390,13 @@ fn copies_the_lowering_cannot_do_are_gated_at_check() {
         let err = full(&m).expect_err("gated");
         assert_eq!(codes(&err), BTreeSet::from(["E1316"]), "{body}: {err}");
     }
+}
+
+#[test]
+fn yield_belongs_in_a_parallel() {
+    let d = first_error("__co__ void k(global f32 [4] a) {\n  yield;\n}\n");
+    assert_eq!(d.code, "E1317", "{d}");
+    let ok = "__co__ void k(global f32 [4] a) {\n  parallel p by 4 {\n    yield;\n  }\n}\n";
+    let m = parse(ok).module;
+    language(&m).unwrap_or_else(|d| panic!("{d}"));
 }

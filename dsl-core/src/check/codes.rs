@@ -156,6 +156,8 @@ pub const TMA_BOX_RUNTIME: &str = "E1314";
 pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
 /// Not supported yet: a `dma.copy` direction or tile the copy lowering does not handle.
 pub const NOT_LOWERED_COPY: &str = "E1316";
+/// `break`/`continue` outside a loop, `yield` outside a `parallel`.
+pub const MISPLACED_JUMP: &str = "E1317";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 
@@ -399,6 +401,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_COPY,
         "not supported yet: a `dma.copy` direction or tile shape the lowering does not handle",
+    ),
+    (
+        MISPLACED_JUMP,
+        "`break`/`continue` outside a loop, or `yield` outside a `parallel`",
     ),
     (
         NOT_LOWERED_SCALAR_PARAM,

@@ -21,6 +21,7 @@
 mod attrs;
 mod cluster;
 pub mod codes;
+mod control;
 mod eval;
 mod events;
 mod futures;
@@ -300,6 +301,7 @@ fn run_checks(
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
     warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    control::check_control(&cx, &mut diags);
     views_ext::check_tma_boxes(&cx, &views, &mut diags);
     views_ext::check_ext_copies(&cx, &views, &mut diags);
     attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);

@@ -434,6 +434,28 @@ impl Parser {
                 "write `__asm__(\"nop;\");`",
             ));
         };
+        // At most three `:` sections follow the template: outputs, inputs, clobbers.
+        let mut colons = 0;
+        let mut i = self.pos;
+        while i < close {
+            match self.kind_at(i) {
+                Some(TokKind::Open(_)) => i = self.toks[i].partner,
+                Some(TokKind::Punct { ch: ':', .. }) => colons += 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        if colons > 3 {
+            let span = self.span(first, close);
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    span,
+                    "invalid `__asm__` syntax: more than three `:` sections",
+                )
+                .with_help("write `__asm__(\"tmpl\" : outputs : inputs : clobbers);`"),
+            ));
+        }
         self.pos = close + 1;
         self.expect_semi("`__asm__`")?;
         Ok(self.add_stmt(
