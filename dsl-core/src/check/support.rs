@@ -162,11 +162,12 @@ pub(crate) fn lowering_gate(cx: &Cx, views: &super::view::Views, diags: &mut Dia
                 }
                 if let Expr::Call { func, .. } = &m.exprs[x] {
                     if !LOWERED_FUNCS.contains(&func.name.as_str()) {
-                        diags.push(not_lowered(
-                            codes::NOT_LOWERED_MATH,
-                            m.expr_span(x),
-                            &format!("the built-in `{}`", func.name),
-                        ));
+                        let what = if func.name == "ituple" {
+                            "i-tuple values `{a, b}`".to_string()
+                        } else {
+                            format!("the built-in `{}`", func.name)
+                        };
+                        diags.push(not_lowered(codes::NOT_LOWERED_MATH, m.expr_span(x), &what));
                     }
                 }
             });

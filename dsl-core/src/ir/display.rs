@@ -477,12 +477,29 @@ impl Printer<'_> {
                 if let Some(b) = bind {
                     let _ = write!(self.out, "{} = ", b.name);
                 }
-                self.out
-                    .push_str(if *tma { "tma.copy" } else { "dma.copy" });
+                // `dma.pad<…>` / `dma.transp<…>` / `dma.any`: the operation leads the modifiers.
+                let op_first = modifiers
+                    .first()
+                    .is_some_and(|(n, _)| matches!(n.name.as_str(), "pad" | "transp" | "any"));
+                let (head, rest) = modifiers.split_at(usize::from(op_first));
+                let engine = if *tma { "tma" } else { "dma" };
+                match head.first() {
+                    Some((op, args)) => {
+                        let _ = write!(self.out, "{engine}.{}", op.name);
+                        if !args.is_empty() {
+                            self.out.push('<');
+                            self.list(args);
+                            self.out.push('>');
+                        }
+                    }
+                    None => {
+                        let _ = write!(self.out, "{engine}.copy");
+                    }
+                }
                 if *is_async {
                     self.out.push_str(".async");
                 }
-                for (m, args) in modifiers {
+                for (m, args) in rest {
                     let _ = write!(self.out, ".{}", m.name);
                     if !args.is_empty() {
                         self.out.push('<');
@@ -568,6 +585,12 @@ impl Printer<'_> {
                 if paren {
                     self.out.push(')');
                 }
+            }
+            Expr::Call { func, args } if func.name == "ituple" => {
+                self.out.push('{');
+                let args = args.clone();
+                self.list(&args);
+                self.out.push('}');
             }
             Expr::Call { func, args } => {
                 let _ = write!(self.out, "{}(", func.name);

@@ -406,6 +406,14 @@ impl Parser {
                 };
                 Ok(self.add_expr(e, span))
             }
+            // `{a, b, c}`: an i-tuple value (a call of the built-in `ituple`).
+            Some(TokKind::Open(Delim::Brace)) => {
+                let (open, close) = self.open(Delim::Brace).ok_or(Reported)?;
+                let args = self.comma_list(close, "the i-tuple", |p| p.expr())?;
+                let span = self.span(open, close);
+                let func = Ident::new("ituple", span);
+                Ok(self.add_expr(Expr::Call { func, args }, span))
+            }
             Some(TokKind::Open(Delim::Paren)) => {
                 let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
                 let inner = self.expr();

@@ -102,7 +102,9 @@ impl R<'_> {
             }
             Expr::Call { func, args } => {
                 let arity = crate::ir::builtin_arity(&func.name);
-                if arity.is_none() {
+                if func.name == "ituple" {
+                    // `{a, b}`: any number of values.
+                } else if arity.is_none() {
                     let mut d = Diagnostic::new(
                         codes::BAD_CALL,
                         func.span,
