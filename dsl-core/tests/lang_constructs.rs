@@ -403,3 +403,24 @@ fn yield_belongs_in_a_parallel() {
     let m = parse(ok).module;
     language(&m).unwrap_or_else(|d| panic!("{d}"));
 }
+
+#[test]
+fn a_parallel_body_may_be_a_nested_parallel_statement() {
+    let m = parse("__co__ void k() { parallel by 2 parallel by 4 parallel by 6; }\n").module;
+    let Stmt::Parallel { levels, body } = &m.stmts[m.kernel.body[0]] else {
+        panic!()
+    };
+    assert_eq!(levels[0].level, Level::Block);
+    let Stmt::Parallel {
+        levels: l2,
+        body: b2,
+    } = &m.stmts[body[0]]
+    else {
+        panic!()
+    };
+    assert_eq!(l2[0].level, Level::Group);
+    let Stmt::Parallel { levels: l3, .. } = &m.stmts[b2[0]] else {
+        panic!()
+    };
+    assert_eq!(l3[0].level, Level::Thread);
+}

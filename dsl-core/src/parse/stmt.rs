@@ -298,7 +298,10 @@ impl Parser {
             } else {
                 self.pos + 1
             };
-            if (self.is_open(Delim::Brace) || self.peek_ident().is_some()) && self.kw_at(next, "by")
+            // (`parallel by 2 parallel by 4`: a nested statement as the body, not a level.)
+            if (self.is_open(Delim::Brace) || self.peek_ident().is_some())
+                && !self.is_kw("parallel")
+                && self.kw_at(next, "by")
             {
                 let span = self.after_prev();
                 self.error(
