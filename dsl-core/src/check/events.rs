@@ -87,17 +87,18 @@ fn use_of(
     diags: &mut Diagnostics,
 ) -> Option<usize> {
     let m = cx.m;
-    let (name_expr, indexed) = match &m.exprs[e] {
-        Expr::Name(_) => (e, false),
-        Expr::Index { base, .. } => (*base, true),
-        // `e.at(k)`: generation `k` of a cyclic event (or of an element of an array).
+    // `e.at(k)`: step `k` of a cyclic event — for an array, element `k % N` (any index form
+    // is then fine).
+    let (name_expr, indexed, cyclic) = match &m.exprs[e] {
+        Expr::Name(_) => (e, false, false),
+        Expr::Index { base, .. } => (*base, true, false),
         Expr::View {
             base,
             op: crate::ir::ViewOp::At,
             ..
         } => match &m.exprs[*base] {
-            Expr::Index { base, .. } => (*base, true),
-            _ => (*base, false),
+            Expr::Index { base, .. } => (*base, true, true),
+            _ => (*base, false, true),
         },
         _ => return None,
     };
@@ -112,7 +113,7 @@ fn use_of(
         Stmt::EventDecl { names, .. } => names.get(di).is_some_and(|n| n.count.is_some()),
         _ => false,
     };
-    if is_array && !indexed {
+    if !cyclic && is_array && !indexed {
         diags.push(
             at_expr(
                 m,
@@ -122,7 +123,7 @@ fn use_of(
             )
             .with_help(format!("index it, e.g. `{}[stage]`", ev.name)),
         );
-    } else if !is_array && indexed {
+    } else if !cyclic && !is_array && indexed {
         diags.push(
             at_expr(
                 m,
