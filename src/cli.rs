@@ -23,6 +23,9 @@ pub fn run(args: &[String]) -> (String, i32) {
         Ok(t) => t,
         Err(e) => return (format!("error: cannot read {file}: {e}\n"), 2),
     };
+    if cmd == "check" && sets.is_empty() {
+        return check_file(&file, &text);
+    }
     let (m, parse_notes) = match dsl_core::parse::parse_str(&text, Some(&file)) {
         Ok(p) => (p.module, p.notes),
         Err(d) => return (render(&file, &text, &d), 1),
@@ -111,6 +114,51 @@ pub fn run(args: &[String]) -> (String, i32) {
         },
         other => (format!("error: unknown command `{other}`\n{USAGE}\n"), 2),
     }
+}
+
+/// `tessel check` on a whole file: every `__co__` function is checked on its own (a file
+/// with one function prints `FILE: ok (…)`, with several `FILE::name: ok (…)` per function);
+/// what no lowering handles yet follows as notes.
+fn check_file(file: &str, text: &str) -> (String, i32) {
+    let modules = dsl_core::parse::parse_file(text, Some(file));
+    let several = modules.len() > 1;
+    let mut out = String::new();
+    let mut code = 0;
+    for (name, parsed) in modules {
+        let label = if several {
+            format!("{file}::{name}")
+        } else {
+            file.to_string()
+        };
+        let p = match parsed {
+            Ok(p) => p,
+            Err(d) => {
+                out.push_str(&render(file, text, &d));
+                code = 1;
+                continue;
+            }
+        };
+        let cfg = Config::defaults(&p.module);
+        match check::check_language(&p.module, &cfg, None, &check::Limits::default()) {
+            Ok((info, gate)) => {
+                out.push_str(&format!(
+                    "{label}: ok ({} threads per block, {} bytes of shared memory)\n",
+                    info.threads_per_block, info.smem_bytes
+                ));
+                for d in p.notes.iter().chain(gate.iter()) {
+                    out.push_str(&format!(
+                        "note[{}]: {}:{}: {}\n",
+                        d.code, file, d.span.start.line, d.message
+                    ));
+                }
+            }
+            Err(d) => {
+                out.push_str(&render(file, text, &d));
+                code = 1;
+            }
+        }
+    }
+    (out, code)
 }
 
 fn parse_args(args: &[String]) -> Result<(String, String, Vec<(String, i64)>), String> {
