@@ -1,7 +1,7 @@
-//! Today's Croqtile beside the seed dialect: each construct parses, resolves, checks and dumps
+//! Today's Croqtile beside the core dialect: each construct parses, resolves, checks and dumps
 //! (`tests/lang/*.co` → `tests/lang/*.ir`, refreshed with `TESSEL_BLESS=1`); what no lowering
 //! handles yet passes `check_language` and is rejected by `check_config` (the lowering gate)
-//! with its own "not supported yet" code; sugar over the seed's IR checks, lowers and emits.
+//! with its own "not supported yet" code; sugar over the core IR checks, lowers and emits.
 
 use dsl_core::Diagnostics;
 use dsl_core::check::{self, Config, Limits};
@@ -189,7 +189,7 @@ fn views_and_new_types_check_but_do_not_lower() {
 }
 
 #[test]
-fn seed_dialect_still_lowers() {
+fn core_dialect_kernels_still_lower() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../kernels");
     for name in [
         "v0_naive",

@@ -186,7 +186,7 @@ pub(crate) fn check_tma_boxes(
     }
 }
 
-/// Shapes of the copies the seed's `dma.copy` check does not see: `dma.copy` with a future or
+/// Shapes of the copies the core `dma.copy` check does not see: `dma.copy` with a future or
 /// modifiers must match its destination, and `dma.transp<p…>` must match it after permuting
 /// the source's dimensions by `p`. Only dimensions with known values are compared.
 pub(crate) fn check_ext_copies(

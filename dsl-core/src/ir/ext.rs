@@ -68,7 +68,7 @@ pub enum ExtStmt {
     /// `while (cond) body`
     While { cond: ExprId, body: Block },
     /// `[f =] dma.copy[.async] src => dst;` with the copy's future bound to `bind`, and
-    /// modifiers the seed dialect did not have (`.swiz<N>`, `.zfill`, …) kept by name.
+    /// modifiers the core dialect did not have (`.swiz<N>`, `.zfill`, …) kept by name.
     DmaFuture {
         /// `tma.copy` (a synchronous TMA copy with a future) rather than `dma.copy`.
         tma: bool,
@@ -119,7 +119,7 @@ impl ExtStmt {
     }
 }
 
-/// What a declaration carries beyond the seed's form, kept beside the statement.
+/// What a declaration carries beyond the core form, kept beside the statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeclExt {
     /// `shared s32 [8] b {0};`: every element starts at the value.

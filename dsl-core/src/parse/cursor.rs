@@ -53,7 +53,7 @@ pub(crate) struct Parser {
     /// Shapes of the parameters and tensors declared so far, for `[x.span]` in a later
     /// declaration (replaced by `x`'s own dimensions).
     pub shapes: Vec<(String, Vec<crate::ir::ExprId>)>,
-    /// What declarations carry beyond the seed's form (`{v}`, `= ready`, `frag`).
+    /// What declarations carry beyond the core form (`{v}`, `= ready`, `frag`).
     pub decl_ext: Vec<crate::ir::DeclExt>,
     /// Names with a compile-time value: tunables, constants, `#define`s and the integer
     /// constants of the kernel body (folded into constants).

@@ -1,9 +1,9 @@
-//! Statements of today's Croqtile beyond the seed dialect: `return`, `call`, `println`,
+//! Statements of today's Croqtile beyond the core dialect: `return`, `call`, `println`,
 //! `assert`, `sync.barrier|global|fence`, `while`, `with … in` (and the `foreach x` it
 //! bounds), `mutable` scalars, bound `dma.copy` futures, several events or futures after
 //! `wait` / `trigger`, and `mma.fill acc, v`.
 //!
-//! Pure sugar becomes the seed's IR here (`wait a, b` → two waits, `mutable int x` → a scalar,
+//! Pure sugar becomes the core IR here (`wait a, b` → two waits, `mutable int x` → a scalar,
 //! `with x in N { foreach x … }` → `foreach x in [N]`); the rest becomes [`Stmt::Ext`], which
 //! the checker accepts and its lowering gate reports as "not supported yet".
 
@@ -13,7 +13,7 @@ use super::lexer::{Delim, TokKind};
 use crate::diag::Diagnostic;
 use crate::ir::{Block, CopyDst, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind};
 
-/// `dma` operations beyond the seed's `copy` and `wait`.
+/// `dma` operations beyond the core `copy` and `wait`.
 const DMA_EXT_OPS: &[&str] = &["copy", "pad", "transp", "any"];
 const DMA_ALL_OPS: &[&str] = &["copy", "wait", "pad", "transp", "any"];
 /// Modifiers after `dma.copy` (and `dma.pad` / `dma.transp`).
@@ -169,7 +169,7 @@ impl Parser {
     }
 
     /// `sync.barrier;`, `sync.global;`, `sync.fence;` (the cursor is at `sync`; `sync.shared`
-    /// is the seed's and handled by `sync`).
+    /// is the core dialect's and handled by `sync`).
     pub(crate) fn sync_ext(&mut self, kind: SyncKind) -> PResult<StmtId> {
         let first = self.pos;
         self.pos += 3;
@@ -335,7 +335,7 @@ impl Parser {
         Ok(())
     }
 
-    /// `[f =] dma.copy[.async][.mods] src => dst;` when it is not the seed's plain form: a
+    /// `[f =] dma.copy[.async][.mods] src => dst;` when it is not the core plain form: a
     /// bound future or extra modifiers. The cursor is at `dma`.
     pub(crate) fn dma_future(&mut self, first: usize, bind: Option<Ident>) -> PResult<StmtId> {
         self.bump();

@@ -44,7 +44,7 @@ pub(crate) fn resolve(
         assign(stmts, s, &[], implicit);
     }
     // A top-level nest that does not start at `block` runs in one block: prepend the level
-    // `by 1 : block` to its statement (the seed's spelling of the same launch).
+    // `by 1 : block` to its statement (the core spelling of the same launch).
     for &s in body.iter() {
         let span = stmts.get_span(s);
         if let Stmt::Parallel { levels, .. } = &mut stmts[s]

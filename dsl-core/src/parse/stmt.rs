@@ -165,7 +165,7 @@ impl Parser {
             "sync" if sync_kind.is_some() => {
                 self.sync_ext(sync_kind.unwrap_or(crate::ir::SyncKind::Barrier))?
             }
-            "dma" if !self.seed_dma() => self.dma_future(first, None)?,
+            "dma" if !self.core_dma() => self.dma_future(first, None)?,
             "mma"
                 if self.kw_at(self.pos + 2, "fill")
                     && self.ident_at(self.pos + 3).is_some()
@@ -266,9 +266,9 @@ impl Parser {
         Ok(())
     }
 
-    /// Whether the `dma` statement at the cursor is the seed's form: `dma.copy[.async] …` or
+    /// Whether the `dma` statement at the cursor is the core form: `dma.copy[.async] …` or
     /// `dma.wait`, with no other modifier.
-    fn seed_dma(&self) -> bool {
+    fn core_dma(&self) -> bool {
         let op = self.ident_at(self.pos + 2);
         if op == Some("wait") {
             return true;

@@ -454,7 +454,7 @@ impl R<'_> {
         }
     }
 
-    /// Names in an extension statement: operands resolve like their seed counterparts, a
+    /// Names in an extension statement: operands resolve like their core counterparts, a
     /// bound `dma.copy` future is declared, a called function's name is external.
     fn ext(&mut self, s: StmtId, x: &crate::ir::ExtStmt) {
         use crate::ir::{ExtStmt, PrintArg};
