@@ -437,4 +437,3 @@ fn a_tile_loaded_after_its_use_in_the_same_loop() {
     );
     check(&parse(&guarded)).unwrap_or_else(|d| panic!("{d}"));
 }
-

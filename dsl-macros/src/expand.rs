@@ -307,6 +307,19 @@ fn dtype_tokens(d: DType) -> TokenStream {
         DType::F8E4M3 => "F8E4M3",
         DType::F8E5M2 => "F8E5M2",
         DType::I32 => "I32",
+        DType::S8 => "S8",
+        DType::U8 => "U8",
+        DType::S16 => "S16",
+        DType::U16 => "U16",
+        DType::U32 => "U32",
+        DType::S64 => "S64",
+        DType::U64 => "U64",
+        DType::F64 => "F64",
+        DType::TF32 => "TF32",
+        DType::Bool => "Bool",
+        DType::F6E2M3 => "F6E2M3",
+        DType::F6E3M2 => "F6E3M2",
+        DType::F4E2M1 => "F4E2M1",
     };
     let id = Ident::new(v, Span::call_site());
     quote!(::tessel::DType::#id)
@@ -329,5 +342,16 @@ fn elem_type(d: DType) -> TokenStream {
         DType::F32 => quote!(f32),
         DType::I32 => quote!(i32),
         DType::F8E4M3 | DType::F8E5M2 => quote!(u8),
+        DType::S8 => quote!(i8),
+        DType::U8 => quote!(u8),
+        DType::S16 => quote!(i16),
+        DType::U16 => quote!(u16),
+        DType::U32 => quote!(u32),
+        DType::S64 => quote!(i64),
+        DType::U64 => quote!(u64),
+        DType::F64 => quote!(f64),
+        DType::TF32 => quote!(f32),
+        DType::Bool => quote!(bool),
+        DType::F6E2M3 | DType::F6E3M2 | DType::F4E2M1 => quote!(u8),
     }
 }

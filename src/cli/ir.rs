@@ -4,7 +4,7 @@ use super::source::{Failure, KernelArgs, Loaded};
 
 /// Runs `ir`.
 pub fn run(args: &KernelArgs) -> Result<String, Failure> {
-    let k = Loaded::load(args)?;
+    let k = Loaded::load_language(args)?;
     let cfg: Vec<String> = k
         .config
         .values

@@ -67,18 +67,63 @@ pub struct Loaded {
     pub config: Config,
     /// What the checker established for the configuration.
     pub info: KernelInfo,
+    /// Notes that are not errors: host C++ skipped in file mode and, when loaded for the
+    /// language ([`Loaded::load_language`]), what no lowering handles yet.
+    pub notes: Vec<dsl_core::Diagnostic>,
+}
+
+/// Which checks a command needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Checks {
+    /// Everything `emit` needs, the lowering's gate included.
+    Lowering,
+    /// The language's checks; the lowering's gate becomes notes (`check`, `ir`).
+    Language,
 }
 
 impl Loaded {
     /// Reads, parses and checks (sm_90 limits, no problem size): exit 2 for an unreadable file
     /// or an unknown tunable, exit 1 with the rendered diagnostics for a DSL error.
     pub fn load(args: &KernelArgs) -> Result<Loaded, Failure> {
+        let text = read(&args.file)?;
+        let parsed = dsl_core::parse::parse_str(&text, Some(&args.file))
+            .map_err(|d| diagnostics(&args.file, &text, &d))?;
+        Self::checked(args, text, parsed, Checks::Lowering)
+    }
+
+    /// Like [`Loaded::load`], with the language's checks only: what no lowering handles yet
+    /// is in [`Loaded::notes`] instead of an error.
+    pub fn load_language(args: &KernelArgs) -> Result<Loaded, Failure> {
+        let text = read(&args.file)?;
+        let parsed = dsl_core::parse::parse_str(&text, Some(&args.file))
+            .map_err(|d| diagnostics(&args.file, &text, &d))?;
+        Self::checked(args, text, parsed, Checks::Language)
+    }
+
+    /// Every `__co__` function of the file, each checked for the language on its own (a file
+    /// with one function gives one entry, named by that function).
+    pub fn load_each(args: &KernelArgs) -> Result<Vec<(String, Result<Loaded, Failure>)>, Failure> {
+        let text = read(&args.file)?;
+        Ok(dsl_core::parse::parse_file(&text, Some(&args.file))
+            .into_iter()
+            .map(|(name, parsed)| {
+                let r = parsed
+                    .map_err(|d| diagnostics(&args.file, &text, &d))
+                    .and_then(|p| Self::checked(args, text.clone(), p, Checks::Language));
+                (name, r)
+            })
+            .collect())
+    }
+
+    fn checked(
+        args: &KernelArgs,
+        text: String,
+        parsed: dsl_core::parse::Parsed,
+        checks: Checks,
+    ) -> Result<Loaded, Failure> {
         let file = args.file.clone();
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| Failure::new(exit::USAGE, format!("cannot read {file}: {e}")))?;
-        let module = dsl_core::parse::parse_str(&text, Some(&file))
-            .map_err(|d| diagnostics(&file, &text, &d))?
-            .module;
+        let module = parsed.module;
+        let mut notes = parsed.notes;
         let mut config = Config::defaults(&module);
         for (k, v) in &args.sets {
             if module.tunable(k).is_none() {
@@ -99,14 +144,22 @@ impl Loaded {
             }
             config.values.insert(k.clone(), *v);
         }
-        let info = check::check_config(&module, &config, None, &Limits::default())
-            .map_err(|d| diagnostics(&file, &text, &d))?;
+        let info = match checks {
+            Checks::Lowering => check::check_config(&module, &config, None, &Limits::default()),
+            Checks::Language => check::check_language(&module, &config, None, &Limits::default())
+                .map(|(info, gate)| {
+                    notes.extend(gate.0);
+                    info
+                }),
+        }
+        .map_err(|d| diagnostics(&file, &text, &d))?;
         Ok(Loaded {
             file,
             text,
             module,
             config,
             info,
+            notes,
         })
     }
 
@@ -138,6 +191,11 @@ impl Loaded {
     pub fn diagnostics(&self, d: &dsl_core::Diagnostics) -> Failure {
         diagnostics(&self.file, &self.text, d)
     }
+}
+
+fn read(file: &str) -> Result<String, Failure> {
+    std::fs::read_to_string(file)
+        .map_err(|e| Failure::new(exit::USAGE, format!("cannot read {file}: {e}")))
 }
 
 fn diagnostics(file: &str, text: &str, d: &dsl_core::Diagnostics) -> Failure {

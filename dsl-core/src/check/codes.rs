@@ -193,6 +193,43 @@ pub const COMPOSE_STRIDE: &str = "E1119";
 pub const LOWER_INTERNAL: &str = "E1199";
 
 /// Every code with its meaning.
+/// Not supported yet: a statement of today's Croqtile that no lowering handles.
+pub const NOT_LOWERED_STMT: &str = "E1300";
+/// Not supported yet: an element type no lowering handles (s8, u8, f64, tf32, …).
+pub const NOT_LOWERED_DTYPE: &str = "E1301";
+/// Not supported yet: a `__co__` function that returns a value.
+pub const NOT_LOWERED_RETURN: &str = "E1302";
+/// Not supported yet: a math built-in in a kernel.
+pub const NOT_LOWERED_MATH: &str = "E1303";
+/// Not supported yet: a global tensor declared in the body (an output of the launch).
+pub const NOT_LOWERED_GLOBAL_DECL: &str = "E1304";
+/// Not supported yet: a declaration initializer, `= ready` events, `frag` tiles.
+pub const NOT_LOWERED_DECL: &str = "E1306";
+/// Not supported yet: a view or field beyond `.at`/`.subspan`/`.chunkat`/`.data`.
+pub const NOT_LOWERED_VIEW: &str = "E1307";
+/// A `trigger … after f` on a future that was already waited on.
+pub const TRIGGER_AFTER_WAITED: &str = "E1305";
+/// A `trigger … after f` whose `f` is not a TMA copy's future.
+pub const TRIGGER_AFTER_DMA: &str = "E1308";
+/// Not supported yet: `mma` under a `: group` level (warp-level tensor cores).
+pub const NOT_LOWERED_WARP_MMA: &str = "E1310";
+/// A warp-level `mma` (under `: group`) whose operand shape no `mma.sync`/`wmma` has.
+pub const WARP_MMA_SHAPE: &str = "E1311";
+/// A malformed or misplaced `[[…]]` attribute.
+pub const ATTRIBUTE: &str = "E1312";
+/// Not supported yet: `[[…]]` attributes.
+pub const NOT_LOWERED_ATTRIBUTE: &str = "E1313";
+/// A TMA box extent that depends on values known only in the kernel.
+pub const TMA_BOX_RUNTIME: &str = "E1314";
+/// Not supported yet: shared tensors read directly as `mma` operands.
+pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
+/// Not supported yet: a `dma.copy` direction or tile the copy lowering does not handle.
+pub const NOT_LOWERED_COPY: &str = "E1316";
+/// `break`/`continue` outside a loop, `yield` outside a `parallel`.
+pub const MISPLACED_JUMP: &str = "E1317";
+/// Not supported yet: scalar parameters.
+pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -479,5 +516,74 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         LOWER_INTERNAL,
         "lowering failed on a checked kernel (internal error)",
+    ),
+    (
+        NOT_LOWERED_STMT,
+        "not supported yet: a statement no lowering handles (`return`, `call`, `println`, …)",
+    ),
+    (
+        NOT_LOWERED_DTYPE,
+        "not supported yet: an element type no lowering handles",
+    ),
+    (
+        NOT_LOWERED_RETURN,
+        "not supported yet: a `__co__` function that returns a value",
+    ),
+    (
+        NOT_LOWERED_MATH,
+        "not supported yet: a math built-in (`exp`, `sqrt`, …) in a kernel",
+    ),
+    (
+        NOT_LOWERED_GLOBAL_DECL,
+        "not supported yet: a global tensor declared in the kernel body",
+    ),
+    (
+        NOT_LOWERED_DECL,
+        "not supported yet: a declaration initializer, `= ready` events or `frag` tiles",
+    ),
+    (
+        NOT_LOWERED_VIEW,
+        "not supported yet: a view or field beyond `.at`, `.subspan`, `.chunkat`, `.data`",
+    ),
+    (
+        TRIGGER_AFTER_WAITED,
+        "`trigger … after f` on a future already waited on",
+    ),
+    (
+        TRIGGER_AFTER_DMA,
+        "`trigger … after f` where `f` is not a TMA copy's future",
+    ),
+    (
+        NOT_LOWERED_WARP_MMA,
+        "not supported yet: `mma` under a `: group` level (warp-level tensor cores)",
+    ),
+    (
+        WARP_MMA_SHAPE,
+        "warp-level `mma` operand shape not 8/16 rows × K 4/8/16/32",
+    ),
+    (ATTRIBUTE, "malformed or misplaced `[[…]]` attribute"),
+    (
+        NOT_LOWERED_ATTRIBUTE,
+        "not supported yet: `[[…]]` attributes",
+    ),
+    (
+        TMA_BOX_RUNTIME,
+        "TMA box extent depends on a value known only in the kernel",
+    ),
+    (
+        NOT_LOWERED_DIRECT_OPERAND,
+        "not supported yet: shared tensors read directly as `mma` operands",
+    ),
+    (
+        NOT_LOWERED_COPY,
+        "not supported yet: a `dma.copy` direction or tile shape the lowering does not handle",
+    ),
+    (
+        MISPLACED_JUMP,
+        "`break`/`continue` outside a loop, or `yield` outside a `parallel`",
+    ),
+    (
+        NOT_LOWERED_SCALAR_PARAM,
+        "not supported yet: scalar parameters",
     ),
 ];

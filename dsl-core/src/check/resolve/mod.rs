@@ -49,6 +49,8 @@ enum Want {
     Value,
     Tensor,
     Event,
+    /// Anything that names something (arguments of `call`, `println`, `return`).
+    Any,
 }
 
 pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
@@ -176,7 +178,7 @@ impl R<'_> {
                 b,
                 Binding::Tensor(..) | Binding::Param(_) | Binding::Future(_)
             ),
-            Want::Value => true,
+            Want::Value | Want::Any => true,
         };
         let preferred: Vec<&str> = visible
             .iter()
@@ -187,7 +189,7 @@ impl R<'_> {
         let what = match want {
             Want::Event => "event",
             Want::Tensor => "tensor",
-            Want::Value => "name",
+            Want::Value | Want::Any => "name",
         };
         let mut d = Diagnostic::new(
             codes::UNKNOWN_NAME,
@@ -338,6 +340,14 @@ impl R<'_> {
                 for &e in shape {
                     self.expr(e, Want::Value, false);
                 }
+                // `{v}`: every element starts at the value `v`.
+                for x in &self.m.decl_ext {
+                    if let crate::ir::DeclExt::Init { decl, value } = x
+                        && *decl == s
+                    {
+                        self.expr(*value, Want::Value, false);
+                    }
+                }
                 for (i, d) in names.iter().enumerate() {
                     if let Some(c) = d.count {
                         self.expr(c, Want::Value, false);
@@ -459,6 +469,73 @@ impl R<'_> {
                 }
             }
             Stmt::MmaCommit | Stmt::SyncShared => {}
+            Stmt::Ext(x) => self.ext(s, x),
+        }
+    }
+
+    /// Names in an extension statement: operands resolve like their core counterparts, a
+    /// bound `dma.copy` future is declared, a called function's name is external.
+    fn ext(&mut self, s: StmtId, x: &crate::ir::ExtStmt) {
+        use crate::ir::{ExtStmt, PrintArg};
+        match x {
+            ExtStmt::Return { value } => {
+                if let Some(v) = value {
+                    self.expr(*v, Want::Any, false);
+                }
+            }
+            ExtStmt::Call { targs, args, .. } => {
+                for &a in targs.iter().chain(args) {
+                    self.expr(a, Want::Any, false);
+                }
+            }
+            ExtStmt::Println { args } => {
+                for a in args {
+                    if let PrintArg::Expr(e) = a {
+                        self.expr(*e, Want::Any, false);
+                    }
+                }
+            }
+            ExtStmt::Assert { cond, .. } => self.expr(*cond, Want::Value, false),
+            ExtStmt::Sync { .. } => {}
+            ExtStmt::While { cond, body } => {
+                self.expr(*cond, Want::Value, false);
+                self.block(body);
+            }
+            ExtStmt::DmaFuture {
+                bind,
+                src,
+                dst,
+                after,
+                modifiers,
+                ..
+            } => {
+                for (_, args) in modifiers {
+                    for &a in args {
+                        self.expr(a, Want::Value, false);
+                    }
+                }
+                if let Some(a) = after {
+                    self.expr(*a, Want::Value, false);
+                }
+                self.expr(*src, Want::Tensor, false);
+                if let CopyDst::Expr(d) = dst {
+                    self.expr(*d, Want::Tensor, false);
+                }
+                if let Some(b) = bind {
+                    self.declare(b, Binding::Future(s));
+                }
+            }
+            ExtStmt::TriggerAfter { event, after } => {
+                self.expr(*event, Want::Event, false);
+                for &a in after {
+                    self.expr(a, Want::Any, false);
+                }
+            }
+            ExtStmt::MmaRefill { acc, value } => {
+                self.expr(*value, Want::Value, false);
+                self.ident(s, Role::Acc, acc, true);
+            }
+            ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => {}
         }
     }
 
