@@ -223,8 +223,6 @@ pub const NOT_LOWERED_ATTRIBUTE: &str = "E1313";
 pub const TMA_BOX_RUNTIME: &str = "E1314";
 /// Not supported yet: shared tensors read directly as `mma` operands.
 pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
-/// Not supported yet: a `dma.copy` direction or tile the copy lowering does not handle.
-pub const NOT_LOWERED_COPY: &str = "E1316";
 /// `break`/`continue` outside a loop, `yield` outside a `parallel`.
 pub const MISPLACED_JUMP: &str = "E1317";
 /// Not supported yet: scalar parameters.
@@ -573,10 +571,6 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_DIRECT_OPERAND,
         "not supported yet: shared tensors read directly as `mma` operands",
-    ),
-    (
-        NOT_LOWERED_COPY,
-        "not supported yet: a `dma.copy` direction or tile shape the lowering does not handle",
     ),
     (
         MISPLACED_JUMP,

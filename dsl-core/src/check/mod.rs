@@ -329,7 +329,7 @@ fn run_checks(
         Mode::Language => {
             let (lowering, language): (Vec<_>, Vec<_>) = std::mem::take(&mut diags.0)
                 .into_iter()
-                .partition(|d| support::LOWERING_ONLY.contains(&d.code));
+                .partition(|d| support::lowering_only(d.code));
             diags.0 = language;
             gate.0.extend(lowering);
         }

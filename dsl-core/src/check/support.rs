@@ -19,6 +19,12 @@ use crate::ir::{Expr, MemSpace, Returns, Stmt};
 /// them as notes.
 pub(crate) const LOWERING_ONLY: &[&str] = &[codes::OUTSIDE_PARALLEL, codes::F8, codes::NO_BLOCK];
 
+/// Whether a finding is a restriction of the lowering rather than of the language: the
+/// [`LOWERING_ONLY`] codes and every rule of `check/lowerable.rs` (`E1101`–`E1199`).
+pub(crate) fn lowering_only(code: &str) -> bool {
+    LOWERING_ONLY.contains(&code) || code.starts_with("E11")
+}
+
 /// Built-in functions the lowering handles.
 const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
 
@@ -88,11 +94,6 @@ pub(crate) fn lowering_gate(cx: &Cx, views: &super::view::Views, diags: &mut Dia
                     span,
                     "a shared tensor as a direct `mma` operand",
                 ))
-            }
-            Stmt::DmaCopy { src, dst, .. } => {
-                if let Some(what) = unlowered_copy(views, *src, dst) {
-                    diags.push(not_lowered(codes::NOT_LOWERED_COPY, span, what));
-                }
             }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
@@ -173,24 +174,4 @@ pub(crate) fn lowering_gate(cx: &Cx, views: &super::view::Views, diags: &mut Dia
             });
         }
     }
-}
-
-/// What the SIMT copy lowering does not handle: a fresh destination, directions other than
-/// global → shared and copies through registers, tiles into shared memory that are not 2-D.
-fn unlowered_copy(
-    views: &super::view::Views,
-    src: crate::ir::ExprId,
-    dst: &crate::ir::CopyDst,
-) -> Option<&'static str> {
-    let crate::ir::CopyDst::Expr(d) = dst else {
-        return Some("`dma.copy … => shared` into a fresh buffer");
-    };
-    let (sv, dv) = (views.get(src)?, views.get(*d)?);
-    if sv.space == MemSpace::Local || dv.space == MemSpace::Local {
-        return None;
-    }
-    if sv.space != MemSpace::Global || dv.space != MemSpace::Shared {
-        return Some("`dma.copy` other than global → shared or through registers");
-    }
-    (sv.shape.len() != 2 || sv.transposed).then_some("`dma.copy` of a tile that is not 2-D")
 }
