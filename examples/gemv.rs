@@ -15,7 +15,7 @@ tessel::gemm_kernel!(file = "kernels/gemv_direct.co");
 tessel::gemm_kernel!(file = "kernels/gemv_staged.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_gemv::gemv_main(
+    std::process::exit(tessel_harness::gemv::gemv_main(
         &[&gemv_direct::KERNEL, &gemv_staged::KERNEL],
         "gemv",
         &std::env::args().skip(1).collect::<Vec<_>>(),

@@ -13,7 +13,7 @@
 tessel::gemm_kernel!(file = "kernels/kt_naive.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &kt_naive::KERNEL,
         "kt_naive",
         true,

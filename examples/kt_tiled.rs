@@ -13,7 +13,7 @@
 tessel::gemm_kernel!(file = "kernels/kt_tiled.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &kt_tiled::KERNEL,
         "kt_tiled",
         true,

@@ -27,7 +27,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
-    std::process::exit(tessel::runtime::example::gemm_main(
+    std::process::exit(tessel_harness::gemm::gemm_main(
         &matmul::KERNEL,
         "v0_naive",
         &std::env::args().skip(1).collect::<Vec<_>>(),

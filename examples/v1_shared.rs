@@ -37,7 +37,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
-    std::process::exit(tessel::runtime::example::gemm_main(
+    std::process::exit(tessel_harness::gemm::gemm_main(
         &matmul::KERNEL,
         "v1_shared",
         &std::env::args().skip(1).collect::<Vec<_>>(),

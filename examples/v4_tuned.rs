@@ -94,7 +94,7 @@ tessel::gemm_kernel! {
 fn main() {
     // First: a copy of this program re-launched by the tuner serves GPU trials and exits here.
     tessel::runtime::tune::worker_main_if_requested(&[&matmul::KERNEL]);
-    std::process::exit(tessel::runtime::tune::cli::tune_main(
+    std::process::exit(tessel_harness::tune::tune_main(
         &matmul::KERNEL,
         "v4_tuned",
         &std::env::args().skip(1).collect::<Vec<_>>(),

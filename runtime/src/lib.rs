@@ -31,22 +31,18 @@
 //! # Ok(()) }
 //! ```
 //!
-//! `dsl.rs` runs DSL kernels (`KernelDef` → checked, compiled, launched instance) and
-//! `example.rs` is the shared `main` of the GEMM examples.
+//! `dsl.rs` runs DSL kernels (`KernelDef` → checked, compiled, launched instance); `tune/` is
+//! the autotuner and its cache. The example programs' support lives in the `tessel-harness`
+//! crate: this library returns values and errors and prints nothing.
 //!
 //! `sass.rs` disassembles cubins (nvdisasm) for instruction checks; `locate.rs` finds NVRTC,
 //! nvdisasm, libcuda and cuBLAS and turns "missing" into typed errors instead of panics.
 
-pub mod bench;
 pub mod cache;
 pub mod cublas_ref;
 pub mod device;
 pub mod dsl;
 pub mod dtype;
-pub mod example;
-pub mod example_gemv;
-pub mod example_sgemm;
-pub mod example_sweep;
 pub mod hash;
 pub mod launch;
 pub mod locate;

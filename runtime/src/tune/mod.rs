@@ -45,10 +45,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub mod bench;
-pub mod cli;
+pub mod cachedir;
 pub mod filter;
 pub mod fullcheck;
 pub mod lane;
+pub mod local;
+pub mod lookup;
 pub mod outcome;
 pub mod planted;
 pub mod probe;
@@ -134,6 +136,65 @@ pub struct TuneOptions {
     pub worker: Option<WorkerCommand>,
     /// Use these GPUs instead of asking the driver (tests with a stand-in worker).
     pub devices: Option<Vec<probe::GpuInfo>>,
+    /// Time only this shard of the plan (`--shard i/n`); no winner is picked (merge the
+    /// shards' caches, then run unsharded: every trial is then answered from the cache).
+    pub shard: Option<Shard>,
+}
+
+impl TuneOptions {
+    /// The settings that decide whether a trial fails, as they enter the cache key.
+    pub fn settings_text(&self) -> String {
+        format!(
+            "trial_timeout={}ms setup_timeout={}ms spills={}",
+            self.trial_timeout.as_millis(),
+            self.setup_timeout.as_millis(),
+            if self.reject_spills {
+                "reject"
+            } else {
+                "allow"
+            }
+        )
+    }
+}
+
+/// One of `count` disjoint parts of a sweep's plan: shard `index` takes the plan's positions
+/// `index, index + count, …`, so shards of any plan are balanced and cover it exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 0-based.
+    pub index: usize,
+    /// At least 1.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether the plan position `pos` is this shard's.
+    pub fn owns(&self, pos: usize) -> bool {
+        pos % self.count == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    /// `i/n` with `0 <= i < n`.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("shard `{s}`: use i/n with 0 <= i < n (e.g. 0/4)");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 impl Default for TuneOptions {
@@ -168,6 +229,7 @@ impl Default for TuneOptions {
             progress: true,
             worker: None,
             devices: None,
+            shard: None,
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct TuneOutcome {
     /// Configs not run because the time budget ran out.
     pub over_budget: usize,
     pub elapsed_s: f64,
+    /// What went wrong without stopping the sweep (a cache that could not be written, a
+    /// finalist that could not be re-timed); the caller decides whether to show it.
+    pub warnings: Vec<String>,
 }
 
 impl TuneOutcome {

@@ -13,6 +13,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use dsl_core::check::{self, Config, Limits, Problem};
+use dsl_core::ir::Module;
+
 use crate::dtype::SplitMix64;
 
 /// How configs are chosen.
@@ -135,6 +138,102 @@ pub fn selection_text(strategy: Strategy, budget: Option<Budget>, seed: u64) -> 
         s.push_str(&format!(" seed={seed}"));
     }
     s
+}
+
+/// Every tunable assignment of `m` that passes every check for `problem` under `limits`, in
+/// domain order (the first tunable varies slowest): the kernel's `require`s and the hardware
+/// checks are the legality filter.
+pub fn legal_configs(m: &Module, problem: &Problem, limits: &Limits) -> Vec<Config> {
+    let mut all = vec![Config::defaults(m)];
+    for t in &m.tunables {
+        all = all
+            .into_iter()
+            .flat_map(|c| {
+                t.domain
+                    .iter()
+                    .map(move |&v| c.clone().with(&t.name.name, v))
+            })
+            .collect();
+    }
+    all.into_iter()
+        .filter(|c| check::check_config(m, c, Some(problem), limits).is_ok())
+        .collect()
+}
+
+/// At most `budget` of `configs`, always including `keep` when it is among them: all of them
+/// when they fit, else `keep` and an even stride through the rest (deterministic).
+pub fn stride_pick(configs: &[Config], budget: usize, keep: &Config) -> Vec<Config> {
+    if configs.len() <= budget {
+        return configs.to_vec();
+    }
+    let mut out: Vec<Config> = configs.iter().filter(|c| *c == keep).cloned().collect();
+    let want = budget.saturating_sub(out.len()).max(1);
+    let step = configs.len() as f64 / want as f64;
+    for i in 0..want {
+        let c = &configs[((i as f64 * step) as usize).min(configs.len() - 1)];
+        if !out.contains(c) {
+            out.push(c.clone());
+        }
+    }
+    out
+}
+
+/// The configurations of `legal` that differ from `from` in one tunable by one step of its
+/// domain, then those that differ in two (coupled tunables often move together), in `legal`'s
+/// order.
+pub fn neighbors(m: &Module, legal: &[Config], from: &Config) -> Vec<Config> {
+    let step = |c: &Config| -> Option<usize> {
+        let mut changed = 0;
+        for t in &m.tunables {
+            let (a, b) = (from.get(&t.name.name)?, c.get(&t.name.name)?);
+            if a == b {
+                continue;
+            }
+            let (ia, ib) = (
+                t.domain.iter().position(|&v| v == a)?,
+                t.domain.iter().position(|&v| v == b)?,
+            );
+            if ia.abs_diff(ib) > 1 {
+                return None;
+            }
+            changed += 1;
+        }
+        (1..=2).contains(&changed).then_some(changed)
+    };
+    let mut out: Vec<(usize, Config)> = legal
+        .iter()
+        .filter_map(|c| step(c).map(|n| (n, c.clone())))
+        .collect();
+    out.sort_by_key(|x| x.0);
+    out.into_iter().map(|x| x.1).collect()
+}
+
+/// The local-search plan after a coarse pass: up to `left` configs, round-robin over the
+/// neighbor lists of the `best` configs (nearest first), skipping those already `tried`.
+pub fn neighbor_round(
+    m: &Module,
+    legal: &[Config],
+    best: &[Config],
+    tried: &[Config],
+    left: usize,
+) -> Vec<Config> {
+    let lists: Vec<Vec<Config>> = best.iter().map(|b| neighbors(m, legal, b)).collect();
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    let mut local: Vec<Config> = Vec::new();
+    for i in 0..longest {
+        for l in &lists {
+            if local.len() == left {
+                return local;
+            }
+            if let Some(c) = l.get(i)
+                && !tried.contains(c)
+                && !local.contains(c)
+            {
+                local.push(c.clone());
+            }
+        }
+    }
+    local
 }
 
 #[cfg(test)]

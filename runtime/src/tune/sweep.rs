@@ -75,8 +75,9 @@ impl Tuner {
             nvrtc_version,
             kernel: self.target.name().to_string(),
             source_hash: self.target.source_hash(),
-            shape: self.shape,
+            problem: self.shape.text(),
             dtypes: self.target.dtypes(),
+            settings: o.settings_text(),
         };
         let cache_dir = o.cache_dir.clone().unwrap_or_else(store::default_dir);
         let mut st = TuneStore::open(&cache_dir, key, o.retune);
@@ -91,7 +92,11 @@ impl Tuner {
             selection.push_str(&format!(" pinned {}", config_text(self.target.pinned())));
         }
         let mut out = self.outcome(&st, gpus.clone(), gpu_note, filter);
-        if st.winner.as_ref().is_some_and(|w| w.selection == selection) {
+        if o.shard.is_none()
+            && st
+                .trusted_winner()
+                .is_some_and(|w| w.selection == selection)
+        {
             out.from_cache = true;
             out.elapsed_s = t0.elapsed().as_secs_f64();
             return Ok(out);
@@ -127,7 +132,13 @@ impl Tuner {
             .collect();
         let plan = strategy::plan(o.strategy, o.budget, o.seed, legal.len());
         let deadline = plan.deadline.map(|d| t0 + d);
-        let chosen: Vec<Legal> = plan.order.iter().map(|&i| legal[i].clone()).collect();
+        let chosen: Vec<Legal> = plan
+            .order
+            .iter()
+            .enumerate()
+            .filter(|(pos, _)| o.shard.is_none_or(|s| s.owns(*pos)))
+            .map(|(_, &i)| legal[i].clone())
+            .collect();
         let mut resumed = 0;
         let mut over = 0;
         let first = if o.strategy == Strategy::Halving {
@@ -142,7 +153,16 @@ impl Tuner {
         };
         let smem = limits.max_smem_per_block;
         let (r, b) = self.phase(
-            &mut lanes, &mut st, &modules, arch, &chosen, first, timing, deadline, smem,
+            &mut lanes,
+            &mut st,
+            &modules,
+            arch,
+            &chosen,
+            first,
+            timing,
+            deadline,
+            smem,
+            &mut out.warnings,
         )?;
         resumed += r;
         over += b;
@@ -166,6 +186,7 @@ impl Tuner {
                 o.long_timing,
                 deadline,
                 smem,
+                &mut out.warnings,
             )?;
             resumed += r;
             over += b;
@@ -175,13 +196,23 @@ impl Tuner {
             .filter_map(|l| st.trial(&l.config, Phase::Full))
             .collect();
         let fin = winner::finalists(&full, o.finalists);
-        if !fin.is_empty() {
-            let w = self.final_round(&mut lanes[0], &mut st, &legal, fin, selection)?;
+        // A shard times its part only: the winner is picked once the shards' caches are merged.
+        if !fin.is_empty() && o.shard.is_none() {
+            let w = self.final_round(
+                &mut lanes[0],
+                &mut st,
+                &legal,
+                fin,
+                selection,
+                &mut out.warnings,
+            )?;
             st.set_winner(w).map_err(|e| self.store_err(&st, e))?;
         }
         let starts = lanes.iter().map(|l| l.started).sum();
         drop(lanes);
+        let warnings = std::mem::take(&mut out.warnings);
         let mut out = self.outcome(&st, out.gpus, out.gpu_note, out.filter);
+        out.warnings.extend(warnings);
         out.resumed = resumed;
         out.worker_starts = starts;
         out.over_budget = over;
@@ -228,6 +259,7 @@ impl Tuner {
             worker_starts: 0,
             over_budget: 0,
             elapsed_s: 0.0,
+            warnings: Vec::new(),
         }
     }
 
@@ -244,6 +276,7 @@ impl Tuner {
         timing: TimingSpec,
         deadline: Option<Instant>,
         smem_limit: u64,
+        warnings: &mut Vec<String>,
     ) -> Result<(usize, usize), TuneError> {
         let label = if phase == Phase::Brief {
             "brief"
@@ -254,6 +287,7 @@ impl Tuner {
         let mut fresh = Vec::new();
         for l in todo {
             match st.trial(&l.config, phase) {
+                Some(t) if t.retry_worthy() => fresh.push(l.clone()),
                 Some(t) if t.failure.is_some() => progress.failed += 1,
                 Some(_) => progress.timed += 1,
                 None => fresh.push(l.clone()),
@@ -327,7 +361,10 @@ impl Tuner {
                             abort.store(true, Ordering::Relaxed);
                         }
                     }
-                    Event::Record(rec) => {
+                    Event::Record(mut rec) => {
+                        if let Some(old) = st.trial(&rec.config, rec.phase) {
+                            rec.attempts = old.attempts.saturating_add(1);
+                        }
                         if rec.failure.is_some() {
                             progress.failed += 1;
                         } else {
@@ -345,9 +382,9 @@ impl Tuner {
         });
         progress.finish();
         if let Some(e) = write_error {
-            eprintln!(
-                "warning: the tuning cache could not be written ({e}); results are kept in memory only"
-            );
+            warnings.push(format!(
+                "the tuning cache could not be written ({e}); results are kept in memory only"
+            ));
         }
         let left = queue.drain();
         if !left.is_empty() || abort.load(Ordering::Relaxed) {
@@ -489,6 +526,7 @@ impl Tuner {
         legal: &[Legal],
         fin: Vec<ConfigMap>,
         selection: String,
+        warnings: &mut Vec<String>,
     ) -> Result<WinnerRecord, TuneError> {
         let o = &self.opts;
         let req = Request::Retime {
@@ -511,8 +549,8 @@ impl Tuner {
                 error,
                 ..
             }) if !entries.is_empty() => {
-                if let (Some(e), true) = (error, o.progress) {
-                    eprintln!("retime: {e}");
+                if let Some(e) = error {
+                    warnings.push(format!("retime: {e}"));
                 }
                 (entries, cublas)
             }

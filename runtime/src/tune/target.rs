@@ -167,7 +167,7 @@ impl Target {
                 "the tuner runs f16 or bf16 GEMMs whose output has the input dtype, not {input} → {output}"
             )));
         }
-        let acc = rt_dtype(crate::example::acc_dtype(&prepared.module)).unwrap_or(DType::F32);
+        let acc = rt_dtype(acc_dtype(&prepared.module)).unwrap_or(DType::F32);
         Ok(Target {
             source: TuneSource::Dsl(def),
             variant,
@@ -495,6 +495,19 @@ fn check_cuda(
         smem_bytes: u64::from(l.dynamic_smem_bytes),
         threads,
     })
+}
+
+/// The accumulator dtype of a DSL kernel: its first `mma.fill` or float scalar declaration
+/// (f32 when it has neither).
+pub fn acc_dtype(m: &ir::Module) -> ir::DType {
+    for (_, s) in m.stmts.iter() {
+        match s {
+            ir::Stmt::MmaFill { dtype, .. } => return *dtype,
+            ir::Stmt::ScalarDecl { dtype, .. } if dtype.is_float() => return *dtype,
+            _ => {}
+        }
+    }
+    ir::DType::F32
 }
 
 /// Every config of the cross product of the tunables' domains, first tunable slowest.
