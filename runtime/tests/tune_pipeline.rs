@@ -134,19 +134,39 @@ fn fake_worker() -> ! {
             let _ = writeln!(f, "{line}");
         }
     };
+    tessel_runtime::tune::worker::exit_with_parent();
+    let wrong_id = std::env::var("TESSEL_FAKE_WRONG_ID").is_ok();
+    let reverify_fails: Option<i64> = std::env::var("TESSEL_FAKE_REVERIFY_FAIL")
+        .ok()
+        .and_then(|v| v.parse().ok());
     println!("some library chatter that is not a reply");
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         match serde_json::from_str::<Request>(&line).unwrap() {
             Request::Setup { gpu: g, .. } => {
                 gpu_index = g;
-                note(format!("setup gpu={g} cvd={cvd}"));
+                note(format!(
+                    "setup gpu={g} pid={} cvd={cvd}",
+                    std::process::id()
+                ));
                 send(&Reply::Ready {
                     gpu: gpu(g),
                     reference: ReferenceRecord {
                         cublas: stats(1.1),
                         bandwidth_gbs: Some(3000.0),
                     },
+                });
+            }
+            Request::Trial { id, config, .. } if wrong_id => {
+                note(format!(
+                    "trial gpu={gpu_index} X={} MODE={}",
+                    config["X"], config["MODE"]
+                ));
+                let mut other = config.clone();
+                other.insert("X".into(), 99);
+                send(&Reply::Trial {
+                    id: id + 7,
+                    record: TrialRecord::new(other, tessel_runtime::tune::record::Phase::Full),
                 });
             }
             Request::Trial { id, config, .. } => {
@@ -209,10 +229,11 @@ fn fake_worker() -> ! {
                     .map(|c| {
                         let ms = fake_ms(&c);
                         RetimeEntry {
-                            config: c,
+                            config: c.clone(),
                             median_ms: ms,
                             rounds_ms: vec![ms; 5],
                             tflops: stats(ms).tflops,
+                            reverified: Some(reverify_fails != Some(c["X"])),
                         }
                     })
                     .collect();
@@ -528,9 +549,231 @@ fn halving_times_all_briefly_then_the_best_third_longer() {
     assert_eq!(o.winner.unwrap().config["X"], 1);
 }
 
+fn stored_trials(o: &TuneOutcome) -> Vec<TrialRecord> {
+    let text = std::fs::read_to_string(&o.cache_path).unwrap();
+    tessel_runtime::tune::store::decode(&text).trials
+}
+
+/// A child tuner (this binary again): shard `i` of `n` into the shared folder `dir`.
+fn the_shard_tuner(spec: &str) -> ! {
+    let mut parts = spec.split(';');
+    let dir = PathBuf::from(parts.next().unwrap());
+    let shard: tessel_runtime::tune::Shard = parts.next().unwrap().parse().unwrap();
+    let env = Env {
+        log: dir.join("worker.log"),
+        dir,
+    };
+    let o = tune(TuneOptions {
+        shard: Some(shard),
+        ..options(&env, 1, 50)
+    });
+    assert!(o.winner.is_none(), "a shard picks no winner");
+    std::process::exit(0);
+}
+
+fn four_concurrent_tuners_writing_one_cache_keep_every_trial() {
+    let (_d, env) = scratch("tune-concurrent");
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .env(
+                    "TESSEL_FAKE_SHARD_TUNER",
+                    format!("{};{i}/4", env.dir.display()),
+                )
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    // Every legal config was recorded by exactly one of the four processes, and all are kept:
+    // the unsharded run finds all 10 (it retries only the hang and the crash once).
+    let n = trials_logged(&env.log).len();
+    let o = tune(options(&env, 1, 0));
+    assert_eq!(o.resumed, 8, "{}", o.table(20));
+    assert_eq!(trials_logged(&env.log).len(), n + 2);
+    assert_eq!(stored_trials(&o).len(), 10);
+    assert_eq!(o.winner.unwrap().config["X"], 1);
+}
+
+fn two_shards_merged_pick_the_unsharded_winner() {
+    use tessel_runtime::tune::{Shard, cachedir};
+    let (_d0, whole) = scratch("tune-unsharded");
+    let unsharded = tune(options(&whole, 1, 0));
+    let (_d1, a) = scratch("tune-shard-a");
+    let (_d2, b) = scratch("tune-shard-b");
+    let (_d3, c) = scratch("tune-shard-merged");
+    for (env, index) in [(&a, 0), (&b, 1)] {
+        let o = tune(TuneOptions {
+            shard: Some(Shard { index, count: 2 }),
+            ..options(env, 1, 0)
+        });
+        assert!(o.winner.is_none());
+        assert_eq!(stored_trials(&o).len(), 5, "{}", o.table(20));
+    }
+    let ra = cachedir::merge(&a.dir.join("tune"), &c.dir.join("tune")).unwrap();
+    let rb = cachedir::merge(&b.dir.join("tune"), &c.dir.join("tune")).unwrap();
+    assert_eq!((ra.added, rb.added), (5, 5));
+    let merged = tune(options(&c, 1, 0));
+    // Every trial came from the shards; only the transient failures get their one retry.
+    assert_eq!(merged.resumed, 8);
+    let rerun: BTreeSet<String> = trials_logged(&c.log).into_iter().collect();
+    assert_eq!(
+        rerun,
+        BTreeSet::from(["X=6 MODE=2".to_string(), "X=6 MODE=3".to_string()])
+    );
+    assert_eq!(
+        merged.winner.unwrap().config,
+        unsharded.winner.unwrap().config
+    );
+}
+
+fn drop_the_winner(o: &TuneOutcome) {
+    let text = std::fs::read_to_string(&o.cache_path).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""type":"winner""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&o.cache_path, kept).unwrap();
+}
+
+fn a_transient_timeout_or_crash_is_retried_once_on_resume() {
+    let (_d, env) = scratch("tune-retry");
+    let o = tune(options(&env, 1, 0));
+    // As if the sweep had been killed before its final round.
+    drop_the_winner(&o);
+    let n = trials_logged(&env.log).len();
+    let again = tune(options(&env, 1, 0));
+    let rerun: BTreeSet<String> = trials_logged(&env.log)[n..].iter().cloned().collect();
+    assert_eq!(
+        rerun,
+        BTreeSet::from(["X=6 MODE=2".to_string(), "X=6 MODE=3".to_string()]),
+        "the hang and the crash, not the fault or the wrong result"
+    );
+    let hang = again.trials.iter().find(|t| t.config["MODE"] == 2).unwrap();
+    assert_eq!(
+        (hang.failure, hang.attempts),
+        (Some(FailureKind::Timeout), 2)
+    );
+    drop_the_winner(&again);
+    let n = trials_logged(&env.log).len();
+    let _ = tune(options(&env, 1, 0));
+    assert_eq!(trials_logged(&env.log).len(), n, "one retry only");
+}
+
+fn a_reply_to_another_request_is_not_taken() {
+    let (_d, env) = scratch("tune-wrong-id");
+    let mut opts = options(&env, 1, 0);
+    if let Some(w) = opts.worker.as_mut() {
+        w.env.push(("TESSEL_FAKE_WRONG_ID".into(), "1".into()));
+    }
+    let o = tune(opts);
+    assert!(o.winner.is_none());
+    assert!(o.ranked().is_empty(), "{}", o.table(20));
+    let crashes: Vec<&TrialRecord> = o
+        .trials
+        .iter()
+        .filter(|t| t.failure == Some(FailureKind::Crash))
+        .collect();
+    assert_eq!(crashes.len(), 9, "{}", o.table(20));
+    assert!(
+        crashes
+            .iter()
+            .all(|t| t.error.as_ref().unwrap().contains("another request") && t.config["X"] != 99)
+    );
+}
+
+fn a_finalist_that_fails_its_second_check_does_not_win() {
+    let (_d, env) = scratch("tune-reverify");
+    let mut opts = options(&env, 1, 0);
+    if let Some(w) = opts.worker.as_mut() {
+        w.env.push(("TESSEL_FAKE_REVERIFY_FAIL".into(), "1".into()));
+    }
+    let o = tune(opts);
+    let w = o.winner.unwrap();
+    assert_eq!(
+        w.config["X"], 2,
+        "X=1 is fastest but fails after its timing rounds"
+    );
+    assert_eq!(
+        w.finalists
+            .iter()
+            .find(|e| e.config["X"] == 1)
+            .unwrap()
+            .reverified,
+        Some(false)
+    );
+}
+
+fn a_worker_dies_with_its_parent() {
+    let (_d, env) = scratch("tune-orphan");
+    let mut parent = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("TESSEL_FAKE_PARENT", &env.dir)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let pid = loop {
+        let found = log_lines(&env.log).iter().find_map(|l| {
+            l.split("pid=")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u32>()
+                .ok()
+        });
+        if let Some(p) = found {
+            break p;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no worker started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let alive = |p: u32| {
+        std::fs::read_to_string(format!("/proc/{p}/stat"))
+            .map(|s| !s.contains(") Z "))
+            .unwrap_or(false)
+    };
+    let t = Instant::now();
+    while alive(pid) {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "worker {pid} outlived its parent"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn nvrtc_runs_under_a_watchdog() {
+    let (_d, env) = scratch("tune-compile-watchdog");
+    let o = tune(TuneOptions {
+        compile_timeout: Duration::from_millis(1),
+        ..options(&env, 1, 0)
+    });
+    assert!(o.winner.is_none());
+    let timeouts = o
+        .trials
+        .iter()
+        .filter(|t| {
+            t.failure == Some(FailureKind::Timeout)
+                && t.error.as_ref().unwrap().contains("compile watchdog")
+        })
+        .count();
+    assert_eq!(timeouts, 10, "{}", o.table(20));
+    assert!(trials_logged(&env.log).is_empty());
+}
+
 fn main() {
     if std::env::var("TESSEL_FAKE_WORKER").as_deref() == Ok("1") {
         fake_worker();
+    }
+    if let Ok(spec) = std::env::var("TESSEL_FAKE_SHARD_TUNER") {
+        the_shard_tuner(&spec);
     }
     if let Ok(dir) = std::env::var("TESSEL_FAKE_PARENT") {
         the_parent_that_gets_killed(&dir);
@@ -539,7 +782,32 @@ fn main() {
         return;
     }
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 12] = [
+        (
+            "four_concurrent_tuners_writing_one_cache_keep_every_trial",
+            four_concurrent_tuners_writing_one_cache_keep_every_trial,
+        ),
+        (
+            "two_shards_merged_pick_the_unsharded_winner",
+            two_shards_merged_pick_the_unsharded_winner,
+        ),
+        (
+            "a_transient_timeout_or_crash_is_retried_once_on_resume",
+            a_transient_timeout_or_crash_is_retried_once_on_resume,
+        ),
+        (
+            "a_reply_to_another_request_is_not_taken",
+            a_reply_to_another_request_is_not_taken,
+        ),
+        (
+            "a_finalist_that_fails_its_second_check_does_not_win",
+            a_finalist_that_fails_its_second_check_does_not_win,
+        ),
+        (
+            "a_worker_dies_with_its_parent",
+            a_worker_dies_with_its_parent,
+        ),
+        ("nvrtc_runs_under_a_watchdog", nvrtc_runs_under_a_watchdog),
         (
             "sweep_isolates_faults_and_answers_the_second_run_from_the_cache",
             sweep_isolates_faults_and_answers_the_second_run_from_the_cache,

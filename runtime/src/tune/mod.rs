@@ -126,6 +126,8 @@ pub struct TuneOptions {
     pub trial_timeout: Duration,
     /// Watchdog for a worker's start (inputs, cuBLAS reference).
     pub setup_timeout: Duration,
+    /// Watchdog per NVRTC compile.
+    pub compile_timeout: Duration,
     /// Remove configs whose ptxas report shows spills.
     pub reject_spills: bool,
     /// Compile threads (0: all cores).
@@ -145,9 +147,10 @@ impl TuneOptions {
     /// The settings that decide whether a trial fails, as they enter the cache key.
     pub fn settings_text(&self) -> String {
         format!(
-            "trial_timeout={}ms setup_timeout={}ms spills={}",
+            "trial_timeout={}ms setup_timeout={}ms compile_timeout={}ms spills={}",
             self.trial_timeout.as_millis(),
             self.setup_timeout.as_millis(),
+            self.compile_timeout.as_millis(),
             if self.reject_spills {
                 "reject"
             } else {
@@ -224,6 +227,7 @@ impl Default for TuneOptions {
             noise_band: 0.02,
             trial_timeout: Duration::from_secs(15),
             setup_timeout: Duration::from_secs(180),
+            compile_timeout: Duration::from_secs(300),
             reject_spills: true,
             compile_threads: 0,
             progress: true,

@@ -331,6 +331,9 @@ pub struct RetimeEntry {
     pub rounds_ms: Vec<f64>,
     #[serde(with = "float::opt", default)]
     pub tflops: Option<f64>,
+    /// The output verified again after the timing rounds (`None`: not checked).
+    #[serde(default)]
+    pub reverified: Option<bool>,
 }
 
 /// The chosen configuration.

@@ -12,7 +12,7 @@
 //!    noise band (`winner.rs`) and recorded.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -106,7 +106,7 @@ impl Tuner {
             .clone()
             .or_else(|| ModuleCache::from_env().dir().map(PathBuf::from))
             .unwrap_or_else(|| cache_dir.join("modules"));
-        let modules = ModuleCache::with_dir(&module_dir);
+        let modules = std::sync::Arc::new(ModuleCache::with_dir(&module_dir));
         let cmd = match &o.worker {
             Some(c) => c.clone(),
             None => WorkerCommand::current_exe().map_err(|e| TuneError::Worker(e.to_string()))?,
@@ -269,7 +269,7 @@ impl Tuner {
         &self,
         lanes: &mut [Lane],
         st: &mut TuneStore,
-        modules: &ModuleCache,
+        modules: &std::sync::Arc<ModuleCache>,
         arch: Arch,
         todo: &[Legal],
         phase: Phase,
@@ -296,7 +296,6 @@ impl Tuner {
         let resumed = todo.len() - fresh.len();
         progress.compiled = resumed;
         let queue = super::queue::WorkQueue::<Legal>::default();
-        let next = AtomicUsize::new(0);
         let (tx, rx) = channel::<Event>();
         let threads = match self.opts.compile_threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -305,39 +304,41 @@ impl Tuner {
         let past = |d: Option<Instant>| d.is_some_and(|d| Instant::now() >= d);
         let mut lane_errors = Vec::new();
         let mut write_error = None;
-        let compilers_left = AtomicUsize::new(threads);
         // Set when every lane is down: compiling more would be wasted.
         let abort = std::sync::atomic::AtomicBool::new(false);
         let lanes_total = lanes.len();
         std::thread::scope(|s| {
-            for _ in 0..threads {
+            {
                 let tx = tx.clone();
-                let (queue, next, fresh, left) = (&queue, &next, &fresh, &compilers_left);
-                let abort = &abort;
+                let (queue, fresh, abort) = (&queue, &fresh, &abort);
                 s.spawn(move || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(l) = fresh.get(i) else { break };
-                        if abort.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        if past(deadline) {
-                            let _ = tx.send(Event::OverBudget);
-                            continue;
-                        }
-                        match self.compile(modules, arch, l, phase, smem_limit) {
-                            Ok(()) => {
-                                let _ = tx.send(Event::Compiled);
-                                queue.push(l.clone());
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                    let work = || {
+                        use rayon::prelude::*;
+                        fresh.par_iter().for_each_with(tx.clone(), |tx, l| {
+                            if abort.load(Ordering::Relaxed) {
+                                return;
                             }
-                            Err(rec) => {
-                                let _ = tx.send(Event::Record(*rec));
+                            if past(deadline) {
+                                let _ = tx.send(Event::OverBudget);
+                                return;
                             }
-                        }
+                            match self.compile(modules, arch, l, phase, smem_limit) {
+                                Ok(()) => {
+                                    let _ = tx.send(Event::Compiled);
+                                    queue.push(l.clone());
+                                }
+                                Err(rec) => {
+                                    let _ = tx.send(Event::Record(*rec));
+                                }
+                            }
+                        })
+                    };
+                    match pool {
+                        Ok(p) => p.install(work),
+                        Err(_) => work(),
                     }
-                    if left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                        queue.close();
-                    }
+                    queue.close();
                 });
             }
             for lane in lanes.iter_mut() {
@@ -400,7 +401,7 @@ impl Tuner {
     /// Compiles one config into the shared module cache; `Err` is the failure record.
     fn compile(
         &self,
-        modules: &ModuleCache,
+        modules: &std::sync::Arc<ModuleCache>,
         arch: Arch,
         l: &Legal,
         phase: Phase,
@@ -410,9 +411,24 @@ impl Tuner {
         rec.smem_bytes = Some(l.facts.smem_bytes);
         rec.threads = Some(l.facts.threads);
         let req = self.target.compile_request(&l.config, arch);
-        let module = match modules.get_or_compile(&req) {
-            Ok((m, _)) => m,
-            Err(e) => {
+        // NVRTC runs under a watchdog: a compile that does not finish in time is recorded as a
+        // timeout and left to finish on its own thread (an in-process NVRTC call cannot be
+        // cancelled); the sweep goes on.
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let (modules2, req2) = (modules.clone(), req.clone());
+        std::thread::spawn(move || {
+            let _ = done_tx.send(modules2.get_or_compile(&req2).map(|(m, _)| m));
+        });
+        let module = match done_rx.recv_timeout(self.opts.compile_timeout) {
+            Ok(Ok(m)) => m,
+            Err(_) => {
+                let msg = format!(
+                    "NVRTC did not finish within {:.1}s (compile watchdog)",
+                    self.opts.compile_timeout.as_secs_f64()
+                );
+                return Err(Box::new(rec.failed(FailureKind::Timeout, msg)));
+            }
+            Ok(Err(e)) => {
                 let msg: String = e.to_string().chars().take(2000).collect();
                 return Err(Box::new(rec.failed(FailureKind::CompileError, msg)));
             }
@@ -477,6 +493,17 @@ impl Tuner {
                 let _ = tx.send(Event::Ready(r));
             }
             let rec = match result {
+                Ok(Reply::Trial { id: rid, record }) if rid != id || record.config != l.config => {
+                    // Not the answer to this request: the worker is confused; start afresh.
+                    lane.retire();
+                    base().failed(
+                        FailureKind::Crash,
+                        format!(
+                            "the worker answered another request (id {rid}, config {}) instead of id {id}",
+                            config_text(&record.config)
+                        ),
+                    )
+                }
                 Ok(Reply::Trial { record, .. }) => {
                     setup_failures = 0;
                     if record.failure == Some(FailureKind::CudaFault) {

@@ -42,6 +42,7 @@ pub fn worker_main_with(sources: &[TuneSource]) {
     if std::env::var(WORKER_ENV).as_deref() != Ok("1") {
         return;
     }
+    exit_with_parent();
     let mut w = Worker {
         sources: sources.to_vec(),
         session: None,
@@ -65,6 +66,26 @@ pub fn worker_main_with(sources: &[TuneSource]) {
         }
     }
     std::process::exit(0);
+}
+
+/// Makes this process exit as soon as its parent dies (it is then re-parented, and would keep
+/// its GPU busy for nobody): a thread watches the parent's process id.
+///
+/// Hand-written rather than `PR_SET_PDEATHSIG`: that signal fires when the *thread* that
+/// spawned the worker ends, and the tuner spawns workers from short-lived lane threads.
+pub fn exit_with_parent() {
+    #[cfg(unix)]
+    {
+        let parent = std::os::unix::process::parent_id();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                if std::os::unix::process::parent_id() != parent {
+                    std::process::exit(5);
+                }
+            }
+        });
+    }
 }
 
 fn send(r: &Reply) {
@@ -418,18 +439,34 @@ impl Session {
                 }
             }
         }
-        let mut entries: Vec<RetimeEntry> = loaded
-            .into_iter()
-            .filter_map(|(config, _, rounds_ms)| {
-                let median_ms = median(&rounds_ms)?;
-                Some(RetimeEntry {
-                    config,
-                    median_ms,
-                    rounds_ms,
-                    tflops: (median_ms > 0.0).then(|| flops / (median_ms * 1e-3) / 1e12),
-                })
-            })
-            .collect();
+        // Each finalist's output is verified again after its timing rounds: a config that only
+        // goes wrong when run back to back (races, uninitialised shared memory) cannot win.
+        let mut entries = Vec::new();
+        for (config, l, rounds_ms) in loaded {
+            let Some(median_ms) = median(&rounds_ms) else {
+                continue;
+            };
+            let launch = || l.launch();
+            let check = match &mut self.bench {
+                AnyBench::F16(b) => reverify(b, &self.dev, &launch),
+                AnyBench::BF16(b) => reverify(b, &self.dev, &launch),
+            };
+            let reverified = match check {
+                Ok(ok) => ok,
+                Err(StepError::Fault(e)) => return (Vec::new(), None, Some(e), true),
+                Err(StepError::Launch(e)) => {
+                    errors.push(format!("{}: {e}", super::record::config_text(&config)));
+                    false
+                }
+            };
+            entries.push(RetimeEntry {
+                config,
+                median_ms,
+                rounds_ms,
+                tflops: (median_ms > 0.0).then(|| flops / (median_ms * 1e-3) / 1e12),
+                reverified: Some(reverified),
+            });
+        }
         entries.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
         let error = (!errors.is_empty()).then(|| errors.join("; "));
         let cublas = median(&cublas_ms).map(|m| TimeStats {
@@ -442,6 +479,16 @@ impl Session {
         });
         (entries, cublas, error, false)
     }
+}
+
+/// One more launch on a poisoned output, verified against the reference.
+fn reverify<T: Element>(
+    b: &mut Bench<T>,
+    dev: &Device,
+    launch: &dyn Fn() -> Result<(), Msg>,
+) -> Result<bool, StepError> {
+    let host = b.run_and_download(dev, launch)?;
+    Ok(b.reference.verify(&host, b.tolerance).passed())
 }
 
 type TrialResult = Result<(VerifyRecord, TimeStats), (FailureKind, String, Option<VerifyRecord>)>;
