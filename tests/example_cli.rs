@@ -1,7 +1,8 @@
 //! Every example program's command line: `--help` prints help and exits 0 without running,
 //! `--version` prints the version, `--m=4096` and `--m 4096` both parse, and a bad flag is a
-//! usage error (exit 2). The examples are the binaries `cargo test` builds beside this test
-//! (`<target>/<profile>/examples/`); a missing one fails the test.
+//! usage error (exit 2). The examples are built (`cargo build --examples`, a no-op after
+//! `cargo test --workspace`) into the target folder beside this test
+//! (`<target>/<profile>/examples/`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -28,7 +29,25 @@ const EXAMPLES: [&str; 19] = [
     "v4_tuned",
 ];
 
+fn build_examples() {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .args(["build", "--examples", "--quiet"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cargo build --examples: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
 fn example(name: &str) -> PathBuf {
+    build_examples();
     // This test runs from <target>/<profile>/deps/.
     let exe = std::env::current_exe().unwrap();
     let profile = exe.parent().and_then(|d| d.parent()).unwrap();

@@ -11,8 +11,6 @@
 //! from an earlier sweep at least that large) and [`gemv_rows`] (seed 003's shapes, the faster of
 //! the GEMV kernels per shape, TB/s against cuBLAS's TB/s, roofline = % of the copy bandwidth).
 
-use std::fmt::Write as _;
-
 use dsl_core::check::Config;
 use dsl_core::def::{KernelDef, Variant};
 use dsl_core::ir::DType;
@@ -23,9 +21,10 @@ use crate::gemm::{GemmMeasurement, measure_gemm};
 use crate::tune::{TuneArgs, restrict};
 use tessel_runtime::device::Device;
 use tessel_runtime::dsl::Prepared;
+use tessel_runtime::tune::outcome::plain_table;
 use tessel_runtime::tune::{Shape, Target, TuneOptions, Tuner};
 
-/// One line of the table.
+/// One line of the bench table.
 #[derive(Clone, Debug)]
 pub struct BenchRow {
     pub workload: String,
@@ -42,38 +41,50 @@ pub struct BenchRow {
     pub config: String,
 }
 
+/// The bench table.
 pub fn render(rows: &[BenchRow]) -> String {
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:<32} {:<16} {:<14} {:>10} {:>10} {:>7} {:>8} {:>6}  config",
-        "workload", "shape", "dtype", "tessel", "reference", "ratio", "roofline", "verify"
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let unit = if r.bandwidth { "TB/s" } else { "TF/s" };
+            let rate = |x: f64| {
+                if r.bandwidth {
+                    format!("{x:.2} {unit}")
+                } else {
+                    format!("{x:.1} {unit}")
+                }
+            };
+            vec![
+                r.workload.clone(),
+                r.shape.clone(),
+                r.dtype.clone(),
+                rate(r.tessel),
+                rate(r.reference),
+                format!("{:.3}", r.tessel / r.reference.max(1e-12)),
+                r.roofline_pct
+                    .map(|p| format!("{p:.1}%"))
+                    .unwrap_or_else(|| "-".into()),
+                if r.verified { "ok" } else { "FAIL" }.into(),
+                r.config.clone(),
+            ]
+        })
+        .collect();
+    let mut t = plain_table(
+        &[
+            "workload",
+            "shape",
+            "dtype",
+            "tessel",
+            "reference",
+            "ratio",
+            "roofline",
+            "verify",
+            "config",
+        ],
+        &body,
+        &[0, 1, 2, 8],
     );
-    for r in rows {
-        let unit = if r.bandwidth { "TB/s" } else { "TF/s" };
-        let rate = |x: f64| {
-            if r.bandwidth {
-                format!("{x:>5.2}")
-            } else {
-                format!("{x:>5.1}")
-            }
-        };
-        let _ = writeln!(
-            t,
-            "{:<32} {:<16} {:<14} {} {unit} {} {unit} {:>7.3} {:>8} {:>6}  {}",
-            r.workload,
-            r.shape,
-            r.dtype,
-            rate(r.tessel),
-            rate(r.reference),
-            r.tessel / r.reference.max(1e-12),
-            r.roofline_pct
-                .map(|p| format!("{p:.1}%"))
-                .unwrap_or_else(|| "-".into()),
-            if r.verified { "ok" } else { "FAIL" },
-            r.config
-        );
-    }
+    t.push('\n');
     t
 }
 

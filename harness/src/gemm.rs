@@ -3,8 +3,6 @@
 //! both in the same process. Without a GPU: compile with NVRTC when it is found, say so in one
 //! sentence, exit non-zero.
 
-use std::fmt::Write as _;
-
 use dsl_core::check::Config;
 use dsl_core::def::{KernelDef, Variant};
 
@@ -296,28 +294,7 @@ fn run_typed<T: Element>(
     );
     let (mine, theirs) = (&r.tessel, &r.cublas);
     let (a, b) = (mine.tflops.unwrap_or(0.0), theirs.tflops.unwrap_or(0.0));
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:<10} {:>10} {:>10} {:>10} {:>9} {:>8}",
-        "", "median ms", "min ms", "max ms", "TFLOP/s", "vs cuBLAS"
-    );
-    let _ = writeln!(
-        t,
-        "{:<10} {:>10.4} {:>10.4} {:>10.4} {:>9.1} {:>7.1}%",
-        "tessel",
-        mine.median_ms,
-        mine.min_ms,
-        mine.max_ms,
-        a,
-        100.0 * r.ratio()
-    );
-    let _ = writeln!(
-        t,
-        "{:<10} {:>10.4} {:>10.4} {:>10.4} {:>9.1} {:>7.1}%",
-        "cuBLAS", theirs.median_ms, theirs.min_ms, theirs.max_ms, b, 100.0
-    );
-    print!("{t}");
+    println!("{}", crate::sgemm::timing_table(mine, theirs, false));
     let ok = r.verification.passed();
     println!(
         "result   {} {m}x{n}x{k} {} {a:.1} TFLOP/s = {:.3}x cuBLAS ({b:.1}) verify={}",

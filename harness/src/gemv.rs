@@ -468,32 +468,38 @@ fn measure<T: Element>(
 
 /// One table over every (shape, kernel).
 pub fn table(outcomes: &[GemvOutcome], copy: f64) -> String {
-    use std::fmt::Write as _;
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:<12} {:>14} {:>10} {:>8} {:>9} {:>9} {:>7}  config",
-        "kernel", "N x K", "median us", "TB/s", "% copy", "vs cuBLAS", "verify"
-    );
-    for o in outcomes {
-        let _ = writeln!(
-            t,
-            "{:<12} {:>14} {:>10.2} {:>8.2} {:>8.1}% {:>8.1}% {:>7}  {}",
-            o.kernel,
-            format!("{}x{}", o.n, o.k),
-            o.mine.median_ms * 1e3,
-            o.tbps(),
-            100.0 * o.tbps() / copy.max(1e-9),
-            100.0 * o.tbps() / o.cublas_tbps().max(1e-9),
-            if o.verify.passed() { "ok" } else { "FAIL" },
-            o.config
-        );
-    }
-    let _ = write!(
-        t,
-        "(cuBLAS: cublasGemmEx with N = 1; copy: {copy:.2} TB/s measured)"
-    );
-    t
+    let rows: Vec<Vec<String>> = outcomes
+        .iter()
+        .map(|o| {
+            vec![
+                o.kernel.clone(),
+                format!("{}x{}", o.n, o.k),
+                format!("{:.2}", o.mine.median_ms * 1e3),
+                format!("{:.2}", o.tbps()),
+                format!("{:.1}%", 100.0 * o.tbps() / copy.max(1e-9)),
+                format!("{:.1}%", 100.0 * o.tbps() / o.cublas_tbps().max(1e-9)),
+                if o.verify.passed() { "ok" } else { "FAIL" }.into(),
+                o.config.clone(),
+            ]
+        })
+        .collect();
+    format!(
+        "{}\n(cuBLAS: cublasGemmEx with N = 1; copy: {copy:.2} TB/s measured)",
+        tessel_runtime::tune::outcome::plain_table(
+            &[
+                "kernel",
+                "N x K",
+                "median us",
+                "TB/s",
+                "% copy",
+                "vs cuBLAS",
+                "verify",
+                "config",
+            ],
+            &rows,
+            &[0, 7],
+        )
+    )
 }
 
 #[cfg(test)]

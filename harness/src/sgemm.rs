@@ -30,6 +30,7 @@ use tessel_runtime::device::Device;
 use tessel_runtime::dsl::{Instance, Prepared, module_cache};
 use tessel_runtime::tensor::DeviceTensor;
 use tessel_runtime::timing::{Timing, TimingConfig, gemm_flops, time_gpu};
+use tessel_runtime::tune::outcome::plain_table;
 use tessel_runtime::verify::{Verification, gemm_tolerance, verify};
 
 /// Command-line options of an f32 GEMM example.
@@ -476,37 +477,44 @@ pub fn run_ladder(title: &str, rungs: &[Rung], args: &SgemmArgs) -> Result<bool,
 
 /// The ladder's table.
 pub fn ladder_table(title: &str, rows: &[(&str, Outcome)]) -> String {
-    use std::fmt::Write as _;
-    let mut t = String::new();
-    let _ = writeln!(t, "ladder {title}");
-    let _ = writeln!(
-        t,
-        "{:<20} {:>11} {:>9} {:>10} {:>7}  config",
-        "rung", "median ms", "TFLOP/s", "% cuBLAS", "verify"
-    );
-    for (name, o) in rows {
-        let _ = writeln!(
-            t,
-            "{:<20} {:>11.4} {:>9.2} {:>9.1}% {:>7}  {}",
-            name,
-            o.mine.median_ms,
-            o.tflops(),
-            100.0 * o.tflops() / o.cublas_tflops().max(1e-9),
-            if o.passed() { "ok" } else { "FAIL" },
-            o.config
-        );
-    }
+    let mut body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(name, o)| {
+            vec![
+                name.to_string(),
+                format!("{:.4}", o.mine.median_ms),
+                format!("{:.2}", o.tflops()),
+                format!("{:.1}%", 100.0 * o.tflops() / o.cublas_tflops().max(1e-9)),
+                if o.passed() { "ok" } else { "FAIL" }.into(),
+                o.config.clone(),
+            ]
+        })
+        .collect();
     if let Some((_, o)) = rows.last() {
-        let _ = write!(
-            t,
-            "{:<20} {:>11.4} {:>9.2} {:>9.1}%          (SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC: no TF32)",
-            "cuBLAS",
-            o.cublas.median_ms,
-            o.cublas_tflops(),
-            100.0
-        );
+        body.push(vec![
+            "cuBLAS".into(),
+            format!("{:.4}", o.cublas.median_ms),
+            format!("{:.2}", o.cublas_tflops()),
+            "100.0%".into(),
+            String::new(),
+            "SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC: no TF32".into(),
+        ]);
     }
-    t
+    format!(
+        "ladder {title}\n{}",
+        plain_table(
+            &[
+                "rung",
+                "median ms",
+                "TFLOP/s",
+                "% cuBLAS",
+                "verify",
+                "config"
+            ],
+            &body,
+            &[0, 5],
+        )
+    )
 }
 
 /// The verification and timing lines of one outcome.
@@ -516,28 +524,35 @@ pub fn print_outcome(o: &Outcome) {
         "host     f64 spot check of {} outputs: max relative error {:.2e}",
         o.spot.0, o.spot.1
     );
-    println!(
-        "{:<10} {:>10} {:>10} {:>10} {:>9} {:>9}",
-        "", "median ms", "min ms", "max ms", "TFLOP/s", "vs cuBLAS"
-    );
-    for (name, t, pct) in [
-        (
-            "tessel",
-            &o.mine,
-            100.0 * o.tflops() / o.cublas_tflops().max(1e-9),
-        ),
-        ("cuBLAS", &o.cublas, 100.0),
-    ] {
-        println!(
-            "{:<10} {:>10.4} {:>10.4} {:>10.4} {:>9.2} {:>8.1}%",
-            name,
-            t.median_ms,
-            t.min_ms,
-            t.max_ms,
-            t.tflops.unwrap_or(0.0),
-            pct
-        );
-    }
+    println!("{}", timing_table(&o.mine, &o.cublas, true));
+}
+
+/// tessel's and cuBLAS's timings side by side (TFLOP/s with two decimals when `fine`).
+pub fn timing_table(mine: &Timing, cublas: &Timing, fine: bool) -> String {
+    let ratio = 100.0 * mine.tflops.unwrap_or(0.0) / cublas.tflops.unwrap_or(0.0).max(1e-9);
+    let rows: Vec<Vec<String>> = [("tessel", mine, ratio), ("cuBLAS", cublas, 100.0)]
+        .into_iter()
+        .map(|(name, t, pct)| {
+            let tf = t.tflops.unwrap_or(0.0);
+            vec![
+                name.to_string(),
+                format!("{:.4}", t.median_ms),
+                format!("{:.4}", t.min_ms),
+                format!("{:.4}", t.max_ms),
+                if fine {
+                    format!("{tf:.2}")
+                } else {
+                    format!("{tf:.1}")
+                },
+                format!("{pct:.1}%"),
+            ]
+        })
+        .collect();
+    plain_table(
+        &["", "median ms", "min ms", "max ms", "TFLOP/s", "vs cuBLAS"],
+        &rows,
+        &[0],
+    )
 }
 
 #[cfg(test)]

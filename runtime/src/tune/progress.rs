@@ -1,6 +1,9 @@
 //! The progress bar on stderr: `[#######.....]  compiled 40/120  timed 30  failed 3  ETA 25s`.
 //! On a terminal it redraws one line (at most 10 times a second); otherwise it prints a line
 //! at every tenth of the way, so logs stay short.
+//!
+//! Hand-written rather than `indicatif`: indicatif draws nothing when stderr is not a terminal,
+//! and the piped mode (a line per tenth, for CI logs and `| tee`) is what batch tuning needs.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
