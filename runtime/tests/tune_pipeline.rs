@@ -86,6 +86,11 @@ fn fake_ms(c: &ConfigMap) -> f64 {
     1.0 + 0.25 * (c["X"] - 1) as f64
 }
 
+/// A general job's fake time: configs with larger values are slower.
+fn generic_ms(c: &ConfigMap) -> f64 {
+    1.0 + c.values().sum::<i64>() as f64 / 1000.0
+}
+
 fn stats(ms: f64) -> TimeStats {
     TimeStats {
         median_ms: ms,
@@ -143,19 +148,39 @@ fn fake_worker() -> ! {
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         match serde_json::from_str::<Request>(&line).unwrap() {
-            Request::Setup { gpu: g, .. } => {
+            Request::Setup { gpu: g, job, .. } => {
                 gpu_index = g;
+                if let Some(j) = &job {
+                    note(format!("setup-job name={} key={}", j.name, j.key));
+                }
                 note(format!(
                     "setup gpu={g} pid={} cvd={cvd}",
                     std::process::id()
                 ));
                 send(&Reply::Ready {
                     gpu: gpu(g),
-                    reference: ReferenceRecord {
+                    reference: Some(ReferenceRecord {
                         cublas: stats(1.1),
                         bandwidth_gbs: Some(3000.0),
-                    },
+                    }),
                 });
+            }
+            Request::Trial { id, config, .. } if !config.contains_key("X") => {
+                note(format!("trial gpu={gpu_index} {config:?}"));
+                let mut rec =
+                    TrialRecord::new(config.clone(), tessel_runtime::tune::record::Phase::Full);
+                rec.verification = Some(VerifyRecord {
+                    passed: true,
+                    rel_error: 0.0,
+                    tolerance: 1e-4,
+                    max_abs_error: 0.0,
+                    poisoned: 0,
+                    nans: 0,
+                    infs: 0,
+                    summary: "PASS".into(),
+                });
+                rec.time = Some(stats(generic_ms(&config)));
+                send(&Reply::Trial { id, record: rec });
             }
             Request::Trial { id, config, .. } if wrong_id => {
                 note(format!(
@@ -227,13 +252,19 @@ fn fake_worker() -> ! {
                 let entries = configs
                     .into_iter()
                     .map(|c| {
-                        let ms = fake_ms(&c);
+                        let ms = if c.contains_key("X") {
+                            fake_ms(&c)
+                        } else {
+                            generic_ms(&c)
+                        };
                         RetimeEntry {
                             config: c.clone(),
                             median_ms: ms,
                             rounds_ms: vec![ms; 5],
                             tflops: stats(ms).tflops,
-                            reverified: Some(reverify_fails != Some(c["X"])),
+                            reverified: Some(
+                                reverify_fails.is_none() || reverify_fails != c.get("X").copied(),
+                            ),
                         }
                     })
                     .collect();
@@ -768,6 +799,85 @@ fn nvrtc_runs_under_a_watchdog() {
     assert!(trials_logged(&env.log).is_empty());
 }
 
+static KT_NAIVE: dsl_core::def::KernelDef = dsl_core::def::KernelDef {
+    name: "kt_naive",
+    dsl: include_str!("../../kernels/kt_naive.co"),
+    file: Some("kernels/kt_naive.co"),
+    cuda: "",
+    ir: "",
+    params: &[],
+    tunables: &[],
+};
+
+/// A user's f32 GEMM (`c = a · b`) as a general job with a CPU reference.
+fn kt_job(key: &str) -> Result<tessel_runtime::tune::Job, String> {
+    use std::sync::Arc;
+    use tessel_runtime::dtype::DType;
+    use tessel_runtime::tune::job::{Fill, HostTensor, Job, Reference, parse_key};
+    let d = parse_key(key)?;
+    let (m, n, k) = (d["M"], d["N"], d["K"]);
+    Ok(Job::new("kt_naive_f32", &KT_NAIVE, key)
+        .input(&[m, k], DType::F32, Fill::Random { seed: 1 })
+        .input(&[k, n], DType::F32, Fill::Random { seed: 2 })
+        .output(&[m, n], DType::F32)
+        .reference(Reference::Host(Arc::new(move |t: &[HostTensor]| {
+            let mut c = vec![0.0; m * n];
+            for i in 0..m {
+                for j in 0..n {
+                    c[i * n + j] = (0..k)
+                        .map(|p| t[0].data[i * k + p] * t[1].data[p * n + j])
+                        .sum();
+                }
+            }
+            c
+        })))
+        .tolerance(1e-5, 1e-4)
+        .flops(2.0 * (m * n * k) as f64))
+}
+
+fn a_general_job_is_tuned_cached_and_looked_up_by_its_key() {
+    let (_d, env) = scratch("tune-job");
+    let key = "M=256,N=128,K=64";
+    let job = kt_job(key).unwrap();
+    let o = Tuner::job(job, options(&env, 1, 0)).unwrap().run().unwrap();
+    // kt_naive: 3 × 6 block shapes, less the one over 1024 threads.
+    assert_eq!((o.filter.total, o.filter.legal), (18, 17), "{}", o.filter);
+    assert_eq!(o.problem, key);
+    assert!(o.dtypes.contains("f32[256, 64]"), "{}", o.dtypes);
+    let w = o.winner.clone().expect("a winner");
+    // The fake worker's fastest: the smallest block.
+    assert_eq!(
+        (w.config["block_size_x"], w.config["block_size_y"]),
+        (16, 1)
+    );
+    assert!(
+        log_lines(&env.log)
+            .iter()
+            .any(|l| l == &format!("setup-job name=kt_naive_f32 key={key}")),
+        "{:?}",
+        log_lines(&env.log)
+    );
+    assert_eq!(trials_logged(&env.log).len(), 17);
+    // The launch-time lookup finds it by kernel and key; another key has none.
+    let dir = env.dir.join("tune");
+    let found = tessel_runtime::tune::lookup::winner_in(&dir, "kt_naive", key, None, None);
+    assert_eq!(found.map(|c| c.values), Some(w.config.clone()));
+    assert!(
+        tessel_runtime::tune::lookup::winner_in(&dir, "kt_naive", "M=1,N=1,K=1", None, None)
+            .is_none()
+    );
+    // The second run is answered from the cache.
+    let again = Tuner::job(kt_job(key).unwrap(), options(&env, 1, 0))
+        .unwrap()
+        .run()
+        .unwrap();
+    assert!(again.from_cache);
+    // A job whose parameters do not match the kernel is refused before anything runs.
+    let mut bad = kt_job(key).unwrap();
+    bad.tensors.pop();
+    assert!(Tuner::job(bad, options(&env, 1, 0)).is_err());
+}
+
 fn main() {
     if std::env::var("TESSEL_FAKE_WORKER").as_deref() == Ok("1") {
         fake_worker();
@@ -782,7 +892,11 @@ fn main() {
         return;
     }
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let tests: [(&str, fn()); 12] = [
+    let tests: [(&str, fn()); 13] = [
+        (
+            "a_general_job_is_tuned_cached_and_looked_up_by_its_key",
+            a_general_job_is_tuned_cached_and_looked_up_by_its_key,
+        ),
         (
             "four_concurrent_tuners_writing_one_cache_keep_every_trial",
             four_concurrent_tuners_writing_one_cache_keep_every_trial,

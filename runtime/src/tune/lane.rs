@@ -69,7 +69,7 @@ pub struct Lane {
     /// Workers started so far.
     pub started: usize,
     /// Set when a worker became ready and not yet taken by [`Lane::take_ready`].
-    ready: Option<(GpuInfo, ReferenceRecord)>,
+    ready: Option<(GpuInfo, Option<ReferenceRecord>)>,
 }
 
 const STDERR_LINES: usize = 12;
@@ -89,7 +89,7 @@ impl Lane {
     }
 
     /// What the last worker reported when it became ready (once).
-    pub fn take_ready(&mut self) -> Option<(GpuInfo, ReferenceRecord)> {
+    pub fn take_ready(&mut self) -> Option<(GpuInfo, Option<ReferenceRecord>)> {
         self.ready.take()
     }
 

@@ -48,6 +48,8 @@ pub mod bench;
 pub mod cachedir;
 pub mod filter;
 pub mod fullcheck;
+pub mod job;
+pub mod job_worker;
 pub mod lane;
 pub mod local;
 pub mod lookup;
@@ -67,13 +69,15 @@ pub mod winner;
 pub mod worker;
 
 pub use filter::{FilterReport, FilterRule};
+pub use job::{Job, JobBuilder};
 pub use lane::WorkerCommand;
+pub use lookup::winner_for;
 pub use outcome::TuneOutcome;
 pub use protocol::TimingSpec;
 pub use record::{FailureKind, TrialRecord, WinnerRecord};
 pub use strategy::{Budget, Strategy};
 pub use target::{CudaTemplate, Shape, Target, TuneSource};
-pub use worker::{worker_main_if_requested, worker_main_with};
+pub use worker::{worker_main_if_requested, worker_main_jobs, worker_main_with};
 
 /// Tuner errors.
 #[derive(Debug, thiserror::Error)]
@@ -238,19 +242,46 @@ impl Default for TuneOptions {
     }
 }
 
-/// A sweep of one target on one problem shape.
+/// A sweep of one target on one problem: a GEMM shape, or a general [`Job`].
 pub struct Tuner {
+    /// What is tuned.
     pub target: Target,
+    /// The GEMM problem (all zero for a job).
     pub shape: Shape,
+    /// How.
     pub opts: TuneOptions,
+    /// The general job, when tuning one.
+    pub job: Option<Job>,
 }
 
 impl Tuner {
+    /// A GEMM target on `shape`.
     pub fn new(target: Target, shape: Shape, opts: TuneOptions) -> Tuner {
         Tuner {
             target,
             shape,
             opts,
+            job: None,
+        }
+    }
+
+    /// A general job (any DSL kernel, the job's tensors and reference); its builder must be
+    /// registered with [`worker_main_jobs`] in this program.
+    pub fn job(job: Job, opts: TuneOptions) -> Result<Tuner, TuneError> {
+        job.validate().map_err(TuneError::Target)?;
+        Ok(Tuner {
+            target: Target::for_job(&job)?,
+            shape: Shape::new(0, 0, 0),
+            opts,
+            job: Some(job),
+        })
+    }
+
+    /// The problem-size key results are cached under: the job's key, or `MxNxK`.
+    pub fn problem_key(&self) -> String {
+        match &self.job {
+            Some(j) => j.key.clone(),
+            None => self.shape.text(),
         }
     }
 }

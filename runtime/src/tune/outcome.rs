@@ -21,6 +21,8 @@ use super::target::Shape;
 pub struct TuneOutcome {
     pub kernel: String,
     pub shape: Shape,
+    /// The problem-size key (`8192x8192x8192` for a GEMM, the job's own key otherwise).
+    pub problem: String,
     pub dtypes: String,
     /// Tunable names, in template-parameter order.
     pub tunables: Vec<String>,
@@ -221,6 +223,9 @@ impl TuneOutcome {
     pub fn roofline(&self) -> Option<String> {
         let r = self.reference.as_ref()?;
         let Shape { m, n, k } = self.shape;
+        if m * n * k == 0 {
+            return None;
+        }
         let bytes = ((m * k + n * k + m * n) * self.element_bytes) as f64;
         let ai = self.shape.flops() / bytes;
         let peak = r.cublas.tflops? * 1e12;

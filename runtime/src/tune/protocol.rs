@@ -29,6 +29,15 @@ pub struct TargetSpec {
     pub acc: Option<String>,
 }
 
+/// A general job by name and problem-size key ([`super::job::JobBuilder`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRef {
+    /// The name its builder is registered under.
+    pub name: String,
+    /// The problem-size key the builder is called with.
+    pub key: String,
+}
+
 /// How many calls to make when timing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimingSpec {
@@ -49,6 +58,10 @@ pub enum Request {
         /// GPU index (among the parent's) to record in trials.
         gpu: usize,
         reference_timing: TimingSpec,
+        /// A general job instead of the GEMM `shape`: the worker rebuilds it from its
+        /// registered builder.
+        #[serde(default)]
+        job: Option<JobRef>,
     },
     /// Compile (a cache hit), launch once, verify over the full output, then time.
     Trial {
@@ -75,7 +88,9 @@ pub enum Request {
 pub enum Reply {
     Ready {
         gpu: GpuInfo,
-        reference: ReferenceRecord,
+        /// cuBLAS's measurement (GEMM targets; a job has none).
+        #[serde(default)]
+        reference: Option<ReferenceRecord>,
     },
     SetupFailed {
         message: String,

@@ -26,7 +26,7 @@ use super::lane::{Lane, LaneError, WorkerCommand};
 use super::outcome::TuneOutcome;
 use super::probe::{self, GpuInfo};
 use super::progress::Progress;
-use super::protocol::{Reply, Request, TargetSpec, TimingSpec};
+use super::protocol::{JobRef, Reply, Request, TargetSpec, TimingSpec};
 use super::record::{
     ConfigMap, FailureKind, Phase, ReferenceRecord, TrialRecord, WinnerRecord, config_text,
 };
@@ -75,7 +75,7 @@ impl Tuner {
             nvrtc_version,
             kernel: self.target.name().to_string(),
             source_hash: self.target.source_hash(),
-            problem: self.shape.text(),
+            problem: self.problem_key(),
             dtypes: self.target.dtypes(),
             settings: o.settings_text(),
         };
@@ -126,6 +126,10 @@ impl Tuner {
                     module_dir: Some(module_dir.display().to_string()),
                     gpu: g.index,
                     reference_timing: o.timing,
+                    job: self.job.as_ref().map(|j| JobRef {
+                        name: j.name.clone(),
+                        key: j.key.clone(),
+                    }),
                 };
                 Lane::new(g.index, cmd.clone(), setup, o.setup_timeout)
             })
@@ -238,6 +242,7 @@ impl Tuner {
         TuneOutcome {
             kernel: self.target.name().to_string(),
             shape: self.shape,
+            problem: self.problem_key(),
             dtypes: self.target.dtypes(),
             tunables: self
                 .target
@@ -489,7 +494,7 @@ impl Tuner {
                 r
             };
             let result = lane.request(&req, self.opts.trial_timeout);
-            if let Some((_, r)) = lane.take_ready() {
+            if let Some((_, Some(r))) = lane.take_ready() {
                 let _ = tx.send(Event::Ready(r));
             }
             let rec = match result {
@@ -564,7 +569,7 @@ impl Tuner {
         };
         let budget = o.trial_timeout * (o.retime_rounds.max(1) * fin.len()).max(2) as u32;
         let result = lane.request(&req, budget.min(Duration::from_secs(600)));
-        if let Some((_, r)) = lane.take_ready()
+        if let Some((_, Some(r))) = lane.take_ready()
             && st.reference.is_none()
         {
             let _ = st.set_reference(r);
