@@ -3,12 +3,12 @@
 //! bandwidth as the memory roofline.
 //!
 //! GEMM rows: fp16 and bf16 at 8192³ and 4096³ with f32 accumulation, and fp16 with f16
-//! accumulation (seed 004's choice). Each row's configuration is the tuner's winner for that
+//! accumulation. Each row's configuration is the tuner's winner for that
 //! (dtype, shape) on this GPU — from the tune cache when present, tuned first otherwise — then
 //! re-verified and re-timed here. Extra rows (the SGEMM ladder's top rung, GEMV) are added by
 //! the callers that own those kernels through [`BenchRow`]: [`sgemm_row`] (f32 4096³ against
 //! cuBLAS SGEMM without TF32, the configuration swept with the `--budget` count or remembered
-//! from an earlier sweep at least that large) and [`gemv_rows`] (seed 003's shapes, the faster of
+//! from an earlier sweep at least that large) and [`gemv_rows`] (the standard GEMV shapes, the faster of
 //! the GEMV kernels per shape, TB/s against cuBLAS's TB/s, roofline = % of the copy bandwidth).
 
 use dsl_core::check::Config;
@@ -287,7 +287,7 @@ pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchR
     row
 }
 
-/// Seed 003's GEMV shapes (f16, f32 accumulation), one row each: the faster of `kernels` on that
+/// The standard GEMV shapes (f16, f32 accumulation), one row each: the faster of `kernels` on that
 /// shape, each swept or remembered ([`crate::gemv::measure_best`]) and verified, in TB/s
 /// against cuBLAS's TB/s (`copy_tbs` is the run's measured copy bandwidth, for the log lines).
 pub fn gemv_rows(dev: &Device, kernels: &[&'static KernelDef], copy_tbs: f64) -> Vec<BenchRow> {

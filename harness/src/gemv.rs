@@ -1,5 +1,5 @@
-//! The shared `main` of the GEMV example (seed 003): `y[N] = W[N,K] · x[K]`, f16 or bf16 in
-//! and out, f32 accumulation, over the seed's shapes (7168, 16384), (18432, 7168),
+//! The shared `main` of the GEMV example: `y[N] = W[N,K] · x[K]`, f16 or bf16 in
+//! and out, f32 accumulation, over the standard shapes (7168, 16384), (18432, 7168),
 //! (28672, 8192), (57344, 7168) and (1024, 1024).
 //!
 //! GEMV reads every byte of W once and does 2 FLOPs per element: it is bound by memory
@@ -28,7 +28,7 @@ use tessel_runtime::tensor::DeviceTensor;
 use tessel_runtime::timing::{Timing, TimingConfig, time_gpu};
 use tessel_runtime::verify::{Verification, gemm_tolerance, verify};
 
-/// Seed 003's shapes `(N, K)`.
+/// The standard GEMV shapes `(N, K)` (LLM projection sizes, and a small one).
 pub const SHAPES: [(usize, usize); 5] = [
     (7168, 16384),
     (18432, 7168),
@@ -349,7 +349,7 @@ fn run_typed<T: Element>(
     Ok(outcomes.iter().all(|x| x.verify.passed()))
 }
 
-/// Configurations a GEMV sweep times per (shape, kernel): all of them for the seed's kernels.
+/// Configurations a GEMV sweep times per (shape, kernel): all of them for the shipped GEMV kernels.
 pub const SWEEP_BUDGET: usize = 64;
 
 /// Sweeps `p` on shape `s` (at most `budget` configurations; with `cached`, the remembered

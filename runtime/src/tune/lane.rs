@@ -23,7 +23,9 @@ use super::record::ReferenceRecord;
 /// How to start a worker: by default this very executable, no arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerCommand {
+    /// The executable.
     pub program: PathBuf,
+    /// Its arguments.
     pub args: Vec<String>,
     /// Extra environment (the tuner adds `TESSEL_TUNE_WORKER=1` and `CUDA_VISIBLE_DEVICES`).
     pub env: Vec<(String, String)>,
@@ -44,10 +46,13 @@ impl WorkerCommand {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LaneError {
     #[error("no answer within {0:?}: worker killed")]
+    /// No answer within the watchdog's time.
     Timeout(Duration),
     #[error("worker died: {0}")]
+    /// The worker exited without answering.
     Died(String),
     #[error("worker setup failed: {0}")]
+    /// The worker could not set up.
     Setup(String),
 }
 

@@ -102,7 +102,9 @@ pub enum TuneError {
 /// How to tune.
 #[derive(Clone, Debug)]
 pub struct TuneOptions {
+    /// How configs are chosen.
     pub strategy: Strategy,
+    /// A limit on the sweep (count or seconds).
     pub budget: Option<Budget>,
     /// Seed of the random strategy.
     pub seed: u64,

@@ -19,23 +19,33 @@ use super::target::Shape;
 /// The result of [`super::Tuner::run`].
 #[derive(Clone, Debug, Serialize)]
 pub struct TuneOutcome {
+    /// The kernel's name.
     pub kernel: String,
+    /// The GEMM problem shape.
     pub shape: Shape,
     /// The problem-size key (`8192x8192x8192` for a GEMM, the job's own key otherwise).
     pub problem: String,
+    /// The dtypes, as text.
     pub dtypes: String,
     /// Tunable names, in template-parameter order.
     pub tunables: Vec<String>,
     /// Bytes per input element (for the roofline).
     pub element_bytes: usize,
+    /// The cache key.
     pub key: CacheKey,
+    /// The cache file.
     pub cache_path: PathBuf,
+    /// The GPUs used.
     pub gpus: Vec<GpuInfo>,
+    /// A note on GPUs left out.
     pub gpu_note: Option<String>,
+    /// The legality filter's report.
     pub filter: FilterReport,
+    /// The reference measurement or output.
     pub reference: Option<ReferenceRecord>,
     /// Every trial in the cache for this key (this run's and earlier ones').
     pub trials: Vec<TrialRecord>,
+    /// The chosen configuration.
     pub winner: Option<WinnerRecord>,
     /// The winner came from the cache; nothing ran.
     pub from_cache: bool,
@@ -45,6 +55,7 @@ pub struct TuneOutcome {
     pub worker_starts: usize,
     /// Configs not run because the time budget ran out.
     pub over_budget: usize,
+    /// Wall-clock seconds of the run.
     pub elapsed_s: f64,
     /// What went wrong without stopping the sweep (a cache that could not be written, a
     /// finalist that could not be re-timed); the caller decides whether to show it.

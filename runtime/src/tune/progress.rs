@@ -9,11 +9,15 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 #[derive(Debug)]
+/// The progress line of a phase.
 pub struct Progress {
     label: String,
     total: usize,
+    /// Configs compiled (or resumed).
     pub compiled: usize,
+    /// Configs timed.
     pub timed: usize,
+    /// Configs failed.
     pub failed: usize,
     /// Cut by a time budget.
     pub skipped: usize,
@@ -25,6 +29,7 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// A progress display for `total` configs (`enabled`: draw at all).
     pub fn new(label: &str, total: usize, enabled: bool) -> Progress {
         Progress {
             label: label.to_string(),

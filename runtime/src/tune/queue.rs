@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 
+/// A closable FIFO shared by producers (compile threads) and consumers (lanes).
 pub struct WorkQueue<T> {
     state: Mutex<(VecDeque<T>, bool)>,
     cv: Condvar,
@@ -24,11 +25,13 @@ impl<T> WorkQueue<T> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Adds an item at the back.
     pub fn push(&self, item: T) {
         self.lock().0.push_back(item);
         self.cv.notify_one();
     }
 
+    /// Puts an item back at the front.
     pub fn push_front(&self, item: T) {
         self.lock().0.push_front(item);
         self.cv.notify_one();

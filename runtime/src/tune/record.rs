@@ -161,13 +161,18 @@ impl fmt::Display for FailureKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimeStats {
     #[serde(with = "float")]
+    /// Median time, ms.
     pub median_ms: f64,
     #[serde(with = "float")]
+    /// Fastest run, ms.
     pub min_ms: f64,
     #[serde(with = "float")]
+    /// Slowest run, ms.
     pub max_ms: f64,
     #[serde(with = "float")]
+    /// Mean, ms.
     pub mean_ms: f64,
+    /// Timed calls.
     pub runs: usize,
     /// Throughput at the median.
     #[serde(with = "float::opt", default)]
@@ -190,15 +195,22 @@ impl From<&Timing> for TimeStats {
 /// The verification of a trial's output against cuBLAS (over the full output).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VerifyRecord {
+    /// Whether the output verified.
     pub passed: bool,
     #[serde(with = "float")]
+    /// Largest relative error.
     pub rel_error: f64,
     #[serde(with = "float")]
+    /// The tolerance the comparison uses.
     pub tolerance: f64,
     #[serde(with = "float")]
+    /// Largest absolute error.
     pub max_abs_error: f64,
+    /// Output elements never written.
     pub poisoned: usize,
+    /// NaN outputs.
     pub nans: usize,
+    /// Infinite outputs.
     pub infs: usize,
     /// [`Verification`]'s one-line summary.
     pub summary: String,
@@ -232,10 +244,13 @@ pub enum Phase {
 /// One configuration's trial.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialRecord {
+    /// The configuration.
     pub config: ConfigMap,
+    /// Which timing the record holds.
     pub phase: Phase,
     /// Present when the trial verified and was timed.
     pub time: Option<TimeStats>,
+    /// The output's verification.
     pub verification: Option<VerifyRecord>,
     /// Registers per thread (ptxas).
     pub registers: Option<u32>,
@@ -245,6 +260,7 @@ pub struct TrialRecord {
     pub smem_bytes: Option<u64>,
     /// Threads per block.
     pub threads: Option<u32>,
+    /// Why the config has no time.
     pub failure: Option<FailureKind>,
     /// The failure's message (compile log excerpt, driver error, verification summary …).
     pub error: Option<String>,
@@ -313,6 +329,7 @@ impl TrialRecord {
 /// baselines for "% of cuBLAS" and the roofline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReferenceRecord {
+    /// cuBLAS on the same problem.
     pub cublas: TimeStats,
     /// Device-to-device copy bandwidth, GB/s (bytes read + written).
     #[serde(with = "float::opt", default)]
@@ -322,6 +339,7 @@ pub struct ReferenceRecord {
 /// One of the final candidates re-timed interleaved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RetimeEntry {
+    /// The configuration.
     pub config: ConfigMap,
     /// Median over the rounds' medians.
     #[serde(with = "float")]
@@ -330,6 +348,7 @@ pub struct RetimeEntry {
     #[serde(with = "float::vec")]
     pub rounds_ms: Vec<f64>,
     #[serde(with = "float::opt", default)]
+    /// Throughput at the median, TFLOP/s.
     pub tflops: Option<f64>,
     /// The output verified again after the timing rounds (`None`: not checked).
     #[serde(default)]
@@ -339,10 +358,13 @@ pub struct RetimeEntry {
 /// The chosen configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WinnerRecord {
+    /// The configuration.
     pub config: ConfigMap,
     #[serde(with = "float")]
+    /// Median time, ms.
     pub median_ms: f64,
     #[serde(with = "float::opt", default)]
+    /// Throughput at the median, TFLOP/s.
     pub tflops: Option<f64>,
     /// The interleaved re-timing of the finalists, fastest first.
     pub finalists: Vec<RetimeEntry>,

@@ -22,8 +22,11 @@ use crate::dtype::SplitMix64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Strategy {
     #[default]
+    /// Every legal config in order.
     Brute,
+    /// Legal configs shuffled by the seed, cut to the budget.
     Random,
+    /// Successive halving: all briefly, then the best third longer.
     Halving,
 }
 
@@ -91,7 +94,9 @@ impl fmt::Display for Budget {
 /// The order in which configs (indices into the legal list) are tried, and the time limit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
+    /// Indices into the legal list, in trial order.
     pub order: Vec<usize>,
+    /// No trial starts after this long.
     pub deadline: Option<Duration>,
 }
 

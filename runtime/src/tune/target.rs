@@ -30,12 +30,16 @@ use super::record::ConfigMap;
 /// A GEMM problem shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shape {
+    /// Rows of the output.
     pub m: usize,
+    /// Columns of the output.
     pub n: usize,
+    /// The reduction dimension.
     pub k: usize,
 }
 
 impl Shape {
+    /// `m × n × k`.
     pub fn new(m: usize, n: usize, k: usize) -> Shape {
         Shape { m, n, k }
     }
@@ -75,7 +79,9 @@ pub struct CudaTemplate {
 /// Where a target comes from.
 #[derive(Clone, Copy, Debug)]
 pub enum TuneSource {
+    /// A DSL kernel.
     Dsl(&'static KernelDef),
+    /// A hand-written CUDA template.
     Cuda(&'static CudaTemplate),
 }
 
@@ -104,8 +110,11 @@ impl TuneSource {
 /// One tunable of a target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tunable {
+    /// The name.
     pub name: String,
+    /// Its values.
     pub domain: Vec<i64>,
+    /// Its default value.
     pub default: i64,
 }
 
@@ -113,26 +122,36 @@ pub struct Tunable {
 /// tuner's own `T01xx` for TMA boxes and launch-time restrictions) and its message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {
+    /// The diagnostic code.
     pub code: String,
+    /// Why.
     pub message: String,
 }
 
 /// What the filter established about a legal config.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Facts {
+    /// Dynamic shared memory per block, bytes.
     pub smem_bytes: u64,
+    /// Threads per block.
     pub threads: u32,
 }
 
 /// A target ready to be filtered and compiled.
 pub struct Target {
+    /// Where it comes from.
     pub source: TuneSource,
+    /// The dtype variant.
     pub variant: Variant,
+    /// Its tunables.
     pub tunables: Vec<Tunable>,
     /// The CUDA source every config instantiates.
     pub cuda: String,
+    /// The input dtype.
     pub input: DType,
+    /// The accumulator dtype name, if not the declared one.
     pub acc: DType,
+    /// The output dtype.
     pub output: DType,
     prepared: Option<Arc<Prepared>>,
     pinned: ConfigMap,
@@ -277,6 +296,7 @@ impl Target {
         }
     }
 
+    /// The rule's name in reports.
     pub fn name(&self) -> &'static str {
         self.source.name()
     }
