@@ -420,6 +420,16 @@ fn sweep_isolates_faults_and_answers_the_second_run_from_the_cache() {
     assert_eq!(again.worker_starts, 0);
     assert_eq!(log_lines(&env.log).len(), before);
     assert_eq!(again.winner, o.winner);
+    // A launch finds the winner by the key of its own problem binding.
+    assert_eq!(o.problem, "K=1024 M=1024 N=1024");
+    let found = tessel_runtime::tune::lookup::winner_in(
+        &env.dir.join("tune"),
+        "fake",
+        &o.problem,
+        Some("Fake GPU"),
+        None,
+    );
+    assert_eq!(found.map(|c| c.values), Some(w.config.clone()));
     // --retune runs everything again.
     let re = tune(TuneOptions {
         retune: true,

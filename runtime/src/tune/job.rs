@@ -292,6 +292,15 @@ impl Job {
         Ok(())
     }
 
+    /// The key a loaded kernel derives from these tensors at launch
+    /// ([`super::lookup::problem_key`]): use it as the job's key to let `autotuned` launches
+    /// find the job's winner.
+    pub fn dims_key(&self) -> Result<String, String> {
+        let p = crate::dsl::Prepared::get(self.kernel, self.variant).map_err(|e| e.to_string())?;
+        let problem = p.bind(&self.bindings()).map_err(|e| e.to_string())?;
+        Ok(super::lookup::problem_key(&problem))
+    }
+
     /// The parameters as tensor bindings without memory (for the legality filter).
     pub fn bindings(&self) -> Vec<TensorArg> {
         self.tensors

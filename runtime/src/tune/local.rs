@@ -27,6 +27,7 @@ use crate::device::DeviceInfo;
 use crate::dsl::Prepared;
 use crate::nvrtc::{self, CompileRequest};
 
+use super::lookup::problem_key;
 use super::record::{FailureKind, Phase, TimeStats, TrialRecord, VerifyRecord, WinnerRecord};
 use super::store::{CacheKey, FORMAT, TuneStore};
 use super::strategy::{legal_configs, neighbor_round, stride_pick};
@@ -82,16 +83,6 @@ fn selection(budget: usize) -> String {
 
 fn budget_of(selection: &str) -> Option<usize> {
     selection.strip_prefix("local budget=")?.parse().ok()
-}
-
-/// The problem-size key of a DSL problem binding: `K=4096 M=4096 N=4096`.
-pub fn problem_key(problem: &Problem) -> String {
-    problem
-        .dims
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The cache key of an in-process sweep of `p` on `problem` and the device `info`.

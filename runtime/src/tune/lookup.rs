@@ -69,9 +69,23 @@ fn build(dir: &Path) -> Index {
     index
 }
 
-/// The cached winner of kernel `kernel` for the problem-size key `key` (as the tuner wrote it,
-/// e.g. `4096x4096x4096`), from the default cache folder; the most recently written when
-/// several GPUs or kernel versions have one.
+/// The problem-size key of a DSL kernel's problem binding — `K=4096 M=4096 N=4096`, its
+/// symbolic dimensions in name order. The GEMM tuner and the in-process sweep cache results
+/// under it, and a loaded kernel derives it from the tensors it is launched with, so a launch
+/// finds the winner tuned for its shapes. (A general [`super::Job`] is cached under its own
+/// key; [`super::Job::dims_key`] gives this one.)
+pub fn problem_key(problem: &dsl_core::check::Problem) -> String {
+    problem
+        .dims
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The cached winner of kernel `kernel` for the problem-size key `key` ([`problem_key`], or a
+/// job's own key), from the default cache folder; the most recently written when several GPUs
+/// or kernel versions have one.
 pub fn winner_for(kernel: &str, key: &str) -> Option<Config> {
     winner_in(&store::default_dir(), kernel, key, None, None)
 }

@@ -71,7 +71,7 @@ pub mod worker;
 pub use filter::{FilterReport, FilterRule};
 pub use job::{Job, JobBuilder};
 pub use lane::WorkerCommand;
-pub use lookup::winner_for;
+pub use lookup::{problem_key, winner_for};
 pub use outcome::TuneOutcome;
 pub use protocol::TimingSpec;
 pub use record::{FailureKind, TrialRecord, WinnerRecord};
@@ -279,11 +279,16 @@ impl Tuner {
         })
     }
 
-    /// The problem-size key results are cached under: the job's key, or `MxNxK`.
+    /// The problem-size key results are cached under: the job's key, or
+    /// [`lookup::problem_key`] of the GEMM shape's binding (`K=… M=… N=…`).
     pub fn problem_key(&self) -> String {
         match &self.job {
             Some(j) => j.key.clone(),
-            None => self.shape.text(),
+            None => self
+                .target
+                .problem(&self.shape)
+                .map(|p| lookup::problem_key(&p))
+                .unwrap_or_else(|_| self.shape.text()),
         }
     }
 }
