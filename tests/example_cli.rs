@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-const EXAMPLES: [&str; 19] = [
+const EXAMPLES: [&str; 20] = [
     "bench",
     "gemv",
     "kt_naive",
@@ -22,6 +22,7 @@ const EXAMPLES: [&str; 19] = [
     "sgemm_k6_vectorize",
     "sgemm_k7_autotune",
     "sgemm_k8_warptile",
+    "tune_user",
     "v0_naive",
     "v1_shared",
     "v2_tma_wgmma",
@@ -124,4 +125,9 @@ fn equals_and_space_forms_parse_alike_and_errors_have_their_codes() {
     assert_eq!(code, 2, "{err}");
     let (code, _, _) = run("bench", &["--help"]);
     assert_eq!(code, 0);
+    // The general tuner without a GPU: exit code 3, not a panic.
+    let (code, _, err) = run("tune_user", &["--budget=2"]);
+    assert_eq!(code, 3, "{err}");
+    let (code, _, err) = run("tune_user", &["--budget", "0"]);
+    assert_eq!(code, 2, "{err}");
 }

@@ -13,3 +13,4 @@ pub mod out;
 pub mod sgemm;
 pub mod sweep;
 pub mod tune;
+pub mod user;

@@ -1,6 +1,9 @@
 //! A blocking work queue between the compile threads (producers) and the GPU lanes
 //! (consumers): `pop` waits until an item arrives or the queue is closed and empty. A lane
 //! that cannot take an item (its worker will not start) puts it back at the front.
+//!
+//! Hand-written (a mutex and a condition variable) rather than a channel crate: the lanes need
+//! `push_front` and a drain of what is left after a close, which channels do not offer.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
