@@ -3,7 +3,7 @@
 //! ladder's k8 rung (f32, 4096³, against cuBLAS SGEMM without TF32), GEMV on the standard shapes
 //! (the faster of `gemv_direct` and `gemv_staged` per shape, TB/s against cuBLAS, roofline = %
 //! of the copy bandwidth), and the device's copy bandwidth. Tuned configurations come from the
-//! tuner's cache (`v4_tuned` fills it; the SGEMM and GEMV sweeps remember their winners too),
+//! tuner's cache (`v4_tuned`, the SGEMM and the GEMV examples fill it),
 //! tuning first where absent; every row is verified against cuBLAS over its full output.
 //!
 //! Run: `cargo run --release --example bench -- [--strategy random --budget 40]` (`--budget N`
@@ -19,7 +19,12 @@ tessel::gemm_kernel!(file = "kernels/gemv_staged.co");
 use tessel_harness::bench::{bench_main, gemv_rows, sgemm_row};
 
 fn main() {
-    tessel::runtime::tune::worker_main_if_requested(&[&matmul::KERNEL]);
+    // First: a copy of this program re-launched by the tuner serves trials and exits here.
+    tessel_harness::jobs::serve(
+        &[tessel::runtime::tune::TuneSource::Dsl(&matmul::KERNEL)],
+        &[&sgemm_k8::KERNEL],
+        &[&gemv_direct::KERNEL, &gemv_staged::KERNEL],
+    );
     let args: Vec<String> = std::env::args().skip(1).collect();
     std::process::exit(bench_main(&matmul::KERNEL, &args, &|dev, budget, rows| {
         rows.push(sgemm_row(dev, &sgemm_k8::KERNEL, budget));

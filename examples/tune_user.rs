@@ -112,7 +112,7 @@ fn run(cli: &UserCli) -> Result<bool, exit::Error> {
 
 fn main() {
     // First: a copy of this program re-launched by the tuner serves trials and exits here.
-    tune::worker_main_jobs(&[("user_sgemm", sgemm_job), ("user_gemv", gemv_job)]);
+    tune::worker_main_jobs(&[("user_sgemm", &sgemm_job), ("user_gemv", &gemv_job)]);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let cli = match exit::parse::<UserCli>("tune_user", &args) {
         Ok(c) => c,

@@ -7,8 +7,8 @@
 //! (dtype, shape) on this GPU — from the tune cache when present, tuned first otherwise — then
 //! re-verified and re-timed here. Extra rows (the SGEMM ladder's top rung, GEMV) are added by
 //! the callers that own those kernels through [`BenchRow`]: [`sgemm_row`] (f32 4096³ against
-//! cuBLAS SGEMM without TF32, the configuration swept with the `--budget` count or remembered
-//! from an earlier sweep at least that large) and [`gemv_rows`] (the standard GEMV shapes, the faster of
+//! cuBLAS SGEMM without TF32, the configuration swept by the tuner with the `--budget`
+//! count, or its cached winner) and [`gemv_rows`] (the standard GEMV shapes, the faster of
 //! the GEMV kernels per shape, TB/s against cuBLAS's TB/s, roofline = % of the copy bandwidth).
 
 use dsl_core::check::Config;
@@ -250,7 +250,7 @@ fn failed_row(
 }
 
 /// The SGEMM ladder's top rung `def` at 4096³ (f32, cuBLAS SGEMM without TF32 as the
-/// reference), swept with `budget` or remembered ([`crate::sgemm::measure_tuned`]);
+/// reference), swept by the tuner with `budget` or cached ([`crate::sgemm::measure_tuned`]);
 /// verified over the full output and by an f64 host spot check.
 pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchRow {
     let s = 4096;
@@ -288,7 +288,7 @@ pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchR
 }
 
 /// The standard GEMV shapes (f16, f32 accumulation), one row each: the faster of `kernels` on that
-/// shape, each swept or remembered ([`crate::gemv::measure_best`]) and verified, in TB/s
+/// shape, each swept by the tuner or cached ([`crate::gemv::measure_best`]) and verified, in TB/s
 /// against cuBLAS's TB/s (`copy_tbs` is the run's measured copy bandwidth, for the log lines).
 pub fn gemv_rows(dev: &Device, kernels: &[&'static KernelDef], copy_tbs: f64) -> Vec<BenchRow> {
     use crate::gemv::{SHAPES, measure_best};

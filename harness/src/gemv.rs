@@ -8,7 +8,7 @@
 //! events, read + write bytes), next to cuBLAS (`cublasGemmEx` with N = 1, f32 compute).
 //!
 //! For every shape and kernel the legal configurations (rows per block, loads in flight, stages
-//! …) are swept ([`crate::sweep::sweep_with`]), each verified over the full output
+//! …) are swept through the tuner ([`crate::jobs`]), each verified over the full output
 //! against cuBLAS; the fastest is timed against cuBLAS in interleaved rounds.
 
 use std::sync::Arc;
@@ -248,6 +248,8 @@ impl<T: Element> Shape<T> {
 
 /// Runs the GEMV example over `kernels`; returns the process exit code (see [`crate::exit`]).
 pub fn gemv_main(kernels: &[&'static KernelDef], example: &str, args: &[String]) -> i32 {
+    // First: a copy of this program re-launched by the tuner serves trials and exits here.
+    crate::jobs::serve(&[], &[], kernels);
     let cli = match exit::parse::<GemvCli>(example, args) {
         Ok(c) => c,
         Err(code) => return code,
@@ -337,7 +339,7 @@ fn run_typed<T: Element>(
         for (p, default) in prepared {
             let mut cfg = default.clone();
             if o.tune {
-                cfg = tune(dev, &mut s, p, SWEEP_BUDGET, false)?.0;
+                cfg = tune(&s, p, SWEEP_BUDGET)?.0;
             }
             let out = measure(dev, &cublas, &mut s, p, &cfg, o.runs)?;
             println!("verify   {}", out.verify);
@@ -352,38 +354,22 @@ fn run_typed<T: Element>(
 /// Configurations a GEMV sweep times per (shape, kernel): all of them for the shipped GEMV kernels.
 pub const SWEEP_BUDGET: usize = 64;
 
-/// Sweeps `p` on shape `s` (at most `budget` configurations; with `cached`, the remembered
-/// winner of an earlier sweep at least that large instead); returns the winner and whether it
-/// came from the cache.
+/// Sweeps `p` on shape `s` through the tuner (at most `budget` configurations, in worker
+/// processes; the cached winner when the same sweep already ran); returns the winner and
+/// whether it came from the cache.
 fn tune<T: Element>(
-    dev: &Device,
-    s: &mut Shape<T>,
+    s: &Shape<T>,
     p: &Arc<Prepared>,
     budget: usize,
-    cached: bool,
 ) -> Result<(Config, bool), String> {
-    let info = dev.info().clone();
-    let problem = p.bind(&s.tensors()).map_err(|e| e.to_string())?;
-    let eval = |c: &Config| {
-        let (inst, args) = s.instance(dev, p, c)?;
-        let v = s.run_and_verify(dev, &inst, &args)?;
-        let t = time_gpu(
-            dev,
-            &TimingConfig {
-                warmup: 2,
-                runs: 20,
-            },
-            None,
-            || inst.launch(&args),
-        )
-        .map_err(|x| x.to_string())?;
-        Ok((v.passed(), t.median_ms))
-    };
-    let found = crate::sweep::sweep(p, &problem, &info, budget, cached, eval)?;
-    found.ok_or_else(|| format!("{}: no configuration passed verification", p.def.name))
+    let dims = format!("N={},K={}", s.n, s.k);
+    let def = p.def;
+    let job = crate::jobs::keyed(|key| crate::jobs::gemv_job(def, T::DTYPE, key), &dims)?;
+    crate::jobs::tune_job(job, budget)?
+        .ok_or_else(|| format!("{}: no configuration passed verification", p.def.name))
 }
 
-/// The fastest kernel of `kernels` on one shape, swept (or remembered) and timed against cuBLAS.
+/// The fastest kernel of `kernels` on one shape, swept (or cached) and timed against cuBLAS.
 #[derive(Clone, Debug)]
 pub struct GemvBest {
     pub outcome: GemvOutcome,
@@ -391,8 +377,8 @@ pub struct GemvBest {
     pub from_cache: bool,
 }
 
-/// For each `(N, K)` of `shapes`: every kernel of `kernels` swept (the remembered winner when
-/// an earlier sweep of at least [`SWEEP_BUDGET`] configurations found one), verified over the
+/// For each `(N, K)` of `shapes`: every kernel of `kernels` swept by the tuner (at most
+/// [`SWEEP_BUDGET`] configurations, or the cached winner of the same sweep), verified over the
 /// full output and timed against cuBLAS; the fastest verified kernel's outcome (or, when none
 /// verified, the fastest, which then reports the failure). f16 in and out, f32 accumulation;
 /// `copy_tbps` (the measured copy bandwidth) is only for the printed `result` lines.
@@ -410,7 +396,7 @@ pub fn measure_best(
         let mut row: Option<GemvBest> = None;
         for def in kernels {
             let p = Prepared::get(def, Variant::default()).map_err(|e| e.to_string())?;
-            let (cfg, from_cache) = tune(dev, &mut s, &p, SWEEP_BUDGET, true)?;
+            let (cfg, from_cache) = tune(&s, &p, SWEEP_BUDGET)?;
             let out = measure(dev, &cublas, &mut s, &p, &cfg, runs)?;
             println!("{}", result_line(&out, ir::DType::F16, copy_tbps));
             let better = match &row {

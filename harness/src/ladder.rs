@@ -42,6 +42,9 @@ pub fn ladder_main(
     gemv: &[&'static KernelDef],
     args: &[String],
 ) -> i32 {
+    // First: a copy of this program re-launched by the tuner serves trials and exits here.
+    let rungs: Vec<&'static KernelDef> = sgemm.iter().chain(kt).map(|r| r.def).collect();
+    crate::jobs::serve(&[], &rungs, gemv);
     let cli = match exit::parse::<LadderCli>("ladder", args) {
         Ok(c) => c,
         Err(code) => return code,

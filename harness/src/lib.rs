@@ -8,6 +8,7 @@ pub mod bench;
 pub mod exit;
 pub mod gemm;
 pub mod gemv;
+pub mod jobs;
 pub mod ladder;
 pub mod out;
 pub mod sgemm;

@@ -230,34 +230,17 @@ impl SgemmBench {
         verify(&out, &self.ref_host, tol).map_err(|x| e(&x))
     }
 
-    /// Sweeps the legal configurations of `def` (at most `budget`; with `cached`, the winner
-    /// of an earlier sweep at least that large instead); returns the fastest verified and
-    /// whether it came from the cache.
+    /// Sweeps the legal configurations of `def` through the tuner (at most `budget`, the
+    /// local strategy, in worker processes; the cached winner when the same sweep already
+    /// ran); returns the fastest verified and whether it came from the cache.
     pub fn sweep(
         &mut self,
         def: &'static KernelDef,
         budget: usize,
-        cached: bool,
     ) -> Result<Option<(Config, bool)>, String> {
-        let p = Prepared::get(def, Variant::default()).map_err(|x| x.to_string())?;
-        let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
-        let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
-        let info = self.dev.info().clone();
-        crate::sweep::sweep(&p, &problem, &info, budget, cached, |cfg| {
-            self.time_config(&p, cfg)
-        })
-    }
-
-    /// One sweep trial: launch on poisoned C, verify, time (median of 20).
-    fn time_config(&mut self, p: &Arc<Prepared>, cfg: &Config) -> Result<(bool, f64), String> {
-        let (inst, args) = self.instance(p, cfg)?;
-        let v = self.run_and_verify(&inst, &args)?;
-        let tc = TimingConfig {
-            warmup: 1,
-            runs: 20,
-        };
-        let t = time_gpu(&self.dev, &tc, None, || inst.launch(&args)).map_err(|x| x.to_string())?;
-        Ok((v.passed(), t.median_ms))
+        let dims = format!("M={},N={},K={}", self.m, self.n, self.k);
+        let job = crate::jobs::keyed(|key| crate::jobs::sgemm_job(def, key), &dims)?;
+        crate::jobs::tune_job(job, budget)
     }
 
     /// Verifies `cfg` of `def` and times it against cuBLAS.
@@ -331,8 +314,8 @@ impl SgemmBench {
     }
 }
 
-/// The bench's SGEMM row: `def` on an `m`×`n`×`k` f32 problem, swept (at most `budget`
-/// configurations, or the remembered winner of an earlier sweep at least that large), then
+/// The bench's SGEMM row: `def` on an `m`×`n`×`k` f32 problem, swept by the tuner (at most `budget`
+/// configurations, or the cached winner of the same sweep), then
 /// verified over the full output (and by the f64 spot check) and timed against cuBLAS in
 /// interleaved rounds. Returns the outcome and whether the configuration came from the cache.
 pub fn measure_tuned(
@@ -343,7 +326,7 @@ pub fn measure_tuned(
 ) -> Result<(Outcome, bool), String> {
     let mut bench = SgemmBench::new(dev.clone(), m, n, k, 20)?;
     let (cfg, cached) = bench
-        .sweep(def, budget, true)?
+        .sweep(def, budget)?
         .ok_or_else(|| format!("{}: no configuration passed verification", def.name))?;
     Ok((bench.run(def, &cfg)?, cached))
 }
@@ -364,6 +347,8 @@ pub fn result_line(o: &Outcome, m: usize, n: usize, k: usize) -> String {
 /// Runs one f32 GEMM example; returns the process exit code (see [`crate::exit`]).
 /// `tuned`: sweep by default.
 pub fn sgemm_main(def: &'static KernelDef, example: &str, tuned: bool, args: &[String]) -> i32 {
+    // First: a copy of this program re-launched by the tuner serves trials and exits here.
+    crate::jobs::serve(&[], &[def], &[]);
     let cli = match exit::parse::<SgemmCli>(example, args) {
         Ok(c) => c,
         Err(code) => return code,
@@ -392,7 +377,7 @@ fn run_example(def: &'static KernelDef, example: &str, o: &SgemmOpts) -> Result<
     );
     let mut bench = SgemmBench::new(dev, o.m, o.n, o.k, o.runs)?;
     if o.tune {
-        match bench.sweep(def, o.budget, false)? {
+        match bench.sweep(def, o.budget)? {
             Some((best, _)) => {
                 cfg = best;
                 let path = write_cuda(&p, example, &cfg)?;
@@ -458,7 +443,7 @@ pub fn run_ladder(title: &str, rungs: &[Rung], args: &SgemmArgs) -> Result<bool,
         println!("== {}", r.example);
         let mut cfg = cfg;
         if forced.unwrap_or(r.tuned) {
-            match bench.sweep(r.def, o.budget, false)? {
+            match bench.sweep(r.def, o.budget)? {
                 Some((best, _)) => cfg = best,
                 None => {
                     return Err(

@@ -1,17 +1,11 @@
-//! The tuned examples' sweep (SGEMM k7/k8, the Kernel Tuner trio, GEMV) and the helpers the
-//! examples share. The sweep itself is the runtime's in-process tuner
-//! ([`tessel_runtime::tune::local`]): legality filter, stride + neighbor strategy, parallel
-//! NVRTC, and the one tune cache. This module only prints what it found.
+//! Helpers the examples share: `--set` parsing, default configs, config text, timing rounds,
+//! writing the instantiated `.cu`, and the one-sentence no-GPU answer.
 
-use std::sync::Arc;
-
-use dsl_core::check::{Config, Problem};
+use dsl_core::check::Config;
 use dsl_core::def::KernelDef;
 use tessel_runtime::dsl::{Prepared, module_cache};
 use tessel_runtime::nvrtc::{Arch, CompileRequest};
 use tessel_runtime::timing::Timing;
-use tessel_runtime::tune::local::{LocalSweep, cache_key};
-use tessel_runtime::tune::store;
 
 /// Timing rounds per side (interleaved: tessel, cuBLAS, tessel, …).
 pub const ROUNDS: usize = 3;
@@ -92,68 +86,4 @@ pub fn no_gpu(p: &Prepared, cfg: &Config, why: &str) -> String {
         Err(e) => format!("did not compile it ({})", first_line(&e.to_string())),
     };
     format!("no GPU to run on ({why}); wrote the .cu and {compiled}.")
-}
-
-/// The sweep of `p` on `problem` on the device `info` (at most `budget` configs; `eval`
-/// launches, verifies and times one). With `cached`, the winner of an earlier sweep of at
-/// least this budget answers instead. Prints a summary; returns the winner and whether it came
-/// from the cache.
-pub fn sweep(
-    p: &Arc<Prepared>,
-    problem: &Problem,
-    info: &tessel_runtime::device::DeviceInfo,
-    budget: usize,
-    cached: bool,
-    eval: impl FnMut(&Config) -> Result<(bool, f64), String>,
-) -> Result<Option<(Config, bool)>, String> {
-    let def = p.def;
-    let arch = info.tessel_arch().ok_or("unsupported GPU")?;
-    let key = cache_key(p, problem, info);
-    let s = LocalSweep::new(
-        p.clone(),
-        problem.clone(),
-        info.max_smem_per_block_optin.max(0) as u64,
-        key,
-        &store::default_dir(),
-        budget,
-    );
-    if cached && let Some(cfg) = s.cached() {
-        println!(
-            "sweep    {}: winner of an earlier sweep of at least {budget} configurations (cached): {}",
-            def.name,
-            config_text(def, &cfg)
-        );
-        return Ok(Some((cfg, true)));
-    }
-    let out = s.run(module_cache(), arch, eval);
-    println!(
-        "sweep    {}: {} legal configurations, {} by stride then {} neighbors of the fastest",
-        def.name, out.legal, out.coarse, out.local
-    );
-    if let Some((cfg, e)) = out.failed.first() {
-        println!(
-            "sweep    e.g. {} failed: {}",
-            config_text(def, cfg),
-            first_line(e)
-        );
-    }
-    let ok: Vec<_> = out.trials.iter().filter(|t| t.verified).collect();
-    println!(
-        "sweep    {} configurations timed, {} failed verification, {} did not compile or launch; fastest:",
-        out.trials.len(),
-        out.trials.len() - ok.len(),
-        out.failed.len()
-    );
-    for t in ok.iter().take(10) {
-        println!(
-            "         {:>9.4} ms  {}",
-            t.median_ms,
-            config_text(def, &t.config)
-        );
-    }
-    for w in &out.warnings {
-        eprintln!("sweep    warning: {w}");
-    }
-    println!("cache    {}", out.cache_path.display());
-    Ok(out.winner.map(|c| (c, false)))
 }

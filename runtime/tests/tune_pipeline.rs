@@ -888,6 +888,31 @@ fn a_general_job_is_tuned_cached_and_looked_up_by_its_key() {
     assert!(Tuner::job(bad, options(&env, 1, 0)).is_err());
 }
 
+fn the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest() {
+    let (_d, env) = scratch("tune-local");
+    let o = tune(TuneOptions {
+        strategy: Strategy::Local,
+        budget: Some(Budget::Count(4)),
+        ..options(&env, 1, 0)
+    });
+    // Coarse: the default (X=1), X=2 and X=6 by stride; then, round-robin over the fastest
+    // three's neighbor lists, the first untried one: X=5 (a neighbor of X=6; it fails after
+    // compiling, on shared memory).
+    let recorded: BTreeSet<String> = o.trials.iter().map(|t| key_of(&t.config)).collect();
+    assert_eq!(
+        recorded,
+        BTreeSet::from([
+            "X=1 MODE=0".to_string(),
+            "X=2 MODE=0".to_string(),
+            "X=5 MODE=0".to_string(),
+            "X=6 MODE=0".to_string()
+        ])
+    );
+    assert_eq!(trials_logged(&env.log).len(), 3);
+    let w = o.winner.unwrap();
+    assert_eq!((w.config["X"], w.selection.as_str()), (1, "local budget=4"));
+}
+
 fn main() {
     if std::env::var("TESSEL_FAKE_WORKER").as_deref() == Ok("1") {
         fake_worker();
@@ -902,7 +927,11 @@ fn main() {
         return;
     }
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let tests: [(&str, fn()); 13] = [
+    let tests: [(&str, fn()); 14] = [
+        (
+            "the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest",
+            the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest,
+        ),
         (
             "a_general_job_is_tuned_cached_and_looked_up_by_its_key",
             a_general_job_is_tuned_cached_and_looked_up_by_its_key,

@@ -35,7 +35,7 @@
 //! }
 //!
 //! fn main() -> Result<(), tune::TuneError> {
-//!     tune::worker_main_jobs(&[("gemv_f32", gemv)]); // first: a worker serves trials and exits
+//!     tune::worker_main_jobs(&[("gemv_f32", &gemv)]); // first: a worker serves trials and exits
 //!     let out = tune::Tuner::job(gemv("N=4096,K=4096").map_err(tune::TuneError::Target)?,
 //!         tune::TuneOptions::default())?.run()?;
 //!     println!("{}", out.winner_line());
@@ -175,8 +175,9 @@ pub struct Job {
     pub flops: Option<f64>,
 }
 
-/// Builds the job for a problem-size key (the same in the tuner and in its workers).
-pub type JobBuilder = fn(&str) -> Result<Job, String>;
+/// Builds the job for a problem-size key (the same in the tuner and in its workers): a plain
+/// function, or a closure over the kernel it builds jobs for.
+pub type JobBuilder = dyn Fn(&str) -> Result<Job, String>;
 
 impl Job {
     /// A job of `kernel` registered as `name`, for problem-size key `key`.

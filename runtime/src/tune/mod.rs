@@ -51,7 +51,6 @@ pub mod fullcheck;
 pub mod job;
 pub mod job_worker;
 pub mod lane;
-pub mod local;
 pub mod lookup;
 pub mod outcome;
 pub mod planted;
@@ -77,7 +76,7 @@ pub use protocol::TimingSpec;
 pub use record::{FailureKind, TrialRecord, WinnerRecord};
 pub use strategy::{Budget, Strategy};
 pub use target::{CudaTemplate, Shape, Target, TuneSource};
-pub use worker::{worker_main_if_requested, worker_main_jobs, worker_main_with};
+pub use worker::{worker_main, worker_main_if_requested, worker_main_jobs, worker_main_with};
 
 /// Tuner errors.
 #[derive(Debug, thiserror::Error)]

@@ -134,9 +134,15 @@ impl Tuner {
                 Lane::new(g.index, cmd.clone(), setup, o.setup_timeout)
             })
             .collect();
-        let plan = strategy::plan(o.strategy, o.budget, o.seed, legal.len());
+        let mut plan = strategy::plan(o.strategy, o.budget, o.seed, legal.len());
+        if o.strategy == Strategy::Local {
+            // The coarse pass always includes the default config.
+            let default = self.target.default_config();
+            let keep = legal.iter().position(|l| l.config == default);
+            plan.order = strategy::stride_indices(legal.len(), plan.order.len(), keep);
+        }
         let deadline = plan.deadline.map(|d| t0 + d);
-        let chosen: Vec<Legal> = plan
+        let mut chosen: Vec<Legal> = plan
             .order
             .iter()
             .enumerate()
@@ -194,6 +200,49 @@ impl Tuner {
             )?;
             resumed += r;
             over += b;
+        }
+        if o.strategy == Strategy::Local {
+            let left = match o.budget {
+                Some(strategy::Budget::Count(c)) => c.saturating_sub(plan.order.len()),
+                _ => 0,
+            };
+            let mut timed: Vec<(&ConfigMap, f64)> = chosen
+                .iter()
+                .filter_map(|l| Some((&l.config, st.trial(&l.config, Phase::Full)?.median_ms()?)))
+                .collect();
+            timed.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+            let best: Vec<ConfigMap> = timed.iter().take(3).map(|t| t.0.clone()).collect();
+            let domains: Vec<(String, Vec<i64>)> = self
+                .target
+                .tunables
+                .iter()
+                .map(|t| (t.name.clone(), t.domain.clone()))
+                .collect();
+            let configs: Vec<ConfigMap> = legal.iter().map(|l| l.config.clone()).collect();
+            let next: Vec<Legal> =
+                strategy::local_round(&domains, &configs, &best, &plan.order, left)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(pos, _)| o.shard.is_none_or(|s| s.owns(*pos)))
+                    .map(|(_, i)| legal[i].clone())
+                    .collect();
+            if !next.is_empty() {
+                let (r, b) = self.phase(
+                    &mut lanes,
+                    &mut st,
+                    &modules,
+                    arch,
+                    &next,
+                    Phase::Full,
+                    o.timing,
+                    deadline,
+                    smem,
+                    &mut out.warnings,
+                )?;
+                resumed += r;
+                over += b;
+                chosen.extend(next);
+            }
         }
         let full: Vec<&TrialRecord> = chosen
             .iter()

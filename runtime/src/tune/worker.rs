@@ -41,24 +41,26 @@ pub fn worker_main_if_requested(kernels: &[&'static KernelDef]) {
 
 /// Same, for any mix of DSL kernels and CUDA templates.
 pub fn worker_main_with(sources: &[TuneSource]) {
-    serve(sources, &[]);
+    worker_main(sources, &[]);
 }
 
 /// In a worker process: serve trials of these general jobs (each builder under the name its
 /// [`Job`](super::job::Job)s carry) and exit. Otherwise: return at once. Call it first thing
 /// in `main` of a program that tunes jobs.
-pub fn worker_main_jobs(jobs: &[(&'static str, JobBuilder)]) {
-    serve(&[], jobs);
+pub fn worker_main_jobs(jobs: &[(&str, &JobBuilder)]) {
+    worker_main(&[], jobs);
 }
 
-fn serve(sources: &[TuneSource], jobs: &[(&'static str, JobBuilder)]) {
+/// In a worker process: serve trials of these DSL kernels or CUDA templates and of these
+/// general jobs, then exit. Otherwise: return at once.
+pub fn worker_main(sources: &[TuneSource], jobs: &[(&str, &JobBuilder)]) {
     if std::env::var(WORKER_ENV).as_deref() != Ok("1") {
         return;
     }
     exit_with_parent();
     let mut w = Worker {
         sources: sources.to_vec(),
-        jobs: jobs.to_vec(),
+        jobs,
         session: None,
         job: None,
         poisoned: false,
@@ -112,9 +114,9 @@ fn send(r: &Reply) {
 /// (entries fastest first, cuBLAS interleaved, errors, context poisoned)
 type Retimed = (Vec<RetimeEntry>, Option<TimeStats>, Option<String>, bool);
 
-struct Worker {
+struct Worker<'a> {
     sources: Vec<TuneSource>,
-    jobs: Vec<(&'static str, JobBuilder)>,
+    jobs: &'a [(&'a str, &'a JobBuilder)],
     session: Option<Session>,
     job: Option<JobSession>,
     /// A sticky CUDA error happened: answer, then exit.
@@ -156,7 +158,7 @@ impl Launchable {
     }
 }
 
-impl Worker {
+impl Worker<'_> {
     fn handle(&mut self, req: Request) -> Reply {
         match req {
             Request::Setup {
