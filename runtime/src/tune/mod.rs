@@ -18,25 +18,36 @@
 //!
 //! The pieces, one module each, in pipeline order:
 //!
-//! * `target.rs` — what is tuned: a DSL kernel (`gemm_kernel!`) or a hand-written templated
-//!   CUDA GEMM ([`CudaTemplate`]); both take the same path below.
+//! * `target.rs` — what is tuned: a DSL GEMM (`gemm_kernel!`), a hand-written templated CUDA
+//!   GEMM ([`CudaTemplate`]), or any DSL kernel through a general [`Job`] (`job.rs`: the
+//!   user's tensors, dtypes, reference, tolerances and problem-size key); all take the same
+//!   path below.
 //! * `filter.rs` — the cross product of the tunable domains minus what the checker rules out
 //!   (restrictions, shared memory against the device's opt-in limit, threads, WGMMA shapes,
 //!   swizzle, TMA boxes), counted per rule; spills and compile errors are counted after NVRTC.
-//! * `strategy.rs` — brute force, random with a budget (count or seconds), successive halving;
-//!   deterministic for a seed.
-//! * `sweep.rs` — compile threads on all cores feed a queue; one lane per GPU (`lane.rs`) runs
-//!   each config in its worker (`worker.rs`, `bench.rs`): launch once on a poisoned output,
-//!   verify the full output against cuBLAS, then warm-up and the median of ≥ 20 timed runs.
-//!   Finalists are re-timed interleaved; the winner is picked with a noise band (`winner.rs`).
+//! * `strategy.rs` — brute force, random with a budget (count or seconds), successive halving,
+//!   local (an even stride, then the neighbors of the fastest); deterministic for a seed.
+//!   [`TuneOptions::shard`] splits a plan over machines.
+//! * `sweep.rs` — NVRTC on all cores (rayon, each compile under a watchdog) feeds a queue; one
+//!   lane per GPU (`lane.rs`) runs each config in its worker (`worker.rs` with `bench.rs` for
+//!   GEMMs against cuBLAS, `job_worker.rs` for jobs against their reference): launch once on a
+//!   poisoned output, verify the full output, then warm-up and the median of ≥ 20 timed runs.
+//!   Finalists are re-timed interleaved and verified again; the winner is picked with a noise
+//!   band (`winner.rs`).
 //! * Fault isolation: the worker is this executable re-launched with `TESSEL_TUNE_WORKER=1`
-//!   ([`worker_main_if_requested`] must be the first call in `main`). A sticky CUDA error
-//!   makes it answer and exit; a hang is killed by the parent's watchdog; either way the
-//!   failure is recorded (`cuda_fault`, `crash`, `timeout`) and a fresh worker goes on.
+//!   ([`worker_main_if_requested`], [`worker_main_jobs`] or [`worker_main`] must be the first
+//!   call in `main`); it exits when its parent dies. A sticky CUDA error makes it answer and
+//!   exit; a hang is killed by the parent's watchdog; either way the failure is recorded
+//!   (`cuda_fault`, `crash`, `timeout`; the last two are retried once on resume) and a fresh
+//!   worker goes on. A reply must answer the request it was sent for.
 //! * `store.rs` — the JSON Lines cache, keyed by GPU name, compute capability, driver, NVRTC,
-//!   kernel source hash, shape and dtypes; atomic rewrites; resume; `retune`.
+//!   kernel source hash, problem-size key, dtypes and failure-deciding settings; locked,
+//!   merged and atomically rewritten on every write; decoded line by line; resume; `retune`.
+//! * `cachedir.rs` — list, export, import, merge and clear cache folders.
+//! * `lookup.rs` — [`winner_for`]: the cached winner for a kernel and problem-size key, for a
+//!   launch to pick.
 //! * `outcome.rs`, `svg.rs`, `progress.rs` — table, CSV / JSON / SVG exports, roofline line,
-//!   progress bar.
+//!   progress line.
 //!
 //! Several GPUs of one model: one worker per GPU (`CUDA_VISIBLE_DEVICES`), trials spread over
 //! them; [`TuneOptions::gpus`] limits which. The final re-timing runs on the first.
