@@ -329,13 +329,12 @@ pub fn gemv_rows(dev: &Device, kernels: &[&'static KernelDef], copy_tbs: f64) ->
     rows
 }
 
+/// Rows measured by the caller's own kernels: (device, SIMT sweep budget, rows).
+pub type ExtraRows = dyn Fn(&Device, usize, &mut Vec<BenchRow>) -> Result<(), String>;
+
 /// `main` of the bench example: copy bandwidth, the GEMM rows, then `extra` (rows measured by
 /// the caller's own kernels, given the SIMT sweep budget), one table. Returns the exit code.
-pub fn bench_main(
-    def: &'static KernelDef,
-    args: &[String],
-    extra: &dyn Fn(&Device, usize, &mut Vec<BenchRow>) -> Result<(), String>,
-) -> i32 {
+pub fn bench_main(def: &'static KernelDef, args: &[String], extra: &ExtraRows) -> i32 {
     let cli = match exit::parse::<BenchCli>("bench", args) {
         Ok(c) => c,
         Err(code) => return code,

@@ -55,6 +55,16 @@ use crate::dtype::DType;
 
 use super::record::VerifyRecord;
 
+/// A user's input generator: element values (row-major, as f64) for a shape.
+pub type HostFill = dyn Fn(&[usize]) -> Vec<f64> + Send + Sync;
+
+/// A CPU reference: the inputs in parameter order → the expected output, row-major.
+pub type HostReference = dyn Fn(&[HostTensor]) -> Vec<f64> + Send + Sync;
+
+/// A device reference: (device, every parameter's tensor, the reference output buffer).
+pub type DeviceReference =
+    dyn Fn(&Device, &[TensorArg], &TensorArg) -> Result<(), String> + Send + Sync;
+
 /// How an input tensor is filled (once per worker; every trial sees the same inputs).
 #[derive(Clone)]
 pub enum Fill {
@@ -66,7 +76,7 @@ pub enum Fill {
     /// Every element this value.
     Value(f64),
     /// The user's generator: element values (row-major, as f64) for a shape.
-    Host(Arc<dyn Fn(&[usize]) -> Vec<f64> + Send + Sync>),
+    Host(Arc<HostFill>),
 }
 
 impl fmt::Debug for Fill {
@@ -133,11 +143,11 @@ pub enum GemmLayout {
 pub enum Reference {
     /// A CPU function of the inputs (every `Input` parameter in order) returning the expected
     /// output, row-major.
-    Host(Arc<dyn Fn(&[HostTensor]) -> Vec<f64> + Send + Sync>),
+    Host(Arc<HostReference>),
     /// A closure over device tensors: every parameter's tensor (the output's slot holds the
     /// kernel's output buffer; do not rely on its contents) and a separate reference buffer of
     /// the output's shape and dtype to write the expected output into.
-    Device(Arc<dyn Fn(&Device, &[TensorArg], &TensorArg) -> Result<(), String> + Send + Sync>),
+    Device(Arc<DeviceReference>),
     /// cuBLAS in this layout (f32 accumulation): parameters `(a, b, c)`, inputs of one dtype.
     Cublas(GemmLayout),
 }
@@ -409,7 +419,9 @@ pub fn check_close(
         let err = (o - r).abs();
         let same_special = (o.is_nan() && r.is_nan()) || (o.is_infinite() && o == r);
         if !same_special {
-            if !(err <= atol + rtol * r.abs()) {
+            // False for a NaN error: it counts as outside the tolerance.
+            let within = err <= atol + rtol * r.abs();
+            if !within {
                 bad += 1;
             }
             if err.is_finite() {
@@ -536,7 +548,7 @@ mod tests {
         let v = fill_values(&Fill::Random { seed: 7 }, &[3, 5], DType::BF16);
         let want: Vec<f64> = host_random::<half::bf16>(15, 7)
             .into_iter()
-            .map(|x| f64::from(x))
+            .map(f64::from)
             .collect();
         assert_eq!(v, want);
         // A value is rounded to the dtype.
