@@ -10,7 +10,8 @@
 //!
 //! * **Key**: 128-bit stable hash ([`crate::hash`]) of the entry format version, the source,
 //!   the name expressions, the exact option list, the arch and the NVRTC version.
-//! * **Disk**: `$TESSEL_CACHE_DIR` (`off` disables it), else `$HOME/.cache/tessel/modules`. One
+//! * **Disk**: `$TESSEL_CACHE_DIR` (`off` disables it), else the platform cache directory +
+//!   `tessel/modules` (`dirs::cache_dir`, which honours `$XDG_CACHE_HOME`). One
 //!   file per module, `<key>.tmod`, written to a unique temporary name in the same folder and
 //!   renamed into place (atomic on POSIX), so readers never see half a file. Each entry stores
 //!   the arch, options and name expressions it was built from and ends with a checksum of its
@@ -94,14 +95,15 @@ impl ModuleCache {
         }
     }
 
-    /// `$TESSEL_CACHE_DIR` (`off`, `0` or empty: memory only), else
-    /// `$HOME/.cache/tessel/modules`, else memory only.
+    /// `$TESSEL_CACHE_DIR` (`off`, `0` or empty: memory only), else the platform cache
+    /// directory + `tessel/modules` (`$XDG_CACHE_HOME` or `~/.cache` on Linux,
+    /// `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows), else memory only.
     pub fn from_env() -> Self {
         match std::env::var_os("TESSEL_CACHE_DIR") {
             Some(v) if v.is_empty() || v == "off" || v == "0" => Self::in_memory(),
             Some(v) => Self::with_dir(v),
-            None => match std::env::var_os("HOME") {
-                Some(h) => Self::with_dir(PathBuf::from(h).join(".cache/tessel/modules")),
+            None => match dirs::cache_dir() {
+                Some(d) => Self::with_dir(d.join("tessel").join("modules")),
                 None => Self::in_memory(),
             },
         }
