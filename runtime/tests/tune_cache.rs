@@ -308,6 +308,13 @@ fn stale_temporaries_are_removed_and_live_ones_kept() {
     let _ = TuneStore::open(&dir, key(), false);
     assert!(!dead.exists(), "a dead writer's temporary is removed");
     assert!(live.exists(), "a live writer's temporary is kept");
+    // The module cache cleans its folder the same way.
+    let modules = dir.join("modules");
+    std::fs::create_dir_all(&modules).unwrap();
+    let dead = modules.join(".0123.tmod.tmp.4194305.3");
+    std::fs::write(&dead, "half a cubin").unwrap();
+    let _ = tessel_runtime::cache::ModuleCache::with_dir(&modules);
+    assert!(!dead.exists());
 }
 
 #[test]

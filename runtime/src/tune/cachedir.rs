@@ -265,7 +265,7 @@ pub fn clear(dir: &Path, kernel: Option<&str>) -> io::Result<usize> {
         let _ = std::fs::remove_file(PathBuf::from(lock));
         removed += 1;
     }
-    store::remove_stale_temps(dir, std::time::Duration::ZERO);
+    crate::cache::remove_stale_temps(dir, std::time::Duration::from_secs(3600));
     super::lookup::refresh();
     Ok(removed)
 }

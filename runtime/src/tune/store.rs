@@ -230,40 +230,6 @@ impl Drop for FileLock {
     }
 }
 
-/// Removes temporaries (`.<name>.tmp.<pid>.<n>`) in `dir` whose writer is gone: its process no
-/// longer runs (where that can be seen) or the file is older than `max_age`. Returns how many.
-pub fn remove_stale_temps(dir: &Path, max_age: Duration) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let Some((_, rest)) = name.split_once(".tmp.") else {
-            continue;
-        };
-        if !name.starts_with('.') {
-            continue;
-        }
-        let pid = rest.split('.').next().and_then(|p| p.parse::<u32>().ok());
-        let writer_gone = pid.is_some_and(|p| {
-            p != std::process::id()
-                && Path::new("/proc/self").exists()
-                && !Path::new("/proc").join(p.to_string()).exists()
-        });
-        let old = e
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > max_age);
-        if (writer_gone || old) && std::fs::remove_file(e.path()).is_ok() {
-            removed += 1;
-        }
-    }
-    removed
-}
-
 /// A key's cache file, in memory.
 #[derive(Debug)]
 pub struct TuneStore {
@@ -290,7 +256,7 @@ pub struct TuneStore {
 impl TuneStore {
     /// Opens (reads) the file of `key` in `dir`; `retune` ignores its contents.
     pub fn open(dir: &Path, key: CacheKey, retune: bool) -> TuneStore {
-        remove_stale_temps(dir, Duration::from_secs(3600));
+        crate::cache::remove_stale_temps(dir, Duration::from_secs(3600));
         let path = dir.join(key.file_name());
         let mut store = TuneStore {
             path,
