@@ -121,6 +121,24 @@ fn equals_and_space_forms_parse_alike_and_errors_have_their_codes() {
         let (code, _, err) = run("sgemm_k1_naive", form);
         assert_eq!(code, 3, "{form:?}: {err}");
     }
+    // Outputs go under $CARGO_TARGET_DIR, not the working folder.
+    let out = std::env::temp_dir().join(format!("tessel-example-out-{}", std::process::id()));
+    let status = Command::new(example("sgemm_k1_naive"))
+        .args(["--m=64", "--n=64", "--k=64"])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env("CARGO_TARGET_DIR", &out)
+        .output()
+        .unwrap()
+        .status;
+    assert_eq!(status.code(), Some(3));
+    let written: Vec<_> = std::fs::read_dir(out.join("tessel").join("sgemm_k1_naive"))
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        written.iter().any(|n| n.to_string_lossy().ends_with(".cu")),
+        "{written:?}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
     let (code, _, err) = run("v0_naive", &["--set", "NOT_A_TUNABLE=1"]);
     assert_eq!(code, 2, "{err}");
     let (code, _, _) = run("bench", &["--help"]);

@@ -38,7 +38,7 @@ pub struct TuneArgs {
     /// Time only shard i of n of the sweep (e.g. 0/4); merge the shards' caches afterwards
     #[arg(long, value_parser = |s: &str| s.parse::<Shard>())]
     pub shard: Option<Shard>,
-    /// Folder of the CSV / JSON / SVG exports [default: <target>/tessel/<example>]
+    /// Folder of the CSV / JSON / SVG exports [default: TARGET/tessel/EXAMPLE]
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// The tunable that colours the chart
