@@ -141,6 +141,7 @@ fn fake_worker() -> ! {
     };
     tessel_runtime::tune::worker::exit_with_parent();
     let wrong_id = std::env::var("TESSEL_FAKE_WRONG_ID").is_ok();
+    let retime_extra = std::env::var("TESSEL_FAKE_RETIME_EXTRA").is_ok();
     let reverify_fails: Option<i64> = std::env::var("TESSEL_FAKE_REVERIFY_FAIL")
         .ok()
         .and_then(|v| v.parse().ok());
@@ -247,8 +248,15 @@ fn fake_worker() -> ! {
                     }
                 }
             }
-            Request::Retime { id, configs, .. } => {
+            Request::Retime {
+                id, mut configs, ..
+            } => {
                 note(format!("retime n={}", configs.len()));
+                if retime_extra {
+                    let mut other = configs[0].clone();
+                    other.insert("X".into(), 42);
+                    configs.push(other);
+                }
                 let entries = configs
                     .into_iter()
                     .map(|c| {
@@ -726,6 +734,19 @@ fn a_reply_to_another_request_is_not_taken() {
     );
 }
 
+fn a_retime_answer_with_configs_not_asked_for_is_refused() {
+    let (_d, env) = scratch("tune-retime-extra");
+    let mut opts = options(&env, 1, 0);
+    if let Some(w) = opts.worker.as_mut() {
+        w.env.push(("TESSEL_FAKE_RETIME_EXTRA".into(), "1".into()));
+    }
+    let err = Tuner::new(Target::cuda(&FAKE), SHAPE, opts)
+        .run()
+        .err()
+        .expect("no winner from a confused answer");
+    assert!(err.to_string().contains("not asked for"), "{err}");
+}
+
 fn a_finalist_that_fails_its_second_check_does_not_win() {
     let (_d, env) = scratch("tune-reverify");
     let mut opts = options(&env, 1, 0);
@@ -927,7 +948,11 @@ fn main() {
         return;
     }
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let tests: [(&str, fn()); 14] = [
+    let tests: [(&str, fn()); 15] = [
+        (
+            "a_retime_answer_with_configs_not_asked_for_is_refused",
+            a_retime_answer_with_configs_not_asked_for_is_refused,
+        ),
         (
             "the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest",
             the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest,

@@ -624,12 +624,13 @@ impl Tuner {
             let _ = st.set_reference(r);
         }
         let (entries, cublas) = match result {
+            // The answer to this request: its id, and only the finalists asked for.
             Ok(Reply::Retime {
+                id: 0,
                 entries,
                 cublas,
                 error,
-                ..
-            }) if !entries.is_empty() => {
+            }) if !entries.is_empty() && entries.iter().all(|e| fin.contains(&e.config)) => {
                 if let Some(e) = error {
                     warnings.push(format!("retime: {e}"));
                 }
@@ -637,7 +638,16 @@ impl Tuner {
             }
             other => {
                 let why = match other {
-                    Ok(Reply::Retime { error, .. }) => error.unwrap_or_default(),
+                    Ok(Reply::Retime { id: 0, entries, .. })
+                        if entries.iter().any(|e| !fin.contains(&e.config)) =>
+                    {
+                        "the worker re-timed configs it was not asked for".to_string()
+                    }
+                    Ok(Reply::Retime { id: 0, error, .. }) => error.unwrap_or_default(),
+                    Ok(Reply::Retime { id, entries, .. }) => format!(
+                        "the worker answered another request (id {id}, {} entries)",
+                        entries.len()
+                    ),
                     Ok(r) => format!("{r:?}"),
                     Err(e) => e.to_string(),
                 };
