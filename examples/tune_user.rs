@@ -62,6 +62,7 @@ fn run(cli: &UserCli) -> Result<bool, exit::Error> {
         },
         budget: cli.budget.map(Budget::Count),
         retune: cli.retune,
+        progress: Some(tessel_harness::progress::stderr()),
         ..TuneOptions::default()
     };
     let tune_one = |job: Job| -> Result<bool, exit::Error> {

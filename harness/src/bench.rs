@@ -159,7 +159,7 @@ pub fn gemm_rows(
             seed: f.seed,
             retune: f.retune,
             gpus: f.gpu_list(),
-            progress: false,
+            progress: None,
             ..TuneOptions::default()
         };
         let outcome = Tuner::new(target, Shape::new(s, s, s), opts)

@@ -117,6 +117,7 @@ pub fn tune_job(job: Job, budget: usize) -> Result<Option<(Config, bool)>, Strin
     let opts = TuneOptions {
         strategy: Strategy::Local,
         budget: Some(Budget::Count(budget.max(1))),
+        progress: Some(crate::progress::stderr()),
         ..TuneOptions::default()
     };
     let out = Tuner::job(job, opts)

@@ -11,6 +11,7 @@ pub mod gemv;
 pub mod jobs;
 pub mod ladder;
 pub mod out;
+pub mod progress;
 pub mod sgemm;
 pub mod sweep;
 pub mod tune;

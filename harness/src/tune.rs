@@ -142,6 +142,7 @@ fn run(def: &'static KernelDef, example: &str, cli: &TuneCli) -> Result<bool, ex
         retune: f.retune,
         gpus: f.gpu_list(),
         shard: f.shard,
+        progress: Some(crate::progress::stderr()),
         ..TuneOptions::default()
     };
     println!(

@@ -307,7 +307,7 @@ fn options(env: &Env, gpus: usize, delay_ms: u64) -> TuneOptions {
         devices: Some((0..gpus).map(gpu).collect()),
         trial_timeout: Duration::from_millis(1500),
         setup_timeout: Duration::from_secs(20),
-        progress: false,
+        progress: None,
         ..TuneOptions::default()
     }
 }

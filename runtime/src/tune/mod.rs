@@ -148,8 +148,8 @@ pub struct TuneOptions {
     pub reject_spills: bool,
     /// Compile threads (0: all cores).
     pub compile_threads: usize,
-    /// Draw the progress bar on stderr.
-    pub progress: bool,
+    /// Where the progress line goes (none: silent; the library prints nothing itself).
+    pub progress: Option<progress::ProgressSink>,
     /// How to start a worker (default: this executable).
     pub worker: Option<WorkerCommand>,
     /// Use these GPUs instead of asking the driver (tests with a stand-in worker).
@@ -246,7 +246,7 @@ impl Default for TuneOptions {
             compile_timeout: Duration::from_secs(300),
             reject_spills: true,
             compile_threads: 0,
-            progress: true,
+            progress: None,
             worker: None,
             devices: None,
             shard: None,

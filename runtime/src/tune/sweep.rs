@@ -337,7 +337,7 @@ impl Tuner {
         } else {
             "sweep"
         };
-        let mut progress = Progress::new(label, todo.len(), self.opts.progress);
+        let mut progress = Progress::new(label, todo.len(), self.opts.progress.clone());
         let mut fresh = Vec::new();
         for l in todo {
             match st.trial(&l.config, phase) {
