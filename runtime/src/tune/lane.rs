@@ -45,14 +45,14 @@ impl WorkerCommand {
 /// Why a request got no answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LaneError {
-    #[error("no answer within {0:?}: worker killed")]
     /// No answer within the watchdog's time.
+    #[error("no answer within {0:?}: worker killed")]
     Timeout(Duration),
-    #[error("worker died: {0}")]
     /// The worker exited without answering.
+    #[error("worker died: {0}")]
     Died(String),
-    #[error("worker setup failed: {0}")]
     /// The worker could not set up.
+    #[error("worker setup failed: {0}")]
     Setup(String),
 }
 

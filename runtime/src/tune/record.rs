@@ -160,17 +160,17 @@ impl fmt::Display for FailureKind {
 /// Timing statistics of one trial (milliseconds).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimeStats {
-    #[serde(with = "float")]
     /// Median time, ms.
+    #[serde(with = "float")]
     pub median_ms: f64,
-    #[serde(with = "float")]
     /// Fastest run, ms.
+    #[serde(with = "float")]
     pub min_ms: f64,
-    #[serde(with = "float")]
     /// Slowest run, ms.
-    pub max_ms: f64,
     #[serde(with = "float")]
+    pub max_ms: f64,
     /// Mean, ms.
+    #[serde(with = "float")]
     pub mean_ms: f64,
     /// Timed calls.
     pub runs: usize,
@@ -197,14 +197,14 @@ impl From<&Timing> for TimeStats {
 pub struct VerifyRecord {
     /// Whether the output verified.
     pub passed: bool,
-    #[serde(with = "float")]
     /// Largest relative error.
+    #[serde(with = "float")]
     pub rel_error: f64,
-    #[serde(with = "float")]
     /// The tolerance the comparison uses.
-    pub tolerance: f64,
     #[serde(with = "float")]
+    pub tolerance: f64,
     /// Largest absolute error.
+    #[serde(with = "float")]
     pub max_abs_error: f64,
     /// Output elements never written.
     pub poisoned: usize,
@@ -347,8 +347,8 @@ pub struct RetimeEntry {
     /// Each round's median.
     #[serde(with = "float::vec")]
     pub rounds_ms: Vec<f64>,
-    #[serde(with = "float::opt", default)]
     /// Throughput at the median, TFLOP/s.
+    #[serde(with = "float::opt", default)]
     pub tflops: Option<f64>,
     /// The output verified again after the timing rounds (`None`: not checked).
     #[serde(default)]
@@ -360,11 +360,11 @@ pub struct RetimeEntry {
 pub struct WinnerRecord {
     /// The configuration.
     pub config: ConfigMap,
-    #[serde(with = "float")]
     /// Median time, ms.
+    #[serde(with = "float")]
     pub median_ms: f64,
-    #[serde(with = "float::opt", default)]
     /// Throughput at the median, TFLOP/s.
+    #[serde(with = "float::opt", default)]
     pub tflops: Option<f64>,
     /// The interleaved re-timing of the finalists, fastest first.
     pub finalists: Vec<RetimeEntry>,

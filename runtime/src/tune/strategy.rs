@@ -26,8 +26,8 @@ use super::record::ConfigMap;
 /// How configs are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Strategy {
-    #[default]
     /// Every legal config in order.
+    #[default]
     Brute,
     /// Legal configs shuffled by the seed, cut to the budget.
     Random,
