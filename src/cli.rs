@@ -1,165 +1,107 @@
-//! The `tessel` command line: `check`, `ir` and `emit` on a Croqtile `.co` file, with the same
-//! parser, checks and lowering the macro uses, and diagnostics rendered with line, column and
-//! a caret (codespan-reporting).
+//! The `tessel` command line (clap): `check`, `ir`, `emit`, `compile`, `run`, `tune` and
+//! `setup-nvrtc` on a Croqtile `.co` file, with the same parser, checks and lowering the macro
+//! uses, and diagnostics rendered with line, column and a caret (codespan-reporting).
+//!
+//! One file per subcommand under `src/cli/`; [`exit`] is the table of exit codes.
 
-use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
-use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term;
-use dsl_core::check::{self, Config};
-use dsl_core::{Diagnostics, Span};
+use dsl_core::Diagnostics;
 
-pub const USAGE: &str = "usage:
-  tessel check FILE.co                 parse and check; print diagnostics
-  tessel ir    FILE.co [--set NAME=V]  print the checked IR and the config's facts
-  tessel emit  FILE.co [--set NAME=V]  print the CUDA C++ (instantiated for the config)";
+use clap::{Parser, Subcommand};
 
-/// Runs a command; returns (stdout text, exit code). Errors go in the text, rendered.
+mod check;
+mod compile;
+mod emit;
+pub mod exit;
+mod gpu;
+mod ir;
+pub mod reference;
+mod run;
+mod setup_nvrtc;
+mod source;
+mod tune;
+
+pub use gpu::kernel_def_from_file;
+pub use source::{Failure, KernelArgs};
+
+/// The `tessel` command.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tessel",
+    version,
+    about = "Check, lower, compile, run and tune Croqtile `.co` kernels",
+    long_about = "Check, lower, compile, run and tune Croqtile `.co` kernels: the parser, checks \
+                  and lowering of the `gemm_kernel!` macro, from the command line.",
+    after_help = exit::HELP,
+    subcommand_required = true
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse and check a kernel for a configuration; print diagnostics.
+    Check(KernelArgs),
+    /// Print the checked IR and the configuration's facts.
+    Ir(KernelArgs),
+    /// Print the CUDA C++, instantiated for the configuration.
+    Emit(KernelArgs),
+    /// Compile with NVRTC to a cubin; report registers, shared memory, spills and SASS.
+    Compile(compile::CompileArgs),
+    /// Run on GPU 0 with random inputs: verify the output against a reference and time it.
+    ///
+    /// The reference comes from the signature: the last parameter is the output, a contraction
+    /// of the two others over the dimensions it lacks (a GEMM in any layout, a GEMV). Row-major
+    /// NT and NN GEMMs are checked against cuBLAS over every output and timed against it; other
+    /// contractions against an f64 host computation at sampled outputs. Exit 1 when the output
+    /// does not verify, 3 without a GPU.
+    Run(run::RunArgs),
+    /// Tune the kernel's tunables on GPU 0 for a problem shape (cached per GPU and shape).
+    ///
+    /// Every configuration the kernel's checks allow is compiled with NVRTC, verified against
+    /// cuBLAS and timed in a worker process (this command, started again); the winner is cached
+    /// per GPU, driver, NVRTC, kernel and shape, and printed with the `tessel run` line that
+    /// measures it. The tuner runs GEMMs `out[M, N] = lhs[M, K] · rhs[N, K]ᵀ` in f16 or bf16.
+    Tune(tune::TuneArgs),
+    /// Install NVRTC and nvdisasm (PyPI wheels, through pip) where tessel finds them.
+    SetupNvrtc(setup_nvrtc::SetupArgs),
+}
+
+/// Runs the command line `args` (without the program name); returns (output text, exit code).
+/// Diagnostics and errors are in the text, rendered; `--help` and `--version` exit 0.
 pub fn run(args: &[String]) -> (String, i32) {
-    let (cmd, file, sets) = match parse_args(args) {
-        Ok(v) => v,
-        Err(e) => return (format!("error: {e}\n{USAGE}\n"), 2),
-    };
-    let text = match std::fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(e) => return (format!("error: cannot read {file}: {e}\n"), 2),
-    };
-    let m = match dsl_core::parse::parse_str(&text, Some(&file)) {
-        Ok(p) => p.module,
-        Err(d) => return (render(&file, &text, &d), 1),
-    };
-    let mut cfg = Config::defaults(&m);
-    for (k, v) in &sets {
-        if m.tunable(k).is_none() {
-            return (format!("error: `{k}` is not a tunable of this kernel\n"), 2);
+    let argv = std::iter::once("tessel".to_string()).chain(args.iter().cloned());
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            return (e.render().to_string(), code);
         }
-        cfg.values.insert(k.clone(), *v);
-    }
-    let info = match check::check_config(&m, &cfg, None, &check::Limits::default()) {
-        Ok(i) => i,
-        Err(d) => return (render(&file, &text, &d), 1),
     };
-    match cmd.as_str() {
-        "check" => (
-            format!(
-                "{file}: ok ({} threads per block, {} bytes of shared memory)\n",
-                info.threads_per_block, info.smem_bytes
-            ),
-            0,
-        ),
-        "ir" => {
-            let cfg_text: Vec<String> =
-                cfg.values.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let consts: Vec<String> = info
-                .constants
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            (
-                format!(
-                    "{m}// config: {}\n// constants: {}\n// threads per block: {}, shared memory: {} bytes\n",
-                    cfg_text.join(" "),
-                    consts.join(" "),
-                    info.threads_per_block,
-                    info.smem_bytes
-                ),
-                0,
-            )
-        }
-        "emit" => match dsl_core::lower::lower(&m, &info) {
-            Ok(k) => {
-                let inst: Vec<i64> = m
-                    .tunables
-                    .iter()
-                    .map(|t| cfg.values[&t.name.name])
-                    .collect();
-                (
-                    codegen_cuda::emit(&codegen_cuda::Emit {
-                        kernel: &k,
-                        source: &file,
-                        instance: Some(inst),
-                    }),
-                    0,
-                )
-            }
-            Err(d) => (render(&file, &text, &d), 1),
-        },
-        other => (format!("error: unknown command `{other}`\n{USAGE}\n"), 2),
+    let result = match &cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Ir(a) => ir::run(a),
+        Command::Emit(a) => emit::run(a),
+        Command::Compile(a) => compile::run(a),
+        Command::Run(a) => run::run(a),
+        Command::Tune(a) => tune::run(a, args),
+        Command::SetupNvrtc(a) => setup_nvrtc::run(a),
+    };
+    match result {
+        Ok(out) => (out, exit::OK),
+        Err(f) => (f.text, f.code),
     }
 }
 
-fn parse_args(args: &[String]) -> Result<(String, String, Vec<(String, i64)>), String> {
-    let cmd = args.first().ok_or("missing command")?.clone();
-    let file = args.get(1).ok_or("missing FILE.co")?.clone();
-    let mut sets = Vec::new();
-    let mut i = 2;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--set" => {
-                let kv = args.get(i + 1).ok_or("--set needs NAME=VALUE")?;
-                let (k, v) = kv.split_once('=').ok_or("--set needs NAME=VALUE")?;
-                let v: i64 = v.parse().map_err(|_| format!("`{v}` is not an integer"))?;
-                sets.push((k.to_string(), v));
-                i += 2;
-            }
-            other => return Err(format!("unexpected argument `{other}`")),
-        }
-    }
-    Ok((cmd, file, sets))
-}
-
-/// Byte range of a span in `text`.
-fn byte_range(text: &str, s: Span) -> std::ops::Range<usize> {
-    let offset = |line: u32, col: u32| -> usize {
-        let mut off = 0;
-        for (i, l) in text.split_inclusive('\n').enumerate() {
-            if i + 1 == line as usize {
-                return off
-                    + l.char_indices()
-                        .nth(col as usize)
-                        .map(|(b, _)| b)
-                        .unwrap_or(l.trim_end_matches('\n').len());
-            }
-            off += l.len();
-        }
-        text.len()
-    };
-    if s.is_dummy() {
-        return 0..0;
-    }
-    let a = offset(s.start.line, s.start.col);
-    // An empty span (a missing `;` at the end of a line) stays empty: a caret, not a range
-    // that runs into the next line.
-    let b = offset(s.end.line, s.end.col).max(a).min(text.len().max(a));
-    a..b
-}
-
-/// Diagnostics with file, line, column and a caret under the DSL token.
+/// Diagnostics with file, line, column and a caret under the DSL token (bounded: see
+/// `dsl_core::render`).
 pub fn render(file: &str, text: &str, diags: &Diagnostics) -> String {
-    let f = SimpleFile::new(file, text);
-    let mut out = String::new();
-    let config = term::Config::default();
-    for d in diags.iter() {
-        let mut labels = vec![Label::primary((), byte_range(text, d.span))];
-        for (s, n) in &d.notes {
-            if !s.is_dummy() {
-                labels.push(Label::secondary((), byte_range(text, *s)).with_message(n.clone()));
-            }
-        }
-        let mut notes: Vec<String> = d
-            .notes
-            .iter()
-            .filter(|(s, _)| s.is_dummy())
-            .map(|(_, n)| n.clone())
-            .collect();
-        if let Some(h) = &d.help {
-            notes.push(format!("help: {h}"));
-        }
-        let cd = CsDiagnostic::error()
-            .with_code(d.code)
-            .with_message(&d.message)
-            .with_labels(labels)
-            .with_notes(notes);
-        let _ = term::emit_to_string(&mut out, &config, &f, &cd);
-    }
-    out
+    dsl_core::render::render(file, text, diags)
 }

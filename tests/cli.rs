@@ -3,6 +3,7 @@
 
 mod common;
 
+use pretty_assertions::{assert_eq, assert_str_eq};
 use tessel::cli::run;
 
 const V4: &str = "kernels/v4_tuned.co";
@@ -74,10 +75,12 @@ fn ir_prints_the_golden_dump_and_the_config() {
     let (out, code) = cli(&["ir", V4, "--set", "WARP_N=128"]);
     assert_eq!(code, 0, "{out}");
     let golden = common::read("dsl-core/tests/golden/v4_tuned.ir");
-    assert!(
-        out.starts_with(&golden),
-        "`tessel ir` does not start with the golden dump:\n{}",
-        common::first_differences(&golden, &out, 8)
+    // The dump, then the config's facts.
+    let dump = out.get(..golden.len()).unwrap_or(&out);
+    assert_str_eq!(
+        golden.as_str(),
+        dump,
+        "`tessel ir` does not start with the golden dump"
     );
     let (cfg, _) = line_with(&out, "// config:");
     for kv in ["WARP_N=128", "STAGES=2", "CONSUMERS=2", "TILE_K=64"] {
@@ -116,10 +119,10 @@ fn emit_of_every_seed_kernel_is_its_golden_cu() {
         let (out, code) = cli(&["emit", &format!("kernels/{name}.co")]);
         assert_eq!(code, 0, "{name}: {out}");
         let golden = common::read(&format!("tests/golden/cu/{name}.cu"));
-        assert!(
-            out == golden,
-            "`tessel emit kernels/{name}.co` differs from tests/golden/cu/{name}.cu:\n{}",
-            common::first_differences(&golden, &out, 8)
+        assert_str_eq!(
+            golden,
+            out,
+            "`tessel emit kernels/{name}.co` differs from tests/golden/cu/{name}.cu"
         );
     }
 }
@@ -179,9 +182,14 @@ fn a_set_that_breaks_a_restriction_is_a_diagnostic() {
 
 #[test]
 fn usage_errors_exit_2() {
+    // No arguments at all: the help, as a usage error.
+    let (out, code) = cli(&[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("Usage: tessel <COMMAND>"), "{out}");
     for args in [
-        &[][..],
         &["check"][..],
+        &["check", V4, "--set", "=3"][..],
+        &["check", V4, "--set=WARP_N"][..],
         &["frobnicate", V4][..],
         &["emit", V4, "--set"][..],
         &["emit", V4, "--set", "WARP_N"][..],
@@ -194,4 +202,35 @@ fn usage_errors_exit_2() {
         assert_eq!(code, 2, "{args:?}: {out}");
         assert!(out.starts_with("error: "), "{args:?}: {out}");
     }
+}
+
+tessel::gemm_kernel!(file = "kernels/sgemm_k1_naive.co");
+
+/// The definition `tessel run` and `tessel tune` build from a file is the macro's, field by
+/// field (the macro also carries the CUDA text, which the runtime emits itself when empty).
+#[test]
+fn a_co_file_loads_as_the_kernel_def_the_macro_generates() {
+    let ours = tessel::cli::kernel_def_from_file("kernels/sgemm_k1_naive.co").unwrap();
+    let theirs = &sgemm_k1::KERNEL;
+    assert_eq!(ours.name, theirs.name);
+    assert_eq!(ours.file, theirs.file);
+    assert_str_eq!(ours.dsl, theirs.dsl);
+    assert_str_eq!(ours.ir, theirs.ir);
+    assert_eq!(ours.params.len(), theirs.params.len());
+    for (a, b) in ours.params.iter().zip(theirs.params) {
+        assert_eq!(
+            (a.name, a.dtype, a.space, a.shape),
+            (b.name, b.dtype, b.space, b.shape)
+        );
+    }
+    let t = |d: &tessel::TunableDef| (d.name, d.domain, d.default);
+    let (a, b): (Vec<_>, Vec<_>) = (
+        ours.tunables.iter().map(t).collect(),
+        theirs.tunables.iter().map(t).collect(),
+    );
+    assert_eq!(a, b);
+    assert_eq!(ours.cuda, "");
+    let err = tessel::cli::kernel_def_from_file("tests/data/bad_swizzle.co").unwrap_err();
+    assert_eq!(err.code, tessel::cli::exit::FAILED);
+    assert!(err.text.contains("error[E0401]"), "{}", err.text);
 }

@@ -54,11 +54,11 @@ fn emission_is_deterministic_and_self_describing() {
             "{name}: no source"
         );
         assert!(a.contains("// dsl:"), "{name}: no `// dsl:LINE` comments");
-        assert!(
-            a.contains(&format!("template __global__ void {expr}(")),
-            "{name}: the default instance `{expr}` is not instantiated"
-        );
         if !k.tunables.is_empty() {
+            assert!(
+                a.contains(&format!("template __global__ void {expr}(")),
+                "{name}: the default instance `{expr}` is not instantiated"
+            );
             let first = &k.tunables[0].name;
             assert!(
                 a.contains(&format!("template <int {first}")),

@@ -1,4 +1,4 @@
-//! The seed kernels, emitted by tessel, compile with NVRTC for their architecture and show the
+//! The kernels of `kernels/`, emitted by tessel, compile with NVRTC for their architecture and show the
 //! machine instructions their path promises (no GPU needed: NVRTC → cubin → nvdisasm):
 //!
 //! | kernel          | arch    | SASS                          |

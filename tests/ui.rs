@@ -12,7 +12,7 @@
 //! read every changed `.stderr`.
 //!
 //! File mode resolves `file = "…"` against `CARGO_MANIFEST_DIR`, which for trybuild's generated
-//! crate is `<target>/tests/trybuild/tessel`, not this repository. So the `.co` inputs under
+//! crate is `<target>/tests/trybuild/<package name>`, not this repository. So the `.co` inputs under
 //! `tests/ui_macro/data/` are staged there, at the same relative path, before compiling.
 
 use std::path::{Path, PathBuf};
@@ -37,7 +37,10 @@ fn target_dir() -> PathBuf {
 fn stage_file_mode_inputs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let rel = Path::new("tests/ui_macro/data");
-    let dest = target_dir().join("tests/trybuild/tessel").join(rel);
+    let dest = target_dir()
+        .join("tests/trybuild")
+        .join(env!("CARGO_PKG_NAME"))
+        .join(rel);
     std::fs::create_dir_all(&dest).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
     for entry in std::fs::read_dir(root.join(rel)).expect("tests/ui_macro/data") {
         let path = entry.expect("directory entry").path();

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds every example and the GPU test binaries in release, strips them into `.gpu/`
+# Builds every example, the `tessel` command and the GPU test binaries in release, strips them into `.gpu/`
 # (git-ignored; carry it with the `device` tool's `run`) next to nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --examples
+cargo build --release --examples --bin tessel
 rm -rf .gpu && mkdir -p .gpu
 dir=${CARGO_TARGET_DIR:-target}/release
 for f in "$dir"/examples/*; do
@@ -11,6 +11,7 @@ for f in "$dir"/examples/*; do
   case "$b" in *.d|*-*) continue ;; esac
   cp "$f" .gpu/ && strip ".gpu/$b"
 done
+cp "$dir/tessel" .gpu/ && strip .gpu/tessel
 cargo test --release -p tessel-runtime --test tune_faults --no-run --message-format=json 2>/dev/null |
   python3 -c 'import json,sys,shutil
 for l in sys.stdin:

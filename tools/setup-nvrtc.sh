@@ -6,7 +6,8 @@
 #   eval "$(tools/setup-nvrtc.sh)"    # install and export into the current shell
 #   source tools/setup-nvrtc.sh       # same, when sourced (exports directly)
 #
-# Folder: $TESSEL_NVRTC_HOME, default $HOME/.cache/tessel/nvrtc-13.0.88. Layout the wheels give:
+# Folder: $TESSEL_NVRTC_HOME, default ${XDG_CACHE_HOME:-$HOME/.cache}/tessel/nvrtc-13.0.88 (the
+# platform cache folder, as `tessel setup-nvrtc` does it outside this repository). Layout:
 #   <dir>/nvidia/cu13/lib/libnvrtc.so.13 (+ libnvrtc-builtins.so.13.0)
 #   <dir>/nvidia/cu13/bin/nvdisasm
 # The runtime finds the same folder by itself (runtime/src/locate.rs), so the exports are only
@@ -17,7 +18,7 @@ _tessel_setup_nvrtc() {
   local nvrtc_version="13.0.88"
   # nvdisasm wheels start at 13.2; a newer nvdisasm reads older cubins.
   local nvdisasm_version="13.2.86"
-  local dir="${TESSEL_NVRTC_HOME:-$HOME/.cache/tessel/nvrtc-$nvrtc_version}"
+  local dir="${TESSEL_NVRTC_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/tessel/nvrtc-$nvrtc_version}"
   local lib="$dir/nvidia/cu13/lib"
   local bin="$dir/nvidia/cu13/bin"
   local py

@@ -1,6 +1,6 @@
 // tessel sm_80+ async copy helpers: `cp.async` global -> shared, 16 bytes per thread.
 //
-// Used by the non-TMA tiled path (seed 004's v1 lowering on sm_80/sm_90): each thread copies
+// Used by the SIMT path's tile copies (sm_80 and later): each thread copies
 // 16-byte chunks into shared memory, commits them as a group, and waits for all but N groups.
 // Addresses of shared memory are 32-bit `.shared` window addresses (tsl_smem_addr, prelude.cuh).
 // Needs prelude.cuh.

@@ -8,11 +8,13 @@
 //! TMA / WGMMA helpers and only the WGMMA specializations its tunable domains can reach.
 
 mod prelude;
+pub mod wgmma;
+mod writer;
 
 use askama::Template;
 use dsl_core::lower::{CudaKernel, KernelArg, KernelPath};
 
-pub use prelude::wgmma_specializations;
+pub use wgmma::specializations as wgmma_specializations;
 
 /// One tunable row of the header comment.
 pub struct TunableRow {
@@ -92,15 +94,17 @@ pub fn emit(e: &Emit) -> String {
             .join(", ")
     };
     let param_types: Vec<String> = k.params.iter().map(|p| param_type(p)).collect();
+    // A kernel without tunables is a plain function: nothing to instantiate.
     let instances = match &e.instance {
-        Some(v) => vec![format!(
+        Some(v) if !k.tunables.is_empty() => vec![format!(
             "{}({})",
             k.name_expression(v),
             param_types.join(", ")
         )],
-        None => vec![],
+        _ => vec![],
     };
     let plan = &k.plan;
+    let body = writer::write(&k.body);
     let args = plan
         .args
         .iter()
@@ -131,7 +135,7 @@ pub fn emit(e: &Emit) -> String {
         },
         arch: k.path.min_arch(),
         tunables,
-        sections: prelude::sections(k),
+        sections: prelude::sections(k, &body.calls),
         template_params,
         launch_bounds: &k.launch_bounds,
         name: &k.name,
@@ -143,7 +147,7 @@ pub fn emit(e: &Emit) -> String {
         } else {
             128
         },
-        body: k.body.iter().map(|l| l.to_string()).collect(),
+        body: body.lines,
         grid: (
             plan.grid[0].to_cpp(),
             plan.grid[1].to_cpp(),

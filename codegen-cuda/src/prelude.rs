@@ -4,11 +4,11 @@
 
 use super::Section;
 use dsl_core::lower::{CudaKernel, KernelPath};
+use std::collections::BTreeSet;
 
 const PRELUDE: &str = include_str!("../cuda/prelude.cuh");
 const SM80_ASYNC: &str = include_str!("../cuda/sm80_async.cuh");
 const SM90_HOPPER: &str = include_str!("../cuda/sm90_hopper.cuh");
-const SM90_WGMMA: &str = include_str!("../cuda/sm90_wgmma.cuh");
 const GLUE_COMMON: &str = include_str!("../cuda/lowering/common.cuh");
 const GLUE_SIMT: &str = include_str!("../cuda/lowering/simt.cuh");
 const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
@@ -28,7 +28,8 @@ fn body(text: &str) -> String {
         .to_string()
 }
 
-pub fn sections(k: &CudaKernel) -> Vec<Section> {
+/// The helper sections of `k`, whose body calls `calls`.
+pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
     let mut s = vec![Section {
         name: "types and scalar math (prelude.cuh)",
         text: body(PRELUDE),
@@ -47,12 +48,10 @@ pub fn sections(k: &CudaKernel) -> Vec<Section> {
                 name: "SIMT tiles (lowering/simt.cuh)",
                 text: body(GLUE_SIMT),
             });
-            let uses_tiles = k.body.iter().any(|l| {
-                dsl_core::lower::SIMT_TILE_HELPERS
-                    .iter()
-                    .chain(["tsl_copy_g2s_async<"].iter())
-                    .any(|h| l.code.contains(h))
-            });
+            let uses_tiles = dsl_core::lower::SIMT_TILE_HELPERS
+                .iter()
+                .chain([&dsl_core::lower::SIMT_G2S_ASYNC])
+                .any(|h| calls.contains(*h));
             if uses_tiles {
                 s.push(Section {
                     name: "register tiles, vector copies, warp reductions (lowering/simt_tiles.cuh)",
@@ -67,7 +66,7 @@ pub fn sections(k: &CudaKernel) -> Vec<Section> {
             });
             s.push(Section {
                 name: "WGMMA instructions used by this kernel (sm90_wgmma.cuh)",
-                text: wgmma_specializations(&k.wgmma_types, &k.wgmma_ns),
+                text: crate::wgmma::specializations(&k.wgmma_types, &k.wgmma_ns),
             });
             s.push(Section {
                 name: "index arithmetic (lowering/common.cuh)",
@@ -78,7 +77,7 @@ pub fn sections(k: &CudaKernel) -> Vec<Section> {
                 text: body(GLUE_HOPPER),
             });
             // Only kernels with `cluster C;` (they sync as a cluster) get the cluster helpers.
-            if k.body.iter().any(|l| l.code.contains("tsl_cluster_sync()")) {
+            if calls.contains("tsl_cluster_sync") {
                 s.push(Section {
                     name: "thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh)",
                     text: format!("{}\n\n{}", body(SM90_CLUSTER), body(GLUE_CLUSTER)),
@@ -87,50 +86,4 @@ pub fn sections(k: &CudaKernel) -> Vec<Section> {
         }
     }
     s
-}
-
-/// The primary templates, the specializations for (accumulator, input) ∈ `types` and N ∈ `ns`,
-/// and the dispatch structs, cut from the generated `sm90_wgmma.cuh`.
-pub fn wgmma_specializations(types: &[(String, String)], ns: &[i64]) -> String {
-    let text = body(SM90_WGMMA);
-    let mut out = Vec::new();
-    let mut keep = true;
-    let mut in_spec = false;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("template <> struct tsl_wgmma_") {
-            // e.g. "f32_f16<128> {"
-            let (ty, n) = rest.split_once('<').unwrap_or((rest, ""));
-            let n: i64 = n
-                .split('>')
-                .next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(-1);
-            let (acc, inp) = ty.split_once('_').unwrap_or((ty, ""));
-            keep = types.iter().any(|(a, i)| a == acc && i == inp) && ns.contains(&n);
-            in_spec = true;
-        }
-        if !in_spec || keep {
-            out.push(line);
-        }
-        if in_spec && line == "};" {
-            in_spec = false;
-            keep = true;
-        }
-    }
-    // Collapse the blank runs left by dropped blocks.
-    let mut s = String::new();
-    let mut blank = 0;
-    for l in out {
-        if l.trim().is_empty() {
-            blank += 1;
-            if blank > 1 {
-                continue;
-            }
-        } else {
-            blank = 0;
-        }
-        s.push_str(l);
-        s.push('\n');
-    }
-    s.trim_end().to_string()
 }

@@ -1,6 +1,8 @@
 
 // ---- kernel ------------------------------------------------------------------------------------
+{%- if !template_params.is_empty() %}
 template <{{ template_params }}>
+{%- endif %}
 __global__ void {{ launch_bounds }} {{ name }}(
 {%- for p in params %}
     {{ p }}{% if !loop.last %},{% endif %}

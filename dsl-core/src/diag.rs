@@ -4,11 +4,23 @@
 use crate::span::Span;
 use std::fmt;
 
+/// Whether a diagnostic stops compilation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Severity {
+    /// The input is rejected.
+    #[default]
+    Error,
+    /// The input is accepted, but probably not what was meant (a data race, a redundant
+    /// store); warnings travel beside a result, never in an `Err`.
+    Warning,
+}
+
 /// One message pinned to a DSL span, with optional help and secondary labels.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// Stable code, e.g. `E0101`; the README lists them.
+    /// Stable code, e.g. `E0101` (or `W1201` for a warning); the README lists them.
     pub code: &'static str,
+    pub severity: Severity,
     pub message: String,
     pub span: Span,
     /// "how to fix it", shown as `help:`.
@@ -21,11 +33,22 @@ impl Diagnostic {
     pub fn new(code: &'static str, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
+            severity: Severity::Error,
             message: message.into(),
             span,
             help: None,
             notes: Vec::new(),
         }
+    }
+    /// A warning: the same fields, [`Severity::Warning`].
+    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::new(code, span, message)
+        }
+    }
+    pub fn is_warning(&self) -> bool {
+        self.severity == Severity::Warning
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());

@@ -10,7 +10,9 @@ pub mod diag;
 pub mod ir;
 pub mod lower;
 pub mod parse;
+pub mod render;
 pub mod span;
+mod suggest;
 
-pub use diag::{Diagnostic, Diagnostics};
-pub use span::{LineCol, Span};
+pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use span::{LineCol, LineIndex, Span};

@@ -65,7 +65,8 @@ fn lowering_multicasts_rhs_and_makes_empty_cluster_scope() {
     let m = parse(&v4());
     let info = check::check(&m).unwrap();
     let k = lower::lower(&m, &info).unwrap();
-    let body: Vec<&str> = k.body.iter().map(|l| l.code.trim()).collect();
+    let owned: Vec<String> = k.body.iter().map(|l| l.text()).collect();
+    let body: Vec<&str> = owned.iter().map(|l| l.trim()).collect();
     let text = body.join("\n");
     // rhs (independent of block_m) is multicast, lhs is not.
     let mc: Vec<&&str> = body
@@ -144,7 +145,14 @@ fn a_multicast_load_must_wait_for_a_free_stage_first() {
         1,
     );
     let m = parse(&text);
-    let info = check::check(&m).unwrap_or_else(|d| panic!("{d}"));
-    let err = lower::lower(&m, &info).unwrap_err();
-    assert!(err.to_string().contains("must wait for an event"), "{err}");
+    // The checker reports it (check ok ⇒ lower ok).
+    let err = check::check(&m).unwrap_err();
+    assert!(
+        err.iter().all(|d| d.code == check::codes::MULTICAST_WAIT),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("must first wait for an event"),
+        "{err}"
+    );
 }

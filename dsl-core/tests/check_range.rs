@@ -14,7 +14,7 @@ fn loop_index_past_array_end() {
     let m = simple(|b| {
         vec![
             b.shared(F16, &["16", "16"], "buf", Some("2")),
-            b.shared(F16, &["16", "16"], "dst", None),
+            b.tensor(MemSpace::Local, F16, &["16", "16"], &[("dst", None)]),
             b.foreach(&["s"], &["3"], |b| vec![b.dma("buf[s]", "dst")]),
         ]
     });
@@ -38,7 +38,7 @@ fn modulo_keeps_the_index_in_range() {
     let m = simple(|b| {
         vec![
             b.shared(F16, &["16", "16"], "buf", Some("2")),
-            b.shared(F16, &["16", "16"], "dst", None),
+            b.tensor(MemSpace::Local, F16, &["16", "16"], &[("dst", None)]),
             b.foreach(&["k"], &["cdiv(K, 16)"], |b| {
                 vec![b.let_("st", "k % 2"), b.dma("buf[st]", "dst")]
             }),
@@ -71,7 +71,7 @@ fn narrowed_by_if() {
     let ok = simple(|b| {
         vec![
             b.shared(F16, &["16", "16"], "buf", Some("2")),
-            b.shared(F16, &["16", "16"], "dst", None),
+            b.tensor(MemSpace::Local, F16, &["16", "16"], &[("dst", None)]),
             b.foreach(&["i"], &["4"], |b| {
                 vec![b.if_("i < 2", |b| vec![b.dma("buf[i]", "dst")])]
             }),
@@ -81,7 +81,7 @@ fn narrowed_by_if() {
     let bad = simple(|b| {
         vec![
             b.shared(F16, &["16", "16"], "buf", Some("2")),
-            b.shared(F16, &["16", "16"], "dst", None),
+            b.tensor(MemSpace::Local, F16, &["16", "16"], &[("dst", None)]),
             b.foreach(&["i"], &["4"], |b| {
                 vec![b.if_("i <= 2", |b| vec![b.dma("buf[i]", "dst")])]
             }),
@@ -186,7 +186,7 @@ fn problem_sized_loops_are_not_reported_without_a_problem() {
     let m = simple(|b| {
         vec![
             b.shared(F16, &["16", "16"], "buf", Some("2")),
-            b.shared(F16, &["16", "16"], "dst", None),
+            b.tensor(MemSpace::Local, F16, &["16", "16"], &[("dst", None)]),
             b.foreach(&["k"], &["cdiv(K, 16)"], |b| vec![b.dma("buf[k]", "dst")]),
         ]
     });

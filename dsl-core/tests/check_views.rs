@@ -79,7 +79,7 @@ fn chunkat_constant_extent_splits_evenly() {
     let m = simple(|b| {
         vec![
             b.shared(F16, &["32", "128"], "a_s", None),
-            b.shared(F16, &["8", "128"], "b_s", None),
+            b.tensor(MemSpace::Local, F16, &["8", "128"], &[("b_s", None)]),
             b.foreach(&["q"], &["4"], |b| vec![b.dma("a_s.chunkat(q, _)", "b_s")]),
         ]
     });

@@ -1,7 +1,8 @@
-//! Robustness: the parser must never panic. A proptest mutates the corpus token streams
+//! Robustness: the front end must never panic. A proptest mutates the corpus token streams
 //! (delete, duplicate, swap, truncate, insert punctuation and keywords) and feeds the result to
-//! both entry points; a replay test runs every file of `tests/corpus/` (the seed kernels and
-//! `ok_*` files must parse, `bad_*` files must fail with diagnostics).
+//! both entry points, then checks and lowers what parses; a replay test runs every file of
+//! `tests/corpus/` (the seed kernels and `ok_*` files must parse, `bad_*` files must fail with
+//! diagnostics). The root crate's `frontend_fuzz` adds emission and structure-aware mutations.
 
 use dsl_core::parse::{parse_str, parse_tokens};
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
@@ -164,6 +165,17 @@ const INSERTS: &[&str] = &[
     "chunkat",
     "subspan",
     "data",
+    "persistent",
+    "raster",
+    "cluster",
+    "occupancy",
+    "local",
+    "reduce",
+    "unroll",
+    "transpose",
+    "9223372036854775807",
+    "<<",
+    "%",
 ];
 
 #[derive(Clone, Debug)]
@@ -219,17 +231,31 @@ fn mutate(mut ws: Vec<String>, muts: &[Mutation], balanced: bool) -> Vec<String>
     ws
 }
 
-/// Runs both entry points on `text`, failing (not panicking) if either panics.
+/// Checks and lowers a parsed module (errors are fine, panics are not).
+fn later_stages(m: &dsl_core::ir::Module) {
+    if let Ok(info) = dsl_core::check::check(m) {
+        let _ = dsl_core::lower::lower(m, &info);
+    }
+}
+
+/// Runs both entry points on `text` (and check and lowering on what parses), failing (not
+/// panicking) if any stage panics.
 fn no_panic(text: &str) -> Result<(), String> {
     let file = catch_unwind(AssertUnwindSafe(|| {
-        parse_str(text, Some("fuzz.co")).map(|p| p.module.to_string())
+        parse_str(text, Some("fuzz.co")).map(|p| {
+            later_stages(&p.module);
+            p.module.to_string()
+        })
     }));
     if file.is_err() {
         return Err(format!("parse_str panicked on:\n{text}"));
     }
     if let Ok(ts) = text.parse::<TokenStream>() {
         let mac = catch_unwind(AssertUnwindSafe(|| {
-            parse_tokens(ts).map(|p| p.module.to_string())
+            parse_tokens(ts).map(|p| {
+                later_stages(&p.module);
+                p.module.to_string()
+            })
         }));
         if mac.is_err() {
             return Err(format!("parse_tokens panicked on:\n{text}"));

@@ -3,7 +3,7 @@
 //!
 //! File mode (`parse_str`) must reproduce the committed dump; macro mode (the same text with
 //! `a#b` spaced out, lexed as a token stream and given to `parse_tokens`) must dump
-//! identically. Refresh the goldens with `TESSEL_BLESS=1 cargo test -p dsl-core --test
+//! identically. Refresh the goldens with `TESSEL_BLESS=1 cargo test -p tessel-core --test
 //! parse_golden`.
 
 use dsl_core::ir::{Expr, Stmt};

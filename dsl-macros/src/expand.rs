@@ -2,43 +2,14 @@
 
 use crate::report::{Origin, errors};
 use dsl_core::ir::{DType, MemSpace, Module};
-use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
-/// Token trees with invisible (`Delimiter::None`) groups flattened: a `macro_rules!` that
-/// forwards `file = $path` wraps the literal in one.
-fn flat(input: &TokenStream) -> Vec<TokenTree> {
-    let mut out = Vec::new();
-    for t in input.clone() {
-        match t {
-            TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::None => {
-                out.extend(flat(&g.stream()))
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// `file = "path"` as the whole input.
-fn file_arg(input: &TokenStream) -> Option<(String, Span)> {
-    match flat(input).as_slice() {
-        [
-            TokenTree::Ident(i),
-            TokenTree::Punct(p),
-            TokenTree::Literal(l),
-        ] if i == "file" && p.as_char() == '=' => {
-            let s = l.to_string();
-            let path = s.strip_prefix('"')?.strip_suffix('"')?.to_string();
-            Some((path, l.span()))
-        }
-        _ => None,
-    }
-}
-
 pub fn gemm_kernel(input: TokenStream) -> TokenStream {
-    if let Some((path, lit)) = file_arg(&input) {
-        return file_mode(&path, lit);
+    match crate::args::file_arg(&input) {
+        Some(Ok(arg)) => return file_mode(&arg.path, arg.span),
+        Some(Err(e)) => return stub(None, e.to_compile_error()),
+        None => {}
     }
     let dsl_text = crate::layout::dsl_text(&input);
     let table = dsl_core::parse::token_spans(input.clone());
@@ -94,7 +65,7 @@ fn finish(
     let info = match dsl_core::check::check(m) {
         Ok(i) => i,
         Err(d) => {
-            return stub(Some(&name), {
+            return stub(Some((&name, m.kernel.params.len())), {
                 let mut e = errors(&d.0, origin);
                 e.extend(extra);
                 e
@@ -104,7 +75,7 @@ fn finish(
     let kernel = match dsl_core::lower::lower(m, &info) {
         Ok(k) => k,
         Err(d) => {
-            return stub(Some(&name), {
+            return stub(Some((&name, m.kernel.params.len())), {
                 let mut e = errors(&d.0, origin);
                 e.extend(extra);
                 e
@@ -136,19 +107,76 @@ fn finish(
         let def = Literal::i64_unsuffixed(t.default);
         quote!(::tessel::TunableDef { name: #n, domain: &[#(#dom),*], default: #def })
     });
-    let launch_params = m.kernel.params.iter().enumerate().map(|(i, p)| {
-        let id = format_ident!("{}", p.name.name);
-        let ty = elem_type(p.dtype);
-        if kernel.written_params.contains(&i) {
-            quote!(#id: &mut ::tessel::runtime::tensor::DeviceTensor<#ty>)
+    // Typed `launch` arguments: views of the declared element type, writable for the
+    // parameters the kernel writes.
+    let typed = m
+        .kernel
+        .params
+        .iter()
+        .all(|p| matches!(p.dtype, DType::F16 | DType::BF16 | DType::F32));
+    let launch_params: Vec<TokenStream> = m
+        .kernel
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let id = format_ident!("{}", p.name.name);
+            let ty = elem_type(p.dtype);
+            if kernel.written_params.contains(&i) {
+                quote!(#id: ::tessel::runtime::tensor::TensorMut<'_, #ty>)
+            } else {
+                quote!(#id: ::tessel::runtime::tensor::TensorRef<'_, #ty>)
+            }
+        })
+        .collect();
+    let launch_args: Vec<TokenStream> = m
+        .kernel
+        .params
+        .iter()
+        .map(|p| {
+            let id = format_ident!("{}", p.name.name);
+            quote!(::tessel::runtime::kernel::LaunchArg::from(#id))
+        })
+        .collect();
+    let signature = m
+        .kernel
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let dims: Vec<String> = p.shape.iter().map(|&d| m.expr_to_string(d)).collect();
+            let access = if kernel.written_params.contains(&i) {
+                "`TensorMut`"
+            } else {
+                "`TensorRef`"
+            };
+            format!(
+                "`{}`: {} `[{}]`, {access}",
+                p.name.name,
+                p.dtype,
+                dims.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let launch_doc = format!(
+        "Checks the tensors against the signature ({signature}) and launches on the handle's \
+         stream. Bad shapes and sizes are `Err`s; nothing is launched then."
+    );
+    let typed_launch = |inner: TokenStream| {
+        if typed {
+            quote! {
+                #[doc = #launch_doc]
+                pub fn launch(&self, #(#launch_params),*) -> ::core::result::Result<(), ::tessel::runtime::dsl::DslError> {
+                    #inner.launch(&[#(#launch_args),*])
+                }
+            }
         } else {
-            quote!(#id: &::tessel::runtime::tensor::DeviceTensor<#ty>)
+            TokenStream::new()
         }
-    });
-    let launch_args = m.kernel.params.iter().map(|p| {
-        let id = format_ident!("{}", p.name.name);
-        quote!(#id.as_arg())
-    });
+    };
+    let handle_launch = typed_launch(quote!(self.inner));
+    let autotuned_launch = typed_launch(quote!(self.inner));
     let doc = format!(
         "The `{name}` kernel declared with `gemm_kernel!` (IR dump and CUDA in [`KERNEL`])."
     );
@@ -182,28 +210,91 @@ fn finish(
             pub fn smem_bytes(config: &::tessel::Config) -> ::core::result::Result<u64, ::tessel::Diagnostics> {
                 KERNEL.smem_bytes(config)
             }
-            /// Compiles (cached) and launches the instance for `config` on `stream`. Shapes bind
-            /// the symbolic dims; mismatches and misalignment are `Err`s, never UB.
-            pub fn launch(stream: &::tessel::runtime::dsl::Stream, config: &::tessel::Config, #(#launch_params),*) -> ::core::result::Result<(), ::tessel::runtime::dsl::DslError> {
-                ::tessel::runtime::dsl::launch(&KERNEL, stream, config, &[#(#launch_args),*])
+            /// This kernel compiled for one configuration and loaded on a stream: see [`load`].
+            #[derive(Debug)]
+            pub struct Handle {
+                inner: ::tessel::runtime::kernel::CompiledKernel,
+            }
+            /// Checks the kernel for `config` and the device of `stream`, compiles it (NVRTC,
+            /// cached) and loads it, once. Launches go to `stream`; the loaded module lives as
+            /// long as the handle.
+            pub fn load(stream: &::std::sync::Arc<::tessel::runtime::cudarc::driver::CudaStream>, config: &::tessel::Config) -> ::core::result::Result<Handle, ::tessel::runtime::dsl::DslError> {
+                ::tessel::runtime::kernel::load(&KERNEL, stream, config).map(|inner| Handle { inner })
+            }
+            impl Handle {
+                #handle_launch
+                /// Launches with untyped tensor arguments (checked the same way).
+                pub fn launch_args(&self, args: &[::tessel::runtime::kernel::LaunchArg<'_>]) -> ::core::result::Result<(), ::tessel::runtime::dsl::DslError> {
+                    self.inner.launch(args)
+                }
+                /// The runtime's handle (configuration, resources, launch plan).
+                pub fn compiled(&self) -> &::tessel::runtime::kernel::CompiledKernel {
+                    &self.inner
+                }
+            }
+            /// This kernel dispatching each problem shape to the tuner's cached winner for it
+            /// (the default configuration where none is cached): see [`autotuned`].
+            #[derive(Debug)]
+            pub struct Autotuned {
+                inner: ::tessel::runtime::kernel::Autotuned,
+            }
+            /// An autotuned handle on `stream` (loads the default configuration now, a cached
+            /// winner on the first launch of each shape).
+            pub fn autotuned(stream: &::std::sync::Arc<::tessel::runtime::cudarc::driver::CudaStream>) -> ::core::result::Result<Autotuned, ::tessel::runtime::dsl::DslError> {
+                ::tessel::runtime::kernel::autotuned(&KERNEL, stream).map(|inner| Autotuned { inner })
+            }
+            impl Autotuned {
+                #autotuned_launch
+                /// Launches with untyped tensor arguments (checked the same way).
+                pub fn launch_args(&self, args: &[::tessel::runtime::kernel::LaunchArg<'_>]) -> ::core::result::Result<(), ::tessel::runtime::dsl::DslError> {
+                    self.inner.launch(args)
+                }
+                /// Reads winners from the tune cache in `dir` instead of the default folder.
+                pub fn with_tune_cache(self, dir: impl ::core::convert::Into<::std::path::PathBuf>) -> Self {
+                    Autotuned { inner: self.inner.with_tune_cache(dir) }
+                }
+                /// The runtime's autotuned handle (which configuration a shape gets).
+                pub fn runtime(&self) -> &::tessel::runtime::kernel::Autotuned {
+                    &self.inner
+                }
             }
         }
     }
 }
 
-/// After an error: the compile errors plus a stub module, so uses of the kernel elsewhere do
-/// not pile up follow-on errors.
-fn stub(name: Option<&str>, errs: TokenStream) -> TokenStream {
-    let Some(name) = name else { return errs };
+/// After an error: the compile errors plus a stub module with the kernel's API (`load`,
+/// `autotuned`, a `launch` of the right arity), so uses of the kernel elsewhere do not pile up
+/// follow-on errors. Nothing in it runs: the crate does not compile.
+fn stub(kernel: Option<(&str, usize)>, errs: TokenStream) -> TokenStream {
+    let Some((name, arity)) = kernel else {
+        return errs;
+    };
     let id = format_ident!("{}", name);
+    let generics: Vec<Ident> = (0..arity).map(|i| format_ident!("A{}", i)).collect();
+    let args: Vec<Ident> = (0..arity).map(|i| format_ident!("_a{}", i)).collect();
+    let launch = quote! {
+        pub fn launch<#(#generics),*>(&self, #(#args: #generics),*) -> ::core::result::Result<(), ::tessel::runtime::dsl::DslError> {
+            ::core::unreachable!("kernel `{}` did not compile", #name)
+        }
+    };
     quote! {
         #errs
-        #[allow(non_snake_case, dead_code)]
+        #[allow(non_snake_case, dead_code, missing_docs)]
         pub mod #id {
             pub static KERNEL: ::tessel::KernelDef = ::tessel::KernelDef::INVALID;
             pub const CUDA: &str = "";
             pub const IR: &str = "";
             pub fn config() -> ::tessel::Config { ::core::unreachable!("kernel `{}` did not compile", #name) }
+            pub struct Handle;
+            pub struct Autotuned;
+            pub fn load<S, C>(_stream: S, _config: C) -> ::core::result::Result<Handle, ::tessel::runtime::dsl::DslError> {
+                ::core::unreachable!("kernel `{}` did not compile", #name)
+            }
+            pub fn autotuned<S>(_stream: S) -> ::core::result::Result<Autotuned, ::tessel::runtime::dsl::DslError> {
+                ::core::unreachable!("kernel `{}` did not compile", #name)
+            }
+            impl Handle { #launch }
+            impl Autotuned { #launch }
         }
     }
 }
@@ -216,6 +307,19 @@ fn dtype_tokens(d: DType) -> TokenStream {
         DType::F8E4M3 => "F8E4M3",
         DType::F8E5M2 => "F8E5M2",
         DType::I32 => "I32",
+        DType::S8 => "S8",
+        DType::U8 => "U8",
+        DType::S16 => "S16",
+        DType::U16 => "U16",
+        DType::U32 => "U32",
+        DType::S64 => "S64",
+        DType::U64 => "U64",
+        DType::F64 => "F64",
+        DType::TF32 => "TF32",
+        DType::Bool => "Bool",
+        DType::F6E2M3 => "F6E2M3",
+        DType::F6E3M2 => "F6E3M2",
+        DType::F4E2M1 => "F4E2M1",
     };
     let id = Ident::new(v, Span::call_site());
     quote!(::tessel::DType::#id)
@@ -238,5 +342,16 @@ fn elem_type(d: DType) -> TokenStream {
         DType::F32 => quote!(f32),
         DType::I32 => quote!(i32),
         DType::F8E4M3 | DType::F8E5M2 => quote!(u8),
+        DType::S8 => quote!(i8),
+        DType::U8 => quote!(u8),
+        DType::S16 => quote!(i16),
+        DType::U16 => quote!(u16),
+        DType::U32 => quote!(u32),
+        DType::S64 => quote!(i64),
+        DType::U64 => quote!(u64),
+        DType::F64 => quote!(f64),
+        DType::TF32 => quote!(f32),
+        DType::Bool => quote!(bool),
+        DType::F6E2M3 | DType::F6E3M2 | DType::F4E2M1 => quote!(u8),
     }
 }

@@ -3,6 +3,7 @@
 //! module; diagnostics become `compile_error!`s spanned at the DSL tokens. No logic lives here
 //! beyond spans and expansion.
 
+mod args;
 mod expand;
 mod layout;
 mod report;
@@ -15,7 +16,7 @@ use proc_macro::TokenStream;
 /// tessel::gemm_kernel! {
 ///     tunable TILE_M in [16, 32] = 32;
 ///     __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
-///         …
+///         // the kernel's body
 ///     }
 /// }
 /// // or, reading a Croqtile file (recompiled when it changes):

@@ -30,7 +30,8 @@ use cudarc::driver::CudaStream;
 use crate::device::{Device, panic_message};
 use crate::dtype::{DType, Element};
 use crate::locate::{self, LocateError};
-use crate::tensor::DeviceTensor;
+use crate::reference::Layout;
+use crate::tensor::{DeviceTensor, TensorMut, TensorRef};
 
 /// Accumulation precision of the reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +43,7 @@ pub enum GemmCompute {
 }
 
 /// A transpose flag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// As stored.
     N,
@@ -198,6 +199,40 @@ pub fn nn_dims(a: &[usize], b: &[usize], c: &[usize]) -> Result<(usize, usize, u
     }
 }
 
+/// `(M, N, K)` of a GEMM in `layout`, checking the shapes of `A`, `B` and `C`.
+pub fn layout_dims(
+    layout: Layout,
+    a: &[usize],
+    b: &[usize],
+    c: &[usize],
+) -> Result<(usize, usize, usize), RefError> {
+    let bad = || {
+        let (an, bn) = match (layout.a, layout.b) {
+            (Op::N, Op::N) => ("[M,K]", "[K,N]"),
+            (Op::N, Op::T) => ("[M,K]", "[N,K]"),
+            (Op::T, Op::N) => ("[K,M]", "[K,N]"),
+            (Op::T, Op::T) => ("[K,M]", "[N,K]"),
+        };
+        RefError::Shape(format!(
+            "{} layout needs a{an}, b{bn}, c[M,N]; got a{a:?}, b{b:?}, c{c:?}",
+            layout.name()
+        ))
+    };
+    let ([m, n], [a0, a1]) = (
+        <[usize; 2]>::try_from(c).map_err(|_| bad())?,
+        <[usize; 2]>::try_from(a).map_err(|_| bad())?,
+    );
+    let k = match layout.a {
+        Op::N => a1,
+        Op::T => a0,
+    };
+    let (sa, sb) = layout.shapes(m, n, k);
+    if a != sa || b != sb {
+        return Err(bad());
+    }
+    Ok((m, n, k))
+}
+
 fn cuda_type(d: DType) -> cudaDataType {
     match d {
         DType::F16 => cudaDataType::CUDA_R_16F,
@@ -278,6 +313,42 @@ impl CublasRef {
         check_types(I::DTYPE, O::DTYPE, compute)?;
         let (m, n, k) = nn_dims(a.shape(), b.shape(), c.shape())?;
         let plan = plan_nn(m, n, k);
+        self.run(
+            &plan,
+            a.device_ptr(),
+            b.device_ptr(),
+            c.device_ptr(),
+            I::DTYPE,
+            O::DTYPE,
+            compute,
+        )
+    }
+
+    /// `C[M, N] = op(A) · op(B)` with `A` and `B` stored as `layout` says (any of NN, NT, TN,
+    /// TT; see [`crate::reference`]), any supported types.
+    pub fn gemm<I: Element, O: Element>(
+        &self,
+        layout: Layout,
+        a: &DeviceTensor<I>,
+        b: &DeviceTensor<I>,
+        c: &mut DeviceTensor<O>,
+        compute: GemmCompute,
+    ) -> Result<(), RefError> {
+        self.gemm_views(layout, a.view(), b.view(), c.view_mut(), compute)
+    }
+
+    /// [`CublasRef::gemm`] over tensor views (cudarc buffers, raw memory).
+    pub fn gemm_views<I: Element, O: Element>(
+        &self,
+        layout: Layout,
+        a: TensorRef<'_, I>,
+        b: TensorRef<'_, I>,
+        c: TensorMut<'_, O>,
+        compute: GemmCompute,
+    ) -> Result<(), RefError> {
+        check_types(I::DTYPE, O::DTYPE, compute)?;
+        let (m, n, k) = layout_dims(layout, a.shape(), b.shape(), c.shape())?;
+        let plan = layout.cublas_plan(m, n, k);
         self.run(
             &plan,
             a.device_ptr(),
@@ -468,5 +539,19 @@ mod tests {
         assert_eq!(nn_dims(&[8, 4], &[4, 6], &[8, 6]).unwrap(), (8, 6, 4));
         assert!(nn_dims(&[8, 4], &[6, 4], &[8, 6]).is_err());
         assert!(matches!(to_i32(1 << 40), Err(RefError::TooLarge(_))));
+        assert_eq!(
+            layout_dims(Layout::TN, &[4, 8], &[4, 6], &[8, 6]).unwrap(),
+            (8, 6, 4)
+        );
+        assert_eq!(
+            layout_dims(Layout::TT, &[4, 8], &[6, 4], &[8, 6]).unwrap(),
+            (8, 6, 4)
+        );
+        let e = layout_dims(Layout::TT, &[4, 8], &[4, 6], &[8, 6]).unwrap_err();
+        assert!(
+            e.to_string().contains("TT layout needs a[K,M], b[N,K]"),
+            "{e}"
+        );
+        assert!(layout_dims(Layout::NN, &[8, 4, 1], &[4, 6], &[8, 6]).is_err());
     }
 }

@@ -91,6 +91,27 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// Reads what tessel needs from the device of a cudarc context (the one a
+    /// `CudaStream` belongs to: `stream.context()`).
+    pub fn query(ctx: &Arc<CudaContext>) -> Result<DeviceInfo, DeviceError> {
+        let attr = |a: CUdevice_attribute| guard("cuDeviceGetAttribute", || ctx.attribute(a));
+        let compute_capability = (
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        Ok(DeviceInfo {
+            ordinal: ctx.ordinal(),
+            name: guard("cuDeviceGetName", || ctx.name())?,
+            compute_capability,
+            arch: arch_string(compute_capability.0, compute_capability.1),
+            driver_version: guard("cuDriverGetVersion", driver_version)?,
+            sm_count: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            max_smem_per_block_optin: attr(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+        })
+    }
+
     /// The [`Arch`] tessel compiles for on this device, if supported.
     pub fn tessel_arch(&self) -> Option<Arch> {
         Arch::from_compute_capability(self.compute_capability.0, self.compute_capability.1)
@@ -128,23 +149,20 @@ impl Device {
         // SAFETY: called right after creation, before any buffer or stream exists.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
-        let attr = |a: CUdevice_attribute| guard("cuDeviceGetAttribute", || ctx.attribute(a));
-        let compute_capability = (
-            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
-            attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
-        );
-        let info = DeviceInfo {
-            ordinal,
-            name: guard("cuDeviceGetName", || ctx.name())?,
-            compute_capability,
-            arch: arch_string(compute_capability.0, compute_capability.1),
-            driver_version: guard("cuDriverGetVersion", driver_version)?,
-            sm_count: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            max_smem_per_block_optin: attr(
-                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )?,
-        };
+        let info = DeviceInfo::query(&ctx)?;
         Ok(Device { ctx, stream, info })
+    }
+
+    /// The device of a cudarc stream, working on that stream (for tessel tensors and
+    /// references next to cudarc code).
+    pub fn from_stream(stream: &Arc<CudaStream>) -> Result<Device, DeviceError> {
+        let ctx = stream.context().clone();
+        let info = DeviceInfo::query(&ctx)?;
+        Ok(Device {
+            ctx,
+            stream: stream.clone(),
+            info,
+        })
     }
 
     /// What the device is.
@@ -166,6 +184,35 @@ impl Device {
     pub fn synchronize(&self) -> Result<(), DeviceError> {
         guard("cuStreamSynchronize", || self.stream.synchronize())
     }
+}
+
+/// Checks that `[ptr, ptr + bytes)` lies inside one device allocation of the context current
+/// on this thread (`cuPointerGetAttribute` with the allocation's start and size): what makes a
+/// launch on raw device addresses checked instead of trusted.
+pub fn check_device_range(ptr: u64, bytes: usize) -> Result<(), String> {
+    use cudarc::driver::sys::CUpointer_attribute as A;
+    let attr = |a: A| -> Result<u64, String> {
+        let mut v: u64 = 0;
+        guard("cuPointerGetAttribute", || {
+            // SAFETY: both attributes write one 64-bit value (a CUdeviceptr or a size_t) to `v`.
+            unsafe {
+                cudarc::driver::sys::cuPointerGetAttribute((&mut v as *mut u64).cast(), a, ptr)
+                    .result()
+            }
+        })
+        .map_err(|e| format!("0x{ptr:x} is not device memory of this context ({e})"))?;
+        Ok(v)
+    };
+    let start = attr(A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)?;
+    let size = attr(A::CU_POINTER_ATTRIBUTE_RANGE_SIZE)?;
+    let end = start.saturating_add(size);
+    let need = ptr.checked_add(bytes as u64);
+    if ptr < start || need.is_none_or(|n| n > end) {
+        return Err(format!(
+            "{bytes} bytes at 0x{ptr:x} run past its allocation (0x{start:x}, {size} bytes)"
+        ));
+    }
+    Ok(())
 }
 
 fn driver_version() -> Result<i32, DriverError> {

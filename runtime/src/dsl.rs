@@ -9,7 +9,8 @@
 //! instance.launch(&args)          the launch
 //! ```
 //! Every failure is a typed [`DslError`] naming the parameter and dimension; nothing here can
-//! launch a kernel on arguments it did not check.
+//! launch a kernel on arguments it did not check. Programs launch through the compiled handles
+//! of [`crate::kernel`]; `Instance` is what the examples and the tuner use.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -21,7 +22,7 @@ use dsl_core::ir::{self, Module};
 use dsl_core::lower::{CudaKernel, KernelArg as PlanArg, Sym, SymEnv};
 
 use crate::cache::{CacheError, ModuleCache};
-use crate::device::{Device, DeviceError};
+use crate::device::{Device, DeviceError, guard};
 use crate::dtype::{DType, Element};
 use crate::launch::{self, Kernel, KernelArg, LaunchConfig, LoadedModule};
 use crate::nvrtc::CompileRequest;
@@ -29,62 +30,162 @@ use crate::ptxas::KernelResources;
 use crate::tensor::DeviceTensor;
 use crate::tma::{self, TmaError};
 
-/// The stream kernels launch on: a device's context and stream.
-pub type Stream = Device;
-
+/// Why a DSL kernel could not be prepared, loaded or launched. Every variant names what is
+/// at fault (the kernel, the parameter and dimension, the value and its limit).
 #[derive(Debug, thiserror::Error)]
 pub enum DslError {
+    /// The checker rejected the kernel, its configuration or its problem sizes.
     #[error("kernel `{kernel}` is not legal here:\n{diags}")]
-    Illegal { kernel: String, diags: Diagnostics },
+    Illegal {
+        /// The kernel.
+        kernel: String,
+        /// The checker's diagnostics.
+        diags: Diagnostics,
+    },
+    /// A launch passed the wrong number of tensors.
     #[error("kernel `{kernel}` takes {expected} tensors, got {got}")]
     Arity {
+        /// The kernel.
         kernel: String,
+        /// Tensors in its signature.
         expected: usize,
+        /// Tensors passed.
         got: usize,
     },
+    /// A tensor has another number of dimensions than its parameter.
     #[error(
         "parameter `{param}` is declared with {expected} dimensions [{dims}], got a tensor of shape {shape:?}"
     )]
     Rank {
+        /// The parameter.
         param: String,
+        /// Its declared rank.
         expected: usize,
+        /// Its dims as written.
         dims: String,
+        /// The tensor's shape.
         shape: Vec<usize>,
     },
+    /// A tensor has another element type than its parameter.
     #[error("parameter `{param}` is declared {expected}, got a {got} tensor")]
     DType {
+        /// The parameter.
         param: String,
+        /// The declared dtype.
         expected: String,
+        /// The tensor's dtype.
         got: String,
     },
+    /// A symbolic dim differs between two tensors.
     #[error(
         "parameter `{param}` dimension {dim} (`{name}`) is {got}, but `{name}` = {bound} from parameter `{from}`"
     )]
     Mismatch {
+        /// The parameter that disagrees.
         param: String,
+        /// Which of its dimensions.
         dim: usize,
+        /// The symbolic dim.
         name: String,
+        /// Its size there.
         got: usize,
+        /// The value bound first.
         bound: i64,
+        /// The parameter that bound it.
         from: String,
     },
+    /// A dimension written as a constant or expression has another size.
     #[error("parameter `{param}` dimension {dim} must be {expected}, got {got}")]
     FixedDim {
+        /// The parameter.
         param: String,
+        /// Which dimension.
         dim: usize,
+        /// The size it must have.
         expected: i64,
+        /// The size it has.
         got: usize,
     },
+    /// A TMA descriptor could not be made for a tensor (alignment, strides, box).
     #[error("parameter `{param}`: {source}")]
-    Tma { param: String, source: TmaError },
+    Tma {
+        /// The parameter.
+        param: String,
+        /// What the encoder said.
+        source: TmaError,
+    },
+    /// The launch plan does not evaluate or does not hold for this problem.
     #[error("launch plan: {0}")]
     Plan(String),
+    /// A problem size beyond what the kernel's index type (`int`) holds.
+    #[error(
+        "kernel `{kernel}`: `{name}` = {value} (from `{param}` dimension {dim}) exceeds {max}, the largest value of the kernel's index type (`int`)"
+    )]
+    IndexRange {
+        /// The kernel.
+        kernel: String,
+        /// The parameter the size comes from (`problem` when given as a problem size).
+        param: String,
+        /// Which dimension of it.
+        dim: usize,
+        /// The dim (or the rounded extent's expression).
+        name: String,
+        /// The value.
+        value: u64,
+        /// The largest value allowed.
+        max: i64,
+    },
+    /// A problem size whose tile-rounded extent (the last tile's indices) passes what the
+    /// kernel's index type (`int`) holds.
+    #[error(
+        "kernel `{kernel}`: the grid covers {extent} = {value} rows or columns, beyond {max}, the largest value of the kernel's index type (`int`)"
+    )]
+    TileRange {
+        /// The kernel.
+        kernel: String,
+        /// The rounded extent, with the dim's value (`cdiv(M = 2147483647, 32) * 32`).
+        extent: String,
+        /// Its value.
+        value: u64,
+        /// The largest value allowed.
+        max: i64,
+    },
+    /// A grid, block or shared memory size outside what a launch can take.
+    #[error("kernel `{kernel}`: {what} of {value} is outside 0..={max} for this problem")]
+    LaunchRange {
+        /// The kernel.
+        kernel: String,
+        /// `grid x`, `grid y`, `grid z`, `block` or `dynamic shared memory`.
+        what: &'static str,
+        /// The value.
+        value: i64,
+        /// The limit.
+        max: i64,
+    },
+    /// A raw tensor address that is not device memory holding the tensor's shape.
+    #[error("parameter `{param}`: {reason}")]
+    BadPointer {
+        /// The parameter.
+        param: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A parameter the kernel writes was passed a read-only view.
+    #[error("parameter `{param}` is written by the kernel; pass a writable view (`TensorMut`)")]
+    ReadOnly {
+        /// The parameter.
+        param: String,
+    },
+    /// NVRTC or the module cache failed.
     #[error(transparent)]
     Compile(#[from] CacheError),
+    /// Loading or launching failed in the driver.
     #[error(transparent)]
     Launch(#[from] launch::LaunchError),
+    /// The device could not be opened or queried.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// The GPU's compute capability (major, minor) cannot run this kernel.
     #[error(
         "this GPU (compute capability {0}.{1}) is not supported; tessel needs sm_80 or newer (sm_90a for the Hopper path)"
     )]
@@ -94,8 +195,11 @@ pub enum DslError {
 /// A tensor argument: device address, shape and dtype.
 #[derive(Clone, Debug)]
 pub struct TensorArg {
+    /// Device address of element 0.
     pub ptr: u64,
+    /// Row-major shape.
     pub shape: Vec<usize>,
+    /// Element type.
     pub dtype: DType,
 }
 
@@ -110,7 +214,8 @@ impl<T: Element> DeviceTensor<T> {
     }
 }
 
-fn ir_dtype(d: ir::DType) -> Option<DType> {
+/// The runtime dtype of an IR dtype (those the runtime has element types for).
+pub(crate) fn ir_dtype(d: ir::DType) -> Option<DType> {
     match d {
         ir::DType::F16 => Some(DType::F16),
         ir::DType::BF16 => Some(DType::BF16),
@@ -121,9 +226,13 @@ fn ir_dtype(d: ir::DType) -> Option<DType> {
 
 /// A kernel parsed, checked, lowered and emitted (one per kernel and variant).
 pub struct Prepared {
+    /// The definition it came from.
     pub def: &'static KernelDef,
+    /// The dtype variant.
     pub variant: Variant,
+    /// The parsed (and re-typed) module.
     pub module: Module,
+    /// The lowered kernel: signature, tunables, launch plan.
     pub kernel: CudaKernel,
     /// The `.cu` template: the macro's text for the declared dtypes, re-emitted for a variant.
     pub cuda: String,
@@ -261,18 +370,30 @@ impl Prepared {
 
 /// One configuration of a prepared kernel, compiled and ready to launch for one problem shape.
 pub struct Instance {
+    /// The kernel.
     pub prepared: Arc<Prepared>,
+    /// Its configuration.
     pub config: Config,
+    /// The problem sizes it was built for.
     pub problem: Problem,
+    /// The checker's facts for the configuration and problem.
     pub info: KernelInfo,
+    /// Grid, block and shared memory.
     pub launch: LaunchConfig,
+    /// Registers, spills and shared memory ptxas reported.
     pub resources: Option<KernelResources>,
+    /// The instantiated kernel (`tsl_matmul<32, 32>`).
     pub name_expression: String,
     kernel: Kernel,
     env: SymEnv,
+    /// The argument lists [`Instance::args`] produced (the last few): the only ones
+    /// [`Instance::launch`] accepts.
+    issued: Mutex<Vec<Vec<KernelArg>>>,
 }
 
 impl Instance {
+    /// Checks `config` for `problem` and the device, compiles (cached) and loads the kernel and
+    /// evaluates its launch configuration.
     pub fn new(
         dev: &Device,
         cache: &ModuleCache,
@@ -314,15 +435,43 @@ impl Instance {
                 )));
             }
         }
-        let grid = [
-            eval(&k.plan.grid[0], &env)?,
-            eval(&k.plan.grid[1], &env)?,
-            eval(&k.plan.grid[2], &env)?,
-        ];
+        for (name, &v) in &problem.dims {
+            if !(0..=crate::bind::INDEX_MAX).contains(&v) {
+                return Err(DslError::IndexRange {
+                    kernel: prepared.def.name.into(),
+                    param: "problem".into(),
+                    dim: 0,
+                    name: name.clone(),
+                    value: v as u64,
+                    max: crate::bind::INDEX_MAX,
+                });
+            }
+        }
+        let range = |what: &'static str, s: &Sym, max: i64| -> Result<u32, DslError> {
+            let v = eval(s, &env)?;
+            if (0..=max).contains(&v) {
+                Ok(v as u32)
+            } else {
+                Err(DslError::LaunchRange {
+                    kernel: prepared.def.name.into(),
+                    what,
+                    value: v,
+                    max,
+                })
+            }
+        };
         let launch = LaunchConfig {
-            grid: (grid[0] as u32, grid[1] as u32, grid[2] as u32),
-            block: (eval(&k.plan.block_threads, &env)? as u32, 1, 1),
-            dynamic_smem_bytes: eval(&k.plan.dynamic_smem_bytes, &env)? as u32,
+            grid: (
+                range("grid x", &k.plan.grid[0], i32::MAX as i64)?,
+                range("grid y", &k.plan.grid[1], 65535)?,
+                range("grid z", &k.plan.grid[2], 65535)?,
+            ),
+            block: (range("block", &k.plan.block_threads, 1024)?, 1, 1),
+            dynamic_smem_bytes: range(
+                "dynamic shared memory",
+                &k.plan.dynamic_smem_bytes,
+                u32::MAX as i64,
+            )?,
         };
         let name_expression = k.name_expression(&prepared.template_values(config));
         let req =
@@ -348,6 +497,7 @@ impl Instance {
             name_expression,
             kernel,
             env,
+            issued: Mutex::new(Vec::new()),
         })
     }
 
@@ -361,6 +511,19 @@ impl Instance {
             )));
         }
         let params = &self.prepared.module.kernel.params;
+        // `TensorArg` carries raw addresses: each must be device memory holding its tensor.
+        guard("cuCtxSetCurrent", || {
+            self.kernel.stream().context().bind_to_thread()
+        })?;
+        for (p, t) in params.iter().zip(tensors) {
+            let bytes = t.shape.iter().product::<usize>() * t.dtype.size_bytes();
+            crate::device::check_device_range(t.ptr, bytes).map_err(|reason| {
+                DslError::BadPointer {
+                    param: p.name.name.clone(),
+                    reason,
+                }
+            })?;
+        }
         let mut out = Vec::new();
         for a in &self.prepared.kernel.plan.args {
             match a {
@@ -389,20 +552,53 @@ impl Instance {
                     })?;
                     out.push(KernelArg::TensorMap(map));
                 }
-                PlanArg::Dim { name } => out.push(KernelArg::I32(self.problem.dims[name] as i32)),
+                PlanArg::Dim { name } => {
+                    let v = self.problem.dims.get(name).copied().unwrap_or(-1);
+                    let v = i32::try_from(v).map_err(|_| DslError::IndexRange {
+                        kernel: self.prepared.def.name.into(),
+                        param: "problem".into(),
+                        dim: 0,
+                        name: name.clone(),
+                        value: v as u64,
+                        max: crate::bind::INDEX_MAX,
+                    })?;
+                    out.push(KernelArg::I32(v))
+                }
             }
+        }
+        let mut issued = self.issued.lock().unwrap_or_else(|e| e.into_inner());
+        if !issued.contains(&out) {
+            if issued.len() == 8 {
+                issued.remove(0);
+            }
+            issued.push(out.clone());
         }
         Ok(out)
     }
 
     /// Launches with arguments from [`Instance::args`].
+    /// Any other list is an `Err`: the arguments carry raw addresses.
     pub fn launch(&self, args: &[KernelArg]) -> Result<(), DslError> {
+        let known = self
+            .issued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|a| a.as_slice() == args);
+        if !known {
+            return Err(DslError::Plan(format!(
+                "`{}`: launch arguments must come from Instance::args (the last 8 it made)",
+                self.name_expression
+            )));
+        }
         // SAFETY: `args` come from `Instance::args`, which checked every tensor's rank, dtype and
-        // shape against the signature, and encoded tensor maps only over those tensors.
+        // shape against the signature and its address against its device allocation, and
+        // encoded tensor maps only over those tensors.
         unsafe { self.kernel.launch(&self.launch, args)? };
         Ok(())
     }
 
+    /// The loaded kernel.
     pub fn kernel(&self) -> &Kernel {
         &self.kernel
     }
@@ -417,18 +613,4 @@ fn eval(s: &Sym, env: &SymEnv) -> Result<i64, DslError> {
 pub fn module_cache() -> &'static ModuleCache {
     static C: OnceLock<ModuleCache> = OnceLock::new();
     C.get_or_init(ModuleCache::from_env)
-}
-
-/// What `matmul::launch(…)` calls: bind shapes, check, compile (cached), launch.
-pub fn launch(
-    def: &'static KernelDef,
-    stream: &Stream,
-    config: &Config,
-    tensors: &[TensorArg],
-) -> Result<(), DslError> {
-    let prepared = Prepared::get(def, Variant::default())?;
-    let problem = prepared.bind(tensors)?;
-    let inst = Instance::new(stream, module_cache(), prepared, config, &problem)?;
-    let args = inst.args(tensors)?;
-    inst.launch(&args)
 }

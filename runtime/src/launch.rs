@@ -161,7 +161,16 @@ pub struct LoadedModule {
 impl LoadedModule {
     /// Loads a cubin (from [`crate::nvrtc::CompiledModule::cubin`]).
     pub fn load(dev: &Device, cubin: &[u8]) -> Result<Self, LaunchError> {
-        let ctx: &Arc<CudaContext> = dev.context();
+        Self::load_on(dev.stream(), LaunchLimits::of(dev), cubin)
+    }
+
+    /// Loads a cubin into the context of `stream`; its kernels launch on `stream`.
+    pub fn load_on(
+        stream: &Arc<CudaStream>,
+        limits: LaunchLimits,
+        cubin: &[u8],
+    ) -> Result<Self, LaunchError> {
+        let ctx: &Arc<CudaContext> = stream.context();
         let module = guard("cuModuleLoadData", || {
             ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()))
         })
@@ -171,8 +180,8 @@ impl LoadedModule {
         })?;
         Ok(Self {
             module,
-            stream: dev.stream().clone(),
-            limits: LaunchLimits::of(dev),
+            stream: stream.clone(),
+            limits,
         })
     }
 
@@ -221,13 +230,39 @@ pub struct Kernel {
 }
 
 /// Storage for one argument; the driver receives a pointer to each.
-enum Slot {
+#[derive(Clone, Copy)]
+pub(crate) enum Slot {
     U64(u64),
     I32(i32),
     U32(u32),
     I64(i64),
     F32(f32),
     Map(TensorMap),
+}
+
+impl Slot {
+    pub(crate) fn of(a: KernelArg) -> Slot {
+        match a {
+            KernelArg::Ptr(p) | KernelArg::U64(p) => Slot::U64(p),
+            KernelArg::I32(v) => Slot::I32(v),
+            KernelArg::U32(v) => Slot::U32(v),
+            KernelArg::I64(v) => Slot::I64(v),
+            KernelArg::F32(v) => Slot::F32(v),
+            KernelArg::TensorMap(m) => Slot::Map(m),
+        }
+    }
+
+    /// The address the driver reads this argument from.
+    pub(crate) fn as_param(&mut self) -> *mut c_void {
+        match self {
+            Slot::U64(v) => v as *mut u64 as *mut c_void,
+            Slot::I32(v) => v as *mut i32 as *mut c_void,
+            Slot::U32(v) => v as *mut u32 as *mut c_void,
+            Slot::I64(v) => v as *mut i64 as *mut c_void,
+            Slot::F32(v) => v as *mut f32 as *mut c_void,
+            Slot::Map(m) => m as *mut TensorMap as *mut c_void,
+        }
+    }
 }
 
 impl Kernel {
@@ -267,6 +302,23 @@ impl Kernel {
     /// pointer must be valid for the accesses the kernel makes.
     pub unsafe fn launch(&self, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<(), LaunchError> {
         validate_launch(&self.name, cfg, &self.limits)?;
+        let mut slots: Vec<Slot> = args.iter().map(|a| Slot::of(*a)).collect();
+        let mut params: Vec<*mut c_void> = slots.iter_mut().map(Slot::as_param).collect();
+        // SAFETY: the caller guarantees the argument list; `slots` outlives the call.
+        unsafe { self.launch_packed(cfg, &mut params) }
+    }
+
+    /// Launches with the driver's parameter array (no allocation, no limit check: the caller
+    /// ran [`validate_launch`]).
+    ///
+    /// # Safety
+    /// As [`Kernel::launch`]: `params` point at values matching the kernel's parameters, alive
+    /// for the call.
+    pub(crate) unsafe fn launch_packed(
+        &self,
+        cfg: &LaunchConfig,
+        params: &mut [*mut c_void],
+    ) -> Result<(), LaunchError> {
         if cfg.dynamic_smem_bytes > self.smem_opt_in.load(Ordering::Relaxed) {
             guard("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", || {
                 self.function.set_attribute(
@@ -278,32 +330,10 @@ impl Kernel {
             self.smem_opt_in
                 .store(cfg.dynamic_smem_bytes, Ordering::Relaxed);
         }
-        let mut slots: Vec<Slot> = args
-            .iter()
-            .map(|a| match *a {
-                KernelArg::Ptr(p) | KernelArg::U64(p) => Slot::U64(p),
-                KernelArg::I32(v) => Slot::I32(v),
-                KernelArg::U32(v) => Slot::U32(v),
-                KernelArg::I64(v) => Slot::I64(v),
-                KernelArg::F32(v) => Slot::F32(v),
-                KernelArg::TensorMap(m) => Slot::Map(m),
-            })
-            .collect();
-        let mut params: Vec<*mut c_void> = slots
-            .iter_mut()
-            .map(|s| match s {
-                Slot::U64(v) => v as *mut u64 as *mut c_void,
-                Slot::I32(v) => v as *mut i32 as *mut c_void,
-                Slot::U32(v) => v as *mut u32 as *mut c_void,
-                Slot::I64(v) => v as *mut i64 as *mut c_void,
-                Slot::F32(v) => v as *mut f32 as *mut c_void,
-                Slot::Map(m) => m as *mut TensorMap as *mut c_void,
-            })
-            .collect();
         let stream = &self.stream;
         guard("cuLaunchKernel", || {
-            // SAFETY: the caller guarantees the argument list; `slots` outlives the call and the
-            // driver copies the parameter values before returning.
+            // SAFETY: the caller guarantees the parameter array; the driver copies the values
+            // before returning.
             unsafe {
                 cudarc::driver::result::launch_kernel(
                     self.function.cu_function(),
@@ -311,11 +341,21 @@ impl Kernel {
                     cfg.block,
                     cfg.dynamic_smem_bytes,
                     stream.cu_stream(),
-                    &mut params,
+                    params,
                 )
             }
         })
         .map_err(|e| self.driver_err(e))
+    }
+
+    /// The stream launches go to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The limits launches are checked against.
+    pub fn limits(&self) -> &LaunchLimits {
+        &self.limits
     }
 }
 

@@ -31,6 +31,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! `kernel.rs` is what programs launch through: a compiled handle per kernel and configuration
+//! (`kernel::load` once, `launch` many times, no allocation; `autotuned` per-shape winners),
+//! with `bind.rs` resolving the launch plan and checking each launch's shapes and sizes.
+//! `reference.rs` reads which reference verifies a kernel from its signature (GEMM layouts,
+//! GEMV, element-wise) and `run.rs` makes one verified launch of a handle.
 //! `dsl.rs` runs DSL kernels (`KernelDef` → checked, compiled, launched instance); `tune/` is
 //! the autotuner and its cache. The example programs' support lives in the `tessel-harness`
 //! crate: this library returns values and errors and prints nothing.
@@ -38,16 +43,26 @@
 //! `sass.rs` disassembles cubins (nvdisasm) for instruction checks; `locate.rs` finds NVRTC,
 //! nvdisasm, libcuda and cuBLAS and turns "missing" into typed errors instead of panics.
 
+pub use cudarc;
+
+pub mod autotune;
+pub mod bind;
 pub mod cache;
+pub mod clocks;
 pub mod cublas_ref;
+pub mod cublaslt_ref;
 pub mod device;
 pub mod dsl;
 pub mod dtype;
 pub mod hash;
+pub mod kernel;
 pub mod launch;
 pub mod locate;
 pub mod nvrtc;
 pub mod ptxas;
+pub mod reference;
+pub mod regime;
+pub mod run;
 pub mod sass;
 pub mod tensor;
 pub mod timing;

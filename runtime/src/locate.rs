@@ -7,9 +7,10 @@
 //! * **NVRTC** ([`ensure_nvrtc`]), searched in this order:
 //!   1. `$TESSEL_NVRTC_DIR` (a folder holding `libnvrtc.so.13`);
 //!   2. the system loader (`LD_LIBRARY_PATH`, ldconfig), i.e. whatever cudarc would find;
-//!   3. the pip cache that `tools/setup-nvrtc.sh` fills:
-//!      `$TESSEL_NVRTC_HOME/nvidia/cu13/lib`, default
-//!      `$HOME/.cache/tessel/nvrtc-13.0.88/nvidia/cu13/lib`.
+//!   3. the folder that `tessel setup-nvrtc` (or the repository's `tools/setup-nvrtc.sh`)
+//!      installs the NVRTC wheel into, [`pip_cache_root`]: `$TESSEL_NVRTC_HOME`, default
+//!      `<platform cache dir>/tessel/nvrtc-13.0.88` (`$XDG_CACHE_HOME` or `~/.cache` on Linux),
+//!      then `nvidia/cu13/lib` below it.
 //!
 //!   A library found in a folder is preloaded by full path (builtins first) and kept loaded for
 //!   the life of the process. glibc's `dlopen("libnvrtc.so.13")` then matches the already
@@ -23,16 +24,25 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-/// The NVRTC release `tools/setup-nvrtc.sh` installs.
+/// The NVRTC release `tessel setup-nvrtc` installs (PyPI wheel `nvidia-cuda-nvrtc`).
 pub const NVRTC_PIP_VERSION: &str = "13.0.88";
+
+/// The nvdisasm release `tessel setup-nvrtc` installs (PyPI wheel `nvidia-cuda-nvdisasm`; its
+/// wheels start at 13.2, and a newer nvdisasm reads older cubins).
+pub const NVDISASM_PIP_VERSION: &str = "13.2.86";
+
+/// What to do about a missing NVRTC or nvdisasm, for the user of any crate that depends on
+/// tessel: the `tessel` command installs both, or the variables point at an existing install.
+pub const INSTALL_HINT: &str = "install NVRTC and nvdisasm with `tessel setup-nvrtc` (the `tessel` \
+command: `cargo install tessel-dsl`; it runs `pip install nvidia-cuda-nvrtc nvidia-cuda-nvdisasm` \
+into the cache folder, where tessel finds them), or point TESSEL_NVRTC_DIR at a folder holding \
+libnvrtc.so.13 and TESSEL_NVDISASM at an nvdisasm executable";
 
 /// Errors from locating libraries and tools.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LocateError {
     /// No loadable NVRTC anywhere.
-    #[error(
-        "NVRTC not found; run tools/setup-nvrtc.sh or set TESSEL_NVRTC_DIR (searched: {searched})"
-    )]
+    #[error("NVRTC not found; {INSTALL_HINT} (searched: {searched})")]
     NvrtcNotFound {
         /// Every place looked at, in order.
         searched: String,
@@ -48,9 +58,7 @@ pub enum LocateError {
         reason: String,
     },
     /// No nvdisasm executable.
-    #[error(
-        "nvdisasm not found; run tools/setup-nvrtc.sh or set TESSEL_NVDISASM (searched: {searched})"
-    )]
+    #[error("nvdisasm not found; {INSTALL_HINT} (searched: {searched})")]
     NvdisasmNotFound {
         /// Every place looked at, in order.
         searched: String,
@@ -72,7 +80,7 @@ pub enum NvrtcSource {
     EnvDir(PathBuf),
     /// Found by the system loader (`LD_LIBRARY_PATH`, ldconfig).
     SystemLoader,
-    /// Preloaded from the pip cache folder of `tools/setup-nvrtc.sh`.
+    /// Preloaded from the folder `tessel setup-nvrtc` installs into ([`pip_cache_root`]).
     PipCache(PathBuf),
 }
 
@@ -86,18 +94,28 @@ fn env_is(name: &str, value: &str) -> bool {
     std::env::var(name).is_ok_and(|v| v.eq_ignore_ascii_case(value))
 }
 
-/// The pip cache root used by `tools/setup-nvrtc.sh`: `$TESSEL_NVRTC_HOME`, else
-/// `$HOME/.cache/tessel/nvrtc-13.0.88`.
+/// The folder `tessel setup-nvrtc` installs the NVRTC and nvdisasm wheels into:
+/// `$TESSEL_NVRTC_HOME`, else `<platform cache dir>/tessel/nvrtc-13.0.88` (the `dirs` crate:
+/// `$XDG_CACHE_HOME` or `$HOME/.cache` on Linux). `None` when neither is known.
 pub fn pip_cache_root() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("TESSEL_NVRTC_HOME") {
         return Some(PathBuf::from(dir));
     }
-    let home = std::env::var_os("HOME")?;
     Some(
-        PathBuf::from(home)
-            .join(".cache/tessel")
+        dirs::cache_dir()?
+            .join("tessel")
             .join(format!("nvrtc-{NVRTC_PIP_VERSION}")),
     )
+}
+
+/// The NVRTC library folder inside an install root (the wheel's layout).
+pub fn pip_lib_dir(root: &Path) -> PathBuf {
+    root.join("nvidia/cu13/lib")
+}
+
+/// The nvdisasm executable inside an install root (the wheel's layout).
+pub fn pip_nvdisasm(root: &Path) -> PathBuf {
+    root.join("nvidia/cu13/bin/nvdisasm")
 }
 
 /// Libraries preloaded by full path; never unloaded (cudarc keeps raw symbols into them).
@@ -172,7 +190,7 @@ fn locate_nvrtc() -> Result<NvrtcSource, LocateError> {
         return Ok(NvrtcSource::SystemLoader);
     }
     if let Some(root) = pip_cache_root() {
-        let dir = root.join("nvidia/cu13/lib");
+        let dir = pip_lib_dir(&root);
         searched.push(dir.display().to_string());
         if preload_nvrtc_from(&dir)? && system_has_nvrtc() {
             return Ok(NvrtcSource::PipCache(dir));
@@ -243,7 +261,7 @@ pub fn find_nvdisasm() -> Result<PathBuf, LocateError> {
         candidates.push(PathBuf::from(dir).join("../bin/nvdisasm"));
     }
     if let Some(root) = pip_cache_root() {
-        candidates.push(root.join("nvidia/cu13/bin/nvdisasm"));
+        candidates.push(pip_nvdisasm(&root));
     }
     if let Some(path) = std::env::var_os("PATH") {
         candidates.extend(std::env::split_paths(&path).map(|d| d.join("nvdisasm")));
@@ -323,6 +341,17 @@ mod tests {
             searched: "x".into(),
         };
         let msg = e.to_string();
-        assert!(msg.contains("NVRTC not found; run tools/setup-nvrtc.sh or set TESSEL_NVRTC_DIR"));
+        assert!(
+            msg.starts_with(
+                "NVRTC not found; install NVRTC and nvdisasm with `tessel setup-nvrtc`"
+            )
+        );
+        assert!(msg.contains("cargo install tessel-dsl"), "{msg}");
+        assert!(msg.contains("TESSEL_NVRTC_DIR"), "{msg}");
+        assert!(msg.ends_with("(searched: x)"), "{msg}");
+        let e = LocateError::NvdisasmNotFound {
+            searched: "y".into(),
+        };
+        assert!(e.to_string().contains("`tessel setup-nvrtc`"));
     }
 }

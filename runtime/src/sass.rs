@@ -50,6 +50,25 @@ pub enum SassError {
 
 /// Disassembles a cubin to SASS text.
 pub fn disassemble(cubin: &[u8]) -> Result<String, SassError> {
+    run_nvdisasm(cubin, &["-c", "-ndf"])
+}
+
+/// Disassembles a cubin compiled with `-lineinfo`, each instruction run preceded by its source
+/// location with the inlining chain (`nvdisasm -gi`):
+///
+/// ```text
+///         //## File "k.cu", line 65 inlined at "k.cu", line 306
+///         //## File "k.cu", line 306
+///         /*02d0*/               @P2 PRMT R13, RZ, 0x7610, R13 ;
+/// ```
+///
+/// The innermost location comes first, the function's own line last. A cubin without line
+/// information disassembles as with [`disassemble`].
+pub fn disassemble_with_line_info(cubin: &[u8]) -> Result<String, SassError> {
+    run_nvdisasm(cubin, &["-c", "-ndf", "-gi"])
+}
+
+fn run_nvdisasm(cubin: &[u8], args: &[&str]) -> Result<String, SassError> {
     let program = locate::find_nvdisasm()?;
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let path = std::env::temp_dir().join(format!(
@@ -62,10 +81,7 @@ pub fn disassemble(cubin: &[u8]) -> Result<String, SassError> {
         path: path.clone(),
         source,
     })?;
-    let output = Command::new(&program)
-        .args(["-c", "-ndf"])
-        .arg(&path)
-        .output();
+    let output = Command::new(&program).args(args).arg(&path).output();
     let _ = std::fs::remove_file(&path);
     let output = output.map_err(|source| SassError::Io {
         what: "running nvdisasm",

@@ -2,7 +2,7 @@
 //! its architecture and shows the expected machine instructions.
 //!
 //! Without NVRTC these tests print `SKIPPED: NVRTC not found` and pass, except under `CI=true`
-//! or `TESSEL_REQUIRE_NVRTC=1`, where they fail (run `tools/setup-nvrtc.sh`).
+//! or `TESSEL_REQUIRE_NVRTC=1`, where they fail (run `tessel setup-nvrtc` or `tools/setup-nvrtc.sh`).
 
 mod common;
 
@@ -319,7 +319,7 @@ fn missing_nvrtc_is_a_typed_error_not_a_panic() {
         let text = err.to_string();
         assert!(matches!(err, CompileError::NotFound(_)), "{err:?}");
         assert!(
-            text.contains("NVRTC not found; run tools/setup-nvrtc.sh or set TESSEL_NVRTC_DIR"),
+            text.contains("NVRTC not found; install NVRTC and nvdisasm with `tessel setup-nvrtc`"),
             "{text}"
         );
         assert!(nvrtc_version().is_err());

@@ -159,7 +159,7 @@ TSL_DEVICE void tsl_t_load(tsl_vec16<T> (&regs)[tsl_t_map<ROWS, COLS, LD, THREAD
   constexpr int V = Map::V;
   if constexpr (EVEN) {
     // Kept apart from the interior path below: folding both into one (`EVEN || (aligned &&
-    // inside)`) changed the SASS of k6, k7 and k8's general loop, which run 30 measured as is.
+    // inside)`) changes the SASS of the SGEMM k6, k7 and k8 general loops for the worse.
     const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
     const T *base = inside ? src + (long long)r0 * cols + c0 : src;
 #pragma unroll
@@ -302,7 +302,7 @@ TSL_DEVICE void tsl_g2s_chunks(tsl_u32 sdst, const T *base, long long pitch, int
 // EVEN: the copy sits in a loop the lowering versioned (`if (tsl_even)`): the tensor's tile grid
 // divides it, so every tile lies wholly inside it or wholly past its end, 16-byte aligned. One
 // predicate picks 16 or 0 bytes per chunk and the copy has no branch: ptxas can then schedule it
-// into the loop body's one basic block (the SGEMM k8 loop, BENCHMARKS.md runs 29-30).
+// into the loop body's one basic block.
 template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_async(T *dst, const T *src, int r0, int c0, int rows, int cols) {
   constexpr int V = 16 / sizeof(T);

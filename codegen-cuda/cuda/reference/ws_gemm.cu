@@ -1,6 +1,7 @@
-// tessel reference kernel: the warp-specialized TMA + WGMMA GEMM that seed 004's v3/v4 Croqtile
-// kernel lowers to, written by hand with the prelude helpers exactly as the code generator will
-// emit them. It is the target the generator's output is compared against.
+// tessel reference kernel: the warp-specialized TMA + WGMMA GEMM that the v3/v4 kernels
+// (kernels/v3_warpspec.co, kernels/v4_tuned.co) lower to, written by hand with the prelude
+// helpers exactly as the code generator emits them. It is the target the generator's output is
+// compared against.
 //
 //   out[M, N] = lhs[M, K] . rhs[N, K]^T      lhs, rhs K-major (row-major [M,K] and [N,K])
 //

@@ -123,7 +123,113 @@ pub const CLUSTER: &str = "E1007";
 /// `cluster` on a kernel that is not on the Hopper path or has no `raster`.
 pub const CLUSTER_PATH: &str = "E1008";
 
+/// A thread tile that does not divide the tile it works on: an extent `A / B` that leaves a
+/// remainder (the last `A % B` rows are never covered).
+pub const TILE_COVER: &str = "E1201";
+/// A shared or local tile read before anything writes it (or never written at all).
+pub const UNINIT_READ: &str = "E1202";
+/// Warning: a `block # …` index whose inner extents do not multiply to the grid's tile, or a
+/// block tile loaded at another size than the grid's.
+pub const TILE_STRIDE: &str = "W1204";
+/// Warning: a kernel parameter the body never uses (the emitted signature leaves it out).
+pub const UNUSED_PARAM: &str = "W1203";
+/// A loop or grid extent that is zero or negative.
+pub const NON_POSITIVE_EXTENT: &str = "E1204";
+/// A division or `cdiv` by zero in a kernel expression.
+pub const DIV_ZERO: &str = "E1205";
+/// Integer arithmetic that overflows 64 bits under the configuration / problem.
+pub const OVERFLOW: &str = "E1206";
+/// A `trigger` whose arrivals per phase differ from the barrier's expected count (reached by
+/// other threads than the first `trigger`).
+pub const ARRIVALS: &str = "E1207";
+/// An event ring that deadlocks: a `wait` no earlier `trigger` can ever satisfy.
+pub const RING_DEADLOCK: &str = "E1208";
+/// An event ring that runs ahead: a phase completes twice before its waiters consume one.
+pub const RING_AHEAD: &str = "E1209";
+/// Warning: a global tensor written by the kernel and also read at other elements.
+pub const GLOBAL_RW: &str = "W1201";
+/// Warning: an element store whose index ignores a thread variable of the level running it.
+pub const SAME_ELEMENT_STORE: &str = "W1202";
+// What lowering can translate (check/lowerable.rs).
+/// A copy into a fresh buffer (`=> shared`): declare the destination.
+pub const FRESH_COPY: &str = "E1101";
+/// `dma.copy.async` with a register (`local`) side.
+pub const ASYNC_REGISTER_COPY: &str = "E1102";
+/// A `dma.copy` direction lowering does not implement (shared → global, shared → shared).
+pub const COPY_DIRECTION: &str = "E1103";
+/// A cooperative copy into shared memory of a tile that is not 2-D.
+pub const SHARED_COPY_RANK: &str = "E1104";
+/// A register-tile copy of a tile that is not 1-D or 2-D.
+pub const REGISTER_COPY_RANK: &str = "E1105";
+/// `.transpose()` as the destination of a copy into registers.
+pub const TRANSPOSE_TARGET: &str = "E1106";
+/// Compound assignment (`+=` …) to a global element.
+pub const COMPOUND_GLOBAL: &str = "E1107";
+/// Assignment to a view that is not a single element.
+pub const ASSIGN_TILE: &str = "E1108";
+/// A `: block` level of more than 3 variables.
+pub const BLOCK_VARS: &str = "E1109";
+/// `raster` on a `: block` level that is not 2-D.
+pub const RASTER_RANK: &str = "E1110";
+/// `persistent` on a `: block` level that is not 1-D or 2-D.
+pub const PERSISTENT_RANK: &str = "E1111";
+/// `trigger` under an `if` (the arrival count must be static).
+pub const TRIGGER_IN_IF: &str = "E1112";
+/// A `tma.copy` of a tile that is not 2-D.
+pub const TMA_RANK: &str = "E1113";
+/// An `mma.fill` accumulator no `mma.row.row` uses (its width is unknown).
+pub const ACC_UNUSED: &str = "E1114";
+/// Async copies into one `.transpose()`d tensor with different tile shapes (one register stage).
+pub const STAGE_SHAPE: &str = "E1115";
+/// An extent, shape, array count or `.subspan` size that is not integer arithmetic.
+pub const NOT_INTEGER: &str = "E1116";
+/// Under `cluster`, a multicast TMA load that does not follow a `wait`.
+pub const MULTICAST_WAIT: &str = "E1117";
+/// A 2-D register tile copy whose other side has a row count written differently.
+pub const REGISTER_ROWS: &str = "E1118";
+/// `a # b` with `b` not a loop or parallel variable (or a composition of them).
+pub const COMPOSE_STRIDE: &str = "E1119";
+/// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
+pub const LOWER_INTERNAL: &str = "E1199";
+
 /// Every code with its meaning.
+/// Not supported yet: a statement of today's Croqtile that no lowering handles.
+pub const NOT_LOWERED_STMT: &str = "E1300";
+/// Not supported yet: an element type no lowering handles (s8, u8, f64, tf32, …).
+pub const NOT_LOWERED_DTYPE: &str = "E1301";
+/// Not supported yet: a `__co__` function that returns a value.
+pub const NOT_LOWERED_RETURN: &str = "E1302";
+/// Not supported yet: a math built-in in a kernel.
+pub const NOT_LOWERED_MATH: &str = "E1303";
+/// Not supported yet: a global tensor declared in the body (an output of the launch).
+pub const NOT_LOWERED_GLOBAL_DECL: &str = "E1304";
+/// Not supported yet: a declaration initializer, `= ready` events, `frag` tiles.
+pub const NOT_LOWERED_DECL: &str = "E1306";
+/// Not supported yet: a view or field beyond `.at`/`.subspan`/`.chunkat`/`.data`.
+pub const NOT_LOWERED_VIEW: &str = "E1307";
+/// A `trigger … after f` on a future that was already waited on.
+pub const TRIGGER_AFTER_WAITED: &str = "E1305";
+/// A `trigger … after f` whose `f` is not a TMA copy's future.
+pub const TRIGGER_AFTER_DMA: &str = "E1308";
+/// Not supported yet: `mma` under a `: group` level (warp-level tensor cores).
+pub const NOT_LOWERED_WARP_MMA: &str = "E1310";
+/// A warp-level `mma` (under `: group`) whose operand shape no `mma.sync`/`wmma` has.
+pub const WARP_MMA_SHAPE: &str = "E1311";
+/// A malformed or misplaced `[[…]]` attribute.
+pub const ATTRIBUTE: &str = "E1312";
+/// Not supported yet: `[[…]]` attributes.
+pub const NOT_LOWERED_ATTRIBUTE: &str = "E1313";
+/// A TMA box extent that depends on values known only in the kernel.
+pub const TMA_BOX_RUNTIME: &str = "E1314";
+/// Not supported yet: shared tensors read directly as `mma` operands.
+pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
+/// Not supported yet: a `dma.copy` direction or tile the copy lowering does not handle.
+pub const NOT_LOWERED_COPY: &str = "E1316";
+/// `break`/`continue` outside a loop, `yield` outside a `parallel`.
+pub const MISPLACED_JUMP: &str = "E1317";
+/// Not supported yet: scalar parameters.
+pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -303,5 +409,181 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CLUSTER_PATH,
         "`cluster` on a kernel without TMA/events or without `raster`",
+    ),
+    (
+        TILE_COVER,
+        "thread tile does not divide its tile (an extent `A / B` with a remainder)",
+    ),
+    (
+        UNINIT_READ,
+        "shared/local tile read before it is written, or never written",
+    ),
+    (
+        UNUSED_PARAM,
+        "warning: kernel parameter never used (the emitted signature leaves it out)",
+    ),
+    (NON_POSITIVE_EXTENT, "loop or grid extent zero or negative"),
+    (
+        DIV_ZERO,
+        "division or `cdiv` by zero in a kernel expression",
+    ),
+    (OVERFLOW, "integer arithmetic overflows 64 bits"),
+    (
+        ARRIVALS,
+        "`trigger` arrivals per phase differ from the barrier's count (other threads)",
+    ),
+    (
+        RING_DEADLOCK,
+        "event ring deadlocks: a `wait` nothing can satisfy (missing initial credits)",
+    ),
+    (
+        RING_AHEAD,
+        "event ring runs ahead: a phase completes twice before it is waited on (double trigger)",
+    ),
+    (
+        TILE_STRIDE,
+        "warning: `block # ...` stride or loaded tile size differs from the grid's tile",
+    ),
+    (
+        GLOBAL_RW,
+        "warning: global tensor written and read at other elements (race between blocks)",
+    ),
+    (
+        SAME_ELEMENT_STORE,
+        "warning: store index ignores a thread variable of the executing level (same element)",
+    ),
+    (
+        FRESH_COPY,
+        "copy into a fresh buffer (`=> shared`): declare the destination",
+    ),
+    (
+        ASYNC_REGISTER_COPY,
+        "`dma.copy.async` into or out of registers",
+    ),
+    (
+        COPY_DIRECTION,
+        "`dma.copy` direction not implemented (shared → global, shared → shared)",
+    ),
+    (
+        SHARED_COPY_RANK,
+        "cooperative copy into shared memory of a tile that is not 2-D",
+    ),
+    (
+        REGISTER_COPY_RANK,
+        "register-tile copy of a tile that is not 1-D or 2-D",
+    ),
+    (
+        TRANSPOSE_TARGET,
+        "`.transpose()` as a register tile copy's destination",
+    ),
+    (COMPOUND_GLOBAL, "compound assignment to a global element"),
+    (
+        ASSIGN_TILE,
+        "assignment to a view that is not a single element",
+    ),
+    (BLOCK_VARS, "`: block` level of more than 3 variables"),
+    (RASTER_RANK, "`raster` on a `: block` level that is not 2-D"),
+    (
+        PERSISTENT_RANK,
+        "`persistent` on a `: block` level that is not 1-D or 2-D",
+    ),
+    (TRIGGER_IN_IF, "`trigger` under an `if`"),
+    (TMA_RANK, "`tma.copy` of a tile that is not 2-D"),
+    (
+        ACC_UNUSED,
+        "`mma.fill` accumulator that no `mma.row.row` uses",
+    ),
+    (
+        STAGE_SHAPE,
+        "async copies into one `.transpose()`d tensor with different tile shapes",
+    ),
+    (
+        NOT_INTEGER,
+        "extent, shape, count or `.subspan` size that is not integer arithmetic",
+    ),
+    (
+        MULTICAST_WAIT,
+        "multicast TMA load under `cluster` without a `wait` before it",
+    ),
+    (
+        REGISTER_ROWS,
+        "2-D register tile copy whose other side's row count is written differently",
+    ),
+    (
+        COMPOSE_STRIDE,
+        "`a # b` with `b` not a loop or parallel variable",
+    ),
+    (
+        LOWER_INTERNAL,
+        "lowering failed on a checked kernel (internal error)",
+    ),
+    (
+        NOT_LOWERED_STMT,
+        "not supported yet: a statement no lowering handles (`return`, `call`, `println`, …)",
+    ),
+    (
+        NOT_LOWERED_DTYPE,
+        "not supported yet: an element type no lowering handles",
+    ),
+    (
+        NOT_LOWERED_RETURN,
+        "not supported yet: a `__co__` function that returns a value",
+    ),
+    (
+        NOT_LOWERED_MATH,
+        "not supported yet: a math built-in (`exp`, `sqrt`, …) in a kernel",
+    ),
+    (
+        NOT_LOWERED_GLOBAL_DECL,
+        "not supported yet: a global tensor declared in the kernel body",
+    ),
+    (
+        NOT_LOWERED_DECL,
+        "not supported yet: a declaration initializer, `= ready` events or `frag` tiles",
+    ),
+    (
+        NOT_LOWERED_VIEW,
+        "not supported yet: a view or field beyond `.at`, `.subspan`, `.chunkat`, `.data`",
+    ),
+    (
+        TRIGGER_AFTER_WAITED,
+        "`trigger … after f` on a future already waited on",
+    ),
+    (
+        TRIGGER_AFTER_DMA,
+        "`trigger … after f` where `f` is not a TMA copy's future",
+    ),
+    (
+        NOT_LOWERED_WARP_MMA,
+        "not supported yet: `mma` under a `: group` level (warp-level tensor cores)",
+    ),
+    (
+        WARP_MMA_SHAPE,
+        "warp-level `mma` operand shape not 8/16 rows × K 4/8/16/32",
+    ),
+    (ATTRIBUTE, "malformed or misplaced `[[…]]` attribute"),
+    (
+        NOT_LOWERED_ATTRIBUTE,
+        "not supported yet: `[[…]]` attributes",
+    ),
+    (
+        TMA_BOX_RUNTIME,
+        "TMA box extent depends on a value known only in the kernel",
+    ),
+    (
+        NOT_LOWERED_DIRECT_OPERAND,
+        "not supported yet: shared tensors read directly as `mma` operands",
+    ),
+    (
+        NOT_LOWERED_COPY,
+        "not supported yet: a `dma.copy` direction or tile shape the lowering does not handle",
+    ),
+    (
+        MISPLACED_JUMP,
+        "`break`/`continue` outside a loop, or `yield` outside a `parallel`",
+    ),
+    (
+        NOT_LOWERED_SCALAR_PARAM,
+        "not supported yet: scalar parameters",
     ),
 ];

@@ -34,6 +34,7 @@ pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
             Stmt::TmaCopy {
                 event: Some(event), ..
             } => (*event, false),
+            Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { event, .. }) => (*event, false),
             _ => continue,
         };
         let Some(idx) = use_of(cx, s, e, &events, diags) else {
@@ -86,9 +87,19 @@ fn use_of(
     diags: &mut Diagnostics,
 ) -> Option<usize> {
     let m = cx.m;
-    let (name_expr, indexed) = match &m.exprs[e] {
-        Expr::Name(_) => (e, false),
-        Expr::Index { base, .. } => (*base, true),
+    // `e.at(k)`: step `k` of a cyclic event — for an array, element `k % N` (any index form
+    // is then fine).
+    let (name_expr, indexed, cyclic) = match &m.exprs[e] {
+        Expr::Name(_) => (e, false, false),
+        Expr::Index { base, .. } => (*base, true, false),
+        Expr::View {
+            base,
+            op: crate::ir::ViewOp::At,
+            ..
+        } => match &m.exprs[*base] {
+            Expr::Index { base, .. } => (*base, true, true),
+            _ => (*base, false, true),
+        },
         _ => return None,
     };
     let Some(Binding::Event(ds, di)) = cx.res.bindings.get(&name_expr).copied() else {
@@ -102,7 +113,7 @@ fn use_of(
         Stmt::EventDecl { names, .. } => names.get(di).is_some_and(|n| n.count.is_some()),
         _ => false,
     };
-    if is_array && !indexed {
+    if !cyclic && is_array && !indexed {
         diags.push(
             at_expr(
                 m,
@@ -112,7 +123,7 @@ fn use_of(
             )
             .with_help(format!("index it, e.g. `{}[stage]`", ev.name)),
         );
-    } else if !is_array && indexed {
+    } else if !cyclic && !is_array && indexed {
         diags.push(
             at_expr(
                 m,

@@ -169,9 +169,27 @@ fn check_slice(
         return true;
     };
     if w % 8 != 0 || w < 1 || n % w != 0 {
-        let fits: Vec<i64> = (1..=n / 8).map(|k| 8 * k).filter(|c| n % c == 0).collect();
-        let below = fits.iter().rev().find(|&&c| c < w);
-        let above = fits.iter().find(|&&c| c > w);
+        // The nearest fitting widths on either side, searched a bounded distance (N is at most
+        // 256 for WGMMA; an absurd configuration must not make the search run for ever).
+        let fits = |c: &i64| *c >= 8 && *c <= n && n % c == 0;
+        let start = (w / 8) * 8;
+        let below = (0..1024)
+            .map(|k| start - 8 * k)
+            .take_while(|&c| c >= 8)
+            .find(|c| *c < w && fits(c));
+        let above = (0..1024)
+            .filter_map(|k| start.checked_add(8 * (k + 1)))
+            .take_while(|&c| c <= n)
+            .find(fits);
+        let (below, above) = (below.as_ref(), above.as_ref());
+        let mut listed: Vec<String> = (1..=(n / 8).min(128))
+            .map(|k| 8 * k)
+            .filter(fits)
+            .map(|c| c.to_string())
+            .collect();
+        if n / 8 > 128 {
+            listed.push("…".into());
+        }
         let near: Vec<String> = below.into_iter().chain(above).map(i64::to_string).collect();
         let near = match near.is_empty() {
             true => "store the whole accumulator".to_string(),
@@ -189,7 +207,7 @@ fn check_slice(
             )
             .with_help(format!(
                 "columns [8k, 8k + 8) of an m64nNk16 fragment are registers 4k..4k+3 of every thread; widths that fit N = {n}: {}",
-                fits.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                listed.join(", ")
             )),
         );
         return false;

@@ -13,17 +13,25 @@
 //! 6. `simt`: register tiles, warp reductions, transposed stores, `dma.wait`;
 //! 7. `occupancy`: the `occupancy N;` header item (SIMT only, 1..=32 blocks per SM).
 //! 8. `cluster`: the `cluster C;` header item (Hopper with `raster` only, 1..=8 blocks).
+//! 9. `hazard`: kernels that would run wrong, hang or race (tile coverage, uninitialised
+//!    tiles, extents, division by zero and overflow, event protocols; race warnings), once
+//!    everything above passed.
 //!
 //! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
 //! are evaluated too, and loops over problem sizes get finite ranges).
 
+mod attrs;
 mod cluster;
 pub mod codes;
+mod control;
 mod eval;
 mod events;
+mod futures;
 mod geometry;
+mod hazard;
 mod header;
+mod lowerable;
 mod mma_store;
 mod occupancy;
 mod placement;
@@ -33,8 +41,11 @@ mod shape;
 mod simt;
 mod smem;
 mod suggest;
+mod support;
 mod swizzle;
 mod view;
+mod views_ext;
+mod warp_mma;
 mod wgmma;
 
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
@@ -230,6 +241,8 @@ pub struct KernelInfo {
     /// mma fragments by name.
     pub frags: HashMap<String, FragInfo>,
     pub events: Vec<EventInfo>,
+    /// Warnings (`W12xx`): accepted, but probably not what was meant.
+    pub warnings: Vec<crate::diag::Diagnostic>,
 }
 
 /// Compile-time check: default config, no problem sizes, sm_90 limits.
@@ -245,6 +258,36 @@ pub fn check_config(
     problem: Option<&Problem>,
     limits: &Limits,
 ) -> Result<KernelInfo, Diagnostics> {
+    run_checks(m, cfg, problem, limits, Mode::Lowering).map(|(info, _)| info)
+}
+
+/// The language checks alone, without the lowering gate: what `tessel check` reports. On
+/// success also returns what the gate would reject ("not supported yet: …"), for the caller
+/// to show as notes; a module with none of those passes [`check_config`] too.
+pub fn check_language(
+    m: &Module,
+    cfg: &Config,
+    problem: Option<&Problem>,
+    limits: &Limits,
+) -> Result<(KernelInfo, Diagnostics), Diagnostics> {
+    run_checks(m, cfg, problem, limits, Mode::Language)
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Every check and the lowering gate.
+    Lowering,
+    /// The language checks; the gate's findings are returned beside the facts.
+    Language,
+}
+
+fn run_checks(
+    m: &Module,
+    cfg: &Config,
+    problem: Option<&Problem>,
+    limits: &Limits,
+    mode: Mode,
+) -> Result<(KernelInfo, Diagnostics), Diagnostics> {
     let mut diags = Diagnostics::default();
     let hdr = header::check_header(m, cfg, problem, &mut diags);
     let res = resolve::resolve(m, &mut diags);
@@ -263,11 +306,41 @@ pub fn check_config(
     let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
+    futures::check_futures(&cx, &mut diags);
+    warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    control::check_control(&cx, &mut diags);
+    views_ext::check_tma_boxes(&cx, &views, &mut diags);
+    views_ext::check_ext_copies(&cx, &views, &mut diags);
+    attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
     simt::check_simt(&cx, &views, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
+    lowerable::check_lowerable(&cx, &views, &mut diags);
+    let mut gate = Diagnostics::default();
+    support::lowering_gate(&cx, &views, &mut gate);
+    match mode {
+        // "Not supported yet" matters for a valid program only: with language errors, those
+        // come alone.
+        Mode::Lowering if diags.is_empty() => diags.extend(gate.clone()),
+        Mode::Lowering => {}
+        // Restrictions of the lowering, not of the language: notes here.
+        Mode::Language => {
+            let (lowering, language): (Vec<_>, Vec<_>) = std::mem::take(&mut diags.0)
+                .into_iter()
+                .partition(|d| support::LOWERING_ONLY.contains(&d.code));
+            diags.0 = language;
+            gate.0.extend(lowering);
+        }
+    }
+    // Hazards are looked for in kernels that pass every other check (their analyses assume
+    // resolved names, consistent shapes, a well-formed geometry and constructs the lowering
+    // supports).
+    let mut warnings = Vec::new();
+    if diags.is_empty() && gate.is_empty() {
+        hazard::check_hazards(&cx, &mut diags, &mut warnings);
+    }
 
     let info = KernelInfo {
         config: cfg.clone(),
@@ -280,8 +353,9 @@ pub fn check_config(
         views: views.public_views(),
         frags,
         events,
+        warnings,
     };
-    diags.into_result(info)
+    diags.into_result((info, gate))
 }
 
 /// Shared-memory bytes of `m` under `cfg` (for the tuner's quick filter): Σ shared tensor
@@ -486,6 +560,44 @@ pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
         Stmt::Wait { event } | Stmt::Trigger { event, .. } => vec![*event],
         Stmt::DmaWait { pending } => vec![*pending],
         Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared | Stmt::Reduce { .. } => Vec::new(),
+        Stmt::Ext(x) => ext_exprs(x),
+    }
+}
+
+/// The expressions an extension statement holds directly.
+fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
+    use crate::ir::{CopyDst, ExtStmt, PrintArg};
+    match x {
+        ExtStmt::Return { value } => value.iter().copied().collect(),
+        ExtStmt::Call { targs, args, .. } => targs.iter().chain(args).copied().collect(),
+        ExtStmt::Println { args } => args
+            .iter()
+            .filter_map(|a| match a {
+                PrintArg::Expr(e) => Some(*e),
+                PrintArg::Str(_) => None,
+            })
+            .collect(),
+        ExtStmt::Assert { cond, .. } | ExtStmt::While { cond, .. } => vec![*cond],
+        ExtStmt::Sync { .. } => Vec::new(),
+        ExtStmt::DmaFuture {
+            src,
+            dst,
+            after,
+            modifiers,
+            ..
+        } => std::iter::once(*src)
+            .chain(modifiers.iter().flat_map(|(_, a)| a.iter().copied()))
+            .chain(match dst {
+                CopyDst::Expr(e) => Some(*e),
+                CopyDst::Fresh(_) => None,
+            })
+            .chain(after.iter().copied())
+            .collect(),
+        ExtStmt::TriggerAfter { event, after } => std::iter::once(*event)
+            .chain(after.iter().copied())
+            .collect(),
+        ExtStmt::MmaRefill { value, .. } => vec![*value],
+        ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => Vec::new(),
     }
 }
 
@@ -493,6 +605,7 @@ pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
 pub(crate) fn stmt_blocks(s: &crate::ir::Stmt) -> Vec<&crate::ir::Block> {
     use crate::ir::Stmt;
     match s {
+        Stmt::Ext(crate::ir::ExtStmt::While { body, .. }) => vec![body],
         Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
             vec![body]
         }
@@ -527,6 +640,17 @@ impl Cx<'_> {
             crate::ir::Stmt::Parallel { levels, .. } => levels.get(l.level),
             _ => None,
         }
+    }
+    /// Whether `s` runs under a `: group` level (one warp) and no `: group-4` level: Croqtile's
+    /// warp-level tensor cores (`mma.sync`/`wmma`), checked but not lowered yet.
+    pub fn in_warp_mma(&self, s: StmtId) -> bool {
+        !self.in_group4(s)
+            && self.res.chains.get(&s).is_some_and(|c| {
+                c.iter().any(|l| {
+                    self.level(*l)
+                        .is_some_and(|pl| pl.level == crate::ir::Level::Group)
+                })
+            })
     }
     /// Whether `s` runs under a `: group-4` level (the WGMMA path).
     pub fn in_group4(&self, s: StmtId) -> bool {

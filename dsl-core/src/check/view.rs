@@ -101,6 +101,19 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
     };
     for s in all_stmts(m) {
         match &m.stmts[s] {
+            // Today's copies may name a `.subspan` tiling without `.at` (its first tile): such
+            // an operand gets no published view, the others do.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => {
+                let operands = std::iter::once(*src).chain(match dst {
+                    CopyDst::Expr(d) => Some(*d),
+                    CopyDst::Fresh(_) => None,
+                });
+                for e in operands {
+                    if a.view(e).is_some_and(|v| v.tiled.is_none()) {
+                        a.views.public.insert(e);
+                    }
+                }
+            }
             Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
                 a.publish(*src);
                 match dst {
@@ -327,6 +340,17 @@ impl A<'_, '_> {
         if op == ViewOp::Transpose {
             return self.transpose(e, v, args);
         }
+        if !op.is_lowered() {
+            return match super::views_ext::apply(cx, e, v, op, args) {
+                Ok(v) => v,
+                Err(msg) => self.err(
+                    codes::VIEW,
+                    e,
+                    msg,
+                    "tile or reshape first: `t.subspan(1, N).at(i, 0).sqz()`",
+                ),
+            };
+        }
         if args.len() != rank {
             return self.err(
                 codes::VIEW,
@@ -399,7 +423,13 @@ impl A<'_, '_> {
                 v.coords = args.iter().map(|&a| Some(a)).collect();
                 Some(v)
             }
-            ViewOp::Transpose => None,
+            ViewOp::Transpose
+            | ViewOp::Window
+            | ViewOp::From
+            | ViewOp::SpanAs
+            | ViewOp::Sqz
+            | ViewOp::Step
+            | ViewOp::SpanOf => None,
             ViewOp::Chunkat => {
                 if v.tiled.is_some() {
                     return self.err(
@@ -486,6 +516,9 @@ impl A<'_, '_> {
         let cx = self.cx;
         let m = cx.m;
         let help = "index `.chunkat` with a parallel or foreach variable (extent `cdiv(D, T)` or a constant dividing D), or use `.subspan(T…).at(…)`";
+        if let Some(d) = super::views_ext::compose_chunk(cx, a, full) {
+            return Some(d);
+        }
         let Some(ext) = var_extent(cx, a) else {
             return self.err(
                 codes::CHUNK,

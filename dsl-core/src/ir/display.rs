@@ -73,6 +73,15 @@ impl Printer<'_> {
         }
         let k = &self.m.kernel;
         let _ = write!(self.out, "kernel {}(", k.name.name);
+        let returns = match &k.returns {
+            Returns::Void => None,
+            Returns::Auto => Some("auto".to_string()),
+            Returns::Value { dtype, shape, .. } if shape.is_empty() => Some(dtype.to_string()),
+            Returns::Value { dtype, shape, .. } => {
+                let dims: Vec<String> = shape.iter().map(|&e| self.m.expr_to_string(e)).collect();
+                Some(format!("{dtype} [{}]", dims.join(", ")))
+            }
+        };
         for (i, p) in k.params.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
@@ -81,7 +90,11 @@ impl Printer<'_> {
             self.list(&p.shape);
             let _ = write!(self.out, "] {}", p.name.name);
         }
-        self.out.push_str(")\n");
+        self.out.push(')');
+        if let Some(r) = returns {
+            let _ = write!(self.out, " -> {r}");
+        }
+        self.out.push('\n');
         self.block(&k.body, 1);
     }
 
@@ -141,6 +154,16 @@ impl Printer<'_> {
     }
 
     fn stmt(&mut self, s: StmtId, depth: usize) {
+        for a in self.m.attributes.iter().filter(|a| a.target == s) {
+            self.indent(depth);
+            let _ = write!(self.out, "[[{}", a.name.name);
+            if !a.args.is_empty() {
+                self.out.push('(');
+                self.list(&a.args);
+                self.out.push(')');
+            }
+            self.out.push_str("]]\n");
+        }
         self.indent(depth);
         match &self.m.stmts[s] {
             Stmt::Parallel { levels, body } => {
@@ -186,10 +209,28 @@ impl Printer<'_> {
                 names,
                 ..
             } => {
-                let _ = write!(self.out, "{space} {dtype} [");
+                let frag = self
+                    .m
+                    .decl_ext
+                    .iter()
+                    .any(|x| matches!(x, DeclExt::Frag { decl } if *decl == s));
+                if frag {
+                    let _ = write!(self.out, "frag {dtype} [");
+                } else {
+                    let _ = write!(self.out, "{space} {dtype} [");
+                }
                 self.list(shape);
                 self.out.push_str("] ");
                 self.declarators(names);
+                let init = self.m.decl_ext.iter().find_map(|x| match x {
+                    DeclExt::Init { decl, value } if *decl == s => Some(*value),
+                    _ => None,
+                });
+                if let Some(v) = init {
+                    self.out.push_str(" {");
+                    self.expr(v, 0);
+                    self.out.push('}');
+                }
                 self.out.push_str(";\n");
             }
             Stmt::ScalarDecl { dtype, name, init } => {
@@ -203,6 +244,14 @@ impl Printer<'_> {
             Stmt::EventDecl { space, names } => {
                 let _ = write!(self.out, "{space} event ");
                 self.declarators(names);
+                if self
+                    .m
+                    .decl_ext
+                    .iter()
+                    .any(|x| matches!(x, DeclExt::Ready { decl } if *decl == s))
+                {
+                    self.out.push_str(" = ready");
+                }
                 self.out.push_str(";\n");
             }
             Stmt::Let { name, value } => {
@@ -352,10 +401,144 @@ impl Printer<'_> {
             } => {
                 let _ = writeln!(self.out, "reduce.{} {} : {level};", op.name(), target.name);
             }
+            Stmt::Ext(x) => self.ext(x, depth),
         }
     }
 
     /// Prints `e`, parenthesized if its precedence is below `min_prec`.
+    fn ext(&mut self, x: &ExtStmt, depth: usize) {
+        match x {
+            ExtStmt::Return { value } => {
+                self.out.push_str("return");
+                if let Some(v) = value {
+                    self.out.push(' ');
+                    self.expr(*v, 0);
+                }
+                self.out.push_str(";\n");
+            }
+            ExtStmt::Call { func, targs, args } => {
+                let _ = write!(self.out, "call {}", func.name);
+                if !targs.is_empty() {
+                    self.out.push('<');
+                    self.list(targs);
+                    self.out.push('>');
+                }
+                self.out.push('(');
+                self.list(args);
+                self.out.push_str(");\n");
+            }
+            ExtStmt::Println { args } => {
+                self.out.push_str("println(");
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    match a {
+                        PrintArg::Str(t) => {
+                            let _ = write!(self.out, "{t:?}");
+                        }
+                        PrintArg::Expr(e) => self.expr(*e, 0),
+                    }
+                }
+                self.out.push_str(");\n");
+            }
+            ExtStmt::Assert { cond, message } => {
+                self.out.push_str("assert(");
+                self.expr(*cond, 0);
+                if let Some(msg) = message {
+                    let _ = write!(self.out, ", {msg:?}");
+                }
+                self.out.push_str(");\n");
+            }
+            ExtStmt::Sync { kind, level } => {
+                let _ = write!(self.out, "sync.{}", kind.name());
+                if let Some(l) = level {
+                    let _ = write!(self.out, " : {l}");
+                }
+                self.out.push_str(";\n");
+            }
+            ExtStmt::While { cond, body } => {
+                self.out.push_str("while (");
+                self.expr(*cond, 0);
+                self.out.push_str(") {\n");
+                self.block(body, depth + 1);
+                self.indent(depth);
+                self.out.push_str("}\n");
+            }
+            ExtStmt::DmaFuture {
+                tma,
+                bind,
+                is_async,
+                modifiers,
+                src,
+                dst,
+                after,
+            } => {
+                if let Some(b) = bind {
+                    let _ = write!(self.out, "{} = ", b.name);
+                }
+                // `dma.pad<…>` / `dma.transp<…>` / `dma.any`: the operation leads the modifiers.
+                let op_first = modifiers
+                    .first()
+                    .is_some_and(|(n, _)| matches!(n.name.as_str(), "pad" | "transp" | "any"));
+                let (head, rest) = modifiers.split_at(usize::from(op_first));
+                let engine = if *tma { "tma" } else { "dma" };
+                match head.first() {
+                    Some((op, args)) => {
+                        let _ = write!(self.out, "{engine}.{}", op.name);
+                        if !args.is_empty() {
+                            self.out.push('<');
+                            self.list(args);
+                            self.out.push('>');
+                        }
+                    }
+                    None => {
+                        let _ = write!(self.out, "{engine}.copy");
+                    }
+                }
+                if *is_async {
+                    self.out.push_str(".async");
+                }
+                for (m, args) in rest {
+                    let _ = write!(self.out, ".{}", m.name);
+                    if !args.is_empty() {
+                        self.out.push('<');
+                        self.list(args);
+                        self.out.push('>');
+                    }
+                }
+                self.out.push(' ');
+                self.expr(*src, 0);
+                self.out.push_str(" => ");
+                self.dst(dst);
+                if let Some(a) = after {
+                    self.out.push_str(" after ");
+                    self.expr(*a, 0);
+                }
+                self.out.push_str(";\n");
+            }
+            ExtStmt::TriggerAfter { event, after } => {
+                self.out.push_str("trigger ");
+                self.expr(*event, 0);
+                self.out.push_str(" after ");
+                self.list(after);
+                self.out.push_str(";\n");
+            }
+            ExtStmt::Asm { volatile, template } => {
+                let v = if *volatile { " volatile" } else { "" };
+                let _ = writeln!(self.out, "__asm__{v}({template:?});");
+            }
+            ExtStmt::Jump { kind } => {
+                let _ = writeln!(self.out, "{kind};");
+            }
+            ExtStmt::MmaRefill { acc, value } => {
+                let _ = write!(self.out, "mma.fill {}, ", acc.name);
+                self.expr(*value, 0);
+                self.out.push_str(";\n");
+            }
+        }
+    }
+
     fn expr(&mut self, e: ExprId, min_prec: u8) {
         match &self.m.exprs[e] {
             Expr::Int(v) => {
@@ -402,6 +585,12 @@ impl Printer<'_> {
                 if paren {
                     self.out.push(')');
                 }
+            }
+            Expr::Call { func, args } if func.name == "ituple" => {
+                self.out.push('{');
+                let args = args.clone();
+                self.list(&args);
+                self.out.push('}');
             }
             Expr::Call { func, args } => {
                 let _ = write!(self.out, "{}(", func.name);

@@ -125,7 +125,11 @@ impl BinaryOp {
             Div => a.checked_div(b).ok_or(o)?,
             Rem => a.checked_rem(b).ok_or(o)?,
             Shl | Shr if !(0..64).contains(&b) => return Err(o),
-            Shl => a.checked_shl(b as u32).ok_or(o)?,
+            // `checked_shl` only bounds the shift; a result that loses bits overflows too.
+            Shl => match a.checked_shl(b as u32) {
+                Some(r) if r >> b == a => r,
+                _ => return Err(o),
+            },
             Shr => a >> b,
             Lt => (a < b) as i64,
             Le => (a <= b) as i64,
@@ -171,15 +175,40 @@ pub enum ViewOp {
     /// the view is element (j, i) of `t`). Written last in a view chain; the SIMT path lowers
     /// it as the destination of a `dma.copy` (a transposed store).
     Transpose,
+    /// `t.view(A, B)`: a window of `[A, B]` elements (placed with `.from`).
+    Window,
+    /// `.from(i, j)`: the element offset of a `.view` window.
+    From,
+    /// `t.span_as(A, B)` / `t.span_as([A, B])`: the same elements under another shape.
+    SpanAs,
+    /// `.sqz()` / `.sqz(d)`: drop dimensions of extent 1.
+    Sqz,
+    /// `.step(s, …)` after `.subspan`: tiles `s` apart instead of adjacent.
+    Step,
+    /// `t.span(d)`: extent `d` of the shape (a value, not a view).
+    SpanOf,
 }
 
 impl ViewOp {
+    /// Whether a lowering handles the method (the checker's gate rejects the others).
+    pub fn is_lowered(self) -> bool {
+        matches!(
+            self,
+            ViewOp::At | ViewOp::Subspan | ViewOp::Chunkat | ViewOp::Transpose
+        )
+    }
     pub fn from_name(s: &str) -> Option<ViewOp> {
         Some(match s {
             "at" => ViewOp::At,
             "subspan" => ViewOp::Subspan,
             "chunkat" => ViewOp::Chunkat,
             "transpose" => ViewOp::Transpose,
+            "view" => ViewOp::Window,
+            "from" => ViewOp::From,
+            "span_as" => ViewOp::SpanAs,
+            "sqz" => ViewOp::Sqz,
+            "step" => ViewOp::Step,
+            "span" => ViewOp::SpanOf,
             _ => return None,
         })
     }
@@ -189,6 +218,12 @@ impl ViewOp {
             ViewOp::Subspan => "subspan",
             ViewOp::Chunkat => "chunkat",
             ViewOp::Transpose => "transpose",
+            ViewOp::Window => "view",
+            ViewOp::From => "from",
+            ViewOp::SpanAs => "span_as",
+            ViewOp::Sqz => "sqz",
+            ViewOp::Step => "step",
+            ViewOp::SpanOf => "span",
         }
     }
 }
@@ -243,4 +278,29 @@ pub enum Expr {
         base: ExprId,
         field: Ident,
     },
+}
+
+/// Built-in functions and how many arguments each takes: `cdiv`, `min`, `max` (integer or
+/// element values) and the element-wise math of today's Croqtile (checked; the lowering gate
+/// rejects the math ones until a lowering handles them).
+pub fn builtin_arity(name: &str) -> Option<usize> {
+    // `__exp` is `exp` (the device intrinsic spelling), `__to<T>` a conversion.
+    if name.starts_with("__to<") {
+        return Some(1);
+    }
+    let base = name.strip_prefix("__").unwrap_or(name);
+    Some(match base {
+        "cdiv" | "min" | "max" if base.len() == name.len() => 2,
+        "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" | "hypot" | "fmod" | "copysign" => 2,
+        "fma" | "fmaf" | "select" => 3,
+        "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" | "atomic_exch"
+        | "atomic_and" | "atomic_or" | "atomic_xor" => 2,
+        "atomic_cas" => 3,
+        "exp" | "exp2" | "exp10" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sqrt"
+        | "rsqrt" | "cbrt" | "tanh" | "sinh" | "cosh" | "asinh" | "acosh" | "atanh" | "erf"
+        | "erfc" | "abs" | "fabs" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "floor"
+        | "ceil" | "round" | "trunc" | "sigmoid" | "relu" | "gelu" | "silu" | "rcp" | "frcp_rn"
+        | "isnan" | "isinf" | "sign" => 1,
+        _ => return None,
+    })
 }

@@ -13,11 +13,13 @@
 pub mod arena;
 mod display;
 pub mod expr;
+pub mod ext;
 pub mod stmt;
 pub mod types;
 
 pub use arena::{Arena, Handle};
-pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp};
+pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
+pub use ext::{Attribute, DeclExt, ExtStmt, PrintArg, SyncKind};
 pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
 pub use types::{DType, Level, Major, MemSpace};
 
@@ -64,6 +66,24 @@ pub struct Kernel {
     pub name: Ident,
     pub params: Vec<Param>,
     pub body: Block,
+    /// What the function returns (`void` for a kernel that writes its parameters).
+    pub returns: Returns,
+}
+
+/// The declared result of a `__co__` function.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Returns {
+    /// `__co__ void`: results are written into parameters.
+    Void,
+    /// `__co__ auto`: the type of the value its `return` statement names (a tensor declared
+    /// in the body becomes an output of the launch).
+    Auto,
+    /// `__co__ f32 [N]` or `__co__ int`: an element type and, for a tensor, its shape.
+    Value {
+        dtype: DType,
+        shape: Vec<ExprId>,
+        span: Span,
+    },
 }
 
 /// Where the module came from (for diagnostics).
@@ -95,6 +115,10 @@ pub struct Module {
     /// 65536 / (THREADS × N)); `None` = threads per block only.
     pub occupancy: Option<ExprId>,
     pub kernel: Kernel,
+    /// Initializers, `= ready` and `frag` of declarations (parsed and checked, not lowered).
+    pub decl_ext: Vec<DeclExt>,
+    /// `[[…]]` attributes of statements (checked, not lowered).
+    pub attributes: Vec<Attribute>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -115,7 +139,10 @@ impl Module {
                 name: Ident::synth(kernel_name),
                 params: Vec::new(),
                 body: Vec::new(),
+                returns: Returns::Void,
             },
+            decl_ext: Vec::new(),
+            attributes: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

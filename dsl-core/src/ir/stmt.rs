@@ -201,4 +201,6 @@ pub enum Stmt {
         level: Level,
         level_span: crate::span::Span,
     },
+    /// A construct of today's Croqtile that is parsed and checked but not lowered yet.
+    Ext(super::ext::ExtStmt),
 }

@@ -13,6 +13,22 @@ pub enum DType {
     F8E5M2,
     /// Plain integer scalars (`int`), for index arithmetic.
     I32,
+    /// Further integer and floating types of today's Croqtile: parsed and checked, not lowered
+    /// yet (the checker's lowering gate says so).
+    S8,
+    U8,
+    S16,
+    U16,
+    U32,
+    S64,
+    U64,
+    F64,
+    TF32,
+    Bool,
+    /// Sub-byte floats (fp6, fp4).
+    F6E2M3,
+    F6E3M2,
+    F4E2M1,
 }
 
 impl DType {
@@ -24,6 +40,19 @@ impl DType {
             "f8" | "f8_e4m3" | "e4m3" => DType::F8E4M3,
             "f8_e5m2" | "e5m2" => DType::F8E5M2,
             "int" | "i32" | "s32" => DType::I32,
+            "s8" | "i8" => DType::S8,
+            "u8" => DType::U8,
+            "s16" | "i16" => DType::S16,
+            "u16" => DType::U16,
+            "u32" => DType::U32,
+            "s64" | "i64" => DType::S64,
+            "u64" => DType::U64,
+            "f64" | "double" => DType::F64,
+            "tf32" => DType::TF32,
+            "bool" => DType::Bool,
+            "f6_e2m3" => DType::F6E2M3,
+            "f6_e3m2" => DType::F6E3M2,
+            "f4_e2m1" => DType::F4E2M1,
             _ => return None,
         })
     }
@@ -35,20 +64,63 @@ impl DType {
             DType::F8E4M3 => "f8_e4m3",
             DType::F8E5M2 => "f8_e5m2",
             DType::I32 => "int",
+            DType::S8 => "s8",
+            DType::U8 => "u8",
+            DType::S16 => "s16",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
+            DType::S64 => "s64",
+            DType::U64 => "u64",
+            DType::F64 => "f64",
+            DType::TF32 => "tf32",
+            DType::Bool => "bool",
+            DType::F6E2M3 => "f6_e2m3",
+            DType::F6E3M2 => "f6_e3m2",
+            DType::F4E2M1 => "f4_e2m1",
         }
     }
     pub fn size_bytes(self) -> u32 {
         match self {
             DType::F16 | DType::BF16 => 2,
             DType::F32 | DType::I32 => 4,
-            DType::F8E4M3 | DType::F8E5M2 => 1,
+            // fp6/fp4 are counted a byte each (their packed layouts are a lowering's concern).
+            DType::F8E4M3
+            | DType::F8E5M2
+            | DType::S8
+            | DType::U8
+            | DType::Bool
+            | DType::F6E2M3
+            | DType::F6E3M2
+            | DType::F4E2M1 => 1,
+            DType::S16 | DType::U16 => 2,
+            DType::U32 | DType::TF32 => 4,
+            DType::S64 | DType::U64 | DType::F64 => 8,
         }
     }
     pub fn is_f8(self) -> bool {
         matches!(self, DType::F8E4M3 | DType::F8E5M2)
     }
     pub fn is_float(self) -> bool {
-        !matches!(self, DType::I32)
+        matches!(
+            self,
+            DType::F16
+                | DType::BF16
+                | DType::F32
+                | DType::F8E4M3
+                | DType::F8E5M2
+                | DType::F64
+                | DType::TF32
+                | DType::F6E2M3
+                | DType::F6E3M2
+                | DType::F4E2M1
+        )
+    }
+    /// Whether a lowering supports the type (the rest is checked but not lowered yet).
+    pub fn is_lowered(self) -> bool {
+        matches!(
+            self,
+            DType::F16 | DType::BF16 | DType::F32 | DType::I32 | DType::F8E4M3 | DType::F8E5M2
+        )
     }
 }
 

@@ -2,7 +2,7 @@
 //! (`.subspan(..).at(..)`, `.chunkat(..)`, array elements) resolved to a base pointer, a tile
 //! shape and the tile's origin.
 
-use super::LowerError;
+use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
 use super::sym::Sym;
 use crate::ir::{DType, Expr, ExprId, MemSpace, Module, ViewOp};
@@ -38,11 +38,21 @@ pub struct View {
     pub array_terms: Vec<Sym>,
     /// A `.subspan` waiting for its `.at`.
     tiled: bool,
+    /// The name of the array entry's pointer when an enclosing loop computes it once (see
+    /// `simt::hoist_entries`).
+    pub hoisted: Option<String>,
 }
 
 impl View {
     /// C++ pointer to the first element of the array entry (shared/local tensors).
     pub fn entry_ptr(&self) -> String {
+        match &self.hoisted {
+            Some(name) => name.clone(),
+            None => self.entry_ptr_expr(),
+        }
+    }
+    /// [`View::entry_ptr`] as an expression, even where a loop computes it once.
+    pub fn entry_ptr_expr(&self) -> String {
         match &self.array_index {
             Some(i) => format!(
                 "({} + {} * {})",
@@ -381,6 +391,7 @@ impl ExprCx<'_> {
                     element: false,
                     transposed: false,
                     tiled: false,
+                    hoisted: None,
                 })
             }
             Expr::Index { base, index } => {
@@ -390,6 +401,7 @@ impl ExprCx<'_> {
                 }
                 v.array_index = Some(self.value(*index)?.0);
                 self.index_terms(*index, v.tensor.elems(), &mut v.array_terms);
+                v.hoisted = self.scopes.hoisted(&v.entry_ptr_expr());
                 Ok(v)
             }
             Expr::View { base, op, args } => {
@@ -401,6 +413,18 @@ impl ExprCx<'_> {
                     return Err(self.err(e, "write `.transpose()` last in a view"));
                 }
                 match op {
+                    // The checker's lowering gate rejects these first; this arm keeps the match total.
+                    ViewOp::Window
+                    | ViewOp::From
+                    | ViewOp::SpanAs
+                    | ViewOp::Sqz
+                    | ViewOp::Step
+                    | ViewOp::SpanOf => {
+                        return Err(self.err(
+                            e,
+                            format!("not supported yet: the view method `.{}`", op.name()),
+                        ));
+                    }
                     ViewOp::Transpose => {
                         if v.tiled || v.tile.len() != 2 {
                             return Err(
@@ -519,5 +543,28 @@ pub fn convert(s: &str, from: Ty, to: DType) -> String {
         (_, DType::F16) => format!("tsl_from_f32<tsl_f16>({})", to_float(s, from)),
         (_, DType::BF16) => format!("tsl_from_f32<tsl_bf16>({})", to_float(s, from)),
         (_, _) => s.to_string(),
+    }
+}
+
+/// The C++ type of a DSL element type.
+pub fn scalar_type(d: DType) -> &'static str {
+    match d {
+        DType::F16 => "tsl_f16",
+        DType::BF16 => "tsl_bf16",
+        DType::F32 => "float",
+        DType::I32 => "int",
+        DType::F8E4M3 | DType::F8E5M2 => "unsigned char",
+        // Not lowered yet (the checker's gate rejects them); their C++ spelling keeps this total.
+        DType::S8 => "signed char",
+        DType::U8 => "unsigned char",
+        DType::S16 => "short",
+        DType::U16 => "unsigned short",
+        DType::U32 => "unsigned",
+        DType::S64 => "long long",
+        DType::U64 => "unsigned long long",
+        DType::F64 => "double",
+        DType::TF32 => "float",
+        DType::Bool => "bool",
+        DType::F6E2M3 | DType::F6E3M2 | DType::F4E2M1 => "unsigned char",
     }
 }

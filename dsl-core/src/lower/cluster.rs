@@ -15,7 +15,7 @@
 //! the barrier initialisation (peers arrive and multicast only into initialised barriers) and
 //! one at the end of the block (no block exits while peers may still write to it) close it.
 
-use super::LowerError;
+use super::error::LowerError;
 use super::sym::Sym;
 use super::walk::{mentions, root};
 use crate::ir::{CopyDst, Module, Stmt, StmtId};

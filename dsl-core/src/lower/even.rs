@@ -5,7 +5,7 @@
 //! test per tile in the interior. Those tests are branches, and a branch ends a basic block:
 //! ptxas then schedules the copy code and the loop's FMAs separately, and the FMA block's
 //! register allocation suffers for it (the SGEMM k8 loop ran 1,271 SASS instructions in a dozen
-//! blocks, BENCHMARKS.md run 29). When the grid divides the tensor (`M % BM == 0 && K % BK ==
+//! blocks). When the grid divides the tensor (`M % BM == 0 && K % BK ==
 //! 0`), every tile lies wholly inside it or wholly past its end, so one predicate per tile
 //! decides everything and the copy needs no branch.
 //!
@@ -24,9 +24,9 @@
 //! Loops of a static trip count (`#pragma unroll`ed prologues) are left alone, and so is a loop
 //! nested in one already versioned.
 
-use super::body::Emitter;
 use super::cexpr::{View, cpp_paren};
-use super::kernel::Line;
+use super::kernel::{Line, Op};
+use super::lowered::Body;
 use super::sym::Sym;
 use crate::ir::{Expr, ExprId, Module, ViewOp};
 
@@ -69,40 +69,46 @@ pub fn grid_tile_conditions(m: &Module, src: ExprId, sv: &View) -> Option<Vec<St
     )
 }
 
-/// Versions the outermost dimension-bounded loops in `lines[start..]` that issue async grid-tile
-/// copies (recorded in `e.even_copies` by [`super::simt::dma_copy`]).
-pub fn version_loops(e: &mut Emitter, start: usize) {
+/// Pass `versioning`: versions the outermost dimension-bounded loops in `lines[start..end]` (a
+/// `parallel` body) that issue async grid-tile copies (recorded in `e.even_copies` by
+/// [`super::simt::dma_copy`]).
+pub fn version_loops(e: &mut Body, start: usize, mut end: usize) {
     let mut i = start;
-    while i < e.lines.len() {
-        let Some(end) = loop_end(&e.lines, i) else {
+    while i < end {
+        let Some(end_of_loop) = loop_end(&e.lines, i) else {
             i += 1;
             continue;
         };
-        match copy_conditions(e, i, end) {
-            Some(conds) => i += version(e, i, end, &conds),
+        match copy_conditions(e, i, end_of_loop) {
+            Some(conds) => {
+                let n = version(e, i, end_of_loop, &conds);
+                end = end + n - (end_of_loop + 1 - i);
+                i += n;
+            }
             None => i += 1,
         }
     }
 }
 
-/// If `lines[i]` opens a loop whose trip count is not static, the index of its closing `}`.
+/// If `lines[i]` opens a loop whose trip count is not static, the index of its `End`.
 fn loop_end(lines: &[Line], i: usize) -> Option<usize> {
     let l = &lines[i];
-    if !l.code.starts_with("for (") || !l.code.ends_with('{') {
+    if !matches!(l.op, Op::For { .. }) {
         return None;
     }
-    if i > 0 && lines[i - 1].code == "#pragma unroll" {
+    if i > 0 && lines[i - 1].op == Op::Unroll {
         return None;
     }
-    (i + 1..lines.len()).find(|&j| lines[j].indent == l.indent && lines[j].code == "}")
+    (i + 1..lines.len()).find(|&j| lines[j].indent == l.indent && lines[j].op == Op::End)
 }
 
 /// The distinct conditions of the recorded grid-tile copies in `lines[from..=to]`, in order
 /// (`["true"]` when they have none); `None` when the range has no such copy.
-fn copy_conditions(e: &Emitter, from: usize, to: usize) -> Option<Vec<String>> {
+fn copy_conditions(e: &Body, from: usize, to: usize) -> Option<Vec<String>> {
     let mut conds: Option<Vec<String>> = None;
     for l in &e.lines[from..=to] {
-        if let Some((_, c)) = e.even_copies.iter().find(|(code, _)| *code == l.code) {
+        let Some(c) = l.op.call() else { continue };
+        if let Some((_, c)) = e.even_copies.iter().find(|(copy, _)| copy == c) {
             let all = conds.get_or_insert_with(Vec::new);
             for part in c {
                 if !all.contains(part) {
@@ -115,8 +121,8 @@ fn copy_conditions(e: &Emitter, from: usize, to: usize) -> Option<Vec<String>> {
 }
 
 /// Replaces the loop `lines[from..=to]` by the test and both versions; returns the number of
-/// lines that now stand in its place.
-fn version(e: &mut Emitter, from: usize, to: usize, conds: &[String]) -> usize {
+/// nodes that now stand in its place.
+fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
     let indent = e.lines[from].indent;
     let dsl_line = e.lines[from].dsl_line;
     let name = (0..)
@@ -125,8 +131,9 @@ fn version(e: &mut Emitter, from: usize, to: usize, conds: &[String]) -> usize {
             _ => format!("tsl_even{n}"),
         })
         .find(|n| {
-            let decl = format!("const bool {n} = ");
-            !e.lines.iter().any(|l| l.code.starts_with(&decl))
+            !e.lines
+                .iter()
+                .any(|l| matches!(&l.op, Op::Decl { name, .. } if name == n))
         })
         .unwrap_or_default();
     let body: Vec<Line> = e.lines[from..=to].to_vec();
@@ -134,84 +141,49 @@ fn version(e: &mut Emitter, from: usize, to: usize, conds: &[String]) -> usize {
         indent: l.indent + 1,
         ..l.clone()
     };
+    let node = |op: Op, note: &str, dsl_line: Option<u32>| Line {
+        indent,
+        op,
+        dsl_line,
+        note: Some(note.into()),
+    };
     let mut out = vec![
-        Line {
-            indent,
-            code: format!(
-                "const bool {name} = {};  // each tile this loop copies lies wholly inside its tensor or wholly past its end",
-                conds.join(" && ")
-            ),
+        node(
+            Op::Decl {
+                ty: "const bool".into(),
+                name: name.clone(),
+                init: Some(conds.join(" && ")),
+            },
+            "each tile this loop copies lies wholly inside its tensor or wholly past its end",
             dsl_line,
-        },
-        Line {
-            indent,
-            code: format!("if ({name}) {{  // the copies without bounds tests or branches"),
+        ),
+        node(
+            Op::If {
+                cond: name,
+                constexpr: false,
+            },
+            "the copies without bounds tests or branches",
             dsl_line,
-        },
+        ),
     ];
     for l in &body {
         let mut l = shift(l);
-        if e.even_copies.iter().any(|(code, _)| *code == l.code) {
-            l.code = even_form(&l.code);
+        if let Op::Call(c) = &mut l.op
+            && e.even_copies.iter().any(|(copy, _)| copy == c)
+        {
+            // The branch-free form: `EVEN = true` after the copy's template arguments.
+            c.targs.push("true".into());
         }
         out.push(l);
     }
-    out.push(Line {
-        indent,
-        code: "} else {  // a ragged edge or an unaligned row: the copies test their chunks".into(),
-        dsl_line: None,
-    });
+    out.push(node(
+        Op::Else,
+        "a ragged edge or an unaligned row: the copies test their chunks",
+        None,
+    ));
     out.extend(body.iter().map(shift));
-    out.push(Line {
-        indent,
-        code: "}".into(),
-        dsl_line: None,
-    });
+    out.push(Line::new(indent, Op::End));
     let n = out.len();
     e.lines.splice(from..=to, out);
     n
-}
-
-/// `helper<A, B, C, D>(args…)` → `helper<A, B, C, D, true>(args…)`: the first template argument
-/// list gets `EVEN = true`.
-fn even_form(code: &str) -> String {
-    let Some(open) = code.find('<') else {
-        return code.to_string();
-    };
-    let mut depth = 0usize;
-    for (k, ch) in code.char_indices().skip(open) {
-        match ch {
-            '<' => depth += 1,
-            '>' => {
-                depth -= 1;
-                if depth == 0 {
-                    return format!("{}, true{}", &code[..k], &code[k..]);
-                }
-            }
-            _ => {}
-        }
-    }
-    code.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::even_form;
-
-    #[test]
-    fn even_form_appends_to_the_first_template_argument_list() {
-        assert_eq!(even_form("acc = 0.0f;"), "acc = 0.0f;");
-        assert_eq!(
-            even_form(
-                "tsl_copy_g2s_async<BK, BN, BN, tsl_threads>((b_s + 0), b, 0, bn * BN, K, N);"
-            ),
-            "tsl_copy_g2s_async<BK, BN, BN, tsl_threads, true>((b_s + 0), b, 0, bn * BN, K, N);"
-        );
-        assert_eq!(
-            even_form(
-                "tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads>(tsl_stage_a_s, a_s, a, bm * BM, 0, M, K);"
-            ),
-            "tsl_copy_g2s_t<BM, BK, (BM + PAD), tsl_threads, true>(tsl_stage_a_s, a_s, a, bm * BM, 0, M, K);"
-        );
-    }
 }

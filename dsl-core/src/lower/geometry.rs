@@ -7,7 +7,7 @@
 //! (the size of the next inner level, or 128 / 32 / 1 for the innermost group-4 / group /
 //! thread), and multi-variable levels split their linear index row-major.
 
-use super::LowerError;
+use super::error::LowerError;
 use super::sym::Sym;
 use crate::ir::{Level, Module, Stmt, StmtId};
 

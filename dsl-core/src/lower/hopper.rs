@@ -13,16 +13,19 @@
 //!   accumulator fragment (or a column slice of it: a range of its registers) written to a
 //!   shared tile.
 
-use super::LowerError;
-use super::body::{Emitter, TmaMap};
 use super::cexpr::{View, cpp_paren};
+use super::emitter::Emitter;
+use super::error::LowerError;
+use super::kernel::{Call, Op};
+use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
 use super::sym::Sym;
 use crate::ir::{CopyDst, DType, Expr, MemSpace, Stmt, StmtId};
 
 pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
-    e.line(
-        "tsl_wgmma_fence();  // order accumulator registers before the WGMMAs below",
+    e.call(
+        Call::new("tsl_wgmma_fence"),
+        Some("order accumulator registers before the WGMMAs below"),
         line,
     );
 }
@@ -84,41 +87,87 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     ),
                     line,
                 );
-                e.line(format!("constexpr auto tsl_reach_{n} = [](int tsl_tid) {{ {} return {arrivals}; }};  // threads that reach `trigger {n}`", thread_decls(e)), line);
-                e.line(format!("constexpr bool tsl_warp_{n} = tsl_warp_uniform<tsl_threads>(tsl_reach_{n});  // whole warps: one arrival per warp"), line);
+                let reach = format!(
+                    "[](int tsl_tid) {{ {} return {arrivals}; }}",
+                    thread_decls(e)
+                );
+                let decl = |ty: &str, name: String, init: String| Op::Decl {
+                    ty: ty.into(),
+                    name,
+                    init: Some(init),
+                };
+                e.emit(
+                    decl("constexpr auto", format!("tsl_reach_{n}"), reach),
+                    Some(&format!("threads that reach `trigger {n}`")),
+                    line,
+                );
+                e.emit(
+                    decl(
+                        "constexpr bool",
+                        format!("tsl_warp_{n}"),
+                        format!("tsl_warp_uniform<tsl_threads>(tsl_reach_{n})"),
+                    ),
+                    Some("whole warps: one arrival per warp"),
+                    line,
+                );
                 let per_cluster = match &e.cluster {
                     Some(c) if c.events.contains(n) => {
                         format!(" * {}", super::cexpr::cpp_paren(&c.size))
                     }
                     _ => String::new(),
                 };
-                e.line(format!("constexpr int tsl_arrivals_{n} = tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster};"), line);
-                e.line("if (threadIdx.x == 0) {", line);
+                e.emit(
+                    decl(
+                        "constexpr int",
+                        format!("tsl_arrivals_{n}"),
+                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster}"),
+                    ),
+                    None,
+                    line,
+                );
+                e.open(
+                    Op::If {
+                        cond: "threadIdx.x == 0".into(),
+                        constexpr: false,
+                    },
+                    None,
+                    line,
+                );
                 e.line(
                     format!(
-                        "  for (int i = 0; i < {}; ++i) tsl_mbar_init(&{n}[i], tsl_arrivals_{n});",
+                        "for (int i = 0; i < {}; ++i) tsl_mbar_init(&{n}[i], tsl_arrivals_{n});",
                         len.to_cpp()
                     ),
                     line,
                 );
-                e.line("  tsl_mbar_init_fence();", line);
-                e.line("}", line);
-                e.line(format!("unsigned tsl_phase_{n} = 0;  // one parity bit per barrier, flipped by each wait"), line);
+                e.call(Call::new("tsl_mbar_init_fence"), None, line);
+                e.close(line);
+                e.emit(
+                    decl("unsigned", format!("tsl_phase_{n}"), "0".into()),
+                    Some("one parity bit per barrier, flipped by each wait"),
+                    line,
+                );
                 e.scopes.insert(n, Local::Event { count });
             }
             if e.cluster.is_some() {
-                e.line("tsl_cluster_sync();  // every block's barriers are initialised before its peers arrive on them or multicast into it", line);
+                e.call(
+                    Call::new("tsl_cluster_sync"),
+                    Some("every block's barriers are initialised before its peers arrive on them or multicast into it"),
+                    line,
+                );
             } else {
-                e.line(
-                    "__syncthreads();  // barriers are initialised before anyone uses them",
+                e.barrier(
+                    Some("barriers are initialised before anyone uses them"),
                     line,
                 );
             }
         }
         Stmt::Wait { event } => {
             let (_, arr, idx) = event_ref(e, *event)?;
-            e.line(
-                format!("tsl_mbar_wait_ring({arr}, {idx}, tsl_phase_{arr});"),
+            let phase = format!("tsl_phase_{arr}");
+            e.call(
+                Call::new("tsl_mbar_wait_ring").args([arr, idx, phase]),
+                None,
                 line,
             );
         }
@@ -176,32 +225,6 @@ fn thread_decls(e: &Emitter) -> String {
         .join(" ")
 }
 
-pub(super) fn tma_map(e: &mut Emitter, v: &View, swizzle: Sym) -> Result<String, LowerError> {
-    let p = v.tensor.param.unwrap_or(0);
-    let (r, c) = (v.tile[0].clone(), v.tile[1].clone());
-    if let Some(t) = e
-        .tma_maps
-        .iter()
-        .find(|t| t.param == p && t.box_rows == r && t.box_cols == c && t.swizzle == swizzle)
-    {
-        return Ok(t.cpp_name.clone());
-    }
-    let k = e.tma_maps.iter().filter(|t| t.param == p).count();
-    let cpp_name = if k == 0 {
-        format!("tsl_tm_{}", v.tensor.name)
-    } else {
-        format!("tsl_tm_{}_{k}", v.tensor.name)
-    };
-    e.tma_maps.push(TmaMap {
-        cpp_name: cpp_name.clone(),
-        param: p,
-        box_rows: r,
-        box_cols: c,
-        swizzle,
-    });
-    Ok(cpp_name)
-}
-
 fn tma_load(
     e: &mut Emitter,
     s: StmtId,
@@ -229,33 +252,29 @@ fn tma_load(
     if let (Some(c), Some(ev)) = (cluster, event) {
         return tma_load_multicast(e, ev, sv, dv, swz, c, bytes, line);
     }
-    let map = tma_map(e, sv, swz)?;
+    let map = e.tma_map(sv, swz)?;
     let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
     match event {
         Some(ev) => {
             let (p, _, _) = event_ref(e, ev)?;
-            e.line(
-                format!(
-                    "tsl_mbar_expect_tx({p}, {});  // bytes this copy adds to the phase",
-                    bytes.to_cpp()
-                ),
+            e.call(
+                Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
+                Some("bytes this copy adds to the phase"),
                 line,
             );
-            e.line(
-                format!(
-                    "tsl_tma_load_2d({}, &{map}, {coords}, {p});  // coords: column, row",
-                    dv.tile_ptr()
-                ),
-                line,
-            );
+            let load = Call::new("tsl_tma_load_2d").args([
+                dv.tile_ptr(),
+                format!("&{map}"),
+                sv.origin[1].clone(),
+                sv.origin[0].clone(),
+                p,
+            ]);
+            e.call(load, Some("coords: column, row"), line);
         }
         None => {
             e.uses_sync_tma = true;
             if !e.pending_sync_tma {
-                e.line(
-                    "__syncthreads();  // everyone is done with the previous tiles",
-                    line,
-                );
+                e.barrier(Some("everyone is done with the previous tiles"), line);
             }
             e.line(format!("if (threadIdx.x == 0) {{ tsl_mbar_expect_tx(&tsl_tma_bar, {}); tsl_tma_load_2d({}, &{map}, {coords}, &tsl_tma_bar); }}", bytes.to_cpp(), dv.tile_ptr()), line);
             e.pending_sync_tma = true;
@@ -281,7 +300,7 @@ fn tma_load_multicast(
     let slice = Sym::bin(crate::ir::BinaryOp::Div, sv.tile[0].clone(), c.clone());
     let mut part = sv.clone();
     part.tile[0] = slice.clone();
-    let map = tma_map(e, &part, swz)?;
+    let map = e.tma_map(&part, swz)?;
     let (p, _, _) = event_ref(e, ev)?;
     let rank = format!("tsl_cta_rank<{c}>()");
     e.line(
@@ -305,11 +324,14 @@ fn tma_load_multicast(
         cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
     );
     let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
-    e.line(
-        format!(
-            "tsl_tma_load_2d_mc<{c}>({dst}, &{map}, {}, {row}, {p});  // this block's 1/{c} of the rows, multicast to the cluster",
-            sv.origin[1]
-        ),
+    let load = Call::new("tsl_tma_load_2d_mc")
+        .targs([c.to_string()])
+        .args([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
+    e.call(
+        load,
+        Some(&format!(
+            "this block's 1/{c} of the rows, multicast to the cluster"
+        )),
         line,
     );
     Ok(())
@@ -349,7 +371,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ),
                 line,
             );
-            e.line(format!("tsl_acc_fill({}, {v});", name.name), line);
+            e.call(
+                Call::new("tsl_acc_fill").args([name.name.clone(), v]),
+                None,
+                line,
+            );
             e.scopes.insert(
                 &name.name,
                 Local::Frag(FragKind::Acc {
@@ -402,15 +428,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let acc_cpp = if dtype == DType::F32 {
                 "float"
             } else {
-                super::body::scalar_type(dtype)
+                super::cexpr::scalar_type(dtype)
             };
-            e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::body::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
+            e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::cexpr::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
             e.wgmma_uncommitted = true;
         }
         Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {
             Some(d) => {
                 e.wgmma_uncommitted = false;
-                super::pipeline::emit_commit(e, &d, line)
+                emit_commit(e, &d, line)
             }
             None => wgmma_commit_wait(e, line, "the stage's WGMMAs are done reading it"),
         },
@@ -428,7 +454,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if e.wgmma_uncommitted {
                 wgmma_commit_wait(e, line, "accumulators are final");
             } else {
-                e.line("tsl_wgmma_wait<0>();  // accumulators are final", line);
+                e.call(
+                    Call::new("tsl_wgmma_wait").targs(["0"]),
+                    Some("accumulators are final"),
+                    line,
+                );
             }
             super::tma_store::before_write(e, &v.tensor.name, line);
             let call = match slice {
@@ -538,4 +568,55 @@ fn b_rows(e: &Emitter, src: crate::ir::ExprId) -> Option<Sym> {
         }
         _ => None,
     }
+}
+
+/// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
+pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
+    let s = super::cexpr::cpp_paren(&d.stages);
+    e.call(Call::new("tsl_wgmma_commit"), None, line);
+    e.open(
+        Op::If {
+            cond: format!("{s} > 2"),
+            constexpr: true,
+        },
+        Some("pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"),
+        line,
+    );
+    e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
+    let prev = format!("({} - 1) % {s}", d.iv);
+    e.line(
+        format!("if ({} > 0) {}", d.iv, arrive_call(e, &d.event, &prev)),
+        line,
+    );
+    e.otherwise(
+        Some("shallow ring: free this stage as soon as its WGMMAs are done"),
+        line,
+    );
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.line(arrive_call(e, &d.event, &d.stage), line);
+    e.close(line);
+}
+
+/// After the loop: wait for the last group and release its stage.
+pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
+    let s = super::cexpr::cpp_paren(&d.stages);
+    let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
+    e.open(
+        Op::If {
+            cond: format!("{s} > 2"),
+            constexpr: true,
+        },
+        Some("the last k-tile's WGMMAs, then its stage"),
+        line,
+    );
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.line(
+        format!(
+            "if ({} > 0) {}",
+            super::cexpr::cpp_paren(&d.trip),
+            arrive_call(e, &d.event, &last)
+        ),
+        line,
+    );
+    e.close(line);
 }

@@ -2,6 +2,7 @@
 //! templates print is computed here; `codegen-cuda` only arranges them.
 
 use super::sym::Sym;
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// Which code path a kernel lowers to (decides the arch and the prelude helpers).
@@ -45,13 +46,293 @@ impl TemplateParam {
     }
 }
 
-/// One line of kernel body.
+/// One statement of the lowered kernel body: a typed node, the DSL line it implements and an
+/// optional explanation. The body is a flat list in which structured control flow is bracketed:
+/// [`Op::For`], [`Op::If`] open a block, [`Op::Else`] switches to its second branch and
+/// [`Op::End`] closes it; `indent` is the nesting depth, which [`verify`] checks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line {
     pub indent: usize,
-    pub code: String,
+    pub op: Op,
     /// The DSL line this code implements (`// dsl:LINE`), when it implements one.
     pub dsl_line: Option<u32>,
+    /// A short explanation printed after the code (`// dsl:LINE  note`).
+    pub note: Option<String>,
+}
+
+/// A C++ statement of the kernel body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// `for (int var = init; var < bound; step) {` (`step` defaults to `++var`).
+    For {
+        var: String,
+        init: String,
+        bound: String,
+        step: Option<String>,
+    },
+    /// `if (cond) {`, or `if constexpr (cond) {`.
+    If { cond: String, constexpr: bool },
+    /// `} else {`: the second branch of the innermost `If`.
+    Else,
+    /// `}`: closes the innermost open block.
+    End,
+    /// `#pragma unroll` for the loop that follows.
+    Unroll,
+    /// `__syncthreads();`
+    Barrier,
+    /// A call of a helper (`tsl_…`), optionally assigning its result.
+    Call(Call),
+    /// `place = value;`
+    Assign { place: String, value: String },
+    /// `ty name = init;` (`ty` is the whole C++ type: `const int`, `tsl_f16*`, …).
+    Decl {
+        ty: String,
+        name: String,
+        init: Option<String>,
+    },
+    /// Any other single statement, as C++ (expression statements, inline-asm wrappers, the
+    /// Hopper synchronisation idioms).
+    Stmt(String),
+    /// Where the body of a `parallel` statement starts or ends: the region the passes that
+    /// work per block body see. Prints nothing; the last pass removes the marks.
+    Mark(Mark),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    ParallelStart,
+    ParallelEnd,
+}
+
+/// `[result = ]name<targs…>(args…);`
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Call {
+    pub result: Option<String>,
+    pub name: String,
+    pub targs: Vec<String>,
+    pub args: Vec<String>,
+}
+
+impl Call {
+    pub fn new(name: impl Into<String>) -> Self {
+        Call {
+            result: None,
+            name: name.into(),
+            targs: Vec::new(),
+            args: Vec::new(),
+        }
+    }
+    pub fn targs<S: Into<String>>(mut self, t: impl IntoIterator<Item = S>) -> Self {
+        self.targs = t.into_iter().map(Into::into).collect();
+        self
+    }
+    pub fn args<S: Into<String>>(mut self, a: impl IntoIterator<Item = S>) -> Self {
+        self.args = a.into_iter().map(Into::into).collect();
+        self
+    }
+    pub fn assign(mut self, to: impl Into<String>) -> Self {
+        self.result = Some(to.into());
+        self
+    }
+}
+
+/// The C++ identifiers of an expression (`BM * (WN + PAD)` → `BM`, `WN`, `PAD`). Expressions
+/// inside nodes are C++ text built from the checked IR, so a name's uses are found here.
+pub fn identifiers(expr: &str, out: &mut BTreeSet<String>) {
+    let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for w in expr.split(|c: char| !is_id(c)) {
+        if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            out.insert(w.to_string());
+        }
+    }
+}
+
+impl Op {
+    /// The identifiers this node's C++ mentions (types, names, operands).
+    pub fn names(&self, out: &mut BTreeSet<String>) {
+        let mut add = |s: &str| identifiers(s, out);
+        match self {
+            Op::For {
+                var,
+                init,
+                bound,
+                step,
+            } => {
+                for s in [var, init, bound] {
+                    add(s);
+                }
+                if let Some(s) = step {
+                    add(s);
+                }
+            }
+            Op::If { cond, .. } => add(cond),
+            Op::Assign { place, value } => {
+                add(place);
+                add(value);
+            }
+            Op::Call(c) => {
+                for s in c
+                    .result
+                    .iter()
+                    .chain([&c.name])
+                    .chain(&c.targs)
+                    .chain(&c.args)
+                {
+                    add(s);
+                }
+            }
+            Op::Decl { ty, name, init } => {
+                add(ty);
+                add(name);
+                if let Some(i) = init {
+                    add(i);
+                }
+            }
+            Op::Stmt(s) => add(s),
+            Op::Else | Op::End | Op::Unroll | Op::Barrier | Op::Mark(_) => {}
+        }
+    }
+
+    /// Whether this node opens a block (`{` at the end of its line).
+    pub fn opens(&self) -> bool {
+        matches!(self, Op::For { .. } | Op::If { .. })
+    }
+    /// The helper this node calls, if it is a call.
+    pub fn call(&self) -> Option<&Call> {
+        match self {
+            Op::Call(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(r) = &self.result {
+            write!(f, "{r} = ")?;
+        }
+        f.write_str(&self.name)?;
+        if !self.targs.is_empty() {
+            write!(f, "<{}>", self.targs.join(", "))?;
+        }
+        write!(f, "({});", self.args.join(", "))
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Op::For {
+                var,
+                init,
+                bound,
+                step,
+            } => {
+                let step = step.clone().unwrap_or_else(|| format!("++{var}"));
+                write!(f, "for (int {var} = {init}; {var} < {bound}; {step}) {{")
+            }
+            Op::If { cond, constexpr } => {
+                let c = if *constexpr { " constexpr" } else { "" };
+                write!(f, "if{c} ({cond}) {{")
+            }
+            Op::Else => f.write_str("} else {"),
+            Op::End => f.write_str("}"),
+            Op::Unroll => f.write_str("#pragma unroll"),
+            Op::Barrier => f.write_str("__syncthreads();"),
+            Op::Call(c) => write!(f, "{c}"),
+            Op::Assign { place, value } => write!(f, "{place} = {value};"),
+            Op::Decl { ty, name, init } => match init {
+                Some(i) => write!(f, "{ty} {name} = {i};"),
+                None => write!(f, "{ty} {name};"),
+            },
+            Op::Stmt(s) => f.write_str(s),
+            Op::Mark(Mark::ParallelStart) => f.write_str("// <parallel>"),
+            Op::Mark(Mark::ParallelEnd) => f.write_str("// </parallel>"),
+        }
+    }
+}
+
+impl Line {
+    /// A node with no DSL line and no note.
+    pub fn new(indent: usize, op: Op) -> Self {
+        Line {
+            indent,
+            op,
+            dsl_line: None,
+            note: None,
+        }
+    }
+    /// The C++ of the node with its note (`code  // note`), without indentation or DSL line.
+    pub fn text(&self) -> String {
+        match &self.note {
+            Some(n) => format!("{}  // {n}", self.op),
+            None => self.op.to_string(),
+        }
+    }
+}
+
+/// Checks the structure of a body: every block opened is closed at its own depth, `Else` only
+/// follows the `If` branch it belongs to, and each line's `indent` is its nesting depth.
+pub fn verify(body: &[Line]) -> Result<(), String> {
+    // The kinds of the open blocks: true for an `If` whose `else` has not come yet.
+    let mut open: Vec<bool> = Vec::new();
+    let base = body.first().map(|l| l.indent).unwrap_or(0);
+    // The open `parallel` regions, with the block depth at which each started.
+    let mut regions: Vec<usize> = Vec::new();
+    for (i, l) in body.iter().enumerate() {
+        match l.op {
+            Op::Mark(Mark::ParallelStart) => {
+                regions.push(open.len());
+                continue;
+            }
+            Op::Mark(Mark::ParallelEnd) => {
+                if regions.pop() != Some(open.len()) {
+                    return Err(format!(
+                        "line {i}: a `parallel` region ends in another block"
+                    ));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let depth = match l.op {
+            Op::End | Op::Else => open.len().checked_sub(1),
+            _ => Some(open.len()),
+        }
+        .ok_or_else(|| format!("line {i}: `{}` closes no block", l.op))?;
+        if l.indent != base + depth {
+            return Err(format!(
+                "line {i}: `{}` is at depth {}, its block at {}",
+                l.op,
+                l.indent,
+                base + depth
+            ));
+        }
+        match &l.op {
+            Op::End => {
+                open.pop();
+            }
+            Op::Else => {
+                if open.last() != Some(&true) {
+                    return Err(format!("line {i}: `else` without its `if`"));
+                }
+                *open.last_mut().unwrap() = false;
+            }
+            Op::If { .. } => open.push(true),
+            op if op.opens() => open.push(false),
+            Op::Unroll if !matches!(body.get(i + 1).map(|n| &n.op), Some(Op::For { .. })) => {
+                return Err(format!("line {i}: `#pragma unroll` before no loop"));
+            }
+            _ => {}
+        }
+    }
+    if !open.is_empty() {
+        return Err(format!("{} block(s) not closed", open.len()));
+    }
+    if !regions.is_empty() {
+        return Err("a `parallel` region does not end".into());
+    }
+    Ok(())
 }
 
 /// How a kernel argument is produced at launch.
@@ -105,29 +386,110 @@ pub struct CudaKernel {
 }
 
 impl CudaKernel {
-    /// `tsl_matmul<32, 32>` for a config, in template-parameter order.
+    /// `tsl_matmul<32, 32>` for a config, in template-parameter order; the plain name
+    /// `tsl_matmul` for a kernel without tunables (not a template).
     pub fn name_expression(&self, values: &[i64]) -> String {
+        if self.tunables.is_empty() {
+            return self.name.clone();
+        }
         let v: Vec<String> = values.iter().map(|x| x.to_string()).collect();
         format!("{}<{}>", self.name, v.join(", "))
     }
 }
 
-impl fmt::Display for Line {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for _ in 0..self.indent {
-            f.write_str("  ")?;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(indent: usize, op: Op) -> Line {
+        Line::new(indent, op)
+    }
+    fn cond() -> Op {
+        Op::If {
+            cond: "x".into(),
+            constexpr: false,
         }
-        // One trailing comment: `code  // dsl:LINE  explanation`.
-        let (code, note) = match self.code.split_once("  // ") {
-            Some((c, n)) => (c, Some(n)),
-            None => (self.code.as_str(), None),
+    }
+
+    #[test]
+    fn the_verifier_accepts_nested_blocks_and_rejects_broken_ones() {
+        let ok = [
+            at(0, cond()),
+            at(1, Op::Barrier),
+            at(0, Op::Else),
+            at(1, Op::Unroll),
+            at(
+                1,
+                Op::For {
+                    var: "i".into(),
+                    init: "0".into(),
+                    bound: "4".into(),
+                    step: None,
+                },
+            ),
+            at(2, Op::Stmt("a = 1;".into())),
+            at(1, Op::End),
+            at(0, Op::End),
+        ];
+        assert_eq!(verify(&ok), Ok(()));
+        assert!(verify(&ok[..7]).unwrap_err().contains("not closed"));
+        assert!(
+            verify(&[at(0, Op::End)])
+                .unwrap_err()
+                .contains("closes no block")
+        );
+        assert!(
+            verify(&[at(0, cond()), at(0, Op::Barrier), at(0, Op::End)])
+                .unwrap_err()
+                .contains("depth")
+        );
+        let twice_else = [
+            at(0, cond()),
+            at(0, Op::Else),
+            at(0, Op::Else),
+            at(0, Op::End),
+        ];
+        assert!(verify(&twice_else).unwrap_err().contains("else"));
+        assert!(verify(&[at(0, Op::Unroll), at(0, Op::Barrier)]).is_err());
+    }
+
+    #[test]
+    fn nodes_print_as_cpp() {
+        let c = Call::new("tsl_warp_sum").args(["acc"]).assign("acc");
+        assert_eq!(Op::Call(c).to_string(), "acc = tsl_warp_sum(acc);");
+        let c = Call::new("tsl_cp_async_wait").targs(["1"]);
+        assert_eq!(Op::Call(c).to_string(), "tsl_cp_async_wait<1>();");
+        let f = Op::For {
+            var: "t".into(),
+            init: "blockIdx.x".into(),
+            bound: "n".into(),
+            step: Some("t += gridDim.x".into()),
         };
-        f.write_str(code)?;
-        match (self.dsl_line, note) {
-            (Some(l), Some(n)) => write!(f, "  // dsl:{l}  {n}"),
-            (Some(l), None) => write!(f, "  // dsl:{l}"),
-            (None, Some(n)) => write!(f, "  // {n}"),
-            (None, None) => Ok(()),
-        }
+        assert_eq!(
+            f.to_string(),
+            "for (int t = blockIdx.x; t < n; t += gridDim.x) {"
+        );
+        let d = Op::Decl {
+            ty: "const bool".into(),
+            name: "e".into(),
+            init: Some("true".into()),
+        };
+        assert_eq!(d.to_string(), "const bool e = true;");
+        let i = Op::If {
+            cond: "S > 2".into(),
+            constexpr: true,
+        };
+        assert_eq!(i.to_string(), "if constexpr (S > 2) {");
+        let a = Op::Assign {
+            place: "acc".into(),
+            value: "fmaf(a, b, acc)".into(),
+        };
+        assert_eq!(a.to_string(), "acc = fmaf(a, b, acc);");
+        let mut names = BTreeSet::new();
+        a.names(&mut names);
+        assert_eq!(
+            names.into_iter().collect::<Vec<_>>(),
+            ["a", "acc", "b", "fmaf"]
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! (`tsl_smem`), each at an offset aligned for its use (1024 B on the Hopper path, where TMA
 //! and WGMMA swizzle patterns repeat every 1024 B; 128 B otherwise), and counts the bytes.
 
-use super::LowerError;
+use super::error::LowerError;
 use super::kernel::KernelPath;
 use super::sym::Sym;
 use crate::ir::{MemSpace, Module, Stmt};

@@ -1,17 +1,22 @@
 //! Lowering: checked IR → a [`CudaKernel`] that `codegen-cuda` renders as CUDA C++.
 //!
-//! The passes run in the order of [`PASSES`]; set `TESSEL_DUMP_PASSES=1` to print the state
+//! The stages run in the order of [`STAGES`] (the passes over the body nodes: [`passes::PASSES`]); set `TESSEL_DUMP_PASSES=1` to print the state
 //! after each one on stderr. Lowering requires the checker's facts ([`KernelInfo`]): it cannot
 //! run on unchecked IR.
 
 pub mod body;
 pub mod cexpr;
 mod cluster;
+mod domain;
+pub mod emitter;
+mod error;
 mod even;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
+pub mod lowered;
 pub mod memory;
+pub mod passes;
 mod persistent;
 mod pipeline;
 mod plan;
@@ -23,36 +28,31 @@ pub mod sym;
 mod tma_store;
 mod walk;
 
-pub use kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
-pub use simt::TILE_HELPERS as SIMT_TILE_HELPERS;
+pub use error::LowerError;
+pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
+pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
 pub use sym::{Sym, SymEnv};
 
 use crate::check::KernelInfo;
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::Diagnostics;
 use crate::ir::{Module, Stmt};
-use crate::span::Span;
 
-/// A construct the lowering cannot translate (the checker accepted it, but no path implements it).
-#[derive(Clone, Debug, PartialEq)]
-pub struct LowerError {
-    pub span: Span,
-    pub message: String,
-}
-
-impl LowerError {
-    pub fn new(span: Span, message: impl Into<String>) -> Self {
-        LowerError {
-            span,
-            message: message.into(),
-        }
-    }
-    pub fn into_diagnostic(self) -> Diagnostic {
-        Diagnostic::new("E0900", self.span, self.message)
-    }
-}
-
-/// The passes, in order.
-pub const PASSES: [&str; 6] = ["path", "geometry", "memory", "roles", "body", "plan"];
+/// The stages of lowering, in order: analyses (`path` … `roles`), `body` (statements → nodes),
+/// the passes over the nodes ([`passes::PASSES`]), `plan` (signature, constants, launch) and
+/// `constants`.
+pub const STAGES: [&str; 11] = [
+    "path",
+    "geometry",
+    "memory",
+    "roles",
+    "body",
+    "async-copies",
+    "helpers",
+    "versioning",
+    "regions",
+    "plan",
+    "constants",
+];
 
 fn dump(pass: &str, what: &dyn std::fmt::Debug) {
     if std::env::var_os("TESSEL_DUMP_PASSES").is_some() {
@@ -94,7 +94,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     };
     let arrivals = roles::arrivals(m).map_err(|e| vec![e])?;
     dump("roles", &(&roles, &arrivals));
-    let mut e = body::Emitter {
+    let mut e = emitter::Emitter {
         m,
         geo: &geo,
         mem: &mem,
@@ -119,6 +119,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         lazy_store_tiles: tma_store::lazy_tiles(m),
         rewritten_store_tiles: tma_store::rewritten_tiles(m),
         even_copies: Vec::new(),
+        stages: Vec::new(),
         pending_store_read: false,
         cluster: geo
             .cluster
@@ -151,34 +152,29 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     if !e.errors.is_empty() {
         return Err(e.errors);
     }
-    dump("body", &e.lines);
-    let k = plan::finish(m, info, &geo, &mem, e);
+    passes::dump("body", &e.lines);
+    let mut body = lowered::Body {
+        lines: std::mem::take(&mut e.lines),
+        even_copies: std::mem::take(&mut e.even_copies),
+        stages: std::mem::take(&mut e.stages),
+    };
+    passes::run(&mut body).map_err(|msg| {
+        vec![LowerError::new(
+            m.kernel.name.span,
+            format!("internal: {msg}"),
+        )]
+    })?;
+    e.lines = body.lines;
+    let mut k = plan::finish(m, info, &geo, &mem, e);
     dump("plan", &k.plan);
+    plan::drop_unused_constants(&mut k);
+    passes::dump_text(
+        "constants",
+        &k.constants
+            .iter()
+            .map(|(n, v)| format!("constexpr int {n} = {v};"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
     Ok(k)
-}
-
-/// Enumerates tunable assignments (the cross product of domains, capped) for questions like
-/// "which WGMMA widths can this kernel need".
-mod roles_domain {
-    use super::sym::SymEnv;
-    use crate::ir::Module;
-
-    pub fn configs(m: &Module) -> Vec<SymEnv> {
-        let mut out = vec![SymEnv::new()];
-        for t in &m.tunables {
-            let mut next = Vec::new();
-            for env in &out {
-                for &v in &t.domain {
-                    let mut e = env.clone();
-                    e.insert(t.name.name.clone(), v);
-                    next.push(e);
-                    if next.len() > 100_000 {
-                        return next;
-                    }
-                }
-            }
-            out = next;
-        }
-        out
-    }
 }

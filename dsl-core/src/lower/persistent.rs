@@ -9,8 +9,9 @@
 //! before the loop; everything from the first other statement runs per tile. Both sides of a
 //! ring see the same tile sequence, so their per-barrier phase bits stay in step.
 
-use super::body::Emitter;
+use super::emitter::Emitter;
 use super::geometry::ParVar;
+use super::kernel::Op;
 use super::scope::Local;
 use crate::ir::{ExprId, Module, Stmt, StmtId};
 
@@ -33,67 +34,67 @@ fn once(m: &Module, s: StmtId, block_vars: &[String]) -> bool {
     }
 }
 
-/// Emits a branch body: the once-per-block prefix, then the tile loop around the rest.
-pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
-    let vars: Vec<ParVar> = e.geo.block_vars.clone();
-    let names: Vec<String> = vars.iter().map(|v| v.name.clone()).collect();
-    let split = body
-        .iter()
+/// How many leading statements of a branch body run once per block (the rest run per tile).
+pub fn once_prefix(e: &Emitter, body: &[StmtId]) -> usize {
+    let names: Vec<String> = e.geo.block_vars.iter().map(|v| v.name.clone()).collect();
+    body.iter()
         .position(|&s| !once(e.m, s, &names))
-        .unwrap_or(body.len());
+        .unwrap_or(body.len())
+}
+
+/// Opens the loop over this block's tiles and binds the block variables to the tile.
+pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
+    let vars: Vec<ParVar> = e.geo.block_vars.clone();
+    e.open(
+        Op::For {
+            var: "tsl_tile".into(),
+            init: "blockIdx.x".into(),
+            bound: "tsl_tiles".into(),
+            step: Some("tsl_tile += gridDim.x".into()),
+        },
+        Some("persistent: this block's tiles"),
+        line,
+    );
     e.scopes.push();
-    for &s in &body[..split] {
-        if let Err(err) = e.stmt(s) {
-            e.errors.push(err);
+    match (&e.geo.raster, vars.as_slice()) {
+        (Some(_), [bm, bn]) => {
+            e.line(format!("int {}, {};", bm.name, bn.name), line);
+            e.line(super::cluster::raster_call(e.geo, "tsl_tile"), line);
         }
+        (_, [bm, bn]) => {
+            e.line(
+                format!(
+                    "const int {} = tsl_tile % {};",
+                    bm.name,
+                    super::cexpr::cpp_paren(&bm.extent)
+                ),
+                line,
+            );
+            e.line(
+                format!(
+                    "const int {} = tsl_tile / {};",
+                    bn.name,
+                    super::cexpr::cpp_paren(&bm.extent)
+                ),
+                line,
+            );
+        }
+        (_, [b]) => e.line(format!("const int {} = tsl_tile;", b.name), line),
+        _ => e.errors.push(super::error::LowerError::new(
+            crate::span::Span::DUMMY,
+            "`persistent` supports a `: block` level of one or two variables",
+        )),
     }
-    if split < body.len() {
-        e.line("for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // persistent: this block's tiles", line);
-        e.indent += 1;
-        e.scopes.push();
-        match (&e.geo.raster, vars.as_slice()) {
-            (Some(_), [bm, bn]) => {
-                e.line(format!("int {}, {};", bm.name, bn.name), line);
-                e.line(super::cluster::raster_call(e.geo, "tsl_tile"), line);
-            }
-            (_, [bm, bn]) => {
-                e.line(
-                    format!(
-                        "const int {} = tsl_tile % {};",
-                        bm.name,
-                        super::cexpr::cpp_paren(&bm.extent)
-                    ),
-                    line,
-                );
-                e.line(
-                    format!(
-                        "const int {} = tsl_tile / {};",
-                        bn.name,
-                        super::cexpr::cpp_paren(&bm.extent)
-                    ),
-                    line,
-                );
-            }
-            (_, [b]) => e.line(format!("const int {} = tsl_tile;", b.name), line),
-            _ => e.errors.push(super::LowerError::new(
-                crate::span::Span::DUMMY,
-                "`persistent` supports a `: block` level of one or two variables",
-            )),
-        }
-        for v in &vars {
-            e.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
-        }
-        for &s in &body[split..] {
-            if let Err(err) = e.stmt(s) {
-                e.errors.push(err);
-            }
-        }
-        e.flush_sync_tma();
-        e.flush_dma();
-        e.scopes.pop();
-        e.indent -= 1;
-        e.line("}", None);
-        super::tma_store::end_of_branch(e, line);
+    for v in &vars {
+        e.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
     }
+}
+
+/// Closes the tile loop (after its statements), then waits for the branch's TMA stores.
+pub fn close_tile_loop(e: &mut Emitter, line: Option<u32>) {
+    e.flush_sync_tma();
+    e.flush_dma();
     e.scopes.pop();
+    e.close(None);
+    super::tma_store::end_of_branch(e, line);
 }

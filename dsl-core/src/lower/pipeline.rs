@@ -1,6 +1,6 @@
 //! Software pipelining of the WGMMA k-loop ("release one stage late").
 //!
-//! Seed 004's consumer loop ends with `mma.commit; trigger empty[stage];` where
+//! A consumer loop that ends with `mma.commit; trigger empty[stage];` where
 //! `stage = iv % STAGES`: wait for this k-tile's WGMMAs, then hand the stage back. Lowered
 //! literally that drains the tensor pipe every k-tile. When the pattern matches exactly, the
 //! loop instead keeps one WGMMA group in flight (`wgmma.wait_group 1`) and releases the
@@ -10,7 +10,6 @@
 //! with three or more (measured on an H200: with two, the late release starves the producer,
 //! 0.57x of cuBLAS against 0.65x literal), so `if constexpr (STAGES > 2)` chooses at compile time.
 
-use super::body::Emitter;
 use super::sym::Sym;
 use crate::ir::{BinaryOp, Expr, Module, Stmt, StmtId};
 
@@ -72,51 +71,4 @@ pub fn match_loop(
         stage: stage.clone(),
         trip: trip.clone(),
     })
-}
-
-/// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
-pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
-    let s = super::cexpr::cpp_paren(&d.stages);
-    e.line("tsl_wgmma_commit();", line);
-    e.line(format!("if constexpr ({s} > 2) {{  // pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"), line);
-    e.line("  tsl_wgmma_wait<1>();", line);
-    let prev = format!("({} - 1) % {s}", d.iv);
-    e.line(
-        format!(
-            "  if ({} > 0) {}",
-            d.iv,
-            super::hopper::arrive_call(e, &d.event, &prev)
-        ),
-        line,
-    );
-    e.line(
-        "} else {  // shallow ring: free this stage as soon as its WGMMAs are done",
-        line,
-    );
-    e.line("  tsl_wgmma_wait<0>();", line);
-    e.line(
-        format!("  {}", super::hopper::arrive_call(e, &d.event, &d.stage)),
-        line,
-    );
-    e.line("}", line);
-}
-
-/// After the loop: wait for the last group and release its stage.
-pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
-    let s = super::cexpr::cpp_paren(&d.stages);
-    let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
-    e.line(
-        format!("if constexpr ({s} > 2) {{  // the last k-tile's WGMMAs, then its stage"),
-        line,
-    );
-    e.line("  tsl_wgmma_wait<0>();", line);
-    e.line(
-        format!(
-            "  if ({} > 0) {}",
-            super::cexpr::cpp_paren(&d.trip),
-            super::hopper::arrive_call(e, &d.event, &last)
-        ),
-        line,
-    );
-    e.line("}", line);
 }

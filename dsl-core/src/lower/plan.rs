@@ -4,9 +4,9 @@
 //! `dma.copy`, a `CUtensorMap` for each distinct TMA box over it, then the symbolic dims as
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
-use super::body::Emitter;
+use super::emitter::Emitter;
 use super::geometry::Geometry;
-use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, TemplateParam};
+use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
 use super::memory::Memory;
 use super::sym::Sym;
 use crate::check::KernelInfo;
@@ -49,28 +49,42 @@ pub fn finish(
 ) -> CudaKernel {
     if e.uses_sync_tma {
         let decl = [
-            "__shared__ alignas(8) unsigned long long tsl_tma_bar;  // completes the synchronous TMA loads",
-            "if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }",
-            "__syncthreads();",
-            "unsigned tsl_tma_phase = 0;",
-        ];
-        for (i, d) in decl.iter().enumerate() {
-            e.lines.insert(
-                i,
-                super::kernel::Line {
-                    indent: 0,
-                    code: d.to_string(),
-                    dsl_line: None,
+            Line {
+                note: Some("completes the synchronous TMA loads".into()),
+                ..Line::new(
+                    0,
+                    Op::Decl {
+                        ty: "__shared__ alignas(8) unsigned long long".into(),
+                        name: "tsl_tma_bar".into(),
+                        init: None,
+                    },
+                )
+            },
+            Line::new(
+                0,
+                Op::Stmt(
+                    "if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }"
+                        .into(),
+                ),
+            ),
+            Line::new(0, Op::Barrier),
+            Line::new(
+                0,
+                Op::Decl {
+                    ty: "unsigned".into(),
+                    name: "tsl_tma_phase".into(),
+                    init: Some("0".into()),
                 },
-            );
-        }
+            ),
+        ];
+        e.lines.splice(0..0, decl);
     }
     element_params(m, &mut e);
     let dims = m.symbolic_dims();
     let mut params = Vec::new();
     let mut args = Vec::new();
     for (i, p) in m.kernel.params.iter().enumerate() {
-        let ty = super::body::scalar_type(p.dtype);
+        let ty = super::cexpr::scalar_type(p.dtype);
         if e.pointer_params.contains(&i) {
             let c = if e.written_params.contains(&i) {
                 ""
@@ -139,7 +153,7 @@ pub fn finish(
                 ));
             }
             let dims = match &geo.cluster {
-                Some(c) => format!("__cluster_dims__({}, 1, 1) ", c.to_cpp()),
+                Some(c) => format!("__cluster_dims__({}, 1, 1) ", expand(m, c).to_cpp()),
                 None => String::new(),
             };
             format!("{dims}__launch_bounds__({}, {blocks})", threads.to_cpp())
@@ -197,7 +211,7 @@ pub fn finish(
     let mut ns: Vec<i64> = Vec::new();
     for n in &e.wgmma_ns {
         // Every value the accumulator width can take over the tunable domains.
-        for cfg in super::roles_domain::configs(m) {
+        for cfg in super::domain::configs(m) {
             if let Ok(v) = expand(m, n).eval(&cfg) {
                 if !ns.contains(&v) {
                     ns.push(v);
@@ -219,7 +233,7 @@ pub fn finish(
                 default: t.default,
             })
             .collect(),
-        constants: used_constants(constants, &e.lines),
+        constants,
         params,
         launch_bounds,
         body: e.lines,
@@ -230,26 +244,23 @@ pub fn finish(
     }
 }
 
+/// Pass `constants`: keeps the constants the body uses (see [`used_constants`]).
+pub fn drop_unused_constants(k: &mut CudaKernel) {
+    k.constants = used_constants(std::mem::take(&mut k.constants), &k.body);
+}
+
 /// The constants the body uses, directly or through a later constant (the list is in
 /// dependency order); a `const` the DSL only needs in a `require` or a launch expression would
 /// be an unused `constexpr` (dead code, and an NVRTC warning) in the kernel.
 fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(String, String)> {
-    fn idents(text: &str, out: &mut BTreeSet<String>) {
-        let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
-        for w in text.split(|c: char| !is_id(c)) {
-            if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-                out.insert(w.to_string());
-            }
-        }
-    }
     let mut used = BTreeSet::new();
     for l in body {
-        idents(&l.code, &mut used);
+        l.op.names(&mut used);
     }
     let mut kept: Vec<(String, String)> = Vec::new();
     for (name, value) in constants.into_iter().rev() {
         if used.contains(&name) {
-            idents(&value, &mut used);
+            super::kernel::identifiers(&value, &mut used);
             kept.push((name, value));
         }
     }
@@ -300,11 +311,7 @@ mod tests {
     use super::*;
 
     fn line(code: &str) -> Line {
-        Line {
-            indent: 0,
-            code: code.into(),
-            dsl_line: None,
-        }
+        Line::new(0, Op::Stmt(code.into()))
     }
 
     #[test]

@@ -15,9 +15,10 @@
 //! (so a `[1, 8]` tile copies into an `[8]` register tile). Shared-side alignment is a C++
 //! constant expression over the tunables ([`View::aligned_cpp`]), decided per instantiation.
 
-use super::LowerError;
-use super::body::Emitter;
 use super::cexpr::View;
+use super::emitter::Emitter;
+use super::error::LowerError;
+use super::kernel::Call;
 use super::sym::Sym;
 use crate::ir::{ExprId, MemSpace};
 
@@ -108,15 +109,11 @@ pub fn copy(
             let (gr, gc) = global_extent(sv);
             let p = sv.tensor.param.unwrap_or(0);
             e.pointer_params.insert(p);
-            e.line(
-                format!(
-                    "tsl_copy_g2r<{}, {}, {}>({}, {}, {r0}, {c0}, {gr}, {gc});",
-                    rows.to_cpp(),
-                    cols.to_cpp(),
-                    dld.to_cpp(),
-                    ptr_of(dv),
-                    sv.tensor.name
-                ),
+            e.call(
+                Call::new("tsl_copy_g2r")
+                    .targs([rows.to_cpp(), cols.to_cpp(), dld.to_cpp()])
+                    .args([ptr_of(dv), sv.tensor.name.clone(), r0, c0, gr, gc]),
+                None,
                 line,
             );
         }
@@ -127,15 +124,11 @@ pub fn copy(
             let p = dv.tensor.param.unwrap_or(0);
             e.pointer_params.insert(p);
             e.written_params.insert(p);
-            e.line(
-                format!(
-                    "tsl_copy_r2g<{}, {}, {}>({}, {}, {r0}, {c0}, {gr}, {gc});",
-                    rows.to_cpp(),
-                    cols.to_cpp(),
-                    sld.to_cpp(),
-                    dv.tensor.name,
-                    ptr_of(sv)
-                ),
+            e.call(
+                Call::new("tsl_copy_r2g")
+                    .targs([rows.to_cpp(), cols.to_cpp(), sld.to_cpp()])
+                    .args([dv.tensor.name.clone(), ptr_of(sv), r0, c0, gr, gc]),
+                None,
                 line,
             );
         }
@@ -154,17 +147,17 @@ pub fn copy(
             } else {
                 "false".into()
             };
-            e.line(
-                format!(
-                    "tsl_copy_tile<{}, {}, {}, {}, {}>({}, {});",
-                    rows.to_cpp(),
-                    cols.to_cpp(),
-                    sld.to_cpp(),
-                    dld.to_cpp(),
-                    template_bool(&aligned),
-                    ptr_of(dv),
-                    ptr_of(sv)
-                ),
+            e.call(
+                Call::new("tsl_copy_tile")
+                    .targs([
+                        rows.to_cpp(),
+                        cols.to_cpp(),
+                        sld.to_cpp(),
+                        dld.to_cpp(),
+                        template_bool(&aligned),
+                    ])
+                    .args([ptr_of(dv), ptr_of(sv)]),
+                None,
                 line,
             );
         }
@@ -177,17 +170,17 @@ pub fn copy(
             } else {
                 dv.tensor.ld()
             };
-            e.line(
-                format!(
-                    "tsl_copy_tile_st<{}, {}, {}, {}, {}>({}, {});",
-                    rows.to_cpp(),
-                    cols.to_cpp(),
-                    sld.to_cpp(),
-                    dld.to_cpp(),
-                    template_bool(&dv.aligned_cpp(vec)),
-                    ptr_of(dv),
-                    ptr_of(sv)
-                ),
+            e.call(
+                Call::new("tsl_copy_tile_st")
+                    .targs([
+                        rows.to_cpp(),
+                        cols.to_cpp(),
+                        sld.to_cpp(),
+                        dld.to_cpp(),
+                        template_bool(&dv.aligned_cpp(vec)),
+                    ])
+                    .args([ptr_of(dv), ptr_of(sv)]),
+                None,
                 line,
             );
         }

@@ -10,7 +10,12 @@ use super::geometry::Geometry;
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
 use std::collections::HashMap;
 
-use super::body::Role;
+/// Warp-specialization role of an `inthreads` branch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Producer,
+    Consumer,
+}
 
 pub fn warp_roles(m: &Module, geo: &Geometry) -> HashMap<StmtId, (Role, String)> {
     let mut out = HashMap::new();
@@ -90,7 +95,7 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
 
 /// Event name → C++ predicate of the threads that reach its first `trigger`. A `trigger` under
 /// an `if` is rejected: its arrival count would depend on data, and a wrong count deadlocks.
-pub fn arrivals(m: &Module) -> Result<HashMap<String, String>, super::LowerError> {
+pub fn arrivals(m: &Module) -> Result<HashMap<String, String>, super::error::LowerError> {
     let mut out = HashMap::new();
     let mut conds = Vec::new();
     walk(m, &m.kernel.body, &mut conds, &mut out);
@@ -99,7 +104,7 @@ pub fn arrivals(m: &Module) -> Result<HashMap<String, String>, super::LowerError
         find_trigger_under_if(m, s, false, &mut under_if);
     }
     match under_if.first() {
-        Some(&s) => Err(super::LowerError::new(
+        Some(&s) => Err(super::error::LowerError::new(
             m.stmt_span(s),
             "`trigger` inside an `if`: an event's arrival count must be known at compile time; select the triggering threads with `inthreads (cond)` instead",
         )),

@@ -49,6 +49,14 @@ pub enum Local {
     Frag(FragKind),
     /// Tunables, constants and symbolic dims.
     Value,
+    /// The name of an array-entry pointer an enclosing loop computes once.
+    Hoisted(String),
+}
+
+/// The scope key under which the pointer `entry` (C++ of an array entry) is hoisted: not a
+/// DSL name, so it cannot shadow one.
+fn hoist_key(entry: &str) -> String {
+    format!("tsl hoisted {entry}")
 }
 
 #[derive(Default, Debug)]
@@ -75,6 +83,17 @@ impl Scopes {
     pub fn tensor(&self, name: &str) -> Option<&TensorLocal> {
         match self.get(name) {
             Some(Local::Tensor(t)) => Some(t),
+            _ => None,
+        }
+    }
+    /// Records that an enclosing loop computes the array entry `entry` once, as `name`.
+    pub fn hoist(&mut self, entry: &str, name: &str) {
+        self.insert(&hoist_key(entry), Local::Hoisted(name.to_string()));
+    }
+    /// The name of the hoisted pointer to the array entry `entry`, if a loop hoisted it.
+    pub fn hoisted(&self, entry: &str) -> Option<String> {
+        match self.get(&hoist_key(entry)) {
+            Some(Local::Hoisted(n)) => Some(n.clone()),
             _ => None,
         }
     }

@@ -25,9 +25,11 @@
 //!
 //! `reduce.sum x : group` is a butterfly all-reduce over the warp's 32 lanes (SHFL.BFLY).
 
-use super::LowerError;
-use super::body::Emitter;
 use super::cexpr::cpp_paren;
+use super::emitter::Emitter;
+use super::error::LowerError;
+use super::kernel::{Call, Line, Op};
+use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
 use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
 
 pub fn dma_copy(
@@ -79,51 +81,56 @@ pub fn dma_copy(
         !e.pending_dma
     };
     if barrier {
-        e.line(
-            "__syncthreads();  // earlier readers of the destinations are done",
-            line,
-        );
+        e.barrier(Some("earlier readers of the destinations are done"), line);
     }
     let helper = match (dv.transposed, is_async) {
-        (true, _) => "tsl_copy_g2s_t",
-        (false, true) => "tsl_copy_g2s_async",
-        (false, false) => "tsl_copy_g2s",
+        (true, _) => G2S_T,
+        (false, true) => G2S_ASYNC,
+        (false, false) => G2S,
     };
-    let targs = format!("{rows}, {cols}, {ld}, tsl_threads");
-    let stage = if dv.transposed && is_async {
+    let targs = vec![rows, cols, ld, "tsl_threads".to_string()];
+    let mut args = Vec::new();
+    if dv.transposed && is_async {
         // One register stage per destination tensor: every async copy into it has one shape.
-        let stage = format!("tsl_stage_{}", dv.tensor.name);
-        let issue = format!(">({stage}, ");
-        if let Some(other) = e.lines.iter().find_map(|l| {
-            let rest = l.code.strip_prefix("tsl_copy_g2s_t<")?;
-            let (ta, _) = rest.split_once(&issue)?;
-            (ta != targs).then_some(ta)
-        }) {
+        let stage = Stage {
+            tensor: dv.tensor.name.clone(),
+            targs: targs.clone(),
+            ty: super::cexpr::scalar_type(dv.tensor.dtype),
+            dsl_line: line,
+        };
+        if let Some(other) = e
+            .stages
+            .iter()
+            .find(|o| o.tensor == stage.tensor && o.targs != stage.targs)
+        {
             return Err(LowerError::new(
                 m.expr_span(*d),
                 format!(
-                    "the async copies into `{}.transpose()` share one register stage, so they need one tile shape: `<{targs}>` here, `<{other}>` before",
-                    dv.tensor.name
+                    "the async copies into `{}.transpose()` share one register stage, so they need one tile shape: `<{}>` here, `<{}>` before",
+                    dv.tensor.name,
+                    stage.targs.join(", "),
+                    other.targs.join(", ")
                 ),
             ));
         }
-        format!("{stage}, ")
-    } else {
-        String::new()
-    };
-    let code = format!(
-        "{helper}<{targs}>({stage}{}, {}, {}, {}, {}, {});",
-        dv.tile_ptr(),
-        t.name,
-        sv.origin[0],
-        sv.origin[1],
-        t.shape[0].to_cpp(),
-        t.shape[1].to_cpp()
-    );
-    if is_async && let Some(cond) = super::even::grid_tile_conditions(m, src, &sv) {
-        e.even_copies.push((code.clone(), cond));
+        args.push(stage.var());
+        if !e.stages.iter().any(|o| o.tensor == stage.tensor) {
+            e.stages.push(stage);
+        }
     }
-    e.line(code, line);
+    args.extend([
+        dv.tile_ptr(),
+        t.name.clone(),
+        sv.origin[0].clone(),
+        sv.origin[1].clone(),
+        t.shape[0].to_cpp(),
+        t.shape[1].to_cpp(),
+    ]);
+    let call = Call::new(helper).targs(targs).args(args);
+    if is_async && let Some(cond) = super::even::grid_tile_conditions(m, src, &sv) {
+        e.even_copies.push((call.clone(), cond));
+    }
+    e.call(call, None, line);
     if !is_async {
         // Waited for (with one barrier) before the next statement that is not a copy.
         e.pending_dma = true;
@@ -131,149 +138,127 @@ pub fn dma_copy(
     Ok(())
 }
 
-/// Whether the last line emitted is a barrier, or an async cooperative copy (a sync one leaves
+/// Whether the last node emitted is a barrier, or an async cooperative copy (a sync one leaves
 /// `pending_dma` set): then the threads are already past every earlier reader of shared memory,
 /// or the copy before this one emitted the barrier that covers both.
 fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
-    e.lines.last().is_some_and(|l| {
-        l.code.starts_with("__syncthreads();")
-            || (!e.pending_dma && l.code.starts_with("tsl_copy_g2s"))
+    e.lines.last().is_some_and(|l| match &l.op {
+        Op::Barrier => true,
+        Op::Call(c) => !e.pending_dma && [G2S, G2S_ASYNC, G2S_T].contains(&c.name.as_str()),
+        _ => false,
     })
 }
 
-/// The calls that bring `lowering/simt_tiles.cuh` into the emitted file (codegen-cuda reads
-/// this list, together with `tsl_copy_g2s_async<`, which a kernel only keeps when one of these
-/// is present — see `fallback_without_tile_helpers`).
-pub const TILE_HELPERS: [&str; 7] = [
-    "tsl_copy_g2r<",
-    "tsl_copy_r2g<",
-    "tsl_copy_tile<",
-    "tsl_copy_tile_st<",
-    "tsl_copy_g2s_t<",
-    "tsl_warp_sum(",
-    "tsl_warp_max(",
-];
-
-/// `tsl_copy_g2s_async` (the interior fast path) lives in `simt_tiles.cuh`; a kernel that calls
-/// nothing else from that file takes `tsl_copy_g2s` (`simt.cuh`), which does the same copy.
-fn fallback_without_tile_helpers(e: &mut Emitter, start: usize) {
-    let tiles = e
-        .lines
+/// Pass `helpers`: [`G2S_ASYNC`] (the interior fast path) lives in `simt_tiles.cuh`; a kernel
+/// that calls nothing else from that file takes [`G2S`] (`simt.cuh`), which does the same copy.
+pub fn select_copy_helpers(body: &mut Body) {
+    let lines = &mut body.lines;
+    let calls = |l: &Line| l.op.call().map(|c| c.name.clone());
+    if lines
         .iter()
-        .any(|l| TILE_HELPERS.iter().any(|h| l.code.contains(h)));
-    if tiles {
+        .filter_map(calls)
+        .any(|n| TILE_HELPERS.contains(&n.as_str()))
+    {
         return;
     }
-    for l in e.lines.iter_mut().skip(start) {
-        if let Some(rest) = l.code.strip_prefix("tsl_copy_g2s_async<") {
-            l.code = format!("tsl_copy_g2s<{rest}");
+    for l in lines.iter_mut() {
+        if let Op::Call(c) = &mut l.op
+            && c.name == G2S_ASYNC
+        {
+            c.name = G2S.to_string();
         }
     }
 }
 
-/// The register stages of `dma.copy.async … => t.transpose()` issued in `lines[start..]`: each
-/// is declared at `start` (once, before the loops that issue and land it), and every
-/// `dma.wait` in the range lands every stage just before it waits. Idempotent, so that nested
-/// `parallel` statements may each call it.
-pub fn finish_async_copies(e: &mut Emitter, start: usize) {
-    let issued = e.lines.iter().skip(start).any(|l| {
-        l.code.starts_with("tsl_copy_g2s_async<")
-            || (l.code.starts_with("tsl_copy_g2s_t<")
-                && l.code.contains(">(tsl_stage_")
-                && !is_land(&l.code))
-    });
-    let drained = e
-        .lines
-        .last()
-        .is_some_and(|l| l.code.starts_with("tsl_cp_async_wait_all();"));
+/// Pass `async-copies` for the nodes `lines[start..end]` of one `parallel` body: the register
+/// stages of `dma.copy.async … => t.transpose()` issued there are declared at `start` (once,
+/// before the loops that issue and land them), and every `dma.wait` in the range lands every
+/// stage just before it waits; the body drains its copies before it ends.
+pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
+    let stages: Vec<Stage> = e
+        .stages
+        .iter()
+        .filter(|st| {
+            e.lines[start..end]
+                .iter()
+                .any(|l| l.op.call().is_some_and(|c| st.issued_by(c)))
+        })
+        .cloned()
+        .collect();
+    let issued = !stages.is_empty()
+        || e.lines[start..end]
+            .iter()
+            .any(|l| l.op.call().is_some_and(|c| c.name == G2S_ASYNC));
+    let drained = end > start
+        && e.lines[end - 1]
+            .op
+            .call()
+            .is_some_and(|c| c.name == WAIT_ALL);
     if issued && !drained {
         // Copies issued ahead (the last iterations' prefetches) do not outlive the block.
-        e.line(
-            "tsl_cp_async_wait_all();  // no async copy outlives the block",
-            None,
+        let indent = e.lines[end].indent;
+        e.lines.insert(
+            end,
+            Line {
+                note: Some("no async copy outlives the block".into()),
+                ..Line::new(indent, Op::Call(Call::new(WAIT_ALL)))
+            },
         );
     }
-    fallback_without_tile_helpers(e, start);
-    // (stage name, template arguments, DSL line of its first issue)
-    let mut stages: Vec<(String, String, Option<u32>)> = Vec::new();
-    for l in e.lines.iter().skip(start) {
-        let Some((targs, args)) = l
-            .code
-            .strip_prefix("tsl_copy_g2s_t<")
-            .and_then(|r| r.split_once(">(tsl_stage_"))
-        else {
-            continue;
-        };
-        let Some((tensor, _)) = args.split_once(',') else {
-            continue;
-        };
-        if !stages.iter().any(|st| st.0 == tensor) {
-            stages.push((tensor.to_string(), targs.to_string(), l.dsl_line));
-        }
-    }
-    let land = |tensor: &str, targs: &str| format!("tsl_copy_g2s_t<{targs}>(tsl_stage_{tensor});");
     // Lands before every wait that does not have them yet (from the back: indices stay valid).
-    let waits: Vec<usize> = (start..e.lines.len())
-        .filter(|&i| e.lines[i].code.starts_with("tsl_cp_async_wait<"))
+    let waits: Vec<usize> = (start..end)
+        .filter(|&i| e.lines[i].op.call().is_some_and(|c| c.name == WAIT))
         .collect();
     for &w in waits.iter().rev() {
         let (indent, dsl_line) = (e.lines[w].indent, e.lines[w].dsl_line);
-        let before: Vec<String> = e.lines[..w]
+        let before: Vec<&Call> = e.lines[..w]
             .iter()
             .rev()
-            .map(|l| l.code.clone())
-            .take_while(|c| is_land(c))
+            .map_while(|l| l.op.call().filter(|c| is_land(c)))
             .collect();
-        for (tensor, targs, _) in stages.iter().rev() {
-            let code = land(tensor, targs);
-            if before.iter().any(|c| c.starts_with(&code)) {
-                continue;
-            }
+        let missing: Vec<Call> = stages
+            .iter()
+            .rev()
+            .map(Stage::land)
+            .filter(|c| !before.contains(&c))
+            .collect();
+        for c in missing {
             e.lines.insert(
                 w,
-                super::kernel::Line {
+                Line {
                     indent,
-                    code: format!("{code}  // the transposed copy in flight lands"),
+                    op: Op::Call(c),
                     dsl_line,
+                    note: Some("the transposed copy in flight lands".into()),
                 },
             );
         }
     }
-    let indent = e.lines.get(start).map(|l| l.indent).unwrap_or(e.indent);
-    for (tensor, targs, dsl_line) in stages.iter().rev() {
-        // The element type is the destination's, from its `T* name = …;` line.
-        let ty = e
-            .lines
-            .iter()
-            .find_map(|l| {
-                let (ty, rest) = l.code.split_once("* ")?;
-                rest.starts_with(&format!("{tensor} = "))
-                    .then(|| ty.to_string())
-            })
-            .unwrap_or_else(|| "float".into());
-        let decl = format!("tsl_stage_t<{targs}, {ty}> tsl_stage_{tensor};");
-        if e.lines.iter().any(|l| l.code.starts_with(&decl)) {
+    let indent = e.lines[start].indent;
+    for st in stages.iter().rev() {
+        let decl = Op::Decl {
+            ty: format!("tsl_stage_t<{}, {}>", st.targs.join(", "), st.ty),
+            name: st.var(),
+            init: None,
+        };
+        if e.lines.iter().any(|l| l.op == decl) {
             continue;
         }
         e.lines.insert(
             start,
-            super::kernel::Line {
+            Line {
                 indent,
-                code: format!("{decl}  // registers of the async transposed copies in flight"),
-                dsl_line: *dsl_line,
+                op: decl,
+                dsl_line: st.dsl_line,
+                note: Some("registers of the async transposed copies in flight".into()),
             },
         );
     }
 }
 
 /// `tsl_copy_g2s_t<…>(tsl_stage_x);`: a stage landing (an issue passes more arguments).
-fn is_land(code: &str) -> bool {
-    code.strip_prefix("tsl_copy_g2s_t<")
-        .and_then(|r| r.split_once(">(tsl_stage_"))
-        .is_some_and(|(_, args)| {
-            args.split_once(')')
-                .is_some_and(|(name, _)| !name.contains(','))
-        })
+fn is_land(c: &Call) -> bool {
+    c.name == G2S_T && c.args.len() == 1
 }
 
 /// The loop-invariant shared array entries of a SIMT loop over `vars` with body `body`: for each,
@@ -306,35 +291,32 @@ pub fn hoist_entries(
             continue;
         }
         let Ok(v) = e.cx().view(ix) else { continue };
-        let text = v.entry_ptr();
-        // Hoisted already by an enclosing loop (its marker is in scope), or seen here.
-        if e.scopes.get(&hoist_marker(&text)).is_some() || out.iter().any(|h| h.0 == text) {
+        let text = v.entry_ptr_expr();
+        // Hoisted already by an enclosing loop, or seen here.
+        if v.hoisted.is_some() || out.iter().any(|h| h.0 == text) {
             continue;
         }
-        // A name no earlier line declares (sibling loops hoist into the same C++ scope).
+        // A name no earlier node declares (sibling loops hoist into the same C++ scope).
         let name = (0..)
             .map(|n| match n {
                 0 => format!("tsl_{tensor}_at"),
                 _ => format!("tsl_{tensor}_at{n}"),
             })
             .find(|name| {
-                let decl = format!("* const {name} = ");
-                !e.lines.iter().any(|l| l.code.contains(&decl)) && !out.iter().any(|h| h.1 == *name)
+                !e.lines
+                    .iter()
+                    .any(|l| matches!(&l.op, Op::Decl { name: d, .. } if d == name))
+                    && !out.iter().any(|h| h.1 == *name)
             })
             .unwrap_or_default();
         out.push((
             text,
             name,
-            super::body::scalar_type(v.tensor.dtype),
+            super::cexpr::scalar_type(v.tensor.dtype),
             tensor.clone(),
         ));
     }
     out
-}
-
-/// The scope entry that says `text` is hoisted by an enclosing loop (not a DSL name).
-pub fn hoist_marker(text: &str) -> String {
-    format!("tsl hoisted {text}")
 }
 
 /// The `base[index]` expressions of `stmts` (recursively), and every name they bind.
@@ -414,11 +396,8 @@ fn free_names(m: &Module, x: ExprId, out: &mut Vec<String>) {
 /// `dma.wait N;`
 pub fn dma_wait(e: &mut Emitter, pending: ExprId, line: Option<u32>) -> Result<(), LowerError> {
     let n = e.cx().sym(pending)?;
-    e.line(format!("tsl_cp_async_wait<{}>();", n.to_cpp()), line);
-    e.line(
-        "__syncthreads();  // the landed tiles are visible to every thread",
-        line,
-    );
+    e.call(Call::new(WAIT).targs([n.to_cpp()]), None, line);
+    e.barrier(Some("the landed tiles are visible to every thread"), line);
     Ok(())
 }
 
@@ -433,11 +412,9 @@ pub fn reduce(
         ReduceOp::Sum => "tsl_warp_sum",
         ReduceOp::Max => "tsl_warp_max",
     };
-    e.line(
-        format!(
-            "{0} = {f}({0});  // across the 32 lanes of the warp",
-            target.name
-        ),
+    e.call(
+        Call::new(f).args([&target.name]).assign(&target.name),
+        Some("across the 32 lanes of the warp"),
         line,
     );
     Ok(())

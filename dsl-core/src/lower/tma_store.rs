@@ -10,9 +10,10 @@
 //! `mma.store`, after a whole main loop — and to the end of the branch, so the store's read
 //! overlaps the next tile's MMAs instead of stalling the warpgroup between tiles.
 
-use super::LowerError;
-use super::body::Emitter;
 use super::cexpr::View;
+use super::emitter::Emitter;
+use super::error::LowerError;
+use super::kernel::Call;
 use super::sym::Sym;
 use super::walk::root;
 use crate::check::stmt_exprs;
@@ -135,25 +136,21 @@ pub fn store(
     swz: Sym,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let map = super::hopper::tma_map(e, dv, swz)?;
+    let map = e.tma_map(dv, swz)?;
     e.written_params.insert(dv.tensor.param.unwrap_or(0));
     let coords = format!("{}, {}", dv.origin[1], dv.origin[0]);
-    e.line(
-        "tsl_fence_proxy_async();  // make the tile's st.shared visible to the TMA engine",
+    e.call(
+        Call::new("tsl_fence_proxy_async"),
+        Some("make the tile's st.shared visible to the TMA engine"),
         line,
     );
-    let (bar, first) = if per_warpgroup(e) {
-        (
-            "tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // this warpgroup's tile is complete",
-            "threadIdx.x % 128 == 0",
-        )
+    let first = if per_warpgroup(e) {
+        barrier(e, Some("this warpgroup's tile is complete"), line);
+        "threadIdx.x % 128 == 0"
     } else {
-        (
-            "__syncthreads();  // the tile is complete",
-            "threadIdx.x == 0",
-        )
+        barrier(e, Some("the tile is complete"), line);
+        "threadIdx.x == 0"
     };
-    e.line(bar, line);
     let issue = format!("tsl_tma_store_2d(&{map}, {}, {coords});", sv.tile_ptr());
     if e.lazy_store_tiles.contains(&sv.tensor.name) {
         e.line(format!("if ({first}) {{ {issue} tsl_tma_store_commit(); }}  // read-wait deferred to the tile's next write"), line);
@@ -167,30 +164,37 @@ pub fn store(
     Ok(())
 }
 
+/// The barrier over the threads that write the tile: their warpgroup's named barrier when each
+/// warpgroup stores its own tile, else the block's.
+fn barrier(e: &mut Emitter, note: Option<&str>, line: Option<u32>) {
+    if per_warpgroup(e) {
+        let sync = Call::new("tsl_named_barrier_sync").args(["1 + threadIdx.x / 128", "128"]);
+        e.call(sync, note, line);
+    } else {
+        e.barrier(note, line);
+    }
+}
+
 /// Before `mma.store` writes `tile`: when its TMA stores wait lazily, the storing thread waits
 /// until the last one has read the tile, and a barrier tells the others; when they wait right
 /// after issuing and the tile is written again (`rewritten_tiles`), the barrier alone.
 pub fn before_write(e: &mut Emitter, tile: &str, line: Option<u32>) {
     if !e.lazy_store_tiles.contains(tile) {
         if e.rewritten_store_tiles.contains(tile) {
-            let bar = match per_warpgroup(e) {
-                true => "tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);",
-                false => "__syncthreads();",
-            };
-            e.line(format!("{bar}  // the last TMA store from this tile has read it (its issuing thread waited)"), line);
+            barrier(
+                e,
+                Some("the last TMA store from this tile has read it (its issuing thread waited)"),
+                line,
+            );
         }
         return;
     }
     if per_warpgroup(e) {
         e.line("if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // the last TMA store from this tile has read it", line);
-        e.line(
-            "tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // the tile may be overwritten",
-            line,
-        );
     } else {
         e.line("if (threadIdx.x == 0) tsl_tma_store_wait_read<0>();  // the last TMA store from this tile has read it", line);
-        e.line("__syncthreads();  // the tile may be overwritten", line);
     }
+    barrier(e, Some("the tile may be overwritten"), line);
 }
 
 /// At the end of a branch: the deferred read-waits of its TMA stores (shared memory must

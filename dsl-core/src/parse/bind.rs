@@ -66,12 +66,34 @@ impl Parser {
     pub(crate) fn decl(&mut self) -> PResult<StmtId> {
         let first = self.pos;
         let word = self.peek_ident().unwrap_or_default().to_string();
-        let space = MemSpace::from_name(&word).ok_or(Reported)?;
-        self.bump();
+        let frag = word == "frag";
+        let space = match MemSpace::from_name(&word) {
+            Some(space) => {
+                self.bump();
+                space
+            }
+            None if frag => {
+                self.bump();
+                MemSpace::Local
+            }
+            None if DType::from_name(&word).is_some() && self.parallel_depth == 0 => {
+                MemSpace::Global
+            }
+            None if DType::from_name(&word).is_some() => MemSpace::Local,
+            None => return Err(Reported),
+        };
         if self.eat_kw("event").is_some() {
             let names = self.declarators()?;
+            let ready = self.is_op("=") && self.kw_at(self.pos + 1, "ready");
+            if ready {
+                self.pos += 2;
+            }
             self.expect_semi("the event declaration")?;
-            return Ok(self.add_stmt(Stmt::EventDecl { space, names }, self.span_from(first)));
+            let s = self.add_stmt(Stmt::EventDecl { space, names }, self.span_from(first));
+            if ready {
+                self.decl_ext.push(crate::ir::DeclExt::Ready { decl: s });
+            }
+            return Ok(s);
         }
         let (dtype, dtype_span) = self.dtype()?;
         if !self.is_open(Delim::Bracket) {
@@ -82,9 +104,20 @@ impl Parser {
             ));
         }
         let shape = self.extents(true)?;
+        let shape = self.splice_spans(shape);
         let names = self.declarators()?;
+        let init = match self.open(Delim::Brace) {
+            Some((_, close)) => {
+                let v = self.expr();
+                Some(self.finish_group(close, "to end the initializer", v)?)
+            }
+            None => None,
+        };
         self.expect_semi("the declaration")?;
-        Ok(self.add_stmt(
+        for d in &names {
+            self.shapes.push((d.name.name.clone(), shape.clone()));
+        }
+        let s = self.add_stmt(
             Stmt::TensorDecl {
                 space,
                 dtype,
@@ -93,7 +126,55 @@ impl Parser {
                 names,
             },
             self.span_from(first),
-        ))
+        );
+        if let Some(value) = init {
+            self.decl_ext
+                .push(crate::ir::DeclExt::Init { decl: s, value });
+        }
+        if frag {
+            self.decl_ext.push(crate::ir::DeclExt::Frag { decl: s });
+        }
+        Ok(s)
+    }
+
+    /// Whether `e` uses only literals and names with a compile-time value.
+    fn only_constants(&self, e: ExprId) -> bool {
+        match &self.exprs[e] {
+            Expr::Int(_) => true,
+            Expr::Name(n) => self.const_names.contains(n),
+            Expr::Unary { expr, .. } => self.only_constants(*expr),
+            Expr::Binary { lhs, rhs, .. } => self.only_constants(*lhs) && self.only_constants(*rhs),
+            Expr::Call { func, args } => {
+                matches!(func.name.as_str(), "cdiv" | "min" | "max")
+                    && args.iter().all(|&a| self.only_constants(a))
+            }
+            _ => false,
+        }
+    }
+
+    /// `[x.span]` (also among other dimensions) → `x`'s own dimensions, when `x` is a
+    /// parameter or a tensor declared before: the shape is the same IR either way.
+    pub(crate) fn splice_spans(&mut self, shape: Vec<ExprId>) -> Vec<ExprId> {
+        let mut out = Vec::new();
+        for e in shape {
+            let spliced = match &self.exprs[e] {
+                Expr::Field { base, field } if field.name == "span" => match &self.exprs[*base] {
+                    Expr::Name(n) => self
+                        .shapes
+                        .iter()
+                        .rev()
+                        .find(|(k, _)| k == n)
+                        .map(|(_, dims)| dims.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match spliced {
+                Some(dims) => out.extend(dims),
+                None => out.push(e),
+            }
+        }
+        out
     }
 
     /// `f16 a = 0.0f, b;` — one [`Stmt::ScalarDecl`] per name.
@@ -118,10 +199,21 @@ impl Parser {
                 None => None,
             };
             self.bind(&name.name);
-            out.push(self.add_stmt(
-                Stmt::ScalarDecl { dtype, name, init },
-                self.span_from(first),
-            ));
+            // An integer with a compile-time value outside every `parallel`: a constant of
+            // the module (so it can size tiles and levels), like a `const` in the header.
+            if let (DType::I32, Some(value), 0) = (dtype, init, self.parallel_depth)
+                && self.body_depth == 1
+                && self.only_constants(value)
+            {
+                self.const_names.push(name.name.clone());
+                self.body_constants
+                    .push(crate::ir::Constant { name, value });
+            } else {
+                out.push(self.add_stmt(
+                    Stmt::ScalarDecl { dtype, name, init },
+                    self.span_from(first),
+                ));
+            }
             if self.eat_op(",").is_none() {
                 break;
             }
@@ -186,6 +278,19 @@ impl Parser {
             self.bind(&name.name);
             out.push(s);
             return Ok(());
+        }
+        if op == AssignOp::Set
+            && self.is_kw("dma")
+            && ["copy", "pad", "transp", "any"]
+                .iter()
+                .any(|o| self.kw_at(self.pos + 2, o))
+        {
+            if let Some(name) = plain {
+                let s = self.dma_future(first, Some(name.clone()))?;
+                self.bind(&name.name);
+                out.push(s);
+                return Ok(());
+            }
         }
         if let Some(ns @ ("dma" | "sync" | "wait" | "trigger")) = self.peek_ident() {
             let what = if self.punct_at(self.pos + 1, '.') {

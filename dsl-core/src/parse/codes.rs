@@ -25,6 +25,10 @@
 //! | E0020 | count mismatch (variables vs extents, indices) |
 //! | E0021 | nesting too deep |
 //! | E0022 | unknown or repeated modifier (`.swiz`, `.async`) |
+//! | E0090 | input too large (bytes of a `.co` file, tokens) |
+//! | E0030 | note: file mode skipped host C++ and preprocessor lines |
+//! | E0032 | malformed `assert`, or a built-in called as a statement with the wrong arguments |
+//! | E0033 | malformed loop (`while`, `with … in`, ranged `foreach`) |
 
 pub const LEX: &str = "E0001";
 pub const DELIM: &str = "E0002";
@@ -48,3 +52,8 @@ pub const BAD_HEADER: &str = "E0019";
 pub const COUNT: &str = "E0020";
 pub const TOO_DEEP: &str = "E0021";
 pub const BAD_MODIFIER: &str = "E0022";
+/// Input limits (numbered apart from the syntax codes above).
+pub const TOO_LARGE: &str = "E0090";
+pub const HOST_SKIPPED: &str = "E0030";
+pub const BAD_CALL: &str = "E0032";
+pub const BAD_LOOP: &str = "E0033";

@@ -42,6 +42,32 @@ pub(crate) struct Parser {
     /// Set once the nesting limit was hit (it is reported once, and bodies are no longer
     /// salvaged after broken statement heads).
     pub too_deep: bool,
+    /// `level_span` of each `parallel` level written without `: level` (resolved by
+    /// `levels::resolve` after the kernel is parsed).
+    pub implicit_levels: Vec<Span>,
+    /// Names bounded by enclosing `with … in` statements, innermost last.
+    pub with_bounds: Vec<Vec<(String, Vec<crate::ir::ExprId>, Vec<crate::ir::Ident>)>>,
+    /// How many `parallel` bodies enclose the cursor (a declaration without a memory space
+    /// is `global` outside them and `local` inside).
+    pub parallel_depth: u32,
+    /// Shapes of the parameters and tensors declared so far, for `[x.span]` in a later
+    /// declaration (replaced by `x`'s own dimensions).
+    pub shapes: Vec<(String, Vec<crate::ir::ExprId>)>,
+    /// What declarations carry beyond the core form (`{v}`, `= ready`, `frag`).
+    pub decl_ext: Vec<crate::ir::DeclExt>,
+    /// Names with a compile-time value: tunables, constants, `#define`s and the integer
+    /// constants of the kernel body (folded into constants).
+    pub const_names: Vec<String>,
+    /// `int X = …;` at the top of the kernel body, over constants only: module constants.
+    pub body_constants: Vec<crate::ir::Constant>,
+    /// Braced blocks open around the cursor (1 = the kernel body itself).
+    pub body_depth: u32,
+    /// `[[…]]` attributes parsed so far.
+    pub attributes: Vec<crate::ir::Attribute>,
+    /// Inside `[[…]]`: calls of any name and arity are the attribute's own terms.
+    pub any_call: bool,
+    /// Statements a statement's parser made to run just before it (direct `mma` operands).
+    pub pre_stmts: Vec<crate::ir::StmtId>,
 }
 
 impl Parser {
@@ -56,6 +82,17 @@ impl Parser {
             depth: 0,
             expr_height: Vec::new(),
             too_deep: false,
+            implicit_levels: Vec::new(),
+            with_bounds: Vec::new(),
+            parallel_depth: 0,
+            shapes: Vec::new(),
+            decl_ext: Vec::new(),
+            const_names: Vec::new(),
+            body_constants: Vec::new(),
+            body_depth: 0,
+            attributes: Vec::new(),
+            any_call: false,
+            pre_stmts: Vec::new(),
         }
     }
 

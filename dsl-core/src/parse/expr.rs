@@ -19,8 +19,19 @@ const COMPOSE_PREC: u8 = 12;
 
 /// Built-in functions (all take two arguments).
 pub(crate) const FUNCTIONS: &[&str] = &["cdiv", "min", "max"];
-const METHODS: &[&str] = &["at", "subspan", "chunkat", "transpose"];
-const FIELDS: &[&str] = &["data"];
+const METHODS: &[&str] = &[
+    "at",
+    "subspan",
+    "chunkat",
+    "transpose",
+    "view",
+    "from",
+    "span_as",
+    "sqz",
+    "step",
+    "span",
+];
+const FIELDS: &[&str] = &["data", "span"];
 
 fn binary_op(op: &str) -> Option<BinaryOp> {
     use BinaryOp::*;
@@ -162,15 +173,40 @@ impl Parser {
     /// chains): fails once the tree gets too tall.
     fn add_bounded(&mut self, e: Expr, span: Span) -> PResult<ExprId> {
         let id = self.add_expr(e, span);
-        if self.expr_height[id.index()] > self.max_expr_height() {
+        let height = self.expr_height.last().copied().unwrap_or(0);
+        if height > self.max_expr_height() {
             return Err(self.too_deep_at(span));
         }
         Ok(id)
     }
 
-    /// A full expression.
+    /// A full expression, with `c ? a : b` (the built-in `select(c, a, b)`: same meaning, one
+    /// node for the checks).
     pub(crate) fn expr(&mut self) -> PResult<ExprId> {
-        self.expr_bp(0, false)
+        let first = self.pos;
+        let cond = self.expr_bp(0, false)?;
+        if !self.is_op("?") {
+            return Ok(cond);
+        }
+        let q = self.bump();
+        self.enter()?;
+        let r = (|| {
+            let a = self.expr()?;
+            self.expect_op(":", "between the two values of `? :`")?;
+            let b = self.expr()?;
+            Ok((a, b))
+        })();
+        self.leave();
+        let (a, b) = r?;
+        let span = self.span_from(first);
+        let func = Ident::new("select", self.span(q, q));
+        self.add_bounded(
+            Expr::Call {
+                func,
+                args: vec![cond, a, b],
+            },
+            span,
+        )
     }
 
     /// The inside of `.swiz<…>`/`.async<…>`: a top-level `>` ends it.
@@ -285,7 +321,14 @@ impl Parser {
                     Diagnostic::new(codes::UNKNOWN_METHOD, name.span, msg).with_help(help),
                 ));
             };
-            let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+            // `.span_as([A, B])`: the new shape may be written as a bracketed list.
+            let args = if op == ViewOp::SpanAs && self.is_open(Delim::Bracket) {
+                let dims = self.extents(true)?;
+                self.close(close, "after the shape");
+                dims
+            } else {
+                self.comma_list(close, "the argument list", |p| p.expr())?
+            };
             return self.add_bounded(Expr::View { base, op, args }, self.span_from(first));
         }
         if FIELDS.contains(&name.name.as_str()) {
@@ -339,9 +382,38 @@ impl Parser {
                         );
                     }
                     _ if self.is_open(Delim::Paren) => return self.call(Ident::new(name, span)),
+                    // `__to<f32>(x)`: the conversion is named with its type.
+                    "__to" if self.is_op("<") => {
+                        self.bump();
+                        let ty = match self.kind_at(self.pos).cloned() {
+                            Some(TokKind::Ident(t)) | Some(TokKind::Lit(t)) => t,
+                            _ => {
+                                return Err(
+                                    self.unexpected(codes::EXPECTED, "a type after `__to<`")
+                                );
+                            }
+                        };
+                        self.bump();
+                        self.expect_op(">", "to close `__to<…>`")?;
+                        if !self.is_open(Delim::Paren) {
+                            return Err(
+                                self.unexpected(codes::EXPECTED, "`(` and the converted value")
+                            );
+                        }
+                        let func = Ident::new(format!("__to<{ty}>"), self.span_from(first));
+                        return self.call(func);
+                    }
                     _ => Expr::Name(name),
                 };
                 Ok(self.add_expr(e, span))
+            }
+            // `{a, b, c}`: an i-tuple value (a call of the built-in `ituple`).
+            Some(TokKind::Open(Delim::Brace)) => {
+                let (open, close) = self.open(Delim::Brace).ok_or(Reported)?;
+                let args = self.comma_list(close, "the i-tuple", |p| p.expr())?;
+                let span = self.span(open, close);
+                let func = Ident::new("ituple", span);
+                Ok(self.add_expr(Expr::Call { func, args }, span))
             }
             Some(TokKind::Open(Delim::Paren)) => {
                 let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
@@ -355,7 +427,13 @@ impl Parser {
     /// `f(a, b)` for the built-ins; the cursor is at `(`.
     fn call(&mut self, func: Ident) -> PResult<ExprId> {
         let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
-        if !FUNCTIONS.contains(&func.name.as_str()) {
+        if self.any_call {
+            let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+            let span = func.span.join(self.span(close, close));
+            return Ok(self.add_expr(Expr::Call { func, args }, span));
+        }
+        let arity = crate::ir::builtin_arity(&func.name);
+        if arity.is_none() {
             self.pos = close + 1;
             let msg = format!("unknown function `{}`", func.name);
             let help = format!(
@@ -369,9 +447,19 @@ impl Parser {
         }
         let args = self.comma_list(close, "the argument list", |p| p.expr())?;
         let span = func.span.join(self.span(close, close));
-        if args.len() != 2 {
-            let msg = format!("`{}` takes 2 arguments, found {}", func.name, args.len());
-            let help = format!("write `{}(a, b)`", func.name);
+        if Some(args.len()) != arity {
+            let n = arity.unwrap_or(2);
+            let msg = format!(
+                "`{}` takes {n} argument{}, found {}",
+                func.name,
+                if n == 1 { "" } else { "s" },
+                args.len()
+            );
+            let help = if n == 1 {
+                format!("write `{}(x)`", func.name)
+            } else {
+                format!("write `{}(a, b)`", func.name)
+            };
             return Err(self.error(Diagnostic::new(codes::UNKNOWN_FUNC, span, msg).with_help(help)));
         }
         Ok(self.add_expr(Expr::Call { func, args }, span))

@@ -6,7 +6,7 @@ use super::codes;
 use super::cursor::{PResult, Parser, Reported};
 use super::lexer::Delim;
 use crate::diag::Diagnostic;
-use crate::ir::{Constant, DType, Ident, Kernel, MemSpace, Param, Require, Tunable};
+use crate::ir::{Constant, DType, Ident, Kernel, MemSpace, Param, Require, Returns, Tunable};
 use crate::span::Span;
 
 /// Most values a range domain may expand to.
@@ -52,7 +52,7 @@ impl Parser {
                 ));
                 break;
             }
-            if kernel_seen && !self.is_kw("__co__") {
+            if kernel_seen && !self.is_kw("__co__") && !self.punct_at(self.pos, '#') {
                 let span = self.here();
                 self.error(
                     Diagnostic::new(
@@ -121,8 +121,7 @@ impl Parser {
                 // `persistent;` or `persistent COND;` (a tunable switch: 0 = one block per tile).
                 let cond = if self.eat_op(";").is_some() {
                     let span = self.span_from(first);
-                    let one = self.exprs.append(crate::ir::Expr::Int(1), span);
-                    one
+                    self.add_expr(crate::ir::Expr::Int(1), span)
                 } else {
                     let c = self.expr()?;
                     self.expect_semi("the `persistent` switch")?;
@@ -210,6 +209,7 @@ impl Parser {
         self.bump();
         let name = self.expect_ident("the tunable's name")?;
         self.bind(&name.name);
+        self.const_names.push(name.name.clone());
         if self.eat_kw("in").is_none() {
             return Err(self.unexpected_help(
                 codes::BAD_DOMAIN,
@@ -322,6 +322,7 @@ impl Parser {
         self.bump();
         let name = self.expect_ident("the constant's name")?;
         self.bind(&name.name);
+        self.const_names.push(name.name.clone());
         self.expect_op("=", "and the constant's value")?;
         let value = self.expr()?;
         self.expect_semi("the constant")?;
@@ -356,6 +357,7 @@ impl Parser {
         }
         let name = self.expect_ident("the macro's name after `#define`")?;
         self.bind(&name.name);
+        self.const_names.push(name.name.clone());
         let value = self.expr()?;
         self.eat_op(";");
         Ok(Constant { name, value })
@@ -373,18 +375,7 @@ impl Parser {
     /// `__co__ void name(params) { body }`.
     fn kernel(&mut self) -> PResult<Kernel> {
         self.bump();
-        match self.peek_ident() {
-            Some("void" | "auto") => {
-                self.bump();
-            }
-            _ => {
-                return Err(self.unexpected_help(
-                    codes::BAD_KERNEL,
-                    "`void` or `auto` after `__co__`",
-                    "kernels return nothing: write `__co__ void name(…)`",
-                ));
-            }
-        }
+        let returns = self.kernel_returns()?;
         let name = self.expect_ident("the kernel's name")?;
         let (_, close) = self.expect_open(Delim::Paren, "and the kernel's parameters")?;
         self.push_scope();
@@ -404,10 +395,47 @@ impl Parser {
             name,
             params,
             body: body?,
+            returns,
         })
     }
 
-    /// `global f16 [M, K] name`.
+    /// What a `__co__` function returns: `void`, `auto` (the type of its `return`), an
+    /// element type (`int`, `f32`) or a tensor type (`f32 [N]`, `s32[2]`).
+    fn kernel_returns(&mut self) -> PResult<Returns> {
+        let first = self.pos;
+        match self.peek_ident() {
+            Some("void") => {
+                self.bump();
+                return Ok(Returns::Void);
+            }
+            Some("auto") => {
+                self.bump();
+                return Ok(Returns::Auto);
+            }
+            Some(w) if DType::from_name(w).is_some() => {}
+            _ => {
+                return Err(self.unexpected_help(
+                    codes::BAD_KERNEL,
+                    "a return type (`void`, `auto`, an element type) after `__co__`",
+                    "write `__co__ void name(…)` or `__co__ auto name(…)`",
+                ));
+            }
+        }
+        let (dtype, _) = self.dtype()?;
+        // `f32 [N] name(` (a tensor) or `int name(` (a scalar).
+        let shape = if self.is_open(Delim::Bracket) {
+            self.extents(true)?
+        } else {
+            Vec::new()
+        };
+        Ok(Returns::Value {
+            dtype,
+            shape,
+            span: self.span_from(first),
+        })
+    }
+
+    /// `global f16 [M, K] name` (the memory space may be left out: global).
     fn param(&mut self) -> PResult<Param> {
         let word = self.peek_ident().map(str::to_string);
         let space = match word.as_deref().and_then(MemSpace::from_name) {
@@ -415,21 +443,8 @@ impl Parser {
                 self.bump();
                 s
             }
-            None if word.as_deref().and_then(DType::from_name).is_some() => {
-                let span = self.here();
-                self.error(
-                    Diagnostic::new(
-                        codes::BAD_SPACE,
-                        span,
-                        "a kernel parameter needs a memory space",
-                    )
-                    .with_help(format!(
-                        "write `global {} [M, K] name`",
-                        word.unwrap_or_default()
-                    )),
-                );
-                MemSpace::Global
-            }
+            // No memory space: a global tensor (Croqtile's default for parameters).
+            None if word.as_deref().and_then(DType::from_name).is_some() => MemSpace::Global,
             None => {
                 return Err(self.unexpected_help(
                     codes::BAD_SPACE,
@@ -439,6 +454,18 @@ impl Parser {
             }
         };
         let (dtype, dtype_span) = self.dtype()?;
+        if !self.is_open(Delim::Bracket) && self.peek_ident().is_some() {
+            // `int d`: a scalar parameter (a value, no shape).
+            let name: Ident = self.expect_ident("the parameter's name")?;
+            self.bind(&name.name);
+            return Ok(Param {
+                name,
+                space,
+                dtype,
+                dtype_span,
+                shape: Vec::new(),
+            });
+        }
         let (_, close) = self.expect_open(Delim::Bracket, "and the parameter's shape")?;
         let shape = self.comma_list(close, "the shape", |p| p.expr())?;
         if shape.is_empty() {
@@ -454,6 +481,7 @@ impl Parser {
         }
         let name: Ident = self.expect_ident("the parameter's name")?;
         self.bind(&name.name);
+        self.shapes.push((name.name.clone(), shape.clone()));
         Ok(Param {
             name,
             space,

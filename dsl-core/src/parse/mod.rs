@@ -17,8 +17,12 @@ mod bind;
 pub mod codes;
 mod cursor;
 mod expr;
+mod ext;
+mod filemode;
 mod header;
+mod levels;
 mod lexer;
+mod limits;
 mod ops;
 mod stmt;
 mod suggest;
@@ -31,6 +35,8 @@ use crate::ir::{Module, Source};
 pub struct Parsed {
     pub module: Module,
     pub tokens: TokenTable,
+    /// Notes that are not errors (file mode: the host C++ and preprocessor lines skipped).
+    pub notes: Vec<crate::Diagnostic>,
 }
 
 /// proc_macro2 spans of every token, indexed by `Span::first_token` / `last_token` (the macro
@@ -65,27 +71,110 @@ pub fn parse_tokens(ts: proc_macro2::TokenStream) -> Result<Parsed, Diagnostics>
 /// File mode: lex `text` with proc_macro2's own (fallback) lexer — forced for the duration of
 /// the call, so it also works inside a proc macro and accepts `a#b` with no spaces; spans carry
 /// the file's line/column. Sets `module.source.file`.
+///
+/// A Croqtile program file is accepted as written: host C++ (`#include`, `main`, helper
+/// templates) and preprocessor conditionals are skipped (see `filemode`), with one note saying
+/// which lines were.
 pub fn parse_str(text: &str, file: Option<&str>) -> Result<Parsed, Diagnostics> {
-    let lexed = lexer::lex_file(text).map_err(|d| Diagnostics(vec![d]))?;
-    run(lexed, file.map(str::to_string))
+    limits::prescan(text).map_err(|d| Diagnostics(vec![d]))?;
+    let filtered = filemode::filter(text);
+    let lexed = lexer::lex_file(&filtered.text).map_err(|d| Diagnostics(vec![d]))?;
+    let mut parsed = run(lexed, file.map(str::to_string))?;
+    parsed.notes.extend(skipped_note(&filtered.skipped));
+    Ok(parsed)
+}
+
+/// File mode for a file with several `__co__` functions: one module per function, each with
+/// the file's header items (the other functions are blanked out, so spans stay those of the
+/// file). A file with one function gives one module, like [`parse_str`].
+pub fn parse_file(text: &str, file: Option<&str>) -> Vec<(String, Result<Parsed, Diagnostics>)> {
+    if let Err(d) = limits::prescan(text) {
+        return vec![(String::new(), Err(Diagnostics(vec![d])))];
+    }
+    let filtered = filemode::filter(text);
+    let kernels = filemode::kernels(&filtered.text);
+    if kernels.len() <= 1 {
+        let name = kernels.first().map(|k| k.0.clone()).unwrap_or_default();
+        return vec![(name, parse_str(text, file))];
+    }
+    kernels
+        .iter()
+        .map(|(name, range)| {
+            let one = filemode::keep_only(&filtered.text, range, &kernels);
+            let r = lexer::lex_file(&one)
+                .map_err(|d| Diagnostics(vec![d]))
+                .and_then(|lexed| run(lexed, file.map(str::to_string)))
+                .map(|mut p| {
+                    p.notes.extend(skipped_note(&filtered.skipped));
+                    p
+                });
+            (name.clone(), r)
+        })
+        .collect()
+}
+
+/// One note listing the skipped line ranges (none when nothing was skipped).
+fn skipped_note(skipped: &[(u32, u32)]) -> Option<crate::Diagnostic> {
+    let &(first, _) = skipped.first()?;
+    let ranges: Vec<String> = skipped
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    let at = crate::span::LineCol {
+        line: first,
+        col: 0,
+    };
+    let span = crate::Span {
+        start: at,
+        end: at,
+        first_token: u32::MAX,
+        last_token: u32::MAX,
+    };
+    Some(crate::Diagnostic::new(
+        codes::HOST_SKIPPED,
+        span,
+        format!(
+            "host C++ and preprocessor lines skipped (lines {})",
+            ranges.join(", ")
+        ),
+    ))
 }
 
 fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics> {
+    if lexed.toks.len() > limits::MAX_TOKENS {
+        return Err(Diagnostics(vec![limits::too_large(format!(
+            "{} tokens (at most {})",
+            lexed.toks.len(),
+            limits::MAX_TOKENS
+        ))]));
+    }
     let mut p = cursor::Parser::new(lexed.toks);
     let items = p.items();
     let diags = std::mem::take(&mut p.diags);
-    let Some(kernel) = items.kernel else {
+    let Some(mut kernel) = items.kernel else {
         return Err(diags.into_result(()).err().unwrap_or_default());
     };
+    let implicit = std::mem::take(&mut p.implicit_levels);
+    levels::resolve(&mut p.stmts, &mut p.exprs, &mut kernel.body, &implicit);
+    let mut constants = items.constants;
+    constants.extend(std::mem::take(&mut p.body_constants));
     let module = Module {
         tunables: items.tunables,
-        constants: items.constants,
+        constants,
         requires: items.requires,
         raster: items.raster,
         persistent: items.persistent,
         cluster: items.cluster,
         occupancy: items.occupancy,
         kernel,
+        decl_ext: std::mem::take(&mut p.decl_ext),
+        attributes: std::mem::take(&mut p.attributes),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },
@@ -93,5 +182,6 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
     diags.into_result(Parsed {
         module,
         tokens: TokenTable { spans: lexed.spans },
+        notes: Vec::new(),
     })
 }

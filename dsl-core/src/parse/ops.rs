@@ -194,19 +194,31 @@ impl Parser {
                         )),
                 ));
             }
-            (Some(b), None, _) => {
-                return Err(self.error(
-                    Diagnostic::new(
-                        codes::BAD_COPY,
-                        b.span,
-                        format!("only an async `{stmt}` can be bound"),
-                    )
-                    .with_help(format!("write `{} = {stmt}.async src => dst;`", b.name)),
-                ));
-            }
             _ => {}
         }
         let (src, dst) = self.copy_operands(&stmt)?;
+        if let (Some(b), None) = (&bind, m.is_async) {
+            // `f = tma.copy src => shared;`: a synchronous copy whose future names the data.
+            self.expect_semi("the copy")?;
+            let span = b.span.join(self.span_from(first));
+            let modifiers = m
+                .swizzle
+                .map(|sw| (Ident::new("swiz", self.exprs.get_span(sw)), vec![sw]))
+                .into_iter()
+                .collect();
+            return Ok(self.add_stmt(
+                Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                    tma: true,
+                    bind,
+                    is_async: false,
+                    modifiers,
+                    src,
+                    dst,
+                    after: None,
+                }),
+                span,
+            ));
+        }
         self.expect_semi("the copy")?;
         let span = match &bind {
             Some(b) => b.span.join(self.span_from(first)),
@@ -271,9 +283,9 @@ impl Parser {
                 };
                 let acc = self.expect_ident("the accumulator fragment")?;
                 self.expect_op(",", "after the accumulator")?;
-                let a = self.expect_ident("the A fragment")?;
+                let a = self.mma_operand("A", first)?;
                 self.expect_op(",", "after the A fragment")?;
-                let b = self.expect_ident("the B fragment")?;
+                let b = self.mma_operand("B", first)?;
                 Stmt::Mma {
                     a_major,
                     b_major,
@@ -285,6 +297,36 @@ impl Parser {
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;
         Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// An operand of `mma.<a>.<b>`: a loaded fragment's name, or — today's Croqtile — a shared
+    /// tensor or view of one read directly (`mma.row.row mc, lhs_s.chunkat(_, k), rhs_s;`),
+    /// which becomes an `mma.load` into a fragment named `direct$<role><n>` placed just before
+    /// the `mma` (the `$` keeps it apart from every name a user can write).
+    fn mma_operand(&mut self, role: &str, first: usize) -> PResult<Ident> {
+        let start = self.pos;
+        let e = self.expr()?;
+        if let Expr::Name(n) = &self.exprs[e]
+            && !self.shapes.iter().any(|(k, _)| k == n)
+        {
+            return Ok(Ident::new(n.clone(), self.exprs.get_span(e)));
+        }
+        let span = self.span_from(start);
+        let name = Ident::new(
+            format!("direct${}{}", role.to_lowercase(), self.stmts.len()),
+            span,
+        );
+        self.bind(&name.name);
+        let load = self.add_stmt(
+            Stmt::MmaLoad {
+                name: name.clone(),
+                swizzle: None,
+                src: e,
+            },
+            span.join(self.span(first, first)),
+        );
+        self.pre_stmts.push(load);
+        Ok(name)
     }
 
     /// The first operand of `mma.store`: an accumulator name, or a view chain on one
@@ -320,14 +362,12 @@ impl Parser {
         let s =
             match op.name.as_str() {
                 "fill" => {
-                    if self.eat_op(".").is_none() {
-                        return Err(self.unexpected_help(
-                            codes::BAD_MMA,
-                            "`.f16`, `.f32` or `.bf16` after `mma.fill`",
-                            "write `mc = mma.fill.f16 0.0f;`",
-                        ));
-                    }
-                    let (dtype, _) = self.dtype()?;
+                    // Without a type the accumulator is f32 (Croqtile's default).
+                    let dtype = if self.eat_op(".").is_some() {
+                        self.dtype()?.0
+                    } else {
+                        crate::ir::DType::F32
+                    };
                     let value = self.expr()?;
                     Stmt::MmaFill { name, dtype, value }
                 }

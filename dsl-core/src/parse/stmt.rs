@@ -45,6 +45,7 @@ impl Parser {
     pub(crate) fn brace_block(&mut self, context: &str) -> PResult<Block> {
         let (_, close) = self.expect_open(Delim::Brace, context)?;
         self.push_scope();
+        self.body_depth += 1;
         let mut block = Vec::new();
         while self.pos < close {
             let before = self.pos;
@@ -60,6 +61,7 @@ impl Parser {
             }
         }
         self.pop_scope();
+        self.body_depth -= 1;
         self.close(close, "to end the block");
         Ok(block)
     }
@@ -90,6 +92,11 @@ impl Parser {
         if self.eat_op(";").is_some() {
             return Ok(());
         }
+        // `[[launch_bounds(…)]]`, `[[schedule(…)]]`, `[[maxnreg(…)]]`: scheduling hints for the
+        // statement that follows, which tessel's own choices replace; skipped.
+        if self.is_open(Delim::Bracket) && self.open_at(self.pos + 1, Delim::Bracket) {
+            return self.attributed(out);
+        }
         let Some(word) = self.peek_ident().map(str::to_string) else {
             if self.is_open(Delim::Brace) {
                 let span = self.here();
@@ -100,9 +107,19 @@ impl Parser {
             }
             return Err(self.unexpected(codes::EXPECTED, "a statement"));
         };
+        match word.as_str() {
+            "with" => return self.with_stmt(out),
+            "wait" | "trigger" => return self.event_list_stmt(out),
+            "mutable" if self.ident_at(self.pos + 1).is_some() => {
+                self.bump();
+                return self.scalar_decl(out);
+            }
+            _ => {}
+        }
         let compound = match word.as_str() {
+            "while" => Some(self.while_stmt()),
             "parallel" => Some(self.parallel()),
-            "foreach" => Some(self.foreach()),
+            "foreach" | "apply" => Some(self.foreach()),
             "if" => Some(self.if_stmt()),
             "inthreads" => Some(self.inthreads()),
             _ => None,
@@ -117,7 +134,45 @@ impl Parser {
                 Err(Reported) => Err(Reported),
             };
         }
+        let sync_kind = (word == "sync" && self.punct_at(self.pos + 1, '.'))
+            .then(|| {
+                self.ident_at(self.pos + 2)
+                    .and_then(crate::ir::SyncKind::from_name)
+            })
+            .flatten();
         let s = match word.as_str() {
+            // `__atomic_add(x.at(i), 1);`: a built-in called for its effect.
+            w if crate::ir::builtin_arity(w).is_some()
+                && self.open_at(self.pos + 1, Delim::Paren) =>
+            {
+                self.builtin_stmt()?
+            }
+            "return" => self.return_stmt()?,
+            "__asm__" | "asm"
+                if self.open_at(self.pos + 1, Delim::Paren)
+                    || self.kw_at(self.pos + 1, "volatile") =>
+            {
+                self.asm_stmt()?
+            }
+            "break" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("break")?,
+            "continue" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("continue")?,
+            "yield" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("yield")?,
+            "call" if self.ident_at(self.pos + 1).is_some() => self.call_stmt()?,
+            "println" | "print" if self.open_at(self.pos + 1, Delim::Paren) => {
+                self.println_stmt()?
+            }
+            "assert" if self.open_at(self.pos + 1, Delim::Paren) => self.assert_stmt()?,
+            "sync" if sync_kind.is_some() => {
+                self.sync_ext(sync_kind.unwrap_or(crate::ir::SyncKind::Barrier))?
+            }
+            "dma" if !self.core_dma() => self.dma_future(first, None)?,
+            "mma"
+                if self.kw_at(self.pos + 2, "fill")
+                    && self.ident_at(self.pos + 3).is_some()
+                    && self.punct_at(self.pos + 4, ',') =>
+            {
+                self.mma_refill()?
+            }
             "dma" => self.dma()?,
             "tma" => self.tma(None)?,
             "mma" => self.mma()?,
@@ -125,6 +180,7 @@ impl Parser {
             "sync" => self.sync()?,
             "reduce" => self.reduce()?,
             "shared" | "local" | "global" => self.decl()?,
+            "frag" if self.ident_at(self.pos + 1).is_some() => self.decl()?,
             "else" => {
                 let span = self.here();
                 return Err(self.error(
@@ -146,21 +202,14 @@ impl Parser {
             w if DType::from_name(w).is_some() && self.ident_at(self.pos + 1).is_some() => {
                 return self.scalar_decl(out);
             }
+            // No memory space: `global` outside any `parallel` (an output of the launch),
+            // `local` inside one.
             w if DType::from_name(w).is_some() && self.open_at(self.pos + 1, Delim::Bracket) => {
-                let span = self.here();
-                return Err(self.error(
-                    Diagnostic::new(
-                        codes::BAD_SPACE,
-                        span,
-                        "a tensor declaration needs a memory space",
-                    )
-                    .with_help(format!(
-                        "write `shared {w} [..] name;` or `local {w} [..] name;`"
-                    )),
-                ));
+                self.decl()?
             }
             _ => return self.assign_or_let(first, out),
         };
+        out.append(&mut self.pre_stmts);
         out.push(s);
         Ok(())
     }
@@ -183,6 +232,57 @@ impl Parser {
         true
     }
 
+    /// `[[name(args)]] statement`: the attribute is kept beside the statement it annotates.
+    fn attributed(&mut self, out: &mut Block) -> PResult<()> {
+        let first = self.pos;
+        let outer_close = self.toks[self.pos].partner;
+        self.pos += 2;
+        let name = self.expect_ident("an attribute name after `[[`")?;
+        let args = match self.open(Delim::Paren) {
+            Some((_, close)) => {
+                // `[[schedule(k_tiles(3, 2))]]`: argument calls name the attribute's own terms.
+                self.any_call = true;
+                let r = self.comma_list(close, "the attribute's arguments", |p| p.expr());
+                self.any_call = false;
+                r?
+            }
+            None => Vec::new(),
+        };
+        if self.pos + 1 != outer_close {
+            return Err(self.unexpected(codes::EXPECTED, "`]]` to close the attribute"));
+        }
+        self.pos = outer_close + 1;
+        let span = self.span(first, outer_close);
+        let before = out.len();
+        self.stmt(out)?;
+        if let Some(&target) = out.get(before) {
+            self.attributes.push(crate::ir::Attribute {
+                name,
+                args,
+                target,
+                span,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the `dma` statement at the cursor is the core form: `dma.copy[.async] …` or
+    /// `dma.wait`, with no other modifier.
+    fn core_dma(&self) -> bool {
+        let op = self.ident_at(self.pos + 2);
+        if op == Some("wait") {
+            return true;
+        }
+        if op != Some("copy") {
+            return false;
+        }
+        let mut i = self.pos + 3;
+        if self.punct_at(i, '.') && self.kw_at(i + 1, "async") {
+            i += 2;
+        }
+        !self.punct_at(i, '.')
+    }
+
     /// `parallel L1, L2, … body`.
     fn parallel(&mut self) -> PResult<StmtId> {
         let first = self.bump();
@@ -198,7 +298,10 @@ impl Parser {
             } else {
                 self.pos + 1
             };
-            if (self.is_open(Delim::Brace) || self.peek_ident().is_some()) && self.kw_at(next, "by")
+            // (`parallel by 2 parallel by 4`: a nested statement as the body, not a level.)
+            if (self.is_open(Delim::Brace) || self.peek_ident().is_some())
+                && !self.is_kw("parallel")
+                && self.kw_at(next, "by")
             {
                 let span = self.after_prev();
                 self.error(
@@ -215,7 +318,10 @@ impl Parser {
         }
         let vars: Vec<Ident> = levels.iter().flat_map(|l| l.vars.clone()).collect();
         let head = self.span_from(first);
-        let body = self.body(&vars)?;
+        self.parallel_depth += 1;
+        let body = self.body(&vars);
+        self.parallel_depth -= 1;
+        let body = body?;
         Ok(self.add_stmt(
             Stmt::Parallel { levels, body },
             head.join(self.span_from(first)),
@@ -241,11 +347,16 @@ impl Parser {
         let extents = self.extents(false)?;
         self.count_check(&vars, &extents)?;
         if self.eat_op(":").is_none() {
-            return Err(self.unexpected_help(
-                codes::EXPECTED,
-                "`:` and a level after the extents",
-                "write `: block`, `: group-4`, `: group` or `: thread`",
-            ));
+            // No level: Croqtile's default mapping decides it once the nest is known
+            // (`levels::resolve`); until then it is marked implicit.
+            let span = self.after_prev();
+            self.implicit_levels.push(span);
+            return Ok(ParallelLevel {
+                vars,
+                extents,
+                level: Level::Thread,
+                level_span: span,
+            });
         }
         let (level, level_span) = self.level()?;
         Ok(ParallelLevel {
@@ -361,11 +472,18 @@ impl Parser {
 
     /// `foreach {i, j} in [A, B] [: unroll] body` (also `foreach i in [N]`).
     fn foreach(&mut self) -> PResult<StmtId> {
+        // `apply {i, j} in t.span`: every element of a (register) tile, an unrolled loop.
+        let is_apply = self.is_kw("apply");
         let first = self.bump();
-        let vars = if self.is_open(Delim::Brace) {
+        let mut vars = if self.is_open(Delim::Brace) {
             self.var_list()?
         } else if self.peek_ident().is_some() && !self.is_kw("in") {
-            vec![self.expect_ident("a loop variable")?]
+            let mut v = vec![self.expect_ident("a loop variable")?];
+            while self.punct_at(self.pos, ',') && self.ident_at(self.pos + 1).is_some() {
+                self.bump();
+                v.push(self.expect_ident("a loop variable")?);
+            }
+            v
         } else {
             return Err(self.unexpected_help(
                 codes::EXPECTED,
@@ -373,19 +491,52 @@ impl Parser {
                 "write `foreach {i} in [N] { … }`",
             ));
         };
-        if self.eat_kw("in").is_none() {
-            let err = self.unexpected_help(
+        let in_kw = self.eat_kw("in");
+        if in_kw.is_none() && self.is_open(Delim::Bracket) {
+            self.unexpected_help(
                 codes::EXPECTED,
                 "`in` after the loop variables",
                 "write `foreach {i} in [N]`",
             );
-            if !self.is_open(Delim::Bracket) {
-                return Err(err);
-            }
         }
-        let extents = self.extents(true)?;
+        let extents = if in_kw.is_none() && !self.is_open(Delim::Bracket) {
+            // `foreach x` over the bound a `with` gave `x`.
+            let mut ext = Vec::new();
+            let mut iterated = Vec::new();
+            for v in &vars {
+                match self.with_bound(&v.name) {
+                    Some((b, elems)) => {
+                        ext.extend(b);
+                        if elems.is_empty() {
+                            iterated.push(v.clone());
+                        } else {
+                            iterated.extend(elems);
+                        }
+                    }
+                    None => {
+                        return Err(self.error(
+                            Diagnostic::new(
+                                codes::BAD_LOOP,
+                                v.span,
+                                format!("`{}` has no bound to iterate over", v.name),
+                            )
+                            .with_help(format!(
+                                "write `foreach {} in [N]` or bound it with `with {} in N {{ … }}`",
+                                v.name, v.name
+                            )),
+                        ));
+                    }
+                }
+            }
+            vars = iterated;
+            ext
+        } else {
+            // `in t.span` (as `apply {i, j} in acc.span` writes it) iterates over `t`'s shape.
+            let ext = self.extents(false)?;
+            self.splice_spans(ext)
+        };
         self.count_check(&vars, &extents)?;
-        let mut unroll = false;
+        let mut unroll = is_apply;
         if self.eat_op(":").is_some() {
             self.expect_kw("unroll", "after `:` (the only loop attribute)")?;
             unroll = true;

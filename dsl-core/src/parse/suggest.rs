@@ -1,30 +1,13 @@
-//! "Did you mean …?": the nearest known word by edit distance.
+//! "Did you mean …?" for keywords, and word lists for messages.
 
-/// Levenshtein distance over chars.
-pub(crate) fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-/// The candidate closest to `word`, if it is close enough to be a plausible typo.
+/// The candidate closest to `word` (compared in lower case: keywords are), if it is close
+/// enough to be a plausible typo; the search is the crate's bounded one ([`crate::suggest`]).
 pub(crate) fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(1);
-    candidates
-        .iter()
-        .map(|&c| (distance(&word.to_ascii_lowercase(), c), c))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
+    let lower = word.to_ascii_lowercase();
+    if let Some(&same) = candidates.iter().find(|&&c| c == lower) {
+        return Some(same);
+    }
+    crate::suggest::nearest(&lower, candidates.iter().copied())
 }
 
 /// `" (did you mean `x`?)"` or `""`.
@@ -51,7 +34,6 @@ mod tests {
 
     #[test]
     fn nearest_finds_typos() {
-        assert_eq!(distance("chunk_at", "chunkat"), 1);
         assert_eq!(
             nearest("chunk_at", &["at", "subspan", "chunkat"]),
             Some("chunkat")

@@ -18,6 +18,7 @@ impl R<'_> {
                 "copies and mma loads/stores take tensors, e.g. `lhs.subspan(TM, TK).at(i, k)`",
             ),
             Want::Event => ("an event", "declare one with `shared event name;`"),
+            Want::Any => ("a name", "name a value, tensor, event or future"),
         };
         self.diags.push(
             at_expr(
@@ -34,7 +35,7 @@ impl R<'_> {
         let m = self.m;
         match &m.exprs[e] {
             Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) => {
-                if want != Want::Value {
+                if want != Want::Value && want != Want::Any {
                     self.kind_error(e, "a literal", want);
                 }
             }
@@ -43,6 +44,12 @@ impl R<'_> {
                 Some(b) => {
                     self.out.bindings.insert(e, b);
                     let found = match b {
+                        // A scalar parameter (`int d`) is a value.
+                        Binding::Param(i)
+                            if m.kernel.params.get(i).is_some_and(|p| p.shape.is_empty()) =>
+                        {
+                            None
+                        }
                         Binding::Param(_) | Binding::Tensor(..) => Some("tensor"),
                         Binding::Event(..) => Some("event"),
                         Binding::Frag(_) => Some("mma fragment"),
@@ -51,8 +58,13 @@ impl R<'_> {
                     };
                     let ok = match want {
                         Want::Value => found.is_none(),
-                        Want::Tensor => matches!(b, Binding::Param(_) | Binding::Tensor(..)),
+                        // A future of a copy into fresh storage also names that data.
+                        Want::Tensor => matches!(
+                            b,
+                            Binding::Param(_) | Binding::Tensor(..) | Binding::Future(_)
+                        ),
                         Want::Event => matches!(b, Binding::Event(..) | Binding::Future(_)),
+                        Want::Any => true,
                     };
                     if !ok {
                         let what = format!("{} `{n}`", found.unwrap_or("the integer"));
@@ -89,7 +101,10 @@ impl R<'_> {
                 self.value_only(e, want);
             }
             Expr::Call { func, args } => {
-                if !matches!(func.name.as_str(), "cdiv" | "min" | "max") {
+                let arity = crate::ir::builtin_arity(&func.name);
+                if func.name == "ituple" {
+                    // `{a, b}`: any number of values.
+                } else if arity.is_none() {
                     let mut d = Diagnostic::new(
                         codes::BAD_CALL,
                         func.span,
@@ -100,15 +115,25 @@ impl R<'_> {
                         None => d.with_help("the built-in functions are `cdiv`, `min` and `max`"),
                     };
                     self.diags.push(d);
-                } else if args.len() != 2 {
+                } else if arity != Some(args.len()) {
+                    let n = arity.unwrap_or(2);
                     self.diags.push(
                         at_expr(
                             m,
                             codes::BAD_CALL,
                             e,
-                            format!("`{}` takes 2 arguments, found {}", func.name, args.len()),
+                            format!(
+                                "`{}` takes {n} argument{}, found {}",
+                                func.name,
+                                if n == 1 { "" } else { "s" },
+                                args.len()
+                            ),
                         )
-                        .with_help(format!("write `{}(a, b)`", func.name)),
+                        .with_help(if n == 1 {
+                            format!("write `{}(x)`", func.name)
+                        } else {
+                            format!("write `{}(a, b)`", func.name)
+                        }),
                     );
                 }
                 for &a in args {
@@ -128,13 +153,44 @@ impl R<'_> {
                     self.kind_error(e, "a tensor array element", want);
                 }
             }
+            Expr::View { base, op, args } if want == Want::Event && *op == ViewOp::At => {
+                // `e.at(k)`: a generation of an event.
+                self.expr(*base, Want::Event, false);
+                for &a in args {
+                    self.expr(a, Want::Value, false);
+                }
+            }
             Expr::View { base, op, args } => {
                 self.expr(*base, Want::Tensor, false);
+                // Element access goes through the copied data (`f.data.at(i)`); tiles of a
+                // future's data may be taken directly (`f.chunkat(_, k)`).
+                if *op == ViewOp::At
+                    && let Expr::Name(n) = &m.exprs[*base]
+                    && matches!(self.lookup(n), Some(Binding::Future(_)))
+                {
+                    self.diags.push(
+                        at_expr(
+                            m,
+                            codes::WRONG_KIND,
+                            *base,
+                            format!("`{n}` is a copy future, not a tensor"),
+                        )
+                        .with_help(format!("view the copied data: `{n}.data.{}(…)`", op.name())),
+                    );
+                }
                 for &a in args {
                     self.expr(a, Want::Value, *op == ViewOp::Chunkat);
                 }
-                if want == Want::Event || (want == Want::Value && *op != ViewOp::At) {
+                let value_op = matches!(op, ViewOp::At | ViewOp::SpanOf);
+                if want == Want::Event || (want == Want::Value && !value_op) {
                     self.kind_error(e, &format!("a `.{}` view", op.name()), want);
+                }
+            }
+            Expr::Field { base, field } if field.name == "span" => {
+                // `t.span`: the shape of a tensor (a value list).
+                self.expr(*base, Want::Tensor, false);
+                if want == Want::Event {
+                    self.kind_error(e, "a shape `.span`", want);
                 }
             }
             Expr::Field { base, field } => {
@@ -160,7 +216,7 @@ impl R<'_> {
                         ),
                     );
                 }
-                if want != Want::Tensor {
+                if want != Want::Tensor && want != Want::Any {
                     self.kind_error(e, "a tensor", want);
                 }
             }
@@ -189,7 +245,7 @@ impl R<'_> {
     }
 
     fn value_only(&mut self, e: ExprId, want: Want) {
-        if want != Want::Value {
+        if want != Want::Value && want != Want::Any {
             self.kind_error(e, "an arithmetic expression", want);
         }
     }

@@ -49,6 +49,8 @@ enum Want {
     Value,
     Tensor,
     Event,
+    /// Anything that names something (arguments of `call`, `println`, `return`).
+    Any,
 }
 
 pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
@@ -59,6 +61,7 @@ pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
         out: Resolved::default(),
         diags,
         chain: Vec::new(),
+        suggestions: 0,
     };
     r.header();
     let body = m.kernel.body.clone();
@@ -73,7 +76,13 @@ struct R<'a> {
     out: Resolved,
     diags: &'a mut Diagnostics,
     chain: Vec<LevelRef>,
+    /// Unknown names given a suggestion search so far (bounded by [`MAX_SUGGESTIONS`]).
+    suggestions: usize,
 }
+
+/// Unknown names past this many get no "did you mean": each search scans every visible name,
+/// so a file of thousands of typos would cost names × typos.
+const MAX_SUGGESTIONS: usize = 100;
 
 impl R<'_> {
     fn header(&mut self) {
@@ -84,14 +93,20 @@ impl R<'_> {
                 .entry(t.name.name.clone())
                 .or_insert((Binding::Tunable, t.name.span));
         }
-        // Constants see tunables and earlier constants only.
+        // Constants see tunables and earlier constants only: each is declared after its value
+        // is resolved (in one scope, not a copy per constant: that would be quadratic).
+        self.scopes = vec![scope];
         for c in &m.constants {
-            self.scopes = vec![scope.clone()];
             self.expr(c.value, Want::Value, false);
-            scope
-                .entry(c.name.name.clone())
-                .or_insert((Binding::Constant, c.name.span));
+            if let Some(s) = self.scopes.first_mut() {
+                s.entry(c.name.name.clone())
+                    .or_insert((Binding::Constant, c.name.span));
+            }
         }
+        let mut scope = std::mem::take(&mut self.scopes)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         // Symbolic dims: names in parameter shapes that are neither tunables nor constants.
         for (pi, p) in m.kernel.params.iter().enumerate() {
             for (di, &d) in p.shape.iter().enumerate() {
@@ -137,10 +152,11 @@ impl R<'_> {
     }
 
     fn visible(&self) -> Vec<(String, Binding)> {
+        let mut seen = std::collections::HashSet::new();
         let mut v: Vec<(String, Binding)> = Vec::new();
         for s in self.scopes.iter().rev() {
             for (k, (b, _)) in s {
-                if !v.iter().any(|(n, _)| n == k) {
+                if seen.insert(k.as_str()) {
                     v.push((k.clone(), *b));
                 }
             }
@@ -150,14 +166,19 @@ impl R<'_> {
     }
 
     fn unknown(&mut self, name: &str, span: Span, want: Want) {
-        let visible = self.visible();
+        self.suggestions += 1;
+        let visible = if self.suggestions <= MAX_SUGGESTIONS {
+            self.visible()
+        } else {
+            Vec::new()
+        };
         let fits = |b: &Binding| match want {
             Want::Event => matches!(b, Binding::Event(..) | Binding::Future(_)),
             Want::Tensor => matches!(
                 b,
                 Binding::Tensor(..) | Binding::Param(_) | Binding::Future(_)
             ),
-            Want::Value => true,
+            Want::Value | Want::Any => true,
         };
         let preferred: Vec<&str> = visible
             .iter()
@@ -168,7 +189,7 @@ impl R<'_> {
         let what = match want {
             Want::Event => "event",
             Want::Tensor => "tensor",
-            Want::Value => "name",
+            Want::Value | Want::Any => "name",
         };
         let mut d = Diagnostic::new(
             codes::UNKNOWN_NAME,
@@ -319,6 +340,14 @@ impl R<'_> {
                 for &e in shape {
                     self.expr(e, Want::Value, false);
                 }
+                // `{v}`: every element starts at the value `v`.
+                for x in &self.m.decl_ext {
+                    if let crate::ir::DeclExt::Init { decl, value } = x
+                        && *decl == s
+                    {
+                        self.expr(*value, Want::Value, false);
+                    }
+                }
                 for (i, d) in names.iter().enumerate() {
                     if let Some(c) = d.count {
                         self.expr(c, Want::Value, false);
@@ -440,6 +469,73 @@ impl R<'_> {
                 }
             }
             Stmt::MmaCommit | Stmt::SyncShared => {}
+            Stmt::Ext(x) => self.ext(s, x),
+        }
+    }
+
+    /// Names in an extension statement: operands resolve like their core counterparts, a
+    /// bound `dma.copy` future is declared, a called function's name is external.
+    fn ext(&mut self, s: StmtId, x: &crate::ir::ExtStmt) {
+        use crate::ir::{ExtStmt, PrintArg};
+        match x {
+            ExtStmt::Return { value } => {
+                if let Some(v) = value {
+                    self.expr(*v, Want::Any, false);
+                }
+            }
+            ExtStmt::Call { targs, args, .. } => {
+                for &a in targs.iter().chain(args) {
+                    self.expr(a, Want::Any, false);
+                }
+            }
+            ExtStmt::Println { args } => {
+                for a in args {
+                    if let PrintArg::Expr(e) = a {
+                        self.expr(*e, Want::Any, false);
+                    }
+                }
+            }
+            ExtStmt::Assert { cond, .. } => self.expr(*cond, Want::Value, false),
+            ExtStmt::Sync { .. } => {}
+            ExtStmt::While { cond, body } => {
+                self.expr(*cond, Want::Value, false);
+                self.block(body);
+            }
+            ExtStmt::DmaFuture {
+                bind,
+                src,
+                dst,
+                after,
+                modifiers,
+                ..
+            } => {
+                for (_, args) in modifiers {
+                    for &a in args {
+                        self.expr(a, Want::Value, false);
+                    }
+                }
+                if let Some(a) = after {
+                    self.expr(*a, Want::Value, false);
+                }
+                self.expr(*src, Want::Tensor, false);
+                if let CopyDst::Expr(d) = dst {
+                    self.expr(*d, Want::Tensor, false);
+                }
+                if let Some(b) = bind {
+                    self.declare(b, Binding::Future(s));
+                }
+            }
+            ExtStmt::TriggerAfter { event, after } => {
+                self.expr(*event, Want::Event, false);
+                for &a in after {
+                    self.expr(a, Want::Any, false);
+                }
+            }
+            ExtStmt::MmaRefill { acc, value } => {
+                self.expr(*value, Want::Value, false);
+                self.ident(s, Role::Acc, acc, true);
+            }
+            ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => {}
         }
     }
 

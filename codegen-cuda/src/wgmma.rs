@@ -1,0 +1,175 @@
+//! The `wgmma.mma_async` wrappers (`cuda/sm90_wgmma.cuh`), generated: `wgmma.mma_async.m64nNk16`
+//! takes N/2 f32 (or N/4 f16x2) accumulator registers as separate asm operands, so each N in
+//! 8..=256 (step 8) needs its own asm statement. A kernel gets only the specializations its
+//! lowering says it needs ([`specializations`]); the whole header is committed for C++ users
+//! and kept current by `tests/prelude_wgmma.rs`.
+
+use std::fmt::Write as _;
+
+/// One accumulator/input combination of `wgmma.mma_async` with both operands from shared memory.
+pub struct Variant {
+    /// C++ struct template name.
+    pub name: &'static str,
+    /// PTX type suffix `.<dtype>.<atype>.<btype>`.
+    pub ptx_types: &'static str,
+    /// C++ type of one accumulator register.
+    pub reg_ty: &'static str,
+    /// inline-asm constraint of one accumulator register.
+    pub constraint: &'static str,
+    /// accumulator registers per thread = N / `n_per_reg`.
+    pub n_per_reg: usize,
+    /// what the comment says about the accumulators.
+    pub what: &'static str,
+}
+
+pub const VARIANTS: [Variant; 3] = [
+    Variant {
+        name: "tsl_wgmma_f32_f16",
+        ptx_types: "f32.f16.f16",
+        reg_ty: "float",
+        constraint: "+f",
+        n_per_reg: 2,
+        what: "f32 += f16 x f16",
+    },
+    Variant {
+        name: "tsl_wgmma_f32_bf16",
+        ptx_types: "f32.bf16.bf16",
+        reg_ty: "float",
+        constraint: "+f",
+        n_per_reg: 2,
+        what: "f32 += bf16 x bf16",
+    },
+    Variant {
+        name: "tsl_wgmma_f16_f16",
+        ptx_types: "f16.f16.f16",
+        reg_ty: "tsl_u32",
+        constraint: "+r",
+        n_per_reg: 4,
+        what: "f16 += f16 x f16 (f16x2 pairs)",
+    },
+];
+
+/// Every legal N of m64nNk16 for 16-bit inputs.
+pub fn all_n() -> impl Iterator<Item = usize> {
+    (8..=256).step_by(8)
+}
+
+/// The specialization of `v` for one N.
+fn specialization(out: &mut String, v: &Variant, n: usize) {
+    let regs = n / v.n_per_reg;
+    let (da, db, sd) = (regs, regs + 1, regs + 2);
+    let _ = writeln!(out, "template <> struct {}<{n}> {{", v.name);
+    let _ = writeln!(
+        out,
+        "  // wgmma m64n{n}k16 {}; A, B K-major smem descriptors; {regs} regs/thread.",
+        v.what
+    );
+    let _ = writeln!(
+        out,
+        "  static TSL_DEVICE void mma({} (&d)[{regs}], tsl_u64 da, tsl_u64 db, int scale_d) {{",
+        v.reg_ty
+    );
+    out.push_str("    asm volatile(\n");
+    let _ = writeln!(
+        out,
+        "        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sd}, 0;\\n\"",
+    );
+    let _ = writeln!(
+        out,
+        "        \"wgmma.mma_async.sync.aligned.m64n{n}k16.{} \"",
+        v.ptx_types
+    );
+    let ops: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
+    for (ci, chunk) in ops.chunks(16).enumerate() {
+        let open = if ci == 0 { "{" } else { "" };
+        let close = if (ci + 1) * 16 >= regs { "}" } else { "" };
+        let _ = writeln!(out, "        \"{open}{}{close}, \"", chunk.join(", "));
+    }
+    let _ = writeln!(out, "        \"%{da}, %{db}, p, 1, 1, 0, 0;\\n}}\\n\"");
+    let outs: Vec<String> = (0..regs)
+        .map(|i| format!("\"{}\"(d[{i}])", v.constraint))
+        .collect();
+    for (ci, chunk) in outs.chunks(8).enumerate() {
+        let lead = if ci == 0 { ": " } else { "  " };
+        let _ = writeln!(out, "        {lead}{}", chunk.join(", ") + ",");
+    }
+    // The last chunk ends with a stray comma: drop it before the input list.
+    if out.ends_with(",\n") {
+        out.truncate(out.len() - 2);
+        out.push('\n');
+    }
+    out.push_str("        : \"l\"(da), \"l\"(db), \"r\"(scale_d));\n");
+    out.push_str("  }\n};\n");
+}
+
+/// The whole header `cuda/sm90_wgmma.cuh`: every variant at every N.
+pub fn header() -> String {
+    generate(&|_, _| true, true)
+}
+
+/// The part of the header a kernel needs: the primary templates, the specializations for
+/// (accumulator, input) ∈ `types` (dtype names, `("f32", "f16")`) and N ∈ `ns`, and the
+/// dispatch structs.
+pub fn specializations(types: &[(String, String)], ns: &[i64]) -> String {
+    let keep = |v: &Variant, n: usize| {
+        let ty = v.name.strip_prefix("tsl_wgmma_").unwrap_or(v.name);
+        types.iter().any(|(a, i)| *ty == format!("{a}_{i}")) && ns.contains(&(n as i64))
+    };
+    generate(&keep, false).trim_end().to_string()
+}
+
+/// The header with the specializations `keep` selects (`#pragma once` for the file only).
+fn generate(keep: &dyn Fn(&Variant, usize) -> bool, pragma: bool) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "// GENERATED FILE - do not edit by hand.\n\
+         // Written by codegen-cuda/tests/prelude_wgmma.rs; regenerate with\n\
+         //   TSL_BLESS=1 cargo test -p codegen-cuda --test prelude_wgmma\n\
+         // (the same test without TSL_BLESS fails when this file is stale).\n\
+         //\n\
+         // wgmma.mma_async.sync.aligned.m64nNk16 with A and B from shared memory through 64-bit\n\
+         // descriptors (tsl_wgmma_desc_kmajor), both K-major (immTransA = immTransB = 0), no\n\
+         // negation (immScaleA = immScaleB = 1), for every N in 8..=256 step 8:\n\
+         //   tsl_wgmma_f32_f16<N>::mma(float (&d)[N/2], da, db, scale_d)    f32 += f16 x f16\n\
+         //   tsl_wgmma_f32_bf16<N>::mma(float (&d)[N/2], da, db, scale_d)   f32 += bf16 x bf16\n\
+         //   tsl_wgmma_f16_f16<N>::mma(tsl_u32 (&d)[N/4], da, db, scale_d)  f16 += f16 x f16\n\
+         // scale_d = 0 computes D = A*B (old D ignored), non-zero D = A*B + D. There is no\n\
+         // bf16 x bf16 -> f16 form in PTX, so none is generated. tsl_wgmma<TIn, TAcc, N> picks the\n\
+         // struct from the element types and adds reg_t / NREG. Issue between tsl_wgmma_fence()\n\
+         // and tsl_wgmma_commit(); all 128 threads of the warpgroup must execute it.\n\
+         // Needs prelude.cuh; sm_90a only.\n",
+    );
+    s.push_str(if pragma { "#pragma once\n\n" } else { "\n" });
+    for v in &VARIANTS {
+        let _ = writeln!(
+            s,
+            "template <int N> struct {};  // {}, N/{} registers",
+            v.name, v.what, v.n_per_reg
+        );
+    }
+    s.push('\n');
+    for v in &VARIANTS {
+        let _ = writeln!(s, "// ---- {}: {} ----", v.name, v.what);
+        for n in all_n().filter(|&n| keep(v, n)) {
+            specialization(&mut s, v, n);
+        }
+        s.push('\n');
+    }
+    s.push_str(
+        "// ---- dispatch on (input type, accumulator type) ----\n\
+         template <typename TIn, typename TAcc, int N> struct tsl_wgmma;\n\
+         template <int N> struct tsl_wgmma<tsl_f16, float, N> : tsl_wgmma_f32_f16<N> {\n\
+         \x20 typedef float reg_t;\n\
+         \x20 static constexpr int NREG = N / 2;\n\
+         };\n\
+         template <int N> struct tsl_wgmma<tsl_bf16, float, N> : tsl_wgmma_f32_bf16<N> {\n\
+         \x20 typedef float reg_t;\n\
+         \x20 static constexpr int NREG = N / 2;\n\
+         };\n\
+         template <int N> struct tsl_wgmma<tsl_f16, tsl_f16, N> : tsl_wgmma_f16_f16<N> {\n\
+         \x20 typedef tsl_u32 reg_t;\n\
+         \x20 static constexpr int NREG = N / 4;\n\
+         };\n",
+    );
+    s
+}

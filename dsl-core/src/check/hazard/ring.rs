@@ -1,0 +1,499 @@
+//! Event protocols. An event is an mbarrier: each phase completes when the threads that reach
+//! its first `trigger` have all arrived, and the `n`-th `wait` of a thread returns once `n`
+//! phases have completed. Three ways a ring of events goes wrong on the GPU:
+//!
+//! - **arrival counts** (`E1207`): a `trigger` reached by another number of threads than the
+//!   first one (its phases complete early or never);
+//! - **deadlock** (`E1208`): a `wait` that no phase can ever satisfy — typically a consumer
+//!   that never grants the initial credits, so the producer's first `wait empty[s]` and the
+//!   consumer's first `wait full[s]` wait on each other;
+//! - **running ahead** (`E1209`): a phase that completes twice before a waiter consumed the
+//!   first (a double `trigger`): the producer overwrites a stage that is still being read.
+//!
+//! The last two are found by running the protocol: each top-level `inthreads` branch is an
+//! agent whose `wait`s and `trigger`s are listed in order under the configuration (loops over
+//! problem sizes run a few times round every ring), then the agents advance until all finish
+//! or none can. Anything the listing cannot evaluate (an event index that depends on the
+//! thread) leaves the protocol unchecked rather than guessed.
+
+use super::super::eval::{Env, eval};
+use super::super::{Binding, Cx, codes};
+use super::{Scope, statements};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Block, Expr, ExprId, Level, Stmt, StmtId};
+use std::collections::{HashMap, HashSet};
+
+/// An event: its declaration statement and declarator.
+type EventKey = (StmtId, usize);
+
+pub(super) fn check(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let all = statements(m);
+    let mut triggered: HashSet<EventKey> = HashSet::new();
+    for (s, _) in &all {
+        if let Stmt::Trigger { event, .. } = &m.stmts[*s]
+            && let Some((k, _)) = event_of(cx, *event)
+        {
+            triggered.insert(k);
+        }
+    }
+    if triggered.is_empty() {
+        return;
+    }
+    let counts_ok = arrivals(cx, &all, diags);
+    if counts_ok {
+        simulate(cx, &all, &triggered, diags);
+    }
+}
+
+/// The event an expression names, and its index expression.
+fn event_of(cx: &Cx, e: ExprId) -> Option<(EventKey, Option<ExprId>)> {
+    let (name, index) = match &cx.m.exprs[e] {
+        Expr::Name(_) => (e, None),
+        Expr::Index { base, index } => (*base, Some(*index)),
+        _ => return None,
+    };
+    match cx.res.bindings.get(&name)? {
+        Binding::Event(s, d) => Some(((*s, *d), index)),
+        _ => None,
+    }
+}
+
+fn event_name(cx: &Cx, k: EventKey) -> String {
+    cx.binding_name(Binding::Event(k.0, k.1))
+}
+
+/// Number of threads of the block that satisfy every `inthreads` condition of `scope`, if the
+/// conditions only use thread variables and values known under the configuration.
+fn reaching(cx: &Cx, s: StmtId, scope: &Scope) -> Option<u64> {
+    let m = cx.m;
+    // The non-block parallel variables around `s` and their extents.
+    let mut vars: Vec<(String, i64)> = Vec::new();
+    for l in cx.res.chains.get(&s)? {
+        let pl = cx.level(*l)?;
+        if pl.level == Level::Block {
+            continue;
+        }
+        for (v, e) in pl.vars.iter().zip(&pl.extents) {
+            vars.push((v.name.clone(), cx.static_value(*e)?));
+        }
+    }
+    let total = vars
+        .iter()
+        .try_fold(1i64, |acc, (_, n)| acc.checked_mul(*n))?;
+    if !(1..=4096).contains(&total) {
+        return None;
+    }
+    let conds: Vec<ExprId> = scope.conds.iter().filter(|c| c.1).map(|c| c.0).collect();
+    let mut env = cx.env.clone();
+    let mut count = 0u64;
+    for t in 0..total {
+        let mut rest = t;
+        for (name, n) in vars.iter().rev() {
+            env.values.insert(name.clone(), rest % n);
+            rest /= n;
+        }
+        let mut all = true;
+        for &c in &conds {
+            match eval(m, c, &env) {
+                Ok(v) => all &= v != 0,
+                Err(_) => return None,
+            }
+        }
+        count += u64::from(all);
+    }
+    Some(count)
+}
+
+/// Arrival counts: every `trigger` of an event is reached by as many threads as its first.
+/// Returns whether the protocol can be simulated (consistent counts, no `trigger` under an
+/// `if`, which the lowering reports).
+fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
+    let m = cx.m;
+    let mut first: HashMap<EventKey, (StmtId, Option<u64>)> = HashMap::new();
+    let mut ok = true;
+    for (s, scope) in all {
+        let Stmt::Trigger { event, .. } = &m.stmts[*s] else {
+            continue;
+        };
+        let Some((k, _)) = event_of(cx, *event) else {
+            continue;
+        };
+        let name = event_name(cx, k);
+        if scope.ifs > 0 {
+            // The lowering rejects a `trigger` under `if` (its count would depend on data);
+            // the protocol is not simulated then.
+            ok = false;
+            continue;
+        }
+        let n = reaching(cx, *s, scope);
+        match first.get(&k) {
+            None => {
+                first.insert(k, (*s, n));
+            }
+            Some(&(f, expected)) => {
+                let (Some(want), Some(got)) = (expected, n) else {
+                    continue;
+                };
+                if want != got {
+                    ok = false;
+                    diags.push(
+                        Diagnostic::new(
+                            codes::ARRIVALS,
+                            m.stmt_span(*s),
+                            format!(
+                                "this `trigger {name}` is reached by {got} threads, but each phase of `{name}` expects {want} arrivals (the threads of its first `trigger`)"
+                            ),
+                        )
+                        .with_note(m.stmt_span(f), "the first trigger, which sets the count")
+                        .with_help(format!(
+                            "trigger `{name}` from the same threads everywhere (the same `inthreads` condition)"
+                        )),
+                    );
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// One step of an agent.
+#[derive(Clone, Copy)]
+enum Act {
+    Wait(EventKey, i64, StmtId),
+    Trigger(EventKey, i64, StmtId),
+}
+
+/// Most steps listed per agent, and statements visited while listing.
+const MAX_STEPS: usize = 100_000;
+
+struct Lister<'a, 'b> {
+    cx: &'a Cx<'b>,
+    triggered: &'a HashSet<EventKey>,
+    /// Statements holding a `wait`/`trigger` of a triggered event (themselves or inside).
+    eventful: &'a HashSet<StmtId>,
+    /// Iterations given to a loop whose extent depends on problem sizes.
+    sym_iters: i64,
+    /// Problem dims set to a large value (the loops over them are then capped).
+    sym_env: Env,
+    out: Vec<Act>,
+    visited: usize,
+}
+
+impl Lister<'_, '_> {
+    /// Lists the steps of `b`; `None` when something cannot be evaluated.
+    fn block(&mut self, b: &Block, env: &mut Env) -> Option<()> {
+        let m = self.cx.m;
+        for &s in b {
+            self.visited += 1;
+            if self.visited > MAX_STEPS || self.out.len() > MAX_STEPS {
+                return None;
+            }
+            match &m.stmts[s] {
+                Stmt::Let { name, value } => match eval(m, *value, env) {
+                    Ok(v) => {
+                        env.values.insert(name.name.clone(), v);
+                    }
+                    Err(_) => {
+                        env.values.remove(&name.name);
+                    }
+                },
+                _ if !self.eventful.contains(&s) => {}
+                Stmt::Wait { event } | Stmt::Trigger { event, .. } => {
+                    let Some((k, index)) = event_of(self.cx, *event) else {
+                        continue;
+                    };
+                    if !self.triggered.contains(&k) {
+                        continue;
+                    }
+                    let i = match index {
+                        Some(ix) => eval(m, ix, env).ok()?,
+                        None => 0,
+                    };
+                    self.out.push(match &m.stmts[s] {
+                        Stmt::Wait { .. } => Act::Wait(k, i, s),
+                        _ => Act::Trigger(k, i, s),
+                    });
+                }
+                Stmt::Foreach {
+                    vars,
+                    extents,
+                    body,
+                    ..
+                } => {
+                    let mut ns = Vec::new();
+                    for &e in extents {
+                        let n = match eval(m, e, env) {
+                            Ok(n) if !self.depends_on_dims(e) => n,
+                            _ => {
+                                // Problem dims at a large value, then the loop capped.
+                                let mut big = env.clone();
+                                big.values.extend(self.sym_env.values.clone());
+                                eval(m, e, &big).ok()?.min(self.sym_iters)
+                            }
+                        };
+                        ns.push(n.max(0));
+                    }
+                    let total = ns.iter().try_fold(1i64, |a, n| a.checked_mul(*n))?;
+                    if total as usize > MAX_STEPS {
+                        return None;
+                    }
+                    for t in 0..total {
+                        let mut rest = t;
+                        for (v, n) in vars.iter().zip(&ns).rev() {
+                            env.values.insert(v.name.clone(), rest % n);
+                            rest /= n;
+                        }
+                        self.block(body, env)?;
+                    }
+                    for v in vars {
+                        env.values.remove(&v.name);
+                    }
+                }
+                Stmt::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    let c = eval(m, *cond, env).ok()?;
+                    if c != 0 {
+                        self.block(then_body, env)?;
+                    } else if let Some(e) = else_body {
+                        self.block(e, env)?;
+                    }
+                }
+                Stmt::InThreads { body, .. } | Stmt::Parallel { body, .. } => {
+                    self.block(body, env)?;
+                }
+                _ => {}
+            }
+        }
+        Some(())
+    }
+
+    /// Whether `e` names a problem dim (a symbolic dimension of a parameter).
+    fn depends_on_dims(&self, e: ExprId) -> bool {
+        let mut dims = false;
+        super::super::walk_expr(self.cx.m, e, &mut |x| {
+            if matches!(self.cx.res.bindings.get(&x), Some(Binding::SymDim { .. })) {
+                dims = true;
+            }
+        });
+        dims
+    }
+}
+
+/// Statements that hold (or are) a `wait`/`trigger` of a triggered event.
+fn eventful(cx: &Cx, triggered: &HashSet<EventKey>) -> HashSet<StmtId> {
+    let m = cx.m;
+    fn go(cx: &Cx, s: StmtId, triggered: &HashSet<EventKey>, out: &mut HashSet<StmtId>) -> bool {
+        let m = cx.m;
+        let mut any = match &m.stmts[s] {
+            Stmt::Wait { event } | Stmt::Trigger { event, .. } => {
+                event_of(cx, *event).is_some_and(|(k, _)| triggered.contains(&k))
+            }
+            _ => false,
+        };
+        for b in super::super::stmt_blocks(&m.stmts[s]) {
+            for &inner in b {
+                any |= go(cx, inner, triggered, out);
+            }
+        }
+        if any {
+            out.insert(s);
+        }
+        any
+    }
+    let mut out = HashSet::new();
+    for &s in &m.kernel.body {
+        go(cx, s, triggered, &mut out);
+    }
+    out
+}
+
+fn simulate(
+    cx: &Cx,
+    all: &[(StmtId, Scope)],
+    triggered: &HashSet<EventKey>,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let eventful = eventful(cx, triggered);
+    // Agents: the outermost `inthreads` branches holding events, or the whole body.
+    let mut branches: Vec<StmtId> = Vec::new();
+    let mut outside = false;
+    for (s, scope) in all {
+        if !matches!(m.stmts[*s], Stmt::Wait { .. } | Stmt::Trigger { .. }) || !eventful.contains(s)
+        {
+            continue;
+        }
+        match scope.conds.iter().find(|c| c.1) {
+            Some(&(cond, _)) => {
+                let Some((b, _)) = all.iter().find(
+                    |(b, _)| matches!(&m.stmts[*b], Stmt::InThreads { cond: c, .. } if *c == cond),
+                ) else {
+                    return;
+                };
+                if !branches.contains(b) {
+                    branches.push(*b);
+                }
+            }
+            None => outside = true,
+        }
+    }
+    if outside && !branches.is_empty() {
+        return;
+    }
+    let ring = all
+        .iter()
+        .filter_map(|(s, _)| match &m.stmts[*s] {
+            Stmt::EventDecl { names, .. } => Some(
+                names
+                    .iter()
+                    .filter_map(|d| d.count.and_then(|c| cx.static_value(c)))
+                    .max()
+                    .unwrap_or(1),
+            ),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(1)
+        .clamp(1, 64);
+    let mut sym_env = Env::new();
+    for p in &m.kernel.params {
+        for &d in &p.shape {
+            if let Expr::Name(n) = &m.exprs[d]
+                && !cx.static_env.values.contains_key(n)
+            {
+                sym_env.values.insert(n.clone(), 1 << 40);
+            }
+        }
+    }
+    let mut lister = Lister {
+        cx,
+        triggered,
+        eventful: &eventful,
+        sym_iters: 2 * ring + 3,
+        sym_env,
+        out: Vec::new(),
+        visited: 0,
+    };
+    let mut agents: Vec<Vec<Act>> = Vec::new();
+    let bodies: Vec<Block> = if branches.is_empty() {
+        vec![m.kernel.body.clone()]
+    } else {
+        branches
+            .iter()
+            .map(|b| match &m.stmts[*b] {
+                Stmt::InThreads { body, .. } => body.clone(),
+                _ => Vec::new(),
+            })
+            .collect()
+    };
+    for body in &bodies {
+        lister.out.clear();
+        lister.visited = 0;
+        let mut env = cx.static_env.clone();
+        if lister.block(body, &mut env).is_none() {
+            return;
+        }
+        agents.push(std::mem::take(&mut lister.out));
+    }
+    run(cx, &agents, diags);
+}
+
+fn run(cx: &Cx, agents: &[Vec<Act>], diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mut waiters: HashMap<EventKey, Vec<usize>> = HashMap::new();
+    for (a, acts) in agents.iter().enumerate() {
+        for act in acts {
+            if let Act::Wait(k, _, _) = act {
+                let w = waiters.entry(*k).or_default();
+                if !w.contains(&a) {
+                    w.push(a);
+                }
+            }
+        }
+    }
+    let mut pos = vec![0usize; agents.len()];
+    let mut completed: HashMap<(EventKey, i64), u64> = HashMap::new();
+    let mut waited: Vec<HashMap<(EventKey, i64), u64>> = vec![HashMap::new(); agents.len()];
+    loop {
+        let mut progress = false;
+        for a in 0..agents.len() {
+            while let Some(&act) = agents[a].get(pos[a]) {
+                match act {
+                    Act::Wait(k, i, _) => {
+                        let done = completed.get(&(k, i)).copied().unwrap_or(0);
+                        let w = waited[a].entry((k, i)).or_insert(0);
+                        if done <= *w {
+                            break;
+                        }
+                        *w += 1;
+                    }
+                    Act::Trigger(k, i, s) => {
+                        let done = completed.entry((k, i)).or_insert(0);
+                        *done += 1;
+                        let done = *done;
+                        for &b in waiters.get(&k).map(Vec::as_slice).unwrap_or(&[]) {
+                            let w = waited[b].get(&(k, i)).copied().unwrap_or(0);
+                            if done > w + 1 {
+                                let name = event_name(cx, k);
+                                diags.push(
+                                    Diagnostic::new(
+                                        codes::RING_AHEAD,
+                                        m.stmt_span(s),
+                                        format!(
+                                            "`{name}[{i}]` completes a second phase here before its waiter consumed the first: the ring runs ahead (a data race on the slot it guards)"
+                                        ),
+                                    )
+                                    .with_help(format!(
+                                        "trigger each slot of `{name}` once per `wait` on it: remove the extra `trigger`, or wait between the two"
+                                    )),
+                                );
+                                return;
+                            }
+                        }
+                    }
+                }
+                pos[a] += 1;
+                progress = true;
+            }
+        }
+        if (0..agents.len()).all(|a| pos[a] == agents[a].len()) {
+            return;
+        }
+        if !progress {
+            break;
+        }
+    }
+    // Deadlock: every unfinished agent is blocked on a wait.
+    let mut blocked: Vec<(StmtId, EventKey, i64)> = (0..agents.len())
+        .filter_map(|a| match agents[a].get(pos[a]) {
+            Some(Act::Wait(k, i, s)) => Some((*s, *k, *i)),
+            _ => None,
+        })
+        .collect();
+    blocked.sort_by_key(|(s, _, _)| m.stmt_span(*s).start);
+    let Some(&(s, k, i)) = blocked.first() else {
+        return;
+    };
+    let name = event_name(cx, k);
+    let mut d = Diagnostic::new(
+        codes::RING_DEADLOCK,
+        m.stmt_span(s),
+        format!(
+            "deadlock: this `wait` on `{name}[{i}]` never returns: no `trigger` can complete the phase it waits for while the other side is blocked too"
+        ),
+    )
+    .with_help(format!(
+        "grant the initial credits: before its first `wait`, the side that frees the slots triggers each one once (e.g. `foreach {{s}} in [N] trigger {name}[s];`)"
+    ));
+    for &(o, ok, oi) in &blocked[1..] {
+        d = d.with_note(
+            m.stmt_span(o),
+            format!("also blocked here, on `{}[{oi}]`", event_name(cx, ok)),
+        );
+    }
+    diags.push(d);
+}

@@ -1,0 +1,588 @@
+//! What lowering can translate. Every restriction of the lowering that a well-formed kernel can
+//! run into is a diagnostic here, with its own code, so that `check` ok means `emit` ok:
+//!
+//! - `a # b` composes with a loop or parallel variable `b` (whose extent is the stride);
+//! - sizes (extents, shapes, counts, `.subspan` sizes): integer arithmetic
+//!   the lowering can keep symbolic;
+//! - copies: into a fresh buffer (`=> shared`), `.async` with a register side, directions other
+//!   than global → shared and the register-tile ones, ranks (2-D shared tiles, 1-D/2-D register
+//!   tiles, 2-D TMA tiles), `.transpose()` only as a cooperative copy's shared destination;
+//! - assignments: one element (`.at(i, j)`), no compound assignment to a global element;
+//! - the `: block` level: at most 3 variables, exactly 2 under `raster`, 1 or 2 under
+//!   `persistent`;
+//! - async copies into one `.transpose()`d tensor copy one tile shape (they share a stage);
+//! - events: no `trigger` under an `if` (the arrival count must be static);
+//! - fragments: an `mma.fill` accumulator is used by an `mma.row.row`;
+//! - clusters: a multicast TMA load follows a `wait` in its statement list.
+
+use super::view::Views;
+use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{AssignOp, CopyDst, Expr, ExprId, Level, MemSpace, Module, Stmt, StmtId, ViewOp};
+
+pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    integer_extents(cx, diags);
+    compositions(cx, diags);
+    copies(cx, views, diags);
+    assignments(cx, views, diags);
+    block_level(cx.m, diags);
+    triggers(cx.m, diags);
+    accumulators(cx.m, diags);
+    multicast_waits(cx.m, diags);
+}
+
+/// `a # b`: `b` is a loop or parallel variable, or a composition of them (its extent is the
+/// stride of `a`).
+fn compositions(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    fn strided(cx: &Cx, e: ExprId) -> bool {
+        match &cx.m.exprs[e] {
+            Expr::Name(_) => matches!(
+                cx.res.bindings.get(&e),
+                Some(Binding::LoopVar { .. } | Binding::ParallelVar { .. })
+            ),
+            Expr::Compose { outer, inner } => strided(cx, *outer) && strided(cx, *inner),
+            _ => false,
+        }
+    }
+    for s in all_stmts(m) {
+        for x in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, x, &mut |c| {
+                if let Expr::Compose { inner, .. } = &m.exprs[c]
+                    && !strided(cx, *inner)
+                {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::COMPOSE_STRIDE,
+                            *inner,
+                            format!(
+                                "the right side of `#` gives the stride by its extent, so it must be a loop or parallel variable (or a composition of them); `{}` is not",
+                                m.expr_to_string(*inner)
+                            ),
+                        )
+                        .with_help("write the index out: `i * N + j`"),
+                    );
+                }
+            });
+        }
+    }
+}
+
+/// A view dimension as written (or its value when the checker computed it).
+fn dim_text(m: &Module, d: &super::Dim) -> String {
+    match d.expr {
+        DimExpr::Expr(x) => m.expr_to_string(x),
+        DimExpr::Const(v) => v.to_string(),
+    }
+}
+
+/// The tensor a view expression starts from.
+fn view_root(m: &Module, e: ExprId) -> Option<&str> {
+    match &m.exprs[e] {
+        Expr::Name(n) => Some(n),
+        Expr::Index { base, .. } | Expr::View { base, .. } | Expr::Field { base, .. } => {
+            view_root(m, *base)
+        }
+        _ => None,
+    }
+}
+
+/// Under `cluster C;`, a TMA load (completing on an event) of a kernel parameter's tile that
+/// does not depend on the first `: block` variable is multicast into every block of the
+/// cluster: it must follow a `wait` in its statement list (the event that says the stage is
+/// free in all of them).
+fn multicast_waits(m: &Module, diags: &mut Diagnostics) {
+    if m.cluster.is_none() {
+        return;
+    }
+    let Some(row_var) = all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
+        Stmt::Parallel { levels, .. } => levels
+            .iter()
+            .find(|l| l.level == Level::Block)
+            .and_then(|l| l.vars.first())
+            .map(|v| v.name.clone()),
+        _ => None,
+    }) else {
+        return;
+    };
+    let params: Vec<&str> = m
+        .kernel
+        .params
+        .iter()
+        .map(|p| p.name.name.as_str())
+        .collect();
+    let multicast = |s: StmtId| match &m.stmts[s] {
+        Stmt::TmaCopy {
+            event: Some(_),
+            src,
+            dst: CopyDst::Expr(_),
+            ..
+        } => {
+            let mut uses_row = false;
+            super::walk_expr(m, *src, &mut |x| {
+                uses_row |= matches!(&m.exprs[x], Expr::Name(n) if *n == row_var);
+            });
+            view_root(m, *src).is_some_and(|r| params.contains(&r)) && !uses_row
+        }
+        _ => false,
+    };
+    let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
+    while let Some(list) = lists.pop() {
+        let mut waited = false;
+        for &s in list {
+            if multicast(s) && !waited {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::MULTICAST_WAIT,
+                        s,
+                        "under `cluster`, this load is multicast into every block of the cluster, so it must first wait for an event that says the destination is free in all of them",
+                    )
+                    .with_help("wait on the ring's free-stage event before it (`wait empty[stage];`)"),
+                );
+            }
+            waited |= matches!(m.stmts[s], Stmt::Wait { .. });
+            lists.extend(
+                super::stmt_blocks(&m.stmts[s])
+                    .into_iter()
+                    .map(|b| b.as_slice()),
+            );
+        }
+    }
+}
+
+/// Whether `e` is integer arithmetic the lowering keeps symbolic (C++ over template
+/// parameters): literals, names, unary and binary operators, `cdiv`/`min`/`max`.
+/// Names must not be floating-point scalars.
+fn symbolic(cx: &Cx, e: ExprId) -> bool {
+    let m = cx.m;
+    match &m.exprs[e] {
+        Expr::Int(_) | Expr::Bool(_) => true,
+        Expr::Name(_) => !float_scalar(cx, e),
+        Expr::Unary { expr, .. } => symbolic(cx, *expr),
+        Expr::Binary { lhs, rhs, .. } => symbolic(cx, *lhs) && symbolic(cx, *rhs),
+        Expr::Call { func, args } => {
+            args.len() == 2
+                && ["cdiv", "min", "max"].contains(&func.name.as_str())
+                && args.iter().all(|&a| symbolic(cx, a))
+        }
+        _ => false,
+    }
+}
+
+/// A name bound to a floating-point scalar.
+fn float_scalar(cx: &Cx, e: ExprId) -> bool {
+    matches!(
+        cx.res.bindings.get(&e),
+        Some(Binding::Scalar(s))
+            if matches!(&cx.m.stmts[*s], Stmt::ScalarDecl { dtype, .. } if dtype.is_float())
+    )
+}
+
+/// An index free of floating-point values (literals or scalars): it becomes pointer arithmetic.
+fn integer_index(cx: &Cx, e: ExprId) -> bool {
+    let mut ok = true;
+    super::walk_expr(cx.m, e, &mut |x| {
+        ok &= !matches!(cx.m.exprs[x], Expr::Float { .. }) && !float_scalar(cx, x);
+    });
+    ok
+}
+
+/// Extents, shapes, counts and `.subspan` sizes are integer arithmetic; tensor-array indices
+/// hold no floating-point value.
+fn integer_extents(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mut sites: Vec<(ExprId, &str)> = Vec::new();
+    let mut indices: Vec<ExprId> = Vec::new();
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::Parallel { levels, .. } => {
+                for l in levels {
+                    sites.extend(l.extents.iter().map(|&e| (e, "a parallel extent")));
+                }
+            }
+            Stmt::Foreach { extents, .. } => {
+                sites.extend(extents.iter().map(|&e| (e, "a loop extent")));
+            }
+            Stmt::TensorDecl { shape, names, .. } => {
+                sites.extend(shape.iter().map(|&e| (e, "a tensor dimension")));
+                sites.extend(
+                    names
+                        .iter()
+                        .filter_map(|d| d.count)
+                        .map(|e| (e, "an array count")),
+                );
+            }
+            Stmt::EventDecl { names, .. } => {
+                sites.extend(
+                    names
+                        .iter()
+                        .filter_map(|d| d.count)
+                        .map(|e| (e, "an array count")),
+                );
+            }
+            _ => {}
+        }
+        for x in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, x, &mut |v| {
+                if let Expr::View {
+                    op: ViewOp::Subspan,
+                    args,
+                    ..
+                } = &m.exprs[v]
+                {
+                    sites.extend(args.iter().map(|&a| (a, "a `.subspan` size")));
+                }
+                if let Expr::Index { index, .. } = &m.exprs[v] {
+                    indices.push(*index);
+                }
+            });
+        }
+    }
+    for e in indices {
+        if !integer_index(cx, e) {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::NOT_INTEGER,
+                    e,
+                    format!(
+                        "an array index must be an integer; `{}` is not",
+                        m.expr_to_string(e)
+                    ),
+                )
+                .with_help("index with integers, loop and parallel variables and integer bindings"),
+            );
+        }
+    }
+    for (e, what) in sites {
+        if !symbolic(cx, e) {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::NOT_INTEGER,
+                    e,
+                    format!(
+                        "{what} must be integer arithmetic; `{}` is not",
+                        m.expr_to_string(e)
+                    ),
+                )
+                .with_help("write it with integers, tunables, constants and dims, `+ - * / %` and `cdiv`/`min`/`max`"),
+            );
+        }
+    }
+}
+
+fn at_stmt(m: &Module, code: &'static str, s: StmtId, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(code, m.stmt_span(s), msg)
+}
+
+fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    // The tile shape of the first async transposed copy into each shared tensor: they share
+    // one register stage, so they share its shape (compared as written, as the stage's C++
+    // template arguments are).
+    let mut stages: Vec<(Binding, Vec<String>)> = Vec::new();
+    for s in all_stmts(m) {
+        let (tma, is_async, src, dst) = match &m.stmts[s] {
+            Stmt::DmaCopy { is_async, src, dst } => (false, *is_async, *src, dst),
+            Stmt::TmaCopy { src, dst, .. } => (true, false, *src, dst),
+            _ => continue,
+        };
+        let op = if tma { "tma.copy" } else { "dma.copy" };
+        let CopyDst::Expr(d) = dst else {
+            diags.push(
+                at_stmt(
+                    m,
+                    codes::FRESH_COPY,
+                    s,
+                    format!("`{op} … => shared` into a fresh buffer is not supported"),
+                )
+                .with_help("declare the destination (`shared f16 [BM, BK] a_s;`) and copy into it"),
+            );
+            continue;
+        };
+        let (Some(sv), Some(dv)) = (views.get(src), views.get(*d)) else {
+            continue;
+        };
+        let (from, to) = (sv.space, dv.space);
+        if tma {
+            if matches!(
+                (from, to),
+                (MemSpace::Global, MemSpace::Shared) | (MemSpace::Shared, MemSpace::Global)
+            ) && sv.shape.len() != 2
+            {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::TMA_RANK,
+                        src,
+                        format!(
+                            "`tma.copy` moves 2-D tiles; this tile has {} dimensions",
+                            sv.shape.len()
+                        ),
+                    )
+                    .with_help("copy a 2-D tile (`t.subspan(R, C).at(i, j)`)"),
+                );
+            }
+            continue;
+        }
+        if from == MemSpace::Local || to == MemSpace::Local {
+            if is_async {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::ASYNC_REGISTER_COPY,
+                        s,
+                        "a copy into or out of registers is per thread and synchronous",
+                    )
+                    .with_help("drop `.async`"),
+                );
+            }
+            for (v, x) in [(sv, src), (dv, *d)] {
+                if !(1..=2).contains(&v.shape.len()) {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::REGISTER_COPY_RANK,
+                            x,
+                            format!(
+                                "register tile copies move 1-D and 2-D tiles; this one has {} dimensions",
+                                v.shape.len()
+                            ),
+                        )
+                        .with_help("copy a 1-D or 2-D view of the tile"),
+                    );
+                    break;
+                }
+            }
+            // The register side walks the other side's rows with its own pitch: a 2-D register
+            // tile needs the other side's row count, written the same way (it becomes a C++
+            // template argument), unless the other side is one row.
+            let (reg, other, at) = if to == MemSpace::Local {
+                (dv, sv, *d)
+            } else {
+                (sv, dv, src)
+            };
+            if reg.shape.len() == 2 && (1..=2).contains(&other.shape.len()) {
+                let rows = |v: &super::view::VState| match v.shape.len() {
+                    1 => "1".to_string(),
+                    _ => dim_text(m, &v.shape[0]),
+                };
+                let (r, o) = (rows(reg), rows(other));
+                if r != o && o != "1" {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::REGISTER_ROWS,
+                            at,
+                            format!(
+                                "a 2-D register tile copies a tile of its own row count, written the same way: `{r}` rows here, `{o}` on the other side"
+                            ),
+                        )
+                        .with_help("write both row counts alike, or make the register tile 1-D"),
+                    );
+                }
+            }
+            if dv.transposed {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::TRANSPOSE_TARGET,
+                        *d,
+                        "`.transpose()` is a cooperative global → shared copy's destination; a register tile cannot be one",
+                    )
+                    .with_help("copy into a shared tile with `.transpose()`, then into registers"),
+                );
+            }
+            continue;
+        }
+        if from == MemSpace::Global && to == MemSpace::Global {
+            continue; // the placement check reports it
+        }
+        if (from, to) != (MemSpace::Global, MemSpace::Shared) {
+            diags.push(
+                at_stmt(
+                    m,
+                    codes::COPY_DIRECTION,
+                    s,
+                    format!("`dma.copy` from {from} to {to} memory is not supported"),
+                )
+                .with_help("`dma.copy` moves global → shared, and between registers (`local`) and global or shared memory; go through a register tile"),
+            );
+            continue;
+        }
+        if is_async && dv.transposed {
+            let shape: Vec<String> = sv.shape.iter().map(|d| dim_text(m, d)).collect();
+            match stages.iter().find(|st| st.0 == dv.root) {
+                Some((_, first)) if *first != shape => diags.push(
+                    at_expr(
+                        m,
+                        codes::STAGE_SHAPE,
+                        *d,
+                        format!(
+                            "the async copies into one `.transpose()`d tensor share a register stage, so they copy one tile shape: [{}] here, [{}] before",
+                            shape.join(", "),
+                            first.join(", ")
+                        ),
+                    )
+                    .with_help("write every such copy's tile with the same extents"),
+                ),
+                Some(_) => {}
+                None => stages.push((dv.root, shape)),
+            }
+        }
+        if sv.shape.len() != 2 {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::SHARED_COPY_RANK,
+                    src,
+                    format!(
+                        "a cooperative copy into shared memory moves a 2-D tile; this one has {} dimensions",
+                        sv.shape.len()
+                    ),
+                )
+                .with_help("declare the shared tensor 2-D (`shared f32 [1, N] x_s;`) and copy a 2-D tile"),
+            );
+        }
+    }
+}
+
+fn assignments(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let Stmt::Assign { target, op, .. } = &m.stmts[s] else {
+            continue;
+        };
+        if !matches!(m.exprs[*target], Expr::View { .. }) {
+            continue;
+        }
+        let Some(v) = views.get(*target) else {
+            continue;
+        };
+        if !v.element {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::ASSIGN_TILE,
+                    *target,
+                    "only single elements can be assigned",
+                )
+                .with_help("assign `.at(i, j)`, or copy a tile with `dma.copy`"),
+            );
+        } else if *op != AssignOp::Set && v.space == MemSpace::Global {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::COMPOUND_GLOBAL,
+                    *target,
+                    format!(
+                        "compound assignment (`{}`) to a global element is not supported",
+                        op.symbol()
+                    ),
+                )
+                .with_help(
+                    "accumulate in a scalar or a register tile (`local`) and store it with `=`",
+                ),
+            );
+        }
+    }
+}
+
+fn block_level(m: &Module, diags: &mut Diagnostics) {
+    for s in all_stmts(m) {
+        let Stmt::Parallel { levels, .. } = &m.stmts[s] else {
+            continue;
+        };
+        for l in levels.iter().filter(|l| l.level == Level::Block) {
+            let n = l.vars.len().max(l.extents.len());
+            let what = format!("this `: block` level has {n} variable(s)");
+            if n > 3 {
+                diags.push(
+                    Diagnostic::new(
+                        codes::BLOCK_VARS,
+                        l.level_span,
+                        format!("a `: block` level has at most 3 variables (x, y, z); {what}"),
+                    )
+                    .with_help("fold two of them into one (`bq by [cdiv(N, B) * Q]`)"),
+                );
+            }
+            if m.raster.is_some() && n != 2 {
+                diags.push(
+                    Diagnostic::new(
+                        codes::RASTER_RANK,
+                        l.level_span,
+                        format!("`raster` groups the tiles of a 2-D `: block` level; {what}"),
+                    )
+                    .with_help("drop `raster`, or give the block level two variables"),
+                );
+            }
+            if m.persistent.is_some() && !(1..=2).contains(&n) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::PERSISTENT_RANK,
+                        l.level_span,
+                        format!("`persistent` walks a 1-D or 2-D `: block` level; {what}"),
+                    )
+                    .with_help("drop `persistent`, or give the block level one or two variables"),
+                );
+            }
+        }
+    }
+}
+
+fn triggers(m: &Module, diags: &mut Diagnostics) {
+    fn walk(m: &Module, b: &[StmtId], in_if: bool, diags: &mut Diagnostics) {
+        for &s in b {
+            let st = &m.stmts[s];
+            if in_if && matches!(st, Stmt::Trigger { .. }) {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::TRIGGER_IN_IF,
+                        s,
+                        "`trigger` inside an `if`: an event's arrival count must be known at compile time",
+                    )
+                    .with_help("select the triggering threads with `inthreads (cond)` instead"),
+                );
+            }
+            let inner = in_if || matches!(st, Stmt::If { .. });
+            for blk in super::stmt_blocks(st) {
+                walk(m, blk, inner, diags);
+            }
+        }
+    }
+    walk(m, &m.kernel.body, false, diags);
+}
+
+fn accumulators(m: &Module, diags: &mut Diagnostics) {
+    let stmts = all_stmts(m);
+    for &s in &stmts {
+        let Stmt::MmaFill { name, .. } = &m.stmts[s] else {
+            continue;
+        };
+        // Named in another operand slot, it is the operand check's error (E0307).
+        let used = stmts.iter().any(|&u| {
+            matches!(&m.stmts[u], Stmt::Mma { acc, a, b, .. }
+                if [acc, a, b].iter().any(|x| x.name == name.name))
+        });
+        if !used {
+            diags.push(
+                Diagnostic::new(
+                    codes::ACC_UNUSED,
+                    name.span,
+                    format!(
+                        "`{}` is never used as an accumulator, so its width is unknown",
+                        name.name
+                    ),
+                )
+                .with_help(format!(
+                    "accumulate into it (`mma.row.row {}, a, b;`) or remove it",
+                    name.name
+                )),
+            );
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! Shapes of the view methods of today's Croqtile that no lowering handles yet (`.view(…)
+//! .from(…)`, `.span_as`, `.sqz`, `.step`, `.span(d)`): enough for the other checks to follow a
+//! view through them. The lowering gate (`support`) rejects them before any lowering.
+
+use super::view::VState;
+use super::{Cx, Dim, DimExpr};
+use crate::ir::{ExprId, ViewOp};
+
+/// The view after `op(args)`, or `None` when its shape cannot be followed (the view is then
+/// unknown to the later checks, which skip it).
+pub(crate) fn apply(
+    cx: &Cx,
+    e: ExprId,
+    mut v: VState,
+    op: ViewOp,
+    args: &[ExprId],
+) -> Result<Option<VState>, String> {
+    // Whether the chain below `e` tiles or reshapes (what `.sqz()` needs).
+    let reshaped = {
+        let mut cur = e;
+        let mut found = false;
+        while let crate::ir::Expr::View { base, .. } = &cx.m.exprs[cur] {
+            cur = *base;
+            if let crate::ir::Expr::View { op, .. } = &cx.m.exprs[cur]
+                && matches!(op, ViewOp::Subspan | ViewOp::SpanAs | ViewOp::Window)
+            {
+                found = true;
+            }
+        }
+        found
+    };
+    Ok(match op {
+        ViewOp::Window => {
+            // `.view(A, B)` waits for `.from(i, j)`, like `.subspan` for `.at`.
+            if args.len() != v.shape.len() {
+                return Ok(None);
+            }
+            v.tiled = Some(args.iter().map(|&a| cx.dim(a)).collect());
+            Some(v)
+        }
+        ViewOp::From => {
+            let Some(tile) = v.tiled.take() else {
+                return Ok(None);
+            };
+            if args.len() != tile.len() {
+                return Ok(None);
+            }
+            v.bounds = vec![None; tile.len()];
+            v.shape = tile;
+            // Element offsets, not tile coordinates: no coordinate the tiling checks could use.
+            v.coords = vec![None; args.len()];
+            Some(v)
+        }
+        ViewOp::SpanAs => {
+            // `span_as(A, B)` or `span_as([A, B])` (the bracket parses as an index list).
+            let dims: Vec<Dim> = args.iter().map(|&a| cx.dim(a)).collect();
+            let before: Option<i64> = v.shape.iter().map(|d| cx.dim_value(d)).product();
+            let after: Option<i64> = dims.iter().map(|d| cx.dim_value(d)).product();
+            if let (Some(b), Some(a)) = (before, after) {
+                if a != b {
+                    return Ok(None);
+                }
+            }
+            v.bounds = vec![None; dims.len()];
+            v.coords = vec![None; dims.len()];
+            v.shape = dims;
+            v.tiled = None;
+            Some(v)
+        }
+        ViewOp::Sqz => {
+            if !reshaped {
+                return Err(
+                    "`.sqz()` needs a `.subspan`, `.span_as` or `.view` before it in the chain"
+                        .to_string(),
+                );
+            }
+            let keep: Vec<usize> = (0..v.shape.len())
+                .filter(|&d| cx.dim_value(&v.shape[d]) != Some(1))
+                .collect();
+            let shape: Vec<Dim> = keep.iter().map(|&d| v.shape[d]).collect();
+            v.bounds = keep
+                .iter()
+                .map(|&d| v.bounds.get(d).copied().flatten())
+                .collect();
+            v.coords = keep
+                .iter()
+                .map(|&d| v.coords.get(d).copied().flatten())
+                .collect();
+            v.shape = if shape.is_empty() {
+                vec![Dim {
+                    expr: DimExpr::Const(1),
+                    value: Some(1),
+                }]
+            } else {
+                shape
+            };
+            Some(v)
+        }
+        // `.step` changes where tiles start, not their shape.
+        ViewOp::Step => v.tiled.is_some().then_some(v),
+        // A value (an extent), not a view.
+        ViewOp::SpanOf => None,
+        ViewOp::At | ViewOp::Subspan | ViewOp::Chunkat | ViewOp::Transpose => None,
+    })
+}
+
+/// The chunk size for a composed index `outer # inner` in `.chunkat`: the dimension split into
+/// `extent(outer) × extent(inner)` chunks. `None` when `a` is not a composition of loop or
+/// parallel variables, or the sizes are not known.
+pub(crate) fn compose_chunk(cx: &Cx, a: ExprId, full: &Dim) -> Option<Dim> {
+    let crate::ir::Expr::Compose { outer, inner } = &cx.m.exprs[a] else {
+        return None;
+    };
+    let count = |x: ExprId| -> Option<i64> {
+        if let crate::ir::Expr::Compose { .. } = &cx.m.exprs[x] {
+            // Nested compositions multiply out.
+            let crate::ir::Expr::Compose { outer, inner } = &cx.m.exprs[x] else {
+                return None;
+            };
+            let o = super::view::var_extent(cx, *outer).and_then(|e| cx.static_value(e))?;
+            let i = super::view::var_extent(cx, *inner).and_then(|e| cx.static_value(e))?;
+            return o.checked_mul(i);
+        }
+        super::view::var_extent(cx, x).and_then(|e| cx.static_value(e))
+    };
+    let n = count(*outer)?.checked_mul(count(*inner)?)?;
+    let f = cx.dim_value(full)?;
+    (n > 0 && f % n == 0).then_some(Dim {
+        expr: DimExpr::Const(f / n),
+        value: Some(f / n),
+    })
+}
+
+/// A TMA copy's box (the tile of its global side) is encoded in a descriptor built on the host:
+/// its extents may use constants and problem dims, never values known only in the kernel
+/// (parallel or loop variables, lets, scalars) — which `.view(…)` windows make possible.
+pub(crate) fn check_tma_boxes(
+    cx: &Cx,
+    views: &super::view::Views,
+    diags: &mut crate::diag::Diagnostics,
+) {
+    use super::Binding;
+    use crate::ir::{CopyDst, Stmt};
+    let m = cx.m;
+    for s in super::all_stmts(m) {
+        let Stmt::TmaCopy { src, dst, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let sides = std::iter::once(*src).chain(match dst {
+            CopyDst::Expr(e) => Some(*e),
+            CopyDst::Fresh(_) => None,
+        });
+        for side in sides {
+            let Some(v) = views.get(side) else { continue };
+            for d in &v.shape {
+                let DimExpr::Expr(e) = d.expr else { continue };
+                let mut kernel_value = None;
+                super::walk_expr(m, e, &mut |x| {
+                    if let Some(
+                        Binding::Let(_)
+                        | Binding::Scalar(_)
+                        | Binding::LoopVar { .. }
+                        | Binding::ParallelVar { .. },
+                    ) = cx.res.bindings.get(&x)
+                    {
+                        kernel_value.get_or_insert(x);
+                    }
+                });
+                if let Some(x) = kernel_value {
+                    diags.push(
+                        super::at_expr(
+                            m,
+                            super::codes::TMA_BOX_RUNTIME,
+                            e,
+                            format!(
+                                "a TMA box extent must be known on the host, but `{}` depends on `{}`, a value of the kernel",
+                                m.expr_to_string(e),
+                                m.expr_to_string(x)
+                            ),
+                        )
+                        .with_help("use constants or problem dims for the box; pick the tile with coordinates"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Shapes of the copies the core `dma.copy` check does not see: `dma.copy` with a future or
+/// modifiers must match its destination, and `dma.transp<p…>` must match it after permuting
+/// the source's dimensions by `p`. Only dimensions with known values are compared.
+pub(crate) fn check_ext_copies(
+    cx: &Cx,
+    views: &super::view::Views,
+    diags: &mut crate::diag::Diagnostics,
+) {
+    use crate::ir::{CopyDst, ExtStmt, Stmt};
+    let m = cx.m;
+    for s in super::all_stmts(m) {
+        let Stmt::Ext(ExtStmt::DmaFuture {
+            src,
+            dst: CopyDst::Expr(dst),
+            modifiers,
+            ..
+        }) = &m.stmts[s]
+        else {
+            continue;
+        };
+        let (Some(sv), Some(dv)) = (views.get(*src), views.get(*dst)) else {
+            continue;
+        };
+        let mut from: Vec<Option<i64>> = sv.shape.iter().map(|d| cx.dim_value(d)).collect();
+        let to: Vec<Option<i64>> = dv.shape.iter().map(|d| cx.dim_value(d)).collect();
+        if modifiers.iter().any(|(n, _)| n.name == "pad") {
+            continue;
+        }
+        if let Some((_, perm)) = modifiers.iter().find(|(n, _)| n.name == "transp") {
+            let p: Option<Vec<usize>> = perm
+                .iter()
+                .map(|&e| cx.static_value(e).and_then(|v| usize::try_from(v).ok()))
+                .collect();
+            let Some(p) = p.filter(|p| p.len() == from.len() && p.iter().all(|&i| i < from.len()))
+            else {
+                diags.push(
+                    super::at_expr(
+                        m,
+                        super::codes::COPY_SHAPE,
+                        *src,
+                        format!(
+                            "`dma.transp` needs a permutation of the source's {} dimensions",
+                            from.len()
+                        ),
+                    )
+                    .with_help("write `dma.transp<1, 0> src => dst;` for a 2-D source"),
+                );
+                continue;
+            };
+            from = p.iter().map(|&i| from[i]).collect();
+        }
+        if from.len() != to.len() {
+            continue;
+        }
+        if let Some(d) =
+            (0..from.len()).find(|&d| matches!((from[d], to[d]), (Some(a), Some(b)) if a != b))
+        {
+            let show = |v: &[Option<i64>]| {
+                v.iter()
+                    .map(|x| x.map_or("?".to_string(), |x| x.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            diags.push(
+                super::at_expr(
+                    m,
+                    super::codes::COPY_SHAPE,
+                    *dst,
+                    format!(
+                        "the copy moves a [{}] tile into [{}] (dimension {d} differs)",
+                        show(&from),
+                        show(&to)
+                    ),
+                )
+                .with_help("make the destination the source's shape (after any `transp`)"),
+            );
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Statements of today's Croqtile that the front end parses, resolves and dumps, but that no
+//! lowering handles yet. They hang off one statement variant ([`Stmt::Ext`](super::Stmt)) so
+//! that a pass which does not know them matches them in one arm; the checker's lowering gate
+//! (`check::support`) rejects each with "not supported yet: …" before any lowering runs.
+
+use super::expr::{ExprId, Ident};
+use super::stmt::{Block, CopyDst};
+
+/// A piece of a `println` argument list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrintArg {
+    /// A string literal, as written (without quotes).
+    Str(String),
+    Expr(ExprId),
+}
+
+/// Barrier kinds beyond `sync.shared`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncKind {
+    /// `sync.barrier`: a block-wide barrier (named-barrier flavour in Croqtile).
+    Barrier,
+    /// `sync.global`: a grid-wide barrier (cooperative launch).
+    Global,
+    /// `sync.fence`: a memory fence.
+    Fence,
+}
+
+impl SyncKind {
+    pub fn from_name(s: &str) -> Option<SyncKind> {
+        Some(match s {
+            "barrier" => SyncKind::Barrier,
+            "global" => SyncKind::Global,
+            "fence" => SyncKind::Fence,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            SyncKind::Barrier => "barrier",
+            SyncKind::Global => "global",
+            SyncKind::Fence => "fence",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExtStmt {
+    /// `return e;` (or `return;`).
+    Return { value: Option<ExprId> },
+    /// `call f(args);` / `call f<T>(args);`: a `__co_device__` or native device function.
+    Call {
+        func: Ident,
+        targs: Vec<ExprId>,
+        args: Vec<ExprId>,
+    },
+    /// `println("x = ", x);`: device printf.
+    Println { args: Vec<PrintArg> },
+    /// `assert(cond, "message");`
+    Assert {
+        cond: ExprId,
+        message: Option<String>,
+    },
+    /// `sync.barrier [: level];`, `sync.global;`, `sync.fence [: level];`
+    Sync {
+        kind: SyncKind,
+        level: Option<super::types::Level>,
+    },
+    /// `while (cond) body`
+    While { cond: ExprId, body: Block },
+    /// `[f =] dma.copy[.async] src => dst;` with the copy's future bound to `bind`, and
+    /// modifiers the core dialect did not have (`.swiz<N>`, `.zfill`, …) kept by name.
+    DmaFuture {
+        /// `tma.copy` (a synchronous TMA copy with a future) rather than `dma.copy`.
+        tma: bool,
+        bind: Option<Ident>,
+        is_async: bool,
+        /// Modifiers after the operation (`.swiz<128>`, `.zfill`) or the operation itself
+        /// when it is not `copy` (`pad<…>`, `transp<…>`), with their `<…>` arguments.
+        modifiers: Vec<(Ident, Vec<ExprId>)>,
+        src: ExprId,
+        dst: CopyDst,
+        /// `… after f`: the copy starts once future `f` has completed.
+        after: Option<ExprId>,
+    },
+    /// `trigger e after f1, f2;`: `e` fires when all the futures have completed.
+    TriggerAfter { event: ExprId, after: Vec<ExprId> },
+    /// `mma.fill mc, v;`: re-initialize an existing accumulator.
+    MmaRefill { acc: Ident, value: ExprId },
+    /// `__asm__ [volatile] ("template" : outputs : inputs : clobbers);`: inline PTX, kept as
+    /// its template text (operands are not modelled).
+    Asm { volatile: bool, template: String },
+    /// `break;`, `continue;`, `yield;`
+    Jump { kind: &'static str },
+}
+
+impl ExtStmt {
+    /// The construct's name, for "not supported yet: …" and the dump.
+    pub fn construct(&self) -> &'static str {
+        match self {
+            ExtStmt::Return { .. } => "`return`",
+            ExtStmt::Call { .. } => "`call` of a device function",
+            ExtStmt::Println { .. } => "`println` (device printf)",
+            ExtStmt::Assert { .. } => "`assert`",
+            ExtStmt::Sync { kind, .. } => match kind {
+                SyncKind::Barrier => "`sync.barrier`",
+                SyncKind::Global => "`sync.global`",
+                SyncKind::Fence => "`sync.fence`",
+            },
+            ExtStmt::While { .. } => "`while` loops",
+            ExtStmt::DmaFuture { tma: false, .. } => "`dma.copy` with a future or extra modifiers",
+            ExtStmt::DmaFuture { tma: true, .. } => "a synchronous `tma.copy` bound to a future",
+            ExtStmt::TriggerAfter { .. } => "`trigger … after` several futures",
+            ExtStmt::MmaRefill { .. } => "`mma.fill acc, v` (re-initialization)",
+            ExtStmt::Asm { .. } => "inline `__asm__`",
+            ExtStmt::Jump { kind: "break" } => "`break`",
+            ExtStmt::Jump { kind: "continue" } => "`continue`",
+            ExtStmt::Jump { .. } => "`yield`",
+        }
+    }
+}
+
+/// What a declaration carries beyond the core form, kept beside the statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeclExt {
+    /// `shared s32 [8] b {0};`: every element starts at the value.
+    Init {
+        decl: super::stmt::StmtId,
+        value: ExprId,
+    },
+    /// `shared event e[N] = ready;`: the events start signalled.
+    Ready { decl: super::stmt::StmtId },
+    /// `frag f16 [M, K] a;`: a register tile spread over the threads of the enclosing level.
+    Frag { decl: super::stmt::StmtId },
+}
+
+impl DeclExt {
+    pub fn decl(&self) -> super::stmt::StmtId {
+        match self {
+            DeclExt::Init { decl, .. } | DeclExt::Ready { decl } | DeclExt::Frag { decl } => *decl,
+        }
+    }
+    pub fn construct(&self) -> &'static str {
+        match self {
+            DeclExt::Init { .. } => "a declaration initializer `{v}`",
+            DeclExt::Ready { .. } => "events declared `= ready`",
+            DeclExt::Frag { .. } => "`frag` register tiles",
+        }
+    }
+}
+
+/// `[[name(args)]]` before a statement: a hint for it (`launch_bounds`, `maxnreg`, `schedule`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attribute {
+    pub name: Ident,
+    /// The arguments; `_` stays a wildcard, nested calls (`k_tiles(3, 2)`) stay calls.
+    pub args: Vec<ExprId>,
+    /// The statement it annotates.
+    pub target: super::stmt::StmtId,
+    pub span: crate::span::Span,
+}

@@ -1,0 +1,209 @@
+//! The lowering's state while it walks the statements ([`Emitter`]), and the primitives that
+//! append body nodes. The statements themselves are lowered in [`super::body`] and the
+//! per-path modules (`simt`, `regtile`, `hopper`, `tma_store`, `persistent`), which all build
+//! on these primitives and never call back into `body`.
+
+use super::cexpr::{ExprCx, View};
+use super::cluster::Cluster;
+use super::error::LowerError;
+use super::geometry::Geometry;
+use super::kernel::{Call, KernelPath, Line, Op};
+use super::lowered::Stage;
+use super::memory::Memory;
+use super::pipeline::Deferred;
+use super::roles::Role;
+use super::scope::{FragKind, Local, Scopes, TensorLocal};
+use super::sym::Sym;
+use crate::ir::{Module, StmtId};
+use std::collections::{BTreeSet, HashMap};
+
+/// A tensor map the kernel takes as a `__grid_constant__` parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TmaMap {
+    pub cpp_name: String,
+    pub param: usize,
+    pub box_rows: Sym,
+    pub box_cols: Sym,
+    pub swizzle: Sym,
+}
+
+pub struct Emitter<'a> {
+    pub m: &'a Module,
+    pub geo: &'a Geometry,
+    pub mem: &'a Memory,
+    pub path: KernelPath,
+    /// The swizzle (bytes, as a C++/host expression) of every `tma.copy` and `mma.load`.
+    pub swizzle: HashMap<StmtId, Sym>,
+    pub roles: HashMap<StmtId, (Role, String)>,
+    /// First trigger site of each event: the C++ predicate of the threads that reach it.
+    pub arrivals: HashMap<String, String>,
+    pub scopes: Scopes,
+    pub lines: Vec<Line>,
+    pub indent: usize,
+    pub tma_maps: Vec<TmaMap>,
+    pub pointer_params: BTreeSet<usize>,
+    pub written_params: BTreeSet<usize>,
+    pub wgmma_types: Vec<(String, String)>,
+    pub wgmma_ns: Vec<Sym>,
+    /// Enclosing `inthreads` predicates (C++), innermost last.
+    pub thread_conds: Vec<String>,
+    /// Synchronous TMA loads issued but not yet waited on.
+    pub pending_sync_tma: bool,
+    /// Cooperative `dma.copy`s issued but not yet waited on.
+    pub pending_dma: bool,
+    pub uses_sync_tma: bool,
+    /// WGMMAs issued and not yet committed.
+    pub wgmma_uncommitted: bool,
+    /// The pipelined loop tail being lowered, if any.
+    pub deferred: Option<Deferred>,
+    /// Shared tiles whose TMA stores wait for their read lazily (see `tma_store`).
+    pub lazy_store_tiles: BTreeSet<String>,
+    /// Shared tiles that `mma.store` may write again after a TMA store read them.
+    pub rewritten_store_tiles: BTreeSet<String>,
+    /// A lazy TMA store was issued in the current branch and not yet waited for.
+    pub pending_store_read: bool,
+    /// `cluster C;`: the multicast loads and cluster-scope events.
+    pub cluster: Option<Cluster>,
+    /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
+    /// line and the C++ conditions under which the tile grid divides the tensor ([`super::even`]).
+    pub even_copies: Vec<(Call, Vec<String>)>,
+    /// The register stages of the async transposed copies, in the order of their first issue.
+    pub stages: Vec<Stage>,
+    pub errors: Vec<LowerError>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn cx(&self) -> ExprCx<'_> {
+        ExprCx {
+            m: self.m,
+            scopes: &self.scopes,
+        }
+    }
+
+    /// A statement given as C++ text, with its explanation after `  // ` if it has one (for
+    /// statements that have no node kind of their own: see [`Op::Stmt`]).
+    pub fn line(&mut self, code: impl Into<String>, dsl_line: Option<u32>) {
+        let code = code.into();
+        let (code, note) = match code.split_once("  // ") {
+            Some((c, n)) => (c.to_string(), Some(n.to_string())),
+            None => (code, None),
+        };
+        self.lines.push(Line {
+            indent: self.indent,
+            op: Op::Stmt(code),
+            dsl_line,
+            note,
+        });
+    }
+
+    /// Appends a node.
+    pub fn emit(&mut self, op: Op, note: Option<&str>, dsl_line: Option<u32>) {
+        self.lines.push(Line {
+            indent: self.indent,
+            op,
+            dsl_line,
+            note: note.map(str::to_string),
+        });
+    }
+
+    /// Appends a node that opens a block (`for`, `if`) and enters it.
+    pub fn open(&mut self, op: Op, note: Option<&str>, dsl_line: Option<u32>) {
+        debug_assert!(op.opens());
+        self.emit(op, note, dsl_line);
+        self.indent += 1;
+    }
+
+    /// Leaves the innermost block (`} else {`) for its second branch.
+    pub fn otherwise(&mut self, note: Option<&str>, dsl_line: Option<u32>) {
+        self.indent -= 1;
+        self.emit(Op::Else, note, dsl_line);
+        self.indent += 1;
+    }
+
+    /// Closes the innermost block.
+    pub fn close(&mut self, dsl_line: Option<u32>) {
+        self.indent -= 1;
+        self.emit(Op::End, None, dsl_line);
+    }
+
+    /// `__syncthreads();`
+    pub fn barrier(&mut self, note: Option<&str>, dsl_line: Option<u32>) {
+        self.emit(Op::Barrier, note, dsl_line);
+    }
+
+    /// A helper call.
+    pub fn call(&mut self, c: Call, note: Option<&str>, dsl_line: Option<u32>) {
+        self.emit(Op::Call(c), note, dsl_line);
+    }
+
+    pub fn dsl_line(&self, s: StmtId) -> Option<u32> {
+        let l = self.m.stmt_span(s).start.line;
+        (l > 0).then_some(l)
+    }
+
+    /// Waits for the cooperative copies issued so far and makes them visible to every thread.
+    pub fn flush_dma(&mut self) {
+        if self.pending_dma {
+            self.pending_dma = false;
+            self.call(Call::new("tsl_cp_async_wait_all"), None, None);
+            self.barrier(Some("the tiles are visible to every thread"), None);
+        }
+    }
+
+    /// Waits for synchronous TMA loads issued so far (all threads).
+    pub fn flush_sync_tma(&mut self) {
+        if self.pending_sync_tma {
+            self.pending_sync_tma = false;
+            self.line("if (threadIdx.x == 0) tsl_mbar_arrive(&tsl_tma_bar);", None);
+            self.line("tsl_mbar_wait_ring(&tsl_tma_bar, 0, tsl_tma_phase);  // all threads: the tiles have landed", None);
+        }
+    }
+
+    /// Registers a kernel parameter tensor in the outermost scope.
+    pub fn declare_param(&mut self, idx: usize, t: TensorLocal) {
+        let name = t.name.clone();
+        self.scopes.insert(
+            &name,
+            Local::Tensor(TensorLocal {
+                param: Some(idx),
+                ..t
+            }),
+        );
+    }
+
+    pub fn frag(&self, name: &str) -> Option<FragKind> {
+        match self.scopes.get(name) {
+            Some(Local::Frag(f)) => Some(f.clone()),
+            _ => None,
+        }
+    }
+
+    /// The tensor map (a kernel parameter) for TMA copies of `v`'s tiles with `swizzle`: one per
+    /// distinct box over a parameter.
+    pub fn tma_map(&mut self, v: &View, swizzle: Sym) -> Result<String, LowerError> {
+        let e = self;
+        let p = v.tensor.param.unwrap_or(0);
+        let (r, c) = (v.tile[0].clone(), v.tile[1].clone());
+        if let Some(t) = e
+            .tma_maps
+            .iter()
+            .find(|t| t.param == p && t.box_rows == r && t.box_cols == c && t.swizzle == swizzle)
+        {
+            return Ok(t.cpp_name.clone());
+        }
+        let k = e.tma_maps.iter().filter(|t| t.param == p).count();
+        let cpp_name = if k == 0 {
+            format!("tsl_tm_{}", v.tensor.name)
+        } else {
+            format!("tsl_tm_{}_{k}", v.tensor.name)
+        };
+        e.tma_maps.push(TmaMap {
+            cpp_name: cpp_name.clone(),
+            param: p,
+            box_rows: r,
+            box_cols: c,
+            swizzle,
+        });
+        Ok(cpp_name)
+    }
+}

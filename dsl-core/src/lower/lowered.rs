@@ -1,0 +1,65 @@
+//! The lowered body as the passes see it ([`Body`]): the nodes and the facts lowering recorded
+//! about them, and the helper names the passes and the writer recognise.
+
+use super::kernel::{Call, Line};
+
+/// The lowered body and the facts the passes need about it.
+#[derive(Debug, Default)]
+pub struct Body {
+    pub lines: Vec<Line>,
+    /// Async grid-tile copies that may take their branch-free form, with the conditions under
+    /// which the tile grid divides the tensor.
+    pub even_copies: Vec<(Call, Vec<String>)>,
+    /// The register stages of async transposed copies, in the order of their first issue.
+    pub stages: Vec<Stage>,
+}
+
+/// The cooperative global → shared copies (`lowering/simt.cuh`, `lowering/simt_tiles.cuh`).
+pub const G2S: &str = "tsl_copy_g2s";
+pub const G2S_ASYNC: &str = "tsl_copy_g2s_async";
+pub const G2S_T: &str = "tsl_copy_g2s_t";
+
+/// The register stage of the async copies into one `.transpose()`d shared tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    pub tensor: String,
+    pub targs: Vec<String>,
+    /// The element type.
+    pub ty: &'static str,
+    /// The DSL line of its first issue.
+    pub dsl_line: Option<u32>,
+}
+
+impl Stage {
+    /// The C++ variable of the stage.
+    pub fn var(&self) -> String {
+        format!("tsl_stage_{}", self.tensor)
+    }
+    /// The call that lands the stage (its transposed shared stores).
+    pub fn land(&self) -> Call {
+        Call::new(G2S_T)
+            .targs(self.targs.clone())
+            .args([self.var()])
+    }
+    /// Whether `c` issues a copy into this stage.
+    pub fn issued_by(&self, c: &Call) -> bool {
+        c.name == G2S_T && c.args.len() > 1 && c.args[0] == self.var()
+    }
+}
+
+/// The helpers of `lowering/simt_tiles.cuh` (codegen-cuda includes that file for a kernel
+/// that calls one of them, or [`G2S_ASYNC`], which a kernel only keeps when one of these is
+/// present — see `simt::select_copy_helpers`).
+pub const TILE_HELPERS: [&str; 7] = [
+    "tsl_copy_g2r",
+    "tsl_copy_r2g",
+    "tsl_copy_tile",
+    "tsl_copy_tile_st",
+    G2S_T,
+    "tsl_warp_sum",
+    "tsl_warp_max",
+];
+
+/// `cp.async` completion (`sm80_async.cuh`): all groups, or all but N.
+pub const WAIT_ALL: &str = "tsl_cp_async_wait_all";
+pub const WAIT: &str = "tsl_cp_async_wait";

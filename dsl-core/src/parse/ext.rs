@@ -1,0 +1,502 @@
+//! Statements of today's Croqtile beyond the core dialect: `return`, `call`, `println`,
+//! `assert`, `sync.barrier|global|fence`, `while`, `with … in` (and the `foreach x` it
+//! bounds), `mutable` scalars, bound `dma.copy` futures, several events or futures after
+//! `wait` / `trigger`, and `mma.fill acc, v`.
+//!
+//! Pure sugar becomes the core IR here (`wait a, b` → two waits, `mutable int x` → a scalar,
+//! `with x in N { foreach x … }` → `foreach x in [N]`); the rest becomes [`Stmt::Ext`], which
+//! the checker accepts and its lowering gate reports as "not supported yet".
+
+use super::codes;
+use super::cursor::{PResult, Parser};
+use super::lexer::{Delim, TokKind};
+use crate::diag::Diagnostic;
+use crate::ir::{Block, CopyDst, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind};
+
+/// `dma` operations beyond the core `copy` and `wait`.
+const DMA_EXT_OPS: &[&str] = &["copy", "pad", "transp", "any"];
+const DMA_ALL_OPS: &[&str] = &["copy", "wait", "pad", "transp", "any"];
+/// Modifiers after `dma.copy` (and `dma.pad` / `dma.transp`).
+const DMA_MODIFIERS: &[&str] = &["async", "swiz", "zfill"];
+
+impl Parser {
+    /// `return [e];`
+    pub(crate) fn return_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let value = if self.is_op(";") {
+            None
+        } else {
+            Some(self.expr()?)
+        };
+        self.expect_semi("`return`")?;
+        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Return { value }), self.span_from(first)))
+    }
+
+    /// `call f(args);` or `call f<T, U>(args);`
+    pub(crate) fn call_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let mut func = self.expect_ident("the function to call")?;
+        // `ns::f`
+        while self.punct_at(self.pos, ':') && self.punct_at(self.pos + 1, ':') {
+            self.pos += 2;
+            let part = self.expect_ident("a name after `::`")?;
+            func = Ident::new(
+                format!("{}::{}", func.name, part.name),
+                func.span.join(part.span),
+            );
+        }
+        let mut targs = Vec::new();
+        if self.eat_op("<").is_some() {
+            loop {
+                targs.push(self.expr_no_gt()?);
+                if self.eat_op(",").is_none() {
+                    break;
+                }
+            }
+            self.expect_op(">", "to close the template arguments")?;
+        }
+        let (_, close) = self.expect_open(Delim::Paren, "and the call's arguments")?;
+        let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+        self.expect_semi("the call")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Call { func, targs, args }),
+            self.span_from(first),
+        ))
+    }
+
+    /// A string literal at the cursor, without its quotes.
+    fn string_lit(&mut self) -> Option<String> {
+        match self.kind_at(self.pos) {
+            Some(TokKind::Lit(t)) if t.starts_with('"') && t.ends_with('"') && t.len() >= 2 => {
+                let s = t[1..t.len() - 1].to_string();
+                self.bump();
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    /// `f(args);` for a built-in `f` (atomics): a call for its effect.
+    pub(crate) fn builtin_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let func = self.expect_ident("a built-in")?;
+        let (_, close) = self.expect_open(Delim::Paren, "and the arguments")?;
+        let args = self.comma_list(close, "the argument list", |p| p.expr())?;
+        let span = self.span_from(first);
+        let arity = crate::ir::builtin_arity(&func.name).unwrap_or(0);
+        if args.len() != arity {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    span,
+                    format!(
+                        "`{}` takes {arity} arguments, found {}",
+                        func.name,
+                        args.len()
+                    ),
+                )
+                .with_help(format!("write `{}(…)` with {arity} arguments", func.name)),
+            ));
+        }
+        // Atomics update memory: their target is an element of a tensor.
+        let element = args.first().is_some_and(|&a| {
+            matches!(
+                self.exprs[a],
+                crate::ir::Expr::View {
+                    op: crate::ir::ViewOp::At,
+                    ..
+                }
+            )
+        });
+        if func.name.starts_with("__atomic") && !element {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    args.first().map_or(span, |&a| self.exprs.get_span(a)),
+                    format!("`{}` updates a tensor element, not a scalar", func.name),
+                )
+                .with_help("name the element: `__atomic_add(hist.at(i), 1);`"),
+            ));
+        }
+        self.expect_semi("the call")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Call {
+                func,
+                targs: Vec::new(),
+                args,
+            }),
+            self.span_from(first),
+        ))
+    }
+
+    /// `println("text", e, …);` (also `print`).
+    pub(crate) fn println_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let (_, close) = self.expect_open(Delim::Paren, "and what to print")?;
+        let args = self.comma_list(close, "the print arguments", |p| match p.string_lit() {
+            Some(s) => Ok(PrintArg::Str(s)),
+            None => p.expr().map(PrintArg::Expr),
+        })?;
+        self.expect_semi("`println`")?;
+        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Println { args }), self.span_from(first)))
+    }
+
+    /// `assert(cond[, "message"]);`
+    pub(crate) fn assert_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let (_, close) = self.expect_open(Delim::Paren, "and the asserted condition")?;
+        let cond = self.expr()?;
+        let message = if self.eat_op(",").is_some() {
+            match self.string_lit() {
+                Some(s) => Some(s),
+                None => {
+                    return Err(self.unexpected_help(
+                        codes::BAD_CALL,
+                        "a string message after the condition",
+                        "write `assert(x < N, \"x out of range\");`",
+                    ));
+                }
+            }
+        } else {
+            None
+        };
+        self.close(close, "to end `assert`");
+        self.expect_semi("`assert`")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Assert { cond, message }),
+            self.span_from(first),
+        ))
+    }
+
+    /// `sync.barrier;`, `sync.global;`, `sync.fence;` (the cursor is at `sync`; `sync.shared`
+    /// is the core dialect's and handled by `sync`).
+    pub(crate) fn sync_ext(&mut self, kind: SyncKind) -> PResult<StmtId> {
+        let first = self.pos;
+        self.pos += 3;
+        let level = match self.eat_op(":") {
+            Some(_) => Some(self.level()?.0),
+            None => None,
+        };
+        self.expect_semi(&format!("`sync.{}`", kind.name()))?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Sync { kind, level }),
+            self.span_from(first),
+        ))
+    }
+
+    /// `while (cond) body`
+    pub(crate) fn while_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let cond = self.paren_cond("after `while`")?;
+        let body = self.body(&[])?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::While { cond, body }),
+            self.span_from(first),
+        ))
+    }
+
+    /// `with x in N body`, `with {x, y} in [A, B] body`, `with t = {x, y} in [A, B] body`
+    /// (also `with t in [A, B]`). The names are bounded: a `foreach x` inside iterates
+    /// `x` over its bound. The body's statements join the enclosing block.
+    pub(crate) fn with_stmt(&mut self, out: &mut Block) -> PResult<()> {
+        let first = self.bump();
+        let mut tuple: Option<Ident> = None;
+        let mut vars = Vec::new();
+        if self.is_open(Delim::Brace) {
+            vars = self.brace_idents()?;
+        } else {
+            let name = self.expect_ident("the bounded names after `with`")?;
+            if self.eat_op("=").is_some() {
+                vars = self.brace_idents()?;
+                tuple = Some(name);
+            } else {
+                tuple = Some(name);
+            }
+        }
+        if self.eat_kw("in").is_none() {
+            return Err(self.unexpected_help(
+                codes::BAD_LOOP,
+                "`in` and the bounds",
+                "write `with {x, y} in [M, N] { … }`",
+            ));
+        }
+        if let Some(w) = vars.iter().chain(tuple.iter()).find(|v| v.name == "_") {
+            return Err(self.error(
+                Diagnostic::new(codes::BAD_LOOP, w.span, "`_` cannot be bounded by `with`")
+                    .with_help("name the index: `with {k} in [N] { foreach k { … } }`"),
+            ));
+        }
+        let extents = self.extents(false)?;
+        let named: Vec<Ident> = if vars.is_empty() {
+            tuple.iter().cloned().collect()
+        } else {
+            vars.clone()
+        };
+        if !vars.is_empty() && vars.len() != extents.len() {
+            let span = self.span_from(first);
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::COUNT,
+                    span,
+                    format!("{} names but {} bounds", vars.len(), extents.len()),
+                )
+                .with_help("give one bound per name"),
+            ));
+        }
+        // A single unnamed tuple over several bounds (`with index in [3, 9]`) keeps the
+        // tuple's name bounded by the first extent only when there is one.
+        let mut frame: Vec<(String, Vec<ExprId>, Vec<Ident>)> = Vec::new();
+        if vars.is_empty() {
+            if let Some(t) = &tuple {
+                frame.push((t.name.clone(), extents.clone(), Vec::new()));
+            }
+        } else {
+            for (v, e) in vars.iter().zip(&extents) {
+                frame.push((v.name.clone(), vec![*e], Vec::new()));
+            }
+            // `with index = {x, y} in …`: `foreach index` iterates `x` and `y`.
+            if let Some(t) = &tuple {
+                frame.push((t.name.clone(), extents.clone(), vars.clone()));
+            }
+        }
+        self.with_bounds.push(frame);
+        let body = self.body(&named);
+        self.with_bounds.pop();
+        let _ = first;
+        out.extend(body?);
+        Ok(())
+    }
+
+    /// `{a, b}` of identifiers.
+    fn brace_idents(&mut self) -> PResult<Vec<Ident>> {
+        let (_, close) = self.expect_open(Delim::Brace, "to list the names")?;
+        self.comma_list(close, "the name list", |p| p.expect_ident("a name"))
+    }
+
+    /// The bound of a `with` name, innermost first.
+    /// The bound of a `with` name, innermost first, and the element names when it names a
+    /// tuple of them.
+    pub(crate) fn with_bound(&self, name: &str) -> Option<(Vec<ExprId>, Vec<Ident>)> {
+        self.with_bounds.iter().rev().find_map(|f| {
+            f.iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, e, elems)| (e.clone(), elems.clone()))
+        })
+    }
+
+    /// `wait a, b;` → one `wait` per operand (sugar). `trigger a, b;` likewise; `trigger e
+    /// after f1, f2;` with more than one future (or a non-name) is an extension statement.
+    pub(crate) fn event_list_stmt(&mut self, out: &mut Block) -> PResult<()> {
+        let first = self.pos;
+        let is_wait = self.is_kw("wait");
+        self.bump();
+        let mut events = vec![self.expr()?];
+        while self.eat_op(",").is_some() {
+            events.push(self.expr()?);
+        }
+        let mut after: Vec<ExprId> = Vec::new();
+        if !is_wait && self.eat_kw("after").is_some() {
+            after.push(self.expr()?);
+            while self.eat_op(",").is_some() {
+                after.push(self.expr()?);
+            }
+        }
+        self.expect_semi(if is_wait { "`wait`" } else { "`trigger`" })?;
+        let span = self.span_from(first);
+        if is_wait {
+            for event in events {
+                out.push(self.add_stmt(Stmt::Wait { event }, span));
+            }
+            return Ok(());
+        }
+        let single_name = match after.as_slice() {
+            [] => Some(None),
+            [one] => match &self.exprs[*one] {
+                crate::ir::Expr::Name(n) => {
+                    Some(Some(Ident::new(n.clone(), self.exprs.get_span(*one))))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        for event in events {
+            let s = match &single_name {
+                Some(a) => Stmt::Trigger {
+                    event,
+                    after: a.clone(),
+                },
+                None => Stmt::Ext(ExtStmt::TriggerAfter {
+                    event,
+                    after: after.clone(),
+                }),
+            };
+            out.push(self.add_stmt(s, span));
+        }
+        Ok(())
+    }
+
+    /// `[f =] dma.copy[.async][.mods] src => dst;` when it is not the core plain form: a
+    /// bound future or extra modifiers. The cursor is at `dma`.
+    pub(crate) fn dma_future(&mut self, first: usize, bind: Option<Ident>) -> PResult<StmtId> {
+        self.bump();
+        self.expect_op(".", "after `dma`")?;
+        let op = self.expect_ident("`copy` after `dma.`")?;
+        if !DMA_EXT_OPS.contains(&op.name.as_str()) {
+            let msg = format!("unknown statement `dma.{}`", op.name);
+            let help = match super::suggest::nearest(&op.name, DMA_ALL_OPS) {
+                Some(o) => format!("did you mean `dma.{o}`?"),
+                None => format!(
+                    "`dma` operations are {}",
+                    super::suggest::one_of(DMA_ALL_OPS)
+                ),
+            };
+            return Err(
+                self.error(Diagnostic::new(codes::UNKNOWN_STMT, op.span, msg).with_help(help))
+            );
+        }
+        let mut modifiers = Vec::new();
+        let mut is_async = false;
+        if op.name != "copy" {
+            let args = self.angle_args()?;
+            modifiers.push((op.clone(), args));
+        }
+        while self.eat_op(".").is_some() {
+            let m = self.expect_ident("a modifier")?;
+            if !DMA_MODIFIERS.contains(&m.name.as_str()) {
+                let msg = format!("unknown modifier `.{}` on `dma.{}`", m.name, op.name);
+                let help = format!(
+                    "`dma.{}` accepts {}{}",
+                    op.name,
+                    super::suggest::one_of(DMA_MODIFIERS),
+                    super::suggest::did_you_mean(&m.name, DMA_MODIFIERS)
+                );
+                return Err(
+                    self.error(Diagnostic::new(codes::BAD_MODIFIER, m.span, msg).with_help(help))
+                );
+            }
+            if m.name == "swiz" && !self.is_op("<") {
+                return Err(self.unexpected_help(
+                    codes::BAD_MODIFIER,
+                    "`<` and the swizzle width after `.swiz`",
+                    "write `.swiz<128>`",
+                ));
+            }
+            let args = self.angle_args()?;
+            if m.name == "async" {
+                is_async = true;
+            } else {
+                modifiers.push((m, args));
+            }
+        }
+        let src = self.expr()?;
+        self.expect_op("=>", "and the copy's destination")?;
+        let dst = match self.peek_ident() {
+            Some(w @ ("shared" | "local")) if self.punct_at(self.pos + 1, ';') => {
+                let space =
+                    crate::ir::MemSpace::from_name(w).unwrap_or(crate::ir::MemSpace::Shared);
+                self.bump();
+                CopyDst::Fresh(space)
+            }
+            _ => CopyDst::Expr(self.expr()?),
+        };
+        let after = match self.eat_kw("after") {
+            Some(_) => Some(self.expr()?),
+            None => None,
+        };
+        self.expect_semi("the copy")?;
+        let span = match &bind {
+            Some(b) => b.span.join(self.span_from(first)),
+            None => self.span_from(first),
+        };
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                bind,
+                is_async,
+                modifiers,
+                src,
+                dst,
+                after,
+            }),
+            span,
+        ))
+    }
+
+    /// `__asm__ [volatile] ("template" …);` — the template is kept, the operand lists skipped.
+    pub(crate) fn asm_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let volatile = self.eat_kw("volatile").is_some();
+        let (_, close) = self.expect_open(Delim::Paren, "and the assembly")?;
+        let Some(template) = self.string_lit() else {
+            return Err(self.unexpected_help(
+                codes::BAD_CALL,
+                "the assembly template string",
+                "write `__asm__(\"nop;\");`",
+            ));
+        };
+        // At most three `:` sections follow the template: outputs, inputs, clobbers.
+        let mut colons = 0;
+        let mut i = self.pos;
+        while i < close {
+            match self.kind_at(i) {
+                Some(TokKind::Open(_)) => i = self.toks[i].partner,
+                Some(TokKind::Punct { ch: ':', .. }) => colons += 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        if colons > 3 {
+            let span = self.span(first, close);
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    span,
+                    "invalid `__asm__` syntax: more than three `:` sections",
+                )
+                .with_help("write `__asm__(\"tmpl\" : outputs : inputs : clobbers);`"),
+            ));
+        }
+        self.pos = close + 1;
+        self.expect_semi("`__asm__`")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Asm { volatile, template }),
+            self.span_from(first),
+        ))
+    }
+
+    /// `break;`, `continue;`, `yield;`
+    pub(crate) fn jump_stmt(&mut self, kind: &'static str) -> PResult<StmtId> {
+        let first = self.bump();
+        self.expect_semi(&format!("`{kind}`"))?;
+        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Jump { kind }), self.span_from(first)))
+    }
+
+    /// `<a, b>` after a modifier, if present.
+    fn angle_args(&mut self) -> PResult<Vec<ExprId>> {
+        let mut args = Vec::new();
+        if self.eat_op("<").is_some() {
+            loop {
+                args.push(self.expr_no_gt()?);
+                if self.eat_op(",").is_none() {
+                    break;
+                }
+            }
+            self.expect_op(">", "to close the modifier's arguments")?;
+        }
+        Ok(args)
+    }
+
+    /// `mma.fill acc, v;` (the cursor is at `mma`).
+    pub(crate) fn mma_refill(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        self.pos += 3;
+        let acc = self.expect_ident("the accumulator to fill")?;
+        self.expect_op(",", "after the accumulator")?;
+        let value = self.expr()?;
+        self.expect_semi("`mma.fill`")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::MmaRefill { acc, value }),
+            self.span_from(first),
+        ))
+    }
+}

@@ -1,0 +1,426 @@
+//! Today's Croqtile beside the core dialect: each construct parses, resolves, checks and dumps
+//! (`tests/lang/*.co` → `tests/lang/*.ir`, refreshed with `TESSEL_BLESS=1`); what no lowering
+//! handles yet passes `check_language` and is rejected by `check_config` (the lowering gate)
+//! with its own "not supported yet" code; sugar over the core IR checks, lowers and emits.
+
+use dsl_core::Diagnostics;
+use dsl_core::check::{self, Config, Limits};
+use dsl_core::ir::{Level, Module, Stmt};
+use dsl_core::parse::{Parsed, parse_file, parse_str};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn lang_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/lang")
+}
+
+fn read(name: &str) -> String {
+    let p = lang_dir().join(format!("{name}.co"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn parse(text: &str) -> Parsed {
+    parse_str(text, Some("t.co")).unwrap_or_else(|d| panic!("parse failed:\n{d}"))
+}
+
+fn language(m: &Module) -> Result<Diagnostics, Diagnostics> {
+    check::check_language(m, &Config::defaults(m), None, &Limits::SM90).map(|(_, gate)| gate)
+}
+
+fn full(m: &Module) -> Result<check::KernelInfo, Diagnostics> {
+    check::check_config(m, &Config::defaults(m), None, &Limits::SM90)
+}
+
+fn codes(d: &Diagnostics) -> BTreeSet<&'static str> {
+    d.iter().map(|x| x.code).collect()
+}
+
+/// Parses, passes the language checks, and fails the full check with exactly `gate` codes.
+fn checked_not_lowered(name: &str, gate: &[&str]) -> Module {
+    let m = parse(&read(name)).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{name}: language check failed:\n{d}"));
+    let want: BTreeSet<&str> = gate.iter().copied().collect();
+    assert_eq!(codes(&notes), want, "{name}: gate notes:\n{notes}");
+    // The full check rejects it with those findings (restrictions of the lowering such as
+    // E0905 come first and then alone).
+    let err = full(&m).expect_err("the lowering gate rejects it");
+    assert!(codes(&err).is_subset(&want), "{name}: check_config:\n{err}");
+    for d in notes.iter().filter(|d| d.code.starts_with("E13")) {
+        assert!(d.message.starts_with("not supported yet: "), "{d}");
+        assert!(!d.span.is_dummy(), "unspanned: {d}");
+    }
+    m
+}
+
+/// Passes every check and lowers.
+fn lowers(m: &Module) {
+    let info = full(m).unwrap_or_else(|d| panic!("check_config failed:\n{d}"));
+    dsl_core::lower::lower(m, &info).unwrap_or_else(|d| panic!("lowering failed:\n{d}"));
+}
+
+fn golden(name: &str, dump: &str) {
+    let path = lang_dir().join(format!("{name}.ir"));
+    if std::env::var_os("TESSEL_BLESS").is_some() {
+        std::fs::write(&path, dump).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless with TESSEL_BLESS=1)", path.display()));
+    assert_eq!(
+        dump, want,
+        "{name}: IR dump differs (TESSEL_BLESS=1 to accept)"
+    );
+}
+
+#[test]
+fn ir_dumps_match_goldens() {
+    for name in [
+        "program_file",
+        "default_levels",
+        "nested_default_levels",
+        "futures",
+        "statements",
+        "views",
+        "multi",
+        "warp_mma",
+        "hints_and_builtins",
+    ] {
+        let mut dump = String::new();
+        for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
+            let p = r.unwrap_or_else(|d| panic!("{name}::{fname}:\n{d}"));
+            dump.push_str(&format!("// module {fname}\n{}", p.module));
+        }
+        golden(name, &dump);
+    }
+}
+
+#[test]
+fn program_file_skips_host_code_with_one_note() {
+    let text = read("program_file");
+    let p = parse(&text);
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    let note = &p.notes[0];
+    assert_eq!(note.code, "E0030");
+    // `#include`s, `#if`/`#else`/`#endif` and the branch not taken, the `template` helper and
+    // `main` (lines as written).
+    assert!(note.message.contains("2-3"), "{}", note.message);
+    assert!(note.message.contains(", 6,"), "{}", note.message);
+    assert!(note.message.contains("8-13"), "{}", note.message);
+    assert!(note.message.contains("22-26"), "{}", note.message);
+    // The kernel keeps its own lines: the parallel statement is on line 16.
+    let top = p.module.kernel.body[0];
+    assert_eq!(p.module.stmt_span(top).start.line, 16);
+    // `#if TILE > 8` took its first branch.
+    assert!(
+        p.module
+            .constant("ROWS")
+            .is_some_and(|c| p.module.expr_to_string(c.value) == "4")
+    );
+    lowers(&p.module);
+}
+
+#[test]
+fn unannotated_levels_get_croqtiles_default_mapping_and_lower() {
+    let m = parse(&read("default_levels")).module;
+    let Stmt::Parallel { levels, .. } = &m.stmts[m.kernel.body[0]] else {
+        panic!("not a parallel")
+    };
+    let lv: Vec<Level> = levels.iter().map(|l| l.level).collect();
+    assert_eq!(lv, vec![Level::Block, Level::Thread]);
+    assert_eq!(m.expr_to_string(levels[0].extents[0]), "1");
+    lowers(&m);
+
+    let m = parse(&read("nested_default_levels")).module;
+    let Stmt::Parallel { levels, body } = &m.stmts[m.kernel.body[0]] else {
+        panic!("not a parallel")
+    };
+    assert_eq!(levels[0].level, Level::Block);
+    let Stmt::Parallel { levels: inner, .. } = &m.stmts[body[0]] else {
+        panic!("not a nested parallel")
+    };
+    assert_eq!(inner[0].level, Level::Thread);
+    lowers(&m);
+}
+
+#[test]
+fn explicit_levels_constrain_the_default_ones() {
+    let src = "__co__ void k(f32 [8, 32] a) {\n  parallel r by 8 : group {\n    parallel s by 32 {\n      a.at(r, s) = 0.0f;\n    }\n  }\n}\n";
+    let m = parse(src).module;
+    let Stmt::Parallel { levels, body } = &m.stmts[m.kernel.body[0]] else {
+        panic!()
+    };
+    let lv: Vec<Level> = levels.iter().map(|l| l.level).collect();
+    assert_eq!(lv, vec![Level::Block, Level::Group]);
+    let Stmt::Parallel { levels: inner, .. } = &m.stmts[body[0]] else {
+        panic!()
+    };
+    assert_eq!(inner[0].level, Level::Thread);
+    language(&m).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn several_functions_per_file_are_separate_modules() {
+    let mods = parse_file(&read("multi"), Some("multi.co"));
+    let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, vec!["first", "second"]);
+    for (name, r) in &mods {
+        let p = r.as_ref().unwrap_or_else(|d| panic!("{name}: {d}"));
+        assert_eq!(p.module.kernel.name.name, *name);
+        lowers(&p.module);
+    }
+}
+
+#[test]
+fn futures_events_and_generations_check_but_do_not_lower() {
+    checked_not_lowered("futures", &["E1300", "E1306", "E1307"]);
+}
+
+#[test]
+fn statements_check_but_do_not_lower() {
+    checked_not_lowered("statements", &["E0905", "E1300", "E1303", "E1304", "E1309"]);
+}
+
+#[test]
+fn views_and_new_types_check_but_do_not_lower() {
+    checked_not_lowered(
+        "views",
+        &["E1300", "E1301", "E1303", "E1306", "E1307", "E1316"],
+    );
+}
+
+#[test]
+fn core_dialect_kernels_still_lower() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../kernels");
+    for name in [
+        "v0_naive",
+        "v1_shared",
+        "v2_tma_wgmma",
+        "v3_warpspec",
+        "v4_tuned",
+    ] {
+        let text = std::fs::read_to_string(root.join(format!("{name}.co"))).unwrap();
+        let p = parse(&text);
+        assert!(p.notes.is_empty(), "{name}: {:?}", p.notes);
+        lowers(&p.module);
+    }
+}
+
+/// The first error of the language check (or of parsing).
+fn first_error(src: &str) -> dsl_core::Diagnostic {
+    let d = match parse_str(src, None) {
+        Err(d) => d,
+        Ok(p) => language(&p.module).expect_err("expected an error"),
+    };
+    d.0[0].clone()
+}
+
+fn kernel(body: &str) -> String {
+    format!(
+        "__co__ void k(global f16 [64, 64] input, global f16 [64, 64] out) {{\n  parallel b by 1 : block {{\n    shared f16 [64, 64] tile;\n    shared event full;\n{body}\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn misuses_are_rejected_with_their_codes() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "    f = tma.copy.async input => tile;\n    wait f;\n    trigger full after f;\n    wait full;",
+            "E1305",
+        ),
+        (
+            "    f = dma.copy.async input => tile;\n    trigger full after f;\n    wait full;",
+            "E1308",
+        ),
+        ("    dma.copy input.chunkat(b, _).sqz() => tile;", "E0205"),
+        ("    with _ in 4 { }", "E0033"),
+        ("    dma.load input => tile;", "E0005"),
+        ("    dma.copy.fast input => tile;", "E0022"),
+        ("    shared f16 [4] z {input};", "E0104"),
+        (
+            "    f = dma.copy.async input => shared;\n    wait f;\n    out.at(0, 0) = f.at(0, 0);",
+            "E0104",
+        ),
+        ("    foreach k { }", "E0033"),
+        ("    x = exp(1, 2);", "E0009"),
+        ("    __atomic_add(out.at(0, 0));", "E0032"),
+        ("    break;", "E1317"),
+        ("    __asm__ volatile(\"nop\" : : : : \"memory\");", "E0032"),
+        (
+            "    shared f16 [32, 64] t2;\n    dma.transp<1, 0> input.subspan(32, 64).at(0, 0) => t2;",
+            "E0202",
+        ),
+        ("    mutable int x = 0;\n    __atomic_add(x, 1);", "E0032"),
+        (
+            "    f = tma.copy input => shared;\n    trigger full after f;\n    wait full;",
+            "E1305",
+        ),
+    ];
+    for (body, code) in cases {
+        let src = kernel(body);
+        let d = first_error(&src);
+        assert_eq!(d.code, *code, "for:\n{body}\ngot: {d}");
+        assert!(!d.span.is_dummy(), "{d}");
+    }
+}
+
+#[test]
+fn wait_and_trigger_lists_are_sugar() {
+    let src = kernel("    trigger full;\n    wait full, full;");
+    let m = parse(&src).module;
+    let waits = m
+        .stmts
+        .iter()
+        .filter(|(_, s)| matches!(s, Stmt::Wait { .. }))
+        .count();
+    assert_eq!(waits, 2);
+}
+
+#[test]
+fn warp_level_mma_checks_but_does_not_lower() {
+    let m = checked_not_lowered("warp_mma", &["E0905", "E1300", "E1304", "E1307", "E1310"]);
+    // `int TM = 16, …` at the top of the body became module constants.
+    for name in ["TM", "TN", "TK"] {
+        assert!(m.constant(name).is_some(), "{name} is not a constant");
+    }
+}
+
+#[test]
+fn warp_level_mma_shapes_and_fills_are_checked() {
+    let text = read("warp_mma");
+    let bad_shape = text
+        .replace(
+            "int TM = 16, TN = 16, TK = 16;",
+            "int TM = 32, TN = 32, TK = 32;",
+        )
+        .replace("[M / TM / 2, N / TN / 2]", "[M / TM / 2, N / TN / 2]");
+    let m = parse(&bad_shape).module;
+    let d = language(&m).expect_err("m32 is no warp shape");
+    assert_eq!(codes(&d), BTreeSet::from(["E1311"]), "{d}");
+
+    let refill_operand = text.replace(
+        "        mma.row.col mc, ma, mb;",
+        "        mma.fill ma, 0.0f;\n        mma.row.col mc, ma, mb;",
+    );
+    let m = parse(&refill_operand).module;
+    let d = language(&m).expect_err("a loaded operand is not filled");
+    assert_eq!(codes(&d), BTreeSet::from(["E0307"]), "{d}");
+}
+
+#[test]
+fn hints_tuples_conversions_and_atomics_check_but_do_not_lower() {
+    let m = checked_not_lowered("hints_and_builtins", &["E1300", "E1303", "E1313"]);
+    // `foreach index` over `with index = {x, y} in [4, 4]` iterates x and y.
+    let foreach = m
+        .stmts
+        .iter()
+        .find_map(|(_, s)| match s {
+            Stmt::Foreach { vars, unroll, .. } => Some((vars.clone(), *unroll)),
+            _ => None,
+        })
+        .expect("a foreach");
+    let names: Vec<&str> = foreach.0.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, vec!["x", "y"]);
+    assert!(foreach.1);
+    assert_eq!(m.attributes.len(), 1);
+}
+
+#[test]
+fn attributes_are_checked() {
+    let with = |attr: &str, level: &str| {
+        format!(
+            "__co__ void k(f32 [128] a) {{\n  {attr}\n  parallel p by 1 : {level} {{\n    parallel t by 128 : thread {{\n      a.at(t) = 0.0f;\n    }}\n  }}\n}}\n"
+        )
+    };
+    for (attr, level, code) in [
+        ("[[launch_bounds(64, 1)]]", "block", "E1312"),
+        ("[[launch_bounds(1.5)]]", "block", "E1312"),
+        ("[[maxnreg(-1)]]", "block", "E1312"),
+        ("[[maxnreg(40)]]", "group-4", "E1312"),
+        ("[[unroll_all]]", "block", "E1312"),
+    ] {
+        let src = with(attr, level);
+        let d = first_error(&src);
+        assert_eq!(d.code, code, "{attr}: {d}");
+    }
+    let ok = with("[[launch_bounds(128, 2)]]", "block");
+    let m = parse(&ok).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(codes(&notes), BTreeSet::from(["E1313"]));
+}
+
+#[test]
+fn conditional_values_are_selects_and_fp6_fp4_parse() {
+    let src = "__co__ void k(f6_e2m3 [64] a, f4_e2m1 [64] b, f32 [64] c) {\n  parallel p by 64 {\n    c.at(p) = p < 32 ? 1.0f : 2.0f;\n  }\n}\n";
+    let m = parse(src).module;
+    let text = m.to_string();
+    assert!(
+        text.contains("select((p < 32), 1.0f, 2.0f)")
+            || text.contains("select(p < 32, 1.0f, 2.0f)"),
+        "{text}"
+    );
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(codes(&notes), BTreeSet::from(["E1301", "E1303"]), "{notes}");
+}
+
+#[test]
+fn tma_boxes_must_be_known_on_the_host() {
+    let src = "__co__ void k(global f16 [M, K] input, global f16 [M, 64] out) {\n  parallel b by cdiv(M, 128) : block, g by 1 : group-4 {\n    shared f16 [128, 64] s;\n    tm = b * 2;\n    tma.copy input.view(tm, 64).from(b * 128, 0) => s;\n  }\n}\n";
+    let d = first_error(src);
+    assert_eq!(d.code, "E1314", "{d}");
+}
+
+#[test]
+fn shared_tensors_as_direct_mma_operands() {
+    let src = "__co__ void k(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] out) {\n  parallel {bm, bn} by [cdiv(M, 64), cdiv(N, 128)] : block, by 1 : group-4 {\n    shared f16 [64, 64] a_s;\n    shared f16 [128, 64] b_s;\n    mc = mma.fill.f32 0.0f;\n    foreach k in cdiv(K, 64) {\n      tma.copy.swiz<128> lhs.chunkat(bm, k) => a_s;\n      tma.copy.swiz<128> rhs.chunkat(bn, k) => b_s;\n      foreach kk in 4 {\n        mma.row.row mc, a_s.chunkat(_, kk), b_s.chunkat(_, kk);\n      }\n    }\n    mma.store mc, out.subspan(64, 128).at(bm, bn);\n  }\n}\n";
+    let m = parse(src).module;
+    let text = m.to_string();
+    assert!(text.contains("direct$a"), "{text}");
+    assert!(text.contains("= mma.load a_s.chunkat(_, kk);"), "{text}");
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(codes(&notes), BTreeSet::from(["E1315"]), "{notes}");
+}
+
+#[test]
+fn copies_the_lowering_cannot_do_are_gated_at_check() {
+    for body in [
+        "    shared f16 [64, 64] t2;\n    dma.copy tile => t2;",
+        "    dma.copy tile => out.subspan(64, 64).at(b, 0);",
+        "    dma.copy input.subspan(64, 64).at(b, 0) => shared;",
+    ] {
+        let m = parse(&kernel(body)).module;
+        let notes = language(&m).unwrap_or_else(|d| panic!("{body}: {d}"));
+        assert_eq!(codes(&notes), BTreeSet::from(["E1316"]), "{body}: {notes}");
+        let err = full(&m).expect_err("gated");
+        assert_eq!(codes(&err), BTreeSet::from(["E1316"]), "{body}: {err}");
+    }
+}
+
+#[test]
+fn yield_belongs_in_a_parallel() {
+    let d = first_error("__co__ void k(global f32 [4] a) {\n  yield;\n}\n");
+    assert_eq!(d.code, "E1317", "{d}");
+    let ok = "__co__ void k(global f32 [4] a) {\n  parallel p by 4 {\n    yield;\n  }\n}\n";
+    let m = parse(ok).module;
+    language(&m).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn a_parallel_body_may_be_a_nested_parallel_statement() {
+    let m = parse("__co__ void k() { parallel by 2 parallel by 4 parallel by 6; }\n").module;
+    let Stmt::Parallel { levels, body } = &m.stmts[m.kernel.body[0]] else {
+        panic!()
+    };
+    assert_eq!(levels[0].level, Level::Block);
+    let Stmt::Parallel {
+        levels: l2,
+        body: b2,
+    } = &m.stmts[body[0]]
+    else {
+        panic!()
+    };
+    assert_eq!(l2[0].level, Level::Group);
+    let Stmt::Parallel { levels: l3, .. } = &m.stmts[b2[0]] else {
+        panic!()
+    };
+    assert_eq!(l3[0].level, Level::Thread);
+}

@@ -1,0 +1,210 @@
+//! The files of `src/lower/` import each other without a cycle, and nothing in lowering reads
+//! back the C++ text of the nodes it built.
+//!
+//! An import is any path through the parent: `super::NAME` or `crate::lower::NAME` (in `use`
+//! lines, `use super::{a, b}` groups and inline paths alike). NAME is a sibling file's module,
+//! or else an item of `mod.rs` (an edge to `mod`). In `mod.rs`, `NAME::` names a child.
+//! `*_tests.rs` files are child modules of the file that includes them, not siblings.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+fn lower_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lower"))
+}
+
+/// The source of each file of `src/lower/` by module name, comments removed.
+fn sources() -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(lower_dir()).expect("src/lower") {
+        let p = e.expect("entry").path();
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        if p.extension().is_none_or(|x| x != "rs") || stem.ends_with("_tests") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).expect("read");
+        out.insert(stem, strip_comments(&text));
+    }
+    out
+}
+
+/// The text with `//` comments removed (outside string literals).
+fn strip_comments(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut in_str = false;
+        let mut prev = ' ';
+        let mut cut = line.len();
+        for (i, c) in line.char_indices() {
+            if c == '"' && prev != '\\' {
+                in_str = !in_str;
+            }
+            if !in_str && c == '/' && prev == '/' {
+                cut = i - 1;
+                break;
+            }
+            prev = c;
+        }
+        out.push_str(&line[..cut]);
+        out.push('\n');
+    }
+    out
+}
+
+/// The identifiers following each occurrence of `prefix` (`super::` → `body`, `{`…).
+fn after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        let before_ok = i == 0 || !rest[..i].ends_with(is_id);
+        rest = &rest[i + prefix.len()..];
+        if !before_ok {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for part in group[..end].split(',') {
+                let id = part.trim().split(|c: char| !is_id(c)).next().unwrap_or("");
+                if !id.is_empty() {
+                    out.push(id);
+                }
+            }
+        } else {
+            let end = rest.find(|c: char| !is_id(c)).unwrap_or(rest.len());
+            if end > 0 {
+                out.push(&rest[..end]);
+            }
+        }
+    }
+    out
+}
+
+/// Module → the modules it imports.
+fn graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut g = BTreeMap::new();
+    for (name, text) in files {
+        let mut deps = BTreeSet::new();
+        if name == "mod" {
+            for m in files.keys().filter(|m| *m != "mod") {
+                let path = format!("{m}::");
+                let named = text.match_indices(&path).any(|(i, _)| {
+                    !text[..i]
+                        .ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+                });
+                if named {
+                    deps.insert(m.clone());
+                }
+            }
+        } else {
+            for id in after(text, "super::")
+                .into_iter()
+                .chain(after(text, "crate::lower::"))
+            {
+                let target = if files.contains_key(id) && id != "mod" {
+                    id.to_string()
+                } else {
+                    "mod".to_string()
+                };
+                if target != *name {
+                    deps.insert(target);
+                }
+            }
+        }
+        g.insert(name.clone(), deps);
+    }
+    g
+}
+
+/// A cycle of `g`, as the path that closes it.
+fn find_cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        v: &str,
+        g: &BTreeMap<String, BTreeSet<String>>,
+        done: &mut BTreeSet<String>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == v) {
+            let mut c = path[i..].to_vec();
+            c.push(v.to_string());
+            return Some(c);
+        }
+        if done.contains(v) {
+            return None;
+        }
+        path.push(v.to_string());
+        for w in g.get(v).into_iter().flatten() {
+            if let Some(c) = visit(w, g, done, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(v.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for v in g.keys() {
+        if let Some(c) = visit(v, g, &mut done, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_files_of_lower_import_each_other_without_a_cycle() {
+    let files = sources();
+    assert!(files.len() > 10, "src/lower/ not found");
+    let g = graph(&files);
+    assert!(
+        g["body"].contains("emitter") && g["simt"].contains("emitter"),
+        "the import scan finds nothing: {g:?}"
+    );
+    if let Some(c) = find_cycle(&g) {
+        panic!("import cycle in src/lower/: {}", c.join(" → "));
+    }
+}
+
+#[test]
+fn the_cycle_check_sees_use_lines_groups_and_inline_paths() {
+    let files: BTreeMap<String, String> = [
+        ("a", "use super::b::X;\n"),
+        ("b", "use super::{c, Y};\n"),
+        ("c", "fn f() { super::a::g() } // super::d\n"),
+        ("d", ""),
+    ]
+    .into_iter()
+    .map(|(n, t)| (n.to_string(), strip_comments(t)))
+    .collect();
+    let g = graph(&files);
+    assert_eq!(g["b"], BTreeSet::from(["c".to_string(), "mod".to_string()]));
+    assert_eq!(g["c"], BTreeSet::from(["a".to_string()]));
+    let c = find_cycle(&g).expect("a → b → c → a");
+    assert_eq!(c.first(), c.last());
+    assert_eq!(c.len(), 4);
+}
+
+/// Lowering builds nodes and never renders them to search or rewrite the text: no `Display`
+/// of a node or line (`.to_string()` / `.text()` / `format!` of an `Op`) outside the printing
+/// code itself (`kernel.rs`) and the pass dump (`passes.rs`).
+#[test]
+fn lowering_never_reads_back_the_text_of_its_nodes() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        if name == "kernel" || name == "passes" {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            for pat in [".op.to_string()", ".text()", "l.code", ".code."] {
+                if line.contains(pat) {
+                    found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "text read back in lowering:\n{}",
+        found.join("\n")
+    );
+}

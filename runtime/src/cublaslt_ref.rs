@@ -1,0 +1,454 @@
+//! The strongest vendor reference for a GEMM: cuBLASLt with its heuristic's top algorithms,
+//! each timed, beside `cublasGemmEx`.
+//!
+//! A user of torch or CUTLASS who asks "how fast can this GEMM go on this GPU" gets the faster of
+//! `cublasGemmEx` (the default algorithm) and `cublasLtMatmul` with the best of the algorithms
+//! that `cublasLtMatmulAlgoGetHeuristic` proposes for a 32 MiB workspace. [`LtRef::candidates`]
+//! returns those proposals for one GEMM; the caller times each with the same timer it uses for
+//! its own kernel ([`LtRef::run`] launches one) and keeps the fastest, reporting its
+//! [`AlgoDesc`] so a table can say which algorithm won.
+//!
+//! The GEMM is described exactly as for `cublasGemmEx` ([`ColumnMajorGemm`], from
+//! [`crate::cublas_ref::plan_nt`] / [`crate::cublas_ref::plan_nn`]): the same operand swap turns
+//! tessel's row-major tensors into cuBLAS's column-major view.
+
+use std::ffi::c_void;
+use std::mem::size_of;
+use std::sync::Arc;
+
+use cudarc::cublas::sys::cublasOperation_t;
+use cudarc::cublaslt::sys::{
+    self, cublasComputeType_t, cublasLtMatmulAlgo_t, cublasLtMatmulAlgoConfigAttributes_t,
+    cublasLtMatmulDescAttributes_t, cublasLtMatmulHeuristicResult_t,
+    cublasLtMatmulPreferenceAttributes_t, cudaDataType,
+};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+
+use crate::cublas_ref::{ColumnMajorGemm, GemmCompute, Op, Operand, RefError, check_types};
+use crate::device::{Device, panic_message};
+use crate::dtype::DType;
+use crate::locate;
+
+/// The workspace cuBLASLt may use: NVIDIA's recommendation for Hopper.
+pub const WORKSPACE_BYTES: usize = 32 << 20;
+
+/// What a cuBLASLt algorithm is, read back from its opaque descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlgoDesc {
+    /// `CUBLASLT_ALGO_CONFIG_ID`.
+    pub id: i32,
+    /// `CUBLASLT_ALGO_CONFIG_TILE_ID` (a `cublasLtMatmulTile_t`).
+    pub tile: u32,
+    /// `CUBLASLT_ALGO_CONFIG_STAGES_ID` (a `cublasLtMatmulStages_t`).
+    pub stages: u32,
+    /// `CUBLASLT_ALGO_CONFIG_SPLITK_NUM` (1: no split-K).
+    pub split_k: i32,
+    /// `CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID` (a `cublasLtClusterShape_t`).
+    pub cluster: u32,
+}
+
+impl std::fmt::Display for AlgoDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "lt algo {} tile {} stages {} cluster {} split-k {}",
+            self.id, self.tile, self.stages, self.cluster, self.split_k
+        )
+    }
+}
+
+/// One algorithm the heuristic proposed for a GEMM.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    /// Its rank in the heuristic's list (0: the heuristic's first choice).
+    pub rank: usize,
+    /// The opaque algorithm.
+    pub algo: cublasLtMatmulAlgo_t,
+    /// Workspace it needs.
+    pub workspace_bytes: usize,
+    /// The heuristic's wave count estimate.
+    pub waves: f32,
+    /// What it is.
+    pub desc: AlgoDesc,
+}
+
+/// A cuBLASLt handle, a workspace and the descriptors of one GEMM problem.
+pub struct LtRef {
+    handle: sys::cublasLtHandle_t,
+    workspace: CudaSlice<u8>,
+    stream: Arc<CudaStream>,
+    gemm: Option<Problem>,
+}
+
+/// Descriptors of one GEMM problem (owned; destroyed on drop).
+struct Problem {
+    key: (ColumnMajorGemm, DType, DType, GemmCompute),
+    desc: sys::cublasLtMatmulDesc_t,
+    a: sys::cublasLtMatrixLayout_t,
+    b: sys::cublasLtMatrixLayout_t,
+    c: sys::cublasLtMatrixLayout_t,
+}
+
+impl Drop for Problem {
+    fn drop(&mut self) {
+        // SAFETY: each descriptor was created by cuBLASLt and is destroyed once, here.
+        unsafe {
+            let _ = sys::cublasLtMatrixLayoutDestroy(self.a);
+            let _ = sys::cublasLtMatrixLayoutDestroy(self.b);
+            let _ = sys::cublasLtMatrixLayoutDestroy(self.c);
+            let _ = sys::cublasLtMatmulDescDestroy(self.desc);
+        }
+    }
+}
+
+impl Drop for LtRef {
+    fn drop(&mut self) {
+        self.gemm = None;
+        // SAFETY: the handle was created in `new` and is destroyed once.
+        unsafe {
+            let _ = sys::cublasLtDestroy(self.handle);
+        }
+    }
+}
+
+fn status(call: &'static str, s: sys::cublasStatus_t) -> Result<(), RefError> {
+    if s == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(RefError::Cublas {
+            call,
+            status: format!("{s:?}"),
+        })
+    }
+}
+
+/// Runs one cuBLASLt call, turning a panic of the dynamic loader (library missing) into an error.
+fn lt<T>(call: &'static str, f: impl FnOnce() -> T) -> Result<T, RefError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| RefError::Cublas {
+        call,
+        status: panic_message(p),
+    })
+}
+
+fn lt_type(d: DType) -> cudaDataType {
+    match d {
+        DType::F16 => cudaDataType::CUDA_R_16F,
+        DType::BF16 => cudaDataType::CUDA_R_16BF,
+        DType::F32 => cudaDataType::CUDA_R_32F,
+    }
+}
+
+fn lt_op(o: Op) -> cublasOperation_t {
+    match o {
+        Op::N => cublasOperation_t::CUBLAS_OP_N,
+        Op::T => cublasOperation_t::CUBLAS_OP_T,
+    }
+}
+
+/// The compute and scale types of a request, as `cublasGemmEx` would use them.
+fn compute_types(input: DType, compute: GemmCompute) -> (cublasComputeType_t, cudaDataType) {
+    match (compute, input) {
+        (GemmCompute::F16, _) => (
+            cublasComputeType_t::CUBLAS_COMPUTE_16F,
+            cudaDataType::CUDA_R_16F,
+        ),
+        (GemmCompute::F32, DType::F32) => (
+            cublasComputeType_t::CUBLAS_COMPUTE_32F_PEDANTIC,
+            cudaDataType::CUDA_R_32F,
+        ),
+        (GemmCompute::F32, _) => (
+            cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            cudaDataType::CUDA_R_32F,
+        ),
+    }
+}
+
+/// Rows and columns of a column-major operand as stored, for its layout descriptor.
+fn stored(op: Op, rows: usize, cols: usize) -> (u64, u64) {
+    match op {
+        Op::N => (rows as u64, cols as u64),
+        Op::T => (cols as u64, rows as u64),
+    }
+}
+
+impl LtRef {
+    /// Creates the handle and the workspace on the device's stream (probing libcublasLt first).
+    pub fn new(dev: &Device) -> Result<Self, RefError> {
+        locate::probe_cublas()?;
+        let stream = dev.stream().clone();
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: `handle` is a valid out-pointer.
+        let s = lt("cublasLtCreate", || unsafe {
+            sys::cublasLtCreate(&mut handle)
+        })?;
+        status("cublasLtCreate", s)?;
+        let workspace =
+            stream
+                .alloc_zeros::<u8>(WORKSPACE_BYTES)
+                .map_err(|e| RefError::Cublas {
+                    call: "cuMemAlloc (workspace)",
+                    status: e.to_string(),
+                })?;
+        Ok(Self {
+            handle,
+            workspace,
+            stream,
+            gemm: None,
+        })
+    }
+
+    /// Builds (or reuses) the descriptors of one problem.
+    fn problem(
+        &mut self,
+        g: &ColumnMajorGemm,
+        input: DType,
+        output: DType,
+        compute: GemmCompute,
+    ) -> Result<&Problem, RefError> {
+        check_types(input, output, compute)?;
+        let key = (*g, input, output, compute);
+        if self.gemm.as_ref().is_some_and(|p| p.key == key) {
+            return Ok(self.gemm.as_ref().expect("checked above"));
+        }
+        self.gemm = None;
+        let (compute_type, scale_type) = compute_types(input, compute);
+        let mut desc = std::ptr::null_mut();
+        // SAFETY: out-pointer; attribute values point at live locals of the documented types.
+        unsafe {
+            status(
+                "cublasLtMatmulDescCreate",
+                lt("cublasLtMatmulDescCreate", || {
+                    sys::cublasLtMatmulDescCreate(&mut desc, compute_type, scale_type)
+                })?,
+            )?;
+            for (attr, op) in [
+                (
+                    cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA,
+                    lt_op(g.transa),
+                ),
+                (
+                    cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB,
+                    lt_op(g.transb),
+                ),
+            ] {
+                let v = op as i32;
+                status(
+                    "cublasLtMatmulDescSetAttribute",
+                    sys::cublasLtMatmulDescSetAttribute(
+                        desc,
+                        attr,
+                        (&v as *const i32).cast(),
+                        size_of::<i32>(),
+                    ),
+                )?;
+            }
+        }
+        let layout = |t: DType, (rows, cols): (u64, u64), ld: usize| {
+            let mut l = std::ptr::null_mut();
+            // SAFETY: out-pointer.
+            let s = unsafe {
+                sys::cublasLtMatrixLayoutCreate(&mut l, lt_type(t), rows, cols, ld as i64)
+            };
+            status("cublasLtMatrixLayoutCreate", s).map(|_| l)
+        };
+        let a = layout(input, stored(g.transa, g.m, g.k), g.lda)?;
+        let b = layout(input, stored(g.transb, g.k, g.n), g.ldb)?;
+        let c = layout(output, (g.m as u64, g.n as u64), g.ldc)?;
+        self.gemm = Some(Problem { key, desc, a, b, c });
+        Ok(self.gemm.as_ref().expect("just set"))
+    }
+
+    /// The heuristic's top `count` algorithms for this problem, each with what it is.
+    pub fn candidates(
+        &mut self,
+        g: &ColumnMajorGemm,
+        input: DType,
+        output: DType,
+        compute: GemmCompute,
+        count: usize,
+    ) -> Result<Vec<Candidate>, RefError> {
+        let handle = self.handle;
+        let p = self.problem(g, input, output, compute)?;
+        let mut pref = std::ptr::null_mut();
+        let mut results = vec![
+            // SAFETY: a plain C struct of integers; all-zero is a valid value to be overwritten.
+            unsafe { std::mem::zeroed::<cublasLtMatmulHeuristicResult_t>() };
+            count.max(1)
+        ];
+        let mut found = 0i32;
+        // SAFETY: out-pointers and attribute values are live locals of the documented types; the
+        // result array holds `count` entries.
+        unsafe {
+            status(
+                "cublasLtMatmulPreferenceCreate",
+                sys::cublasLtMatmulPreferenceCreate(&mut pref),
+            )?;
+            let ws = WORKSPACE_BYTES as u64;
+            let set = sys::cublasLtMatmulPreferenceSetAttribute(
+                pref,
+                cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                (&ws as *const u64).cast(),
+                size_of::<u64>(),
+            );
+            let get = sys::cublasLtMatmulAlgoGetHeuristic(
+                handle,
+                p.desc,
+                p.a,
+                p.b,
+                p.c,
+                p.c,
+                pref,
+                results.len() as i32,
+                results.as_mut_ptr(),
+                &mut found,
+            );
+            let _ = sys::cublasLtMatmulPreferenceDestroy(pref);
+            status("cublasLtMatmulPreferenceSetAttribute", set)?;
+            status("cublasLtMatmulAlgoGetHeuristic", get)?;
+        }
+        results.truncate(found.max(0) as usize);
+        Ok(results
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.state == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS)
+            .map(|(rank, r)| Candidate {
+                rank,
+                algo: r.algo,
+                workspace_bytes: r.workspaceSize,
+                waves: r.wavesCount,
+                desc: describe(&r.algo),
+            })
+            .collect())
+    }
+
+    /// Enqueues `C = op(A) · op(B)` with one candidate on the device's stream. `left`, `right`
+    /// and `out` are the user's tensors (see [`Operand`]).
+    ///
+    /// # Safety
+    /// The pointers must be live device buffers whose sizes match the problem the candidate was
+    /// proposed for, and `problem` must be the one passed to [`LtRef::candidates`].
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn run(
+        &mut self,
+        g: &ColumnMajorGemm,
+        input: DType,
+        output: DType,
+        compute: GemmCompute,
+        candidate: &Candidate,
+        left: u64,
+        right: u64,
+        out: u64,
+    ) -> Result<(), RefError> {
+        let handle = self.handle;
+        let stream = self.stream.cu_stream() as sys::cudaStream_t;
+        self.problem(g, input, output, compute)?;
+        let (ws_ptr, _sync) = self.workspace.device_ptr(&self.stream);
+        let p = self.gemm.as_ref().expect("problem() just built it");
+        let ptr = |o: Operand| match o {
+            Operand::Left => left,
+            Operand::Right => right,
+        };
+        let (a32, b32) = (1.0f32, 0.0f32);
+        let (a16, b16) = (half::f16::ONE, half::f16::ZERO);
+        let (alpha, beta): (*const c_void, *const c_void) = match compute {
+            GemmCompute::F16 => (
+                (&a16 as *const half::f16).cast(),
+                (&b16 as *const half::f16).cast(),
+            ),
+            GemmCompute::F32 => ((&a32 as *const f32).cast(), (&b32 as *const f32).cast()),
+        };
+        // SAFETY: the caller's contract; alpha/beta point at host scalars of the scale type.
+        let s = lt("cublasLtMatmul", || unsafe {
+            sys::cublasLtMatmul(
+                handle,
+                p.desc,
+                alpha,
+                ptr(g.a) as *const c_void,
+                p.a,
+                ptr(g.b) as *const c_void,
+                p.b,
+                beta,
+                out as *const c_void,
+                p.c,
+                out as *mut c_void,
+                p.c,
+                &candidate.algo,
+                ws_ptr as *mut c_void,
+                WORKSPACE_BYTES,
+                stream,
+            )
+        })?;
+        status("cublasLtMatmul", s)
+    }
+}
+
+/// Reads an algorithm's configuration attributes (zero where one cannot be read).
+fn describe(algo: &cublasLtMatmulAlgo_t) -> AlgoDesc {
+    let read = |attr: cublasLtMatmulAlgoConfigAttributes_t, bytes: usize| -> u64 {
+        let mut v = 0u64;
+        let mut written = 0usize;
+        // SAFETY: `v` has room for `bytes` ≤ 8 bytes; the algo is a valid heuristic result.
+        let s = unsafe {
+            sys::cublasLtMatmulAlgoConfigGetAttribute(
+                algo,
+                attr,
+                (&mut v as *mut u64).cast(),
+                bytes,
+                &mut written,
+            )
+        };
+        if s == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            v
+        } else {
+            0
+        }
+    };
+    use cublasLtMatmulAlgoConfigAttributes_t as A;
+    AlgoDesc {
+        id: read(A::CUBLASLT_ALGO_CONFIG_ID, 4) as i32,
+        tile: read(A::CUBLASLT_ALGO_CONFIG_TILE_ID, 4) as u32,
+        stages: read(A::CUBLASLT_ALGO_CONFIG_STAGES_ID, 4) as u32,
+        split_k: read(A::CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 4) as i32,
+        cluster: read(A::CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, 4) as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cublas_ref::{plan_nn, plan_nt};
+
+    #[test]
+    fn stored_shape_follows_the_transpose() {
+        // NT: cuBLAS A is rhs[N,K] stored as K x N (op T), B is lhs stored as K x M (op N).
+        let g = plan_nt(128, 256, 64);
+        assert_eq!(stored(g.transa, g.m, g.k), (64, 256));
+        assert_eq!(stored(g.transb, g.k, g.n), (64, 128));
+        // NN: A is b[K,N] stored as N x K (op N), B is a[M,K] stored as K x M.
+        let g = plan_nn(128, 256, 64);
+        assert_eq!(stored(g.transa, g.m, g.k), (256, 64));
+        assert_eq!(stored(g.transb, g.k, g.n), (64, 128));
+    }
+
+    #[test]
+    fn compute_types_match_gemm_ex() {
+        assert_eq!(
+            compute_types(DType::F32, GemmCompute::F32).0,
+            cublasComputeType_t::CUBLAS_COMPUTE_32F_PEDANTIC
+        );
+        assert_eq!(
+            compute_types(DType::F16, GemmCompute::F16),
+            (
+                cublasComputeType_t::CUBLAS_COMPUTE_16F,
+                cudaDataType::CUDA_R_16F
+            )
+        );
+        assert_eq!(
+            compute_types(DType::BF16, GemmCompute::F32),
+            (
+                cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                cudaDataType::CUDA_R_32F
+            )
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! One verified launch of a loaded kernel: random inputs sized from the problem's dims, a
+//! poisoned output, the launch, and the reference [`crate::reference`] reads from the signature
+//! (cuBLAS for a GEMM in its own layout and dtypes, the host in f64 for a GEMV or where cuBLAS
+//! has no such type combination), compared in f64 ([`crate::verify`]).
+
+use std::collections::BTreeMap;
+
+use dsl_core::ir::Stmt;
+use half::{bf16, f16};
+
+use crate::cublas_ref::{CublasRef, GemmCompute, RefError, check_types};
+use crate::device::Device;
+use crate::dsl::{DslError, Prepared};
+use crate::dtype::{DType, Element};
+use crate::kernel::{CompiledKernel, LaunchArg};
+use crate::reference::{self, Pattern};
+use crate::tensor::{DeviceTensor, TensorError};
+use crate::timing::{Timing, TimingConfig, TimingError, time_gpu};
+use crate::verify::{self, Verification, VerifyError};
+
+/// Errors of a verified run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A dim of a parameter's shape has no value.
+    #[error("parameter `{param}`: dimension `{dim}` has no value (give it in the problem)")]
+    Unsized {
+        /// The parameter.
+        param: String,
+        /// The dim as written.
+        dim: String,
+    },
+    /// The signature is none that has a built-in reference.
+    #[error(
+        "no built-in reference for kernel `{0}`'s signature (a GEMM or a GEMV); verify it with your own"
+    )]
+    NoReference(String),
+    /// A parameter's dtype has no runtime element type.
+    #[error("parameter `{0}` has a dtype the runtime cannot allocate")]
+    DType(String),
+    /// Launch or plan error.
+    #[error(transparent)]
+    Dsl(#[from] DslError),
+    /// Allocation or copy.
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
+    /// cuBLAS.
+    #[error(transparent)]
+    Reference(#[from] RefError),
+    /// Comparison.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+    /// Timing.
+    #[error(transparent)]
+    Timing(#[from] TimingError),
+}
+
+/// A device tensor of a dtype chosen at run time.
+#[derive(Debug)]
+pub enum AnyTensor {
+    /// f16.
+    F16(DeviceTensor<f16>),
+    /// bf16.
+    BF16(DeviceTensor<bf16>),
+    /// f32.
+    F32(DeviceTensor<f32>),
+}
+
+impl AnyTensor {
+    /// Random (`seed`) or poisoned (`seed = None`) contents.
+    pub fn new(
+        dev: &Device,
+        dtype: DType,
+        shape: &[usize],
+        seed: Option<u64>,
+    ) -> Result<AnyTensor, TensorError> {
+        fn make<T: Element>(
+            dev: &Device,
+            shape: &[usize],
+            seed: Option<u64>,
+        ) -> Result<DeviceTensor<T>, TensorError> {
+            match seed {
+                Some(s) => DeviceTensor::random(dev, shape, s),
+                None => DeviceTensor::poisoned(dev, shape),
+            }
+        }
+        Ok(match dtype {
+            DType::F16 => AnyTensor::F16(make(dev, shape, seed)?),
+            DType::BF16 => AnyTensor::BF16(make(dev, shape, seed)?),
+            DType::F32 => AnyTensor::F32(make(dev, shape, seed)?),
+        })
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        match self {
+            AnyTensor::F16(_) => DType::F16,
+            AnyTensor::BF16(_) => DType::BF16,
+            AnyTensor::F32(_) => DType::F32,
+        }
+    }
+
+    /// A read-only launch argument.
+    pub fn arg(&self) -> LaunchArg<'_> {
+        match self {
+            AnyTensor::F16(t) => t.view().into(),
+            AnyTensor::BF16(t) => t.view().into(),
+            AnyTensor::F32(t) => t.view().into(),
+        }
+    }
+
+    /// A writable launch argument.
+    pub fn arg_mut(&mut self) -> LaunchArg<'_> {
+        match self {
+            AnyTensor::F16(t) => t.view_mut().into(),
+            AnyTensor::BF16(t) => t.view_mut().into(),
+            AnyTensor::F32(t) => t.view_mut().into(),
+        }
+    }
+
+    /// The contents widened to f64 (waits for the stream).
+    pub fn to_f64(&self) -> Result<Vec<f64>, TensorError> {
+        fn wide<T: Element>(t: &DeviceTensor<T>) -> Result<Vec<f64>, TensorError> {
+            Ok(t.to_host()?.into_iter().map(Element::to_f64).collect())
+        }
+        match self {
+            AnyTensor::F16(t) => wide(t),
+            AnyTensor::BF16(t) => wide(t),
+            AnyTensor::F32(t) => wide(t),
+        }
+    }
+
+    /// Compares with an f64 reference (poison counted as unwritten).
+    pub fn verify(&self, reference: &[f64], tol: f64) -> Result<Verification, RunError> {
+        Ok(match self {
+            AnyTensor::F16(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
+            AnyTensor::BF16(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
+            AnyTensor::F32(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
+        })
+    }
+}
+
+/// What a verified run found.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The computation the signature describes.
+    pub pattern: Pattern,
+    /// `cuBLAS NT` or `host f64 GEMV` ….
+    pub reference: String,
+    /// The comparison.
+    pub verification: Verification,
+    /// Every tensor's shape, in signature order.
+    pub shapes: Vec<Vec<usize>>,
+    /// The kernel's time, when timed ([`run_verify_and_time`]).
+    pub kernel_time: Option<Timing>,
+    /// cuBLAS's time for the same problem, when timed and cuBLAS is the reference.
+    pub reference_time: Option<Timing>,
+}
+
+/// `C = op(A) · op(B)` by cuBLAS over tensors of run-time dtypes; `Ok(false)` for a dtype
+/// combination it does not offer.
+fn cublas_gemm(
+    blas: &CublasRef,
+    layout: crate::reference::Layout,
+    a: &AnyTensor,
+    b: &AnyTensor,
+    c: &mut AnyTensor,
+) -> Result<bool, RefError> {
+    let f = GemmCompute::F32;
+    match (a, b, c) {
+        (AnyTensor::F16(x), AnyTensor::F16(y), AnyTensor::F16(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::F16(x), AnyTensor::F16(y), AnyTensor::F32(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::BF16(x), AnyTensor::BF16(y), AnyTensor::BF16(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::BF16(x), AnyTensor::BF16(y), AnyTensor::F32(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        (AnyTensor::F32(x), AnyTensor::F32(y), AnyTensor::F32(z)) => {
+            blas.gemm(layout, x, y, z, f)?
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The lowest-precision accumulator the kernel declares (scalar accumulators and MMA
+/// fragments), which bounds its rounding error; the output dtype when it declares none.
+pub fn accumulator_dtype(p: &Prepared, output: DType) -> DType {
+    let mut acc: Option<DType> = None;
+    for (_, s) in p.module.stmts.iter() {
+        let d = match s {
+            Stmt::MmaFill { dtype, .. } => *dtype,
+            Stmt::ScalarDecl { dtype, .. } if dtype.is_float() => *dtype,
+            _ => continue,
+        };
+        let Some(d) = crate::dsl::ir_dtype(d) else {
+            continue;
+        };
+        if acc.is_none_or(|a| d.unit_roundoff() > a.unit_roundoff()) {
+            acc = Some(d);
+        }
+    }
+    acc.unwrap_or(output)
+}
+
+/// Launches `handle` once on random inputs for the problem `dims` (`M`, `N`, `K` … by name)
+/// and verifies the output against the reference its signature calls for.
+pub fn run_and_verify(
+    handle: &CompiledKernel,
+    dev: &Device,
+    dims: &BTreeMap<String, usize>,
+    seed: u64,
+) -> Result<RunReport, RunError> {
+    run(handle, dev, dims, seed, None)
+}
+
+/// [`run_and_verify`], then times the kernel (and cuBLAS, when it is the reference) on the same
+/// tensors with `timing` (CUDA events, median of the runs).
+pub fn run_verify_and_time(
+    handle: &CompiledKernel,
+    dev: &Device,
+    dims: &BTreeMap<String, usize>,
+    seed: u64,
+    timing: &TimingConfig,
+) -> Result<RunReport, RunError> {
+    run(handle, dev, dims, seed, Some(timing))
+}
+
+fn run(
+    handle: &CompiledKernel,
+    dev: &Device,
+    dims: &BTreeMap<String, usize>,
+    seed: u64,
+    timing: Option<&TimingConfig>,
+) -> Result<RunReport, RunError> {
+    let p = handle.prepared();
+    let sig = reference::signature(p);
+    let pattern = reference::infer(&sig);
+    let kernel = p.def.name.to_string();
+    if matches!(pattern, Pattern::Unknown | Pattern::Elementwise { .. }) {
+        return Err(RunError::NoReference(kernel));
+    }
+    let mut shapes = Vec::new();
+    for s in &sig {
+        let mut shape = Vec::new();
+        for d in &s.dims {
+            let v = dims
+                .get(d)
+                .copied()
+                .or_else(|| d.parse().ok())
+                .ok_or_else(|| RunError::Unsized {
+                    param: s.name.clone(),
+                    dim: d.clone(),
+                })?;
+            shape.push(v);
+        }
+        shapes.push(shape);
+    }
+    let mut tensors = Vec::new();
+    for (i, (s, shape)) in sig.iter().zip(&shapes).enumerate() {
+        let dtype = s.dtype.ok_or_else(|| RunError::DType(s.name.clone()))?;
+        let seed = (!s.written).then_some(seed.wrapping_add(i as u64));
+        tensors.push(AnyTensor::new(dev, dtype, shape, seed)?);
+    }
+    {
+        let mut args = Vec::new();
+        for (t, s) in tensors.iter_mut().zip(&sig) {
+            args.push(if s.written { t.arg_mut() } else { t.arg() });
+        }
+        handle.launch(&args)?;
+    }
+    let shape_refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+    let k = pattern.reduction_len(&shape_refs).unwrap_or(1);
+    let (out_index, input_index) = match pattern {
+        Pattern::Gemm { a, c, .. } => (c, a),
+        Pattern::Gemv { a, y, .. } => (y, a),
+        _ => return Err(RunError::NoReference(kernel)),
+    };
+    let (input, output) = (tensors[input_index].dtype(), tensors[out_index].dtype());
+    let acc = accumulator_dtype(p, output);
+    let tol = verify::gemm_tolerance(input, acc, output, k);
+    let cublas = match pattern {
+        Pattern::Gemm { a, b, layout, .. }
+            if check_types(input, output, GemmCompute::F32).is_ok()
+                && tensors[b].dtype() == input =>
+        {
+            Some((a, b, layout))
+        }
+        _ => None,
+    };
+    let mut blas_ref = None;
+    let (reference, name) = match cublas {
+        Some((a, b, layout)) => {
+            let blas = CublasRef::new(dev)?;
+            let mut r = AnyTensor::new(dev, output, &shapes[out_index], None)?;
+            if !cublas_gemm(&blas, layout, &tensors[a], &tensors[b], &mut r)? {
+                return Err(RunError::NoReference(kernel));
+            }
+            let v = r.to_f64()?;
+            blas_ref = Some((blas, a, b, layout, r));
+            (v, format!("cuBLAS {}", layout.name()))
+        }
+        None => {
+            let data = tensors
+                .iter()
+                .map(AnyTensor::to_f64)
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&[f64]> = data.iter().map(Vec::as_slice).collect();
+            let r = pattern
+                .host_reference(&refs, &shape_refs)
+                .ok_or_else(|| RunError::NoReference(kernel.clone()))?;
+            let what = match pattern {
+                Pattern::Gemm { layout, .. } => format!("host f64 {} GEMM", layout.name()),
+                _ => "host f64 GEMV".to_string(),
+            };
+            (r, what)
+        }
+    };
+    let verification = tensors[out_index].verify(&reference, tol)?;
+    let (mut kernel_time, mut reference_time) = (None, None);
+    if let Some(cfg) = timing {
+        let flops = {
+            let out_len: usize = shapes[out_index].iter().product();
+            Some(2.0 * out_len as f64 * k as f64)
+        };
+        let mut args = Vec::new();
+        for (t, s) in tensors.iter_mut().zip(&sig) {
+            args.push(if s.written { t.arg_mut() } else { t.arg() });
+        }
+        kernel_time = Some(time_gpu(dev, cfg, flops, || handle.launch(&args))?);
+        drop(args);
+        if let Some((blas, a, b, layout, mut r)) = blas_ref {
+            let t = time_gpu(dev, cfg, flops, || {
+                cublas_gemm(&blas, layout, &tensors[a], &tensors[b], &mut r).map(|_| ())
+            })?;
+            reference_time = Some(t);
+        }
+    }
+    Ok(RunReport {
+        pattern,
+        reference: name,
+        verification,
+        shapes,
+        kernel_time,
+        reference_time,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dsl_core::def::{KernelDef, Variant};
+
+    static V0: KernelDef = KernelDef {
+        name: "v0_naive",
+        dsl: include_str!("../../kernels/v0_naive.co"),
+        file: Some("kernels/v0_naive.co"),
+        cuda: "",
+        ir: "",
+        params: &[],
+        tunables: &[],
+    };
+
+    #[test]
+    fn the_accumulator_bounds_the_tolerance() {
+        // v0 accumulates in f16.
+        let p = Prepared::get(&V0, Variant::default()).unwrap();
+        assert_eq!(accumulator_dtype(&p, DType::F16), DType::F16);
+        // Re-typed to an f32 accumulator.
+        let v = Variant {
+            input: None,
+            acc: Some(dsl_core::ir::DType::F32),
+        };
+        let p = Prepared::get(&V0, v).unwrap();
+        assert_eq!(accumulator_dtype(&p, DType::F16), DType::F32);
+    }
+}

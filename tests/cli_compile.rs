@@ -1,0 +1,69 @@
+//! `tessel compile` on every kernel in `kernels/`: NVRTC → cubin, the ptxas report and the
+//! SASS summary, through the executable as a user runs it (fails under `CI=true` without NVRTC
+//! and nvdisasm).
+
+mod common;
+
+use std::process::Command;
+
+use dsl_core::check::Config;
+use dsl_core::lower::KernelPath;
+
+#[test]
+fn tessel_compile_reports_every_kernel() {
+    if !common::nvrtc_and_nvdisasm_available("tessel_compile_reports_every_kernel") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tessel-cli-compile-{}", std::process::id()));
+    let mut failures = Vec::new();
+    for name in common::kernel_files() {
+        let m = common::parse_kernel(&name);
+        let path = common::lower_for(&m, &Config::defaults(&m), &name).path;
+        let cubin = dir.join(format!("{name}.cubin"));
+        let o = Command::new(env!("CARGO_BIN_EXE_tessel"))
+            .args(["compile", &format!("kernels/{name}.co"), "-o"])
+            .arg(&cubin)
+            .current_dir(common::root())
+            .output()
+            .expect("run tessel");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if o.status.code() != Some(0) {
+            failures.push(format!("{name}: exit {:?}\n{err}", o.status.code()));
+            continue;
+        }
+        let size = std::fs::metadata(&cubin).map(|m| m.len()).unwrap_or(0);
+        // An ELF file: the cubin was written.
+        let elf = std::fs::read(&cubin).is_ok_and(|b| b.starts_with(b"\x7fELF"));
+        let wants: &[&str] = match path {
+            KernelPath::Hopper => &["HGMMA", "UTMALDG"],
+            KernelPath::Simt => &[],
+        };
+        let mut missing: Vec<String> = wants
+            .iter()
+            .filter(|w| !out.contains(&format!(" {w} ")))
+            .map(|w| w.to_string())
+            .collect();
+        // Every kernel multiply-adds somewhere: on tensor cores or in FMA units.
+        if !out.contains("  tensor core ") && !out.contains("  fp arithmetic ") {
+            missing.push("a tensor core or fp arithmetic class".into());
+        }
+        for line in [
+            "arch          sm_90a",
+            "registers     ",
+            "shared memory ",
+            "spills        ",
+            "sass          ",
+            &format!("({size} bytes)"),
+        ] {
+            if !out.contains(line) {
+                missing.push(format!("`{line}`"));
+            }
+        }
+        if !elf || !missing.is_empty() {
+            failures.push(format!("{name}: missing {missing:?} (ELF {elf}):\n{out}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
