@@ -1,5 +1,5 @@
-//! GEMV (seed 003): y[N] = W[N, K] · x[K], f16 or bf16 (`--dtype bf16`), f32 accumulation, on
-//! the seed's shapes (7168, 16384), (18432, 7168), (28672, 8192), (57344, 7168), (1024, 1024).
+//! GEMV: y[N] = W[N, K] · x[K], f16 or bf16 (`--dtype bf16`), f32 accumulation, on
+//! the standard shapes (7168, 16384), (18432, 7168), (28672, 8192), (57344, 7168), (1024, 1024).
 //!
 //! Two kernels: `kernels/gemv_direct.co` (one warp per row, 16-byte loads straight into
 //! registers, `reduce.sum acc : group` — warp shuffles) and `kernels/gemv_staged.co` (the same
@@ -15,7 +15,7 @@ tessel::gemm_kernel!(file = "kernels/gemv_direct.co");
 tessel::gemm_kernel!(file = "kernels/gemv_staged.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_gemv::gemv_main(
+    std::process::exit(tessel_harness::gemv::gemv_main(
         &[&gemv_direct::KERNEL, &gemv_staged::KERNEL],
         "gemv",
         &std::env::args().skip(1).collect::<Vec<_>>(),

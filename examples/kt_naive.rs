@@ -1,4 +1,4 @@
-//! Kernel Tuner tutorial (seed 002), kernel 1: naive, tuned over block_size_x × block_size_y.
+//! Kernel Tuner tutorial, kernel 1: naive, tuned over block_size_x × block_size_y.
 //!
 //! The kernel is `kernels/kt_naive.co`; the emitted CUDA goes to `target/tessel/kt_naive/`. C = A · B,
 //! f32, row-major, 4096³ by default, verified against cuBLAS SGEMM (pedantic f32, no TF32) over
@@ -13,7 +13,7 @@
 tessel::gemm_kernel!(file = "kernels/kt_naive.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &kt_naive::KERNEL,
         "kt_naive",
         true,

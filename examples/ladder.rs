@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run --release --example ladder              # the SGEMM ladder, kernels 1–8 (4096³ f32)
 //! cargo run --release --example ladder -- kt        # the Kernel Tuner tutorial trio (4096² f32)
-//! cargo run --release --example ladder -- gemv      # GEMV on seed 003's shapes (TB/s, % of copy)
+//! cargo run --release --example ladder -- gemv      # GEMV on the standard shapes (TB/s, % of copy)
 //! ```
 //!
 //! Each rung runs as its own example would (kernels 7 and 8 and the tutorial's kernels are swept;
@@ -12,7 +12,8 @@
 //! The other flags are the rung examples' (`--m --n --k --budget --runs`; GEMV: `--shape
 //! --dtype`).
 
-use tessel::runtime::example_sgemm::{Rung, ladder_main};
+use tessel_harness::ladder::ladder_main;
+use tessel_harness::sgemm::Rung;
 
 tessel::gemm_kernel!(file = "kernels/sgemm_k1_naive.co");
 tessel::gemm_kernel!(file = "kernels/sgemm_k2_coalesce.co");
@@ -37,44 +38,24 @@ fn rung(def: &'static tessel::KernelDef, example: &'static str, tuned: bool) -> 
 }
 
 fn main() {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let which = match args.first().map(String::as_str) {
-        Some(w @ ("sgemm" | "kt" | "gemv")) => {
-            let w = w.to_string();
-            args.remove(0);
-            w
-        }
-        _ => "sgemm".to_string(),
-    };
-    let code = match which.as_str() {
-        "kt" => ladder_main(
-            "Kernel Tuner tutorial (seed 002)",
-            &[
-                rung(&kt_naive::KERNEL, "kt_naive", true),
-                rung(&kt_shared::KERNEL, "kt_shared", true),
-                rung(&kt_tiled::KERNEL, "kt_tiled", true),
-            ],
-            &args,
-        ),
-        "gemv" => tessel::runtime::example_gemv::gemv_main(
-            &[&gemv_direct::KERNEL, &gemv_staged::KERNEL],
-            "ladder_gemv",
-            &args,
-        ),
-        _ => ladder_main(
-            "SGEMM (seeds 000 and 001)",
-            &[
-                rung(&sgemm_k1::KERNEL, "sgemm_k1_naive", false),
-                rung(&sgemm_k2::KERNEL, "sgemm_k2_coalesce", false),
-                rung(&sgemm_k3::KERNEL, "sgemm_k3_smem", false),
-                rung(&sgemm_k4::KERNEL, "sgemm_k4_1d_tiling", false),
-                rung(&sgemm_k5::KERNEL, "sgemm_k5_2d_tiling", false),
-                rung(&sgemm_k6::KERNEL, "sgemm_k6_vectorize", false),
-                rung(&sgemm_k7::KERNEL, "sgemm_k7_autotune", true),
-                rung(&sgemm_k8::KERNEL, "sgemm_k8_warptile", true),
-            ],
-            &args,
-        ),
-    };
-    std::process::exit(code);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(ladder_main(
+        &[
+            rung(&sgemm_k1::KERNEL, "sgemm_k1_naive", false),
+            rung(&sgemm_k2::KERNEL, "sgemm_k2_coalesce", false),
+            rung(&sgemm_k3::KERNEL, "sgemm_k3_smem", false),
+            rung(&sgemm_k4::KERNEL, "sgemm_k4_1d_tiling", false),
+            rung(&sgemm_k5::KERNEL, "sgemm_k5_2d_tiling", false),
+            rung(&sgemm_k6::KERNEL, "sgemm_k6_vectorize", false),
+            rung(&sgemm_k7::KERNEL, "sgemm_k7_autotune", true),
+            rung(&sgemm_k8::KERNEL, "sgemm_k8_warptile", true),
+        ],
+        &[
+            rung(&kt_naive::KERNEL, "kt_naive", true),
+            rung(&kt_shared::KERNEL, "kt_shared", true),
+            rung(&kt_tiled::KERNEL, "kt_tiled", true),
+        ],
+        &[&gemv_direct::KERNEL, &gemv_staged::KERNEL],
+        &args,
+    ));
 }

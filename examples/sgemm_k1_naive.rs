@@ -9,7 +9,7 @@
 tessel::gemm_kernel!(file = "kernels/sgemm_k1_naive.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &sgemm_k1::KERNEL,
         "sgemm_k1_naive",
         false,

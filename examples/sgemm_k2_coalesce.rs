@@ -9,7 +9,7 @@
 tessel::gemm_kernel!(file = "kernels/sgemm_k2_coalesce.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &sgemm_k2::KERNEL,
         "sgemm_k2_coalesce",
         false,

@@ -9,7 +9,7 @@
 tessel::gemm_kernel!(file = "kernels/sgemm_k4_1d_tiling.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &sgemm_k4::KERNEL,
         "sgemm_k4_1d_tiling",
         false,

@@ -9,7 +9,7 @@
 tessel::gemm_kernel!(file = "kernels/sgemm_k5_2d_tiling.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &sgemm_k5::KERNEL,
         "sgemm_k5_2d_tiling",
         false,

@@ -1,4 +1,4 @@
-//! SGEMM ladder, kernel 7: autotuning — kernel 6 swept over seed 000's grid, its legality filter written as `require`s.
+//! SGEMM ladder, kernel 7: autotuning — kernel 6 swept over the grid of the SGEMM worklog's autotuning kernel, its legality filter written as `require`s.
 //!
 //! The kernel is `kernels/sgemm_k7_autotune.co`; the emitted CUDA goes to `target/tessel/sgemm_k7_autotune/`. C = A · B,
 //! f32, row-major, 4096³ by default, verified against cuBLAS SGEMM (pedantic f32, no TF32) over
@@ -9,7 +9,7 @@
 tessel::gemm_kernel!(file = "kernels/sgemm_k7_autotune.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &sgemm_k7::KERNEL,
         "sgemm_k7_autotune",
         true,

@@ -9,7 +9,7 @@
 tessel::gemm_kernel!(file = "kernels/sgemm_k8_warptile.co");
 
 fn main() {
-    std::process::exit(tessel::runtime::example_sgemm::sgemm_main(
+    std::process::exit(tessel_harness::sgemm::sgemm_main(
         &sgemm_k8::KERNEL,
         "sgemm_k8_warptile",
         true,

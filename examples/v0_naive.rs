@@ -1,6 +1,6 @@
-//! Seed 004, kernel 0: naive. One thread owns one output element.
+//! GEMM ladder, kernel 0: naive. One thread owns one output element.
 //!
-//! The kernel text is seed 004's, verbatim except that `a#b` is written `a # b`: since Rust
+//! The kernel text is `kernels/v0_naive.co`'s, verbatim except that `a#b` is written `a # b`: since Rust
 //! 2021 `ident#ident` is a reserved prefix that rustc rejects before any macro sees it. The
 //! same kernel, fully verbatim, is `kernels/v0_naive.co` (`gemm_kernel!(file = "kernels/v0_naive.co")`).
 //!
@@ -27,7 +27,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
-    std::process::exit(tessel::runtime::example::gemm_main(
+    std::process::exit(tessel_harness::gemm::gemm_main(
         &matmul::KERNEL,
         "v0_naive",
         &std::env::args().skip(1).collect::<Vec<_>>(),

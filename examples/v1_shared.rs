@@ -1,6 +1,6 @@
-//! Seed 004, kernel 1: shared-memory cache blocking.
+//! GEMM ladder, kernel 1: shared-memory cache blocking.
 //!
-//! The kernel text is seed 004's, verbatim except that `a#b` is written `a # b`: since Rust
+//! The kernel text is `kernels/v1_shared.co`'s, verbatim except that `a#b` is written `a # b`: since Rust
 //! 2021 `ident#ident` is a reserved prefix that rustc rejects before any macro sees it. The
 //! same kernel, fully verbatim, is `kernels/v1_shared.co` (`gemm_kernel!(file = "kernels/v1_shared.co")`).
 //!
@@ -37,7 +37,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
-    std::process::exit(tessel::runtime::example::gemm_main(
+    std::process::exit(tessel_harness::gemm::gemm_main(
         &matmul::KERNEL,
         "v1_shared",
         &std::env::args().skip(1).collect::<Vec<_>>(),

@@ -1,6 +1,6 @@
-//! Seed 004, kernel 2: Hopper TMA + WGMMA.
+//! GEMM ladder, kernel 2: Hopper TMA + WGMMA.
 //!
-//! The kernel text is seed 004's, verbatim except that `a#b` is written `a # b`: since Rust
+//! The kernel text is `kernels/v2_tma_wgmma.co`'s, verbatim except that `a#b` is written `a # b`: since Rust
 //! 2021 `ident#ident` is a reserved prefix that rustc rejects before any macro sees it. The
 //! same kernel, fully verbatim, is `kernels/v2_tma_wgmma.co` (`gemm_kernel!(file = "kernels/v2_tma_wgmma.co")`).
 //!
@@ -43,7 +43,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
-    std::process::exit(tessel::runtime::example::gemm_main(
+    std::process::exit(tessel_harness::gemm::gemm_main(
         &matmul::KERNEL,
         "v2_tma_wgmma",
         &std::env::args().skip(1).collect::<Vec<_>>(),

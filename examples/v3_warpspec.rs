@@ -1,6 +1,6 @@
-//! Seed 004, kernel 3: warp specialization (1 producer + 1 consumer warpgroup).
+//! GEMM ladder, kernel 3: warp specialization (1 producer + 1 consumer warpgroup).
 //!
-//! The kernel text is seed 004's, verbatim except that `a#b` is written `a # b`: since Rust
+//! The kernel text is `kernels/v3_warpspec.co`'s, verbatim except that `a#b` is written `a # b`: since Rust
 //! 2021 `ident#ident` is a reserved prefix that rustc rejects before any macro sees it. The
 //! same kernel, fully verbatim, is `kernels/v3_warpspec.co` (`gemm_kernel!(file = "kernels/v3_warpspec.co")`).
 //!
@@ -79,7 +79,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
-    std::process::exit(tessel::runtime::example::gemm_main(
+    std::process::exit(tessel_harness::gemm::gemm_main(
         &matmul::KERNEL,
         "v3_warpspec",
         &std::env::args().skip(1).collect::<Vec<_>>(),

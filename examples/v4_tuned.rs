@@ -1,15 +1,15 @@
-//! Seed 004, kernel 4: production-tuned. The body is v3's but for the epilogue, which may store
+//! GEMM ladder, kernel 4: production-tuned. The body is v3's but for the epilogue, which may store
 //! the accumulator in EPI_SPLIT column slices through a smaller output tile.
 //!
-//! The kernel text is seed 004's, verbatim except that `a#b` is written `a # b`: since Rust
+//! The kernel text is `kernels/v4_tuned.co`'s, verbatim except that `a#b` is written `a # b`: since Rust
 //! 2021 `ident#ident` is a reserved prefix that rustc rejects before any macro sees it. The
 //! same kernel, fully verbatim, is `kernels/v4_tuned.co` (`gemm_kernel!(file = "kernels/v4_tuned.co")`).
 //!
 //! Run: `cargo run --release --example v4_tuned -- [--m M --n N --k K]`
 
 tessel::gemm_kernel! {
-    // The warpgroup count is written `CONSUMERS + 1` (the seed hard-coded `3`, which is what
-    // crashed its iter001 with CONSUMERS = 1; tessel rejects that mismatch at compile time).
+    // The warpgroup count is written `CONSUMERS + 1`: a hard-coded count that disagrees with
+    // CONSUMERS is rejected at compile time.
     tunable WARP_N in 128..=256 step 8 = 192;   // cols per consumer warpgroup's tile
     tunable STAGES in [1, 2, 3, 4, 5] = 2;      // ring-buffer depth (5 fits with EPI_SPLIT = 2)
     tunable CONSUMERS in [1, 2] = 2;            // consumer warpgroups per block
@@ -94,7 +94,7 @@ tessel::gemm_kernel! {
 fn main() {
     // First: a copy of this program re-launched by the tuner serves GPU trials and exits here.
     tessel::runtime::tune::worker_main_if_requested(&[&matmul::KERNEL]);
-    std::process::exit(tessel::runtime::tune::cli::tune_main(
+    std::process::exit(tessel_harness::tune::tune_main(
         &matmul::KERNEL,
         "v4_tuned",
         &std::env::args().skip(1).collect::<Vec<_>>(),

@@ -1,5 +1,5 @@
-//! The `tessel` command line (clap): `check`, `ir`, `emit`, `compile`, `run`, `tune` and
-//! `setup-nvrtc` on a Croqtile `.co` file, with the same parser, checks and lowering the macro
+//! The `tessel` command line (clap): `check`, `ir`, `emit`, `compile`, `run`, `tune`, `explain`,
+//! `cache` and `setup-nvrtc` on a Croqtile `.co` file, with the same parser, checks and lowering the macro
 //! uses, and diagnostics rendered with line, column and a caret (codespan-reporting).
 //!
 //! One file per subcommand under `src/cli/`; [`exit`] is the table of exit codes.
@@ -8,10 +8,12 @@ use dsl_core::Diagnostics;
 
 use clap::{Parser, Subcommand};
 
+mod cache;
 mod check;
 mod compile;
 mod emit;
 pub mod exit;
+mod explain;
 mod gpu;
 mod ir;
 pub mod reference;
@@ -66,6 +68,10 @@ pub enum Command {
     /// per GPU, driver, NVRTC, kernel and shape, and printed with the `tessel run` line that
     /// measures it. The tuner runs GEMMs `out[M, N] = lhs[M, K] · rhs[N, K]ᵀ` in f16 or bf16.
     Tune(tune::TuneArgs),
+    /// Write one HTML page with the DSL, its CUDA and its SASS linked line by line.
+    Explain(explain::ExplainArgs),
+    /// The tune cache: list, export, import, merge, clear (results move between machines).
+    Cache(cache::CacheArgs),
     /// Install NVRTC and nvdisasm (PyPI wheels, through pip) where tessel finds them.
     SetupNvrtc(setup_nvrtc::SetupArgs),
 }
@@ -92,6 +98,8 @@ pub fn run(args: &[String]) -> (String, i32) {
         Command::Compile(a) => compile::run(a),
         Command::Run(a) => run::run(a),
         Command::Tune(a) => tune::run(a, args),
+        Command::Explain(a) => explain::run(a),
+        Command::Cache(a) => cache::run(a),
         Command::SetupNvrtc(a) => setup_nvrtc::run(a),
     };
     match result {

@@ -12,7 +12,7 @@ use tessel::cli::exit;
 const V4: &str = "kernels/v4_tuned.co";
 
 /// Every subcommand that takes a kernel file.
-const SUBCOMMANDS: &[&str] = &["check", "ir", "emit", "compile", "run", "tune"];
+const SUBCOMMANDS: &[&str] = &["check", "ir", "emit", "compile", "run", "tune", "explain"];
 
 fn tessel(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tessel"))
@@ -34,7 +34,7 @@ fn help_lists_every_subcommand_and_the_exit_codes() {
         assert_eq!(o.status.code(), Some(exit::OK), "{flag}: {out}");
         assert!(o.stderr.is_empty(), "{flag}: {}", text(&o.stderr));
         assert!(out.contains("Usage: tessel <COMMAND>"), "{out}");
-        for sub in SUBCOMMANDS.iter().chain(&["setup-nvrtc"]) {
+        for sub in SUBCOMMANDS.iter().chain(&["cache", "setup-nvrtc"]) {
             assert!(
                 out.lines().any(|l| l.trim_start().starts_with(sub)),
                 "`{sub}` not listed:\n{out}"
@@ -255,4 +255,108 @@ fn run_refuses_what_it_cannot_size_or_verify_before_looking_for_a_gpu() {
         assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains(msg), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn explain_writes_a_self_contained_page() {
+    if !common::nvrtc_and_nvdisasm_available("explain_writes_a_self_contained_page") {
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("tessel-cli-explain-{}.html", std::process::id()));
+    let o = tessel(&[
+        "explain",
+        "kernels/v1_shared.co",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(exit::OK), "{}", text(&o.stderr));
+    let page = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        page.starts_with("<!DOCTYPE html>") || page.starts_with("<!doctype html>"),
+        "{}",
+        &page[..80.min(page.len())]
+    );
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "the page loads nothing"
+    );
+    // An unknown tunable is a usage error.
+    let o = tessel(&[
+        "explain",
+        "kernels/v1_shared.co",
+        "--set",
+        "NOPE=1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(exit::USAGE), "{}", text(&o.stderr));
+}
+
+/// `tessel cache export` on one machine, `import` on another: two cache folders, one bundle;
+/// `merge` of a folder gives the same entries, and `clear` empties it.
+#[test]
+fn cache_export_on_one_machine_and_import_on_another() {
+    use tessel_runtime::tune::record::{Phase, TimeStats, TrialRecord};
+    use tessel_runtime::tune::store::{self, CacheKey, TuneStore};
+    let base = std::env::temp_dir().join(format!("tessel-cli-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (a, b, c) = (base.join("a"), base.join("b"), base.join("c"));
+    let key = CacheKey {
+        format: store::FORMAT,
+        gpu_name: "NVIDIA H100 80GB HBM3".into(),
+        compute_capability: (9, 0),
+        driver_version: 13000,
+        nvrtc_version: (13, 0),
+        kernel: "matmul".into(),
+        source_hash: "0123456789abcdef".into(),
+        problem: "K=64 M=128 N=256".into(),
+        dtypes: "f16 in, f32 acc, f16 out".into(),
+        settings: "test".into(),
+    };
+    let mut st = TuneStore::open(&a, key, false);
+    for i in 0..3 {
+        let mut t = TrialRecord::new([("WARP_N".to_string(), 128 + 8 * i)].into(), Phase::Full);
+        t.time = Some(TimeStats {
+            median_ms: 1.0 + i as f64,
+            min_ms: 1.0,
+            max_ms: 4.0,
+            mean_ms: 2.0,
+            runs: 20,
+            tflops: None,
+        });
+        st.record(t).unwrap();
+    }
+    let bundle = base.join("bundle.jsonl");
+    let run = |args: &[&str]| {
+        let o = tessel(args);
+        assert_eq!(
+            o.status.code(),
+            Some(exit::OK),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
+        text(&o.stdout)
+    };
+    let dir = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    run(&["cache", "--dir", &dir(&a), "export", &dir(&bundle)]);
+    run(&["cache", "--dir", &dir(&b), "import", &dir(&bundle)]);
+    // The listing without the folder's name: what each file holds.
+    let ls = |p: &std::path::Path| run(&["cache", "--dir", &dir(p), "ls"]).replace(&dir(p), "DIR");
+    let ls_a = ls(&a);
+    let ls_b = ls(&b);
+    assert!(ls_b.contains("matmul") && ls_b.contains("3"), "{ls_b}");
+    assert_eq!(
+        ls_a.lines().skip(1).collect::<Vec<_>>(),
+        ls_b.lines().skip(1).collect::<Vec<_>>()
+    );
+    run(&["cache", "--dir", &dir(&c), "merge", &dir(&b)]);
+    let ls_c = ls(&c);
+    assert_eq!(
+        ls_a.lines().skip(1).collect::<Vec<_>>(),
+        ls_c.lines().skip(1).collect::<Vec<_>>()
+    );
+    run(&["cache", "--dir", &dir(&c), "clear"]);
+    assert!(run(&["cache", "--dir", &dir(&c), "ls"]).contains("0 file(s)"));
+    let _ = std::fs::remove_dir_all(&base);
 }

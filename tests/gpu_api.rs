@@ -391,7 +391,9 @@ fn autotuned_dispatches_each_shape_to_its_cached_winner() {
         return;
     };
     use tessel::runtime::dtype::DType as Rt;
-    use tessel::runtime::tune::record::WinnerRecord;
+    use tessel::runtime::tune::record::{
+        Phase, TimeStats, TrialRecord, VerifyRecord, WinnerRecord,
+    };
     use tessel::runtime::tune::store::{self, CacheKey, TuneStore};
     use tessel::runtime::tune::{Shape, Target};
     let dir = std::env::temp_dir().join(format!("tessel-gpu-api-{}", std::process::id()));
@@ -410,12 +412,36 @@ fn autotuned_dispatches_each_shape_to_its_cached_winner() {
             nvrtc_version: tessel::runtime::nvrtc::nvrtc_version().unwrap(),
             kernel: target.name().to_string(),
             source_hash: target.source_hash(),
-            shape,
+            problem: format!("K={} M={} N={}", shape.k, shape.m, shape.n),
             dtypes: target.dtypes(),
+            settings: "test".into(),
         };
+        let config: tessel::runtime::tune::record::ConfigMap =
+            [("TILE_M".to_string(), tile_m), ("TILE_N".to_string(), 32)].into();
         let mut st = TuneStore::open(&dir, key, true);
+        // A winner is trusted only with a recorded passing trial of its config.
+        let mut trial = TrialRecord::new(config.clone(), Phase::Full);
+        trial.time = Some(TimeStats {
+            median_ms: 1.0,
+            min_ms: 1.0,
+            max_ms: 1.0,
+            mean_ms: 1.0,
+            runs: 20,
+            tflops: None,
+        });
+        trial.verification = Some(VerifyRecord {
+            passed: true,
+            rel_error: 0.0,
+            tolerance: 1e-3,
+            max_abs_error: 0.0,
+            poisoned: 0,
+            nans: 0,
+            infs: 0,
+            summary: "PASS".into(),
+        });
+        st.record(trial).unwrap();
         st.set_winner(WinnerRecord {
-            config: [("TILE_M".to_string(), tile_m), ("TILE_N".to_string(), 32)].into(),
+            config,
             median_ms: 1.0,
             tflops: None,
             finalists: Vec::new(),

@@ -255,13 +255,13 @@ fn legal_sample(name: &str, n: usize) -> Vec<Config> {
         .with("M", 4096)
         .with("N", 4096)
         .with("K", 4096);
-    let legal = tessel_runtime::example_sweep::legal_configs(
+    let legal = tessel_runtime::tune::strategy::legal_configs(
         &m,
         &problem,
         &dsl_core::check::Limits::default(),
     );
     assert!(!legal.is_empty(), "{name}: no legal configuration");
-    tessel_runtime::example_sweep::pick(&legal, n, &Config::defaults(&m))
+    tessel_runtime::tune::strategy::stride_pick(&legal, n, &Config::defaults(&m))
 }
 
 /// The swept kernels instantiate across their legal space: every sampled configuration compiles

@@ -10,7 +10,8 @@
 //!
 //! * **Key**: 128-bit stable hash ([`crate::hash`]) of the entry format version, the source,
 //!   the name expressions, the exact option list, the arch and the NVRTC version.
-//! * **Disk**: `$TESSEL_CACHE_DIR` (`off` disables it), else `$HOME/.cache/tessel/modules`. One
+//! * **Disk**: `$TESSEL_CACHE_DIR` (`off` disables it), else the platform cache directory +
+//!   `tessel/modules` (`dirs::cache_dir`, which honours `$XDG_CACHE_HOME`). One
 //!   file per module, `<key>.tmod`, written to a unique temporary name in the same folder and
 //!   renamed into place (atomic on POSIX), so readers never see half a file. Each entry stores
 //!   the arch, options and name expressions it was built from and ends with a checksum of its
@@ -88,20 +89,24 @@ impl ModuleCache {
 
     /// Memory plus the disk folder `dir` (created on first write).
     pub fn with_dir(dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        // Temporaries of writers killed mid-write.
+        remove_stale_temps(&dir, std::time::Duration::from_secs(3600));
         Self {
-            dir: Some(dir.into()),
+            dir: Some(dir),
             ..Self::in_memory()
         }
     }
 
-    /// `$TESSEL_CACHE_DIR` (`off`, `0` or empty: memory only), else
-    /// `$HOME/.cache/tessel/modules`, else memory only.
+    /// `$TESSEL_CACHE_DIR` (`off`, `0` or empty: memory only), else the platform cache
+    /// directory + `tessel/modules` (`$XDG_CACHE_HOME` or `~/.cache` on Linux,
+    /// `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows), else memory only.
     pub fn from_env() -> Self {
         match std::env::var_os("TESSEL_CACHE_DIR") {
             Some(v) if v.is_empty() || v == "off" || v == "0" => Self::in_memory(),
             Some(v) => Self::with_dir(v),
-            None => match std::env::var_os("HOME") {
-                Some(h) => Self::with_dir(PathBuf::from(h).join(".cache/tessel/modules")),
+            None => match dirs::cache_dir() {
+                Some(d) => Self::with_dir(d.join("tessel").join("modules")),
                 None => Self::in_memory(),
             },
         }
@@ -214,6 +219,40 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Removes temporaries (`.<name>.tmp.<pid>.<n>`) in `dir` whose writer is gone: its process no
+/// longer runs (where that can be seen) or the file is older than `max_age`. Returns how many.
+pub fn remove_stale_temps(dir: &Path, max_age: std::time::Duration) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some((_, rest)) = name.split_once(".tmp.") else {
+            continue;
+        };
+        if !name.starts_with('.') {
+            continue;
+        }
+        let pid = rest.split('.').next().and_then(|p| p.parse::<u32>().ok());
+        let writer_gone = pid.is_some_and(|p| {
+            p != std::process::id()
+                && Path::new("/proc/self").exists()
+                && !Path::new("/proc").join(p.to_string()).exists()
+        });
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > max_age);
+        if (writer_gone || old) && std::fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 fn put(buf: &mut Vec<u8>, field: &[u8]) {

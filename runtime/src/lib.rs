@@ -36,8 +36,9 @@
 //! with `bind.rs` resolving the launch plan and checking each launch's shapes and sizes.
 //! `reference.rs` reads which reference verifies a kernel from its signature (GEMM layouts,
 //! GEMV, element-wise) and `run.rs` makes one verified launch of a handle.
-//! `dsl.rs` runs DSL kernels (`KernelDef` → checked, compiled, launched instance) and
-//! `example.rs` is the shared `main` of the GEMM examples.
+//! `dsl.rs` runs DSL kernels (`KernelDef` → checked, compiled, launched instance); `tune/` is
+//! the autotuner and its cache. The example programs' support lives in the `tessel-harness`
+//! crate: this library returns values and errors and prints nothing.
 //!
 //! `sass.rs` disassembles cubins (nvdisasm) for instruction checks; `locate.rs` finds NVRTC,
 //! nvdisasm, libcuda and cuBLAS and turns "missing" into typed errors instead of panics.
@@ -45,7 +46,6 @@
 pub use cudarc;
 
 pub mod autotune;
-pub mod bench;
 pub mod bind;
 pub mod cache;
 pub mod clocks;
@@ -54,10 +54,6 @@ pub mod cublaslt_ref;
 pub mod device;
 pub mod dsl;
 pub mod dtype;
-pub mod example;
-pub mod example_gemv;
-pub mod example_sgemm;
-pub mod example_sweep;
 pub mod hash;
 pub mod kernel;
 pub mod launch;

@@ -212,7 +212,7 @@ mod tests {
     #[test]
     fn gemm_flops_is_2mnk() {
         assert_eq!(gemm_flops(8192, 8192, 8192), 2.0 * 8192f64.powi(3));
-        // The seed's v4 point: 8192^3 in 2.24 ms is ~490.9 TFLOP/s.
+        // 8192^3 in 2.24 ms is ~490.9 TFLOP/s.
         let t = Timing::from_samples(&[2.24; 20], Some(gemm_flops(8192, 8192, 8192))).unwrap();
         assert!((t.tflops.unwrap() - 490.87).abs() < 0.1);
     }

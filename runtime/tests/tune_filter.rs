@@ -1,4 +1,4 @@
-//! The tuner's legality filter on seed 004's v4 space and on variants of it (no GPU): every
+//! The tuner's legality filter on the v4 kernel's space and on variants of it (no GPU): every
 //! rule's count is compared with an independent count from the kernel's own arithmetic.
 
 use dsl_core::check::Limits;
@@ -12,7 +12,7 @@ const V4: &str = include_str!("../../kernels/v4_tuned.co");
 /// H100 / H200: 227 KiB of opt-in shared memory per block.
 const H100_SMEM: u64 = 232_448;
 
-/// The target with every tunable beyond seed 004's four pinned at its default (the `.co`
+/// The target with every tunable beyond the four default-swept ones pinned at its default (the `.co`
 /// may grow tunables, e.g. a rasterization group).
 fn target(dsl: &str) -> Target {
     let mut t = Target::dsl(def(dsl), Variant::default()).unwrap();

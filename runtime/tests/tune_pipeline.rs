@@ -86,6 +86,11 @@ fn fake_ms(c: &ConfigMap) -> f64 {
     1.0 + 0.25 * (c["X"] - 1) as f64
 }
 
+/// A general job's fake time: configs with larger values are slower.
+fn generic_ms(c: &ConfigMap) -> f64 {
+    1.0 + c.values().sum::<i64>() as f64 / 1000.0
+}
+
 fn stats(ms: f64) -> TimeStats {
     TimeStats {
         median_ms: ms,
@@ -134,19 +139,60 @@ fn fake_worker() -> ! {
             let _ = writeln!(f, "{line}");
         }
     };
+    tessel_runtime::tune::worker::exit_with_parent();
+    let wrong_id = std::env::var("TESSEL_FAKE_WRONG_ID").is_ok();
+    let retime_extra = std::env::var("TESSEL_FAKE_RETIME_EXTRA").is_ok();
+    let reverify_fails: Option<i64> = std::env::var("TESSEL_FAKE_REVERIFY_FAIL")
+        .ok()
+        .and_then(|v| v.parse().ok());
     println!("some library chatter that is not a reply");
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         match serde_json::from_str::<Request>(&line).unwrap() {
-            Request::Setup { gpu: g, .. } => {
+            Request::Setup { gpu: g, job, .. } => {
                 gpu_index = g;
-                note(format!("setup gpu={g} cvd={cvd}"));
+                if let Some(j) = &job {
+                    note(format!("setup-job name={} key={}", j.name, j.key));
+                }
+                note(format!(
+                    "setup gpu={g} pid={} cvd={cvd}",
+                    std::process::id()
+                ));
                 send(&Reply::Ready {
                     gpu: gpu(g),
-                    reference: ReferenceRecord {
+                    reference: Some(ReferenceRecord {
                         cublas: stats(1.1),
                         bandwidth_gbs: Some(3000.0),
-                    },
+                    }),
+                });
+            }
+            Request::Trial { id, config, .. } if !config.contains_key("X") => {
+                note(format!("trial gpu={gpu_index} {config:?}"));
+                let mut rec =
+                    TrialRecord::new(config.clone(), tessel_runtime::tune::record::Phase::Full);
+                rec.verification = Some(VerifyRecord {
+                    passed: true,
+                    rel_error: 0.0,
+                    tolerance: 1e-4,
+                    max_abs_error: 0.0,
+                    poisoned: 0,
+                    nans: 0,
+                    infs: 0,
+                    summary: "PASS".into(),
+                });
+                rec.time = Some(stats(generic_ms(&config)));
+                send(&Reply::Trial { id, record: rec });
+            }
+            Request::Trial { id, config, .. } if wrong_id => {
+                note(format!(
+                    "trial gpu={gpu_index} X={} MODE={}",
+                    config["X"], config["MODE"]
+                ));
+                let mut other = config.clone();
+                other.insert("X".into(), 99);
+                send(&Reply::Trial {
+                    id: id + 7,
+                    record: TrialRecord::new(other, tessel_runtime::tune::record::Phase::Full),
                 });
             }
             Request::Trial { id, config, .. } => {
@@ -202,17 +248,31 @@ fn fake_worker() -> ! {
                     }
                 }
             }
-            Request::Retime { id, configs, .. } => {
+            Request::Retime {
+                id, mut configs, ..
+            } => {
                 note(format!("retime n={}", configs.len()));
+                if retime_extra {
+                    let mut other = configs[0].clone();
+                    other.insert("X".into(), 42);
+                    configs.push(other);
+                }
                 let entries = configs
                     .into_iter()
                     .map(|c| {
-                        let ms = fake_ms(&c);
+                        let ms = if c.contains_key("X") {
+                            fake_ms(&c)
+                        } else {
+                            generic_ms(&c)
+                        };
                         RetimeEntry {
-                            config: c,
+                            config: c.clone(),
                             median_ms: ms,
                             rounds_ms: vec![ms; 5],
                             tflops: stats(ms).tflops,
+                            reverified: Some(
+                                reverify_fails.is_none() || reverify_fails != c.get("X").copied(),
+                            ),
                         }
                     })
                     .collect();
@@ -247,7 +307,7 @@ fn options(env: &Env, gpus: usize, delay_ms: u64) -> TuneOptions {
         devices: Some((0..gpus).map(gpu).collect()),
         trial_timeout: Duration::from_millis(1500),
         setup_timeout: Duration::from_secs(20),
-        progress: false,
+        progress: None,
         ..TuneOptions::default()
     }
 }
@@ -368,6 +428,16 @@ fn sweep_isolates_faults_and_answers_the_second_run_from_the_cache() {
     assert_eq!(again.worker_starts, 0);
     assert_eq!(log_lines(&env.log).len(), before);
     assert_eq!(again.winner, o.winner);
+    // A launch finds the winner by the key of its own problem binding.
+    assert_eq!(o.problem, "K=1024 M=1024 N=1024");
+    let found = tessel_runtime::tune::lookup::winner_in(
+        &env.dir.join("tune"),
+        "fake",
+        &o.problem,
+        Some("Fake GPU"),
+        None,
+    );
+    assert_eq!(found.map(|c| c.values), Some(w.config.clone()));
     // --retune runs everything again.
     let re = tune(TuneOptions {
         retune: true,
@@ -528,9 +598,348 @@ fn halving_times_all_briefly_then_the_best_third_longer() {
     assert_eq!(o.winner.unwrap().config["X"], 1);
 }
 
+fn stored_trials(o: &TuneOutcome) -> Vec<TrialRecord> {
+    let text = std::fs::read_to_string(&o.cache_path).unwrap();
+    tessel_runtime::tune::store::decode(&text).trials
+}
+
+/// A child tuner (this binary again): shard `i` of `n` into the shared folder `dir`.
+fn the_shard_tuner(spec: &str) -> ! {
+    let mut parts = spec.split(';');
+    let dir = PathBuf::from(parts.next().unwrap());
+    let shard: tessel_runtime::tune::Shard = parts.next().unwrap().parse().unwrap();
+    let env = Env {
+        log: dir.join("worker.log"),
+        dir,
+    };
+    let o = tune(TuneOptions {
+        shard: Some(shard),
+        ..options(&env, 1, 50)
+    });
+    assert!(o.winner.is_none(), "a shard picks no winner");
+    std::process::exit(0);
+}
+
+fn four_concurrent_tuners_writing_one_cache_keep_every_trial() {
+    let (_d, env) = scratch("tune-concurrent");
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .env(
+                    "TESSEL_FAKE_SHARD_TUNER",
+                    format!("{};{i}/4", env.dir.display()),
+                )
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    // Every legal config was recorded by exactly one of the four processes, and all are kept:
+    // the unsharded run finds all 10 (it retries only the hang and the crash once).
+    let n = trials_logged(&env.log).len();
+    let o = tune(options(&env, 1, 0));
+    assert_eq!(o.resumed, 8, "{}", o.table(20));
+    assert_eq!(trials_logged(&env.log).len(), n + 2);
+    assert_eq!(stored_trials(&o).len(), 10);
+    assert_eq!(o.winner.unwrap().config["X"], 1);
+}
+
+fn two_shards_merged_pick_the_unsharded_winner() {
+    use tessel_runtime::tune::{Shard, cachedir};
+    let (_d0, whole) = scratch("tune-unsharded");
+    let unsharded = tune(options(&whole, 1, 0));
+    let (_d1, a) = scratch("tune-shard-a");
+    let (_d2, b) = scratch("tune-shard-b");
+    let (_d3, c) = scratch("tune-shard-merged");
+    for (env, index) in [(&a, 0), (&b, 1)] {
+        let o = tune(TuneOptions {
+            shard: Some(Shard { index, count: 2 }),
+            ..options(env, 1, 0)
+        });
+        assert!(o.winner.is_none());
+        assert_eq!(stored_trials(&o).len(), 5, "{}", o.table(20));
+    }
+    let ra = cachedir::merge(&a.dir.join("tune"), &c.dir.join("tune")).unwrap();
+    let rb = cachedir::merge(&b.dir.join("tune"), &c.dir.join("tune")).unwrap();
+    assert_eq!((ra.added, rb.added), (5, 5));
+    let merged = tune(options(&c, 1, 0));
+    // Every trial came from the shards; only the transient failures get their one retry.
+    assert_eq!(merged.resumed, 8);
+    let rerun: BTreeSet<String> = trials_logged(&c.log).into_iter().collect();
+    assert_eq!(
+        rerun,
+        BTreeSet::from(["X=6 MODE=2".to_string(), "X=6 MODE=3".to_string()])
+    );
+    assert_eq!(
+        merged.winner.unwrap().config,
+        unsharded.winner.unwrap().config
+    );
+}
+
+fn drop_the_winner(o: &TuneOutcome) {
+    let text = std::fs::read_to_string(&o.cache_path).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""type":"winner""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&o.cache_path, kept).unwrap();
+}
+
+fn a_transient_timeout_or_crash_is_retried_once_on_resume() {
+    let (_d, env) = scratch("tune-retry");
+    let o = tune(options(&env, 1, 0));
+    // As if the sweep had been killed before its final round.
+    drop_the_winner(&o);
+    let n = trials_logged(&env.log).len();
+    let again = tune(options(&env, 1, 0));
+    let rerun: BTreeSet<String> = trials_logged(&env.log)[n..].iter().cloned().collect();
+    assert_eq!(
+        rerun,
+        BTreeSet::from(["X=6 MODE=2".to_string(), "X=6 MODE=3".to_string()]),
+        "the hang and the crash, not the fault or the wrong result"
+    );
+    let hang = again.trials.iter().find(|t| t.config["MODE"] == 2).unwrap();
+    assert_eq!(
+        (hang.failure, hang.attempts),
+        (Some(FailureKind::Timeout), 2)
+    );
+    drop_the_winner(&again);
+    let n = trials_logged(&env.log).len();
+    let _ = tune(options(&env, 1, 0));
+    assert_eq!(trials_logged(&env.log).len(), n, "one retry only");
+}
+
+fn a_reply_to_another_request_is_not_taken() {
+    let (_d, env) = scratch("tune-wrong-id");
+    let mut opts = options(&env, 1, 0);
+    if let Some(w) = opts.worker.as_mut() {
+        w.env.push(("TESSEL_FAKE_WRONG_ID".into(), "1".into()));
+    }
+    let o = tune(opts);
+    assert!(o.winner.is_none());
+    assert!(o.ranked().is_empty(), "{}", o.table(20));
+    let crashes: Vec<&TrialRecord> = o
+        .trials
+        .iter()
+        .filter(|t| t.failure == Some(FailureKind::Crash))
+        .collect();
+    assert_eq!(crashes.len(), 9, "{}", o.table(20));
+    assert!(
+        crashes
+            .iter()
+            .all(|t| t.error.as_ref().unwrap().contains("another request") && t.config["X"] != 99)
+    );
+}
+
+fn a_retime_answer_with_configs_not_asked_for_is_refused() {
+    let (_d, env) = scratch("tune-retime-extra");
+    let mut opts = options(&env, 1, 0);
+    if let Some(w) = opts.worker.as_mut() {
+        w.env.push(("TESSEL_FAKE_RETIME_EXTRA".into(), "1".into()));
+    }
+    let err = Tuner::new(Target::cuda(&FAKE), SHAPE, opts)
+        .run()
+        .err()
+        .expect("no winner from a confused answer");
+    assert!(err.to_string().contains("not asked for"), "{err}");
+}
+
+fn a_finalist_that_fails_its_second_check_does_not_win() {
+    let (_d, env) = scratch("tune-reverify");
+    let mut opts = options(&env, 1, 0);
+    if let Some(w) = opts.worker.as_mut() {
+        w.env.push(("TESSEL_FAKE_REVERIFY_FAIL".into(), "1".into()));
+    }
+    let o = tune(opts);
+    let w = o.winner.unwrap();
+    assert_eq!(
+        w.config["X"], 2,
+        "X=1 is fastest but fails after its timing rounds"
+    );
+    assert_eq!(
+        w.finalists
+            .iter()
+            .find(|e| e.config["X"] == 1)
+            .unwrap()
+            .reverified,
+        Some(false)
+    );
+}
+
+fn a_worker_dies_with_its_parent() {
+    let (_d, env) = scratch("tune-orphan");
+    let mut parent = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("TESSEL_FAKE_PARENT", &env.dir)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let pid = loop {
+        let found = log_lines(&env.log).iter().find_map(|l| {
+            l.split("pid=")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u32>()
+                .ok()
+        });
+        if let Some(p) = found {
+            break p;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no worker started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let alive = |p: u32| {
+        std::fs::read_to_string(format!("/proc/{p}/stat"))
+            .map(|s| !s.contains(") Z "))
+            .unwrap_or(false)
+    };
+    let t = Instant::now();
+    while alive(pid) {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "worker {pid} outlived its parent"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn nvrtc_runs_under_a_watchdog() {
+    let (_d, env) = scratch("tune-compile-watchdog");
+    let o = tune(TuneOptions {
+        compile_timeout: Duration::from_millis(1),
+        ..options(&env, 1, 0)
+    });
+    assert!(o.winner.is_none());
+    let timeouts = o
+        .trials
+        .iter()
+        .filter(|t| {
+            t.failure == Some(FailureKind::Timeout)
+                && t.error.as_ref().unwrap().contains("compile watchdog")
+        })
+        .count();
+    assert_eq!(timeouts, 10, "{}", o.table(20));
+    assert!(trials_logged(&env.log).is_empty());
+}
+
+static KT_NAIVE: dsl_core::def::KernelDef = dsl_core::def::KernelDef {
+    name: "kt_naive",
+    dsl: include_str!("../../kernels/kt_naive.co"),
+    file: Some("kernels/kt_naive.co"),
+    cuda: "",
+    ir: "",
+    params: &[],
+    tunables: &[],
+};
+
+/// A user's f32 GEMM (`c = a · b`) as a general job with a CPU reference.
+fn kt_job(key: &str) -> Result<tessel_runtime::tune::Job, String> {
+    use std::sync::Arc;
+    use tessel_runtime::dtype::DType;
+    use tessel_runtime::tune::job::{Fill, HostTensor, Job, Reference, parse_key};
+    let d = parse_key(key)?;
+    let (m, n, k) = (d["M"], d["N"], d["K"]);
+    Ok(Job::new("kt_naive_f32", &KT_NAIVE, key)
+        .input(&[m, k], DType::F32, Fill::Random { seed: 1 })
+        .input(&[k, n], DType::F32, Fill::Random { seed: 2 })
+        .output(&[m, n], DType::F32)
+        .reference(Reference::Host(Arc::new(move |t: &[HostTensor]| {
+            let mut c = vec![0.0; m * n];
+            for i in 0..m {
+                for j in 0..n {
+                    c[i * n + j] = (0..k)
+                        .map(|p| t[0].data[i * k + p] * t[1].data[p * n + j])
+                        .sum();
+                }
+            }
+            c
+        })))
+        .tolerance(1e-5, 1e-4)
+        .flops(2.0 * (m * n * k) as f64))
+}
+
+fn a_general_job_is_tuned_cached_and_looked_up_by_its_key() {
+    let (_d, env) = scratch("tune-job");
+    let key = "M=256,N=128,K=64";
+    let job = kt_job(key).unwrap();
+    let o = Tuner::job(job, options(&env, 1, 0)).unwrap().run().unwrap();
+    // kt_naive: 3 × 6 block shapes, less the one over 1024 threads.
+    assert_eq!((o.filter.total, o.filter.legal), (18, 17), "{}", o.filter);
+    assert_eq!(o.problem, key);
+    assert!(o.dtypes.contains("f32[256, 64]"), "{}", o.dtypes);
+    let w = o.winner.clone().expect("a winner");
+    // The fake worker's fastest: the smallest block.
+    assert_eq!(
+        (w.config["block_size_x"], w.config["block_size_y"]),
+        (16, 1)
+    );
+    assert!(
+        log_lines(&env.log)
+            .iter()
+            .any(|l| l == &format!("setup-job name=kt_naive_f32 key={key}")),
+        "{:?}",
+        log_lines(&env.log)
+    );
+    assert_eq!(trials_logged(&env.log).len(), 17);
+    // The launch-time lookup finds it by kernel and key; another key has none.
+    let dir = env.dir.join("tune");
+    let found = tessel_runtime::tune::lookup::winner_in(&dir, "kt_naive", key, None, None);
+    assert_eq!(found.map(|c| c.values), Some(w.config.clone()));
+    assert!(
+        tessel_runtime::tune::lookup::winner_in(&dir, "kt_naive", "M=1,N=1,K=1", None, None)
+            .is_none()
+    );
+    // The second run is answered from the cache.
+    let again = Tuner::job(kt_job(key).unwrap(), options(&env, 1, 0))
+        .unwrap()
+        .run()
+        .unwrap();
+    assert!(again.from_cache);
+    // A job whose parameters do not match the kernel is refused before anything runs.
+    let mut bad = kt_job(key).unwrap();
+    bad.tensors.pop();
+    assert!(Tuner::job(bad, options(&env, 1, 0)).is_err());
+}
+
+fn the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest() {
+    let (_d, env) = scratch("tune-local");
+    let o = tune(TuneOptions {
+        strategy: Strategy::Local,
+        budget: Some(Budget::Count(4)),
+        ..options(&env, 1, 0)
+    });
+    // Coarse: the default (X=1), X=2 and X=6 by stride; then, round-robin over the fastest
+    // three's neighbor lists, the first untried one: X=5 (a neighbor of X=6; it fails after
+    // compiling, on shared memory).
+    let recorded: BTreeSet<String> = o.trials.iter().map(|t| key_of(&t.config)).collect();
+    assert_eq!(
+        recorded,
+        BTreeSet::from([
+            "X=1 MODE=0".to_string(),
+            "X=2 MODE=0".to_string(),
+            "X=5 MODE=0".to_string(),
+            "X=6 MODE=0".to_string()
+        ])
+    );
+    assert_eq!(trials_logged(&env.log).len(), 3);
+    let w = o.winner.unwrap();
+    assert_eq!((w.config["X"], w.selection.as_str()), (1, "local budget=4"));
+}
+
 fn main() {
     if std::env::var("TESSEL_FAKE_WORKER").as_deref() == Ok("1") {
         fake_worker();
+    }
+    if let Ok(spec) = std::env::var("TESSEL_FAKE_SHARD_TUNER") {
+        the_shard_tuner(&spec);
     }
     if let Ok(dir) = std::env::var("TESSEL_FAKE_PARENT") {
         the_parent_that_gets_killed(&dir);
@@ -539,7 +948,44 @@ fn main() {
         return;
     }
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 15] = [
+        (
+            "a_retime_answer_with_configs_not_asked_for_is_refused",
+            a_retime_answer_with_configs_not_asked_for_is_refused,
+        ),
+        (
+            "the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest",
+            the_local_strategy_strides_then_tries_the_neighbors_of_the_fastest,
+        ),
+        (
+            "a_general_job_is_tuned_cached_and_looked_up_by_its_key",
+            a_general_job_is_tuned_cached_and_looked_up_by_its_key,
+        ),
+        (
+            "four_concurrent_tuners_writing_one_cache_keep_every_trial",
+            four_concurrent_tuners_writing_one_cache_keep_every_trial,
+        ),
+        (
+            "two_shards_merged_pick_the_unsharded_winner",
+            two_shards_merged_pick_the_unsharded_winner,
+        ),
+        (
+            "a_transient_timeout_or_crash_is_retried_once_on_resume",
+            a_transient_timeout_or_crash_is_retried_once_on_resume,
+        ),
+        (
+            "a_reply_to_another_request_is_not_taken",
+            a_reply_to_another_request_is_not_taken,
+        ),
+        (
+            "a_finalist_that_fails_its_second_check_does_not_win",
+            a_finalist_that_fails_its_second_check_does_not_win,
+        ),
+        (
+            "a_worker_dies_with_its_parent",
+            a_worker_dies_with_its_parent,
+        ),
+        ("nvrtc_runs_under_a_watchdog", nvrtc_runs_under_a_watchdog),
         (
             "sweep_isolates_faults_and_answers_the_second_run_from_the_cache",
             sweep_isolates_faults_and_answers_the_second_run_from_the_cache,

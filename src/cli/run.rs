@@ -217,7 +217,8 @@ fn measure(
     dev.synchronize().map_err(|e| rt(&e))?;
 
     let c = &sig.contraction;
-    let acc = rt_dtype(tessel_runtime::example::acc_dtype(&prepared.module)).unwrap_or(DType::F32);
+    let acc =
+        rt_dtype(tessel_runtime::tune::target::acc_dtype(&prepared.module)).unwrap_or(DType::F32);
     let (input, output) = (tensors[0].dtype(), tensors[last].dtype());
     let tol = gemm_tolerance(input, acc, output, c.depth());
     let compute = if acc == DType::F16 {

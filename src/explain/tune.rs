@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use dsl_core::def::{KernelDef, Variant};
 use tessel_runtime::tune::filter::FilterReport;
 use tessel_runtime::tune::store::{CacheKey, Loaded, TuneStore};
-use tessel_runtime::tune::{Target, TuneOutcome, svg};
+use tessel_runtime::tune::{Shape, Target, TuneOutcome, svg};
 
 use super::roofline::Roofline;
 
@@ -55,6 +55,19 @@ pub struct TuneSummary {
     pub roofline_point: Option<Roofline>,
 }
 
+/// The GEMM shape of a problem key (`K=4096 M=4096 N=4096`; a dimension it lacks is 1).
+fn gemm_shape(problem: &str) -> Shape {
+    let dim = |name: &str| {
+        problem
+            .split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1)
+    };
+    Shape::new(dim("M"), dim("N"), dim("K"))
+}
+
 /// The tuning results in `dir` for the kernel of `source` (empty when there are none, when the
 /// kernel is not something the tuner runs, or when the folder cannot be read).
 pub fn summaries(source: &str, path: &str, dir: &Path) -> Vec<TuneSummary> {
@@ -82,7 +95,8 @@ pub fn summaries(source: &str, path: &str, dir: &Path) -> Vec<TuneSummary> {
         }
         let outcome = TuneOutcome {
             kernel: key.kernel.clone(),
-            shape: key.shape,
+            shape: gemm_shape(&key.problem),
+            problem: key.problem.clone(),
             dtypes: key.dtypes.clone(),
             tunables: target.tunables.iter().map(|t| t.name.clone()).collect(),
             element_bytes: target.input.size_bytes(),
@@ -99,6 +113,7 @@ pub fn summaries(source: &str, path: &str, dir: &Path) -> Vec<TuneSummary> {
             worker_starts: 0,
             over_budget: 0,
             elapsed_s: 0.0,
+            warnings: Vec::new(),
         };
         let top = outcome
             .ranked()
@@ -119,7 +134,7 @@ pub fn summaries(source: &str, path: &str, dir: &Path) -> Vec<TuneSummary> {
                 "{} (sm_{}{})",
                 key.gpu_name, key.compute_capability.0, key.compute_capability.1
             ),
-            shape: key.shape.text(),
+            shape: key.problem.clone(),
             dtypes: key.dtypes.clone(),
             configs: outcome.latest().len(),
             svg: svg::chart(&outcome, &color_by(&outcome)),

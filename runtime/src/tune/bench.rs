@@ -23,10 +23,15 @@ pub struct Msg(pub String);
 
 /// Inputs, output and reference of one GEMM problem, element type `T` (input = output).
 pub struct Bench<T: Element> {
+    /// The left operand `[M, K]`.
     pub lhs: DeviceTensor<T>,
+    /// The right operand `[N, K]`.
     pub rhs: DeviceTensor<T>,
+    /// The output `[M, N]`, poisoned before each launch.
     pub out: DeviceTensor<T>,
+    /// The reference measurement or output.
     pub reference: RefChunks,
+    /// The tolerance the comparison uses.
     pub tolerance: f64,
     cublas: CublasRef,
     compute: GemmCompute,

@@ -24,13 +24,21 @@ use super::target::{Facts, Rejection, Shape, Target, cross_product};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FilterRule {
+    /// A `require` of the kernel (or a launch-time one).
     Restriction,
+    /// A value outside a tunable's domain.
     Domain,
+    /// Threads per block.
     Threads,
+    /// Shared memory per block.
     SharedMemory,
+    /// A WGMMA shape rule.
     Wgmma,
+    /// Swizzle and row-byte rules.
     Swizzle,
+    /// A TMA box rule.
     TmaBox,
+    /// Any other diagnostic.
     Other,
 }
 
@@ -61,6 +69,7 @@ impl FilterRule {
         }
     }
 
+    /// The rule's name in reports.
     pub fn name(self) -> &'static str {
         match self {
             FilterRule::Restriction => "restriction (require)",
@@ -147,7 +156,9 @@ pub fn rule_of(rejections: &[Rejection]) -> FilterRule {
 /// A legal config and its facts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Legal {
+    /// The configuration.
     pub config: ConfigMap,
+    /// What the filter established about it.
     pub facts: Facts,
 }
 

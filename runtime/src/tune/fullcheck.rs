@@ -24,6 +24,7 @@ impl RefChunks {
         Self::with_threads(reference, threads)
     }
 
+    /// Splits `reference` into chunks checked by `threads` threads.
     pub fn with_threads(reference: Vec<f64>, threads: usize) -> RefChunks {
         let chunk = reference.len().div_ceil(threads.max(1)).max(1 << 16);
         let norms = reference
@@ -37,10 +38,12 @@ impl RefChunks {
         }
     }
 
+    /// Elements.
     pub fn len(&self) -> usize {
         self.reference.len()
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.reference.is_empty()
     }

@@ -23,7 +23,9 @@ use super::record::ReferenceRecord;
 /// How to start a worker: by default this very executable, no arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerCommand {
+    /// The executable.
     pub program: PathBuf,
+    /// Its arguments.
     pub args: Vec<String>,
     /// Extra environment (the tuner adds `TESSEL_TUNE_WORKER=1` and `CUDA_VISIBLE_DEVICES`).
     pub env: Vec<(String, String)>,
@@ -43,10 +45,13 @@ impl WorkerCommand {
 /// Why a request got no answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LaneError {
+    /// No answer within the watchdog's time.
     #[error("no answer within {0:?}: worker killed")]
     Timeout(Duration),
+    /// The worker exited without answering.
     #[error("worker died: {0}")]
     Died(String),
+    /// The worker could not set up.
     #[error("worker setup failed: {0}")]
     Setup(String),
 }
@@ -69,7 +74,7 @@ pub struct Lane {
     /// Workers started so far.
     pub started: usize,
     /// Set when a worker became ready and not yet taken by [`Lane::take_ready`].
-    ready: Option<(GpuInfo, ReferenceRecord)>,
+    ready: Option<(GpuInfo, Option<ReferenceRecord>)>,
 }
 
 const STDERR_LINES: usize = 12;
@@ -89,7 +94,7 @@ impl Lane {
     }
 
     /// What the last worker reported when it became ready (once).
-    pub fn take_ready(&mut self) -> Option<(GpuInfo, ReferenceRecord)> {
+    pub fn take_ready(&mut self) -> Option<(GpuInfo, Option<ReferenceRecord>)> {
         self.ready.take()
     }
 

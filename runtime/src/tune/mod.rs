@@ -18,25 +18,36 @@
 //!
 //! The pieces, one module each, in pipeline order:
 //!
-//! * `target.rs` — what is tuned: a DSL kernel (`gemm_kernel!`) or a hand-written templated
-//!   CUDA GEMM ([`CudaTemplate`]); both take the same path below.
+//! * `target.rs` — what is tuned: a DSL GEMM (`gemm_kernel!`), a hand-written templated CUDA
+//!   GEMM ([`CudaTemplate`]), or any DSL kernel through a general [`Job`] (`job.rs`: the
+//!   user's tensors, dtypes, reference, tolerances and problem-size key); all take the same
+//!   path below.
 //! * `filter.rs` — the cross product of the tunable domains minus what the checker rules out
 //!   (restrictions, shared memory against the device's opt-in limit, threads, WGMMA shapes,
 //!   swizzle, TMA boxes), counted per rule; spills and compile errors are counted after NVRTC.
-//! * `strategy.rs` — brute force, random with a budget (count or seconds), successive halving;
-//!   deterministic for a seed.
-//! * `sweep.rs` — compile threads on all cores feed a queue; one lane per GPU (`lane.rs`) runs
-//!   each config in its worker (`worker.rs`, `bench.rs`): launch once on a poisoned output,
-//!   verify the full output against cuBLAS, then warm-up and the median of ≥ 20 timed runs.
-//!   Finalists are re-timed interleaved; the winner is picked with a noise band (`winner.rs`).
+//! * `strategy.rs` — brute force, random with a budget (count or seconds), successive halving,
+//!   local (an even stride, then the neighbors of the fastest); deterministic for a seed.
+//!   [`TuneOptions::shard`] splits a plan over machines.
+//! * `sweep.rs` — NVRTC on all cores (rayon, each compile under a watchdog) feeds a queue; one
+//!   lane per GPU (`lane.rs`) runs each config in its worker (`worker.rs` with `bench.rs` for
+//!   GEMMs against cuBLAS, `job_worker.rs` for jobs against their reference): launch once on a
+//!   poisoned output, verify the full output, then warm-up and the median of ≥ 20 timed runs.
+//!   Finalists are re-timed interleaved and verified again; the winner is picked with a noise
+//!   band (`winner.rs`).
 //! * Fault isolation: the worker is this executable re-launched with `TESSEL_TUNE_WORKER=1`
-//!   ([`worker_main_if_requested`] must be the first call in `main`). A sticky CUDA error
-//!   makes it answer and exit; a hang is killed by the parent's watchdog; either way the
-//!   failure is recorded (`cuda_fault`, `crash`, `timeout`) and a fresh worker goes on.
+//!   ([`worker_main_if_requested`], [`worker_main_jobs`] or [`worker_main`] must be the first
+//!   call in `main`); it exits when its parent dies. A sticky CUDA error makes it answer and
+//!   exit; a hang is killed by the parent's watchdog; either way the failure is recorded
+//!   (`cuda_fault`, `crash`, `timeout`; the last two are retried once on resume) and a fresh
+//!   worker goes on. A reply must answer the request it was sent for.
 //! * `store.rs` — the JSON Lines cache, keyed by GPU name, compute capability, driver, NVRTC,
-//!   kernel source hash, shape and dtypes; atomic rewrites; resume; `retune`.
+//!   kernel source hash, problem-size key, dtypes and failure-deciding settings; locked,
+//!   merged and atomically rewritten on every write; decoded line by line; resume; `retune`.
+//! * `cachedir.rs` — list, export, import, merge and clear cache folders.
+//! * `lookup.rs` — [`winner_for`]: the cached winner for a kernel and problem-size key, for a
+//!   launch to pick.
 //! * `outcome.rs`, `svg.rs`, `progress.rs` — table, CSV / JSON / SVG exports, roofline line,
-//!   progress bar.
+//!   progress line.
 //!
 //! Several GPUs of one model: one worker per GPU (`CUDA_VISIBLE_DEVICES`), trials spread over
 //! them; [`TuneOptions::gpus`] limits which. The final re-timing runs on the first.
@@ -45,10 +56,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub mod bench;
-pub mod cli;
+pub mod cachedir;
 pub mod filter;
 pub mod fullcheck;
+pub mod job;
+pub mod job_worker;
 pub mod lane;
+pub mod lookup;
 pub mod outcome;
 pub mod planted;
 pub mod probe;
@@ -65,13 +79,15 @@ pub mod winner;
 pub mod worker;
 
 pub use filter::{FilterReport, FilterRule};
+pub use job::{Job, JobBuilder};
 pub use lane::WorkerCommand;
+pub use lookup::{problem_key, winner_for};
 pub use outcome::TuneOutcome;
 pub use protocol::TimingSpec;
 pub use record::{FailureKind, TrialRecord, WinnerRecord};
 pub use strategy::{Budget, Strategy};
 pub use target::{CudaTemplate, Shape, Target, TuneSource};
-pub use worker::{worker_main_if_requested, worker_main_with};
+pub use worker::{worker_main, worker_main_if_requested, worker_main_jobs, worker_main_with};
 
 /// Tuner errors.
 #[derive(Debug, thiserror::Error)]
@@ -96,7 +112,9 @@ pub enum TuneError {
 /// How to tune.
 #[derive(Clone, Debug)]
 pub struct TuneOptions {
+    /// How configs are chosen.
     pub strategy: Strategy,
+    /// A limit on the sweep (count or seconds).
     pub budget: Option<Budget>,
     /// Seed of the random strategy.
     pub seed: u64,
@@ -124,16 +142,78 @@ pub struct TuneOptions {
     pub trial_timeout: Duration,
     /// Watchdog for a worker's start (inputs, cuBLAS reference).
     pub setup_timeout: Duration,
+    /// Watchdog per NVRTC compile.
+    pub compile_timeout: Duration,
     /// Remove configs whose ptxas report shows spills.
     pub reject_spills: bool,
     /// Compile threads (0: all cores).
     pub compile_threads: usize,
-    /// Draw the progress bar on stderr.
-    pub progress: bool,
+    /// Where the progress line goes (none: silent; the library prints nothing itself).
+    pub progress: Option<progress::ProgressSink>,
     /// How to start a worker (default: this executable).
     pub worker: Option<WorkerCommand>,
     /// Use these GPUs instead of asking the driver (tests with a stand-in worker).
     pub devices: Option<Vec<probe::GpuInfo>>,
+    /// Time only this shard of the plan (`--shard i/n`); no winner is picked (merge the
+    /// shards' caches, then run unsharded: every trial is then answered from the cache).
+    pub shard: Option<Shard>,
+}
+
+impl TuneOptions {
+    /// The settings that decide whether a trial fails, as they enter the cache key.
+    pub fn settings_text(&self) -> String {
+        format!(
+            "trial_timeout={}ms setup_timeout={}ms compile_timeout={}ms spills={}",
+            self.trial_timeout.as_millis(),
+            self.setup_timeout.as_millis(),
+            self.compile_timeout.as_millis(),
+            if self.reject_spills {
+                "reject"
+            } else {
+                "allow"
+            }
+        )
+    }
+}
+
+/// One of `count` disjoint parts of a sweep's plan: shard `index` takes the plan's positions
+/// `index, index + count, …`, so shards of any plan are balanced and cover it exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 0-based.
+    pub index: usize,
+    /// At least 1.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether the plan position `pos` is this shard's.
+    pub fn owns(&self, pos: usize) -> bool {
+        pos % self.count == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    /// `i/n` with `0 <= i < n`.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("shard `{s}`: use i/n with 0 <= i < n (e.g. 0/4)");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 impl Default for TuneOptions {
@@ -163,28 +243,62 @@ impl Default for TuneOptions {
             noise_band: 0.02,
             trial_timeout: Duration::from_secs(15),
             setup_timeout: Duration::from_secs(180),
+            compile_timeout: Duration::from_secs(300),
             reject_spills: true,
             compile_threads: 0,
-            progress: true,
+            progress: None,
             worker: None,
             devices: None,
+            shard: None,
         }
     }
 }
 
-/// A sweep of one target on one problem shape.
+/// A sweep of one target on one problem: a GEMM shape, or a general [`Job`].
 pub struct Tuner {
+    /// What is tuned.
     pub target: Target,
+    /// The GEMM problem (all zero for a job).
     pub shape: Shape,
+    /// How.
     pub opts: TuneOptions,
+    /// The general job, when tuning one.
+    pub job: Option<Job>,
 }
 
 impl Tuner {
+    /// A GEMM target on `shape`.
     pub fn new(target: Target, shape: Shape, opts: TuneOptions) -> Tuner {
         Tuner {
             target,
             shape,
             opts,
+            job: None,
+        }
+    }
+
+    /// A general job (any DSL kernel, the job's tensors and reference); its builder must be
+    /// registered with [`worker_main_jobs`] in this program.
+    pub fn job(job: Job, opts: TuneOptions) -> Result<Tuner, TuneError> {
+        job.validate().map_err(TuneError::Target)?;
+        Ok(Tuner {
+            target: Target::for_job(&job)?,
+            shape: Shape::new(0, 0, 0),
+            opts,
+            job: Some(job),
+        })
+    }
+
+    /// The problem-size key results are cached under: the job's key, or
+    /// [`lookup::problem_key`] of the GEMM shape's binding (`K=… M=… N=…`).
+    pub fn problem_key(&self) -> String {
+        match &self.job {
+            Some(j) => j.key.clone(),
+            None => self
+                .target
+                .problem(&self.shape)
+                .map(|p| lookup::problem_key(&p))
+                .unwrap_or_else(|_| self.shape.text()),
         }
     }
 }

@@ -19,21 +19,33 @@ use super::target::Shape;
 /// The result of [`super::Tuner::run`].
 #[derive(Clone, Debug, Serialize)]
 pub struct TuneOutcome {
+    /// The kernel's name.
     pub kernel: String,
+    /// The GEMM problem shape.
     pub shape: Shape,
+    /// The problem-size key (`8192x8192x8192` for a GEMM, the job's own key otherwise).
+    pub problem: String,
+    /// The dtypes, as text.
     pub dtypes: String,
     /// Tunable names, in template-parameter order.
     pub tunables: Vec<String>,
     /// Bytes per input element (for the roofline).
     pub element_bytes: usize,
+    /// The cache key.
     pub key: CacheKey,
+    /// The cache file.
     pub cache_path: PathBuf,
+    /// The GPUs used.
     pub gpus: Vec<GpuInfo>,
+    /// A note on GPUs left out.
     pub gpu_note: Option<String>,
+    /// The legality filter's report.
     pub filter: FilterReport,
+    /// The reference measurement or output.
     pub reference: Option<ReferenceRecord>,
     /// Every trial in the cache for this key (this run's and earlier ones').
     pub trials: Vec<TrialRecord>,
+    /// The chosen configuration.
     pub winner: Option<WinnerRecord>,
     /// The winner came from the cache; nothing ran.
     pub from_cache: bool,
@@ -43,7 +55,11 @@ pub struct TuneOutcome {
     pub worker_starts: usize,
     /// Configs not run because the time budget ran out.
     pub over_budget: usize,
+    /// Wall-clock seconds of the run.
     pub elapsed_s: f64,
+    /// What went wrong without stopping the sweep (a cache that could not be written, a
+    /// finalist that could not be re-timed); the caller decides whether to show it.
+    pub warnings: Vec<String>,
 }
 
 impl TuneOutcome {
@@ -116,46 +132,55 @@ impl TuneOutcome {
 
     /// The top `n` as a table, then failure counts.
     pub fn table(&self, n: usize) -> String {
-        let mut s = String::new();
         let top: Vec<&TrialRecord> = self.ranked().into_iter().take(n).collect();
-        let w = top
-            .iter()
-            .map(|t| self.label(&t.config).len())
-            .max()
-            .unwrap_or(0)
-            .max(6);
-        let _ = writeln!(
-            s,
-            "{:>4}  {:<w$} {:>9} {:>8} {:>8} {:>5} {:>8} {:>6}",
-            "rank", "config", "median ms", "TFLOP/s", "% cuBLAS", "regs", "smem KiB", "spills"
-        );
         let win = self.winner.as_ref().map(|w| &w.config);
-        for (i, t) in top.into_iter().enumerate() {
-            let tf = t.tflops();
-            let _ = writeln!(
-                s,
-                "{:>4}{} {:<w$} {:>9.4} {:>8.1} {:>8} {:>5} {:>8.1} {:>6}",
-                i + 1,
-                if win == Some(&t.config) { "*" } else { " " },
-                self.label(&t.config),
-                t.median_ms().unwrap_or(f64::NAN),
-                tf.unwrap_or(f64::NAN),
-                opt(self.pct_cublas(tf).map(|p| format!("{p:.1}%"))),
-                opt(t.registers),
-                t.smem_bytes.map_or(f64::NAN, |b| b as f64 / 1024.0),
-                opt(t.spill_bytes),
-            );
-        }
+        let mut rows: Vec<Vec<String>> = top
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let tf = t.tflops();
+                vec![
+                    format!("{}{}", i + 1, if win == Some(&t.config) { "*" } else { "" }),
+                    self.label(&t.config),
+                    format!("{:.4}", t.median_ms().unwrap_or(f64::NAN)),
+                    format!("{:.1}", tf.unwrap_or(f64::NAN)),
+                    opt(self.pct_cublas(tf).map(|p| format!("{p:.1}%"))),
+                    opt(t.registers),
+                    format!(
+                        "{:.1}",
+                        t.smem_bytes.map_or(f64::NAN, |b| b as f64 / 1024.0)
+                    ),
+                    opt(t.spill_bytes),
+                ]
+            })
+            .collect();
         if let Some(c) = &self.reference {
-            let _ = writeln!(
-                s,
-                "      {:<w$} {:>9.4} {:>8.1} {:>8}",
-                "cuBLAS",
-                c.cublas.median_ms,
-                c.cublas.tflops.unwrap_or(f64::NAN),
-                "100.0%"
-            );
+            rows.push(vec![
+                String::new(),
+                "cuBLAS".into(),
+                format!("{:.4}", c.cublas.median_ms),
+                format!("{:.1}", c.cublas.tflops.unwrap_or(f64::NAN)),
+                "100.0%".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ]);
         }
+        let mut s = plain_table(
+            &[
+                "rank",
+                "config",
+                "median ms",
+                "TFLOP/s",
+                "% cuBLAS",
+                "regs",
+                "smem KiB",
+                "spills",
+            ],
+            &rows,
+            &[1],
+        );
+        s.push('\n');
         let fails = self.failure_counts();
         let total: usize = fails.values().sum();
         let _ = write!(s, "failures {total}");
@@ -209,6 +234,9 @@ impl TuneOutcome {
     pub fn roofline(&self) -> Option<String> {
         let r = self.reference.as_ref()?;
         let Shape { m, n, k } = self.shape;
+        if m * n * k == 0 {
+            return None;
+        }
         let bytes = ((m * k + n * k + m * n) * self.element_bytes) as f64;
         let ai = self.shape.flops() / bytes;
         let peak = r.cublas.tflops? * 1e12;
@@ -243,49 +271,76 @@ impl TuneOutcome {
         Some(s)
     }
 
-    /// Every trial as CSV (one column per tunable).
+    /// Every trial as CSV (one column per tunable), written by the `csv` crate (quoting,
+    /// embedded newlines and commas handled by it).
     pub fn to_csv(&self) -> String {
-        let mut s = String::new();
-        for t in &self.tunables {
-            s.push_str(t);
-            s.push(',');
-        }
-        s.push_str("phase,median_ms,min_ms,max_ms,runs,tflops,pct_cublas,registers,spill_bytes,smem_bytes,threads,verified,rel_error,gpu,failure,error\n");
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header: Vec<String> = self.tunables.clone();
+        header.extend(
+            [
+                "phase",
+                "median_ms",
+                "min_ms",
+                "max_ms",
+                "runs",
+                "tflops",
+                "pct_cublas",
+                "registers",
+                "spill_bytes",
+                "smem_bytes",
+                "threads",
+                "verified",
+                "rel_error",
+                "gpu",
+                "failure",
+                "error",
+            ]
+            .map(String::from),
+        );
+        let _ = w.write_record(&header);
         let num = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
+        let some = |v: Option<String>| v.unwrap_or_default();
         for t in &self.trials {
-            for name in &self.tunables {
-                let _ = write!(s, "{},", opt(t.config.get(name)));
-            }
             let tm = t.time.as_ref();
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            let mut row: Vec<String> = self
+                .tunables
+                .iter()
+                .map(|name| some(t.config.get(name).map(|v| v.to_string())))
+                .collect();
+            row.extend([
                 if t.phase == Phase::Full {
                     "full"
                 } else {
                     "brief"
-                },
+                }
+                .to_string(),
                 num(tm.map(|x| x.median_ms)),
                 num(tm.map(|x| x.min_ms)),
                 num(tm.map(|x| x.max_ms)),
-                tm.map(|x| x.runs.to_string()).unwrap_or_default(),
+                some(tm.map(|x| x.runs.to_string())),
                 num(t.tflops()),
                 num(self.pct_cublas(t.tflops())),
-                opt(t.registers),
-                opt(t.spill_bytes),
-                opt(t.smem_bytes),
-                opt(t.threads),
-                t.verification
-                    .as_ref()
-                    .map(|v| v.passed.to_string())
-                    .unwrap_or_default(),
+                some(t.registers.map(|x| x.to_string())),
+                some(t.spill_bytes.map(|x| x.to_string())),
+                some(t.smem_bytes.map(|x| x.to_string())),
+                some(t.threads.map(|x| x.to_string())),
+                some(t.verification.as_ref().map(|v| v.passed.to_string())),
                 num(t.verification.as_ref().map(|v| v.rel_error)),
-                opt(t.gpu),
-                t.failure.map(|f| f.name()).unwrap_or(""),
-                csv_quote(t.error.as_deref().unwrap_or("")),
-            );
+                some(t.gpu.map(|x| x.to_string())),
+                t.failure.map(|f| f.name()).unwrap_or("").to_string(),
+                // One line per trial: a compile log's newlines become spaces.
+                t.error
+                    .as_deref()
+                    .unwrap_or("")
+                    .chars()
+                    .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+                    .take(300)
+                    .collect(),
+            ]);
+            let _ = w.write_record(&row);
         }
-        s
+        // Writing to a Vec cannot fail.
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
     /// The whole outcome as pretty JSON.
@@ -319,12 +374,25 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
-/// A CSV field: quoted, quotes doubled, newlines flattened.
-fn csv_quote(s: &str) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .take(300)
-        .collect();
-    format!("\"{}\"", flat.replace('"', "\"\""))
+/// A plain text table (no borders, columns padded by one space) through `comfy-table`:
+/// columns whose index is in `left` are left-aligned, the others right-aligned.
+pub fn plain_table(header: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
+    use comfy_table::{CellAlignment, Table, presets::NOTHING};
+    let mut t = Table::new();
+    t.load_style(NOTHING);
+    t.set_header(header.to_vec());
+    for r in rows {
+        t.add_row(r.clone());
+    }
+    for (i, c) in t.column_iter_mut().enumerate() {
+        c.set_cell_alignment(if left.contains(&i) {
+            CellAlignment::Left
+        } else {
+            CellAlignment::Right
+        });
+    }
+    t.lines()
+        .map(|l| l.trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -16,9 +16,13 @@ use crate::locate;
 pub struct GpuInfo {
     /// Ordinal among the GPUs visible to this process.
     pub index: usize,
+    /// The name.
     pub name: String,
+    /// Compute capability `(major, minor)`.
     pub compute_capability: (i32, i32),
+    /// The CUDA driver version.
     pub driver_version: i32,
+    /// Streaming multiprocessors.
     pub sm_count: i32,
     /// Largest dynamic shared memory a block may opt in to (bytes).
     pub max_smem_per_block_optin: i32,

@@ -1,28 +1,55 @@
-//! The progress bar on stderr: `[#######.....]  compiled 40/120  timed 30  failed 3  ETA 25s`.
-//! On a terminal it redraws one line (at most 10 times a second); otherwise it prints a line
+//! The sweep's progress line: `[#######.....]  compiled 40/120  timed 30  failed 3  ETA 25s`.
+//! The library composes it and hands it to the caller's [`ProgressSink`] (it prints nothing
+//! itself): where the sink redraws in place (a terminal), at most 10 times a second; otherwise
 //! at every tenth of the way, so logs stay short.
+//!
+//! Hand-written rather than `indicatif`: indicatif draws nothing when its output is not a
+//! terminal, and the piped mode (a line per tenth, for CI logs and `| tee`) is what batch
+//! tuning needs.
 
-use std::io::{IsTerminal, Write};
+use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Where progress lines go.
+#[derive(Clone)]
+pub struct ProgressSink {
+    /// Shows one line; the flag is set on the phase's last line.
+    pub show: Arc<dyn Fn(&str, bool) + Send + Sync>,
+    /// The sink redraws one line in place (a terminal): updates may come often.
+    pub in_place: bool,
+}
+
+impl fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProgressSink")
+            .field("in_place", &self.in_place)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The progress line of a phase.
 #[derive(Debug)]
 pub struct Progress {
     label: String,
     total: usize,
+    /// Configs compiled (or resumed).
     pub compiled: usize,
+    /// Configs timed.
     pub timed: usize,
+    /// Configs failed.
     pub failed: usize,
     /// Cut by a time budget.
     pub skipped: usize,
     start: Instant,
     last: Option<Instant>,
     last_decile: usize,
-    tty: bool,
-    enabled: bool,
+    sink: Option<ProgressSink>,
 }
 
 impl Progress {
-    pub fn new(label: &str, total: usize, enabled: bool) -> Progress {
+    /// A progress line for `total` configs, shown through `sink` (none: silent).
+    pub fn new(label: &str, total: usize, sink: Option<ProgressSink>) -> Progress {
         Progress {
             label: label.to_string(),
             total,
@@ -33,8 +60,7 @@ impl Progress {
             start: Instant::now(),
             last: None,
             last_decile: 0,
-            tty: std::io::stderr().is_terminal(),
-            enabled,
+            sink,
         }
     }
 
@@ -84,13 +110,13 @@ impl Progress {
         s
     }
 
-    /// Redraws if due.
+    /// Shows the line if due.
     pub fn tick(&mut self) {
-        if !self.enabled {
+        let Some(sink) = &self.sink else {
             return;
-        }
+        };
         let now = Instant::now();
-        if self.tty {
+        if sink.in_place {
             if self
                 .last
                 .is_some_and(|t| now - t < Duration::from_millis(100))
@@ -98,28 +124,23 @@ impl Progress {
                 return;
             }
             self.last = Some(now);
-            eprint!("\r{}\x1b[K", self.line());
-            let _ = std::io::stderr().flush();
+            (sink.show)(&self.line(), false);
         } else {
             let decile = (self.done() * 10).checked_div(self.total).unwrap_or(10);
             if decile > self.last_decile {
                 self.last_decile = decile;
-                eprintln!("{}", self.line());
+                (sink.show)(&self.line(), false);
             }
         }
     }
 
     /// The final line.
     pub fn finish(&mut self) {
-        if !self.enabled {
-            return;
+        if let Some(sink) = self.sink.take()
+            && (sink.in_place || self.last_decile < 10)
+        {
+            (sink.show)(&self.line(), true);
         }
-        if self.tty {
-            eprintln!("\r{}\x1b[K", self.line());
-        } else if self.last_decile < 10 {
-            eprintln!("{}", self.line());
-        }
-        self.enabled = false;
     }
 }
 
@@ -129,7 +150,13 @@ mod tests {
 
     #[test]
     fn line_shows_counts_and_bar() {
-        let mut p = Progress::new("sweep", 10, false);
+        let shown = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = shown.clone();
+        let sink = ProgressSink {
+            show: Arc::new(move |l: &str, last| seen.lock().unwrap().push((l.to_string(), last))),
+            in_place: false,
+        };
+        let mut p = Progress::new("sweep", 10, Some(sink));
         assert!(p.line().contains("compiled 0/10") && p.line().contains("ETA ?"));
         p.compiled = 6;
         p.timed = 4;
@@ -142,5 +169,10 @@ mod tests {
         assert_eq!(p.eta(), Some(Duration::ZERO));
         p.tick();
         p.finish();
+        p.finish();
+        let shown = shown.lock().unwrap();
+        // Piped: one line when the last tenth is reached; `finish` adds none after it.
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert!(shown[0].0.contains("timed 9"));
     }
 }

@@ -21,18 +21,31 @@ pub const TAG: &str = "@@tessel-tune ";
 /// What the worker tunes (it must find the kernel among those it was given).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetSpec {
+    /// The kernel's name.
     pub kernel: String,
     /// Must equal the worker's own `Target::source_hash` (the same binary).
     pub source_hash: String,
     /// Variant input / accumulator dtype names (`f16`, `bf16`, `f32`), if not the declared ones.
     pub input: Option<String>,
+    /// The accumulator dtype name, if not the declared one.
     pub acc: Option<String>,
+}
+
+/// A general job by name and problem-size key ([`super::job::JobBuilder`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRef {
+    /// The name its builder is registered under.
+    pub name: String,
+    /// The problem-size key the builder is called with.
+    pub key: String,
 }
 
 /// How many calls to make when timing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimingSpec {
+    /// Untimed calls first.
     pub warmup: usize,
+    /// Timed calls.
     pub runs: usize,
 }
 
@@ -42,18 +55,28 @@ pub struct TimingSpec {
 pub enum Request {
     /// Allocate inputs, compute the cuBLAS reference, measure cuBLAS and the copy bandwidth.
     Setup {
+        /// What to tune.
         target: TargetSpec,
+        /// The GEMM problem shape.
         shape: Shape,
         /// The disk module cache the parent compiled into.
         module_dir: Option<String>,
         /// GPU index (among the parent's) to record in trials.
         gpu: usize,
+        /// How to time the reference.
         reference_timing: TimingSpec,
+        /// A general job instead of the GEMM `shape`: the worker rebuilds it from its
+        /// registered builder.
+        #[serde(default)]
+        job: Option<JobRef>,
     },
     /// Compile (a cache hit), launch once, verify over the full output, then time.
     Trial {
+        /// The request's number (the answer repeats it).
         id: u64,
+        /// The configuration.
         config: ConfigMap,
+        /// How to time.
         timing: TimingSpec,
         /// Refuse configs whose ptxas report shows spills.
         reject_spills: bool,
@@ -62,9 +85,13 @@ pub enum Request {
     },
     /// Time already-verified configs interleaved: `rounds` × (each config once).
     Retime {
+        /// The request's number (the answer repeats it).
         id: u64,
+        /// The configs.
         configs: Vec<ConfigMap>,
+        /// Interleaved rounds.
         rounds: usize,
+        /// How to time.
         timing: TimingSpec,
     },
 }
@@ -73,23 +100,36 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Reply {
+    /// Set up: the GPU and the reference measurement.
     Ready {
+        /// The GPU.
         gpu: GpuInfo,
-        reference: ReferenceRecord,
+        /// cuBLAS's measurement (GEMM targets; a job has none).
+        #[serde(default)]
+        reference: Option<ReferenceRecord>,
     },
+    /// Could not set up.
     SetupFailed {
+        /// Why.
         message: String,
     },
+    /// One trial's record.
     Trial {
+        /// The request's number (the answer repeats it).
         id: u64,
+        /// The trial.
         record: TrialRecord,
     },
+    /// The finalists re-timed.
     Retime {
+        /// The request's number (the answer repeats it).
         id: u64,
+        /// The finalists, fastest first.
         entries: Vec<RetimeEntry>,
         /// cuBLAS timed in the same rounds (median of its round medians).
         #[serde(default)]
         cublas: Option<TimeStats>,
+        /// What went wrong, if anything.
         error: Option<String>,
     },
 }

@@ -1,10 +1,14 @@
 //! A blocking work queue between the compile threads (producers) and the GPU lanes
 //! (consumers): `pop` waits until an item arrives or the queue is closed and empty. A lane
 //! that cannot take an item (its worker will not start) puts it back at the front.
+//!
+//! Hand-written (a mutex and a condition variable) rather than a channel crate: the lanes need
+//! `push_front` and a drain of what is left after a close, which channels do not offer.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 
+/// A closable FIFO shared by producers (compile threads) and consumers (lanes).
 pub struct WorkQueue<T> {
     state: Mutex<(VecDeque<T>, bool)>,
     cv: Condvar,
@@ -24,11 +28,13 @@ impl<T> WorkQueue<T> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Adds an item at the back.
     pub fn push(&self, item: T) {
         self.lock().0.push_back(item);
         self.cv.notify_one();
     }
 
+    /// Puts an item back at the front.
     pub fn push_front(&self, item: T) {
         self.lock().0.push_front(item);
         self.cv.notify_one();

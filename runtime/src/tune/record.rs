@@ -10,6 +10,92 @@ use serde::{Deserialize, Serialize};
 use crate::timing::Timing;
 use crate::verify::Verification;
 
+/// Floats that survive JSON: finite values as numbers, NaN and ±infinity as the strings
+/// `"NaN"`, `"inf"`, `"-inf"` (JSON has no such numbers and `serde_json` would write `null`,
+/// which then fails to read back and loses the whole record).
+pub mod float {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Num(f64),
+        Text(String),
+        Null(()),
+    }
+
+    fn to_repr(v: f64) -> Repr {
+        if v.is_nan() {
+            Repr::Text("NaN".into())
+        } else if v.is_infinite() {
+            Repr::Text(if v > 0.0 { "inf" } else { "-inf" }.into())
+        } else {
+            Repr::Num(v)
+        }
+    }
+
+    fn from_repr(r: Repr) -> f64 {
+        match r {
+            Repr::Num(v) => v,
+            Repr::Text(t) => match t.as_str() {
+                "inf" | "+inf" | "Infinity" => f64::INFINITY,
+                "-inf" | "-Infinity" => f64::NEG_INFINITY,
+                _ => f64::NAN,
+            },
+            Repr::Null(()) => f64::NAN,
+        }
+    }
+
+    /// `#[serde(with = "float")]` for `f64`.
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        to_repr(*v).serialize(s)
+    }
+
+    /// `#[serde(with = "float")]` for `f64`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Repr::deserialize(d).map(from_repr)
+    }
+
+    /// `#[serde(with = "float::opt")]` for `Option<f64>`.
+    pub mod opt {
+        use super::*;
+
+        /// Serializes `None` as `null`, a value as [`super::serialize`] does.
+        pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+            v.map(to_repr).serialize(s)
+        }
+
+        /// Reads `null` (or a missing field) as `None`.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+            Ok(Option::<Repr>::deserialize(d)?.and_then(|r| match r {
+                Repr::Null(()) => None,
+                r => Some(from_repr(r)),
+            }))
+        }
+    }
+
+    /// `#[serde(with = "float::vec")]` for `Vec<f64>`.
+    pub mod vec {
+        use super::*;
+
+        /// Each element as [`super::serialize`] does.
+        pub fn serialize<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+            v.iter()
+                .map(|x| to_repr(*x))
+                .collect::<Vec<_>>()
+                .serialize(s)
+        }
+
+        /// Each element as [`super::deserialize`] does.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+            Ok(Vec::<Repr>::deserialize(d)?
+                .into_iter()
+                .map(from_repr)
+                .collect())
+        }
+    }
+}
+
 /// A configuration: tunable name → value (sorted by name, so equal configs compare equal).
 pub type ConfigMap = BTreeMap<String, i64>;
 
@@ -74,12 +160,22 @@ impl fmt::Display for FailureKind {
 /// Timing statistics of one trial (milliseconds).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimeStats {
+    /// Median time, ms.
+    #[serde(with = "float")]
     pub median_ms: f64,
+    /// Fastest run, ms.
+    #[serde(with = "float")]
     pub min_ms: f64,
+    /// Slowest run, ms.
+    #[serde(with = "float")]
     pub max_ms: f64,
+    /// Mean, ms.
+    #[serde(with = "float")]
     pub mean_ms: f64,
+    /// Timed calls.
     pub runs: usize,
     /// Throughput at the median.
+    #[serde(with = "float::opt", default)]
     pub tflops: Option<f64>,
 }
 
@@ -99,12 +195,22 @@ impl From<&Timing> for TimeStats {
 /// The verification of a trial's output against cuBLAS (over the full output).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VerifyRecord {
+    /// Whether the output verified.
     pub passed: bool,
+    /// Largest relative error.
+    #[serde(with = "float")]
     pub rel_error: f64,
+    /// The tolerance the comparison uses.
+    #[serde(with = "float")]
     pub tolerance: f64,
+    /// Largest absolute error.
+    #[serde(with = "float")]
     pub max_abs_error: f64,
+    /// Output elements never written.
     pub poisoned: usize,
+    /// NaN outputs.
     pub nans: usize,
+    /// Infinite outputs.
     pub infs: usize,
     /// [`Verification`]'s one-line summary.
     pub summary: String,
@@ -138,10 +244,13 @@ pub enum Phase {
 /// One configuration's trial.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialRecord {
+    /// The configuration.
     pub config: ConfigMap,
+    /// Which timing the record holds.
     pub phase: Phase,
     /// Present when the trial verified and was timed.
     pub time: Option<TimeStats>,
+    /// The output's verification.
     pub verification: Option<VerifyRecord>,
     /// Registers per thread (ptxas).
     pub registers: Option<u32>,
@@ -151,11 +260,20 @@ pub struct TrialRecord {
     pub smem_bytes: Option<u64>,
     /// Threads per block.
     pub threads: Option<u32>,
+    /// Why the config has no time.
     pub failure: Option<FailureKind>,
     /// The failure's message (compile log excerpt, driver error, verification summary …).
     pub error: Option<String>,
     /// The GPU (index among the tuner's GPUs) that ran it.
     pub gpu: Option<usize>,
+    /// How many times the config was tried (a transient timeout or crash is retried once on
+    /// resume).
+    #[serde(default = "one")]
+    pub attempts: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl TrialRecord {
@@ -173,7 +291,17 @@ impl TrialRecord {
             failure: None,
             error: None,
             gpu: None,
+            attempts: 1,
         }
+    }
+
+    /// Whether the failure may be transient (a hang or a crash of the worker process) and is
+    /// worth one more try on resume.
+    pub fn retry_worthy(&self) -> bool {
+        matches!(
+            self.failure,
+            Some(FailureKind::Timeout | FailureKind::Crash)
+        ) && self.attempts < 2
     }
 
     /// A failed record.
@@ -191,6 +319,7 @@ impl TrialRecord {
         }
     }
 
+    /// Throughput at the median, when timed.
     pub fn tflops(&self) -> Option<f64> {
         self.time.as_ref().and_then(|t| t.tflops)
     }
@@ -200,31 +329,47 @@ impl TrialRecord {
 /// baselines for "% of cuBLAS" and the roofline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReferenceRecord {
+    /// cuBLAS on the same problem.
     pub cublas: TimeStats,
     /// Device-to-device copy bandwidth, GB/s (bytes read + written).
+    #[serde(with = "float::opt", default)]
     pub bandwidth_gbs: Option<f64>,
 }
 
 /// One of the final candidates re-timed interleaved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RetimeEntry {
+    /// The configuration.
     pub config: ConfigMap,
     /// Median over the rounds' medians.
+    #[serde(with = "float")]
     pub median_ms: f64,
     /// Each round's median.
+    #[serde(with = "float::vec")]
     pub rounds_ms: Vec<f64>,
+    /// Throughput at the median, TFLOP/s.
+    #[serde(with = "float::opt", default)]
     pub tflops: Option<f64>,
+    /// The output verified again after the timing rounds (`None`: not checked).
+    #[serde(default)]
+    pub reverified: Option<bool>,
 }
 
 /// The chosen configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WinnerRecord {
+    /// The configuration.
     pub config: ConfigMap,
+    /// Median time, ms.
+    #[serde(with = "float")]
     pub median_ms: f64,
+    /// Throughput at the median, TFLOP/s.
+    #[serde(with = "float::opt", default)]
     pub tflops: Option<f64>,
     /// The interleaved re-timing of the finalists, fastest first.
     pub finalists: Vec<RetimeEntry>,
     /// Relative band (e.g. 0.02) inside which finalists count as tied.
+    #[serde(with = "float")]
     pub noise_band: f64,
     /// The strategy and budget that produced it (a cached winner is reused only for the same).
     pub selection: String,

@@ -12,7 +12,7 @@
 //!    noise band (`winner.rs`) and recorded.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -26,7 +26,7 @@ use super::lane::{Lane, LaneError, WorkerCommand};
 use super::outcome::TuneOutcome;
 use super::probe::{self, GpuInfo};
 use super::progress::Progress;
-use super::protocol::{Reply, Request, TargetSpec, TimingSpec};
+use super::protocol::{JobRef, Reply, Request, TargetSpec, TimingSpec};
 use super::record::{
     ConfigMap, FailureKind, Phase, ReferenceRecord, TrialRecord, WinnerRecord, config_text,
 };
@@ -75,8 +75,9 @@ impl Tuner {
             nvrtc_version,
             kernel: self.target.name().to_string(),
             source_hash: self.target.source_hash(),
-            shape: self.shape,
+            problem: self.problem_key(),
             dtypes: self.target.dtypes(),
+            settings: o.settings_text(),
         };
         let cache_dir = o.cache_dir.clone().unwrap_or_else(store::default_dir);
         let mut st = TuneStore::open(&cache_dir, key, o.retune);
@@ -91,7 +92,11 @@ impl Tuner {
             selection.push_str(&format!(" pinned {}", config_text(self.target.pinned())));
         }
         let mut out = self.outcome(&st, gpus.clone(), gpu_note, filter);
-        if st.winner.as_ref().is_some_and(|w| w.selection == selection) {
+        if o.shard.is_none()
+            && st
+                .trusted_winner()
+                .is_some_and(|w| w.selection == selection)
+        {
             out.from_cache = true;
             out.elapsed_s = t0.elapsed().as_secs_f64();
             return Ok(out);
@@ -101,7 +106,7 @@ impl Tuner {
             .clone()
             .or_else(|| ModuleCache::from_env().dir().map(PathBuf::from))
             .unwrap_or_else(|| cache_dir.join("modules"));
-        let modules = ModuleCache::with_dir(&module_dir);
+        let modules = std::sync::Arc::new(ModuleCache::with_dir(&module_dir));
         let cmd = match &o.worker {
             Some(c) => c.clone(),
             None => WorkerCommand::current_exe().map_err(|e| TuneError::Worker(e.to_string()))?,
@@ -121,13 +126,29 @@ impl Tuner {
                     module_dir: Some(module_dir.display().to_string()),
                     gpu: g.index,
                     reference_timing: o.timing,
+                    job: self.job.as_ref().map(|j| JobRef {
+                        name: j.name.clone(),
+                        key: j.key.clone(),
+                    }),
                 };
                 Lane::new(g.index, cmd.clone(), setup, o.setup_timeout)
             })
             .collect();
-        let plan = strategy::plan(o.strategy, o.budget, o.seed, legal.len());
+        let mut plan = strategy::plan(o.strategy, o.budget, o.seed, legal.len());
+        if o.strategy == Strategy::Local {
+            // The coarse pass always includes the default config.
+            let default = self.target.default_config();
+            let keep = legal.iter().position(|l| l.config == default);
+            plan.order = strategy::stride_indices(legal.len(), plan.order.len(), keep);
+        }
         let deadline = plan.deadline.map(|d| t0 + d);
-        let chosen: Vec<Legal> = plan.order.iter().map(|&i| legal[i].clone()).collect();
+        let mut chosen: Vec<Legal> = plan
+            .order
+            .iter()
+            .enumerate()
+            .filter(|(pos, _)| o.shard.is_none_or(|s| s.owns(*pos)))
+            .map(|(_, &i)| legal[i].clone())
+            .collect();
         let mut resumed = 0;
         let mut over = 0;
         let first = if o.strategy == Strategy::Halving {
@@ -142,7 +163,16 @@ impl Tuner {
         };
         let smem = limits.max_smem_per_block;
         let (r, b) = self.phase(
-            &mut lanes, &mut st, &modules, arch, &chosen, first, timing, deadline, smem,
+            &mut lanes,
+            &mut st,
+            &modules,
+            arch,
+            &chosen,
+            first,
+            timing,
+            deadline,
+            smem,
+            &mut out.warnings,
         )?;
         resumed += r;
         over += b;
@@ -166,22 +196,76 @@ impl Tuner {
                 o.long_timing,
                 deadline,
                 smem,
+                &mut out.warnings,
             )?;
             resumed += r;
             over += b;
+        }
+        if o.strategy == Strategy::Local {
+            let left = match o.budget {
+                Some(strategy::Budget::Count(c)) => c.saturating_sub(plan.order.len()),
+                _ => 0,
+            };
+            let mut timed: Vec<(&ConfigMap, f64)> = chosen
+                .iter()
+                .filter_map(|l| Some((&l.config, st.trial(&l.config, Phase::Full)?.median_ms()?)))
+                .collect();
+            timed.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+            let best: Vec<ConfigMap> = timed.iter().take(3).map(|t| t.0.clone()).collect();
+            let domains: Vec<(String, Vec<i64>)> = self
+                .target
+                .tunables
+                .iter()
+                .map(|t| (t.name.clone(), t.domain.clone()))
+                .collect();
+            let configs: Vec<ConfigMap> = legal.iter().map(|l| l.config.clone()).collect();
+            let next: Vec<Legal> =
+                strategy::local_round(&domains, &configs, &best, &plan.order, left)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(pos, _)| o.shard.is_none_or(|s| s.owns(*pos)))
+                    .map(|(_, i)| legal[i].clone())
+                    .collect();
+            if !next.is_empty() {
+                let (r, b) = self.phase(
+                    &mut lanes,
+                    &mut st,
+                    &modules,
+                    arch,
+                    &next,
+                    Phase::Full,
+                    o.timing,
+                    deadline,
+                    smem,
+                    &mut out.warnings,
+                )?;
+                resumed += r;
+                over += b;
+                chosen.extend(next);
+            }
         }
         let full: Vec<&TrialRecord> = chosen
             .iter()
             .filter_map(|l| st.trial(&l.config, Phase::Full))
             .collect();
         let fin = winner::finalists(&full, o.finalists);
-        if !fin.is_empty() {
-            let w = self.final_round(&mut lanes[0], &mut st, &legal, fin, selection)?;
+        // A shard times its part only: the winner is picked once the shards' caches are merged.
+        if !fin.is_empty() && o.shard.is_none() {
+            let w = self.final_round(
+                &mut lanes[0],
+                &mut st,
+                &legal,
+                fin,
+                selection,
+                &mut out.warnings,
+            )?;
             st.set_winner(w).map_err(|e| self.store_err(&st, e))?;
         }
         let starts = lanes.iter().map(|l| l.started).sum();
         drop(lanes);
+        let warnings = std::mem::take(&mut out.warnings);
         let mut out = self.outcome(&st, out.gpus, out.gpu_note, out.filter);
+        out.warnings.extend(warnings);
         out.resumed = resumed;
         out.worker_starts = starts;
         out.over_budget = over;
@@ -207,6 +291,7 @@ impl Tuner {
         TuneOutcome {
             kernel: self.target.name().to_string(),
             shape: self.shape,
+            problem: self.problem_key(),
             dtypes: self.target.dtypes(),
             tunables: self
                 .target
@@ -228,6 +313,7 @@ impl Tuner {
             worker_starts: 0,
             over_budget: 0,
             elapsed_s: 0.0,
+            warnings: Vec::new(),
         }
     }
 
@@ -237,23 +323,25 @@ impl Tuner {
         &self,
         lanes: &mut [Lane],
         st: &mut TuneStore,
-        modules: &ModuleCache,
+        modules: &std::sync::Arc<ModuleCache>,
         arch: Arch,
         todo: &[Legal],
         phase: Phase,
         timing: TimingSpec,
         deadline: Option<Instant>,
         smem_limit: u64,
+        warnings: &mut Vec<String>,
     ) -> Result<(usize, usize), TuneError> {
         let label = if phase == Phase::Brief {
             "brief"
         } else {
             "sweep"
         };
-        let mut progress = Progress::new(label, todo.len(), self.opts.progress);
+        let mut progress = Progress::new(label, todo.len(), self.opts.progress.clone());
         let mut fresh = Vec::new();
         for l in todo {
             match st.trial(&l.config, phase) {
+                Some(t) if t.retry_worthy() => fresh.push(l.clone()),
                 Some(t) if t.failure.is_some() => progress.failed += 1,
                 Some(_) => progress.timed += 1,
                 None => fresh.push(l.clone()),
@@ -262,7 +350,6 @@ impl Tuner {
         let resumed = todo.len() - fresh.len();
         progress.compiled = resumed;
         let queue = super::queue::WorkQueue::<Legal>::default();
-        let next = AtomicUsize::new(0);
         let (tx, rx) = channel::<Event>();
         let threads = match self.opts.compile_threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -271,39 +358,41 @@ impl Tuner {
         let past = |d: Option<Instant>| d.is_some_and(|d| Instant::now() >= d);
         let mut lane_errors = Vec::new();
         let mut write_error = None;
-        let compilers_left = AtomicUsize::new(threads);
         // Set when every lane is down: compiling more would be wasted.
         let abort = std::sync::atomic::AtomicBool::new(false);
         let lanes_total = lanes.len();
         std::thread::scope(|s| {
-            for _ in 0..threads {
+            {
                 let tx = tx.clone();
-                let (queue, next, fresh, left) = (&queue, &next, &fresh, &compilers_left);
-                let abort = &abort;
+                let (queue, fresh, abort) = (&queue, &fresh, &abort);
                 s.spawn(move || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(l) = fresh.get(i) else { break };
-                        if abort.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        if past(deadline) {
-                            let _ = tx.send(Event::OverBudget);
-                            continue;
-                        }
-                        match self.compile(modules, arch, l, phase, smem_limit) {
-                            Ok(()) => {
-                                let _ = tx.send(Event::Compiled);
-                                queue.push(l.clone());
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                    let work = || {
+                        use rayon::prelude::*;
+                        fresh.par_iter().for_each_with(tx.clone(), |tx, l| {
+                            if abort.load(Ordering::Relaxed) {
+                                return;
                             }
-                            Err(rec) => {
-                                let _ = tx.send(Event::Record(*rec));
+                            if past(deadline) {
+                                let _ = tx.send(Event::OverBudget);
+                                return;
                             }
-                        }
+                            match self.compile(modules, arch, l, phase, smem_limit) {
+                                Ok(()) => {
+                                    let _ = tx.send(Event::Compiled);
+                                    queue.push(l.clone());
+                                }
+                                Err(rec) => {
+                                    let _ = tx.send(Event::Record(*rec));
+                                }
+                            }
+                        })
+                    };
+                    match pool {
+                        Ok(p) => p.install(work),
+                        Err(_) => work(),
                     }
-                    if left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                        queue.close();
-                    }
+                    queue.close();
                 });
             }
             for lane in lanes.iter_mut() {
@@ -327,7 +416,10 @@ impl Tuner {
                             abort.store(true, Ordering::Relaxed);
                         }
                     }
-                    Event::Record(rec) => {
+                    Event::Record(mut rec) => {
+                        if let Some(old) = st.trial(&rec.config, rec.phase) {
+                            rec.attempts = old.attempts.saturating_add(1);
+                        }
                         if rec.failure.is_some() {
                             progress.failed += 1;
                         } else {
@@ -345,9 +437,9 @@ impl Tuner {
         });
         progress.finish();
         if let Some(e) = write_error {
-            eprintln!(
-                "warning: the tuning cache could not be written ({e}); results are kept in memory only"
-            );
+            warnings.push(format!(
+                "the tuning cache could not be written ({e}); results are kept in memory only"
+            ));
         }
         let left = queue.drain();
         if !left.is_empty() || abort.load(Ordering::Relaxed) {
@@ -363,7 +455,7 @@ impl Tuner {
     /// Compiles one config into the shared module cache; `Err` is the failure record.
     fn compile(
         &self,
-        modules: &ModuleCache,
+        modules: &std::sync::Arc<ModuleCache>,
         arch: Arch,
         l: &Legal,
         phase: Phase,
@@ -373,9 +465,24 @@ impl Tuner {
         rec.smem_bytes = Some(l.facts.smem_bytes);
         rec.threads = Some(l.facts.threads);
         let req = self.target.compile_request(&l.config, arch);
-        let module = match modules.get_or_compile(&req) {
-            Ok((m, _)) => m,
-            Err(e) => {
+        // NVRTC runs under a watchdog: a compile that does not finish in time is recorded as a
+        // timeout and left to finish on its own thread (an in-process NVRTC call cannot be
+        // cancelled); the sweep goes on.
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let (modules2, req2) = (modules.clone(), req.clone());
+        std::thread::spawn(move || {
+            let _ = done_tx.send(modules2.get_or_compile(&req2).map(|(m, _)| m));
+        });
+        let module = match done_rx.recv_timeout(self.opts.compile_timeout) {
+            Ok(Ok(m)) => m,
+            Err(_) => {
+                let msg = format!(
+                    "NVRTC did not finish within {:.1}s (compile watchdog)",
+                    self.opts.compile_timeout.as_secs_f64()
+                );
+                return Err(Box::new(rec.failed(FailureKind::Timeout, msg)));
+            }
+            Ok(Err(e)) => {
                 let msg: String = e.to_string().chars().take(2000).collect();
                 return Err(Box::new(rec.failed(FailureKind::CompileError, msg)));
             }
@@ -436,10 +543,21 @@ impl Tuner {
                 r
             };
             let result = lane.request(&req, self.opts.trial_timeout);
-            if let Some((_, r)) = lane.take_ready() {
+            if let Some((_, Some(r))) = lane.take_ready() {
                 let _ = tx.send(Event::Ready(r));
             }
             let rec = match result {
+                Ok(Reply::Trial { id: rid, record }) if rid != id || record.config != l.config => {
+                    // Not the answer to this request: the worker is confused; start afresh.
+                    lane.retire();
+                    base().failed(
+                        FailureKind::Crash,
+                        format!(
+                            "the worker answered another request (id {rid}, config {}) instead of id {id}",
+                            config_text(&record.config)
+                        ),
+                    )
+                }
                 Ok(Reply::Trial { record, .. }) => {
                     setup_failures = 0;
                     if record.failure == Some(FailureKind::CudaFault) {
@@ -489,6 +607,7 @@ impl Tuner {
         legal: &[Legal],
         fin: Vec<ConfigMap>,
         selection: String,
+        warnings: &mut Vec<String>,
     ) -> Result<WinnerRecord, TuneError> {
         let o = &self.opts;
         let req = Request::Retime {
@@ -499,26 +618,36 @@ impl Tuner {
         };
         let budget = o.trial_timeout * (o.retime_rounds.max(1) * fin.len()).max(2) as u32;
         let result = lane.request(&req, budget.min(Duration::from_secs(600)));
-        if let Some((_, r)) = lane.take_ready()
+        if let Some((_, Some(r))) = lane.take_ready()
             && st.reference.is_none()
         {
             let _ = st.set_reference(r);
         }
         let (entries, cublas) = match result {
+            // The answer to this request: its id, and only the finalists asked for.
             Ok(Reply::Retime {
+                id: 0,
                 entries,
                 cublas,
                 error,
-                ..
-            }) if !entries.is_empty() => {
-                if let (Some(e), true) = (error, o.progress) {
-                    eprintln!("retime: {e}");
+            }) if !entries.is_empty() && entries.iter().all(|e| fin.contains(&e.config)) => {
+                if let Some(e) = error {
+                    warnings.push(format!("retime: {e}"));
                 }
                 (entries, cublas)
             }
             other => {
                 let why = match other {
-                    Ok(Reply::Retime { error, .. }) => error.unwrap_or_default(),
+                    Ok(Reply::Retime { id: 0, entries, .. })
+                        if entries.iter().any(|e| !fin.contains(&e.config)) =>
+                    {
+                        "the worker re-timed configs it was not asked for".to_string()
+                    }
+                    Ok(Reply::Retime { id: 0, error, .. }) => error.unwrap_or_default(),
+                    Ok(Reply::Retime { id, entries, .. }) => format!(
+                        "the worker answered another request (id {id}, {} entries)",
+                        entries.len()
+                    ),
                     Ok(r) => format!("{r:?}"),
                     Err(e) => e.to_string(),
                 };

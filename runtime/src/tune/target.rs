@@ -30,12 +30,16 @@ use super::record::ConfigMap;
 /// A GEMM problem shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shape {
+    /// Rows of the output.
     pub m: usize,
+    /// Columns of the output.
     pub n: usize,
+    /// The reduction dimension.
     pub k: usize,
 }
 
 impl Shape {
+    /// `m × n × k`.
     pub fn new(m: usize, n: usize, k: usize) -> Shape {
         Shape { m, n, k }
     }
@@ -75,7 +79,9 @@ pub struct CudaTemplate {
 /// Where a target comes from.
 #[derive(Clone, Copy, Debug)]
 pub enum TuneSource {
+    /// A DSL kernel.
     Dsl(&'static KernelDef),
+    /// A hand-written CUDA template.
     Cuda(&'static CudaTemplate),
 }
 
@@ -104,8 +110,11 @@ impl TuneSource {
 /// One tunable of a target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tunable {
+    /// The name.
     pub name: String,
+    /// Its values.
     pub domain: Vec<i64>,
+    /// Its default value.
     pub default: i64,
 }
 
@@ -113,29 +122,43 @@ pub struct Tunable {
 /// tuner's own `T01xx` for TMA boxes and launch-time restrictions) and its message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {
+    /// The diagnostic code.
     pub code: String,
+    /// Why.
     pub message: String,
 }
 
 /// What the filter established about a legal config.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Facts {
+    /// Dynamic shared memory per block, bytes.
     pub smem_bytes: u64,
+    /// Threads per block.
     pub threads: u32,
 }
 
 /// A target ready to be filtered and compiled.
 pub struct Target {
+    /// Where it comes from.
     pub source: TuneSource,
+    /// The dtype variant.
     pub variant: Variant,
+    /// Its tunables.
     pub tunables: Vec<Tunable>,
     /// The CUDA source every config instantiates.
     pub cuda: String,
+    /// The input dtype.
     pub input: DType,
+    /// The accumulator dtype name, if not the declared one.
     pub acc: DType,
+    /// The output dtype.
     pub output: DType,
     prepared: Option<Arc<Prepared>>,
     pinned: ConfigMap,
+    /// A job's parameter bindings (shapes and dtypes, no memory), instead of the GEMM's.
+    bindings: Option<Vec<TensorArg>>,
+    /// A job's dtype summary.
+    job_dtypes: Option<String>,
 }
 
 fn rt_dtype(d: ir::DType) -> Option<DType> {
@@ -167,7 +190,7 @@ impl Target {
                 "the tuner runs f16 or bf16 GEMMs whose output has the input dtype, not {input} → {output}"
             )));
         }
-        let acc = rt_dtype(crate::example::acc_dtype(&prepared.module)).unwrap_or(DType::F32);
+        let acc = rt_dtype(acc_dtype(&prepared.module)).unwrap_or(DType::F32);
         Ok(Target {
             source: TuneSource::Dsl(def),
             variant,
@@ -187,6 +210,52 @@ impl Target {
             output,
             prepared: Some(prepared),
             pinned: ConfigMap::new(),
+            bindings: None,
+            job_dtypes: None,
+        })
+    }
+
+    /// The target of a general job: any DSL kernel, the parameters' shapes and dtypes from
+    /// the job.
+    pub fn for_job(job: &super::job::Job) -> Result<Target, TuneError> {
+        let prepared =
+            Prepared::get(job.kernel, job.variant).map_err(|e| TuneError::Target(e.to_string()))?;
+        let params = &prepared.module.kernel.params;
+        if params.len() != job.tensors.len() {
+            return Err(TuneError::Target(format!(
+                "job `{}`: kernel `{}` has {} parameters, the job gives {}",
+                job.name,
+                job.kernel.name,
+                params.len(),
+                job.tensors.len()
+            )));
+        }
+        let first = job.tensors.first().map_or(DType::F32, |t| t.dtype);
+        let out = job
+            .output_index()
+            .map(|i| job.tensors[i].dtype)
+            .map_err(TuneError::Target)?;
+        Ok(Target {
+            source: TuneSource::Dsl(job.kernel),
+            variant: job.variant,
+            tunables: prepared
+                .kernel
+                .tunables
+                .iter()
+                .map(|t| Tunable {
+                    name: t.name.clone(),
+                    domain: t.domain.clone(),
+                    default: t.default,
+                })
+                .collect(),
+            cuda: prepared.cuda.clone(),
+            input: first,
+            acc: rt_dtype(acc_dtype(&prepared.module)).unwrap_or(DType::F32),
+            output: out,
+            prepared: Some(prepared),
+            pinned: ConfigMap::new(),
+            bindings: Some(job.bindings()),
+            job_dtypes: Some(job.dtypes()),
         })
     }
 
@@ -210,6 +279,8 @@ impl Target {
             output: DType::F16,
             prepared: None,
             pinned: ConfigMap::new(),
+            bindings: None,
+            job_dtypes: None,
         }
     }
 
@@ -225,6 +296,7 @@ impl Target {
         }
     }
 
+    /// The rule's name in reports.
     pub fn name(&self) -> &'static str {
         self.source.name()
     }
@@ -266,6 +338,9 @@ impl Target {
 
     /// `f16 in, f16 acc, f16 out`.
     pub fn dtypes(&self) -> String {
+        if let Some(d) = &self.job_dtypes {
+            return d.clone();
+        }
         format!("{} in, {} acc, {} out", self.input, self.acc, self.output)
     }
 
@@ -329,6 +404,9 @@ impl Target {
 
     /// The DSL problem binding for a shape (symbolic dims from the parameter shapes).
     pub fn problem(&self, shape: &Shape) -> Result<Problem, TuneError> {
+        if let (Some(p), Some(b)) = (&self.prepared, &self.bindings) {
+            return p.bind(b).map_err(|e| TuneError::Target(e.to_string()));
+        }
         let Some(p) = &self.prepared else {
             return Ok(Problem::default()
                 .with("M", shape.m as i64)
@@ -357,7 +435,17 @@ impl Target {
         limits: &Limits,
     ) -> Result<Facts, Vec<Rejection>> {
         match (&self.prepared, self.source) {
-            (Some(p), _) => check_dsl(p, cfg, shape, problem, limits),
+            (Some(p), _) => {
+                let dims: Vec<Vec<usize>> = match &self.bindings {
+                    Some(b) => b.iter().map(|t| t.shape.clone()).collect(),
+                    None => vec![
+                        vec![shape.m, shape.k],
+                        vec![shape.n, shape.k],
+                        vec![shape.m, shape.n],
+                    ],
+                };
+                check_dsl(p, cfg, &dims, problem, limits)
+            }
             (None, TuneSource::Cuda(t)) => check_cuda(t, cfg, shape, limits),
             (None, TuneSource::Dsl(_)) => Err(vec![Rejection {
                 code: "T0000".into(),
@@ -370,7 +458,7 @@ impl Target {
 fn check_dsl(
     p: &Prepared,
     cfg: &ConfigMap,
-    shape: &Shape,
+    dims: &[Vec<usize>],
     problem: &Problem,
     limits: &Limits,
 ) -> Result<Facts, Vec<Rejection>> {
@@ -398,12 +486,11 @@ fn check_dsl(
         if cond.eval(&env).ok() == Some(0) {
             out.push(reject(
                 "T0102",
-                format!("`require {text}` does not hold for {}", shape.text()),
+                format!("`require {text}` does not hold for {dims:?}"),
             ));
         }
     }
     let params = &p.module.kernel.params;
-    let dims = [[shape.m, shape.k], [shape.n, shape.k], [shape.m, shape.n]];
     for a in &plan.args {
         let PlanArg::TensorMap {
             param,
@@ -420,7 +507,10 @@ fn check_dsl(
             continue;
         };
         let dtype = rt_dtype(params[*param].dtype).unwrap_or(DType::F16);
-        let [rows, cols] = dims.get(*param).copied().unwrap_or([1, 1]);
+        let (rows, cols) = match dims.get(*param).map(Vec::as_slice) {
+            Some([r, c]) => (*r, *c),
+            _ => (1, 1),
+        };
         let clamp = |v: i64| v.clamp(0, u32::MAX as i64) as u32;
         let d = Tiled2d::new(
             &params[*param].name.name,
@@ -495,6 +585,19 @@ fn check_cuda(
         smem_bytes: u64::from(l.dynamic_smem_bytes),
         threads,
     })
+}
+
+/// The accumulator dtype of a DSL kernel: its first `mma.fill` or float scalar declaration
+/// (f32 when it has neither).
+pub fn acc_dtype(m: &ir::Module) -> ir::DType {
+    for (_, s) in m.stmts.iter() {
+        match s {
+            ir::Stmt::MmaFill { dtype, .. } => return *dtype,
+            ir::Stmt::ScalarDecl { dtype, .. } if dtype.is_float() => return *dtype,
+            _ => {}
+        }
+    }
+    ir::DType::F32
 }
 
 /// Every config of the cross product of the tunables' domains, first tunable slowest.

@@ -29,7 +29,8 @@ pub fn finalists(trials: &[&TrialRecord], n: usize) -> Vec<ConfigMap> {
 /// Resources of a config, for the tie-break: (shared memory bytes, registers).
 pub type Resources = (u64, u32);
 
-/// Index of the winner among `entries` (see the module doc); `None` when empty.
+/// Index of the winner among `entries` (see the module doc), leaving out those whose output
+/// failed the check after their timing rounds; `None` when none is left.
 pub fn pick(
     entries: &[RetimeEntry],
     band: f64,
@@ -37,6 +38,7 @@ pub fn pick(
 ) -> Option<usize> {
     let fastest = entries
         .iter()
+        .filter(|e| e.reverified != Some(false))
         .map(|e| e.median_ms)
         .filter(|m| m.is_finite())
         .min_by(f64::total_cmp)?;
@@ -44,7 +46,7 @@ pub fn pick(
     entries
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.median_ms <= limit)
+        .filter(|(_, e)| e.median_ms <= limit && e.reverified != Some(false))
         .min_by(|(_, a), (_, b)| {
             let (ra, rb) = (resources(&a.config), resources(&b.config));
             ra.cmp(&rb).then_with(|| a.config.cmp(&b.config))
@@ -67,6 +69,7 @@ mod tests {
             median_ms: ms,
             rounds_ms: vec![ms],
             tflops: None,
+            reverified: Some(true),
         }
     }
 
@@ -82,6 +85,10 @@ mod tests {
         // No band: the fastest.
         assert_eq!(pick(&e, 0.0, smem), Some(0));
         assert_eq!(pick(&[], 0.02, smem), None);
+        // A finalist whose output fails the check after its timing rounds never wins.
+        let mut e3 = e.clone();
+        e3[1].reverified = Some(false);
+        assert_eq!(pick(&e3, 0.02, smem), Some(0));
     }
 
     #[test]

@@ -22,8 +22,10 @@ use crate::launch::{KernelArg, LaunchConfig, LoadedModule};
 use crate::timing::TimingConfig;
 
 use super::bench::{Bench, Msg, StepError};
+use super::job::JobBuilder;
+use super::job_worker::JobSession;
 use super::probe::GpuInfo;
-use super::protocol::{Reply, Request, TargetSpec, TimingSpec, WORKER_ENV, encode_reply};
+use super::protocol::{JobRef, Reply, Request, TargetSpec, TimingSpec, WORKER_ENV, encode_reply};
 use super::record::{
     ConfigMap, FailureKind, Phase, RetimeEntry, TimeStats, TrialRecord, VerifyRecord,
 };
@@ -39,12 +41,28 @@ pub fn worker_main_if_requested(kernels: &[&'static KernelDef]) {
 
 /// Same, for any mix of DSL kernels and CUDA templates.
 pub fn worker_main_with(sources: &[TuneSource]) {
+    worker_main(sources, &[]);
+}
+
+/// In a worker process: serve trials of these general jobs (each builder under the name its
+/// [`Job`](super::job::Job)s carry) and exit. Otherwise: return at once. Call it first thing
+/// in `main` of a program that tunes jobs.
+pub fn worker_main_jobs(jobs: &[(&str, &JobBuilder)]) {
+    worker_main(&[], jobs);
+}
+
+/// In a worker process: serve trials of these DSL kernels or CUDA templates and of these
+/// general jobs, then exit. Otherwise: return at once.
+pub fn worker_main(sources: &[TuneSource], jobs: &[(&str, &JobBuilder)]) {
     if std::env::var(WORKER_ENV).as_deref() != Ok("1") {
         return;
     }
+    exit_with_parent();
     let mut w = Worker {
         sources: sources.to_vec(),
+        jobs,
         session: None,
+        job: None,
         poisoned: false,
     };
     let stdin = std::io::stdin();
@@ -67,6 +85,26 @@ pub fn worker_main_with(sources: &[TuneSource]) {
     std::process::exit(0);
 }
 
+/// Makes this process exit as soon as its parent dies (it is then re-parented, and would keep
+/// its GPU busy for nobody): a thread watches the parent's process id.
+///
+/// Hand-written rather than `PR_SET_PDEATHSIG`: that signal fires when the *thread* that
+/// spawned the worker ends, and the tuner spawns workers from short-lived lane threads.
+pub fn exit_with_parent() {
+    #[cfg(unix)]
+    {
+        let parent = std::os::unix::process::parent_id();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                if std::os::unix::process::parent_id() != parent {
+                    std::process::exit(5);
+                }
+            }
+        });
+    }
+}
+
 fn send(r: &Reply) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{}", encode_reply(r));
@@ -76,9 +114,11 @@ fn send(r: &Reply) {
 /// (entries fastest first, cuBLAS interleaved, errors, context poisoned)
 type Retimed = (Vec<RetimeEntry>, Option<TimeStats>, Option<String>, bool);
 
-struct Worker {
+struct Worker<'a> {
     sources: Vec<TuneSource>,
+    jobs: &'a [(&'a str, &'a JobBuilder)],
     session: Option<Session>,
+    job: Option<JobSession>,
     /// A sticky CUDA error happened: answer, then exit.
     poisoned: bool,
 }
@@ -118,15 +158,26 @@ impl Launchable {
     }
 }
 
-impl Worker {
+impl Worker<'_> {
     fn handle(&mut self, req: Request) -> Reply {
         match req {
+            Request::Setup {
+                target,
+                module_dir,
+                gpu,
+                job: Some(job),
+                ..
+            } => match self.setup_job(&target, &job, module_dir, gpu) {
+                Ok(r) => r,
+                Err(message) => Reply::SetupFailed { message },
+            },
             Request::Setup {
                 target,
                 shape,
                 module_dir,
                 gpu,
                 reference_timing,
+                job: None,
             } => match self.setup(&target, shape, module_dir, gpu, reference_timing) {
                 Ok(r) => r,
                 Err(message) => Reply::SetupFailed { message },
@@ -139,15 +190,70 @@ impl Worker {
                 brief,
             } => {
                 let phase = if brief { Phase::Brief } else { Phase::Full };
-                let record = match self.session.as_mut() {
-                    Some(s) => s.trial(config, phase, timing, reject_spills),
-                    None => TrialRecord::new(config, phase)
+                let tc = TimingConfig {
+                    warmup: timing.warmup,
+                    runs: timing.runs,
+                };
+                let record = match (self.session.as_mut(), self.job.as_mut()) {
+                    (Some(s), _) => s.trial(config, phase, timing, reject_spills),
+                    (None, Some(j)) => j.trial(config, phase, &tc, reject_spills),
+                    (None, None) => TrialRecord::new(config, phase)
                         .failed(FailureKind::LaunchError, "worker: trial before setup"),
                 };
                 if record.failure == Some(FailureKind::CudaFault) {
                     self.poisoned_flag();
                 }
                 Reply::Trial { id, record }
+            }
+            Request::Retime {
+                id,
+                configs,
+                rounds,
+                timing,
+            } if self.job.is_some() => {
+                let tc = TimingConfig {
+                    warmup: timing.warmup,
+                    runs: timing.runs,
+                };
+                let flops = self.job.as_ref().and_then(|j| j.flops());
+                match self.job.as_mut().map(|j| j.retime(&configs, rounds, &tc)) {
+                    Some(Ok((timed, errors))) => {
+                        let mut entries: Vec<RetimeEntry> = timed
+                            .into_iter()
+                            .filter_map(|(config, rounds_ms, ok)| {
+                                let median_ms = median(&rounds_ms)?;
+                                Some(RetimeEntry {
+                                    config,
+                                    median_ms,
+                                    rounds_ms,
+                                    tflops: flops
+                                        .filter(|_| median_ms > 0.0)
+                                        .map(|f| f / (median_ms * 1e-3) / 1e12),
+                                    reverified: Some(ok),
+                                })
+                            })
+                            .collect();
+                        entries.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
+                        Reply::Retime {
+                            id,
+                            entries,
+                            cublas: None,
+                            error: (!errors.is_empty()).then(|| errors.join("; ")),
+                        }
+                    }
+                    other => {
+                        self.poisoned_flag();
+                        Reply::Retime {
+                            id,
+                            entries: Vec::new(),
+                            cublas: None,
+                            error: Some(match other {
+                                Some(Err(e)) => e,
+                                _ => "worker: retime before setup".into(),
+                            }),
+                        }
+                    }
+                }
             }
             Request::Retime {
                 id,
@@ -183,7 +289,50 @@ impl Worker {
         if let Some(s) = self.session.take() {
             std::mem::forget(s);
         }
+        if let Some(j) = self.job.take() {
+            std::mem::forget(j);
+        }
         self.poisoned = true;
+    }
+
+    fn setup_job(
+        &mut self,
+        spec: &TargetSpec,
+        job: &JobRef,
+        module_dir: Option<String>,
+        gpu: usize,
+    ) -> Result<Reply, String> {
+        self.session = None;
+        self.job = None;
+        let build = self
+            .jobs
+            .iter()
+            .find(|(n, _)| *n == job.name)
+            .map(|(_, b)| *b)
+            .ok_or_else(|| format!("worker: no job `{}` registered", job.name))?;
+        let j = build(&job.key)?;
+        let target = Target::for_job(&j).map_err(|e| e.to_string())?;
+        if target.source_hash() != spec.source_hash {
+            return Err(format!(
+                "worker: job `{}` differs from the parent's (another build?)",
+                job.name
+            ));
+        }
+        let session = JobSession::new(j, module_dir, gpu)?;
+        let info = session.device().info();
+        let ready = Reply::Ready {
+            gpu: GpuInfo {
+                index: gpu,
+                name: info.name.clone(),
+                compute_capability: info.compute_capability,
+                driver_version: info.driver_version,
+                sm_count: info.sm_count,
+                max_smem_per_block_optin: info.max_smem_per_block_optin,
+            },
+            reference: None,
+        };
+        self.job = Some(session);
+        Ok(ready)
     }
 
     fn setup(
@@ -195,6 +344,7 @@ impl Worker {
         timing: TimingSpec,
     ) -> Result<Reply, String> {
         self.session = None;
+        self.job = None;
         let source = self
             .sources
             .iter()
@@ -240,7 +390,7 @@ impl Worker {
                 sm_count: info.sm_count,
                 max_smem_per_block_optin: info.max_smem_per_block_optin,
             },
-            reference,
+            reference: Some(reference),
         };
         self.session = Some(Session {
             dev,
@@ -418,18 +568,34 @@ impl Session {
                 }
             }
         }
-        let mut entries: Vec<RetimeEntry> = loaded
-            .into_iter()
-            .filter_map(|(config, _, rounds_ms)| {
-                let median_ms = median(&rounds_ms)?;
-                Some(RetimeEntry {
-                    config,
-                    median_ms,
-                    rounds_ms,
-                    tflops: (median_ms > 0.0).then(|| flops / (median_ms * 1e-3) / 1e12),
-                })
-            })
-            .collect();
+        // Each finalist's output is verified again after its timing rounds: a config that only
+        // goes wrong when run back to back (races, uninitialised shared memory) cannot win.
+        let mut entries = Vec::new();
+        for (config, l, rounds_ms) in loaded {
+            let Some(median_ms) = median(&rounds_ms) else {
+                continue;
+            };
+            let launch = || l.launch();
+            let check = match &mut self.bench {
+                AnyBench::F16(b) => reverify(b, &self.dev, &launch),
+                AnyBench::BF16(b) => reverify(b, &self.dev, &launch),
+            };
+            let reverified = match check {
+                Ok(ok) => ok,
+                Err(StepError::Fault(e)) => return (Vec::new(), None, Some(e), true),
+                Err(StepError::Launch(e)) => {
+                    errors.push(format!("{}: {e}", super::record::config_text(&config)));
+                    false
+                }
+            };
+            entries.push(RetimeEntry {
+                config,
+                median_ms,
+                rounds_ms,
+                tflops: (median_ms > 0.0).then(|| flops / (median_ms * 1e-3) / 1e12),
+                reverified: Some(reverified),
+            });
+        }
         entries.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
         let error = (!errors.is_empty()).then(|| errors.join("; "));
         let cublas = median(&cublas_ms).map(|m| TimeStats {
@@ -442,6 +608,16 @@ impl Session {
         });
         (entries, cublas, error, false)
     }
+}
+
+/// One more launch on a poisoned output, verified against the reference.
+fn reverify<T: Element>(
+    b: &mut Bench<T>,
+    dev: &Device,
+    launch: &dyn Fn() -> Result<(), Msg>,
+) -> Result<bool, StepError> {
+    let host = b.run_and_download(dev, launch)?;
+    Ok(b.reference.verify(&host, b.tolerance).passed())
 }
 
 type TrialResult = Result<(VerifyRecord, TimeStats), (FailureKind, String, Option<VerifyRecord>)>;

@@ -3,28 +3,28 @@
 //! bandwidth as the memory roofline.
 //!
 //! GEMM rows: fp16 and bf16 at 8192³ and 4096³ with f32 accumulation, and fp16 with f16
-//! accumulation (seed 004's choice). Each row's configuration is the tuner's winner for that
+//! accumulation. Each row's configuration is the tuner's winner for that
 //! (dtype, shape) on this GPU — from the tune cache when present, tuned first otherwise — then
 //! re-verified and re-timed here. Extra rows (the SGEMM ladder's top rung, GEMV) are added by
 //! the callers that own those kernels through [`BenchRow`]: [`sgemm_row`] (f32 4096³ against
-//! cuBLAS SGEMM without TF32, the configuration swept with the `--budget` count or remembered
-//! from an earlier sweep at least that large) and [`gemv_rows`] (seed 003's shapes, the faster of
+//! cuBLAS SGEMM without TF32, the configuration swept by the tuner with the `--budget`
+//! count, or its cached winner) and [`gemv_rows`] (the standard GEMV shapes, the faster of
 //! the GEMV kernels per shape, TB/s against cuBLAS's TB/s, roofline = % of the copy bandwidth).
-
-use std::fmt::Write as _;
 
 use dsl_core::check::Config;
 use dsl_core::def::{KernelDef, Variant};
 use dsl_core::ir::DType;
 use half::{bf16, f16};
 
-use crate::device::Device;
-use crate::dsl::Prepared;
-use crate::example::{GemmMeasurement, measure_gemm};
-use crate::tune::cli::{parse_tune_flags, restrict};
-use crate::tune::{Shape, Target, TuneOptions, Tuner};
+use crate::exit;
+use crate::gemm::{GemmMeasurement, measure_gemm};
+use crate::tune::{TuneArgs, restrict};
+use tessel_runtime::device::Device;
+use tessel_runtime::dsl::Prepared;
+use tessel_runtime::tune::outcome::plain_table;
+use tessel_runtime::tune::{Shape, Target, TuneOptions, Tuner};
 
-/// One line of the table.
+/// One line of the bench table.
 #[derive(Clone, Debug)]
 pub struct BenchRow {
     pub workload: String,
@@ -41,38 +41,50 @@ pub struct BenchRow {
     pub config: String,
 }
 
+/// The bench table.
 pub fn render(rows: &[BenchRow]) -> String {
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:<32} {:<16} {:<14} {:>10} {:>10} {:>7} {:>8} {:>6}  config",
-        "workload", "shape", "dtype", "tessel", "reference", "ratio", "roofline", "verify"
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let unit = if r.bandwidth { "TB/s" } else { "TF/s" };
+            let rate = |x: f64| {
+                if r.bandwidth {
+                    format!("{x:.2} {unit}")
+                } else {
+                    format!("{x:.1} {unit}")
+                }
+            };
+            vec![
+                r.workload.clone(),
+                r.shape.clone(),
+                r.dtype.clone(),
+                rate(r.tessel),
+                rate(r.reference),
+                format!("{:.3}", r.tessel / r.reference.max(1e-12)),
+                r.roofline_pct
+                    .map(|p| format!("{p:.1}%"))
+                    .unwrap_or_else(|| "-".into()),
+                if r.verified { "ok" } else { "FAIL" }.into(),
+                r.config.clone(),
+            ]
+        })
+        .collect();
+    let mut t = plain_table(
+        &[
+            "workload",
+            "shape",
+            "dtype",
+            "tessel",
+            "reference",
+            "ratio",
+            "roofline",
+            "verify",
+            "config",
+        ],
+        &body,
+        &[0, 1, 2, 8],
     );
-    for r in rows {
-        let unit = if r.bandwidth { "TB/s" } else { "TF/s" };
-        let rate = |x: f64| {
-            if r.bandwidth {
-                format!("{x:>5.2}")
-            } else {
-                format!("{x:>5.1}")
-            }
-        };
-        let _ = writeln!(
-            t,
-            "{:<32} {:<16} {:<14} {} {unit} {} {unit} {:>7.3} {:>8} {:>6}  {}",
-            r.workload,
-            r.shape,
-            r.dtype,
-            rate(r.tessel),
-            rate(r.reference),
-            r.tessel / r.reference.max(1e-12),
-            r.roofline_pct
-                .map(|p| format!("{p:.1}%"))
-                .unwrap_or_else(|| "-".into()),
-            if r.verified { "ok" } else { "FAIL" },
-            r.config
-        );
-    }
+    t.push('\n');
     t
 }
 
@@ -82,24 +94,50 @@ pub fn copy_bandwidth(dev: &Device, bytes: usize) -> Result<f64, String> {
     let stream = dev.stream();
     let src = stream.alloc_zeros::<u8>(bytes).map_err(|x| e(&x))?;
     let mut dst = stream.alloc_zeros::<u8>(bytes).map_err(|x| e(&x))?;
-    let tc = crate::timing::TimingConfig {
+    let tc = tessel_runtime::timing::TimingConfig {
         warmup: 3,
         runs: 20,
     };
-    let t = crate::timing::time_gpu(dev, &tc, None, || stream.memcpy_dtod(&src, &mut dst))
+    let t = tessel_runtime::timing::time_gpu(dev, &tc, None, || stream.memcpy_dtod(&src, &mut dst))
         .map_err(|x| e(&x))?;
     Ok(2.0 * bytes as f64 / (t.median_ms * 1e-3) / 1e12)
 }
 
-/// The GEMM rows for `def` (a kernel with the seed-004 tunables).
+/// The bench's command line.
+#[derive(clap::Parser, Debug)]
+#[command(
+    version,
+    about = "One process, one table: the tuned tessel kernels next to cuBLAS and the device's copy bandwidth",
+    after_help = "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no GPU / CUDA driver, 4 other error."
+)]
+pub struct BenchCli {
+    #[command(flatten)]
+    pub tune: TuneArgs,
+    /// Pin a GEMM tunable: NAME=VALUE (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::sweep::parse_set)]
+    pub sets: Vec<(String, i64)>,
+}
+
+impl BenchCli {
+    /// The sweep budget for the SIMT rows: a `--budget` count is that many configurations;
+    /// seconds, or no budget, the SGEMM examples' default (256).
+    pub fn sweep_budget(&self) -> usize {
+        match self.tune.budget {
+            Some(tessel_runtime::tune::Budget::Count(n)) => n.max(1),
+            _ => 256,
+        }
+    }
+}
+
+/// The GEMM rows for `def` (a Hopper GEMM kernel with [`crate::tune::DEFAULT_SPACE`]'s tunables).
 pub fn gemm_rows(
     dev: &Device,
     def: &'static KernelDef,
-    args: &[String],
+    cli: &BenchCli,
     rows: &mut Vec<BenchRow>,
 ) -> Result<(), String> {
-    let f = parse_tune_flags(args)?;
-    let sets = parse_sets(&f.rest)?;
+    let f = &cli.tune;
+    let sets = &cli.sets;
     let cases = [
         (DType::F16, DType::F32, 8192),
         (DType::BF16, DType::F32, 8192),
@@ -114,14 +152,14 @@ pub fn gemm_rows(
             acc: Some(acc),
         };
         let mut target = Target::dsl(def, variant).map_err(|e| e.to_string())?;
-        restrict(&mut target, f.sweep.as_deref(), &sets, def.name)?;
+        restrict(&mut target, f.sweep.as_deref(), sets, def.name)?;
         let opts = TuneOptions {
             strategy: f.strategy,
             budget: f.budget,
             seed: f.seed,
             retune: f.retune,
-            gpus: f.gpus.clone(),
-            progress: false,
+            gpus: f.gpu_list(),
+            progress: None,
             ..TuneOptions::default()
         };
         let outcome = Tuner::new(target, Shape::new(s, s, s), opts)
@@ -168,20 +206,6 @@ pub fn gemm_rows(
     Ok(())
 }
 
-/// The `--set NAME=V` pins among the bench's non-tuning flags (any other flag is an error).
-fn parse_sets(rest: &[String]) -> Result<Vec<(String, i64)>, String> {
-    let mut sets = Vec::new();
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let v = it.next().ok_or(format!("`{flag}` needs a value"))?;
-        if flag != "--set" {
-            return Err(format!("unknown flag `{flag}`"));
-        }
-        sets.push(crate::example_sweep::parse_set(v)?);
-    }
-    Ok(sets)
-}
-
 /// Fills each GEMM row's roofline column with the % of the best dense rate measured in the run
 /// (tessel or cuBLAS): the measured compute ceiling — over the tensor-core rows (f16, bf16) for
 /// those, over the f32 rows (FFMA) for an f32 row. Bandwidth rows get the % of `copy_tbs`.
@@ -204,15 +228,6 @@ pub fn fill_rooflines(rows: &mut [BenchRow], copy_tbs: f64) {
     }
 }
 
-/// The sweep budget a bench run's `--budget` means for the SIMT rows: a count is that many
-/// configurations; seconds, or no flag, the SGEMM examples' default (256).
-pub fn sweep_budget(args: &[String]) -> Result<usize, String> {
-    Ok(match parse_tune_flags(args)?.budget {
-        Some(crate::tune::Budget::Count(n)) => n.max(1),
-        _ => 256,
-    })
-}
-
 /// A row that could not be measured: shown as FAIL with the reason in the config column.
 fn failed_row(
     workload: String,
@@ -230,12 +245,12 @@ fn failed_row(
         bandwidth,
         roofline_pct: None,
         verified: false,
-        config: format!("not measured: {}", crate::example_sweep::first_line(why)),
+        config: format!("not measured: {}", crate::sweep::first_line(why)),
     }
 }
 
 /// The SGEMM ladder's top rung `def` at 4096³ (f32, cuBLAS SGEMM without TF32 as the
-/// reference), swept with `budget` or remembered ([`crate::example_sgemm::measure_tuned`]);
+/// reference), swept by the tuner with `budget` or cached ([`crate::sgemm::measure_tuned`]);
 /// verified over the full output and by an f64 host spot check.
 pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchRow {
     let s = 4096;
@@ -248,7 +263,7 @@ pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchR
     };
     let shape = format!("{s}x{s}x{s}");
     let dtype = "f32 acc f32";
-    let row = match crate::example_sgemm::measure_tuned(dev, def, (s, s, s), budget) {
+    let row = match crate::sgemm::measure_tuned(dev, def, (s, s, s), budget) {
         Ok((o, cached)) => BenchRow {
             workload: workload(cached),
             shape,
@@ -272,11 +287,11 @@ pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchR
     row
 }
 
-/// Seed 003's GEMV shapes (f16, f32 accumulation), one row each: the faster of `kernels` on that
-/// shape, each swept or remembered ([`crate::example_gemv::measure_best`]) and verified, in TB/s
+/// The standard GEMV shapes (f16, f32 accumulation), one row each: the faster of `kernels` on that
+/// shape, each swept by the tuner or cached ([`crate::gemv::measure_best`]) and verified, in TB/s
 /// against cuBLAS's TB/s (`copy_tbs` is the run's measured copy bandwidth, for the log lines).
 pub fn gemv_rows(dev: &Device, kernels: &[&'static KernelDef], copy_tbs: f64) -> Vec<BenchRow> {
-    use crate::example_gemv::{SHAPES, measure_best};
+    use crate::gemv::{SHAPES, measure_best};
     let dtype = "f16 acc f32";
     let mut rows = Vec::new();
     for &(n, k) in &SHAPES {
@@ -314,15 +329,19 @@ pub fn gemv_rows(dev: &Device, kernels: &[&'static KernelDef], copy_tbs: f64) ->
     rows
 }
 
+/// Rows measured by the caller's own kernels: (device, SIMT sweep budget, rows).
+pub type ExtraRows = dyn Fn(&Device, usize, &mut Vec<BenchRow>) -> Result<(), String>;
+
 /// `main` of the bench example: copy bandwidth, the GEMM rows, then `extra` (rows measured by
-/// the caller's own kernels), one table. Returns the exit code.
-pub fn bench_main(
-    def: &'static KernelDef,
-    args: &[String],
-    extra: &dyn Fn(&Device, &mut Vec<BenchRow>) -> Result<(), String>,
-) -> i32 {
-    let run = || -> Result<bool, String> {
-        let dev = Device::open(0).map_err(|e| format!("no GPU to run on ({e})"))?;
+/// the caller's own kernels, given the SIMT sweep budget), one table. Returns the exit code.
+pub fn bench_main(def: &'static KernelDef, args: &[String], extra: &ExtraRows) -> i32 {
+    let cli = match exit::parse::<BenchCli>("bench", args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let run = || -> Result<bool, exit::Error> {
+        let dev =
+            Device::open(0).map_err(|e| exit::Error::NoGpu(format!("no GPU to run on ({e})")))?;
         let info = dev.info();
         println!(
             "device   {} ({} SMs, {}, driver {})",
@@ -340,20 +359,13 @@ pub fn bench_main(
             verified: true,
             config: "read + write bytes / time".into(),
         }];
-        gemm_rows(&dev, def, args, &mut rows)?;
-        extra(&dev, &mut rows)?;
+        gemm_rows(&dev, def, &cli, &mut rows)?;
+        extra(&dev, cli.sweep_budget(), &mut rows)?;
         fill_rooflines(&mut rows, copy);
         print!("{}", render(&rows));
         Ok(rows.iter().all(|r| r.verified))
     };
-    match run() {
-        Ok(true) => 0,
-        Ok(false) => 1,
-        Err(e) => {
-            eprintln!("bench: {e}");
-            1
-        }
-    }
+    exit::finish("bench", run())
 }
 
 #[cfg(test)]
@@ -405,32 +417,29 @@ mod tests {
 
     #[test]
     fn set_flags_pin_tunables_and_other_flags_are_refused() {
-        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        use clap::Parser;
+        let parse = |v: &[&str]| {
+            BenchCli::try_parse_from(std::iter::once("bench").chain(v.iter().copied()))
+        };
+        let c = parse(&["--set", "CONSUMERS=2", "--set=TILE_K=64"]).unwrap();
         assert_eq!(
-            parse_sets(&a(&["--set", "CONSUMERS=2", "--set", "TILE_K=64"])).unwrap(),
+            c.sets,
             vec![("CONSUMERS".to_string(), 2), ("TILE_K".to_string(), 64)]
         );
-        assert!(
-            parse_sets(&a(&["--m", "4096"]))
-                .unwrap_err()
-                .contains("unknown flag")
-        );
-        assert!(parse_sets(&a(&["--set", "TILE_K"])).is_err());
-        assert!(parse_sets(&a(&["--set"])).is_err());
-        let f = parse_tune_flags(&a(&["--sweep", "WARP_N,GROUP_M", "--set", "STAGES=4"])).unwrap();
-        assert_eq!(f.sweep.unwrap(), vec!["WARP_N", "GROUP_M"]);
+        assert!(parse(&["--m", "4096"]).is_err());
+        assert!(parse(&["--set", "TILE_K"]).is_err());
+        assert!(parse(&["--set"]).is_err());
+        let c = parse(&["--sweep", "WARP_N,GROUP_M", "--set", "STAGES=4"]).unwrap();
         assert_eq!(
-            parse_sets(&f.rest).unwrap(),
-            vec![("STAGES".to_string(), 4)]
+            c.tune.sweep,
+            Some(vec!["WARP_N".to_string(), "GROUP_M".to_string()])
         );
-    }
-
-    #[test]
-    fn the_budget_flag_caps_the_simt_sweeps() {
-        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(sweep_budget(&a(&["--budget", "12"])).unwrap(), 12);
-        assert_eq!(sweep_budget(&a(&["--strategy", "random"])).unwrap(), 256);
-        assert_eq!(sweep_budget(&a(&["--budget", "30s"])).unwrap(), 256);
-        assert!(sweep_budget(&a(&["--budget"])).is_err());
+        assert_eq!(parse(&["--budget", "12"]).unwrap().sweep_budget(), 12);
+        assert_eq!(
+            parse(&["--strategy", "random"]).unwrap().sweep_budget(),
+            256
+        );
+        assert_eq!(parse(&["--budget", "30s"]).unwrap().sweep_budget(), 256);
+        assert!(parse(&["--budget"]).is_err());
     }
 }

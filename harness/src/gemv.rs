@@ -1,5 +1,5 @@
-//! The shared `main` of the GEMV example (seed 003): `y[N] = W[N,K] · x[K]`, f16 or bf16 in
-//! and out, f32 accumulation, over the seed's shapes (7168, 16384), (18432, 7168),
+//! The shared `main` of the GEMV example: `y[N] = W[N,K] · x[K]`, f16 or bf16 in
+//! and out, f32 accumulation, over the standard shapes (7168, 16384), (18432, 7168),
 //! (28672, 8192), (57344, 7168) and (1024, 1024).
 //!
 //! GEMV reads every byte of W once and does 2 FLOPs per element: it is bound by memory
@@ -8,7 +8,7 @@
 //! events, read + write bytes), next to cuBLAS (`cublasGemmEx` with N = 1, f32 compute).
 //!
 //! For every shape and kernel the legal configurations (rows per block, loads in flight, stages
-//! …) are swept ([`crate::example_sweep::sweep_with`]), each verified over the full output
+//! …) are swept through the tuner ([`crate::jobs`]), each verified over the full output
 //! against cuBLAS; the fastest is timed against cuBLAS in interleaved rounds.
 
 use std::sync::Arc;
@@ -18,19 +18,17 @@ use dsl_core::def::{KernelDef, Variant};
 use dsl_core::ir;
 use half::{bf16, f16};
 
-use crate::cublas_ref::{CublasRef, GemmCompute};
-use crate::device::{Device, guard};
-use crate::dsl::{Instance, Prepared, TensorArg, module_cache};
-use crate::dtype::Element;
-use crate::example_sweep::{
-    ROUNDS, combine, config_text, config_with, no_gpu, parse_set, sweep_cached, sweep_with,
-    write_cuda,
-};
-use crate::tensor::DeviceTensor;
-use crate::timing::{Timing, TimingConfig, time_gpu};
-use crate::verify::{Verification, gemm_tolerance, verify};
+use crate::exit;
+use crate::sweep::{ROUNDS, combine, config_text, config_with, no_gpu, parse_set, write_cuda};
+use tessel_runtime::cublas_ref::{CublasRef, GemmCompute};
+use tessel_runtime::device::Device;
+use tessel_runtime::dsl::{Instance, Prepared, TensorArg, module_cache};
+use tessel_runtime::dtype::Element;
+use tessel_runtime::tensor::DeviceTensor;
+use tessel_runtime::timing::{Timing, TimingConfig, time_gpu};
+use tessel_runtime::verify::{Verification, gemm_tolerance, verify};
 
-/// Seed 003's shapes `(N, K)`.
+/// The standard GEMV shapes `(N, K)` (LLM projection sizes, and a small one).
 pub const SHAPES: [(usize, usize); 5] = [
     (7168, 16384),
     (18432, 7168),
@@ -39,74 +37,83 @@ pub const SHAPES: [(usize, usize); 5] = [
     (1024, 1024),
 ];
 
-pub const GEMV_USAGE: &str = "flags: --shape N,K (repeatable; default: seed 003's five), --dtype f16|bf16, --kernel NAME (repeatable; default: all), --set NAME=V, --no-tune, --runs R";
-
+/// Options of the GEMV example.
 #[derive(Clone, Debug)]
 pub struct GemvOpts {
+    /// `(N, K)` shapes.
     pub shapes: Vec<(usize, usize)>,
+    /// Input and output dtype.
     pub dtype: ir::DType,
+    /// Kernel names to run (all when empty).
     pub kernels: Vec<String>,
+    /// Pinned tunables.
     pub sets: Vec<(String, i64)>,
+    /// Sweep each kernel's legal configurations.
     pub tune: bool,
+    /// Timed runs per round.
     pub runs: usize,
 }
 
-pub fn parse_opts(args: &[String]) -> Result<GemvOpts, String> {
-    let mut o = GemvOpts {
-        shapes: Vec::new(),
-        dtype: ir::DType::F16,
-        kernels: Vec::new(),
-        sets: Vec::new(),
-        tune: true,
-        runs: 50,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        if args[i] == "--no-tune" {
-            o.tune = false;
-            i += 1;
-            continue;
+/// `N,K`.
+pub fn parse_shape(v: &str) -> Result<(usize, usize), String> {
+    let (n, k) = v.split_once(',').ok_or("--shape takes N,K")?;
+    Ok((
+        crate::gemm::positive(n.trim())?,
+        crate::gemm::positive(k.trim())?,
+    ))
+}
+
+/// The GEMV example's flags.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GemvArgs {
+    /// A shape N,K (repeatable) [default: the five standard shapes]
+    #[arg(long = "shape", value_name = "N,K", value_parser = parse_shape)]
+    pub shapes: Vec<(usize, usize)>,
+    /// Input and output dtype
+    #[arg(long, default_value = "f16", value_parser = ["f16", "bf16"])]
+    pub dtype: String,
+    /// Run only this kernel (repeatable) [default: all]
+    #[arg(long = "kernel", value_name = "NAME")]
+    pub kernels: Vec<String>,
+    /// Set a tunable: NAME=VALUE (repeatable; turns the sweep off)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
+    pub sets: Vec<(String, i64)>,
+    /// Run the default configurations, no sweep
+    #[arg(long)]
+    pub no_tune: bool,
+    /// Timed runs per round (at least 20)
+    #[arg(long, default_value_t = 50, value_parser = crate::gemm::positive)]
+    pub runs: usize,
+}
+
+/// The GEMV example's command line.
+#[derive(clap::Parser, Debug)]
+#[command(
+    version,
+    about = "Runs tessel's GEMV kernels (y = W·x): sweeps, verifies against cuBLAS, reports TB/s against the measured copy bandwidth",
+    after_help = "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no GPU / CUDA driver, 4 other error."
+)]
+pub struct GemvCli {
+    #[command(flatten)]
+    pub gemv: GemvArgs,
+}
+
+impl GemvArgs {
+    /// The options.
+    pub fn opts(&self) -> GemvOpts {
+        GemvOpts {
+            shapes: if self.shapes.is_empty() {
+                SHAPES.to_vec()
+            } else {
+                self.shapes.clone()
+            },
+            dtype: ir::DType::from_name(&self.dtype).unwrap_or(ir::DType::F16),
+            kernels: self.kernels.clone(),
+            sets: self.sets.clone(),
+            tune: !self.no_tune && self.sets.is_empty(),
+            runs: self.runs.max(20),
         }
-        let flag = args[i].as_str();
-        let v = args
-            .get(i + 1)
-            .ok_or_else(|| format!("`{flag}` needs a value"))?;
-        match flag {
-            "--shape" => {
-                let (n, k) = v.split_once(',').ok_or("--shape takes N,K")?;
-                let p = |s: &str| {
-                    s.trim()
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|x| *x > 0)
-                        .ok_or_else(|| format!("`{s}` is not a positive integer"))
-                };
-                o.shapes.push((p(n)?, p(k)?));
-            }
-            "--dtype" => {
-                o.dtype = ir::DType::from_name(v)
-                    .filter(|d| matches!(d, ir::DType::F16 | ir::DType::BF16))
-                    .ok_or(format!("--dtype takes f16 or bf16, not `{v}`"))?
-            }
-            "--kernel" => o.kernels.push(v.clone()),
-            "--set" => o.sets.push(parse_set(v)?),
-            "--runs" => {
-                o.runs = v
-                    .parse::<usize>()
-                    .map_err(|_| format!("`{v}` is not a positive integer"))?
-                    .max(20)
-            }
-            other => return Err(format!("unknown flag `{other}`")),
-        }
-        i += 2;
     }
-    if o.shapes.is_empty() {
-        o.shapes = SHAPES.to_vec();
-    }
-    if !o.sets.is_empty() {
-        o.tune = false;
-    }
-    Ok(o)
 }
 
 /// Bytes a GEMV must move: W, x and y once each.
@@ -122,22 +129,7 @@ pub fn tbps(bytes: f64, ms: f64) -> f64 {
 /// The device's copy bandwidth in TB/s: a device-to-device copy of 1 GiB, timed with events,
 /// counting the bytes read and written.
 pub fn copy_bandwidth(dev: &Device) -> Result<f64, String> {
-    let bytes: usize = 1 << 30;
-    let stream = dev.stream().clone();
-    let src = guard("cuMemAlloc", || stream.alloc_zeros::<u8>(bytes)).map_err(|e| e.to_string())?;
-    let mut dst =
-        guard("cuMemAlloc", || stream.alloc_zeros::<u8>(bytes)).map_err(|e| e.to_string())?;
-    let t = time_gpu(
-        dev,
-        &TimingConfig {
-            warmup: 3,
-            runs: 20,
-        },
-        None,
-        || stream.memcpy_dtod(&src, &mut dst),
-    )
-    .map_err(|e| e.to_string())?;
-    Ok(tbps(2.0 * bytes as f64, t.median_ms))
+    crate::bench::copy_bandwidth(dev, 1 << 30)
 }
 
 /// One (shape, kernel) measurement.
@@ -225,7 +217,7 @@ impl<T: Element> Shape<T> {
         dev: &Device,
         p: &Arc<Prepared>,
         cfg: &Config,
-    ) -> Result<(Instance, Vec<crate::launch::KernelArg>), String> {
+    ) -> Result<(Instance, Vec<tessel_runtime::launch::KernelArg>), String> {
         let t = self.tensors();
         let problem = p.bind(&t).map_err(|x| x.to_string())?;
         let inst = Instance::new(dev, module_cache(), p.clone(), cfg, &problem)
@@ -238,41 +230,48 @@ impl<T: Element> Shape<T> {
         &mut self,
         dev: &Device,
         inst: &Instance,
-        args: &[crate::launch::KernelArg],
+        args: &[tessel_runtime::launch::KernelArg],
     ) -> Result<Verification, String> {
         let e = |x: &dyn std::fmt::Display| x.to_string();
         self.y.fill_poison().map_err(|x| e(&x))?;
         inst.launch(args).map_err(|x| e(&x))?;
         dev.synchronize().map_err(|x| e(&x))?;
-        let tol = gemm_tolerance(T::DTYPE, crate::dtype::DType::F32, T::DTYPE, self.k);
+        let tol = gemm_tolerance(
+            T::DTYPE,
+            tessel_runtime::dtype::DType::F32,
+            T::DTYPE,
+            self.k,
+        );
         verify(&self.y.to_host().map_err(|x| e(&x))?, &self.ref_host, tol).map_err(|x| e(&x))
     }
 }
 
-/// Runs the GEMV example over `kernels`; returns the process exit code.
+/// Runs the GEMV example over `kernels`; returns the process exit code (see [`crate::exit`]).
 pub fn gemv_main(kernels: &[&'static KernelDef], example: &str, args: &[String]) -> i32 {
-    match run_example(kernels, example, args) {
-        Ok(true) => 0,
-        Ok(false) => 1,
-        Err(msg) => {
-            eprintln!("{example}: {msg}");
-            1
-        }
-    }
+    // First: a copy of this program re-launched by the tuner serves trials and exits here.
+    crate::jobs::serve(&[], &[], kernels);
+    let cli = match exit::parse::<GemvCli>(example, args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    exit::finish(example, run_example(kernels, example, &cli.gemv.opts()))
 }
 
-fn run_example(all: &[&'static KernelDef], example: &str, args: &[String]) -> Result<bool, String> {
-    let o = parse_opts(args).map_err(|e| format!("{e}\n{GEMV_USAGE}"))?;
+/// Runs the GEMV example with parsed options: `Ok(verified)`.
+pub fn run_example(
+    all: &[&'static KernelDef],
+    example: &str,
+    o: &GemvOpts,
+) -> Result<bool, exit::Error> {
     let kernels: Vec<&'static KernelDef> = if o.kernels.is_empty() {
         all.to_vec()
     } else {
         o.kernels
             .iter()
             .map(|k| {
-                all.iter()
-                    .copied()
-                    .find(|d| d.name == k)
-                    .ok_or_else(|| format!("no kernel `{k}` (kernels: {})", names(all)))
+                all.iter().copied().find(|d| d.name == k).ok_or_else(|| {
+                    exit::Error::Usage(format!("no kernel `{k}` (kernels: {})", names(all)))
+                })
             })
             .collect::<Result<_, _>>()?
     };
@@ -292,7 +291,7 @@ fn run_example(all: &[&'static KernelDef], example: &str, args: &[String]) -> Re
             .filter(|(k, _)| def.tunables.iter().any(|t| t.name == k))
             .cloned()
             .collect();
-        let cfg = config_with(def, &sets)?;
+        let cfg = config_with(def, &sets).map_err(exit::Error::Usage)?;
         let path = write_cuda(&p, example, &cfg)?;
         println!(
             "kernel   {} ({}), config {}",
@@ -307,13 +306,13 @@ fn run_example(all: &[&'static KernelDef], example: &str, args: &[String]) -> Re
         Ok(d) => d,
         Err(e) => {
             let (p, cfg) = &prepared[0];
-            return Err(no_gpu(p, cfg, &e.to_string()));
+            return Err(exit::Error::NoGpu(no_gpu(p, cfg, &e.to_string())));
         }
     };
-    match o.dtype {
-        ir::DType::BF16 => run_typed::<bf16>(&dev, &prepared, &o),
-        _ => run_typed::<f16>(&dev, &prepared, &o),
-    }
+    Ok(match o.dtype {
+        ir::DType::BF16 => run_typed::<bf16>(&dev, &prepared, o)?,
+        _ => run_typed::<f16>(&dev, &prepared, o)?,
+    })
 }
 
 fn names(all: &[&'static KernelDef]) -> String {
@@ -340,7 +339,7 @@ fn run_typed<T: Element>(
         for (p, default) in prepared {
             let mut cfg = default.clone();
             if o.tune {
-                cfg = tune(dev, &mut s, p, SWEEP_BUDGET, false)?.0;
+                cfg = tune(&s, p, SWEEP_BUDGET)?.0;
             }
             let out = measure(dev, &cublas, &mut s, p, &cfg, o.runs)?;
             println!("verify   {}", out.verify);
@@ -352,45 +351,25 @@ fn run_typed<T: Element>(
     Ok(outcomes.iter().all(|x| x.verify.passed()))
 }
 
-/// Configurations a GEMV sweep times per (shape, kernel): all of them for the seed's kernels.
+/// Configurations a GEMV sweep times per (shape, kernel): all of them for the shipped GEMV kernels.
 pub const SWEEP_BUDGET: usize = 64;
 
-/// Sweeps `p` on shape `s` (at most `budget` configurations; with `cached`, the remembered
-/// winner of an earlier sweep at least that large instead); returns the winner and whether it
-/// came from the cache.
+/// Sweeps `p` on shape `s` through the tuner (at most `budget` configurations, in worker
+/// processes; the cached winner when the same sweep already ran); returns the winner and
+/// whether it came from the cache.
 fn tune<T: Element>(
-    dev: &Device,
-    s: &mut Shape<T>,
+    s: &Shape<T>,
     p: &Arc<Prepared>,
     budget: usize,
-    cached: bool,
 ) -> Result<(Config, bool), String> {
-    let info = dev.info().clone();
-    let problem = p.bind(&s.tensors()).map_err(|e| e.to_string())?;
-    let eval = |c: &Config| {
-        let (inst, args) = s.instance(dev, p, c)?;
-        let v = s.run_and_verify(dev, &inst, &args)?;
-        let t = time_gpu(
-            dev,
-            &TimingConfig {
-                warmup: 2,
-                runs: 20,
-            },
-            None,
-            || inst.launch(&args),
-        )
-        .map_err(|x| x.to_string())?;
-        Ok((v.passed(), t.median_ms))
-    };
-    let found = if cached {
-        sweep_cached(p, &problem, &info, budget, eval)?
-    } else {
-        sweep_with(p, &problem, &info, budget, eval)?.map(|c| (c, false))
-    };
-    found.ok_or_else(|| format!("{}: no configuration passed verification", p.def.name))
+    let dims = format!("N={},K={}", s.n, s.k);
+    let def = p.def;
+    let job = crate::jobs::keyed(|key| crate::jobs::gemv_job(def, T::DTYPE, key), &dims)?;
+    crate::jobs::tune_job(job, budget)?
+        .ok_or_else(|| format!("{}: no configuration passed verification", p.def.name))
 }
 
-/// The fastest kernel of `kernels` on one shape, swept (or remembered) and timed against cuBLAS.
+/// The fastest kernel of `kernels` on one shape, swept (or cached) and timed against cuBLAS.
 #[derive(Clone, Debug)]
 pub struct GemvBest {
     pub outcome: GemvOutcome,
@@ -398,8 +377,8 @@ pub struct GemvBest {
     pub from_cache: bool,
 }
 
-/// For each `(N, K)` of `shapes`: every kernel of `kernels` swept (the remembered winner when
-/// an earlier sweep of at least [`SWEEP_BUDGET`] configurations found one), verified over the
+/// For each `(N, K)` of `shapes`: every kernel of `kernels` swept by the tuner (at most
+/// [`SWEEP_BUDGET`] configurations, or the cached winner of the same sweep), verified over the
 /// full output and timed against cuBLAS; the fastest verified kernel's outcome (or, when none
 /// verified, the fastest, which then reports the failure). f16 in and out, f32 accumulation;
 /// `copy_tbps` (the measured copy bandwidth) is only for the printed `result` lines.
@@ -417,7 +396,7 @@ pub fn measure_best(
         let mut row: Option<GemvBest> = None;
         for def in kernels {
             let p = Prepared::get(def, Variant::default()).map_err(|e| e.to_string())?;
-            let (cfg, from_cache) = tune(dev, &mut s, &p, SWEEP_BUDGET, true)?;
+            let (cfg, from_cache) = tune(&s, &p, SWEEP_BUDGET)?;
             let out = measure(dev, &cublas, &mut s, &p, &cfg, runs)?;
             println!("{}", result_line(&out, ir::DType::F16, copy_tbps));
             let better = match &row {
@@ -475,51 +454,62 @@ fn measure<T: Element>(
 
 /// One table over every (shape, kernel).
 pub fn table(outcomes: &[GemvOutcome], copy: f64) -> String {
-    use std::fmt::Write as _;
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:<12} {:>14} {:>10} {:>8} {:>9} {:>9} {:>7}  config",
-        "kernel", "N x K", "median us", "TB/s", "% copy", "vs cuBLAS", "verify"
-    );
-    for o in outcomes {
-        let _ = writeln!(
-            t,
-            "{:<12} {:>14} {:>10.2} {:>8.2} {:>8.1}% {:>8.1}% {:>7}  {}",
-            o.kernel,
-            format!("{}x{}", o.n, o.k),
-            o.mine.median_ms * 1e3,
-            o.tbps(),
-            100.0 * o.tbps() / copy.max(1e-9),
-            100.0 * o.tbps() / o.cublas_tbps().max(1e-9),
-            if o.verify.passed() { "ok" } else { "FAIL" },
-            o.config
-        );
-    }
-    let _ = write!(
-        t,
-        "(cuBLAS: cublasGemmEx with N = 1; copy: {copy:.2} TB/s measured)"
-    );
-    t
+    let rows: Vec<Vec<String>> = outcomes
+        .iter()
+        .map(|o| {
+            vec![
+                o.kernel.clone(),
+                format!("{}x{}", o.n, o.k),
+                format!("{:.2}", o.mine.median_ms * 1e3),
+                format!("{:.2}", o.tbps()),
+                format!("{:.1}%", 100.0 * o.tbps() / copy.max(1e-9)),
+                format!("{:.1}%", 100.0 * o.tbps() / o.cublas_tbps().max(1e-9)),
+                if o.verify.passed() { "ok" } else { "FAIL" }.into(),
+                o.config.clone(),
+            ]
+        })
+        .collect();
+    format!(
+        "{}\n(cuBLAS: cublasGemmEx with N = 1; copy: {copy:.2} TB/s measured)",
+        tessel_runtime::tune::outcome::plain_table(
+            &[
+                "kernel",
+                "N x K",
+                "median us",
+                "TB/s",
+                "% copy",
+                "vs cuBLAS",
+                "verify",
+                "config",
+            ],
+            &rows,
+            &[0, 7],
+        )
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    fn parse(v: &[&str]) -> Result<GemvOpts, clap::Error> {
+        GemvCli::try_parse_from(std::iter::once("gemv").chain(v.iter().copied()))
+            .map(|c| c.gemv.opts())
+    }
 
     #[test]
     fn flags_and_units() {
-        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let o = parse_opts(&a(&[])).unwrap();
+        let o = parse(&[]).unwrap();
         assert_eq!(o.shapes, SHAPES.to_vec());
         assert!(o.tune);
-        let o = parse_opts(&a(&["--shape", "64,128", "--dtype", "bf16", "--no-tune"])).unwrap();
+        let o = parse(&["--shape", "64,128", "--dtype=bf16", "--no-tune"]).unwrap();
         assert_eq!(
             (o.shapes.clone(), o.dtype, o.tune),
             (vec![(64, 128)], ir::DType::BF16, false)
         );
-        assert!(parse_opts(&a(&["--dtype", "f32"])).is_err());
-        assert!(parse_opts(&a(&["--shape", "64"])).is_err());
+        assert!(parse(&["--dtype", "f32"]).is_err());
+        assert!(parse(&["--shape", "64"]).is_err());
         // 7168 × 16384 f16: 234.9 MB; in 70 µs that is 3.36 TB/s.
         let b = gemv_bytes(7168, 16384, 2);
         assert_eq!(b, ((7168 * 16384 + 16384 + 7168) * 2) as f64);

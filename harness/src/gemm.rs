@@ -3,105 +3,125 @@
 //! both in the same process. Without a GPU: compile with NVRTC when it is found, say so in one
 //! sentence, exit non-zero.
 
-use std::fmt::Write as _;
-
 use dsl_core::check::Config;
 use dsl_core::def::{KernelDef, Variant};
+
+use crate::sweep::no_gpu;
 use dsl_core::ir;
 use half::{bf16, f16};
 
-use crate::cublas_ref::{CublasRef, GemmCompute};
-use crate::device::Device;
-use crate::dsl::{Instance, Prepared, module_cache};
-use crate::dtype::Element;
-use crate::tensor::DeviceTensor;
-use crate::timing::{TimingConfig, gemm_flops, time_gpu};
-use crate::verify::{gemm_tolerance, verify};
+use tessel_runtime::cublas_ref::{CublasRef, GemmCompute};
+use tessel_runtime::device::Device;
+use tessel_runtime::dsl::{Instance, Prepared, module_cache};
+use tessel_runtime::dtype::Element;
+use tessel_runtime::tensor::DeviceTensor;
+use tessel_runtime::timing::{TimingConfig, gemm_flops, time_gpu};
+use tessel_runtime::verify::{gemm_tolerance, verify};
+
+use crate::exit;
 
 /// Command-line options of a GEMM example.
 #[derive(Clone, Debug)]
 pub struct GemmOpts {
+    /// Rows of `lhs` and `out`.
     pub m: usize,
+    /// Rows of `rhs`, columns of `out`.
     pub n: usize,
+    /// The reduction dimension.
     pub k: usize,
+    /// Input and accumulator dtypes.
     pub variant: Variant,
+    /// Pinned tunables.
     pub sets: Vec<(String, i64)>,
+    /// Timed runs per round.
     pub runs: usize,
 }
 
-pub const GEMM_USAGE: &str = "flags: --m M --n N --k K (default 8192 each; v0: 4096), --dtype f16|bf16, --acc f16|f32, --set NAME=V, --runs R";
+/// A positive integer.
+pub fn positive(v: &str) -> Result<usize, String> {
+    v.parse::<usize>()
+        .ok()
+        .filter(|x| *x > 0)
+        .ok_or_else(|| format!("`{v}` is not a positive integer"))
+}
 
-pub fn parse_opts(example: &str, args: &[String]) -> Result<GemmOpts, String> {
-    let d = if example.starts_with("v0") {
-        4096
-    } else {
-        8192
-    };
-    let mut o = GemmOpts {
-        m: d,
-        n: d,
-        k: d,
-        variant: Variant::default(),
-        sets: Vec::new(),
-        runs: 20,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let v = args
-            .get(i + 1)
-            .ok_or_else(|| format!("`{}` needs a value", args[i]))?;
-        let num = || {
-            v.parse::<usize>()
-                .map_err(|_| format!("`{v}` is not a positive integer"))
+/// The GEMM examples' flags.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct GemmArgs {
+    /// Rows of lhs and out [default: 8192; v0_naive: 4096]
+    #[arg(long, value_parser = positive)]
+    pub m: Option<usize>,
+    /// Rows of rhs, columns of out [default: as --m]
+    #[arg(long, value_parser = positive)]
+    pub n: Option<usize>,
+    /// Reduction dimension [default: as --m]
+    #[arg(long, value_parser = positive)]
+    pub k: Option<usize>,
+    /// Input dtype (bf16 implies --acc f32)
+    #[arg(long, value_parser = ["f16", "bf16"])]
+    pub dtype: Option<String>,
+    /// Accumulator dtype
+    #[arg(long, value_parser = ["f16", "f32"])]
+    pub acc: Option<String>,
+    /// Set a tunable: NAME=VALUE (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::sweep::parse_set)]
+    pub sets: Vec<(String, i64)>,
+    /// Timed runs per round (at least 20)
+    #[arg(long, default_value_t = 20)]
+    pub runs: usize,
+}
+
+/// A GEMM example's command line.
+#[derive(clap::Parser, Debug)]
+#[command(
+    version,
+    about = "Runs a tessel GEMM kernel: writes its .cu, verifies it against cuBLAS over the full output and times both",
+    after_help = "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no GPU / CUDA driver, 4 other error."
+)]
+pub struct GemmCli {
+    #[command(flatten)]
+    pub gemm: GemmArgs,
+}
+
+impl GemmArgs {
+    /// The options of example `example` (its default size: 4096 for `v0…`, else 8192).
+    pub fn opts(&self, example: &str) -> GemmOpts {
+        let d = if example.starts_with("v0") {
+            4096
+        } else {
+            8192
         };
-        match args[i].as_str() {
-            "--m" => o.m = num()?,
-            "--n" => o.n = num()?,
-            "--k" => o.k = num()?,
-            "--runs" => o.runs = num()?.max(20),
-            "--dtype" => {
-                o.variant.input = Some(
-                    ir::DType::from_name(v)
-                        .filter(|d| matches!(d, ir::DType::F16 | ir::DType::BF16))
-                        .ok_or(format!("--dtype takes f16 or bf16, not `{v}`"))?,
-                )
-            }
-            "--acc" => {
-                o.variant.acc = Some(
-                    ir::DType::from_name(v)
-                        .filter(|d| matches!(d, ir::DType::F16 | ir::DType::F32))
-                        .ok_or(format!("--acc takes f16 or f32, not `{v}`"))?,
-                )
-            }
-            "--set" => o.sets.push(crate::example_sweep::parse_set(v)?),
-            other => return Err(format!("unknown flag `{other}`")),
+        let dtype = |n: &Option<String>| n.as_deref().and_then(ir::DType::from_name);
+        let mut variant = Variant {
+            input: dtype(&self.dtype),
+            acc: dtype(&self.acc),
+        };
+        if variant.input == Some(ir::DType::BF16) && variant.acc.is_none() {
+            // bf16 operands need an f32 accumulator (there is no bf16 → f16 WGMMA).
+            variant.acc = Some(ir::DType::F32);
         }
-        i += 2;
+        GemmOpts {
+            m: self.m.unwrap_or(d),
+            n: self.n.unwrap_or(d),
+            k: self.k.unwrap_or(d),
+            variant,
+            sets: self.sets.clone(),
+            runs: self.runs.max(20),
+        }
     }
-    if o.variant.input == Some(ir::DType::BF16) && o.variant.acc.is_none() {
-        // bf16 operands need an f32 accumulator (there is no bf16 → f16 WGMMA).
-        o.variant.acc = Some(ir::DType::F32);
-    }
-    if o.m == 0 || o.n == 0 || o.k == 0 {
-        return Err("dims must be positive".into());
-    }
-    Ok(o)
 }
 
-/// Runs a GEMM example; returns the process exit code.
+/// Runs a GEMM example; returns the process exit code (see [`crate::exit`]).
 pub fn gemm_main(def: &'static KernelDef, example: &str, args: &[String]) -> i32 {
-    match run(def, example, args) {
-        Ok(true) => 0,
-        Ok(false) => 1,
-        Err(msg) => {
-            eprintln!("{example}: {msg}");
-            1
-        }
-    }
+    let cli = match exit::parse::<GemmCli>(example, args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    exit::finish(example, run(def, example, &cli.gemm.opts(example)))
 }
 
-fn run(def: &'static KernelDef, example: &str, args: &[String]) -> Result<bool, String> {
-    let o = parse_opts(example, args).map_err(|e| format!("{e}\n{GEMM_USAGE}"))?;
+/// Runs a GEMM example with parsed options: `Ok(verified)`.
+pub fn run(def: &'static KernelDef, example: &str, o: &GemmOpts) -> Result<bool, exit::Error> {
     let prepared = Prepared::get(def, o.variant).map_err(|e| e.to_string())?;
     let mut cfg = Config {
         values: def
@@ -112,11 +132,14 @@ fn run(def: &'static KernelDef, example: &str, args: &[String]) -> Result<bool, 
     };
     for (k, v) in &o.sets {
         if !cfg.values.contains_key(k) {
-            return Err(format!("`{k}` is not a tunable of `{}`", def.name));
+            return Err(exit::Error::Usage(format!(
+                "`{k}` is not a tunable of `{}`",
+                def.name
+            )));
         }
         cfg.values.insert(k.clone(), *v);
     }
-    let dir = std::path::Path::new("target/tessel").join(example);
+    let dir = crate::out::example_dir(example);
     let vname = variant_name(&prepared);
     let path = dir.join(format!("{}_{vname}.cu", def.name));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -130,34 +153,25 @@ fn run(def: &'static KernelDef, example: &str, args: &[String]) -> Result<bool, 
     println!("cuda     {}", path.display());
     let dev = match Device::open(0) {
         Ok(d) => d,
-        Err(e) => return Err(no_gpu(&prepared, &cfg, &e.to_string())),
+        Err(e) => return Err(exit::Error::NoGpu(no_gpu(&prepared, &cfg, &e.to_string()))),
     };
     let input = prepared.module.kernel.params[0].dtype;
-    match input {
-        ir::DType::F16 => run_typed::<f16>(&dev, &prepared, &cfg, &o),
-        ir::DType::BF16 => run_typed::<bf16>(&dev, &prepared, &cfg, &o),
-        other => Err(format!(
-            "the GEMM examples run f16/bf16 kernels, not {other}"
-        )),
-    }
+    Ok(match input {
+        ir::DType::F16 => run_typed::<f16>(&dev, &prepared, &cfg, o)?,
+        ir::DType::BF16 => run_typed::<bf16>(&dev, &prepared, &cfg, o)?,
+        other => {
+            return Err(exit::Error::Usage(format!(
+                "the GEMM examples run f16/bf16 kernels, not {other}"
+            )));
+        }
+    })
 }
 
+/// `f16_accf32`: the variant's input and accumulator dtypes.
 pub fn variant_name(p: &Prepared) -> String {
     let input = p.module.kernel.params[0].dtype;
-    let acc = acc_dtype(&p.module);
+    let acc = tessel_runtime::tune::target::acc_dtype(&p.module);
     format!("{input}_acc{acc}")
-}
-
-/// The accumulator dtype: the first `mma.fill` or float scalar declaration.
-pub fn acc_dtype(m: &ir::Module) -> ir::DType {
-    for (_, s) in m.stmts.iter() {
-        match s {
-            ir::Stmt::MmaFill { dtype, .. } => return *dtype,
-            ir::Stmt::ScalarDecl { dtype, .. } if dtype.is_float() => return *dtype,
-            _ => {}
-        }
-    }
-    ir::DType::F32
 }
 
 fn config_text(cfg: &Config) -> String {
@@ -168,30 +182,15 @@ fn config_text(cfg: &Config) -> String {
         .join(" ")
 }
 
-/// No GPU: compile the instance with NVRTC when possible, then one sentence.
-fn no_gpu(p: &Prepared, cfg: &Config, why: &str) -> String {
-    let arch = match p.kernel.path {
-        dsl_core::lower::KernelPath::Hopper => crate::nvrtc::Arch::Sm90a,
-        dsl_core::lower::KernelPath::Simt => crate::nvrtc::Arch::Sm80,
-    };
-    let expr = p.kernel.name_expression(&p.template_values(cfg));
-    let req = crate::nvrtc::CompileRequest::new(p.cuda.clone(), arch).name_expression(&expr);
-    let compiled = match module_cache().get_or_compile(&req) {
-        Ok(_) => format!("compiled `{expr}` for {} with NVRTC", arch.as_str()),
-        Err(e) => format!("did not compile it ({e})"),
-    };
-    format!("no GPU to run on ({why}); wrote the .cu and {compiled}.")
-}
-
 /// One GEMM instance measured: full-output verification against cuBLAS, a host f64 spot
 /// check, and interleaved timing of tessel and cuBLAS in this process.
 pub struct GemmMeasurement {
-    pub verification: crate::verify::Verification,
+    pub verification: tessel_runtime::verify::Verification,
     /// (samples, max relative error) of the host f64 spot check.
     pub spot: (usize, f64),
-    pub tessel: crate::timing::Timing,
-    pub cublas: crate::timing::Timing,
-    pub launch: crate::launch::LaunchConfig,
+    pub tessel: tessel_runtime::timing::Timing,
+    pub cublas: tessel_runtime::timing::Timing,
+    pub launch: tessel_runtime::launch::LaunchConfig,
     pub registers: Option<u32>,
     pub spill_bytes: Option<u32>,
 }
@@ -211,7 +210,7 @@ pub fn measure_gemm<T: Element>(
     runs: usize,
 ) -> Result<GemmMeasurement, String> {
     let e = |x: &dyn std::fmt::Display| x.to_string();
-    let acc = acc_dtype(&p.module);
+    let acc = tessel_runtime::tune::target::acc_dtype(&p.module);
     let lhs = DeviceTensor::<T>::random(dev, &[m, k], 1).map_err(|x| e(&x))?;
     let rhs = DeviceTensor::<T>::random(dev, &[n, k], 2).map_err(|x| e(&x))?;
     let out = DeviceTensor::<T>::poisoned(dev, &[m, n]).map_err(|x| e(&x))?;
@@ -259,8 +258,8 @@ pub fn measure_gemm<T: Element>(
     Ok(GemmMeasurement {
         verification,
         spot,
-        tessel: crate::example_sweep::combine(&mine_r, Some(flops)),
-        cublas: crate::example_sweep::combine(&theirs_r, Some(flops)),
+        tessel: crate::sweep::combine(&mine_r, Some(flops)),
+        cublas: crate::sweep::combine(&theirs_r, Some(flops)),
         launch: inst.launch,
         registers: inst.resources.as_ref().map(|r| r.registers),
         spill_bytes: inst.resources.as_ref().map(|r| r.spill_stores),
@@ -295,28 +294,7 @@ fn run_typed<T: Element>(
     );
     let (mine, theirs) = (&r.tessel, &r.cublas);
     let (a, b) = (mine.tflops.unwrap_or(0.0), theirs.tflops.unwrap_or(0.0));
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:<10} {:>10} {:>10} {:>10} {:>9} {:>8}",
-        "", "median ms", "min ms", "max ms", "TFLOP/s", "vs cuBLAS"
-    );
-    let _ = writeln!(
-        t,
-        "{:<10} {:>10.4} {:>10.4} {:>10.4} {:>9.1} {:>7.1}%",
-        "tessel",
-        mine.median_ms,
-        mine.min_ms,
-        mine.max_ms,
-        a,
-        100.0 * r.ratio()
-    );
-    let _ = writeln!(
-        t,
-        "{:<10} {:>10.4} {:>10.4} {:>10.4} {:>9.1} {:>7.1}%",
-        "cuBLAS", theirs.median_ms, theirs.min_ms, theirs.max_ms, b, 100.0
-    );
-    print!("{t}");
+    println!("{}", crate::sgemm::timing_table(mine, theirs, false));
     let ok = r.verification.passed();
     println!(
         "result   {} {m}x{n}x{k} {} {a:.1} TFLOP/s = {:.3}x cuBLAS ({b:.1}) verify={}",
@@ -340,9 +318,9 @@ fn host_spot_check<T: Element>(
     m: usize,
     n: usize,
     k: usize,
-) -> Result<(usize, f64), crate::tensor::TensorError> {
+) -> Result<(usize, f64), tessel_runtime::tensor::TensorError> {
     let (a, b, c) = (lhs.to_host()?, rhs.to_host()?, out.to_host()?);
-    let mut rng = crate::dtype::SplitMix64::new(7);
+    let mut rng = tessel_runtime::dtype::SplitMix64::new(7);
     let samples = 512.min(m * n);
     let (mut worst, mut scale) = (0.0f64, 0.0f64);
     for _ in 0..samples {
@@ -356,10 +334,10 @@ fn host_spot_check<T: Element>(
     Ok((samples, worst / scale.max(1e-30)))
 }
 
-fn rt_dtype(d: ir::DType) -> crate::dtype::DType {
+fn rt_dtype(d: ir::DType) -> tessel_runtime::dtype::DType {
     match d {
-        ir::DType::BF16 => crate::dtype::DType::BF16,
-        ir::DType::F16 => crate::dtype::DType::F16,
-        _ => crate::dtype::DType::F32,
+        ir::DType::BF16 => tessel_runtime::dtype::DType::BF16,
+        ir::DType::F16 => tessel_runtime::dtype::DType::F16,
+        _ => tessel_runtime::dtype::DType::F32,
     }
 }

@@ -5,7 +5,7 @@
 //! The problem is `C[M,N] = A[M,K] · B[K,N]`, f32, row-major ("NN"), 4096³ by default. A run
 //! writes the instantiated `.cu` to `target/tessel/<example>/`, then on a GPU:
 //!
-//! 1. (tuned rungs) **sweeps** ([`crate::example_sweep`]): every tunable assignment is checked
+//! 1. (tuned rungs) **sweeps** ([`crate::sweep`]): every tunable assignment is checked
 //!    for this device and problem — the kernel's `require`s and every other check are the
 //!    legality filter — a budget of the legal ones is compiled in parallel with NVRTC, and each
 //!    is launched on poisoned output, verified over the full output and timed (median);
@@ -21,24 +21,30 @@ use std::sync::Arc;
 use dsl_core::check::Config;
 use dsl_core::def::{KernelDef, Variant};
 
-use crate::cublas_ref::CublasRef;
-use crate::device::Device;
-use crate::dsl::{Instance, Prepared, module_cache};
-pub use crate::example_sweep::{
-    ROUNDS, combine, config_text, config_with, first_line, no_gpu, parse_set, sweep_cached,
-    sweep_with, write_cuda,
+use crate::exit;
+pub use crate::sweep::{
+    ROUNDS, combine, config_text, config_with, first_line, no_gpu, parse_set, write_cuda,
 };
-use crate::tensor::DeviceTensor;
-use crate::timing::{Timing, TimingConfig, gemm_flops, time_gpu};
-use crate::verify::{Verification, gemm_tolerance, verify};
+use tessel_runtime::cublas_ref::CublasRef;
+use tessel_runtime::device::Device;
+use tessel_runtime::dsl::{Instance, Prepared, module_cache};
+use tessel_runtime::tensor::DeviceTensor;
+use tessel_runtime::timing::{Timing, TimingConfig, gemm_flops, time_gpu};
+use tessel_runtime::tune::outcome::plain_table;
+use tessel_runtime::verify::{Verification, gemm_tolerance, verify};
 
 /// Command-line options of an f32 GEMM example.
 #[derive(Clone, Debug)]
 pub struct SgemmOpts {
+    /// Rows of A and C.
     pub m: usize,
+    /// Columns of B and C.
     pub n: usize,
+    /// The reduction dimension.
     pub k: usize,
+    /// Pinned tunables.
     pub sets: Vec<(String, i64)>,
+    /// Timed runs per round.
     pub runs: usize,
     /// Sweep the legal configurations and keep the fastest verified one.
     pub tune: bool,
@@ -46,52 +52,69 @@ pub struct SgemmOpts {
     pub budget: usize,
 }
 
-pub const SGEMM_USAGE: &str = "flags: --m M --n N --k K (default 4096 each), --set NAME=V, --runs R, --tune | --no-tune, --budget B (configurations a sweep times)";
+/// The f32 GEMM examples' flags.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SgemmArgs {
+    /// Rows of A and C
+    #[arg(long, default_value_t = 4096, value_parser = crate::gemm::positive)]
+    pub m: usize,
+    /// Columns of B and C
+    #[arg(long, default_value_t = 4096, value_parser = crate::gemm::positive)]
+    pub n: usize,
+    /// Reduction dimension
+    #[arg(long, default_value_t = 4096, value_parser = crate::gemm::positive)]
+    pub k: usize,
+    /// Set a tunable: NAME=VALUE (repeatable; turns the sweep off)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
+    pub sets: Vec<(String, i64)>,
+    /// Timed runs per round (at least 20)
+    #[arg(long, default_value_t = 20, value_parser = crate::gemm::positive)]
+    pub runs: usize,
+    /// Sweep the legal configurations (the default of the tuned examples)
+    #[arg(long, conflicts_with = "no_tune")]
+    pub tune: bool,
+    /// Run the default configuration, no sweep
+    #[arg(long)]
+    pub no_tune: bool,
+    /// Most configurations a sweep compiles and times
+    #[arg(long, default_value_t = 256, value_parser = crate::gemm::positive)]
+    pub budget: usize,
+}
 
-/// Parses the flags; `tuned` is the example's default for `--tune`.
-pub fn parse_opts(args: &[String], tuned: bool) -> Result<SgemmOpts, String> {
-    let mut o = SgemmOpts {
-        m: 4096,
-        n: 4096,
-        k: 4096,
-        sets: Vec::new(),
-        runs: 20,
-        tune: tuned,
-        budget: 256,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--tune" => o.tune = true,
-            "--no-tune" => o.tune = false,
-            flag => {
-                let v = args
-                    .get(i + 1)
-                    .ok_or_else(|| format!("`{flag}` needs a value"))?;
-                let num = || {
-                    v.parse::<usize>()
-                        .ok()
-                        .filter(|x| *x > 0)
-                        .ok_or_else(|| format!("`{v}` is not a positive integer"))
-                };
-                match flag {
-                    "--m" => o.m = num()?,
-                    "--n" => o.n = num()?,
-                    "--k" => o.k = num()?,
-                    "--runs" => o.runs = num()?.max(20),
-                    "--budget" => o.budget = num()?,
-                    "--set" => o.sets.push(parse_set(v)?),
-                    other => return Err(format!("unknown flag `{other}`")),
-                }
-                i += 1;
-            }
-        }
-        i += 1;
+/// An f32 GEMM example's command line.
+#[derive(clap::Parser, Debug)]
+#[command(
+    version,
+    about = "Runs a tessel f32 GEMM kernel (C = A·B, row-major): writes its .cu, optionally sweeps its tunables, verifies against cuBLAS SGEMM (no TF32) and times both",
+    after_help = "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no GPU / CUDA driver, 4 other error."
+)]
+pub struct SgemmCli {
+    #[command(flatten)]
+    pub sgemm: SgemmArgs,
+}
+
+impl SgemmArgs {
+    /// The options; `tuned` is the example's default for `--tune`. A forced `--tune` /
+    /// `--no-tune` is also returned.
+    pub fn opts(&self, tuned: bool) -> (SgemmOpts, Option<bool>) {
+        let forced = if self.tune {
+            Some(true)
+        } else if self.no_tune {
+            Some(false)
+        } else {
+            None
+        };
+        let o = SgemmOpts {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            sets: self.sets.clone(),
+            runs: self.runs.max(20),
+            tune: forced.unwrap_or(tuned) && self.sets.is_empty(),
+            budget: self.budget,
+        };
+        (o, forced)
     }
-    if !o.sets.is_empty() {
-        o.tune = false;
-    }
-    Ok(o)
 }
 
 // ---- the f32 GEMM bench ----------------------------------------------------------------------
@@ -178,7 +201,7 @@ impl SgemmBench {
         &self,
         p: &Arc<Prepared>,
         cfg: &Config,
-    ) -> Result<(Instance, Vec<crate::launch::KernelArg>), String> {
+    ) -> Result<(Instance, Vec<tessel_runtime::launch::KernelArg>), String> {
         let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
         let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
         let inst = Instance::new(&self.dev, module_cache(), p.clone(), cfg, &problem)
@@ -191,7 +214,7 @@ impl SgemmBench {
     fn run_and_verify(
         &mut self,
         inst: &Instance,
-        args: &[crate::launch::KernelArg],
+        args: &[tessel_runtime::launch::KernelArg],
     ) -> Result<Verification, String> {
         let e = |x: &dyn std::fmt::Display| x.to_string();
         self.c.fill_poison().map_err(|x| e(&x))?;
@@ -199,51 +222,25 @@ impl SgemmBench {
         self.dev.synchronize().map_err(|x| e(&x))?;
         let out = self.c.to_host().map_err(|x| e(&x))?;
         let tol = gemm_tolerance(
-            crate::dtype::DType::F32,
-            crate::dtype::DType::F32,
-            crate::dtype::DType::F32,
+            tessel_runtime::dtype::DType::F32,
+            tessel_runtime::dtype::DType::F32,
+            tessel_runtime::dtype::DType::F32,
             self.k,
         );
         verify(&out, &self.ref_host, tol).map_err(|x| e(&x))
     }
 
-    /// Sweeps the legal configurations of `def` (at most `budget`); returns the fastest verified.
+    /// Sweeps the legal configurations of `def` through the tuner (at most `budget`, the
+    /// local strategy, in worker processes; the cached winner when the same sweep already
+    /// ran); returns the fastest verified and whether it came from the cache.
     pub fn sweep(
         &mut self,
         def: &'static KernelDef,
         budget: usize,
-    ) -> Result<Option<Config>, String> {
-        let p = Prepared::get(def, Variant::default()).map_err(|x| x.to_string())?;
-        let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
-        let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
-        let info = self.dev.info().clone();
-        sweep_with(&p, &problem, &info, budget, |cfg| self.time_config(&p, cfg))
-    }
-
-    /// [`SgemmBench::sweep`], or the remembered winner of an earlier sweep of at least `budget`
-    /// configurations for this kernel source, device and problem; also says which.
-    pub fn sweep_cached(
-        &mut self,
-        def: &'static KernelDef,
-        budget: usize,
     ) -> Result<Option<(Config, bool)>, String> {
-        let p = Prepared::get(def, Variant::default()).map_err(|x| x.to_string())?;
-        let tensors = [self.a.as_arg(), self.b.as_arg(), self.c.as_arg()];
-        let problem = p.bind(&tensors).map_err(|x| x.to_string())?;
-        let info = self.dev.info().clone();
-        sweep_cached(&p, &problem, &info, budget, |cfg| self.time_config(&p, cfg))
-    }
-
-    /// One sweep trial: launch on poisoned C, verify, time (median of 20).
-    fn time_config(&mut self, p: &Arc<Prepared>, cfg: &Config) -> Result<(bool, f64), String> {
-        let (inst, args) = self.instance(p, cfg)?;
-        let v = self.run_and_verify(&inst, &args)?;
-        let tc = TimingConfig {
-            warmup: 1,
-            runs: 20,
-        };
-        let t = time_gpu(&self.dev, &tc, None, || inst.launch(&args)).map_err(|x| x.to_string())?;
-        Ok((v.passed(), t.median_ms))
+        let dims = format!("M={},N={},K={}", self.m, self.n, self.k);
+        let job = crate::jobs::keyed(|key| crate::jobs::sgemm_job(def, key), &dims)?;
+        crate::jobs::tune_job(job, budget)
     }
 
     /// Verifies `cfg` of `def` and times it against cuBLAS.
@@ -302,7 +299,7 @@ impl SgemmBench {
     fn spot_check(&self) -> Result<(usize, f64), String> {
         let out = self.c.to_host().map_err(|x| x.to_string())?;
         let (m, n, k) = (self.m, self.n, self.k);
-        let mut rng = crate::dtype::SplitMix64::new(7);
+        let mut rng = tessel_runtime::dtype::SplitMix64::new(7);
         let samples = 512.min(m * n);
         let (mut worst, mut scale) = (0.0f64, 0.0f64);
         for _ in 0..samples {
@@ -317,8 +314,8 @@ impl SgemmBench {
     }
 }
 
-/// The bench's SGEMM row: `def` on an `m`×`n`×`k` f32 problem, swept (at most `budget`
-/// configurations, or the remembered winner of an earlier sweep at least that large), then
+/// The bench's SGEMM row: `def` on an `m`×`n`×`k` f32 problem, swept by the tuner (at most `budget`
+/// configurations, or the cached winner of the same sweep), then
 /// verified over the full output (and by the f64 spot check) and timed against cuBLAS in
 /// interleaved rounds. Returns the outcome and whether the configuration came from the cache.
 pub fn measure_tuned(
@@ -329,7 +326,7 @@ pub fn measure_tuned(
 ) -> Result<(Outcome, bool), String> {
     let mut bench = SgemmBench::new(dev.clone(), m, n, k, 20)?;
     let (cfg, cached) = bench
-        .sweep_cached(def, budget)?
+        .sweep(def, budget)?
         .ok_or_else(|| format!("{}: no configuration passed verification", def.name))?;
     Ok((bench.run(def, &cfg)?, cached))
 }
@@ -347,27 +344,21 @@ pub fn result_line(o: &Outcome, m: usize, n: usize, k: usize) -> String {
     )
 }
 
-/// Runs one f32 GEMM example; returns the process exit code. `tuned`: sweep by default.
+/// Runs one f32 GEMM example; returns the process exit code (see [`crate::exit`]).
+/// `tuned`: sweep by default.
 pub fn sgemm_main(def: &'static KernelDef, example: &str, tuned: bool, args: &[String]) -> i32 {
-    match run_example(def, example, tuned, args) {
-        Ok(true) => 0,
-        Ok(false) => 1,
-        Err(msg) => {
-            eprintln!("{example}: {msg}");
-            1
-        }
-    }
+    // First: a copy of this program re-launched by the tuner serves trials and exits here.
+    crate::jobs::serve(&[], &[def], &[]);
+    let cli = match exit::parse::<SgemmCli>(example, args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    exit::finish(example, run_example(def, example, &cli.sgemm.opts(tuned).0))
 }
 
-fn run_example(
-    def: &'static KernelDef,
-    example: &str,
-    tuned: bool,
-    args: &[String],
-) -> Result<bool, String> {
-    let o = parse_opts(args, tuned).map_err(|e| format!("{e}\n{SGEMM_USAGE}"))?;
+fn run_example(def: &'static KernelDef, example: &str, o: &SgemmOpts) -> Result<bool, exit::Error> {
     let p = Prepared::get(def, Variant::default()).map_err(|e| e.to_string())?;
-    let mut cfg = config_with(def, &o.sets)?;
+    let mut cfg = config_with(def, &o.sets).map_err(exit::Error::Usage)?;
     let path = write_cuda(&p, example, &cfg)?;
     println!(
         "kernel   {} (f32), config {}",
@@ -377,7 +368,7 @@ fn run_example(
     println!("cuda     {}", path.display());
     let dev = match Device::open(0) {
         Ok(d) => d,
-        Err(e) => return Err(no_gpu(&p, &cfg, &e.to_string())),
+        Err(e) => return Err(exit::Error::NoGpu(no_gpu(&p, &cfg, &e.to_string()))),
     };
     let info = dev.info().clone();
     println!(
@@ -387,7 +378,7 @@ fn run_example(
     let mut bench = SgemmBench::new(dev, o.m, o.n, o.k, o.runs)?;
     if o.tune {
         match bench.sweep(def, o.budget)? {
-            Some(best) => {
+            Some((best, _)) => {
                 cfg = best;
                 let path = write_cuda(&p, example, &cfg)?;
                 println!("winner   {} ({})", config_text(def, &cfg), path.display());
@@ -410,28 +401,14 @@ pub struct Rung {
 }
 
 /// Runs every rung on one problem (one set of A, B and cuBLAS reference) and prints one table:
-/// rung, configuration, time, TFLOP/s, % of cuBLAS, verification. Returns the exit code.
-pub fn ladder_main(title: &str, rungs: &[Rung], args: &[String]) -> i32 {
-    match run_ladder(title, rungs, args) {
-        Ok(true) => 0,
-        Ok(false) => 1,
-        Err(msg) => {
-            eprintln!("ladder {title}: {msg}");
-            1
-        }
-    }
-}
-
-fn run_ladder(title: &str, rungs: &[Rung], args: &[String]) -> Result<bool, String> {
-    // `--tune`/`--no-tune` apply to every rung; by default each rung follows its example.
-    let forced = args.iter().rev().find_map(|a| match a.as_str() {
-        "--tune" => Some(true),
-        "--no-tune" => Some(false),
-        _ => None,
-    });
-    let o = parse_opts(args, false).map_err(|e| format!("{e}\n{SGEMM_USAGE}"))?;
+/// rung, configuration, time, TFLOP/s, % of cuBLAS, verification. `--tune` / `--no-tune` in
+/// `args` apply to every rung; by default each rung follows its example. Returns `Ok(verified)`.
+pub fn run_ladder(title: &str, rungs: &[Rung], args: &SgemmArgs) -> Result<bool, exit::Error> {
+    let (o, forced) = args.opts(false);
     if !o.sets.is_empty() {
-        return Err("--set names one kernel's tunable; use the rung's own example".into());
+        return Err(exit::Error::Usage(
+            "--set names one kernel's tunable; use the rung's own example".into(),
+        ));
     }
     let mut plans = Vec::new();
     for r in rungs {
@@ -449,10 +426,10 @@ fn run_ladder(title: &str, rungs: &[Rung], args: &[String]) -> Result<bool, Stri
                 compiled.push(no_gpu(p, cfg, "none"));
             }
             let ok = compiled.iter().filter(|c| c.contains("compiled `")).count();
-            return Err(format!(
+            return Err(exit::Error::NoGpu(format!(
                 "no GPU to run on ({e}); wrote the .cu of every rung and compiled {ok} of {} with NVRTC.",
                 plans.len()
-            ));
+            )));
         }
     };
     let info = dev.info().clone();
@@ -467,12 +444,11 @@ fn run_ladder(title: &str, rungs: &[Rung], args: &[String]) -> Result<bool, Stri
         let mut cfg = cfg;
         if forced.unwrap_or(r.tuned) {
             match bench.sweep(r.def, o.budget)? {
-                Some(best) => cfg = best,
+                Some((best, _)) => cfg = best,
                 None => {
-                    return Err(format!(
-                        "{}: no configuration passed verification",
-                        r.def.name
-                    ));
+                    return Err(
+                        format!("{}: no configuration passed verification", r.def.name).into(),
+                    );
                 }
             }
         }
@@ -486,37 +462,44 @@ fn run_ladder(title: &str, rungs: &[Rung], args: &[String]) -> Result<bool, Stri
 
 /// The ladder's table.
 pub fn ladder_table(title: &str, rows: &[(&str, Outcome)]) -> String {
-    use std::fmt::Write as _;
-    let mut t = String::new();
-    let _ = writeln!(t, "ladder {title}");
-    let _ = writeln!(
-        t,
-        "{:<20} {:>11} {:>9} {:>10} {:>7}  config",
-        "rung", "median ms", "TFLOP/s", "% cuBLAS", "verify"
-    );
-    for (name, o) in rows {
-        let _ = writeln!(
-            t,
-            "{:<20} {:>11.4} {:>9.2} {:>9.1}% {:>7}  {}",
-            name,
-            o.mine.median_ms,
-            o.tflops(),
-            100.0 * o.tflops() / o.cublas_tflops().max(1e-9),
-            if o.passed() { "ok" } else { "FAIL" },
-            o.config
-        );
-    }
+    let mut body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(name, o)| {
+            vec![
+                name.to_string(),
+                format!("{:.4}", o.mine.median_ms),
+                format!("{:.2}", o.tflops()),
+                format!("{:.1}%", 100.0 * o.tflops() / o.cublas_tflops().max(1e-9)),
+                if o.passed() { "ok" } else { "FAIL" }.into(),
+                o.config.clone(),
+            ]
+        })
+        .collect();
     if let Some((_, o)) = rows.last() {
-        let _ = write!(
-            t,
-            "{:<20} {:>11.4} {:>9.2} {:>9.1}%          (SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC: no TF32)",
-            "cuBLAS",
-            o.cublas.median_ms,
-            o.cublas_tflops(),
-            100.0
-        );
+        body.push(vec![
+            "cuBLAS".into(),
+            format!("{:.4}", o.cublas.median_ms),
+            format!("{:.2}", o.cublas_tflops()),
+            "100.0%".into(),
+            String::new(),
+            "SGEMM, CUBLAS_COMPUTE_32F_PEDANTIC: no TF32".into(),
+        ]);
     }
-    t
+    format!(
+        "ladder {title}\n{}",
+        plain_table(
+            &[
+                "rung",
+                "median ms",
+                "TFLOP/s",
+                "% cuBLAS",
+                "verify",
+                "config"
+            ],
+            &body,
+            &[0, 5],
+        )
+    )
 }
 
 /// The verification and timing lines of one outcome.
@@ -526,43 +509,62 @@ pub fn print_outcome(o: &Outcome) {
         "host     f64 spot check of {} outputs: max relative error {:.2e}",
         o.spot.0, o.spot.1
     );
-    println!(
-        "{:<10} {:>10} {:>10} {:>10} {:>9} {:>9}",
-        "", "median ms", "min ms", "max ms", "TFLOP/s", "vs cuBLAS"
-    );
-    for (name, t, pct) in [
-        (
-            "tessel",
-            &o.mine,
-            100.0 * o.tflops() / o.cublas_tflops().max(1e-9),
-        ),
-        ("cuBLAS", &o.cublas, 100.0),
-    ] {
-        println!(
-            "{:<10} {:>10.4} {:>10.4} {:>10.4} {:>9.2} {:>8.1}%",
-            name,
-            t.median_ms,
-            t.min_ms,
-            t.max_ms,
-            t.tflops.unwrap_or(0.0),
-            pct
-        );
-    }
+    println!("{}", timing_table(&o.mine, &o.cublas, true));
+}
+
+/// tessel's and cuBLAS's timings side by side (TFLOP/s with two decimals when `fine`).
+pub fn timing_table(mine: &Timing, cublas: &Timing, fine: bool) -> String {
+    let ratio = 100.0 * mine.tflops.unwrap_or(0.0) / cublas.tflops.unwrap_or(0.0).max(1e-9);
+    let rows: Vec<Vec<String>> = [("tessel", mine, ratio), ("cuBLAS", cublas, 100.0)]
+        .into_iter()
+        .map(|(name, t, pct)| {
+            let tf = t.tflops.unwrap_or(0.0);
+            vec![
+                name.to_string(),
+                format!("{:.4}", t.median_ms),
+                format!("{:.4}", t.min_ms),
+                format!("{:.4}", t.max_ms),
+                if fine {
+                    format!("{tf:.2}")
+                } else {
+                    format!("{tf:.1}")
+                },
+                format!("{pct:.1}%"),
+            ]
+        })
+        .collect();
+    plain_table(
+        &["", "median ms", "min ms", "max ms", "TFLOP/s", "vs cuBLAS"],
+        &rows,
+        &[0],
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    fn parse(v: &[&str]) -> Result<SgemmCli, clap::Error> {
+        SgemmCli::try_parse_from(std::iter::once("x").chain(v.iter().copied()))
+    }
 
     #[test]
     fn flags() {
-        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let o = parse_opts(&a(&["--m", "512", "--no-tune"]), true).unwrap();
-        assert_eq!((o.m, o.n, o.tune), (512, 4096, false));
-        let o = parse_opts(&a(&["--set", "BK=16"]), true).unwrap();
+        let (o, forced) = parse(&["--m", "512", "--no-tune"])
+            .unwrap()
+            .sgemm
+            .opts(true);
+        assert_eq!((o.m, o.n, o.tune, forced), (512, 4096, false, Some(false)));
+        let (o, _) = parse(&["--m=512", "--set", "BK=16"])
+            .unwrap()
+            .sgemm
+            .opts(true);
+        assert_eq!(o.m, 512);
         assert!(!o.tune, "--set fixes the configuration");
-        assert!(parse_opts(&a(&["--m"]), false).is_err());
-        assert!(parse_opts(&a(&["--bogus", "1"]), false).is_err());
-        assert!(parse_opts(&a(&["--m", "0"]), false).is_err());
+        assert!(parse(&["--m"]).is_err());
+        assert!(parse(&["--bogus", "1"]).is_err());
+        assert!(parse(&["--m", "0"]).is_err());
+        assert!(parse(&["--tune", "--no-tune"]).is_err());
     }
 }
