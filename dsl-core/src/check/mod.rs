@@ -319,7 +319,7 @@ fn run_checks(
     cluster::check_cluster(&cx, &mut diags);
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let mut gate = Diagnostics::default();
-    support::lowering_gate(&cx, &views, &mut gate);
+    support::lowering_gate(&cx, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.

@@ -28,7 +28,7 @@ pub(crate) fn lowering_only(code: &str) -> bool {
 /// Built-in functions the lowering handles.
 const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
 
-pub(crate) fn lowering_gate(cx: &Cx, views: &super::view::Views, diags: &mut Diagnostics) {
+pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     let not_lowered = |code, span, what: &str| {
         Diagnostic::new(code, span, format!("not supported yet: {what}"))
