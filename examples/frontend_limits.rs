@@ -212,25 +212,30 @@ fn child(name: &str, bytes: usize) {
     );
 }
 
+/// Generated inputs through the whole front end, each in a child process: time and peak memory.
+#[derive(clap::Parser, Debug)]
+#[command(
+    version,
+    about = "Generated 10 MB inputs through parse, check, lower and emit: time and peak memory per input"
+)]
+struct Cli {
+    /// Input size in MB
+    #[arg(long, default_value_t = 10.0)]
+    mb: f64,
+    /// Run one generated input (internal: how the parent measures each input alone)
+    #[arg(long, num_args = 2, value_names = ["NAME", "BYTES"], hide = true)]
+    child: Option<Vec<String>>,
+    /// Only these generators (default: all)
+    names: Vec<String>,
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut mb = 10.0f64;
-    let mut only = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--child" => {
-                let bytes: usize = args[i + 2].parse().expect("bytes");
-                return child(&args[i + 1], bytes);
-            }
-            "--mb" => {
-                mb = args[i + 1].parse().expect("--mb takes a number");
-                i += 1;
-            }
-            name => only.push(name.to_string()),
-        }
-        i += 1;
+    let cli = <Cli as clap::Parser>::parse();
+    if let Some(c) = &cli.child {
+        let bytes: usize = c[1].parse().expect("bytes");
+        return child(&c[0], bytes);
     }
+    let (mb, only) = (cli.mb, cli.names.clone());
     let bytes = (mb * 1_000_000.0) as usize;
     let exe = std::env::current_exe().expect("current exe");
     println!(

@@ -80,19 +80,27 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// Host time per launch on a loaded handle, against the driver's floor and a per-call load.
+#[derive(clap::Parser, Debug)]
+#[command(
+    version,
+    about = "Host time per launch: a loaded handle, autotuned dispatch, the driver floor, and check + compile + load per call",
+    after_help = "Exit codes: 0 ok, 2 usage error, 3 no GPU / CUDA driver, 4 other error."
+)]
+struct Cli {
+    /// Timed launches per path
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(100..))]
+    launches: u64,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut launches = 20_000usize;
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, n] = args.as_slice() {
-        if flag == "--launches" {
-            launches = n.parse()?;
-        }
-    }
+    let cli = <Cli as clap::Parser>::parse();
+    let launches = cli.launches as usize;
     let dev = match Device::open(0) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("launch_overhead needs a CUDA GPU: {e}");
-            std::process::exit(2);
+            std::process::exit(3);
         }
     };
     let stream = dev.stream().clone();

@@ -27,6 +27,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
+    tessel_harness::explain::install(tessel::explain::write_for_def);
     std::process::exit(tessel_harness::gemm::gemm_main(
         &matmul::KERNEL,
         "v0_naive",

@@ -92,6 +92,7 @@ tessel::gemm_kernel! {
 }
 
 fn main() {
+    tessel_harness::explain::install(tessel::explain::write_for_def);
     // First: a copy of this program re-launched by the tuner serves GPU trials and exits here.
     tessel::runtime::tune::worker_main_if_requested(&[&matmul::KERNEL]);
     std::process::exit(tessel_harness::tune::tune_main(

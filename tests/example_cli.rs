@@ -5,15 +5,20 @@
 //! (`<target>/<profile>/examples/`).
 
 use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 
-const EXAMPLES: [&str; 20] = [
+const EXAMPLES: [&str; 23] = [
     "bench",
+    "frontend_limits",
     "gemv",
     "kt_naive",
     "kt_shared",
     "kt_tiled",
     "ladder",
+    "launch_overhead",
+    "regimes",
     "sgemm_k1_naive",
     "sgemm_k2_coalesce",
     "sgemm_k3_smem",
@@ -148,4 +153,26 @@ fn equals_and_space_forms_parse_alike_and_errors_have_their_codes() {
     assert_eq!(code, 3, "{err}");
     let (code, _, err) = run("tune_user", &["--budget", "0"]);
     assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn the_gemm_examples_write_their_explain_page() {
+    if !common::nvrtc_and_nvdisasm_available("the_gemm_examples_write_their_explain_page") {
+        return;
+    }
+    let page = std::env::temp_dir().join(format!(
+        "tessel-example-explain-{}.html",
+        std::process::id()
+    ));
+    let p = page.to_str().unwrap();
+    // Past parsing and before the GPU: the page of the configuration that would run.
+    let (code, out, err) = run(
+        "v1_shared",
+        &["--m=64", "--explain", p, "--set", "TILE_M=16"],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("explain  "), "{out}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(html.contains("TILE_M") && html.contains("<html"), "no page");
 }

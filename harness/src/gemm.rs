@@ -35,6 +35,8 @@ pub struct GemmOpts {
     pub sets: Vec<(String, i64)>,
     /// Timed runs per round.
     pub runs: usize,
+    /// Where to write the `tessel explain` page of the configuration that runs.
+    pub explain: Option<std::path::PathBuf>,
 }
 
 /// A positive integer.
@@ -69,6 +71,10 @@ pub struct GemmArgs {
     /// Timed runs per round (at least 20)
     #[arg(long, default_value_t = 20)]
     pub runs: usize,
+    /// Also write the `tessel explain` page (DSL, CUDA and SASS linked) of the configuration
+    /// that runs to this file (needs NVRTC and nvdisasm, no GPU)
+    #[arg(long, value_name = "PAGE.html")]
+    pub explain: Option<std::path::PathBuf>,
 }
 
 /// A GEMM example's command line.
@@ -107,6 +113,7 @@ impl GemmArgs {
             variant,
             sets: self.sets.clone(),
             runs: self.runs.max(20),
+            explain: self.explain.clone(),
         }
     }
 }
@@ -151,6 +158,11 @@ pub fn run(def: &'static KernelDef, example: &str, o: &GemmOpts) -> Result<bool,
         config_text(&cfg)
     );
     println!("cuda     {}", path.display());
+    if let Some(page) = &o.explain {
+        let sets: Vec<(String, i64)> = cfg.values.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let done = crate::explain::write(def, &sets, page).map_err(exit::Error::Runtime)?;
+        println!("explain  {done}");
+    }
     let dev = match Device::open(0) {
         Ok(d) => d,
         Err(e) => return Err(exit::Error::NoGpu(no_gpu(&prepared, &cfg, &e.to_string()))),

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod exit;
+pub mod explain;
 pub mod gemm;
 pub mod gemv;
 pub mod jobs;

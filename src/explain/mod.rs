@@ -179,6 +179,31 @@ impl Page {
     }
 }
 
+/// Writes the page of a compiled-in kernel (`gemm_kernel!`'s `KERNEL`) at the tunables `sets`
+/// to `out`, for the examples' `--explain` flag (see `tessel_harness::explain`); returns a
+/// one-line summary.
+pub fn write_for_def(
+    def: &dsl_core::def::KernelDef,
+    sets: &[(String, i64)],
+    out: &std::path::Path,
+) -> Result<String, String> {
+    let path = def.file.unwrap_or(def.name);
+    let mut req = ExplainRequest::new(def.dsl, path);
+    req.sets = sets.to_vec();
+    let page = explain(&req).map_err(|e| e.to_string())?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(out, &page.html).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    Ok(format!(
+        "{} ({} KB, {} SASS instructions)",
+        out.display(),
+        page.html.len() / 1024,
+        page.sass.len()
+    ))
+}
+
 /// Builds the page (see the module doc). Needs NVRTC and nvdisasm, no GPU.
 pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
     let dsl = |diags| ExplainError::Dsl {

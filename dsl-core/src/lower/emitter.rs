@@ -1,5 +1,5 @@
 //! The lowering's state while it walks the statements ([`Emitter`]), and the primitives that
-//! append body nodes. The statements themselves are lowered in [`super::body`] and the
+//! append body nodes. The statements themselves are lowered in `super::body` and the
 //! per-path modules (`simt`, `regtile`, `hopper`, `tma_store`, `persistent`), which all build
 //! on these primitives and never call back into `body`.
 
@@ -65,7 +65,7 @@ pub struct Emitter<'a> {
     /// `cluster C;`: the multicast loads and cluster-scope events.
     pub cluster: Option<Cluster>,
     /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
-    /// line and the C++ conditions under which the tile grid divides the tensor ([`super::even`]).
+    /// line and the C++ conditions under which the tile grid divides the tensor (`super::even`).
     pub even_copies: Vec<(Call, Vec<String>)>,
     /// The register stages of the async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,

@@ -71,7 +71,7 @@ pub fn grid_tile_conditions(m: &Module, src: ExprId, sv: &View) -> Option<Vec<St
 
 /// Pass `versioning`: versions the outermost dimension-bounded loops in `lines[start..end]` (a
 /// `parallel` body) that issue async grid-tile copies (recorded in `e.even_copies` by
-/// [`super::simt::dma_copy`]).
+/// `super::simt::dma_copy`).
 pub fn version_loops(e: &mut Body, start: usize, mut end: usize) {
     let mut i = start;
     while i < end {

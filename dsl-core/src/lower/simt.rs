@@ -16,7 +16,7 @@
 //! async copy right after a barrier (a `dma.wait`) or right after another async copy needs no
 //! barrier of its own.
 //!
-//! A copy with a `local` side moves one thread's register tile ([`super::regtile`]).
+//! A copy with a `local` side moves one thread's register tile (`super::regtile`).
 //!
 //! Inside a loop, the entry of a shared tensor array whose index does not change in the loop
 //! (`b_s[kt % 2]` in `foreach {k}`) is computed once, before the loop ([`hoist_entries`]): NVVM
