@@ -32,7 +32,11 @@ use tessel::runtime::verify::{gemm_tolerance, verify};
 tessel::gemm_kernel!(file = "kernels/v4_tuned.co");
 
 #[derive(Parser, Debug)]
-#[command(version, about = "v4 against cuBLAS and cuBLASLt, burst and sustained")]
+#[command(
+    version,
+    about = "v4 against cuBLAS and cuBLASLt, burst and sustained",
+    after_help = "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no GPU / CUDA driver, 4 other error."
+)]
 struct Args {
     /// M = N = K.
     #[arg(long, default_value_t = 8192)]

@@ -511,6 +511,18 @@ fn tune_cache_for_v4(dir: &Path) -> PathBuf {
             continue;
         }
         header["source_hash"] = serde_json::Value::from(hash.clone());
+        // The committed cache predates the problem-key format: a GEMM shape becomes its key.
+        if let Some(shape) = header.get("shape").cloned() {
+            header["problem"] = serde_json::Value::from(format!(
+                "K={} M={} N={}",
+                shape["k"], shape["m"], shape["n"]
+            ));
+            header.as_object_mut().unwrap().remove("shape");
+        }
+        header["format"] = serde_json::Value::from(tessel::runtime::tune::store::FORMAT);
+        if header.get("settings").is_none() {
+            header["settings"] = serde_json::Value::from("converted from format 1");
+        }
         let key: tessel::runtime::tune::store::CacheKey =
             serde_json::from_value(header.clone()).unwrap();
         std::fs::write(cache.join(key.file_name()), format!("{header}\n{rest}")).unwrap();

@@ -29,8 +29,7 @@ use crate::launch::LaunchConfig;
 pub const MAX_DIMS: usize = 16;
 /// Most kernel arguments (pointers, tensor maps, dims) a kernel may have.
 pub const MAX_ARGS: usize = 32;
-/// The largest value the kernel's index type (`int`) holds.
-pub const INDEX_MAX: i64 = i32::MAX as i64;
+pub use crate::dsl::INDEX_MAX;
 
 /// An integer expression over dim slots, everything else folded to constants.
 #[derive(Clone, Debug, PartialEq)]

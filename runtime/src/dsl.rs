@@ -214,6 +214,10 @@ impl<T: Element> DeviceTensor<T> {
     }
 }
 
+/// The largest value the kernel's index type (`int`) holds: every dimension and tile-rounded
+/// extent a launch binds must fit.
+pub const INDEX_MAX: i64 = i32::MAX as i64;
+
 /// The runtime dtype of an IR dtype (those the runtime has element types for).
 pub(crate) fn ir_dtype(d: ir::DType) -> Option<DType> {
     match d {
@@ -436,14 +440,14 @@ impl Instance {
             }
         }
         for (name, &v) in &problem.dims {
-            if !(0..=crate::bind::INDEX_MAX).contains(&v) {
+            if !(0..=INDEX_MAX).contains(&v) {
                 return Err(DslError::IndexRange {
                     kernel: prepared.def.name.into(),
                     param: "problem".into(),
                     dim: 0,
                     name: name.clone(),
                     value: v as u64,
-                    max: crate::bind::INDEX_MAX,
+                    max: INDEX_MAX,
                 });
             }
         }
@@ -560,7 +564,7 @@ impl Instance {
                         dim: 0,
                         name: name.clone(),
                         value: v as u64,
-                        max: crate::bind::INDEX_MAX,
+                        max: INDEX_MAX,
                     })?;
                     out.push(KernelArg::I32(v))
                 }

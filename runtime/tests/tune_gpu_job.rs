@@ -68,6 +68,13 @@ fn job(reference: Reference) -> Job {
         .flops(2.0 * (M * N * K) as f64)
 }
 
+/// The kernel's own defaults (the hand-written `KernelDef` above lists no tunables; the
+/// parsed module has them).
+fn defaults() -> Config {
+    let p = Prepared::get(&KT_NAIVE, Variant::default()).expect("kt_naive parses");
+    Config::defaults(&p.module)
+}
+
 fn tc() -> TimingConfig {
     TimingConfig {
         warmup: 1,
@@ -87,7 +94,7 @@ fn every_kind_of_reference_verifies_a_correct_kernel() {
         t[2] = reference.clone();
         let problem = p.bind(&t).map_err(|e| e.to_string())?;
         let cache = ModuleCache::in_memory();
-        let inst = Instance::new(dev, &cache, p.clone(), &KT_NAIVE.default_config(), &problem)
+        let inst = Instance::new(dev, &cache, p.clone(), &defaults(), &problem)
             .map_err(|e| e.to_string())?;
         let a = inst.args(&t).map_err(|e| e.to_string())?;
         inst.launch(&a).map_err(|e| e.to_string())
@@ -99,7 +106,7 @@ fn every_kind_of_reference_verifies_a_correct_kernel() {
     ] {
         let what = format!("{r:?}");
         let mut s = JobSession::new(job(r), None, 0).unwrap();
-        let cfg: Config = KT_NAIVE.default_config();
+        let cfg: Config = defaults();
         let rec = s.trial(cfg.values.clone(), Phase::Full, &tc(), true);
         assert_eq!(rec.failure, None, "{what}: {:?}", rec.error);
         assert!(rec.verification.as_ref().unwrap().passed, "{what}");
@@ -118,7 +125,7 @@ fn a_wrong_reference_fails_the_trial() {
     }
     let zeros = Reference::Host(Arc::new(|_: &[HostTensor]| vec![0.0; M * N]));
     let mut s = JobSession::new(job(zeros), None, 0).unwrap();
-    let rec = s.trial(KT_NAIVE.default_config().values, Phase::Full, &tc(), true);
+    let rec = s.trial(defaults().values, Phase::Full, &tc(), true);
     assert_eq!(
         rec.failure,
         Some(FailureKind::WrongResult),
