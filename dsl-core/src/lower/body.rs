@@ -1,6 +1,6 @@
 //! Pass `body`: statements → lines of CUDA C++, each tagged with its DSL line. Control flow and
 //! scalar statements are handled here; the Hopper-specific statements (events, TMA, WGMMA) in
-//! [`super::hopper`], the cooperative copies of the SIMT path in [`super::simt`].
+//! `super::hopper`, the cooperative copies of the SIMT path in `super::simt`.
 
 use super::cexpr::{Ty, convert, scalar_type};
 use super::emitter::Emitter;

@@ -65,7 +65,7 @@ pub struct Emitter<'a> {
     /// `cluster C;`: the multicast loads and cluster-scope events.
     pub cluster: Option<Cluster>,
     /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
-    /// line and the C++ conditions under which the tile grid divides the tensor ([`super::even`]).
+    /// line and the C++ conditions under which the tile grid divides the tensor (`super::even`).
     pub even_copies: Vec<(Call, Vec<String>)>,
     /// The register stages of the async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,

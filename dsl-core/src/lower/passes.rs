@@ -4,15 +4,15 @@
 //!
 //! - `async-copies`: per `parallel` body, the register stages of async transposed copies are
 //!   declared, landed before each `dma.wait`, and every async copy is drained before the body
-//!   ends ([`super::simt::finish_async_copies`]).
+//!   ends (`super::simt::finish_async_copies`).
 //! - `helpers`: the interior copy helper falls back to the basic one when the kernel needs no
-//!   other register-tile helper ([`super::simt::select_copy_helpers`]).
+//!   other register-tile helper (`super::simt::select_copy_helpers`).
 //! - `versioning`: per `parallel` body, loops issuing grid-tile async copies are emitted twice,
-//!   behind a test that picks the branch-free copies ([`super::even::version_loops`]).
+//!   behind a test that picks the branch-free copies (`super::even::version_loops`).
 //! - `regions`: the `parallel` marks are removed.
 //!
 //! After `plan` builds the kernel, `constants` drops the constants nothing uses
-//! ([`super::plan::drop_unused_constants`]).
+//! (`super::plan::drop_unused_constants`).
 
 use super::kernel::{Line, Mark, Op, verify};
 use super::lowered::Body;
