@@ -62,13 +62,13 @@ impl std::fmt::Display for AlgoDesc {
 pub struct Candidate {
     /// Its rank in the heuristic's list (0: the heuristic's first choice).
     pub rank: usize,
-    /// The opaque algorithm.
+    /// The opaque cuBLASLt algorithm, passed back to `cublasLtMatmul`.
     pub algo: cublasLtMatmulAlgo_t,
-    /// Workspace it needs.
+    /// Workspace `cublasLtMatmul` needs with this algorithm, bytes.
     pub workspace_bytes: usize,
     /// The heuristic's wave count estimate.
     pub waves: f32,
-    /// What it is.
+    /// Its id, tile, stages, split-K and cluster shape, read back from `algo`.
     pub desc: AlgoDesc,
 }
 

@@ -170,7 +170,7 @@ impl Device {
         &self.info
     }
 
-    /// The cudarc context.
+    /// The cudarc context of this device (its primary context).
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }

@@ -232,7 +232,7 @@ pub(crate) fn ir_dtype(d: ir::DType) -> Option<DType> {
 pub struct Prepared {
     /// The definition it came from.
     pub def: &'static KernelDef,
-    /// The dtype variant.
+    /// The dtype variant it was prepared for (input and accumulator dtypes; default: as declared).
     pub variant: Variant,
     /// The parsed (and re-typed) module.
     pub module: Module,
@@ -374,9 +374,9 @@ impl Prepared {
 
 /// One configuration of a prepared kernel, compiled and ready to launch for one problem shape.
 pub struct Instance {
-    /// The kernel.
+    /// The prepared kernel this instance is a configuration of.
     pub prepared: Arc<Prepared>,
-    /// Its configuration.
+    /// The tunable values it was compiled with.
     pub config: Config,
     /// The problem sizes it was built for.
     pub problem: Problem,
@@ -602,7 +602,7 @@ impl Instance {
         Ok(())
     }
 
-    /// The loaded kernel.
+    /// The loaded kernel that [`Instance::launch`] launches.
     pub fn kernel(&self) -> &Kernel {
         &self.kernel
     }

@@ -97,7 +97,7 @@ impl<'a, T: Element> From<TensorMut<'a, T>> for LaunchArg<'a> {
 }
 
 impl LaunchArg<'_> {
-    /// The shape.
+    /// The row-major shape of the tensor this argument passes.
     pub fn shape(&self) -> &[usize] {
         self.dims.as_slice()
     }

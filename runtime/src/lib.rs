@@ -43,6 +43,8 @@
 //! `sass.rs` disassembles cubins (nvdisasm) for instruction checks; `locate.rs` finds NVRTC,
 //! nvdisasm, libcuda and cuBLAS and turns "missing" into typed errors instead of panics.
 
+#![warn(missing_docs)]
+
 pub use cudarc;
 
 pub mod autotune;

@@ -96,7 +96,7 @@ impl Layout {
 /// What [`infer`] needs of one parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamSig {
-    /// The name.
+    /// The parameter's name as written in the kernel signature.
     pub name: String,
     /// Its dims as written (`"M"`, `"K"`).
     pub dims: Vec<String>,

@@ -94,7 +94,7 @@ impl Default for SustainedConfig {
 /// One contender's timing in one regime.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegimeTiming {
-    /// The regime.
+    /// The regime the timing was taken in.
     pub regime: Regime,
     /// Median time, ms.
     pub median_ms: f64,

@@ -146,7 +146,7 @@ pub struct RunReport {
     pub pattern: Pattern,
     /// `cuBLAS NT` or `host f64 GEMV` ….
     pub reference: String,
-    /// The comparison.
+    /// How the kernel's output compared with the reference's.
     pub verification: Verification,
     /// Every tensor's shape, in signature order.
     pub shapes: Vec<Vec<usize>>,

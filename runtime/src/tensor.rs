@@ -106,7 +106,7 @@ impl Dims {
         })
     }
 
-    /// The dimensions.
+    /// The dimensions as a slice, outermost first.
     pub fn as_slice(&self) -> &[usize] {
         &self.d[..usize::from(self.rank)]
     }
@@ -218,12 +218,12 @@ impl<'a, T: Element> TensorRef<'a, T> {
         self.ptr
     }
 
-    /// The shape.
+    /// The row-major shape, outermost dimension first.
     pub fn shape(&self) -> &[usize] {
         self.dims.as_slice()
     }
 
-    /// The shape, inline.
+    /// The shape as a [`Dims`] (a copy; no allocation).
     pub fn dims(&self) -> Dims {
         self.dims
     }
@@ -271,12 +271,12 @@ impl<'a, T: Element> TensorMut<'a, T> {
         self.ptr
     }
 
-    /// The shape.
+    /// The row-major shape, outermost dimension first.
     pub fn shape(&self) -> &[usize] {
         self.dims.as_slice()
     }
 
-    /// The shape, inline.
+    /// The shape as a [`Dims`] (a copy; no allocation).
     pub fn dims(&self) -> Dims {
         self.dims
     }

@@ -43,13 +43,13 @@ impl Default for TimingConfig {
 /// Timing statistics in milliseconds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
-    /// Median.
+    /// Median of the timed runs.
     pub median_ms: f64,
     /// Fastest run.
     pub min_ms: f64,
     /// Slowest run.
     pub max_ms: f64,
-    /// Mean.
+    /// Mean of the timed runs.
     pub mean_ms: f64,
     /// Number of timed runs.
     pub runs: usize,

@@ -32,7 +32,7 @@ use super::store::{self, CacheKey, Decoded, TuneStore, decode, encode};
 /// One cache file.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    /// The file.
+    /// The cache file's path.
     pub path: PathBuf,
     /// Its key (`None` when the header is damaged).
     pub key: Option<CacheKey>,

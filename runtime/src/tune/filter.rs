@@ -156,7 +156,7 @@ pub fn rule_of(rejections: &[Rejection]) -> FilterRule {
 /// A legal config and its facts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Legal {
-    /// The configuration.
+    /// The tunable values (name → value) that passed the filter.
     pub config: ConfigMap,
     /// What the filter established about it.
     pub facts: Facts,

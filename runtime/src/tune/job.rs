@@ -167,7 +167,7 @@ impl fmt::Debug for Reference {
 pub struct Job {
     /// The name the job's builder is registered under ([`super::worker_main_jobs`]).
     pub name: String,
-    /// The kernel.
+    /// The DSL kernel to tune.
     pub kernel: &'static KernelDef,
     /// Dtype variant of the kernel (default: as declared).
     pub variant: Variant,
@@ -175,7 +175,7 @@ pub struct Job {
     pub key: String,
     /// One spec per kernel parameter, in order.
     pub tensors: Vec<TensorSpec>,
-    /// The expected output.
+    /// How the expected output is computed (required: a job without one is rejected).
     pub reference: Option<Reference>,
     /// Absolute tolerance.
     pub atol: f64,

@@ -194,7 +194,7 @@ impl JobSession {
         })
     }
 
-    /// The device.
+    /// The device the session's tensors live on and its trials run on.
     pub fn device(&self) -> &Device {
         &self.dev
     }

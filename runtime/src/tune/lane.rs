@@ -23,9 +23,9 @@ use super::record::ReferenceRecord;
 /// How to start a worker: by default this very executable, no arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerCommand {
-    /// The executable.
+    /// The executable started as a worker.
     pub program: PathBuf,
-    /// Its arguments.
+    /// Command-line arguments passed to it.
     pub args: Vec<String>,
     /// Extra environment (the tuner adds `TESSEL_TUNE_WORKER=1` and `CUDA_VISIBLE_DEVICES`).
     pub env: Vec<(String, String)>,

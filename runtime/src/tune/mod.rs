@@ -256,11 +256,11 @@ impl Default for TuneOptions {
 
 /// A sweep of one target on one problem: a GEMM shape, or a general [`Job`].
 pub struct Tuner {
-    /// What is tuned.
+    /// The kernel being tuned and its tunables.
     pub target: Target,
     /// The GEMM problem (all zero for a job).
     pub shape: Shape,
-    /// How.
+    /// Strategy, budget, seed, GPUs and cache folder of the sweep.
     pub opts: TuneOptions,
     /// The general job, when tuning one.
     pub job: Option<Job>,

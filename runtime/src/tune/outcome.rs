@@ -19,7 +19,7 @@ use super::target::Shape;
 /// The result of [`super::Tuner::run`].
 #[derive(Clone, Debug, Serialize)]
 pub struct TuneOutcome {
-    /// The kernel's name.
+    /// The tuned kernel's name.
     pub kernel: String,
     /// The GEMM problem shape.
     pub shape: Shape,
@@ -31,11 +31,11 @@ pub struct TuneOutcome {
     pub tunables: Vec<String>,
     /// Bytes per input element (for the roofline).
     pub element_bytes: usize,
-    /// The cache key.
+    /// The key the trials are cached under.
     pub key: CacheKey,
-    /// The cache file.
+    /// The cache file the trials were read from and written to.
     pub cache_path: PathBuf,
-    /// The GPUs used.
+    /// The GPUs the trials ran on.
     pub gpus: Vec<GpuInfo>,
     /// A note on GPUs left out.
     pub gpu_note: Option<String>,
@@ -45,7 +45,8 @@ pub struct TuneOutcome {
     pub reference: Option<ReferenceRecord>,
     /// Every trial in the cache for this key (this run's and earlier ones').
     pub trials: Vec<TrialRecord>,
-    /// The chosen configuration.
+    /// The chosen configuration; `None` when none was chosen (no configuration passed, or a
+    /// shard's run, whose winner is picked once the shards' caches are merged).
     pub winner: Option<WinnerRecord>,
     /// The winner came from the cache; nothing ran.
     pub from_cache: bool,

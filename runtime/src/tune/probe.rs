@@ -16,7 +16,7 @@ use crate::locate;
 pub struct GpuInfo {
     /// Ordinal among the GPUs visible to this process.
     pub index: usize,
-    /// The name.
+    /// The device name (`cuDeviceGetName`).
     pub name: String,
     /// Compute capability `(major, minor)`.
     pub compute_capability: (i32, i32),

@@ -79,7 +79,8 @@ impl Progress {
         Some(Duration::from_secs_f64(per * (self.total - done) as f64))
     }
 
-    /// The status line.
+    /// The status line: label, progress bar, compiled / total, timed, failed and the estimated
+    /// time left.
     pub fn line(&self) -> String {
         let width = 24;
         let filled = (self.done() * width)
@@ -134,7 +135,8 @@ impl Progress {
         }
     }
 
-    /// The final line.
+    /// Shows the final status line (unless the last periodic line already showed completion)
+    /// and stops showing.
     pub fn finish(&mut self) {
         if let Some(sink) = self.sink.take()
             && (sink.in_place || self.last_decile < 10)

@@ -21,7 +21,7 @@ pub const TAG: &str = "@@tessel-tune ";
 /// What the worker tunes (it must find the kernel among those it was given).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetSpec {
-    /// The kernel's name.
+    /// The name of the kernel to tune, as the worker's own targets name it.
     pub kernel: String,
     /// Must equal the worker's own `Target::source_hash` (the same binary).
     pub source_hash: String,

@@ -244,13 +244,14 @@ pub enum Phase {
 /// One configuration's trial.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialRecord {
-    /// The configuration.
+    /// The tunable values (name → value) tried.
     pub config: ConfigMap,
     /// Which timing the record holds.
     pub phase: Phase,
     /// Present when the trial verified and was timed.
     pub time: Option<TimeStats>,
-    /// The output's verification.
+    /// How the output compared with the reference; `None` when the trial failed before its
+    /// output was checked.
     pub verification: Option<VerifyRecord>,
     /// Registers per thread (ptxas).
     pub registers: Option<u32>,
@@ -339,7 +340,7 @@ pub struct ReferenceRecord {
 /// One of the final candidates re-timed interleaved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RetimeEntry {
-    /// The configuration.
+    /// The candidate's tunable values (name → value).
     pub config: ConfigMap,
     /// Median over the rounds' medians.
     #[serde(with = "float")]
@@ -358,7 +359,7 @@ pub struct RetimeEntry {
 /// The chosen configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WinnerRecord {
-    /// The configuration.
+    /// The winning tunable values (name → value).
     pub config: ConfigMap,
     /// Median time, ms.
     #[serde(with = "float")]

@@ -54,9 +54,10 @@ pub struct CacheKey {
     pub driver_version: i32,
     /// The NVRTC version that compiled the trials.
     pub nvrtc_version: (i32, i32),
-    /// The kernel's name.
+    /// The tuned kernel's name.
     pub kernel: String,
-    /// [`super::Target::source_hash`].
+    /// Hash of the kernel's name, dtypes and comment-free CUDA ([`super::Target::source_hash`]):
+    /// a change to the kernel's code gives a new key.
     pub source_hash: String,
     /// The problem-size key (`8192x8192x8192`, `N=4096 K=1024` …).
     pub problem: String,
@@ -145,11 +146,11 @@ pub enum Loaded {
 pub struct Decoded {
     /// The header, when it parsed.
     pub key: Option<CacheKey>,
-    /// The reference measurement.
+    /// cuBLAS time and copy bandwidth on the same problem, when recorded.
     pub reference: Option<ReferenceRecord>,
     /// Trials, one per (config, phase); a later line replaces an earlier one.
     pub trials: Vec<TrialRecord>,
-    /// The winner.
+    /// The chosen configuration, when a sweep finished and chose one.
     pub winner: Option<WinnerRecord>,
     /// Lines that did not parse.
     pub skipped_lines: usize,
@@ -235,13 +236,13 @@ impl Drop for FileLock {
 pub struct TuneStore {
     path: PathBuf,
     key: CacheKey,
-    /// What opening found.
+    /// Whether opening found no file, this key's file or another key's file.
     pub loaded: Loaded,
-    /// The reference measurement.
+    /// cuBLAS time and copy bandwidth on the same problem, when recorded.
     pub reference: Option<ReferenceRecord>,
     /// Every trial known (this process's and, after a write, every other writer's).
     pub trials: Vec<TrialRecord>,
-    /// The winner.
+    /// The chosen configuration, when a sweep finished and chose one.
     pub winner: Option<WinnerRecord>,
     /// Lines that did not parse (a torn or damaged file).
     pub skipped_lines: usize,
@@ -355,12 +356,12 @@ impl TuneStore {
         if any { Loaded::Matched } else { Loaded::Fresh }
     }
 
-    /// The key.
+    /// The key this store's records belong to.
     pub fn key(&self) -> &CacheKey {
         &self.key
     }
 
-    /// The file.
+    /// The path of the cache file.
     pub fn path(&self) -> &Path {
         &self.path
     }

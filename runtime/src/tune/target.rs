@@ -110,11 +110,11 @@ impl TuneSource {
 /// One tunable of a target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tunable {
-    /// The name.
+    /// The template parameter's name.
     pub name: String,
-    /// Its values.
+    /// The values the sweep may try (a single value once pinned).
     pub domain: Vec<i64>,
-    /// Its default value.
+    /// The value used when nothing is tuned (the pinned value once pinned).
     pub default: i64,
 }
 
@@ -122,9 +122,9 @@ pub struct Tunable {
 /// tuner's own `T01xx` for TMA boxes and launch-time restrictions) and its message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {
-    /// The diagnostic code.
+    /// The diagnostic code (`E0501`, `T0101`, …).
     pub code: String,
-    /// Why.
+    /// The diagnostic's message: what the config breaks.
     pub message: String,
 }
 
@@ -141,17 +141,17 @@ pub struct Facts {
 pub struct Target {
     /// Where it comes from.
     pub source: TuneSource,
-    /// The dtype variant.
+    /// The dtype variant tuned (input and accumulator dtypes; default: as declared).
     pub variant: Variant,
-    /// Its tunables.
+    /// The tunables, in template-parameter order.
     pub tunables: Vec<Tunable>,
     /// The CUDA source every config instantiates.
     pub cuda: String,
-    /// The input dtype.
+    /// Element type of the inputs.
     pub input: DType,
     /// The accumulator dtype name, if not the declared one.
     pub acc: DType,
-    /// The output dtype.
+    /// Element type of the output.
     pub output: DType,
     prepared: Option<Arc<Prepared>>,
     pinned: ConfigMap,
@@ -326,7 +326,7 @@ impl Target {
         Ok(())
     }
 
-    /// The pinned tunables.
+    /// The tunables fixed by [`Target::pin`], name → value.
     pub fn pinned(&self) -> &ConfigMap {
         &self.pinned
     }
