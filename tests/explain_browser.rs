@@ -438,8 +438,14 @@ fn v4_links_loads_fast_and_shows_its_tuning_in_chromium() {
     assert_eq!(tune_part.matches("<svg").count(), 4);
     for t in &p.tune {
         let r = t.roofline_point.as_ref().expect("roofline numbers");
-        // m = n = k: intensity 2k³ / (3k² · 2 bytes) = k / 3.
-        let k: f64 = t.shape.split('x').next().unwrap().parse().unwrap();
+        // m = n = k: intensity 2k³ / (3k² · 2 bytes) = k / 3 (the shape is `K=… M=… N=…`).
+        let k: f64 = t
+            .shape
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix("K="))
+            .expect("a K in the problem key")
+            .parse()
+            .unwrap();
         assert!(
             (r.intensity - k / 3.0).abs() < 1.0,
             "{}: {}",

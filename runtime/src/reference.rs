@@ -18,80 +18,10 @@
 //! A signature that fits none of these, or fits one in more than one way (a square `[N, N]`
 //! operand whose layout cannot be told), is [`Pattern::Unknown`]: no reference is guessed.
 
-use crate::cublas_ref::{ColumnMajorGemm, Op, Operand};
+use crate::cublas_ref::Op;
 use crate::dtype::DType;
 
-/// How `A` and `B` of a GEMM are stored (row-major buffers): `N` as the math names them,
-/// `T` transposed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Layout {
-    /// `A` stored `[M, K]` (N) or `[K, M]` (T).
-    pub a: Op,
-    /// `B` stored `[K, N]` (N) or `[N, K]` (T).
-    pub b: Op,
-}
-
-impl Layout {
-    /// `A · B`, all row-major.
-    pub const NN: Layout = Layout { a: Op::N, b: Op::N };
-    /// `A · Bᵀ` (tessel's `lhs[M, K]`, `rhs[N, K]`).
-    pub const NT: Layout = Layout { a: Op::N, b: Op::T };
-    /// `Aᵀ · B`.
-    pub const TN: Layout = Layout { a: Op::T, b: Op::N };
-    /// `Aᵀ · Bᵀ`.
-    pub const TT: Layout = Layout { a: Op::T, b: Op::T };
-    /// All four.
-    pub const ALL: [Layout; 4] = [Layout::NN, Layout::NT, Layout::TN, Layout::TT];
-
-    /// `NN`, `NT`, `TN` or `TT`.
-    pub fn name(self) -> &'static str {
-        match (self.a, self.b) {
-            (Op::N, Op::N) => "NN",
-            (Op::N, Op::T) => "NT",
-            (Op::T, Op::N) => "TN",
-            (Op::T, Op::T) => "TT",
-        }
-    }
-
-    /// The stored shapes of `A` and `B` for a problem `M × N × K`.
-    pub fn shapes(self, m: usize, n: usize, k: usize) -> ([usize; 2], [usize; 2]) {
-        let a = match self.a {
-            Op::N => [m, k],
-            Op::T => [k, m],
-        };
-        let b = match self.b {
-            Op::N => [k, n],
-            Op::T => [n, k],
-        };
-        (a, b)
-    }
-
-    /// The column-major cuBLAS call computing row-major `C[M, N]` in this layout: cuBLAS
-    /// computes `Cᵀ[N, M] = op(B) · op(A)` on the same buffers (a row-major `X[R, C]` is the
-    /// column-major `Xᵀ` with leading dimension `C`).
-    pub fn cublas_plan(self, m: usize, n: usize, k: usize) -> ColumnMajorGemm {
-        let (transa, lda) = match self.b {
-            Op::N => (Op::N, n),
-            Op::T => (Op::T, k),
-        };
-        let (transb, ldb) = match self.a {
-            Op::N => (Op::N, k),
-            Op::T => (Op::T, m),
-        };
-        ColumnMajorGemm {
-            a: Operand::Right,
-            b: Operand::Left,
-            transa,
-            transb,
-            m: n,
-            n: m,
-            k,
-            lda,
-            ldb,
-            ldc: n,
-        }
-    }
-}
+pub use crate::cublas_ref::Layout;
 
 /// What [`infer`] needs of one parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
