@@ -283,6 +283,7 @@ pub fn signature(p: &crate::dsl::Prepared) -> Vec<ParamSig> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cublas_ref::{ColumnMajorGemm, Operand};
     use crate::dtype::SplitMix64;
 
     fn sig(name: &str, dims: &[&str], written: bool) -> ParamSig {
