@@ -21,6 +21,7 @@ mod run;
 mod setup_nvrtc;
 mod source;
 mod tune;
+mod tune_job;
 
 pub use gpu::kernel_def_from_file;
 pub use source::{Failure, KernelArgs};
@@ -63,10 +64,11 @@ pub enum Command {
     Run(run::RunArgs),
     /// Tune the kernel's tunables on GPU 0 for a problem shape (cached per GPU and shape).
     ///
-    /// Every configuration the kernel's checks allow is compiled with NVRTC, verified against
-    /// cuBLAS and timed in a worker process (this command, started again); the winner is cached
-    /// per GPU, driver, NVRTC, kernel and shape, and printed with the `tessel run` line that
-    /// measures it. The tuner runs GEMMs `out[M, N] = lhs[M, K] · rhs[N, K]ᵀ` in f16 or bf16.
+    /// Every configuration the kernel's checks allow is compiled with NVRTC, verified and timed
+    /// in a worker process (this command, started again); the winner is cached per GPU, driver,
+    /// NVRTC, kernel and shape, and printed with the `tessel run` line that measures it. Any
+    /// kernel `tessel run` verifies can be tuned, with the same reference: cuBLAS for NT and NN
+    /// GEMMs (every output), else an f64 host computation of the contraction (every output).
     Tune(tune::TuneArgs),
     /// Write one HTML page with the DSL, its CUDA and its SASS linked line by line.
     Explain(explain::ExplainArgs),

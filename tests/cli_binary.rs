@@ -220,6 +220,39 @@ fn run_and_tune_need_a_gpu() {
     }
 }
 
+/// Kernels the GEMM tuner does not take (an f32 NN GEMM, a GEMV) are tuned as general jobs
+/// with `tessel run`'s reference: without a GPU they get past their arguments and signature to
+/// exit 3; on a GPU a small sweep reaches a verified winner and its `tessel run` line.
+#[test]
+fn tune_takes_any_kernel_run_verifies() {
+    let has_gpu = tessel_runtime::device::Device::open(0).is_ok();
+    for (file, shape) in [
+        ("kernels/sgemm_k8_warptile.co", "M=256,N=256,K=256"),
+        ("kernels/gemv_direct.co", "N=1024,K=1024"),
+    ] {
+        let o = tessel(&[
+            "tune",
+            file,
+            "--shape",
+            shape,
+            "--strategy=random",
+            "--budget=3",
+            "--retune",
+        ]);
+        let (out, err) = (text(&o.stdout), text(&o.stderr));
+        if has_gpu {
+            assert_eq!(o.status.code(), Some(exit::OK), "{file}:\n{out}{err}");
+            assert!(
+                out.contains(&format!("next     tessel run {file} --shape {shape}")),
+                "{file}:\n{out}"
+            );
+        } else {
+            assert_eq!(o.status.code(), Some(exit::NO_GPU), "{file}:\n{out}{err}");
+            assert!(err.starts_with("error: no GPU to tune on: "), "{err}");
+        }
+    }
+}
+
 #[test]
 fn run_refuses_what_it_cannot_size_or_verify_before_looking_for_a_gpu() {
     for (args, code, msg) in [
@@ -248,6 +281,21 @@ fn run_refuses_what_it_cannot_size_or_verify_before_looking_for_a_gpu() {
             &["tune", V4, "--shape", "M=64,N=64,K=64", "--sweep", "NOPE"][..],
             exit::USAGE,
             "`NOPE` is not a tunable",
+        ),
+        (
+            &["tune", "kernels/gemv_direct.co", "--shape", "N=64"][..],
+            exit::USAGE,
+            "dimension `K` of parameter `w` needs a size: --shape K=",
+        ),
+        (
+            &[
+                "tune",
+                "kernels/sgemm_k8_warptile.co",
+                "--shape",
+                "M=64,N=64,K=64,Q=2",
+            ][..],
+            exit::USAGE,
+            "`Q` is not a dimension of any parameter",
         ),
     ] {
         let o = tessel(args);

@@ -90,7 +90,7 @@ impl AnyTensor {
     }
 }
 
-fn rt_dtype(d: dsl_core::ir::DType) -> Option<DType> {
+pub(super) fn rt_dtype(d: dsl_core::ir::DType) -> Option<DType> {
     match d {
         dsl_core::ir::DType::F16 => Some(DType::F16),
         dsl_core::ir::DType::BF16 => Some(DType::BF16),
@@ -102,12 +102,16 @@ fn rt_dtype(d: dsl_core::ir::DType) -> Option<DType> {
 /// The kernel's tensors: (parameter name, dtype, dimension names, sizes), and the contraction
 /// its signature describes. Errors are usage errors (a missing or unknown dimension) or a
 /// signature `tessel run` has no reference for.
-struct Signature {
-    params: Vec<(String, DType, Vec<usize>)>,
-    contraction: Contraction,
+pub(super) struct Signature {
+    pub params: Vec<(String, DType, Vec<usize>)>,
+    pub contraction: Contraction,
 }
 
-fn signature(k: &Loaded, prepared: &Prepared, args: &ProblemArgs) -> Result<Signature, Failure> {
+pub(super) fn signature(
+    k: &Loaded,
+    prepared: &Prepared,
+    args: &ProblemArgs,
+) -> Result<Signature, Failure> {
     let m = &prepared.module;
     let usage = |msg: String| Failure::new(exit::USAGE, msg);
     let mut sizes: BTreeMap<String, usize> = BTreeMap::new();

@@ -1,4 +1,4 @@
-//! `tessel tune FILE.co --shape M=…,N=…,K=… [--set NAME=V] [--sweep A,B] [--strategy …]
+//! `tessel tune FILE.co --shape DIM=…,… [--set NAME=V] [--sweep A,B] [--strategy …]
 //! [--budget …] [--seed S] [--retune]`: the runtime's tuner on a `.co` file. The tuner's
 //! workers are this executable started again with the same arguments (and
 //! `TESSEL_TUNE_WORKER=1`), so the kernel they serve is the file's.
@@ -7,12 +7,14 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use tessel_runtime::tune::{
-    self, Budget, Shape, Strategy, Target, TuneError, TuneOptions, Tuner, WorkerCommand,
+    self, Budget, Job, Shape, Strategy, Target, TuneError, TuneOptions, TuneSource, Tuner,
+    WorkerCommand,
 };
 
 use super::exit;
 use super::gpu::{ProblemArgs, kernel_def};
 use super::source::{Failure, Loaded};
+use super::tune_job;
 
 /// Arguments of `tune`.
 #[derive(Debug, Clone, Args)]
@@ -51,33 +53,52 @@ fn parse_budget(s: &str) -> Result<Budget, String> {
 }
 
 /// Runs `tune`; `argv` are the command's arguments, which a worker is started with.
+///
+/// A GEMM the GEMM tuner takes (f16 / bf16, `lhs[M, K]`, `rhs[N, K]`) is swept as one; any
+/// other kernel `tessel run` can verify is swept as a general job (`tune_job.rs`).
 pub fn run(args: &TuneArgs, argv: &[String]) -> Result<String, Failure> {
     let k = Loaded::load(&args.problem.kernel)?;
     let def = kernel_def(&k);
+    // A worker is this command started again: it rebuilds the same job from the same arguments.
+    // A registered builder lives for the program (`'static`): it owns its arguments and reads
+    // the file again.
+    let problem = args.problem.clone();
+    let builder = move |key: &str| -> Result<Job, String> {
+        let k = Loaded::load(&problem.kernel).map_err(|f| f.text)?;
+        let job = tune_job::build(&k, def, &problem).map_err(|f| f.text)?;
+        if job.key != key {
+            return Err(format!(
+                "the worker's arguments give problem `{}`, not `{key}`",
+                job.key
+            ));
+        }
+        Ok(job)
+    };
     // In a worker process this serves trials and exits; otherwise it returns at once.
-    tune::worker_main_if_requested(&[def]);
+    tune::worker_main(&[TuneSource::Dsl(def)], &[(tune_job::JOB_NAME, &builder)]);
 
     let usage = |m: String| Failure::new(exit::USAGE, m);
-    let dim = |d: &str| {
-        args.problem.dim(d).map(|v| v as usize).ok_or_else(|| {
-            usage(format!(
-                "the tuner needs --shape M=…,N=…,K=…; `{d}` is missing"
-            ))
-        })
+    let (mut tuner, problem, flops) = match Target::dsl(def, args.problem.variant()) {
+        Ok(target) => {
+            let shape = gemm_shape(&args.problem)?;
+            let text = shape.text();
+            let flops = shape.flops();
+            (
+                Tuner::new(target, shape, TuneOptions::default()),
+                text,
+                flops,
+            )
+        }
+        Err(_) => {
+            let job = tune_job::build(&k, def, &args.problem)?;
+            let text = job.key.clone();
+            let flops = job.flops.unwrap_or(0.0);
+            let tuner = Tuner::job(job, TuneOptions::default())
+                .map_err(|e| Failure::new(exit::RUNTIME, e))?;
+            (tuner, text, flops)
+        }
     };
-    let shape = Shape::new(dim("M")?, dim("N")?, dim("K")?);
-    if let Some((d, _)) = args
-        .problem
-        .shape
-        .iter()
-        .find(|(d, _)| !["M", "N", "K"].contains(&d.as_str()))
-    {
-        return Err(usage(format!(
-            "the tuner runs GEMMs of shape M, N, K; `{d}` is not one of them"
-        )));
-    }
-    let mut target =
-        Target::dsl(def, args.problem.variant()).map_err(|e| Failure::new(exit::RUNTIME, e))?;
+    let target = &mut tuner.target;
     let names: Vec<String> = target.tunables.iter().map(|t| t.name.clone()).collect();
     let sweep = args.sweep.clone().unwrap_or_else(|| names.clone());
     for s in &sweep {
@@ -106,8 +127,8 @@ pub fn run(args: &TuneArgs, argv: &[String]) -> Result<String, Failure> {
     };
     // A trial is one launch, a download and ~25 timed launches: even at a slow 50 TFLOP/s
     // that is 25 × flops / 50e12 seconds; the watchdog allows 5 s more than 40 launches.
-    let trial_timeout = std::time::Duration::from_secs_f64(5.0 + 40.0 * shape.flops() / 50e12);
-    let opts = TuneOptions {
+    let trial_timeout = std::time::Duration::from_secs_f64(5.0 + 40.0 * flops / 50e12);
+    tuner.opts = TuneOptions {
         strategy: args.strategy,
         budget: args.budget,
         seed: args.seed,
@@ -120,14 +141,14 @@ pub fn run(args: &TuneArgs, argv: &[String]) -> Result<String, Failure> {
     let _ = writeln!(
         out,
         "tune     {} ({}) {} ({}), {} strategy, sweeping {}",
-        target.name(),
+        tuner.target.name(),
         k.file,
-        shape.text(),
-        target.dtypes(),
+        problem,
+        tuner.target.dtypes(),
         args.strategy,
         sweep.join(", ")
     );
-    let outcome = match Tuner::new(target, shape, opts).run() {
+    let outcome = match tuner.run() {
         Ok(o) => o,
         Err(TuneError::NoGpu(why)) => {
             return Err(Failure::new(
@@ -194,4 +215,27 @@ pub fn run(args: &TuneArgs, argv: &[String]) -> Result<String, Failure> {
             code: exit::FAILED,
         }),
     }
+}
+
+/// `M`, `N`, `K` from `--shape`, and no other dimension: the GEMM tuner's problem.
+fn gemm_shape(problem: &ProblemArgs) -> Result<Shape, Failure> {
+    let usage = |m: String| Failure::new(exit::USAGE, m);
+    let dim = |d: &str| {
+        problem.dim(d).map(|v| v as usize).ok_or_else(|| {
+            usage(format!(
+                "the tuner needs --shape M=…,N=…,K=…; `{d}` is missing"
+            ))
+        })
+    };
+    let shape = Shape::new(dim("M")?, dim("N")?, dim("K")?);
+    if let Some((d, _)) = problem
+        .shape
+        .iter()
+        .find(|(d, _)| !["M", "N", "K"].contains(&d.as_str()))
+    {
+        return Err(usage(format!(
+            "the tuner runs GEMMs of shape M, N, K; `{d}` is not one of them"
+        )));
+    }
+    Ok(shape)
 }
