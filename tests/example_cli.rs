@@ -9,7 +9,8 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 23] = [
+const EXAMPLES: [&str; 24] = [
+    "autotune_first_use",
     "bench",
     "frontend_limits",
     "gemv",

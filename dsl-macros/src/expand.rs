@@ -253,6 +253,12 @@ fn finish(
                 pub fn with_tune_cache(self, dir: impl ::core::convert::Into<::std::path::PathBuf>) -> Self {
                     Autotuned { inner: self.inner.with_tune_cache(dir) }
                 }
+                /// Tunes a shape on its first launch when no winner is cached (see
+                /// `tessel::runtime::kernel::Autotuned::tune_on_first_use`; `main` must start
+                /// with `tessel::runtime::tune::worker_main_if_requested(&[&KERNEL])`).
+                pub fn tune_on_first_use(self, opts: ::tessel::runtime::tune::TuneOptions) -> Self {
+                    Autotuned { inner: self.inner.tune_on_first_use(opts) }
+                }
                 /// The runtime's autotuned handle (which configuration a shape gets).
                 pub fn runtime(&self) -> &::tessel::runtime::kernel::Autotuned {
                     &self.inner

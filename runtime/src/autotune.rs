@@ -60,6 +60,34 @@ pub fn cached_winner(
     )
 }
 
+/// Tunes `def` for the GEMM problem these shapes give (`M`, `N`, `K` from the launch key) with
+/// `opts`, into `cache_dir`, and returns the winner; `None` when the GEMM tuner does not take
+/// the kernel, the shapes bind no `M`/`N`/`K`, or the sweep fails or finds no winner (the
+/// caller then uses the default configuration).
+pub fn tune_now(
+    def: &'static KernelDef,
+    variant: Variant,
+    shapes: &[&[usize]],
+    cache_dir: &Path,
+    mut opts: crate::tune::TuneOptions,
+) -> Option<Config> {
+    let key = launch_key(def, shapes)?;
+    let dim = |name: &str| -> Option<usize> {
+        key.split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.parse().ok())
+    };
+    let shape = crate::tune::Shape::new(dim("M")?, dim("N")?, dim("K")?);
+    let target = Target::dsl(def, variant).ok()?;
+    opts.cache_dir = Some(cache_dir.to_path_buf());
+    let outcome = crate::tune::Tuner::new(target, shape, opts).run().ok()?;
+    let w = outcome.winner?;
+    Some(Config {
+        values: w.config.into_iter().collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +136,17 @@ mod tests {
             sm_count: 132,
             max_smem_per_block_optin: 232_448,
         }
+    }
+
+    #[test]
+    fn tuning_on_first_use_needs_shapes_that_bind_the_gemm_dims() {
+        let dir = std::env::temp_dir().join(format!("tessel-tune-now-{}", std::process::id()));
+        let opts = crate::tune::TuneOptions::default();
+        // Shapes that do not fit the signature bind no M, N, K: nothing is tuned.
+        assert_eq!(
+            tune_now(&V0, Variant::default(), &[&[256], &[256]], &dir, opts),
+            None
+        );
     }
 
     #[test]

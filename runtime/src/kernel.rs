@@ -453,6 +453,7 @@ pub struct Autotuned {
     cache_dir: PathBuf,
     by_shape: Mutex<Vec<([i64; MAX_DIMS], Arc<CompiledKernel>)>>,
     by_config: Mutex<Vec<Arc<CompiledKernel>>>,
+    tune_on_miss: Option<crate::tune::TuneOptions>,
 }
 
 impl std::fmt::Debug for Autotuned {
@@ -483,6 +484,7 @@ pub fn autotuned(def: &'static KernelDef, stream: &Arc<CudaStream>) -> Result<Au
         default,
         cache_dir: crate::tune::store::default_dir(),
         by_shape: Mutex::new(Vec::new()),
+        tune_on_miss: None,
     })
 }
 
@@ -495,6 +497,18 @@ impl Autotuned {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        self
+    }
+
+    /// Tunes a shape on its first launch when the cache has no winner for it (Triton's
+    /// `autotune` on first use): the tuner sweeps with `opts` into this handle's cache folder
+    /// and the winner serves this and every later launch of the shape (and later processes,
+    /// from the cache). The tuner's workers are this program started again, so `main` must
+    /// begin with `tessel::runtime::tune::worker_main_if_requested(&[&kernel::KERNEL])`.
+    /// Kernels the GEMM tuner does not take, and a sweep that fails or finds no GPU, fall back
+    /// to the default configuration.
+    pub fn tune_on_first_use(mut self, opts: crate::tune::TuneOptions) -> Self {
+        self.tune_on_miss = Some(opts);
         self
     }
 
@@ -529,12 +543,19 @@ impl Autotuned {
         {
             return Ok(h.clone());
         }
-        let handle = match crate::autotune::cached_winner(
-            self.def,
-            &self.device,
-            &shapes[..n],
-            &self.cache_dir,
-        ) {
+        let cached =
+            crate::autotune::cached_winner(self.def, &self.device, &shapes[..n], &self.cache_dir);
+        let tuned = match (&cached, &self.tune_on_miss) {
+            (None, Some(opts)) => crate::autotune::tune_now(
+                self.def,
+                self.variant,
+                &shapes[..n],
+                &self.cache_dir,
+                opts.clone(),
+            ),
+            _ => None,
+        };
+        let handle = match cached.or(tuned) {
             Some(cfg) => self.handle_of(&cfg)?,
             None => self.default.clone(),
         };
