@@ -88,21 +88,6 @@ pub fn render(rows: &[BenchRow]) -> String {
     t
 }
 
-/// Device-to-device copy bandwidth (bytes read + written per second, TB/s) over `bytes`.
-pub fn copy_bandwidth(dev: &Device, bytes: usize) -> Result<f64, String> {
-    let e = |x: &dyn std::fmt::Display| x.to_string();
-    let stream = dev.stream();
-    let src = stream.alloc_zeros::<u8>(bytes).map_err(|x| e(&x))?;
-    let mut dst = stream.alloc_zeros::<u8>(bytes).map_err(|x| e(&x))?;
-    let tc = tessel_runtime::timing::TimingConfig {
-        warmup: 3,
-        runs: 20,
-    };
-    let t = tessel_runtime::timing::time_gpu(dev, &tc, None, || stream.memcpy_dtod(&src, &mut dst))
-        .map_err(|x| e(&x))?;
-    Ok(2.0 * bytes as f64 / (t.median_ms * 1e-3) / 1e12)
-}
-
 /// The bench's command line.
 #[derive(clap::Parser, Debug)]
 #[command(
@@ -347,7 +332,7 @@ pub fn bench_main(def: &'static KernelDef, args: &[String], extra: &ExtraRows) -
             "device   {} ({} SMs, {}, driver {})",
             info.name, info.sm_count, info.arch, info.driver_version
         );
-        let copy = copy_bandwidth(&dev, 1 << 30)?;
+        let copy = crate::bandwidth::copy_bandwidth(&dev, 1 << 30)?;
         let mut rows = vec![BenchRow {
             workload: "device copy (memcpy dtod)".into(),
             shape: "1 GiB".into(),

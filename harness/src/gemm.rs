@@ -39,25 +39,17 @@ pub struct GemmOpts {
     pub explain: Option<std::path::PathBuf>,
 }
 
-/// A positive integer.
-pub fn positive(v: &str) -> Result<usize, String> {
-    v.parse::<usize>()
-        .ok()
-        .filter(|x| *x > 0)
-        .ok_or_else(|| format!("`{v}` is not a positive integer"))
-}
-
 /// The GEMM examples' flags.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct GemmArgs {
     /// Rows of lhs and out [default: 8192; v0_naive: 4096]
-    #[arg(long, value_parser = positive)]
+    #[arg(long, value_parser = crate::flags::positive)]
     pub m: Option<usize>,
     /// Rows of rhs, columns of out [default: as --m]
-    #[arg(long, value_parser = positive)]
+    #[arg(long, value_parser = crate::flags::positive)]
     pub n: Option<usize>,
     /// Reduction dimension [default: as --m]
-    #[arg(long, value_parser = positive)]
+    #[arg(long, value_parser = crate::flags::positive)]
     pub k: Option<usize>,
     /// Input dtype (bf16 implies --acc f32)
     #[arg(long, value_parser = ["f16", "bf16"])]

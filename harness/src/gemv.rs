@@ -58,8 +58,8 @@ pub struct GemvOpts {
 pub fn parse_shape(v: &str) -> Result<(usize, usize), String> {
     let (n, k) = v.split_once(',').ok_or("--shape takes N,K")?;
     Ok((
-        crate::gemm::positive(n.trim())?,
-        crate::gemm::positive(k.trim())?,
+        crate::flags::positive(n.trim())?,
+        crate::flags::positive(k.trim())?,
     ))
 }
 
@@ -82,7 +82,7 @@ pub struct GemvArgs {
     #[arg(long)]
     pub no_tune: bool,
     /// Timed runs per round (at least 20)
-    #[arg(long, default_value_t = 50, value_parser = crate::gemm::positive)]
+    #[arg(long, default_value_t = 50, value_parser = crate::flags::positive)]
     pub runs: usize,
 }
 
@@ -129,7 +129,7 @@ pub fn tbps(bytes: f64, ms: f64) -> f64 {
 /// The device's copy bandwidth in TB/s: a device-to-device copy of 1 GiB, timed with events,
 /// counting the bytes read and written.
 pub fn copy_bandwidth(dev: &Device) -> Result<f64, String> {
-    crate::bench::copy_bandwidth(dev, 1 << 30)
+    crate::bandwidth::copy_bandwidth(dev, 1 << 30)
 }
 
 /// One (shape, kernel) measurement.

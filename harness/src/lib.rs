@@ -4,9 +4,11 @@
 //!
 //! Only binaries print; the runtime library returns values and errors.
 
+pub mod bandwidth;
 pub mod bench;
 pub mod exit;
 pub mod explain;
+pub mod flags;
 pub mod gemm;
 pub mod gemv;
 pub mod jobs;

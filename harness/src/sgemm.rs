@@ -56,19 +56,19 @@ pub struct SgemmOpts {
 #[derive(clap::Args, Clone, Debug)]
 pub struct SgemmArgs {
     /// Rows of A and C
-    #[arg(long, default_value_t = 4096, value_parser = crate::gemm::positive)]
+    #[arg(long, default_value_t = 4096, value_parser = crate::flags::positive)]
     pub m: usize,
     /// Columns of B and C
-    #[arg(long, default_value_t = 4096, value_parser = crate::gemm::positive)]
+    #[arg(long, default_value_t = 4096, value_parser = crate::flags::positive)]
     pub n: usize,
     /// Reduction dimension
-    #[arg(long, default_value_t = 4096, value_parser = crate::gemm::positive)]
+    #[arg(long, default_value_t = 4096, value_parser = crate::flags::positive)]
     pub k: usize,
     /// Set a tunable: NAME=VALUE (repeatable; turns the sweep off)
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     pub sets: Vec<(String, i64)>,
     /// Timed runs per round (at least 20)
-    #[arg(long, default_value_t = 20, value_parser = crate::gemm::positive)]
+    #[arg(long, default_value_t = 20, value_parser = crate::flags::positive)]
     pub runs: usize,
     /// Sweep the legal configurations (the default of the tuned examples)
     #[arg(long, conflicts_with = "no_tune")]
@@ -77,7 +77,7 @@ pub struct SgemmArgs {
     #[arg(long)]
     pub no_tune: bool,
     /// Most configurations a sweep compiles and times
-    #[arg(long, default_value_t = 256, value_parser = crate::gemm::positive)]
+    #[arg(long, default_value_t = 256, value_parser = crate::flags::positive)]
     pub budget: usize,
 }
 

@@ -9,7 +9,7 @@
 )]
 pub struct UserCli {
     /// Most configs per job (random strategy); all when absent
-    #[arg(long, value_parser = crate::gemm::positive)]
+    #[arg(long, value_parser = crate::flags::positive)]
     pub budget: Option<usize>,
     /// Ignore the cache and sweep again
     #[arg(long)]

@@ -11,8 +11,8 @@
 
 use super::resolve::Role;
 use super::view::{VState, Views, fragment_view};
-use super::wgmma::{dim_span, frag_def};
 use super::{Cx, Dim, all_stmts, at_expr, codes};
+use super::{dim_span, frag_def};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, Stmt, StmtId};
 use std::collections::HashMap;

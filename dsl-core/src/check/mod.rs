@@ -677,3 +677,20 @@ impl Cx<'_> {
         ok
     }
 }
+
+/// The definition of a fragment name used by statement `s` in `role` (the WGMMA and
+/// `mma.store` checks share it).
+fn frag_def(cx: &Cx, s: StmtId, role: resolve::Role) -> Option<StmtId> {
+    match cx.res.idents.get(&(s, role))? {
+        Binding::Frag(d) => Some(*d),
+        _ => None,
+    }
+}
+
+/// Where a fragment dimension was written (`fallback` for a constant one).
+fn dim_span(cx: &Cx, d: &Dim, fallback: crate::span::Span) -> crate::span::Span {
+    match d.expr {
+        DimExpr::Expr(e) => cx.m.expr_span(e),
+        DimExpr::Const(_) => fallback,
+    }
+}

@@ -3,9 +3,9 @@
 //! 16 rows and its K one of 4, 8, 16, 32 — and reported as not lowered by the gate. Also:
 //! `mma.fill acc, v` re-initializes an accumulator, never a loaded operand.
 
+use super::frag_def;
 use super::resolve::Role;
 use super::view::Views;
-use super::wgmma::frag_def;
 use super::{Cx, all_stmts, codes};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{ExtStmt, Stmt};

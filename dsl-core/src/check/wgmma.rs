@@ -6,10 +6,10 @@
 
 use super::resolve::Role;
 use super::view::Views;
-use super::{Binding, Cx, Dim, DimExpr, FragInfo, FragKind, all_stmts, at_expr, codes};
+use super::{Cx, Dim, FragInfo, FragKind, all_stmts, at_expr, codes};
+use super::{dim_span, frag_def};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, Major, Stmt, StmtId};
-use crate::span::Span;
 use std::collections::HashMap;
 
 /// f8 element types are rejected wherever they are written.
@@ -35,21 +35,6 @@ pub(crate) fn check_f8(cx: &Cx, diags: &mut Diagnostics) {
         if dt.is_f8() {
             diags.push(Diagnostic::new(codes::F8, span, msg(dt)).with_help(help));
         }
-    }
-}
-
-/// The definition of a fragment name used by statement `s` in `role`.
-pub(super) fn frag_def(cx: &Cx, s: StmtId, role: Role) -> Option<StmtId> {
-    match cx.res.idents.get(&(s, role))? {
-        Binding::Frag(d) => Some(*d),
-        _ => None,
-    }
-}
-
-pub(super) fn dim_span(cx: &Cx, d: &Dim, fallback: Span) -> Span {
-    match d.expr {
-        DimExpr::Expr(e) => cx.m.expr_span(e),
-        DimExpr::Const(_) => fallback,
     }
 }
 

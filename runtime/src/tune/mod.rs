@@ -57,6 +57,7 @@ use std::time::Duration;
 
 pub mod bench;
 pub mod cachedir;
+mod export;
 pub mod filter;
 pub mod fullcheck;
 pub mod job;

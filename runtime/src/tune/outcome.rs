@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -347,27 +347,6 @@ impl TuneOutcome {
     /// The whole outcome as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
-    }
-
-    /// Writes `<stem>.csv`, `<stem>.json` and `<stem>.svg` (coloured by `color_by`) to `dir`.
-    pub fn write_exports(
-        &self,
-        dir: &Path,
-        stem: &str,
-        color_by: &str,
-    ) -> std::io::Result<Vec<PathBuf>> {
-        std::fs::create_dir_all(dir)?;
-        let mut out = Vec::new();
-        for (ext, text) in [
-            ("csv", self.to_csv()),
-            ("json", self.to_json()),
-            ("svg", super::svg::chart(self, color_by)),
-        ] {
-            let p = dir.join(format!("{stem}.{ext}"));
-            crate::cache::write_atomic(&p, text.as_bytes())?;
-            out.push(p);
-        }
-        Ok(out)
     }
 }
 
