@@ -271,6 +271,34 @@ pub struct TrialRecord {
     /// resume).
     #[serde(default = "one")]
     pub attempts: u32,
+    /// Set when the early stop skipped the full timing: the cutoff (ms) the probe's median
+    /// exceeded. `time` then holds the probe's few runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_stop_ms: Option<f64>,
+    /// Where the trial's wall time went, on the worker (absent in records of older caches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<TrialPhases>,
+}
+
+/// The wall time of one trial's steps on the worker, in milliseconds: what a sweep's time is
+/// made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrialPhases {
+    /// Preparing the launch: the module (from the compile cache), its arguments.
+    pub load_ms: f64,
+    /// Poisoning the output, the first launch and its completion.
+    pub run_ms: f64,
+    /// Comparing the full output with the reference.
+    pub verify_ms: f64,
+    /// Warm-up and timed launches.
+    pub time_ms: f64,
+}
+
+impl TrialPhases {
+    /// The sum of the phases.
+    pub fn total_ms(&self) -> f64 {
+        self.load_ms + self.run_ms + self.verify_ms + self.time_ms
+    }
 }
 
 fn one() -> u32 {
@@ -293,6 +321,8 @@ impl TrialRecord {
             error: None,
             gpu: None,
             attempts: 1,
+            early_stop_ms: None,
+            phases: None,
         }
     }
 
