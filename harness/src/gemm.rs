@@ -338,7 +338,7 @@ fn host_spot_check<T: Element>(
     Ok((samples, worst / scale.max(1e-30)))
 }
 
-fn rt_dtype(d: ir::DType) -> tessel_runtime::dtype::DType {
+pub(crate) fn rt_dtype(d: ir::DType) -> tessel_runtime::dtype::DType {
     match d {
         ir::DType::BF16 => tessel_runtime::dtype::DType::BF16,
         ir::DType::F16 => tessel_runtime::dtype::DType::F16,
