@@ -17,7 +17,6 @@ use clap::Parser;
 use half::{bf16, f16};
 use tessel::dsl_core::check::Config;
 use tessel::dsl_core::def::Variant;
-use tessel::dsl_core::ir;
 use tessel::runtime::device::Device;
 use tessel::runtime::dsl::Prepared;
 use tessel::runtime::dtype::{DType, Element};
@@ -67,14 +66,6 @@ fn dtype(s: &str) -> Result<DType, String> {
     }
 }
 
-fn ir_dtype(d: DType) -> ir::DType {
-    match d {
-        DType::F16 => ir::DType::F16,
-        DType::BF16 => ir::DType::BF16,
-        DType::F32 => ir::DType::F32,
-    }
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
@@ -99,8 +90,8 @@ fn run(a: &Args) -> Result<(), (u8, String)> {
 fn run_typed<T: Element>(a: &Args, dev: &Device, acc: DType) -> Result<(), (u8, String)> {
     let s = a.size;
     let variant = Variant {
-        input: Some(ir_dtype(T::DTYPE)),
-        acc: Some(ir_dtype(acc)),
+        input: Some(T::DTYPE.to_ir()),
+        acc: Some(acc.to_ir()),
     };
     let p = Prepared::get(&matmul::KERNEL, variant).map_err(|x| (4, x.to_string()))?;
     let mut cfg = Config::defaults(&p.module);
@@ -120,7 +111,7 @@ fn run_typed<T: Element>(a: &Args, dev: &Device, acc: DType) -> Result<(), (u8, 
         lt_candidates: a.lt_candidates,
     };
     let row = regimes::measure::<T>(dev, &p, &cfg, s, acc, &o)?;
-    println!("config  {}", cfg_text(&cfg));
+    println!("config  {cfg}");
     for l in &row.log {
         println!("{l}");
     }
@@ -131,12 +122,4 @@ fn run_typed<T: Element>(a: &Args, dev: &Device, acc: DType) -> Result<(), (u8, 
         }
     }
     Ok(())
-}
-
-fn cfg_text(cfg: &Config) -> String {
-    cfg.values
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }

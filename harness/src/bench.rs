@@ -195,12 +195,7 @@ pub fn gemm_rows(
             DType::BF16 => measure_gemm::<bf16>(dev, &p, &cfg, (s, s, s), 20)?,
             _ => measure_gemm::<f16>(dev, &p, &cfg, (s, s, s), 20)?,
         };
-        let cfg_text = cfg
-            .values
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let cfg_text = cfg.to_string();
         let regimes = if cli.no_regimes {
             None
         } else {
@@ -209,10 +204,24 @@ pub fn gemm_rows(
                 ..RegimeOptions::default()
             };
             let rt = match input {
-                DType::BF16 => {
-                    regimes::measure::<bf16>(dev, &p, &cfg, s, crate::gemm::rt_dtype(acc), &o)
-                }
-                _ => regimes::measure::<f16>(dev, &p, &cfg, s, crate::gemm::rt_dtype(acc), &o),
+                DType::BF16 => regimes::measure::<bf16>(
+                    dev,
+                    &p,
+                    &cfg,
+                    s,
+                    tessel_runtime::dtype::DType::from_ir(acc)
+                        .unwrap_or(tessel_runtime::dtype::DType::F32),
+                    &o,
+                ),
+                _ => regimes::measure::<f16>(
+                    dev,
+                    &p,
+                    &cfg,
+                    s,
+                    tessel_runtime::dtype::DType::from_ir(acc)
+                        .unwrap_or(tessel_runtime::dtype::DType::F32),
+                    &o,
+                ),
             }
             .map_err(|(_, m)| m)?;
             for l in &rt.log {

@@ -60,6 +60,13 @@ pub struct Config {
     pub values: BTreeMap<String, i64>,
 }
 
+impl std::fmt::Display for Config {
+    /// `A=1 B=2` ([`crate::tunable::config_text`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::tunable::config_text(&self.values))
+    }
+}
+
 impl Config {
     /// Every tunable at its declared default.
     pub fn defaults(m: &Module) -> Config {

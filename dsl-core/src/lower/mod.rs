@@ -29,7 +29,7 @@ mod tma_store;
 mod walk;
 
 pub use error::LowerError;
-pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
+pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
 pub use sym::{Sym, SymEnv};
 

@@ -2,7 +2,6 @@
 //! [`ReferenceRecord`] and the [`WinnerRecord`]. The same types travel over the worker protocol
 //! and are stored in the cache, so a trial measured in a worker is written exactly as received.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -97,7 +96,7 @@ pub mod float {
 }
 
 /// A configuration: tunable name → value (sorted by name, so equal configs compare equal).
-pub type ConfigMap = BTreeMap<String, i64>;
+pub type ConfigMap = dsl_core::tunable::ConfigValues;
 
 /// Why a configuration has no time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -409,10 +408,4 @@ pub struct WinnerRecord {
     pub cublas: Option<TimeStats>,
 }
 
-/// `NAME=V NAME=V` in name order.
-pub fn config_text(c: &ConfigMap) -> String {
-    c.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use dsl_core::tunable::config_text;
