@@ -244,13 +244,9 @@ fn tma_load(
         sv.tile_elems(),
         Sym::Int(sv.tensor.dtype.size_bytes() as i64),
     );
-    let cluster = e
-        .cluster
-        .as_ref()
-        .filter(|c| c.multicast.contains(&s))
-        .map(|c| c.size.clone());
-    if let (Some(c), Some(ev)) = (cluster, event) {
-        return tma_load_multicast(e, ev, sv, dv, swz, c, bytes, line);
+    let cluster = e.cluster.as_ref().and_then(|c| c.load(s));
+    if let (Some(mc), Some(ev)) = (cluster, event) {
+        return tma_load_multicast(e, ev, sv, dv, swz, mc, bytes, line);
     }
     let map = e.tma_map(sv, swz)?;
     let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
@@ -293,16 +289,17 @@ fn tma_load_multicast(
     sv: &View,
     dv: &View,
     swz: Sym,
-    c: Sym,
+    mc: super::cluster::McLoad,
     bytes: Sym,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
+    let c = mc.slices;
     let slice = Sym::bin(crate::ir::BinaryOp::Div, sv.tile[0].clone(), c.clone());
     let mut part = sv.clone();
     part.tile[0] = slice.clone();
     let map = e.tma_map(&part, swz)?;
     let (p, _, _) = event_ref(e, ev)?;
-    let rank = format!("tsl_cta_rank<{c}>()");
+    let rank = mc.slice;
     e.line(
         format!(
             "tsl_mbar_expect_tx({p}, {});  // bytes this copy adds to the phase (all {c} slices)",
@@ -324,8 +321,8 @@ fn tma_load_multicast(
         cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
     );
     let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
-    let load = Call::new("tsl_tma_load_2d_mc")
-        .targs([c.to_string()])
+    let load = mc
+        .load
         .args([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
     e.call(
         load,
