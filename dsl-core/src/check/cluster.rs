@@ -111,7 +111,7 @@ pub fn shared_dims(
 /// statement (a TMA load from a global tensor into shared memory whose tile some blocks of the
 /// cluster share), and the writes the padded grid allows (TMA stores only).
 pub(crate) fn check_cluster_level(cx: &Cx, diags: &mut Diagnostics) {
-    use crate::ir::{CopyDst, ExtStmt, MemSpace, Stmt};
+    use crate::ir::{CopyDst, ExtStmt, MemSpace, Stmt, StmtId};
     let m = cx.m;
     let params: Vec<&str> = m
         .kernel
@@ -300,6 +300,43 @@ pub(crate) fn check_cluster_level(cx: &Cx, diags: &mut Diagnostics) {
                 )
                 .with_note(m.expr_span(src), "the tile")
                 .with_help("multicast the operand the blocks share (the one indexed by the other block variable), or give the cluster an extent along a variable this tile does not use"),
+            );
+        }
+    }
+    // A multicast load writes into its peers' shared memory: in its statement list it must
+    // follow a `wait` (the ring's "stage is free" event, which then counts every block's
+    // consumers).
+    let shared = |s: StmtId| match &m.stmts[s] {
+        Stmt::TmaCopy {
+            event: Some(_),
+            src,
+            ..
+        } => {
+            m.is_multicast(s)
+                && is_param(*src)
+                && !shared_dims(m, *src, &block_vars, c.extents.len()).is_empty()
+        }
+        _ => false,
+    };
+    let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
+    while let Some(list) = lists.pop() {
+        let mut waited = false;
+        for &s in list {
+            if shared(s) && !waited {
+                diags.push(
+                    Diagnostic::new(
+                        codes::MULTICAST_WAIT,
+                        m.stmt_span(s),
+                        "this load is multicast into other blocks of the cluster, so it must first wait for an event that says the destination is free in all of them",
+                    )
+                    .with_help("wait on the ring's free-stage event before it (`wait empty[stage];`)"),
+                );
+            }
+            waited |= matches!(m.stmts[s], Stmt::Wait { .. });
+            lists.extend(
+                super::stmt_blocks(&m.stmts[s])
+                    .into_iter()
+                    .map(|b| b.as_slice()),
             );
         }
     }
