@@ -6,7 +6,7 @@
 //! | v0_naive        | sm_80   | HFMA2 (f16 FMA)               |
 //! | v1_shared       | sm_80   | HFMA2, LDGSTS (`cp.async`)    |
 //! | v2, v3, v4      | sm_90a  | HGMMA, UTMALDG, UTMASTG       |
-//! | v4_cluster      | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
+//! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
 //! compiled at non-default configurations to prove the template instantiates across its domain
@@ -318,6 +318,27 @@ fn v4_cluster_multicasts_the_chosen_operands() {
     );
     assert_eq!(sass::count(&c.sass, "UTMASTG"), 2, "{}", c.what);
     eprintln!("{}", c.what);
+}
+
+/// `kernels/v2_cluster.co`: synchronous TMA loads under a `: cluster` level, the rhs load
+/// written `.multicast`. With 2 or 4 blocks per cluster the rhs load is multicast and the lhs one
+/// plain; with 1 both are plain. Every k-step's loads start with a cluster barrier (inside the
+/// loop) and the block ends with one: two UCGABAR_ARV in the SASS.
+#[test]
+fn v2_cluster_multicasts_its_synchronous_rhs_load() {
+    if !nvrtc_and_nvdisasm_available("v2_cluster_multicasts_its_synchronous_rhs_load") {
+        return;
+    }
+    for (cluster, multicast) in [(1, 0), (2, 1), (4, 1)] {
+        let cfg = defaults("v2_cluster").with("CLUSTER_M", cluster);
+        let c = compile_instance("v2_cluster", &cfg);
+        assert_has(&c, &HOPPER_OPS);
+        let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
+        assert_eq!(lines("UTMALDG.2D.MULTICAST"), multicast, "{}", c.what);
+        assert_eq!(lines("UTMALDG.2D"), 2, "{}", c.what);
+        assert_eq!(sass::count(&c.sass, "UCGABAR_ARV"), 2, "{}", c.what);
+        eprintln!("{}", c.what);
+    }
 }
 
 #[test]

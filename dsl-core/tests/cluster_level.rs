@@ -266,3 +266,29 @@ fn lowering_multicasts_each_operand_along_its_sharers() {
     assert_eq!(grid(3, 1, 8192, 8192), 132);
     assert_eq!(grid(3, 1, 300, 1200), 32);
 }
+
+#[test]
+fn synchronous_multicast_loads_start_with_a_cluster_barrier() {
+    let m = parse(&kernel_file("v2_cluster"));
+    let (k, text) = lowered_text(&m, &Config::defaults(&m));
+    // Inside the k-loop: the cluster barrier, the plain lhs load, then this block's slice of rhs
+    // multicast to its cluster column, on the kernel's own barrier.
+    let sync = text.find("tsl_cluster_sync();").expect("a cluster barrier");
+    let lhs = text.find("tsl_tma_load_2d(lhs_s").expect("the lhs load");
+    let rhs = text
+        .find("tsl_tma_load_2d_cluster<CLUSTER_M, 1, true, false>(rhs_s")
+        .expect("the rhs multicast");
+    assert!(sync < lhs && lhs < rhs, "{text}");
+    assert!(text[rhs..].contains("&tsl_tma_bar);"), "{text}");
+    assert!(
+        !text.contains("__syncthreads();  // everyone is done"),
+        "{text}"
+    );
+    assert_eq!(text.matches("tsl_cluster_sync();").count(), 2, "{text}");
+    assert!(
+        k.launch_bounds
+            .starts_with("__cluster_dims__(CLUSTER_M, 1, 1) "),
+        "{}",
+        k.launch_bounds
+    );
+}

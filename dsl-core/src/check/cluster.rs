@@ -374,7 +374,7 @@ pub(crate) fn check_cluster_level(cx: &Cx, diags: &mut Diagnostics) {
 }
 
 /// The lowering gate for clusters: a `: cluster` variable used as a value, and `.multicast`
-/// on a TMA load that completes on no named event.
+/// on a TMA load bound to a future.
 pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
     use crate::ir::{Expr, ExtStmt, Stmt};
     let m = cx.m;
@@ -398,14 +398,15 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
         }
     }
     for &(s, span) in &m.multicast {
-        let evented = matches!(&m.stmts[s], Stmt::TmaCopy { event: Some(_), .. });
-        let loose = matches!(&m.stmts[s], Stmt::Ext(ExtStmt::DmaFuture { .. }))
-            || matches!(&m.stmts[s], Stmt::TmaCopy { event: None, .. });
-        if loose && !evented {
+        // Lowered: with an event (`tma.copy.async<e>.multicast`) and synchronous
+        // (`tma.copy.multicast`); not the forms bound to a future.
+        let bound = matches!(&m.stmts[s], Stmt::Ext(ExtStmt::DmaFuture { .. }))
+            || matches!(&m.stmts[s], Stmt::TmaCopy { bind: Some(_), .. });
+        if bound {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SYNC_MULTICAST,
                 span,
-                "`.multicast` on a TMA load that completes on no named event (write `tma.copy.async<full[stage]>.multicast …` after a `wait` for the stage)",
+                "`.multicast` on a TMA load bound to a future (write `tma.copy.async<full[stage]>.multicast …` after a `wait` for the stage, or the synchronous `tma.copy.multicast …`)",
             ));
         }
     }

@@ -248,8 +248,7 @@ pub const CLUSTER_GRID: &str = "E1445";
 pub const CLUSTER_PADDED_WRITE: &str = "E1446";
 /// Not supported yet: a block's coordinates in its cluster (`: cluster` variables) as values.
 pub const NOT_LOWERED_CLUSTER_RANK: &str = "E1340";
-/// Not supported yet: `.multicast` on a synchronous or bound TMA load (one that completes on
-/// no named event).
+/// Not supported yet: `.multicast` on a TMA load bound to a future (`f = tma.copy…`).
 pub const NOT_LOWERED_SYNC_MULTICAST: &str = "E1341";
 
 pub const TABLE: &[(&str, &str)] = &[
@@ -635,6 +634,6 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         NOT_LOWERED_SYNC_MULTICAST,
-        "not supported yet: `.multicast` on a TMA load without a named event",
+        "not supported yet: `.multicast` on a TMA load bound to a future",
     ),
 ];

@@ -40,6 +40,9 @@ pub struct Cluster {
     /// A `: cluster` level: its shape `(CM, CN)` and, per multicast load, whether it is shared
     /// along the first and the second block variable.
     pub level: Option<(Sym, Sym, HashMap<StmtId, (bool, bool)>)>,
+    /// Some multicast load is synchronous (`tma.copy.multicast`, no event): every group of
+    /// synchronous loads then starts with a cluster barrier (peers write into the tiles).
+    pub sync_multicast: bool,
 }
 
 /// How one multicast load is issued: `slices` blocks load one slice each (this block's is
@@ -100,14 +103,21 @@ pub fn plan(
     let mut multicast = HashSet::new();
     let mut along = HashMap::new();
     let dims = m.cluster_level.as_ref().map_or(1, |c| c.extents.len());
+    let mut sync = HashSet::new();
     for (s, st) in m.stmts.iter() {
         if let Stmt::TmaCopy {
-            event: Some(_),
+            event,
             src,
             dst: CopyDst::Expr(_),
+            bind,
             ..
         } = st
         {
+            // Synchronous loads multicast only when written `.multicast` under a level.
+            let evented = event.is_some();
+            if !evented && (shape.is_none() || bind.is_some()) {
+                continue;
+            }
             if !root(m, *src).is_some_and(|r| params.contains(&r)) {
                 continue;
             }
@@ -121,6 +131,9 @@ pub fn plan(
                 if m.is_multicast(s) && (free(0) || free(1)) {
                     multicast.insert(s);
                     along.insert(s, (free(0), free(1)));
+                    if !evented {
+                        sync.insert(s);
+                    }
                 }
             } else if free(0) {
                 multicast.insert(s);
@@ -131,7 +144,10 @@ pub fn plan(
     let mut events = BTreeSet::new();
     let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
     while let Some(list) = lists.pop() {
-        if let Some(&load) = list.iter().find(|s| multicast.contains(s)) {
+        if let Some(&load) = list
+            .iter()
+            .find(|s| multicast.contains(s) && !sync.contains(s))
+        {
             let waits = list
                 .iter()
                 .take_while(|&&s| s != load)
@@ -170,6 +186,7 @@ pub fn plan(
         multicast,
         events,
         level: shape.map(|(cm, cn)| (cm, cn, along)),
+        sync_multicast: !sync.is_empty(),
     })
 }
 
