@@ -6,10 +6,11 @@
 // lowering/cluster.cuh.
 #pragma once
 
-// This block's rank in its cluster (PTX %cluster_ctarank).
+// This block's rank in its cluster (PTX %cluster_ctarank; constant for the block's lifetime, so
+// not volatile: the compiler may read it once).
 TSL_DEVICE int tsl_cluster_ctarank() {
   tsl_u32 r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
   return (int)r;
 }
 

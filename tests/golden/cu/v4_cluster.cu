@@ -1049,10 +1049,11 @@ TSL_DEVICE void tsl_raster_cluster(int t, int grid_m, int grid_n, int group_m, i
 // of a cluster row; each of them loads one slice and multicasts it to all. Needs
 // lowering/cluster.cuh.
 
-// This block's rank in its cluster (PTX %cluster_ctarank).
+// This block's rank in its cluster (PTX %cluster_ctarank; constant for the block's lifetime, so
+// not volatile: the compiler may read it once).
 TSL_DEVICE int tsl_cluster_ctarank() {
   tsl_u32 r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
   return (int)r;
 }
 
