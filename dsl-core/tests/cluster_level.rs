@@ -292,3 +292,41 @@ fn synchronous_multicast_loads_start_with_a_cluster_barrier() {
         k.launch_bounds
     );
 }
+
+#[test]
+fn multicast_slices_are_whole_swizzle_atoms() {
+    // WARP_N = 200 rows of rhs over a 2-block cluster column: 100-row slices.
+    let m = parse(&v4c());
+    let cfg = |mc: i64, warp_n: i64| {
+        Config::defaults(&m)
+            .with("MULTICAST", mc)
+            .with("WARP_N", warp_n)
+    };
+    let d = check_config(&m, &cfg(2, 200), None, &Limits::SM90).unwrap_err();
+    assert_eq!(codes(&d), vec![c::MULTICAST_SLICE], "{d}");
+    assert!(
+        d.to_string().contains("200-row tile is shared by 2 blocks"),
+        "{d}"
+    );
+    // lhs only (rhs not shared): any WARP_N of the domain; 208 = 13 atoms of 16 splits in two.
+    check_config(&m, &cfg(1, 200), None, &Limits::SM90).unwrap_or_else(|d| panic!("{d}"));
+    check_config(&m, &cfg(3, 208), None, &Limits::SM90).unwrap_or_else(|d| panic!("{d}"));
+    let d = check_config(&m, &cfg(3, 136), None, &Limits::SM90).unwrap_err();
+    assert_eq!(codes(&d), vec![c::MULTICAST_SLICE], "{d}");
+    // v2_cluster: every WARP_N of its domain splits into 8-row atoms over 1, 2 or 4 blocks.
+    let v2 = parse(&kernel_file("v2_cluster"));
+    for cl in [1, 2, 4] {
+        for n in [64, 128, 192, 256] {
+            let cfg = Config::defaults(&v2)
+                .with("CLUSTER_M", cl)
+                .with("WARP_N", n);
+            check_config(&v2, &cfg, None, &Limits::SM90).unwrap_or_else(|d| panic!("{d}"));
+        }
+    }
+    // With an 80-row rhs tile, 4 sharers would load 20 rows each: refused.
+    let text = kernel_file("v2_cluster").replace("[64, 128, 192, 256] = 128", "[64, 80] = 80");
+    let v2 = parse(&text);
+    let cfg = Config::defaults(&v2).with("CLUSTER_M", 4);
+    let d = check_config(&v2, &cfg, None, &Limits::SM90).unwrap_err();
+    assert_eq!(codes(&d), vec![c::MULTICAST_SLICE], "{d}");
+}

@@ -110,7 +110,7 @@ pub fn shared_dims(
 /// all, portable or opted in), the `: block` level it tiles (Hopper, 2-D), each multicast
 /// statement (a TMA load from a global tensor into shared memory whose tile some blocks of the
 /// cluster share), and the writes the padded grid allows (TMA stores only).
-pub(crate) fn check_cluster_level(cx: &Cx, diags: &mut Diagnostics) {
+pub(crate) fn check_cluster_level(cx: &Cx, views: &super::view::Views, diags: &mut Diagnostics) {
     use crate::ir::{CopyDst, ExtStmt, MemSpace, Stmt, StmtId};
     let m = cx.m;
     let params: Vec<&str> = m
@@ -303,6 +303,24 @@ pub(crate) fn check_cluster_level(cx: &Cx, diags: &mut Diagnostics) {
             );
         }
     }
+    // Each block of a multicast group loads rows/slices of the tile: whole 8-row swizzle atoms.
+    let extent = |i: usize| {
+        c.extents
+            .get(i)
+            .filter(|&&e| cx.resolved(e))
+            .and_then(|&e| super::eval::eval(m, e, &cx.static_env).ok())
+    };
+    for &(s, span) in &m.multicast {
+        let Stmt::TmaCopy { src, .. } = &m.stmts[s] else {
+            continue;
+        };
+        if !is_param(*src) {
+            continue;
+        }
+        let dims = shared_dims(m, *src, &block_vars, c.extents.len());
+        let slices = dims.iter().map(|&i| extent(i)).product::<Option<i64>>();
+        check_slices(cx, views, *src, span, slices, diags);
+    }
     // A multicast load writes into its peers' shared memory: in its statement list it must
     // follow a `wait` (the ring's "stage is free" event, which then counts every block's
     // consumers).
@@ -409,5 +427,42 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
                 "`.multicast` on a TMA load bound to a future (write `tma.copy.async<full[stage]>.multicast …` after a `wait` for the stage, or the synchronous `tma.copy.multicast …`)",
             ));
         }
+    }
+}
+
+/// A multicast tile of `src` is loaded in `slices` slices of its rows, one per block sharing it:
+/// each must be whole 8-row swizzle atoms (the lowering's layout of the slices in shared memory).
+fn check_slices(
+    cx: &Cx,
+    views: &super::view::Views,
+    src: crate::ir::ExprId,
+    span: crate::span::Span,
+    slices: Option<i64>,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let (Some(slices), Some(rows)) = (
+        slices.filter(|&n| n > 1),
+        views
+            .get(src)
+            .and_then(|v| v.shape.first())
+            .and_then(|d| cx.dim_value(d)),
+    ) else {
+        return;
+    };
+    if rows % (8 * slices) != 0 {
+        diags.push(
+            Diagnostic::new(
+                codes::MULTICAST_SLICE,
+                span,
+                format!(
+                    "this {rows}-row tile is shared by {slices} blocks, each loading {} of its rows; a slice must be a whole number of 8-row swizzle atoms (rows a multiple of {})",
+                    if rows % slices == 0 { format!("{}", rows / slices) } else { format!("{rows}/{slices}") },
+                    8 * slices
+                ),
+            )
+            .with_note(m.expr_span(src), "the tile")
+            .with_help("choose tile rows that are a multiple of 8 × the blocks sharing it, e.g. with a `require`"),
+        );
     }
 }

@@ -246,6 +246,9 @@ pub const CLUSTER_GRID: &str = "E1445";
 /// Under a `: cluster` level, a write to global memory that is not a TMA store (the grid is
 /// padded to whole clusters; only TMA stores are clipped at the tensor's edge).
 pub const CLUSTER_PADDED_WRITE: &str = "E1446";
+/// A `.multicast` tile whose rows do not split into whole 8-row swizzle atoms, one slice per
+/// block sharing it.
+pub const MULTICAST_SLICE: &str = "E1447";
 /// Not supported yet: a block's coordinates in its cluster (`: cluster` variables) as values.
 pub const NOT_LOWERED_CLUSTER_RANK: &str = "E1340";
 /// Not supported yet: `.multicast` on a TMA load bound to a future (`f = tma.copy…`).
@@ -627,6 +630,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CLUSTER_PADDED_WRITE,
         "global write other than a TMA store under a `: cluster` level",
+    ),
+    (
+        MULTICAST_SLICE,
+        "`.multicast` tile rows not a multiple of 8 × the blocks sharing it",
     ),
     (
         NOT_LOWERED_CLUSTER_RANK,

@@ -852,38 +852,38 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(128, (1 + (W
   if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }
   __syncthreads();
   unsigned tsl_tma_phase = 0;
-  int block_m, block_n;  // dsl:19  grouped rasterization: 1 tiles of `block_m` per group, then `block_n`
-  tsl_raster_cluster_2d(blockIdx.x, tsl_cdiv(M, WARP_M), tsl_cdiv(N, WARP_N), 1, CLUSTER_M, 1, block_m, block_n);  // dsl:19
-  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:21
-  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:22
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:23
-  tsl_u32 mc[WARP_N / 4];  // dsl:25  64xWARP_N accumulator fragment, f16 per thread
-  tsl_acc_fill(mc, 0.0f);  // dsl:25
-  for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:26
-    tsl_cluster_sync();  // dsl:27  every block of the cluster is done with the previous tiles
-    if (threadIdx.x == 0) { tsl_mbar_expect_tx(&tsl_tma_bar, WARP_M * TILE_K * 2); tsl_tma_load_2d(lhs_s, &tsl_tm_lhs, iv_k * TILE_K, block_m * WARP_M, &tsl_tma_bar); }  // dsl:27
-    if (threadIdx.x == 0) {  // dsl:28
-      tsl_mbar_expect_tx(&tsl_tma_bar, WARP_N * TILE_K * 2);  // dsl:28  bytes this copy adds to the phase (all CLUSTER_M slices)
-      static_assert(WARP_N % (8 * CLUSTER_M) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:28
-      tsl_tma_load_2d_cluster<CLUSTER_M, 1, true, false>(rhs_s + tsl_cluster_slice<CLUSTER_M, 1, true, false>() * (WARP_N / CLUSTER_M * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cluster_slice<CLUSTER_M, 1, true, false>() * (WARP_N / CLUSTER_M), &tsl_tma_bar);  // dsl:28  this block's 1/CLUSTER_M of the rows, multicast to the cluster
-    }  // dsl:28
+  int block_m, block_n;  // dsl:18  grouped rasterization: 1 tiles of `block_m` per group, then `block_n`
+  tsl_raster_cluster_2d(blockIdx.x, tsl_cdiv(M, WARP_M), tsl_cdiv(N, WARP_N), 1, CLUSTER_M, 1, block_m, block_n);  // dsl:18
+  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:20
+  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:21
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:22
+  tsl_u32 mc[WARP_N / 4];  // dsl:24  64xWARP_N accumulator fragment, f16 per thread
+  tsl_acc_fill(mc, 0.0f);  // dsl:24
+  for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:25
+    tsl_cluster_sync();  // dsl:26  every block of the cluster is done with the previous tiles
+    if (threadIdx.x == 0) { tsl_mbar_expect_tx(&tsl_tma_bar, WARP_M * TILE_K * 2); tsl_tma_load_2d(lhs_s, &tsl_tm_lhs, iv_k * TILE_K, block_m * WARP_M, &tsl_tma_bar); }  // dsl:26
+    if (threadIdx.x == 0) {  // dsl:27
+      tsl_mbar_expect_tx(&tsl_tma_bar, WARP_N * TILE_K * 2);  // dsl:27  bytes this copy adds to the phase (all CLUSTER_M slices)
+      static_assert(WARP_N % (8 * CLUSTER_M) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:27
+      tsl_tma_load_2d_cluster<CLUSTER_M, 1, true, false>(rhs_s + tsl_cluster_slice<CLUSTER_M, 1, true, false>() * (WARP_N / CLUSTER_M * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cluster_slice<CLUSTER_M, 1, true, false>() * (WARP_N / CLUSTER_M), &tsl_tma_bar);  // dsl:27  this block's 1/CLUSTER_M of the rows, multicast to the cluster
+    }  // dsl:27
     if (threadIdx.x == 0) tsl_mbar_arrive(&tsl_tma_bar);
     tsl_mbar_wait_ring(&tsl_tma_bar, 0, tsl_tma_phase);  // all threads: the tiles have landed
-    tsl_wgmma_fence();  // dsl:30  order accumulator registers before the WGMMAs below
+    tsl_wgmma_fence();  // dsl:29  order accumulator registers before the WGMMAs below
     #pragma unroll
-    for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:30
-      const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, iv_wk * WARP_K);  // dsl:31  descriptor: K-major, swizzle SWIZ B
-      const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, iv_wk * WARP_K);  // dsl:32  descriptor: K-major, swizzle SWIZ B
-      tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:33  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
+    for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:29
+      const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, iv_wk * WARP_K);  // dsl:30  descriptor: K-major, swizzle SWIZ B
+      const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, iv_wk * WARP_K);  // dsl:31  descriptor: K-major, swizzle SWIZ B
+      tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:32  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
     }
-    tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:26  the next iteration overwrites the operands
+    tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:25  the next iteration overwrites the operands
   }
-  tsl_wgmma_wait<0>();  // dsl:36  accumulators are final
-  tsl_acc_store<WARP_N>(mc, output_s);  // dsl:36  fragment → row-major tile
-  tsl_fence_proxy_async();  // dsl:37  make the tile's st.shared visible to the TMA engine
-  __syncthreads();  // dsl:37  the tile is complete
-  if (threadIdx.x == 0) { tsl_tma_store_2d(&tsl_tm_output, output_s, block_n * WARP_N, block_m * WARP_M); tsl_tma_store_flush(); }  // dsl:37
-  tsl_cluster_sync();  // dsl:19  no block exits while its peers may still arrive on its barriers or multicast into it
+  tsl_wgmma_wait<0>();  // dsl:35  accumulators are final
+  tsl_acc_store<WARP_N>(mc, output_s);  // dsl:35  fragment → row-major tile
+  tsl_fence_proxy_async();  // dsl:36  make the tile's st.shared visible to the TMA engine
+  __syncthreads();  // dsl:36  the tile is complete
+  if (threadIdx.x == 0) { tsl_tma_store_2d(&tsl_tm_output, output_s, block_n * WARP_N, block_m * WARP_M); tsl_tma_store_flush(); }  // dsl:36
+  tsl_cluster_sync();  // dsl:18  no block exits while its peers may still arrive on its barriers or multicast into it
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------

@@ -1127,101 +1127,101 @@ __global__ void __cluster_dims__((1 + MULTICAST / 2) * (1 + MULTICAST % 2), 1, 1
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER_M) * CLUSTER_M * (tsl_cdiv(tsl_cdiv(N, WARP_N), CLUSTER_N) * CLUSTER_N);  // dsl:31  persistent: tiles of the block level, walked by gridDim.x blocks
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:32
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:32  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:32  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:32
-  if (threadIdx.x == 0) {  // dsl:32
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:32
-    tsl_mbar_init_fence();  // dsl:32
-  }  // dsl:32
-  unsigned tsl_phase_full = 0;  // dsl:32  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:32
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:32  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:32  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * (CLUSTER_M * CLUSTER_N);  // dsl:32
-  if (threadIdx.x == 0) {  // dsl:32
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:32
-    tsl_mbar_init_fence();  // dsl:32
-  }  // dsl:32
-  unsigned tsl_phase_empty = 0;  // dsl:32  one parity bit per barrier, flipped by each wait
-  tsl_cluster_sync();  // dsl:32  every block's barriers are initialised before its peers arrive on them or multicast into it
-  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:33
-  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:34
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:35
-  const int wg = threadIdx.x / 128;  // dsl:38
-  const int t = threadIdx.x % 128;  // dsl:38
-  if (wg == 0) {  // dsl:41  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:41
-    if (wg == 0 && t == 0) {  // dsl:41
-      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:41  persistent: this block's tiles
-        int block_m, block_n;  // dsl:41
-        tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:41
-        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:42
-          const int stage = iv_k % STAGES;  // dsl:43
-          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:44
-          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:45  bytes this copy adds to the phase (all CLUSTER_N slices)
-          static_assert(TILE_M % (8 * CLUSTER_N) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:45
-          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, false, true>((lhs_s + stage * (TILE_M * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N * TILE_K), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N), &full[stage]);  // dsl:45  this block's 1/CLUSTER_N of the rows, multicast to the cluster
-          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:48  bytes this copy adds to the phase (all CLUSTER_M slices)
-          static_assert(WARP_N % (8 * CLUSTER_M) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:48
-          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, true, false>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M), &full[stage]);  // dsl:48  this block's 1/CLUSTER_M of the rows, multicast to the cluster
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:51
+  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER_M) * CLUSTER_M * (tsl_cdiv(tsl_cdiv(N, WARP_N), CLUSTER_N) * CLUSTER_N);  // dsl:30  persistent: tiles of the block level, walked by gridDim.x blocks
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:31
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:31  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:31  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:31
+  if (threadIdx.x == 0) {  // dsl:31
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:31
+    tsl_mbar_init_fence();  // dsl:31
+  }  // dsl:31
+  unsigned tsl_phase_full = 0;  // dsl:31  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:31
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:31  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:31  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * (CLUSTER_M * CLUSTER_N);  // dsl:31
+  if (threadIdx.x == 0) {  // dsl:31
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:31
+    tsl_mbar_init_fence();  // dsl:31
+  }  // dsl:31
+  unsigned tsl_phase_empty = 0;  // dsl:31  one parity bit per barrier, flipped by each wait
+  tsl_cluster_sync();  // dsl:31  every block's barriers are initialised before its peers arrive on them or multicast into it
+  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:32
+  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:33
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:34
+  const int wg = threadIdx.x / 128;  // dsl:37
+  const int t = threadIdx.x % 128;  // dsl:37
+  if (wg == 0) {  // dsl:40  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:40
+    if (wg == 0 && t == 0) {  // dsl:40
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:40  persistent: this block's tiles
+        int block_m, block_n;  // dsl:40
+        tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:40
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:41
+          const int stage = iv_k % STAGES;  // dsl:42
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:43
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:44  bytes this copy adds to the phase (all CLUSTER_N slices)
+          static_assert(TILE_M % (8 * CLUSTER_N) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:44
+          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, false, true>((lhs_s + stage * (TILE_M * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N * TILE_K), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N), &full[stage]);  // dsl:44  this block's 1/CLUSTER_N of the rows, multicast to the cluster
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:47  bytes this copy adds to the phase (all CLUSTER_M slices)
+          static_assert(WARP_N % (8 * CLUSTER_M) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:47
+          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, true, false>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M), &full[stage]);  // dsl:47  this block's 1/CLUSTER_M of the rows, multicast to the cluster
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:50
         }
       }
     }
   }
-  if (wg >= 1) {  // dsl:56  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:56
-    const int cidx = wg - 1;  // dsl:57
+  if (wg >= 1) {  // dsl:55  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:55
+    const int cidx = wg - 1;  // dsl:56
     #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {  // dsl:58
-      tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[s]);  // dsl:59  every block of the cluster
+    for (int s = 0; s < STAGES; ++s) {  // dsl:57
+      tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[s]);  // dsl:58  every block of the cluster
     }
-    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:56  persistent: this block's tiles
-      int block_m, block_n;  // dsl:56
-      tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:56
-      tsl_u32 mc[WARP_N / 4];  // dsl:61  64xWARP_N accumulator fragment, f16 per thread
-      tsl_acc_fill(mc, 0.0f);  // dsl:61
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:62
-        const int stage = iv_k % STAGES;  // dsl:63
-        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:64
-        tsl_wgmma_fence();  // dsl:66  order accumulator registers before the WGMMAs below
+    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:55  persistent: this block's tiles
+      int block_m, block_n;  // dsl:55
+      tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:55
+      tsl_u32 mc[WARP_N / 4];  // dsl:60  64xWARP_N accumulator fragment, f16 per thread
+      tsl_acc_fill(mc, 0.0f);  // dsl:60
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:61
+        const int stage = iv_k % STAGES;  // dsl:62
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:63
+        tsl_wgmma_fence();  // dsl:65  order accumulator registers before the WGMMAs below
         #pragma unroll
-        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:66
-          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:67  descriptor: K-major, swizzle SWIZ B
-          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:70  descriptor: K-major, swizzle SWIZ B
-          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:72  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
+        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:65
+          const tsl_u64 ma = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:66  descriptor: K-major, swizzle SWIZ B
+          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:69  descriptor: K-major, swizzle SWIZ B
+          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc, ma, mb, 1);  // dsl:71  mc += ma·mbᵀ (wgmma m64nNk16, N = WARP_N)
         }
-        tsl_wgmma_commit();  // dsl:74
-        if constexpr (STAGES > 2) {  // dsl:74  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-          tsl_wgmma_wait<1>();  // dsl:74
-          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:74  every block of the cluster
-        } else {  // dsl:74  shallow ring: free this stage as soon as its WGMMAs are done
-          tsl_wgmma_wait<0>();  // dsl:74
-          tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[stage]);  // dsl:74  every block of the cluster
-        }  // dsl:74
-        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:75
+        tsl_wgmma_commit();  // dsl:73
+        if constexpr (STAGES > 2) {  // dsl:73  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:73
+          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:73  every block of the cluster
+        } else {  // dsl:73  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:73
+          tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[stage]);  // dsl:73  every block of the cluster
+        }  // dsl:73
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:74
       }
-      if constexpr (STAGES > 2) {  // dsl:62  the last k-tile's WGMMAs, then its stage
-        tsl_wgmma_wait<0>();  // dsl:62
-        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:62  every block of the cluster
-      }  // dsl:62
+      if constexpr (STAGES > 2) {  // dsl:61  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:61
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:61  every block of the cluster
+      }  // dsl:61
       #pragma unroll
-      for (int h = 0; h < EPI_SPLIT; ++h) {  // dsl:77
-        tsl_wgmma_wait<0>();  // dsl:78  accumulators are final
-        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:78  the last TMA store from this tile has read it
-        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:78  the tile may be overwritten
-        tsl_acc_store_cols<WARP_N, EPI_N>(mc, h * EPI_N, (output_s + cidx * (WARP_M * EPI_N)));  // dsl:78  EPI_N fragment columns from h * EPI_N → row-major tile
-        tsl_fence_proxy_async();  // dsl:79  make the tile's st.shared visible to the TMA engine
-        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:79  this warpgroup's tile is complete
-        if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * EPI_N)), (block_n * EPI_SPLIT + h) * EPI_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:79  read-wait deferred to the tile's next write
+      for (int h = 0; h < EPI_SPLIT; ++h) {  // dsl:76
+        tsl_wgmma_wait<0>();  // dsl:77  accumulators are final
+        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:77  the last TMA store from this tile has read it
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:77  the tile may be overwritten
+        tsl_acc_store_cols<WARP_N, EPI_N>(mc, h * EPI_N, (output_s + cidx * (WARP_M * EPI_N)));  // dsl:77  EPI_N fragment columns from h * EPI_N → row-major tile
+        tsl_fence_proxy_async();  // dsl:78  make the tile's st.shared visible to the TMA engine
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:78  this warpgroup's tile is complete
+        if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * EPI_N)), (block_n * EPI_SPLIT + h) * EPI_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:78  read-wait deferred to the tile's next write
       }
     }
-    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:56  the last TMA stores have read their tiles
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:55  the last TMA stores have read their tiles
   }
-  tsl_cluster_sync();  // dsl:31  no block exits while its peers may still arrive on its barriers or multicast into it
+  tsl_cluster_sync();  // dsl:30  no block exits while its peers may still arrive on its barriers or multicast into it
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
