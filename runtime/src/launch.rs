@@ -167,7 +167,7 @@ pub fn validate_cluster(
 ) -> Result<(), LaunchError> {
     let (gx, gy, gz) = cfg.grid;
     let (cx, cy, cz) = cluster;
-    let whole = |g: u32, c: u32| c <= 1 || g % c == 0;
+    let whole = |g: u32, c: u32| c <= 1 || g.is_multiple_of(c);
     if whole(gx, cx) && whole(gy, cy) && whole(gz, cz) {
         return Ok(());
     }
@@ -225,21 +225,19 @@ impl LoadedModule {
             source,
         })?;
         let name = lowered_name.to_string();
-        // The compile-time cluster shape (`__cluster_dims__`); 0 when the kernel has none.
+        // The compile-time cluster shape (`__cluster_dims__`); 0 when the kernel has none. A
+        // driver that cannot report it (no cluster support) launches no cluster kernel either,
+        // so a failed query reads as "no clusters" and the launch itself reports the error.
         let dim = |a: CUfunction_attribute| {
             guard("cuFuncGetAttribute(REQUIRED_CLUSTER_*)", || {
                 function.get_attribute(a)
             })
-            .map(|v| v.max(0) as u32)
-            .map_err(|source| LaunchError::Driver {
-                kernel: name.clone(),
-                source,
-            })
+            .map_or(0, |v| v.max(0) as u32)
         };
         let cluster = (
-            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)?,
-            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)?,
-            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)?,
+            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH),
+            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT),
+            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH),
         );
         let blocks = cluster.0.max(1) * cluster.1.max(1) * cluster.2.max(1);
         if blocks > PORTABLE_CLUSTER_BLOCKS {

@@ -28,6 +28,9 @@ use super::walk::{mentions, root};
 use crate::ir::{CopyDst, Module, Stmt, StmtId};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+/// Per multicast load: whether its tile is shared along the first and the second block variable.
+pub type Sharing = HashMap<StmtId, (bool, bool)>;
+
 /// What `cluster C;` or a `: cluster` level changes in a kernel.
 #[derive(Clone, Debug)]
 pub struct Cluster {
@@ -39,7 +42,7 @@ pub struct Cluster {
     pub events: BTreeSet<String>,
     /// A `: cluster` level: its shape `(CM, CN)` and, per multicast load, whether it is shared
     /// along the first and the second block variable.
-    pub level: Option<(Sym, Sym, HashMap<StmtId, (bool, bool)>)>,
+    pub level: Option<(Sym, Sym, Sharing)>,
     /// Some multicast load is synchronous (`tma.copy.multicast`, no event): every group of
     /// synchronous loads then starts with a cluster barrier (peers write into the tiles).
     pub sync_multicast: bool,
