@@ -11,7 +11,7 @@ gemm_kernel! {
         global f16 [M, K] lhs,
         global f16 [N, K] rhs,
         global f16 [M, N] output) {
-      
+
         parallel {block_m, block_n} by [cdiv(M, TILE_M), cdiv(N, WARP_N)] : block {
           shared event full[STAGES], empty[STAGES];
           shared f16 [TILE_M, TILE_K] lhs_s[STAGES];
@@ -49,7 +49,7 @@ gemm_kernel! {
             }
           }
         }
-      
+
     }
 }
 
