@@ -324,6 +324,7 @@ fn run_checks(
     simt::check_simt(&cx, &views, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
+    cluster::check_cluster_level(&cx, &views, &mut diags);
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);

@@ -124,7 +124,10 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         cluster: geo
             .cluster
             .clone()
-            .map(|c| cluster::plan(m, c, &geo.block_vars[0].name))
+            .map(|c| {
+                let vars: Vec<String> = geo.block_vars.iter().map(|v| v.name.clone()).collect();
+                cluster::plan(m, c, &vars, geo.cluster_shape.clone())
+            })
             .transpose()
             .map_err(|e| vec![e])?,
         errors: Vec::new(),
