@@ -22,6 +22,11 @@
 #define TSL_MMA_TF32 2
 #define TSL_MMA_S8 3
 
+// s8 operand tiles go through the SIMT copies, whose zero fill is `tsl_from_f32<T>(0.0f)`.
+template <> struct tsl_from_f32_impl<signed char> {
+  static TSL_DEVICE signed char cvt(float x) { return (signed char)__float2int_rn(x); }
+};
+
 // Elements per 32-bit register (E) and the instruction's K (KI = 8E).
 template <int KIND> struct tsl_mma_kind {
   static constexpr int E = KIND == TSL_MMA_TF32 ? 1 : KIND == TSL_MMA_S8 ? 4 : 2;
