@@ -276,8 +276,10 @@ fn wait_and_trigger_lists_are_sugar() {
 }
 
 #[test]
-fn warp_level_mma_checks_but_does_not_lower() {
-    let m = checked_not_lowered("warp_mma", &["E0905", "E1300", "E1304", "E1307", "E1310"]);
+fn warp_level_mma_checks_and_only_the_auto_function_forms_are_gated() {
+    // The warp `mma`s and their composed chunk indices lower (`lower/warp.rs`); the returned
+    // output and the body-declared global tensor do not yet.
+    let m = checked_not_lowered("warp_mma", &["E0905", "E1300", "E1304"]);
     // `int TM = 16, …` at the top of the body became module constants.
     for name in ["TM", "TN", "TK"] {
         assert!(m.constant(name).is_some(), "{name} is not a constant");
@@ -287,14 +289,12 @@ fn warp_level_mma_checks_but_does_not_lower() {
 #[test]
 fn warp_level_mma_shapes_and_fills_are_checked() {
     let text = read("warp_mma");
-    let bad_shape = text
-        .replace(
-            "int TM = 16, TN = 16, TK = 16;",
-            "int TM = 32, TN = 32, TK = 32;",
-        )
-        .replace("[M / TM / 2, N / TN / 2]", "[M / TM / 2, N / TN / 2]");
+    let bad_shape = text.replace(
+        "int TM = 16, TN = 16, TK = 16;",
+        "int TM = 8, TN = 16, TK = 16;",
+    );
     let m = parse(&bad_shape).module;
-    let d = language(&m).expect_err("m32 is no warp shape");
+    let d = language(&m).expect_err("m8 is no mma.sync shape");
     assert_eq!(codes(&d), BTreeSet::from(["E1311"]), "{d}");
 
     let refill_operand = text.replace(

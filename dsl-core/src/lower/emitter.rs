@@ -71,7 +71,7 @@ pub struct Emitter<'a> {
     pub stages: Vec<Stage>,
     pub errors: Vec<LowerError>,
     /// The warp-level `mma` fragments (`super::warp`).
-    pub warp: super::warp::WarpState,
+    pub warp: super::warp_frags::WarpState,
 }
 
 impl<'a> Emitter<'a> {

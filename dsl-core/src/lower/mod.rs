@@ -28,6 +28,7 @@ pub mod sym;
 mod tma_store;
 mod walk;
 mod warp;
+mod warp_frags;
 
 pub use error::LowerError;
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};

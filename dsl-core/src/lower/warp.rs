@@ -23,8 +23,8 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::sym::Sym;
+use super::warp_frags::{Frag, Kind};
 use crate::ir::{BinaryOp, DType, Expr, ExprId, Level, Major, MemSpace, Module, Stmt, StmtId};
-use std::collections::HashMap;
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
@@ -48,71 +48,6 @@ pub fn is_warp_kernel(m: &Module) -> bool {
             Stmt::Parallel { levels, .. } => levels.iter().any(|l| l.level == Level::Group4),
             _ => false,
         })
-}
-
-/// One `mma.sync` instruction family, chosen by the operand type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    F16,
-    BF16,
-    TF32,
-    S8,
-}
-
-impl Kind {
-    fn of(d: DType) -> Option<Kind> {
-        Some(match d {
-            DType::F16 => Kind::F16,
-            DType::BF16 => Kind::BF16,
-            DType::F32 | DType::TF32 => Kind::TF32,
-            DType::S8 => Kind::S8,
-            _ => return None,
-        })
-    }
-    fn cpp(self) -> &'static str {
-        match self {
-            Kind::F16 => "TSL_MMA_F16",
-            Kind::BF16 => "TSL_MMA_BF16",
-            Kind::TF32 => "TSL_MMA_TF32",
-            Kind::S8 => "TSL_MMA_S8",
-        }
-    }
-    /// The instruction's K.
-    fn k(self) -> i64 {
-        match self {
-            Kind::TF32 => 8,
-            Kind::S8 => 32,
-            _ => 16,
-        }
-    }
-    fn shape(self) -> &'static str {
-        match self {
-            Kind::TF32 => "m16n8k8",
-            Kind::S8 => "m16n8k32",
-            _ => "m16n8k16",
-        }
-    }
-}
-
-/// What the lowering knows about a warp fragment.
-#[derive(Clone, Debug)]
-enum Frag {
-    /// An accumulator: its type and, once an `mma` used it, its tiles (M/16, N/8).
-    Acc {
-        dtype: DType,
-        tiles: Option<(Sym, Sym)>,
-        /// The declaration and fill nodes that the first `mma` completes.
-        decl: usize,
-        fill: usize,
-    },
-    /// A loaded operand: its instruction family and its tiles (M/16 or N/8, K/KI).
-    Operand { kind: Kind, tiles: (Sym, Sym) },
-}
-
-/// The warp fragments in scope while lowering.
-#[derive(Debug, Default)]
-pub struct WarpState {
-    frags: HashMap<String, Frag>,
 }
 
 fn div(a: Sym, b: i64) -> Sym {
