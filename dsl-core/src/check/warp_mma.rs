@@ -241,8 +241,12 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                             .with_help("give each warp 8, 16, 24, … columns of B"),
                     );
                 }
-                for (kv, x, who) in [(akv, a_src, &a.name), (bkv, b_src, &b.name)] {
-                    if kv <= 0 || kv % ki != 0 {
+                // One finding for K: A's, else B's (a mismatch is reported below).
+                if let Some((kv, x, who)) = [(akv, a_src, &a.name), (bkv, b_src, &b.name)]
+                    .into_iter()
+                    .find(|(kv, ..)| *kv <= 0 || kv % ki != 0)
+                {
+                    {
                         diags.push(
                             at_expr(m, codes::WARP_MMA_K, x, format!("{} operands run {instr}: K must be a multiple of {ki}; `{who}` has K = {kv}", av.dtype))
                                 .with_note(sspan, "in this mma")
@@ -250,7 +254,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                         );
                     }
                 }
-                if akv != bkv {
+                if akv != bkv && akv % ki == 0 && bkv % ki == 0 {
                     diags.push(
                         Diagnostic::new(
                             codes::WARP_MMA_K_MISMATCH,
