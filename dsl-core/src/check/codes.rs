@@ -249,12 +249,14 @@ pub const WARP_MMA_STORE_SHAPE: &str = "E1407";
 pub const WARP_MMA_SPACE: &str = "E1408";
 /// `mma.commit` in a kernel whose `mma`s are warp-level.
 pub const WARP_MMA_COMMIT: &str = "E1409";
+/// A warp-level `mma` operand name used as A and as B, or in two major orders.
+pub const WARP_MMA_ROLE: &str = "E1410";
+/// A warp-level `mma.load` that no `mma` reads.
+pub const WARP_MMA_UNUSED: &str = "E1411";
 /// Not supported yet: a warp accumulator loaded with `mma.load`.
 pub const NOT_LOWERED_WARP_ACC_LOAD: &str = "E1330";
 /// Not supported yet: `mma.store` of a view of a warp accumulator.
 pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
-/// Not supported yet: a `.transpose()` view as a warp `mma` operand or destination.
-pub const NOT_LOWERED_WARP_TRANSPOSE: &str = "E1332";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -628,16 +630,17 @@ pub const TABLE: &[(&str, &str)] = &[
         "`mma.commit` in a kernel whose `mma`s are warp-level",
     ),
     (
+        WARP_MMA_ROLE,
+        "warp-level `mma` operand used as A and B, or in two major orders",
+    ),
+    (WARP_MMA_UNUSED, "warp-level `mma.load` that no `mma` reads"),
+    (
         NOT_LOWERED_WARP_ACC_LOAD,
         "not supported yet: a warp accumulator loaded with `mma.load`",
     ),
     (
         NOT_LOWERED_WARP_STORE_VIEW,
         "not supported yet: `mma.store` of a view of a warp accumulator",
-    ),
-    (
-        NOT_LOWERED_WARP_TRANSPOSE,
-        "not supported yet: a `.transpose()` view as a warp `mma` operand or destination",
     ),
     (ATTRIBUTE, "malformed or misplaced `[[…]]` attribute"),
     (

@@ -320,7 +320,7 @@ fn run_checks(
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
-    warp_mma::warp_gate(&cx, &views, &mut gate);
+    warp_mma::warp_gate(&cx, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.

@@ -126,8 +126,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             }
             _ => {}
         }
-        let warp_view =
-            warp_kernel && matches!(m.stmts[s], Stmt::MmaLoad { .. } | Stmt::MmaStore { .. });
+        // The view a warp `mma.load` reads or `mma.store` writes (`lower/warp.rs` resolves its
+        // outermost `.chunkat`, composed indices included).
+        let warp_view = match &m.stmts[s] {
+            Stmt::MmaLoad { src: x, .. } | Stmt::MmaStore { dst: x, .. } if warp_kernel => Some(*x),
+            _ => None,
+        };
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x] {
@@ -144,7 +148,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     args,
                     ..
                 } = &m.exprs[x]
-                    && !warp_view
+                    && warp_view != Some(x)
                     && args
                         .iter()
                         .any(|&a| matches!(m.exprs[a], Expr::Compose { .. }))

@@ -10,7 +10,7 @@
 //! memory (E1408), no `mma.commit` (E1409, WGMMA only). Also: `mma.fill acc, v`
 //! re-initializes an accumulator, never a loaded operand.
 //!
-//! [`warp_gate`] holds the warp forms the lowering does not handle yet (E1310, E1330–E1332).
+//! [`warp_gate`] holds the warp forms the lowering does not handle yet (E1310, E1330, E1331).
 
 use super::frag_def;
 use super::resolve::Role;
@@ -309,6 +309,9 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             _ => {}
         }
     }
+    if warp {
+        operand_roles(cx, diags);
+    }
     // Stores of warp accumulators: the destination tile has the accumulator's shape.
     for s in all_stmts(m) {
         let Stmt::MmaStore {
@@ -359,11 +362,73 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     }
 }
 
+/// Each operand name of a warp kernel plays one role: the A or the B operand, in one major
+/// order, of every `mma` that names it (E1410); and each `mma.load` feeds some `mma` (E1411).
+fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mut roles: HashMap<&str, (bool, Major, StmtId)> = HashMap::new();
+    for s in all_stmts(m) {
+        let Stmt::Mma {
+            a_major,
+            b_major,
+            a,
+            b,
+            ..
+        } = &m.stmts[s]
+        else {
+            continue;
+        };
+        for (id, is_a, major) in [(a, true, *a_major), (b, false, *b_major)] {
+            match roles.get(id.name.as_str()) {
+                Some(&(was_a, was_major, first)) if (was_a, was_major) != (is_a, major) => {
+                    let role = |a: bool, mj: Major| {
+                        format!("the {} operand ({mj:?}-major)", if a { "A" } else { "B" })
+                    };
+                    diags.push(
+                        Diagnostic::new(
+                            codes::WARP_MMA_ROLE,
+                            id.span,
+                            format!(
+                                "`{}` is {} here but {} in an earlier mma; its fragment layout differs",
+                                id.name,
+                                role(is_a, major),
+                                role(was_a, was_major)
+                            ),
+                        )
+                        .with_note(m.stmt_span(first), "first used here")
+                        .with_help("load a fragment of its own for each role"),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    roles.insert(&id.name, (is_a, major, s));
+                }
+            }
+        }
+    }
+    for s in all_stmts(m) {
+        if let Stmt::MmaLoad { name, .. } = &m.stmts[s]
+            && !roles.contains_key(name.name.as_str())
+            && !all_stmts(m).into_iter().any(|u| {
+                matches!(&m.stmts[u], Stmt::Mma { acc, .. } | Stmt::MmaStore { acc, .. } if acc.name == name.name)
+            })
+        {
+            diags.push(
+                Diagnostic::new(
+                    codes::WARP_MMA_UNUSED,
+                    name.span,
+                    format!("`{}` is loaded but no `mma` reads it", name.name),
+                )
+                .with_help(format!("use it in `mma.row.row acc, {}, b;` or remove the load", name.name)),
+            );
+        }
+    }
+}
+
 /// The warp-level forms no lowering handles yet, each "not supported yet" with its own code:
 /// warp `mma` in a Hopper kernel (E1310), an accumulator loaded with `mma.load` (E1330), an
-/// `mma.store` of a view of the accumulator (E1331), a `.transpose()`d operand or destination
-/// (E1332).
-pub(crate) fn warp_gate(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+/// `mma.store` of a view of the accumulator (E1331).
+pub(crate) fn warp_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     if !has_warp_mma(cx) {
         return;
@@ -408,15 +473,6 @@ pub(crate) fn warp_gate(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 m.expr_span(*x),
                 "`mma.store` of a view of a warp accumulator",
             )),
-            Stmt::MmaLoad { src: x, .. } | Stmt::MmaStore { dst: x, .. } => {
-                if views.get(*x).is_some_and(|v| v.transposed) {
-                    diags.push(not_lowered(
-                        codes::NOT_LOWERED_WARP_TRANSPOSE,
-                        m.expr_span(*x),
-                        "a `.transpose()` view as a warp `mma` operand or destination (write `mma.col.*` / `mma.*.col` for the other order)",
-                    ));
-                }
-            }
             _ => {}
         }
     }

@@ -246,6 +246,8 @@ fn operand_view(e: &Emitter, x: ExprId) -> Result<super::cexpr::View, LowerError
                 other => Sym::bin(BinaryOp::Div, v.tile[d].clone(), other.clone()),
             };
             let (i, _) = e.cx().value(a)?;
+            // The index's run-time steps are whole chunks (for `View::aligned_cpp`).
+            v.terms[d].push(chunk.clone());
             let at = format!("({i}) * {}", paren(&chunk));
             v.origin[d] = if v.origin[d] == "0" {
                 at
