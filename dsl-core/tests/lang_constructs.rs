@@ -291,11 +291,19 @@ fn warp_level_mma_shapes_and_fills_are_checked() {
     let text = read("warp_mma");
     let bad_shape = text.replace(
         "int TM = 16, TN = 16, TK = 16;",
-        "int TM = 8, TN = 16, TK = 16;",
+        "int TM = 16, TN = 16, TK = 2;",
     );
     let m = parse(&bad_shape).module;
-    let d = language(&m).expect_err("m8 is no mma.sync shape");
-    assert_eq!(codes(&d), BTreeSet::from(["E1311"]), "{d}");
+    let d = language(&m).expect_err("no f16 mma.sync shape has k2");
+    assert_eq!(codes(&d), BTreeSet::from(["E1401"]), "{d}");
+    // m8n8k4 is an f16 shape: checked, not lowered yet.
+    let m8 = text.replace(
+        "int TM = 16, TN = 16, TK = 16;",
+        "int TM = 8, TN = 16, TK = 16;",
+    );
+    let m = parse(&m8).module;
+    let notes = language(&m).expect("m8 tiles are f16 mma.sync shapes");
+    assert!(codes(&notes).contains("E1332"), "{notes}");
 
     let refill_operand = text.replace(
         "        mma.row.col mc, ma, mb;",

@@ -1,4 +1,4 @@
-// expect: E1401 — s8 operands run m16n8k32: K must be a multiple of 32.
+// expect: E1401 — no mma.sync shape of s8 tiles K = 8 (the smallest, m8n8k16, needs 16).
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -16,9 +16,9 @@ gemm_kernel! {
         mc = mma.fill.s32 0;
         foreach {kt} in [cdiv(K, BK)] {
           dma.copy lhs.subspan(BM, BK).at(bm, kt) => lhs_s;
-          foreach {kk} in [BK / 16] {
-            ma = mma.load lhs_s.subspan(BM, 16).at(0, kk);
-            mb = mma.load rhs.subspan(BN, 16).at(bn, kt * (BK / 16) + kk);
+          foreach {kk} in [BK / 8] {
+            ma = mma.load lhs_s.subspan(BM, 8).at(0, kk);
+            mb = mma.load rhs.subspan(BN, 8).at(bn, kt * (BK / 8) + kk);
             mma.row.row mc, ma, mb;
           }
         }

@@ -1,4 +1,4 @@
-// expect: E1401 — f32 operands run the tf32 m16n8k8: K must be a multiple of 8.
+// expect: E1401 — no mma.sync shape of f32 (tf32) tiles K = 2.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -16,9 +16,9 @@ gemm_kernel! {
         mc = mma.fill.f32 0.0f;
         foreach {kt} in [cdiv(K, BK)] {
           dma.copy lhs.subspan(BM, BK).at(bm, kt) => lhs_s;
-          foreach {kk} in [BK / 4] {
-            ma = mma.load lhs_s.subspan(BM, 4).at(0, kk);
-            mb = mma.load rhs.subspan(BN, 4).at(bn, kt * (BK / 4) + kk);
+          foreach {kk} in [BK / 2] {
+            ma = mma.load lhs_s.subspan(BM, 2).at(0, kk);
+            mb = mma.load rhs.subspan(BN, 2).at(bn, kt * (BK / 2) + kk);
             mma.row.row mc, ma, mb;
           }
         }

@@ -214,8 +214,8 @@ pub const TRIGGER_AFTER_DMA: &str = "E1308";
 /// Not supported yet: a warp-level `mma` (under `: group`) in a kernel with TMA copies, events
 /// or a `: group-4` level.
 pub const NOT_LOWERED_WARP_MMA: &str = "E1310";
-/// A warp-level `mma` (under `: group`) whose A tile is not 2-D or has an M that is not a
-/// multiple of 16.
+/// A warp-level `mma` (under `: group`) whose A tile is not 2-D or has an M no `mma.sync` shape
+/// of its type tiles (a multiple of 8 for f16 and s8, of 16 for bf16 and tf32).
 pub const WARP_MMA_SHAPE: &str = "E1311";
 /// A malformed or misplaced `[[…]]` attribute.
 pub const ATTRIBUTE: &str = "E1312";
@@ -231,7 +231,7 @@ pub const MISPLACED_JUMP: &str = "E1317";
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 /// A warp-level `mma` whose B tile's N is not a multiple of 8.
 pub const WARP_MMA_N: &str = "E1400";
-/// A warp-level `mma` whose K is not a multiple of the instruction's (f16/bf16 16, tf32 8, s8 32).
+/// A warp-level `mma` whose K no `mma.sync` shape of its type tiles (f16 4, bf16 8, tf32 4, s8 16).
 pub const WARP_MMA_K: &str = "E1401";
 /// A warp-level `mma` whose A and B tiles have different K.
 pub const WARP_MMA_K_MISMATCH: &str = "E1402";
@@ -255,6 +255,9 @@ pub const WARP_MMA_ROLE: &str = "E1410";
 pub const WARP_MMA_UNUSED: &str = "E1411";
 /// Not supported yet: a warp accumulator loaded with `mma.load`.
 pub const NOT_LOWERED_WARP_ACC_LOAD: &str = "E1330";
+/// Not supported yet: a warp `mma` tile or operand type the lowered instruction does not cover
+/// (M not a multiple of 16, K not of 16 / 8 / 32, u8 operands).
+pub const NOT_LOWERED_WARP_SHAPE: &str = "E1332";
 /// Not supported yet: `mma.store` of a view of a warp accumulator.
 pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
 
@@ -587,7 +590,7 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         WARP_MMA_SHAPE,
-        "warp-level `mma` A tile not 2-D or its M not a multiple of 16",
+        "warp-level `mma` A tile not 2-D, or an M no `mma.sync` shape of its type tiles",
     ),
     (
         WARP_MMA_N,
@@ -595,7 +598,7 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         WARP_MMA_K,
-        "warp-level `mma` K not a multiple of the instruction's (f16/bf16 16, tf32 8, s8 32)",
+        "warp-level `mma` K no `mma.sync` shape of its type tiles",
     ),
     (
         WARP_MMA_K_MISMATCH,
@@ -637,6 +640,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_WARP_ACC_LOAD,
         "not supported yet: a warp accumulator loaded with `mma.load`",
+    ),
+    (
+        NOT_LOWERED_WARP_SHAPE,
+        "not supported yet: a warp `mma` tile or operand type the lowered `mma.sync` does not cover",
     ),
     (
         NOT_LOWERED_WARP_STORE_VIEW,

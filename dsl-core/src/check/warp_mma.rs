@@ -1,16 +1,19 @@
 //! Warp-level tensor cores: an `mma` under a `: group` level (one warp) lowers to
-//! `mma.sync.aligned` (`lower/warp.rs`). The instruction follows the operand type —
-//! f16/bf16 → m16n8k16, f32/tf32 → m16n8k8 (tf32), s8 → m16n8k32 — and a warp tile is a
-//! grid of them, so the rules are per instruction: the A tile's M a multiple of 16 (E1311),
-//! the B tile's N a multiple of 8 (E1400), K a multiple of the instruction's K (E1401) and the
-//! same in A and B (E1402), operands of one type that some `mma.sync` takes (E1403), an
-//! accumulator type the instruction has (E1404: f32 for all floats, also f16 for f16; s32
-//! for s8), shapes known at compile time (E1405), one shape per accumulator (E1406), an
-//! `mma.store` destination of the accumulator's shape (E1407), operands in shared or global
-//! memory (E1408), no `mma.commit` (E1409, WGMMA only). Also: `mma.fill acc, v`
+//! `mma.sync.aligned` (`lower/warp.rs`). A warp tile is a grid of instructions of one shape of
+//! its operand type — f16: m8n8k4, m16n8k8, m16n8k16; bf16: m16n8k8, m16n8k16; f32/tf32:
+//! m16n8k4, m16n8k8; s8/u8: m8n8k16, m16n8k16, m16n8k32 — so the language rules are: the A
+//! tile's M a multiple of the type's smallest M (E1311), the B tile's N a multiple of 8 (E1400),
+//! K a multiple of the type's smallest K (E1401) and the same in A and B (E1402), operands of
+//! one type some `mma.sync` takes (E1403), an accumulator type it has (E1404: f32 for all
+//! floats, also f16 for f16; s32 for 8-bit integers), shapes known at compile time (E1405),
+//! one shape per accumulator (E1406), an `mma.store` destination of the accumulator's shape
+//! (E1407), operands in shared or global memory (E1408), no `mma.commit` (E1409, WGMMA only),
+//! one role per operand (E1410), no unread load (E1411). Also: `mma.fill acc, v`
 //! re-initializes an accumulator, never a loaded operand.
 //!
-//! [`warp_gate`] holds the warp forms the lowering does not handle yet (E1310, E1330, E1331).
+//! tessel lowers one shape per type (f16/bf16 m16n8k16, tf32 m16n8k8, s8 m16n8k32): other
+//! tiles and u8 are "not supported yet" (E1332), as are the forms of [`warp_gate`] (E1310,
+//! E1330, E1331).
 
 use super::frag_def;
 use super::resolve::Role;
@@ -20,12 +23,29 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, ExtStmt, Level, Major, MemSpace, Stmt, StmtId};
 use std::collections::HashMap;
 
-/// The instruction K of operands of type `d` (`None`: no `mma.sync` takes them).
-fn instr_k(d: DType) -> Option<(i64, &'static str)> {
+/// The `mma.sync` shapes of one operand type: the smallest M and K of its shapes (every N is
+/// 8), their names, and the instruction tessel lowers (its K; its M is 16).
+struct Family {
+    min_m: i64,
+    min_k: i64,
+    shapes: &'static str,
+    lowered_k: i64,
+    lowered: &'static str,
+}
+
+fn family(d: DType) -> Option<Family> {
+    let f = |min_m, min_k, shapes, lowered_k, lowered| Family {
+        min_m,
+        min_k,
+        shapes,
+        lowered_k,
+        lowered,
+    };
     Some(match d {
-        DType::F16 | DType::BF16 => (16, "m16n8k16"),
-        DType::F32 | DType::TF32 => (8, "m16n8k8 (tf32)"),
-        DType::S8 => (32, "m16n8k32"),
+        DType::F16 => f(8, 4, "m8n8k4, m16n8k8, m16n8k16", 16, "m16n8k16"),
+        DType::BF16 => f(16, 8, "m16n8k8, m16n8k16", 16, "m16n8k16"),
+        DType::F32 | DType::TF32 => f(16, 4, "m16n8k4, m16n8k8 (tf32)", 8, "m16n8k8 (tf32)"),
+        DType::S8 | DType::U8 => f(8, 16, "m8n8k16, m16n8k16, m16n8k32", 32, "m16n8k32"),
         _ => return None,
     })
 }
@@ -35,7 +55,7 @@ fn acc_ok(input: DType, acc: DType) -> bool {
     match input {
         DType::F16 => matches!(acc, DType::F32 | DType::F16),
         DType::BF16 | DType::F32 | DType::TF32 => acc == DType::F32,
-        DType::S8 => acc == DType::I32,
+        DType::S8 | DType::U8 => acc == DType::I32,
         _ => false,
     }
 }
@@ -43,7 +63,7 @@ fn acc_ok(input: DType, acc: DType) -> bool {
 fn acc_help(input: DType) -> &'static str {
     match input {
         DType::F16 => "f16 operands accumulate in f32 or f16: `mc = mma.fill.f32 0.0f;`",
-        DType::S8 => "s8 operands accumulate in s32: `mc = mma.fill.s32 0;`",
+        DType::S8 | DType::U8 => "8-bit integer operands accumulate in s32: `mc = mma.fill.s32 0;`",
         _ => "accumulate in f32: `mc = mma.fill.f32 0.0f;`",
     }
 }
@@ -62,6 +82,13 @@ pub(crate) fn hopper_constructs(cx: &Cx) -> Option<crate::span::Span> {
     })
 }
 
+/// A "not supported yet" finding of the gate.
+fn not_lowered(code: &'static str, span: crate::span::Span, what: &str) -> Diagnostic {
+    Diagnostic::new(code, span, format!("not supported yet: {what}")).with_help(
+        "`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet",
+    )
+}
+
 /// Whether the kernel has a warp-level `mma`.
 pub(crate) fn has_warp_mma(cx: &Cx) -> bool {
     all_stmts(cx.m)
@@ -78,8 +105,11 @@ fn mk(v: &VState, major: Major) -> (Dim, Dim) {
     }
 }
 
-pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+/// The language rules; returns the gate's findings about instruction shapes and types the
+/// lowering does not cover (E1332).
+pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> Diagnostics {
     let m = cx.m;
+    let mut gate = Diagnostics::default();
     // Accumulator → (M, N) of its first `mma`, and that statement.
     let mut acc_shape: HashMap<StmtId, ((i64, i64), StmtId)> = HashMap::new();
     let warp = has_warp_mma(cx);
@@ -162,7 +192,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     );
                     continue;
                 }
-                let Some((ki, instr)) = instr_k(av.dtype) else {
+                let Some(fam) = family(av.dtype) else {
                     diags.push(
                         Diagnostic::new(
                             codes::WARP_MMA_DTYPE,
@@ -170,7 +200,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                             format!("no warp-level `mma.sync` takes {} operands", av.dtype),
                         )
                         .with_note(sspan, "in this mma")
-                        .with_help("use f16, bf16, f32 (tf32) or s8 operands"),
+                        .with_help("use f16, bf16, f32 (tf32), s8 or u8 operands"),
                     );
                     continue;
                 };
@@ -187,12 +217,12 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                             codes::WARP_MMA_ACC,
                             m.stmt_span(acc_def),
                             format!(
-                                "the accumulator `{}` is {ad}, but {instr} with {} operands accumulates in {}",
+                                "the accumulator `{}` is {ad}, but `mma.sync` with {} operands accumulates in {}",
                                 acc.name,
                                 av.dtype,
                                 match av.dtype {
                                     DType::F16 => "f32 or f16",
-                                    DType::S8 => "s32",
+                                    DType::S8 | DType::U8 => "s32",
                                     _ => "f32",
                                 }
                             ),
@@ -227,16 +257,24 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     continue;
                 }
                 let [mv, akv, nv, bkv] = shape;
-                if mv <= 0 || mv % 16 != 0 {
+                let Family {
+                    min_m,
+                    min_k,
+                    shapes,
+                    lowered_k,
+                    lowered,
+                } = fam;
+                let dt = av.dtype;
+                if mv <= 0 || mv % min_m != 0 {
                     diags.push(
-                        at_expr(m, codes::WARP_MMA_SHAPE, a_src, format!("a warp-level `mma` takes A tiles of a multiple of 16 rows (M of {instr}); `{}` has M = {mv}", a.name))
+                        at_expr(m, codes::WARP_MMA_SHAPE, a_src, format!("no `mma.sync` shape of {dt} ({shapes}) tiles an A tile of M = {mv}: M must be a multiple of {min_m}"))
                             .with_note(sspan, "in this mma")
-                            .with_help("give each warp 16, 32, 48, … rows of A"),
+                            .with_help(format!("give each warp a multiple of {min_m} rows of A")),
                     );
                 }
                 if nv <= 0 || nv % 8 != 0 {
                     diags.push(
-                        at_expr(m, codes::WARP_MMA_N, b_src, format!("a warp-level `mma` takes B tiles of a multiple of 8 columns (N of {instr}); `{}` has N = {nv}", b.name))
+                        at_expr(m, codes::WARP_MMA_N, b_src, format!("a warp-level `mma` takes B tiles of a multiple of 8 columns (every `mma.sync` has N = 8); `{}` has N = {nv}", b.name))
                             .with_note(sspan, "in this mma")
                             .with_help("give each warp 8, 16, 24, … columns of B"),
                     );
@@ -244,17 +282,14 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 // One finding for K: A's, else B's (a mismatch is reported below).
                 if let Some((kv, x, who)) = [(akv, a_src, &a.name), (bkv, b_src, &b.name)]
                     .into_iter()
-                    .find(|(kv, ..)| *kv <= 0 || kv % ki != 0)
+                    .find(|(kv, ..)| *kv <= 0 || kv % min_k != 0)
                 {
-                    {
-                        diags.push(
-                            at_expr(m, codes::WARP_MMA_K, x, format!("{} operands run {instr}: K must be a multiple of {ki}; `{who}` has K = {kv}", av.dtype))
-                                .with_note(sspan, "in this mma")
-                                .with_help(format!("load {ki}-wide K slices (or multiples of {ki})")),
-                        );
-                    }
-                }
-                if akv != bkv && akv % ki == 0 && bkv % ki == 0 {
+                    diags.push(
+                        at_expr(m, codes::WARP_MMA_K, x, format!("no `mma.sync` shape of {dt} ({shapes}) tiles K = {kv} of `{who}`: K must be a multiple of {min_k}"))
+                            .with_note(sspan, "in this mma")
+                            .with_help(format!("load K slices of a multiple of {min_k}")),
+                    );
+                } else if akv != bkv {
                     diags.push(
                         Diagnostic::new(
                             codes::WARP_MMA_K_MISMATCH,
@@ -265,6 +300,20 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                             ),
                         )
                         .with_help("load both operands over the same K slice"),
+                    );
+                } else if dt == DType::U8 {
+                    gate.push(not_lowered(
+                        codes::NOT_LOWERED_WARP_SHAPE,
+                        a.span,
+                        "u8 operands of a warp-level `mma` (s8 is lowered)",
+                    ));
+                } else if mv % min_m == 0 && (mv % 16 != 0 || akv % lowered_k != 0) {
+                    gate.push(
+                        not_lowered(
+                            codes::NOT_LOWERED_WARP_SHAPE,
+                            sspan,
+                            &format!("a {mv} × {nv} × {akv} warp tile of {dt}: tessel lowers {lowered}, so M a multiple of 16 and K of {lowered_k}"),
+                        ),
                     );
                 }
                 match acc_shape.get(&acc_def) {
@@ -311,6 +360,10 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     }
     if warp {
         operand_roles(cx, diags);
+    }
+    if hopper_constructs(cx).is_some() {
+        // The whole warp `mma` is E1310 there.
+        gate = Diagnostics::default();
     }
     // Stores of warp accumulators: the destination tile has the accumulator's shape.
     for s in all_stmts(m) {
@@ -360,6 +413,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             );
         }
     }
+    gate
 }
 
 /// Each operand name of a warp kernel plays one role: the A or the B operand, in one major
@@ -433,10 +487,6 @@ pub(crate) fn warp_gate(cx: &Cx, diags: &mut Diagnostics) {
     if !has_warp_mma(cx) {
         return;
     }
-    let not_lowered = |code, span, what: &str| {
-        Diagnostic::new(code, span, format!("not supported yet: {what}"))
-            .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
-    };
     if let Some(at) = hopper_constructs(cx) {
         for s in all_stmts(m) {
             if matches!(m.stmts[s], Stmt::Mma { .. }) && cx.in_warp_mma(s) {
