@@ -2,7 +2,8 @@
 //!
 //! - the small kernels of `tests/data/warp/` (bf16 with a K × N operand through ldmatrix.trans,
 //!   s8 → s32 through a cp.async ring, tf32 with one operand straight from global memory, and
-//!   Croqtile's f16 form that loads and stores global tensors with `.chunkat(m # g0, k)`) emit
+//!   Croqtile's f16 form that loads and stores global tensors with `.chunkat(m # g0, k)`, an
+//!   accumulator stored before the first `mma` updates it) emit
 //!   their golden `.cu` (`tests/golden/warp/`, `TESSEL_BLESS=1` to refresh);
 //! - they and `kernels/v2_warp_mma.co` (at its defaults and across its domain) compile with NVRTC
 //!   for sm_80, sm_86, sm_89 and sm_90a and show the tensor-core instruction of their type (HMMA,
@@ -22,10 +23,11 @@ use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
 /// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
-const SMALL: [(&str, &[&str]); 4] = [
+const SMALL: [(&str, &[&str]); 5] = [
     ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
     ("global_chunk", &["HMMA"]),
     ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
+    ("store_first", &["HMMA"]),
     ("tf32_mixed", &["HMMA", "LDSM"]),
 ];
 

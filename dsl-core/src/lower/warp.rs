@@ -73,6 +73,28 @@ fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (String, St
     (format!("{ty} {name}[{regs}];"), regs)
 }
 
+/// Completes the declaration and fill of the accumulator `name` for `tiles` (M/16, N/8).
+fn size_acc(e: &mut Emitter, name: &str, tiles: (Sym, Sym)) {
+    let Some(Frag::Acc {
+        dtype,
+        tiles: slot,
+        decl,
+        fill,
+    }) = e.warp.frags.get_mut(name)
+    else {
+        return;
+    };
+    let (text, regs) = acc_decl(name, *dtype, Some(&tiles));
+    *slot = Some(tiles);
+    let (decl, fill) = (*decl, *fill);
+    if let Op::Stmt(code) = &mut e.lines[decl].op {
+        *code = text;
+    }
+    if let Op::Call(c) = &mut e.lines[fill].op {
+        c.targs = vec![regs];
+    }
+}
+
 pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
     let m = e.m;
     match &m.stmts[s] {
@@ -114,30 +136,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             };
             let (kind, (fm, fk)) = operand(a)?;
             let (_, (fnn, _)) = operand(b)?;
-            let Some(Frag::Acc {
-                dtype,
-                tiles,
-                decl,
-                fill,
-            }) = e.warp.frags.get_mut(&acc.name)
-            else {
+            let Some(Frag::Acc { tiles, .. }) = e.warp.frags.get(&acc.name) else {
                 return Err(LowerError::new(
                     acc.span,
                     format!("`{}` is not a warp accumulator (`mma.fill`)", acc.name),
                 ));
             };
-            let dtype = *dtype;
             if tiles.is_none() {
                 // The first `mma` into the accumulator sizes it.
-                let (text, regs) = acc_decl(&acc.name, dtype, Some(&(fm.clone(), fnn.clone())));
-                *tiles = Some((fm.clone(), fnn.clone()));
-                let (decl, fill) = (*decl, *fill);
-                if let Op::Stmt(code) = &mut e.lines[decl].op {
-                    *code = text;
-                }
-                if let Op::Call(c) = &mut e.lines[fill].op {
-                    c.targs = vec![regs];
-                }
+                size_acc(e, &acc.name, (fm.clone(), fnn.clone()));
             }
             let call = Call::new("tsl_warp_mma")
                 .targs([
@@ -160,20 +167,22 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.call(call, Some(&note), line);
         }
         Stmt::MmaStore { acc, dst, .. } => {
-            let Some(Frag::Acc {
-                tiles: Some((fm, fnn)),
-                ..
-            }) = e.warp.frags.get(&acc.name).cloned()
-            else {
-                return Err(LowerError::new(
-                    acc.span,
-                    format!(
-                        "`{}` is not a warp accumulator that an `mma` updated",
-                        acc.name
-                    ),
-                ));
-            };
             let v = operand_view(e, *dst)?;
+            let (fm, fnn) = match e.warp.frags.get(&acc.name).cloned() {
+                Some(Frag::Acc { tiles: Some(t), .. }) => t,
+                // Stored before an `mma` updates it: the destination has its shape (E1407).
+                Some(Frag::Acc { tiles: None, .. }) if v.tile.len() == 2 => {
+                    let t = (div(v.tile[0].clone(), 16), div(v.tile[1].clone(), 8));
+                    size_acc(e, &acc.name, t.clone());
+                    t
+                }
+                _ => {
+                    return Err(LowerError::new(
+                        acc.span,
+                        format!("`{}` is not a warp accumulator (`mma.fill`)", acc.name),
+                    ));
+                }
+            };
             let (ptr, r0, c0, rows, cols, ld) = placement(e, &v)?;
             if v.tensor.space == MemSpace::Global {
                 let p = v.tensor.param.unwrap_or(0);
