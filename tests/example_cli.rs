@@ -9,7 +9,7 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 24] = [
+const EXAMPLES: [&str; 25] = [
     "autotune_first_use",
     "bench",
     "frontend_limits",
@@ -32,6 +32,7 @@ const EXAMPLES: [&str; 24] = [
     "v0_naive",
     "v1_shared",
     "v2_tma_wgmma",
+    "v2_warp_mma",
     "v3_warpspec",
     "v4_tuned",
 ];

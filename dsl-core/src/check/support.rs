@@ -11,7 +11,7 @@
 use super::codes;
 use super::{Cx, all_stmts, stmt_exprs, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Expr, MemSpace, Returns, Stmt};
+use crate::ir::{DType, Expr, MemSpace, Returns, Stmt};
 
 /// Codes of the other passes that state a limit of the lowering rather than a rule of the
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
@@ -30,6 +30,11 @@ const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
 
 pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
+    // A warp-MMA kernel (`lower/warp.rs`) also lowers s8 and tf32 tensors (its operands), and
+    // `.chunkat` with composed indices in its `mma.load` / `mma.store`.
+    let warp_kernel =
+        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
+    let warp_dtype = |d: DType| warp_kernel && matches!(d, DType::S8 | DType::TF32);
     let not_lowered = |code, span, what: &str| {
         Diagnostic::new(code, span, format!("not supported yet: {what}"))
             .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
@@ -50,7 +55,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "scalar parameters",
             ));
         }
-        if !p.dtype.is_lowered() {
+        if !p.dtype.is_lowered() && !warp_dtype(p.dtype) {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_DTYPE,
                 p.dtype_span,
@@ -84,11 +89,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "event generations `e.at(k)`",
                 ));
             }
-            Stmt::Mma { .. } if cx.in_warp_mma(s) => diags.push(not_lowered(
-                codes::NOT_LOWERED_WARP_MMA,
-                span,
-                "`mma` under a `: group` level (warp-level tensor cores)",
-            )),
             Stmt::MmaLoad { name, .. } if name.name.starts_with("direct$") => {
                 diags.push(not_lowered(
                     codes::NOT_LOWERED_DIRECT_OPERAND,
@@ -103,7 +103,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 dtype_span,
                 ..
             } => {
-                if !dtype.is_lowered() {
+                if !dtype.is_lowered() && !warp_dtype(*dtype) {
                     diags.push(not_lowered(
                         codes::NOT_LOWERED_DTYPE,
                         *dtype_span,
@@ -127,6 +127,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             }
             _ => {}
         }
+        // The view a warp `mma.load` reads or `mma.store` writes (`lower/warp.rs` resolves its
+        // outermost `.chunkat`, composed indices included).
+        let warp_view = match &m.stmts[s] {
+            Stmt::MmaLoad { src: x, .. } | Stmt::MmaStore { dst: x, .. } if warp_kernel => Some(*x),
+            _ => None,
+        };
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x] {
@@ -143,6 +149,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     args,
                     ..
                 } = &m.exprs[x]
+                    && warp_view != Some(x)
                     && args
                         .iter()
                         .any(|&a| matches!(m.exprs[a], Expr::Compose { .. }))

@@ -114,7 +114,7 @@ impl Emitter<'_> {
                     .map(|&e| self.cx().sym(e))
                     .collect::<Result<_, _>>()?;
                 let has_mma = body.iter().any(|&b| matches!(m.stmts[b], Stmt::Mma { .. }));
-                if has_mma {
+                if has_mma && self.path == KernelPath::Hopper {
                     super::hopper::wgmma_fence(self, line);
                 }
                 let implicit_commit = self.path == KernelPath::Hopper
@@ -368,7 +368,10 @@ impl Emitter<'_> {
             | Stmt::MmaLoad { .. }
             | Stmt::Mma { .. }
             | Stmt::MmaStore { .. }
-            | Stmt::MmaCommit => super::hopper::mma_stmt(self, s, line)?,
+            | Stmt::MmaCommit => match self.path {
+                KernelPath::Simt => super::warp::mma_stmt(self, s, line)?,
+                KernelPath::Hopper => super::hopper::mma_stmt(self, s, line)?,
+            },
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {
                 return Err(LowerError::new(

@@ -154,10 +154,11 @@ fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
 pub fn select_copy_helpers(body: &mut Body) {
     let lines = &mut body.lines;
     let calls = |l: &Line| l.op.call().map(|c| c.name.clone());
+    // A warp-level `mma` kernel keeps the fast copies: its K loop is all copies and MMAs.
     if lines
         .iter()
         .filter_map(calls)
-        .any(|n| TILE_HELPERS.contains(&n.as_str()))
+        .any(|n| TILE_HELPERS.contains(&n.as_str()) || super::warp::HELPERS.contains(&n.as_str()))
     {
         return;
     }
