@@ -14,6 +14,7 @@ mod even;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
+pub mod launch;
 pub mod lowered;
 pub mod memory;
 pub mod passes;
@@ -30,6 +31,7 @@ mod walk;
 
 pub use error::LowerError;
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
+pub use launch::launch_form;
 pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
 pub use sym::{Sym, SymEnv};
 
