@@ -227,6 +227,11 @@ pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
 pub const MISPLACED_JUMP: &str = "E1317";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
+// What the lowering of today's Croqtile can translate (check/lowerable.rs, check/support.rs).
+/// `dma.copy.async` from shared to global memory (the store is synchronous).
+pub const ASYNC_STORE: &str = "E1460";
+/// A shared → global `dma.copy` with a `.transpose()`d side.
+pub const STORE_TRANSPOSE: &str = "E1461";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -579,5 +584,13 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SCALAR_PARAM,
         "not supported yet: scalar parameters",
+    ),
+    (
+        ASYNC_STORE,
+        "`dma.copy.async` from shared to global memory (the store is synchronous)",
+    ),
+    (
+        STORE_TRANSPOSE,
+        "a shared → global `dma.copy` with a `.transpose()`d side",
     ),
 ];

@@ -5,8 +5,9 @@
 //! - sizes (extents, shapes, counts, `.subspan` sizes): integer arithmetic
 //!   the lowering can keep symbolic;
 //! - copies: into a fresh buffer (`=> shared`), `.async` with a register side, directions other
-//!   than global → shared and the register-tile ones, ranks (2-D shared tiles, 1-D/2-D register
-//!   tiles, 2-D TMA tiles), `.transpose()` only as a cooperative copy's shared destination;
+//!   than global ↔ shared and the register-tile ones, shared → global only synchronous and not
+//!   transposed, ranks (1-D/2-D shared and register tiles, 2-D TMA tiles), `.transpose()` only
+//!   as a cooperative copy's 2-D shared destination;
 //! - assignments: one element (`.at(i, j)`), no compound assignment to a global element;
 //! - the `: block` level: at most 3 variables, exactly 2 under `raster`, 1 or 2 under
 //!   `persistent`;
@@ -401,6 +402,48 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         if from == MemSpace::Global && to == MemSpace::Global {
             continue; // the placement check reports it
         }
+        if (from, to) == (MemSpace::Shared, MemSpace::Global) {
+            // A cooperative store of a shared tile: synchronous, not transposed, 1-D or 2-D.
+            if is_async {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::ASYNC_STORE,
+                        s,
+                        "`dma.copy.async` from shared to global memory is not supported yet",
+                    )
+                    .with_help(
+                        "drop `.async`: the store is synchronous (a barrier before, one after)",
+                    ),
+                );
+            }
+            if sv.transposed || dv.transposed {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::STORE_TRANSPOSE,
+                        s,
+                        "a shared → global `dma.copy` copies rows as they are; `.transpose()` is not supported on either side",
+                    )
+                    .with_help("transpose on the way into shared memory (`=> t_s.transpose()`), then store"),
+                );
+            }
+            if !(1..=2).contains(&sv.shape.len()) {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::SHARED_COPY_RANK,
+                        src,
+                        format!(
+                            "a cooperative copy between shared and global memory moves a 1-D or 2-D tile; this one has {} dimensions",
+                            sv.shape.len()
+                        ),
+                    )
+                    .with_help("copy a 1-D or 2-D view of the tile"),
+                );
+            }
+            continue;
+        }
         if (from, to) != (MemSpace::Global, MemSpace::Shared) {
             diags.push(
                 at_stmt(
@@ -433,18 +476,18 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 None => stages.push((dv.root, shape)),
             }
         }
-        if sv.shape.len() != 2 {
+        if !(1..=2).contains(&sv.shape.len()) || (sv.shape.len() == 1 && dv.transposed) {
             diags.push(
                 at_expr(
                     m,
                     codes::SHARED_COPY_RANK,
                     src,
                     format!(
-                        "a cooperative copy into shared memory moves a 2-D tile; this one has {} dimensions",
+                        "a cooperative copy into shared memory moves a 1-D or 2-D tile (a transposed one 2-D); this one has {} dimensions",
                         sv.shape.len()
                     ),
                 )
-                .with_help("declare the shared tensor 2-D (`shared f32 [1, N] x_s;`) and copy a 2-D tile"),
+                .with_help("copy a 1-D or 2-D view of the tile"),
             );
         }
     }

@@ -20,9 +20,13 @@ use crate::ir::{Expr, MemSpace, Returns, Stmt};
 pub(crate) const LOWERING_ONLY: &[&str] = &[codes::OUTSIDE_PARALLEL, codes::F8, codes::NO_BLOCK];
 
 /// Whether a finding is a restriction of the lowering rather than of the language: the
-/// [`LOWERING_ONLY`] codes and every rule of `check/lowerable.rs` (`E1101`–`E1199`).
+/// [`LOWERING_ONLY`] codes and every rule of `check/lowerable.rs` (`E1101`–`E1199`,
+/// `E1460`–`E1479`).
 pub(crate) fn lowering_only(code: &str) -> bool {
-    LOWERING_ONLY.contains(&code) || code.starts_with("E11")
+    LOWERING_ONLY.contains(&code)
+        || code.starts_with("E11")
+        || code.starts_with("E146")
+        || code.starts_with("E147")
 }
 
 /// Built-in functions the lowering handles.

@@ -32,7 +32,9 @@ mod walk;
 pub use error::LowerError;
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
 pub use launch::launch_form;
-pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
+pub use lowered::{
+    G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
+};
 pub use sym::{Sym, SymEnv};
 
 use crate::check::KernelInfo;

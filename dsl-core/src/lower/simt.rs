@@ -18,6 +18,9 @@
 //!
 //! A copy with a `local` side moves one thread's register tile (`super::regtile`).
 //!
+//! A `dma.copy` shared → global is a cooperative guarded store of the shared tile, between two
+//! barriers. A 1-D tile on either side of a cooperative copy is one row of a 2-D one.
+//!
 //! Inside a loop, the entry of a shared tensor array whose index does not change in the loop
 //! (`b_s[kt % 2]` in `foreach {k}`) is computed once, before the loop ([`hoist_entries`]): NVVM
 //! otherwise folds the stage offset into every fragment address (with OR, when the stage stride
@@ -29,7 +32,7 @@ use super::cexpr::cpp_paren;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
-use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
+use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
 use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
 
 pub fn dma_copy(
@@ -58,23 +61,31 @@ pub fn dma_copy(
         }
         return super::regtile::copy(e, &sv, src, &dv, *d, line);
     }
+    if (sv.tensor.space, dv.tensor.space) == (MemSpace::Shared, MemSpace::Global) && !is_async {
+        return store_tile(e, src, &sv, &dv, line);
+    }
     if sv.tensor.space != MemSpace::Global || dv.tensor.space != MemSpace::Shared {
         return Err(LowerError::new(
             m.expr_span(src),
-            "`dma.copy` lowers global → shared, global ↔ local and shared ↔ local copies; other directions are not supported yet",
+            "`dma.copy` lowers global ↔ shared, global ↔ local and shared ↔ local copies; other directions are not supported yet",
         ));
     }
-    if sv.tile.len() != 2 || sv.transposed {
+    if !(1..=2).contains(&sv.tile.len()) || sv.transposed || (sv.tile.len() == 1 && dv.transposed) {
         return Err(LowerError::new(
             m.expr_span(src),
-            "`dma.copy` into shared memory lowers 2-D tiles",
+            "`dma.copy` into shared memory lowers 1-D and 2-D tiles",
         ));
     }
     let p = sv.tensor.param.unwrap_or(0);
     e.pointer_params.insert(p);
-    let (rows, cols) = (sv.tile[0].to_cpp(), sv.tile[1].to_cpp());
+    let g = Rows2::of(&sv);
+    let (rows, cols) = (g.rows.clone(), g.cols.clone());
     let t = &sv.tensor;
-    let ld = cpp_paren(&dv.tensor.ld());
+    let ld = if sv.tile.len() == 1 {
+        cols.clone()
+    } else {
+        cpp_paren(&dv.tensor.ld())
+    };
     let barrier = if is_async {
         !follows_barrier_or_async_copy(e)
     } else {
@@ -121,10 +132,10 @@ pub fn dma_copy(
     args.extend([
         dv.tile_ptr(),
         t.name.clone(),
-        sv.origin[0].clone(),
-        sv.origin[1].clone(),
-        t.shape[0].to_cpp(),
-        t.shape[1].to_cpp(),
+        g.r0,
+        g.c0,
+        g.tensor_rows,
+        g.tensor_cols,
     ]);
     let call = Call::new(helper).targs(targs).args(args);
     if is_async && let Some(cond) = super::even::grid_tile_conditions(m, src, &sv) {
@@ -135,6 +146,84 @@ pub fn dma_copy(
         // Waited for (with one barrier) before the next statement that is not a copy.
         e.pending_dma = true;
     }
+    Ok(())
+}
+
+/// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.
+struct Rows2 {
+    rows: String,
+    cols: String,
+    r0: String,
+    c0: String,
+    tensor_rows: String,
+    tensor_cols: String,
+}
+
+impl Rows2 {
+    fn of(v: &super::cexpr::View) -> Rows2 {
+        let t = &v.tensor;
+        match v.tile.len() {
+            1 => Rows2 {
+                rows: "1".into(),
+                cols: v.tile[0].to_cpp(),
+                r0: "0".into(),
+                c0: v.origin[0].clone(),
+                tensor_rows: "1".into(),
+                tensor_cols: t.shape[0].to_cpp(),
+            },
+            _ => Rows2 {
+                rows: v.tile[0].to_cpp(),
+                cols: v.tile[1].to_cpp(),
+                r0: v.origin[0].clone(),
+                c0: v.origin[1].clone(),
+                tensor_rows: t.shape[0].to_cpp(),
+                tensor_cols: t.shape[1].to_cpp(),
+            },
+        }
+    }
+}
+
+/// `dma.copy tile_s => out.subspan(R, C).at(i, j);`: every thread of the block stores a
+/// strided share of the shared tile into the global tile (elements outside the tensor are not
+/// written). Synchronous: a barrier before (the tile's writers are done) and one after (its
+/// readers are done before anything writes the shared tile again).
+fn store_tile(
+    e: &mut Emitter,
+    src: ExprId,
+    sv: &super::cexpr::View,
+    dv: &super::cexpr::View,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    if !(1..=2).contains(&dv.tile.len()) || dv.tile.len() != sv.tile.len() {
+        return Err(LowerError::new(
+            e.m.expr_span(src),
+            "a shared → global `dma.copy` lowers 1-D and 2-D tiles of one rank on both sides",
+        ));
+    }
+    let p = dv.tensor.param.unwrap_or(0);
+    e.pointer_params.insert(p);
+    e.written_params.insert(p);
+    let g = Rows2::of(dv);
+    let ld = if sv.tile.len() == 1 {
+        g.cols.clone()
+    } else {
+        cpp_paren(&sv.tensor.ld())
+    };
+    if !e.lines.last().is_some_and(|l| matches!(l.op, Op::Barrier)) {
+        e.barrier(Some("the shared tile's writers are done"), line);
+    }
+    let call = Call::new(S2G)
+        .targs([g.rows, g.cols, ld, "tsl_threads".to_string()])
+        .args([
+            dv.tensor.name.clone(),
+            g.r0,
+            g.c0,
+            g.tensor_rows,
+            g.tensor_cols,
+            sv.tile_ptr(),
+        ]);
+    e.call(call, None, line);
+    e.barrier(Some("the shared tile's readers are done"), line);
     Ok(())
 }
 
