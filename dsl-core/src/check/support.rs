@@ -146,14 +146,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     args,
                     ..
                 } = &m.exprs[x]
-                    && args
-                        .iter()
-                        .any(|&a| matches!(m.exprs[a], Expr::Compose { .. }))
+                    && args.iter().any(|&a| {
+                        matches!(m.exprs[a], Expr::Compose { .. }) && !composes_names(m, a)
+                    })
                 {
                     diags.push(not_lowered(
                         codes::NOT_LOWERED_VIEW,
                         m.expr_span(x),
-                        "`.chunkat` with a composed index (`a # b`)",
+                        "`.chunkat` with a composed index (`a # b`) of anything but variables",
                     ));
                 }
                 if let Expr::View { op, .. } = &m.exprs[x] {
@@ -177,5 +177,15 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 }
             });
         }
+    }
+}
+
+/// Whether `e` is a variable or a composition (`a # b`) of variables only: the composed
+/// `.chunkat` indices the lowering translates.
+fn composes_names(m: &crate::ir::Module, e: crate::ir::ExprId) -> bool {
+    match &m.exprs[e] {
+        Expr::Name(_) => true,
+        Expr::Compose { outer, inner } => composes_names(m, *outer) && composes_names(m, *inner),
+        _ => false,
     }
 }

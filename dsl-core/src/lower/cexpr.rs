@@ -469,14 +469,32 @@ impl ExprCx<'_> {
                             if matches!(m.exprs[a], Expr::Wildcard) {
                                 continue;
                             }
-                            let Expr::Name(var) = &m.exprs[a] else {
-                                return Err(
-                                    self.err(a, "`.chunkat` takes loop/parallel variables or `_`")
-                                );
+                            // A variable, or a composition of them (`m # g`: chunk
+                            // `m * extent(g) + g` of `extent(m) * extent(g)`).
+                            let (ext, index) = match &m.exprs[a] {
+                                Expr::Name(var) => (
+                                    self.scopes.extent(var).cloned().ok_or_else(|| {
+                                        self.err(
+                                            a,
+                                            format!("`{var}` is not a loop or parallel variable"),
+                                        )
+                                    })?,
+                                    var.clone(),
+                                ),
+                                Expr::Compose { .. } => (
+                                    self.compose_extent(a).ok_or_else(|| {
+                                        self.err(a, "both sides of `#` in `.chunkat` must be loop or parallel variables")
+                                    })?,
+                                    wrap(&self.value(a)?.0),
+                                ),
+                                _ => {
+                                    return Err(self.err(
+                                        a,
+                                        "`.chunkat` takes loop/parallel variables, their compositions (`a # b`) or `_`",
+                                    ));
+                                }
                             };
-                            let ext = self.scopes.extent(var).ok_or_else(|| {
-                                self.err(a, format!("`{var}` is not a loop or parallel variable"))
-                            })?;
+                            let ext = &ext;
                             let chunk = match ext {
                                 Sym::Cdiv(dd, t) if **dd == v.tile[d] => (**t).clone(),
                                 other => Sym::bin(
@@ -485,9 +503,9 @@ impl ExprCx<'_> {
                                     other.clone(),
                                 ),
                             };
-                            v.terms[d].push(chunk.clone());
+                            self.index_terms(a, chunk.clone(), &mut v.terms[d]);
                             v.origin[d] =
-                                offset(&v.origin[d], &format!("{var} * {}", cpp_paren(&chunk)));
+                                offset(&v.origin[d], &format!("{index} * {}", cpp_paren(&chunk)));
                             v.tile[d] = chunk;
                         }
                     }
