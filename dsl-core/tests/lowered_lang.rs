@@ -121,3 +121,39 @@ fn a_module_without_any_of_it_is_unchanged() {
     let m = parse(&src);
     assert_eq!(launch_form(m.clone()).to_string(), m.to_string());
 }
+
+fn codes_of(src: &str) -> Vec<&'static str> {
+    let m = launch_form(parse(src));
+    match check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90) {
+        Ok(info) => {
+            dsl_core::lower::lower(&m, &info).expect("check ok ⇒ lower ok");
+            Vec::new()
+        }
+        Err(d) => d.iter().map(|x| x.code).collect(),
+    }
+}
+
+fn future_kernel(copies: &str) -> String {
+    format!(
+        "__co__ void f(f16 [M, K] a, f32 [M, K] o) {{\n  parallel {{bm}} by [cdiv(M, 16)] : block, {{t}} by [16] : thread {{\n{copies}\n    o.at(bm#t, 0) = x.data.at(t, 0);\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn future_copies_lower_or_are_gated_with_their_codes() {
+    let ok =
+        future_kernel("    x = dma.copy.async a.subspan(16, 32).at(bm, 0) => shared;\n    wait x;");
+    assert_eq!(codes_of(&ok), Vec::<&str>::new());
+    // A fresh buffer's shape comes from a static `.subspan` tile.
+    let whole = future_kernel("    x = dma.copy.async a => shared;\n    wait x;");
+    assert_eq!(codes_of(&whole), ["E1462"]);
+    let two = future_kernel(
+        "    x = dma.copy.async a.subspan(16, 32).at(bm, 0) => shared;\n    wait x;\n    x = dma.copy.async a.subspan(16, 64).at(bm, 0) => shared;\n    wait x;",
+    );
+    assert!(codes_of(&two).contains(&"E1462"), "{:?}", codes_of(&two));
+    // Modifiers on a future's copy are not lowered yet.
+    let swiz = future_kernel(
+        "    x = dma.copy.async.zfill a.subspan(16, 32).at(bm, 0) => shared;\n    wait x;",
+    );
+    assert_eq!(codes_of(&swiz), ["E1345"]);
+}

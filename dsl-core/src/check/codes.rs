@@ -232,6 +232,11 @@ pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 pub const ASYNC_STORE: &str = "E1460";
 /// A shared → global `dma.copy` with a `.transpose()`d side.
 pub const STORE_TRANSPOSE: &str = "E1461";
+/// `f = dma.copy … => shared;` whose source's shape is not a static `.subspan(…)` tile, or
+/// one future name bound to fresh buffers of two shapes.
+pub const FRESH_SHAPE: &str = "E1462";
+/// Not supported yet: a `dma.copy` future form the SIMT lowering does not translate.
+pub const NOT_LOWERED_FUTURE: &str = "E1345";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -592,5 +597,13 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         STORE_TRANSPOSE,
         "a shared → global `dma.copy` with a `.transpose()`d side",
+    ),
+    (
+        FRESH_SHAPE,
+        "a fresh `=> shared` buffer whose shape is not a static `.subspan(…)` tile",
+    ),
+    (
+        NOT_LOWERED_FUTURE,
+        "not supported yet: a `dma.copy` future with modifiers, `after`, `=> local`, or on the TMA/WGMMA path",
     ),
 ];

@@ -19,7 +19,9 @@
 use super::view::Views;
 use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{AssignOp, CopyDst, Expr, ExprId, Level, MemSpace, Module, Stmt, StmtId, ViewOp};
+use crate::ir::{
+    AssignOp, CopyDst, DType, Expr, ExprId, ExtStmt, Level, MemSpace, Module, Stmt, StmtId, ViewOp,
+};
 
 pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     integer_extents(cx, diags);
@@ -285,10 +287,51 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     // one register stage, so they share its shape (compared as written, as the stage's C++
     // template arguments are).
     let mut stages: Vec<(Binding, Vec<String>)> = Vec::new();
+    let mut fresh_shapes: Vec<(String, Vec<String>)> = Vec::new();
     for s in all_stmts(m) {
         let (tma, is_async, src, dst) = match &m.stmts[s] {
             Stmt::DmaCopy { is_async, src, dst } => (false, *is_async, *src, dst),
             Stmt::TmaCopy { src, dst, .. } => (true, false, *src, dst),
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                is_async,
+                src,
+                dst,
+                bind,
+                ..
+            }) => {
+                // `f = dma.copy … => shared;`: a fresh buffer of the source tile's shape, one
+                // shape per future name (the name is the buffer).
+                if let (CopyDst::Fresh(MemSpace::Shared), Some(f)) = (dst, bind) {
+                    let shape = fresh_shape(m, *src)
+                        .map(|(sh, _)| sh.iter().map(|&d| m.expr_to_string(d)).collect::<Vec<_>>());
+                    match (shape, fresh_shapes.iter().find(|x| x.0 == f.name)) {
+                        (None, _) => diags.push(
+                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = dma.copy … => shared` sizes its buffer from a `.subspan(…)` tile; this source's shape is not one", f.name))
+                                .with_help("copy a tile: `f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`"),
+                        ),
+                        (Some(sh), Some((_, first))) if *first != sh => diags.push(
+                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{}` names one shared buffer: [{}] here, [{}] before", f.name, sh.join(", "), first.join(", ")))
+                                .with_help("give the futures of different tile shapes different names"),
+                        ),
+                        (Some(sh), None) => fresh_shapes.push((f.name.clone(), sh)),
+                        _ => {}
+                    }
+                    if views.get(*src).is_some_and(|v| v.space != MemSpace::Global) {
+                        diags.push(
+                            at_stmt(
+                                m,
+                                codes::COPY_DIRECTION,
+                                s,
+                                "a fresh `=> shared` buffer is filled from global memory",
+                            )
+                            .with_help("copy from a global tensor"),
+                        );
+                    }
+                    continue;
+                }
+                (false, *is_async, *src, dst)
+            }
             _ => continue,
         };
         let op = if tma { "tma.copy" } else { "dma.copy" };
@@ -628,4 +671,56 @@ fn accumulators(m: &Module, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// The shape and element type of the fresh shared buffer `f = dma.copy src => shared;`
+/// creates, for the sources the lowering sizes statically: a `.subspan(…)` tile
+/// (`t.subspan(R, C).at(i, j)`) of a parameter or declared tensor.
+pub(crate) fn fresh_shape(m: &Module, src: ExprId) -> Option<(Vec<ExprId>, DType)> {
+    let mut e = src;
+    if let Expr::View {
+        base,
+        op: ViewOp::At,
+        ..
+    } = &m.exprs[e]
+    {
+        e = *base;
+    }
+    let Expr::View {
+        base,
+        op: ViewOp::Subspan,
+        args,
+    } = &m.exprs[e]
+    else {
+        return None;
+    };
+    let Expr::Name(root) = &m.exprs[*base] else {
+        return None;
+    };
+    let dtype = m
+        .kernel
+        .params
+        .iter()
+        .find(|p| &p.name.name == root)
+        .map(|p| p.dtype)?;
+    fn static_int(m: &Module, e: ExprId) -> bool {
+        match &m.exprs[e] {
+            Expr::Int(_) => true,
+            Expr::Name(n) => m.tunable(n).is_some() || m.constant(n).is_some(),
+            Expr::Binary { op, lhs, rhs } => {
+                matches!(
+                    op,
+                    crate::ir::BinaryOp::Add
+                        | crate::ir::BinaryOp::Sub
+                        | crate::ir::BinaryOp::Mul
+                        | crate::ir::BinaryOp::Div
+                ) && static_int(m, *lhs)
+                    && static_int(m, *rhs)
+            }
+            _ => false,
+        }
+    }
+    args.iter()
+        .all(|&a| static_int(m, a))
+        .then(|| (args.clone(), dtype))
 }

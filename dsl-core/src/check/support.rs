@@ -11,7 +11,7 @@
 use super::codes;
 use super::{Cx, all_stmts, stmt_exprs, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Expr, MemSpace, Returns, Stmt};
+use crate::ir::{CopyDst, Expr, ExtStmt, MemSpace, Returns, Stmt};
 
 /// Codes of the other passes that state a limit of the lowering rather than a rule of the
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
@@ -98,6 +98,33 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     span,
                     "a shared tensor as a direct `mma` operand",
                 ))
+            }
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                bind,
+                modifiers,
+                after,
+                dst,
+                ..
+            }) => {
+                let why = if !modifiers.is_empty() {
+                    Some("modifiers on a `dma.copy` (`.swiz`, `.zfill`, …)")
+                } else if after.is_some() {
+                    Some("`dma.copy … after f`")
+                } else if bind.is_none() {
+                    Some("this form of `dma.copy`")
+                } else if matches!(dst, CopyDst::Fresh(MemSpace::Local)) {
+                    Some("a future's fresh `=> local` buffer")
+                } else if matches!(dst, CopyDst::Expr(d) if !matches!(m.exprs[*d], Expr::Name(_))) {
+                    Some("a future of a copy into a view (bind copies into a whole shared tensor)")
+                } else if on_tma_path(m) {
+                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path")
+                } else {
+                    None
+                };
+                if let Some(what) = why {
+                    diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
+                }
             }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
@@ -188,4 +215,15 @@ fn composes_names(m: &crate::ir::Module, e: crate::ir::ExprId) -> bool {
         Expr::Compose { outer, inner } => composes_names(m, *outer) && composes_names(m, *inner),
         _ => false,
     }
+}
+
+/// Whether the kernel takes the TMA/WGMMA path (the lowering's own test: a TMA copy, an
+/// `mma`, or an event), whose helpers do not include the SIMT copies a `dma.copy` future uses.
+fn on_tma_path(m: &crate::ir::Module) -> bool {
+    all_stmts(m).into_iter().any(|s| {
+        matches!(
+            m.stmts[s],
+            Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
+        )
+    })
 }

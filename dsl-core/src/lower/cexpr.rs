@@ -44,6 +44,21 @@ pub struct View {
 }
 
 impl View {
+    /// The whole tensor `t` (array entry 0 of an array), as its name alone resolves.
+    pub fn whole(t: TensorLocal) -> View {
+        View {
+            tile: t.shape.clone(),
+            origin: vec!["0".into(); t.shape.len()],
+            terms: vec![Vec::new(); t.shape.len()],
+            array_terms: Vec::new(),
+            tensor: t,
+            array_index: None,
+            element: false,
+            transposed: false,
+            tiled: false,
+            hoisted: None,
+        }
+    }
     /// C++ pointer to the first element of the array entry (shared/local tensors).
     pub fn entry_ptr(&self) -> String {
         match &self.hoisted {
@@ -381,19 +396,10 @@ impl ExprCx<'_> {
                     .filter(|f| &f.name == n)
                     .or_else(|| self.scopes.tensor(n))
                     .ok_or_else(|| self.err(e, format!("`{n}` is not a tensor")))?;
-                Ok(View {
-                    tile: t.shape.clone(),
-                    origin: vec!["0".into(); t.shape.len()],
-                    terms: vec![Vec::new(); t.shape.len()],
-                    array_terms: Vec::new(),
-                    tensor: t.clone(),
-                    array_index: None,
-                    element: false,
-                    transposed: false,
-                    tiled: false,
-                    hoisted: None,
-                })
+                Ok(View::whole(t.clone()))
             }
+            // `f.data`: the buffer a copy's future names (the future's own name is the buffer).
+            Expr::Field { base, field } if field.name == "data" => self.view_in(*base, frag),
             Expr::Index { base, index } => {
                 let mut v = self.view_in(*base, frag)?;
                 if v.tensor.count.is_none() {

@@ -279,8 +279,18 @@ fn element_params(m: &Module, e: &mut Emitter) {
             ..
         } = x
         {
-            // The tensor under the views (`x.chunkat(b, _).at(i, j)` reads `x`).
+            // The tensor under the views (`x.chunkat(b, _).at(i, j)` reads `x`); `.at` after
+            // `.subspan` picks a tile (a copy's operand), not an element.
             let mut base = *base;
+            if matches!(
+                m.exprs[base],
+                Expr::View {
+                    op: ViewOp::Subspan | ViewOp::Step,
+                    ..
+                }
+            ) {
+                continue;
+            }
             while let Expr::View { base: inner, .. } = &m.exprs[base] {
                 base = *inner;
             }

@@ -70,6 +70,21 @@ pub fn dma_copy(
             "`dma.copy` lowers global ↔ shared, global ↔ local and shared ↔ local copies; other directions are not supported yet",
         ));
     }
+    g2s(e, is_async, src, sv, dv, Some(*d), line)
+}
+
+/// The cooperative global → shared copy of `dma_copy` (`d`: the destination's expression, for
+/// diagnostics; `None` for a future's fresh buffer).
+fn g2s(
+    e: &mut Emitter,
+    is_async: bool,
+    src: ExprId,
+    sv: super::cexpr::View,
+    dv: super::cexpr::View,
+    d: Option<ExprId>,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
     if !(1..=2).contains(&sv.tile.len()) || sv.transposed || (sv.tile.len() == 1 && dv.transposed) {
         return Err(LowerError::new(
             m.expr_span(src),
@@ -115,7 +130,7 @@ pub fn dma_copy(
             .find(|o| o.tensor == stage.tensor && o.targs != stage.targs)
         {
             return Err(LowerError::new(
-                m.expr_span(*d),
+                m.expr_span(d.unwrap_or(src)),
                 format!(
                     "the async copies into `{}.transpose()` share one register stage, so they need one tile shape: `<{}>` here, `<{}>` before",
                     dv.tensor.name,
@@ -147,6 +162,111 @@ pub fn dma_copy(
         e.pending_dma = true;
     }
     Ok(())
+}
+
+/// `f = dma.copy[.async] src => shared;` (a fresh buffer named `f`, placed by the `memory`
+/// pass) or `f = dma.copy[.async] src => t;`: the copy of [`dma_copy`], after which `f` names
+/// the destination tensor (`f.data`, `f.chunkat(…)`, `wait f`).
+pub fn future_copy(
+    e: &mut Emitter,
+    s: StmtId,
+    f: &Ident,
+    is_async: bool,
+    src: ExprId,
+    dst: &CopyDst,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let tensor = match dst {
+        CopyDst::Fresh(MemSpace::Shared) => {
+            let slot = e.mem.slot(&f.name).cloned().ok_or_else(|| {
+                LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
+            })?;
+            let (shape, dtype) = crate::check::fresh_shape(m, src).ok_or_else(|| {
+                LowerError::new(m.expr_span(src), "internal: a fresh buffer without a shape")
+            })?;
+            let shape = shape
+                .iter()
+                .map(|&d| e.cx().sym(d))
+                .collect::<Result<Vec<_>, _>>()?;
+            let ty = super::cexpr::scalar_type(dtype);
+            e.emit(
+                Op::Decl {
+                    ty: format!("{ty}*"),
+                    name: f.name.clone(),
+                    init: Some(format!(
+                        "reinterpret_cast<{ty}*>(tsl_smem + {})",
+                        slot.offset_name
+                    )),
+                },
+                Some("the future's fresh buffer"),
+                line,
+            );
+            super::scope::TensorLocal {
+                name: f.name.clone(),
+                space: MemSpace::Shared,
+                dtype,
+                shape,
+                count: None,
+                param: None,
+            }
+        }
+        CopyDst::Expr(d) => match &m.exprs[*d] {
+            Expr::Name(n) => e.scopes.tensor(n).cloned().ok_or_else(|| {
+                LowerError::new(m.expr_span(*d), format!("`{n}` is not a tensor"))
+            })?,
+            _ => {
+                return Err(LowerError::new(
+                    m.expr_span(*d),
+                    "a future names a whole tensor: copy into one",
+                ));
+            }
+        },
+        CopyDst::Fresh(_) => {
+            return Err(LowerError::new(
+                f.span,
+                "a future's fresh buffer is `=> shared`",
+            ));
+        }
+    };
+    e.scopes
+        .insert(&f.name, super::scope::Local::Tensor(tensor.clone()));
+    let name = e.m.stmts.get_span(s);
+    let _ = name;
+    let dst_expr = match dst {
+        CopyDst::Expr(d) => *d,
+        // The fresh buffer is the whole tensor `f`: copy into it by name.
+        _ => return copy_into_named(e, is_async, src, &tensor, line),
+    };
+    dma_copy(e, s, is_async, src, &CopyDst::Expr(dst_expr), line)
+}
+
+/// [`dma_copy`] of `src` into the whole shared tensor `t` (a future's fresh buffer).
+fn copy_into_named(
+    e: &mut Emitter,
+    is_async: bool,
+    src: ExprId,
+    t: &super::scope::TensorLocal,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let sv = e.cx().view(src)?;
+    let dv = super::cexpr::View::whole(t.clone());
+    g2s(e, is_async, src, sv, dv, None, line)
+}
+
+/// `wait f;` for a `dma.copy` future: this thread's copies have landed (all of them: the
+/// futures of one thread complete in order) and are visible to the block. A second `wait`
+/// right after one (`wait a, b;`) needs nothing more.
+pub fn wait_futures(e: &mut Emitter, line: Option<u32>) {
+    let n = e.lines.len();
+    let waited = n >= 2
+        && matches!(e.lines[n - 1].op, Op::Barrier)
+        && e.lines[n - 2].op.call().is_some_and(|c| c.name == WAIT_ALL);
+    if waited {
+        return;
+    }
+    e.call(Call::new(WAIT_ALL), None, line);
+    e.barrier(Some("the futures' tiles are visible to every thread"), line);
 }
 
 /// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.
@@ -231,11 +351,18 @@ fn store_tile(
 /// `pending_dma` set): then the threads are already past every earlier reader of shared memory,
 /// or the copy before this one emitted the barrier that covers both.
 fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
-    e.lines.last().is_some_and(|l| match &l.op {
-        Op::Barrier => true,
-        Op::Call(c) => !e.pending_dma && [G2S, G2S_ASYNC, G2S_T].contains(&c.name.as_str()),
-        _ => false,
-    })
+    // A shared tensor's pointer (a future's fresh buffer declared right before its copy) reads
+    // no memory.
+    let shared_ptr = |l: &&Line| matches!(&l.op, Op::Decl { init: Some(i), .. } if i.starts_with("reinterpret_cast<") && i.contains("tsl_smem + "));
+    e.lines
+        .iter()
+        .rev()
+        .find(|l| !shared_ptr(l))
+        .is_some_and(|l| match &l.op {
+            Op::Barrier => true,
+            Op::Call(c) => !e.pending_dma && [G2S, G2S_ASYNC, G2S_T].contains(&c.name.as_str()),
+            _ => false,
+        })
 }
 
 /// Pass `helpers`: [`G2S_ASYNC`] (the interior fast path) lives in `simt_tiles.cuh`; a kernel
