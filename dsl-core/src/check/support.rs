@@ -29,8 +29,25 @@ pub(crate) fn lowering_only(code: &str) -> bool {
         || code.starts_with("E147")
 }
 
-/// Built-in functions the lowering handles.
+/// Integer built-ins the lowering handles (`min`/`max`/`abs` also on element values).
 const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
+
+/// Math built-ins the lowering handles on element values, as f32 (`lower::cexpr::math_call`),
+/// also in their `__name` spelling (CUDA's fast intrinsic where it has one).
+pub const LOWERED_MATH: &[&str] = &[
+    "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt",
+    "tanh", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "sin", "cos", "tan", "asin",
+    "acos", "atan", "floor", "ceil", "round", "trunc", "abs", "fabs", "relu", "sigmoid", "silu",
+    "gelu", "rcp", "fmin", "fmax", "pow", "atan2", "hypot", "fmod", "copysign", "fma", "fmaf",
+];
+
+fn lowered_func(name: &str) -> bool {
+    LOWERED_FUNCS.contains(&name)
+        || LOWERED_MATH.contains(&name)
+        || name
+            .strip_prefix("__")
+            .is_some_and(|b| LOWERED_MATH.contains(&b) || b == "min" || b == "max")
+}
 
 pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
@@ -193,7 +210,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     }
                 }
                 if let Expr::Call { func, .. } = &m.exprs[x] {
-                    if !LOWERED_FUNCS.contains(&func.name.as_str()) {
+                    if !lowered_func(&func.name) {
                         let what = if func.name == "ituple" {
                             "i-tuple values `{a, b}`".to_string()
                         } else {

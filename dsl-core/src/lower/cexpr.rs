@@ -270,16 +270,26 @@ impl ExprCx<'_> {
                 (if 9 < min_prec { format!("({s})") } else { s }, Ty::Int)
             }
             Expr::Call { func, args } => {
+                let vals: Vec<(String, Ty)> = args
+                    .iter()
+                    .map(|&a| self.value(a))
+                    .collect::<Result<_, _>>()?;
+                let all_int = vals.iter().all(|(_, t)| *t == Ty::Int);
                 let f = match func.name.as_str() {
                     "cdiv" => "tsl_cdiv",
-                    "min" => "tsl_min",
-                    "max" => "tsl_max",
-                    other => return Err(self.err(e, format!("unknown function `{other}`"))),
+                    "min" if all_int => "tsl_min",
+                    "max" if all_int => "tsl_max",
+                    "abs" if all_int => "abs",
+                    other => {
+                        let floats: Vec<String> =
+                            vals.iter().map(|(v, t)| to_float(v, *t)).collect();
+                        let text = math_call(other, &floats).ok_or_else(|| {
+                            self.err(e, format!("not supported yet: the built-in `{other}`"))
+                        })?;
+                        return Ok((text, Ty::Float(DType::F32)));
+                    }
                 };
-                let a: Vec<String> = args
-                    .iter()
-                    .map(|&a| self.value(a).map(|v| v.0))
-                    .collect::<Result<_, _>>()?;
+                let a: Vec<String> = vals.into_iter().map(|v| v.0).collect();
                 (format!("{f}({})", a.join(", ")), Ty::Int)
             }
             Expr::View { op: ViewOp::At, .. } => {
@@ -521,6 +531,43 @@ impl ExprCx<'_> {
             _ => Err(self.err(e, "expected a tensor or a view of one")),
         }
     }
+}
+
+/// The f32 C++ of the math built-in `name` on float arguments (see
+/// [`crate::check::LOWERED_MATH`]), or `None` for one no lowering handles. `__exp`-style
+/// names are CUDA's fast intrinsics (`__expf`) where CUDA has one. The activations are
+/// written out inline rather than as helpers: the writer selects helper sections by the calls
+/// a body makes, and these live inside expressions.
+pub fn math_call(name: &str, a: &[String]) -> Option<String> {
+    let intrinsic = name.starts_with("__");
+    let base = name.strip_prefix("__").unwrap_or(name);
+    let x = || wrap(&a[0]);
+    let f = |cuda: &str| format!("{cuda}({})", a.join(", "));
+    Some(match (base, a.len()) {
+        ("exp" | "exp10" | "log" | "log2" | "log10" | "sin" | "cos" | "tan", 1) | ("pow", 2)
+            if intrinsic =>
+        {
+            f(&format!("__{base}f"))
+        }
+        (
+            "exp" | "exp2" | "exp10" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sqrt"
+            | "rsqrt" | "cbrt" | "tanh" | "sinh" | "cosh" | "asinh" | "acosh" | "atanh" | "erf"
+            | "erfc" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "floor" | "ceil"
+            | "round" | "trunc",
+            1,
+        ) => f(&format!("{base}f")),
+        ("abs" | "fabs", 1) => f("fabsf"),
+        ("relu", 1) => format!("fmaxf({}, 0.0f)", a[0]),
+        ("sigmoid", 1) => format!("(1.0f / (1.0f + expf(-{})))", x()),
+        ("silu", 1) => format!("({} / (1.0f + expf(-{})))", x(), x()),
+        ("gelu", 1) => format!("(0.5f * {} * (1.0f + erff({} * 0.70710678f)))", x(), x()),
+        ("rcp", 1) => format!("(1.0f / {})", x()),
+        ("min" | "fmin", 2) => f("fminf"),
+        ("max" | "fmax", 2) => f("fmaxf"),
+        ("pow" | "atan2" | "hypot" | "fmod" | "copysign", 2) => f(&format!("{base}f")),
+        ("fma" | "fmaf", 3) => f("fmaf"),
+        _ => return None,
+    })
 }
 
 /// Parenthesizes C++ text unless it is a single token.
