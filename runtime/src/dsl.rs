@@ -255,8 +255,7 @@ impl Prepared {
             kernel: def.name.to_string(),
             diags,
         };
-        // The launch form: a body-declared output is a parameter, as in `def.params`.
-        let base = dsl_core::lower::launch_form(def.module().map_err(illegal)?);
+        let base = def.module().map_err(illegal)?;
         let module = if variant.is_default() {
             base
         } else {
