@@ -190,18 +190,25 @@ pub fn future_copy(
                 .map(|&d| e.cx().sym(d))
                 .collect::<Result<Vec<_>, _>>()?;
             let ty = super::cexpr::scalar_type(dtype);
-            e.emit(
-                Op::Decl {
-                    ty: format!("{ty}*"),
-                    name: f.name.clone(),
-                    init: Some(format!(
-                        "reinterpret_cast<{ty}*>(tsl_smem + {})",
-                        slot.offset_name
-                    )),
-                },
-                Some("the future's fresh buffer"),
-                line,
-            );
+            // A rebinding of the name sees the pointer already declared (one slot per name).
+            let declared = e
+                .scopes
+                .tensor(&f.name)
+                .is_some_and(|t| t.name == f.name && t.space == MemSpace::Shared);
+            if !declared {
+                e.emit(
+                    Op::Decl {
+                        ty: format!("{ty}*"),
+                        name: f.name.clone(),
+                        init: Some(format!(
+                            "reinterpret_cast<{ty}*>(tsl_smem + {})",
+                            slot.offset_name
+                        )),
+                    },
+                    Some("the future's fresh buffer"),
+                    line,
+                );
+            }
             super::scope::TensorLocal {
                 name: f.name.clone(),
                 space: MemSpace::Shared,
