@@ -9,6 +9,8 @@
 //! | kernels/gemm_bias_gelu (fused epilogue)| FFMA, the bias read (LDG), STG         |
 //! | dsl-core/tests/lowered/math_builtins   | MUFU.EX2 (`exp`), MUFU.RSQ (`rsqrt`)   |
 //!
+//! and every `dsl-core/tests/lowered/*.co` compiles without local memory.
+//!
 //! Without NVRTC/nvdisasm these tests print `SKIPPED` and pass, except under `CI=true` or
 //! `TESSEL_REQUIRE_NVRTC=1`, where they fail (run `tools/setup-nvrtc.sh`).
 
@@ -95,4 +97,29 @@ fn math_builtins_use_the_special_function_unit() {
     );
     let s = sass_of(rel, emit_module("math_builtins", &m, &Config::defaults(&m)));
     assert_has(rel, &s, &["MUFU.EX2", "MUFU.RSQ"]);
+}
+
+#[test]
+fn every_lowered_construct_compiles() {
+    if !nvrtc_and_nvdisasm_available("every_lowered_construct_compiles") {
+        return;
+    }
+    let dir = common::root().join("dsl-core/tests/lowered");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "co"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 4, "{names:?}");
+    for name in names {
+        let rel = format!("dsl-core/tests/lowered/{name}.co");
+        let m = dsl_core::lower::launch_form(
+            dsl_core::parse::parse_str(&read(&rel), Some(&rel))
+                .unwrap()
+                .module,
+        );
+        sass_of(&rel, emit_module(&name, &m, &Config::defaults(&m)));
+    }
 }
