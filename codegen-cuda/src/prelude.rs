@@ -18,6 +18,7 @@ const GLUE_SIMT_STORE: &str = include_str!("../cuda/lowering/simt_store.cuh");
 const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
+const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
 
 /// Drops `#pragma once` (one file, nothing to guard).
 fn body(text: &str) -> String {
@@ -88,6 +89,13 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh)",
                     text: format!("{}\n\n{}", body(SM90_CLUSTER), body(GLUE_CLUSTER)),
+                });
+            }
+            // A `: cluster` level (its blocks are placed by rank in a 2-D cluster).
+            if calls.contains("tsl_raster_cluster_2d") {
+                s.push(Section {
+                    name: "`: cluster` levels (lowering/cluster_level.cuh)",
+                    text: body(GLUE_CLUSTER_LEVEL),
                 });
             }
         }

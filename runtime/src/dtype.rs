@@ -45,6 +45,26 @@ impl DType {
         }
     }
 
+    /// The runtime element type of a DSL element type, for those the runtime has host and
+    /// device types for: the one mapping between the two.
+    pub fn from_ir(d: dsl_core::ir::DType) -> Option<DType> {
+        match d {
+            dsl_core::ir::DType::F16 => Some(DType::F16),
+            dsl_core::ir::DType::BF16 => Some(DType::BF16),
+            dsl_core::ir::DType::F32 => Some(DType::F32),
+            _ => None,
+        }
+    }
+
+    /// The DSL element type of this runtime type.
+    pub fn to_ir(self) -> dsl_core::ir::DType {
+        match self {
+            DType::F16 => dsl_core::ir::DType::F16,
+            DType::BF16 => dsl_core::ir::DType::BF16,
+            DType::F32 => dsl_core::ir::DType::F32,
+        }
+    }
+
     /// Unit roundoff `u = 2^-p` (half an ulp of 1.0).
     pub fn unit_roundoff(self) -> f64 {
         match self {
