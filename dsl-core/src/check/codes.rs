@@ -260,6 +260,16 @@ pub const NOT_LOWERED_WARP_ACC_LOAD: &str = "E1330";
 pub const NOT_LOWERED_WARP_SHAPE: &str = "E1332";
 /// Not supported yet: `mma.store` of a view of a warp accumulator.
 pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
+// What the lowering of today's Croqtile can translate (check/lowerable.rs, check/support.rs).
+/// `dma.copy.async` from shared to global memory (the store is synchronous).
+pub const ASYNC_STORE: &str = "E1460";
+/// A shared → global `dma.copy` with a `.transpose()`d side.
+pub const STORE_TRANSPOSE: &str = "E1461";
+/// `f = dma.copy … => shared;` whose source's shape is not a static `.subspan(…)` tile, or
+/// one future name bound to fresh buffers of two shapes.
+pub const FRESH_SHAPE: &str = "E1462";
+/// Not supported yet: a `dma.copy` future form the SIMT lowering does not translate.
+pub const NOT_LOWERED_FUTURE: &str = "E1345";
 
 /// A `: cluster` level whose blocks per cluster (per dimension, and in all) are not an
 /// integer in 1..=8 (1..=16 with `nonportable_cluster;`) for this configuration.
@@ -695,6 +705,22 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SCALAR_PARAM,
         "not supported yet: scalar parameters",
+    ),
+    (
+        ASYNC_STORE,
+        "`dma.copy.async` from shared to global memory (the store is synchronous)",
+    ),
+    (
+        STORE_TRANSPOSE,
+        "a shared → global `dma.copy` with a `.transpose()`d side",
+    ),
+    (
+        FRESH_SHAPE,
+        "a fresh `=> shared` buffer whose shape is not a static `.subspan(…)` tile",
+    ),
+    (
+        NOT_LOWERED_FUTURE,
+        "not supported yet: a `dma.copy` future with modifiers, `after`, `=> local`, or on the TMA/WGMMA path",
     ),
     (
         CLUSTER_SHAPE,

@@ -49,6 +49,8 @@ mod warp_mma;
 mod wgmma;
 
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
+pub(crate) use lowerable::fresh_shape;
+pub use support::LOWERED_MATH;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, ExprId, MemSpace, Module, StmtId};

@@ -360,10 +360,21 @@ impl Emitter<'_> {
             }
             Stmt::DmaWait { pending } => super::simt::dma_wait(self, *pending, line)?,
             Stmt::Reduce { op, target, .. } => super::simt::reduce(self, *op, target, line)?,
+            Stmt::Wait { event } if self.waits_a_copy_future(*event) => {
+                super::simt::wait_futures(self, line)
+            }
             Stmt::EventDecl { .. }
             | Stmt::Wait { .. }
             | Stmt::Trigger { .. }
             | Stmt::TmaCopy { .. } => super::hopper::sync_stmt(self, s, line)?,
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: false,
+                is_async,
+                bind: Some(f),
+                src,
+                dst,
+                ..
+            }) => super::simt::future_copy(self, s, f, *is_async, *src, dst, line)?,
             Stmt::MmaFill { .. }
             | Stmt::MmaLoad { .. }
             | Stmt::Mma { .. }
@@ -508,6 +519,15 @@ impl Emitter<'_> {
                 )
             }
         })
+    }
+
+    /// Whether `wait e` waits for a `dma.copy` future: in scope, a future names the tensor it
+    /// copied into (an event is an event).
+    fn waits_a_copy_future(&self, e: crate::ir::ExprId) -> bool {
+        match &self.m.exprs[e] {
+            Expr::Name(n) => matches!(self.scopes.get(n), Some(Local::Tensor(_))),
+            _ => false,
+        }
     }
 
     /// An `inthreads` branch body: plain, or walking the tiles of a persistent grid.

@@ -14,6 +14,7 @@ mod even;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
+pub mod launch;
 pub mod lowered;
 pub mod memory;
 pub mod passes;
@@ -32,7 +33,10 @@ mod warp_frags;
 
 pub use error::LowerError;
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
-pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
+pub use launch::launch_form;
+pub use lowered::{
+    G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
+};
 pub use sym::{Sym, SymEnv};
 pub use warp::HELPERS as WARP_MMA_HELPERS;
 
