@@ -1,4 +1,4 @@
-//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1119):
+//! Every restriction of the lowering is a checker diagnostic with its own code (E1101–E1120):
 //! each kernel here is otherwise well-formed, fails `check` with exactly that code at the
 //! construct, and the same kernel without the construct checks and lowers.
 
@@ -319,4 +319,44 @@ fn every_new_code_is_in_the_table_once() {
         );
     }
     assert!(!c::TABLE.iter().any(|(k, _)| *k == "E0900"));
+}
+
+#[test]
+fn chunk_indices_are_variables() {
+    // A loop variable's extent is the chunk count; `_` keeps the dimension.
+    check(&simt(
+        "",
+        "    foreach {j} in [cdiv(K, 8)] { dma.copy a.chunkat(bm, j) => s.subspan(32, 8).at(0, 0); }",
+    ))
+    .unwrap();
+    // Where the view check knows the tile, a constant is its E0204; where it cannot (the
+    // fresh buffer of a future), E1120 says what lowering needs.
+    let d = check(&simt(
+        "",
+        "    dma.copy a.chunkat(bm, 2) => s.subspan(32, 8).at(0, 0);",
+    ))
+    .expect_err("a constant chunk index");
+    assert_eq!(
+        d.0.iter().map(|x| x.code).collect::<Vec<_>>(),
+        vec![c::CHUNK]
+    );
+    let src = "__co__ void k(global f16 [M, K] a, global f16 [N, K] b, global f16 [M, N] c) {
+  parallel {bm, bn} by [cdiv(M, 32), cdiv(N, 32)] : block {
+    parallel {wy, wx} by [2, 2] : group {
+      acc = mma.fill 0.0;
+      foreach {kt} in [cdiv(K, 16)] {
+        sa = dma.copy.async a.subspan(32, 16).at(bm, kt) => shared;
+        sb = dma.copy.async b.subspan(32, 16).at(bn, kt) => shared;
+        wait sa, sb;
+        fa = mma.load sa.chunkat(wy, 0);
+        fb = mma.load sb.chunkat(wx, _);
+        mma.row.row acc, fa, fb;
+      }
+      mma.store acc, c.subspan(32, 32).at(bm, bn).chunkat(wy, wx);
+    }
+  }
+}
+";
+    rejects(src, c::CHUNK_INDEX, "sa.chunkat(wy, 0)");
+    check(&src.replace("sa.chunkat(wy, 0)", "sa.chunkat(wy, _)")).unwrap();
 }

@@ -21,6 +21,7 @@ const KERNELS: &[&str] = &[
     "sgemm_k8_warptile",
     "ok_all_forms",
     "ok_macro_spacing",
+    "ok_scheduled_tiles",
 ];
 
 fn root() -> PathBuf {

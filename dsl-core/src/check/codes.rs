@@ -189,6 +189,8 @@ pub const MULTICAST_WAIT: &str = "E1117";
 pub const REGISTER_ROWS: &str = "E1118";
 /// `a # b` with `b` not a loop or parallel variable (or a composition of them).
 pub const COMPOSE_STRIDE: &str = "E1119";
+/// A `.chunkat` index that is not a loop/parallel variable, a composition of them or `_`.
+pub const CHUNK_INDEX: &str = "E1120";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -579,6 +581,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         COMPOSE_STRIDE,
         "`a # b` with `b` not a loop or parallel variable",
+    ),
+    (
+        CHUNK_INDEX,
+        "a `.chunkat` index that is not a loop or parallel variable, a composition of them or `_`",
     ),
     (
         LOWER_INTERNAL,

@@ -26,12 +26,61 @@ use crate::ir::{
 pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     integer_extents(cx, diags);
     compositions(cx, diags);
+    chunk_indices(cx, diags);
     copies(cx, views, diags);
     assignments(cx, views, diags);
     block_level(cx.m, diags);
     triggers(cx.m, diags);
     accumulators(cx.m, diags);
     multicast_waits(cx.m, diags);
+}
+
+/// `.chunkat(…)` indices: `_`, a loop or parallel variable, or a composition of them — the
+/// variable's extent is the chunk count, so a constant or a computed index gives none.
+fn chunk_indices(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    fn variable(cx: &Cx, e: ExprId) -> bool {
+        match &cx.m.exprs[e] {
+            Expr::Wildcard => true,
+            Expr::Name(_) => matches!(
+                cx.res.bindings.get(&e),
+                Some(Binding::LoopVar { .. } | Binding::ParallelVar { .. })
+            ),
+            Expr::Compose { outer, inner } => variable(cx, *outer) && variable(cx, *inner),
+            _ => false,
+        }
+    }
+    for s in all_stmts(m) {
+        for x in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, x, &mut |v| {
+                if let Expr::View {
+                    op: ViewOp::Chunkat,
+                    args,
+                    ..
+                } = &m.exprs[v]
+                {
+                    for &a in args {
+                        // The view check already explains a constant it cannot split by.
+                        let span = m.expr_span(a);
+                        if !variable(cx, a) && !diags.0.iter().any(|d| d.span == span) {
+                            diags.push(
+                                at_expr(
+                                    m,
+                                    codes::CHUNK_INDEX,
+                                    a,
+                                    format!(
+                                        "a `.chunkat` index is a loop or parallel variable (its extent is the chunk count), a composition of them or `_`; `{}` is not",
+                                        m.expr_to_string(a)
+                                    ),
+                                )
+                                .with_help("pick a tile by position with `.subspan(…).at(i, j)`"),
+                            );
+                        }
+                    }
+                }
+            });
+        }
+    }
 }
 
 /// `a # b`: `b` is a loop or parallel variable, or a composition of them (its extent is the

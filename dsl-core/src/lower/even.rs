@@ -25,7 +25,7 @@
 //! nested in one already versioned.
 
 use super::cexpr::{View, cpp_paren};
-use super::kernel::{Line, Op};
+use super::kernel::{Line, Mark, Op};
 use super::lowered::Body;
 use super::sym::Sym;
 use crate::ir::{Expr, ExprId, Module, ViewOp};
@@ -72,13 +72,27 @@ pub fn grid_tile_conditions(m: &Module, src: ExprId, sv: &View) -> Option<Vec<St
 /// Pass `versioning`: versions the outermost dimension-bounded loops in `lines[start..end]` (a
 /// `parallel` body) that issue async grid-tile copies (recorded in `e.even_copies` by
 /// `super::simt::dma_copy`).
+/// A nested `parallel` region is left alone (its own run of the pass versioned it), and so is
+/// a loop that holds one: versioning it would copy the region, whose copies the pass would then
+/// find again.
 pub fn version_loops(e: &mut Body, start: usize, mut end: usize) {
     let mut i = start;
     while i < end {
+        if e.lines[i].op == Op::Mark(Mark::ParallelStart) {
+            i = region_end(&e.lines, i) + 1;
+            continue;
+        }
         let Some(end_of_loop) = loop_end(&e.lines, i) else {
             i += 1;
             continue;
         };
+        if e.lines[i..=end_of_loop]
+            .iter()
+            .any(|l| matches!(l.op, Op::Mark(_)))
+        {
+            i += 1;
+            continue;
+        }
         match copy_conditions(e, i, end_of_loop) {
             Some(conds) => {
                 let n = version(e, i, end_of_loop, &conds);
@@ -88,6 +102,24 @@ pub fn version_loops(e: &mut Body, start: usize, mut end: usize) {
             None => i += 1,
         }
     }
+}
+
+/// The index of the `ParallelEnd` closing the region opened at `lines[i]`.
+fn region_end(lines: &[Line], i: usize) -> usize {
+    let mut depth = 0usize;
+    for (j, l) in lines.iter().enumerate().skip(i) {
+        match l.op {
+            Op::Mark(Mark::ParallelStart) => depth += 1,
+            Op::Mark(Mark::ParallelEnd) => {
+                depth -= 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => {}
+        }
+    }
+    lines.len()
 }
 
 /// If `lines[i]` opens a loop whose trip count is not static, the index of its `End`.
