@@ -88,13 +88,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 span,
                 "`mma` under a `: group` level (warp-level tensor cores)",
             )),
-            Stmt::MmaLoad { name, .. } if name.name.starts_with("direct$") => {
-                diags.push(not_lowered(
-                    codes::NOT_LOWERED_DIRECT_OPERAND,
-                    span,
-                    "a shared tensor as a direct `mma` operand",
-                ))
-            }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
                 space,

@@ -356,6 +356,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     "float",
                     Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)),
                 ),
+                DType::I32 => (
+                    "int",
+                    Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)),
+                ),
                 _ => (
                     "tsl_u32",
                     Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(4)),
@@ -396,11 +400,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ));
             }
             let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
-            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({}, {});  // descriptor: K-major, swizzle {} B", name.name, swz.to_cpp(), v.tensor.name, v.tile_offset(), swz.to_cpp()), line);
+            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({}, {});  // descriptor: K-major, swizzle {} B", desc_cpp(&name.name), swz.to_cpp(), v.tensor.name, v.tile_offset(), swz.to_cpp()), line);
+            let k = v.tile.last().cloned().unwrap_or(Sym::Int(1));
             e.scopes.insert(
                 &name.name,
                 Local::Frag(FragKind::Desc {
                     dtype: v.tensor.dtype,
+                    k,
                 }),
             );
         }
@@ -414,23 +420,71 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     ),
                 ));
             };
-            let Some(FragKind::Desc { dtype: in_ty }) = e.frag(&a.name) else {
+            let Some(FragKind::Desc { dtype: in_ty, k }) = e.frag(&a.name) else {
                 return Err(LowerError::new(
                     a.span,
                     format!("`{}` is not an `mma.load` operand", a.name),
                 ));
             };
-            let acc_ty = if dtype == DType::F32 { "f32" } else { "f16" };
+            let acc_ty = match dtype {
+                DType::F32 => "f32",
+                DType::I32 => "s32",
+                _ => "f16",
+            };
             let key = (acc_ty.to_string(), in_ty.name().to_string());
             if !e.wgmma_types.contains(&key) {
                 e.wgmma_types.push(key);
             }
-            let acc_cpp = if dtype == DType::F32 {
-                "float"
+            // The instruction's K is 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit ones.
+            let ik = 32 / i64::from(in_ty.size_bytes());
+            let steps = Sym::bin(crate::ir::BinaryOp::Div, k.clone(), Sym::Int(ik));
+            // 16-bit operands go through the dispatch on C++ element types; the 8-bit types
+            // share one C++ byte type, so their variant is named.
+            let op = if in_ty.size_bytes() == 1 {
+                format!("tsl_wgmma_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp())
             } else {
-                super::cexpr::scalar_type(dtype)
+                let acc_cpp = if dtype == DType::F32 {
+                    "float"
+                } else {
+                    super::cexpr::scalar_type(dtype)
+                };
+                format!(
+                    "tsl_wgmma<{}, {acc_cpp}, {}>",
+                    super::cexpr::scalar_type(in_ty),
+                    n.to_cpp()
+                )
             };
-            e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::cexpr::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
+            let (a_cpp, b_cpp) = (desc_cpp(&a.name), desc_cpp(&b.name));
+            let what = format!(
+                "{} += {a_cpp}·{b_cpp}ᵀ (wgmma m64nNk{ik}, N = {})",
+                acc.name,
+                n.to_cpp()
+            );
+            let full = super::plan::expand(e.m, &steps);
+            let one_step = super::domain::configs(e.m)
+                .iter()
+                .all(|cfg| full.eval(cfg) == Ok(1));
+            if one_step {
+                e.line(
+                    format!("{op}::mma({}, {a_cpp}, {b_cpp}, 1);  // {what}", acc.name),
+                    line,
+                );
+            } else {
+                // One fence per batch (CUTLASS's convention): the accumulators were last
+                // touched by the previous batch's wait, not by a wgmma of this batch.
+                e.call(
+                    Call::new("tsl_wgmma_fence"),
+                    Some("the accumulators are ordered before this batch of WGMMAs"),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_wgmma_k_steps")
+                        .targs([op, steps.to_cpp()])
+                        .args([acc.name.clone(), a_cpp, b_cpp]),
+                    Some(&format!("{what}, {} K-steps of {ik}", steps.to_cpp())),
+                    line,
+                );
+            }
             e.wgmma_uncommitted = true;
         }
         Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {
@@ -482,6 +536,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         _ => unreachable!(),
     }
     Ok(())
+}
+
+/// The C++ name of an operand descriptor: the fragment's name, or for a shared tile passed
+/// straight to `mma` (the parser's `direct$a<n>`) `tsl_desc_a<n>`.
+fn desc_cpp(name: &str) -> String {
+    match name.strip_prefix("direct$") {
+        Some(rest) => format!("tsl_desc_{rest}"),
+        None => name.to_string(),
+    }
 }
 
 /// The column slice `x` (`mc.subspan(64, W).at(0, j)`, `mc.chunkat(_, j)`) of the 64×N
