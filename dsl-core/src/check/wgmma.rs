@@ -361,7 +361,7 @@ pub(crate) fn check_mma(
                     ),
                 )
                 .with_help(format!(
-                    "write `mma.row.row` with A as [M, K] and B as [N, K] tiles (transpose the {which} tensor in memory: `{major_ok}`)"
+                    "store {which} with K contiguous (A as [M, K], B as [N, K]) and write `mma.{major_ok}.{major_ok}`"
                 ))
             } else {
                 Diagnostic::new(
