@@ -78,6 +78,10 @@ fn ir_dtype(d: DType) -> ir::DType {
         DType::F16 => ir::DType::F16,
         DType::BF16 => ir::DType::BF16,
         DType::F32 => ir::DType::F32,
+        DType::F8E4M3 => ir::DType::F8E4M3,
+        DType::F8E5M2 => ir::DType::F8E5M2,
+        DType::S8 => ir::DType::S8,
+        DType::S32 => ir::DType::I32,
     }
 }
 

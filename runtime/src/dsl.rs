@@ -224,6 +224,10 @@ pub(crate) fn ir_dtype(d: ir::DType) -> Option<DType> {
         ir::DType::F16 => Some(DType::F16),
         ir::DType::BF16 => Some(DType::BF16),
         ir::DType::F32 => Some(DType::F32),
+        ir::DType::F8E4M3 => Some(DType::F8E4M3),
+        ir::DType::F8E5M2 => Some(DType::F8E5M2),
+        ir::DType::S8 => Some(DType::S8),
+        ir::DType::I32 => Some(DType::S32),
         _ => None,
     }
 }

@@ -26,32 +26,48 @@ pub enum DType {
     BF16,
     /// IEEE binary32.
     F32,
+    /// OCP fp8 e4m3 (bias 7, max 448, no infinities).
+    F8E4M3,
+    /// OCP fp8 e5m2 (bias 15, max 57344).
+    F8E5M2,
+    /// Signed 8-bit integer.
+    S8,
+    /// Signed 32-bit integer (the s8 GEMM's output).
+    S32,
 }
 
 impl DType {
     /// Bytes per element.
     pub fn size_bytes(self) -> usize {
         match self {
+            DType::F8E4M3 | DType::F8E5M2 | DType::S8 => 1,
             DType::F16 | DType::BF16 => 2,
-            DType::F32 => 4,
+            DType::F32 | DType::S32 => 4,
         }
     }
 
-    /// Short name (`f16`, `bf16`, `f32`).
+    /// Short name (`f16`, `bf16`, `f32`, `f8_e4m3`, `f8_e5m2`, `s8`, `s32`).
     pub fn name(self) -> &'static str {
         match self {
             DType::F16 => "f16",
             DType::BF16 => "bf16",
             DType::F32 => "f32",
+            DType::F8E4M3 => "f8_e4m3",
+            DType::F8E5M2 => "f8_e5m2",
+            DType::S8 => "s8",
+            DType::S32 => "s32",
         }
     }
 
-    /// Unit roundoff `u = 2^-p` (half an ulp of 1.0).
+    /// Unit roundoff `u = 2^-p` (half an ulp of 1.0); 0 for the integer types (exact).
     pub fn unit_roundoff(self) -> f64 {
         match self {
             DType::F16 => 2f64.powi(-11),
             DType::BF16 => 2f64.powi(-8),
             DType::F32 => 2f64.powi(-24),
+            DType::F8E4M3 => 2f64.powi(-4),
+            DType::F8E5M2 => 2f64.powi(-3),
+            DType::S8 | DType::S32 => 0.0,
         }
     }
 }
@@ -70,6 +86,7 @@ pub trait Bits:
     cudarc::driver::DeviceRepr + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
 {
 }
+impl Bits for u8 {}
 impl Bits for u16 {}
 impl Bits for u32 {}
 
@@ -152,6 +169,84 @@ impl Element for f32 {
     }
     fn poison() -> Self {
         f32::from_bits(0x7FC5_A5A5)
+    }
+}
+
+/// An fp8 e4m3 element: its code (see [`E4M3`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct F8E4M3(pub u8);
+/// An fp8 e5m2 element: its code (see [`E5M2`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct F8E5M2(pub u8);
+
+/// The fp8 formats have no spare NaN payload, so their poison is the canonical NaN code; an 8-bit
+/// tensor is only ever an input, which is never poison-checked.
+macro_rules! fp8_element {
+    ($t:ident, $fmt:expr, $tag:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $tag;
+            type Bits = u8;
+            fn to_bits(self) -> u8 {
+                self.0
+            }
+            fn from_bits(bits: u8) -> Self {
+                $t(bits)
+            }
+            fn to_f64(self) -> f64 {
+                $fmt.decode(self.0)
+            }
+            fn from_f64(v: f64) -> Self {
+                $t($fmt.encode(v))
+            }
+            fn poison() -> Self {
+                $t(0x7F)
+            }
+        }
+    };
+}
+fp8_element!(F8E4M3, E4M3, DType::F8E4M3);
+fp8_element!(F8E5M2, E5M2, DType::F8E5M2);
+
+/// s8: stored as its two's-complement byte; `from_f64` rounds and saturates to [-127, 127].
+impl Element for i8 {
+    const DTYPE: DType = DType::S8;
+    type Bits = u8;
+    fn to_bits(self) -> u8 {
+        self as u8
+    }
+    fn from_bits(bits: u8) -> Self {
+        bits as i8
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v.round().clamp(-127.0, 127.0) as i8
+    }
+    fn poison() -> Self {
+        i8::MIN
+    }
+}
+
+/// s32: an integer GEMM's output. Its poison is `0x80005A5A`, a value no s8 GEMM of K < 2^17
+/// can produce (|sum| ≤ K·127²).
+impl Element for i32 {
+    const DTYPE: DType = DType::S32;
+    type Bits = u32;
+    fn to_bits(self) -> u32 {
+        self as u32
+    }
+    fn from_bits(bits: u32) -> Self {
+        bits as i32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+    }
+    fn poison() -> Self {
+        0x8000_5A5Au32 as i32
     }
 }
 
