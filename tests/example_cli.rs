@@ -9,10 +9,11 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 24] = [
+const EXAMPLES: [&str; 26] = [
     "autotune_first_use",
     "bench",
     "frontend_limits",
+    "gemm_s8",
     "gemv",
     "kt_naive",
     "kt_shared",
@@ -33,6 +34,7 @@ const EXAMPLES: [&str; 24] = [
     "v1_shared",
     "v2_tma_wgmma",
     "v3_warpspec",
+    "v4_fp8",
     "v4_tuned",
 ];
 
