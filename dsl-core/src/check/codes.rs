@@ -237,6 +237,9 @@ pub const WGMMA_8BIT_MAJOR: &str = "E1420";
 /// A WGMMA operand tile read in several K-steps whose shared tensor is not swizzled (the
 /// descriptor's K-advance assumes one swizzled row per 8-row group).
 pub const WGMMA_K_SPLIT: &str = "E1422";
+/// `promote P;`: P is not a non-negative integer, or the kernel has no `mma` with 8-bit float
+/// operands and an f32 accumulator to promote.
+pub const PROMOTE: &str = "E1423";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -607,5 +610,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         WGMMA_K_SPLIT,
         "a WGMMA operand read in several K-steps from a shared tensor without a swizzle",
+    ),
+    (
+        PROMOTE,
+        "`promote P;` with P not an integer ≥ 0, or no f8 `mma` with an f32 accumulator",
     ),
 ];

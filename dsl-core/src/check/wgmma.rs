@@ -104,6 +104,63 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     }
 }
 
+/// `promote P;`: P evaluates to an integer ≥ 0 under the configuration, and unless it is 0 (off)
+/// some warpgroup `mma` has 8-bit float operands and an f32 accumulator (the only WGMMAs whose
+/// accumulation is narrower than their accumulator).
+pub(crate) fn check_promote(cx: &Cx, frags: &HashMap<String, FragInfo>, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let Some(p) = m.promote else { return };
+    if let Some(v) = cx.value(p)
+        && v < 0
+    {
+        diags.push(
+            at_expr(
+                m,
+                codes::PROMOTE,
+                p,
+                format!(
+                    "`promote` takes the k-tiles between promotions (0 = off), not {}",
+                    cx.describe_value(p, v)
+                ),
+            )
+            .with_help("use 0 (off) or a positive count, e.g. a tunable `PROMOTE in [0, 1, 2, 4]`"),
+        );
+    }
+    // `promote 0` is off: nothing needs promoting (a dtype variant of the kernel may have
+    // none).
+    if cx.value(p) == Some(0) || !promoted_accs(cx, frags).is_empty() {
+        return;
+    }
+    diags.push(
+        at_expr(
+            m,
+            codes::PROMOTE,
+            p,
+            "`promote` has nothing to promote: no warpgroup `mma` here has f8 operands and an f32 accumulator",
+        )
+        .with_help("remove `promote`, or accumulate the f8 `mma` in `mma.fill.f32`"),
+    );
+}
+
+/// The accumulators `promote` applies to: those of warpgroup `mma`s with 8-bit float operands
+/// and an f32 accumulator.
+pub(crate) fn promoted_accs(cx: &Cx, frags: &HashMap<String, FragInfo>) -> Vec<String> {
+    let m = cx.m;
+    let mut out = Vec::new();
+    for s in all_stmts(m) {
+        let Stmt::Mma { acc, a, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let (Some(af), Some(cf)) = (frags.get(&a.name), frags.get(&acc.name)) else {
+            continue;
+        };
+        if af.dtype.is_f8() && cf.dtype == DType::F32 && !out.contains(&acc.name) {
+            out.push(acc.name.clone());
+        }
+    }
+    out
+}
+
 /// Every WGMMA operand is read through a swizzled shared-memory descriptor: its shared tensor
 /// must be swizzled (stated on the `mma.load` or on the `tma.copy` that fills it).
 /// Only loads the WGMMA check accepted as operands (`frags`) are looked at.

@@ -387,6 +387,32 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     dtype: *dtype,
                 }),
             );
+            if let Some(every) = promote_every(e, &name.name, *dtype) {
+                let part = promote_part(&name.name);
+                e.line(
+                    format!(
+                        "float {part}[{}];  // promote: the f8 WGMMAs' partial sums, added into {} every {} k-tiles",
+                        regs.to_cpp(),
+                        name.name,
+                        every.to_cpp()
+                    ),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    None,
+                    line,
+                );
+                e.emit(
+                    Op::Decl {
+                        ty: "int".into(),
+                        name: promote_count(&name.name),
+                        init: Some("0".into()),
+                    },
+                    Some("k-tiles summed into the partial since the last promotion"),
+                    line,
+                );
+            }
             if !e.wgmma_ns.contains(&n) {
                 e.wgmma_ns.push(n);
             }
@@ -464,7 +490,17 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let one_step = super::domain::configs(e.m)
                 .iter()
                 .all(|cfg| full.eval(cfg) == Ok(1));
-            if one_step {
+            if let Some(every) = promote_every(e, &acc.name, dtype) {
+                emit_promoted(
+                    e,
+                    &op,
+                    &steps,
+                    (&acc.name, &a_cpp, &b_cpp),
+                    &every,
+                    &what,
+                    line,
+                );
+            } else if one_step {
                 e.line(
                     format!("{op}::mma({}, {a_cpp}, {b_cpp}, 1);  // {what}", acc.name),
                     line,
@@ -514,6 +550,22 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             }
+            if let Some(every) = promote_every(e, &acc.name, dtype) {
+                e.open(
+                    Op::If {
+                        cond: format!("{} > 0", cpp_paren(&every)),
+                        constexpr: true,
+                    },
+                    Some("promote: the last partial sums"),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_acc_promote").args([acc.name.clone(), promote_part(&acc.name)]),
+                    None,
+                    line,
+                );
+                e.close(line);
+            }
             super::tma_store::before_write(e, &v.tensor.name, line);
             let call = match slice {
                 None => format!(
@@ -536,6 +588,116 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         _ => unreachable!(),
     }
     Ok(())
+}
+
+/// `promote P;` applies to `acc` (an f32 accumulator of an `mma` with 8-bit float operands):
+/// P as a C++ expression.
+fn promote_every(e: &Emitter, acc: &str, dtype: DType) -> Option<Sym> {
+    let m = e.m;
+    let p = m.promote?;
+    if dtype != DType::F32 {
+        return None;
+    }
+    let f8_operand = m.stmts.iter().any(|(_, st)| match st {
+        Stmt::Mma { acc: c, a, .. } if c.name == acc => {
+            operand_dtype(e, &a.name).is_some_and(DType::is_f8)
+        }
+        _ => false,
+    });
+    f8_operand.then(|| Sym::from_expr(m, p)).flatten()
+}
+
+/// The element type of the shared tensor the operand fragment `name` is loaded from.
+fn operand_dtype(e: &Emitter, name: &str) -> Option<DType> {
+    let m = e.m;
+    let src = m.stmts.iter().find_map(|(_, st)| match st {
+        Stmt::MmaLoad { name: n, src, .. } if n.name == name => Some(*src),
+        _ => None,
+    })?;
+    let mut root = src;
+    let tensor = loop {
+        match &m.exprs[root] {
+            Expr::View { base, .. } | Expr::Index { base, .. } => root = *base,
+            Expr::Name(n) => break n.clone(),
+            _ => return None,
+        }
+    };
+    m.stmts.iter().find_map(|(_, st)| match st {
+        Stmt::TensorDecl { dtype, names, .. } if names.iter().any(|d| d.name.name == tensor) => {
+            Some(*dtype)
+        }
+        _ => None,
+    })
+}
+
+fn promote_part(acc: &str) -> String {
+    format!("{acc}_part")
+}
+
+fn promote_count(acc: &str) -> String {
+    format!("tsl_promote_{acc}")
+}
+
+/// A promoted `mma`: with `P > 0` its WGMMAs sum into the partial fragment, and every P-th
+/// k-tile the warpgroup waits for them and adds the partial into the accumulator in f32; with
+/// `P = 0` it is an ordinary `mma`.
+fn emit_promoted(
+    e: &mut Emitter,
+    op: &str,
+    steps: &Sym,
+    (acc, a, b): (&str, &str, &str),
+    every: &Sym,
+    what: &str,
+    line: Option<u32>,
+) {
+    let p = cpp_paren(every);
+    let part = promote_part(acc);
+    let count = promote_count(acc);
+    let batch = |e: &mut Emitter, into: &str| {
+        e.call(
+            Call::new("tsl_wgmma_fence"),
+            Some("the accumulators are ordered before this batch of WGMMAs"),
+            line,
+        );
+        e.call(
+            Call::new("tsl_wgmma_k_steps")
+                .targs([op.to_string(), steps.to_cpp()])
+                .args([into.to_string(), a.to_string(), b.to_string()]),
+            Some(&format!("{what}, {} K-steps", steps.to_cpp())),
+            line,
+        );
+    };
+    e.open(
+        Op::If {
+            cond: format!("{p} > 0"),
+            constexpr: true,
+        },
+        Some(&format!("promote: this k-tile sums into `{part}`")),
+        line,
+    );
+    batch(e, &part);
+    e.open(
+        Op::If {
+            cond: format!("++{count} == {p}"),
+            constexpr: false,
+        },
+        Some(&format!("every {p} k-tiles: {acc} += {part} in f32")),
+        line,
+    );
+    e.line(
+        "tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // the partial is complete",
+        line,
+    );
+    e.call(
+        Call::new("tsl_acc_promote").args([acc.to_string(), part.clone()]),
+        None,
+        line,
+    );
+    e.line(format!("{count} = 0;"), line);
+    e.close(line);
+    e.otherwise(None, line);
+    batch(e, acc);
+    e.close(line);
 }
 
 /// The C++ name of an operand descriptor: the fragment's name, or for a shared tile passed

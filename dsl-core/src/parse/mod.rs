@@ -172,6 +172,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         persistent: items.persistent,
         cluster: items.cluster,
         occupancy: items.occupancy,
+        promote: items.promote,
         kernel,
         decl_ext: std::mem::take(&mut p.decl_ext),
         attributes: std::mem::take(&mut p.attributes),

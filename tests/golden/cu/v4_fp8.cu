@@ -10,6 +10,7 @@
 //   TILE_K in [64, 128], default 128, this file: 128
 //   GROUP_M in [1, 8, 16], default 8, this file: 8
 //   PERSISTENT in [0, 1], default 1, this file: 1
+//   PROMOTE in [0, 1], default 0, this file: 0
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -906,6 +907,19 @@ template <typename OP, int STEPS, typename R, int NR> TSL_DEVICE void tsl_wgmma_
   for (int ks = 0; ks < STEPS; ++ks) OP::mma(acc, tsl_wgmma_desc_k_step(da, ks), tsl_wgmma_desc_k_step(db, ks), 1);
 }
 
+// `promote P;`: acc += part in f32, then part = 0 (all of part's WGMMAs have completed; the
+// next batch's tsl_wgmma_fence orders these register writes before it).
+template <int R> TSL_DEVICE void tsl_acc_promote(float (&acc)[R], float (&part)[R]) {
+  tsl_pin(part);
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    acc[i] += part[i];
+    part[i] = 0.0f;
+  }
+  tsl_pin(acc);
+  tsl_pin(part);
+}
+
 // s32 accumulators (s8 WGMMA): every register set to v, then pinned.
 template <int R> TSL_DEVICE void tsl_acc_fill(int (&acc)[R], int v) {
 #pragma unroll
@@ -944,7 +958,7 @@ template <int N> TSL_DEVICE void tsl_acc_store(float (&acc)[N / 2], float *dst) 
 template <int N> TSL_DEVICE void tsl_acc_store(int (&acc)[N / 2], int *dst) { tsl_acc_store_cols<N, N>(acc, 0, dst); }
 
 // ---- kernel ------------------------------------------------------------------------------------
-template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT>
+template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int PROMOTE>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 2 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
@@ -963,92 +977,108 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  const int tsl_tiles = tsl_cdiv(M, TILE_M) * tsl_cdiv(N, WARP_N);  // dsl:21  persistent: tiles of the block level, walked by gridDim.x blocks
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:22
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:22  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:22  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:22
-  if (threadIdx.x == 0) {  // dsl:22
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:22
-    tsl_mbar_init_fence();  // dsl:22
-  }  // dsl:22
-  unsigned tsl_phase_full = 0;  // dsl:22  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:22
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:22  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:22  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:22
-  if (threadIdx.x == 0) {  // dsl:22
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:22
-    tsl_mbar_init_fence();  // dsl:22
-  }  // dsl:22
-  unsigned tsl_phase_empty = 0;  // dsl:22  one parity bit per barrier, flipped by each wait
-  __syncthreads();  // dsl:22  barriers are initialised before anyone uses them
-  unsigned char* lhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_lhs_s);  // dsl:23
-  unsigned char* rhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:24
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:25
-  const int wg = threadIdx.x / 128;  // dsl:27
-  const int t = threadIdx.x % 128;  // dsl:27
-  if (wg == 0) {  // dsl:29  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:29
-    if (wg == 0 && t == 0) {  // dsl:29
-      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:29  persistent: this block's tiles
-        int block_m, block_n;  // dsl:29
-        tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:29
-        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:30
-          const int stage = iv_k % STAGES;  // dsl:31
-          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:32
-          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K);  // dsl:33  bytes this copy adds to the phase
-          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:33  coords: column, row
-          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K);  // dsl:35  bytes this copy adds to the phase
-          tsl_tma_load_2d((rhs_s + stage * (WARP_N * TILE_K)), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N, &full[stage]);  // dsl:35  coords: column, row
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:37
+  const int tsl_tiles = tsl_cdiv(M, TILE_M) * tsl_cdiv(N, WARP_N);  // dsl:24  persistent: tiles of the block level, walked by gridDim.x blocks
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:25
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:25  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:25  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:25
+  if (threadIdx.x == 0) {  // dsl:25
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:25
+    tsl_mbar_init_fence();  // dsl:25
+  }  // dsl:25
+  unsigned tsl_phase_full = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:25
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:25  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:25  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:25
+  if (threadIdx.x == 0) {  // dsl:25
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:25
+    tsl_mbar_init_fence();  // dsl:25
+  }  // dsl:25
+  unsigned tsl_phase_empty = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
+  __syncthreads();  // dsl:25  barriers are initialised before anyone uses them
+  unsigned char* lhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_lhs_s);  // dsl:26
+  unsigned char* rhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:27
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:28
+  const int wg = threadIdx.x / 128;  // dsl:30
+  const int t = threadIdx.x % 128;  // dsl:30
+  if (wg == 0) {  // dsl:32  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:32
+    if (wg == 0 && t == 0) {  // dsl:32
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:32  persistent: this block's tiles
+        int block_m, block_n;  // dsl:32
+        tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:32
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:33
+          const int stage = iv_k % STAGES;  // dsl:34
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:35
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K);  // dsl:36  bytes this copy adds to the phase
+          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:36  coords: column, row
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K);  // dsl:38  bytes this copy adds to the phase
+          tsl_tma_load_2d((rhs_s + stage * (WARP_N * TILE_K)), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N, &full[stage]);  // dsl:38  coords: column, row
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:40
         }
       }
     }
   }
-  if (wg >= 1) {  // dsl:42  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:42
-    const int cidx = wg - 1;  // dsl:43
+  if (wg >= 1) {  // dsl:45  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:45
+    const int cidx = wg - 1;  // dsl:46
     #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {  // dsl:44
-      tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:45
+    for (int s = 0; s < STAGES; ++s) {  // dsl:47
+      tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:48
     }
-    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:42  persistent: this block's tiles
-      int block_m, block_n;  // dsl:42
-      tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:42
-      float mc[WARP_N / 2];  // dsl:47  64xWARP_N accumulator fragment, f32 per thread
-      tsl_acc_fill(mc, 0.0f);  // dsl:47
-      tsl_wgmma_fence();  // dsl:48  order accumulator registers before the WGMMAs below
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:48
-        const int stage = iv_k % STAGES;  // dsl:49
-        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:50
-        const tsl_u64 tsl_desc_a17 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K);  // dsl:51  descriptor: K-major, swizzle SWIZ B
-        const tsl_u64 tsl_desc_b18 = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K));  // dsl:51  descriptor: K-major, swizzle SWIZ B
-        tsl_wgmma_fence();  // dsl:51  the accumulators are ordered before this batch of WGMMAs
-        tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc, tsl_desc_a17, tsl_desc_b18);  // dsl:51  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps of 32
-        tsl_wgmma_commit();  // dsl:52
-        if constexpr (STAGES > 2) {  // dsl:52  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-          tsl_wgmma_wait<1>();  // dsl:52
-          if (iv_k > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:52
-        } else {  // dsl:52  shallow ring: free this stage as soon as its WGMMAs are done
-          tsl_wgmma_wait<0>();  // dsl:52
-          tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:52
-        }  // dsl:52
-        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:53
+    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:45  persistent: this block's tiles
+      int block_m, block_n;  // dsl:45
+      tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:45
+      float mc[WARP_N / 2];  // dsl:50  64xWARP_N accumulator fragment, f32 per thread
+      tsl_acc_fill(mc, 0.0f);  // dsl:50
+      float mc_part[WARP_N / 2];  // dsl:50  promote: the f8 WGMMAs' partial sums, added into mc every PROMOTE k-tiles
+      tsl_acc_fill(mc_part, 0.0f);  // dsl:50
+      int tsl_promote_mc = 0;  // dsl:50  k-tiles summed into the partial since the last promotion
+      tsl_wgmma_fence();  // dsl:51  order accumulator registers before the WGMMAs below
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:51
+        const int stage = iv_k % STAGES;  // dsl:52
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:53
+        const tsl_u64 tsl_desc_a17 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K);  // dsl:54  descriptor: K-major, swizzle SWIZ B
+        const tsl_u64 tsl_desc_b18 = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K));  // dsl:54  descriptor: K-major, swizzle SWIZ B
+        if constexpr (PROMOTE > 0) {  // dsl:54  promote: this k-tile sums into `mc_part`
+          tsl_wgmma_fence();  // dsl:54  the accumulators are ordered before this batch of WGMMAs
+          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc_part, tsl_desc_a17, tsl_desc_b18);  // dsl:54  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
+          if (++tsl_promote_mc == PROMOTE) {  // dsl:54  every PROMOTE k-tiles: mc += mc_part in f32
+            tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:54  the partial is complete
+            tsl_acc_promote(mc, mc_part);  // dsl:54
+            tsl_promote_mc = 0;  // dsl:54
+          }  // dsl:54
+        } else {  // dsl:54
+          tsl_wgmma_fence();  // dsl:54  the accumulators are ordered before this batch of WGMMAs
+          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc, tsl_desc_a17, tsl_desc_b18);  // dsl:54  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
+        }  // dsl:54
+        tsl_wgmma_commit();  // dsl:55
+        if constexpr (STAGES > 2) {  // dsl:55  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:55
+          if (iv_k > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:55
+        } else {  // dsl:55  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:55
+          tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:55
+        }  // dsl:55
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:56
       }
-      if constexpr (STAGES > 2) {  // dsl:48  the last k-tile's WGMMAs, then its stage
-        tsl_wgmma_wait<0>();  // dsl:48
-        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:48
-      }  // dsl:48
-      tsl_wgmma_wait<0>();  // dsl:55  accumulators are final
-      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:55  the last TMA store from this tile has read it
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:55  the tile may be overwritten
-      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)));  // dsl:55  fragment → row-major tile
-      tsl_fence_proxy_async();  // dsl:56  make the tile's st.shared visible to the TMA engine
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:56  this warpgroup's tile is complete
-      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:56  read-wait deferred to the tile's next write
+      if constexpr (STAGES > 2) {  // dsl:51  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:51
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:51
+      }  // dsl:51
+      tsl_wgmma_wait<0>();  // dsl:58  accumulators are final
+      if constexpr (PROMOTE > 0) {  // dsl:58  promote: the last partial sums
+        tsl_acc_promote(mc, mc_part);  // dsl:58
+      }  // dsl:58
+      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:58  the last TMA store from this tile has read it
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:58  the tile may be overwritten
+      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)));  // dsl:58  fragment → row-major tile
+      tsl_fence_proxy_async();  // dsl:59  make the tile's st.shared visible to the TMA engine
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:59  this warpgroup's tile is complete
+      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:59  read-wait deferred to the tile's next write
     }
-    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:42  the last TMA stores have read their tiles
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:45  the last TMA stores have read their tiles
   }
 }
 
@@ -1062,4 +1092,4 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<128, 4, 2, 128, 8, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<128, 4, 2, 128, 8, 1, 0>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);

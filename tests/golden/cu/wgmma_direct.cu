@@ -711,6 +711,19 @@ template <typename OP, int STEPS, typename R, int NR> TSL_DEVICE void tsl_wgmma_
   for (int ks = 0; ks < STEPS; ++ks) OP::mma(acc, tsl_wgmma_desc_k_step(da, ks), tsl_wgmma_desc_k_step(db, ks), 1);
 }
 
+// `promote P;`: acc += part in f32, then part = 0 (all of part's WGMMAs have completed; the
+// next batch's tsl_wgmma_fence orders these register writes before it).
+template <int R> TSL_DEVICE void tsl_acc_promote(float (&acc)[R], float (&part)[R]) {
+  tsl_pin(part);
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    acc[i] += part[i];
+    part[i] = 0.0f;
+  }
+  tsl_pin(acc);
+  tsl_pin(part);
+}
+
 // s32 accumulators (s8 WGMMA): every register set to v, then pinned.
 template <int R> TSL_DEVICE void tsl_acc_fill(int (&acc)[R], int v) {
 #pragma unroll

@@ -135,6 +135,9 @@ impl R<'_> {
         if let Some(c) = m.cluster {
             self.expr(c, Want::Value, false);
         }
+        if let Some(p) = m.promote {
+            self.expr(p, Want::Value, false);
+        }
         for (pi, p) in m.kernel.params.iter().enumerate() {
             scope
                 .entry(p.name.name.clone())
