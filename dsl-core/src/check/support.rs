@@ -17,7 +17,14 @@ use crate::ir::{Expr, MemSpace, Returns, Stmt};
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
 /// top-level `parallel`s — several launches —, f8 element types): `check_language` reports
 /// them as notes.
-pub(crate) const LOWERING_ONLY: &[&str] = &[codes::OUTSIDE_PARALLEL, codes::F8, codes::NO_BLOCK];
+pub(crate) const LOWERING_ONLY: &[&str] = &[
+    codes::OUTSIDE_PARALLEL,
+    codes::F8,
+    codes::NO_BLOCK,
+    codes::NOT_LOWERED_MN_MAJOR,
+    codes::NOT_LOWERED_STORE_GLOBAL,
+    codes::WGMMA_K_SPLIT,
+];
 
 /// Whether a finding is a restriction of the lowering rather than of the language: the
 /// [`LOWERING_ONLY`] codes and every rule of `check/lowerable.rs` (`E1101`–`E1199`).

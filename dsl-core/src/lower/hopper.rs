@@ -501,6 +501,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             } else if one_step {
+                // A loop whose body issues this `mma` fences before it (`body`); an `mma` reached
+                // otherwise (under a nested `parallel`, or outside any loop) fences itself.
+                if !fenced_by_loop(e.m, s) {
+                    e.call(
+                        Call::new("tsl_wgmma_fence"),
+                        Some("order accumulator registers before this WGMMA"),
+                        line,
+                    );
+                }
                 e.line(
                     format!("{op}::mma({}, {a_cpp}, {b_cpp}, 1);  // {what}", acc.name),
                     line,
@@ -698,6 +707,14 @@ fn emit_promoted(
     e.otherwise(None, line);
     batch(e, acc);
     e.close(line);
+}
+
+/// Whether `s` is a statement of a `foreach` body: the loop lowering emits the WGMMA fence
+/// before such a loop.
+fn fenced_by_loop(m: &crate::ir::Module, s: StmtId) -> bool {
+    m.stmts
+        .iter()
+        .any(|(_, st)| matches!(st, Stmt::Foreach { body, .. } if body.contains(&s)))
 }
 
 /// The C++ name of an operand descriptor: the fragment's name, or for a shared tile passed
