@@ -5,6 +5,10 @@
 //! of the copy bandwidth), and the device's copy bandwidth. Tuned configurations come from the
 //! tuner's cache (`v4_tuned`, the SGEMM and the GEMV examples fill it),
 //! tuning first where absent; every row is verified against cuBLAS over its full output.
+//! Each GEMM row is then timed against the strongest reference (`cublasGemmEx` or the fastest
+//! of cuBLASLt's top algorithms) in the burst and the sustained regime, with the SM clock and
+//! power of each (the `burst` and `sustained` columns; `--no-regimes` skips them, `--soak S`
+//! sets the thermal soak).
 //!
 //! Run: `cargo run --release --example bench -- [--strategy random --budget 40]` (`--budget N`
 //! also caps the k8 sweep; default 256). The GEMM rows sweep WARP_N, STAGES, CONSUMERS and TILE_K unless

@@ -9,6 +9,7 @@
 //! | wgmma_direct    | sm_90a  | HGMMA × TILE_K/16 per k-tile  |
 //! | v4_fp8          | sm_90a  | QGMMA (e4m3, e5m2), UTMALDG   |
 //! | wgmma_s8        | sm_90a  | IGMMA (s8 → s32), UTMALDG     |
+//! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
 //! compiled at non-default configurations to prove the template instantiates across its domain
@@ -265,6 +266,82 @@ fn v4_tuned_split_epilogue_at_warp_n_256() {
     }
     let c = compile_instance("v4_tuned", &defaults("v4_tuned"));
     assert_eq!(sass::count(&c.sass, "UTMASTG"), 1, "{}", c.what);
+}
+
+/// `kernels/v4_cluster.co`: the `: cluster` level with both loads written `.multicast`, the
+/// tuner's `MULTICAST` choosing the cluster shape (none 1×1, lhs 1×2, rhs 2×1, both 2×2). Each
+/// choice compiles without spills or local memory, multicasts exactly the operands it names
+/// (UTMALDG.2D.MULTICAST per multicast load, UTMALDG.2D per plain one), syncs as a cluster after
+/// the barrier initialisation and before exit (UCGABAR), and its remote arrivals carry no
+/// cluster-scope fence (the two MEMBAR.ALL.GPU are the cluster barriers'). Persistent and one
+/// block per tile; 4 stages and the split epilogue at WARP_N = 256 too.
+#[test]
+fn v4_cluster_multicasts_the_chosen_operands() {
+    if !nvrtc_and_nvdisasm_available("v4_cluster_multicasts_the_chosen_operands") {
+        return;
+    }
+    let base = defaults("v4_cluster").with("STAGES", 4);
+    let choices = [(0, 0, 2), (1, 1, 1), (2, 1, 1), (3, 2, 0)];
+    for persistent in [1, 0] {
+        for (mc, multicast, plain) in choices {
+            let cfg = base
+                .clone()
+                .with("MULTICAST", mc)
+                .with("PERSISTENT", persistent);
+            let c = compile_instance("v4_cluster", &cfg);
+            assert_has(&c, &HOPPER_OPS);
+            let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
+            assert_eq!(
+                lines("UTMALDG.2D.MULTICAST"),
+                multicast,
+                "{}: multicast loads",
+                c.what
+            );
+            assert_eq!(
+                lines("UTMALDG.2D") - lines("UTMALDG.2D.MULTICAST"),
+                plain,
+                "{}: plain loads",
+                c.what
+            );
+            assert_eq!(sass::count(&c.sass, "UCGABAR_ARV"), 2, "{}", c.what);
+            assert_eq!(sass::count(&c.sass, "MEMBAR.ALL.GPU"), 2, "{}", c.what);
+            eprintln!("{}", c.what);
+        }
+    }
+    let wide = base
+        .with("MULTICAST", 3)
+        .with("WARP_N", 256)
+        .with("EPI_SPLIT", 2);
+    let c = compile_instance("v4_cluster", &wide);
+    assert_eq!(
+        sass::count(&c.sass, "UTMALDG.2D.MULTICAST"),
+        2,
+        "{}",
+        c.what
+    );
+    assert_eq!(sass::count(&c.sass, "UTMASTG"), 2, "{}", c.what);
+    eprintln!("{}", c.what);
+}
+
+/// `kernels/v2_cluster.co`: synchronous TMA loads under a `: cluster` level, the rhs load
+/// written `.multicast`. With 2 or 4 blocks per cluster the rhs load is multicast and the lhs one
+/// plain; with 1 both are plain. Every k-step's loads start with a cluster barrier (inside the
+/// loop) and the block ends with one: two UCGABAR_ARV in the SASS.
+#[test]
+fn v2_cluster_multicasts_its_synchronous_rhs_load() {
+    if !nvrtc_and_nvdisasm_available("v2_cluster_multicasts_its_synchronous_rhs_load") {
+        return;
+    }
+    for (cluster, multicast) in [(1, 0), (2, 1), (4, 1)] {
+        let cfg = defaults("v2_cluster").with("CLUSTER_M", cluster);
+        let c = compile_instance("v2_cluster", &cfg);
+        assert_has(&c, &HOPPER_OPS);
+        let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
+        assert_eq!(lines("UTMALDG.2D.MULTICAST"), multicast, "{}", c.what);
+        assert_eq!(lines("UTMALDG.2D"), 2, "{}", c.what);
+        assert_eq!(sass::count(&c.sass, "UCGABAR_ARV"), 2, "{}", c.what);
+        eprintln!("{}", c.what);
+    }
 }
 
 #[test]

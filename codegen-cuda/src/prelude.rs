@@ -20,6 +20,7 @@ const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
 const GLUE_HOPPER_WIDE: &str = include_str!("../cuda/lowering/hopper_wide.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
+const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
 
 /// Drops `#pragma once` (one file, nothing to guard).
 fn body(text: &str) -> String {
@@ -94,6 +95,13 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh)",
                     text: format!("{}\n\n{}", body(SM90_CLUSTER), body(GLUE_CLUSTER)),
+                });
+            }
+            // A `: cluster` level (its blocks are placed by rank in a 2-D cluster).
+            if calls.contains("tsl_raster_cluster_2d") {
+                s.push(Section {
+                    name: "`: cluster` levels (lowering/cluster_level.cuh)",
+                    text: body(GLUE_CLUSTER_LEVEL),
                 });
             }
         }

@@ -18,6 +18,7 @@ use half::{bf16, f16};
 
 use crate::exit;
 use crate::gemm::{GemmMeasurement, measure_gemm};
+use crate::regimes::{self, RegimeOptions, RegimeRow};
 use crate::tune::{TuneArgs, restrict};
 use tessel_runtime::device::Device;
 use tessel_runtime::dsl::Prepared;
@@ -39,6 +40,19 @@ pub struct BenchRow {
     pub roofline_pct: Option<f64>,
     pub verified: bool,
     pub config: String,
+    /// tessel against the strongest reference (`cublasGemmEx` or the fastest cuBLASLt
+    /// algorithm) in the burst and the sustained regime (`regimes.rs`), when measured.
+    pub regimes: Option<RegimeRatios>,
+}
+
+/// A GEMM row's two regime ratios and the reference each was taken against.
+#[derive(Clone, Debug)]
+pub struct RegimeRatios {
+    pub burst: (f64, &'static str),
+    pub sustained: (f64, &'static str),
+    /// SM clock (MHz) and board power (W) of tessel's samples in each regime.
+    pub burst_clock: (u32, f64),
+    pub sustained_clock: (u32, f64),
 }
 
 /// The bench table.
@@ -65,6 +79,8 @@ pub fn render(rows: &[BenchRow]) -> String {
                     .map(|p| format!("{p:.1}%"))
                     .unwrap_or_else(|| "-".into()),
                 if r.verified { "ok" } else { "FAIL" }.into(),
+                regime_cell(r.regimes.as_ref().map(|x| (x.burst, x.burst_clock))),
+                regime_cell(r.regimes.as_ref().map(|x| (x.sustained, x.sustained_clock))),
                 r.config.clone(),
             ]
         })
@@ -79,13 +95,23 @@ pub fn render(rows: &[BenchRow]) -> String {
             "ratio",
             "roofline",
             "verify",
+            "burst",
+            "sustained",
             "config",
         ],
         &body,
-        &[0, 1, 2, 8],
+        &[0, 1, 2, 10],
     );
     t.push('\n');
     t
+}
+
+/// `0.996 vs cublasLt (1980 MHz 700 W)`, or `-` when the row has no regime timing.
+fn regime_cell(x: Option<((f64, &'static str), (u32, f64))>) -> String {
+    match x {
+        Some(((ratio, name), (mhz, w))) => format!("{ratio:.3} vs {name} ({mhz} MHz {w:.0} W)"),
+        None => "-".into(),
+    }
 }
 
 /// The bench's command line.
@@ -101,6 +127,13 @@ pub struct BenchCli {
     /// Pin a GEMM tunable: NAME=VALUE (repeatable)
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::sweep::parse_set)]
     pub sets: Vec<(String, i64)>,
+    /// Skip the burst and sustained timings of the GEMM rows against the strongest reference
+    /// (about 35 s a row)
+    #[arg(long)]
+    pub no_regimes: bool,
+    /// Seconds of thermal soak before each GEMM row's sustained rounds
+    #[arg(long, default_value_t = 15.0)]
+    pub soak: f64,
 }
 
 impl BenchCli {
@@ -162,12 +195,45 @@ pub fn gemm_rows(
             DType::BF16 => measure_gemm::<bf16>(dev, &p, &cfg, (s, s, s), 20)?,
             _ => measure_gemm::<f16>(dev, &p, &cfg, (s, s, s), 20)?,
         };
-        let cfg_text = cfg
-            .values
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let cfg_text = cfg.to_string();
+        let regimes = if cli.no_regimes {
+            None
+        } else {
+            let o = RegimeOptions {
+                soak_s: cli.soak,
+                ..RegimeOptions::default()
+            };
+            let rt = match input {
+                DType::BF16 => regimes::measure::<bf16>(
+                    dev,
+                    &p,
+                    &cfg,
+                    s,
+                    tessel_runtime::dtype::DType::from_ir(acc)
+                        .unwrap_or(tessel_runtime::dtype::DType::F32),
+                    &o,
+                ),
+                _ => regimes::measure::<f16>(
+                    dev,
+                    &p,
+                    &cfg,
+                    s,
+                    tessel_runtime::dtype::DType::from_ir(acc)
+                        .unwrap_or(tessel_runtime::dtype::DType::F32),
+                    &o,
+                ),
+            }
+            .map_err(|(_, m)| m)?;
+            for l in &rt.log {
+                eprintln!("regimes  {l}");
+            }
+            Some(RegimeRatios {
+                burst: RegimeRow::ratio(&rt.burst),
+                sustained: RegimeRow::ratio(&rt.sustained),
+                burst_clock: (rt.burst[0].sm_mhz, rt.burst[0].power_w),
+                sustained_clock: (rt.sustained[0].sm_mhz, rt.sustained[0].power_w),
+            })
+        };
         rows.push(BenchRow {
             workload: format!(
                 "GEMM {} (v4, tuned{})",
@@ -182,6 +248,7 @@ pub fn gemm_rows(
             roofline_pct: None,
             verified: m.verification.passed(),
             config: cfg_text,
+            regimes,
         });
         eprintln!(
             "bench    {}",
@@ -231,6 +298,7 @@ fn failed_row(
         roofline_pct: None,
         verified: false,
         config: format!("not measured: {}", crate::sweep::first_line(why)),
+        regimes: None,
     }
 }
 
@@ -259,6 +327,7 @@ pub fn sgemm_row(dev: &Device, def: &'static KernelDef, budget: usize) -> BenchR
             roofline_pct: None,
             verified: o.passed(),
             config: o.config.clone(),
+            regimes: None,
         },
         Err(e) => failed_row(workload(false), shape, dtype, false, &e),
     };
@@ -297,6 +366,7 @@ pub fn gemv_rows(dev: &Device, kernels: &[&'static KernelDef], copy_tbs: f64) ->
                     roofline_pct: None,
                     verified: b.outcome.verify.passed(),
                     config: b.outcome.config.clone(),
+                    regimes: None,
                 }
             }
             Ok(_) => failed_row("GEMV".into(), format!("{n}x{k}"), dtype, true, "no kernel"),
@@ -343,6 +413,7 @@ pub fn bench_main(def: &'static KernelDef, args: &[String], extra: &ExtraRows) -
             roofline_pct: None,
             verified: true,
             config: "read + write bytes / time".into(),
+            regimes: None,
         }];
         gemm_rows(&dev, def, &cli, &mut rows)?;
         extra(&dev, cli.sweep_budget(), &mut rows)?;
@@ -368,6 +439,7 @@ mod tests {
             roofline_pct: None,
             verified: true,
             config: String::new(),
+            regimes: None,
         }
     }
 
@@ -426,5 +498,20 @@ mod tests {
         );
         assert_eq!(parse(&["--budget", "30s"]).unwrap().sweep_budget(), 256);
         assert!(parse(&["--budget"]).is_err());
+    }
+
+    #[test]
+    fn regime_cells_name_the_reference_and_the_clock() {
+        let mut r = row("f16 acc f32", 700.0, 690.0, false);
+        r.regimes = Some(RegimeRatios {
+            burst: (0.996, "cublasLt"),
+            sustained: (0.972, "cublasGemmEx"),
+            burst_clock: (1980, 700.4),
+            sustained_clock: (1755, 699.6),
+        });
+        let t = render(&[r, row("bytes", 3.0, 3.0, true)]);
+        assert!(t.contains("0.996 vs cublasLt (1980 MHz 700 W)"), "{t}");
+        assert!(t.contains("0.972 vs cublasGemmEx (1755 MHz 700 W)"), "{t}");
+        assert!(t.lines().next().unwrap().contains("sustained"), "{t}");
     }
 }

@@ -147,7 +147,7 @@ pub fn run(def: &'static KernelDef, example: &str, o: &GemmOpts) -> Result<bool,
     println!(
         "kernel   {} ({vname}), config {}",
         def.name,
-        config_text(&cfg)
+        cfg.to_string()
     );
     println!("cuda     {}", path.display());
     if let Some(page) = &o.explain {
@@ -176,14 +176,6 @@ pub fn variant_name(p: &Prepared) -> String {
     let input = p.module.kernel.params[0].dtype;
     let acc = tessel_runtime::tune::target::acc_dtype(&p.module);
     format!("{input}_acc{acc}")
-}
-
-fn config_text(cfg: &Config) -> String {
-    cfg.values
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// One GEMM instance measured: full-output verification against cuBLAS, a host f64 spot
@@ -235,7 +227,12 @@ pub fn measure_gemm<T: Element>(
         .gemm_nt(&lhs, &rhs, &mut reference, compute)
         .map_err(|x| e(&x))?;
     dev.synchronize().map_err(|x| e(&x))?;
-    let tol = gemm_tolerance(T::DTYPE, rt_dtype(acc), T::DTYPE, k);
+    let tol = gemm_tolerance(
+        T::DTYPE,
+        tessel_runtime::dtype::DType::from_ir(acc).unwrap_or(tessel_runtime::dtype::DType::F32),
+        T::DTYPE,
+        k,
+    );
     let verification = verify(
         &out.to_host().map_err(|x| e(&x))?,
         &reference.to_host().map_err(|x| e(&x))?,
@@ -336,12 +333,4 @@ fn host_spot_check<T: Element>(
         scale = scale.max(r.abs());
     }
     Ok((samples, worst / scale.max(1e-30)))
-}
-
-fn rt_dtype(d: ir::DType) -> tessel_runtime::dtype::DType {
-    match d {
-        ir::DType::BF16 => tessel_runtime::dtype::DType::BF16,
-        ir::DType::F16 => tessel_runtime::dtype::DType::F16,
-        _ => tessel_runtime::dtype::DType::F32,
-    }
 }

@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod ladder;
 pub mod out;
 pub mod progress;
+pub mod regimes;
 pub mod sgemm;
 pub mod sweep;
 pub mod tune;

@@ -32,6 +32,9 @@ pub struct TuneArgs {
     /// Ignore the cache and sweep again
     #[arg(long)]
     pub retune: bool,
+    /// Time every config fully (no early stop of configs a probe shows slower than the best so far by 25%)
+    #[arg(long)]
+    pub no_early_stop: bool,
     /// GPU indices to tune on, e.g. 0,1 [default: every GPU of the first one's model]
     #[arg(long, value_parser = |s: &str| parse_gpu_list(s).map(GpuList))]
     pub gpus: Option<GpuList>,
@@ -131,7 +134,7 @@ fn run(def: &'static KernelDef, example: &str, cli: &TuneCli) -> Result<bool, ex
             .unwrap_or_default()
     });
     let shape = Shape::new(o.m, o.n, o.k);
-    // A trial is one launch, a download and ~25 timed launches: even at a slow 50 TFLOP/s
+    // A trial is one launch, a full-output check on the GPU and ~25 timed launches: even at a slow 50 TFLOP/s
     // that is 25 × flops / 50e12 seconds; the watchdog allows 5 s more than 40 launches.
     let trial_timeout = std::time::Duration::from_secs_f64(5.0 + 40.0 * shape.flops() / 50e12);
     let opts = TuneOptions {
@@ -140,6 +143,11 @@ fn run(def: &'static KernelDef, example: &str, cli: &TuneCli) -> Result<bool, ex
         budget: f.budget,
         seed: f.seed,
         retune: f.retune,
+        early_stop: if f.no_early_stop {
+            None
+        } else {
+            TuneOptions::default().early_stop
+        },
         gpus: f.gpu_list(),
         shard: f.shard,
         progress: Some(crate::progress::stderr()),
@@ -191,6 +199,9 @@ fn run(def: &'static KernelDef, example: &str, cli: &TuneCli) -> Result<bool, ex
             },
             outcome.cache_path.display()
         );
+    }
+    if let Some(p) = outcome.phase_line() {
+        println!("{p}");
     }
     print!("{}", outcome.table(10));
     println!("{}", outcome.winner_line());

@@ -21,7 +21,7 @@ use dsl_core::check::Config;
 use dsl_core::ir::{self, BinaryOp, Module};
 use dsl_core::lower::{KernelArg as PlanArg, Sym};
 
-use crate::dsl::{DslError, Prepared, ir_dtype};
+use crate::dsl::{DslError, Prepared};
 use crate::dtype::DType;
 use crate::launch::LaunchConfig;
 
@@ -282,7 +282,7 @@ impl LaunchTemplate {
             }
             params.push(ParamSpec {
                 name: p.name.name.clone(),
-                dtype: ir_dtype(p.dtype),
+                dtype: crate::dtype::DType::from_ir(p.dtype),
                 text,
                 dims: specs,
                 written: kernel.written_params.contains(&i),

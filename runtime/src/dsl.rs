@@ -218,20 +218,6 @@ impl<T: Element> DeviceTensor<T> {
 /// extent a launch binds must fit.
 pub const INDEX_MAX: i64 = i32::MAX as i64;
 
-/// The runtime dtype of an IR dtype (those the runtime has element types for).
-pub(crate) fn ir_dtype(d: ir::DType) -> Option<DType> {
-    match d {
-        ir::DType::F16 => Some(DType::F16),
-        ir::DType::BF16 => Some(DType::BF16),
-        ir::DType::F32 => Some(DType::F32),
-        ir::DType::F8E4M3 => Some(DType::F8E4M3),
-        ir::DType::F8E5M2 => Some(DType::F8E5M2),
-        ir::DType::S8 => Some(DType::S8),
-        ir::DType::I32 => Some(DType::S32),
-        _ => None,
-    }
-}
-
 /// A kernel parsed, checked, lowered and emitted (one per kernel and variant).
 pub struct Prepared {
     /// The definition it came from.
@@ -336,7 +322,7 @@ impl Prepared {
                     shape: t.shape.clone(),
                 });
             }
-            if let Some(want) = ir_dtype(p.dtype) {
+            if let Some(want) = DType::from_ir(p.dtype) {
                 if want != t.dtype {
                     return Err(DslError::DType {
                         param: p.name.name.clone(),

@@ -59,6 +59,34 @@ impl DType {
         }
     }
 
+    /// The runtime element type of a DSL element type, for those the runtime has host and
+    /// device types for: the one mapping between the two.
+    pub fn from_ir(d: dsl_core::ir::DType) -> Option<DType> {
+        match d {
+            dsl_core::ir::DType::F16 => Some(DType::F16),
+            dsl_core::ir::DType::BF16 => Some(DType::BF16),
+            dsl_core::ir::DType::F32 => Some(DType::F32),
+            dsl_core::ir::DType::F8E4M3 => Some(DType::F8E4M3),
+            dsl_core::ir::DType::F8E5M2 => Some(DType::F8E5M2),
+            dsl_core::ir::DType::S8 => Some(DType::S8),
+            dsl_core::ir::DType::I32 => Some(DType::S32),
+            _ => None,
+        }
+    }
+
+    /// The DSL element type of this runtime type.
+    pub fn to_ir(self) -> dsl_core::ir::DType {
+        match self {
+            DType::F16 => dsl_core::ir::DType::F16,
+            DType::BF16 => dsl_core::ir::DType::BF16,
+            DType::F32 => dsl_core::ir::DType::F32,
+            DType::F8E4M3 => dsl_core::ir::DType::F8E4M3,
+            DType::F8E5M2 => dsl_core::ir::DType::F8E5M2,
+            DType::S8 => dsl_core::ir::DType::S8,
+            DType::S32 => dsl_core::ir::DType::I32,
+        }
+    }
+
     /// Unit roundoff `u = 2^-p` (half an ulp of 1.0); 0 for the integer types (exact).
     pub fn unit_roundoff(self) -> f64 {
         match self {

@@ -16,6 +16,11 @@
 //! * Tensor maps ([`KernelArg::TensorMap`]) are copied by value into the parameter buffer, which
 //!   is how a `const __grid_constant__ CUtensorMap` parameter receives them.
 //! * [`validate_launch`] checks a configuration against the device limits without a GPU.
+//! * Thread-block clusters: a kernel compiled with `__cluster_dims__` launches as clusters of
+//!   that shape through the ordinary launch. [`LoadedModule::kernel`] reads the shape
+//!   (`REQUIRED_CLUSTER_*`), opts a kernel whose clusters exceed the portable 8 blocks in to
+//!   non-portable sizes, and every launch checks that the grid is made of whole clusters
+//!   ([`validate_cluster`]).
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -150,6 +155,31 @@ pub fn validate_launch(
     Ok(())
 }
 
+/// Blocks per cluster a kernel may use without opting in to non-portable cluster sizes.
+pub const PORTABLE_CLUSTER_BLOCKS: u32 = 8;
+
+/// Checks that a grid is made of whole clusters of shape `cluster` (blocks in x, y, z; `(1, 1,
+/// 1)` or zeros for a kernel without clusters): the driver rejects any other launch.
+pub fn validate_cluster(
+    kernel: &str,
+    cfg: &LaunchConfig,
+    cluster: (u32, u32, u32),
+) -> Result<(), LaunchError> {
+    let (gx, gy, gz) = cfg.grid;
+    let (cx, cy, cz) = cluster;
+    let whole = |g: u32, c: u32| c <= 1 || g.is_multiple_of(c);
+    if whole(gx, cx) && whole(gy, cy) && whole(gz, cz) {
+        return Ok(());
+    }
+    Err(LaunchError::InvalidConfig {
+        kernel: kernel.to_string(),
+        reason: format!(
+            "grid {:?} is not made of whole clusters of {:?} blocks",
+            cfg.grid, cluster
+        ),
+    })
+}
+
 /// A cubin loaded into the device's context.
 #[derive(Debug, Clone)]
 pub struct LoadedModule {
@@ -194,12 +224,44 @@ impl LoadedModule {
             name: lowered_name.to_string(),
             source,
         })?;
+        let name = lowered_name.to_string();
+        // The compile-time cluster shape (`__cluster_dims__`); 0 when the kernel has none. A
+        // driver that cannot report it (no cluster support) launches no cluster kernel either,
+        // so a failed query reads as "no clusters" and the launch itself reports the error.
+        let dim = |a: CUfunction_attribute| {
+            guard("cuFuncGetAttribute(REQUIRED_CLUSTER_*)", || {
+                function.get_attribute(a)
+            })
+            .map_or(0, |v| v.max(0) as u32)
+        };
+        let cluster = (
+            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH),
+            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT),
+            dim(CUfunction_attribute::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH),
+        );
+        let blocks = cluster.0.max(1) * cluster.1.max(1) * cluster.2.max(1);
+        if blocks > PORTABLE_CLUSTER_BLOCKS {
+            guard(
+                "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
+                || {
+                    function.set_attribute(
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                        1,
+                    )
+                },
+            )
+            .map_err(|source| LaunchError::Driver {
+                kernel: name.clone(),
+                source,
+            })?;
+        }
         Ok(Kernel {
             function,
-            name: lowered_name.to_string(),
+            name,
             stream: self.stream.clone(),
             limits: self.limits,
             smem_opt_in: AtomicU32::new(DEFAULT_DYNAMIC_SMEM_LIMIT),
+            cluster,
         })
     }
 }
@@ -227,6 +289,8 @@ pub struct Kernel {
     stream: Arc<CudaStream>,
     limits: LaunchLimits,
     smem_opt_in: AtomicU32,
+    /// Blocks per cluster in x, y, z from `__cluster_dims__` (zeros: no clusters).
+    cluster: (u32, u32, u32),
 }
 
 /// Storage for one argument; the driver receives a pointer to each.
@@ -319,6 +383,7 @@ impl Kernel {
         cfg: &LaunchConfig,
         params: &mut [*mut c_void],
     ) -> Result<(), LaunchError> {
+        validate_cluster(&self.name, cfg, self.cluster)?;
         if cfg.dynamic_smem_bytes > self.smem_opt_in.load(Ordering::Relaxed) {
             guard("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", || {
                 self.function.set_attribute(
@@ -356,6 +421,11 @@ impl Kernel {
     /// The limits launches are checked against.
     pub fn limits(&self) -> &LaunchLimits {
         &self.limits
+    }
+
+    /// Blocks per cluster in x, y, z (`__cluster_dims__`; zeros for a kernel without clusters).
+    pub fn cluster_dims(&self) -> (u32, u32, u32) {
+        self.cluster
     }
 }
 
@@ -396,6 +466,19 @@ mod tests {
             assert!(matches!(e, LaunchError::InvalidConfig { .. }));
             assert!(e.to_string().contains("gemm_v4"), "{e}");
         }
+    }
+
+    #[test]
+    fn cluster_launches_need_whole_clusters() {
+        let c = cfg((132, 1, 1), (384, 1, 1), 0);
+        assert!(validate_cluster("k", &c, (0, 0, 0)).is_ok());
+        assert!(validate_cluster("k", &c, (1, 1, 1)).is_ok());
+        assert!(validate_cluster("k", &c, (4, 1, 1)).is_ok());
+        let e = validate_cluster("gemm_v4", &c, (8, 1, 1)).unwrap_err();
+        assert!(matches!(e, LaunchError::InvalidConfig { .. }));
+        assert!(e.to_string().contains("whole clusters"), "{e}");
+        assert!(validate_cluster("k", &cfg((4, 6, 1), (128, 1, 1), 0), (2, 3, 1)).is_ok());
+        assert!(validate_cluster("k", &cfg((4, 5, 1), (128, 1, 1), 0), (2, 3, 1)).is_err());
     }
 
     #[test]

@@ -274,7 +274,7 @@ pub fn signature(p: &crate::dsl::Prepared) -> Vec<ParamSig> {
         .map(|(i, prm)| ParamSig {
             name: prm.name.name.clone(),
             dims: prm.shape.iter().map(|&d| m.expr_to_string(d)).collect(),
-            dtype: crate::dsl::ir_dtype(prm.dtype),
+            dtype: crate::dtype::DType::from_ir(prm.dtype),
             written: p.kernel.written_params.contains(&i),
         })
         .collect()

@@ -200,7 +200,7 @@ pub fn accumulator_dtype(p: &Prepared, output: DType) -> DType {
             Stmt::ScalarDecl { dtype, .. } if dtype.is_float() => *dtype,
             _ => continue,
         };
-        let Some(d) = crate::dsl::ir_dtype(d) else {
+        let Some(d) = crate::dtype::DType::from_ir(d) else {
             continue;
         };
         if acc.is_none_or(|a| d.unit_roundoff() > a.unit_roundoff()) {

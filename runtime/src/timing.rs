@@ -142,7 +142,7 @@ pub fn time_gpu<E>(
     dev: &Device,
     cfg: &TimingConfig,
     flops: Option<f64>,
-    mut work: impl FnMut() -> Result<(), E>,
+    work: impl FnMut() -> Result<(), E>,
 ) -> Result<Timing, TimingError>
 where
     E: std::error::Error + Send + Sync + 'static,
@@ -153,6 +153,36 @@ where
             got: cfg.runs,
         });
     }
+    timed_runs(dev, cfg, flops, work)
+}
+
+/// A short look at `work`'s time (any number of runs, at least one): what the tuner's early
+/// stop compares with the best time so far, to skip the full timing of a config that cannot
+/// win. Never a kernel's reported time: that rests on [`time_gpu`]'s ≥ [`MIN_TIMED_RUNS`].
+pub fn probe_gpu<E>(
+    dev: &Device,
+    cfg: &TimingConfig,
+    flops: Option<f64>,
+    work: impl FnMut() -> Result<(), E>,
+) -> Result<Timing, TimingError>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    if cfg.runs == 0 {
+        return Err(TimingError::TooFewRuns { min: 1, got: 0 });
+    }
+    timed_runs(dev, cfg, flops, work)
+}
+
+fn timed_runs<E>(
+    dev: &Device,
+    cfg: &TimingConfig,
+    flops: Option<f64>,
+    mut work: impl FnMut() -> Result<(), E>,
+) -> Result<Timing, TimingError>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
     let run =
         |w: &mut dyn FnMut() -> Result<(), E>| w().map_err(|e| TimingError::Work(Box::new(e)));
     for _ in 0..cfg.warmup {

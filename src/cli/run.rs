@@ -91,15 +91,6 @@ impl AnyTensor {
     }
 }
 
-pub(super) fn rt_dtype(d: dsl_core::ir::DType) -> Option<DType> {
-    match d {
-        dsl_core::ir::DType::F16 => Some(DType::F16),
-        dsl_core::ir::DType::BF16 => Some(DType::BF16),
-        dsl_core::ir::DType::F32 => Some(DType::F32),
-        _ => None,
-    }
-}
-
 /// The kernel's tensors: (parameter name, dtype, dimension names, sizes), and the contraction
 /// its signature describes. Errors are usage errors (a missing or unknown dimension) or a
 /// signature `tessel run` has no reference for.
@@ -140,7 +131,7 @@ pub(super) fn signature(
             sizes.insert(d.clone(), size);
             shape.push(size);
         }
-        let dtype = rt_dtype(p.dtype).ok_or_else(|| {
+        let dtype = DType::from_ir(p.dtype).ok_or_else(|| {
             Failure::new(
                 exit::RUNTIME,
                 format!(
@@ -222,8 +213,8 @@ fn measure(
     dev.synchronize().map_err(|e| rt(&e))?;
 
     let c = &sig.contraction;
-    let acc =
-        rt_dtype(tessel_runtime::tune::target::acc_dtype(&prepared.module)).unwrap_or(DType::F32);
+    let acc = DType::from_ir(tessel_runtime::tune::target::acc_dtype(&prepared.module))
+        .unwrap_or(DType::F32);
     let (input, output) = (tensors[0].dtype(), tensors[last].dtype());
     let tol = gemm_tolerance(input, acc, output, c.depth());
     let compute = if acc == DType::F16 {

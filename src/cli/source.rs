@@ -174,16 +174,10 @@ impl Loaded {
 
     /// `NAME=V NAME=V …` of the configuration.
     pub fn config_text(&self) -> String {
-        let kv: Vec<String> = self
-            .config
-            .values
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        if kv.is_empty() {
+        if self.config.values.is_empty() {
             "(no tunables)".into()
         } else {
-            kv.join(" ")
+            self.config.to_string()
         }
     }
 

@@ -36,6 +36,10 @@ pub struct TuneArgs {
     /// Sweep again instead of answering from the tuning cache.
     #[arg(long)]
     pub retune: bool,
+    /// Time every configuration fully: no early stop of those a short probe shows slower than
+    /// the best so far by 25%.
+    #[arg(long)]
+    pub no_early_stop: bool,
     /// Write the trials as CSV, JSON and an SVG chart into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
@@ -133,6 +137,11 @@ pub fn run(args: &TuneArgs, argv: &[String]) -> Result<String, Failure> {
         budget: args.budget,
         seed: args.seed,
         retune: args.retune,
+        early_stop: if args.no_early_stop {
+            None
+        } else {
+            TuneOptions::default().early_stop
+        },
         worker: Some(worker),
         trial_timeout,
         ..TuneOptions::default()
@@ -173,6 +182,9 @@ pub fn run(args: &TuneArgs, argv: &[String]) -> Result<String, Failure> {
             outcome.resumed,
             outcome.cache_path.display()
         );
+    }
+    if let Some(p) = outcome.phase_line() {
+        let _ = writeln!(out, "{p}");
     }
     out.push_str(&outcome.table(args.top));
     let _ = writeln!(out, "{}", outcome.winner_line());

@@ -16,7 +16,7 @@ use tessel_runtime::verify::gemm_tolerance;
 use super::exit;
 use super::gpu::ProblemArgs;
 use super::reference;
-use super::run::{rt_dtype, signature};
+use super::run::signature;
 use super::source::{Failure, Loaded};
 
 /// The name `tessel tune` registers its job builder under (its workers rebuild the job from
@@ -32,8 +32,8 @@ pub fn build(k: &Loaded, def: &'static KernelDef, problem: &ProblemArgs) -> Resu
     let c = sig.contraction;
     let last = sig.params.len() - 1;
     let (input, output) = (sig.params[0].1, sig.params[last].1);
-    let acc =
-        rt_dtype(tessel_runtime::tune::target::acc_dtype(&prepared.module)).unwrap_or(DType::F32);
+    let acc = DType::from_ir(tessel_runtime::tune::target::acc_dtype(&prepared.module))
+        .unwrap_or(DType::F32);
     let mut job = Job::new(JOB_NAME, def, "").variant(variant);
     for (i, (_, dtype, shape)) in sig.params.iter().enumerate() {
         job = if i < last {

@@ -244,6 +244,32 @@ pub const WGMMA_K_SPLIT: &str = "E1422";
 /// operands and an f32 accumulator to promote.
 pub const PROMOTE: &str = "E1423";
 
+/// A `: cluster` level whose blocks per cluster (per dimension, and in all) are not an
+/// integer in 1..=8 (1..=16 with `nonportable_cluster;`) for this configuration.
+pub const CLUSTER_SHAPE: &str = "E1440";
+/// A `: cluster` level not directly above the kernel's `: block` level (nested in it, not
+/// outermost, a second one, or together with the `cluster` header item).
+pub const CLUSTER_NESTING: &str = "E1441";
+/// `.multicast` on a kernel without a cluster.
+pub const MULTICAST_NO_CLUSTER: &str = "E1442";
+/// `.multicast` on a copy that is not a TMA load from global to shared memory.
+pub const MULTICAST_NOT_TMA: &str = "E1443";
+/// A `.multicast` load whose tile differs in every block of the cluster (nothing to share).
+pub const MULTICAST_UNSHARED: &str = "E1444";
+/// A `: cluster` level over a `: block` level it cannot tile: not 2-D, more cluster extents than
+/// block variables, or a non-Hopper kernel.
+pub const CLUSTER_GRID: &str = "E1445";
+/// Under a `: cluster` level, a write to global memory that is not a TMA store (the grid is
+/// padded to whole clusters; only TMA stores are clipped at the tensor's edge).
+pub const CLUSTER_PADDED_WRITE: &str = "E1446";
+/// A `.multicast` tile whose rows do not split into whole 8-row swizzle atoms, one slice per
+/// block sharing it.
+pub const MULTICAST_SLICE: &str = "E1447";
+/// Not supported yet: a block's coordinates in its cluster (`: cluster` variables) as values.
+pub const NOT_LOWERED_CLUSTER_RANK: &str = "E1340";
+/// Not supported yet: `.multicast` on a TMA load bound to a future (`f = tma.copy…`).
+pub const NOT_LOWERED_SYNC_MULTICAST: &str = "E1341";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -621,5 +647,42 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         PROMOTE,
         "`promote P;` with P not an integer ≥ 0, or no f8 `mma` with an f32 accumulator",
+    ),
+    (
+        CLUSTER_SHAPE,
+        "`: cluster` blocks per cluster not in 1..=8 (1..=16 with `nonportable_cluster;`)",
+    ),
+    (
+        CLUSTER_NESTING,
+        "`: cluster` level not directly above the `: block` level",
+    ),
+    (MULTICAST_NO_CLUSTER, "`.multicast` without a cluster"),
+    (
+        MULTICAST_NOT_TMA,
+        "`.multicast` on a copy that is not a TMA load into shared memory",
+    ),
+    (
+        MULTICAST_UNSHARED,
+        "`.multicast` load whose tile differs in every block of the cluster",
+    ),
+    (
+        CLUSTER_GRID,
+        "`: cluster` over a `: block` level it cannot tile (not 2-D, not Hopper)",
+    ),
+    (
+        CLUSTER_PADDED_WRITE,
+        "global write other than a TMA store under a `: cluster` level",
+    ),
+    (
+        MULTICAST_SLICE,
+        "`.multicast` tile rows not a multiple of 8 × the blocks sharing it",
+    ),
+    (
+        NOT_LOWERED_CLUSTER_RANK,
+        "not supported yet: `: cluster` variables used as values",
+    ),
+    (
+        NOT_LOWERED_SYNC_MULTICAST,
+        "not supported yet: `.multicast` on a TMA load bound to a future",
     ),
 ];

@@ -72,6 +72,16 @@ impl Printer<'_> {
                 self.out.push('\n');
             }
         }
+        if self.m.cluster_nonportable.is_some() {
+            self.out.push_str("cluster nonportable\n");
+        }
+        if let Some(c) = &self.m.cluster_level {
+            self.out.push_str("cluster level {");
+            self.names(&c.vars);
+            self.out.push_str("} by [");
+            self.list(&c.extents);
+            self.out.push_str("]\n");
+        }
         let k = &self.m.kernel;
         let _ = write!(self.out, "kernel {}(", k.name.name);
         let returns = match &k.returns {
@@ -314,6 +324,9 @@ impl Printer<'_> {
                 } else if bind.is_some() {
                     // A bound copy (`f = tma.load.async …`) is asynchronous by construction.
                     self.out.push_str(".async");
+                }
+                if self.m.is_multicast(s) {
+                    self.out.push_str(".multicast");
                 }
                 self.swiz(*swizzle);
                 self.out.push(' ');

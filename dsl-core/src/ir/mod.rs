@@ -110,6 +110,16 @@ pub struct Module {
     /// first variable; a TMA load whose tile does not depend on that variable (the operand the
     /// cluster's blocks share) is multicast: each block loads 1/C of its rows for all of them.
     pub cluster: Option<ExprId>,
+    /// `parallel {cm, cn} by [CM, CN] : cluster { … }`: the `: block` level below it runs in
+    /// thread-block clusters of `CM × CN` blocks (see [`ClusterLevel`]).
+    pub cluster_level: Option<ClusterLevel>,
+    /// `cluster nonportable;`: clusters of up to 16 blocks (the portable limit is 8; the
+    /// launch opts the kernel in to non-portable cluster sizes).
+    pub cluster_nonportable: Option<crate::span::Span>,
+    /// `tma.copy….multicast`: the loads written with `.multicast` (the statement and the
+    /// modifier's span). Under a cluster each is loaded once per group of blocks that need the
+    /// same tile and multicast to all of them.
+    pub multicast: Vec<(StmtId, crate::span::Span)>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -130,7 +140,25 @@ pub struct Module {
     pub source: Source,
 }
 
+/// `parallel {cm, cn} by [CM, CN] : cluster`: the outermost level of the kernel's `parallel`
+/// nest, directly above its `: block` level. Extent `i` is the number of blocks per cluster
+/// along block variable `i` (one extent: along the first); the variables name a block's
+/// coordinates inside its cluster. The parser takes the level out of the statement (the
+/// nest below it is an ordinary `: block` nest) and keeps it here.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterLevel {
+    pub vars: Vec<Ident>,
+    pub extents: Vec<ExprId>,
+    /// Span of the `cluster` keyword.
+    pub span: crate::span::Span,
+}
+
 impl Module {
+    /// Whether statement `s` was written with `.multicast`.
+    pub fn is_multicast(&self, s: StmtId) -> bool {
+        self.multicast.iter().any(|&(m, _)| m == s)
+    }
+
     /// An empty module with the given kernel name (for hand-built IR).
     pub fn new(kernel_name: &str) -> Self {
         Module {
@@ -139,6 +167,9 @@ impl Module {
             requires: Vec::new(),
             raster: None,
             cluster: None,
+            cluster_level: None,
+            cluster_nonportable: None,
+            multicast: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

@@ -70,7 +70,7 @@ impl Emitter<'_> {
                 ) {
                     let (bm, bn) = (&self.geo.block_vars[0], &self.geo.block_vars[1]);
                     self.line(format!("int {}, {};  // grouped rasterization: {} tiles of `{}` per group, then `{}`", bm.name, bn.name, group, bm.name, bn.name), line);
-                    self.line(super::cluster::raster_call(self.geo, "blockIdx.x"), line);
+                    super::persistent::emit_raster(self, "blockIdx.x", line);
                     for v in [bm, bn] {
                         self.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
                     }

@@ -14,14 +14,24 @@
 //! + a remote arrive), and each barrier expects C times the arrivals. A cluster barrier after
 //! the barrier initialisation (peers arrive and multicast only into initialised barriers) and
 //! one at the end of the block (no block exits while peers may still write to it) close it.
+//!
+//! A `: cluster` level (`parallel {cm, cn} by [CM, CN] : cluster`) generalises this to clusters
+//! of `CM × CN` blocks (rank `r`: `r % CM` rows down, `r / CM` columns across), and the loads
+//! written `.multicast` are the multicast ones: each is shared by the blocks of the cluster
+//! that differ only in the block variables its tile does not use (the rows of a cluster column
+//! share `rhs`, the columns of a cluster row share `lhs`), which load one slice each and send
+//! it to all of them (the mask of that group). A load shared by one block is a plain load.
 
 use super::error::LowerError;
 use super::sym::Sym;
 use super::walk::{mentions, root};
 use crate::ir::{CopyDst, Module, Stmt, StmtId};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// What `cluster C;` changes in a kernel.
+/// Per multicast load: whether its tile is shared along the first and the second block variable.
+pub type Sharing = HashMap<StmtId, (bool, bool)>;
+
+/// What `cluster C;` or a `: cluster` level changes in a kernel.
 #[derive(Clone, Debug)]
 pub struct Cluster {
     /// Blocks per cluster (C++ expression over tunables).
@@ -30,26 +40,105 @@ pub struct Cluster {
     pub multicast: HashSet<StmtId>,
     /// Events whose arrivals go to every block of the cluster.
     pub events: BTreeSet<String>,
+    /// A `: cluster` level: its shape `(CM, CN)` and, per multicast load, whether it is shared
+    /// along the first and the second block variable.
+    pub level: Option<(Sym, Sym, Sharing)>,
+    /// Some multicast load is synchronous (`tma.copy.multicast`, no event): every group of
+    /// synchronous loads then starts with a cluster barrier (peers write into the tiles).
+    pub sync_multicast: bool,
+}
+
+/// How one multicast load is issued: `slices` blocks load one slice each (this block's is
+/// `slice`), and `load` sends it to all of them.
+pub struct McLoad {
+    pub slices: Sym,
+    /// C++ expression: this block's slice index.
+    pub slice: String,
+    /// The load helper, with its template arguments.
+    pub load: super::kernel::Call,
+}
+
+impl Cluster {
+    /// The multicast plan of load `s` (`None`: not multicast).
+    pub fn load(&self, s: StmtId) -> Option<McLoad> {
+        use super::kernel::Call;
+        if !self.multicast.contains(&s) {
+            return None;
+        }
+        let Some((cm, cn, along)) = &self.level else {
+            let c = self.size.clone();
+            return Some(McLoad {
+                slice: format!("tsl_cta_rank<{c}>()"),
+                load: Call::new("tsl_tma_load_2d_mc").targs([c.to_string()]),
+                slices: c,
+            });
+        };
+        let (am, an) = along.get(&s).copied().unwrap_or((false, false));
+        let pick = |on: bool, x: &Sym| if on { x.clone() } else { Sym::Int(1) };
+        let targs = [
+            super::cexpr::cpp_paren(cm),
+            super::cexpr::cpp_paren(cn),
+            am.to_string(),
+            an.to_string(),
+        ];
+        Some(McLoad {
+            slices: Sym::mul(pick(am, cm), pick(an, cn)),
+            slice: format!("tsl_cluster_slice<{}>()", targs.join(", ")),
+            load: Call::new("tsl_tma_load_2d_cluster").targs(targs),
+        })
+    }
 }
 
 /// Finds the multicast loads and the cluster-scope events; `row_var` is the first `: block`
 /// variable (the one the blocks of a cluster differ in). A multicast load writes into its
 /// peers' shared memory, so it must follow a `wait` in its statement list (the ring's "stage is
 /// free" event, which then counts every block's consumers); one that does not is an error.
-pub fn plan(m: &Module, size: Sym, row_var: &str) -> Result<Cluster, LowerError> {
+///
+/// With a `: cluster` level (`shape` = `(CM, CN)`), the multicast loads are those written
+/// `.multicast`, each shared along the block variables its tile does not mention.
+pub fn plan(
+    m: &Module,
+    size: Sym,
+    block_vars: &[String],
+    shape: Option<(Sym, Sym)>,
+) -> Result<Cluster, LowerError> {
     let params = super::walk::param_names(m);
     let mut multicast = HashSet::new();
+    let mut along = HashMap::new();
+    let dims = m.cluster_level.as_ref().map_or(1, |c| c.extents.len());
+    let mut sync = HashSet::new();
     for (s, st) in m.stmts.iter() {
         if let Stmt::TmaCopy {
-            event: Some(_),
+            event,
             src,
             dst: CopyDst::Expr(_),
+            bind,
             ..
         } = st
         {
-            if root(m, *src).is_some_and(|r| params.contains(&r))
-                && !mentions(m, *src, &|n| n == row_var)
-            {
+            // Synchronous loads multicast only when written `.multicast` under a level.
+            let evented = event.is_some();
+            if !evented && (shape.is_none() || bind.is_some()) {
+                continue;
+            }
+            if !root(m, *src).is_some_and(|r| params.contains(&r)) {
+                continue;
+            }
+            let free = |i: usize| {
+                i < dims
+                    && block_vars
+                        .get(i)
+                        .is_some_and(|v| !mentions(m, *src, &|n| n == v))
+            };
+            if shape.is_some() {
+                if m.is_multicast(s) && (free(0) || free(1)) {
+                    multicast.insert(s);
+                    along.insert(s, (free(0), free(1)));
+                    if !evented {
+                        sync.insert(s);
+                    }
+                }
+            } else if free(0) {
                 multicast.insert(s);
             }
         }
@@ -58,7 +147,10 @@ pub fn plan(m: &Module, size: Sym, row_var: &str) -> Result<Cluster, LowerError>
     let mut events = BTreeSet::new();
     let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
     while let Some(list) = lists.pop() {
-        if let Some(&load) = list.iter().find(|s| multicast.contains(s)) {
+        if let Some(&load) = list
+            .iter()
+            .find(|s| multicast.contains(s) && !sync.contains(s))
+        {
             let waits = list
                 .iter()
                 .take_while(|&&s| s != load)
@@ -96,6 +188,8 @@ pub fn plan(m: &Module, size: Sym, row_var: &str) -> Result<Cluster, LowerError>
         size,
         multicast,
         events,
+        level: shape.map(|(cm, cn)| (cm, cn, along)),
+        sync_multicast: !sync.is_empty(),
     })
 }
 

@@ -3,22 +3,8 @@
 
 use super::sym::SymEnv;
 use crate::ir::Module;
+use crate::tunable::{Tunable, cross_product};
 
 pub fn configs(m: &Module) -> Vec<SymEnv> {
-    let mut out = vec![SymEnv::new()];
-    for t in &m.tunables {
-        let mut next = Vec::new();
-        for env in &out {
-            for &v in &t.domain {
-                let mut e = env.clone();
-                e.insert(t.name.name.clone(), v);
-                next.push(e);
-                if next.len() > 100_000 {
-                    return next;
-                }
-            }
-        }
-        out = next;
-    }
-    out
+    cross_product(&Tunable::of_module(m), Some(100_000))
 }

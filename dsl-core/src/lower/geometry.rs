@@ -41,8 +41,11 @@ pub struct Geometry {
     pub persistent_tiles: Option<Sym>,
     /// The `persistent` switch (non-zero = on).
     pub persistent_on: Option<Sym>,
-    /// `cluster C;`: blocks per cluster (along the first block variable).
+    /// `cluster C;`: blocks per cluster (along the first block variable); with a `: cluster`
+    /// level, all its blocks (`CM × CN`).
     pub cluster: Option<Sym>,
+    /// A `: cluster` level: blocks per cluster along the first and second block variables.
+    pub cluster_shape: Option<(Sym, Sym)>,
 }
 
 impl Default for Sym {
@@ -127,6 +130,36 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
         g.raster = Some(sym(m, r)?);
         let total = Sym::mul(g.grid[0].clone(), g.grid[1].clone());
         g.grid = vec![total];
+    }
+    if let Some(c) = &m.cluster_level {
+        // `: cluster` level: clusters of CM × CN blocks, the grid 1-D (rasterized in groups of
+        // `raster G;` rows, or 1) and padded to whole clusters in both directions; a block's
+        // rank r in its cluster gives its place: `r % CM` rows down, `r / CM` columns across.
+        if g.block_vars.len() != 2 {
+            return Err(LowerError::new(
+                c.span,
+                "a `: cluster` level tiles a 2-D `: block` level",
+            ));
+        }
+        let cm = sym(m, c.extents[0])?;
+        let cn = match c.extents.get(1) {
+            Some(&e) => sym(m, e)?,
+            None => Sym::Int(1),
+        };
+        if g.raster.is_none() {
+            g.raster = Some(Sym::Int(1));
+        }
+        let rows = Sym::mul(
+            Sym::cdiv(g.block_vars[0].extent.clone(), cm.clone()),
+            cm.clone(),
+        );
+        let cols = Sym::mul(
+            Sym::cdiv(g.block_vars[1].extent.clone(), cn.clone()),
+            cn.clone(),
+        );
+        g.grid = vec![Sym::mul(rows, cols)];
+        g.cluster = Some(Sym::mul(cm.clone(), cn.clone()));
+        g.cluster_shape = Some((cm, cn));
     }
     if let Some(c) = m.cluster {
         if g.raster.is_none() {

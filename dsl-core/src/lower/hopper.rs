@@ -244,13 +244,34 @@ fn tma_load(
         sv.tile_elems(),
         Sym::Int(sv.tensor.dtype.size_bytes() as i64),
     );
-    let cluster = e
-        .cluster
-        .as_ref()
-        .filter(|c| c.multicast.contains(&s))
-        .map(|c| c.size.clone());
-    if let (Some(c), Some(ev)) = (cluster, event) {
-        return tma_load_multicast(e, ev, sv, dv, swz, c, bytes, line);
+    let cluster = e.cluster.as_ref().and_then(|c| c.load(s));
+    if let (Some(mc), Some(ev)) = (cluster, event) {
+        let (p, _, _) = event_ref(e, ev)?;
+        return tma_load_multicast(e, p, sv, dv, swz, mc, bytes, line);
+    }
+    if let (Some(mc), None) = (e.cluster.as_ref().and_then(|c| c.load(s)), event) {
+        // A synchronous multicast load: peers write into this block's tiles, so the group of
+        // loads starts once every block of the cluster is done with the previous ones.
+        e.uses_sync_tma = true;
+        if !e.pending_sync_tma {
+            e.call(
+                Call::new("tsl_cluster_sync"),
+                Some("every block of the cluster is done with the previous tiles"),
+                line,
+            );
+        }
+        e.open(
+            Op::If {
+                cond: "threadIdx.x == 0".into(),
+                constexpr: false,
+            },
+            None,
+            line,
+        );
+        tma_load_multicast(e, "&tsl_tma_bar".into(), sv, dv, swz, mc, bytes, line)?;
+        e.close(line);
+        e.pending_sync_tma = true;
+        return Ok(());
     }
     let map = e.tma_map(sv, swz)?;
     let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
@@ -274,7 +295,16 @@ fn tma_load(
         None => {
             e.uses_sync_tma = true;
             if !e.pending_sync_tma {
-                e.barrier(Some("everyone is done with the previous tiles"), line);
+                if e.cluster.as_ref().is_some_and(|c| c.sync_multicast) {
+                    // Peers multicast into this block's tiles: all of them must be done.
+                    e.call(
+                        Call::new("tsl_cluster_sync"),
+                        Some("every block of the cluster is done with the previous tiles"),
+                        line,
+                    );
+                } else {
+                    e.barrier(Some("everyone is done with the previous tiles"), line);
+                }
             }
             e.line(format!("if (threadIdx.x == 0) {{ tsl_mbar_expect_tx(&tsl_tma_bar, {}); tsl_tma_load_2d({}, &{map}, {coords}, &tsl_tma_bar); }}", bytes.to_cpp(), dv.tile_ptr()), line);
             e.pending_sync_tma = true;
@@ -283,26 +313,27 @@ fn tma_load(
     Ok(())
 }
 
-/// A multicast load under `cluster C;`: the whole tile's bytes are expected here (C slices
-/// land, one from each block), and this block loads rows `[rank · R/C, (rank + 1) · R/C)` for
-/// every block of the cluster.
+/// A multicast load under `cluster C;` (or a `.multicast` load under a `: cluster` level),
+/// completing on the barrier `p`: the whole tile's bytes are expected here (C slices land, one
+/// from each block), and this block loads rows `[rank · R/C, (rank + 1) · R/C)` for every
+/// block of the cluster.
 #[allow(clippy::too_many_arguments)]
 fn tma_load_multicast(
     e: &mut Emitter,
-    ev: crate::ir::ExprId,
+    p: String,
     sv: &View,
     dv: &View,
     swz: Sym,
-    c: Sym,
+    mc: super::cluster::McLoad,
     bytes: Sym,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
+    let c = mc.slices;
     let slice = Sym::bin(crate::ir::BinaryOp::Div, sv.tile[0].clone(), c.clone());
     let mut part = sv.clone();
     part.tile[0] = slice.clone();
     let map = e.tma_map(&part, swz)?;
-    let (p, _, _) = event_ref(e, ev)?;
-    let rank = format!("tsl_cta_rank<{c}>()");
+    let rank = mc.slice;
     e.line(
         format!(
             "tsl_mbar_expect_tx({p}, {});  // bytes this copy adds to the phase (all {c} slices)",
@@ -324,8 +355,8 @@ fn tma_load_multicast(
         cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
     );
     let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
-    let load = Call::new("tsl_tma_load_2d_mc")
-        .targs([c.to_string()])
+    let load = mc
+        .load
         .args([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
     e.call(
         load,

@@ -23,29 +23,6 @@ impl KernelPath {
     }
 }
 
-/// A tunable as a C++ template parameter.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TemplateParam {
-    pub name: String,
-    pub domain: Vec<i64>,
-    pub default: i64,
-}
-
-impl TemplateParam {
-    /// Domain text for the header comment (`[128, 136, …, 256]` for long ranges).
-    pub fn domain_text(&self) -> String {
-        let d = &self.domain;
-        if d.len() > 6 {
-            let step = d[1] - d[0];
-            if d.windows(2).all(|w| w[1] - w[0] == step) {
-                return format!("{}..={} step {}", d[0], d[d.len() - 1], step);
-            }
-        }
-        let v: Vec<String> = d.iter().map(|x| x.to_string()).collect();
-        format!("[{}]", v.join(", "))
-    }
-}
-
 /// One statement of the lowered kernel body: a typed node, the DSL line it implements and an
 /// optional explanation. The body is a flat list in which structured control flow is bracketed:
 /// [`Op::For`], [`Op::If`] open a block, [`Op::Else`] switches to its second branch and
@@ -369,7 +346,7 @@ pub struct CudaKernel {
     /// The C++ kernel name (`tsl_<dsl_name>`).
     pub name: String,
     pub path: KernelPath,
-    pub tunables: Vec<TemplateParam>,
+    pub tunables: Vec<crate::tunable::Tunable>,
     /// `constexpr int NAME = expr;` lines, in dependency order.
     pub constants: Vec<(String, String)>,
     /// C++ parameter declarations, in launch order.

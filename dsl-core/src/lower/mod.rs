@@ -29,7 +29,7 @@ mod tma_store;
 mod walk;
 
 pub use error::LowerError;
-pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
+pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
 pub use sym::{Sym, SymEnv};
 
@@ -124,7 +124,10 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         cluster: geo
             .cluster
             .clone()
-            .map(|c| cluster::plan(m, c, &geo.block_vars[0].name))
+            .map(|c| {
+                let vars: Vec<String> = geo.block_vars.iter().map(|v| v.name.clone()).collect();
+                cluster::plan(m, c, &vars, geo.cluster_shape.clone())
+            })
             .transpose()
             .map_err(|e| vec![e])?,
         errors: Vec::new(),

@@ -13,6 +13,7 @@ use super::emitter::Emitter;
 use super::geometry::ParVar;
 use super::kernel::Op;
 use super::scope::Local;
+use super::sym::Sym;
 use crate::ir::{ExprId, Module, Stmt, StmtId};
 
 fn mentions(m: &Module, e: ExprId, names: &[String]) -> bool {
@@ -59,7 +60,7 @@ pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
     match (&e.geo.raster, vars.as_slice()) {
         (Some(_), [bm, bn]) => {
             e.line(format!("int {}, {};", bm.name, bn.name), line);
-            e.line(super::cluster::raster_call(e.geo, "tsl_tile"), line);
+            emit_raster(e, "tsl_tile", line);
         }
         (_, [bm, bn]) => {
             e.line(
@@ -97,4 +98,28 @@ pub fn close_tile_loop(e: &mut Emitter, line: Option<u32>) {
     e.scopes.pop();
     e.close(None);
     super::tma_store::end_of_branch(e, line);
+}
+
+/// Emits the rasterization of `tile` (see [`super::cluster::raster_call`]). Under a `: cluster` level: cluster
+/// tiles rasterized in groups, then the block's rank gives its row and column inside the
+/// cluster (a recorded call, so the writer includes the level's helpers).
+pub fn emit_raster(e: &mut Emitter, tile: &str, line: Option<u32>) {
+    let geo = e.geo;
+    let Some((cm, cn)) = &geo.cluster_shape else {
+        e.line(super::cluster::raster_call(geo, tile), line);
+        return;
+    };
+    let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
+    let group = geo.raster.clone().unwrap_or(Sym::Int(1));
+    let call = super::kernel::Call::new("tsl_raster_cluster_2d").args([
+        tile.to_string(),
+        bm.extent.to_string(),
+        bn.extent.to_string(),
+        group.to_string(),
+        super::cexpr::cpp_paren(cm),
+        super::cexpr::cpp_paren(cn),
+        bm.name.clone(),
+        bn.name.clone(),
+    ]);
+    e.call(call, None, line);
 }

@@ -6,7 +6,7 @@
 
 use super::emitter::Emitter;
 use super::geometry::Geometry;
-use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op, TemplateParam};
+use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 use super::memory::Memory;
 use super::sym::Sym;
 use crate::check::KernelInfo;
@@ -224,15 +224,7 @@ pub fn finish(
         dsl_name: m.kernel.name.name.clone(),
         name: format!("tsl_{}", m.kernel.name.name),
         path: e.path,
-        tunables: m
-            .tunables
-            .iter()
-            .map(|t| TemplateParam {
-                name: t.name.name.clone(),
-                domain: t.domain.clone(),
-                default: t.default,
-            })
-            .collect(),
+        tunables: crate::tunable::Tunable::of_module(m),
         constants,
         params,
         launch_bounds,

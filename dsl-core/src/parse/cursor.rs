@@ -68,6 +68,11 @@ pub(crate) struct Parser {
     pub any_call: bool,
     /// Statements a statement's parser made to run just before it (direct `mma` operands).
     pub pre_stmts: Vec<crate::ir::StmtId>,
+    /// `level_span` of each `: cluster` level (taken out of its statement by
+    /// `cluster::extract` once the kernel is parsed).
+    pub cluster_levels: Vec<Span>,
+    /// `tma.copy….multicast` statements and the modifier's span.
+    pub multicast: Vec<(crate::ir::StmtId, Span)>,
 }
 
 impl Parser {
@@ -93,6 +98,8 @@ impl Parser {
             attributes: Vec::new(),
             any_call: false,
             pre_stmts: Vec::new(),
+            cluster_levels: Vec::new(),
+            multicast: Vec::new(),
         }
     }
 

@@ -362,6 +362,10 @@ impl Parser {
         }
         while self.eat_op(".").is_some() {
             let m = self.expect_ident("a modifier")?;
+            if m.name == "multicast" {
+                let stmt = format!("dma.{}", op.name);
+                return Err(self.error(super::cluster::multicast_not_tma(m.span, &stmt)));
+            }
             if !DMA_MODIFIERS.contains(&m.name.as_str()) {
                 let msg = format!("unknown modifier `.{}` on `dma.{}`", m.name, op.name);
                 let help = format!(

@@ -32,6 +32,8 @@ pub(crate) struct Items {
     pub raster: Option<crate::ir::ExprId>,
     pub persistent: Option<crate::ir::ExprId>,
     pub cluster: Option<crate::ir::ExprId>,
+    /// `cluster nonportable;`: the opt-in to clusters of 9..=16 blocks.
+    pub cluster_nonportable: Option<Span>,
     pub occupancy: Option<crate::ir::ExprId>,
     pub promote: Option<crate::ir::ExprId>,
     pub kernel: Option<Kernel>,
@@ -130,6 +132,14 @@ impl Parser {
                     c
                 };
                 items.persistent = Some(cond);
+            }
+            Some("cluster") if self.ident_at(self.pos + 1) == Some("nonportable") => {
+                // `cluster nonportable;`: allow 9..=16 blocks per `: cluster` level.
+                self.bump();
+                let span = self.here();
+                self.bump();
+                self.expect_semi("`cluster nonportable`")?;
+                items.cluster_nonportable = Some(span);
             }
             Some("cluster") => {
                 self.bump();

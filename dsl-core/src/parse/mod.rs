@@ -14,6 +14,7 @@
 //! errors per run.
 
 mod bind;
+mod cluster;
 pub mod codes;
 mod cursor;
 mod expr;
@@ -161,6 +162,17 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         return Err(diags.into_result(()).err().unwrap_or_default());
     };
     let implicit = std::mem::take(&mut p.implicit_levels);
+    let clusters = std::mem::take(&mut p.cluster_levels);
+    let header_cluster = items.cluster.map(|e| (e, p.exprs.get_span(e)));
+    let (cluster_level, cluster_diags) = cluster::extract(
+        &mut p.stmts,
+        &mut kernel.body,
+        &clusters,
+        &implicit,
+        header_cluster,
+    );
+    let mut diags = diags;
+    diags.0.extend(cluster_diags);
     levels::resolve(&mut p.stmts, &mut p.exprs, &mut kernel.body, &implicit);
     let mut constants = items.constants;
     constants.extend(std::mem::take(&mut p.body_constants));
@@ -171,6 +183,9 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         raster: items.raster,
         persistent: items.persistent,
         cluster: items.cluster,
+        cluster_level,
+        cluster_nonportable: items.cluster_nonportable,
+        multicast: std::mem::take(&mut p.multicast),
         occupancy: items.occupancy,
         promote: items.promote,
         kernel,

@@ -22,6 +22,8 @@ struct Modifiers {
     is_async: Option<Span>,
     event: Option<ExprId>,
     swizzle: Option<ExprId>,
+    /// `.multicast` (TMA loads under a cluster).
+    multicast: Option<Span>,
 }
 
 impl Parser {
@@ -90,6 +92,12 @@ impl Parser {
                     let rep = m.swizzle.is_some();
                     m.swizzle = Some(self.angle_arg("swiz")?);
                     rep
+                }
+                "multicast" if allowed.contains(&"multicast") => {
+                    m.multicast.replace(name.span).is_some()
+                }
+                "multicast" => {
+                    return Err(self.error(super::cluster::multicast_not_tma(name.span, stmt)));
                 }
                 other => {
                     let names: Vec<&str> = allowed
@@ -184,7 +192,7 @@ impl Parser {
         let first = self.pos;
         let op = self.namespace_op("tma", TMA_OPS)?;
         let stmt = format!("tma.{}", op.name);
-        let m = self.modifiers(&stmt, &["async", "async<>", "swiz"])?;
+        let m = self.modifiers(&stmt, &["async", "async<>", "swiz", "multicast"])?;
         match (&bind, m.is_async, m.event) {
             (None, Some(span), None) => {
                 return Err(self.error(
@@ -206,7 +214,7 @@ impl Parser {
                 .map(|sw| (Ident::new("swiz", self.exprs.get_span(sw)), vec![sw]))
                 .into_iter()
                 .collect();
-            return Ok(self.add_stmt(
+            let id = self.add_stmt(
                 Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                     tma: true,
                     bind,
@@ -217,14 +225,16 @@ impl Parser {
                     after: None,
                 }),
                 span,
-            ));
+            );
+            self.multicast.extend(m.multicast.map(|sp| (id, sp)));
+            return Ok(id);
         }
         self.expect_semi("the copy")?;
         let span = match &bind {
             Some(b) => b.span.join(self.span_from(first)),
             None => self.span_from(first),
         };
-        Ok(self.add_stmt(
+        let id = self.add_stmt(
             Stmt::TmaCopy {
                 event: m.event,
                 swizzle: m.swizzle,
@@ -233,7 +243,9 @@ impl Parser {
                 bind,
             },
             span,
-        ))
+        );
+        self.multicast.extend(m.multicast.map(|sp| (id, sp)));
+        Ok(id)
     }
 
     /// `mma.<a>.<b> acc, a, b;`, `mma.store acc, dst;`, `mma.commit;` (unbound forms).

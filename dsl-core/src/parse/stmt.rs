@@ -358,6 +358,18 @@ impl Parser {
                 level_span: span,
             });
         }
+        if self.peek_ident() == Some("cluster") {
+            // `: cluster`: recorded here, taken out of the nest by `cluster::extract`.
+            let span = self.here();
+            self.bump();
+            self.cluster_levels.push(span);
+            return Ok(ParallelLevel {
+                vars,
+                extents,
+                level: Level::Block,
+                level_span: span,
+            });
+        }
         let (level, level_span) = self.level()?;
         Ok(ParallelLevel {
             vars,

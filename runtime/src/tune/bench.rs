@@ -1,17 +1,17 @@
 //! The worker's GPU state for one problem, built once and reused by every trial: the inputs,
-//! a poison-filled output, the cuBLAS reference (kept on the host in f64, chunked for
-//! `fullcheck.rs`), the cuBLAS handle, the cuBLAS timing and the device copy bandwidth. And the
-//! trial's steps: poison, launch once, download the full output; time (while the host verifies
-//! the download, see `worker.rs`).
+//! a poison-filled output, the cuBLAS reference (kept on the device, compared on the device
+//! by `fullcheck.rs`), the cuBLAS handle, the cuBLAS timing and the device copy bandwidth.
+//! And the trial's steps: poison, launch once, compare the full output; time.
 
+use crate::cache::ModuleCache;
 use crate::cublas_ref::{CublasRef, GemmCompute};
 use crate::device::{Device, guard};
 use crate::dtype::{DType, Element};
 use crate::tensor::DeviceTensor;
-use crate::timing::{Timing, TimingConfig, TimingError, time_gpu};
-use crate::verify::gemm_tolerance;
+use crate::timing::{Timing, TimingConfig, TimingError, probe_gpu, time_gpu};
+use crate::verify::{Verification, gemm_tolerance};
 
-use super::fullcheck::RefChunks;
+use super::fullcheck::DeviceCheck;
 
 use super::record::{ReferenceRecord, TimeStats};
 use super::target::Shape;
@@ -29,8 +29,9 @@ pub struct Bench<T: Element> {
     pub rhs: DeviceTensor<T>,
     /// The output `[M, N]`, poisoned before each launch.
     pub out: DeviceTensor<T>,
-    /// The reference measurement or output.
-    pub reference: RefChunks,
+    /// cuBLAS's output for the same inputs.
+    pub reference: DeviceTensor<T>,
+    check: DeviceCheck,
     /// The tolerance the comparison uses.
     pub tolerance: f64,
     cublas: CublasRef,
@@ -51,6 +52,7 @@ impl<T: Element> Bench<T> {
     /// measures it and the copy bandwidth.
     pub fn new(
         dev: &Device,
+        cache: &ModuleCache,
         shape: &Shape,
         acc: DType,
         timing: &TimingConfig,
@@ -66,12 +68,12 @@ impl<T: Element> Bench<T> {
         } else {
             GemmCompute::F32
         };
+        let mut reference = DeviceTensor::<T>::poisoned(dev, &[m, n]).map_err(|x| e(&x))?;
         cublas
-            .gemm_nt(&lhs, &rhs, &mut out, compute)
+            .gemm_nt(&lhs, &rhs, &mut reference, compute)
             .map_err(|x| e(&x))?;
         dev.synchronize().map_err(|x| e(&x))?;
-        let host = out.to_host().map_err(|x| e(&x))?;
-        let reference: Vec<f64> = host.iter().map(|v| v.to_f64()).collect();
+        let check = DeviceCheck::new(dev, cache, T::DTYPE)?;
         let flops = Some(shape.flops());
         let t = time_gpu(dev, timing, flops, || {
             cublas.gemm_nt(&lhs, &rhs, &mut out, compute)
@@ -97,7 +99,8 @@ impl<T: Element> Bench<T> {
             lhs,
             rhs,
             out,
-            reference: RefChunks::new(reference),
+            reference,
+            check,
             tolerance: gemm_tolerance(T::DTYPE, acc, T::DTYPE, k),
             cublas,
             compute,
@@ -136,12 +139,12 @@ impl<T: Element> Bench<T> {
         r.map_err(|e| StepError::Fault(e.to_string()))
     }
 
-    /// Runs `launch` once on a poisoned output, waits, and downloads the full output.
-    pub fn run_and_download(
+    /// Runs `launch` once on a poisoned output and waits: the first step of a trial.
+    pub fn run_once(
         &mut self,
         dev: &Device,
         launch: &dyn Fn() -> Result<(), Msg>,
-    ) -> Result<Vec<T>, StepError> {
+    ) -> Result<(), StepError> {
         self.poison(dev)?;
         if let Err(e) = launch() {
             // Refused at launch: the context is fine unless a sync says otherwise.
@@ -151,10 +154,15 @@ impl<T: Element> Bench<T> {
             });
         }
         dev.synchronize()
-            .map_err(|e| StepError::Fault(e.to_string()))?;
-        self.out
-            .to_host()
             .map_err(|e| StepError::Fault(e.to_string()))
+    }
+
+    /// Compares the full output of the last launch with the reference, on the device.
+    pub fn verify(&mut self, dev: &Device) -> Result<Verification, StepError> {
+        let (out, reference, tolerance) = (&self.out, &self.reference, self.tolerance);
+        self.check
+            .verify(dev, out, reference, tolerance)
+            .map_err(StepError::Fault)
     }
 
     /// Times cuBLAS on the same problem (into the output buffer).
@@ -170,6 +178,25 @@ impl<T: Element> Bench<T> {
             cublas.gemm_nt(lhs, rhs, out, compute)
         })
         .map_err(|e| e.to_string())
+    }
+
+    /// The early stop's probe: one warm-up call, then a few event-timed calls.
+    pub fn probe(
+        &self,
+        dev: &Device,
+        flops: f64,
+        launch: &dyn Fn() -> Result<(), Msg>,
+    ) -> Result<Timing, StepError> {
+        let cfg = TimingConfig {
+            warmup: 1,
+            runs: super::EARLY_STOP_PROBE_RUNS,
+        };
+        probe_gpu(dev, &cfg, Some(flops), launch).map_err(|e| match e {
+            TimingError::TooFewRuns { .. } | TimingError::BadSample(_) => {
+                StepError::Launch(e.to_string())
+            }
+            other => StepError::Fault(other.to_string()),
+        })
     }
 
     /// Times `launch` (warm-up, then `runs` event-timed calls).

@@ -31,7 +31,9 @@
 //! * `sweep.rs` — NVRTC on all cores (rayon, each compile under a watchdog) feeds a queue; one
 //!   lane per GPU (`lane.rs`) runs each config in its worker (`worker.rs` with `bench.rs` for
 //!   GEMMs against cuBLAS, `job_worker.rs` for jobs against their reference): launch once on a
-//!   poisoned output, verify the full output, then warm-up and the median of ≥ 20 timed runs.
+//!   poisoned output, verify the full output (on the GPU for GEMMs, `fullcheck.rs`), then
+//!   warm-up and the median of ≥ 20 timed runs — unless the early stop's short probe shows
+//!   the config slower than the best so far by the margin ([`TuneOptions::early_stop`]).
 //!   Finalists are re-timed interleaved and verified again; the winner is picked with a noise
 //!   band (`winner.rs`).
 //! * Fault isolation: the worker is this executable re-launched with `TESSEL_TUNE_WORKER=1`
@@ -54,6 +56,9 @@
 
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// Timed runs of the early stop's probe ([`TuneOptions::early_stop`]).
+pub const EARLY_STOP_PROBE_RUNS: usize = 3;
 
 pub mod bench;
 pub mod cachedir;
@@ -85,7 +90,7 @@ pub use lane::WorkerCommand;
 pub use lookup::{problem_key, winner_for};
 pub use outcome::TuneOutcome;
 pub use protocol::TimingSpec;
-pub use record::{FailureKind, TrialRecord, WinnerRecord};
+pub use record::{FailureKind, TrialPhases, TrialRecord, WinnerRecord};
 pub use strategy::{Budget, Strategy};
 pub use target::{CudaTemplate, Shape, Target, TuneSource};
 pub use worker::{worker_main, worker_main_if_requested, worker_main_jobs, worker_main_with};
@@ -133,6 +138,12 @@ pub struct TuneOptions {
     pub brief_timing: TimingSpec,
     /// Halving's second round.
     pub long_timing: TimingSpec,
+    /// Early stop: a config whose short probe (a warm-up and [`EARLY_STOP_PROBE_RUNS`] timed
+    /// runs) is slower than the best verified time of its GPU so far by more than this
+    /// fraction is not timed further; its record keeps the probe's time and says so
+    /// (`TrialRecord::early_stop_ms`). It cannot be the winner: the winner is at most the best
+    /// time so far. `None`: every config gets the full timing.
+    pub early_stop: Option<f64>,
     /// How many configs reach the interleaved final round.
     pub finalists: usize,
     /// Rounds of the final interleaved re-timing.
@@ -228,17 +239,21 @@ impl Default for TuneOptions {
             cache_dir: None,
             module_dir: None,
             timing: TimingSpec {
+                cutoff_ms: None,
                 warmup: 3,
                 runs: 20,
             },
             brief_timing: TimingSpec {
+                cutoff_ms: None,
                 warmup: 1,
                 runs: 20,
             },
             long_timing: TimingSpec {
+                cutoff_ms: None,
                 warmup: 5,
                 runs: 60,
             },
+            early_stop: Some(0.25),
             finalists: 3,
             retime_rounds: 11,
             noise_band: 0.02,

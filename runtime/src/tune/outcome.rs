@@ -64,6 +64,42 @@ pub struct TuneOutcome {
 }
 
 impl TuneOutcome {
+    /// Where the trials' time went on the workers, summed over the trials run in this sweep
+    /// (not those answered from the cache): `None` when no trial recorded its phases.
+    pub fn phase_line(&self) -> Option<String> {
+        let phases: Vec<_> = self.trials.iter().filter_map(|t| t.phases).collect();
+        if phases.is_empty() {
+            return None;
+        }
+        let sum = |f: fn(&super::TrialPhases) -> f64| phases.iter().map(f).sum::<f64>() / 1e3;
+        let n = phases.len() as f64;
+        let total = sum(super::TrialPhases::total_ms);
+        let stopped = self
+            .trials
+            .iter()
+            .filter(|t| t.phases.is_some() && t.early_stop_ms.is_some())
+            .count();
+        let early = if stopped > 0 {
+            format!(
+                "; {stopped} stopped early (a {}-run probe slower than the best so far by the early-stop margin)",
+                super::EARLY_STOP_PROBE_RUNS
+            )
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "trials   {} run on the workers, {:.1} s ({:.0} ms each): load {:.1} s, first launch {:.1} s, full-output check {:.1} s, timing {:.1} s{}",
+            phases.len(),
+            total,
+            1e3 * total / n,
+            sum(|p| p.load_ms),
+            sum(|p| p.run_ms),
+            sum(|p| p.verify_ms),
+            sum(|p| p.time_ms),
+            early,
+        ))
+    }
+
     /// Per config, its full-phase trial if any, else its brief one.
     pub fn latest(&self) -> Vec<&TrialRecord> {
         let mut by: BTreeMap<&ConfigMap, &TrialRecord> = BTreeMap::new();
@@ -143,7 +179,10 @@ impl TuneOutcome {
                 vec![
                     format!("{}{}", i + 1, if win == Some(&t.config) { "*" } else { "" }),
                     self.label(&t.config),
-                    format!("{:.4}", t.median_ms().unwrap_or(f64::NAN)),
+                    match t.early_stop_ms {
+                        Some(_) => format!("{:.4} (probe)", t.median_ms().unwrap_or(f64::NAN)),
+                        None => format!("{:.4}", t.median_ms().unwrap_or(f64::NAN)),
+                    },
                     format!("{:.1}", tf.unwrap_or(f64::NAN)),
                     opt(self.pct_cublas(tf).map(|p| format!("{p:.1}%"))),
                     opt(t.registers),
@@ -284,6 +323,7 @@ impl TuneOutcome {
                 "min_ms",
                 "max_ms",
                 "runs",
+                "early_stop_ms",
                 "tflops",
                 "pct_cublas",
                 "registers",
@@ -319,6 +359,7 @@ impl TuneOutcome {
                 num(tm.map(|x| x.min_ms)),
                 num(tm.map(|x| x.max_ms)),
                 some(tm.map(|x| x.runs.to_string())),
+                num(t.early_stop_ms),
                 num(t.tflops()),
                 num(self.pct_cublas(t.tflops())),
                 some(t.registers.map(|x| x.to_string())),

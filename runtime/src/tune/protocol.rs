@@ -41,12 +41,16 @@ pub struct JobRef {
 }
 
 /// How many calls to make when timing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimingSpec {
     /// Untimed calls first.
     pub warmup: usize,
     /// Timed calls.
     pub runs: usize,
+    /// Early stop: when set, a short probe comes first, and a config whose probe median is
+    /// above this many milliseconds is not timed further (see [`super::TuneOptions::early_stop`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cutoff_ms: Option<f64>,
 }
 
 /// Parent → worker.
@@ -170,6 +174,7 @@ mod tests {
             id: 1,
             config: ConfigMap::new(),
             timing: TimingSpec {
+                cutoff_ms: None,
                 warmup: 3,
                 runs: 20,
             },
@@ -178,5 +183,35 @@ mod tests {
         };
         let back: Request = serde_json::from_str(&encode_request(&q)).unwrap();
         assert_eq!(back, q);
+    }
+
+    #[test]
+    fn an_early_stop_cutoff_travels_and_older_requests_have_none() {
+        let q = Request::Trial {
+            id: 2,
+            config: ConfigMap::new(),
+            timing: TimingSpec {
+                warmup: 3,
+                runs: 20,
+                cutoff_ms: Some(1.875),
+            },
+            reject_spills: true,
+            brief: false,
+        };
+        let back: Request = serde_json::from_str(&encode_request(&q)).unwrap();
+        assert_eq!(back, q);
+        let old: TimingSpec = serde_json::from_str(r#"{"warmup":3,"runs":20}"#).unwrap();
+        assert_eq!(old.cutoff_ms, None);
+        // A record that stopped early says so, and a cache line without the field reads as
+        // a full timing.
+        let mut rec = TrialRecord::new(ConfigMap::new(), Phase::Full);
+        rec.early_stop_ms = Some(1.875);
+        let line = serde_json::to_string(&rec).unwrap();
+        assert!(line.contains("early_stop_ms"));
+        let plain =
+            serde_json::to_string(&TrialRecord::new(ConfigMap::new(), Phase::Full)).unwrap();
+        assert!(!plain.contains("early_stop_ms") && !plain.contains("phases"));
+        let back: TrialRecord = serde_json::from_str(&plain).unwrap();
+        assert_eq!(back.early_stop_ms, None);
     }
 }

@@ -2,7 +2,6 @@
 //! [`ReferenceRecord`] and the [`WinnerRecord`]. The same types travel over the worker protocol
 //! and are stored in the cache, so a trial measured in a worker is written exactly as received.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -97,7 +96,7 @@ pub mod float {
 }
 
 /// A configuration: tunable name → value (sorted by name, so equal configs compare equal).
-pub type ConfigMap = BTreeMap<String, i64>;
+pub type ConfigMap = dsl_core::tunable::ConfigValues;
 
 /// Why a configuration has no time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -271,6 +270,34 @@ pub struct TrialRecord {
     /// resume).
     #[serde(default = "one")]
     pub attempts: u32,
+    /// Set when the early stop skipped the full timing: the cutoff (ms) the probe's median
+    /// exceeded. `time` then holds the probe's few runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_stop_ms: Option<f64>,
+    /// Where the trial's wall time went, on the worker (absent in records of older caches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<TrialPhases>,
+}
+
+/// The wall time of one trial's steps on the worker, in milliseconds: what a sweep's time is
+/// made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrialPhases {
+    /// Preparing the launch: the module (from the compile cache), its arguments.
+    pub load_ms: f64,
+    /// Poisoning the output, the first launch and its completion.
+    pub run_ms: f64,
+    /// Comparing the full output with the reference.
+    pub verify_ms: f64,
+    /// Warm-up and timed launches.
+    pub time_ms: f64,
+}
+
+impl TrialPhases {
+    /// The sum of the phases.
+    pub fn total_ms(&self) -> f64 {
+        self.load_ms + self.run_ms + self.verify_ms + self.time_ms
+    }
 }
 
 fn one() -> u32 {
@@ -293,6 +320,8 @@ impl TrialRecord {
             error: None,
             gpu: None,
             attempts: 1,
+            early_stop_ms: None,
+            phases: None,
         }
     }
 
@@ -379,10 +408,4 @@ pub struct WinnerRecord {
     pub cublas: Option<TimeStats>,
 }
 
-/// `NAME=V NAME=V` in name order.
-pub fn config_text(c: &ConfigMap) -> String {
-    c.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use dsl_core::tunable::config_text;

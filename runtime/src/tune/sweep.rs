@@ -521,12 +521,20 @@ impl Tuner {
     ) {
         let mut id = 0u64;
         let mut setup_failures = 0;
+        // The best verified full timing of this lane so far: the early stop's reference.
+        let mut best: Option<f64> = None;
         while let Some(l) = queue.pop() {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 let _ = tx.send(Event::OverBudget);
                 continue;
             }
             id += 1;
+            let mut timing = timing;
+            if phase == Phase::Full
+                && let (Some(margin), Some(b)) = (self.opts.early_stop, best)
+            {
+                timing.cutoff_ms = Some(b * (1.0 + margin));
+            }
             let req = Request::Trial {
                 id,
                 config: l.config.clone(),
@@ -595,6 +603,11 @@ impl Tuner {
                     continue;
                 }
             };
+            if rec.early_stop_ms.is_none()
+                && let Some(m) = rec.median_ms()
+            {
+                best = Some(best.map_or(m, |b| b.min(m)));
+            }
             let _ = tx.send(Event::Record(rec));
         }
     }

@@ -8,7 +8,6 @@
 //! Every target computes a GEMM `out[M,N] = lhs[M,K] · rhs[N,K]^T` (row-major, "NT"), which is
 //! what the worker verifies against cuBLAS.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use dsl_core::check::{self, Config, Limits, Problem};
@@ -107,16 +106,8 @@ impl TuneSource {
     }
 }
 
-/// One tunable of a target.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tunable {
-    /// The template parameter's name.
-    pub name: String,
-    /// The values the sweep may try (a single value once pinned).
-    pub domain: Vec<i64>,
-    /// The value used when nothing is tuned (the pinned value once pinned).
-    pub default: i64,
-}
+/// One tunable of a target: the type every stage after the parser shares.
+pub use dsl_core::tunable::Tunable;
 
 /// Why the legality filter removed a config: the checker's diagnostic code (`E0501` …, or the
 /// tuner's own `T01xx` for TMA boxes and launch-time restrictions) and its message.
@@ -161,19 +152,6 @@ pub struct Target {
     job_dtypes: Option<String>,
 }
 
-fn rt_dtype(d: ir::DType) -> Option<DType> {
-    match d {
-        ir::DType::F16 => Some(DType::F16),
-        ir::DType::BF16 => Some(DType::BF16),
-        ir::DType::F32 => Some(DType::F32),
-        ir::DType::F8E4M3 => Some(DType::F8E4M3),
-        ir::DType::F8E5M2 => Some(DType::F8E5M2),
-        ir::DType::S8 => Some(DType::S8),
-        ir::DType::I32 => Some(DType::S32),
-        _ => None,
-    }
-}
-
 impl Target {
     /// A DSL kernel and dtype variant (parsed, checked, lowered and emitted once).
     pub fn dsl(def: &'static KernelDef, variant: Variant) -> Result<Target, TuneError> {
@@ -186,7 +164,7 @@ impl Target {
             ));
         }
         let dt = |i: usize| {
-            rt_dtype(params[i].dtype).ok_or_else(|| bad(format!("dtype {}", params[i].dtype)))
+            DType::from_ir(params[i].dtype).ok_or_else(|| bad(format!("dtype {}", params[i].dtype)))
         };
         let (input, output) = (dt(0)?, dt(2)?);
         if !matches!(input, DType::F16 | DType::BF16) || dt(1)? != input || output != input {
@@ -194,20 +172,11 @@ impl Target {
                 "the tuner runs f16 or bf16 GEMMs whose output has the input dtype, not {input} → {output}"
             )));
         }
-        let acc = rt_dtype(acc_dtype(&prepared.module)).unwrap_or(DType::F32);
+        let acc = DType::from_ir(acc_dtype(&prepared.module)).unwrap_or(DType::F32);
         Ok(Target {
             source: TuneSource::Dsl(def),
             variant,
-            tunables: prepared
-                .kernel
-                .tunables
-                .iter()
-                .map(|t| Tunable {
-                    name: t.name.clone(),
-                    domain: t.domain.clone(),
-                    default: t.default,
-                })
-                .collect(),
+            tunables: prepared.kernel.tunables.iter().cloned().collect(),
             cuda: prepared.cuda.clone(),
             input,
             acc,
@@ -242,19 +211,10 @@ impl Target {
         Ok(Target {
             source: TuneSource::Dsl(job.kernel),
             variant: job.variant,
-            tunables: prepared
-                .kernel
-                .tunables
-                .iter()
-                .map(|t| Tunable {
-                    name: t.name.clone(),
-                    domain: t.domain.clone(),
-                    default: t.default,
-                })
-                .collect(),
+            tunables: prepared.kernel.tunables.iter().cloned().collect(),
             cuda: prepared.cuda.clone(),
             input: first,
-            acc: rt_dtype(acc_dtype(&prepared.module)).unwrap_or(DType::F32),
+            acc: DType::from_ir(acc_dtype(&prepared.module)).unwrap_or(DType::F32),
             output: out,
             prepared: Some(prepared),
             pinned: ConfigMap::new(),
@@ -268,15 +228,7 @@ impl Target {
         Target {
             source: TuneSource::Cuda(t),
             variant: Variant::default(),
-            tunables: t
-                .tunables
-                .iter()
-                .map(|d| Tunable {
-                    name: d.name.to_string(),
-                    domain: d.domain.to_vec(),
-                    default: d.default,
-                })
-                .collect(),
+            tunables: t.tunables.iter().map(Tunable::from).collect(),
             cuda: t.source.to_string(),
             input: DType::F16,
             acc: DType::F32,
@@ -510,7 +462,7 @@ fn check_dsl(
             out.push(reject("T0101", "a TMA box does not evaluate".into()));
             continue;
         };
-        let dtype = rt_dtype(params[*param].dtype).unwrap_or(DType::F16);
+        let dtype = DType::from_ir(params[*param].dtype).unwrap_or(DType::F16);
         let (rows, cols) = match dims.get(*param).map(Vec::as_slice) {
             Some([r, c]) => (*r, *c),
             _ => (1, 1),
@@ -606,20 +558,9 @@ pub fn acc_dtype(m: &ir::Module) -> ir::DType {
 
 /// Every config of the cross product of the tunables' domains, first tunable slowest.
 pub fn cross_product(tunables: &[Tunable]) -> Vec<ConfigMap> {
-    let mut out = vec![BTreeMap::new()];
-    for t in tunables {
-        let mut next = Vec::with_capacity(out.len() * t.domain.len());
-        for c in &out {
-            for &v in &t.domain {
-                let mut c = c.clone();
-                c.insert(t.name.clone(), v);
-                next.push(c);
-            }
-        }
-        out = next;
-    }
-    out
+    dsl_core::tunable::cross_product(tunables, None)
 }
+
 /// CUDA text without `//` comments, trailing blanks and empty lines (tessel's generated CUDA
 /// has no `//` inside string literals).
 pub fn code_only(cu: &str) -> String {

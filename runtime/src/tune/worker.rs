@@ -8,6 +8,7 @@
 //! returns at once in a normal run and never returns in a worker.
 
 use std::io::{BufRead, Write};
+use std::time::Instant;
 
 use dsl_core::check::{Config, Problem};
 use dsl_core::def::{KernelDef, Variant};
@@ -27,7 +28,7 @@ use super::job_worker::JobSession;
 use super::probe::GpuInfo;
 use super::protocol::{JobRef, Reply, Request, TargetSpec, TimingSpec, WORKER_ENV, encode_reply};
 use super::record::{
-    ConfigMap, FailureKind, Phase, RetimeEntry, TimeStats, TrialRecord, VerifyRecord,
+    ConfigMap, FailureKind, Phase, RetimeEntry, TimeStats, TrialPhases, TrialRecord, VerifyRecord,
 };
 use super::target::{Shape, Target, TuneSource};
 use crate::timing::median;
@@ -373,10 +374,14 @@ impl Worker<'_> {
             warmup: timing.warmup,
             runs: timing.runs,
         };
+        let cache = match module_dir {
+            Some(d) => ModuleCache::with_dir(d),
+            None => ModuleCache::in_memory(),
+        };
         let (bench, reference) = match target.input {
-            DType::F16 => Bench::<f16>::new(&dev, &shape, target.acc, &tc)
+            DType::F16 => Bench::<f16>::new(&dev, &cache, &shape, target.acc, &tc)
                 .map(|(b, r)| (AnyBench::F16(b), r))?,
-            DType::BF16 => Bench::<bf16>::new(&dev, &shape, target.acc, &tc)
+            DType::BF16 => Bench::<bf16>::new(&dev, &cache, &shape, target.acc, &tc)
                 .map(|(b, r)| (AnyBench::BF16(b), r))?,
             other => return Err(format!("worker: {other} inputs are not supported")),
         };
@@ -398,10 +403,7 @@ impl Worker<'_> {
             shape,
             problem,
             gpu,
-            cache: match module_dir {
-                Some(d) => ModuleCache::with_dir(d),
-                None => ModuleCache::in_memory(),
-            },
+            cache,
             bench,
         });
         Ok(ready)
@@ -489,10 +491,13 @@ impl Session {
     ) -> TrialRecord {
         let mut rec = TrialRecord::new(config.clone(), phase);
         rec.gpu = Some(self.gpu);
+        let mut phases = TrialPhases::default();
+        let clock = Instant::now();
         let l = match self.load(&config, &mut rec) {
             Ok(l) => l,
             Err((kind, msg)) => return rec.failed(kind, msg),
         };
+        phases.load_ms = ms_since(clock);
         if reject_spills && rec.spill_bytes.unwrap_or(0) > 0 {
             let msg = format!(
                 "ptxas: {} B of spills at {} registers",
@@ -508,14 +513,17 @@ impl Session {
         };
         let flops = self.shape.flops();
         let dev = &self.dev;
+        let cutoff = timing.cutoff_ms;
         let result = match &mut self.bench {
-            AnyBench::F16(b) => run_trial(b, dev, &launch, &tc, flops),
-            AnyBench::BF16(b) => run_trial(b, dev, &launch, &tc, flops),
+            AnyBench::F16(b) => run_trial(b, dev, &launch, &tc, cutoff, flops, &mut phases),
+            AnyBench::BF16(b) => run_trial(b, dev, &launch, &tc, cutoff, flops, &mut phases),
         };
+        rec.phases = Some(phases);
         match result {
-            Ok((v, t)) => {
+            Ok((v, t, stopped)) => {
                 rec.verification = Some(v);
                 rec.time = Some(t);
+                rec.early_stop_ms = stopped;
                 rec
             }
             Err((kind, msg, v)) => {
@@ -616,49 +624,68 @@ fn reverify<T: Element>(
     dev: &Device,
     launch: &dyn Fn() -> Result<(), Msg>,
 ) -> Result<bool, StepError> {
-    let host = b.run_and_download(dev, launch)?;
-    Ok(b.reference.verify(&host, b.tolerance).passed())
+    b.run_once(dev, launch)?;
+    Ok(b.verify(dev)?.passed())
 }
 
-type TrialResult = Result<(VerifyRecord, TimeStats), (FailureKind, String, Option<VerifyRecord>)>;
+/// A verified trial's record, time and early-stop cutoff (when the probe exceeded it), or
+/// the failure.
+type TrialResult =
+    Result<(VerifyRecord, TimeStats, Option<f64>), (FailureKind, String, Option<VerifyRecord>)>;
 
-/// One launch on a poisoned output and its download; then the timing on the GPU while a
-/// host thread verifies the download (the time counts only if the verification passes).
+/// One launch on a poisoned output, its full output compared with the reference on the
+/// device, then the timing (the time counts only if the verification passed). `phases`
+/// receives each step's wall time.
 fn run_trial<T: Element>(
     b: &mut Bench<T>,
     dev: &Device,
     launch: &dyn Fn() -> Result<(), Msg>,
     tc: &TimingConfig,
+    cutoff_ms: Option<f64>,
     flops: f64,
+    phases: &mut TrialPhases,
 ) -> TrialResult {
     let kind = |e: StepError| match e {
         StepError::Launch(m) => (FailureKind::LaunchError, m),
         StepError::Fault(m) => (FailureKind::CudaFault, m),
     };
-    let host = b.run_and_download(dev, launch).map_err(|e| {
+    let clock = Instant::now();
+    b.run_once(dev, launch).map_err(|e| {
         let (k, m) = kind(e);
         (k, m, None)
     })?;
-    let (reference, tolerance) = (&b.reference, b.tolerance);
-    let (v, t) = std::thread::scope(|s| {
-        let check = s.spawn(|| reference.verify(&host, tolerance));
-        let t = b.time(dev, tc, flops, launch);
-        (check.join().ok(), t)
-    });
-    let vr = v.as_ref().map(VerifyRecord::from);
-    match (v, t) {
-        // A sticky error first: the worker must exit whatever the verification said.
-        (_, Err(StepError::Fault(m))) => Err((FailureKind::CudaFault, m, vr)),
-        (Some(v), _) if !v.passed() => Err((FailureKind::WrongResult, v.to_string(), vr)),
-        (None, _) => Err((
-            FailureKind::WrongResult,
-            "the verification thread panicked".into(),
-            None,
-        )),
-        (_, Err(e)) => {
-            let (k, m) = kind(e);
-            Err((k, m, vr))
-        }
-        (Some(v), Ok(t)) => Ok((VerifyRecord::from(&v), TimeStats::from(&t))),
+    phases.run_ms = ms_since(clock);
+    let clock = Instant::now();
+    let v = b.verify(dev).map_err(|e| {
+        let (k, m) = kind(e);
+        (k, m, None)
+    })?;
+    phases.verify_ms = ms_since(clock);
+    let vr = VerifyRecord::from(&v);
+    if !v.passed() {
+        return Err((FailureKind::WrongResult, v.to_string(), Some(vr)));
     }
+    let clock = Instant::now();
+    let t = match cutoff_ms {
+        Some(cutoff) => match b.probe(dev, flops, launch) {
+            Ok(p) if p.median_ms > cutoff => Ok((p, Some(cutoff))),
+            Ok(_) => b.time(dev, tc, flops, launch).map(|t| (t, None)),
+            Err(e) => Err(e),
+        },
+        None => b.time(dev, tc, flops, launch).map(|t| (t, None)),
+    };
+    phases.time_ms = ms_since(clock);
+    match t {
+        Err(StepError::Fault(m)) => Err((FailureKind::CudaFault, m, Some(vr))),
+        Err(e) => {
+            let (k, m) = kind(e);
+            Err((k, m, Some(vr)))
+        }
+        Ok((t, stopped)) => Ok((vr, TimeStats::from(&t), stopped)),
+    }
+}
+
+/// Milliseconds since `t`.
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }

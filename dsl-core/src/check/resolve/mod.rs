@@ -138,6 +138,9 @@ impl R<'_> {
         if let Some(p) = m.promote {
             self.expr(p, Want::Value, false);
         }
+        for &e in m.cluster_level.iter().flat_map(|c| &c.extents) {
+            self.expr(e, Want::Value, false);
+        }
         for (pi, p) in m.kernel.params.iter().enumerate() {
             scope
                 .entry(p.name.name.clone())
@@ -169,6 +172,9 @@ impl R<'_> {
     }
 
     fn unknown(&mut self, name: &str, span: Span, want: Want) {
+        if crate::check::cluster::is_cluster_var(self.m, name) {
+            return; // a block's coordinate in its cluster: the lowering gate reports it
+        }
         self.suggestions += 1;
         let visible = if self.suggestions <= MAX_SUGGESTIONS {
             self.visible()
