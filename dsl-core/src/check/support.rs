@@ -22,7 +22,6 @@ pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::F8,
     codes::NO_BLOCK,
     codes::NOT_LOWERED_MN_MAJOR,
-    codes::NOT_LOWERED_STORE_GLOBAL,
     codes::WGMMA_K_SPLIT,
 ];
 
@@ -96,6 +95,35 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 span,
                 "`mma` under a `: group` level (warp-level tensor cores)",
             )),
+            Stmt::MmaStore { acc, dst, .. } => {
+                // The fragment is written through shared memory (stmatrix / shared stores), so
+                // a global destination (a parameter, viewed) is not lowered.
+                let mut root = *dst;
+                while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
+                    root = *base;
+                }
+                if let Expr::Name(n) = &m.exprs[root]
+                    && m.kernel
+                        .params
+                        .iter()
+                        .any(|p| &p.name.name == n && !p.shape.is_empty())
+                {
+                    diags.push(
+                        not_lowered(
+                            codes::NOT_LOWERED_STORE_GLOBAL,
+                            m.expr_span(*dst),
+                            &format!(
+                                "`mma.store` of `{}` straight into the global tensor `{n}`",
+                                acc.name
+                            ),
+                        )
+                        .with_help(format!(
+                            "store into a shared tile (`mma.store {}, out_s;`) and `tma.copy` it to global memory",
+                            acc.name
+                        )),
+                    );
+                }
+            }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
                 space,
