@@ -109,7 +109,8 @@ fn check_ok_implies_emit_ok_implies_nvrtc_compiles() {
         let Ok(parsed) = dsl_core::parse::parse_str(&src, Some(&what)) else {
             continue;
         };
-        let m = parsed.module;
+        // The launch form, which `tessel emit`, the runtime and the macro lower.
+        let m = dsl_core::lower::launch_form(parsed.module);
         let mut to_compile = COMPILED;
         for cfg in sample_configs(&m, CHECKED, 0x7e55e1 + i as u64) {
             let Ok(info) = check::check_config(&m, &cfg, None, &Limits::default()) else {

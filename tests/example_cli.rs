@@ -9,7 +9,7 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 26] = [
+const EXAMPLES: [&str; 27] = [
     "autotune_first_use",
     "bench",
     "frontend_limits",
@@ -33,6 +33,7 @@ const EXAMPLES: [&str; 26] = [
     "v0_naive",
     "v1_shared",
     "v2_tma_wgmma",
+    "v2_warp_mma",
     "v3_warpspec",
     "v4_fp8",
     "v4_tuned",

@@ -30,10 +30,13 @@ fn freeze_tunables(src: &str) -> String {
         .join("\n")
 }
 
+/// `src` parsed, in its launch form (what `tessel` and the macro lower).
 fn parse(src: &str, what: &str) -> Module {
-    dsl_core::parse::parse_str(src, Some(what))
-        .unwrap_or_else(|d| panic!("{what} does not parse:\n{d}"))
-        .module
+    dsl_core::lower::launch_form(
+        dsl_core::parse::parse_str(src, Some(what))
+            .unwrap_or_else(|d| panic!("{what} does not parse:\n{d}"))
+            .module,
+    )
 }
 
 /// Lowers, emits and compiles `m` (which has no tunables); returns the kernel's path.

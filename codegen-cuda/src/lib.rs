@@ -130,6 +130,13 @@ pub fn emit(e: &Emit) -> String {
         title: &format!("tessel kernel `{}`", k.dsl_name),
         source: e.source,
         path_desc: match k.path {
+            KernelPath::Simt
+                if dsl_core::lower::WARP_MMA_HELPERS
+                    .iter()
+                    .any(|h| body.calls.contains(*h)) =>
+            {
+                "SIMT with warp-level tensor cores (mma.sync, ldmatrix, cp.async tile copies)"
+            }
             KernelPath::Simt => "SIMT (scalar FMA, cp.async tile copies)",
             KernelPath::Hopper => "Hopper (TMA + WGMMA + mbarrier)",
         },

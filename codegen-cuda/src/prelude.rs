@@ -12,6 +12,8 @@ const SM90_HOPPER: &str = include_str!("../cuda/sm90_hopper.cuh");
 const GLUE_COMMON: &str = include_str!("../cuda/lowering/common.cuh");
 const GLUE_SIMT: &str = include_str!("../cuda/lowering/simt.cuh");
 const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
+const GLUE_SIMT_STORE: &str = include_str!("../cuda/lowering/simt_store.cuh");
+const GLUE_WARP_MMA: &str = include_str!("../cuda/lowering/warp_mma.cuh");
 
 /// The helpers of `lowering/simt_tiles.cuh`: the section is included when the body calls one.
 const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
@@ -60,6 +62,22 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "register tiles, vector copies, warp reductions (lowering/simt_tiles.cuh)",
                     text: body(GLUE_SIMT_TILES),
+                });
+            }
+            if calls.contains(dsl_core::lower::SIMT_S2G) {
+                s.push(Section {
+                    name: "shared → global tile store (lowering/simt_store.cuh)",
+                    text: body(GLUE_SIMT_STORE),
+                });
+            }
+            // Only kernels with warp-level `mma` get the mma.sync / ldmatrix helpers.
+            if dsl_core::lower::WARP_MMA_HELPERS
+                .iter()
+                .any(|h| calls.contains(*h))
+            {
+                s.push(Section {
+                    name: "warp-level tensor cores: mma.sync, ldmatrix (lowering/warp_mma.cuh)",
+                    text: body(GLUE_WARP_MMA),
                 });
             }
         }

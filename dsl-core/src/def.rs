@@ -52,9 +52,10 @@ impl KernelDef {
         tunables: &[],
     };
 
-    /// Parses the DSL text again.
+    /// Parses the DSL text again, in its launch form (a body-declared output is a parameter,
+    /// as in [`KernelDef::params`]).
     pub fn module(&self) -> Result<Module, Diagnostics> {
-        crate::parse::parse_str(self.dsl, self.file).map(|p| p.module)
+        crate::parse::parse_str(self.dsl, self.file).map(|p| crate::lower::launch_form(p.module))
     }
 
     pub fn default_config(&self) -> Config {

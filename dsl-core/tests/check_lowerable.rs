@@ -81,16 +81,28 @@ fn async_copy_into_registers() {
 
 #[test]
 fn copy_directions_without_a_lowering() {
-    let b = "    dma.copy s => c.subspan(32, 32).at(bm, 0);";
-    rejects(&simt("", b), c::COPY_DIRECTION, "dma.copy s");
     let b = "    shared f32 [32, 32] s2;\n    dma.copy s => s2;";
     rejects(&simt("", b), c::COPY_DIRECTION, "dma.copy s");
 }
 
 #[test]
-fn cooperative_copy_of_a_1d_tile() {
-    let b = "    shared f32 [32] s1;\n    dma.copy x.subspan(32).at(bm) => s1;";
-    rejects(&simt("", b), c::SHARED_COPY_RANK, "dma.copy x");
+fn shared_to_global_copies_are_synchronous_and_untransposed() {
+    check(&simt("", "    dma.copy s => c.subspan(32, 32).at(bm, 0);")).unwrap();
+    let b = "    dma.copy.async s => c.subspan(32, 32).at(bm, 0);";
+    rejects(&simt("", b), c::ASYNC_STORE, "dma.copy.async s");
+    let b = "    dma.copy s => c.subspan(32, 32).at(bm, 0).transpose();";
+    rejects(&simt("", b), c::STORE_TRANSPOSE, "dma.copy s");
+}
+
+#[test]
+fn cooperative_copies_of_1d_tiles_lower() {
+    let b = "    shared f32 [32] s1;\n    dma.copy x.subspan(32).at(bm) => s1;\n    dma.copy s1 => x.subspan(32).at(bm);";
+    check(&simt("", b)).unwrap();
+    let b = "    shared f32 [32] s1;\n    dma.copy x.subspan(32).at(bm) => s1.transpose();";
+    assert!(
+        check(&simt("", b)).is_err(),
+        "a 1-D tile has nothing to transpose"
+    );
 }
 
 #[test]

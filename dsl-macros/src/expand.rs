@@ -15,7 +15,14 @@ pub fn gemm_kernel(input: TokenStream) -> TokenStream {
     let table = dsl_core::parse::token_spans(input.clone());
     let origin = Origin::Tokens(&table);
     match dsl_core::parse::parse_tokens(input) {
-        Ok(p) => finish(&p.module, &dsl_text, None, &origin, TokenStream::new()),
+        // A body-declared output becomes a parameter of the launch (`launch_form`).
+        Ok(p) => finish(
+            &dsl_core::lower::launch_form(p.module),
+            &dsl_text,
+            None,
+            &origin,
+            TokenStream::new(),
+        ),
         Err(d) => stub(None, errors(&d.0, &origin)),
     }
 }
@@ -45,7 +52,13 @@ fn file_mode(rel: &str, lit: Span) -> TokenStream {
         const _: &[u8] = ::core::include_bytes!(#full_s);
     );
     match dsl_core::parse::parse_str(&text, Some(rel)) {
-        Ok(p) => finish(&p.module, &text, Some(rel), &origin, track),
+        Ok(p) => finish(
+            &dsl_core::lower::launch_form(p.module),
+            &text,
+            Some(rel),
+            &origin,
+            track,
+        ),
         Err(d) => stub(None, {
             let mut e = errors(&d.0, &origin);
             e.extend(track);

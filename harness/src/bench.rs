@@ -227,6 +227,12 @@ pub fn gemm_rows(
             for l in &rt.log {
                 eprintln!("regimes  {l}");
             }
+            let label = format!("{s}³ {input} acc {acc}");
+            for (name, t) in [("burst", &rt.burst), ("sustained", &rt.sustained)] {
+                for l in RegimeRow::report(name, &label, t) {
+                    eprintln!("regimes  {l}");
+                }
+            }
             Some(RegimeRatios {
                 burst: RegimeRow::ratio(&rt.burst),
                 sustained: RegimeRow::ratio(&rt.sustained),

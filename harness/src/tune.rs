@@ -86,9 +86,20 @@ pub fn restrict(
     sets: &[(String, i64)],
     kernel: &str,
 ) -> Result<Vec<String>, String> {
+    restrict_in(target, sweep, sets, kernel, &DEFAULT_SPACE)
+}
+
+/// [`restrict`] with another default sweep than [`DEFAULT_SPACE`] (a kernel of other tunables).
+pub fn restrict_in(
+    target: &mut Target,
+    sweep: Option<&[String]>,
+    sets: &[(String, i64)],
+    kernel: &str,
+    default: &[&str],
+) -> Result<Vec<String>, String> {
     let sweep: Vec<String> = sweep
         .map(<[String]>::to_vec)
-        .unwrap_or_else(|| DEFAULT_SPACE.iter().map(|s| s.to_string()).collect());
+        .unwrap_or_else(|| default.iter().map(|s| s.to_string()).collect());
     let names: Vec<(String, i64)> = target
         .tunables
         .iter()
@@ -119,12 +130,58 @@ pub fn tune_main(def: &'static KernelDef, example: &str, args: &[String]) -> i32
     exit::finish(example, run(def, example, &cli))
 }
 
+/// A GEMM example that runs its defaults (verified against cuBLAS and timed), or with `--tune`
+/// tunes `space` (the tunables swept unless `--sweep` names others) first and runs the winner.
+#[derive(clap::Parser, Debug)]
+#[command(
+    version,
+    about = "Runs a tessel GEMM kernel: writes its .cu, verifies it against cuBLAS over the full output and times both; with --tune, tunes it first in fault-isolated worker processes and runs the winner",
+    after_help = "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no GPU / CUDA driver, 4 other error."
+)]
+pub struct GemmTuneCli {
+    #[command(flatten)]
+    pub gemm: GemmArgs,
+    /// Tune before running: sweep the kernel's main tunables and run the fastest verified one
+    #[arg(long)]
+    pub tune: bool,
+    #[command(flatten)]
+    pub tuner: TuneArgs,
+}
+
+/// The `main` of a GEMM example with an optional `--tune` over `space`; returns the exit code.
+pub fn gemm_tune_main(
+    def: &'static KernelDef,
+    example: &str,
+    space: &[&str],
+    args: &[String],
+) -> i32 {
+    let cli = match exit::parse::<GemmTuneCli>(example, args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let result = if cli.tune {
+        run_in(def, example, &cli.gemm, &cli.tuner, space)
+    } else {
+        crate::gemm::run(def, example, &cli.gemm.opts(example))
+    };
+    exit::finish(example, result)
+}
+
 fn run(def: &'static KernelDef, example: &str, cli: &TuneCli) -> Result<bool, exit::Error> {
-    let f = &cli.tune;
-    let o = cli.gemm.opts(example);
+    run_in(def, example, &cli.gemm, &cli.tune, &DEFAULT_SPACE)
+}
+
+fn run_in(
+    def: &'static KernelDef,
+    example: &str,
+    gemm: &GemmArgs,
+    f: &TuneArgs,
+    space: &[&str],
+) -> Result<bool, exit::Error> {
+    let o = gemm.opts(example);
     let mut target = Target::dsl(def, o.variant).map_err(|e| e.to_string())?;
-    let sweep =
-        restrict(&mut target, f.sweep.as_deref(), &o.sets, def.name).map_err(exit::Error::Usage)?;
+    let sweep = restrict_in(&mut target, f.sweep.as_deref(), &o.sets, def.name, space)
+        .map_err(exit::Error::Usage)?;
     let color = f.color.clone().unwrap_or_else(|| {
         sweep
             .iter()

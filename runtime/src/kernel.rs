@@ -611,7 +611,7 @@ pub fn kernel_def_from_source(
 
 fn new_def(text: &str, file: Option<&str>) -> Result<&'static KernelDef, Diagnostics> {
     let parsed = dsl_core::parse::parse_str(text, file)?;
-    let m = parsed.module;
+    let m = dsl_core::lower::launch_form(parsed.module);
     let info = check::check(&m)?;
     let kernel = dsl_core::lower::lower(&m, &info)?;
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };

@@ -177,9 +177,199 @@ impl Contraction {
     }
 }
 
+/// An element-wise activation a kernel applies before its store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// None: the value itself.
+    Identity,
+    /// `max(x, 0)`.
+    Relu,
+    /// `x · Φ(x)` (the erf form).
+    Gelu,
+    /// `1 / (1 + e^-x)`.
+    Sigmoid,
+    /// `x / (1 + e^-x)`.
+    Silu,
+    /// `tanh x`.
+    Tanh,
+}
+
+impl Activation {
+    fn from_name(name: &str) -> Option<Activation> {
+        Some(match name {
+            "relu" => Activation::Relu,
+            "gelu" => Activation::Gelu,
+            "sigmoid" => Activation::Sigmoid,
+            "silu" => Activation::Silu,
+            "tanh" => Activation::Tanh,
+            _ => return None,
+        })
+    }
+
+    /// The activation in f64 (GELU in its erf form, as the kernel computes it).
+    pub fn apply(self, x: f64) -> f64 {
+        match self {
+            Activation::Identity => x,
+            Activation::Relu => x.max(0.0),
+            Activation::Gelu => 0.5 * x * (1.0 + libm_erf(x / std::f64::consts::SQRT_2)),
+            Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Activation::Silu => x / (1.0 + (-x).exp()),
+            Activation::Tanh => x.tanh(),
+        }
+    }
+}
+
+/// erf in f64, from the Chebyshev fit of erfc in Numerical Recipes (`erfcc`, |relative error|
+/// < 1.2e-7: ample for f16/f32 outputs). Written here because std has no erf and the reference
+/// needs nothing else from a math crate.
+fn libm_erf(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 { 1.0 - r } else { r - 1.0 }
+}
+
+/// What a kernel does to the contraction before its store, read from the store statement
+/// `out.at(…) = ACT(acc + bias.at(…))` (`ACT` one of [`Activation`] or none; the bias term
+/// optional, on either side of `+`): the output is `ACT(contraction + bias[d])`, `bias` a 1-D
+/// parameter over output dimension `d`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Epilogue {
+    /// The activation applied last.
+    pub activation: Activation,
+    /// The bias parameter's index and the output dimension it runs along.
+    pub bias: Option<(usize, String)>,
+}
+
+impl Epilogue {
+    /// The epilogue of the element stores into parameter `out` of `m`, when every store into
+    /// it has one recognized form (the same for all of them).
+    pub fn of(m: &dsl_core::ir::Module, out: usize) -> Option<Epilogue> {
+        use dsl_core::ir::{BinaryOp, Expr, Stmt, ViewOp};
+        let params = &m.kernel.params;
+        let out_name = &params[out].name.name;
+        let bias_of = |e: dsl_core::ir::ExprId| -> Option<(usize, String)> {
+            let Expr::View {
+                base,
+                op: ViewOp::At,
+                args,
+            } = &m.exprs[e]
+            else {
+                return None;
+            };
+            let Expr::Name(n) = &m.exprs[*base] else {
+                return None;
+            };
+            let i = params.iter().position(|p| &p.name.name == n)?;
+            (params[i].shape.len() == 1 && args.len() == 1)
+                .then(|| (i, m.expr_to_string(params[i].shape[0])))
+        };
+        let mut found: Option<Epilogue> = None;
+        for (_, st) in m.stmts.iter() {
+            let Stmt::Assign { target, value, .. } = st else {
+                continue;
+            };
+            let Expr::View { base, .. } = &m.exprs[*target] else {
+                continue;
+            };
+            if !matches!(&m.exprs[*base], Expr::Name(n) if n == out_name) {
+                continue;
+            }
+            let (activation, inner) = match &m.exprs[*value] {
+                Expr::Call { func, args } if args.len() == 1 => {
+                    (Activation::from_name(&func.name)?, args[0])
+                }
+                _ => (Activation::Identity, *value),
+            };
+            let bias = match &m.exprs[inner] {
+                Expr::Name(_) => None,
+                Expr::Binary {
+                    op: BinaryOp::Add,
+                    lhs,
+                    rhs,
+                } => match (&m.exprs[*lhs], &m.exprs[*rhs]) {
+                    (Expr::Name(_), _) => Some(bias_of(*rhs)?),
+                    (_, Expr::Name(_)) => Some(bias_of(*lhs)?),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let e = Epilogue { activation, bias };
+            match &found {
+                Some(f) if *f != e => return None,
+                _ => found = Some(e),
+            }
+        }
+        found
+    }
+
+    /// Whether the output is the plain contraction.
+    pub fn is_identity(&self) -> bool {
+        self.activation == Activation::Identity && self.bias.is_none()
+    }
+
+    /// The output at flat index `index` of the contraction `c` whose value there is `sum`.
+    pub fn apply(&self, c: &Contraction, bias: Option<&[f64]>, index: usize, sum: f64) -> f64 {
+        let mut x = sum;
+        if let (Some((_, dim)), Some(b)) = (&self.bias, bias) {
+            let mut rest = index;
+            for d in c.out.iter().rev() {
+                let coord = rest % c.sizes[d];
+                rest /= c.sizes[d];
+                if d == dim {
+                    x += b[coord];
+                    break;
+                }
+            }
+        }
+        self.activation.apply(x)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn activations_match_their_definitions() {
+        assert_eq!(Activation::Relu.apply(-2.0), 0.0);
+        assert!((libm_erf(0.5) - 0.520_499_877_8).abs() < 1e-6);
+        assert!((libm_erf(-1.5) + 0.966_105_146_5).abs() < 1e-6);
+        assert!((Activation::Gelu.apply(1.0) - 0.841_344_746).abs() < 1e-6);
+        assert!((Activation::Sigmoid.apply(0.0) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_epilogue_is_read_from_the_store() {
+        let src = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gemm_bias_gelu.co"),
+        )
+        .unwrap();
+        let m = dsl_core::parse::parse_str(&src, None).unwrap().module;
+        let e = Epilogue::of(&m, 3).expect("recognized");
+        assert_eq!(e.activation, Activation::Gelu);
+        assert_eq!(e.bias, Some((2, "N".to_string())));
+        let c = Contraction::new(
+            &s(&["M", "K"]),
+            &s(&["N", "K"]),
+            &s(&["M", "N"]),
+            &sizes(&[("M", 2), ("N", 3), ("K", 4)]),
+        )
+        .unwrap();
+        // Output (1, 2): the bias of column 2.
+        let want = Activation::Gelu.apply(1.0 + 30.0);
+        assert!((e.apply(&c, Some(&[10.0, 20.0, 30.0]), 5, 1.0) - want).abs() < 1e-12);
+    }
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()

@@ -1,6 +1,7 @@
 //! `tessel run FILE.co --shape M=…,N=…,K=… [--set NAME=V] [--dtype …] [--acc …] [--runs R]`:
 //! on GPU 0, random inputs, the output verified against the reference its signature describes
-//! (`reference.rs`), and the kernel timed — against cuBLAS when cuBLAS computes the same thing.
+//! (`reference.rs`: a contraction, with the epilogue its stores apply — a bias parameter, an
+//! activation), and the kernel timed — against cuBLAS when cuBLAS computes the same thing.
 //! Without a GPU: exit 3 and one sentence.
 
 use std::collections::BTreeMap;
@@ -19,7 +20,7 @@ use tessel_runtime::verify::{Verification, gemm_tolerance, verify, verify_f64};
 
 use super::exit;
 use super::gpu::{ProblemArgs, kernel_def, open_device};
-use super::reference::{Contraction, GemmLayout};
+use super::reference::{Activation, Contraction, Epilogue, GemmLayout};
 use super::source::{Failure, Loaded};
 
 /// Arguments of `run`.
@@ -97,6 +98,9 @@ impl AnyTensor {
 pub(super) struct Signature {
     pub params: Vec<(String, DType, Vec<usize>)>,
     pub contraction: Contraction,
+    /// What the kernel does to the contraction before its store (a bias parameter between the
+    /// inputs and the output, an activation).
+    pub epilogue: Epilogue,
 }
 
 pub(super) fn signature(
@@ -162,14 +166,28 @@ pub(super) fn signature(
             ),
         )
     };
-    if params.len() != 3 {
-        return Err(no_reference(format!("has {} parameters", params.len())));
+    let last = params.len().saturating_sub(1);
+    let epilogue = Epilogue::of(m, last).unwrap_or(Epilogue {
+        activation: Activation::Identity,
+        bias: None,
+    });
+    match (params.len(), &epilogue.bias) {
+        (3, None) => {}
+        // `out = act(a · b + bias)`: the bias is the third parameter, along an output dimension.
+        (4, Some((2, dim))) if dims_of[last].contains(dim) => {}
+        (4, _) => {
+            return Err(no_reference(
+                "has 4 parameters, and its stores are not `act(acc + bias.at(…))` with the third one a 1-D bias along an output dimension".into(),
+            ));
+        }
+        (n, _) => return Err(no_reference(format!("has {n} parameters"))),
     }
     let contraction =
-        Contraction::new(&dims_of[0], &dims_of[1], &dims_of[2], &sizes).map_err(no_reference)?;
+        Contraction::new(&dims_of[0], &dims_of[1], &dims_of[last], &sizes).map_err(no_reference)?;
     Ok(Signature {
         params,
         contraction,
+        epilogue,
     })
 }
 
@@ -231,6 +249,7 @@ fn measure(
 
     let cublas_layout = c
         .gemm_layout()
+        .filter(|_| sig.epilogue.is_identity())
         .filter(|_| tensors[0].dtype() == tensors[1].dtype())
         .filter(|_| tessel_runtime::cublas_ref::check_types(input, output, compute).is_ok());
     let (verification, how, theirs) = match cublas_layout {
@@ -249,16 +268,28 @@ fn measure(
                 tensors[0].to_f64().map_err(|e| rt(&e))?,
                 tensors[1].to_f64().map_err(|e| rt(&e))?,
             );
+            let bias = match sig.epilogue.bias {
+                Some((p, _)) => Some(tensors[p].to_f64().map_err(|e| rt(&e))?),
+                None => None,
+            };
             let idx = c.sample(HOST_SAMPLES, 7);
-            let reference: Vec<f64> = idx.iter().map(|&i| c.at(&a, &b, i)).collect();
+            let reference: Vec<f64> = idx
+                .iter()
+                .map(|&i| sig.epilogue.apply(c, bias.as_deref(), i, c.at(&a, &b, i)))
+                .collect();
             let v = match out {
                 AnyTensor::F16(t) => sampled(t, &idx, &reference, tol),
                 AnyTensor::BF16(t) => sampled(t, &idx, &reference, tol),
                 AnyTensor::F32(t) => sampled(t, &idx, &reference, tol),
             }
             .map_err(|e| rt(&e))?;
+            let with = if sig.epilogue.is_identity() {
+                String::new()
+            } else {
+                format!(" with its epilogue ({:?})", sig.epilogue)
+            };
             let how = format!(
-                "against an f64 host reference at {} of {} outputs",
+                "against an f64 host reference{with} at {} of {} outputs",
                 idx.len(),
                 c.out_len()
             );

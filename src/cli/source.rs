@@ -122,7 +122,13 @@ impl Loaded {
         checks: Checks,
     ) -> Result<Loaded, Failure> {
         let file = args.file.clone();
-        let module = parsed.module;
+        // What is emitted and launched is the function's launch form (a body-declared output
+        // becomes a parameter); `check` and `ir` show the function as written.
+        let launch = dsl_core::lower::launch_form(parsed.module.clone());
+        let module = match checks {
+            Checks::Lowering => launch.clone(),
+            Checks::Language => parsed.module,
+        };
         let mut notes = parsed.notes;
         let mut config = Config::defaults(&module);
         for (k, v) in &args.sets {
@@ -148,6 +154,10 @@ impl Loaded {
             Checks::Lowering => check::check_config(&module, &config, None, &Limits::default()),
             Checks::Language => check::check_language(&module, &config, None, &Limits::default())
                 .map(|(info, gate)| {
+                    // What no lowering handles is judged on the launch form, which `emit` lowers.
+                    let gate = check::check_language(&launch, &config, None, &Limits::default())
+                        .map(|(_, g)| g)
+                        .unwrap_or(gate);
                     notes.extend(gate.0);
                     info
                 }),

@@ -210,9 +210,12 @@ pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
         path: req.path.to_string(),
         diags,
     };
-    let module = dsl_core::parse::parse_str(req.source, Some(req.path))
-        .map_err(dsl)?
-        .module;
+    // The launch form, as `tessel emit` lowers it (a body-declared output is a parameter).
+    let module = dsl_core::lower::launch_form(
+        dsl_core::parse::parse_str(req.source, Some(req.path))
+            .map_err(dsl)?
+            .module,
+    );
     let mut cfg = Config::defaults(&module);
     for (k, v) in &req.sets {
         if module.tunable(k).is_none() {

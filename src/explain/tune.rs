@@ -173,7 +173,8 @@ fn roofline_point(o: &TuneOutcome) -> Option<Roofline> {
 /// `gemm_kernel!` expands to); a `.co` text read at run time has none, so one is leaked per
 /// call: a few hundred bytes, once per page.
 fn target(source: &str, path: &str) -> Option<Target> {
-    let module = dsl_core::parse::parse_str(source, Some(path)).ok()?.module;
+    let module =
+        dsl_core::lower::launch_form(dsl_core::parse::parse_str(source, Some(path)).ok()?.module);
     let def: &'static KernelDef = Box::leak(Box::new(KernelDef {
         name: Box::leak(module.kernel.name.name.clone().into_boxed_str()),
         dsl: Box::leak(source.to_string().into_boxed_str()),

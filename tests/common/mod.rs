@@ -45,13 +45,16 @@ pub fn kernel_files() -> Vec<String> {
     names
 }
 
-/// `kernels/<name>.co` parsed (file mode, as `tessel` and `gemm_kernel!(file = …)` do).
+/// `kernels/<name>.co` parsed (file mode) in its launch form, as `tessel` and
+/// `gemm_kernel!(file = …)` take it.
 pub fn parse_kernel(name: &str) -> Module {
     let rel = format!("kernels/{name}.co");
     let text = read(&rel);
-    dsl_core::parse::parse_str(&text, Some(&rel))
+    let m = dsl_core::parse::parse_str(&text, Some(&rel))
         .unwrap_or_else(|d| panic!("{rel} does not parse:\n{d}"))
-        .module
+        .module;
+    // The launch form: a body-declared output is a parameter (what `tessel` lowers).
+    dsl_core::lower::launch_form(m)
 }
 
 /// Checks `m` for `cfg` (sm_90 limits) and lowers it.

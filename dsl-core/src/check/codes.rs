@@ -213,9 +213,11 @@ pub const NOT_LOWERED_VIEW: &str = "E1307";
 pub const TRIGGER_AFTER_WAITED: &str = "E1305";
 /// A `trigger … after f` whose `f` is not a TMA copy's future.
 pub const TRIGGER_AFTER_DMA: &str = "E1308";
-/// Not supported yet: `mma` under a `: group` level (warp-level tensor cores).
+/// Not supported yet: a warp-level `mma` (under `: group`) in a kernel with TMA copies, events
+/// or a `: group-4` level.
 pub const NOT_LOWERED_WARP_MMA: &str = "E1310";
-/// A warp-level `mma` (under `: group`) whose operand shape no `mma.sync`/`wmma` has.
+/// A warp-level `mma` (under `: group`) whose A tile is not 2-D or has an M no `mma.sync` shape
+/// of its type tiles (a multiple of 8 for f16 and s8, of 16 for bf16 and tf32).
 pub const WARP_MMA_SHAPE: &str = "E1311";
 /// A malformed or misplaced `[[…]]` attribute.
 pub const ATTRIBUTE: &str = "E1312";
@@ -243,6 +245,47 @@ pub const WGMMA_K_SPLIT: &str = "E1422";
 /// `promote P;`: P is not a non-negative integer, or the kernel has no `mma` with 8-bit float
 /// operands and an f32 accumulator to promote.
 pub const PROMOTE: &str = "E1423";
+/// A warp-level `mma` whose B tile's N is not a multiple of 8.
+pub const WARP_MMA_N: &str = "E1400";
+/// A warp-level `mma` whose K no `mma.sync` shape of its type tiles (f16 4, bf16 8, tf32 4, s8 16).
+pub const WARP_MMA_K: &str = "E1401";
+/// A warp-level `mma` whose A and B tiles have different K.
+pub const WARP_MMA_K_MISMATCH: &str = "E1402";
+/// A warp-level `mma` whose operand types differ or that no `mma.sync` takes.
+pub const WARP_MMA_DTYPE: &str = "E1403";
+/// A warp-level `mma` accumulator type the instruction does not have.
+pub const WARP_MMA_ACC: &str = "E1404";
+/// A warp-level `mma` fragment whose shape is known only at launch.
+pub const WARP_MMA_STATIC: &str = "E1405";
+/// One warp accumulator updated as tiles of two shapes.
+pub const WARP_MMA_ACC_SHAPE: &str = "E1406";
+/// `mma.store` of a warp accumulator into a tile of another shape.
+pub const WARP_MMA_STORE_SHAPE: &str = "E1407";
+/// A warp-level `mma` operand or store in local memory.
+pub const WARP_MMA_SPACE: &str = "E1408";
+/// `mma.commit` in a kernel whose `mma`s are warp-level.
+pub const WARP_MMA_COMMIT: &str = "E1409";
+/// A warp-level `mma` operand name used as A and as B, or in two major orders.
+pub const WARP_MMA_ROLE: &str = "E1410";
+/// A warp-level `mma.load` that no `mma` reads.
+pub const WARP_MMA_UNUSED: &str = "E1411";
+/// Not supported yet: a warp accumulator loaded with `mma.load`.
+pub const NOT_LOWERED_WARP_ACC_LOAD: &str = "E1330";
+/// Not supported yet: a warp `mma` tile or operand type the lowered instruction does not cover
+/// (M not a multiple of 16, K not of 16 / 8 / 32, u8 operands).
+pub const NOT_LOWERED_WARP_SHAPE: &str = "E1332";
+/// Not supported yet: `mma.store` of a view of a warp accumulator.
+pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
+// What the lowering of today's Croqtile can translate (check/lowerable.rs, check/support.rs).
+/// `dma.copy.async` from shared to global memory (the store is synchronous).
+pub const ASYNC_STORE: &str = "E1460";
+/// A shared → global `dma.copy` with a `.transpose()`d side.
+pub const STORE_TRANSPOSE: &str = "E1461";
+/// `f = dma.copy … => shared;` whose source's shape is not a static `.subspan(…)` tile, or
+/// one future name bound to fresh buffers of two shapes.
+pub const FRESH_SHAPE: &str = "E1462";
+/// Not supported yet: a `dma.copy` future form the SIMT lowering does not translate.
+pub const NOT_LOWERED_FUTURE: &str = "E1345";
 
 /// A `: cluster` level whose blocks per cluster (per dimension, and in all) are not an
 /// integer in 1..=8 (1..=16 with `nonportable_cluster;`) for this configuration.
@@ -601,11 +644,68 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         NOT_LOWERED_WARP_MMA,
-        "not supported yet: `mma` under a `: group` level (warp-level tensor cores)",
+        "not supported yet: a warp-level `mma` (under `: group`) in a kernel with TMA, events or `: group-4`",
     ),
     (
         WARP_MMA_SHAPE,
-        "warp-level `mma` operand shape not 8/16 rows × K 4/8/16/32",
+        "warp-level `mma` A tile not 2-D, or an M no `mma.sync` shape of its type tiles",
+    ),
+    (
+        WARP_MMA_N,
+        "warp-level `mma` B tile's N not a multiple of 8",
+    ),
+    (
+        WARP_MMA_K,
+        "warp-level `mma` K no `mma.sync` shape of its type tiles",
+    ),
+    (
+        WARP_MMA_K_MISMATCH,
+        "warp-level `mma` A and B tiles of different K",
+    ),
+    (
+        WARP_MMA_DTYPE,
+        "warp-level `mma` operand types differ, or no `mma.sync` takes them",
+    ),
+    (
+        WARP_MMA_ACC,
+        "warp-level `mma` accumulator type the instruction does not have",
+    ),
+    (
+        WARP_MMA_STATIC,
+        "warp-level `mma` fragment shape known only at launch",
+    ),
+    (
+        WARP_MMA_ACC_SHAPE,
+        "one warp accumulator updated as tiles of two shapes",
+    ),
+    (
+        WARP_MMA_STORE_SHAPE,
+        "`mma.store` of a warp accumulator into a tile of another shape",
+    ),
+    (
+        WARP_MMA_SPACE,
+        "warp-level `mma` operand or store in local memory",
+    ),
+    (
+        WARP_MMA_COMMIT,
+        "`mma.commit` in a kernel whose `mma`s are warp-level",
+    ),
+    (
+        WARP_MMA_ROLE,
+        "warp-level `mma` operand used as A and B, or in two major orders",
+    ),
+    (WARP_MMA_UNUSED, "warp-level `mma.load` that no `mma` reads"),
+    (
+        NOT_LOWERED_WARP_ACC_LOAD,
+        "not supported yet: a warp accumulator loaded with `mma.load`",
+    ),
+    (
+        NOT_LOWERED_WARP_SHAPE,
+        "not supported yet: a warp `mma` tile or operand type the lowered `mma.sync` does not cover",
+    ),
+    (
+        NOT_LOWERED_WARP_STORE_VIEW,
+        "not supported yet: `mma.store` of a view of a warp accumulator",
     ),
     (ATTRIBUTE, "malformed or misplaced `[[…]]` attribute"),
     (
@@ -647,6 +747,22 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         PROMOTE,
         "`promote P;` with P not an integer ≥ 0, or no f8 `mma` with an f32 accumulator",
+    ),
+    (
+        ASYNC_STORE,
+        "`dma.copy.async` from shared to global memory (the store is synchronous)",
+    ),
+    (
+        STORE_TRANSPOSE,
+        "a shared → global `dma.copy` with a `.transpose()`d side",
+    ),
+    (
+        FRESH_SHAPE,
+        "a fresh `=> shared` buffer whose shape is not a static `.subspan(…)` tile",
+    ),
+    (
+        NOT_LOWERED_FUTURE,
+        "not supported yet: a `dma.copy` future with modifiers, `after`, `=> local`, or on the TMA/WGMMA path",
     ),
     (
         CLUSTER_SHAPE,

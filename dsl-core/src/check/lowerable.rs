@@ -5,8 +5,9 @@
 //! - sizes (extents, shapes, counts, `.subspan` sizes): integer arithmetic
 //!   the lowering can keep symbolic;
 //! - copies: into a fresh buffer (`=> shared`), `.async` with a register side, directions other
-//!   than global → shared and the register-tile ones, ranks (2-D shared tiles, 1-D/2-D register
-//!   tiles, 2-D TMA tiles), `.transpose()` only as a cooperative copy's shared destination;
+//!   than global ↔ shared and the register-tile ones, shared → global only synchronous and not
+//!   transposed, ranks (1-D/2-D shared and register tiles, 2-D TMA tiles), `.transpose()` only
+//!   as a cooperative copy's 2-D shared destination;
 //! - assignments: one element (`.at(i, j)`), no compound assignment to a global element;
 //! - the `: block` level: at most 3 variables, exactly 2 under `raster`, 1 or 2 under
 //!   `persistent`;
@@ -18,7 +19,9 @@
 use super::view::Views;
 use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{AssignOp, CopyDst, Expr, ExprId, Level, MemSpace, Module, Stmt, StmtId, ViewOp};
+use crate::ir::{
+    AssignOp, CopyDst, DType, Expr, ExprId, ExtStmt, Level, MemSpace, Module, Stmt, StmtId, ViewOp,
+};
 
 pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     integer_extents(cx, diags);
@@ -284,10 +287,51 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     // one register stage, so they share its shape (compared as written, as the stage's C++
     // template arguments are).
     let mut stages: Vec<(Binding, Vec<String>)> = Vec::new();
+    let mut fresh_shapes: Vec<(String, Vec<String>)> = Vec::new();
     for s in all_stmts(m) {
         let (tma, is_async, src, dst) = match &m.stmts[s] {
             Stmt::DmaCopy { is_async, src, dst } => (false, *is_async, *src, dst),
             Stmt::TmaCopy { src, dst, .. } => (true, false, *src, dst),
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                is_async,
+                src,
+                dst,
+                bind,
+                ..
+            }) => {
+                // `f = dma.copy … => shared;`: a fresh buffer of the source tile's shape, one
+                // shape per future name (the name is the buffer).
+                if let (CopyDst::Fresh(MemSpace::Shared), Some(f)) = (dst, bind) {
+                    let shape = fresh_shape(m, *src)
+                        .map(|(sh, _)| sh.iter().map(|&d| m.expr_to_string(d)).collect::<Vec<_>>());
+                    match (shape, fresh_shapes.iter().find(|x| x.0 == f.name)) {
+                        (None, _) => diags.push(
+                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = dma.copy … => shared` sizes its buffer from a `.subspan(…)` tile; this source's shape is not one", f.name))
+                                .with_help("copy a tile: `f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`"),
+                        ),
+                        (Some(sh), Some((_, first))) if *first != sh => diags.push(
+                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{}` names one shared buffer: [{}] here, [{}] before", f.name, sh.join(", "), first.join(", ")))
+                                .with_help("give the futures of different tile shapes different names"),
+                        ),
+                        (Some(sh), None) => fresh_shapes.push((f.name.clone(), sh)),
+                        _ => {}
+                    }
+                    if views.get(*src).is_some_and(|v| v.space != MemSpace::Global) {
+                        diags.push(
+                            at_stmt(
+                                m,
+                                codes::COPY_DIRECTION,
+                                s,
+                                "a fresh `=> shared` buffer is filled from global memory",
+                            )
+                            .with_help("copy from a global tensor"),
+                        );
+                    }
+                    continue;
+                }
+                (false, *is_async, *src, dst)
+            }
             _ => continue,
         };
         let op = if tma { "tma.copy" } else { "dma.copy" };
@@ -401,6 +445,48 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         if from == MemSpace::Global && to == MemSpace::Global {
             continue; // the placement check reports it
         }
+        if (from, to) == (MemSpace::Shared, MemSpace::Global) {
+            // A cooperative store of a shared tile: synchronous, not transposed, 1-D or 2-D.
+            if is_async {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::ASYNC_STORE,
+                        s,
+                        "`dma.copy.async` from shared to global memory is not supported yet",
+                    )
+                    .with_help(
+                        "drop `.async`: the store is synchronous (a barrier before, one after)",
+                    ),
+                );
+            }
+            if sv.transposed || dv.transposed {
+                diags.push(
+                    at_stmt(
+                        m,
+                        codes::STORE_TRANSPOSE,
+                        s,
+                        "a shared → global `dma.copy` copies rows as they are; `.transpose()` is not supported on either side",
+                    )
+                    .with_help("transpose on the way into shared memory (`=> t_s.transpose()`), then store"),
+                );
+            }
+            if !(1..=2).contains(&sv.shape.len()) {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::SHARED_COPY_RANK,
+                        src,
+                        format!(
+                            "a cooperative copy between shared and global memory moves a 1-D or 2-D tile; this one has {} dimensions",
+                            sv.shape.len()
+                        ),
+                    )
+                    .with_help("copy a 1-D or 2-D view of the tile"),
+                );
+            }
+            continue;
+        }
         if (from, to) != (MemSpace::Global, MemSpace::Shared) {
             diags.push(
                 at_stmt(
@@ -433,18 +519,18 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 None => stages.push((dv.root, shape)),
             }
         }
-        if sv.shape.len() != 2 {
+        if !(1..=2).contains(&sv.shape.len()) || (sv.shape.len() == 1 && dv.transposed) {
             diags.push(
                 at_expr(
                     m,
                     codes::SHARED_COPY_RANK,
                     src,
                     format!(
-                        "a cooperative copy into shared memory moves a 2-D tile; this one has {} dimensions",
+                        "a cooperative copy into shared memory moves a 1-D or 2-D tile (a transposed one 2-D); this one has {} dimensions",
                         sv.shape.len()
                     ),
                 )
-                .with_help("declare the shared tensor 2-D (`shared f32 [1, N] x_s;`) and copy a 2-D tile"),
+                .with_help("copy a 1-D or 2-D view of the tile"),
             );
         }
     }
@@ -585,4 +671,56 @@ fn accumulators(m: &Module, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// The shape and element type of the fresh shared buffer `f = dma.copy src => shared;`
+/// creates, for the sources the lowering sizes statically: a `.subspan(…)` tile
+/// (`t.subspan(R, C).at(i, j)`) of a parameter or declared tensor.
+pub(crate) fn fresh_shape(m: &Module, src: ExprId) -> Option<(Vec<ExprId>, DType)> {
+    let mut e = src;
+    if let Expr::View {
+        base,
+        op: ViewOp::At,
+        ..
+    } = &m.exprs[e]
+    {
+        e = *base;
+    }
+    let Expr::View {
+        base,
+        op: ViewOp::Subspan,
+        args,
+    } = &m.exprs[e]
+    else {
+        return None;
+    };
+    let Expr::Name(root) = &m.exprs[*base] else {
+        return None;
+    };
+    let dtype = m
+        .kernel
+        .params
+        .iter()
+        .find(|p| &p.name.name == root)
+        .map(|p| p.dtype)?;
+    fn static_int(m: &Module, e: ExprId) -> bool {
+        match &m.exprs[e] {
+            Expr::Int(_) => true,
+            Expr::Name(n) => m.tunable(n).is_some() || m.constant(n).is_some(),
+            Expr::Binary { op, lhs, rhs } => {
+                matches!(
+                    op,
+                    crate::ir::BinaryOp::Add
+                        | crate::ir::BinaryOp::Sub
+                        | crate::ir::BinaryOp::Mul
+                        | crate::ir::BinaryOp::Div
+                ) && static_int(m, *lhs)
+                    && static_int(m, *rhs)
+            }
+            _ => false,
+        }
+    }
+    args.iter()
+        .all(|&a| static_int(m, a))
+        .then(|| (args.clone(), dtype))
 }

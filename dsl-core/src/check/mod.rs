@@ -49,6 +49,8 @@ mod warp_mma;
 mod wgmma;
 
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
+pub(crate) use lowerable::fresh_shape;
+pub use support::LOWERED_MATH;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, ExprId, MemSpace, Module, StmtId};
@@ -316,7 +318,7 @@ fn run_checks(
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
-    warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    let warp_shapes = warp_mma::check_warp_mma(&cx, &views, &mut diags);
     control::check_control(&cx, &mut diags);
     views_ext::check_tma_boxes(&cx, &views, &mut diags);
     views_ext::check_ext_copies(&cx, &views, &mut diags);
@@ -330,6 +332,8 @@ fn run_checks(
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
+    warp_mma::warp_gate(&cx, &mut gate);
+    gate.extend(warp_shapes);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.

@@ -11,7 +11,7 @@
 use super::codes;
 use super::{Cx, all_stmts, stmt_exprs, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Expr, MemSpace, Returns, Stmt};
+use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 
 /// Codes of the other passes that state a limit of the lowering rather than a rule of the
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
@@ -26,16 +26,42 @@ pub(crate) const LOWERING_ONLY: &[&str] = &[
 ];
 
 /// Whether a finding is a restriction of the lowering rather than of the language: the
-/// [`LOWERING_ONLY`] codes and every rule of `check/lowerable.rs` (`E1101`–`E1199`).
+/// [`LOWERING_ONLY`] codes and every rule of `check/lowerable.rs` (`E1101`–`E1199`,
+/// `E1460`–`E1479`).
 pub(crate) fn lowering_only(code: &str) -> bool {
-    LOWERING_ONLY.contains(&code) || code.starts_with("E11")
+    LOWERING_ONLY.contains(&code)
+        || code.starts_with("E11")
+        || code.starts_with("E146")
+        || code.starts_with("E147")
 }
 
-/// Built-in functions the lowering handles.
+/// Integer built-ins the lowering handles (`min`/`max`/`abs` also on element values).
 const LOWERED_FUNCS: &[&str] = &["cdiv", "min", "max"];
+
+/// Math built-ins the lowering handles on element values, as f32 (`lower::cexpr::math_call`),
+/// also in their `__name` spelling (CUDA's fast intrinsic where it has one).
+pub const LOWERED_MATH: &[&str] = &[
+    "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt",
+    "tanh", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "sin", "cos", "tan", "asin",
+    "acos", "atan", "floor", "ceil", "round", "trunc", "abs", "fabs", "relu", "sigmoid", "silu",
+    "gelu", "rcp", "fmin", "fmax", "pow", "atan2", "hypot", "fmod", "copysign", "fma", "fmaf",
+];
+
+fn lowered_func(name: &str) -> bool {
+    LOWERED_FUNCS.contains(&name)
+        || LOWERED_MATH.contains(&name)
+        || name
+            .strip_prefix("__")
+            .is_some_and(|b| LOWERED_MATH.contains(&b) || b == "min" || b == "max")
+}
 
 pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
+    // A warp-MMA kernel (`lower/warp.rs`) also lowers s8 and tf32 tensors (its operands), and
+    // `.chunkat` with composed indices in its `mma.load` / `mma.store`.
+    let warp_kernel =
+        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
+    let warp_dtype = |d: DType| warp_kernel && matches!(d, DType::S8 | DType::TF32);
     let not_lowered = |code, span, what: &str| {
         Diagnostic::new(code, span, format!("not supported yet: {what}"))
             .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
@@ -56,7 +82,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "scalar parameters",
             ));
         }
-        if !p.dtype.is_lowered() {
+        if !p.dtype.is_lowered() && !warp_dtype(p.dtype) {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_DTYPE,
                 p.dtype_span,
@@ -90,14 +116,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "event generations `e.at(k)`",
                 ));
             }
-            Stmt::Mma { .. } if cx.in_warp_mma(s) => diags.push(not_lowered(
-                codes::NOT_LOWERED_WARP_MMA,
-                span,
-                "`mma` under a `: group` level (warp-level tensor cores)",
-            )),
-            Stmt::MmaStore { acc, dst, .. } => {
-                // The fragment is written through shared memory (stmatrix / shared stores), so
-                // a global destination (a parameter, viewed) is not lowered.
+            // A warp-level kernel stores its fragments itself (`lower/warp.rs`).
+            Stmt::MmaStore { acc, dst, .. } if !warp_kernel && !cx.in_warp_mma(s) => {
+                // The WGMMA fragment is written through shared memory (stmatrix / shared
+                // stores), so a global destination (a parameter, viewed) is not lowered.
                 let mut root = *dst;
                 while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
                     root = *base;
@@ -124,6 +146,33 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     );
                 }
             }
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                bind,
+                modifiers,
+                after,
+                dst,
+                ..
+            }) => {
+                let why = if !modifiers.is_empty() {
+                    Some("modifiers on a `dma.copy` (`.swiz`, `.zfill`, …)")
+                } else if after.is_some() {
+                    Some("`dma.copy … after f`")
+                } else if bind.is_none() {
+                    Some("this form of `dma.copy`")
+                } else if matches!(dst, CopyDst::Fresh(MemSpace::Local)) {
+                    Some("a future's fresh `=> local` buffer")
+                } else if matches!(dst, CopyDst::Expr(d) if !matches!(m.exprs[*d], Expr::Name(_))) {
+                    Some("a future of a copy into a view (bind copies into a whole shared tensor)")
+                } else if !warp_kernel && on_tma_path(m) {
+                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path")
+                } else {
+                    None
+                };
+                if let Some(what) = why {
+                    diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
+                }
+            }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::TensorDecl {
                 space,
@@ -131,7 +180,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 dtype_span,
                 ..
             } => {
-                if !dtype.is_lowered() {
+                if !dtype.is_lowered() && !warp_dtype(*dtype) {
                     diags.push(not_lowered(
                         codes::NOT_LOWERED_DTYPE,
                         *dtype_span,
@@ -155,6 +204,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             }
             _ => {}
         }
+        // The view a warp `mma.load` reads or `mma.store` writes (`lower/warp.rs` resolves its
+        // outermost `.chunkat`, composed indices included).
+        let warp_view = match &m.stmts[s] {
+            Stmt::MmaLoad { src: x, .. } | Stmt::MmaStore { dst: x, .. } if warp_kernel => Some(*x),
+            _ => None,
+        };
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x] {
@@ -171,14 +226,15 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     args,
                     ..
                 } = &m.exprs[x]
-                    && args
-                        .iter()
-                        .any(|&a| matches!(m.exprs[a], Expr::Compose { .. }))
+                    && warp_view != Some(x)
+                    && args.iter().any(|&a| {
+                        matches!(m.exprs[a], Expr::Compose { .. }) && !composes_names(m, a)
+                    })
                 {
                     diags.push(not_lowered(
                         codes::NOT_LOWERED_VIEW,
                         m.expr_span(x),
-                        "`.chunkat` with a composed index (`a # b`)",
+                        "`.chunkat` with a composed index (`a # b`) of anything but variables",
                     ));
                 }
                 if let Expr::View { op, .. } = &m.exprs[x] {
@@ -191,7 +247,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     }
                 }
                 if let Expr::Call { func, .. } = &m.exprs[x] {
-                    if !LOWERED_FUNCS.contains(&func.name.as_str()) {
+                    if !lowered_func(&func.name) {
                         let what = if func.name == "ituple" {
                             "i-tuple values `{a, b}`".to_string()
                         } else {
@@ -203,4 +259,26 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             });
         }
     }
+}
+
+/// Whether `e` is a variable or a composition (`a # b`) of variables only: the composed
+/// `.chunkat` indices the lowering translates.
+fn composes_names(m: &crate::ir::Module, e: crate::ir::ExprId) -> bool {
+    match &m.exprs[e] {
+        Expr::Name(_) => true,
+        Expr::Compose { outer, inner } => composes_names(m, *outer) && composes_names(m, *inner),
+        _ => false,
+    }
+}
+
+/// Whether the kernel has what puts a kernel on the TMA/WGMMA path (a TMA copy, an `mma`, or
+/// an event) — unless all its `mma`s are warp-level, which the SIMT path lowers — whose helpers
+/// do not include the SIMT copies a `dma.copy` future uses.
+fn on_tma_path(m: &crate::ir::Module) -> bool {
+    all_stmts(m).into_iter().any(|s| {
+        matches!(
+            m.stmts[s],
+            Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
+        )
+    })
 }

@@ -1,49 +1,345 @@
-//! Warp-level tensor cores: an `mma` under a `: group` level (one warp) runs Croqtile's
-//! `mma.sync` / `wmma` shapes, not WGMMA's. Checked here — the operand tile's M must be 8 or
-//! 16 rows and its K one of 4, 8, 16, 32 — and reported as not lowered by the gate. Also:
-//! `mma.fill acc, v` re-initializes an accumulator, never a loaded operand.
+//! Warp-level tensor cores: an `mma` under a `: group` level (one warp) lowers to
+//! `mma.sync.aligned` (`lower/warp.rs`). A warp tile is a grid of instructions of one shape of
+//! its operand type — f16: m8n8k4, m16n8k8, m16n8k16; bf16: m16n8k8, m16n8k16; f32/tf32:
+//! m16n8k4, m16n8k8; s8/u8: m8n8k16, m16n8k16, m16n8k32 — so the language rules are: the A
+//! tile's M a multiple of the type's smallest M (E1311), the B tile's N a multiple of 8 (E1400),
+//! K a multiple of the type's smallest K (E1401) and the same in A and B (E1402), operands of
+//! one type some `mma.sync` takes (E1403), an accumulator type it has (E1404: f32 for all
+//! floats, also f16 for f16; s32 for 8-bit integers), shapes known at compile time (E1405),
+//! one shape per accumulator (E1406), an `mma.store` destination of the accumulator's shape
+//! (E1407), operands in shared or global memory (E1408), no `mma.commit` (E1409, WGMMA only),
+//! one role per operand (E1410), no unread load (E1411). Also: `mma.fill acc, v`
+//! re-initializes an accumulator, never a loaded operand.
+//!
+//! tessel lowers one shape per type (f16/bf16 m16n8k16, tf32 m16n8k8, s8 m16n8k32): other
+//! tiles and u8 are "not supported yet" (E1332), as are the forms of [`warp_gate`] (E1310,
+//! E1330, E1331).
 
 use super::frag_def;
 use super::resolve::Role;
-use super::view::Views;
-use super::{Cx, all_stmts, codes};
+use super::view::{VState, Views};
+use super::{Cx, Dim, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{ExtStmt, Stmt};
+use crate::ir::{DType, ExtStmt, Level, Major, MemSpace, Stmt, StmtId};
+use std::collections::HashMap;
 
-const WARP_M: &[i64] = &[8, 16];
-const WARP_K: &[i64] = &[4, 8, 16, 32];
+/// The `mma.sync` shapes of one operand type: the smallest M and K of its shapes (every N is
+/// 8), their names, and the instruction tessel lowers (its K; its M is 16).
+struct Family {
+    min_m: i64,
+    min_k: i64,
+    shapes: &'static str,
+    lowered_k: i64,
+    lowered: &'static str,
+}
 
-pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+fn family(d: DType) -> Option<Family> {
+    let f = |min_m, min_k, shapes, lowered_k, lowered| Family {
+        min_m,
+        min_k,
+        shapes,
+        lowered_k,
+        lowered,
+    };
+    Some(match d {
+        DType::F16 => f(8, 4, "m8n8k4, m16n8k8, m16n8k16", 16, "m16n8k16"),
+        DType::BF16 => f(16, 8, "m16n8k8, m16n8k16", 16, "m16n8k16"),
+        DType::F32 | DType::TF32 => f(16, 4, "m16n8k4, m16n8k8 (tf32)", 8, "m16n8k8 (tf32)"),
+        DType::S8 | DType::U8 => f(8, 16, "m8n8k16, m16n8k16, m16n8k32", 32, "m16n8k32"),
+        _ => return None,
+    })
+}
+
+/// The accumulator types the instruction for `input` operands has.
+fn acc_ok(input: DType, acc: DType) -> bool {
+    match input {
+        DType::F16 => matches!(acc, DType::F32 | DType::F16),
+        DType::BF16 | DType::F32 | DType::TF32 => acc == DType::F32,
+        DType::S8 | DType::U8 => acc == DType::I32,
+        _ => false,
+    }
+}
+
+fn acc_help(input: DType) -> &'static str {
+    match input {
+        DType::F16 => "f16 operands accumulate in f32 or f16: `mc = mma.fill.f32 0.0f;`",
+        DType::S8 | DType::U8 => "8-bit integer operands accumulate in s32: `mc = mma.fill.s32 0;`",
+        _ => "accumulate in f32: `mc = mma.fill.f32 0.0f;`",
+    }
+}
+
+/// Whether the kernel's `mma`s are warp-level ones the SIMT path lowers: no `: group-4`
+/// level, TMA copy or event anywhere (those make it a Hopper kernel).
+pub(crate) fn hopper_constructs(cx: &Cx) -> Option<crate::span::Span> {
     let m = cx.m;
+    all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
+        Stmt::TmaCopy { .. } | Stmt::EventDecl { .. } => Some(m.stmt_span(s)),
+        Stmt::Parallel { levels, .. } => levels
+            .iter()
+            .find(|l| l.level == Level::Group4)
+            .map(|_| m.stmt_span(s)),
+        _ => None,
+    })
+}
+
+/// A "not supported yet" finding of the gate.
+fn not_lowered(code: &'static str, span: crate::span::Span, what: &str) -> Diagnostic {
+    Diagnostic::new(code, span, format!("not supported yet: {what}")).with_help(
+        "`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet",
+    )
+}
+
+/// Whether the kernel has a warp-level `mma`.
+pub(crate) fn has_warp_mma(cx: &Cx) -> bool {
+    all_stmts(cx.m)
+        .into_iter()
+        .any(|s| matches!(cx.m.stmts[s], Stmt::Mma { .. }) && cx.in_warp_mma(s))
+}
+
+/// The (M or N, K) of an operand tile of `major` order.
+fn mk(v: &VState, major: Major) -> (Dim, Dim) {
+    if major == Major::Row {
+        (v.shape[0], v.shape[1])
+    } else {
+        (v.shape[1], v.shape[0])
+    }
+}
+
+/// The language rules; returns the gate's findings about instruction shapes and types the
+/// lowering does not cover (E1332).
+pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> Diagnostics {
+    let m = cx.m;
+    let mut gate = Diagnostics::default();
+    // Accumulator → (M, N) of its first `mma`, and that statement.
+    let mut acc_shape: HashMap<StmtId, ((i64, i64), StmtId)> = HashMap::new();
+    let warp = has_warp_mma(cx);
     for s in all_stmts(m) {
         match &m.stmts[s] {
-            Stmt::Mma { a, .. } if cx.in_warp_mma(s) => {
-                let Some(def) = frag_def(cx, s, Role::A) else {
+            Stmt::Mma {
+                a_major,
+                b_major,
+                acc,
+                a,
+                b,
+            } if cx.in_warp_mma(s) => {
+                let sspan = m.stmt_span(s);
+                let (Some(acc_def), Some(a_def), Some(b_def)) = (
+                    frag_def(cx, s, Role::Acc),
+                    frag_def(cx, s, Role::A),
+                    frag_def(cx, s, Role::B),
+                ) else {
                     continue;
                 };
-                let Stmt::MmaLoad { src, .. } = &m.stmts[def] else {
+                let mut src = |id: &crate::ir::Ident, def: StmtId, which: &str| match &m.stmts[def]
+                {
+                    Stmt::MmaLoad { src, .. } => Some(*src),
+                    _ => {
+                        diags.push(
+                            Diagnostic::new(
+                                codes::MMA_OPERAND,
+                                id.span,
+                                format!(
+                                    "`{}` is an accumulator, not a loaded {which} operand",
+                                    id.name
+                                ),
+                            )
+                            .with_help(format!("load the {which} operand with `mma.load`")),
+                        );
+                        None
+                    }
+                };
+                let (Some(a_src), Some(b_src)) = (src(a, a_def, "A"), src(b, b_def, "B")) else {
                     continue;
                 };
-                let Some(v) = views.get(*src) else { continue };
-                let dims: Vec<Option<i64>> = v.shape.iter().map(|d| cx.dim_value(d)).collect();
-                let [Some(rows), Some(k)] = dims[..] else {
+                let (Some(av), Some(bv)) = (views.get(a_src), views.get(b_src)) else {
                     continue;
                 };
-                if !WARP_M.contains(&rows) || !WARP_K.contains(&k) {
+                let mut bad = false;
+                for (v, x) in [(av, a_src), (bv, b_src)] {
+                    if v.space == MemSpace::Local {
+                        diags.push(
+                            at_expr(m, codes::WARP_MMA_SPACE, x, format!("a warp-level `mma` reads its operands from shared or global memory; `{}` is local", m.expr_to_string(x)))
+                                .with_help("`mma.load` from the shared tile or the global tensor"),
+                        );
+                        bad = true;
+                    } else if v.shape.len() != 2 || v.element {
+                        diags.push(
+                            at_expr(m, codes::WARP_MMA_SHAPE, x, format!("a warp-level `mma` operand is a 2-D tile; `{}` is not", m.expr_to_string(x)))
+                                .with_help("load an [M, K] (A) or [N, K] (B) tile, e.g. `lhs_s.subspan(WM, 16).at(w, k)`"),
+                        );
+                        bad = true;
+                    }
+                }
+                if bad {
+                    continue;
+                }
+                // Operand types.
+                if av.dtype != bv.dtype {
                     diags.push(
                         Diagnostic::new(
-                            codes::WARP_MMA_SHAPE,
-                            a.span,
+                            codes::WARP_MMA_DTYPE,
+                            b.span,
                             format!(
-                                "a warp-level `mma` takes A tiles of 8 or 16 rows and a K of 4, 8, 16 or 32; `{}` is {rows} × {k}",
-                                a.name
+                                "mma operands differ in type: `{}` is {} but `{}` is {}",
+                                a.name, av.dtype, b.name, bv.dtype
                             ),
                         )
-                        .with_note(m.stmt_span(def), "loaded here")
-                        .with_help("split the tile among more `: group` units, or use a `: group-4` level (WGMMA, M = 64)"),
+                        .with_note(
+                            m.expr_span(a_src),
+                            format!("A is loaded from {} here", av.dtype),
+                        )
+                        .with_help("load both operands from tensors of one element type"),
+                    );
+                    continue;
+                }
+                let Some(fam) = family(av.dtype) else {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::WARP_MMA_DTYPE,
+                            a.span,
+                            format!("no warp-level `mma.sync` takes {} operands", av.dtype),
+                        )
+                        .with_note(sspan, "in this mma")
+                        .with_help("use f16, bf16, f32 (tf32), s8 or u8 operands"),
+                    );
+                    continue;
+                };
+                // Accumulator type.
+                let acc_dtype = match &m.stmts[acc_def] {
+                    Stmt::MmaFill { dtype, .. } => Some(*dtype),
+                    _ => None,
+                };
+                if let Some(ad) = acc_dtype
+                    && !acc_ok(av.dtype, ad)
+                {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::WARP_MMA_ACC,
+                            m.stmt_span(acc_def),
+                            format!(
+                                "the accumulator `{}` is {ad}, but `mma.sync` with {} operands accumulates in {}",
+                                acc.name,
+                                av.dtype,
+                                match av.dtype {
+                                    DType::F16 => "f32 or f16",
+                                    DType::S8 | DType::U8 => "s32",
+                                    _ => "f32",
+                                }
+                            ),
+                        )
+                        .with_note(sspan, format!("{} mma here", av.dtype))
+                        .with_help(acc_help(av.dtype)),
                     );
                 }
+                // Shapes.
+                let (am, ak) = mk(av, *a_major);
+                let (bn, bk) = mk(bv, *b_major);
+                let mut shape = [0i64; 4];
+                let mut static_ok = true;
+                for (i, (d, x)) in [(am, a_src), (ak, a_src), (bn, b_src), (bk, b_src)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    match d.value {
+                        Some(v) => shape[i] = v,
+                        None => {
+                            if static_ok {
+                                diags.push(
+                                    at_expr(m, codes::WARP_MMA_STATIC, x, format!("a warp-level `mma` fragment has a compile-time shape; `{}` has a dimension `{}` known only at launch", m.expr_to_string(x), cx.describe_dim(&d)))
+                                        .with_help("size the tile with tunables and constants, e.g. `.subspan(WM, 16).at(w, k)`"),
+                                );
+                            }
+                            static_ok = false;
+                        }
+                    }
+                }
+                if !static_ok {
+                    continue;
+                }
+                let [mv, akv, nv, bkv] = shape;
+                let Family {
+                    min_m,
+                    min_k,
+                    shapes,
+                    lowered_k,
+                    lowered,
+                } = fam;
+                let dt = av.dtype;
+                if mv <= 0 || mv % min_m != 0 {
+                    diags.push(
+                        at_expr(m, codes::WARP_MMA_SHAPE, a_src, format!("no `mma.sync` shape of {dt} ({shapes}) tiles an A tile of M = {mv}: M must be a multiple of {min_m}"))
+                            .with_note(sspan, "in this mma")
+                            .with_help(format!("give each warp a multiple of {min_m} rows of A")),
+                    );
+                }
+                if nv <= 0 || nv % 8 != 0 {
+                    diags.push(
+                        at_expr(m, codes::WARP_MMA_N, b_src, format!("a warp-level `mma` takes B tiles of a multiple of 8 columns (every `mma.sync` has N = 8); `{}` has N = {nv}", b.name))
+                            .with_note(sspan, "in this mma")
+                            .with_help("give each warp 8, 16, 24, … columns of B"),
+                    );
+                }
+                // One finding for K: A's, else B's (a mismatch is reported below).
+                if let Some((kv, x, who)) = [(akv, a_src, &a.name), (bkv, b_src, &b.name)]
+                    .into_iter()
+                    .find(|(kv, ..)| *kv <= 0 || kv % min_k != 0)
+                {
+                    diags.push(
+                        at_expr(m, codes::WARP_MMA_K, x, format!("no `mma.sync` shape of {dt} ({shapes}) tiles K = {kv} of `{who}`: K must be a multiple of {min_k}"))
+                            .with_note(sspan, "in this mma")
+                            .with_help(format!("load K slices of a multiple of {min_k}")),
+                    );
+                } else if akv != bkv {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::WARP_MMA_K_MISMATCH,
+                            sspan,
+                            format!(
+                                "the A tile `{}` has K = {akv} but the B tile `{}` has K = {bkv}",
+                                a.name, b.name
+                            ),
+                        )
+                        .with_help("load both operands over the same K slice"),
+                    );
+                } else if dt == DType::U8 {
+                    gate.push(not_lowered(
+                        codes::NOT_LOWERED_WARP_SHAPE,
+                        a.span,
+                        "u8 operands of a warp-level `mma` (s8 is lowered)",
+                    ));
+                } else if mv % min_m == 0 && (mv % 16 != 0 || akv % lowered_k != 0) {
+                    gate.push(
+                        not_lowered(
+                            codes::NOT_LOWERED_WARP_SHAPE,
+                            sspan,
+                            &format!("a {mv} × {nv} × {akv} warp tile of {dt}: tessel lowers {lowered}, so M a multiple of 16 and K of {lowered_k}"),
+                        ),
+                    );
+                }
+                match acc_shape.get(&acc_def) {
+                    Some(((m0, n0), first)) if (*m0, *n0) != (mv, nv) => diags.push(
+                        Diagnostic::new(
+                            codes::WARP_MMA_ACC_SHAPE,
+                            sspan,
+                            format!("this mma updates `{}` as a {mv} × {nv} tile, but it is {m0} × {n0}", acc.name),
+                        )
+                        .with_note(m.stmt_span(*first), "shaped by this mma")
+                        .with_help("accumulate tiles of one shape into one accumulator"),
+                    ),
+                    Some(_) => {}
+                    None => {
+                        acc_shape.insert(acc_def, ((mv, nv), s));
+                    }
+                }
             }
+            Stmt::MmaCommit if warp => diags.push(
+                Diagnostic::new(
+                    codes::WARP_MMA_COMMIT,
+                    m.stmt_span(s),
+                    "`mma.commit` waits for WGMMAs; a warp-level `mma` completes in order",
+                )
+                .with_help("remove it"),
+            ),
             Stmt::Ext(ExtStmt::MmaRefill { acc, .. }) => {
                 if let Some(def) = frag_def(cx, s, Role::Acc)
                     && matches!(m.stmts[def], Stmt::MmaLoad { .. })
@@ -59,6 +355,174 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     );
                 }
             }
+            _ => {}
+        }
+    }
+    if warp {
+        operand_roles(cx, diags);
+    }
+    if hopper_constructs(cx).is_some() {
+        // The whole warp `mma` is E1310 there.
+        gate = Diagnostics::default();
+    }
+    // Stores of warp accumulators: the destination tile has the accumulator's shape.
+    for s in all_stmts(m) {
+        let Stmt::MmaStore {
+            acc,
+            view: None,
+            dst,
+        } = &m.stmts[s]
+        else {
+            continue;
+        };
+        let Some(def) = frag_def(cx, s, Role::Acc) else {
+            continue;
+        };
+        let (Some(((mv, nv), _)), Some(dv)) = (acc_shape.get(&def), views.get(*dst)) else {
+            continue;
+        };
+        if dv.space == MemSpace::Local {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::WARP_MMA_SPACE,
+                    *dst,
+                    "a warp accumulator is stored to shared or global memory",
+                )
+                .with_help("store into a shared tile or a global tensor"),
+            );
+            continue;
+        }
+        let vals: Vec<Option<i64>> = dv.shape.iter().map(|d| d.value).collect();
+        if vals[..] != [Some(*mv), Some(*nv)] {
+            let shown: Vec<String> = dv.shape.iter().map(|d| cx.describe_dim(d)).collect();
+            diags.push(
+                at_expr(
+                    m,
+                    codes::WARP_MMA_STORE_SHAPE,
+                    *dst,
+                    format!(
+                        "`mma.store` of the {mv} × {nv} accumulator `{}` into a [{}] tile",
+                        acc.name,
+                        shown.join(", ")
+                    ),
+                )
+                .with_help(format!(
+                    "store into a [{mv}, {nv}] tile, e.g. `.subspan({mv}, {nv}).at(i, j)`"
+                )),
+            );
+        }
+    }
+    gate
+}
+
+/// Each operand name of a warp kernel plays one role: the A or the B operand, in one major
+/// order, of every `mma` that names it (E1410); and each `mma.load` feeds some `mma` (E1411).
+fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mut roles: HashMap<&str, (bool, Major, StmtId)> = HashMap::new();
+    for s in all_stmts(m) {
+        let Stmt::Mma {
+            a_major,
+            b_major,
+            a,
+            b,
+            ..
+        } = &m.stmts[s]
+        else {
+            continue;
+        };
+        for (id, is_a, major) in [(a, true, *a_major), (b, false, *b_major)] {
+            match roles.get(id.name.as_str()) {
+                Some(&(was_a, was_major, first)) if (was_a, was_major) != (is_a, major) => {
+                    let role = |a: bool, mj: Major| {
+                        format!("the {} operand ({mj:?}-major)", if a { "A" } else { "B" })
+                    };
+                    diags.push(
+                        Diagnostic::new(
+                            codes::WARP_MMA_ROLE,
+                            id.span,
+                            format!(
+                                "`{}` is {} here but {} in an earlier mma; its fragment layout differs",
+                                id.name,
+                                role(is_a, major),
+                                role(was_a, was_major)
+                            ),
+                        )
+                        .with_note(m.stmt_span(first), "first used here")
+                        .with_help("load a fragment of its own for each role"),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    roles.insert(&id.name, (is_a, major, s));
+                }
+            }
+        }
+    }
+    for s in all_stmts(m) {
+        if let Stmt::MmaLoad { name, .. } = &m.stmts[s]
+            && !roles.contains_key(name.name.as_str())
+            && !all_stmts(m).into_iter().any(|u| {
+                matches!(&m.stmts[u], Stmt::Mma { acc, .. } | Stmt::MmaStore { acc, .. } if acc.name == name.name)
+            })
+        {
+            diags.push(
+                Diagnostic::new(
+                    codes::WARP_MMA_UNUSED,
+                    name.span,
+                    format!("`{}` is loaded but no `mma` reads it", name.name),
+                )
+                .with_help(format!("use it in `mma.row.row acc, {}, b;` or remove the load", name.name)),
+            );
+        }
+    }
+}
+
+/// The warp-level forms no lowering handles yet, each "not supported yet" with its own code:
+/// warp `mma` in a Hopper kernel (E1310), an accumulator loaded with `mma.load` (E1330), an
+/// `mma.store` of a view of the accumulator (E1331).
+pub(crate) fn warp_gate(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    if !has_warp_mma(cx) {
+        return;
+    }
+    if let Some(at) = hopper_constructs(cx) {
+        for s in all_stmts(m) {
+            if matches!(m.stmts[s], Stmt::Mma { .. }) && cx.in_warp_mma(s) {
+                diags.push(
+                    not_lowered(
+                        codes::NOT_LOWERED_WARP_MMA,
+                        m.stmt_span(s),
+                        "a warp-level `mma` (under `: group`) in a kernel with TMA copies, events or a `: group-4` level",
+                    )
+                    .with_note(at, "this makes it a Hopper kernel"),
+                );
+            }
+        }
+        return;
+    }
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::Mma { acc, .. } if cx.in_warp_mma(s) => {
+                if let Some(def) = frag_def(cx, s, Role::Acc)
+                    && matches!(m.stmts[def], Stmt::MmaLoad { .. })
+                {
+                    diags.push(
+                        not_lowered(
+                            codes::NOT_LOWERED_WARP_ACC_LOAD,
+                            acc.span,
+                            "an accumulator loaded with `mma.load`",
+                        )
+                        .with_note(m.stmt_span(def), "loaded here"),
+                    );
+                }
+            }
+            Stmt::MmaStore { view: Some(x), .. } => diags.push(not_lowered(
+                codes::NOT_LOWERED_WARP_STORE_VIEW,
+                m.expr_span(*x),
+                "`mma.store` of a view of a warp accumulator",
+            )),
             _ => {}
         }
     }

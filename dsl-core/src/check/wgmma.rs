@@ -54,6 +54,12 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             sources.push(sv.root);
         }
     }
+    // A warp-level `mma` kernel (`lower/warp.rs`) lowers its own s8 operands (`mma.sync`).
+    let warp_s8 = |d: DType| {
+        d == DType::S8
+            && super::warp_mma::has_warp_mma(cx)
+            && super::warp_mma::hopper_constructs(cx).is_none()
+    };
     let tensor = |d: DType, span, name: &str| {
         Diagnostic::new(
             codes::F8,
@@ -63,7 +69,7 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         .with_help("read the tile with `mma.row.row` under a `: group-4` level (filled by `tma.copy.swiz<…>`), or declare it f16/bf16/f32")
     };
     for (i, p) in m.kernel.params.iter().enumerate() {
-        if is_8bit(p.dtype) && !sources.contains(&Binding::Param(i)) {
+        if is_8bit(p.dtype) && !warp_s8(p.dtype) && !sources.contains(&Binding::Param(i)) {
             diags.push(tensor(p.dtype, p.dtype_span, &p.name.name));
         }
     }
@@ -74,7 +80,7 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 dtype_span,
                 names,
                 ..
-            } if is_8bit(*dtype) => {
+            } if is_8bit(*dtype) && !warp_s8(*dtype) => {
                 for (j, d) in names.iter().enumerate() {
                     if !operands.contains(&Binding::Tensor(s, j)) {
                         diags.push(tensor(*dtype, *dtype_span, &d.name.name));

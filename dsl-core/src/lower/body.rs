@@ -114,7 +114,7 @@ impl Emitter<'_> {
                     .map(|&e| self.cx().sym(e))
                     .collect::<Result<_, _>>()?;
                 let has_mma = body.iter().any(|&b| matches!(m.stmts[b], Stmt::Mma { .. }));
-                if has_mma {
+                if has_mma && self.path == KernelPath::Hopper {
                     super::hopper::wgmma_fence(self, line);
                 }
                 let implicit_commit = self.path == KernelPath::Hopper
@@ -360,15 +360,29 @@ impl Emitter<'_> {
             }
             Stmt::DmaWait { pending } => super::simt::dma_wait(self, *pending, line)?,
             Stmt::Reduce { op, target, .. } => super::simt::reduce(self, *op, target, line)?,
+            Stmt::Wait { event } if self.waits_a_copy_future(*event) => {
+                super::simt::wait_futures(self, line)
+            }
             Stmt::EventDecl { .. }
             | Stmt::Wait { .. }
             | Stmt::Trigger { .. }
             | Stmt::TmaCopy { .. } => super::hopper::sync_stmt(self, s, line)?,
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: false,
+                is_async,
+                bind: Some(f),
+                src,
+                dst,
+                ..
+            }) => super::simt::future_copy(self, s, f, *is_async, *src, dst, line)?,
             Stmt::MmaFill { .. }
             | Stmt::MmaLoad { .. }
             | Stmt::Mma { .. }
             | Stmt::MmaStore { .. }
-            | Stmt::MmaCommit => super::hopper::mma_stmt(self, s, line)?,
+            | Stmt::MmaCommit => match self.path {
+                KernelPath::Simt => super::warp::mma_stmt(self, s, line)?,
+                KernelPath::Hopper => super::hopper::mma_stmt(self, s, line)?,
+            },
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {
                 return Err(LowerError::new(
@@ -505,6 +519,15 @@ impl Emitter<'_> {
                 )
             }
         })
+    }
+
+    /// Whether `wait e` waits for a `dma.copy` future: in scope, a future names the tensor it
+    /// copied into (an event is an event).
+    fn waits_a_copy_future(&self, e: crate::ir::ExprId) -> bool {
+        match &self.m.exprs[e] {
+            Expr::Name(n) => matches!(self.scopes.get(n), Some(Local::Tensor(_))),
+            _ => false,
+        }
     }
 
     /// An `inthreads` branch body: plain, or walking the tiles of a persistent grid.

@@ -44,6 +44,21 @@ pub struct View {
 }
 
 impl View {
+    /// The whole tensor `t` (array entry 0 of an array), as its name alone resolves.
+    pub fn whole(t: TensorLocal) -> View {
+        View {
+            tile: t.shape.clone(),
+            origin: vec!["0".into(); t.shape.len()],
+            terms: vec![Vec::new(); t.shape.len()],
+            array_terms: Vec::new(),
+            tensor: t,
+            array_index: None,
+            element: false,
+            transposed: false,
+            tiled: false,
+            hoisted: None,
+        }
+    }
     /// C++ pointer to the first element of the array entry (shared/local tensors).
     pub fn entry_ptr(&self) -> String {
         match &self.hoisted {
@@ -255,16 +270,26 @@ impl ExprCx<'_> {
                 (if 9 < min_prec { format!("({s})") } else { s }, Ty::Int)
             }
             Expr::Call { func, args } => {
+                let vals: Vec<(String, Ty)> = args
+                    .iter()
+                    .map(|&a| self.value(a))
+                    .collect::<Result<_, _>>()?;
+                let all_int = vals.iter().all(|(_, t)| *t == Ty::Int);
                 let f = match func.name.as_str() {
                     "cdiv" => "tsl_cdiv",
-                    "min" => "tsl_min",
-                    "max" => "tsl_max",
-                    other => return Err(self.err(e, format!("unknown function `{other}`"))),
+                    "min" if all_int => "tsl_min",
+                    "max" if all_int => "tsl_max",
+                    "abs" if all_int => "abs",
+                    other => {
+                        let floats: Vec<String> =
+                            vals.iter().map(|(v, t)| to_float(v, *t)).collect();
+                        let text = math_call(other, &floats).ok_or_else(|| {
+                            self.err(e, format!("not supported yet: the built-in `{other}`"))
+                        })?;
+                        return Ok((text, Ty::Float(DType::F32)));
+                    }
                 };
-                let a: Vec<String> = args
-                    .iter()
-                    .map(|&a| self.value(a).map(|v| v.0))
-                    .collect::<Result<_, _>>()?;
+                let a: Vec<String> = vals.into_iter().map(|v| v.0).collect();
                 (format!("{f}({})", a.join(", ")), Ty::Int)
             }
             Expr::View { op: ViewOp::At, .. } => {
@@ -381,19 +406,10 @@ impl ExprCx<'_> {
                     .filter(|f| &f.name == n)
                     .or_else(|| self.scopes.tensor(n))
                     .ok_or_else(|| self.err(e, format!("`{n}` is not a tensor")))?;
-                Ok(View {
-                    tile: t.shape.clone(),
-                    origin: vec!["0".into(); t.shape.len()],
-                    terms: vec![Vec::new(); t.shape.len()],
-                    array_terms: Vec::new(),
-                    tensor: t.clone(),
-                    array_index: None,
-                    element: false,
-                    transposed: false,
-                    tiled: false,
-                    hoisted: None,
-                })
+                Ok(View::whole(t.clone()))
             }
+            // `f.data`: the buffer a copy's future names (the future's own name is the buffer).
+            Expr::Field { base, field } if field.name == "data" => self.view_in(*base, frag),
             Expr::Index { base, index } => {
                 let mut v = self.view_in(*base, frag)?;
                 if v.tensor.count.is_none() {
@@ -469,14 +485,32 @@ impl ExprCx<'_> {
                             if matches!(m.exprs[a], Expr::Wildcard) {
                                 continue;
                             }
-                            let Expr::Name(var) = &m.exprs[a] else {
-                                return Err(
-                                    self.err(a, "`.chunkat` takes loop/parallel variables or `_`")
-                                );
+                            // A variable, or a composition of them (`m # g`: chunk
+                            // `m * extent(g) + g` of `extent(m) * extent(g)`).
+                            let (ext, index) = match &m.exprs[a] {
+                                Expr::Name(var) => (
+                                    self.scopes.extent(var).cloned().ok_or_else(|| {
+                                        self.err(
+                                            a,
+                                            format!("`{var}` is not a loop or parallel variable"),
+                                        )
+                                    })?,
+                                    var.clone(),
+                                ),
+                                Expr::Compose { .. } => (
+                                    self.compose_extent(a).ok_or_else(|| {
+                                        self.err(a, "both sides of `#` in `.chunkat` must be loop or parallel variables")
+                                    })?,
+                                    wrap(&self.value(a)?.0),
+                                ),
+                                _ => {
+                                    return Err(self.err(
+                                        a,
+                                        "`.chunkat` takes loop/parallel variables, their compositions (`a # b`) or `_`",
+                                    ));
+                                }
                             };
-                            let ext = self.scopes.extent(var).ok_or_else(|| {
-                                self.err(a, format!("`{var}` is not a loop or parallel variable"))
-                            })?;
+                            let ext = &ext;
                             let chunk = match ext {
                                 Sym::Cdiv(dd, t) if **dd == v.tile[d] => (**t).clone(),
                                 other => Sym::bin(
@@ -485,9 +519,9 @@ impl ExprCx<'_> {
                                     other.clone(),
                                 ),
                             };
-                            v.terms[d].push(chunk.clone());
+                            self.index_terms(a, chunk.clone(), &mut v.terms[d]);
                             v.origin[d] =
-                                offset(&v.origin[d], &format!("{var} * {}", cpp_paren(&chunk)));
+                                offset(&v.origin[d], &format!("{index} * {}", cpp_paren(&chunk)));
                             v.tile[d] = chunk;
                         }
                     }
@@ -497,6 +531,43 @@ impl ExprCx<'_> {
             _ => Err(self.err(e, "expected a tensor or a view of one")),
         }
     }
+}
+
+/// The f32 C++ of the math built-in `name` on float arguments (see
+/// [`crate::check::LOWERED_MATH`]), or `None` for one no lowering handles. `__exp`-style
+/// names are CUDA's fast intrinsics (`__expf`) where CUDA has one. The activations are
+/// written out inline rather than as helpers: the writer selects helper sections by the calls
+/// a body makes, and these live inside expressions.
+pub fn math_call(name: &str, a: &[String]) -> Option<String> {
+    let intrinsic = name.starts_with("__");
+    let base = name.strip_prefix("__").unwrap_or(name);
+    let x = || wrap(&a[0]);
+    let f = |cuda: &str| format!("{cuda}({})", a.join(", "));
+    Some(match (base, a.len()) {
+        ("exp" | "exp10" | "log" | "log2" | "log10" | "sin" | "cos" | "tan", 1) | ("pow", 2)
+            if intrinsic =>
+        {
+            f(&format!("__{base}f"))
+        }
+        (
+            "exp" | "exp2" | "exp10" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sqrt"
+            | "rsqrt" | "cbrt" | "tanh" | "sinh" | "cosh" | "asinh" | "acosh" | "atanh" | "erf"
+            | "erfc" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "floor" | "ceil"
+            | "round" | "trunc",
+            1,
+        ) => f(&format!("{base}f")),
+        ("abs" | "fabs", 1) => f("fabsf"),
+        ("relu", 1) => format!("fmaxf({}, 0.0f)", a[0]),
+        ("sigmoid", 1) => format!("(1.0f / (1.0f + expf(-{})))", x()),
+        ("silu", 1) => format!("({} / (1.0f + expf(-{})))", x(), x()),
+        ("gelu", 1) => format!("(0.5f * {} * (1.0f + erff({} * 0.70710678f)))", x(), x()),
+        ("rcp", 1) => format!("(1.0f / {})", x()),
+        ("min" | "fmin", 2) => f("fminf"),
+        ("max" | "fmax", 2) => f("fmaxf"),
+        ("pow" | "atan2" | "hypot" | "fmod" | "copysign", 2) => f(&format!("{base}f")),
+        ("fma" | "fmaf", 3) => f("fmaf"),
+        _ => return None,
+    })
 }
 
 /// Parenthesizes C++ text unless it is a single token.

@@ -70,6 +70,8 @@ pub struct Emitter<'a> {
     /// The register stages of the async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,
     pub errors: Vec<LowerError>,
+    /// The warp-level `mma` fragments (`super::warp`).
+    pub warp: super::warp_frags::WarpState,
 }
 
 impl<'a> Emitter<'a> {

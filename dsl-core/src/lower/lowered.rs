@@ -18,6 +18,8 @@ pub struct Body {
 pub const G2S: &str = "tsl_copy_g2s";
 pub const G2S_ASYNC: &str = "tsl_copy_g2s_async";
 pub const G2S_T: &str = "tsl_copy_g2s_t";
+/// The cooperative shared → global store (`lowering/simt.cuh`).
+pub const S2G: &str = "tsl_copy_s2g";
 
 /// The register stage of the async copies into one `.transpose()`d shared tensor.
 #[derive(Clone, Debug, PartialEq)]

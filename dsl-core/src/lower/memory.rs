@@ -1,11 +1,12 @@
 //! Pass `memory`: places every `shared` tensor in the kernel's dynamic shared memory
 //! (`tsl_smem`), each at an offset aligned for its use (1024 B on the Hopper path, where TMA
 //! and WGMMA swizzle patterns repeat every 1024 B; 128 B otherwise), and counts the bytes.
+//! The fresh buffer of a future (`f = dma.copy … => shared;`) is a shared tensor named `f`.
 
 use super::error::LowerError;
 use super::kernel::KernelPath;
 use super::sym::Sym;
-use crate::ir::{MemSpace, Module, Stmt};
+use crate::ir::{CopyDst, Declarator, ExtStmt, MemSpace, Module, Stmt};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedSlot {
@@ -49,15 +50,41 @@ pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
     let mut end = Sym::Int(0);
     let mut prev: Option<(String, String)> = None;
     for s in crate::check::all_stmts(m) {
-        let Stmt::TensorDecl {
-            space: MemSpace::Shared,
-            dtype,
-            shape,
-            names,
-            ..
-        } = &m.stmts[s]
-        else {
-            continue;
+        // `f = dma.copy … => shared;`: a buffer named by the future, of the source tile's
+        // shape (one per name: the checker holds every binding of a name to one shape).
+        let fresh;
+        let (dtype, shape, names) = match &m.stmts[s] {
+            Stmt::TensorDecl {
+                space: MemSpace::Shared,
+                dtype,
+                shape,
+                names,
+                ..
+            } => (dtype, shape, names.as_slice()),
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                bind: Some(f),
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                src,
+                ..
+            }) if mem.slot(&f.name).is_none() => {
+                let Some((shape, dtype)) = crate::check::fresh_shape(m, *src) else {
+                    return Err(LowerError::new(
+                        m.expr_span(*src),
+                        "internal: a fresh shared buffer without a static shape",
+                    ));
+                };
+                fresh = (
+                    dtype,
+                    shape,
+                    [Declarator {
+                        name: f.clone(),
+                        count: None,
+                    }],
+                );
+                (&fresh.0, &fresh.1, fresh.2.as_slice())
+            }
+            _ => continue,
         };
         let mut elems = Sym::Int(1);
         for &d in shape {

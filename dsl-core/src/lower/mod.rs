@@ -14,6 +14,7 @@ mod even;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
+pub mod launch;
 pub mod lowered;
 pub mod memory;
 pub mod passes;
@@ -27,11 +28,17 @@ mod simt;
 pub mod sym;
 mod tma_store;
 mod walk;
+mod warp;
+mod warp_frags;
 
 pub use error::LowerError;
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
-pub use lowered::{G2S_ASYNC as SIMT_G2S_ASYNC, TILE_HELPERS as SIMT_TILE_HELPERS};
+pub use launch::launch_form;
+pub use lowered::{
+    G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
+};
 pub use sym::{Sym, SymEnv};
+pub use warp::HELPERS as WARP_MMA_HELPERS;
 
 use crate::check::KernelInfo;
 use crate::diag::Diagnostics;
@@ -72,7 +79,10 @@ pub fn lower(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Diagnostics> {
 }
 
 fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerError>> {
-    let path = if walk::contains(m, &m.kernel.body, &|s| {
+    let path = if warp::is_warp_kernel(m) {
+        // `mma` under `: group` only: mma.sync on the SIMT path (cp.async, sm_80+).
+        KernelPath::Simt
+    } else if walk::contains(m, &m.kernel.body, &|s| {
         matches!(
             s,
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
@@ -131,6 +141,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .transpose()
             .map_err(|e| vec![e])?,
         errors: Vec::new(),
+        warp: Default::default(),
     };
     e.scopes.push();
     for (i, p) in m.kernel.params.iter().enumerate() {
@@ -152,6 +163,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         );
     }
     e.block(&m.kernel.body);
+    warp::finish(&mut e);
     if !e.errors.is_empty() {
         return Err(e.errors);
     }

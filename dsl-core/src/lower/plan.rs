@@ -260,7 +260,8 @@ fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(Strin
     kept
 }
 
-/// Parameters read element-wise (`lhs.at(i, j)` in an expression) are passed as pointers.
+/// Parameters read element-wise (`lhs.at(i, j)`, `lhs.chunkat(b, _).at(i, j)` in an
+/// expression) are passed as pointers.
 fn element_params(m: &Module, e: &mut Emitter) {
     use crate::ir::{Expr, ViewOp};
     for (_, x) in m.exprs.iter() {
@@ -270,7 +271,22 @@ fn element_params(m: &Module, e: &mut Emitter) {
             ..
         } = x
         {
-            if let Expr::Name(n) = &m.exprs[*base] {
+            // The tensor under the views (`x.chunkat(b, _).at(i, j)` reads `x`); `.at` after
+            // `.subspan` picks a tile (a copy's operand), not an element.
+            let mut base = *base;
+            if matches!(
+                m.exprs[base],
+                Expr::View {
+                    op: ViewOp::Subspan | ViewOp::Step,
+                    ..
+                }
+            ) {
+                continue;
+            }
+            while let Expr::View { base: inner, .. } = &m.exprs[base] {
+                base = *inner;
+            }
+            if let Expr::Name(n) = &m.exprs[base] {
                 if let Some(i) = m.kernel.params.iter().position(|p| &p.name.name == n) {
                     e.pointer_params.insert(i);
                 }

@@ -18,6 +18,9 @@
 //!
 //! A copy with a `local` side moves one thread's register tile (`super::regtile`).
 //!
+//! A `dma.copy` shared → global is a cooperative guarded store of the shared tile, between two
+//! barriers. A 1-D tile on either side of a cooperative copy is one row of a 2-D one.
+//!
 //! Inside a loop, the entry of a shared tensor array whose index does not change in the loop
 //! (`b_s[kt % 2]` in `foreach {k}`) is computed once, before the loop ([`hoist_entries`]): NVVM
 //! otherwise folds the stage offset into every fragment address (with OR, when the stage stride
@@ -29,7 +32,7 @@ use super::cexpr::cpp_paren;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
-use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
+use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
 use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
 
 pub fn dma_copy(
@@ -58,23 +61,46 @@ pub fn dma_copy(
         }
         return super::regtile::copy(e, &sv, src, &dv, *d, line);
     }
+    if (sv.tensor.space, dv.tensor.space) == (MemSpace::Shared, MemSpace::Global) && !is_async {
+        return store_tile(e, src, &sv, &dv, line);
+    }
     if sv.tensor.space != MemSpace::Global || dv.tensor.space != MemSpace::Shared {
         return Err(LowerError::new(
             m.expr_span(src),
-            "`dma.copy` lowers global → shared, global ↔ local and shared ↔ local copies; other directions are not supported yet",
+            "`dma.copy` lowers global ↔ shared, global ↔ local and shared ↔ local copies; other directions are not supported yet",
         ));
     }
-    if sv.tile.len() != 2 || sv.transposed {
+    g2s(e, is_async, src, sv, dv, Some(*d), line)
+}
+
+/// The cooperative global → shared copy of `dma_copy` (`d`: the destination's expression, for
+/// diagnostics; `None` for a future's fresh buffer).
+fn g2s(
+    e: &mut Emitter,
+    is_async: bool,
+    src: ExprId,
+    sv: super::cexpr::View,
+    dv: super::cexpr::View,
+    d: Option<ExprId>,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    if !(1..=2).contains(&sv.tile.len()) || sv.transposed || (sv.tile.len() == 1 && dv.transposed) {
         return Err(LowerError::new(
             m.expr_span(src),
-            "`dma.copy` into shared memory lowers 2-D tiles",
+            "`dma.copy` into shared memory lowers 1-D and 2-D tiles",
         ));
     }
     let p = sv.tensor.param.unwrap_or(0);
     e.pointer_params.insert(p);
-    let (rows, cols) = (sv.tile[0].to_cpp(), sv.tile[1].to_cpp());
+    let g = Rows2::of(&sv);
+    let (rows, cols) = (g.rows.clone(), g.cols.clone());
     let t = &sv.tensor;
-    let ld = cpp_paren(&dv.tensor.ld());
+    let ld = if sv.tile.len() == 1 {
+        cols.clone()
+    } else {
+        cpp_paren(&dv.tensor.ld())
+    };
     let barrier = if is_async {
         !follows_barrier_or_async_copy(e)
     } else {
@@ -104,7 +130,7 @@ pub fn dma_copy(
             .find(|o| o.tensor == stage.tensor && o.targs != stage.targs)
         {
             return Err(LowerError::new(
-                m.expr_span(*d),
+                m.expr_span(d.unwrap_or(src)),
                 format!(
                     "the async copies into `{}.transpose()` share one register stage, so they need one tile shape: `<{}>` here, `<{}>` before",
                     dv.tensor.name,
@@ -121,10 +147,10 @@ pub fn dma_copy(
     args.extend([
         dv.tile_ptr(),
         t.name.clone(),
-        sv.origin[0].clone(),
-        sv.origin[1].clone(),
-        t.shape[0].to_cpp(),
-        t.shape[1].to_cpp(),
+        g.r0,
+        g.c0,
+        g.tensor_rows,
+        g.tensor_cols,
     ]);
     let call = Call::new(helper).targs(targs).args(args);
     if is_async && let Some(cond) = super::even::grid_tile_conditions(m, src, &sv) {
@@ -138,15 +164,212 @@ pub fn dma_copy(
     Ok(())
 }
 
+/// `f = dma.copy[.async] src => shared;` (a fresh buffer named `f`, placed by the `memory`
+/// pass) or `f = dma.copy[.async] src => t;`: the copy of [`dma_copy`], after which `f` names
+/// the destination tensor (`f.data`, `f.chunkat(…)`, `wait f`).
+pub fn future_copy(
+    e: &mut Emitter,
+    s: StmtId,
+    f: &Ident,
+    is_async: bool,
+    src: ExprId,
+    dst: &CopyDst,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let tensor = match dst {
+        CopyDst::Fresh(MemSpace::Shared) => {
+            let slot = e.mem.slot(&f.name).cloned().ok_or_else(|| {
+                LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
+            })?;
+            let (shape, dtype) = crate::check::fresh_shape(m, src).ok_or_else(|| {
+                LowerError::new(m.expr_span(src), "internal: a fresh buffer without a shape")
+            })?;
+            let shape = shape
+                .iter()
+                .map(|&d| e.cx().sym(d))
+                .collect::<Result<Vec<_>, _>>()?;
+            let ty = super::cexpr::scalar_type(dtype);
+            // A rebinding of the name sees the pointer already declared (one slot per name).
+            let declared = e
+                .scopes
+                .tensor(&f.name)
+                .is_some_and(|t| t.name == f.name && t.space == MemSpace::Shared);
+            if !declared {
+                e.emit(
+                    Op::Decl {
+                        ty: format!("{ty}*"),
+                        name: f.name.clone(),
+                        init: Some(format!(
+                            "reinterpret_cast<{ty}*>(tsl_smem + {})",
+                            slot.offset_name
+                        )),
+                    },
+                    Some("the future's fresh buffer"),
+                    line,
+                );
+            }
+            super::scope::TensorLocal {
+                name: f.name.clone(),
+                space: MemSpace::Shared,
+                dtype,
+                shape,
+                count: None,
+                param: None,
+            }
+        }
+        CopyDst::Expr(d) => match &m.exprs[*d] {
+            Expr::Name(n) => e.scopes.tensor(n).cloned().ok_or_else(|| {
+                LowerError::new(m.expr_span(*d), format!("`{n}` is not a tensor"))
+            })?,
+            _ => {
+                return Err(LowerError::new(
+                    m.expr_span(*d),
+                    "a future names a whole tensor: copy into one",
+                ));
+            }
+        },
+        CopyDst::Fresh(_) => {
+            return Err(LowerError::new(
+                f.span,
+                "a future's fresh buffer is `=> shared`",
+            ));
+        }
+    };
+    e.scopes
+        .insert(&f.name, super::scope::Local::Tensor(tensor.clone()));
+    let name = e.m.stmts.get_span(s);
+    let _ = name;
+    let dst_expr = match dst {
+        CopyDst::Expr(d) => *d,
+        // The fresh buffer is the whole tensor `f`: copy into it by name.
+        _ => return copy_into_named(e, is_async, src, &tensor, line),
+    };
+    dma_copy(e, s, is_async, src, &CopyDst::Expr(dst_expr), line)
+}
+
+/// [`dma_copy`] of `src` into the whole shared tensor `t` (a future's fresh buffer).
+fn copy_into_named(
+    e: &mut Emitter,
+    is_async: bool,
+    src: ExprId,
+    t: &super::scope::TensorLocal,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let sv = e.cx().view(src)?;
+    let dv = super::cexpr::View::whole(t.clone());
+    g2s(e, is_async, src, sv, dv, None, line)
+}
+
+/// `wait f;` for a `dma.copy` future: this thread's copies have landed (all of them: the
+/// futures of one thread complete in order) and are visible to the block. A second `wait`
+/// right after one (`wait a, b;`) needs nothing more.
+pub fn wait_futures(e: &mut Emitter, line: Option<u32>) {
+    let n = e.lines.len();
+    let waited = n >= 2
+        && matches!(e.lines[n - 1].op, Op::Barrier)
+        && e.lines[n - 2].op.call().is_some_and(|c| c.name == WAIT_ALL);
+    if waited {
+        return;
+    }
+    e.call(Call::new(WAIT_ALL), None, line);
+    e.barrier(Some("the futures' tiles are visible to every thread"), line);
+}
+
+/// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.
+struct Rows2 {
+    rows: String,
+    cols: String,
+    r0: String,
+    c0: String,
+    tensor_rows: String,
+    tensor_cols: String,
+}
+
+impl Rows2 {
+    fn of(v: &super::cexpr::View) -> Rows2 {
+        let t = &v.tensor;
+        match v.tile.len() {
+            1 => Rows2 {
+                rows: "1".into(),
+                cols: v.tile[0].to_cpp(),
+                r0: "0".into(),
+                c0: v.origin[0].clone(),
+                tensor_rows: "1".into(),
+                tensor_cols: t.shape[0].to_cpp(),
+            },
+            _ => Rows2 {
+                rows: v.tile[0].to_cpp(),
+                cols: v.tile[1].to_cpp(),
+                r0: v.origin[0].clone(),
+                c0: v.origin[1].clone(),
+                tensor_rows: t.shape[0].to_cpp(),
+                tensor_cols: t.shape[1].to_cpp(),
+            },
+        }
+    }
+}
+
+/// `dma.copy tile_s => out.subspan(R, C).at(i, j);`: every thread of the block stores a
+/// strided share of the shared tile into the global tile (elements outside the tensor are not
+/// written). Synchronous: a barrier before (the tile's writers are done) and one after (its
+/// readers are done before anything writes the shared tile again).
+fn store_tile(
+    e: &mut Emitter,
+    src: ExprId,
+    sv: &super::cexpr::View,
+    dv: &super::cexpr::View,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    if !(1..=2).contains(&dv.tile.len()) || dv.tile.len() != sv.tile.len() {
+        return Err(LowerError::new(
+            e.m.expr_span(src),
+            "a shared → global `dma.copy` lowers 1-D and 2-D tiles of one rank on both sides",
+        ));
+    }
+    let p = dv.tensor.param.unwrap_or(0);
+    e.pointer_params.insert(p);
+    e.written_params.insert(p);
+    let g = Rows2::of(dv);
+    let ld = if sv.tile.len() == 1 {
+        g.cols.clone()
+    } else {
+        cpp_paren(&sv.tensor.ld())
+    };
+    if !e.lines.last().is_some_and(|l| matches!(l.op, Op::Barrier)) {
+        e.barrier(Some("the shared tile's writers are done"), line);
+    }
+    let call = Call::new(S2G)
+        .targs([g.rows, g.cols, ld, "tsl_threads".to_string()])
+        .args([
+            dv.tensor.name.clone(),
+            g.r0,
+            g.c0,
+            g.tensor_rows,
+            g.tensor_cols,
+            sv.tile_ptr(),
+        ]);
+    e.call(call, None, line);
+    e.barrier(Some("the shared tile's readers are done"), line);
+    Ok(())
+}
+
 /// Whether the last node emitted is a barrier, or an async cooperative copy (a sync one leaves
 /// `pending_dma` set): then the threads are already past every earlier reader of shared memory,
 /// or the copy before this one emitted the barrier that covers both.
 fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
-    e.lines.last().is_some_and(|l| match &l.op {
-        Op::Barrier => true,
-        Op::Call(c) => !e.pending_dma && [G2S, G2S_ASYNC, G2S_T].contains(&c.name.as_str()),
-        _ => false,
-    })
+    // A shared tensor's pointer (a future's fresh buffer declared right before its copy) reads
+    // no memory.
+    let shared_ptr = |l: &&Line| matches!(&l.op, Op::Decl { init: Some(i), .. } if i.starts_with("reinterpret_cast<") && i.contains("tsl_smem + "));
+    e.lines
+        .iter()
+        .rev()
+        .find(|l| !shared_ptr(l))
+        .is_some_and(|l| match &l.op {
+            Op::Barrier => true,
+            Op::Call(c) => !e.pending_dma && [G2S, G2S_ASYNC, G2S_T].contains(&c.name.as_str()),
+            _ => false,
+        })
 }
 
 /// Pass `helpers`: [`G2S_ASYNC`] (the interior fast path) lives in `simt_tiles.cuh`; a kernel
@@ -154,10 +377,11 @@ fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
 pub fn select_copy_helpers(body: &mut Body) {
     let lines = &mut body.lines;
     let calls = |l: &Line| l.op.call().map(|c| c.name.clone());
+    // A warp-level `mma` kernel keeps the fast copies: its K loop is all copies and MMAs.
     if lines
         .iter()
         .filter_map(calls)
-        .any(|n| TILE_HELPERS.contains(&n.as_str()))
+        .any(|n| TILE_HELPERS.contains(&n.as_str()) || super::warp::HELPERS.contains(&n.as_str()))
     {
         return;
     }

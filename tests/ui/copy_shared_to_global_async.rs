@@ -1,4 +1,4 @@
-// expect: E1103 — shared → global has no cooperative copy.
+// expect: E1460 — a shared → global copy is synchronous.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -25,7 +25,7 @@ gemm_kernel! {
             acc += lhs_s.at(thr_m, ik) * rhs_s.at(thr_n, ik);
         }
         output.at(block_m # thr_m, block_n # thr_n) = acc;
-        dma.copy lhs_s => lhs.subspan(TILE_M, TILE_K).at(block_m, 0);
+        dma.copy.async lhs_s => lhs.subspan(TILE_M, TILE_K).at(block_m, 0);
       }
     }
 }

@@ -1,4 +1,4 @@
-// expect: E1104 — cooperative copies into shared memory move 2-D tiles.
+// expect: E1104 — cooperative copies into shared memory move 1-D and 2-D tiles.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -11,14 +11,14 @@ gemm_kernel! {
         global f16 [M, K] lhs,
         global f16 [N, K] rhs,
         global f16 [M, N] output,
-        global f16 [K] x) {
+        global f16 [K, 2, 2] x) {
       parallel {block_m, block_n} by [cdiv(M, TILE_M), cdiv(N, TILE_N)] : block,
                {thr_m, thr_n} by [TILE_M, TILE_N] : thread {
         shared f16 [TILE_M, TILE_K] lhs_s;
         shared f16 [TILE_N, TILE_K] rhs_s;
         f16 acc = 0.0f;
-        shared f16 [TILE_K] x_s;
-        dma.copy x.subspan(TILE_K).at(0) => x_s;
+        shared f16 [TILE_K, 2, 2] x_s;
+        dma.copy x.subspan(TILE_K, 2, 2).at(0, 0, 0) => x_s;
 
         foreach {iv_k} in [cdiv(K, TILE_K)] {
           dma.copy lhs.subspan(TILE_M, TILE_K).at(block_m, iv_k) => lhs_s;

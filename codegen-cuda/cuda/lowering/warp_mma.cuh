@@ -1,0 +1,319 @@
+// tessel warp-level tensor cores (sm_80+): `mma` under a `: group` level → mma.sync.aligned.
+//
+// A warp tile of the DSL (`mma.row.row mc, ma, mb` with an [M, K] A tile and an [N, K] B tile)
+// is (M / 16) × (N / 8) × (K / KI) instructions of shape m16n8kKI:
+//   f16, bf16 → m16n8k16 (f32 accumulate; f16 also f16 accumulate), tf32 → m16n8k8 (f32),
+//   s8 → m16n8k32 (s32).
+// Its fragments are register arrays laid out as the PTX ISA's mma.sync fragment tables, with
+// g = lane / 4, t = lane % 4 and E = 32 / element bits (f16/bf16: 2, tf32: 1, s8: 4), KI = 8E:
+//   A (m16 × kKI), 4 registers:   register r, element e: row g + 8 (r % 2), k = tE + e + 4E (r / 2)
+//   B (kKI × n8), 2 registers:    register r, element e: k = tE + e + 4E r,  column g
+//   C (m16 × n8), 4 values:       value i: row g + 8 (i / 2), column 2t + i % 2 (f16: 2 registers)
+// Arrays: A[(fm · FK + fk) · 4 + r], B[(fn · FK + fk) · 2 + r], C[(fm · FN + fn) · 4 + i].
+// The A/B registers of one m16/n8 block over 16 bytes of K are exactly an 8 × 8 b16 matrix of
+// ldmatrix for every element type, so K-contiguous shared tiles load with ldmatrix (.trans for
+// the other major order of 16-bit types); the other cases gather element by element.
+// tf32 operands are f32 bit patterns: the tensor core ignores the low 13 mantissa bits.
+// Needs prelude.cuh.
+#pragma once
+
+#define TSL_MMA_F16 0
+#define TSL_MMA_BF16 1
+#define TSL_MMA_TF32 2
+#define TSL_MMA_S8 3
+
+// s8 operand tiles go through the SIMT copies, whose zero fill is `tsl_from_f32<T>(0.0f)`.
+template <> struct tsl_from_f32_impl<signed char> {
+  static TSL_DEVICE signed char cvt(float x) { return (signed char)__float2int_rn(x); }
+};
+
+// Elements per 32-bit register (E) and the instruction's K (KI = 8E).
+template <int KIND> struct tsl_mma_kind {
+  static constexpr int E = KIND == TSL_MMA_TF32 ? 1 : KIND == TSL_MMA_S8 ? 4 : 2;
+  static constexpr int K = 8 * E;
+};
+
+// ---- the instructions --------------------------------------------------------------------------
+// One m16n8kKI: d += a · b with an f32 accumulator (f16, bf16, tf32 operands).
+template <int KIND> TSL_DEVICE void tsl_mma_m16n8(float *d, const tsl_u32 *a, const tsl_u32 *b);
+template <> TSL_DEVICE void tsl_mma_m16n8<TSL_MMA_F16>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <> TSL_DEVICE void tsl_mma_m16n8<TSL_MMA_BF16>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <> TSL_DEVICE void tsl_mma_m16n8<TSL_MMA_TF32>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// s8 × s8 → s32 (m16n8k32); integer products are exact, so no .satfinite.
+template <int KIND> TSL_DEVICE void tsl_mma_m16n8(int *d, const tsl_u32 *a, const tsl_u32 *b) {
+  static_assert(KIND == TSL_MMA_S8, "an s32 accumulator takes s8 operands");
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// f16 × f16 → f16 accumulate: the accumulator is two f16x2 registers.
+template <int KIND> TSL_DEVICE void tsl_mma_m16n8(tsl_u32 *d, const tsl_u32 *a, const tsl_u32 *b) {
+  static_assert(KIND == TSL_MMA_F16, "an f16 accumulator takes f16 operands");
+  asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, "
+      "{%0, %1};"
+      : "+r"(d[0]), "+r"(d[1])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// Registers per m16n8 accumulator tile: 4 values, or 2 f16x2 registers.
+template <typename Acc> struct tsl_mma_acc { static constexpr int R = 4; };
+template <> struct tsl_mma_acc<tsl_u32> { static constexpr int R = 2; };
+
+// The warp tile: acc[FM × FN tiles] += a[FM × FK] · b[FN × FK].
+template <int KIND, int FM, int FN, int FK, typename Acc>
+TSL_DEVICE void tsl_warp_mma(Acc *acc, const tsl_u32 *a, const tsl_u32 *b) {
+  constexpr int R = tsl_mma_acc<Acc>::R;
+#pragma unroll
+  for (int k = 0; k < FK; ++k)
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) {
+        // Serpentine over N: consecutive instructions share an A or a B fragment.
+        const int jj = (i % 2) ? FN - 1 - j : j;
+        tsl_mma_m16n8<KIND>(acc + (i * FN + jj) * R, a + (i * FK + k) * 4, b + (jj * FK + k) * 2);
+      }
+}
+
+// `mc = mma.fill v;`: every accumulator value (N of them, or N f16x2 registers) set to v.
+template <int N> TSL_DEVICE void tsl_mma_fill(float *acc, float v) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc[i] = v;
+}
+template <int N> TSL_DEVICE void tsl_mma_fill(int *acc, float v) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc[i] = (int)v;
+}
+template <int N> TSL_DEVICE void tsl_mma_fill(tsl_u32 *acc, float v) {
+  const tsl_u32 p = tsl_pack_f16x2(v, v);
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc[i] = p;
+}
+
+// ---- operands from shared memory: ldmatrix -----------------------------------------------------
+TSL_DEVICE void tsl_ldsm_x4(tsl_u32 &r0, tsl_u32 &r1, tsl_u32 &r2, tsl_u32 &r3, tsl_u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
+TSL_DEVICE void tsl_ldsm_x4_t(tsl_u32 &r0, tsl_u32 &r1, tsl_u32 &r2, tsl_u32 &r3, tsl_u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
+TSL_DEVICE void tsl_ldsm_x2(tsl_u32 &r0, tsl_u32 &r1, tsl_u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+               : "=r"(r0), "=r"(r1)
+               : "r"(addr));
+}
+TSL_DEVICE void tsl_ldsm_x2_t(tsl_u32 &r0, tsl_u32 &r1, tsl_u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+               : "=r"(r0), "=r"(r1)
+               : "r"(addr));
+}
+
+// The 32-bit pattern of one element, for packing E of them into a register.
+TSL_DEVICE tsl_u32 tsl_mma_bits(tsl_f16 x) { return x.bits; }
+TSL_DEVICE tsl_u32 tsl_mma_bits(tsl_bf16 x) { return x.bits; }
+TSL_DEVICE tsl_u32 tsl_mma_bits(float x) { return __float_as_uint(x); }
+TSL_DEVICE tsl_u32 tsl_mma_bits(signed char x) { return (tsl_u32)(unsigned char)x; }
+
+// The A fragment of an [FM·16, FK·KI] tile gathered element by element: element (m, k) is
+// tensor row r0 + m, column c0 + k (TRANS: row r0 + k, column c0 + m) of a tensor of
+// rows × cols elements with row pitch ld; elements outside it read as zero.
+template <int KIND, int FM, int FK, bool TRANS, typename T>
+TSL_DEVICE void tsl_mma_gather_a(tsl_u32 *a, const T *src, int r0, int c0, int rows, int cols,
+                                 long long ld) {
+  constexpr int E = tsl_mma_kind<KIND>::E, KI = tsl_mma_kind<KIND>::K, BITS = 32 / E;
+  constexpr tsl_u32 MASK = BITS == 32 ? 0xffffffffu : (1u << (BITS % 32)) - 1u;
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int k = 0; k < FK; ++k)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        tsl_u32 v = 0;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int m = i * 16 + g + 8 * (r % 2), kk = k * KI + t * E + e + 4 * E * (r / 2);
+          const int row = r0 + (TRANS ? kk : m), col = c0 + (TRANS ? m : kk);
+          if (row < rows && col < cols) {
+            const tsl_u32 x = tsl_mma_bits(src[(long long)row * ld + col]);
+            v |= (x & MASK) << (e * BITS % 32);
+          }
+        }
+        a[(i * FK + k) * 4 + r] = v;
+      }
+}
+
+// The B fragment of an [FN·8, FK·KI] (N × K) tile, gathered: element (n, k) is tensor row
+// r0 + n, column c0 + k (TRANS: row r0 + k, column c0 + n); zero outside the tensor.
+template <int KIND, int FN, int FK, bool TRANS, typename T>
+TSL_DEVICE void tsl_mma_gather_b(tsl_u32 *b, const T *src, int r0, int c0, int rows, int cols,
+                                 long long ld) {
+  constexpr int E = tsl_mma_kind<KIND>::E, KI = tsl_mma_kind<KIND>::K, BITS = 32 / E;
+  constexpr tsl_u32 MASK = BITS == 32 ? 0xffffffffu : (1u << (BITS % 32)) - 1u;
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int j = 0; j < FN; ++j)
+#pragma unroll
+    for (int k = 0; k < FK; ++k)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        tsl_u32 v = 0;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int n = j * 8 + g, kk = k * KI + t * E + e + 4 * E * r;
+          const int row = r0 + (TRANS ? kk : n), col = c0 + (TRANS ? n : kk);
+          if (row < rows && col < cols) {
+            const tsl_u32 x = tsl_mma_bits(src[(long long)row * ld + col]);
+            v |= (x & MASK) << (e * BITS % 32);
+          }
+        }
+        b[(j * FK + k) * 2 + r] = v;
+      }
+}
+
+// The A fragment from a shared tile whose first element is `tile` (row pitch LD elements).
+// LDSM: every row of 16 bytes the warp reads is 16-byte aligned (the lowering proves it), and
+// the tile is K-contiguous or 16-bit: one ldmatrix.x4 per m16 × 16-byte block; else a gather.
+template <int KIND, int FM, int FK, bool TRANS, int LD, bool LDSM, typename T>
+TSL_DEVICE void tsl_mma_load_a(tsl_u32 *a, const T *tile) {
+  constexpr int KI = tsl_mma_kind<KIND>::K;
+  if constexpr (LDSM && (!TRANS || sizeof(T) == 2)) {
+    const int lane = threadIdx.x % 32;
+    if constexpr (!TRANS) {
+      // Lanes 0-15 address rows 0-15 of the first 16 bytes of K, lanes 16-31 of the second.
+      const tsl_u32 base = tsl_smem_addr(tile + (lane % 16) * LD + (lane / 16) * (KI / 2));
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int k = 0; k < FK; ++k) {
+          tsl_u32 *r = a + (i * FK + k) * 4;
+          tsl_ldsm_x4(r[0], r[1], r[2], r[3], base + (i * 16 * LD + k * KI) * (int)sizeof(T));
+        }
+    } else {
+      // Stored [K, M]: matrix q of lane group q = lane / 8 is rows k (q / 2) · 8 …, columns
+      // m (q % 2) · 8 …, transposed on the way in.
+      const int q = lane / 8;
+      const tsl_u32 base = tsl_smem_addr(tile + ((q / 2) * 8 + lane % 8) * LD + (q % 2) * 8);
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int k = 0; k < FK; ++k) {
+          tsl_u32 *r = a + (i * FK + k) * 4;
+          tsl_ldsm_x4_t(r[0], r[1], r[2], r[3], base + (k * 16 * LD + i * 16) * (int)sizeof(T));
+        }
+    }
+  } else {
+    tsl_mma_gather_a<KIND, FM, FK, TRANS>(a, tile, 0, 0, 1 << 30, 1 << 30, LD);
+  }
+}
+
+// The B fragment from a shared [N, K] tile (TRANS: stored [K, N]); as tsl_mma_load_a, one
+// ldmatrix.x4 covers two n8 blocks (x2 for an odd last one).
+template <int KIND, int FN, int FK, bool TRANS, int LD, bool LDSM, typename T>
+TSL_DEVICE void tsl_mma_load_b(tsl_u32 *b, const T *tile) {
+  constexpr int KI = tsl_mma_kind<KIND>::K;
+  if constexpr (LDSM && (!TRANS || sizeof(T) == 2)) {
+    const int lane = threadIdx.x % 32, q = lane / 8;
+    // Matrix q: n8 block j + q / 2, 16-byte half q % 2 of K.
+    const T *p = TRANS ? tile + ((q % 2) * 8 + lane % 8) * LD + (q / 2) * 8
+                       : tile + ((q / 2) * 8 + lane % 8) * LD + (q % 2) * (KI / 2);
+    const tsl_u32 base = tsl_smem_addr(p);
+#pragma unroll
+    for (int j = 0; j < FN; j += 2)
+#pragma unroll
+      for (int k = 0; k < FK; ++k) {
+        const int off = TRANS ? (k * 16 * LD + j * 8) : (j * 8 * LD + k * KI);
+        tsl_u32 *r0 = b + (j * FK + k) * 2;
+        if (j + 1 < FN) {
+          tsl_u32 *r1 = b + ((j + 1) * FK + k) * 2;
+          if constexpr (TRANS)
+            tsl_ldsm_x4_t(r0[0], r0[1], r1[0], r1[1], base + off * (int)sizeof(T));
+          else
+            tsl_ldsm_x4(r0[0], r0[1], r1[0], r1[1], base + off * (int)sizeof(T));
+        } else {
+          if constexpr (TRANS)
+            tsl_ldsm_x2_t(r0[0], r0[1], base + off * (int)sizeof(T));
+          else
+            tsl_ldsm_x2(r0[0], r0[1], base + off * (int)sizeof(T));
+        }
+      }
+  } else {
+    tsl_mma_gather_b<KIND, FN, FK, TRANS>(b, tile, 0, 0, 1 << 30, 1 << 30, LD);
+  }
+}
+
+// ---- the accumulator out ------------------------------------------------------------------------
+// Values 2h and 2h + 1 of m16n8 tile `i` (columns 2t, 2t + 1 of row g + 8h) as floats / ints.
+TSL_DEVICE void tsl_mma_pair(const float *acc, int i, int h, float &v0, float &v1) {
+  v0 = acc[i * 4 + 2 * h];
+  v1 = acc[i * 4 + 2 * h + 1];
+}
+TSL_DEVICE void tsl_mma_pair(const int *acc, int i, int h, int &v0, int &v1) {
+  v0 = acc[i * 4 + 2 * h];
+  v1 = acc[i * 4 + 2 * h + 1];
+}
+TSL_DEVICE void tsl_mma_pair(const tsl_u32 *acc, int i, int h, float &v0, float &v1) {
+  tsl_f16x2 p;
+  p.bits = acc[i * 2 + h];
+  v0 = tsl_f16_to_f32(tsl_f16x2_lo(p));
+  v1 = tsl_f16_to_f32(tsl_f16x2_hi(p));
+}
+template <typename Acc> struct tsl_mma_val { using T = float; };
+template <> struct tsl_mma_val<int> { using T = int; };
+TSL_DEVICE void tsl_mma_put(float *p, float v) { *p = v; }
+TSL_DEVICE void tsl_mma_put(tsl_f16 *p, float v) { *p = tsl_f16_from_f32(v); }
+TSL_DEVICE void tsl_mma_put(tsl_bf16 *p, float v) { *p = tsl_bf16_from_f32(v); }
+TSL_DEVICE void tsl_mma_put(int *p, int v) { *p = v; }
+// Two neighbours at once (p 2-element aligned).
+TSL_DEVICE void tsl_mma_put2(float *p, float v0, float v1) { *reinterpret_cast<float2 *>(p) = make_float2(v0, v1); }
+TSL_DEVICE void tsl_mma_put2(tsl_f16 *p, float v0, float v1) { *reinterpret_cast<tsl_u32 *>(p) = tsl_pack_f16x2(v0, v1); }
+TSL_DEVICE void tsl_mma_put2(tsl_bf16 *p, float v0, float v1) { *reinterpret_cast<tsl_u32 *>(p) = tsl_pack_bf16x2(v0, v1); }
+TSL_DEVICE void tsl_mma_put2(int *p, int v0, int v1) { *reinterpret_cast<int2 *>(p) = make_int2(v0, v1); }
+
+// `mma.store acc, t`: the [FM·16, FN·8] accumulator into the tile at row r0, column c0 of a
+// tensor of rows × cols elements (row pitch ld). Each thread stores its pairs of neighbours,
+// two at once where both are inside and the pair is aligned, one by one at a ragged edge.
+template <int FM, int FN, typename Acc, typename T>
+TSL_DEVICE void tsl_mma_store(const Acc *acc, T *dst, int r0, int c0, int rows, int cols,
+                              long long ld) {
+  using V = typename tsl_mma_val<Acc>::T;
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        V v0, v1;
+        tsl_mma_pair(acc, i * FN + j, h, v0, v1);
+        const int row = r0 + i * 16 + g + 8 * h, col = c0 + j * 8 + 2 * t;
+        if (row >= rows) continue;
+        T *p = dst + (long long)row * ld + col;
+        if (col + 1 < cols && ((long long)row * ld + col) % 2 == 0) {
+          tsl_mma_put2(p, v0, v1);
+        } else {
+          if (col < cols) tsl_mma_put(p, v0);
+          if (col + 1 < cols) tsl_mma_put(p + 1, v1);
+        }
+      }
+}

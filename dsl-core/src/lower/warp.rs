@@ -1,0 +1,423 @@
+//! Warp-level tensor cores: `mma` statements under a `: group` level (one warp) → `mma.sync`.
+//!
+//! A kernel whose `mma`s all run under `: group` (no `: group-4`, TMA or events) takes the SIMT
+//! path — cp.async tile copies, any sm_80+ GPU — and its `mma.*` statements lower here to the
+//! helpers of `lowering/warp_mma.cuh`:
+//!
+//! - `mc = mma.fill v;` → a register array in the accumulator layout of `mma.sync` (f32 and s32:
+//!   4 values per m16n8 tile per thread, f16: 2 f16x2 registers). Its size is known at the first
+//!   `mma` that accumulates into it, which completes the declaration.
+//! - `ma = mma.load t;` → the A (`[M, K]`, or `[K, M]` for `mma.col.*`) or B (`[N, K]`, or
+//!   `[K, N]` for `mma.*.col`) fragment: from shared memory with `ldmatrix` (`.trans` for the
+//!   M/N-contiguous orders of 16-bit types) when every row the warp reads is 16-byte aligned,
+//!   else gathered element by element; from global memory gathered, with zeros past the edges.
+//! - `mma.row.row mc, ma, mb;` → `(M/16) × (N/8) × (K/KI)` `mma.sync.aligned.m16n8kKI`.
+//! - `mma.store mc, t;` → per-thread stores in the accumulator layout, bounds-checked against
+//!   the tensor.
+//!
+//! The checker (`check/warp_mma.rs`) guarantees the shapes (M a multiple of 16, N of 8, K of
+//! the instruction's K), the operand and accumulator types, and that every shape is a
+//! compile-time constant.
+
+use super::emitter::Emitter;
+use super::error::LowerError;
+use super::kernel::{Call, Op};
+use super::sym::Sym;
+use super::warp_frags::{Frag, Kind};
+use crate::ir::{BinaryOp, DType, Expr, ExprId, Level, Major, MemSpace, Module, Stmt, StmtId};
+
+/// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
+/// when it calls one).
+pub const HELPERS: [&str; 7] = [
+    "tsl_mma_fill",
+    "tsl_mma_load_a",
+    "tsl_mma_load_b",
+    "tsl_mma_gather_a",
+    "tsl_mma_gather_b",
+    "tsl_warp_mma",
+    "tsl_mma_store",
+];
+
+/// Whether `m` is a warp-MMA kernel: it has `mma` statements, and no `: group-4` level, TMA
+/// copy or event (those make it a Hopper kernel, whose `mma`s are WGMMAs).
+pub fn is_warp_kernel(m: &Module) -> bool {
+    let body = &m.kernel.body;
+    super::walk::contains(m, body, &|s| matches!(s, Stmt::Mma { .. }))
+        && !super::walk::contains(m, body, &|s| match s {
+            Stmt::TmaCopy { .. } | Stmt::EventDecl { .. } => true,
+            Stmt::Parallel { levels, .. } => levels.iter().any(|l| l.level == Level::Group4),
+            _ => false,
+        })
+}
+
+fn div(a: Sym, b: i64) -> Sym {
+    Sym::bin(BinaryOp::Div, a, Sym::Int(b))
+}
+
+fn paren(s: &Sym) -> String {
+    super::cexpr::cpp_paren(s)
+}
+
+/// The accumulator's C++ declaration: its type and register count for `fm × fn` tiles.
+fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (String, String) {
+    let per_tile = if dtype == DType::F16 { 2 } else { 4 };
+    let ty = match dtype {
+        DType::F16 => "tsl_u32",
+        DType::I32 => "int",
+        _ => "float",
+    };
+    let regs = match tiles {
+        Some((fm, fnn)) => Sym::mul(Sym::mul(fm.clone(), fnn.clone()), Sym::Int(per_tile)).to_cpp(),
+        None => "0".into(),
+    };
+    (format!("{ty} {name}[{regs}];"), regs)
+}
+
+/// Completes the declaration and fill of the accumulator `name` for `tiles` (M/16, N/8).
+fn size_acc(e: &mut Emitter, name: &str, tiles: (Sym, Sym)) {
+    let Some(Frag::Acc {
+        dtype,
+        tiles: slot,
+        decl,
+        fill,
+    }) = e.warp.frags.get_mut(name)
+    else {
+        return;
+    };
+    let (text, regs) = acc_decl(name, *dtype, Some(&tiles));
+    *slot = Some(tiles);
+    let (decl, fill) = (*decl, *fill);
+    if let Op::Stmt(code) = &mut e.lines[decl].op {
+        *code = text;
+    }
+    if let Op::Call(c) = &mut e.lines[fill].op {
+        c.targs = vec![regs];
+    }
+}
+
+pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    match &m.stmts[s] {
+        Stmt::MmaFill { name, dtype, value } => {
+            let (v, t) = e.cx().value(*value)?;
+            let v = super::cexpr::convert(&v, t, DType::F32);
+            let (decl, _) = acc_decl(&name.name, *dtype, None);
+            let decl_at = e.lines.len();
+            e.line(
+                format!("{decl}  // warp accumulator, {dtype}, in the mma.sync fragment layout"),
+                line,
+            );
+            let fill_at = e.lines.len();
+            e.call(
+                Call::new("tsl_mma_fill")
+                    .targs(["0"])
+                    .args([name.name.clone(), v]),
+                None,
+                line,
+            );
+            e.warp.frags.insert(
+                name.name.clone(),
+                Frag::Acc {
+                    dtype: *dtype,
+                    tiles: None,
+                    decl: decl_at,
+                    fill: fill_at,
+                },
+            );
+        }
+        Stmt::MmaLoad { name, src, .. } => load(e, s, &name.name, *src, line)?,
+        Stmt::Mma { acc, a, b, .. } => {
+            let operand = |n: &crate::ir::Ident| match e.warp.frags.get(&n.name) {
+                Some(Frag::Operand { kind, tiles }) => Ok((*kind, tiles.clone())),
+                _ => Err(LowerError::new(
+                    n.span,
+                    format!("`{}` is not a loaded warp `mma` operand", n.name),
+                )),
+            };
+            let (kind, (fm, fk)) = operand(a)?;
+            let (_, (fnn, _)) = operand(b)?;
+            let Some(Frag::Acc { tiles, .. }) = e.warp.frags.get(&acc.name) else {
+                return Err(LowerError::new(
+                    acc.span,
+                    format!("`{}` is not a warp accumulator (`mma.fill`)", acc.name),
+                ));
+            };
+            if tiles.is_none() {
+                // The first `mma` into the accumulator sizes it.
+                size_acc(e, &acc.name, (fm.clone(), fnn.clone()));
+            }
+            let call = Call::new("tsl_warp_mma")
+                .targs([
+                    kind.cpp().to_string(),
+                    fm.to_cpp(),
+                    fnn.to_cpp(),
+                    fk.to_cpp(),
+                ])
+                .args([acc.name.clone(), a.name.clone(), b.name.clone()]);
+            let note = format!(
+                "{} += {}·{}ᵀ: {} × {} × {} mma.sync.{}",
+                acc.name,
+                a.name,
+                b.name,
+                fm.to_cpp(),
+                fnn.to_cpp(),
+                fk.to_cpp(),
+                kind.shape()
+            );
+            e.call(call, Some(&note), line);
+        }
+        Stmt::MmaStore { acc, dst, .. } => {
+            let v = operand_view(e, *dst)?;
+            let (fm, fnn) = match e.warp.frags.get(&acc.name).cloned() {
+                Some(Frag::Acc { tiles: Some(t), .. }) => t,
+                // Stored before an `mma` updates it: the destination has its shape (E1407).
+                Some(Frag::Acc { tiles: None, .. }) if v.tile.len() == 2 => {
+                    let t = (div(v.tile[0].clone(), 16), div(v.tile[1].clone(), 8));
+                    size_acc(e, &acc.name, t.clone());
+                    t
+                }
+                _ => {
+                    return Err(LowerError::new(
+                        acc.span,
+                        format!("`{}` is not a warp accumulator (`mma.fill`)", acc.name),
+                    ));
+                }
+            };
+            let (ptr, r0, c0, rows, cols, ld) = placement(e, &v)?;
+            if v.tensor.space == MemSpace::Global {
+                let p = v.tensor.param.unwrap_or(0);
+                e.written_params.insert(p);
+            }
+            let call = Call::new("tsl_mma_store")
+                .targs([fm.to_cpp(), fnn.to_cpp()])
+                .args([acc.name.clone(), ptr, r0, c0, rows, cols, ld]);
+            e.call(
+                call,
+                Some("the accumulator layout, bounds-checked per element pair"),
+                line,
+            );
+        }
+        Stmt::MmaCommit => {
+            return Err(LowerError::new(
+                m.stmt_span(s),
+                "`mma.commit` belongs to WGMMA; a warp-level `mma` completes in order",
+            ));
+        }
+        _ => unreachable!("mma_stmt is called on mma statements"),
+    }
+    Ok(())
+}
+
+/// The `mma` that reads operand `name`: whether it is the A operand, and the operand's major.
+fn operand_role(m: &Module, name: &str) -> Option<(bool, Major)> {
+    crate::check::all_stmts(m)
+        .into_iter()
+        .find_map(|s| match &m.stmts[s] {
+            Stmt::Mma {
+                a_major,
+                a,
+                b_major,
+                b,
+                ..
+            } if a.name == name => Some((true, *a_major)),
+            Stmt::Mma { b_major, b, .. } if b.name == name => Some((false, *b_major)),
+            _ => None,
+        })
+}
+
+/// The view of an `mma.load` source or `mma.store` destination: as [`super::cexpr`] resolves
+/// it, with `.chunkat` also taking composed indices (`m # g0`: chunks of the dimension split
+/// by the product of the extents).
+fn operand_view(e: &Emitter, x: ExprId) -> Result<super::cexpr::View, LowerError> {
+    let m = e.m;
+    if let Expr::View {
+        base,
+        op: crate::ir::ViewOp::Chunkat,
+        args,
+    } = &m.exprs[x]
+        && args
+            .iter()
+            .any(|&a| matches!(m.exprs[a], Expr::Compose { .. }))
+    {
+        let mut v = e.cx().view(*base)?;
+        for (d, &a) in args.iter().enumerate() {
+            if matches!(m.exprs[a], Expr::Wildcard) {
+                continue;
+            }
+            let ext = extent(e, a).ok_or_else(|| {
+                LowerError::new(
+                    m.expr_span(a),
+                    "`.chunkat` takes loop/parallel variables, compositions of them, or `_`",
+                )
+            })?;
+            let chunk = match &ext {
+                Sym::Cdiv(dd, t) if **dd == v.tile[d] => (**t).clone(),
+                other => Sym::bin(BinaryOp::Div, v.tile[d].clone(), other.clone()),
+            };
+            let (i, _) = e.cx().value(a)?;
+            // The index's run-time steps are whole chunks (for `View::aligned_cpp`).
+            v.terms[d].push(chunk.clone());
+            let at = format!("({i}) * {}", paren(&chunk));
+            v.origin[d] = if v.origin[d] == "0" {
+                at
+            } else {
+                format!("{} + {at}", v.origin[d])
+            };
+            v.tile[d] = chunk;
+        }
+        return Ok(v);
+    }
+    e.cx().view(x)
+}
+
+/// The extent of a chunk index: a variable's, or the product for `a # b`.
+fn extent(e: &Emitter, a: ExprId) -> Option<Sym> {
+    match &e.m.exprs[a] {
+        Expr::Name(n) => e.scopes.extent(n).cloned(),
+        Expr::Compose { outer, inner } => Some(Sym::mul(extent(e, *outer)?, extent(e, *inner)?)),
+        _ => None,
+    }
+}
+
+/// Where a view's tile lies: the tensor's pointer (the array entry), the tile's first row and
+/// column, the tensor's rows and columns, and its row pitch — C++ text.
+fn placement(
+    e: &mut Emitter,
+    v: &super::cexpr::View,
+) -> Result<(String, String, String, String, String, String), LowerError> {
+    let t = &v.tensor;
+    if t.shape.len() != 2 || v.origin.len() != 2 {
+        return Err(LowerError::new(
+            e.m.kernel.name.span,
+            format!("internal: the warp `mma` tile of `{}` is not 2-D", t.name),
+        ));
+    }
+    if t.space == MemSpace::Global {
+        e.pointer_params.insert(t.param.unwrap_or(0));
+    }
+    Ok((
+        v.entry_ptr(),
+        v.origin[0].clone(),
+        v.origin[1].clone(),
+        t.shape[0].to_cpp(),
+        t.shape[1].to_cpp(),
+        t.ld().to_cpp(),
+    ))
+}
+
+fn load(
+    e: &mut Emitter,
+    s: StmtId,
+    name: &str,
+    src: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let span = m.stmt_span(s);
+    let (is_a, major) = operand_role(m, name).ok_or_else(|| {
+        LowerError::new(span, format!("`{name}` is loaded but no `mma` reads it"))
+    })?;
+    let v = operand_view(e, src)?;
+    let kind = Kind::of(v.tensor.dtype).ok_or_else(|| {
+        LowerError::new(
+            m.expr_span(src),
+            format!("no `mma.sync` takes {} operands", v.tensor.dtype),
+        )
+    })?;
+    if v.tile.len() != 2 || v.transposed || v.element {
+        return Err(LowerError::new(
+            m.expr_span(src),
+            "a warp `mma` operand is a 2-D tile",
+        ));
+    }
+    // Row major: A is [M, K], B is [N, K] (K contiguous); column major the transpose.
+    let trans = major == Major::Col;
+    let (mn, k) = if trans {
+        (v.tile[1].clone(), v.tile[0].clone())
+    } else {
+        (v.tile[0].clone(), v.tile[1].clone())
+    };
+    let rows_per = if is_a { 16 } else { 8 };
+    let tiles = (div(mn.clone(), rows_per), div(k.clone(), kind.k()));
+    let regs = Sym::mul(
+        Sym::mul(tiles.0.clone(), tiles.1.clone()),
+        Sym::Int(if is_a { 4 } else { 2 }),
+    );
+    let what = if is_a { "A" } else { "B" };
+    e.line(
+        format!(
+            "tsl_u32 {name}[{}];  // {what} fragment, {} × {} {}, {} {} tile(s) of the {} mma.sync",
+            regs.to_cpp(),
+            mn.to_cpp(),
+            k.to_cpp(),
+            v.tensor.dtype,
+            paren(&tiles.0),
+            if is_a { "m16" } else { "n8" },
+            kind.shape()
+        ),
+        line,
+    );
+    let (fa, fb) = (tiles.0.to_cpp(), tiles.1.to_cpp());
+    let trans_cpp = if trans { "true" } else { "false" };
+    if v.tensor.space == MemSpace::Shared {
+        // ldmatrix reads 16-byte rows: every row the warp addresses must start 16-byte aligned.
+        let elems = 16 / v.tensor.dtype.size_bytes().max(1) as i64;
+        let ldsm = v.aligned_cpp(elems);
+        let helper = if is_a {
+            "tsl_mma_load_a"
+        } else {
+            "tsl_mma_load_b"
+        };
+        let call = Call::new(helper)
+            .targs([
+                kind.cpp().to_string(),
+                fa,
+                fb,
+                trans_cpp.to_string(),
+                v.tensor.ld().to_cpp(),
+                ldsm,
+            ])
+            .args([name.to_string(), v.tile_ptr()]);
+        e.call(call, Some("ldmatrix where rows are 16-byte aligned"), line);
+    } else {
+        let (ptr, r0, c0, rows, cols, ld) = placement(e, &v)?;
+        let helper = if is_a {
+            "tsl_mma_gather_a"
+        } else {
+            "tsl_mma_gather_b"
+        };
+        let call = Call::new(helper)
+            .targs([kind.cpp().to_string(), fa, fb, trans_cpp.to_string()])
+            .args([name.to_string(), ptr, r0, c0, rows, cols, ld]);
+        e.call(
+            call,
+            Some("per-thread loads in the fragment layout, zeros past the edges"),
+            line,
+        );
+    }
+    e.warp.frags.insert(
+        name.to_string(),
+        Frag::Operand {
+            kind,
+            tiles: (tiles.0, tiles.1),
+        },
+    );
+    Ok(())
+}
+
+/// After the body: every accumulator was sized by an `mma` (the checker's E1114 guarantees it).
+pub fn finish(e: &mut Emitter) {
+    let open: Vec<String> = e
+        .warp
+        .frags
+        .iter()
+        .filter(|(_, f)| matches!(f, Frag::Acc { tiles: None, .. }))
+        .map(|(n, _)| n.clone())
+        .collect();
+    for n in open {
+        e.errors.push(LowerError::new(
+            e.m.kernel.name.span,
+            format!("internal: the warp accumulator `{n}` is never used by an `mma`"),
+        ));
+    }
+}

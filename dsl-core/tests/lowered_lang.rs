@@ -1,0 +1,159 @@
+//! Constructs of today's Croqtile that tessel lowers: each `tests/lowered/*.co` is taken in its
+//! launch form (`lower::launch_form`, what `tessel emit`, the runtime and the macro lower), its
+//! IR dump must equal `tests/lowered/*.ir` (refresh with `TESSEL_BLESS=1`), and it must pass
+//! `check_config` and lower. The emitted CUDA of the GPU-verified kernels is held by the root
+//! crate's `kernels/*.co` goldens and NVRTC tests.
+
+use dsl_core::check::{self, Config, Limits};
+use dsl_core::ir::{ExtStmt, MemSpace, Module, Returns, Stmt};
+use dsl_core::lower::launch_form;
+use dsl_core::parse::parse_str;
+use std::path::PathBuf;
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/lowered")
+}
+
+fn parse(text: &str) -> Module {
+    parse_str(text, Some("t.co"))
+        .unwrap_or_else(|d| panic!("parse failed:\n{d}"))
+        .module
+}
+
+fn lowers(m: &Module, what: &str) -> dsl_core::lower::CudaKernel {
+    let info = check::check_config(m, &Config::defaults(m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{what}: check_config failed:\n{d}"));
+    dsl_core::lower::lower(m, &info).unwrap_or_else(|d| panic!("{what}: lowering failed:\n{d}"))
+}
+
+#[test]
+fn each_construct_dumps_its_golden_and_lowers() {
+    let mut names: Vec<String> = std::fs::read_dir(dir())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "co"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    for name in names {
+        let text = std::fs::read_to_string(dir().join(format!("{name}.co"))).unwrap();
+        let m = launch_form(parse(&text));
+        let dump = m.to_string();
+        let path = dir().join(format!("{name}.ir"));
+        if std::env::var_os("TESSEL_BLESS").is_some() {
+            std::fs::write(&path, &dump).unwrap();
+        } else {
+            let want = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e} (bless with TESSEL_BLESS=1)", path.display()));
+            assert_eq!(
+                dump, want,
+                "{name}: IR dump differs (TESSEL_BLESS=1 to accept)"
+            );
+        }
+        lowers(&m, &name);
+    }
+}
+
+#[test]
+fn a_body_declared_output_becomes_the_last_parameter() {
+    let raw = parse(&std::fs::read_to_string(dir().join("auto_output.co")).unwrap());
+    // As written, the lowering gate refuses it: the function must be taken in its launch form.
+    assert!(check::check_config(&raw, &Config::defaults(&raw), None, &Limits::SM90).is_err());
+    let m = launch_form(raw);
+    let names: Vec<&str> = m
+        .kernel
+        .params
+        .iter()
+        .map(|p| p.name.name.as_str())
+        .collect();
+    assert_eq!(names, ["x", "y"]);
+    assert_eq!(m.kernel.params[1].space, MemSpace::Global);
+    assert_eq!(m.kernel.returns, Returns::Void);
+    // The problem-dependent integer moved into the `parallel`; nothing but it stays outside.
+    assert_eq!(m.kernel.body.len(), 1);
+    let Stmt::Parallel { body, .. } = &m.stmts[m.kernel.body[0]] else {
+        panic!("not a parallel")
+    };
+    assert!(matches!(&m.stmts[body[0]], Stmt::ScalarDecl { name, .. } if name.name == "rows"));
+    let k = lowers(&m, "auto_output");
+    assert_eq!(
+        k.params.len(),
+        2 + 2,
+        "two pointers and the dims M, N: {:?}",
+        k.params
+    );
+    assert!(
+        k.params[1].starts_with("float* __restrict__ y"),
+        "{:?}",
+        k.params
+    );
+}
+
+#[test]
+fn what_the_launch_form_cannot_move_stays_and_is_reported() {
+    // An integer a `parallel`'s extents name must exist before the launch: it stays outside
+    // (E0905 reports it), and so does a scalar result (no parameter can hold it).
+    let src = "__co__ void f(f32 [M] x) {\n  int n = cdiv(M, 32);\n  parallel {b} by [n] : block, {t} by [32] : thread {\n    x.at(b#t) = 0.0f;\n  }\n}\n";
+    let m = launch_form(parse(src));
+    assert_eq!(m.kernel.body.len(), 2);
+    let err = check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90).unwrap_err();
+    assert!(err.iter().any(|d| d.code == "E0905"), "{err}");
+
+    let src = "__co__ int f(f32 [M] x) {\n  parallel {b} by [cdiv(M, 32)] : block, {t} by [32] : thread {\n    x.at(b#t) = 0.0f;\n  }\n  return M;\n}\n";
+    let m = launch_form(parse(src));
+    assert!(matches!(m.kernel.returns, Returns::Value { .. }));
+    assert!(
+        m.kernel
+            .body
+            .iter()
+            .any(|&s| matches!(m.stmts[s], Stmt::Ext(ExtStmt::Return { .. })))
+    );
+    assert!(check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90).is_err());
+}
+
+#[test]
+fn a_module_without_any_of_it_is_unchanged() {
+    let src = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../kernels/v1_shared.co"),
+    )
+    .unwrap();
+    let m = parse(&src);
+    assert_eq!(launch_form(m.clone()).to_string(), m.to_string());
+}
+
+fn codes_of(src: &str) -> Vec<&'static str> {
+    let m = launch_form(parse(src));
+    match check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90) {
+        Ok(info) => {
+            dsl_core::lower::lower(&m, &info).expect("check ok ⇒ lower ok");
+            Vec::new()
+        }
+        Err(d) => d.iter().map(|x| x.code).collect(),
+    }
+}
+
+fn future_kernel(copies: &str) -> String {
+    format!(
+        "__co__ void f(f16 [M, K] a, f32 [M, K] o) {{\n  parallel {{bm}} by [cdiv(M, 16)] : block, {{t}} by [16] : thread {{\n{copies}\n    o.at(bm#t, 0) = x.data.at(t, 0);\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn future_copies_lower_or_are_gated_with_their_codes() {
+    let ok =
+        future_kernel("    x = dma.copy.async a.subspan(16, 32).at(bm, 0) => shared;\n    wait x;");
+    assert_eq!(codes_of(&ok), Vec::<&str>::new());
+    // A fresh buffer's shape comes from a static `.subspan` tile.
+    let whole = future_kernel("    x = dma.copy.async a => shared;\n    wait x;");
+    assert_eq!(codes_of(&whole), ["E1462"]);
+    let two = future_kernel(
+        "    x = dma.copy.async a.subspan(16, 32).at(bm, 0) => shared;\n    wait x;\n    x = dma.copy.async a.subspan(16, 64).at(bm, 0) => shared;\n    wait x;",
+    );
+    assert!(codes_of(&two).contains(&"E1462"), "{:?}", codes_of(&two));
+    // Modifiers on a future's copy are not lowered yet.
+    let swiz = future_kernel(
+        "    x = dma.copy.async.zfill a.subspan(16, 32).at(bm, 0) => shared;\n    wait x;",
+    );
+    assert_eq!(codes_of(&swiz), ["E1345"]);
+}

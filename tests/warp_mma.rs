@@ -1,0 +1,201 @@
+//! Warp-level tensor cores (`mma` under `: group` → `mma.sync`), no GPU needed:
+//!
+//! - the small kernels of `tests/data/warp/` (bf16 with a K × N operand through ldmatrix.trans,
+//!   s8 → s32 through a cp.async ring, tf32 with one operand straight from global memory, and
+//!   Croqtile's f16 form that loads and stores global tensors with `.chunkat(m # g0, k)`, an
+//!   accumulator stored before the first `mma` updates it) emit
+//!   their golden `.cu` (`tests/golden/warp/`, `TESSEL_BLESS=1` to refresh);
+//! - they and `kernels/v2_warp_mma.co` (at its defaults and across its domain) compile with NVRTC
+//!   for sm_80, sm_86, sm_89 and sm_90a and show the tensor-core instruction of their type (HMMA,
+//!   or IMMA for s8), LDSM where an operand comes from shared memory, LDGSTS where a cp.async
+//!   ring feeds them, and no local memory or spills.
+//!
+//! Without NVRTC/nvdisasm the compile tests print `SKIPPED` and pass, except under `CI=true` or
+//! `TESSEL_REQUIRE_NVRTC=1`, where they fail.
+
+mod common;
+
+use common::{golden, instance, lower_for, nvrtc_and_nvdisasm_available, parse_kernel, read};
+use dsl_core::check::Config;
+use dsl_core::ir::Module;
+use dsl_core::lower::KernelPath;
+use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
+use tessel_runtime::sass;
+
+/// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
+const SMALL: [(&str, &[&str]); 5] = [
+    ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
+    ("global_chunk", &["HMMA"]),
+    ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
+    ("store_first", &["HMMA"]),
+    ("tf32_mixed", &["HMMA", "LDSM"]),
+];
+
+fn parse_data(name: &str) -> Module {
+    let rel = format!("tests/data/warp/{name}.co");
+    dsl_core::parse::parse_str(&read(&rel), Some(&rel))
+        .unwrap_or_else(|d| panic!("{rel} does not parse:\n{d}"))
+        .module
+}
+
+/// The `.cu` of `m` (from `source`) at `cfg`, its path and the instance's name expression.
+fn emit(m: &Module, source: &str, cfg: &Config) -> (KernelPath, String, String) {
+    let k = lower_for(m, cfg, source);
+    let inst = instance(&k, cfg);
+    let expr = k.name_expression(&inst);
+    let cu = codegen_cuda::emit(&codegen_cuda::Emit {
+        kernel: &k,
+        source,
+        instance: Some(inst),
+    });
+    (k.path, cu, expr)
+}
+
+/// Compiles `cu` for `arch` and returns the SASS of `expr`, after checking that it uses no
+/// local memory, does not spill and draws no ptxas performance warning.
+fn sass_of(what: &str, cu: &str, expr: &str, arch: Arch) -> String {
+    let what = format!("{what} `{expr}` for {arch}");
+    let req = CompileRequest::new(cu.to_string(), arch).name_expression(expr.to_string());
+    let module = compile(&req).unwrap_or_else(|e| panic!("{what}: NVRTC failed: {e}"));
+    let lowered = module
+        .lowered_name(expr)
+        .unwrap_or_else(|| panic!("{what}: no lowered name"))
+        .to_string();
+    let all = sass::disassemble(&module.cubin).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let sass = sass::function_sass(&all, &lowered)
+        .unwrap_or_else(|| panic!("{what}: `{lowered}` is not in the SASS"))
+        .to_string();
+    let r = module
+        .resources_for(expr)
+        .unwrap_or_else(|| panic!("{what}: no ptxas report:\n{}", module.log));
+    assert!(
+        r.spill_stores == 0 && r.spill_loads == 0,
+        "{what}: spills {} / {} bytes\n{}",
+        r.spill_stores,
+        r.spill_loads,
+        module.log
+    );
+    assert!(
+        !sass::has_local_memory(&sass),
+        "{what}: local memory (LDL/STL) in the SASS"
+    );
+    let warnings = module.perf_warnings();
+    assert!(warnings.is_empty(), "{what}: {}", warnings.join("\n"));
+    sass
+}
+
+fn assert_ops(what: &str, sass: &str, ops: &[&str]) {
+    for op in ops {
+        assert!(
+            sass::count(sass, op) > 0,
+            "{what}: no {op} in the SASS; instructions used: {:?}",
+            sass::instruction_set(sass)
+        );
+    }
+}
+
+#[test]
+fn small_warp_kernels_match_their_golden_cu() {
+    let mut failures = Vec::new();
+    for (name, _) in SMALL {
+        let m = parse_data(name);
+        let source = format!("tests/data/warp/{name}.co");
+        let (path, cu, _) = emit(&m, &source, &Config::defaults(&m));
+        assert_eq!(
+            path,
+            KernelPath::Simt,
+            "{name}: a warp kernel takes the SIMT path"
+        );
+        assert!(
+            cu.contains("mma.sync.aligned"),
+            "{name}: no mma.sync helper"
+        );
+        if let Err(e) = golden(&format!("tests/golden/warp/{name}.cu"), &cu) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn small_warp_kernels_compile_for_every_sm80_plus_arch() {
+    if !nvrtc_and_nvdisasm_available("small_warp_kernels_compile_for_every_sm80_plus_arch") {
+        return;
+    }
+    for (name, ops) in SMALL {
+        let m = parse_data(name);
+        let source = format!("tests/data/warp/{name}.co");
+        let (_, cu, expr) = emit(&m, &source, &Config::defaults(&m));
+        for arch in Arch::ALL {
+            let sass = sass_of(name, &cu, &expr, arch);
+            assert_ops(&format!("{name} for {arch}"), &sass, ops);
+        }
+    }
+}
+
+/// The v2 kernel at its defaults (128 × 256 blocks of 64 × 64 warp tiles, four stages) and
+/// across its domain: 128 × 128 blocks of 64 × 32 warp tiles with three stages, 64-wide K tiles
+/// in a two-stage ring, 64 × 64 blocks of a 2 × 2 warp grid.
+#[test]
+fn v2_warp_mma_uses_hmma_ldsm_and_cp_async() {
+    if !nvrtc_and_nvdisasm_available("v2_warp_mma_uses_hmma_ldsm_and_cp_async") {
+        return;
+    }
+    let m = parse_kernel("v2_warp_mma");
+    let base = Config::defaults(&m);
+    let configs = [
+        base.clone(),
+        base.clone()
+            .with("BN", 128)
+            .with("WN", 32)
+            .with("STAGES", 3),
+        base.clone().with("BK", 64).with("STAGES", 2),
+        base.clone()
+            .with("BM", 64)
+            .with("BN", 64)
+            .with("WM", 32)
+            .with("WN", 32),
+    ];
+    for (i, cfg) in configs.iter().enumerate() {
+        let (_, cu, expr) = emit(&m, "kernels/v2_warp_mma.co", cfg);
+        let archs: &[Arch] = if i == 0 {
+            &Arch::ALL
+        } else {
+            &[Arch::Sm80, Arch::Sm90a]
+        };
+        for &arch in archs {
+            let sass = sass_of("v2_warp_mma", &cu, &expr, arch);
+            assert_ops(
+                &format!("v2_warp_mma `{expr}` for {arch}"),
+                &sass,
+                &["HMMA.16816.F32", "LDSM.16.M88.4", "LDGSTS"],
+            );
+        }
+    }
+}
+
+/// An f16 accumulator (`--acc f16`) and bf16 operands (`--dtype bf16`) of the v2 kernel: the
+/// f16-accumulate and bf16 forms of the instruction, at 128 × 128 blocks of 64 × 32 warp tiles
+/// (at the 128 × 256 defaults ptxas gives the f16-accumulator form 128 registers and spills 12
+/// bytes on sm_80).
+#[test]
+fn v2_warp_mma_variants_compile() {
+    if !nvrtc_and_nvdisasm_available("v2_warp_mma_variants_compile") {
+        return;
+    }
+    use dsl_core::def::{Variant, retype};
+    use dsl_core::ir::DType;
+    let f16 = parse_kernel("v2_warp_mma");
+    let runs = [
+        (Some(DType::F16), Some(DType::F16), "HMMA.16816.F16"),
+        (Some(DType::BF16), Some(DType::F32), "HMMA.16816.F32.BF16"),
+    ];
+    for (input, acc, op) in runs {
+        let m = retype(&f16, Variant { input, acc });
+        let cfg = Config::defaults(&m).with("BN", 128).with("WN", 32);
+        let (_, cu, expr) = emit(&m, "kernels/v2_warp_mma.co", &cfg);
+        let what = format!("v2_warp_mma {input:?}/{acc:?}");
+        let sass = sass_of(&what, &cu, &expr, Arch::Sm80);
+        assert_ops(&what, &sass, &[op]);
+    }
+}

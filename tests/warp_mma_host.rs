@@ -1,0 +1,110 @@
+//! The warp-level MMA helpers (`codegen-cuda/cuda/lowering/warp_mma.cuh`) run on the host, no
+//! GPU: `tests/warp_host/emulate.cpp` models `ldmatrix` and `mma.sync` from the PTX ISA's
+//! fragment tables and runs one warp through the helpers — ldmatrix loads (both major orders,
+//! odd n8 counts), element gathers from shared and global tensors with ragged edges, every
+//! instruction family (f16 and bf16 with f32 or f16 accumulators, tf32, s8 → s32) and the
+//! bounds-checked stores — against a reference product. The header's inline-PTX functions
+//! (the `tsl_ldsm_*` wrappers and the `tsl_mma_m16n8` instructions) are left out; everything
+//! else is the emitted text.
+//!
+//! Needs a C++17 host compiler (`c++`, or `$CXX`) with `_Float16`; without one the test prints
+//! `SKIPPED` and passes, except under `CI=true`, where it fails.
+
+mod common;
+
+use std::process::Command;
+
+/// `text` without the functions that hold inline PTX of `ldmatrix` / `mma.sync` (from their
+/// first line to their closing brace in column 0).
+fn strip_ptx(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        let starts = (l.starts_with("template") || l.starts_with("TSL_DEVICE"))
+            && (l.contains("tsl_ldsm_") || l.contains("tsl_mma_m16n8"));
+        if starts && l.trim_end().ends_with(';') {
+            // A declaration only.
+            i += 1;
+            continue;
+        }
+        if starts {
+            let end = (i..lines.len())
+                .find(|&j| lines[j] == "}")
+                .unwrap_or(lines.len() - 1);
+            i = end + 1;
+            continue;
+        }
+        out.push(l);
+        i += 1;
+    }
+    out.join("\n")
+}
+
+#[test]
+fn warp_mma_helpers_compute_the_product_in_an_emulated_warp() {
+    let root = common::root();
+    let header = std::fs::read_to_string(root.join("codegen-cuda/cuda/lowering/warp_mma.cuh"))
+        .expect("read warp_mma.cuh");
+    let stripped = strip_ptx(&header);
+    assert!(
+        !stripped.contains("asm("),
+        "inline PTX left after stripping:\n{stripped}"
+    );
+    let dir = std::env::temp_dir().join(format!("tessel-warp-host-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let h = dir.join("warp_mma_host.h");
+    std::fs::write(&h, stripped).unwrap();
+    let exe = dir.join("emulate");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let out = Command::new(&cxx)
+        .args(["-std=c++17", "-O1", "-w"])
+        .arg(format!("-DTSL_WARP_MMA_HOST=\"{}\"", h.display()))
+        .arg(root.join("tests/warp_host/emulate.cpp"))
+        .arg("-o")
+        .arg(&exe)
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("no host C++ compiler `{cxx}` (required under CI=true): {e}")
+        }
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: no host C++ compiler `{cxx}`: {e}"
+            );
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "{cxx} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().expect("run the emulation");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "the emulated warp disagrees:\n{text}");
+    assert!(text.contains("0 failures"), "{text}");
+    // Every case ran.
+    assert_eq!(
+        text.lines().filter(|l| l.ends_with(": ok")).count(),
+        14,
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The stripping keeps the helpers and drops only the PTX wrappers.
+#[test]
+fn stripping_drops_only_the_ptx_wrappers() {
+    let text = "TSL_DEVICE void tsl_ldsm_x2(tsl_u32 &r0) {\n  asm volatile(\"x\");\n}\n\
+                template <int N> TSL_DEVICE void tsl_mma_fill(float *acc, float v) {\n  acc[0] = v;\n}\n\
+                template <int KIND> TSL_DEVICE void tsl_mma_m16n8(float *d, const tsl_u32 *a, const tsl_u32 *b);\n";
+    let s = strip_ptx(text);
+    assert!(!s.contains("tsl_ldsm_x2"), "{s}");
+    assert!(!s.contains("tsl_mma_m16n8"), "{s}");
+    assert!(s.contains("tsl_mma_fill"), "{s}");
+}
