@@ -35,8 +35,16 @@ fn tessel_compile_reports_every_kernel() {
         let size = std::fs::metadata(&cubin).map(|m| m.len()).unwrap_or(0);
         // An ELF file: the cubin was written.
         let elf = std::fs::read(&cubin).is_ok_and(|b| b.starts_with(b"\x7fELF"));
+        // 8-bit kernels issue QGMMA (f8) or IGMMA (s8) instead of HGMMA.
+        let gmma = if name.contains("fp8") {
+            "QGMMA"
+        } else if name.contains("s8") {
+            "IGMMA"
+        } else {
+            "HGMMA"
+        };
         let wants: &[&str] = match path {
-            KernelPath::Hopper => &["HGMMA", "UTMALDG"],
+            KernelPath::Hopper => &[gmma, "UTMALDG"],
             KernelPath::Simt => &[],
         };
         let mut missing: Vec<String> = wants

@@ -9,10 +9,11 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 25] = [
+const EXAMPLES: [&str; 27] = [
     "autotune_first_use",
     "bench",
     "frontend_limits",
+    "gemm_s8",
     "gemv",
     "kt_naive",
     "kt_shared",
@@ -34,6 +35,7 @@ const EXAMPLES: [&str; 25] = [
     "v2_tma_wgmma",
     "v2_warp_mma",
     "v3_warpspec",
+    "v4_fp8",
     "v4_tuned",
 ];
 

@@ -6,6 +6,9 @@
 //! | v0_naive        | sm_80   | HFMA2 (f16 FMA)               |
 //! | v1_shared       | sm_80   | HFMA2, LDGSTS (`cp.async`)    |
 //! | v2, v3, v4      | sm_90a  | HGMMA, UTMALDG, UTMASTG       |
+//! | wgmma_direct    | sm_90a  | HGMMA × TILE_K/16 per k-tile  |
+//! | v4_fp8          | sm_90a  | QGMMA (e4m3, e5m2), UTMALDG   |
+//! | wgmma_s8        | sm_90a  | IGMMA (s8 → s32), UTMALDG     |
 //! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
@@ -363,8 +366,116 @@ fn every_other_kernel_compiles_for_its_path() {
                 c.what,
                 sass::instruction_set(&c.sass)
             ),
-            KernelPath::Hopper => assert_has(&c, &HOPPER_OPS),
+            // 8-bit kernels issue QGMMA (f8) or IGMMA (s8) instead of HGMMA.
+            KernelPath::Hopper => {
+                assert_has(&c, &["UTMALDG", "UTMASTG"]);
+                assert!(
+                    ["HGMMA", "QGMMA", "IGMMA"]
+                        .iter()
+                        .any(|op| sass::count(&c.sass, op) > 0),
+                    "{}: no GMMA; instructions used: {:?}",
+                    c.what,
+                    sass::instruction_set(&c.sass)
+                );
+            }
         }
+        eprintln!("{}", c.what);
+    }
+}
+
+/// The direct-operand f16 kernel: one `mma` per 64-wide k-tile is four m64nNk16 instructions.
+#[test]
+fn wgmma_direct_issues_one_hgmma_per_k_step() {
+    if !nvrtc_and_nvdisasm_available("wgmma_direct_issues_one_hgmma_per_k_step") {
+        return;
+    }
+    for n in [64, 128, 256] {
+        let c = compile_instance("wgmma_direct", &defaults("wgmma_direct").with("WARP_N", n));
+        let op = format!("HGMMA.64x{n}x16.F32");
+        assert_eq!(sass::count(&c.sass, &op), 4, "{}: {op}\n{}", c.what, c.sass);
+        assert_has(&c, &HOPPER_OPS);
+    }
+}
+
+/// v4_fp8: e4m3 operands become QGMMA (wgmma m64nNk32 with 8-bit inputs), TILE_K / 32 of them
+/// per k-tile, across its domain; the e5m2 and f16-accumulator variants too.
+#[test]
+fn v4_fp8_uses_qgmma_across_its_domain() {
+    if !nvrtc_and_nvdisasm_available("v4_fp8_uses_qgmma_across_its_domain") {
+        return;
+    }
+    let base = defaults("v4_fp8");
+    for (n, tile_k, consumers, stages, persistent, promote) in [
+        (128, 128, 2, 4, 1, 0),
+        (128, 128, 2, 4, 1, 1),
+        (256, 128, 1, 4, 1, 0),
+        (192, 128, 1, 4, 1, 1),
+        (256, 64, 2, 3, 0, 0),
+        (192, 64, 2, 6, 1, 1),
+        (128, 128, 1, 2, 1, 0),
+    ] {
+        let cfg = base
+            .clone()
+            .with("WARP_N", n)
+            .with("TILE_K", tile_k)
+            .with("CONSUMERS", consumers)
+            .with("STAGES", stages)
+            .with("PERSISTENT", persistent)
+            .with("PROMOTE", promote);
+        let c = compile_instance("v4_fp8", &cfg);
+        let op = format!("QGMMA.64x{n}x32.F32.E4M3.E4M3");
+        assert_eq!(
+            sass::count(&c.sass, &op),
+            (tile_k / 32) as usize,
+            "{}: {op}",
+            c.what
+        );
+        assert_has(&c, &["UTMALDG", "UTMASTG"]);
+        // No 16-bit MMA of the tile (ptxas may add a zero-register HGMMA.64x8x16 as a
+        // scoreboard wait after a promotion).
+        assert_eq!(
+            sass::count(&c.sass, &format!("HGMMA.64x{n}x16")),
+            0,
+            "{}",
+            c.what
+        );
+        eprintln!("{}", c.what);
+    }
+    let fp8 = parse_kernel("v4_fp8");
+    for (v, op) in [
+        (
+            Variant {
+                input: Some(DType::F8E5M2),
+                acc: None,
+            },
+            "QGMMA.64x128x32.F32.E5M2.E5M2",
+        ),
+        (
+            Variant {
+                input: None,
+                acc: Some(DType::F16),
+            },
+            "QGMMA.64x128x32.F16.E4M3.E4M3",
+        ),
+    ] {
+        let m = retype(&fp8, v);
+        let c = compile_emitted("v4_fp8", emit_module("v4_fp8", &m, &base));
+        assert_eq!(sass::count(&c.sass, op), 4, "{}: {op}", c.what);
+        eprintln!("{}: {op}", c.what);
+    }
+}
+
+/// wgmma_s8: s8 operands become IGMMA with s32 accumulators at every N of its domain.
+#[test]
+fn wgmma_s8_uses_igmma() {
+    if !nvrtc_and_nvdisasm_available("wgmma_s8_uses_igmma") {
+        return;
+    }
+    for n in [64, 128, 256] {
+        let c = compile_instance("wgmma_s8", &defaults("wgmma_s8").with("WARP_N", n));
+        let op = format!("IGMMA.64x{n}x32.S8.S8");
+        assert_eq!(sass::count(&c.sass, &op), 4, "{}: {op}", c.what);
+        assert_has(&c, &["UTMALDG", "UTMASTG"]);
         eprintln!("{}", c.what);
     }
 }

@@ -17,6 +17,9 @@ const GLUE_WARP_MMA: &str = include_str!("../cuda/lowering/warp_mma.cuh");
 
 /// The helpers of `lowering/simt_tiles.cuh`: the section is included when the body calls one.
 const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
+/// K-steps, s32 accumulators, 32-bit stores: with kernels that split an `mma` along K or use
+/// 8-bit operands.
+const GLUE_HOPPER_WIDE: &str = include_str!("../cuda/lowering/hopper_wide.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -95,6 +98,16 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 name: "events, tiles, fragments (lowering/hopper.cuh)",
                 text: body(GLUE_HOPPER),
             });
+            let eight_bit = k
+                .wgmma_types
+                .iter()
+                .any(|(acc, input)| acc == "s32" || input.starts_with("f8") || input == "s8");
+            if eight_bit || calls.contains("tsl_wgmma_k_steps") {
+                s.push(Section {
+                    name: "K-steps, 8-bit WGMMA accumulators (lowering/hopper_wide.cuh)",
+                    text: body(GLUE_HOPPER_WIDE),
+                });
+            }
             // Only kernels with `cluster C;` (they sync as a cluster) get the cluster helpers.
             if calls.contains("tsl_cluster_sync") {
                 s.push(Section {

@@ -20,9 +20,29 @@ pub struct Variant {
     pub n_per_reg: usize,
     /// what the comment says about the accumulators.
     pub what: &'static str,
+    /// the instruction's K (32 bytes of K: 16 for 16-bit inputs, 32 for 8-bit ones).
+    pub k: usize,
+    /// the operands after the descriptors and the `scale-d` predicate: the immediate
+    /// negate/transpose flags the input type takes (f16/bf16: negate A, B and transpose A, B;
+    /// f8: negate A, B; s8: none).
+    pub imm: &'static str,
+    /// the N this variant exists for (integer WGMMA skips some multiples of 8).
+    pub n_ok: fn(usize) -> bool,
 }
 
-pub const VARIANTS: [Variant; 3] = [
+fn any_n(_: usize) -> bool {
+    true
+}
+
+/// Integer WGMMA: N in {8, 16, 24} and the multiples of 16 from 32 to 256.
+pub fn int_n(n: usize) -> bool {
+    n <= 24 || n % 16 == 0
+}
+
+/// The 16-bit variants (m64nNk16) first: the dispatch struct `tsl_wgmma` names them, so their
+/// primary templates are always declared; then the 8-bit ones (m64nNk32), written only where
+/// used.
+pub const VARIANTS: [Variant; 8] = [
     Variant {
         name: "tsl_wgmma_f32_f16",
         ptx_types: "f32.f16.f16",
@@ -30,6 +50,9 @@ pub const VARIANTS: [Variant; 3] = [
         constraint: "+f",
         n_per_reg: 2,
         what: "f32 += f16 x f16",
+        k: 16,
+        imm: ", 1, 1, 0, 0",
+        n_ok: any_n,
     },
     Variant {
         name: "tsl_wgmma_f32_bf16",
@@ -38,6 +61,9 @@ pub const VARIANTS: [Variant; 3] = [
         constraint: "+f",
         n_per_reg: 2,
         what: "f32 += bf16 x bf16",
+        k: 16,
+        imm: ", 1, 1, 0, 0",
+        n_ok: any_n,
     },
     Variant {
         name: "tsl_wgmma_f16_f16",
@@ -46,13 +72,83 @@ pub const VARIANTS: [Variant; 3] = [
         constraint: "+r",
         n_per_reg: 4,
         what: "f16 += f16 x f16 (f16x2 pairs)",
+        k: 16,
+        imm: ", 1, 1, 0, 0",
+        n_ok: any_n,
+    },
+    Variant {
+        name: "tsl_wgmma_f32_f8_e4m3",
+        ptx_types: "f32.e4m3.e4m3",
+        reg_ty: "float",
+        constraint: "+f",
+        n_per_reg: 2,
+        what: "f32 += e4m3 x e4m3",
+        k: 32,
+        imm: ", 1, 1",
+        n_ok: any_n,
+    },
+    Variant {
+        name: "tsl_wgmma_f32_f8_e5m2",
+        ptx_types: "f32.e5m2.e5m2",
+        reg_ty: "float",
+        constraint: "+f",
+        n_per_reg: 2,
+        what: "f32 += e5m2 x e5m2",
+        k: 32,
+        imm: ", 1, 1",
+        n_ok: any_n,
+    },
+    Variant {
+        name: "tsl_wgmma_f16_f8_e4m3",
+        ptx_types: "f16.e4m3.e4m3",
+        reg_ty: "tsl_u32",
+        constraint: "+r",
+        n_per_reg: 4,
+        what: "f16 += e4m3 x e4m3 (f16x2 pairs)",
+        k: 32,
+        imm: ", 1, 1",
+        n_ok: any_n,
+    },
+    Variant {
+        name: "tsl_wgmma_f16_f8_e5m2",
+        ptx_types: "f16.e5m2.e5m2",
+        reg_ty: "tsl_u32",
+        constraint: "+r",
+        n_per_reg: 4,
+        what: "f16 += e5m2 x e5m2 (f16x2 pairs)",
+        k: 32,
+        imm: ", 1, 1",
+        n_ok: any_n,
+    },
+    Variant {
+        name: "tsl_wgmma_s32_s8",
+        ptx_types: "s32.s8.s8",
+        reg_ty: "int",
+        constraint: "+r",
+        n_per_reg: 2,
+        what: "s32 += s8 x s8",
+        k: 32,
+        imm: "",
+        n_ok: int_n,
     },
 ];
+
+/// Variants declared in every kernel that uses WGMMA (the dispatch struct names them).
+const ALWAYS: usize = 3;
 
 /// Every legal N of m64nNk16 for 16-bit inputs.
 pub fn all_n() -> impl Iterator<Item = usize> {
     (8..=256).step_by(8)
 }
+
+/// What the header says about the 8-bit variants, before the first of them.
+const EIGHT_BIT_NOTE: &str = "\
+// 8-bit inputs: wgmma.mma_async.sync.aligned.m64nNk32, both operands K-major (8-bit WGMMA has no
+// transpose flags), one byte per element; called by name (tsl_wgmma_f32_f8_e4m3<N>::mma and so
+// on), since e4m3, e5m2 and s8 tiles share the C++ byte types. f8: N any multiple of 8 in
+// 8..=256, f32 or f16 accumulators, immScaleA = immScaleB = 1. s8: s32 accumulators (wrapping,
+// no .satfinite), N in {8, 16, 24} or a multiple of 16 up to 256.
+";
 
 /// The specialization of `v` for one N.
 fn specialization(out: &mut String, v: &Variant, n: usize) {
@@ -61,8 +157,8 @@ fn specialization(out: &mut String, v: &Variant, n: usize) {
     let _ = writeln!(out, "template <> struct {}<{n}> {{", v.name);
     let _ = writeln!(
         out,
-        "  // wgmma m64n{n}k16 {}; A, B K-major smem descriptors; {regs} regs/thread.",
-        v.what
+        "  // wgmma m64n{n}k{} {}; A, B K-major smem descriptors; {regs} regs/thread.",
+        v.k, v.what
     );
     let _ = writeln!(
         out,
@@ -76,8 +172,8 @@ fn specialization(out: &mut String, v: &Variant, n: usize) {
     );
     let _ = writeln!(
         out,
-        "        \"wgmma.mma_async.sync.aligned.m64n{n}k16.{} \"",
-        v.ptx_types
+        "        \"wgmma.mma_async.sync.aligned.m64n{n}k{}.{} \"",
+        v.k, v.ptx_types
     );
     let ops: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
     for (ci, chunk) in ops.chunks(16).enumerate() {
@@ -85,7 +181,7 @@ fn specialization(out: &mut String, v: &Variant, n: usize) {
         let close = if (ci + 1) * 16 >= regs { "}" } else { "" };
         let _ = writeln!(out, "        \"{open}{}{close}, \"", chunk.join(", "));
     }
-    let _ = writeln!(out, "        \"%{da}, %{db}, p, 1, 1, 0, 0;\\n}}\\n\"");
+    let _ = writeln!(out, "        \"%{da}, %{db}, p{};\\n}}\\n\"", v.imm);
     let outs: Vec<String> = (0..regs)
         .map(|i| format!("\"{}\"(d[{i}])", v.constraint))
         .collect();
@@ -140,7 +236,14 @@ fn generate(keep: &dyn Fn(&Variant, usize) -> bool, pragma: bool) -> String {
          // Needs prelude.cuh; sm_90a only.\n",
     );
     s.push_str(if pragma { "#pragma once\n\n" } else { "\n" });
-    for v in &VARIANTS {
+    // An 8-bit variant is written only where some N of it is kept.
+    let written: Vec<&Variant> = VARIANTS
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| *i < ALWAYS || all_n().any(|n| (v.n_ok)(n) && keep(v, n)))
+        .map(|(_, v)| v)
+        .collect();
+    for v in &written {
         let _ = writeln!(
             s,
             "template <int N> struct {};  // {}, N/{} registers",
@@ -148,9 +251,12 @@ fn generate(keep: &dyn Fn(&Variant, usize) -> bool, pragma: bool) -> String {
         );
     }
     s.push('\n');
-    for v in &VARIANTS {
+    for (i, v) in written.iter().enumerate() {
+        if i == ALWAYS {
+            s.push_str(EIGHT_BIT_NOTE);
+        }
         let _ = writeln!(s, "// ---- {}: {} ----", v.name, v.what);
-        for n in all_n().filter(|&n| keep(v, n)) {
+        for n in all_n().filter(|&n| (v.n_ok)(n) && keep(v, n)) {
             specialization(&mut s, v, n);
         }
         s.push('\n');

@@ -76,14 +76,14 @@ fn m_must_be_64() {
 }
 
 #[test]
-fn k_must_be_16() {
+fn k_must_be_a_multiple_of_16() {
     let m = wgmma(
         |_| {},
         |b| {
             v2_body(
                 b,
-                "lhs_s.subspan(WARP_M, 32).at(0, iv_wk)",
-                "rhs_s.subspan(WARP_N, 32).at(0, iv_wk)",
+                "lhs_s.subspan(WARP_M, 8).at(0, iv_wk)",
+                "rhs_s.subspan(WARP_N, 8).at(0, iv_wk)",
                 F16,
                 F16,
             )
@@ -95,8 +95,47 @@ fn k_must_be_16() {
     assert!(
         ks[0]
             .message
-            .contains("K must be 16 for f16 operands; 32 here"),
+            .contains("K must be a multiple of 16 for f16 operands; 8 here"),
         "{d}"
+    );
+}
+
+#[test]
+fn k_of_32_is_two_k_steps() {
+    let m = wgmma(
+        |_| {},
+        |b| {
+            v2_body(
+                b,
+                "lhs_s.subspan(WARP_M, 32).at(0, iv_wk % 2)",
+                "rhs_s.subspan(WARP_N, 32).at(0, iv_wk % 2)",
+                F16,
+                F16,
+            )
+        },
+    );
+    check_ok(&m);
+}
+
+#[test]
+fn a_and_b_must_agree_on_k() {
+    let m = wgmma(
+        |_| {},
+        |b| {
+            v2_body(
+                b,
+                "lhs_s.subspan(WARP_M, 32).at(0, iv_wk % 2)",
+                "rhs_s.chunkat(_, iv_wk)",
+                F16,
+                F16,
+            )
+        },
+    );
+    let d = check_err(&m);
+    let e = only(&d, c::WGMMA_K);
+    assert!(
+        e.message.contains("B operand has K = 16, but A has K = 32"),
+        "{e}"
     );
 }
 
@@ -128,10 +167,13 @@ fn bf16_with_f32_accumulator_passes() {
 
 #[test]
 fn accumulator_must_be_f16_or_f32() {
-    let m = wgmma(|_| {}, |b| v2_body(b, A, BB, F16, DType::I32));
+    let m = wgmma(|_| {}, |b| v2_body(b, A, BB, F16, DType::F8E4M3));
     let d = check_err(&m);
-    let e = only(&d, c::WGMMA_ACC);
-    assert!(e.message.contains("accumulates in f16 or f32"), "{e}");
+    assert!(
+        d.iter()
+            .any(|x| x.code == c::F8 && x.message.contains("cannot be an accumulator")),
+        "{d}"
+    );
 }
 
 #[test]
@@ -156,7 +198,7 @@ fn operand_dtypes_must_agree() {
 }
 
 #[test]
-fn f8_is_not_supported_yet() {
+fn f8_tile_that_no_mma_reads_is_rejected() {
     let m = wgmma(
         |_| {},
         |b| {
@@ -170,7 +212,113 @@ fn f8_is_not_supported_yet() {
     );
     let d = check_err(&m);
     let e = only(&d, c::F8);
-    assert!(e.message.contains("f8_e4m3 is not supported yet"), "{e}");
+    assert!(
+        e.message
+            .contains("f8_e4m3 tensor `lhs_s` is not a WGMMA operand"),
+        "{e}"
+    );
+}
+
+/// The v2 body with 8-bit operands (params too) and accumulator `acc`.
+fn eight_bit(dt: DType, acc: DType, a: &str, b: &str) -> dsl_core::ir::Module {
+    let mut m = wgmma(|_| {}, |bb| v2_body(bb, a, b, dt, acc));
+    for p in m.kernel.params.iter_mut().take(2) {
+        p.dtype = dt;
+    }
+    m.kernel.params[2].dtype = acc;
+    m
+}
+
+#[test]
+fn f8_k_must_be_a_multiple_of_32() {
+    // 16-wide K slices are one f16 instruction, half an 8-bit one.
+    let m = eight_bit(DType::F8E4M3, DType::F32, A, BB);
+    let d = check_err(&m);
+    let ks: Vec<_> = d.iter().filter(|x| x.code == c::WGMMA_K).collect();
+    assert!(!ks.is_empty(), "{d}");
+    assert!(
+        ks[0]
+            .message
+            .contains("K must be a multiple of 32 for f8_e4m3 operands; WARP_K = 16 here"),
+        "{d}"
+    );
+}
+
+#[test]
+fn s8_needs_an_s32_accumulator() {
+    let m = eight_bit(DType::S8, DType::F32, A, BB);
+    let d = check_err(&m);
+    let e = only(&d, c::WGMMA_ACC);
+    assert!(
+        e.message.contains("s8 operands need an s32 accumulator"),
+        "{e}"
+    );
+    assert!(mentions(e, "mma.fill.s32"), "{e}");
+}
+
+#[test]
+fn s32_accumulator_needs_s8_operands() {
+    let m = wgmma(|_| {}, |b| v2_body(b, A, BB, F16, DType::I32));
+    let d = check_err(&m);
+    let e = only(&d, c::WGMMA_ACC);
+    assert!(
+        e.message
+            .contains("an s32 accumulator takes s8 operands, not f16"),
+        "{e}"
+    );
+}
+
+/// Every `mma` of `m` made `a_major`.`b_major`.
+fn with_majors(
+    mut m: dsl_core::ir::Module,
+    a: dsl_core::ir::Major,
+    b: dsl_core::ir::Major,
+) -> dsl_core::ir::Module {
+    let ids: Vec<_> = m.stmts.iter().map(|(h, _)| h).collect();
+    for h in ids {
+        if let dsl_core::ir::Stmt::Mma {
+            a_major, b_major, ..
+        } = &mut m.stmts[h]
+        {
+            *a_major = a;
+            *b_major = b;
+        }
+    }
+    m
+}
+
+#[test]
+fn eight_bit_operands_must_be_k_major() {
+    use dsl_core::ir::Major;
+    // A square K tile keeps the shapes legal either way round: only the major order is wrong.
+    let m = with_majors(
+        eight_bit(DType::F8E5M2, DType::F32, A, BB),
+        Major::Row,
+        Major::Col,
+    );
+    let d = check_err(&m);
+    let e = only(&d, c::WGMMA_8BIT_MAJOR);
+    assert!(
+        e.message
+            .contains("8-bit WGMMA (f8_e5m2) reads both operands K-major; the B operand"),
+        "{e}"
+    );
+}
+
+#[test]
+fn mn_major_16_bit_operands_are_not_lowered_yet() {
+    use dsl_core::ir::Major;
+    let m = with_majors(
+        wgmma(|_| {}, |b| v2_body(b, A, BB, F16, DType::F32)),
+        Major::Col,
+        Major::Row,
+    );
+    let d = check_err(&m);
+    assert!(
+        d.iter().any(|x| x.code == c::NOT_LOWERED_MN_MAJOR
+            && x.message.contains("MN-major (`col`) A operand")),
+        "{d}"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub mod exit;
 pub mod explain;
 pub mod flags;
 pub mod gemm;
+pub mod gemm8;
 pub mod gemv;
 pub mod jobs;
 pub mod ladder;

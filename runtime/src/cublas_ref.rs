@@ -309,6 +309,10 @@ fn cuda_type(d: DType) -> cudaDataType {
         DType::F16 => cudaDataType::CUDA_R_16F,
         DType::BF16 => cudaDataType::CUDA_R_16BF,
         DType::F32 => cudaDataType::CUDA_R_32F,
+        DType::F8E4M3 => cudaDataType::CUDA_R_8F_E4M3,
+        DType::F8E5M2 => cudaDataType::CUDA_R_8F_E5M2,
+        DType::S8 => cudaDataType::CUDA_R_8I,
+        DType::S32 => cudaDataType::CUDA_R_32I,
     }
 }
 

@@ -78,6 +78,57 @@ pub struct LtRef {
     workspace: CudaSlice<u8>,
     stream: Arc<CudaStream>,
     gemm: Option<Problem>,
+    gemm8: Option<Problem8>,
+}
+
+/// Descriptors of one 8-bit GEMM problem (owned; destroyed on drop).
+struct Problem8 {
+    key: (ColumnMajorGemm, DType, DType, Scales, bool),
+    desc: sys::cublasLtMatmulDesc_t,
+    a: sys::cublasLtMatrixLayout_t,
+    b: sys::cublasLtMatrixLayout_t,
+    c: sys::cublasLtMatrixLayout_t,
+}
+
+impl Drop for Problem8 {
+    fn drop(&mut self) {
+        // SAFETY: each descriptor was created by cuBLASLt and is destroyed once, here.
+        unsafe {
+            let _ = sys::cublasLtMatrixLayoutDestroy(self.a);
+            let _ = sys::cublasLtMatrixLayoutDestroy(self.b);
+            let _ = sys::cublasLtMatrixLayoutDestroy(self.c);
+            let _ = sys::cublasLtMatmulDescDestroy(self.desc);
+        }
+    }
+}
+
+/// Per-tensor scales of an fp8 GEMM, `D = scale_a · scale_b · (A · B)`: device addresses of one
+/// f32 each (cuBLASLt's `A_SCALE_POINTER` / `B_SCALE_POINTER`), or none (s8, or scale 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scales {
+    /// Device address of A's f32 scale (cuBLASLt's A: see [`ColumnMajorGemm::a`]).
+    pub a: u64,
+    /// Device address of B's f32 scale.
+    pub b: u64,
+}
+
+/// Whether `(input, output)` is an 8-bit GEMM cuBLASLt runs: e4m3/e5m2 → f16/bf16/f32 (f32
+/// compute), s8 → s32 (s32 compute).
+pub fn check_types_8bit(input: DType, output: DType) -> Result<(), RefError> {
+    use DType::*;
+    if matches!(
+        (input, output),
+        (F8E4M3 | F8E5M2, F16 | BF16 | F32) | (S8, S32)
+    ) {
+        Ok(())
+    } else {
+        Err(RefError::Unsupported {
+            input,
+            output,
+            compute: GemmCompute::F32,
+            hint: "8-bit GEMMs: f8_e4m3/f8_e5m2 -> f16/bf16/f32, s8 -> s32",
+        })
+    }
 }
 
 /// Descriptors of one GEMM problem (owned; destroyed on drop).
@@ -104,6 +155,7 @@ impl Drop for Problem {
 impl Drop for LtRef {
     fn drop(&mut self) {
         self.gemm = None;
+        self.gemm8 = None;
         // SAFETY: the handle was created in `new` and is destroyed once.
         unsafe {
             let _ = sys::cublasLtDestroy(self.handle);
@@ -135,6 +187,10 @@ fn lt_type(d: DType) -> cudaDataType {
         DType::F16 => cudaDataType::CUDA_R_16F,
         DType::BF16 => cudaDataType::CUDA_R_16BF,
         DType::F32 => cudaDataType::CUDA_R_32F,
+        DType::F8E4M3 => cudaDataType::CUDA_R_8F_E4M3,
+        DType::F8E5M2 => cudaDataType::CUDA_R_8F_E5M2,
+        DType::S8 => cudaDataType::CUDA_R_8I,
+        DType::S32 => cudaDataType::CUDA_R_32I,
     }
 }
 
@@ -194,6 +250,7 @@ impl LtRef {
             workspace,
             stream,
             gemm: None,
+            gemm8: None,
         })
     }
 
@@ -269,56 +326,7 @@ impl LtRef {
     ) -> Result<Vec<Candidate>, RefError> {
         let handle = self.handle;
         let p = self.problem(g, input, output, compute)?;
-        let mut pref = std::ptr::null_mut();
-        let mut results = vec![
-            // SAFETY: a plain C struct of integers; all-zero is a valid value to be overwritten.
-            unsafe { std::mem::zeroed::<cublasLtMatmulHeuristicResult_t>() };
-            count.max(1)
-        ];
-        let mut found = 0i32;
-        // SAFETY: out-pointers and attribute values are live locals of the documented types; the
-        // result array holds `count` entries.
-        unsafe {
-            status(
-                "cublasLtMatmulPreferenceCreate",
-                sys::cublasLtMatmulPreferenceCreate(&mut pref),
-            )?;
-            let ws = WORKSPACE_BYTES as u64;
-            let set = sys::cublasLtMatmulPreferenceSetAttribute(
-                pref,
-                cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                (&ws as *const u64).cast(),
-                size_of::<u64>(),
-            );
-            let get = sys::cublasLtMatmulAlgoGetHeuristic(
-                handle,
-                p.desc,
-                p.a,
-                p.b,
-                p.c,
-                p.c,
-                pref,
-                results.len() as i32,
-                results.as_mut_ptr(),
-                &mut found,
-            );
-            let _ = sys::cublasLtMatmulPreferenceDestroy(pref);
-            status("cublasLtMatmulPreferenceSetAttribute", set)?;
-            status("cublasLtMatmulAlgoGetHeuristic", get)?;
-        }
-        results.truncate(found.max(0) as usize);
-        Ok(results
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.state == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS)
-            .map(|(rank, r)| Candidate {
-                rank,
-                algo: r.algo,
-                workspace_bytes: r.workspaceSize,
-                waves: r.wavesCount,
-                desc: describe(&r.algo),
-            })
-            .collect())
+        heuristic(handle, p.desc, p.a, p.b, p.c, count)
     }
 
     /// Enqueues `C = op(A) · op(B)` with one candidate on the device's stream. `left`, `right`
@@ -380,6 +388,238 @@ impl LtRef {
         })?;
         status("cublasLtMatmul", s)
     }
+}
+
+impl LtRef {
+    /// Builds (or reuses) the descriptors of one 8-bit problem: fp8 inputs with f32 compute and
+    /// scale type, the per-tensor scale pointers and `FAST_ACCUM` (`fast`: sum in the tensor
+    /// cores' own precision; off: cuBLASLt promotes partial sums to f32); or s8 inputs with s32
+    /// compute. cuBLASLt's 8-bit GEMMs take A transposed and B not ("TN"), which is what
+    /// [`crate::cublas_ref::plan_nt`] gives for tessel's `lhs[M,K] · rhs[N,K]ᵀ`.
+    fn problem8(
+        &mut self,
+        g: &ColumnMajorGemm,
+        input: DType,
+        output: DType,
+        scales: Scales,
+        fast: bool,
+    ) -> Result<&Problem8, RefError> {
+        check_types_8bit(input, output)?;
+        let key = (*g, input, output, scales, fast);
+        if self.gemm8.as_ref().is_some_and(|p| p.key == key) {
+            return Ok(self.gemm8.as_ref().expect("checked above"));
+        }
+        self.gemm8 = None;
+        let int = input == DType::S8;
+        let (compute_type, scale_type) = if int {
+            (
+                cublasComputeType_t::CUBLAS_COMPUTE_32I,
+                cudaDataType::CUDA_R_32I,
+            )
+        } else {
+            (
+                cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                cudaDataType::CUDA_R_32F,
+            )
+        };
+        let mut desc = std::ptr::null_mut();
+        let set = |desc, attr, v: *const c_void, size| {
+            // SAFETY: `v` points at a live value of `size` bytes of the attribute's type.
+            let s = unsafe { sys::cublasLtMatmulDescSetAttribute(desc, attr, v, size) };
+            status("cublasLtMatmulDescSetAttribute", s)
+        };
+        // SAFETY: out-pointer.
+        unsafe {
+            status(
+                "cublasLtMatmulDescCreate",
+                lt("cublasLtMatmulDescCreate", || {
+                    sys::cublasLtMatmulDescCreate(&mut desc, compute_type, scale_type)
+                })?,
+            )?;
+        }
+        use cublasLtMatmulDescAttributes_t as A;
+        let (ta, tb) = (lt_op(g.transa) as i32, lt_op(g.transb) as i32);
+        set(
+            desc,
+            A::CUBLASLT_MATMUL_DESC_TRANSA,
+            (&ta as *const i32).cast(),
+            size_of::<i32>(),
+        )?;
+        set(
+            desc,
+            A::CUBLASLT_MATMUL_DESC_TRANSB,
+            (&tb as *const i32).cast(),
+            size_of::<i32>(),
+        )?;
+        if !int {
+            let (pa, pb) = (scales.a as *const c_void, scales.b as *const c_void);
+            set(
+                desc,
+                A::CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                (&pa as *const *const c_void).cast(),
+                size_of::<*const c_void>(),
+            )?;
+            set(
+                desc,
+                A::CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                (&pb as *const *const c_void).cast(),
+                size_of::<*const c_void>(),
+            )?;
+            let f = fast as i8;
+            set(
+                desc,
+                A::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                (&f as *const i8).cast(),
+                size_of::<i8>(),
+            )?;
+        }
+        let layout = |t: DType, (rows, cols): (u64, u64), ld: usize| {
+            let mut l = std::ptr::null_mut();
+            // SAFETY: out-pointer.
+            let s = unsafe {
+                sys::cublasLtMatrixLayoutCreate(&mut l, lt_type(t), rows, cols, ld as i64)
+            };
+            status("cublasLtMatrixLayoutCreate", s).map(|_| l)
+        };
+        let a = layout(input, stored(g.transa, g.m, g.k), g.lda)?;
+        let b = layout(input, stored(g.transb, g.k, g.n), g.ldb)?;
+        let c = layout(output, (g.m as u64, g.n as u64), g.ldc)?;
+        self.gemm8 = Some(Problem8 { key, desc, a, b, c });
+        Ok(self.gemm8.as_ref().expect("just set"))
+    }
+
+    /// The heuristic's top `count` algorithms for an 8-bit GEMM (see [`LtRef::candidates`]).
+    pub fn candidates_8bit(
+        &mut self,
+        g: &ColumnMajorGemm,
+        input: DType,
+        output: DType,
+        scales: Scales,
+        fast: bool,
+        count: usize,
+    ) -> Result<Vec<Candidate>, RefError> {
+        let handle = self.handle;
+        let p = self.problem8(g, input, output, scales, fast)?;
+        heuristic(handle, p.desc, p.a, p.b, p.c, count)
+    }
+
+    /// Enqueues the 8-bit GEMM `C = op(A) · op(B)` (times the scales) with one candidate.
+    ///
+    /// # Safety
+    /// As [`LtRef::run`]; the scale addresses must be live device f32s.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn run_8bit(
+        &mut self,
+        g: &ColumnMajorGemm,
+        input: DType,
+        output: DType,
+        scales: Scales,
+        fast: bool,
+        candidate: &Candidate,
+        left: u64,
+        right: u64,
+        out: u64,
+    ) -> Result<(), RefError> {
+        let handle = self.handle;
+        let stream = self.stream.cu_stream() as sys::cudaStream_t;
+        self.problem8(g, input, output, scales, fast)?;
+        let (ws_ptr, _sync) = self.workspace.device_ptr(&self.stream);
+        let p = self.gemm8.as_ref().expect("problem8() just built it");
+        let ptr = |o: Operand| match o {
+            Operand::Left => left,
+            Operand::Right => right,
+        };
+        let (af, bf) = (1.0f32, 0.0f32);
+        let (ai, bi) = (1i32, 0i32);
+        let (alpha, beta): (*const c_void, *const c_void) = if input == DType::S8 {
+            ((&ai as *const i32).cast(), (&bi as *const i32).cast())
+        } else {
+            ((&af as *const f32).cast(), (&bf as *const f32).cast())
+        };
+        // SAFETY: the caller's contract; alpha/beta point at host scalars of the scale type.
+        let s = lt("cublasLtMatmul", || unsafe {
+            sys::cublasLtMatmul(
+                handle,
+                p.desc,
+                alpha,
+                ptr(g.a) as *const c_void,
+                p.a,
+                ptr(g.b) as *const c_void,
+                p.b,
+                beta,
+                out as *const c_void,
+                p.c,
+                out as *mut c_void,
+                p.c,
+                &candidate.algo,
+                ws_ptr as *mut c_void,
+                WORKSPACE_BYTES,
+                stream,
+            )
+        })?;
+        status("cublasLtMatmul", s)
+    }
+}
+
+/// The heuristic's top `count` algorithms for a described problem, each with what it is.
+fn heuristic(
+    handle: sys::cublasLtHandle_t,
+    desc: sys::cublasLtMatmulDesc_t,
+    a: sys::cublasLtMatrixLayout_t,
+    b: sys::cublasLtMatrixLayout_t,
+    c: sys::cublasLtMatrixLayout_t,
+    count: usize,
+) -> Result<Vec<Candidate>, RefError> {
+    let mut pref = std::ptr::null_mut();
+    let mut results = vec![
+            // SAFETY: a plain C struct of integers; all-zero is a valid value to be overwritten.
+            unsafe { std::mem::zeroed::<cublasLtMatmulHeuristicResult_t>() };
+            count.max(1)
+        ];
+    let mut found = 0i32;
+    // SAFETY: out-pointers and attribute values are live locals of the documented types; the
+    // result array holds `count` entries.
+    unsafe {
+        status(
+            "cublasLtMatmulPreferenceCreate",
+            sys::cublasLtMatmulPreferenceCreate(&mut pref),
+        )?;
+        let ws = WORKSPACE_BYTES as u64;
+        let set = sys::cublasLtMatmulPreferenceSetAttribute(
+            pref,
+            cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+            (&ws as *const u64).cast(),
+            size_of::<u64>(),
+        );
+        let get = sys::cublasLtMatmulAlgoGetHeuristic(
+            handle,
+            desc,
+            a,
+            b,
+            c,
+            c,
+            pref,
+            results.len() as i32,
+            results.as_mut_ptr(),
+            &mut found,
+        );
+        let _ = sys::cublasLtMatmulPreferenceDestroy(pref);
+        status("cublasLtMatmulPreferenceSetAttribute", set)?;
+        status("cublasLtMatmulAlgoGetHeuristic", get)?;
+    }
+    results.truncate(found.max(0) as usize);
+    Ok(results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.state == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS)
+        .map(|(rank, r)| Candidate {
+            rank,
+            algo: r.algo,
+            workspace_bytes: r.workspaceSize,
+            waves: r.wavesCount,
+            desc: describe(&r.algo),
+        })
+        .collect())
 }
 
 /// Reads an algorithm's configuration attributes (zero where one cannot be read).

@@ -1,4 +1,5 @@
-//! Element types of device tensors (`f16`, `bf16`, `f32`) and host-side fills.
+//! Element types of device tensors (`f16`, `bf16`, `f32`) and host-side fills; the host codecs
+//! of the 8-bit float formats (e4m3, e5m2) and random s8 inputs.
 //!
 //! Device buffers hold the raw bits (`u16` / `u32`), so cudarc needs no `half` support; the
 //! typed view is [`Element`].
@@ -25,23 +26,36 @@ pub enum DType {
     BF16,
     /// IEEE binary32.
     F32,
+    /// OCP fp8 e4m3 (bias 7, max 448, no infinities).
+    F8E4M3,
+    /// OCP fp8 e5m2 (bias 15, max 57344).
+    F8E5M2,
+    /// Signed 8-bit integer.
+    S8,
+    /// Signed 32-bit integer (the s8 GEMM's output).
+    S32,
 }
 
 impl DType {
     /// Bytes per element.
     pub fn size_bytes(self) -> usize {
         match self {
+            DType::F8E4M3 | DType::F8E5M2 | DType::S8 => 1,
             DType::F16 | DType::BF16 => 2,
-            DType::F32 => 4,
+            DType::F32 | DType::S32 => 4,
         }
     }
 
-    /// Short name (`f16`, `bf16`, `f32`).
+    /// Short name (`f16`, `bf16`, `f32`, `f8_e4m3`, `f8_e5m2`, `s8`, `s32`).
     pub fn name(self) -> &'static str {
         match self {
             DType::F16 => "f16",
             DType::BF16 => "bf16",
             DType::F32 => "f32",
+            DType::F8E4M3 => "f8_e4m3",
+            DType::F8E5M2 => "f8_e5m2",
+            DType::S8 => "s8",
+            DType::S32 => "s32",
         }
     }
 
@@ -52,6 +66,10 @@ impl DType {
             dsl_core::ir::DType::F16 => Some(DType::F16),
             dsl_core::ir::DType::BF16 => Some(DType::BF16),
             dsl_core::ir::DType::F32 => Some(DType::F32),
+            dsl_core::ir::DType::F8E4M3 => Some(DType::F8E4M3),
+            dsl_core::ir::DType::F8E5M2 => Some(DType::F8E5M2),
+            dsl_core::ir::DType::S8 => Some(DType::S8),
+            dsl_core::ir::DType::I32 => Some(DType::S32),
             _ => None,
         }
     }
@@ -62,15 +80,22 @@ impl DType {
             DType::F16 => dsl_core::ir::DType::F16,
             DType::BF16 => dsl_core::ir::DType::BF16,
             DType::F32 => dsl_core::ir::DType::F32,
+            DType::F8E4M3 => dsl_core::ir::DType::F8E4M3,
+            DType::F8E5M2 => dsl_core::ir::DType::F8E5M2,
+            DType::S8 => dsl_core::ir::DType::S8,
+            DType::S32 => dsl_core::ir::DType::I32,
         }
     }
 
-    /// Unit roundoff `u = 2^-p` (half an ulp of 1.0).
+    /// Unit roundoff `u = 2^-p` (half an ulp of 1.0); 0 for the integer types (exact).
     pub fn unit_roundoff(self) -> f64 {
         match self {
             DType::F16 => 2f64.powi(-11),
             DType::BF16 => 2f64.powi(-8),
             DType::F32 => 2f64.powi(-24),
+            DType::F8E4M3 => 2f64.powi(-4),
+            DType::F8E5M2 => 2f64.powi(-3),
+            DType::S8 | DType::S32 => 0.0,
         }
     }
 }
@@ -89,6 +114,7 @@ pub trait Bits:
     cudarc::driver::DeviceRepr + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
 {
 }
+impl Bits for u8 {}
 impl Bits for u16 {}
 impl Bits for u32 {}
 
@@ -174,6 +200,84 @@ impl Element for f32 {
     }
 }
 
+/// An fp8 e4m3 element: its code (see [`E4M3`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct F8E4M3(pub u8);
+/// An fp8 e5m2 element: its code (see [`E5M2`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct F8E5M2(pub u8);
+
+/// The fp8 formats have no spare NaN payload, so their poison is the canonical NaN code; an 8-bit
+/// tensor is only ever an input, which is never poison-checked.
+macro_rules! fp8_element {
+    ($t:ident, $fmt:expr, $tag:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $tag;
+            type Bits = u8;
+            fn to_bits(self) -> u8 {
+                self.0
+            }
+            fn from_bits(bits: u8) -> Self {
+                $t(bits)
+            }
+            fn to_f64(self) -> f64 {
+                $fmt.decode(self.0)
+            }
+            fn from_f64(v: f64) -> Self {
+                $t($fmt.encode(v))
+            }
+            fn poison() -> Self {
+                $t(0x7F)
+            }
+        }
+    };
+}
+fp8_element!(F8E4M3, E4M3, DType::F8E4M3);
+fp8_element!(F8E5M2, E5M2, DType::F8E5M2);
+
+/// s8: stored as its two's-complement byte; `from_f64` rounds and saturates to [-127, 127].
+impl Element for i8 {
+    const DTYPE: DType = DType::S8;
+    type Bits = u8;
+    fn to_bits(self) -> u8 {
+        self as u8
+    }
+    fn from_bits(bits: u8) -> Self {
+        bits as i8
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v.round().clamp(-127.0, 127.0) as i8
+    }
+    fn poison() -> Self {
+        i8::MIN
+    }
+}
+
+/// s32: an integer GEMM's output. Its poison is `0x80005A5A`, a value no s8 GEMM of K < 2^17
+/// can produce (|sum| ≤ K·127²).
+impl Element for i32 {
+    const DTYPE: DType = DType::S32;
+    type Bits = u32;
+    fn to_bits(self) -> u32 {
+        self as u32
+    }
+    fn from_bits(bits: u32) -> Self {
+        bits as i32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+    }
+    fn poison() -> Self {
+        0x8000_5A5Au32 as i32
+    }
+}
+
 /// SplitMix64: tiny, fast, deterministic across platforms.
 #[derive(Clone, Debug)]
 pub struct SplitMix64(u64);
@@ -217,6 +321,126 @@ pub fn host_random<T: Element>(len: usize, seed: u64) -> Vec<T> {
 /// `len` poison values.
 pub fn host_poison<T: Element>(len: usize) -> Vec<T> {
     vec![T::poison(); len]
+}
+
+/// An 8-bit float format (OCP FP8): `E` exponent bits, `M` mantissa bits, and its finite range.
+/// The host side of fp8 tensors: inputs are generated in f64, rounded to the format (nearest,
+/// ties to even, saturating at the largest finite value, as cuBLASLt's and torch's `satfinite`
+/// conversions do), and read back exactly. The formats differ only in these constants, so one
+/// codec serves both (no crate in the workspace implements OCP FP8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fp8Format {
+    /// Exponent bits.
+    pub exp_bits: u32,
+    /// Mantissa bits.
+    pub man_bits: u32,
+    /// Exponent bias.
+    pub bias: i32,
+    /// Largest finite magnitude (e4m3: 448, e5m2: 57344).
+    pub max_finite: f64,
+}
+
+/// e4m3 (`__nv_fp8_e4m3`): bias 7, no infinities, the all-ones code is NaN, max 448.
+pub const E4M3: Fp8Format = Fp8Format {
+    exp_bits: 4,
+    man_bits: 3,
+    bias: 7,
+    max_finite: 448.0,
+};
+/// e5m2 (`__nv_fp8_e5m2`): bias 15, IEEE-like (infinities and NaNs), max 57344.
+pub const E5M2: Fp8Format = Fp8Format {
+    exp_bits: 5,
+    man_bits: 2,
+    bias: 15,
+    max_finite: 57344.0,
+};
+
+impl Fp8Format {
+    /// The value of code `b` (exact; NaN for the NaN codes, ±inf for e5m2's infinities).
+    pub fn decode(self, b: u8) -> f64 {
+        let sign = if b & 0x80 != 0 { -1.0 } else { 1.0 };
+        let e = ((b >> self.man_bits) & ((1 << self.exp_bits) - 1)) as i32;
+        let m = (b & ((1 << self.man_bits) - 1)) as f64;
+        let e_max = (1 << self.exp_bits) - 1;
+        let scale = (1u32 << self.man_bits) as f64;
+        if self.exp_bits == 4 && e == e_max && m == scale - 1.0 {
+            return f64::NAN;
+        }
+        if self.exp_bits == 5 && e == e_max {
+            return if m == 0.0 {
+                sign * f64::INFINITY
+            } else {
+                f64::NAN
+            };
+        }
+        if e == 0 {
+            sign * m / scale * 2f64.powi(1 - self.bias)
+        } else {
+            sign * (1.0 + m / scale) * 2f64.powi(e - self.bias)
+        }
+    }
+
+    /// `v` rounded to the nearest code (ties to even), saturated to ±`max_finite`; NaN → the
+    /// canonical NaN code (0x7F).
+    pub fn encode(self, v: f64) -> u8 {
+        if v.is_nan() {
+            return 0x7F;
+        }
+        let sign: u8 = if v.is_sign_negative() { 0x80 } else { 0 };
+        let a = v.abs().min(self.max_finite);
+        // The nearest of the positive codes up to max_finite; codes are monotone in value, so
+        // a binary search over them finds the neighbours.
+        let max_code = (0u8..0x80)
+            .rev()
+            .find(|&c| self.decode(c) == self.max_finite)
+            .unwrap_or(0x7E);
+        let (mut lo, mut hi) = (0u8, max_code);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.decode(mid) <= a {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let (dl, dh) = (a - self.decode(lo), self.decode(hi) - a);
+        let code = if dl < dh || (dl == dh && lo % 2 == 0) {
+            lo
+        } else {
+            hi
+        };
+        sign | code
+    }
+
+    /// `len` codes of values uniform in `[-1, 1]` (SplitMix64 from `seed`), none of them zero.
+    pub fn host_random(self, len: usize, seed: u64) -> Vec<u8> {
+        let mut rng = SplitMix64::new(seed);
+        (0..len)
+            .map(|_| {
+                loop {
+                    let c = self.encode(2.0 * rng.next_unit() - 1.0);
+                    if c & 0x7F != 0 {
+                        break c;
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// `len` s8 values uniform in `[-127, 127]`, none of them zero (the int8 GEMM's inputs).
+pub fn host_random_s8(len: usize, seed: u64) -> Vec<i8> {
+    let mut rng = SplitMix64::new(seed);
+    (0..len)
+        .map(|_| {
+            loop {
+                let v = (rng.next_u64() % 255) as i64 - 127;
+                if v != 0 {
+                    break v as i8;
+                }
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -269,5 +493,50 @@ mod tests {
         // Canonical GPU NaNs are not poison.
         assert!(!f16::from_bits(0x7FFF).is_poison());
         assert!(!f32::from_bits(0x7FFF_FFFF).is_poison());
+    }
+
+    #[test]
+    fn fp8_codecs_decode_every_code_and_round_trip() {
+        for f in [E4M3, E5M2] {
+            let mut finite = 0;
+            for c in 0u8..=255 {
+                let v = f.decode(c);
+                if v.is_finite() {
+                    finite += 1;
+                    // Every finite code encodes back to itself (-0 included).
+                    assert_eq!(f.encode(v), c, "{f:?} code {c:#04x} = {v}");
+                }
+            }
+            // e4m3: 2 NaN codes; e5m2: 2 infinities and 6 NaNs.
+            assert_eq!(finite, if f == E4M3 { 254 } else { 248 });
+        }
+        assert_eq!(E4M3.decode(0x7E), 448.0);
+        assert_eq!(E5M2.decode(0x7B), 57344.0);
+        assert_eq!(E4M3.decode(0x01), 2f64.powi(-9), "smallest e4m3 subnormal");
+        assert_eq!(E5M2.decode(0x01), 2f64.powi(-16), "smallest e5m2 subnormal");
+        assert_eq!(E4M3.decode(0x38), 1.0);
+        assert_eq!(E5M2.decode(0x3C), 1.0);
+    }
+
+    #[test]
+    fn fp8_encode_rounds_to_nearest_even_and_saturates() {
+        // Between 1.0 (0x38) and 1.125 (0x39) in e4m3: the midpoint goes to the even code.
+        assert_eq!(E4M3.encode(1.0625), 0x38);
+        assert_eq!(E4M3.encode(1.0626), 0x39);
+        // Between 1.125 (0x39) and 1.25 (0x3A): the midpoint goes to 0x3A (even).
+        assert_eq!(E4M3.encode(1.1875), 0x3A);
+        assert_eq!(E4M3.encode(1e6), 0x7E);
+        assert_eq!(E4M3.encode(-1e6), 0xFE);
+        assert_eq!(E5M2.encode(f64::INFINITY), 0x7B);
+        assert_eq!(E4M3.encode(-0.75), 0x80 | E4M3.encode(0.75));
+        let a = E4M3.host_random(10_000, 3);
+        assert_eq!(a, E4M3.host_random(10_000, 3));
+        assert!(
+            a.iter()
+                .all(|&c| c & 0x7F != 0 && E4M3.decode(c).abs() <= 1.0)
+        );
+        let s = host_random_s8(10_000, 3);
+        assert!(s.iter().all(|&v| v != 0 && v >= -127));
+        assert!(s.contains(&127) && s.contains(&-127));
     }
 }

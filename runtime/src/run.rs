@@ -87,6 +87,9 @@ impl AnyTensor {
             DType::F16 => AnyTensor::F16(make(dev, shape, seed)?),
             DType::BF16 => AnyTensor::BF16(make(dev, shape, seed)?),
             DType::F32 => AnyTensor::F32(make(dev, shape, seed)?),
+            d @ (DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::S32) => {
+                return Err(TensorError::Unsupported(d));
+            }
         })
     }
 

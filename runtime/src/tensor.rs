@@ -54,6 +54,12 @@ pub enum TensorError {
         /// Elements in the buffer.
         len: usize,
     },
+    /// A generic (type-erased) tensor of an element type it does not hold: the 8-bit and s32
+    /// tensors of the 8-bit GEMMs are typed (`DeviceTensor<F8E4M3>`, `<i8>`, `<i32>`) only.
+    #[error(
+        "{0} tensors are not supported here; the 8-bit GEMMs use typed tensors (examples/v4_fp8)"
+    )]
+    Unsupported(crate::dtype::DType),
     /// A driver call failed.
     #[error(transparent)]
     Device(#[from] DeviceError),
@@ -142,6 +148,10 @@ unsafe impl Storage<f16> for u16 {}
 unsafe impl Storage<f16> for f16 {}
 unsafe impl Storage<bf16> for u16 {}
 unsafe impl Storage<bf16> for bf16 {}
+unsafe impl Storage<crate::dtype::F8E4M3> for u8 {}
+unsafe impl Storage<crate::dtype::F8E5M2> for u8 {}
+unsafe impl Storage<i8> for u8 {}
+unsafe impl Storage<i32> for u32 {}
 
 /// An identity for the CUDA context of a stream (its `CUcontext` handle as a number).
 pub fn context_id(stream: &CudaStream) -> usize {

@@ -40,14 +40,19 @@ pub enum TmaDtype {
     BF16,
     /// binary32.
     F32,
+    /// Any byte type (fp8, s8): TMA moves bytes.
+    U8,
+    /// int32.
+    I32,
 }
 
 impl TmaDtype {
     /// Bytes per element.
     pub fn size_bytes(self) -> u64 {
         match self {
+            TmaDtype::U8 => 1,
             TmaDtype::F16 | TmaDtype::BF16 => 2,
-            TmaDtype::F32 => 4,
+            TmaDtype::F32 | TmaDtype::I32 => 4,
         }
     }
 
@@ -56,6 +61,8 @@ impl TmaDtype {
             TmaDtype::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             TmaDtype::BF16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             TmaDtype::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            TmaDtype::U8 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+            TmaDtype::I32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_INT32,
         }
     }
 }
@@ -66,6 +73,8 @@ impl From<DType> for TmaDtype {
             DType::F16 => TmaDtype::F16,
             DType::BF16 => TmaDtype::BF16,
             DType::F32 => TmaDtype::F32,
+            DType::F8E4M3 | DType::F8E5M2 | DType::S8 => TmaDtype::U8,
+            DType::S32 => TmaDtype::I32,
         }
     }
 }

@@ -21,6 +21,19 @@
 //! | bf16 → bf16, f32 acc | 7.8e-3 | 7.8e-3 | 7.8e-3 |
 //! | f16 → f16, f16 acc | 1.2e-2 | 3.2e-2 | 4.5e-2 |
 //! | f32 → f32, f32 acc | 1e-5 | 1e-5 | 1e-5 |
+//! | e4m3/e5m2 → f16, f32 acc | 2.4e-3 | 4.9e-3 | 6.5e-3 |
+//! | e4m3/e5m2 → f16, f16 acc | 1.1e-2 | 3.1e-2 | 4.5e-2 |
+//! | s8 → s32, s32 acc | 0 (exact) | 0 | 0 |
+//!
+//! **8-bit inputs.** Both sides read the same fp8 codes and an fp8 × fp8 product is exact in
+//! f32 (4 + 4 significand bits), so the input rounding does not enter. What differs is the
+//! accumulation: Hopper's fp8 tensor cores add the products of one wgmma in an internal
+//! accumulator of about 14 bits before the sum lands in the f32 registers (measured by
+//! DeepGEMM, which is why it promotes partial sums to f32 every few k-steps), while cuBLASLt's
+//! fp8 kernels promote. So for 8-bit float inputs with an f32 accumulator the model takes
+//! `u_acc = 2^-14` instead of f32's 2^-24: the random-walk bound `u_acc·√K` of a 14-bit sum.
+//! An s8 GEMM is exact in s32 (|sum| ≤ K·127² < 2^31 for K < 133 000) on both sides, so its
+//! tolerance is 0: any difference is a bug.
 //!
 //! These are loose enough for any correct summation order and tight enough for real bugs: a
 //! wrong layout, a missing tile or a stale accumulator gives errors of order 0.1–1, and unwritten
@@ -31,8 +44,15 @@ use std::fmt;
 use crate::dtype::{DType, Element};
 
 /// Relative Frobenius tolerance for a GEMM (see the module doc).
-pub fn gemm_tolerance(_input: DType, accumulate: DType, output: DType, k: usize) -> f64 {
-    let model = 2.0 * output.unit_roundoff() + accumulate.unit_roundoff() * (k as f64).sqrt();
+pub fn gemm_tolerance(input: DType, accumulate: DType, output: DType, k: usize) -> f64 {
+    // fp8 tensor cores sum each wgmma's products in about 14 bits (see the module doc).
+    let fp8 = matches!(input, DType::F8E4M3 | DType::F8E5M2);
+    let u_acc = if fp8 {
+        accumulate.unit_roundoff().max(2f64.powi(-14))
+    } else {
+        accumulate.unit_roundoff()
+    };
+    let model = 2.0 * output.unit_roundoff() + u_acc * (k as f64).sqrt();
     let floor = if output == DType::F32 { 1e-5 } else { 0.0 };
     model.max(floor)
 }
@@ -212,7 +232,7 @@ pub fn host_gemm_nn<T: Element>(a: &[T], b: &[T], m: usize, n: usize, k: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dtype::host_random;
+    use crate::dtype::{E4M3, host_random};
     use half::f16;
 
     #[test]
@@ -279,6 +299,60 @@ mod tests {
         assert!((t(F16, F16, F16, 8192) - 4.5e-2).abs() < 1e-3);
         assert_eq!(t(F32, F32, F32, 4096), 1e-5);
         assert!(t(F16, F16, F16, 512) > t(F16, F32, F16, 512));
+        assert!((t(F8E4M3, F32, F16, 512) - 2.36e-3).abs() < 1e-4);
+        assert!((t(F8E4M3, F32, F16, 4096) - 4.88e-3).abs() < 1e-4);
+        assert!((t(F8E5M2, F32, F16, 8192) - 6.5e-3).abs() < 1e-4);
+        assert!((t(F8E4M3, F16, F16, 4096) - 3.22e-2).abs() < 1e-3);
+        assert_eq!(t(S8, S32, S32, 8192), 0.0);
+    }
+
+    #[test]
+    fn fp8_accumulation_error_is_within_tolerance_and_a_dropped_k_step_is_not() {
+        // The kernel's sum: each 32-term k-step added in a 14-bit accumulator (products
+        // rounded to 14 significant bits as they are summed), then into f32; the reference
+        // exact. Output f16.
+        let (m, n, k) = (8, 16, 4096);
+        let lhs: Vec<f64> = E4M3
+            .host_random(m * k, 1)
+            .into_iter()
+            .map(|c| E4M3.decode(c))
+            .collect();
+        let rhs: Vec<f64> = E4M3
+            .host_random(n * k, 2)
+            .into_iter()
+            .map(|c| E4M3.decode(c))
+            .collect();
+        let r14 = |x: f64| {
+            if x == 0.0 {
+                return 0.0;
+            }
+            let e = x.abs().log2().floor() as i32 - 13;
+            (x / 2f64.powi(e)).round() * 2f64.powi(e)
+        };
+        let tol = gemm_tolerance(DType::F8E4M3, DType::F32, DType::F16, k);
+        let run = |steps: usize| -> (Vec<f16>, Vec<f64>) {
+            let mut out = Vec::new();
+            let mut exact = Vec::new();
+            for i in 0..m {
+                for j in 0..n {
+                    let dot = |p: usize| lhs[i * k + p] * rhs[j * k + p];
+                    let mut acc = 0f32;
+                    for s in 0..steps {
+                        let part = (s * 32..s * 32 + 32).fold(0.0, |a, p| r14(a + dot(p)));
+                        acc += part as f32;
+                    }
+                    out.push(f16::from_f64(f64::from(acc)));
+                    exact.push((0..k).map(dot).sum());
+                }
+            }
+            (out, exact)
+        };
+        let (out, exact) = run(k / 32);
+        let v = verify_f64(&out, &exact, tol).unwrap();
+        assert!(v.passed(), "{v}");
+        let (short, _) = run(k / 32 - 1);
+        let v = verify_f64(&short, &exact, tol).unwrap();
+        assert!(!v.passed(), "a dropped k-step must fail: {v}");
     }
 
     #[test]

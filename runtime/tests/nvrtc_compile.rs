@@ -365,8 +365,14 @@ fn the_tuners_full_output_check_compiles_for_every_element_type() {
     use tessel_runtime::dtype::DType;
     use tessel_runtime::tune::fullcheck::compile_request;
     for arch in [Arch::Sm80, Arch::Sm90a] {
+        for d in [DType::F8E4M3, DType::F8E5M2, DType::S8, DType::S32] {
+            assert!(
+                compile_request(d, arch).is_none(),
+                "{d}: no device comparison"
+            );
+        }
         for dtype in [DType::F16, DType::BF16, DType::F32] {
-            let (req, expr) = compile_request(dtype, arch);
+            let (req, expr) = compile_request(dtype, arch).expect("a float output type");
             let m = compile_ok(&req);
             let name = m.lowered_name(&expr).expect("lowered name").to_string();
             let r = m.resources_for(&name).expect("ptxas resources");

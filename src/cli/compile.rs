@@ -36,7 +36,7 @@ fn parse_arch(s: &str) -> Result<Arch, String> {
 pub const CLASSES: &[(&str, &[&str])] = &[
     (
         "tensor core",
-        &["HGMMA", "HMMA", "IMMA", "QGMMA", "WARPGROUP"],
+        &["HGMMA", "HMMA", "IMMA", "QGMMA", "IGMMA", "WARPGROUP"],
     ),
     (
         "fp arithmetic",

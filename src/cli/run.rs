@@ -60,6 +60,7 @@ impl AnyTensor {
             DType::F16 => AnyTensor::F16(make(dev, shape, seed)?),
             DType::BF16 => AnyTensor::BF16(make(dev, shape, seed)?),
             DType::F32 => AnyTensor::F32(make(dev, shape, seed)?),
+            d => return Err(tessel_runtime::tensor::TensorError::Unsupported(d).to_string()),
         })
     }
 

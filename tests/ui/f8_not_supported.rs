@@ -1,4 +1,4 @@
-// expect: E0306 — f8 element types are not supported yet.
+// expect: E0306 — an f8 tile that no `mma` reads (8-bit types are lowered as WGMMA operands only).
 use tessel::gemm_kernel;
 
 gemm_kernel! {

@@ -21,7 +21,7 @@ gemm_kernel! {
         mc = mma.fill.f16 0.0f;
         foreach {iv_k} in [cdiv(K, TILE_K)] {
           tma.copy.swiz<SWIZ> lhs.chunkat(block_m, iv_k) => lhs_s;
-          tma.copy rhs.chunkat(block_n, iv_k) => rhs_s;
+          tma.copy.swiz<64> rhs.chunkat(block_n, iv_k) => rhs_s;
 
           foreach {iv_wk} in [cdiv(TILE_K, WARP_K)] {
             ma = mma.load.swiz<SWIZ> lhs_s.chunkat(_, iv_wk);

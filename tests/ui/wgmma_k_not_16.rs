@@ -1,4 +1,4 @@
-// expect: E0303 — a 32-wide K slice for the A operand.
+// expect: E0303 — an 8-wide K slice for the A operand (K must be a multiple of 16).
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -24,7 +24,7 @@ gemm_kernel! {
           tma.copy.swiz<SWIZ> rhs.chunkat(block_n, iv_k) => rhs_s;
 
           foreach {iv_wk} in [cdiv(TILE_K, WARP_K)] {
-            ma = mma.load.swiz<SWIZ> lhs_s.subspan(WARP_M, 32).at(0, iv_wk / 2);
+            ma = mma.load.swiz<SWIZ> lhs_s.subspan(WARP_M, 8).at(0, iv_wk * 2);
             mb = mma.load.swiz<SWIZ> rhs_s.chunkat(_, iv_wk);
             mma.row.row mc, ma, mb;
           }

@@ -31,13 +31,15 @@ pub const STORE_DTYPE: &str = "E0206";
 pub const WGMMA_M: &str = "E0301";
 /// WGMMA N is not a multiple of 8 in 8..=256.
 pub const WGMMA_N: &str = "E0302";
-/// WGMMA K is not 16 (f16/bf16), or A and B disagree on K.
+/// WGMMA K is not a multiple of the instruction's K (16 for 16-bit operands, 32 for 8-bit), or
+/// A and B disagree on K.
 pub const WGMMA_K: &str = "E0303";
 /// WGMMA operand dtypes differ or are not f16/bf16.
 pub const WGMMA_DTYPE: &str = "E0304";
 /// Accumulator dtype is not f16/f32, or bf16 operands with a non-f32 accumulator.
 pub const WGMMA_ACC: &str = "E0305";
-/// f8 element types: not supported yet.
+/// An 8-bit element type (f8, s8) outside a WGMMA operand tile and its TMA source: not
+/// lowered.
 pub const F8: &str = "E0306";
 /// An mma operand that is not a fragment of the right role, or an mma outside `: group-4`.
 pub const MMA_OPERAND: &str = "E0307";
@@ -231,6 +233,20 @@ pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
 pub const MISPLACED_JUMP: &str = "E1317";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
+/// Not supported yet: a WGMMA operand that is not K-major (`mma.col.*`, `mma.*.col`) with
+/// 16-bit elements (the transposed shared-memory descriptor is not lowered).
+pub const NOT_LOWERED_MN_MAJOR: &str = "E1335";
+/// Not supported yet: `mma.store` straight into a global tensor (the fragment is written
+/// through shared memory; store into a shared tile and `tma.copy` it out).
+pub const NOT_LOWERED_STORE_GLOBAL: &str = "E1336";
+/// 8-bit WGMMA (f8_e4m3, f8_e5m2, s8) reads both operands K-major: `mma.row.row` only.
+pub const WGMMA_8BIT_MAJOR: &str = "E1420";
+/// A WGMMA operand tile read in several K-steps whose shared tensor is not swizzled (the
+/// descriptor's K-advance assumes one swizzled row per 8-row group).
+pub const WGMMA_K_SPLIT: &str = "E1422";
+/// `promote P;`: P is not a non-negative integer, or the kernel has no `mma` with 8-bit float
+/// operands and an f32 accumulator to promote.
+pub const PROMOTE: &str = "E1423";
 /// A warp-level `mma` whose B tile's N is not a multiple of 8.
 pub const WARP_MMA_N: &str = "E1400";
 /// A warp-level `mma` whose K no `mma.sync` shape of its type tiles (f16 4, bf16 8, tf32 4, s8 16).
@@ -347,7 +363,10 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (WGMMA_M, "WGMMA M is not 64 per warpgroup"),
     (WGMMA_N, "WGMMA N is not a multiple of 8 in 8..=256"),
-    (WGMMA_K, "WGMMA K is not 16 (f16/bf16) or A/B disagree on K"),
+    (
+        WGMMA_K,
+        "WGMMA K not a multiple of the instruction K (16, or 32 for 8-bit) or A/B disagree on K",
+    ),
     (
         WGMMA_DTYPE,
         "WGMMA operand dtypes differ or are not f16/bf16",
@@ -356,7 +375,10 @@ pub const TABLE: &[(&str, &str)] = &[
         WGMMA_ACC,
         "accumulator not f16/f32, or bf16 operands without an f32 accumulator",
     ),
-    (F8, "f8 element types are not supported yet"),
+    (
+        F8,
+        "an 8-bit element type (f8, s8) outside a WGMMA operand tile or its TMA source",
+    ),
     (
         MMA_OPERAND,
         "mma operand of the wrong role, or mma outside a `: group-4` level",
@@ -711,6 +733,26 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SCALAR_PARAM,
         "not supported yet: scalar parameters",
+    ),
+    (
+        NOT_LOWERED_MN_MAJOR,
+        "not supported yet: an MN-major (`col`) WGMMA operand of 16-bit elements",
+    ),
+    (
+        NOT_LOWERED_STORE_GLOBAL,
+        "not supported yet: `mma.store` of a WGMMA accumulator straight into global memory",
+    ),
+    (
+        WGMMA_8BIT_MAJOR,
+        "8-bit WGMMA (f8, s8) needs both operands K-major (`mma.row.row`)",
+    ),
+    (
+        WGMMA_K_SPLIT,
+        "a WGMMA operand read in several K-steps from a shared tensor without a swizzle",
+    ),
+    (
+        PROMOTE,
+        "`promote P;` with P not an integer ≥ 0, or no f8 `mma` with an f32 accumulator",
     ),
     (
         ASYNC_STORE,

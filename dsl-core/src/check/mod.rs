@@ -310,9 +310,11 @@ fn run_checks(
     let geo = geometry::check_geometry(&cx, limits, &mut diags);
     let mut views = view::compute_views(&cx, &mut diags);
     shape::check_copies(&cx, &views, &mut diags);
-    wgmma::check_f8(&cx, &mut diags);
+    wgmma::check_f8(&cx, &views, &mut diags);
     let frags = wgmma::check_mma(&cx, &mut views, &mut diags);
     let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
+    wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
+    wgmma::check_promote(&cx, &frags, &mut diags);
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);

@@ -17,7 +17,13 @@ use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
 /// top-level `parallel`s — several launches —, f8 element types): `check_language` reports
 /// them as notes.
-pub(crate) const LOWERING_ONLY: &[&str] = &[codes::OUTSIDE_PARALLEL, codes::F8, codes::NO_BLOCK];
+pub(crate) const LOWERING_ONLY: &[&str] = &[
+    codes::OUTSIDE_PARALLEL,
+    codes::F8,
+    codes::NO_BLOCK,
+    codes::NOT_LOWERED_MN_MAJOR,
+    codes::WGMMA_K_SPLIT,
+];
 
 /// Whether a finding is a restriction of the lowering rather than of the language: the
 /// [`LOWERING_ONLY`] codes and every rule of `check/lowerable.rs` (`E1101`–`E1199`,
@@ -110,12 +116,35 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "event generations `e.at(k)`",
                 ));
             }
-            Stmt::MmaLoad { name, .. } if name.name.starts_with("direct$") => {
-                diags.push(not_lowered(
-                    codes::NOT_LOWERED_DIRECT_OPERAND,
-                    span,
-                    "a shared tensor as a direct `mma` operand",
-                ))
+            // A warp-level kernel stores its fragments itself (`lower/warp.rs`).
+            Stmt::MmaStore { acc, dst, .. } if !warp_kernel && !cx.in_warp_mma(s) => {
+                // The WGMMA fragment is written through shared memory (stmatrix / shared
+                // stores), so a global destination (a parameter, viewed) is not lowered.
+                let mut root = *dst;
+                while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
+                    root = *base;
+                }
+                if let Expr::Name(n) = &m.exprs[root]
+                    && m.kernel
+                        .params
+                        .iter()
+                        .any(|p| &p.name.name == n && !p.shape.is_empty())
+                {
+                    diags.push(
+                        not_lowered(
+                            codes::NOT_LOWERED_STORE_GLOBAL,
+                            m.expr_span(*dst),
+                            &format!(
+                                "`mma.store` of `{}` straight into the global tensor `{n}`",
+                                acc.name
+                            ),
+                        )
+                        .with_help(format!(
+                            "store into a shared tile (`mma.store {}, out_s;`) and `tma.copy` it to global memory",
+                            acc.name
+                        )),
+                    );
+                }
             }
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,

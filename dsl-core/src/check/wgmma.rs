@@ -1,8 +1,10 @@
-//! WGMMA legality (an `mma` under a `: group-4` level lowers to `wgmma.mma_async.m64nNk16`):
-//! M = 64 per warpgroup, N a multiple of 8 in 8..=256, K = 16 for f16/bf16, operand dtypes
-//! agree and are f16/bf16, the accumulator is f16 or f32 (f32 for bf16 operands); f8 is not
-//! supported anywhere yet. Also builds the fragment table; `mma_store` checks the stores of
-//! the accumulators.
+//! WGMMA legality (an `mma` under a `: group-4` level lowers to `wgmma.mma_async.m64nNkK`):
+//! M = 64 per warpgroup, N a multiple of 8 in 8..=256, K a multiple of the instruction's K
+//! (16 for f16/bf16, 32 for the 8-bit types; a wider operand becomes several instructions with
+//! the descriptors advanced along K), operand dtypes agree and are f16, bf16, f8_e4m3, f8_e5m2
+//! or s8; the accumulator is f16 or f32 (f32 for bf16; s32 for s8); 8-bit operands are K-major
+//! (`mma.row.row`). Also builds the fragment table; `mma_store` checks the stores of the
+//! accumulators.
 
 use super::resolve::Role;
 use super::view::Views;
@@ -12,29 +14,192 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, Major, Stmt, StmtId};
 use std::collections::HashMap;
 
-/// f8 element types are rejected wherever they are written.
-pub(crate) fn check_f8(cx: &Cx, diags: &mut Diagnostics) {
+/// Whether `d` is an 8-bit WGMMA operand type.
+pub(crate) fn is_8bit(d: DType) -> bool {
+    d.is_f8() || d == DType::S8
+}
+
+/// The K of one `wgmma.mma_async` for operands of type `d`: 32 bytes of K.
+pub(crate) fn instr_k(d: DType) -> i64 {
+    32 / d.size_bytes().max(1) as i64
+}
+
+/// 8-bit element types are lowered only as WGMMA operands: shared tiles that a warpgroup
+/// `mma` reads, and the global tensors TMA copies into them. Anywhere else (a tensor no `mma`
+/// reads, a scalar, an accumulator) they are rejected.
+pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    use super::Binding;
+    use crate::ir::CopyDst;
     let m = cx.m;
-    let msg = |d: DType| format!("{d} is not supported yet: tessel lowers f16, bf16 and f32 only");
-    let help = "use f16 or bf16 operands (f8 WGMMA needs K = 32 and a different fragment layout)";
-    for p in &m.kernel.params {
-        if p.dtype.is_f8() {
-            diags.push(Diagnostic::new(codes::F8, p.dtype_span, msg(p.dtype)).with_help(help));
+    let mut operands: Vec<Binding> = Vec::new();
+    for s in all_stmts(m) {
+        if let Stmt::MmaLoad { src, .. } = &m.stmts[s]
+            && cx.in_group4(s)
+            && !cx.in_warp_mma(s)
+            && let Some(v) = views.get(*src)
+        {
+            operands.push(v.root);
+        }
+    }
+    let mut sources: Vec<Binding> = Vec::new();
+    for s in all_stmts(m) {
+        if let Stmt::TmaCopy {
+            src,
+            dst: CopyDst::Expr(d),
+            ..
+        } = &m.stmts[s]
+            && let (Some(sv), Some(dv)) = (views.get(*src), views.get(*d))
+            && operands.contains(&dv.root)
+        {
+            sources.push(sv.root);
+        }
+    }
+    // A warp-level `mma` kernel (`lower/warp.rs`) lowers its own s8 operands (`mma.sync`).
+    let warp_s8 = |d: DType| {
+        d == DType::S8
+            && super::warp_mma::has_warp_mma(cx)
+            && super::warp_mma::hopper_constructs(cx).is_none()
+    };
+    let tensor = |d: DType, span, name: &str| {
+        Diagnostic::new(
+            codes::F8,
+            span,
+            format!("{d} tensor `{name}` is not a WGMMA operand: tessel lowers 8-bit types only as `mma` operand tiles and their TMA sources"),
+        )
+        .with_help("read the tile with `mma.row.row` under a `: group-4` level (filled by `tma.copy.swiz<…>`), or declare it f16/bf16/f32")
+    };
+    for (i, p) in m.kernel.params.iter().enumerate() {
+        if is_8bit(p.dtype) && !warp_s8(p.dtype) && !sources.contains(&Binding::Param(i)) {
+            diags.push(tensor(p.dtype, p.dtype_span, &p.name.name));
         }
     }
     for s in all_stmts(m) {
-        let (dt, span) = match &m.stmts[s] {
+        match &m.stmts[s] {
             Stmt::TensorDecl {
-                dtype, dtype_span, ..
-            } => (*dtype, *dtype_span),
-            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. } => {
-                (*dtype, m.stmt_span(s))
+                dtype,
+                dtype_span,
+                names,
+                ..
+            } if is_8bit(*dtype) && !warp_s8(*dtype) => {
+                for (j, d) in names.iter().enumerate() {
+                    if !operands.contains(&Binding::Tensor(s, j)) {
+                        diags.push(tensor(*dtype, *dtype_span, &d.name.name));
+                    }
+                }
             }
-            _ => continue,
-        };
-        if dt.is_f8() {
-            diags.push(Diagnostic::new(codes::F8, span, msg(dt)).with_help(help));
+            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. } if is_8bit(*dtype) => {
+                let acc = matches!(m.stmts[s], Stmt::MmaFill { .. });
+                diags.push(
+                    Diagnostic::new(
+                        codes::F8,
+                        m.stmt_span(s),
+                        format!(
+                            "{dtype} cannot be {}: 8-bit types are WGMMA operand tiles only",
+                            if acc { "an accumulator" } else { "a scalar" }
+                        ),
+                    )
+                    .with_help(if acc {
+                        "accumulate 8-bit products in `mma.fill.f32` (f8) or `mma.fill.s32` (s8)"
+                    } else {
+                        "declare the scalar as f32 or int"
+                    }),
+                );
+            }
+            _ => {}
         }
+    }
+}
+
+/// `promote P;`: P evaluates to an integer ≥ 0 under the configuration, and unless it is 0 (off)
+/// some warpgroup `mma` has 8-bit float operands and an f32 accumulator (the only WGMMAs whose
+/// accumulation is narrower than their accumulator).
+pub(crate) fn check_promote(cx: &Cx, frags: &HashMap<String, FragInfo>, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let Some(p) = m.promote else { return };
+    if let Some(v) = cx.value(p)
+        && v < 0
+    {
+        diags.push(
+            at_expr(
+                m,
+                codes::PROMOTE,
+                p,
+                format!(
+                    "`promote` takes the k-tiles between promotions (0 = off), not {}",
+                    cx.describe_value(p, v)
+                ),
+            )
+            .with_help("use 0 (off) or a positive count, e.g. a tunable `PROMOTE in [0, 1, 2, 4]`"),
+        );
+    }
+    // `promote 0` is off: nothing needs promoting (a dtype variant of the kernel may have
+    // none).
+    if cx.value(p) == Some(0) || !promoted_accs(cx, frags).is_empty() {
+        return;
+    }
+    diags.push(
+        at_expr(
+            m,
+            codes::PROMOTE,
+            p,
+            "`promote` has nothing to promote: no warpgroup `mma` here has f8 operands and an f32 accumulator",
+        )
+        .with_help("remove `promote`, or accumulate the f8 `mma` in `mma.fill.f32`"),
+    );
+}
+
+/// The accumulators `promote` applies to: those of warpgroup `mma`s with 8-bit float operands
+/// and an f32 accumulator.
+pub(crate) fn promoted_accs(cx: &Cx, frags: &HashMap<String, FragInfo>) -> Vec<String> {
+    let m = cx.m;
+    let mut out = Vec::new();
+    for s in all_stmts(m) {
+        let Stmt::Mma { acc, a, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let (Some(af), Some(cf)) = (frags.get(&a.name), frags.get(&acc.name)) else {
+            continue;
+        };
+        if af.dtype.is_f8() && cf.dtype == DType::F32 && !out.contains(&acc.name) {
+            out.push(acc.name.clone());
+        }
+    }
+    out
+}
+
+/// Every WGMMA operand is read through a swizzled shared-memory descriptor: its shared tensor
+/// must be swizzled (stated on the `mma.load` or on the `tma.copy` that fills it).
+/// Only loads the WGMMA check accepted as operands (`frags`) are looked at.
+pub(crate) fn check_operand_swizzle(
+    cx: &Cx,
+    frags: &HashMap<String, FragInfo>,
+    swizzle: &HashMap<StmtId, u32>,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    // A stated swizzle that is invalid or disputed is reported by `swizzle` (E04xx) already.
+    if diags.iter().any(|d| d.code.starts_with("E04")) {
+        return;
+    }
+    for s in all_stmts(m) {
+        let Stmt::MmaLoad { src, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let operand = frags
+            .values()
+            .any(|f| f.def == s && matches!(f.kind, FragKind::A | FragKind::B));
+        if !operand || swizzle.get(&s).copied().unwrap_or(0) != 0 {
+            continue;
+        }
+        diags.push(
+            at_expr(
+                m,
+                codes::WGMMA_K_SPLIT,
+                *src,
+                "this WGMMA operand's shared tensor has no swizzle; tessel reads WGMMA operands through swizzled K-major descriptors",
+            )
+            .with_help("copy the tile in with `tma.copy.swiz<128>` (rows of 128 bytes), or state `.swiz<N>` on the `mma.load`"),
+        );
     }
 }
 
@@ -206,24 +371,74 @@ pub(crate) fn check_mma(
                     )),
                 );
             }
+            let ik = instr_k(av.dtype);
+            let mut k_ok = true;
             for (k, src) in [(ak, a_src), (bk, b_src)] {
                 if let Some(kv) = cx.dim_value(&k)
-                    && kv != 16
-                    && !av.dtype.is_f8()
+                    && (kv <= 0 || kv % ik != 0)
                 {
+                    k_ok = false;
                     diags.push(
                             Diagnostic::new(
                                 codes::WGMMA_K,
                                 dim_span(cx, &k, m.expr_span(src)),
-                                format!("WGMMA K must be 16 for {} operands; {} here", av.dtype, cx.describe_dim(&k)),
+                                format!("WGMMA K must be a multiple of {ik} for {} operands; {} here", av.dtype, cx.describe_dim(&k)),
                             )
-                            .with_note(sspan, "in this mma")
-                            .with_help("load 16-wide K slices, e.g. `.chunkat(_, k)` over `cdiv(TILE_K, 16)` steps"),
+                            .with_note(sspan, format!("in this mma (one wgmma.mma_async takes K = {ik}; a wider tile is issued in K-steps of {ik})"))
+                            .with_help(format!("read K in multiples of {ik}, e.g. the whole swizzled row of the tile or `.chunkat(_, k)` over `cdiv(TILE_K, {ik})` steps")),
                         );
                 }
             }
+            if k_ok
+                && let (Some(ka), Some(kb)) = (cx.dim_value(&ak), cx.dim_value(&bk))
+                && ka != kb
+            {
+                diags.push(
+                    Diagnostic::new(
+                        codes::WGMMA_K,
+                        dim_span(cx, &bk, m.expr_span(b_src)),
+                        format!("the B operand has K = {kb}, but A has K = {ka}"),
+                    )
+                    .with_note(
+                        dim_span(cx, &ak, m.expr_span(a_src)),
+                        format!("A's K = {ka}"),
+                    )
+                    .with_help("read the same K range of both operands"),
+                );
+            }
         }
-        let operand_ok = |d: DType| matches!(d, DType::F16 | DType::BF16) || d.is_f8();
+        let operand_ok = |d: DType| matches!(d, DType::F16 | DType::BF16) || is_8bit(d);
+        if group4 && av.dtype == bv.dtype && (*a_major != Major::Row || *b_major != Major::Row) {
+            let (which, major_ok) = if *a_major != Major::Row {
+                ("A", "row")
+            } else {
+                ("B", "row")
+            };
+            let d = if is_8bit(av.dtype) {
+                Diagnostic::new(
+                    codes::WGMMA_8BIT_MAJOR,
+                    sspan,
+                    format!(
+                        "8-bit WGMMA ({}) reads both operands K-major; the {which} operand here is MN-major (`col`)",
+                        av.dtype
+                    ),
+                )
+                .with_help(format!(
+                    "store {which} with K contiguous (A as [M, K], B as [N, K]) and write `mma.{major_ok}.{major_ok}`"
+                ))
+            } else {
+                Diagnostic::new(
+                    codes::NOT_LOWERED_MN_MAJOR,
+                    sspan,
+                    format!(
+                        "not supported yet: an MN-major (`col`) {which} operand of {} WGMMA",
+                        av.dtype
+                    ),
+                )
+                .with_help("write `mma.row.row` with A as [M, K] and B as [N, K] tiles")
+            };
+            diags.push(d);
+        }
         if av.dtype != bv.dtype {
             diags.push(
                 Diagnostic::new(
@@ -245,13 +460,41 @@ pub(crate) fn check_mma(
                 Diagnostic::new(
                     codes::WGMMA_DTYPE,
                     a.span,
-                    format!("WGMMA operands must be f16 or bf16, found {}", av.dtype),
+                    format!(
+                        "WGMMA operands must be f16, bf16, f8_e4m3, f8_e5m2 or s8, found {}",
+                        av.dtype
+                    ),
                 )
-                .with_help("declare the operand tiles as f16 or bf16"),
+                .with_help("declare the operand tiles as f16, bf16, f8_e4m3, f8_e5m2 or s8"),
             );
         }
         let fill_span = m.stmt_span(acc_def);
-        if !matches!(acc_dtype, DType::F16 | DType::F32) && !acc_dtype.is_f8() {
+        if av.dtype == bv.dtype && av.dtype == DType::S8 {
+            if acc_dtype != DType::I32 {
+                diags.push(
+                    Diagnostic::new(
+                        codes::WGMMA_ACC,
+                        fill_span,
+                        format!(
+                            "s8 operands need an s32 accumulator, but `{}` is {acc_dtype}",
+                            acc.name
+                        ),
+                    )
+                    .with_note(sspan, "s8 mma here")
+                    .with_help(format!("write `{} = mma.fill.s32 0;`", acc.name)),
+                );
+            }
+        } else if acc_dtype == DType::I32 {
+            diags.push(
+                Diagnostic::new(
+                    codes::WGMMA_ACC,
+                    fill_span,
+                    format!("an s32 accumulator takes s8 operands, not {}", av.dtype),
+                )
+                .with_note(sspan, "used by this mma")
+                .with_help(format!("write `{} = mma.fill.f32 0.0f;`", acc.name)),
+            );
+        } else if !matches!(acc_dtype, DType::F16 | DType::F32) {
             diags.push(
                 Diagnostic::new(
                     codes::WGMMA_ACC,

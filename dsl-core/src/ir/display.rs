@@ -62,6 +62,7 @@ impl Printer<'_> {
             ("raster", self.m.raster),
             ("cluster", self.m.cluster),
             ("occupancy", self.m.occupancy),
+            ("promote", self.m.promote),
         ];
         for (keyword, e) in items {
             if let Some(e) = e {

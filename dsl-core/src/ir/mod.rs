@@ -124,6 +124,12 @@ pub struct Module {
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
     pub occupancy: Option<ExprId>,
+    /// `promote P;` (an integer over tunables and constants, 0 = off): two-level accumulation
+    /// for `mma`s with 8-bit float operands and an f32 accumulator. The WGMMAs accumulate into a
+    /// partial fragment; after every `P` k-tiles (`mma` statements on that accumulator) the
+    /// warpgroup waits for them and adds the partial into the accumulator in f32, so the tensor
+    /// cores' narrower fp8 accumulation spans P k-tiles, not all of K.
+    pub promote: Option<ExprId>,
     pub kernel: Kernel,
     /// Initializers, `= ready` and `frag` of declarations (parsed and checked, not lowered).
     pub decl_ext: Vec<DeclExt>,
@@ -166,6 +172,7 @@ impl Module {
             multicast: Vec::new(),
             persistent: None,
             occupancy: None,
+            promote: None,
             kernel: Kernel {
                 name: Ident::synth(kernel_name),
                 params: Vec::new(),

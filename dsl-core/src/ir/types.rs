@@ -119,7 +119,13 @@ impl DType {
     pub fn is_lowered(self) -> bool {
         matches!(
             self,
-            DType::F16 | DType::BF16 | DType::F32 | DType::I32 | DType::F8E4M3 | DType::F8E5M2
+            DType::F16
+                | DType::BF16
+                | DType::F32
+                | DType::I32
+                | DType::F8E4M3
+                | DType::F8E5M2
+                | DType::S8
         )
     }
 }

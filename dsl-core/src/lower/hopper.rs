@@ -387,6 +387,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     "float",
                     Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)),
                 ),
+                DType::I32 => (
+                    "int",
+                    Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)),
+                ),
                 _ => (
                     "tsl_u32",
                     Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(4)),
@@ -414,6 +418,32 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     dtype: *dtype,
                 }),
             );
+            if let Some(every) = promote_every(e, &name.name, *dtype) {
+                let part = promote_part(&name.name);
+                e.line(
+                    format!(
+                        "float {part}[{}];  // promote: the f8 WGMMAs' partial sums, added into {} every {} k-tiles",
+                        regs.to_cpp(),
+                        name.name,
+                        every.to_cpp()
+                    ),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    None,
+                    line,
+                );
+                e.emit(
+                    Op::Decl {
+                        ty: "int".into(),
+                        name: promote_count(&name.name),
+                        init: Some("0".into()),
+                    },
+                    Some("k-tiles summed into the partial since the last promotion"),
+                    line,
+                );
+            }
             if !e.wgmma_ns.contains(&n) {
                 e.wgmma_ns.push(n);
             }
@@ -427,11 +457,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ));
             }
             let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
-            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({}, {});  // descriptor: K-major, swizzle {} B", name.name, swz.to_cpp(), v.tensor.name, v.tile_offset(), swz.to_cpp()), line);
+            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({}, {});  // descriptor: K-major, swizzle {} B", desc_cpp(&name.name), swz.to_cpp(), v.tensor.name, v.tile_offset(), swz.to_cpp()), line);
+            let k = v.tile.last().cloned().unwrap_or(Sym::Int(1));
             e.scopes.insert(
                 &name.name,
                 Local::Frag(FragKind::Desc {
                     dtype: v.tensor.dtype,
+                    k,
                 }),
             );
         }
@@ -445,23 +477,90 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     ),
                 ));
             };
-            let Some(FragKind::Desc { dtype: in_ty }) = e.frag(&a.name) else {
+            let Some(FragKind::Desc { dtype: in_ty, k }) = e.frag(&a.name) else {
                 return Err(LowerError::new(
                     a.span,
                     format!("`{}` is not an `mma.load` operand", a.name),
                 ));
             };
-            let acc_ty = if dtype == DType::F32 { "f32" } else { "f16" };
+            let acc_ty = match dtype {
+                DType::F32 => "f32",
+                DType::I32 => "s32",
+                _ => "f16",
+            };
             let key = (acc_ty.to_string(), in_ty.name().to_string());
             if !e.wgmma_types.contains(&key) {
                 e.wgmma_types.push(key);
             }
-            let acc_cpp = if dtype == DType::F32 {
-                "float"
+            // The instruction's K is 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit ones.
+            let ik = 32 / i64::from(in_ty.size_bytes());
+            let steps = Sym::bin(crate::ir::BinaryOp::Div, k.clone(), Sym::Int(ik));
+            // 16-bit operands go through the dispatch on C++ element types; the 8-bit types
+            // share one C++ byte type, so their variant is named.
+            let op = if in_ty.size_bytes() == 1 {
+                format!("tsl_wgmma_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp())
             } else {
-                super::cexpr::scalar_type(dtype)
+                let acc_cpp = if dtype == DType::F32 {
+                    "float"
+                } else {
+                    super::cexpr::scalar_type(dtype)
+                };
+                format!(
+                    "tsl_wgmma<{}, {acc_cpp}, {}>",
+                    super::cexpr::scalar_type(in_ty),
+                    n.to_cpp()
+                )
             };
-            e.line(format!("tsl_wgmma<{}, {acc_cpp}, {}>::mma({}, {}, {}, 1);  // {} += {}·{}ᵀ (wgmma m64nNk16, N = {})", super::cexpr::scalar_type(in_ty), n.to_cpp(), acc.name, a.name, b.name, acc.name, a.name, b.name, n.to_cpp()), line);
+            let (a_cpp, b_cpp) = (desc_cpp(&a.name), desc_cpp(&b.name));
+            let what = format!(
+                "{} += {a_cpp}·{b_cpp}ᵀ (wgmma m64nNk{ik}, N = {})",
+                acc.name,
+                n.to_cpp()
+            );
+            let full = super::plan::expand(e.m, &steps);
+            let one_step = super::domain::configs(e.m)
+                .iter()
+                .all(|cfg| full.eval(cfg) == Ok(1));
+            if let Some(every) = promote_every(e, &acc.name, dtype) {
+                emit_promoted(
+                    e,
+                    &op,
+                    &steps,
+                    (&acc.name, &a_cpp, &b_cpp),
+                    &every,
+                    &what,
+                    line,
+                );
+            } else if one_step {
+                // A loop whose body issues this `mma` fences before it (`body`); an `mma` reached
+                // otherwise (under a nested `parallel`, or outside any loop) fences itself.
+                if !fenced_by_loop(e.m, s) {
+                    e.call(
+                        Call::new("tsl_wgmma_fence"),
+                        Some("order accumulator registers before this WGMMA"),
+                        line,
+                    );
+                }
+                e.line(
+                    format!("{op}::mma({}, {a_cpp}, {b_cpp}, 1);  // {what}", acc.name),
+                    line,
+                );
+            } else {
+                // One fence per batch (CUTLASS's convention): the accumulators were last
+                // touched by the previous batch's wait, not by a wgmma of this batch.
+                e.call(
+                    Call::new("tsl_wgmma_fence"),
+                    Some("the accumulators are ordered before this batch of WGMMAs"),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_wgmma_k_steps")
+                        .targs([op, steps.to_cpp()])
+                        .args([acc.name.clone(), a_cpp, b_cpp]),
+                    Some(&format!("{what}, {} K-steps of {ik}", steps.to_cpp())),
+                    line,
+                );
+            }
             e.wgmma_uncommitted = true;
         }
         Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {
@@ -491,6 +590,22 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             }
+            if let Some(every) = promote_every(e, &acc.name, dtype) {
+                e.open(
+                    Op::If {
+                        cond: format!("{} > 0", cpp_paren(&every)),
+                        constexpr: true,
+                    },
+                    Some("promote: the last partial sums"),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_acc_promote").args([acc.name.clone(), promote_part(&acc.name)]),
+                    None,
+                    line,
+                );
+                e.close(line);
+            }
             super::tma_store::before_write(e, &v.tensor.name, line);
             let call = match slice {
                 None => format!(
@@ -513,6 +628,133 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         _ => unreachable!(),
     }
     Ok(())
+}
+
+/// `promote P;` applies to `acc` (an f32 accumulator of an `mma` with 8-bit float operands):
+/// P as a C++ expression.
+fn promote_every(e: &Emitter, acc: &str, dtype: DType) -> Option<Sym> {
+    let m = e.m;
+    let p = m.promote?;
+    if dtype != DType::F32 {
+        return None;
+    }
+    let f8_operand = m.stmts.iter().any(|(_, st)| match st {
+        Stmt::Mma { acc: c, a, .. } if c.name == acc => {
+            operand_dtype(e, &a.name).is_some_and(DType::is_f8)
+        }
+        _ => false,
+    });
+    f8_operand.then(|| Sym::from_expr(m, p)).flatten()
+}
+
+/// The element type of the shared tensor the operand fragment `name` is loaded from.
+fn operand_dtype(e: &Emitter, name: &str) -> Option<DType> {
+    let m = e.m;
+    let src = m.stmts.iter().find_map(|(_, st)| match st {
+        Stmt::MmaLoad { name: n, src, .. } if n.name == name => Some(*src),
+        _ => None,
+    })?;
+    let mut root = src;
+    let tensor = loop {
+        match &m.exprs[root] {
+            Expr::View { base, .. } | Expr::Index { base, .. } => root = *base,
+            Expr::Name(n) => break n.clone(),
+            _ => return None,
+        }
+    };
+    m.stmts.iter().find_map(|(_, st)| match st {
+        Stmt::TensorDecl { dtype, names, .. } if names.iter().any(|d| d.name.name == tensor) => {
+            Some(*dtype)
+        }
+        _ => None,
+    })
+}
+
+fn promote_part(acc: &str) -> String {
+    format!("{acc}_part")
+}
+
+fn promote_count(acc: &str) -> String {
+    format!("tsl_promote_{acc}")
+}
+
+/// A promoted `mma`: with `P > 0` its WGMMAs sum into the partial fragment, and every P-th
+/// k-tile the warpgroup waits for them and adds the partial into the accumulator in f32; with
+/// `P = 0` it is an ordinary `mma`.
+fn emit_promoted(
+    e: &mut Emitter,
+    op: &str,
+    steps: &Sym,
+    (acc, a, b): (&str, &str, &str),
+    every: &Sym,
+    what: &str,
+    line: Option<u32>,
+) {
+    let p = cpp_paren(every);
+    let part = promote_part(acc);
+    let count = promote_count(acc);
+    let batch = |e: &mut Emitter, into: &str| {
+        e.call(
+            Call::new("tsl_wgmma_fence"),
+            Some("the accumulators are ordered before this batch of WGMMAs"),
+            line,
+        );
+        e.call(
+            Call::new("tsl_wgmma_k_steps")
+                .targs([op.to_string(), steps.to_cpp()])
+                .args([into.to_string(), a.to_string(), b.to_string()]),
+            Some(&format!("{what}, {} K-steps", steps.to_cpp())),
+            line,
+        );
+    };
+    e.open(
+        Op::If {
+            cond: format!("{p} > 0"),
+            constexpr: true,
+        },
+        Some(&format!("promote: this k-tile sums into `{part}`")),
+        line,
+    );
+    batch(e, &part);
+    e.open(
+        Op::If {
+            cond: format!("++{count} == {p}"),
+            constexpr: false,
+        },
+        Some(&format!("every {p} k-tiles: {acc} += {part} in f32")),
+        line,
+    );
+    e.line(
+        "tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // the partial is complete",
+        line,
+    );
+    e.call(
+        Call::new("tsl_acc_promote").args([acc.to_string(), part.clone()]),
+        None,
+        line,
+    );
+    e.line(format!("{count} = 0;"), line);
+    e.close(line);
+    e.otherwise(None, line);
+    batch(e, acc);
+    e.close(line);
+}
+
+/// Whether `s` is a statement of a `foreach` body: the loop lowering emits the WGMMA fence
+/// before such a loop.
+fn fenced_by_loop(m: &crate::ir::Module, s: StmtId) -> bool {
+    m.stmts
+        .iter()
+        .any(|(_, st)| matches!(st, Stmt::Foreach { body, .. } if body.contains(&s)))
+}
+
+/// The C++ name of an operand descriptor: the fragment's name, or for a shared tile passed
+/// straight to `mma` (the parser's `direct$a<n>`) `tsl_desc_a<n>`.
+fn desc_cpp(name: &str) -> String {
+    match name.strip_prefix("direct$") {
+        Some(rest) => format!("tsl_desc_{rest}"),
+        None => name.to_string(),
+    }
 }
 
 /// The column slice `x` (`mc.subspan(64, W).at(0, j)`, `mc.chunkat(_, j)`) of the 64×N

@@ -32,8 +32,8 @@ impl TensorLocal {
 pub enum FragKind {
     /// Accumulator: `[64, n]` of `dtype`.
     Acc { n: Sym, dtype: DType },
-    /// Shared-memory descriptor of an A or B operand.
-    Desc { dtype: DType },
+    /// Shared-memory descriptor of an A or B operand whose tile is `k` elements wide along K.
+    Desc { dtype: DType, k: Sym },
 }
 
 #[derive(Clone, Debug, PartialEq)]

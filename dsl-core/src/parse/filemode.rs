@@ -53,6 +53,7 @@ const DSL_ITEMS: &[&str] = &[
     "persistent",
     "cluster",
     "occupancy",
+    "promote",
     "__co__",
 ];
 

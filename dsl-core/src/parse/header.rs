@@ -19,6 +19,7 @@ const ITEMS: &[&str] = &[
     "persistent",
     "cluster",
     "occupancy",
+    "promote",
     "__co__",
 ];
 
@@ -34,6 +35,7 @@ pub(crate) struct Items {
     /// `cluster nonportable;`: the opt-in to clusters of 9..=16 blocks.
     pub cluster_nonportable: Option<Span>,
     pub occupancy: Option<crate::ir::ExprId>,
+    pub promote: Option<crate::ir::ExprId>,
     pub kernel: Option<Kernel>,
 }
 
@@ -150,6 +152,14 @@ impl Parser {
                 let group = self.expr()?;
                 self.expect_semi("the raster group size")?;
                 items.raster = Some(group);
+            }
+            Some("promote") => {
+                // `promote P;`: two-level accumulation of 8-bit float WGMMAs (every P k-tiles
+                // the partial sums are added into the f32 accumulator; P = 0: off).
+                self.bump();
+                let every = self.expr()?;
+                self.expect_semi("the `promote` interval")?;
+                items.promote = Some(every);
             }
             Some("occupancy") => {
                 // `occupancy N;`: at least N blocks per SM (`__launch_bounds__(THREADS, N)`).

@@ -187,6 +187,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         cluster_nonportable: items.cluster_nonportable,
         multicast: std::mem::take(&mut p.multicast),
         occupancy: items.occupancy,
+        promote: items.promote,
         kernel,
         decl_ext: std::mem::take(&mut p.decl_ext),
         attributes: std::mem::take(&mut p.attributes),

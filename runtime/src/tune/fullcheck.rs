@@ -110,17 +110,19 @@ const PART_WORDS: usize = 9;
 
 /// The NVRTC request of the comparison for `dtype` on `arch`, and the name expression of its
 /// kernel.
-pub fn compile_request(dtype: DType, arch: Arch) -> (CompileRequest, String) {
+/// `None` for the 8-bit and s32 element types, which the tuner's GEMM targets never output.
+pub fn compile_request(dtype: DType, arch: Arch) -> Option<(CompileRequest, String)> {
     let (kind, bits) = match dtype {
         DType::F16 => (0, "unsigned short"),
         DType::BF16 => (1, "unsigned short"),
         DType::F32 => (2, "unsigned"),
+        DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::S32 => return None,
     };
     let expr = format!("tessel_fullcheck<{kind}, {bits}>");
-    (
+    Some((
         CompileRequest::new(SOURCE, arch).name_expression(expr.clone()),
         expr,
-    )
+    ))
 }
 
 /// The compiled comparison and its partials buffer, built once per worker.
@@ -139,7 +141,8 @@ impl DeviceCheck {
             .info()
             .tessel_arch()
             .ok_or_else(|| e(&"unsupported GPU architecture"))?;
-        let (req, expr) = compile_request(dtype, arch);
+        let (req, expr) = compile_request(dtype, arch)
+            .ok_or_else(|| e(&format!("no device comparison of {dtype} outputs")))?;
         let (module, _) = cache.get_or_compile(&req).map_err(|x| e(&x))?;
         let lowered = module
             .lowered_name(&expr)

@@ -381,6 +381,13 @@ pub fn fill_values(fill: &Fill, shape: &[usize], dtype: DType) -> Vec<f64> {
             DType::F16 => random::<f16>(n, *seed),
             DType::BF16 => random::<bf16>(n, *seed),
             DType::F32 => random::<f32>(n, *seed),
+            DType::F8E4M3 => random::<crate::dtype::F8E4M3>(n, *seed),
+            DType::F8E5M2 => random::<crate::dtype::F8E5M2>(n, *seed),
+            DType::S8 => crate::dtype::host_random_s8(n, *seed)
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+            DType::S32 => random::<i32>(n, *seed),
         },
         other => {
             let raw = match other {
@@ -392,6 +399,10 @@ pub fn fill_values(fill: &Fill, shape: &[usize], dtype: DType) -> Vec<f64> {
                 DType::F16 => round::<f16>(raw),
                 DType::BF16 => round::<bf16>(raw),
                 DType::F32 => round::<f32>(raw),
+                DType::F8E4M3 => round::<crate::dtype::F8E4M3>(raw),
+                DType::F8E5M2 => round::<crate::dtype::F8E5M2>(raw),
+                DType::S8 => round::<i8>(raw),
+                DType::S32 => round::<i32>(raw),
             }
         }
     }

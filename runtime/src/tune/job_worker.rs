@@ -54,6 +54,7 @@ impl AnyTensor {
             DType::F16 => AnyTensor::F16(upload(dev, shape, values)?),
             DType::BF16 => AnyTensor::BF16(upload(dev, shape, values)?),
             DType::F32 => AnyTensor::F32(upload(dev, shape, values)?),
+            d => return Err(crate::tensor::TensorError::Unsupported(d).to_string()),
         })
     }
 
@@ -64,6 +65,7 @@ impl AnyTensor {
             DType::F16 => AnyTensor::F16(DeviceTensor::poisoned(dev, shape).map_err(e)?),
             DType::BF16 => AnyTensor::BF16(DeviceTensor::poisoned(dev, shape).map_err(e)?),
             DType::F32 => AnyTensor::F32(DeviceTensor::poisoned(dev, shape).map_err(e)?),
+            d => return Err(e(crate::tensor::TensorError::Unsupported(d))),
         })
     }
 

@@ -135,6 +135,9 @@ impl R<'_> {
         if let Some(c) = m.cluster {
             self.expr(c, Want::Value, false);
         }
+        if let Some(p) = m.promote {
+            self.expr(p, Want::Value, false);
+        }
         for &e in m.cluster_level.iter().flat_map(|c| &c.extents) {
             self.expr(e, Want::Value, false);
         }
