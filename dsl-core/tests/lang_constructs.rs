@@ -84,6 +84,7 @@ fn ir_dumps_match_goldens() {
         "multi",
         "warp_mma",
         "hints_and_builtins",
+        "partial_warps",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -156,6 +157,26 @@ fn explicit_levels_constrain_the_default_ones() {
     };
     assert_eq!(inner[0].level, Level::Thread);
     language(&m).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn four_default_levels_fill_every_slot_and_idle_lanes_are_gated() {
+    let m = checked_not_lowered("partial_warps", &["E1350"]);
+    let mut lv: Vec<Level> = Vec::new();
+    let mut at = m.kernel.body[0];
+    while let Stmt::Parallel { levels, body } = &m.stmts[at] {
+        lv.extend(levels.iter().map(|l| l.level));
+        at = body[0];
+    }
+    assert_eq!(
+        lv,
+        vec![Level::Block, Level::Group4, Level::Group, Level::Thread]
+    );
+    let info = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0;
+    // Three warpgroups of four warps each; a warp runs five threads, its other lanes idle.
+    assert_eq!(info.threads_per_block, 3 * 128);
 }
 
 #[test]

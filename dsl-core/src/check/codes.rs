@@ -56,9 +56,9 @@ pub const STATIC_SHAPE: &str = "E0502";
 
 /// More threads per block than the hardware allows.
 pub const THREADS: &str = "E0601";
-/// A `group-4` level that does not enclose exactly 128 threads.
+/// A `group-4` level whose inner levels span more than 128 threads.
 pub const GROUP4: &str = "E0602";
-/// A `group` level that does not enclose exactly 32 threads.
+/// A `group` level whose inner levels span more than 32 threads.
 pub const GROUP: &str = "E0603";
 /// Parallel levels nested out of order (block ⊃ group-4 ⊃ group ⊃ thread).
 pub const LEVEL_ORDER: &str = "E0604";
@@ -227,6 +227,8 @@ pub const NOT_LOWERED_DIRECT_OPERAND: &str = "E1315";
 pub const MISPLACED_JUMP: &str = "E1317";
 /// Not supported yet: scalar parameters.
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
+/// Not supported yet: a `group`/`group-4` level whose inner levels leave lanes idle.
+pub const NOT_LOWERED_PARTIAL_GROUP: &str = "E1350";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -305,11 +307,8 @@ pub const TABLE: &[(&str, &str)] = &[
         "shared/local shape or array count not a positive compile-time value",
     ),
     (THREADS, "more than 1024 threads per block"),
-    (
-        GROUP4,
-        "`group-4` level does not enclose exactly 128 threads",
-    ),
-    (GROUP, "`group` level does not enclose exactly 32 threads"),
+    (GROUP4, "`group-4` level encloses more than 128 threads"),
+    (GROUP, "`group` level encloses more than 32 threads"),
     (
         LEVEL_ORDER,
         "parallel levels out of order (block > group-4 > group > thread)",
@@ -579,5 +578,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SCALAR_PARAM,
         "not supported yet: scalar parameters",
+    ),
+    (
+        NOT_LOWERED_PARTIAL_GROUP,
+        "not supported yet: a `group`/`group-4` level whose inner levels span fewer threads",
     ),
 ];

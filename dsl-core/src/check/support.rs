@@ -57,6 +57,13 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             ));
         }
     }
+    for at in super::geometry::partial_groups(cx) {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_PARTIAL_GROUP,
+            at,
+            "a `group`/`group-4` level whose inner levels leave lanes idle",
+        ));
+    }
     for a in &m.attributes {
         diags.push(not_lowered(
             codes::NOT_LOWERED_ATTRIBUTE,
