@@ -85,6 +85,7 @@ fn ir_dumps_match_goldens() {
         "warp_mma",
         "hints_and_builtins",
         "partial_warps",
+        "first_tile",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -177,6 +178,18 @@ fn four_default_levels_fill_every_slot_and_idle_lanes_are_gated() {
         .0;
     // Three warpgroups of four warps each; a warp runs five threads, its other lanes idle.
     assert_eq!(info.threads_per_block, 3 * 128);
+}
+
+#[test]
+fn a_copy_of_a_bare_subspan_checks_and_is_gated() {
+    // (E1103: the shared → global copy after it is a restriction of today's lowering.)
+    let m = checked_not_lowered("first_tile", &["E1103", "E1351"]);
+    let notes = language(&m).expect("checks");
+    let gated: Vec<_> = notes.iter().filter(|d| d.code == "E1351").collect();
+    assert_eq!(gated.len(), 1, "{notes}");
+    // The caret is under the operand `src.subspan(16, 64)`, not the `dma.copy`.
+    assert_eq!(gated[0].span.start.line, 6);
+    assert!(gated[0].span.start.col > 10, "{}", gated[0]);
 }
 
 #[test]

@@ -229,6 +229,8 @@ pub const MISPLACED_JUMP: &str = "E1317";
 pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 /// Not supported yet: a `group`/`group-4` level whose inner levels leave lanes idle.
 pub const NOT_LOWERED_PARTIAL_GROUP: &str = "E1350";
+/// Not supported yet: a copy operand that tiles with `.subspan` but picks no tile.
+pub const NOT_LOWERED_FIRST_TILE: &str = "E1351";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -582,5 +584,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_PARTIAL_GROUP,
         "not supported yet: a `group`/`group-4` level whose inner levels span fewer threads",
+    ),
+    (
+        NOT_LOWERED_FIRST_TILE,
+        "not supported yet: a `.subspan` without `.at` as a copy operand",
     ),
 ];

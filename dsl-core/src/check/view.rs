@@ -101,9 +101,11 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
     };
     for s in all_stmts(m) {
         match &m.stmts[s] {
-            // Today's copies may name a `.subspan` tiling without `.at` (its first tile): such
-            // an operand gets no published view, the others do.
-            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => {
+            // A copy may name a `.subspan` tiling without `.at` (its first tile): such an
+            // operand gets no published view (the lowering gate refuses it), the others do.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. })
+            | Stmt::DmaCopy { src, dst, .. }
+            | Stmt::TmaCopy { src, dst, .. } => {
                 let operands = std::iter::once(*src).chain(match dst {
                     CopyDst::Expr(d) => Some(*d),
                     CopyDst::Fresh(_) => None,
@@ -112,13 +114,6 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
                     if a.view(e).is_some_and(|v| v.tiled.is_none()) {
                         a.views.public.insert(e);
                     }
-                }
-            }
-            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
-                a.publish(*src);
-                match dst {
-                    CopyDst::Expr(d) => a.publish(*d),
-                    CopyDst::Fresh(_) => {}
                 }
             }
             Stmt::MmaLoad { src, .. } => a.publish(*src),
