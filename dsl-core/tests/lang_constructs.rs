@@ -86,6 +86,8 @@ fn ir_dumps_match_goldens() {
         "hints_and_builtins",
         "partial_warps",
         "first_tile",
+        "extent_of",
+        "mdspan_params",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -190,6 +192,74 @@ fn a_copy_of_a_bare_subspan_checks_and_is_gated() {
     // The caret is under the operand `src.subspan(16, 64)`, not the `dma.copy`.
     assert_eq!(gated[0].span.start.line, 6);
     assert!(gated[0].span.start.col > 10, "{}", gated[0]);
+}
+
+#[test]
+fn extent_of_a_variable_is_its_extent_and_lowers() {
+    let m = parse(&read("extent_of")).module;
+    lowers(&m);
+    // Not a parallel or loop variable: E0040, under `#x`.
+    let src = "__co__ void k(f32 [8] a) {\n  parallel p by 1 : block parallel t by 8 : thread {\n    a.at(t) = #a;\n  }\n}\n";
+    let d = parse_str(src, Some("t.co")).expect_err("`#a` of a tensor");
+    let e = d.iter().find(|x| x.code == "E0040").expect("E0040");
+    assert_eq!((e.span.start.line, e.span.end.line), (3, 3));
+    assert!(e.message.contains("`#a`"), "{e}");
+    // Out of the variable's scope: E0040 as well.
+    let src = "__co__ void k(f32 [8] a) {\n  parallel p by 1 : block {\n    foreach i in [8] { a.at(i) = 0.0f; }\n    foreach j in [#i] { a.at(j) = 1.0f; }\n  }\n}\n";
+    assert!(
+        parse_str(src, Some("t.co"))
+            .expect_err("`#i` outside its loop")
+            .iter()
+            .any(|x| x.code == "E0040")
+    );
+}
+
+#[test]
+fn mdspan_and_unnamed_dimensions_check_and_are_gated() {
+    let m = checked_not_lowered("mdspan_params", &["E1309", "E1352"]);
+    let dims: Vec<String> = m
+        .kernel
+        .params
+        .iter()
+        .map(|p| {
+            p.shape
+                .iter()
+                .map(|&d| m.expr_to_string(d))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    assert_eq!(dims, vec!["M,4", "?1,?2", "?3,8", ""]);
+    assert_eq!(m.kernel.params[3].name.name, "_");
+    let notes = language(&m).expect("checks");
+    assert_eq!(notes.iter().filter(|d| d.code == "E1352").count(), 3);
+    // A rank out of range is a parse error.
+    let src = "__co__ void k(f32 mdspan<0> a) {\n  parallel p by 1 : block parallel t by 8 : thread { }\n}\n";
+    assert!(parse_str(src, Some("t.co")).is_err());
+}
+
+#[test]
+fn returns_agree_with_the_declared_result() {
+    // A return type but no value returned: E0041 at the name.
+    let src = "__co__ s32 [4] k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n}\n";
+    let d = language(&parse(src).module).expect_err("no return");
+    let e = d.iter().find(|x| x.code == "E0041").expect("E0041");
+    assert_eq!(e.span.start.line, 1);
+    assert!(e.message.contains("`k` declares a return type"), "{e}");
+    // `void` returning a value: E0042 at the `return`.
+    let src = "__co__ void k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n  return a;\n}\n";
+    let d = language(&parse(src).module).expect_err("void returns a value");
+    let e = d.iter().find(|x| x.code == "E0042").expect("E0042");
+    assert_eq!(e.span.start.line, 5);
+    // Returning a value checks; the lowering gate refuses the function (E1302) and its
+    // `return` (E1300).
+    let src = "__co__ s32 [4] k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n  return a;\n}\n";
+    let m = parse(src).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert!(codes(&notes).contains("E1302"), "{notes}");
+    // `auto` without a return, and `void` with a bare `return;`, are fine.
+    let src = "__co__ auto k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n}\n";
+    language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
 }
 
 #[test]

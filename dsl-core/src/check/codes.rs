@@ -231,6 +231,12 @@ pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 pub const NOT_LOWERED_PARTIAL_GROUP: &str = "E1350";
 /// Not supported yet: a copy operand that tiles with `.subspan` but picks no tile.
 pub const NOT_LOWERED_FIRST_TILE: &str = "E1351";
+/// Not supported yet: a parameter dimension without a name (`?`, `mdspan<N>`).
+pub const NOT_LOWERED_UNNAMED_DIM: &str = "E1352";
+/// A function with a declared return type that returns no value.
+pub const MISSING_RETURN: &str = "E0041";
+/// A `void` function that returns a value.
+pub const VOID_RETURN: &str = "E0042";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -589,4 +595,13 @@ pub const TABLE: &[(&str, &str)] = &[
         NOT_LOWERED_FIRST_TILE,
         "not supported yet: a `.subspan` without `.at` as a copy operand",
     ),
+    (
+        NOT_LOWERED_UNNAMED_DIM,
+        "not supported yet: unnamed parameter dimensions (`?`, `mdspan<N>`)",
+    ),
+    (
+        MISSING_RETURN,
+        "a function with a return type returns no value",
+    ),
+    (VOID_RETURN, "a `void` function returns a value"),
 ];

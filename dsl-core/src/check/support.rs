@@ -42,6 +42,17 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         ));
     }
     for p in &m.kernel.params {
+        for &d in p
+            .shape
+            .iter()
+            .filter(|&&d| matches!(&m.exprs[d], Expr::Name(n) if n.starts_with('?')))
+        {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_UNNAMED_DIM,
+                m.expr_span(d),
+                "unnamed dimensions (`?`, `mdspan<N>`)",
+            ));
+        }
         if p.shape.is_empty() {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SCALAR_PARAM,

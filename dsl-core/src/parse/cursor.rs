@@ -68,6 +68,11 @@ pub(crate) struct Parser {
     pub any_call: bool,
     /// Statements a statement's parser made to run just before it (direct `mma` operands).
     pub pre_stmts: Vec<crate::ir::StmtId>,
+    /// Parallel and loop variables in scope with their extents, innermost last (what `#x`
+    /// names).
+    pub var_extents: Vec<(String, crate::ir::ExprId)>,
+    /// Unnamed dimensions (`?`, `mdspan<N>`) so far: each gets a fresh symbolic name.
+    pub unnamed_dims: u32,
 }
 
 impl Parser {
@@ -93,6 +98,8 @@ impl Parser {
             attributes: Vec::new(),
             any_call: false,
             pre_stmts: Vec::new(),
+            var_extents: Vec::new(),
+            unnamed_dims: 0,
         }
     }
 

@@ -261,6 +261,9 @@ impl Parser {
 
     fn unary(&mut self, no_gt: bool) -> PResult<ExprId> {
         let first = self.pos;
+        if self.op_at(self.pos).is_some_and(|(o, _)| o == "#") {
+            return self.bound_of();
+        }
         let op = match self.op_at(self.pos) {
             Some((o, _)) if o == "-" => UnaryOp::Neg,
             Some((o, _)) if o == "!" => UnaryOp::Not,
@@ -269,6 +272,78 @@ impl Parser {
         self.bump();
         let expr = self.expr_bp(COMPOSE_PREC, no_gt)?;
         Ok(self.add_expr(Expr::Unary { op, expr }, self.span_from(first)))
+    }
+
+    /// `#x`: the extent of the parallel or loop variable `x` (or of a `with` bound), as
+    /// written where `x` is introduced; the extent's expression is copied here (sugar).
+    fn bound_of(&mut self) -> PResult<ExprId> {
+        let hash = self.bump();
+        let name = self.expect_ident("a parallel or loop variable after `#`")?;
+        let span = self.span(hash, self.pos - 1);
+        let extent = self
+            .var_extents
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name.name)
+            .map(|(_, e)| *e)
+            .or_else(|| match self.with_bound(&name.name) {
+                Some((b, _)) if b.len() == 1 => Some(b[0]),
+                _ => None,
+            });
+        let Some(extent) = extent else {
+            let msg = format!(
+                "`#{}` needs a parallel or loop variable in scope; `{}` is not one",
+                name.name, name.name
+            );
+            return Err(
+                self.error(Diagnostic::new(codes::BOUND_OF, span, msg).with_help(
+                    "`#x` is the extent of `x` in `parallel x by N` or `foreach x in [N]`",
+                )),
+            );
+        };
+        Ok(self.copy_expr(extent, span))
+    }
+
+    /// A copy of the expression tree `e` whose nodes all carry `span`.
+    fn copy_expr(&mut self, e: ExprId, span: Span) -> ExprId {
+        let node = match self.exprs[e].clone() {
+            Expr::Unary { op, expr } => Expr::Unary {
+                op,
+                expr: self.copy_expr(expr, span),
+            },
+            Expr::Binary { op, lhs, rhs } => Expr::Binary {
+                op,
+                lhs: self.copy_expr(lhs, span),
+                rhs: self.copy_expr(rhs, span),
+            },
+            Expr::Compose { outer, inner } => Expr::Compose {
+                outer: self.copy_expr(outer, span),
+                inner: self.copy_expr(inner, span),
+            },
+            Expr::Call { func, args } => Expr::Call {
+                func,
+                args: args.into_iter().map(|a| self.copy_expr(a, span)).collect(),
+            },
+            Expr::Index { base, index } => Expr::Index {
+                base: self.copy_expr(base, span),
+                index: self.copy_expr(index, span),
+            },
+            Expr::View { base, op, args } => Expr::View {
+                base: self.copy_expr(base, span),
+                op,
+                args: args.into_iter().map(|a| self.copy_expr(a, span)).collect(),
+            },
+            Expr::Field { base, field } => Expr::Field {
+                base: self.copy_expr(base, span),
+                field,
+            },
+            leaf @ (Expr::Int(_)
+            | Expr::Float { .. }
+            | Expr::Bool(_)
+            | Expr::Name(_)
+            | Expr::Wildcard) => leaf,
+        };
+        self.add_expr(node, span)
     }
 
     /// A primary expression followed by `[i]`, `.method(…)` and `.field` suffixes.

@@ -318,9 +318,16 @@ impl Parser {
         }
         let vars: Vec<Ident> = levels.iter().flat_map(|l| l.vars.clone()).collect();
         let head = self.span_from(first);
+        let mark = self.var_extents.len();
+        for l in &levels {
+            for (v, &e) in l.vars.iter().zip(&l.extents) {
+                self.var_extents.push((v.name.clone(), e));
+            }
+        }
         self.parallel_depth += 1;
         let body = self.body(&vars);
         self.parallel_depth -= 1;
+        self.var_extents.truncate(mark);
         let body = body?;
         Ok(self.add_stmt(
             Stmt::Parallel { levels, body },
@@ -542,7 +549,13 @@ impl Parser {
             unroll = true;
         }
         let head = self.span_from(first);
-        let body = self.body(&vars)?;
+        let mark = self.var_extents.len();
+        for (v, &e) in vars.iter().zip(&extents) {
+            self.var_extents.push((v.name.clone(), e));
+        }
+        let body = self.body(&vars);
+        self.var_extents.truncate(mark);
+        let body = body?;
         Ok(self.add_stmt(
             Stmt::Foreach {
                 vars,
