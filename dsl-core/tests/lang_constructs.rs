@@ -88,6 +88,7 @@ fn ir_dumps_match_goldens() {
         "first_tile",
         "extent_of",
         "mdspan_params",
+        "subbyte",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -260,6 +261,24 @@ fn returns_agree_with_the_declared_result() {
     // `auto` without a return, and `void` with a bare `return;`, are fine.
     let src = "__co__ auto k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n}\n";
     language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn sub_byte_types_check_and_are_gated() {
+    let m = checked_not_lowered("subbyte", &["E1301"]);
+    let names: Vec<&str> = m.kernel.params.iter().map(|p| p.dtype.name()).collect();
+    assert_eq!(names, vec!["s4", "s4", "bin1", "bin1"]);
+    // Every parameter and the local tile: five E1301, each under its type.
+    let notes = language(&m).expect("checks");
+    assert_eq!(
+        notes.iter().filter(|d| d.code == "E1301").count(),
+        5,
+        "{notes}"
+    );
+    // A misspelt one is still unknown.
+    let src =
+        "__co__ void k(u3 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread { }\n}\n";
+    assert!(parse_str(src, Some("t.co")).is_err());
 }
 
 #[test]
