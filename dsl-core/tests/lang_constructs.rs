@@ -89,6 +89,7 @@ fn ir_dumps_match_goldens() {
         "extent_of",
         "mdspan_params",
         "subbyte",
+        "streams",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -279,6 +280,58 @@ fn sub_byte_types_check_and_are_gated() {
     let src =
         "__co__ void k(u3 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread { }\n}\n";
     assert!(parse_str(src, Some("t.co")).is_err());
+}
+
+#[test]
+fn streams_check_and_are_gated() {
+    // (E0605: two top-level launches are a restriction of today's lowering.)
+    let m = checked_not_lowered("streams", &["E0605", "E1353"]);
+    let names: Vec<(&str, usize)> = m
+        .streams
+        .iter()
+        .map(|s| (s.name.name.as_str(), s.position))
+        .collect();
+    assert_eq!(names, vec![("first", 0), ("second", 1)]);
+    assert_eq!(m.parallel_ext.len(), 2);
+    assert!(m.parallel_ext[1].is_async && !m.parallel_ext[0].is_async);
+    let err = |src: &str| {
+        language(&parse(src).module)
+            .expect_err("a stream error")
+            .iter()
+            .filter(|d| d.code == "E0043")
+            .map(|d| (d.span.start.line, d.message.clone()))
+            .collect::<Vec<_>>()
+    };
+    // Not a stream parameter.
+    let e = err(
+        "__co__ void k(stream s, f32 [8] a) {\n  parallel<t> p by 1 : block parallel q by 8 : thread {\n    a.at(q) = 1.0f;\n  }\n}\n",
+    );
+    assert_eq!(e.len(), 1);
+    assert!(e[0].1.contains("`t` is not a `stream` parameter"), "{e:?}");
+    // A stream on a nested `parallel`.
+    let e = err(
+        "__co__ void k(stream s, f32 [8] a) {\n  parallel p by 1 : block {\n    parallel<s> q by 8 : thread {\n      a.at(q) = 1.0f;\n    }\n  }\n}\n",
+    );
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].0, 3);
+    // Named twice.
+    let e = err(
+        "__co__ void k(stream s, f32 [8] s) {\n  parallel<s> p by 1 : block parallel q by 8 : thread { }\n}\n",
+    );
+    assert!(e.iter().any(|x| x.1.contains("declared twice")), "{e:?}");
+}
+
+#[test]
+fn constant_parameter_dimensions_are_positive() {
+    let src = "__co__ void k(f32 [4 - 6, 0, 8] a) {\n  parallel p by 1 : block parallel q by 8 : thread { }\n}\n";
+    let d = language(&parse(src).module).expect_err("bad dimensions");
+    let msgs: Vec<&str> = d
+        .iter()
+        .filter(|x| x.code == "E0044")
+        .map(|x| x.message.as_str())
+        .collect();
+    assert_eq!(msgs.len(), 2, "{d}");
+    assert!(msgs[0].contains("`4 - 6` of `a` is -2"), "{msgs:?}");
 }
 
 #[test]

@@ -237,6 +237,12 @@ pub const NOT_LOWERED_UNNAMED_DIM: &str = "E1352";
 pub const MISSING_RETURN: &str = "E0041";
 /// A `void` function that returns a value.
 pub const VOID_RETURN: &str = "E0042";
+/// `parallel<s>` where `s` is not a `stream` parameter, or a stream parameter named twice.
+pub const BAD_STREAM: &str = "E0043";
+/// A parameter or return dimension whose compile-time value is below 1.
+pub const PARAM_DIM: &str = "E0044";
+/// Not supported yet: `stream` parameters, `parallel<s>` and `parallel.async`.
+pub const NOT_LOWERED_STREAM: &str = "E1353";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -604,4 +610,13 @@ pub const TABLE: &[(&str, &str)] = &[
         "a function with a return type returns no value",
     ),
     (VOID_RETURN, "a `void` function returns a value"),
+    (
+        BAD_STREAM,
+        "`parallel<s>` names no `stream` parameter, or a stream parameter is declared twice",
+    ),
+    (PARAM_DIM, "a parameter dimension below 1"),
+    (
+        NOT_LOWERED_STREAM,
+        "not supported yet: streams and asynchronous `parallel` launches",
+    ),
 ];

@@ -40,6 +40,7 @@ mod resolve;
 mod shape;
 mod simt;
 mod smem;
+mod streams;
 mod suggest;
 mod support;
 mod swizzle;
@@ -309,6 +310,8 @@ fn run_checks(
     futures::check_futures(&cx, &mut diags);
     warp_mma::check_warp_mma(&cx, &views, &mut diags);
     control::check_control(&cx, &mut diags);
+    streams::check_streams(&cx, &mut diags);
+    header::check_param_dims(&cx, &mut diags);
     views_ext::check_tma_boxes(&cx, &views, &mut diags);
     views_ext::check_ext_copies(&cx, &views, &mut diags);
     attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);

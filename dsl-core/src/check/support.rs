@@ -75,6 +75,20 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             "a `group`/`group-4` level whose inner levels leave lanes idle",
         ));
     }
+    for s in &m.streams {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_STREAM,
+            s.name.span,
+            "`stream` parameters",
+        ));
+    }
+    for x in &m.parallel_ext {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_STREAM,
+            m.stmt_span(x.stmt),
+            "`parallel.async` / `parallel<s>` launches",
+        ));
+    }
     for a in &m.attributes {
         diags.push(not_lowered(
             codes::NOT_LOWERED_ATTRIBUTE,

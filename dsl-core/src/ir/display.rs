@@ -82,10 +82,20 @@ impl Printer<'_> {
                 Some(format!("{dtype} [{}]", dims.join(", ")))
             }
         };
-        for (i, p) in k.params.iter().enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for i in 0..=k.params.len() {
+            for s in self.m.streams.iter().filter(|s| s.position == i) {
+                if !first {
+                    self.out.push_str(", ");
+                }
+                first = false;
+                let _ = write!(self.out, "stream {}", s.name.name);
+            }
+            let Some(p) = k.params.get(i) else { break };
+            if !first {
                 self.out.push_str(", ");
             }
+            first = false;
             let _ = write!(self.out, "{} {} [", p.space, p.dtype);
             self.list(&p.shape);
             let _ = write!(self.out, "] {}", p.name.name);
@@ -167,7 +177,16 @@ impl Printer<'_> {
         self.indent(depth);
         match &self.m.stmts[s] {
             Stmt::Parallel { levels, body } => {
-                self.out.push_str("parallel ");
+                self.out.push_str("parallel");
+                if let Some(x) = self.m.parallel_ext.iter().find(|x| x.stmt == s) {
+                    if x.is_async {
+                        self.out.push_str(".async");
+                    }
+                    if let Some(st) = &x.stream {
+                        let _ = write!(self.out, "<{}>", st.name);
+                    }
+                }
+                self.out.push(' ');
                 for (i, l) in levels.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");

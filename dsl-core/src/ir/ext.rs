@@ -148,6 +148,24 @@ impl DeclExt {
     }
 }
 
+/// `stream s` among a function's parameters: a CUDA stream the caller passes for the
+/// launches of the `parallel` statements bound to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamParam {
+    pub name: Ident,
+    /// How many other parameters precede it (its place in the signature).
+    pub position: usize,
+}
+
+/// What a `parallel` statement carries beyond the core form: `parallel.async` (the launch
+/// does not wait for the device) and `parallel<s>` (launched on stream `s`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParallelExt {
+    pub stmt: super::stmt::StmtId,
+    pub is_async: bool,
+    pub stream: Option<Ident>,
+}
+
 /// `[[name(args)]]` before a statement: a hint for it (`launch_bounds`, `maxnreg`, `schedule`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {

@@ -19,7 +19,7 @@ pub mod types;
 
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
-pub use ext::{Attribute, DeclExt, ExtStmt, PrintArg, SyncKind};
+pub use ext::{Attribute, DeclExt, ExtStmt, ParallelExt, PrintArg, StreamParam, SyncKind};
 pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
 pub use types::{DType, Level, Major, MemSpace};
 
@@ -119,6 +119,10 @@ pub struct Module {
     pub decl_ext: Vec<DeclExt>,
     /// `[[…]]` attributes of statements (checked, not lowered).
     pub attributes: Vec<Attribute>,
+    /// `stream` parameters (checked, not lowered).
+    pub streams: Vec<StreamParam>,
+    /// `parallel.async` / `parallel<s>` of `parallel` statements (checked, not lowered).
+    pub parallel_ext: Vec<ParallelExt>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -143,6 +147,8 @@ impl Module {
             },
             decl_ext: Vec::new(),
             attributes: Vec::new(),
+            streams: Vec::new(),
+            parallel_ext: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

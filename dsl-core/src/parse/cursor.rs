@@ -73,6 +73,10 @@ pub(crate) struct Parser {
     pub var_extents: Vec<(String, crate::ir::ExprId)>,
     /// Unnamed dimensions (`?`, `mdspan<N>`) so far: each gets a fresh symbolic name.
     pub unnamed_dims: u32,
+    /// `stream` parameters of the kernel.
+    pub streams: Vec<crate::ir::StreamParam>,
+    /// `parallel.async` / `parallel<s>` seen so far.
+    pub parallel_ext: Vec<crate::ir::ParallelExt>,
 }
 
 impl Parser {
@@ -100,6 +104,8 @@ impl Parser {
             pre_stmts: Vec::new(),
             var_extents: Vec::new(),
             unnamed_dims: 0,
+            streams: Vec::new(),
+            parallel_ext: Vec::new(),
         }
     }
 

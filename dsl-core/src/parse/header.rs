@@ -383,11 +383,22 @@ impl Parser {
         // parse) so the body is still checked and no "missing kernel" error follows.
         let mut params = Vec::new();
         let _ = self.comma_list(close, "the parameter list", |p| {
+            // `stream s`: a CUDA stream for `parallel<s>` launches.
+            if p.is_kw("stream") && p.ident_at(p.pos + 1).is_some() {
+                p.bump();
+                let name = p.expect_ident("the stream's name")?;
+                p.bind(&name.name);
+                p.streams.push(crate::ir::StreamParam {
+                    name,
+                    position: params.len(),
+                });
+                return Ok(());
+            }
             let r = p.param();
             if let Ok(param) = &r {
                 params.push(param.clone());
             }
-            r
+            r.map(|_| ())
         });
         let body = self.brace_block("to open the kernel body");
         self.pop_scope();

@@ -175,6 +175,8 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         kernel,
         decl_ext: std::mem::take(&mut p.decl_ext),
         attributes: std::mem::take(&mut p.attributes),
+        streams: std::mem::take(&mut p.streams),
+        parallel_ext: std::mem::take(&mut p.parallel_ext),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

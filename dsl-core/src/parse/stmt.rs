@@ -286,6 +286,18 @@ impl Parser {
     /// `parallel L1, L2, … body`.
     fn parallel(&mut self) -> PResult<StmtId> {
         let first = self.bump();
+        // `parallel.async` (the launch does not wait) and `parallel<s>` (on stream `s`).
+        let is_async = self.punct_at(self.pos, '.') && self.kw_at(self.pos + 1, "async");
+        if is_async {
+            self.pos += 2;
+        }
+        let stream = if self.eat_op("<").is_some() {
+            let s = self.expect_ident("the stream of the launch")?;
+            self.expect_op(">", "to close `parallel<…>`")?;
+            Some(s)
+        } else {
+            None
+        };
         let mut levels = Vec::new();
         loop {
             levels.push(self.parallel_level()?);
@@ -329,10 +341,18 @@ impl Parser {
         self.parallel_depth -= 1;
         self.var_extents.truncate(mark);
         let body = body?;
-        Ok(self.add_stmt(
+        let s = self.add_stmt(
             Stmt::Parallel { levels, body },
             head.join(self.span_from(first)),
-        ))
+        );
+        if is_async || stream.is_some() {
+            self.parallel_ext.push(crate::ir::ParallelExt {
+                stmt: s,
+                is_async,
+                stream,
+            });
+        }
+        Ok(s)
     }
 
     /// `{a, b} by [X, Y] : block`, `v by E : level` or `by E : level`.
