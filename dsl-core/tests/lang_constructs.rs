@@ -90,6 +90,7 @@ fn ir_dumps_match_goldens() {
         "mdspan_params",
         "subbyte",
         "streams",
+        "shape_values",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -332,6 +333,36 @@ fn constant_parameter_dimensions_are_positive() {
         .collect();
     assert_eq!(msgs.len(), 2, "{d}");
     assert!(msgs[0].contains("`4 - 6` of `a` is -2"), "{msgs:?}");
+}
+
+#[test]
+fn named_shapes_ituples_with_clauses_and_named_views() {
+    checked_not_lowered("shape_values", &["E0905", "E1303", "E1307", "E1354"]);
+    let bad = |src: &str, code: &str| {
+        let d = parse_str(src, Some("t.co")).expect_err("an error");
+        assert!(d.iter().any(|x| x.code == code), "{d}");
+    };
+    let k = |body: &str| {
+        format!(
+            "__co__ void k(f32 [8, 4] a) {{\n  {body}\n  parallel p by 1 : block parallel t by 4 : thread {{ }}\n}}\n"
+        )
+    };
+    // The stated rank must match.
+    bad(&k("mdspan<3> s : [8, 4];"), "E0045");
+    // Arithmetic on a whole shape is not supported (tessel would lose the dimensions).
+    bad(&k("s : [8, 4];\n  local f32 [a.span + 1] b;"), "E0045");
+    bad(&k("s : [8, 4];\n  with i in [a.span / s] { }"), "E0045");
+    // `s(i)` takes an index within the rank.
+    bad(&k("s : [8, 4];\n  int x = s(2);"), "E0045");
+    // `ituple<N>` counts the elements.
+    bad(&k("ituple<3> o = {1, 2};"), "E0020");
+    // A named view is checked even when unused: a reshape must keep the element count.
+    let src = "__co__ void k(f32 [8, 4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    v = a.span_as([31]);\n  }\n}\n";
+    assert!(language(&parse(src).module).is_err());
+    // `select(i, a, b, c)` picks the `i`-th value (checked, gated like `select`).
+    let src = "__co__ void k(f32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = select(t % 3, 1.0f, 2.0f, 3.0f);\n  }\n}\n";
+    let notes = language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
+    assert!(codes(&notes).contains("E1303"), "{notes}");
 }
 
 #[test]

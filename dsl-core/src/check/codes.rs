@@ -239,6 +239,8 @@ pub const MISSING_RETURN: &str = "E0041";
 pub const VOID_RETURN: &str = "E0042";
 /// `parallel<s>` where `s` is not a `stream` parameter, or a stream parameter named twice.
 pub const BAD_STREAM: &str = "E0043";
+/// Not supported yet: a view bound to a name (`v = t.span_as(…)`).
+pub const NOT_LOWERED_VIEW_LET: &str = "E1354";
 /// A parameter or return dimension whose compile-time value is below 1.
 pub const PARAM_DIM: &str = "E0044";
 /// Not supported yet: `stream` parameters, `parallel<s>` and `parallel.async`.
@@ -615,6 +617,10 @@ pub const TABLE: &[(&str, &str)] = &[
         "`parallel<s>` names no `stream` parameter, or a stream parameter is declared twice",
     ),
     (PARAM_DIM, "a parameter dimension below 1"),
+    (
+        NOT_LOWERED_VIEW_LET,
+        "not supported yet: a view bound to a name",
+    ),
     (
         NOT_LOWERED_STREAM,
         "not supported yet: streams and asynchronous `parallel` launches",

@@ -117,6 +117,10 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
                 }
             }
             Stmt::MmaLoad { src, .. } => a.publish(*src),
+            // A named view: analysed (and its errors reported) even when unused.
+            Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
+                let _ = a.view(*value);
+            }
             Stmt::MmaStore { dst, .. } => a.publish(*dst),
             _ => {}
         }
@@ -342,7 +346,11 @@ impl A<'_, '_> {
                     codes::VIEW,
                     e,
                     msg,
-                    "tile or reshape first: `t.subspan(1, N).at(i, 0).sqz()`",
+                    if op == ViewOp::SpanAs {
+                        "give the new shape as many elements as the view has"
+                    } else {
+                        "tile or reshape first: `t.subspan(1, N).at(i, 0).sqz()`"
+                    },
                 ),
             };
         }

@@ -58,7 +58,9 @@ pub(crate) fn apply(
             let after: Option<i64> = dims.iter().map(|d| cx.dim_value(d)).product();
             if let (Some(b), Some(a)) = (before, after) {
                 if a != b {
-                    return Ok(None);
+                    return Err(format!(
+                        "`.span_as` keeps the element count: the view has {b} elements, the new shape {a}"
+                    ));
                 }
             }
             v.bounds = vec![None; dims.len()];
@@ -289,4 +291,23 @@ pub(crate) fn untiled_operands(
             )
         })
         .collect()
+}
+
+/// Whether a `let` value is a view (`t.span_as(…)`, `t.subspan(…)`, …) rather than an
+/// integer: the parser expands the name's uses into the view, the `let` stays to be checked.
+pub(crate) fn is_view_let(m: &crate::ir::Module, value: ExprId) -> bool {
+    matches!(
+        &m.exprs[value],
+        crate::ir::Expr::View {
+            op: ViewOp::SpanAs
+                | ViewOp::Subspan
+                | ViewOp::Chunkat
+                | ViewOp::Sqz
+                | ViewOp::Step
+                | ViewOp::Transpose
+                | ViewOp::Window
+                | ViewOp::From,
+            ..
+        }
+    )
 }

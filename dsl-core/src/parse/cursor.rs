@@ -73,6 +73,11 @@ pub(crate) struct Parser {
     pub var_extents: Vec<(String, crate::ir::ExprId)>,
     /// Unnamed dimensions (`?`, `mdspan<N>`) so far: each gets a fresh symbolic name.
     pub unnamed_dims: u32,
+    /// Names given to views (`v = t.span_as(6, 64);`): each use is a copy of the view.
+    pub view_aliases: Vec<(String, crate::ir::ExprId)>,
+    /// Named shapes (`sp : [7, 8];`) in scope, innermost last: `[sp]` in a shape and
+    /// `sp(i)` in an expression stand for their dimensions.
+    pub shape_values: Vec<(String, Vec<crate::ir::ExprId>)>,
     /// `stream` parameters of the kernel.
     pub streams: Vec<crate::ir::StreamParam>,
     /// `parallel.async` / `parallel<s>` seen so far.
@@ -104,6 +109,8 @@ impl Parser {
             pre_stmts: Vec::new(),
             var_extents: Vec::new(),
             unnamed_dims: 0,
+            view_aliases: Vec::new(),
+            shape_values: Vec::new(),
             streams: Vec::new(),
             parallel_ext: Vec::new(),
         }

@@ -304,6 +304,33 @@ impl Parser {
         Ok(self.copy_expr(extent, span))
     }
 
+    /// `sp(i)` with `i` an integer literal: a copy of dimension `i` of the named shape `sp`.
+    fn shape_dim(&mut self, name: &str, first: usize) -> PResult<ExprId> {
+        let dims = self.shape_value_dims(name).unwrap_or_default();
+        let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
+        let index = self.int_literal();
+        let span = self.span(first, close);
+        let at = match index {
+            Some(Ok((i, _))) if self.pos == close && (0..dims.len() as i64).contains(&i) => i,
+            _ => {
+                self.pos = close + 1;
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::SHAPE_VALUE,
+                        span,
+                        format!(
+                            "`{name}(i)` takes a dimension index from 0 to {}",
+                            dims.len().saturating_sub(1)
+                        ),
+                    )
+                    .with_help(format!("write `{name}(0)`")),
+                ));
+            }
+        };
+        self.pos = close + 1;
+        Ok(self.copy_expr(dims[at as usize], span))
+    }
+
     /// A copy of the expression tree `e` whose nodes all carry `span`.
     fn copy_expr(&mut self, e: ExprId, span: Span) -> ExprId {
         let node = match self.exprs[e].clone() {
@@ -456,6 +483,10 @@ impl Parser {
                             self.error(Diagnostic::new(codes::EXPECTED, span, msg).with_help(help))
                         );
                     }
+                    // `sp(i)`: dimension `i` of the named shape `sp`.
+                    _ if self.is_open(Delim::Paren) && self.shape_value_dims(&name).is_some() => {
+                        return self.shape_dim(&name, first);
+                    }
                     _ if self.is_open(Delim::Paren) => return self.call(Ident::new(name, span)),
                     // `__to<f32>(x)`: the conversion is named with its type.
                     "__to" if self.is_op("<") => {
@@ -477,6 +508,12 @@ impl Parser {
                         }
                         let func = Ident::new(format!("__to<{ty}>"), self.span_from(first));
                         return self.call(func);
+                    }
+                    _ if !self.is_bound(&name) => {
+                        match self.view_aliases.iter().rev().find(|(n, _)| *n == name) {
+                            Some(&(_, view)) => return Ok(self.copy_expr(view, span)),
+                            None => Expr::Name(name),
+                        }
                     }
                     _ => Expr::Name(name),
                 };
@@ -522,7 +559,9 @@ impl Parser {
         }
         let args = self.comma_list(close, "the argument list", |p| p.expr())?;
         let span = func.span.join(self.span(close, close));
-        if Some(args.len()) != arity {
+        // `select(i, a, b, c, …)`: the `i`-th of the values (`select(c, a, b)`: `c ? a : b`).
+        let n_ary = func.name == "select" && args.len() > 3;
+        if Some(args.len()) != arity && !n_ary {
             let n = arity.unwrap_or(2);
             let msg = format!(
                 "`{}` takes {n} argument{}, found {}",

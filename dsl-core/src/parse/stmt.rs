@@ -107,7 +107,18 @@ impl Parser {
             }
             return Err(self.unexpected(codes::EXPECTED, "a statement"));
         };
+        // `sp : [7, 8];` / `mdspan<2> sp : [7, 8];`: a named shape (sugar).
+        let shape_value = word == "mdspan"
+            || (self.punct_at(self.pos + 1, ':') && !self.punct_at(self.pos + 2, ':'));
+        if shape_value {
+            return self.shape_value();
+        }
         match word.as_str() {
+            "ituple"
+                if self.ident_at(self.pos + 1).is_some() || self.punct_at(self.pos + 1, '<') =>
+            {
+                return self.ituple_decl(out);
+            }
             "with" => return self.with_stmt(out),
             "wait" | "trigger" => return self.event_list_stmt(out),
             "mutable" if self.ident_at(self.pos + 1).is_some() => {
@@ -455,6 +466,9 @@ impl Parser {
     pub(crate) fn extents(&mut self, bracket_only: bool) -> PResult<Vec<ExprId>> {
         if let Some((_, close)) = self.open(Delim::Bracket) {
             let list = self.comma_list(close, "the extent list", |p| p.expr())?;
+            for &e in &list {
+                self.no_shape_arithmetic(e)?;
+            }
             if list.is_empty() {
                 let span = self.span(close, close);
                 return Err(self.error(
