@@ -45,6 +45,7 @@ mod suggest;
 mod support;
 mod swizzle;
 mod view;
+mod view_state;
 mod views_ext;
 mod warp_mma;
 mod wgmma;

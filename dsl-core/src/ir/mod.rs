@@ -20,10 +20,27 @@ pub mod types;
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
 pub use ext::{Attribute, DeclExt, ExtStmt, ParallelExt, PrintArg, StreamParam, SyncKind};
-pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
+pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt};
 pub use types::{DType, Level, Major, MemSpace};
 
 use crate::span::Span;
+
+/// A statement handle. Defined here, beside [`Block`] and [`CopyDst`], so that the core
+/// statements (`stmt.rs`) and the extension statements (`ext.rs`) both import them from the
+/// module root and neither file imports the other's items back.
+pub type StmtId = Handle<Stmt>;
+
+/// A sequence of statements.
+pub type Block = Vec<StmtId>;
+
+/// Destination of a copy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CopyDst {
+    /// An existing tensor or view.
+    Expr(ExprId),
+    /// `=> shared` / `=> local`: a fresh buffer of the source view's shape.
+    Fresh(MemSpace),
+}
 
 /// `tunable NAME in [a, b, …] = default;` — a template parameter of the emitted kernel.
 #[derive(Clone, Debug, PartialEq)]
