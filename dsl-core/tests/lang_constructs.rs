@@ -91,6 +91,7 @@ fn ir_dumps_match_goldens() {
         "subbyte",
         "streams",
         "shape_values",
+        "launch_and_unroll",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -363,6 +364,32 @@ fn named_shapes_ituples_with_clauses_and_named_views() {
     let src = "__co__ void k(f32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = select(t % 3, 1.0f, 2.0f, 3.0f);\n  }\n}\n";
     let notes = language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
     assert!(codes(&notes).contains("E1303"), "{notes}");
+}
+
+#[test]
+fn cooperative_launches_and_unroll_factors_check_and_are_gated() {
+    let m = checked_not_lowered("launch_and_unroll", &["E1353", "E1355"]);
+    assert!(m.parallel_ext.iter().any(|x| x.cooperative));
+    assert_eq!(m.unroll_factors.len(), 1);
+    let e0046 = |src: &str| {
+        let d = language(&parse(src).module).expect_err("a bad factor");
+        d.iter()
+            .filter(|x| x.code == "E0046")
+            .map(|x| x.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let k = |f: &str| {
+        format!(
+            "__co__ void k(f32 [8] a) {{\n  parallel p by 1 : block parallel t by 8 : thread {{\n    foreach i in [4] : unroll({f}) {{ a.at(t) = 1.0f; }}\n  }}\n}}\n"
+        )
+    };
+    assert!(e0046(&k("8"))[0].contains("exceeds the loop extent 4"));
+    assert!(e0046(&k("0"))[0].contains("at least 1"));
+    assert!(e0046(&k("t"))[0].contains("compile-time integer"));
+    // `<cooperative>` on a nested `parallel` binds no launch.
+    let src = "__co__ void k(f32 [8] a) {\n  parallel p by 1 : block {\n    parallel q by 2 : block<cooperative> { }\n  }\n}\n";
+    let d = language(&parse(src).module).expect_err("nested");
+    assert!(d.iter().any(|x| x.code == "E0043"), "{d}");
 }
 
 #[test]

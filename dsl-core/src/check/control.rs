@@ -10,6 +10,38 @@ use crate::ir::{Block, ExtStmt, Returns, Stmt};
 pub(crate) fn check_control(cx: &Cx, diags: &mut Diagnostics) {
     walk(cx, &cx.m.kernel.body, false, false, diags);
     check_returns(cx, diags);
+    for u in &cx.m.unroll_factors {
+        // The factor unrolls the innermost variable's loop: it cannot exceed its extent.
+        let extent = match &cx.m.stmts[u.stmt] {
+            Stmt::Foreach { extents, .. } => extents.last().and_then(|&e| cx.static_value(e)),
+            _ => None,
+        };
+        match cx.static_value(u.factor) {
+            Some(v) if v >= 1 && extent.is_some_and(|n| v > n) => diags.push(
+                Diagnostic::new(
+                    codes::UNROLL_FACTOR,
+                    cx.m.expr_span(u.factor),
+                    format!(
+                        "unroll factor {v} exceeds the loop extent {}",
+                        extent.unwrap_or_default()
+                    ),
+                )
+                .with_help("use a factor no larger than the loop's extent"),
+            ),
+            Some(v) if v >= 1 => {}
+            other => diags.push(
+                Diagnostic::new(
+                    codes::UNROLL_FACTOR,
+                    cx.m.expr_span(u.factor),
+                    match other {
+                        Some(v) => format!("an unroll factor is at least 1, found {v}"),
+                        None => "an unroll factor must be a compile-time integer".to_string(),
+                    },
+                )
+                .with_help("write `: unroll(4)`, or `: unroll` to unroll the whole loop"),
+            ),
+        }
+    }
 }
 
 fn check_returns(cx: &Cx, diags: &mut Diagnostics) {

@@ -32,13 +32,14 @@ pub(crate) fn check_streams(cx: &Cx, diags: &mut Diagnostics) {
         if nested.contains(&x.stmt) {
             let what = match &x.stream {
                 Some(s) => format!("the stream `{}`", s.name),
-                None => "`.async`".to_string(),
+                None if x.is_async => "`.async`".to_string(),
+                None => "`<cooperative>`".to_string(),
             };
             diags.push(
                 Diagnostic::new(
                     codes::BAD_STREAM,
                     m.stmt_span(x.stmt),
-                    format!("{what} on a `parallel` inside another: a stream binds a whole launch"),
+                    format!("{what} on a `parallel` inside another: it binds a whole launch"),
                 )
                 .with_help("bind the stream on the outermost `parallel … : block` of the launch"),
             );

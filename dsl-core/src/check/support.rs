@@ -86,7 +86,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         diags.push(not_lowered(
             codes::NOT_LOWERED_STREAM,
             m.stmt_span(x.stmt),
-            "`parallel.async` / `parallel<s>` launches",
+            "`parallel.async` / `parallel<s>` / cooperative launches",
+        ));
+    }
+    for u in &m.unroll_factors {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_UNROLL_FACTOR,
+            m.expr_span(u.factor),
+            "an unroll factor `: unroll(N)`",
         ));
     }
     for a in &m.attributes {

@@ -196,6 +196,14 @@ impl Printer<'_> {
                     self.out.push_str("} by [");
                     self.list(&l.extents);
                     let _ = write!(self.out, "] : {}", l.level);
+                    let coop = self
+                        .m
+                        .parallel_ext
+                        .iter()
+                        .any(|x| x.stmt == s && x.cooperative);
+                    if coop && l.level == Level::Block {
+                        self.out.push_str("<cooperative>");
+                    }
                 }
                 self.out.push_str(" {\n");
                 self.block(body, depth + 1);
@@ -215,6 +223,11 @@ impl Printer<'_> {
                 self.out.push(']');
                 if *unroll {
                     self.out.push_str(" : unroll");
+                    if let Some(u) = self.m.unroll_factors.iter().find(|u| u.stmt == s) {
+                        self.out.push('(');
+                        self.expr(u.factor, 0);
+                        self.out.push(')');
+                    }
                 }
                 self.out.push_str(" {\n");
                 self.block(body, depth + 1);

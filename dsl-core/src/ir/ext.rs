@@ -161,6 +161,17 @@ pub struct ParallelExt {
     pub stmt: StmtId,
     pub is_async: bool,
     pub stream: Option<Ident>,
+    /// `: block<cooperative>`: a cooperative launch (every block resident, so the grid may
+    /// synchronize).
+    pub cooperative: bool,
+}
+
+/// `foreach … : unroll(N)`: unroll the loop by a factor of `N` (the loop's `unroll` flag is
+/// set too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnrollFactor {
+    pub stmt: StmtId,
+    pub factor: ExprId,
 }
 
 /// `[[name(args)]]` before a statement: a hint for it (`launch_bounds`, `maxnreg`, `schedule`).

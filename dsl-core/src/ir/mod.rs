@@ -19,7 +19,9 @@ pub mod types;
 
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
-pub use ext::{Attribute, DeclExt, ExtStmt, ParallelExt, PrintArg, StreamParam, SyncKind};
+pub use ext::{
+    Attribute, DeclExt, ExtStmt, ParallelExt, PrintArg, StreamParam, SyncKind, UnrollFactor,
+};
 pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt};
 pub use types::{DType, Level, Major, MemSpace};
 
@@ -140,6 +142,8 @@ pub struct Module {
     pub streams: Vec<StreamParam>,
     /// `parallel.async` / `parallel<s>` of `parallel` statements (checked, not lowered).
     pub parallel_ext: Vec<ParallelExt>,
+    /// `: unroll(N)` factors of `foreach` loops (checked, not lowered).
+    pub unroll_factors: Vec<UnrollFactor>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -166,6 +170,7 @@ impl Module {
             attributes: Vec::new(),
             streams: Vec::new(),
             parallel_ext: Vec::new(),
+            unroll_factors: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

@@ -82,6 +82,10 @@ pub(crate) struct Parser {
     pub streams: Vec<crate::ir::StreamParam>,
     /// `parallel.async` / `parallel<s>` seen so far.
     pub parallel_ext: Vec<crate::ir::ParallelExt>,
+    /// `: unroll(N)` factors seen so far.
+    pub unroll_factors: Vec<crate::ir::UnrollFactor>,
+    /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
+    pub cooperative: bool,
 }
 
 impl Parser {
@@ -113,6 +117,8 @@ impl Parser {
             shape_values: Vec::new(),
             streams: Vec::new(),
             parallel_ext: Vec::new(),
+            unroll_factors: Vec::new(),
+            cooperative: false,
         }
     }
 

@@ -177,6 +177,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         attributes: std::mem::take(&mut p.attributes),
         streams: std::mem::take(&mut p.streams),
         parallel_ext: std::mem::take(&mut p.parallel_ext),
+        unroll_factors: std::mem::take(&mut p.unroll_factors),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

@@ -302,6 +302,7 @@ impl Parser {
         if is_async {
             self.pos += 2;
         }
+        let outer_cooperative = std::mem::take(&mut self.cooperative);
         let stream = if self.eat_op("<").is_some() {
             let s = self.expect_ident("the stream of the launch")?;
             self.expect_op(">", "to close `parallel<…>`")?;
@@ -339,6 +340,7 @@ impl Parser {
             }
             break;
         }
+        let cooperative = std::mem::replace(&mut self.cooperative, outer_cooperative);
         let vars: Vec<Ident> = levels.iter().flat_map(|l| l.vars.clone()).collect();
         let head = self.span_from(first);
         let mark = self.var_extents.len();
@@ -356,11 +358,12 @@ impl Parser {
             Stmt::Parallel { levels, body },
             head.join(self.span_from(first)),
         );
-        if is_async || stream.is_some() {
+        if is_async || stream.is_some() || cooperative {
             self.parallel_ext.push(crate::ir::ParallelExt {
                 stmt: s,
                 is_async,
                 stream,
+                cooperative,
             });
         }
         Ok(s)
@@ -397,6 +400,12 @@ impl Parser {
             });
         }
         let (level, level_span) = self.level()?;
+        // `: block<cooperative>`: a cooperative launch.
+        if level == Level::Block && self.is_op("<") && self.kw_at(self.pos + 1, "cooperative") {
+            self.pos += 2;
+            self.expect_op(">", "to close `block<cooperative>`")?;
+            self.cooperative = true;
+        }
         Ok(ParallelLevel {
             vars,
             extents,
@@ -578,9 +587,15 @@ impl Parser {
         };
         self.count_check(&vars, &extents)?;
         let mut unroll = is_apply;
+        let mut factor = None;
         if self.eat_op(":").is_some() {
             self.expect_kw("unroll", "after `:` (the only loop attribute)")?;
             unroll = true;
+            // `: unroll(N)`: unroll by a factor.
+            if let Some((_, close)) = self.open(Delim::Paren) {
+                let f = self.expr();
+                factor = Some(self.finish_group(close, "after the unroll factor", f)?);
+            }
         }
         let head = self.span_from(first);
         let mark = self.var_extents.len();
@@ -590,7 +605,7 @@ impl Parser {
         let body = self.body(&vars);
         self.var_extents.truncate(mark);
         let body = body?;
-        Ok(self.add_stmt(
+        let s = self.add_stmt(
             Stmt::Foreach {
                 vars,
                 extents,
@@ -598,7 +613,12 @@ impl Parser {
                 body,
             },
             head.join(self.span_from(first)),
-        ))
+        );
+        if let Some(factor) = factor {
+            self.unroll_factors
+                .push(crate::ir::UnrollFactor { stmt: s, factor });
+        }
+        Ok(s)
     }
 
     /// `(cond)`.
