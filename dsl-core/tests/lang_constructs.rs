@@ -237,6 +237,9 @@ fn mdspan_and_unnamed_dimensions_check_and_are_gated() {
     assert_eq!(m.kernel.params[3].name.name, "_");
     let notes = language(&m).expect("checks");
     assert_eq!(notes.iter().filter(|d| d.code == "E1352").count(), 3);
+    // Several unnamed parameters do not clash.
+    let src = "__co__ void k(f32 [8] a, int, bool) {\n  parallel p by 1 : block parallel t by 8 : thread { a.at(t) = 1.0f; }\n}\n";
+    language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
     // A rank out of range is a parse error.
     let src = "__co__ void k(f32 mdspan<0> a) {\n  parallel p by 1 : block parallel t by 8 : thread { }\n}\n";
     assert!(parse_str(src, Some("t.co")).is_err());

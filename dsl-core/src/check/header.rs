@@ -175,7 +175,8 @@ fn duplicates(m: &Module, diags: &mut Diagnostics) {
     for c in &m.constants {
         add(&c.name.name, c.name.span, "constant", diags);
     }
-    for p in &m.kernel.params {
+    // Unnamed parameters (`int` alone, named `_`) cannot clash: nothing refers to them.
+    for p in m.kernel.params.iter().filter(|p| p.name.name != "_") {
         add(&p.name.name, p.name.span, "parameter", diags);
     }
     // Symbolic dims cannot clash with tunables or constants by definition; check parameters.
