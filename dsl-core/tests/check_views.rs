@@ -125,6 +125,8 @@ fn chunkat_cannot_infer_from_expression() {
     }));
 }
 
+/// In a copy, a `.subspan` without `.at` is its first tile: the language accepts it and the
+/// lowering gate refuses it (E1351); anywhere else it picks no tile (E0205).
 #[test]
 fn subspan_without_at() {
     let m = simple(|b| {
@@ -133,8 +135,21 @@ fn subspan_without_at() {
             b.dma("lhs.subspan(TILE_M, TILE_K)", "lhs_s"),
         ]
     });
+    check_ok(&m);
     let d = check_err(&m);
-    assert!(only(&d, c::VIEW).message.contains("picks no tile"));
+    let e = only(&d, c::NOT_LOWERED_FIRST_TILE);
+    assert_eq!(
+        e.span,
+        m.expr_span(find(&m, "lhs.subspan(TILE_M, TILE_K)")[0])
+    );
+    let m = simple(|b| {
+        vec![
+            b.shared(F16, &["TILE_M", "TILE_K"], "lhs_s", None),
+            b.load("ma", None, "lhs_s.subspan(16, 16)"),
+        ]
+    });
+    let d = check_err(&m);
+    assert!(only(&d, c::VIEW).message.contains("picks no tile"), "{d}");
 }
 
 #[test]

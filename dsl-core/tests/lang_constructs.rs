@@ -84,6 +84,14 @@ fn ir_dumps_match_goldens() {
         "multi",
         "warp_mma",
         "hints_and_builtins",
+        "partial_warps",
+        "first_tile",
+        "extent_of",
+        "mdspan_params",
+        "subbyte",
+        "streams",
+        "shape_values",
+        "launch_and_unroll",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -156,6 +164,235 @@ fn explicit_levels_constrain_the_default_ones() {
     };
     assert_eq!(inner[0].level, Level::Thread);
     language(&m).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn four_default_levels_fill_every_slot_and_idle_lanes_are_gated() {
+    let m = checked_not_lowered("partial_warps", &["E1350"]);
+    let mut lv: Vec<Level> = Vec::new();
+    let mut at = m.kernel.body[0];
+    while let Stmt::Parallel { levels, body } = &m.stmts[at] {
+        lv.extend(levels.iter().map(|l| l.level));
+        at = body[0];
+    }
+    assert_eq!(
+        lv,
+        vec![Level::Block, Level::Group4, Level::Group, Level::Thread]
+    );
+    let info = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0;
+    // Three warpgroups of four warps each; a warp runs five threads, its other lanes idle.
+    assert_eq!(info.threads_per_block, 3 * 128);
+}
+
+#[test]
+fn a_copy_of_a_bare_subspan_checks_and_is_gated() {
+    // (E1103: the shared → global copy after it is a restriction of today's lowering.)
+    let m = checked_not_lowered("first_tile", &["E1103", "E1351"]);
+    let notes = language(&m).expect("checks");
+    let gated: Vec<_> = notes.iter().filter(|d| d.code == "E1351").collect();
+    assert_eq!(gated.len(), 1, "{notes}");
+    // The caret is under the operand `src.subspan(16, 64)`, not the `dma.copy`.
+    assert_eq!(gated[0].span.start.line, 6);
+    assert!(gated[0].span.start.col > 10, "{}", gated[0]);
+}
+
+#[test]
+fn extent_of_a_variable_is_its_extent_and_lowers() {
+    let m = parse(&read("extent_of")).module;
+    lowers(&m);
+    // Not a parallel or loop variable: E0040, under `#x`.
+    let src = "__co__ void k(f32 [8] a) {\n  parallel p by 1 : block parallel t by 8 : thread {\n    a.at(t) = #a;\n  }\n}\n";
+    let d = parse_str(src, Some("t.co")).expect_err("`#a` of a tensor");
+    let e = d.iter().find(|x| x.code == "E0040").expect("E0040");
+    assert_eq!((e.span.start.line, e.span.end.line), (3, 3));
+    assert!(e.message.contains("`#a`"), "{e}");
+    // Out of the variable's scope: E0040 as well.
+    let src = "__co__ void k(f32 [8] a) {\n  parallel p by 1 : block {\n    foreach i in [8] { a.at(i) = 0.0f; }\n    foreach j in [#i] { a.at(j) = 1.0f; }\n  }\n}\n";
+    assert!(
+        parse_str(src, Some("t.co"))
+            .expect_err("`#i` outside its loop")
+            .iter()
+            .any(|x| x.code == "E0040")
+    );
+}
+
+#[test]
+fn mdspan_and_unnamed_dimensions_check_and_are_gated() {
+    let m = checked_not_lowered("mdspan_params", &["E1309", "E1352"]);
+    let dims: Vec<String> = m
+        .kernel
+        .params
+        .iter()
+        .map(|p| {
+            p.shape
+                .iter()
+                .map(|&d| m.expr_to_string(d))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    assert_eq!(dims, vec!["M,4", "?1,?2", "?3,8", ""]);
+    assert_eq!(m.kernel.params[3].name.name, "_");
+    let notes = language(&m).expect("checks");
+    assert_eq!(notes.iter().filter(|d| d.code == "E1352").count(), 3);
+    // Several unnamed parameters do not clash.
+    let src = "__co__ void k(f32 [8] a, int, bool) {\n  parallel p by 1 : block parallel t by 8 : thread { a.at(t) = 1.0f; }\n}\n";
+    language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
+    // A rank out of range is a parse error.
+    let src = "__co__ void k(f32 mdspan<0> a) {\n  parallel p by 1 : block parallel t by 8 : thread { }\n}\n";
+    assert!(parse_str(src, Some("t.co")).is_err());
+}
+
+#[test]
+fn returns_agree_with_the_declared_result() {
+    // A return type but no value returned: E0041 at the name.
+    let src = "__co__ s32 [4] k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n}\n";
+    let d = language(&parse(src).module).expect_err("no return");
+    let e = d.iter().find(|x| x.code == "E0041").expect("E0041");
+    assert_eq!(e.span.start.line, 1);
+    assert!(e.message.contains("`k` declares a return type"), "{e}");
+    // `void` returning a value: E0042 at the `return`.
+    let src = "__co__ void k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n  return a;\n}\n";
+    let d = language(&parse(src).module).expect_err("void returns a value");
+    let e = d.iter().find(|x| x.code == "E0042").expect("E0042");
+    assert_eq!(e.span.start.line, 5);
+    // Returning a value checks; the lowering gate refuses the function (E1302) and its
+    // `return` (E1300).
+    let src = "__co__ s32 [4] k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n  return a;\n}\n";
+    let m = parse(src).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    assert!(codes(&notes).contains("E1302"), "{notes}");
+    // `auto` without a return, and `void` with a bare `return;`, are fine.
+    let src = "__co__ auto k(s32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = 1;\n  }\n}\n";
+    language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn sub_byte_types_check_and_are_gated() {
+    let m = checked_not_lowered("subbyte", &["E1301"]);
+    let names: Vec<&str> = m.kernel.params.iter().map(|p| p.dtype.name()).collect();
+    assert_eq!(names, vec!["s4", "s4", "bin1", "bin1"]);
+    // Every parameter and the local tile: five E1301, each under its type.
+    let notes = language(&m).expect("checks");
+    assert_eq!(
+        notes.iter().filter(|d| d.code == "E1301").count(),
+        5,
+        "{notes}"
+    );
+    // A misspelt one is still unknown.
+    let src =
+        "__co__ void k(u3 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread { }\n}\n";
+    assert!(parse_str(src, Some("t.co")).is_err());
+}
+
+#[test]
+fn streams_check_and_are_gated() {
+    // (E0605: two top-level launches are a restriction of today's lowering.)
+    let m = checked_not_lowered("streams", &["E0605", "E1353"]);
+    let names: Vec<(&str, usize)> = m
+        .streams
+        .iter()
+        .map(|s| (s.name.name.as_str(), s.position))
+        .collect();
+    assert_eq!(names, vec![("first", 0), ("second", 1)]);
+    assert_eq!(m.parallel_ext.len(), 2);
+    assert!(m.parallel_ext[1].is_async && !m.parallel_ext[0].is_async);
+    let err = |src: &str| {
+        language(&parse(src).module)
+            .expect_err("a stream error")
+            .iter()
+            .filter(|d| d.code == "E0043")
+            .map(|d| (d.span.start.line, d.message.clone()))
+            .collect::<Vec<_>>()
+    };
+    // Not a stream parameter.
+    let e = err(
+        "__co__ void k(stream s, f32 [8] a) {\n  parallel<t> p by 1 : block parallel q by 8 : thread {\n    a.at(q) = 1.0f;\n  }\n}\n",
+    );
+    assert_eq!(e.len(), 1);
+    assert!(e[0].1.contains("`t` is not a `stream` parameter"), "{e:?}");
+    // A stream on a nested `parallel`.
+    let e = err(
+        "__co__ void k(stream s, f32 [8] a) {\n  parallel p by 1 : block {\n    parallel<s> q by 8 : thread {\n      a.at(q) = 1.0f;\n    }\n  }\n}\n",
+    );
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].0, 3);
+    // Named twice.
+    let e = err(
+        "__co__ void k(stream s, f32 [8] s) {\n  parallel<s> p by 1 : block parallel q by 8 : thread { }\n}\n",
+    );
+    assert!(e.iter().any(|x| x.1.contains("declared twice")), "{e:?}");
+}
+
+#[test]
+fn constant_parameter_dimensions_are_positive() {
+    let src = "__co__ void k(f32 [4 - 6, 0, 8] a) {\n  parallel p by 1 : block parallel q by 8 : thread { }\n}\n";
+    let d = language(&parse(src).module).expect_err("bad dimensions");
+    let msgs: Vec<&str> = d
+        .iter()
+        .filter(|x| x.code == "E0044")
+        .map(|x| x.message.as_str())
+        .collect();
+    assert_eq!(msgs.len(), 2, "{d}");
+    assert!(msgs[0].contains("`4 - 6` of `a` is -2"), "{msgs:?}");
+}
+
+#[test]
+fn named_shapes_ituples_with_clauses_and_named_views() {
+    checked_not_lowered("shape_values", &["E0905", "E1303", "E1307", "E1354"]);
+    let bad = |src: &str, code: &str| {
+        let d = parse_str(src, Some("t.co")).expect_err("an error");
+        assert!(d.iter().any(|x| x.code == code), "{d}");
+    };
+    let k = |body: &str| {
+        format!(
+            "__co__ void k(f32 [8, 4] a) {{\n  {body}\n  parallel p by 1 : block parallel t by 4 : thread {{ }}\n}}\n"
+        )
+    };
+    // The stated rank must match.
+    bad(&k("mdspan<3> s : [8, 4];"), "E0045");
+    // Arithmetic on a whole shape is not supported (tessel would lose the dimensions).
+    bad(&k("s : [8, 4];\n  local f32 [a.span + 1] b;"), "E0045");
+    bad(&k("s : [8, 4];\n  with i in [a.span / s] { }"), "E0045");
+    // `s(i)` takes an index within the rank.
+    bad(&k("s : [8, 4];\n  int x = s(2);"), "E0045");
+    // `ituple<N>` counts the elements.
+    bad(&k("ituple<3> o = {1, 2};"), "E0020");
+    // A named view is checked even when unused: a reshape must keep the element count.
+    let src = "__co__ void k(f32 [8, 4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    v = a.span_as([31]);\n  }\n}\n";
+    assert!(language(&parse(src).module).is_err());
+    // `select(i, a, b, c)` picks the `i`-th value (checked, gated like `select`).
+    let src = "__co__ void k(f32 [4] a) {\n  parallel p by 1 : block parallel t by 4 : thread {\n    a.at(t) = select(t % 3, 1.0f, 2.0f, 3.0f);\n  }\n}\n";
+    let notes = language(&parse(src).module).unwrap_or_else(|d| panic!("{d}"));
+    assert!(codes(&notes).contains("E1303"), "{notes}");
+}
+
+#[test]
+fn cooperative_launches_and_unroll_factors_check_and_are_gated() {
+    let m = checked_not_lowered("launch_and_unroll", &["E1353", "E1355"]);
+    assert!(m.parallel_ext.iter().any(|x| x.cooperative));
+    assert_eq!(m.unroll_factors.len(), 1);
+    let e0046 = |src: &str| {
+        let d = language(&parse(src).module).expect_err("a bad factor");
+        d.iter()
+            .filter(|x| x.code == "E0046")
+            .map(|x| x.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let k = |f: &str| {
+        format!(
+            "__co__ void k(f32 [8] a) {{\n  parallel p by 1 : block parallel t by 8 : thread {{\n    foreach i in [4] : unroll({f}) {{ a.at(t) = 1.0f; }}\n  }}\n}}\n"
+        )
+    };
+    assert!(e0046(&k("8"))[0].contains("exceeds the loop extent 4"));
+    assert!(e0046(&k("0"))[0].contains("at least 1"));
+    assert!(e0046(&k("t"))[0].contains("compile-time integer"));
+    // `<cooperative>` on a nested `parallel` binds no launch.
+    let src = "__co__ void k(f32 [8] a) {\n  parallel p by 1 : block {\n    parallel q by 2 : block<cooperative> { }\n  }\n}\n";
+    let d = language(&parse(src).module).expect_err("nested");
+    assert!(d.iter().any(|x| x.code == "E0043"), "{d}");
 }
 
 #[test]

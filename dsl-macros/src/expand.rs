@@ -339,6 +339,14 @@ fn dtype_tokens(d: DType) -> TokenStream {
         DType::F6E2M3 => "F6E2M3",
         DType::F6E3M2 => "F6E3M2",
         DType::F4E2M1 => "F4E2M1",
+        DType::U1 => "U1",
+        DType::U2 => "U2",
+        DType::S2 => "S2",
+        DType::U4 => "U4",
+        DType::S4 => "S4",
+        DType::U6 => "U6",
+        DType::S6 => "S6",
+        DType::Bin1 => "Bin1",
     };
     let id = Ident::new(v, Span::call_site());
     quote!(::tessel::DType::#id)
@@ -372,5 +380,7 @@ fn elem_type(d: DType) -> TokenStream {
         DType::TF32 => quote!(f32),
         DType::Bool => quote!(bool),
         DType::F6E2M3 | DType::F6E3M2 | DType::F4E2M1 => quote!(u8),
+        DType::U1 | DType::U2 | DType::U4 | DType::U6 | DType::Bin1 => quote!(u8),
+        DType::S2 | DType::S4 | DType::S6 => quote!(i8),
     }
 }

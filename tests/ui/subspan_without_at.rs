@@ -1,4 +1,4 @@
-// expect: E0205 — `.subspan` tiles but picks no tile.
+// expect: E1351 — `.subspan` without `.at` in a copy (its first tile) is not lowered.
 use tessel::gemm_kernel;
 
 gemm_kernel! {

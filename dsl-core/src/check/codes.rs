@@ -58,9 +58,9 @@ pub const STATIC_SHAPE: &str = "E0502";
 
 /// More threads per block than the hardware allows.
 pub const THREADS: &str = "E0601";
-/// A `group-4` level that does not enclose exactly 128 threads.
+/// A `group-4` level whose inner levels span more than 128 threads.
 pub const GROUP4: &str = "E0602";
-/// A `group` level that does not enclose exactly 32 threads.
+/// A `group` level whose inner levels span more than 32 threads.
 pub const GROUP: &str = "E0603";
 /// Parallel levels nested out of order (block ⊃ group-4 ⊃ group ⊃ thread).
 pub const LEVEL_ORDER: &str = "E0604";
@@ -314,6 +314,28 @@ pub const MULTICAST_SLICE: &str = "E1447";
 pub const NOT_LOWERED_CLUSTER_RANK: &str = "E1340";
 /// Not supported yet: `.multicast` on a TMA load bound to a future (`f = tma.copy…`).
 pub const NOT_LOWERED_SYNC_MULTICAST: &str = "E1341";
+/// Not supported yet: a `group`/`group-4` level whose inner levels leave lanes idle.
+pub const NOT_LOWERED_PARTIAL_GROUP: &str = "E1350";
+/// Not supported yet: a copy operand that tiles with `.subspan` but picks no tile.
+pub const NOT_LOWERED_FIRST_TILE: &str = "E1351";
+/// Not supported yet: a parameter dimension without a name (`?`, `mdspan<N>`).
+pub const NOT_LOWERED_UNNAMED_DIM: &str = "E1352";
+/// A function with a declared return type that returns no value.
+pub const MISSING_RETURN: &str = "E0041";
+/// A `void` function that returns a value.
+pub const VOID_RETURN: &str = "E0042";
+/// `parallel<s>` where `s` is not a `stream` parameter, or a stream parameter named twice.
+pub const BAD_STREAM: &str = "E0043";
+/// Not supported yet: a view bound to a name (`v = t.span_as(…)`).
+pub const NOT_LOWERED_VIEW_LET: &str = "E1354";
+/// Not supported yet: `foreach … : unroll(N)`.
+pub const NOT_LOWERED_UNROLL_FACTOR: &str = "E1355";
+/// An unroll factor that is not a positive compile-time integer, or exceeds the loop extent.
+pub const UNROLL_FACTOR: &str = "E0046";
+/// A parameter or return dimension whose compile-time value is below 1.
+pub const PARAM_DIM: &str = "E0044";
+/// Not supported yet: `stream` parameters, `parallel<s>` and `parallel.async`.
+pub const NOT_LOWERED_STREAM: &str = "E1353";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -398,11 +420,8 @@ pub const TABLE: &[(&str, &str)] = &[
         "shared/local shape or array count not a positive compile-time value",
     ),
     (THREADS, "more than 1024 threads per block"),
-    (
-        GROUP4,
-        "`group-4` level does not enclose exactly 128 threads",
-    ),
-    (GROUP, "`group` level does not enclose exactly 32 threads"),
+    (GROUP4, "`group-4` level encloses more than 128 threads"),
+    (GROUP, "`group` level encloses more than 32 threads"),
     (
         LEVEL_ORDER,
         "parallel levels out of order (block > group-4 > group > thread)",
@@ -806,5 +825,43 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SYNC_MULTICAST,
         "not supported yet: `.multicast` on a TMA load bound to a future",
+    ),
+    (
+        NOT_LOWERED_PARTIAL_GROUP,
+        "not supported yet: a `group`/`group-4` level whose inner levels span fewer threads",
+    ),
+    (
+        NOT_LOWERED_FIRST_TILE,
+        "not supported yet: a `.subspan` without `.at` as a copy operand",
+    ),
+    (
+        NOT_LOWERED_UNNAMED_DIM,
+        "not supported yet: unnamed parameter dimensions (`?`, `mdspan<N>`)",
+    ),
+    (
+        MISSING_RETURN,
+        "a function with a return type returns no value",
+    ),
+    (VOID_RETURN, "a `void` function returns a value"),
+    (
+        BAD_STREAM,
+        "`parallel<s>` names no `stream` parameter, or a stream parameter is declared twice",
+    ),
+    (PARAM_DIM, "a parameter dimension below 1"),
+    (
+        NOT_LOWERED_UNROLL_FACTOR,
+        "not supported yet: an unroll factor `: unroll(N)`",
+    ),
+    (
+        UNROLL_FACTOR,
+        "an unroll factor that is not a positive compile-time integer or exceeds the loop",
+    ),
+    (
+        NOT_LOWERED_VIEW_LET,
+        "not supported yet: a view bound to a name",
+    ),
+    (
+        NOT_LOWERED_STREAM,
+        "not supported yet: streams and asynchronous `parallel` launches",
     ),
 ];

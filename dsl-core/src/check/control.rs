@@ -1,12 +1,88 @@
 //! Where jumps may stand: `break` and `continue` inside a loop (`foreach`, `while`) of the same
 //! thread code, `yield` inside a `parallel` (it hands the thread's turn back within a launch).
+//! And `return`s agree with the declared result: a function with a return type returns a
+//! value somewhere; a `void` one returns none.
 
 use super::{Cx, codes};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Block, ExtStmt, Stmt};
+use crate::ir::{Block, ExtStmt, Returns, Stmt};
 
 pub(crate) fn check_control(cx: &Cx, diags: &mut Diagnostics) {
     walk(cx, &cx.m.kernel.body, false, false, diags);
+    check_returns(cx, diags);
+    for u in &cx.m.unroll_factors {
+        // The factor unrolls the innermost variable's loop: it cannot exceed its extent.
+        let extent = match &cx.m.stmts[u.stmt] {
+            Stmt::Foreach { extents, .. } => extents.last().and_then(|&e| cx.static_value(e)),
+            _ => None,
+        };
+        match cx.static_value(u.factor) {
+            Some(v) if v >= 1 && extent.is_some_and(|n| v > n) => diags.push(
+                Diagnostic::new(
+                    codes::UNROLL_FACTOR,
+                    cx.m.expr_span(u.factor),
+                    format!(
+                        "unroll factor {v} exceeds the loop extent {}",
+                        extent.unwrap_or_default()
+                    ),
+                )
+                .with_help("use a factor no larger than the loop's extent"),
+            ),
+            Some(v) if v >= 1 => {}
+            other => diags.push(
+                Diagnostic::new(
+                    codes::UNROLL_FACTOR,
+                    cx.m.expr_span(u.factor),
+                    match other {
+                        Some(v) => format!("an unroll factor is at least 1, found {v}"),
+                        None => "an unroll factor must be a compile-time integer".to_string(),
+                    },
+                )
+                .with_help("write `: unroll(4)`, or `: unroll` to unroll the whole loop"),
+            ),
+        }
+    }
+}
+
+fn check_returns(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let returns: Vec<(crate::ir::StmtId, bool)> = super::all_stmts(m)
+        .into_iter()
+        .filter_map(|s| match &m.stmts[s] {
+            Stmt::Ext(ExtStmt::Return { value }) => Some((s, value.is_some())),
+            _ => None,
+        })
+        .collect();
+    let name = &m.kernel.name;
+    match &m.kernel.returns {
+        Returns::Value { span, .. } if !returns.iter().any(|r| r.1) => diags.push(
+            Diagnostic::new(
+                codes::MISSING_RETURN,
+                name.span,
+                format!(
+                    "`{}` declares a return type but returns no value",
+                    name.name
+                ),
+            )
+            .with_note(*span, "the return type")
+            .with_help("add `return value;` at the end, or declare the function `void`"),
+        ),
+        Returns::Void => {
+            for &(s, _) in returns.iter().filter(|r| r.1) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::VOID_RETURN,
+                        m.stmt_span(s),
+                        format!("`{}` is `void` but returns a value", name.name),
+                    )
+                    .with_help(
+                        "declare it `__co__ auto` (or with its result type), or write `return;`",
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
 }
 
 fn walk(cx: &Cx, b: &Block, in_loop: bool, in_parallel: bool, diags: &mut Diagnostics) {

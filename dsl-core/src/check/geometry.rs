@@ -1,5 +1,6 @@
 //! Thread geometry: `parallel` levels nest block ⊃ group-4 ⊃ group ⊃ thread, the outermost
-//! one is `: block`, a `group-4` level encloses exactly 128 threads and a `group` level 32,
+//! one is `: block`, a `group-4` level encloses at most 128 threads and a `group` level at
+//! most 32 (a whole warpgroup or warp either way: lanes the inner levels leave are idle),
 //! thread extents are compile-time constants, and a block has at most `max_threads` threads.
 //! Produces the threads per block and the grid extents.
 
@@ -200,19 +201,59 @@ fn level_count(cx: &Cx, l: LevelRef) -> Option<u64> {
     })
 }
 
-/// Threads spanned by the levels of `chain` from index `from` on (the innermost level's unit
-/// times the extents of the levels after `from − 1`).
+/// Threads spanned by the levels of `chain` from index `from` on, innermost first: a thread
+/// level multiplies by its extents; a `group` (`group-4`) level holds its count of whole warps
+/// (warpgroups) whatever the levels inside span, so a partial warp still takes 32 lanes.
 fn threads_from(cx: &Cx, chain: &[LevelRef], from: usize) -> Option<u64> {
-    let inner = chain.last().and_then(|l| cx.level(*l))?.level;
-    let unit = inner.threads().unwrap_or(1) as u64;
-    chain[from..].iter().try_fold(unit, |acc, l| {
+    chain[from..].iter().rev().try_fold(1u64, |acc, l| {
         let pl = cx.level(*l)?;
-        if pl.level == Level::Block {
-            Some(acc)
-        } else {
-            acc.checked_mul(level_count(cx, *l)?)
+        match pl.level {
+            Level::Block => Some(acc),
+            Level::Thread => acc.checked_mul(level_count(cx, *l)?),
+            g => {
+                let unit = g.threads().unwrap_or(1) as u64;
+                acc.max(unit).checked_mul(level_count(cx, *l)?)
+            }
         }
     })
+}
+
+/// Threads the levels inside level `p` of `chain` use (before padding to `p`'s unit).
+fn threads_inside(cx: &Cx, chain: &[LevelRef], p: usize) -> Option<u64> {
+    if p + 1 == chain.len() {
+        return None;
+    }
+    threads_from(cx, chain, p + 1)
+}
+
+/// The `: group` / `: group-4` levels whose inner levels span fewer threads than the warp
+/// (warpgroup): Croqtile runs them on a whole one with the remaining lanes idle. The checker
+/// accepts them; no lowering handles the idle lanes yet (the gate reports each level).
+pub(crate) fn partial_groups(cx: &Cx) -> Vec<crate::span::Span> {
+    let m = cx.m;
+    let mut out = Vec::new();
+    for s in all_stmts(m) {
+        let Stmt::Parallel { levels, body } = &m.stmts[s] else {
+            continue;
+        };
+        if contains_parallel(m, body) {
+            continue;
+        }
+        let mut chain: Vec<LevelRef> = cx.res.chains.get(&s).cloned().unwrap_or_default();
+        chain.extend((0..levels.len()).map(|li| LevelRef { stmt: s, level: li }));
+        for (p, l) in chain.iter().enumerate() {
+            let Some(pl) = cx.level(*l) else { continue };
+            let Some(want) = pl.level.threads().filter(|u| *u > 1) else {
+                continue;
+            };
+            if threads_inside(cx, &chain, p).is_some_and(|got| got < want as u64)
+                && !out.contains(&pl.level_span)
+            {
+                out.push(pl.level_span);
+            }
+        }
+    }
+    out
 }
 
 fn threads_of(cx: &Cx, chain: &[LevelRef]) -> Option<u64> {
@@ -249,7 +290,7 @@ fn describe_threads(cx: &Cx, chain: &[LevelRef]) -> (Option<ExprId>, String) {
     (at, format!("{} = {}", texts.join(" × "), vals.join(" × ")))
 }
 
-/// `group-4` encloses 128 threads, `group` 32.
+/// `group-4` encloses at most 128 threads, `group` 32 (fewer leave lanes idle).
 fn check_groups(cx: &Cx, chain: &[LevelRef], diags: &mut Diagnostics) {
     let m = cx.m;
     for (p, l) in chain.iter().enumerate() {
@@ -259,13 +300,13 @@ fn check_groups(cx: &Cx, chain: &[LevelRef], diags: &mut Diagnostics) {
             Level::Group => (32, codes::GROUP, "warp"),
             _ => continue,
         };
-        if p + 1 == chain.len() {
-            continue;
-        }
-        let Some(got) = threads_from(cx, chain, p + 1) else {
+        let Some(got) = threads_inside(cx, chain, p) else {
             continue;
         };
-        if got == want {
+        // Tensor-core `mma` runs on every lane of its warp (warpgroup): no idle lanes there.
+        let mma = got < want
+            && matches!(&m.stmts[l.stmt], Stmt::Parallel { body, .. } if contains_mma(m, body));
+        if got == want || (got < want && !mma) {
             continue;
         }
         let inner = chain[p + 1];
@@ -282,7 +323,20 @@ fn check_groups(cx: &Cx, chain: &[LevelRef], diags: &mut Diagnostics) {
                 format!("a `: {}` level is one {unit} of {want} threads, but the levels inside it span {got}", pl.level),
             )
             .with_note(pl.level_span, format!("the `: {}` level", pl.level))
-            .with_help(format!("make the levels inside span exactly {want} threads, e.g. `t by {want} : thread`")),
+            .with_help(if mma {
+                format!("its `mma` needs every thread of the {unit}: make the levels inside span exactly {want} threads, e.g. `t by {want} : thread`")
+            } else {
+                format!("make the levels inside span at most {want} threads, e.g. `t by {want} : thread`")
+            }),
         );
     }
+}
+
+fn contains_mma(m: &Module, b: &Block) -> bool {
+    b.iter().any(|&s| {
+        matches!(m.stmts[s], Stmt::Mma { .. })
+            || super::stmt_blocks(&m.stmts[s])
+                .iter()
+                .any(|inner| contains_mma(m, inner))
+    })
 }

@@ -175,7 +175,8 @@ fn duplicates(m: &Module, diags: &mut Diagnostics) {
     for c in &m.constants {
         add(&c.name.name, c.name.span, "constant", diags);
     }
-    for p in &m.kernel.params {
+    // Unnamed parameters (`int` alone, named `_`) cannot clash: nothing refers to them.
+    for p in m.kernel.params.iter().filter(|p| p.name.name != "_") {
         add(&p.name.name, p.name.span, "parameter", diags);
     }
     // Symbolic dims cannot clash with tunables or constants by definition; check parameters.
@@ -289,4 +290,38 @@ fn show_domain(d: &[i64]) -> String {
 
 fn nearest(d: &[i64], v: i64) -> i64 {
     *d.iter().min_by_key(|x| (x.abs_diff(v), **x)).unwrap_or(&v)
+}
+
+/// Every parameter (and declared return) dimension with a compile-time value is at least 1.
+pub(crate) fn check_param_dims(cx: &super::Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let ret = match &m.kernel.returns {
+        crate::ir::Returns::Value { shape, .. } => shape.as_slice(),
+        _ => &[],
+    };
+    let dims = m
+        .kernel
+        .params
+        .iter()
+        .flat_map(|p| {
+            p.shape
+                .iter()
+                .map(move |&d| (d, format!("`{}`", p.name.name)))
+        })
+        .chain(ret.iter().map(|&d| (d, "the return type".to_string())));
+    for (d, whose) in dims {
+        if let Some(v) = cx.static_value(d).filter(|v| *v < 1) {
+            diags.push(
+                Diagnostic::new(
+                    codes::PARAM_DIM,
+                    m.expr_span(d),
+                    format!(
+                        "dimension `{}` of {whose} is {v}; a dimension is at least 1",
+                        m.expr_to_string(d)
+                    ),
+                )
+                .with_help("check the arithmetic of the shape"),
+            );
+        }
+    }
 }

@@ -75,6 +75,17 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         ));
     }
     for p in &m.kernel.params {
+        for &d in p
+            .shape
+            .iter()
+            .filter(|&&d| matches!(&m.exprs[d], Expr::Name(n) if n.starts_with('?')))
+        {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_UNNAMED_DIM,
+                m.expr_span(d),
+                "unnamed dimensions (`?`, `mdspan<N>`)",
+            ));
+        }
         if p.shape.is_empty() {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SCALAR_PARAM,
@@ -89,6 +100,34 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 &format!("element type `{}`", p.dtype),
             ));
         }
+    }
+    for at in super::geometry::partial_groups(cx) {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_PARTIAL_GROUP,
+            at,
+            "a `group`/`group-4` level whose inner levels leave lanes idle",
+        ));
+    }
+    for s in &m.streams {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_STREAM,
+            s.name.span,
+            "`stream` parameters",
+        ));
+    }
+    for x in &m.parallel_ext {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_STREAM,
+            m.stmt_span(x.stmt),
+            "`parallel.async` / `parallel<s>` / cooperative launches",
+        ));
+    }
+    for u in &m.unroll_factors {
+        diags.push(not_lowered(
+            codes::NOT_LOWERED_UNROLL_FACTOR,
+            m.expr_span(u.factor),
+            "an unroll factor `: unroll(N)`",
+        ));
     }
     for a in &m.attributes {
         diags.push(not_lowered(
@@ -174,6 +213,18 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 }
             }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
+            Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_VIEW_LET,
+                    span,
+                    "a name given to a view (`v = t.span_as(…)`)",
+                ))
+            }
+            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
+                for e in super::views_ext::untiled_operands(m, *src, dst) {
+                    diags.push(not_lowered(codes::NOT_LOWERED_FIRST_TILE, m.expr_span(e), "a `.subspan` tiling without `.at` as a copy operand (its first tile)").with_help("to copy one tile of it, pick it with `.at(i, j)`, e.g. `t.subspan(TM, TK).at(bm, k)`; the first tile alone is not lowered yet"));
+                }
+            }
             Stmt::TensorDecl {
                 space,
                 dtype,

@@ -5,88 +5,12 @@
 //! whose extent is `cdiv(D, T)` over a dim `D`, the chunk is `T`; for constant extents,
 //! `dim / extent`; `_` keeps the dim whole.
 
-use super::{
-    Binding, Cx, Dim, DimExpr, ViewInfo, all_stmts, at_expr, codes, stmt_exprs, walk_expr,
-};
+use super::{Binding, Cx, Dim, DimExpr, all_stmts, at_expr, codes, stmt_exprs, walk_expr};
 use crate::diag::Diagnostics;
-use crate::ir::{CopyDst, DType, Expr, ExprId, MemSpace, Module, Stmt, ViewOp};
+use crate::ir::{CopyDst, Expr, ExprId, MemSpace, Module, Stmt, ViewOp};
 use std::collections::{HashMap, HashSet};
 
-/// The analysis of one view expression.
-#[derive(Clone, Debug)]
-pub(crate) struct VState {
-    pub root: Binding,
-    pub array_index: Option<ExprId>,
-    pub dtype: DType,
-    pub space: MemSpace,
-    pub shape: Vec<Dim>,
-    pub coords: Vec<Option<ExprId>>,
-    pub element: bool,
-    /// Tile shape after `.subspan`, waiting for `.at`.
-    pub tiled: Option<Vec<Dim>>,
-    /// The root tensor's declared shape.
-    pub decl_shape: Vec<Dim>,
-    /// Number of valid values of each coordinate (tiles, chunks or elements), when known.
-    pub bounds: Vec<Option<i64>>,
-    /// A `.transpose()` view: dimension order reversed relative to the tensor's.
-    pub transposed: bool,
-}
-
-impl VState {
-    /// An accumulator (`mma.fill` at `def`) seen as a register tile of its `[M, N]` shape: the
-    /// root of the views that `mma.store` slices it with.
-    pub fn fragment(def: crate::ir::StmtId, dtype: DType, shape: Vec<Dim>) -> VState {
-        VState::root(Binding::Frag(def), dtype, MemSpace::Local, shape)
-    }
-
-    /// The whole tensor (or fragment) `root`, before any view method.
-    fn root(root: Binding, dtype: DType, space: MemSpace, shape: Vec<Dim>) -> VState {
-        let n = shape.len();
-        VState {
-            root,
-            array_index: None,
-            dtype,
-            space,
-            decl_shape: shape.clone(),
-            shape,
-            coords: vec![None; n],
-            element: false,
-            tiled: None,
-            bounds: vec![None; n],
-            transposed: false,
-        }
-    }
-}
-
-pub(crate) struct Views {
-    pub all: HashMap<ExprId, VState>,
-    /// Expressions published in `KernelInfo::views`.
-    pub public: HashSet<ExprId>,
-}
-
-impl Views {
-    pub fn get(&self, e: ExprId) -> Option<&VState> {
-        self.all.get(&e)
-    }
-    pub fn public_views(&self) -> HashMap<ExprId, ViewInfo> {
-        self.public
-            .iter()
-            .filter_map(|e| self.all.get(e).map(|v| (*e, v)))
-            .map(|(e, v)| {
-                let info = ViewInfo {
-                    root: v.root,
-                    array_index: v.array_index,
-                    dtype: v.dtype,
-                    space: v.space,
-                    tile: v.shape.clone(),
-                    coords: v.coords.clone(),
-                    element: v.element,
-                };
-                (e, info)
-            })
-            .collect()
-    }
-}
+pub(crate) use super::view_state::{VState, Views, var_extent};
 
 pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
     let m = cx.m;
@@ -101,9 +25,11 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
     };
     for s in all_stmts(m) {
         match &m.stmts[s] {
-            // Today's copies may name a `.subspan` tiling without `.at` (its first tile): such
-            // an operand gets no published view, the others do.
-            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => {
+            // A copy may name a `.subspan` tiling without `.at` (its first tile): such an
+            // operand gets no published view (the lowering gate refuses it), the others do.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. })
+            | Stmt::DmaCopy { src, dst, .. }
+            | Stmt::TmaCopy { src, dst, .. } => {
                 let operands = std::iter::once(*src).chain(match dst {
                     CopyDst::Expr(d) => Some(*d),
                     CopyDst::Fresh(_) => None,
@@ -114,14 +40,11 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
                     }
                 }
             }
-            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
-                a.publish(*src);
-                match dst {
-                    CopyDst::Expr(d) => a.publish(*d),
-                    CopyDst::Fresh(_) => {}
-                }
-            }
             Stmt::MmaLoad { src, .. } => a.publish(*src),
+            // A named view: analysed (and its errors reported) even when unused.
+            Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
+                let _ = a.view(*value);
+            }
             Stmt::MmaStore { dst, .. } => a.publish(*dst),
             _ => {}
         }
@@ -347,7 +270,11 @@ impl A<'_, '_> {
                     codes::VIEW,
                     e,
                     msg,
-                    "tile or reshape first: `t.subspan(1, N).at(i, 0).sqz()`",
+                    if op == ViewOp::SpanAs {
+                        "give the new shape as many elements as the view has"
+                    } else {
+                        "tile or reshape first: `t.subspan(1, N).at(i, 0).sqz()`"
+                    },
                 ),
             };
         }
@@ -562,25 +489,6 @@ impl A<'_, '_> {
                 help,
             ),
         }
-    }
-}
-
-/// The extent expression of a parallel/foreach variable used as an index.
-pub(crate) fn var_extent(cx: &Cx, a: ExprId) -> Option<ExprId> {
-    let m = cx.m;
-    match cx.res.bindings.get(&a)? {
-        Binding::LoopVar { stmt, index } => match &m.stmts[*stmt] {
-            Stmt::Foreach { extents, .. } => extents.get(*index).copied(),
-            _ => None,
-        },
-        Binding::ParallelVar { stmt, level, index } => match &m.stmts[*stmt] {
-            Stmt::Parallel { levels, .. } => levels
-                .get(*level)
-                .and_then(|l| l.extents.get(*index))
-                .copied(),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

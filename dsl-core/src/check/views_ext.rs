@@ -2,7 +2,7 @@
 //! .from(…)`, `.span_as`, `.sqz`, `.step`, `.span(d)`): enough for the other checks to follow a
 //! view through them. The lowering gate (`support`) rejects them before any lowering.
 
-use super::view::VState;
+use super::view_state::{VState, Views, var_extent};
 use super::{Cx, Dim, DimExpr};
 use crate::ir::{ExprId, ViewOp};
 
@@ -58,7 +58,9 @@ pub(crate) fn apply(
             let after: Option<i64> = dims.iter().map(|d| cx.dim_value(d)).product();
             if let (Some(b), Some(a)) = (before, after) {
                 if a != b {
-                    return Ok(None);
+                    return Err(format!(
+                        "`.span_as` keeps the element count: the view has {b} elements, the new shape {a}"
+                    ));
                 }
             }
             v.bounds = vec![None; dims.len()];
@@ -117,11 +119,11 @@ pub(crate) fn compose_chunk(cx: &Cx, a: ExprId, full: &Dim) -> Option<Dim> {
             let crate::ir::Expr::Compose { outer, inner } = &cx.m.exprs[x] else {
                 return None;
             };
-            let o = super::view::var_extent(cx, *outer).and_then(|e| cx.static_value(e))?;
-            let i = super::view::var_extent(cx, *inner).and_then(|e| cx.static_value(e))?;
+            let o = var_extent(cx, *outer).and_then(|e| cx.static_value(e))?;
+            let i = var_extent(cx, *inner).and_then(|e| cx.static_value(e))?;
             return o.checked_mul(i);
         }
-        super::view::var_extent(cx, x).and_then(|e| cx.static_value(e))
+        var_extent(cx, x).and_then(|e| cx.static_value(e))
     };
     let n = count(*outer)?.checked_mul(count(*inner)?)?;
     let f = cx.dim_value(full)?;
@@ -134,11 +136,7 @@ pub(crate) fn compose_chunk(cx: &Cx, a: ExprId, full: &Dim) -> Option<Dim> {
 /// A TMA copy's box (the tile of its global side) is encoded in a descriptor built on the host:
 /// its extents may use constants and problem dims, never values known only in the kernel
 /// (parallel or loop variables, lets, scalars) — which `.view(…)` windows make possible.
-pub(crate) fn check_tma_boxes(
-    cx: &Cx,
-    views: &super::view::Views,
-    diags: &mut crate::diag::Diagnostics,
-) {
+pub(crate) fn check_tma_boxes(cx: &Cx, views: &Views, diags: &mut crate::diag::Diagnostics) {
     use super::Binding;
     use crate::ir::{CopyDst, Stmt};
     let m = cx.m;
@@ -189,11 +187,7 @@ pub(crate) fn check_tma_boxes(
 /// Shapes of the copies the core `dma.copy` check does not see: `dma.copy` with a future or
 /// modifiers must match its destination, and `dma.transp<p…>` must match it after permuting
 /// the source's dimensions by `p`. Only dimensions with known values are compared.
-pub(crate) fn check_ext_copies(
-    cx: &Cx,
-    views: &super::view::Views,
-    diags: &mut crate::diag::Diagnostics,
-) {
+pub(crate) fn check_ext_copies(cx: &Cx, views: &Views, diags: &mut crate::diag::Diagnostics) {
     use crate::ir::{CopyDst, ExtStmt, Stmt};
     let m = cx.m;
     for s in super::all_stmts(m) {
@@ -264,4 +258,48 @@ pub(crate) fn check_ext_copies(
             );
         }
     }
+}
+
+/// The operands of a copy that tile with `.subspan(…)` (or `.subspan(…).step(…)`) but pick no
+/// tile with `.at`: Croqtile reads them as their first tile; no lowering does yet.
+pub(crate) fn untiled_operands(
+    m: &crate::ir::Module,
+    src: ExprId,
+    dst: &crate::ir::CopyDst,
+) -> Vec<ExprId> {
+    let dst = match dst {
+        crate::ir::CopyDst::Expr(d) => Some(*d),
+        crate::ir::CopyDst::Fresh(_) => None,
+    };
+    std::iter::once(src)
+        .chain(dst)
+        .filter(|&e| {
+            matches!(
+                m.exprs[e],
+                crate::ir::Expr::View {
+                    op: ViewOp::Subspan | ViewOp::Step,
+                    ..
+                }
+            )
+        })
+        .collect()
+}
+
+/// Whether a `let` value is a view (`t.span_as(…)`, `t.subspan(…)`, …) rather than an
+/// integer: the parser expands the name's uses into the view, the `let` stays to be checked.
+pub(crate) fn is_view_let(m: &crate::ir::Module, value: ExprId) -> bool {
+    matches!(
+        &m.exprs[value],
+        crate::ir::Expr::View {
+            op: ViewOp::SpanAs
+                | ViewOp::Subspan
+                | ViewOp::Chunkat
+                | ViewOp::Sqz
+                | ViewOp::Step
+                | ViewOp::Transpose
+                | ViewOp::Window
+                | ViewOp::From,
+            ..
+        }
+    )
 }

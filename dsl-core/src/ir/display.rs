@@ -93,10 +93,20 @@ impl Printer<'_> {
                 Some(format!("{dtype} [{}]", dims.join(", ")))
             }
         };
-        for (i, p) in k.params.iter().enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for i in 0..=k.params.len() {
+            for s in self.m.streams.iter().filter(|s| s.position == i) {
+                if !first {
+                    self.out.push_str(", ");
+                }
+                first = false;
+                let _ = write!(self.out, "stream {}", s.name.name);
+            }
+            let Some(p) = k.params.get(i) else { break };
+            if !first {
                 self.out.push_str(", ");
             }
+            first = false;
             let _ = write!(self.out, "{} {} [", p.space, p.dtype);
             self.list(&p.shape);
             let _ = write!(self.out, "] {}", p.name.name);
@@ -178,7 +188,16 @@ impl Printer<'_> {
         self.indent(depth);
         match &self.m.stmts[s] {
             Stmt::Parallel { levels, body } => {
-                self.out.push_str("parallel ");
+                self.out.push_str("parallel");
+                if let Some(x) = self.m.parallel_ext.iter().find(|x| x.stmt == s) {
+                    if x.is_async {
+                        self.out.push_str(".async");
+                    }
+                    if let Some(st) = &x.stream {
+                        let _ = write!(self.out, "<{}>", st.name);
+                    }
+                }
+                self.out.push(' ');
                 for (i, l) in levels.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
@@ -188,6 +207,14 @@ impl Printer<'_> {
                     self.out.push_str("} by [");
                     self.list(&l.extents);
                     let _ = write!(self.out, "] : {}", l.level);
+                    let coop = self
+                        .m
+                        .parallel_ext
+                        .iter()
+                        .any(|x| x.stmt == s && x.cooperative);
+                    if coop && l.level == Level::Block {
+                        self.out.push_str("<cooperative>");
+                    }
                 }
                 self.out.push_str(" {\n");
                 self.block(body, depth + 1);
@@ -207,6 +234,11 @@ impl Printer<'_> {
                 self.out.push(']');
                 if *unroll {
                     self.out.push_str(" : unroll");
+                    if let Some(u) = self.m.unroll_factors.iter().find(|u| u.stmt == s) {
+                        self.out.push('(');
+                        self.expr(u.factor, 0);
+                        self.out.push(')');
+                    }
                 }
                 self.out.push_str(" {\n");
                 self.block(body, depth + 1);

@@ -4,7 +4,7 @@
 //! (`check::support`) rejects each with "not supported yet: …" before any lowering runs.
 
 use super::expr::{ExprId, Ident};
-use super::stmt::{Block, CopyDst};
+use super::{Block, CopyDst, StmtId};
 
 /// A piece of a `println` argument list.
 #[derive(Clone, Debug, PartialEq)]
@@ -123,18 +123,15 @@ impl ExtStmt {
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeclExt {
     /// `shared s32 [8] b {0};`: every element starts at the value.
-    Init {
-        decl: super::stmt::StmtId,
-        value: ExprId,
-    },
+    Init { decl: StmtId, value: ExprId },
     /// `shared event e[N] = ready;`: the events start signalled.
-    Ready { decl: super::stmt::StmtId },
+    Ready { decl: StmtId },
     /// `frag f16 [M, K] a;`: a register tile spread over the threads of the enclosing level.
-    Frag { decl: super::stmt::StmtId },
+    Frag { decl: StmtId },
 }
 
 impl DeclExt {
-    pub fn decl(&self) -> super::stmt::StmtId {
+    pub fn decl(&self) -> StmtId {
         match self {
             DeclExt::Init { decl, .. } | DeclExt::Ready { decl } | DeclExt::Frag { decl } => *decl,
         }
@@ -148,6 +145,35 @@ impl DeclExt {
     }
 }
 
+/// `stream s` among a function's parameters: a CUDA stream the caller passes for the
+/// launches of the `parallel` statements bound to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamParam {
+    pub name: Ident,
+    /// How many other parameters precede it (its place in the signature).
+    pub position: usize,
+}
+
+/// What a `parallel` statement carries beyond the core form: `parallel.async` (the launch
+/// does not wait for the device) and `parallel<s>` (launched on stream `s`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParallelExt {
+    pub stmt: StmtId,
+    pub is_async: bool,
+    pub stream: Option<Ident>,
+    /// `: block<cooperative>`: a cooperative launch (every block resident, so the grid may
+    /// synchronize).
+    pub cooperative: bool,
+}
+
+/// `foreach … : unroll(N)`: unroll the loop by a factor of `N` (the loop's `unroll` flag is
+/// set too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnrollFactor {
+    pub stmt: StmtId,
+    pub factor: ExprId,
+}
+
 /// `[[name(args)]]` before a statement: a hint for it (`launch_bounds`, `maxnreg`, `schedule`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
@@ -155,6 +181,6 @@ pub struct Attribute {
     /// The arguments; `_` stays a wildcard, nested calls (`k_tiles(3, 2)`) stay calls.
     pub args: Vec<ExprId>,
     /// The statement it annotates.
-    pub target: super::stmt::StmtId,
+    pub target: StmtId,
     pub span: crate::span::Span,
 }

@@ -19,11 +19,30 @@ pub mod types;
 
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
-pub use ext::{Attribute, DeclExt, ExtStmt, PrintArg, SyncKind};
-pub use stmt::{AssignOp, Block, CopyDst, Declarator, ParallelLevel, ReduceOp, Stmt, StmtId};
+pub use ext::{
+    Attribute, DeclExt, ExtStmt, ParallelExt, PrintArg, StreamParam, SyncKind, UnrollFactor,
+};
+pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt};
 pub use types::{DType, Level, Major, MemSpace};
 
 use crate::span::Span;
+
+/// A statement handle. Defined here, beside [`Block`] and [`CopyDst`], so that the core
+/// statements (`stmt.rs`) and the extension statements (`ext.rs`) both import them from the
+/// module root and neither file imports the other's items back.
+pub type StmtId = Handle<Stmt>;
+
+/// A sequence of statements.
+pub type Block = Vec<StmtId>;
+
+/// Destination of a copy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CopyDst {
+    /// An existing tensor or view.
+    Expr(ExprId),
+    /// `=> shared` / `=> local`: a fresh buffer of the source view's shape.
+    Fresh(MemSpace),
+}
 
 /// `tunable NAME in [a, b, …] = default;` — a template parameter of the emitted kernel.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,6 +154,12 @@ pub struct Module {
     pub decl_ext: Vec<DeclExt>,
     /// `[[…]]` attributes of statements (checked, not lowered).
     pub attributes: Vec<Attribute>,
+    /// `stream` parameters (checked, not lowered).
+    pub streams: Vec<StreamParam>,
+    /// `parallel.async` / `parallel<s>` of `parallel` statements (checked, not lowered).
+    pub parallel_ext: Vec<ParallelExt>,
+    /// `: unroll(N)` factors of `foreach` loops (checked, not lowered).
+    pub unroll_factors: Vec<UnrollFactor>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -181,6 +206,9 @@ impl Module {
             },
             decl_ext: Vec::new(),
             attributes: Vec::new(),
+            streams: Vec::new(),
+            parallel_ext: Vec::new(),
+            unroll_factors: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

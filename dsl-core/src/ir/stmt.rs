@@ -5,14 +5,9 @@
 //! `inthreads` statements). Statements that introduce names (`Let`, declarations, `MmaFill`,
 //! `MmaLoad`, loop variables) scope them to the rest of the enclosing block.
 
-use super::arena::Handle;
 use super::expr::{ExprId, Ident};
 use super::types::{DType, Level, Major, MemSpace};
-
-pub type StmtId = Handle<Stmt>;
-
-/// A sequence of statements.
-pub type Block = Vec<StmtId>;
+use super::{Block, CopyDst};
 
 /// One `{vars} by [extents] : level` clause of a `parallel` statement. A single variable may
 /// be written without braces (`wg by 2 : group-4`), and the variables may be omitted
@@ -24,15 +19,6 @@ pub struct ParallelLevel {
     pub level: Level,
     /// Span of the level keyword (`block`, `group-4`, …).
     pub level_span: crate::span::Span,
-}
-
-/// Destination of a copy.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CopyDst {
-    /// An existing tensor or view.
-    Expr(ExprId),
-    /// `=> shared` / `=> local`: a fresh buffer of the source view's shape.
-    Fresh(MemSpace),
 }
 
 /// Assignment operators.

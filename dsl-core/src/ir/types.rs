@@ -29,6 +29,16 @@ pub enum DType {
     F6E2M3,
     F6E3M2,
     F4E2M1,
+    /// Sub-byte integers (1, 2, 4, 6 bits, unsigned `u` / signed `s`) and `bin1` (one bit, a
+    /// binary value): packed storage, never lowered yet.
+    U1,
+    U2,
+    S2,
+    U4,
+    S4,
+    U6,
+    S6,
+    Bin1,
 }
 
 impl DType {
@@ -53,6 +63,14 @@ impl DType {
             "f6_e2m3" => DType::F6E2M3,
             "f6_e3m2" => DType::F6E3M2,
             "f4_e2m1" => DType::F4E2M1,
+            "u1" => DType::U1,
+            "u2" => DType::U2,
+            "s2" => DType::S2,
+            "u4" => DType::U4,
+            "s4" => DType::S4,
+            "u6" => DType::U6,
+            "s6" => DType::S6,
+            "bin1" => DType::Bin1,
             _ => return None,
         })
     }
@@ -77,13 +95,22 @@ impl DType {
             DType::F6E2M3 => "f6_e2m3",
             DType::F6E3M2 => "f6_e3m2",
             DType::F4E2M1 => "f4_e2m1",
+            DType::U1 => "u1",
+            DType::U2 => "u2",
+            DType::S2 => "s2",
+            DType::U4 => "u4",
+            DType::S4 => "s4",
+            DType::U6 => "u6",
+            DType::S6 => "s6",
+            DType::Bin1 => "bin1",
         }
     }
     pub fn size_bytes(self) -> u32 {
         match self {
             DType::F16 | DType::BF16 => 2,
             DType::F32 | DType::I32 => 4,
-            // fp6/fp4 are counted a byte each (their packed layouts are a lowering's concern).
+            // Sub-byte types are counted a byte each (their packed layouts are a lowering's
+            // concern).
             DType::F8E4M3
             | DType::F8E5M2
             | DType::S8
@@ -91,7 +118,15 @@ impl DType {
             | DType::Bool
             | DType::F6E2M3
             | DType::F6E3M2
-            | DType::F4E2M1 => 1,
+            | DType::F4E2M1
+            | DType::U1
+            | DType::U2
+            | DType::S2
+            | DType::U4
+            | DType::S4
+            | DType::U6
+            | DType::S6
+            | DType::Bin1 => 1,
             DType::S16 | DType::U16 => 2,
             DType::U32 | DType::TF32 => 4,
             DType::S64 | DType::U64 | DType::F64 => 8,

@@ -637,5 +637,7 @@ pub fn scalar_type(d: DType) -> &'static str {
         DType::TF32 => "float",
         DType::Bool => "bool",
         DType::F6E2M3 | DType::F6E3M2 | DType::F4E2M1 => "unsigned char",
+        DType::U1 | DType::U2 | DType::U4 | DType::U6 | DType::Bin1 => "unsigned char",
+        DType::S2 | DType::S4 | DType::S6 => "signed char",
     }
 }

@@ -158,6 +158,7 @@ impl Parser {
         let mut out = Vec::new();
         for e in shape {
             let spliced = match &self.exprs[e] {
+                Expr::Name(n) => self.shape_value_dims(n),
                 Expr::Field { base, field } if field.name == "span" => match &self.exprs[*base] {
                     Expr::Name(n) => self
                         .shapes
@@ -311,6 +312,38 @@ impl Parser {
         let value = self.expr()?;
         self.expect_semi("the assignment")?;
         let span = self.span_from(first);
+        // `v = t.span_as(6, 64);` (a view, not a value): `v` names that view from here on
+        // (each use is the view's expression; views are pure). The `let` stays, so the view
+        // is checked even when unused.
+        if let Some(name) = &plain
+            && op == AssignOp::Set
+            && !self.is_bound(&name.name)
+            && matches!(
+                &self.exprs[value],
+                Expr::View {
+                    op: crate::ir::ViewOp::SpanAs
+                        | crate::ir::ViewOp::Subspan
+                        | crate::ir::ViewOp::Chunkat
+                        | crate::ir::ViewOp::Sqz
+                        | crate::ir::ViewOp::Step
+                        | crate::ir::ViewOp::Transpose
+                        | crate::ir::ViewOp::Window
+                        | crate::ir::ViewOp::From,
+                    ..
+                }
+            )
+        {
+            self.view_aliases.push((name.name.clone(), value));
+            let span = self.span_from(first);
+            out.push(self.add_stmt(
+                Stmt::Let {
+                    name: name.clone(),
+                    value,
+                },
+                span,
+            ));
+            return Ok(());
+        }
         let s = match plain {
             Some(name) if op == AssignOp::Set && !self.is_bound(&name.name) => {
                 self.bind(&name.name);

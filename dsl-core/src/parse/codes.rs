@@ -29,6 +29,8 @@
 //! | E0030 | note: file mode skipped host C++ and preprocessor lines |
 //! | E0032 | malformed `assert`, or a built-in called as a statement with the wrong arguments |
 //! | E0033 | malformed loop (`while`, `with … in`, ranged `foreach`) |
+//! | E0040 | `#x` of a name that is not a parallel or loop variable in scope |
+//! | E0045 | a named shape (`sp : [7, 8];`) of an unsupported form or the wrong rank |
 
 pub const LEX: &str = "E0001";
 pub const DELIM: &str = "E0002";
@@ -57,3 +59,5 @@ pub const TOO_LARGE: &str = "E0090";
 pub const HOST_SKIPPED: &str = "E0030";
 pub const BAD_CALL: &str = "E0032";
 pub const BAD_LOOP: &str = "E0033";
+pub const BOUND_OF: &str = "E0040";
+pub const SHAPE_VALUE: &str = "E0045";

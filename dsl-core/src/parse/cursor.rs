@@ -73,6 +73,24 @@ pub(crate) struct Parser {
     pub cluster_levels: Vec<Span>,
     /// `tma.copy….multicast` statements and the modifier's span.
     pub multicast: Vec<(crate::ir::StmtId, Span)>,
+    /// Parallel and loop variables in scope with their extents, innermost last (what `#x`
+    /// names).
+    pub var_extents: Vec<(String, crate::ir::ExprId)>,
+    /// Unnamed dimensions (`?`, `mdspan<N>`) so far: each gets a fresh symbolic name.
+    pub unnamed_dims: u32,
+    /// Names given to views (`v = t.span_as(6, 64);`): each use is a copy of the view.
+    pub view_aliases: Vec<(String, crate::ir::ExprId)>,
+    /// Named shapes (`sp : [7, 8];`) in scope, innermost last: `[sp]` in a shape and
+    /// `sp(i)` in an expression stand for their dimensions.
+    pub shape_values: Vec<(String, Vec<crate::ir::ExprId>)>,
+    /// `stream` parameters of the kernel.
+    pub streams: Vec<crate::ir::StreamParam>,
+    /// `parallel.async` / `parallel<s>` seen so far.
+    pub parallel_ext: Vec<crate::ir::ParallelExt>,
+    /// `: unroll(N)` factors seen so far.
+    pub unroll_factors: Vec<crate::ir::UnrollFactor>,
+    /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
+    pub cooperative: bool,
 }
 
 impl Parser {
@@ -100,6 +118,14 @@ impl Parser {
             pre_stmts: Vec::new(),
             cluster_levels: Vec::new(),
             multicast: Vec::new(),
+            var_extents: Vec::new(),
+            unnamed_dims: 0,
+            view_aliases: Vec::new(),
+            shape_values: Vec::new(),
+            streams: Vec::new(),
+            parallel_ext: Vec::new(),
+            unroll_factors: Vec::new(),
+            cooperative: false,
         }
     }
 

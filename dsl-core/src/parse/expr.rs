@@ -261,6 +261,9 @@ impl Parser {
 
     fn unary(&mut self, no_gt: bool) -> PResult<ExprId> {
         let first = self.pos;
+        if self.op_at(self.pos).is_some_and(|(o, _)| o == "#") {
+            return self.bound_of();
+        }
         let op = match self.op_at(self.pos) {
             Some((o, _)) if o == "-" => UnaryOp::Neg,
             Some((o, _)) if o == "!" => UnaryOp::Not,
@@ -269,6 +272,105 @@ impl Parser {
         self.bump();
         let expr = self.expr_bp(COMPOSE_PREC, no_gt)?;
         Ok(self.add_expr(Expr::Unary { op, expr }, self.span_from(first)))
+    }
+
+    /// `#x`: the extent of the parallel or loop variable `x` (or of a `with` bound), as
+    /// written where `x` is introduced; the extent's expression is copied here (sugar).
+    fn bound_of(&mut self) -> PResult<ExprId> {
+        let hash = self.bump();
+        let name = self.expect_ident("a parallel or loop variable after `#`")?;
+        let span = self.span(hash, self.pos - 1);
+        let extent = self
+            .var_extents
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name.name)
+            .map(|(_, e)| *e)
+            .or_else(|| match self.with_bound(&name.name) {
+                Some((b, _)) if b.len() == 1 => Some(b[0]),
+                _ => None,
+            });
+        let Some(extent) = extent else {
+            let msg = format!(
+                "`#{}` needs a parallel or loop variable in scope; `{}` is not one",
+                name.name, name.name
+            );
+            return Err(
+                self.error(Diagnostic::new(codes::BOUND_OF, span, msg).with_help(
+                    "`#x` is the extent of `x` in `parallel x by N` or `foreach x in [N]`",
+                )),
+            );
+        };
+        Ok(self.copy_expr(extent, span))
+    }
+
+    /// `sp(i)` with `i` an integer literal: a copy of dimension `i` of the named shape `sp`.
+    fn shape_dim(&mut self, name: &str, first: usize) -> PResult<ExprId> {
+        let dims = self.shape_value_dims(name).unwrap_or_default();
+        let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
+        let index = self.int_literal();
+        let span = self.span(first, close);
+        let at = match index {
+            Some(Ok((i, _))) if self.pos == close && (0..dims.len() as i64).contains(&i) => i,
+            _ => {
+                self.pos = close + 1;
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::SHAPE_VALUE,
+                        span,
+                        format!(
+                            "`{name}(i)` takes a dimension index from 0 to {}",
+                            dims.len().saturating_sub(1)
+                        ),
+                    )
+                    .with_help(format!("write `{name}(0)`")),
+                ));
+            }
+        };
+        self.pos = close + 1;
+        Ok(self.copy_expr(dims[at as usize], span))
+    }
+
+    /// A copy of the expression tree `e` whose nodes all carry `span`.
+    fn copy_expr(&mut self, e: ExprId, span: Span) -> ExprId {
+        let node = match self.exprs[e].clone() {
+            Expr::Unary { op, expr } => Expr::Unary {
+                op,
+                expr: self.copy_expr(expr, span),
+            },
+            Expr::Binary { op, lhs, rhs } => Expr::Binary {
+                op,
+                lhs: self.copy_expr(lhs, span),
+                rhs: self.copy_expr(rhs, span),
+            },
+            Expr::Compose { outer, inner } => Expr::Compose {
+                outer: self.copy_expr(outer, span),
+                inner: self.copy_expr(inner, span),
+            },
+            Expr::Call { func, args } => Expr::Call {
+                func,
+                args: args.into_iter().map(|a| self.copy_expr(a, span)).collect(),
+            },
+            Expr::Index { base, index } => Expr::Index {
+                base: self.copy_expr(base, span),
+                index: self.copy_expr(index, span),
+            },
+            Expr::View { base, op, args } => Expr::View {
+                base: self.copy_expr(base, span),
+                op,
+                args: args.into_iter().map(|a| self.copy_expr(a, span)).collect(),
+            },
+            Expr::Field { base, field } => Expr::Field {
+                base: self.copy_expr(base, span),
+                field,
+            },
+            leaf @ (Expr::Int(_)
+            | Expr::Float { .. }
+            | Expr::Bool(_)
+            | Expr::Name(_)
+            | Expr::Wildcard) => leaf,
+        };
+        self.add_expr(node, span)
     }
 
     /// A primary expression followed by `[i]`, `.method(…)` and `.field` suffixes.
@@ -381,6 +483,10 @@ impl Parser {
                             self.error(Diagnostic::new(codes::EXPECTED, span, msg).with_help(help))
                         );
                     }
+                    // `sp(i)`: dimension `i` of the named shape `sp`.
+                    _ if self.is_open(Delim::Paren) && self.shape_value_dims(&name).is_some() => {
+                        return self.shape_dim(&name, first);
+                    }
                     _ if self.is_open(Delim::Paren) => return self.call(Ident::new(name, span)),
                     // `__to<f32>(x)`: the conversion is named with its type.
                     "__to" if self.is_op("<") => {
@@ -402,6 +508,12 @@ impl Parser {
                         }
                         let func = Ident::new(format!("__to<{ty}>"), self.span_from(first));
                         return self.call(func);
+                    }
+                    _ if !self.is_bound(&name) => {
+                        match self.view_aliases.iter().rev().find(|(n, _)| *n == name) {
+                            Some(&(_, view)) => return Ok(self.copy_expr(view, span)),
+                            None => Expr::Name(name),
+                        }
                     }
                     _ => Expr::Name(name),
                 };
@@ -447,7 +559,9 @@ impl Parser {
         }
         let args = self.comma_list(close, "the argument list", |p| p.expr())?;
         let span = func.span.join(self.span(close, close));
-        if Some(args.len()) != arity {
+        // `select(i, a, b, c, …)`: the `i`-th of the values (`select(c, a, b)`: `c ? a : b`).
+        let n_ary = func.name == "select" && args.len() > 3;
+        if Some(args.len()) != arity && !n_ary {
             let n = arity.unwrap_or(2);
             let msg = format!(
                 "`{}` takes {n} argument{}, found {}",

@@ -11,7 +11,7 @@ use super::codes;
 use super::cursor::{PResult, Parser};
 use super::lexer::{Delim, TokKind};
 use crate::diag::Diagnostic;
-use crate::ir::{Block, CopyDst, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind};
+use crate::ir::{Block, CopyDst, Expr, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind};
 
 /// `dma` operations beyond the core `copy` and `wait`.
 const DMA_EXT_OPS: &[&str] = &["copy", "pad", "transp", "any"];
@@ -199,7 +199,30 @@ impl Parser {
     /// (also `with t in [A, B]`). The names are bounded: a `foreach x` inside iterates
     /// `x` over its bound. The body's statements join the enclosing block.
     pub(crate) fn with_stmt(&mut self, out: &mut Block) -> PResult<()> {
-        let first = self.bump();
+        self.bump();
+        let mut frame: Vec<(String, Vec<ExprId>, Vec<Ident>)> = Vec::new();
+        let mut named: Vec<Ident> = Vec::new();
+        // `with a in A, {x, y} in [M, N] { … }`: several clauses share one body.
+        loop {
+            self.with_clause(&mut frame, &mut named)?;
+            if self.eat_op(",").is_none() {
+                break;
+            }
+        }
+        self.with_bounds.push(frame);
+        let body = self.body(&named);
+        self.with_bounds.pop();
+        out.extend(body?);
+        Ok(())
+    }
+
+    /// One `names in bounds` clause of a `with`.
+    fn with_clause(
+        &mut self,
+        frame: &mut Vec<(String, Vec<ExprId>, Vec<Ident>)>,
+        named: &mut Vec<Ident>,
+    ) -> PResult<()> {
+        let first = self.pos;
         let mut tuple: Option<Ident> = None;
         let mut vars = Vec::new();
         if self.is_open(Delim::Brace) {
@@ -208,10 +231,8 @@ impl Parser {
             let name = self.expect_ident("the bounded names after `with`")?;
             if self.eat_op("=").is_some() {
                 vars = self.brace_idents()?;
-                tuple = Some(name);
-            } else {
-                tuple = Some(name);
             }
+            tuple = Some(name);
         }
         if self.eat_kw("in").is_none() {
             return Err(self.unexpected_help(
@@ -227,11 +248,8 @@ impl Parser {
             ));
         }
         let extents = self.extents(false)?;
-        let named: Vec<Ident> = if vars.is_empty() {
-            tuple.iter().cloned().collect()
-        } else {
-            vars.clone()
-        };
+        // `with i in sp` over a named shape: its dimensions.
+        let extents = self.splice_spans(extents);
         if !vars.is_empty() && vars.len() != extents.len() {
             let span = self.span_from(first);
             return Err(self.error(
@@ -243,9 +261,13 @@ impl Parser {
                 .with_help("give one bound per name"),
             ));
         }
+        if vars.is_empty() {
+            named.extend(tuple.iter().cloned());
+        } else {
+            named.extend(vars.iter().cloned());
+        }
         // A single unnamed tuple over several bounds (`with index in [3, 9]`) keeps the
         // tuple's name bounded by the first extent only when there is one.
-        let mut frame: Vec<(String, Vec<ExprId>, Vec<Ident>)> = Vec::new();
         if vars.is_empty() {
             if let Some(t) = &tuple {
                 frame.push((t.name.clone(), extents.clone(), Vec::new()));
@@ -259,11 +281,6 @@ impl Parser {
                 frame.push((t.name.clone(), extents.clone(), vars.clone()));
             }
         }
-        self.with_bounds.push(frame);
-        let body = self.body(&named);
-        self.with_bounds.pop();
-        let _ = first;
-        out.extend(body?);
         Ok(())
     }
 
@@ -502,5 +519,180 @@ impl Parser {
             Stmt::Ext(ExtStmt::MmaRefill { acc, value }),
             self.span_from(first),
         ))
+    }
+}
+
+impl Parser {
+    /// The dimensions of the named shape `name` in scope.
+    pub(crate) fn shape_value_dims(&self, name: &str) -> Option<Vec<ExprId>> {
+        self.shape_values
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| d.clone())
+    }
+
+    /// `[mdspan[<N>]] name : shape;` where `shape` is `[d0, d1, …]`, another named shape, or
+    /// `t.span` of a tensor: the name stands for those dimensions from here on (sugar: no
+    /// statement is produced). `<N>` states the rank, checked here.
+    pub(crate) fn shape_value(&mut self) -> PResult<()> {
+        let mut rank = None;
+        if self.eat_kw("mdspan").is_some() && self.eat_op("<").is_some() {
+            let at = self.here();
+            match self.int_literal() {
+                Some(r) => rank = Some((r?.0, at)),
+                None => {
+                    return Err(self.unexpected(codes::EXPECTED, "the rank after `mdspan<`"));
+                }
+            }
+            self.expect_op(">", "to close `mdspan<…>`")?;
+        }
+        let name = self.expect_ident("the shape's name")?;
+        self.expect_op(":", "after the shape's name")?;
+        let first = self.pos;
+        let dims = if self.is_open(Delim::Bracket) {
+            let dims = self.extents(true)?;
+            self.splice_spans(dims)
+        } else {
+            let e = self.postfix()?;
+            let dims = match &self.exprs[e] {
+                Expr::Name(n) => self.shape_value_dims(n),
+                Expr::Field { base, field } if field.name == "span" => match &self.exprs[*base] {
+                    Expr::Name(n) => self
+                        .shapes
+                        .iter()
+                        .rev()
+                        .find(|(k, _)| k == n)
+                        .map(|(_, d)| d.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match dims {
+                Some(d) => d,
+                None => {
+                    let span = self.span_from(first);
+                    return Err(self.error(
+                        Diagnostic::new(
+                            codes::SHAPE_VALUE,
+                            span,
+                            format!(
+                                "the value of `{}` is not a shape tessel can name",
+                                name.name
+                            ),
+                        )
+                        .with_help(
+                            "write the dimensions `[7, 8]`, another named shape, or `t.span`",
+                        ),
+                    ));
+                }
+            }
+        };
+        if let Some((want, at)) = rank
+            && want != dims.len() as i64
+        {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::SHAPE_VALUE,
+                    at,
+                    format!(
+                        "`mdspan<{want}>` but the shape `{}` has {} dimension{}",
+                        name.name,
+                        dims.len(),
+                        if dims.len() == 1 { "" } else { "s" }
+                    ),
+                )
+                .with_help("make the rank match the dimensions"),
+            ));
+        }
+        self.expect_semi("the shape")?;
+        self.shape_values.push((name.name.clone(), dims.clone()));
+        self.shapes.push((name.name, dims));
+        Ok(())
+    }
+}
+
+impl Parser {
+    /// A named shape, or a tensor's `.span`, stands for its dimensions only as a whole entry
+    /// of a shape list (`[sp]`, `[t.span, 4]`); arithmetic on a whole shape (`[t.span / sp]`,
+    /// `[t.span + 1]`) is not supported.
+    pub(crate) fn no_shape_arithmetic(&mut self, e: ExprId) -> PResult<()> {
+        let whole = |p: &Self, x: ExprId| match &p.exprs[x] {
+            Expr::Field { field, .. } => field.name == "span",
+            Expr::Name(n) => p.shape_value_dims(n).is_some(),
+            _ => false,
+        };
+        if matches!(&self.exprs[e], Expr::Name(_)) || whole(self, e) {
+            return Ok(());
+        }
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            if whole(self, x) {
+                let span = self.exprs.get_span(e);
+                let msg = "arithmetic on a whole shape is not supported".to_string();
+                return Err(
+                    self.error(Diagnostic::new(codes::SHAPE_VALUE, span, msg).with_help(
+                        "write each dimension, e.g. `[t.span(0) / 2, t.span(1)]` or `[sp(0) + 1]`",
+                    )),
+                );
+            }
+            match &self.exprs[x] {
+                Expr::Unary { expr, .. } => stack.push(*expr),
+                Expr::Binary { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
+                Expr::Compose { outer, inner } => stack.extend([*outer, *inner]),
+                Expr::Call { args, .. } => stack.extend(args.iter().copied()),
+                Expr::Index { base, index } => stack.extend([*base, *index]),
+                Expr::View { base, args, .. } => {
+                    stack.push(*base);
+                    stack.extend(args.iter().copied());
+                }
+                Expr::Field { base, .. } => stack.push(*base),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Parser {
+    /// `ituple[<N>] name = value;`: an integer tuple binding, the typed spelling of
+    /// `name = value;` (a `let`); `<N>` states how many elements a `{…}` value has.
+    pub(crate) fn ituple_decl(&mut self, out: &mut Block) -> PResult<()> {
+        let first = self.bump();
+        let mut count = None;
+        if self.eat_op("<").is_some() {
+            let at = self.here();
+            match self.int_literal() {
+                Some(r) => count = Some((r?.0, at)),
+                None => return Err(self.unexpected(codes::EXPECTED, "the size after `ituple<`")),
+            }
+            self.expect_op(">", "to close `ituple<…>`")?;
+        }
+        let name = self.expect_ident("the i-tuple's name")?;
+        self.expect_op("=", "and the i-tuple's value")?;
+        let value = self.expr()?;
+        self.expect_semi("the i-tuple")?;
+        if let Some((n, at)) = count
+            && let Expr::Call { func, args } = &self.exprs[value]
+            && func.name == "ituple"
+            && args.len() as i64 != n
+        {
+            let got = args.len();
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::COUNT,
+                    at,
+                    format!(
+                        "`ituple<{n}>` but the value has {got} element{}",
+                        if got == 1 { "" } else { "s" }
+                    ),
+                )
+                .with_help("make the size match the value"),
+            ));
+        }
+        self.bind(&name.name);
+        let span = self.span_from(first);
+        out.push(self.add_stmt(Stmt::Let { name, value }, span));
+        Ok(())
     }
 }

@@ -403,11 +403,22 @@ impl Parser {
         // parse) so the body is still checked and no "missing kernel" error follows.
         let mut params = Vec::new();
         let _ = self.comma_list(close, "the parameter list", |p| {
+            // `stream s`: a CUDA stream for `parallel<s>` launches.
+            if p.is_kw("stream") && p.ident_at(p.pos + 1).is_some() {
+                p.bump();
+                let name = p.expect_ident("the stream's name")?;
+                p.bind(&name.name);
+                p.streams.push(crate::ir::StreamParam {
+                    name,
+                    position: params.len(),
+                });
+                return Ok(());
+            }
             let r = p.param();
             if let Ok(param) = &r {
                 params.push(param.clone());
             }
-            r
+            r.map(|_| ())
         });
         let body = self.brace_block("to open the kernel body");
         self.pop_scope();
@@ -442,17 +453,94 @@ impl Parser {
             }
         }
         let (dtype, _) = self.dtype()?;
-        // `f32 [N] name(` (a tensor) or `int name(` (a scalar).
-        let shape = if self.is_open(Delim::Bracket) {
-            self.extents(true)?
-        } else {
-            Vec::new()
-        };
+        // `f32 [N] name(` / `f32 mdspan<2> name(` (a tensor) or `int name(` (a scalar).
+        let shape = self.type_shape()?.unwrap_or_default();
         Ok(Returns::Value {
             dtype,
             shape,
             span: self.span_from(first),
         })
+    }
+
+    /// A parameter's name; `_` when it has none (`int` followed by `,` or `)`), as
+    /// Croqtile allows: an unnamed parameter cannot be referred to.
+    fn param_name(&mut self) -> PResult<Ident> {
+        if self.punct_at(self.pos, ',') || self.at_end() || self.is_close() {
+            return Ok(Ident::new("_", self.after_prev()));
+        }
+        self.expect_ident("the parameter's name")
+    }
+
+    /// The shape after an element type: `[M, K]`, `mdspan[M, K]` or `mdspan<2>` (rank 2,
+    /// every dimension unnamed); a `?` dimension is unnamed too. Each unnamed dimension gets
+    /// a fresh symbolic name (`?1`, `?2`, …: bound at launch like `M`, never written by the
+    /// user). `None` when no shape follows (a scalar).
+    pub(crate) fn type_shape(&mut self) -> PResult<Option<Vec<crate::ir::ExprId>>> {
+        let mdspan = self.eat_kw("mdspan").is_some();
+        if mdspan && self.eat_op("<").is_some() {
+            let rank_at = self.here();
+            let rank = match self.int_literal() {
+                Some(r) => r?.0,
+                None => {
+                    return Err(self.unexpected_help(
+                        codes::EXPECTED,
+                        "the rank after `mdspan<`",
+                        "write `f32 mdspan<2> a` (a rank-2 tensor of unnamed extents)",
+                    ));
+                }
+            };
+            if !(1..=8).contains(&rank) {
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::EXPECTED,
+                        rank_at,
+                        format!("an `mdspan` rank is 1 to 8, found {rank}"),
+                    )
+                    .with_help("write `mdspan<2>`"),
+                ));
+            }
+            self.expect_op(">", "to close `mdspan<…>`")?;
+            let span = self.span_from(self.pos - 1);
+            return Ok(Some((0..rank).map(|_| self.unnamed_dim(span)).collect()));
+        }
+        if !self.is_open(Delim::Bracket) {
+            if mdspan {
+                return Err(self.unexpected_help(
+                    codes::EXPECTED,
+                    "`[` or `<` after `mdspan`",
+                    "write `f32 mdspan[M, K] a` or `f32 mdspan<2> a`",
+                ));
+            }
+            return Ok(None);
+        }
+        let (_, close) = self.expect_open(Delim::Bracket, "and the shape")?;
+        let shape = self.comma_list(close, "the shape", |p| {
+            if p.is_op("?") {
+                let at = p.here();
+                p.bump();
+                Ok(p.unnamed_dim(at))
+            } else {
+                p.expr()
+            }
+        })?;
+        if shape.is_empty() {
+            let span = self.span(close, close);
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::EXPECTED,
+                    span,
+                    "a shape needs at least one dimension",
+                )
+                .with_help("write `[M, K]`"),
+            ));
+        }
+        Ok(Some(shape))
+    }
+
+    fn unnamed_dim(&mut self, span: Span) -> crate::ir::ExprId {
+        self.unnamed_dims += 1;
+        let name = format!("?{}", self.unnamed_dims);
+        self.add_expr(crate::ir::Expr::Name(name), span)
     }
 
     /// `global f16 [M, K] name` (the memory space may be left out: global).
@@ -474,9 +562,9 @@ impl Parser {
             }
         };
         let (dtype, dtype_span) = self.dtype()?;
-        if !self.is_open(Delim::Bracket) && self.peek_ident().is_some() {
-            // `int d`: a scalar parameter (a value, no shape).
-            let name: Ident = self.expect_ident("the parameter's name")?;
+        let Some(shape) = self.type_shape()? else {
+            // `int d`: a scalar parameter (a value, no shape); `int` alone: an unnamed one.
+            let name = self.param_name()?;
             self.bind(&name.name);
             return Ok(Param {
                 name,
@@ -485,21 +573,10 @@ impl Parser {
                 dtype_span,
                 shape: Vec::new(),
             });
-        }
-        let (_, close) = self.expect_open(Delim::Bracket, "and the parameter's shape")?;
-        let shape = self.comma_list(close, "the shape", |p| p.expr())?;
-        if shape.is_empty() {
-            let span = self.span(close, close);
-            return Err(self.error(
-                Diagnostic::new(
-                    codes::EXPECTED,
-                    span,
-                    "a parameter needs at least one dimension",
-                )
-                .with_help("write `[M, K]`"),
-            ));
-        }
-        let name: Ident = self.expect_ident("the parameter's name")?;
+        };
+        // `f32 [N] &out`: a parameter the caller reads back (every tensor parameter is one).
+        self.eat_op("&");
+        let name = self.param_name()?;
         self.bind(&name.name);
         self.shapes.push((name.name.clone(), shape.clone()));
         Ok(Param {

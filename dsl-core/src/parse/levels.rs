@@ -1,12 +1,13 @@
 //! Croqtile's default mapping of `parallel` levels written without `: level`, decided once
 //! the whole kernel is parsed (a level's meaning depends on the levels nested below it):
 //!
-//! - the levels of one nest, outermost first, must descend `block` → `group`/`group-4` →
-//!   `thread`; an unannotated level takes a free slot between its annotated neighbours;
-//! - a run of unannotated levels with an annotated level below it takes the outermost free
-//!   slots (`parallel r by 5 parallel s by 7 : thread` → `r` is `block`); a run with none
-//!   below ends at `thread` and takes the outermost slots for the rest (`parallel x by 3` →
-//!   `thread`; two levels → `block`, `thread`; three → `block`, `group`, `thread`);
+//! - the levels of one nest, outermost first, must descend `block` → `group-4` → `group` →
+//!   `thread`; an unannotated level takes a free slot between its annotated neighbours, the
+//!   grid and thread slots first, then `group`, then `group-4`;
+//! - a run of unannotated levels with an annotated level below it takes its free slots in
+//!   that order (`parallel r by 5 parallel s by 7 : thread` → `r` is `block`); a run with
+//!   none below ends at `thread` (`parallel x by 3` → `thread`; two levels → `block`,
+//!   `thread`; three → `block`, `group`, `thread`; four → every slot);
 //! - a nest whose outermost level is not `block` runs in one block: its statement gets a
 //!   first level `by 1 : block`.
 //!
@@ -20,12 +21,17 @@ use crate::span::Span;
 fn rank(l: Level) -> usize {
     match l {
         Level::Block => 0,
-        Level::Group | Level::Group4 => 1,
-        Level::Thread => 2,
+        Level::Group4 => 1,
+        Level::Group => 2,
+        Level::Thread => 3,
     }
 }
 
-const SLOTS: [Level; 3] = [Level::Block, Level::Group, Level::Thread];
+const SLOTS: [Level; 4] = [Level::Block, Level::Group4, Level::Group, Level::Thread];
+
+/// Which free slots a run of unannotated levels takes first: the grid, the threads, then
+/// warps, then warpgroups (three levels are block, group, thread; four fill every slot).
+const PRIORITY: [Level; 4] = [Level::Block, Level::Thread, Level::Group, Level::Group4];
 
 /// One entry of a nest: explicit level or unannotated.
 type Slot = Option<Level>;
@@ -176,11 +182,18 @@ fn fill(chain: &[Slot]) -> Vec<Level> {
             (0..k)
                 .map(|j| free.get(j).copied().unwrap_or(Level::Thread))
                 .collect()
-        } else if next.is_some() {
-            free[..k].to_vec()
         } else {
-            let mut p = free[..k - 1].to_vec();
-            p.push(*free.last().unwrap_or(&Level::Thread));
+            // A run with no annotated level below ends at `thread`.
+            let mut p: Vec<Level> = Vec::with_capacity(k);
+            if next.is_none() && free.contains(&Level::Thread) {
+                p.push(Level::Thread);
+            }
+            for l in PRIORITY {
+                if p.len() < k && free.contains(&l) && !p.contains(&l) {
+                    p.push(l);
+                }
+            }
+            p.sort_by_key(|l| rank(*l));
             p
         };
         for (j, l) in picks.into_iter().enumerate() {
@@ -209,5 +222,22 @@ mod tests {
             fill(&[None, None, Some(Thread)]),
             vec![Block, Group, Thread]
         );
+        assert_eq!(
+            fill(&[None, None, None, None]),
+            vec![Block, Group4, Group, Thread]
+        );
+        assert_eq!(
+            fill(&[None, Some(Group4), None]),
+            vec![Block, Group4, Thread]
+        );
+        assert_eq!(
+            fill(&[None, None, Some(Group), None]),
+            vec![Block, Group4, Group, Thread]
+        );
+        assert_eq!(
+            fill(&[Some(Block), None, Some(Thread)]),
+            vec![Block, Group, Thread]
+        );
+        assert_eq!(fill(&[Some(Group4), None]), vec![Group4, Thread]);
     }
 }

@@ -107,7 +107,18 @@ impl Parser {
             }
             return Err(self.unexpected(codes::EXPECTED, "a statement"));
         };
+        // `sp : [7, 8];` / `mdspan<2> sp : [7, 8];`: a named shape (sugar).
+        let shape_value = word == "mdspan"
+            || (self.punct_at(self.pos + 1, ':') && !self.punct_at(self.pos + 2, ':'));
+        if shape_value {
+            return self.shape_value();
+        }
         match word.as_str() {
+            "ituple"
+                if self.ident_at(self.pos + 1).is_some() || self.punct_at(self.pos + 1, '<') =>
+            {
+                return self.ituple_decl(out);
+            }
             "with" => return self.with_stmt(out),
             "wait" | "trigger" => return self.event_list_stmt(out),
             "mutable" if self.ident_at(self.pos + 1).is_some() => {
@@ -286,6 +297,19 @@ impl Parser {
     /// `parallel L1, L2, … body`.
     fn parallel(&mut self) -> PResult<StmtId> {
         let first = self.bump();
+        // `parallel.async` (the launch does not wait) and `parallel<s>` (on stream `s`).
+        let is_async = self.punct_at(self.pos, '.') && self.kw_at(self.pos + 1, "async");
+        if is_async {
+            self.pos += 2;
+        }
+        let outer_cooperative = std::mem::take(&mut self.cooperative);
+        let stream = if self.eat_op("<").is_some() {
+            let s = self.expect_ident("the stream of the launch")?;
+            self.expect_op(">", "to close `parallel<…>`")?;
+            Some(s)
+        } else {
+            None
+        };
         let mut levels = Vec::new();
         loop {
             levels.push(self.parallel_level()?);
@@ -316,16 +340,33 @@ impl Parser {
             }
             break;
         }
+        let cooperative = std::mem::replace(&mut self.cooperative, outer_cooperative);
         let vars: Vec<Ident> = levels.iter().flat_map(|l| l.vars.clone()).collect();
         let head = self.span_from(first);
+        let mark = self.var_extents.len();
+        for l in &levels {
+            for (v, &e) in l.vars.iter().zip(&l.extents) {
+                self.var_extents.push((v.name.clone(), e));
+            }
+        }
         self.parallel_depth += 1;
         let body = self.body(&vars);
         self.parallel_depth -= 1;
+        self.var_extents.truncate(mark);
         let body = body?;
-        Ok(self.add_stmt(
+        let s = self.add_stmt(
             Stmt::Parallel { levels, body },
             head.join(self.span_from(first)),
-        ))
+        );
+        if is_async || stream.is_some() || cooperative {
+            self.parallel_ext.push(crate::ir::ParallelExt {
+                stmt: s,
+                is_async,
+                stream,
+                cooperative,
+            });
+        }
+        Ok(s)
     }
 
     /// `{a, b} by [X, Y] : block`, `v by E : level` or `by E : level`.
@@ -371,6 +412,12 @@ impl Parser {
             });
         }
         let (level, level_span) = self.level()?;
+        // `: block<cooperative>`: a cooperative launch.
+        if level == Level::Block && self.is_op("<") && self.kw_at(self.pos + 1, "cooperative") {
+            self.pos += 2;
+            self.expect_op(">", "to close `block<cooperative>`")?;
+            self.cooperative = true;
+        }
         Ok(ParallelLevel {
             vars,
             extents,
@@ -440,6 +487,9 @@ impl Parser {
     pub(crate) fn extents(&mut self, bracket_only: bool) -> PResult<Vec<ExprId>> {
         if let Some((_, close)) = self.open(Delim::Bracket) {
             let list = self.comma_list(close, "the extent list", |p| p.expr())?;
+            for &e in &list {
+                self.no_shape_arithmetic(e)?;
+            }
             if list.is_empty() {
                 let span = self.span(close, close);
                 return Err(self.error(
@@ -549,13 +599,25 @@ impl Parser {
         };
         self.count_check(&vars, &extents)?;
         let mut unroll = is_apply;
+        let mut factor = None;
         if self.eat_op(":").is_some() {
             self.expect_kw("unroll", "after `:` (the only loop attribute)")?;
             unroll = true;
+            // `: unroll(N)`: unroll by a factor.
+            if let Some((_, close)) = self.open(Delim::Paren) {
+                let f = self.expr();
+                factor = Some(self.finish_group(close, "after the unroll factor", f)?);
+            }
         }
         let head = self.span_from(first);
-        let body = self.body(&vars)?;
-        Ok(self.add_stmt(
+        let mark = self.var_extents.len();
+        for (v, &e) in vars.iter().zip(&extents) {
+            self.var_extents.push((v.name.clone(), e));
+        }
+        let body = self.body(&vars);
+        self.var_extents.truncate(mark);
+        let body = body?;
+        let s = self.add_stmt(
             Stmt::Foreach {
                 vars,
                 extents,
@@ -563,7 +625,12 @@ impl Parser {
                 body,
             },
             head.join(self.span_from(first)),
-        ))
+        );
+        if let Some(factor) = factor {
+            self.unroll_factors
+                .push(crate::ir::UnrollFactor { stmt: s, factor });
+        }
+        Ok(s)
     }
 
     /// `(cond)`.

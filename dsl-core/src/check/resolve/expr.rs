@@ -102,8 +102,8 @@ impl R<'_> {
             }
             Expr::Call { func, args } => {
                 let arity = crate::ir::builtin_arity(&func.name);
-                if func.name == "ituple" {
-                    // `{a, b}`: any number of values.
+                if func.name == "ituple" || (func.name == "select" && args.len() > 3) {
+                    // `{a, b}`: any number of values; `select(i, a, b, c, …)`: the `i`-th.
                 } else if arity.is_none() {
                     let mut d = Diagnostic::new(
                         codes::BAD_CALL,

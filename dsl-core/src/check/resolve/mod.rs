@@ -378,6 +378,10 @@ impl R<'_> {
                     self.declare(&d.name, Binding::Event(s, i));
                 }
             }
+            // A view given a name (its uses were expanded by the parser): a tensor view.
+            Stmt::Let { value, .. } if crate::check::views_ext::is_view_let(m, *value) => {
+                self.expr(*value, Want::Tensor, false);
+            }
             Stmt::Let { name, value } => {
                 self.expr(*value, Want::Value, false);
                 self.declare(name, Binding::Let(s));

@@ -1,4 +1,4 @@
-// expect: E1302 — a `__co__` function that returns a value is checked but not lowered yet.
+// expect: E0041 — a `__co__` function with a return type must return a value.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
