@@ -133,7 +133,10 @@ template <> struct tsl_from_f32_impl<tsl_f16> {
 template <> struct tsl_from_f32_impl<tsl_bf16> {
   static TSL_DEVICE tsl_bf16 cvt(float x) { return tsl_bf16_from_f32(x); }
 };
-// float -> T (float, tsl_f16 or tsl_bf16) with round-to-nearest-even (cvt.rn for 16-bit T).
+template <> struct tsl_from_f32_impl<int> {
+  static TSL_DEVICE int cvt(float x) { return __float2int_rn(x); }
+};
+// float -> T (float, tsl_f16, tsl_bf16 or int) with round-to-nearest-even (cvt.rn for 16-bit T).
 template <typename T> TSL_DEVICE T tsl_from_f32(float x) { return tsl_from_f32_impl<T>::cvt(x); }
 // Packs two floats into the 16-bit pair type T (tsl_f16 or tsl_bf16), lo in bits 15..0.
 template <typename T> TSL_DEVICE tsl_u32 tsl_pack2(float lo, float hi);
