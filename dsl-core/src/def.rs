@@ -25,6 +25,16 @@ pub struct TunableDef {
     pub default: i64,
 }
 
+impl From<&TunableDef> for crate::tunable::Tunable {
+    fn from(t: &TunableDef) -> crate::tunable::Tunable {
+        crate::tunable::Tunable {
+            name: t.name.to_string(),
+            domain: t.domain.to_vec(),
+            default: t.default,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct KernelDef {
     pub name: &'static str,

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::def::TunableDef;
 use crate::ir;
 
 /// One value per tunable, by name (ordered, so its text and hash are stable).
@@ -47,16 +46,6 @@ impl From<&ir::Tunable> for Tunable {
         Tunable {
             name: t.name.name.clone(),
             domain: t.domain.clone(),
-            default: t.default,
-        }
-    }
-}
-
-impl From<&TunableDef> for Tunable {
-    fn from(t: &TunableDef) -> Tunable {
-        Tunable {
-            name: t.name.to_string(),
-            domain: t.domain.to_vec(),
             default: t.default,
         }
     }

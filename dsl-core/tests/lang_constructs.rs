@@ -188,8 +188,7 @@ fn four_default_levels_fill_every_slot_and_idle_lanes_are_gated() {
 
 #[test]
 fn a_copy_of_a_bare_subspan_checks_and_is_gated() {
-    // (E1103: the shared → global copy after it is a restriction of today's lowering.)
-    let m = checked_not_lowered("first_tile", &["E1103", "E1351"]);
+    let m = checked_not_lowered("first_tile", &["E1351"]);
     let notes = language(&m).expect("checks");
     let gated: Vec<_> = notes.iter().filter(|d| d.code == "E1351").collect();
     assert_eq!(gated.len(), 1, "{notes}");

@@ -24,6 +24,7 @@
 //! * `render.rs` (+ `page.css`, `page.js`): the page.
 
 mod classes;
+mod html;
 mod legend;
 mod linemap;
 mod render;

@@ -10,25 +10,11 @@
 use std::fmt::Write as _;
 
 use super::classes::CLASSES;
+use super::html::esc;
 use super::{ExplainRequest, Page};
 
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
-
-/// HTML text escape (also safe inside double-quoted attributes).
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            _ => o.push(c),
-        }
-    }
-    o
-}
 
 pub fn page(req: &ExplainRequest, p: &Page) -> String {
     let k = &p.kernel;

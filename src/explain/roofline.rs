@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::esc;
+use super::html::esc;
 
 /// Where a problem and its winner sit.
 #[derive(Clone, Debug, PartialEq)]
