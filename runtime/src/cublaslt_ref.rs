@@ -81,25 +81,10 @@ pub struct LtRef {
     gemm8: Option<Problem8>,
 }
 
-/// Descriptors of one 8-bit GEMM problem (owned; destroyed on drop).
+/// Descriptors of one 8-bit GEMM problem.
 struct Problem8 {
     key: (ColumnMajorGemm, DType, DType, Scales, bool),
-    desc: sys::cublasLtMatmulDesc_t,
-    a: sys::cublasLtMatrixLayout_t,
-    b: sys::cublasLtMatrixLayout_t,
-    c: sys::cublasLtMatrixLayout_t,
-}
-
-impl Drop for Problem8 {
-    fn drop(&mut self) {
-        // SAFETY: each descriptor was created by cuBLASLt and is destroyed once, here.
-        unsafe {
-            let _ = sys::cublasLtMatrixLayoutDestroy(self.a);
-            let _ = sys::cublasLtMatrixLayoutDestroy(self.b);
-            let _ = sys::cublasLtMatrixLayoutDestroy(self.c);
-            let _ = sys::cublasLtMatmulDescDestroy(self.desc);
-        }
-    }
+    d: Descriptors,
 }
 
 /// Per-tensor scales of an fp8 GEMM, `D = scale_a · scale_b · (A · B)`: device addresses of one
@@ -131,25 +116,132 @@ pub fn check_types_8bit(input: DType, output: DType) -> Result<(), RefError> {
     }
 }
 
-/// Descriptors of one GEMM problem (owned; destroyed on drop).
+/// Descriptors of one GEMM problem.
 struct Problem {
     key: (ColumnMajorGemm, DType, DType, GemmCompute),
+    d: Descriptors,
+}
+
+/// The matmul descriptor and the three matrix layouts of a problem (owned; destroyed on drop,
+/// also when only some were created).
+struct Descriptors {
     desc: sys::cublasLtMatmulDesc_t,
     a: sys::cublasLtMatrixLayout_t,
     b: sys::cublasLtMatrixLayout_t,
     c: sys::cublasLtMatrixLayout_t,
 }
 
-impl Drop for Problem {
+impl Drop for Descriptors {
     fn drop(&mut self) {
-        // SAFETY: each descriptor was created by cuBLASLt and is destroyed once, here.
+        // SAFETY: each non-null descriptor was created by cuBLASLt and is destroyed once, here.
         unsafe {
-            let _ = sys::cublasLtMatrixLayoutDestroy(self.a);
-            let _ = sys::cublasLtMatrixLayoutDestroy(self.b);
-            let _ = sys::cublasLtMatrixLayoutDestroy(self.c);
-            let _ = sys::cublasLtMatmulDescDestroy(self.desc);
+            for l in [self.a, self.b, self.c] {
+                if !l.is_null() {
+                    let _ = sys::cublasLtMatrixLayoutDestroy(l);
+                }
+            }
+            if !self.desc.is_null() {
+                let _ = sys::cublasLtMatmulDescDestroy(self.desc);
+            }
         }
     }
+}
+
+/// Sets one attribute of a matmul descriptor to the value `v` points at.
+fn set_attribute<T>(
+    desc: sys::cublasLtMatmulDesc_t,
+    attr: sys::cublasLtMatmulDescAttributes_t,
+    v: &T,
+) -> Result<(), RefError> {
+    // SAFETY: `v` is a live value of the attribute's documented type and size.
+    let s = unsafe {
+        sys::cublasLtMatmulDescSetAttribute(desc, attr, (v as *const T).cast(), size_of::<T>())
+    };
+    status("cublasLtMatmulDescSetAttribute", s)
+}
+
+/// The descriptors of `g` with these element types: the matmul descriptor (compute and scale
+/// type, `op(A)` / `op(B)`) and the layouts of A, B and C.
+fn descriptors(
+    g: &ColumnMajorGemm,
+    input: DType,
+    output: DType,
+    compute_type: cublasComputeType_t,
+    scale_type: cudaDataType,
+) -> Result<Descriptors, RefError> {
+    let mut d = Descriptors {
+        desc: std::ptr::null_mut(),
+        a: std::ptr::null_mut(),
+        b: std::ptr::null_mut(),
+        c: std::ptr::null_mut(),
+    };
+    // SAFETY: out-pointer.
+    let s = lt("cublasLtMatmulDescCreate", || unsafe {
+        sys::cublasLtMatmulDescCreate(&mut d.desc, compute_type, scale_type)
+    })?;
+    status("cublasLtMatmulDescCreate", s)?;
+    use cublasLtMatmulDescAttributes_t as A;
+    set_attribute(
+        d.desc,
+        A::CUBLASLT_MATMUL_DESC_TRANSA,
+        &(lt_op(g.transa) as i32),
+    )?;
+    set_attribute(
+        d.desc,
+        A::CUBLASLT_MATMUL_DESC_TRANSB,
+        &(lt_op(g.transb) as i32),
+    )?;
+    let layout =
+        |l: &mut sys::cublasLtMatrixLayout_t, t: DType, (rows, cols): (u64, u64), ld: usize| {
+            // SAFETY: out-pointer.
+            let s =
+                unsafe { sys::cublasLtMatrixLayoutCreate(l, lt_type(t), rows, cols, ld as i64) };
+            status("cublasLtMatrixLayoutCreate", s)
+        };
+    layout(&mut d.a, input, stored(g.transa, g.m, g.k), g.lda)?;
+    layout(&mut d.b, input, stored(g.transb, g.k, g.n), g.ldb)?;
+    layout(&mut d.c, output, (g.m as u64, g.n as u64), g.ldc)?;
+    Ok(d)
+}
+
+/// Enqueues one `cublasLtMatmul` of `d` (C = alpha · op(A) · op(B) + beta · C, C in place) with
+/// a candidate algorithm and the workspace.
+///
+/// # Safety
+/// The pointers are live device buffers shaped as `d` says; `alpha` and `beta` point at host
+/// scalars of the descriptor's scale type.
+#[allow(clippy::too_many_arguments)]
+unsafe fn matmul(
+    handle: sys::cublasLtHandle_t,
+    stream: sys::cudaStream_t,
+    d: &Descriptors,
+    (alpha, beta): (*const c_void, *const c_void),
+    (a, b, out): (u64, u64, u64),
+    candidate: &Candidate,
+    workspace: u64,
+) -> Result<(), RefError> {
+    // SAFETY: the caller's contract.
+    let s = lt("cublasLtMatmul", || unsafe {
+        sys::cublasLtMatmul(
+            handle,
+            d.desc,
+            alpha,
+            a as *const c_void,
+            d.a,
+            b as *const c_void,
+            d.b,
+            beta,
+            out as *const c_void,
+            d.c,
+            out as *mut c_void,
+            d.c,
+            &candidate.algo,
+            workspace as *mut c_void,
+            WORKSPACE_BYTES,
+            stream,
+        )
+    })?;
+    status("cublasLtMatmul", s)
 }
 
 impl Drop for LtRef {
@@ -269,49 +361,8 @@ impl LtRef {
         }
         self.gemm = None;
         let (compute_type, scale_type) = compute_types(input, compute);
-        let mut desc = std::ptr::null_mut();
-        // SAFETY: out-pointer; attribute values point at live locals of the documented types.
-        unsafe {
-            status(
-                "cublasLtMatmulDescCreate",
-                lt("cublasLtMatmulDescCreate", || {
-                    sys::cublasLtMatmulDescCreate(&mut desc, compute_type, scale_type)
-                })?,
-            )?;
-            for (attr, op) in [
-                (
-                    cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA,
-                    lt_op(g.transa),
-                ),
-                (
-                    cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB,
-                    lt_op(g.transb),
-                ),
-            ] {
-                let v = op as i32;
-                status(
-                    "cublasLtMatmulDescSetAttribute",
-                    sys::cublasLtMatmulDescSetAttribute(
-                        desc,
-                        attr,
-                        (&v as *const i32).cast(),
-                        size_of::<i32>(),
-                    ),
-                )?;
-            }
-        }
-        let layout = |t: DType, (rows, cols): (u64, u64), ld: usize| {
-            let mut l = std::ptr::null_mut();
-            // SAFETY: out-pointer.
-            let s = unsafe {
-                sys::cublasLtMatrixLayoutCreate(&mut l, lt_type(t), rows, cols, ld as i64)
-            };
-            status("cublasLtMatrixLayoutCreate", s).map(|_| l)
-        };
-        let a = layout(input, stored(g.transa, g.m, g.k), g.lda)?;
-        let b = layout(input, stored(g.transb, g.k, g.n), g.ldb)?;
-        let c = layout(output, (g.m as u64, g.n as u64), g.ldc)?;
-        self.gemm = Some(Problem { key, desc, a, b, c });
+        let d = descriptors(g, input, output, compute_type, scale_type)?;
+        self.gemm = Some(Problem { key, d });
         Ok(self.gemm.as_ref().expect("just set"))
     }
 
@@ -326,7 +377,7 @@ impl LtRef {
     ) -> Result<Vec<Candidate>, RefError> {
         let handle = self.handle;
         let p = self.problem(g, input, output, compute)?;
-        heuristic(handle, p.desc, p.a, p.b, p.c, count)
+        heuristic(handle, p.d.desc, p.d.a, p.d.b, p.d.c, count)
     }
 
     /// Enqueues `C = op(A) · op(B)` with one candidate on the device's stream. `left`, `right`
@@ -366,27 +417,17 @@ impl LtRef {
             GemmCompute::F32 => ((&a32 as *const f32).cast(), (&b32 as *const f32).cast()),
         };
         // SAFETY: the caller's contract; alpha/beta point at host scalars of the scale type.
-        let s = lt("cublasLtMatmul", || unsafe {
-            sys::cublasLtMatmul(
+        unsafe {
+            matmul(
                 handle,
-                p.desc,
-                alpha,
-                ptr(g.a) as *const c_void,
-                p.a,
-                ptr(g.b) as *const c_void,
-                p.b,
-                beta,
-                out as *const c_void,
-                p.c,
-                out as *mut c_void,
-                p.c,
-                &candidate.algo,
-                ws_ptr as *mut c_void,
-                WORKSPACE_BYTES,
                 stream,
+                &p.d,
+                (alpha, beta),
+                (ptr(g.a), ptr(g.b), out),
+                candidate,
+                ws_ptr,
             )
-        })?;
-        status("cublasLtMatmul", s)
+        }
     }
 }
 
@@ -422,69 +463,15 @@ impl LtRef {
                 cudaDataType::CUDA_R_32F,
             )
         };
-        let mut desc = std::ptr::null_mut();
-        let set = |desc, attr, v: *const c_void, size| {
-            // SAFETY: `v` points at a live value of `size` bytes of the attribute's type.
-            let s = unsafe { sys::cublasLtMatmulDescSetAttribute(desc, attr, v, size) };
-            status("cublasLtMatmulDescSetAttribute", s)
-        };
-        // SAFETY: out-pointer.
-        unsafe {
-            status(
-                "cublasLtMatmulDescCreate",
-                lt("cublasLtMatmulDescCreate", || {
-                    sys::cublasLtMatmulDescCreate(&mut desc, compute_type, scale_type)
-                })?,
-            )?;
-        }
-        use cublasLtMatmulDescAttributes_t as A;
-        let (ta, tb) = (lt_op(g.transa) as i32, lt_op(g.transb) as i32);
-        set(
-            desc,
-            A::CUBLASLT_MATMUL_DESC_TRANSA,
-            (&ta as *const i32).cast(),
-            size_of::<i32>(),
-        )?;
-        set(
-            desc,
-            A::CUBLASLT_MATMUL_DESC_TRANSB,
-            (&tb as *const i32).cast(),
-            size_of::<i32>(),
-        )?;
+        let d = descriptors(g, input, output, compute_type, scale_type)?;
         if !int {
+            use cublasLtMatmulDescAttributes_t as A;
             let (pa, pb) = (scales.a as *const c_void, scales.b as *const c_void);
-            set(
-                desc,
-                A::CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                (&pa as *const *const c_void).cast(),
-                size_of::<*const c_void>(),
-            )?;
-            set(
-                desc,
-                A::CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                (&pb as *const *const c_void).cast(),
-                size_of::<*const c_void>(),
-            )?;
-            let f = fast as i8;
-            set(
-                desc,
-                A::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
-                (&f as *const i8).cast(),
-                size_of::<i8>(),
-            )?;
+            set_attribute(d.desc, A::CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &pa)?;
+            set_attribute(d.desc, A::CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &pb)?;
+            set_attribute(d.desc, A::CUBLASLT_MATMUL_DESC_FAST_ACCUM, &(fast as i8))?;
         }
-        let layout = |t: DType, (rows, cols): (u64, u64), ld: usize| {
-            let mut l = std::ptr::null_mut();
-            // SAFETY: out-pointer.
-            let s = unsafe {
-                sys::cublasLtMatrixLayoutCreate(&mut l, lt_type(t), rows, cols, ld as i64)
-            };
-            status("cublasLtMatrixLayoutCreate", s).map(|_| l)
-        };
-        let a = layout(input, stored(g.transa, g.m, g.k), g.lda)?;
-        let b = layout(input, stored(g.transb, g.k, g.n), g.ldb)?;
-        let c = layout(output, (g.m as u64, g.n as u64), g.ldc)?;
-        self.gemm8 = Some(Problem8 { key, desc, a, b, c });
+        self.gemm8 = Some(Problem8 { key, d });
         Ok(self.gemm8.as_ref().expect("just set"))
     }
 
@@ -500,7 +487,7 @@ impl LtRef {
     ) -> Result<Vec<Candidate>, RefError> {
         let handle = self.handle;
         let p = self.problem8(g, input, output, scales, fast)?;
-        heuristic(handle, p.desc, p.a, p.b, p.c, count)
+        heuristic(handle, p.d.desc, p.d.a, p.d.b, p.d.c, count)
     }
 
     /// Enqueues the 8-bit GEMM `C = op(A) · op(B)` (times the scales) with one candidate.
@@ -537,27 +524,17 @@ impl LtRef {
             ((&af as *const f32).cast(), (&bf as *const f32).cast())
         };
         // SAFETY: the caller's contract; alpha/beta point at host scalars of the scale type.
-        let s = lt("cublasLtMatmul", || unsafe {
-            sys::cublasLtMatmul(
+        unsafe {
+            matmul(
                 handle,
-                p.desc,
-                alpha,
-                ptr(g.a) as *const c_void,
-                p.a,
-                ptr(g.b) as *const c_void,
-                p.b,
-                beta,
-                out as *const c_void,
-                p.c,
-                out as *mut c_void,
-                p.c,
-                &candidate.algo,
-                ws_ptr as *mut c_void,
-                WORKSPACE_BYTES,
                 stream,
+                &p.d,
+                (alpha, beta),
+                (ptr(g.a), ptr(g.b), out),
+                candidate,
+                ws_ptr,
             )
-        })?;
-        status("cublasLtMatmul", s)
+        }
     }
 }
 
