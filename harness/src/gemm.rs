@@ -122,22 +122,7 @@ pub fn gemm_main(def: &'static KernelDef, example: &str, args: &[String]) -> i32
 /// Runs a GEMM example with parsed options: `Ok(verified)`.
 pub fn run(def: &'static KernelDef, example: &str, o: &GemmOpts) -> Result<bool, exit::Error> {
     let prepared = Prepared::get(def, o.variant).map_err(|e| e.to_string())?;
-    let mut cfg = Config {
-        values: def
-            .tunables
-            .iter()
-            .map(|t| (t.name.to_string(), t.default))
-            .collect(),
-    };
-    for (k, v) in &o.sets {
-        if !cfg.values.contains_key(k) {
-            return Err(exit::Error::Usage(format!(
-                "`{k}` is not a tunable of `{}`",
-                def.name
-            )));
-        }
-        cfg.values.insert(k.clone(), *v);
-    }
+    let cfg = crate::sweep::config_with(def, &o.sets).map_err(exit::Error::Usage)?;
     let dir = crate::out::example_dir(example);
     let vname = variant_name(&prepared);
     let path = dir.join(format!("{}_{vname}.cu", def.name));

@@ -79,22 +79,7 @@ fn run(def: &'static KernelDef, example: &str, o: &Gemm8Cli) -> Result<bool, exi
         Prepared::get(def, variant).map_err(|e| e.to_string())?
     };
     let input = prepared.module.kernel.params[0].dtype;
-    let mut cfg = Config {
-        values: def
-            .tunables
-            .iter()
-            .map(|t| (t.name.to_string(), t.default))
-            .collect(),
-    };
-    for (k, v) in &o.sets {
-        if !cfg.values.contains_key(k) {
-            return Err(exit::Error::Usage(format!(
-                "`{k}` is not a tunable of `{}`",
-                def.name
-            )));
-        }
-        cfg.values.insert(k.clone(), *v);
-    }
+    let cfg = crate::sweep::config_with(def, &o.sets).map_err(exit::Error::Usage)?;
     let vname = crate::gemm::variant_name(&prepared);
     let dir = crate::out::example_dir(example);
     let path = dir.join(format!("{}_{vname}.cu", def.name));
