@@ -705,6 +705,33 @@ fn frag_def(cx: &Cx, s: StmtId, role: resolve::Role) -> Option<StmtId> {
     }
 }
 
+/// `def` (the definition of operand `id`, the `which` operand of an `mma`) when it is an
+/// `mma.load`; otherwise the operand is an accumulator, reported here (the WGMMA and warp-level
+/// checks share it).
+fn loaded_operand(
+    m: &Module,
+    id: &crate::ir::Ident,
+    def: StmtId,
+    which: &str,
+    diags: &mut Diagnostics,
+) -> Option<StmtId> {
+    if matches!(m.stmts[def], crate::ir::Stmt::MmaLoad { .. }) {
+        return Some(def);
+    }
+    diags.push(
+        Diagnostic::new(
+            codes::MMA_OPERAND,
+            id.span,
+            format!(
+                "`{}` is an accumulator, not a loaded {which} operand",
+                id.name
+            ),
+        )
+        .with_help(format!("load the {which} operand with `mma.load`")),
+    );
+    None
+}
+
 /// Where a fragment dimension was written (`fallback` for a constant one).
 fn dim_span(cx: &Cx, d: &Dim, fallback: crate::span::Span) -> crate::span::Span {
     match d.expr {

@@ -130,25 +130,13 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) ->
                 ) else {
                     continue;
                 };
-                let mut src = |id: &crate::ir::Ident, def: StmtId, which: &str| match &m.stmts[def]
-                {
-                    Stmt::MmaLoad { src, .. } => Some(*src),
-                    _ => {
-                        diags.push(
-                            Diagnostic::new(
-                                codes::MMA_OPERAND,
-                                id.span,
-                                format!(
-                                    "`{}` is an accumulator, not a loaded {which} operand",
-                                    id.name
-                                ),
-                            )
-                            .with_help(format!("load the {which} operand with `mma.load`")),
-                        );
-                        None
-                    }
+                let src = |def: Option<StmtId>| match def.map(|d| &m.stmts[d]) {
+                    Some(Stmt::MmaLoad { src, .. }) => Some(*src),
+                    _ => None,
                 };
-                let (Some(a_src), Some(b_src)) = (src(a, a_def, "A"), src(b, b_def, "B")) else {
+                let a_src = src(super::loaded_operand(m, a, a_def, "A", diags));
+                let b_src = src(super::loaded_operand(m, b, b_def, "B", diags));
+                let (Some(a_src), Some(b_src)) = (a_src, b_src) else {
                     continue;
                 };
                 let (Some(av), Some(bv)) = (views.get(a_src), views.get(b_src)) else {

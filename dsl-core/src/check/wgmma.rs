@@ -270,26 +270,9 @@ pub(crate) fn check_mma(
                 continue;
             }
         };
-        let mut operand = |id: &crate::ir::Ident, def: StmtId, which: &str| -> Option<StmtId> {
-            match &m.stmts[def] {
-                Stmt::MmaLoad { .. } => Some(def),
-                _ => {
-                    diags.push(
-                        Diagnostic::new(
-                            codes::MMA_OPERAND,
-                            id.span,
-                            format!(
-                                "`{}` is an accumulator, not a loaded {which} operand",
-                                id.name
-                            ),
-                        )
-                        .with_help(format!("load the {which} operand with `mma.load`")),
-                    );
-                    None
-                }
-            }
-        };
-        let (Some(a_def), Some(b_def)) = (operand(a, a_def, "A"), operand(b, b_def, "B")) else {
+        let a_def = super::loaded_operand(m, a, a_def, "A", diags);
+        let b_def = super::loaded_operand(m, b, b_def, "B", diags);
+        let (Some(a_def), Some(b_def)) = (a_def, b_def) else {
             continue;
         };
         let src_of = |d: StmtId| match &m.stmts[d] {
