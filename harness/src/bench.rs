@@ -203,25 +203,11 @@ pub fn gemm_rows(
                 soak_s: cli.soak,
                 ..RegimeOptions::default()
             };
+            let acc_rt = tessel_runtime::dtype::DType::from_ir(acc)
+                .unwrap_or(tessel_runtime::dtype::DType::F32);
             let rt = match input {
-                DType::BF16 => regimes::measure::<bf16>(
-                    dev,
-                    &p,
-                    &cfg,
-                    s,
-                    tessel_runtime::dtype::DType::from_ir(acc)
-                        .unwrap_or(tessel_runtime::dtype::DType::F32),
-                    &o,
-                ),
-                _ => regimes::measure::<f16>(
-                    dev,
-                    &p,
-                    &cfg,
-                    s,
-                    tessel_runtime::dtype::DType::from_ir(acc)
-                        .unwrap_or(tessel_runtime::dtype::DType::F32),
-                    &o,
-                ),
+                DType::BF16 => regimes::measure::<bf16>(dev, &p, &cfg, s, acc_rt, &o),
+                _ => regimes::measure::<f16>(dev, &p, &cfg, s, acc_rt, &o),
             }
             .map_err(|(_, m)| m)?;
             for l in &rt.log {
