@@ -1,5 +1,5 @@
-//! The ladders' kernels — the SGEMM ladder (seeds 000/001), the Kernel Tuner trio (seed 002) and
-//! GEMV (seed 003) — emitted by tessel: golden `.cu` files, and NVRTC compilation with the
+//! The ladders' kernels — the SGEMM ladder (kernels 1–8), the Kernel Tuner trio and
+//! GEMV — emitted by tessel: golden `.cu` files, and NVRTC compilation with the
 //! machine instructions each rung promises (no GPU needed: NVRTC → cubin → nvdisasm):
 //!
 //! | kernels                         | SASS                                                 |

@@ -1,5 +1,5 @@
-//! The two ways to write a kernel agree: the macro form (`examples/*.rs`, the seed's text with
-//! `a # b` spaced) and the file form (`gemm_kernel!(file = "kernels/*.co")`, the seed verbatim)
+//! The two ways to write a kernel agree: the macro form (`examples/*.rs`, the ladder's text with
+//! `a # b` spaced) and the file form (`gemm_kernel!(file = "kernels/*.co")`, the text verbatim)
 //! expand to the same IR dump, which is also the parser's golden
 //! (`dsl-core/tests/golden/<name>.ir`), and to the same CUDA up to the source description and
 //! the `// dsl:LINE` comments (the two texts sit at different lines).

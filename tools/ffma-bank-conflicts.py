@@ -5,7 +5,7 @@ An FFMA reads up to three source registers; a source the previous instruction ma
 the same operand slot comes from the reuse cache, the others from the register file. Two of those
 in one bank (register number mod BANKS) cost a dispatch stall. This counts, per listing, the FFMAs
 with 0, 1 and 2 such extra reads. On k8 the count ranked the FFMA loop orders the way an H200 did
-(run 26) at the tile it was made for; it does not carry across ptxas options (run 28).
+at the tile it was made for; it does not carry across ptxas options (BENCHMARKS.md).
 
   nvdisasm -c kernel.cubin > kernel.sass      # e.g. a cubin from NVRTC (tools/setup-nvrtc.sh)
   tools/ffma-bank-conflicts.py [--banks 2] kernel.sass [other.sass ...]

@@ -1,5 +1,5 @@
-//! Seed 004's kernels (hand-built IR) pass the checker with their defaults, the facts the
-//! lowering needs are right, and the seed's iter001 crash (`wg by 3`, CONSUMERS = 1) is a
+//! The ladder's kernels (hand-built IR) pass the checker with their defaults, the facts the
+//! lowering needs are right, and one warpgroup too many (`wg by 3`, CONSUMERS = 1) is a
 //! compile-time range error.
 
 mod check_support;

@@ -34,7 +34,7 @@ fn k8_parses_checks_and_dumps_its_occupancy() {
     // 64 outputs a thread at BK = 8 fit two blocks per SM (ptxas: 128 registers, no spills) …
     let small = cfg([128, 128, 8, 64, 32, 2, 4, 4]).with("MINB", 2);
     check_config(&m, &small, None, &Limits::SM90).unwrap_or_else(|d| panic!("{d}"));
-    // … 64 outputs at BK = 32 (the defaults before run 30) do not (they spill 224 bytes), nor
+    // … 64 outputs at BK = 32 (an earlier default) do not (they spill 224 bytes), nor
     // does the 128-output winner of runs 7-27.
     let d = check_config(
         &m,
@@ -133,7 +133,7 @@ fn hand_built_ir() {
         m.occupancy = Some(m.exprs.append(Expr::Int(blocks), span));
         m
     };
-    // SIMT (seed 004's v1): checked for its value.
+    // SIMT (the ladder's v1): checked for its value.
     check_ok(&with(v1(), 4));
     let m = with(v1(), 64);
     let d = check_err(&m);

@@ -1,5 +1,5 @@
-//! The seed kernels as files: parsed by `parse_str`, then checked with their defaults; and
-//! seed 004's iter001 crash (`parallel wg by 3` with CONSUMERS = 1) as a compile error.
+//! The ladder's kernels as files: parsed by `parse_str`, then checked with their defaults; and
+//! `parallel wg by 3` with CONSUMERS = 1 (one warpgroup too many) as a compile error.
 
 use dsl_core::check::{self, codes as c};
 use dsl_core::ir::Module;

@@ -99,7 +99,7 @@ fn disagreement_reports_both_spans() {
 
 #[test]
 fn row_bytes_must_equal_swizzle() {
-    // TILE_K = 32 f16 = 64-byte rows with swizzle 128 (seed 004: "SWIZ=64, WARP_N=192 invalid").
+    // TILE_K = 32 f16 = 64-byte rows with swizzle 128 (an invalid SWIZ=64, WARP_N=192 pairing).
     let m = v2_with(
         |b| {
             b.tunable("WARP_N", &[128], 128);

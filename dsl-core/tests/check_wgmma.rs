@@ -21,7 +21,7 @@ fn v2_body_passes() {
 
 #[test]
 fn n_not_multiple_of_8() {
-    // v2 with WARP_N = 180 (seed 004: "m64n180k16 not supported").
+    // v2 with WARP_N = 180 (there is no m64n180k16).
     let m = v2_with(
         |b| {
             b.tunable("WARP_N", &[128, 180], 180);

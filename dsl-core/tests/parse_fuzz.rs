@@ -1,7 +1,7 @@
 //! Robustness: the front end must never panic. A proptest mutates the corpus token streams
 //! (delete, duplicate, swap, truncate, insert punctuation and keywords) and feeds the result to
 //! both entry points, then checks and lowers what parses; a replay test runs every file of
-//! `tests/corpus/` (the seed kernels and `ok_*` files must parse, `bad_*` files must fail with
+//! `tests/corpus/` (the ladder's kernels and `ok_*` files must parse, `bad_*` files must fail with
 //! diagnostics). The root crate's `frontend_fuzz` adds emission and structure-aware mutations.
 
 use dsl_core::parse::{parse_str, parse_tokens};

@@ -10,7 +10,7 @@ use dsl_core::ir::Module;
 use dsl_core::lower::CudaKernel;
 use tessel_runtime::locate;
 
-/// Seed 004's kernels, `kernels/<name>.co`.
+/// The v0–v4 ladder's kernels, `kernels/<name>.co`.
 pub const KERNELS: [&str; 5] = [
     "v0_naive",
     "v1_shared",

@@ -1,4 +1,4 @@
-// expect: E0701 — seed 004 iter001: `parallel wg by 3` with CONSUMERS = 1 writes output_s[1] out of bounds.
+// expect: E0701 — `parallel wg by 3` with CONSUMERS = 1 writes output_s[1] out of bounds.
 use tessel::gemm_kernel;
 
 gemm_kernel! {

@@ -1,4 +1,4 @@
-// expect: E0302 — WARP_N = 180: there is no m64n180k16 (seed 004, iter019).
+// expect: E0302 — WARP_N = 180: there is no m64n180k16 .
 use tessel::gemm_kernel;
 
 gemm_kernel! {

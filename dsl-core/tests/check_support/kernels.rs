@@ -1,4 +1,4 @@
-//! Seed 004's kernels (kernels/*.co) built by hand, statement for statement.
+//! The v0–v4 ladder's kernels (kernels/*.co) built by hand, statement for statement.
 
 use super::B;
 use dsl_core::ir::{AssignOp, DType, Level, MemSpace, Module};
@@ -242,7 +242,7 @@ pub fn v4() -> Module {
     warpspec(v4_header_with(2), "CONSUMERS + 1")
 }
 
-/// Seed 004's iter001 crash: `parallel wg by 3` with `CONSUMERS = 1`.
+/// `parallel wg by 3` with `CONSUMERS = 1`: one warpgroup too many for output_s.
 pub fn v4_wg3_consumers1() -> Module {
     warpspec(v4_header_with(1), "3")
 }
