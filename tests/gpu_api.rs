@@ -448,6 +448,7 @@ fn autotuned_dispatches_each_shape_to_its_cached_winner() {
             noise_band: 0.02,
             selection: "test".into(),
             cublas: None,
+            space: None,
         })
         .unwrap();
     }

@@ -209,6 +209,7 @@ mod tests {
             noise_band: 0.02,
             selection: "test".into(),
             cublas: None,
+            space: None,
         })
         .unwrap();
         let got = cached_winner(&V0, &device("Test GPU"), &shapes, &dir).unwrap();

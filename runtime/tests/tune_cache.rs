@@ -3,6 +3,7 @@
 mod common;
 
 use tessel_runtime::tune::Shape;
+use tessel_runtime::tune::legality::{FilterReport, FilterRule};
 use tessel_runtime::tune::record::{
     ConfigMap, FailureKind, Phase, TimeStats, TrialRecord, VerifyRecord, WinnerRecord,
 };
@@ -229,7 +230,36 @@ fn winner(i: i64) -> WinnerRecord {
         noise_band: 0.02,
         selection: "brute".into(),
         cublas: None,
+        space: None,
     }
+}
+
+#[test]
+fn a_winner_keeps_the_filter_report_it_was_chosen_from() {
+    // A cached answer skips the legality filter: the report must come back from the file.
+    let dir = common::scratch_dir("tune-cache-space");
+    let mut st = TuneStore::open(&dir, key(), false);
+    st.record(passing(1)).unwrap();
+    let mut space = FilterReport {
+        total: 40,
+        legal: 12,
+        smem_limit: 232_448,
+        ..FilterReport::default()
+    };
+    space.removed.insert(FilterRule::SharedMemory, 28);
+    space
+        .example
+        .insert(FilterRule::SharedMemory, "STAGES=5: too much".into());
+    st.set_winner(WinnerRecord {
+        space: Some(space.clone()),
+        ..winner(1)
+    })
+    .unwrap();
+    let again = TuneStore::open(&dir, key(), false);
+    assert_eq!(
+        again.trusted_winner().and_then(|w| w.space.clone()),
+        Some(space)
+    );
 }
 
 #[test]

@@ -68,6 +68,7 @@ pub mod fullcheck;
 pub mod job;
 pub mod job_worker;
 pub mod lane;
+pub mod legality;
 pub mod lookup;
 pub mod outcome;
 pub mod planted;

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::legality::FilterReport;
 use crate::timing::Timing;
 use crate::verify::Verification;
 
@@ -406,6 +407,10 @@ pub struct WinnerRecord {
     /// cuBLAS timed in the same interleaved rounds as the finalists.
     #[serde(default)]
     pub cublas: Option<TimeStats>,
+    /// What the legality filter found before the sweep, so a cached answer need not filter the
+    /// space again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<FilterReport>,
 }
 
 pub use dsl_core::tunable::config_text;
