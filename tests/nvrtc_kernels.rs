@@ -7,7 +7,7 @@
 //! | v1_shared       | sm_80   | HFMA2, LDGSTS (`cp.async`)    |
 //! | v2, v3, v4      | sm_90a  | HGMMA, UTMALDG, UTMASTG       |
 //! | wgmma_direct    | sm_90a  | HGMMA × TILE_K/16 per k-tile  |
-//! | v4_fp8          | sm_90a  | QGMMA (e4m3, e5m2), UTMALDG   |
+//! | v4_fp8          | sm_90a  | QGMMA (e4m3, e5m2), UTMALDG (.MULTICAST) |
 //! | wgmma_s8        | sm_90a  | IGMMA (s8 → s32), UTMALDG     |
 //! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
 //!
@@ -463,6 +463,22 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
         assert_eq!(sass::count(&c.sass, op), 4, "{}: {op}", c.what);
         eprintln!("{}: {op}", c.what);
     }
+    // MULTICAST 1 (lhs shared along block_n) and 2 (rhs shared along block_m): clusters of two,
+    // one of the two loads multicast, the other plain.
+    for mc in [1, 2] {
+        let c = compile_instance("v4_fp8", &base.clone().with("MULTICAST", mc));
+        let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
+        assert!(lines("UTMALDG.2D.MULTICAST") >= 1, "{}", c.what);
+        assert!(
+            lines("UTMALDG.2D") > lines("UTMALDG.2D.MULTICAST"),
+            "{}",
+            c.what
+        );
+        assert_has(&c, &["QGMMA.64x128x32.F32.E4M3.E4M3"]);
+        eprintln!("{}", c.what);
+    }
+    let c0 = compile_instance("v4_fp8", &base);
+    assert!(!c0.sass.contains("MULTICAST"), "{}", c0.what);
 }
 
 /// wgmma_s8: s8 operands become IGMMA with s32 accumulators at every N of its domain.

@@ -11,6 +11,7 @@
 //   GROUP_M in [1, 8, 16], default 8, this file: 8
 //   PERSISTENT in [0, 1], default 1, this file: 1
 //   PROMOTE in [0, 1], default 0, this file: 0
+//   MULTICAST in [0, 1, 2], default 0, this file: 0
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -960,9 +961,149 @@ template <int N, int W> TSL_DEVICE void tsl_acc_store_cols(int (&acc)[N / 2], in
 template <int N> TSL_DEVICE void tsl_acc_store(float (&acc)[N / 2], float *dst) { tsl_acc_store_cols<N, N>(acc, 0, dst); }
 template <int N> TSL_DEVICE void tsl_acc_store(int (&acc)[N / 2], int *dst) { tsl_acc_store_cols<N, N>(acc, 0, dst); }
 
+// ---- helpers: thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh) ----------------------------------------------------------------
+// tessel sm_90a helpers for thread-block clusters (`cluster C;`): TMA multicast, arrivals on a
+// peer CTA's mbarrier, and the cluster barrier. Needs prelude.cuh and sm90_hopper.cuh; the kernel
+// carries __cluster_dims__(C, 1, 1), so every launch is a cluster launch.
+
+// The same load multicast to every CTA of the cluster whose bit is set in `mask` (bit r = rank r):
+// the tile lands at offset `dst` of each one's shared memory and completes `bar`'s transaction
+// bytes at that offset in each (PTX ISA, cp.async.bulk.tensor, .multicast::cluster; sm_90a).
+TSL_DEVICE void tsl_tma_load_2d_multicast(tsl_u32 dst, const tsl_tensor_map *tm, int c0, int c1,
+                                          tsl_u32 bar, tsl_u16 mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<tsl_u64>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+// mapa + mbarrier.arrive.shared::cluster.b64: one arrival on the barrier at the same shared
+// offset as `bar` in the cluster's CTA `rank` (this CTA's own included). Default semantics
+// (.release.cta), as CUTLASS's ClusterBarrier::arrive(cta_id): the arrival only says "this
+// stage's WGMMAs are done reading". Spelling out `.release.cluster` costs a MEMBAR.ALL.GPU per
+// arrival in SASS (measured: the multicast kernel ran at half speed).
+TSL_DEVICE void tsl_mbar_arrive_remote(tsl_u32 bar, tsl_u32 rank) {
+  asm volatile(
+      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1;"
+      " mbarrier.arrive.shared::cluster.b64 _, [r]; }" ::"r"(bar), "r"(rank)
+      : "memory");
+}
+// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire): every thread of every CTA
+// of the cluster; the non-.aligned forms, so diverged warps may reach it.
+TSL_DEVICE void tsl_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+// tessel lowering glue for `cluster C;` (see dsl-core/src/lower/cluster.rs): a block's rank, the
+// multicast load of the shared operand, cluster-wide `trigger`s and the clustered rasterization.
+// Needs lowering/common.cuh, lowering/hopper.cuh and sm90_cluster.cuh.
+
+// This block's rank in its cluster (clusters of C consecutive blocks; __cluster_dims__(C, 1, 1)).
+template <int C> TSL_DEVICE int tsl_cta_rank() { return (int)(blockIdx.x % C); }
+
+// A TMA load of the operand a cluster shares: with C > 1 this block's slice is multicast to all
+// C blocks (mask: every rank), completing `bar` at the same offset in each; C == 1 is a plain load.
+template <int C, typename T>
+TSL_DEVICE void tsl_tma_load_2d_mc(T *dst, const tsl_tensor_map *tm, int c0, int c1,
+                                   unsigned long long *bar) {
+  if constexpr (C == 1) {
+    tsl_tma_load_2d(dst, tm, c0, c1, bar);
+  } else {
+    tsl_tma_load_2d_multicast(tsl_smem_addr(dst), tm, c0, c1, tsl_smem_addr(bar),
+                              (tsl_u16)((1u << C) - 1));
+  }
+}
+
+// `trigger e` for a cluster-scope event: the arrival (one per warp when PER_WARP) goes to the
+// barrier at the same offset in every block of the cluster, this one included.
+template <int C, bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_cluster(unsigned long long *bar) {
+  if constexpr (C == 1) {
+    tsl_mbar_arrive_from<PER_WARP>(bar);
+  } else {
+    if constexpr (PER_WARP) {
+      __syncwarp();
+      if ((threadIdx.x & 31) != 0) return;
+    }
+#pragma unroll
+    for (int r = 0; r < C; ++r) tsl_mbar_arrive_remote(tsl_smem_addr(bar), (tsl_u32)r);
+  }
+}
+
+// Grouped rasterization in clusters of c blocks along M: tile t is rank t % c of cluster-tile
+// t / c; cluster-tiles walk a cdiv(grid_m, c) x grid_n grid in groups of cdiv(group_m, c)
+// cluster rows (tsl_raster_grouped), and block row = cluster row * c + rank.
+TSL_DEVICE void tsl_raster_cluster(int t, int grid_m, int grid_n, int group_m, int c, int &bm,
+                                   int &bn) {
+  int cm;
+  tsl_raster_grouped(t / c, tsl_cdiv(grid_m, c), grid_n, tsl_cdiv(group_m, c), cm, bn);
+  bm = cm * c + t % c;
+}
+
+// ---- helpers: `: cluster` levels (lowering/cluster_level.cuh) ----------------------------------------------------------------
+// tessel lowering glue for a `: cluster` level (see dsl-core/src/lower/cluster.rs): clusters of
+// CM x CN blocks launched as __cluster_dims__(CM * CN, 1, 1) over a 1-D grid. A block of rank r
+// (%cluster_ctarank) sits r % CM rows down and r / CM columns across its cluster. A load shared
+// along M (AM) is the same for the blocks of a cluster column, one shared along N (AN) for those
+// of a cluster row; each of them loads one slice and multicasts it to all. Needs
+// lowering/cluster.cuh.
+
+// This block's rank in its cluster (PTX %cluster_ctarank; constant for the block's lifetime, so
+// not volatile: the compiler may read it once).
+TSL_DEVICE int tsl_cluster_ctarank() {
+  tsl_u32 r;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return (int)r;
+}
+
+// The slice of a tile shared along M (AM) and/or N (AN) this block loads: its place among the
+// blocks that share the tile (row index first).
+template <int CM, int CN, bool AM, bool AN> TSL_DEVICE int tsl_cluster_slice() {
+  const int r = tsl_cluster_ctarank();
+  return (AM ? r % CM : 0) + (AN ? (r / CM) * (AM ? CM : 1) : 0);
+}
+
+// The blocks that share the tile (bit r = rank r): this block's cluster column (AM), row (AN),
+// or the whole cluster (both).
+template <int CM, int CN, bool AM, bool AN> TSL_DEVICE tsl_u16 tsl_cluster_mask() {
+  const int r = tsl_cluster_ctarank();
+  unsigned mask = 0;
+#pragma unroll
+  for (int n = 0; n < CN; ++n)
+#pragma unroll
+    for (int m = 0; m < CM; ++m)
+      if ((AM || m == r % CM) && (AN || n == r / CM)) mask |= 1u << (m + n * CM);
+  return (tsl_u16)mask;
+}
+
+// A TMA load of a tile shared along M and/or N: with more than one sharer this block's slice is
+// multicast to all of them, completing `bar` at the same offset in each; otherwise a plain load.
+template <int CM, int CN, bool AM, bool AN, typename T>
+TSL_DEVICE void tsl_tma_load_2d_cluster(T *dst, const tsl_tensor_map *tm, int c0, int c1,
+                                        unsigned long long *bar) {
+  if constexpr ((AM ? CM : 1) * (AN ? CN : 1) == 1) {
+    tsl_tma_load_2d(dst, tm, c0, c1, bar);
+  } else {
+    tsl_tma_load_2d_multicast(tsl_smem_addr(dst), tm, c0, c1, tsl_smem_addr(bar),
+                              tsl_cluster_mask<CM, CN, AM, AN>());
+  }
+}
+
+// Grouped rasterization of CM x CN clusters: tile t is rank t % (CM * CN) of cluster-tile
+// t / (CM * CN); cluster-tiles walk a cdiv(grid_m, CM) x cdiv(grid_n, CN) grid in groups of
+// cdiv(group_m, CM) cluster rows (tsl_raster_grouped), and the rank places the block inside.
+TSL_DEVICE void tsl_raster_cluster_2d(int t, int grid_m, int grid_n, int group_m, int cm, int cn,
+                                      int &bm, int &bn) {
+  const int c = cm * cn, r = t % c;
+  int tm, tn;
+  tsl_raster_grouped(t / c, tsl_cdiv(grid_m, cm), tsl_cdiv(grid_n, cn), tsl_cdiv(group_m, cm), tm,
+                     tn);
+  bm = tm * cm + r % cm;
+  bn = tn * cn + r / cm;
+}
+
 // ---- kernel ------------------------------------------------------------------------------------
-template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int PROMOTE>
-__global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 2 <= 64))) tsl_matmul(
+template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int PROMOTE, int MULTICAST>
+__global__ void __cluster_dims__((1 + MULTICAST / 2) * (1 + MULTICAST % 2), 1, 1) __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 2 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_output,
@@ -972,6 +1113,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
   constexpr int WARP_M = 64;
   constexpr int TILE_M = WARP_M * CONSUMERS;
   constexpr int SWIZ = TILE_K;
+  constexpr int CLUSTER_M = 1 + MULTICAST / 2;
+  constexpr int CLUSTER_N = 1 + MULTICAST % 2;
   constexpr int tsl_threads = (CONSUMERS + 1) * 128;
   constexpr int tsl_smem_lhs_s = 0;
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (STAGES * (TILE_M * TILE_K)), 1024);
@@ -980,119 +1123,122 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  const int tsl_tiles = tsl_cdiv(M, TILE_M) * tsl_cdiv(N, WARP_N);  // dsl:24  persistent: tiles of the block level, walked by gridDim.x blocks
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:25
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:25  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:25  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:25
-  if (threadIdx.x == 0) {  // dsl:25
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:25
-    tsl_mbar_init_fence();  // dsl:25
-  }  // dsl:25
-  unsigned tsl_phase_full = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:25
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:25  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:25  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:25
-  if (threadIdx.x == 0) {  // dsl:25
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:25
-    tsl_mbar_init_fence();  // dsl:25
-  }  // dsl:25
-  unsigned tsl_phase_empty = 0;  // dsl:25  one parity bit per barrier, flipped by each wait
-  __syncthreads();  // dsl:25  barriers are initialised before anyone uses them
-  unsigned char* lhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_lhs_s);  // dsl:26
-  unsigned char* rhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:27
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:28
-  const int wg = threadIdx.x / 128;  // dsl:30
-  const int t = threadIdx.x % 128;  // dsl:30
-  if (wg == 0) {  // dsl:32  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:32
-    if (wg == 0 && t == 0) {  // dsl:32
-      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:32  persistent: this block's tiles
-        int block_m, block_n;  // dsl:32
-        tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:32
-        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:33
-          const int stage = iv_k % STAGES;  // dsl:34
-          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:35
-          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K);  // dsl:36  bytes this copy adds to the phase
-          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:36  coords: column, row
-          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K);  // dsl:38  bytes this copy adds to the phase
-          tsl_tma_load_2d((rhs_s + stage * (WARP_N * TILE_K)), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N, &full[stage]);  // dsl:38  coords: column, row
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:40
+  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER_M) * CLUSTER_M * (tsl_cdiv(tsl_cdiv(N, WARP_N), CLUSTER_N) * CLUSTER_N);  // dsl:31  persistent: tiles of the block level, walked by gridDim.x blocks
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:32
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:32  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:32  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:32
+  if (threadIdx.x == 0) {  // dsl:32
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:32
+    tsl_mbar_init_fence();  // dsl:32
+  }  // dsl:32
+  unsigned tsl_phase_full = 0;  // dsl:32  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:32
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:32  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:32  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * (CLUSTER_M * CLUSTER_N);  // dsl:32
+  if (threadIdx.x == 0) {  // dsl:32
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:32
+    tsl_mbar_init_fence();  // dsl:32
+  }  // dsl:32
+  unsigned tsl_phase_empty = 0;  // dsl:32  one parity bit per barrier, flipped by each wait
+  tsl_cluster_sync();  // dsl:32  every block's barriers are initialised before its peers arrive on them or multicast into it
+  unsigned char* lhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_lhs_s);  // dsl:33
+  unsigned char* rhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:34
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:35
+  const int wg = threadIdx.x / 128;  // dsl:37
+  const int t = threadIdx.x % 128;  // dsl:37
+  if (wg == 0) {  // dsl:39  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:39
+    if (wg == 0 && t == 0) {  // dsl:39
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:39  persistent: this block's tiles
+        int block_m, block_n;  // dsl:39
+        tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:39
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:40
+          const int stage = iv_k % STAGES;  // dsl:41
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:42
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K);  // dsl:43  bytes this copy adds to the phase (all CLUSTER_N slices)
+          static_assert(TILE_M % (8 * CLUSTER_N) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:43
+          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, false, true>((lhs_s + stage * (TILE_M * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N * TILE_K), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N), &full[stage]);  // dsl:43  this block's 1/CLUSTER_N of the rows, multicast to the cluster
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K);  // dsl:45  bytes this copy adds to the phase (all CLUSTER_M slices)
+          static_assert(WARP_N % (8 * CLUSTER_M) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:45
+          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, true, false>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M), &full[stage]);  // dsl:45  this block's 1/CLUSTER_M of the rows, multicast to the cluster
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:47
         }
       }
     }
   }
-  if (wg >= 1) {  // dsl:45  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:45
-    const int cidx = wg - 1;  // dsl:46
+  if (wg >= 1) {  // dsl:52  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:52
+    const int cidx = wg - 1;  // dsl:53
     #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {  // dsl:47
-      tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:48
+    for (int s = 0; s < STAGES; ++s) {  // dsl:54
+      tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[s]);  // dsl:55  every block of the cluster
     }
-    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:45  persistent: this block's tiles
-      int block_m, block_n;  // dsl:45
-      tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:45
-      float mc[WARP_N / 2];  // dsl:50  64xWARP_N accumulator fragment, f32 per thread
-      tsl_acc_fill(mc, 0.0f);  // dsl:50
-      float mc_part[WARP_N / 2];  // dsl:50  promote: the f8 WGMMAs' partial sums, added into mc every PROMOTE k-tiles
-      tsl_acc_fill(mc_part, 0.0f);  // dsl:50
-      int tsl_promote_mc = 0;  // dsl:50  k-tiles summed into the partial since the last promotion
-      tsl_wgmma_fence();  // dsl:51  order accumulator registers before the WGMMAs below
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:51
-        const int stage = iv_k % STAGES;  // dsl:52
-        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:53
-        const tsl_u64 tsl_desc_a17 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K);  // dsl:54  descriptor: K-major, swizzle SWIZ B
-        const tsl_u64 tsl_desc_b18 = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K));  // dsl:54  descriptor: K-major, swizzle SWIZ B
-        if constexpr (PROMOTE > 0) {  // dsl:54  promote: this k-tile sums into `mc_part`
-          tsl_wgmma_fence();  // dsl:54  the accumulators are ordered before this batch of WGMMAs
-          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc_part, tsl_desc_a17, tsl_desc_b18);  // dsl:54  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
-          if (++tsl_promote_mc == PROMOTE) {  // dsl:54  every PROMOTE k-tiles: mc += mc_part in f32
-            tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:54  the partial is complete
-            tsl_acc_promote(mc, mc_part);  // dsl:54
-            tsl_promote_mc = 0;  // dsl:54
-          }  // dsl:54
-        } else {  // dsl:54
-          tsl_wgmma_fence();  // dsl:54  the accumulators are ordered before this batch of WGMMAs
-          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc, tsl_desc_a17, tsl_desc_b18);  // dsl:54  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
-        }  // dsl:54
-        tsl_wgmma_commit();  // dsl:55
-        if constexpr (STAGES > 2) {  // dsl:55  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-          tsl_wgmma_wait<1>();  // dsl:55
-          if (iv_k > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:55
-        } else {  // dsl:55  shallow ring: free this stage as soon as its WGMMAs are done
-          tsl_wgmma_wait<0>();  // dsl:55
-          tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:55
-        }  // dsl:55
-        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:56
+    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:52  persistent: this block's tiles
+      int block_m, block_n;  // dsl:52
+      tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:52
+      float mc[WARP_N / 2];  // dsl:57  64xWARP_N accumulator fragment, f32 per thread
+      tsl_acc_fill(mc, 0.0f);  // dsl:57
+      float mc_part[WARP_N / 2];  // dsl:57  promote: the f8 WGMMAs' partial sums, added into mc every PROMOTE k-tiles
+      tsl_acc_fill(mc_part, 0.0f);  // dsl:57
+      int tsl_promote_mc = 0;  // dsl:57  k-tiles summed into the partial since the last promotion
+      tsl_wgmma_fence();  // dsl:58  order accumulator registers before the WGMMAs below
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:58
+        const int stage = iv_k % STAGES;  // dsl:59
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:60
+        const tsl_u64 tsl_desc_a17 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K);  // dsl:61  descriptor: K-major, swizzle SWIZ B
+        const tsl_u64 tsl_desc_b18 = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K));  // dsl:61  descriptor: K-major, swizzle SWIZ B
+        if constexpr (PROMOTE > 0) {  // dsl:61  promote: this k-tile sums into `mc_part`
+          tsl_wgmma_fence();  // dsl:61  the accumulators are ordered before this batch of WGMMAs
+          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc_part, tsl_desc_a17, tsl_desc_b18);  // dsl:61  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
+          if (++tsl_promote_mc == PROMOTE) {  // dsl:61  every PROMOTE k-tiles: mc += mc_part in f32
+            tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:61  the partial is complete
+            tsl_acc_promote(mc, mc_part);  // dsl:61
+            tsl_promote_mc = 0;  // dsl:61
+          }  // dsl:61
+        } else {  // dsl:61
+          tsl_wgmma_fence();  // dsl:61  the accumulators are ordered before this batch of WGMMAs
+          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc, tsl_desc_a17, tsl_desc_b18);  // dsl:61  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
+        }  // dsl:61
+        tsl_wgmma_commit();  // dsl:62
+        if constexpr (STAGES > 2) {  // dsl:62  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:62
+          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:62  every block of the cluster
+        } else {  // dsl:62  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:62
+          tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[stage]);  // dsl:62  every block of the cluster
+        }  // dsl:62
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:63
       }
-      if constexpr (STAGES > 2) {  // dsl:51  the last k-tile's WGMMAs, then its stage
-        tsl_wgmma_wait<0>();  // dsl:51
-        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:51
-      }  // dsl:51
-      tsl_wgmma_wait<0>();  // dsl:58  accumulators are final
-      if constexpr (PROMOTE > 0) {  // dsl:58  promote: the last partial sums
-        tsl_acc_promote(mc, mc_part);  // dsl:58
+      if constexpr (STAGES > 2) {  // dsl:58  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:58
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:58  every block of the cluster
       }  // dsl:58
-      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:58  the last TMA store from this tile has read it
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:58  the tile may be overwritten
-      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)));  // dsl:58  fragment → row-major tile
-      tsl_fence_proxy_async();  // dsl:59  make the tile's st.shared visible to the TMA engine
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:59  this warpgroup's tile is complete
-      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:59  read-wait deferred to the tile's next write
+      tsl_wgmma_wait<0>();  // dsl:65  accumulators are final
+      if constexpr (PROMOTE > 0) {  // dsl:65  promote: the last partial sums
+        tsl_acc_promote(mc, mc_part);  // dsl:65
+      }  // dsl:65
+      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:65  the last TMA store from this tile has read it
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:65  the tile may be overwritten
+      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)));  // dsl:65  fragment → row-major tile
+      tsl_fence_proxy_async();  // dsl:66  make the tile's st.shared visible to the TMA engine
+      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:66  this warpgroup's tile is complete
+      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:66  read-wait deferred to the tile's next write
     }
-    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:45  the last TMA stores have read their tiles
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:52  the last TMA stores have read their tiles
   }
+  tsl_cluster_sync();  // dsl:31  no block exits while its peers may still arrive on its barriers or multicast into it
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
-// grid  = (tsl_min(tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 2 <= 64)) + (PERSISTENT == 0) * (tsl_cdiv(M, 64 * CONSUMERS) * tsl_cdiv(N, WARP_N))), 1, 1)
+// grid  = (tsl_min(tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), 1 + MULTICAST / 2) * (1 + MULTICAST / 2) * (tsl_cdiv(tsl_cdiv(N, WARP_N), 1 + MULTICAST % 2) * (1 + MULTICAST % 2)), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 2 <= 64)) + (PERSISTENT == 0) * (tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), 1 + MULTICAST / 2) * (1 + MULTICAST / 2) * (tsl_cdiv(tsl_cdiv(N, WARP_N), 1 + MULTICAST % 2) * (1 + MULTICAST % 2)))) / (CLUSTER_M * CLUSTER_N) * (CLUSTER_M * CLUSTER_N), 1, 1)
 // block = ((CONSUMERS + 1) * 128, 1, 1)
 // dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K), 1024) * 1024 + STAGES * (WARP_N * TILE_K), 1024) * 1024 + CONSUMERS * (64 * WARP_N) * 2 + 1024 bytes
-// arg 0: CUtensorMap over parameter #0, box [64 * CONSUMERS, TILE_K], swizzle TILE_K bytes
-// arg 1: CUtensorMap over parameter #1, box [WARP_N, TILE_K], swizzle TILE_K bytes
+// arg 0: CUtensorMap over parameter #0, box [64 * CONSUMERS / (1 + MULTICAST % 2), TILE_K], swizzle TILE_K bytes
+// arg 1: CUtensorMap over parameter #1, box [WARP_N / (1 + MULTICAST / 2), TILE_K], swizzle TILE_K bytes
 // arg 2: CUtensorMap over parameter #2, box [64, WARP_N], swizzle none
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<128, 4, 2, 128, 8, 1, 0>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<128, 4, 2, 128, 8, 1, 0, 0>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
