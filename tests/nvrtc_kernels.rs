@@ -479,6 +479,24 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
     }
     let c0 = compile_instance("v4_fp8", &base);
     assert!(!c0.sass.contains("MULTICAST"), "{}", c0.what);
+    // EPI_SPLIT 2 at WARP_N 256 with 4 stages (fits only with the halved output tile): two TMA
+    // stores per consumer tile.
+    let c = compile_instance(
+        "v4_fp8",
+        &base
+            .clone()
+            .with("WARP_N", 256)
+            .with("STAGES", 4)
+            .with("EPI_SPLIT", 2)
+            .with("MULTICAST", 2),
+    );
+    assert_eq!(
+        sass::count(&c.sass, "QGMMA.64x256x32.F32.E4M3.E4M3"),
+        4,
+        "{}",
+        c.what
+    );
+    assert_eq!(sass::count(&c.sass, "UTMASTG"), 2, "{}", c.what);
 }
 
 /// wgmma_s8: s8 operands become IGMMA with s32 accumulators at every N of its domain.

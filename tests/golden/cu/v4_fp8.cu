@@ -12,6 +12,7 @@
 //   PERSISTENT in [0, 1], default 1, this file: 1
 //   PROMOTE in [0, 1], default 0, this file: 0
 //   MULTICAST in [0, 1, 2], default 0, this file: 0
+//   EPI_SPLIT in [1, 2], default 1, this file: 1
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -1102,7 +1103,7 @@ TSL_DEVICE void tsl_raster_cluster_2d(int t, int grid_m, int grid_n, int group_m
 }
 
 // ---- kernel ------------------------------------------------------------------------------------
-template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int PROMOTE, int MULTICAST>
+template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int PERSISTENT, int PROMOTE, int MULTICAST, int EPI_SPLIT>
 __global__ void __cluster_dims__((1 + MULTICAST / 2) * (1 + MULTICAST % 2), 1, 1) __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 2 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
@@ -1113,6 +1114,7 @@ __global__ void __cluster_dims__((1 + MULTICAST / 2) * (1 + MULTICAST % 2), 1, 1
   constexpr int WARP_M = 64;
   constexpr int TILE_M = WARP_M * CONSUMERS;
   constexpr int SWIZ = TILE_K;
+  constexpr int EPI_N = WARP_N / EPI_SPLIT;
   constexpr int CLUSTER_M = 1 + MULTICAST / 2;
   constexpr int CLUSTER_N = 1 + MULTICAST % 2;
   constexpr int tsl_threads = (CONSUMERS + 1) * 128;
@@ -1123,122 +1125,125 @@ __global__ void __cluster_dims__((1 + MULTICAST / 2) * (1 + MULTICAST % 2), 1, 1
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER_M) * CLUSTER_M * (tsl_cdiv(tsl_cdiv(N, WARP_N), CLUSTER_N) * CLUSTER_N);  // dsl:31  persistent: tiles of the block level, walked by gridDim.x blocks
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:32
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:32  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:32  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:32
-  if (threadIdx.x == 0) {  // dsl:32
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:32
-    tsl_mbar_init_fence();  // dsl:32
-  }  // dsl:32
-  unsigned tsl_phase_full = 0;  // dsl:32  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:32
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:32  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:32  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * (CLUSTER_M * CLUSTER_N);  // dsl:32
-  if (threadIdx.x == 0) {  // dsl:32
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:32
-    tsl_mbar_init_fence();  // dsl:32
-  }  // dsl:32
-  unsigned tsl_phase_empty = 0;  // dsl:32  one parity bit per barrier, flipped by each wait
-  tsl_cluster_sync();  // dsl:32  every block's barriers are initialised before its peers arrive on them or multicast into it
-  unsigned char* lhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_lhs_s);  // dsl:33
-  unsigned char* rhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:34
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:35
-  const int wg = threadIdx.x / 128;  // dsl:37
-  const int t = threadIdx.x % 128;  // dsl:37
-  if (wg == 0) {  // dsl:39  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:39
-    if (wg == 0 && t == 0) {  // dsl:39
-      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:39  persistent: this block's tiles
-        int block_m, block_n;  // dsl:39
-        tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:39
-        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:40
-          const int stage = iv_k % STAGES;  // dsl:41
-          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:42
-          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K);  // dsl:43  bytes this copy adds to the phase (all CLUSTER_N slices)
-          static_assert(TILE_M % (8 * CLUSTER_N) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:43
-          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, false, true>((lhs_s + stage * (TILE_M * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N * TILE_K), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N), &full[stage]);  // dsl:43  this block's 1/CLUSTER_N of the rows, multicast to the cluster
-          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K);  // dsl:45  bytes this copy adds to the phase (all CLUSTER_M slices)
-          static_assert(WARP_N % (8 * CLUSTER_M) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:45
-          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, true, false>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M), &full[stage]);  // dsl:45  this block's 1/CLUSTER_M of the rows, multicast to the cluster
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:47
+  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER_M) * CLUSTER_M * (tsl_cdiv(tsl_cdiv(N, WARP_N), CLUSTER_N) * CLUSTER_N);  // dsl:34  persistent: tiles of the block level, walked by gridDim.x blocks
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:35
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:35  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:35  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:35
+  if (threadIdx.x == 0) {  // dsl:35
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:35
+    tsl_mbar_init_fence();  // dsl:35
+  }  // dsl:35
+  unsigned tsl_phase_full = 0;  // dsl:35  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:35
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:35  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:35  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) * (CLUSTER_M * CLUSTER_N);  // dsl:35
+  if (threadIdx.x == 0) {  // dsl:35
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:35
+    tsl_mbar_init_fence();  // dsl:35
+  }  // dsl:35
+  unsigned tsl_phase_empty = 0;  // dsl:35  one parity bit per barrier, flipped by each wait
+  tsl_cluster_sync();  // dsl:35  every block's barriers are initialised before its peers arrive on them or multicast into it
+  unsigned char* lhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_lhs_s);  // dsl:36
+  unsigned char* rhs_s = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:37
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:38
+  const int wg = threadIdx.x / 128;  // dsl:40
+  const int t = threadIdx.x % 128;  // dsl:40
+  if (wg == 0) {  // dsl:42  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:42
+    if (wg == 0 && t == 0) {  // dsl:42
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:42  persistent: this block's tiles
+        int block_m, block_n;  // dsl:42
+        tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:42
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:43
+          const int stage = iv_k % STAGES;  // dsl:44
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:45
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K);  // dsl:46  bytes this copy adds to the phase (all CLUSTER_N slices)
+          static_assert(TILE_M % (8 * CLUSTER_N) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:46
+          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, false, true>((lhs_s + stage * (TILE_M * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N * TILE_K), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, false, true>() * (TILE_M / CLUSTER_N), &full[stage]);  // dsl:46  this block's 1/CLUSTER_N of the rows, multicast to the cluster
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K);  // dsl:48  bytes this copy adds to the phase (all CLUSTER_M slices)
+          static_assert(WARP_N % (8 * CLUSTER_M) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:48
+          tsl_tma_load_2d_cluster<CLUSTER_M, CLUSTER_N, true, false>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cluster_slice<CLUSTER_M, CLUSTER_N, true, false>() * (WARP_N / CLUSTER_M), &full[stage]);  // dsl:48  this block's 1/CLUSTER_M of the rows, multicast to the cluster
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:50
         }
       }
     }
   }
-  if (wg >= 1) {  // dsl:52  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:52
-    const int cidx = wg - 1;  // dsl:53
+  if (wg >= 1) {  // dsl:55  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:55
+    const int cidx = wg - 1;  // dsl:56
     #pragma unroll
-    for (int s = 0; s < STAGES; ++s) {  // dsl:54
-      tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[s]);  // dsl:55  every block of the cluster
+    for (int s = 0; s < STAGES; ++s) {  // dsl:57
+      tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[s]);  // dsl:58  every block of the cluster
     }
-    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:52  persistent: this block's tiles
-      int block_m, block_n;  // dsl:52
-      tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:52
-      float mc[WARP_N / 2];  // dsl:57  64xWARP_N accumulator fragment, f32 per thread
-      tsl_acc_fill(mc, 0.0f);  // dsl:57
-      float mc_part[WARP_N / 2];  // dsl:57  promote: the f8 WGMMAs' partial sums, added into mc every PROMOTE k-tiles
-      tsl_acc_fill(mc_part, 0.0f);  // dsl:57
-      int tsl_promote_mc = 0;  // dsl:57  k-tiles summed into the partial since the last promotion
-      tsl_wgmma_fence();  // dsl:58  order accumulator registers before the WGMMAs below
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:58
-        const int stage = iv_k % STAGES;  // dsl:59
-        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:60
-        const tsl_u64 tsl_desc_a17 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K);  // dsl:61  descriptor: K-major, swizzle SWIZ B
-        const tsl_u64 tsl_desc_b18 = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K));  // dsl:61  descriptor: K-major, swizzle SWIZ B
-        if constexpr (PROMOTE > 0) {  // dsl:61  promote: this k-tile sums into `mc_part`
-          tsl_wgmma_fence();  // dsl:61  the accumulators are ordered before this batch of WGMMAs
-          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc_part, tsl_desc_a17, tsl_desc_b18);  // dsl:61  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
-          if (++tsl_promote_mc == PROMOTE) {  // dsl:61  every PROMOTE k-tiles: mc += mc_part in f32
-            tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:61  the partial is complete
-            tsl_acc_promote(mc, mc_part);  // dsl:61
-            tsl_promote_mc = 0;  // dsl:61
-          }  // dsl:61
-        } else {  // dsl:61
-          tsl_wgmma_fence();  // dsl:61  the accumulators are ordered before this batch of WGMMAs
-          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc, tsl_desc_a17, tsl_desc_b18);  // dsl:61  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
-        }  // dsl:61
-        tsl_wgmma_commit();  // dsl:62
-        if constexpr (STAGES > 2) {  // dsl:62  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-          tsl_wgmma_wait<1>();  // dsl:62
-          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:62  every block of the cluster
-        } else {  // dsl:62  shallow ring: free this stage as soon as its WGMMAs are done
-          tsl_wgmma_wait<0>();  // dsl:62
-          tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[stage]);  // dsl:62  every block of the cluster
-        }  // dsl:62
-        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:63
+    for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:55  persistent: this block's tiles
+      int block_m, block_n;  // dsl:55
+      tsl_raster_cluster_2d(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER_M, CLUSTER_N, block_m, block_n);  // dsl:55
+      float mc[WARP_N / 2];  // dsl:60  64xWARP_N accumulator fragment, f32 per thread
+      tsl_acc_fill(mc, 0.0f);  // dsl:60
+      float mc_part[WARP_N / 2];  // dsl:60  promote: the f8 WGMMAs' partial sums, added into mc every PROMOTE k-tiles
+      tsl_acc_fill(mc_part, 0.0f);  // dsl:60
+      int tsl_promote_mc = 0;  // dsl:60  k-tiles summed into the partial since the last promotion
+      tsl_wgmma_fence();  // dsl:61  order accumulator registers before the WGMMAs below
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:61
+        const int stage = iv_k % STAGES;  // dsl:62
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:63
+        const tsl_u64 tsl_desc_a17 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (cidx * WARP_M) * TILE_K);  // dsl:64  descriptor: K-major, swizzle SWIZ B
+        const tsl_u64 tsl_desc_b18 = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K));  // dsl:64  descriptor: K-major, swizzle SWIZ B
+        if constexpr (PROMOTE > 0) {  // dsl:64  promote: this k-tile sums into `mc_part`
+          tsl_wgmma_fence();  // dsl:64  the accumulators are ordered before this batch of WGMMAs
+          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc_part, tsl_desc_a17, tsl_desc_b18);  // dsl:64  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
+          if (++tsl_promote_mc == PROMOTE) {  // dsl:64  every PROMOTE k-tiles: mc += mc_part in f32
+            tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:64  the partial is complete
+            tsl_acc_promote(mc, mc_part);  // dsl:64
+            tsl_promote_mc = 0;  // dsl:64
+          }  // dsl:64
+        } else {  // dsl:64
+          tsl_wgmma_fence();  // dsl:64  the accumulators are ordered before this batch of WGMMAs
+          tsl_wgmma_k_steps<tsl_wgmma_f32_f8_e4m3<WARP_N>, TILE_K / 32>(mc, tsl_desc_a17, tsl_desc_b18);  // dsl:64  mc += tsl_desc_a17·tsl_desc_b18ᵀ (wgmma m64nNk32, N = WARP_N), TILE_K / 32 K-steps
+        }  // dsl:64
+        tsl_wgmma_commit();  // dsl:65
+        if constexpr (STAGES > 2) {  // dsl:65  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:65
+          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:65  every block of the cluster
+        } else {  // dsl:65  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:65
+          tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[stage]);  // dsl:65  every block of the cluster
+        }  // dsl:65
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:66
       }
-      if constexpr (STAGES > 2) {  // dsl:58  the last k-tile's WGMMAs, then its stage
-        tsl_wgmma_wait<0>();  // dsl:58
-        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:58  every block of the cluster
-      }  // dsl:58
-      tsl_wgmma_wait<0>();  // dsl:65  accumulators are final
-      if constexpr (PROMOTE > 0) {  // dsl:65  promote: the last partial sums
-        tsl_acc_promote(mc, mc_part);  // dsl:65
-      }  // dsl:65
-      if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:65  the last TMA store from this tile has read it
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:65  the tile may be overwritten
-      tsl_acc_store<WARP_N>(mc, (output_s + cidx * (WARP_M * WARP_N)));  // dsl:65  fragment → row-major tile
-      tsl_fence_proxy_async();  // dsl:66  make the tile's st.shared visible to the TMA engine
-      tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:66  this warpgroup's tile is complete
-      if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * WARP_N)), block_n * WARP_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:66  read-wait deferred to the tile's next write
+      if constexpr (STAGES > 2) {  // dsl:61  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:61
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER_M * CLUSTER_N, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:61  every block of the cluster
+      }  // dsl:61
+      #pragma unroll
+      for (int h = 0; h < EPI_SPLIT; ++h) {  // dsl:68
+        tsl_wgmma_wait<0>();  // dsl:69  accumulators are final
+        if constexpr (PROMOTE > 0) {  // dsl:69  promote: the last partial sums
+          tsl_acc_promote(mc, mc_part);  // dsl:69
+        }  // dsl:69
+        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:69  the last TMA store from this tile has read it
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:69  the tile may be overwritten
+        tsl_acc_store_cols<WARP_N, EPI_N>(mc, h * EPI_N, (output_s + cidx * (WARP_M * EPI_N)));  // dsl:69  EPI_N fragment columns from h * EPI_N → row-major tile
+        tsl_fence_proxy_async();  // dsl:70  make the tile's st.shared visible to the TMA engine
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:70  this warpgroup's tile is complete
+        if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (WARP_M * EPI_N)), (block_n * EPI_SPLIT + h) * EPI_N, (block_m * CONSUMERS + cidx) * WARP_M); tsl_tma_store_commit(); }  // dsl:70  read-wait deferred to the tile's next write
+      }
     }
-    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:52  the last TMA stores have read their tiles
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:55  the last TMA stores have read their tiles
   }
-  tsl_cluster_sync();  // dsl:31  no block exits while its peers may still arrive on its barriers or multicast into it
+  tsl_cluster_sync();  // dsl:34  no block exits while its peers may still arrive on its barriers or multicast into it
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
 // grid  = (tsl_min(tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), 1 + MULTICAST / 2) * (1 + MULTICAST / 2) * (tsl_cdiv(tsl_cdiv(N, WARP_N), 1 + MULTICAST % 2) * (1 + MULTICAST % 2)), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 2 <= 64)) + (PERSISTENT == 0) * (tsl_cdiv(tsl_cdiv(M, 64 * CONSUMERS), 1 + MULTICAST / 2) * (1 + MULTICAST / 2) * (tsl_cdiv(tsl_cdiv(N, WARP_N), 1 + MULTICAST % 2) * (1 + MULTICAST % 2)))) / (CLUSTER_M * CLUSTER_N) * (CLUSTER_M * CLUSTER_N), 1, 1)
 // block = ((CONSUMERS + 1) * 128, 1, 1)
-// dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K), 1024) * 1024 + STAGES * (WARP_N * TILE_K), 1024) * 1024 + CONSUMERS * (64 * WARP_N) * 2 + 1024 bytes
+// dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (64 * CONSUMERS * TILE_K), 1024) * 1024 + STAGES * (WARP_N * TILE_K), 1024) * 1024 + CONSUMERS * (64 * (WARP_N / EPI_SPLIT)) * 2 + 1024 bytes
 // arg 0: CUtensorMap over parameter #0, box [64 * CONSUMERS / (1 + MULTICAST % 2), TILE_K], swizzle TILE_K bytes
 // arg 1: CUtensorMap over parameter #1, box [WARP_N / (1 + MULTICAST / 2), TILE_K], swizzle TILE_K bytes
-// arg 2: CUtensorMap over parameter #2, box [64, WARP_N], swizzle none
+// arg 2: CUtensorMap over parameter #2, box [64, WARP_N / EPI_SPLIT], swizzle none
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<128, 4, 2, 128, 8, 1, 0, 0>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<128, 4, 2, 128, 8, 1, 0, 0, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
