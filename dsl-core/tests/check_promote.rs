@@ -25,7 +25,8 @@ fn v4_fp8_checks_and_lowers_with_and_without_promotion() {
     let m = module(&kernel("v4_fp8"));
     assert!(m.promote.is_some());
     for p in [0, 1] {
-        let cfg = Config::defaults(&m).with("PROMOTE", p);
+        // The partial sums double the accumulators: promotion needs WARP_N <= 192.
+        let cfg = Config::defaults(&m).with("PROMOTE", p).with("WARP_N", 192);
         let info = check_config(&m, &cfg, None, &Limits::SM90).unwrap_or_else(|d| panic!("{d}"));
         let k = dsl_core::lower::lower(&m, &info).unwrap_or_else(|e| panic!("{e}"));
         let calls: Vec<String> = k
