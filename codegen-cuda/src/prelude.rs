@@ -90,6 +90,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 name: "WGMMA instructions used by this kernel (sm90_wgmma.cuh)",
                 text: crate::wgmma::specializations(&k.wgmma_types, &k.wgmma_ns),
             });
+            if crate::wgmma_sp::needed(&k.wgmma_types) {
+                s.push(Section {
+                    name: "structured-sparse WGMMA used by this kernel (wgmma_sp.rs)",
+                    text: crate::wgmma_sp::section(&k.wgmma_types, &k.wgmma_ns),
+                });
+            }
             s.push(Section {
                 name: "index arithmetic (lowering/common.cuh)",
                 text: body(GLUE_COMMON),
