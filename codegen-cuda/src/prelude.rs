@@ -108,7 +108,8 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 .wgmma_types
                 .iter()
                 .any(|(acc, input)| acc == "s32" || input.starts_with("f8") || input == "s8");
-            if eight_bit || calls.contains("tsl_wgmma_k_steps") {
+            let sparse = crate::wgmma_sp::needed(&k.wgmma_types);
+            if eight_bit || sparse || calls.contains("tsl_wgmma_k_steps") {
                 s.push(Section {
                     name: "K-steps, 8-bit WGMMA accumulators (lowering/hopper_wide.cuh)",
                     text: body(GLUE_HOPPER_WIDE),
