@@ -98,16 +98,18 @@ const SP_VARIANTS: [SpVariant; 7] = [
 
 /// The helpers every kernel with a sparse `mma` gets.
 const HELPERS: &str = "\
-// `dma.copy` of a u8 tile (the metadata) in a Hopper kernel: the [ROWS, COLS] tile at (r0, c0) of
-// a row-major [rows, cols] byte tensor into a shared tile with row pitch LD, zero outside the
-// tensor, all THREADS threads taking a strided share. Plain byte loads: metadata rows are often
-// narrower than a 16-byte cp.async chunk. The caller synchronizes.
+// `dma.copy` of a u8 tile in a Hopper kernel (the sparsity metadata): the [ROWS, COLS] tile at
+// (r0, c0) of a row-major [rows, cols] byte tensor into a shared tile with row pitch LD, all
+// THREADS threads taking a strided share. Plain byte loads: metadata rows are often narrower than
+// a 16-byte cp.async chunk. Bytes outside the tensor read 0x44 (positions 0 and 1 in both groups):
+// the A values there are zero-filled by TMA, and 0 is not a valid metadata value. The caller
+// synchronizes.
 template <int ROWS, int COLS, int LD, int THREADS>
 TSL_DEVICE void tsl_copy_g2s_bytes(tsl_u8 *dst, const tsl_u8 *src, int r0, int c0, int rows, int cols) {
   for (int i = threadIdx.x; i < ROWS * COLS; i += THREADS) {
     const int r = i / COLS, c = i % COLS;
     const int gr = r0 + r, gc = c0 + c;
-    dst[r * LD + c] = (gr < rows && gc < cols) ? src[(long long)gr * cols + gc] : (tsl_u8)0;
+    dst[r * LD + c] = (gr < rows && gc < cols) ? src[(long long)gr * cols + gc] : (tsl_u8)0x44;
   }
 }
 // Structured-sparse (2:4) WGMMA. A is the packed operand (two kept values of every four along K,

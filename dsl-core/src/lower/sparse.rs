@@ -132,7 +132,8 @@ pub fn mma(
 }
 
 /// `dma.copy src => dst` of a u8 tile (the sparsity metadata) in a Hopper kernel: every thread
-/// of the block copies a strided share of the bytes (zero outside the tensor), between two
+/// of the block copies a strided share of the bytes (outside the tensor a valid metadata byte,
+/// positions 0 and 1, whose A values are zero), between two
 /// barriers. Byte rows narrower than a 16-byte `cp.async` chunk (8 bytes for a 64-wide K tile)
 /// are the common case here, so the copy is plain loads and stores.
 pub fn byte_copy(
