@@ -9,11 +9,12 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 27] = [
+const EXAMPLES: [&str; 28] = [
     "autotune_first_use",
     "bench",
     "frontend_limits",
     "gemm_s8",
+    "gemm_sparse",
     "gemv",
     "kt_naive",
     "kt_shared",

@@ -10,6 +10,7 @@
 //! | v4_fp8          | sm_90a  | QGMMA (e4m3, e5m2), UTMALDG (.MULTICAST) |
 //! | wgmma_s8        | sm_90a  | IGMMA (s8 → s32), UTMALDG     |
 //! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
+//! | gemm_sparse(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP (2:4 sparse) |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
 //! compiled at non-default configurations to prove the template instantiates across its domain
@@ -511,5 +512,80 @@ fn wgmma_s8_uses_igmma() {
         assert_eq!(sass::count(&c.sass, &op), 4, "{}: {op}", c.what);
         assert_has(&c, &["UTMALDG", "UTMASTG"]);
         eprintln!("{}", c.what);
+    }
+}
+
+/// gemm_sparse (f16) and gemm_sparse_fp8 (e4m3): a 2:4 sparse `mma` is sparse GMMA — HGMMA.SP
+/// (m64nNk32) and QGMMA.SP (m64nNk64), two per 128-byte k-tile of B — with no dense GMMA of the
+/// tile, each thread reading its metadata bytes from shared memory (LDS.U8); the bf16, e5m2 and
+/// f16-accumulator variants too.
+#[test]
+fn sparse_kernels_issue_sparse_gmma() {
+    if !nvrtc_and_nvdisasm_available("sparse_kernels_issue_sparse_gmma") {
+        return;
+    }
+    for n in [64, 128, 256] {
+        for (name, op, dense) in [
+            (
+                "gemm_sparse",
+                format!("HGMMA.SP.64x{n}x32.F32"),
+                format!("HGMMA.64x{n}x16"),
+            ),
+            (
+                "gemm_sparse_fp8",
+                format!("QGMMA.SP.64x{n}x64.F32.E4M3.E4M3"),
+                format!("QGMMA.64x{n}x32"),
+            ),
+        ] {
+            let c = compile_instance(name, &defaults(name).with("WARP_N", n));
+            assert_eq!(sass::count(&c.sass, &op), 2, "{}: {op}\n{}", c.what, c.sass);
+            assert_eq!(
+                sass::count(&c.sass, &dense),
+                0,
+                "{}: a dense GMMA of the tile",
+                c.what
+            );
+            assert_has(&c, &["UTMALDG", "UTMASTG", "LDS.U8"]);
+            eprintln!("{}: {op}", c.what);
+        }
+    }
+    for (name, v, op) in [
+        (
+            "gemm_sparse",
+            Variant {
+                input: Some(DType::BF16),
+                acc: None,
+            },
+            "HGMMA.SP.64x128x32.F32.BF16",
+        ),
+        (
+            "gemm_sparse",
+            Variant {
+                input: None,
+                acc: Some(DType::F16),
+            },
+            "HGMMA.SP.64x128x32.F16",
+        ),
+        (
+            "gemm_sparse_fp8",
+            Variant {
+                input: Some(DType::F8E5M2),
+                acc: None,
+            },
+            "QGMMA.SP.64x128x64.F32.E5M2.E5M2",
+        ),
+        (
+            "gemm_sparse_fp8",
+            Variant {
+                input: None,
+                acc: Some(DType::F16),
+            },
+            "QGMMA.SP.64x128x64.F16.E4M3.E4M3",
+        ),
+    ] {
+        let m = retype(&parse_kernel(name), v);
+        let c = compile_emitted(name, emit_module(name, &m, &defaults(name)));
+        assert_eq!(sass::count(&c.sass, op), 2, "{}: {op}\n{}", c.what, c.sass);
+        eprintln!("{}: {op}", c.what);
     }
 }

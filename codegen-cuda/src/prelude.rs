@@ -90,6 +90,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 name: "WGMMA instructions used by this kernel (sm90_wgmma.cuh)",
                 text: crate::wgmma::specializations(&k.wgmma_types, &k.wgmma_ns),
             });
+            if crate::wgmma_sp::needed(&k.wgmma_types) {
+                s.push(Section {
+                    name: "structured-sparse WGMMA used by this kernel (wgmma_sp.rs)",
+                    text: crate::wgmma_sp::section(&k.wgmma_types, &k.wgmma_ns),
+                });
+            }
             s.push(Section {
                 name: "index arithmetic (lowering/common.cuh)",
                 text: body(GLUE_COMMON),
@@ -102,7 +108,8 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 .wgmma_types
                 .iter()
                 .any(|(acc, input)| acc == "s32" || input.starts_with("f8") || input == "s8");
-            if eight_bit || calls.contains("tsl_wgmma_k_steps") {
+            let sparse = crate::wgmma_sp::needed(&k.wgmma_types);
+            if eight_bit || sparse || calls.contains("tsl_wgmma_k_steps") {
                 s.push(Section {
                     name: "K-steps, 8-bit WGMMA accumulators (lowering/hopper_wide.cuh)",
                     text: body(GLUE_HOPPER_WIDE),

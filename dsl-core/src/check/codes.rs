@@ -336,6 +336,21 @@ pub const UNROLL_FACTOR: &str = "E0046";
 pub const PARAM_DIM: &str = "E0044";
 /// Not supported yet: `stream` parameters, `parallel<s>` and `parallel.async`.
 pub const NOT_LOWERED_STREAM: &str = "E1353";
+/// Sparse WGMMA: B's (dense) K is not a multiple of the instruction's K (32 for 16-bit, 64
+/// for 8-bit operands).
+pub const SPARSE_K: &str = "E1480";
+/// Sparse WGMMA: the packed A's K is not half of B's K.
+pub const SPARSE_PACKED_K: &str = "E1481";
+/// Sparse WGMMA: the metadata operand is not an `mma.load` of a plain u8 shared tile.
+pub const SPARSE_META: &str = "E1482";
+/// Sparse WGMMA: the metadata tile is not `[M, K/8]` for A's M and B's dense K.
+pub const SPARSE_META_SHAPE: &str = "E1483";
+/// Not supported yet: a warp-level sparse `mma` (`mma.sp.sync`).
+pub const NOT_LOWERED_SPARSE_WARP: &str = "E1360";
+/// Not supported yet: sparse s8 WGMMA.
+pub const NOT_LOWERED_SPARSE_INT: &str = "E1361";
+/// Not supported yet: `promote` of a sparse `mma`.
+pub const NOT_LOWERED_SPARSE_PROMOTE: &str = "E1362";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -863,5 +878,30 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_STREAM,
         "not supported yet: streams and asynchronous `parallel` launches",
+    ),
+    (
+        SPARSE_K,
+        "sparse WGMMA: B's K is not a multiple of the instruction's K (32 for 16-bit, 64 for 8-bit)",
+    ),
+    (
+        SPARSE_PACKED_K,
+        "sparse WGMMA: the packed A's K is not half of B's K",
+    ),
+    (
+        SPARSE_META,
+        "sparse WGMMA: the metadata is not an `mma.load` of a plain u8 shared tile",
+    ),
+    (
+        SPARSE_META_SHAPE,
+        "sparse WGMMA: the metadata tile is not [M, K/8]",
+    ),
+    (
+        NOT_LOWERED_SPARSE_WARP,
+        "not supported yet: a warp-level sparse `mma`",
+    ),
+    (NOT_LOWERED_SPARSE_INT, "not supported yet: sparse s8 WGMMA"),
+    (
+        NOT_LOWERED_SPARSE_PROMOTE,
+        "not supported yet: `promote` of a sparse `mma`",
     ),
 ];

@@ -40,6 +40,7 @@ mod resolve;
 mod shape;
 mod simt;
 mod smem;
+mod sparse;
 mod streams;
 mod suggest;
 mod support;
@@ -316,6 +317,7 @@ fn run_checks(
     let frags = wgmma::check_mma(&cx, &mut views, &mut diags);
     let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
     wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
+    sparse::check_sparse(&cx, &views, &swizzle, &mut diags);
     wgmma::check_promote(&cx, &frags, &mut diags);
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
@@ -337,6 +339,7 @@ fn run_checks(
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
     warp_mma::warp_gate(&cx, &mut gate);
+    sparse::gate(&cx, &mut gate);
     gate.extend(warp_shapes);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those

@@ -354,6 +354,10 @@ pub(crate) fn check_mma(
                     )),
                 );
             }
+        }
+        if group4 && super::sparse::is_sparse(m, s) {
+            super::sparse::check_k(cx, s, (&ak, a_src), (&bk, b_src), av.dtype, diags);
+        } else if group4 {
             let ik = instr_k(av.dtype);
             let mut k_ok = true;
             for (k, src) in [(ak, a_src), (bk, b_src)] {

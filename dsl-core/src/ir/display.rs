@@ -386,15 +386,24 @@ impl Printer<'_> {
                 a,
                 b,
             } => {
-                let _ = writeln!(
+                let _ = write!(
                     self.out,
-                    "mma.{}.{} {}, {}, {};",
+                    "mma.{}.{}{} {}, {}, {}",
                     a_major.name(),
                     b_major.name(),
+                    if self.m.sparse_meta(s).is_some() {
+                        ".sp"
+                    } else {
+                        ""
+                    },
                     acc.name,
                     a.name,
                     b.name
                 );
+                if let Some(meta) = self.m.sparse_meta(s) {
+                    let _ = write!(self.out, ", {}", meta.name);
+                }
+                self.out.push_str(";\n");
             }
             Stmt::MmaStore { acc, view, dst } => {
                 self.out.push_str("mma.store ");

@@ -112,6 +112,19 @@ pub struct Source {
     pub file: Option<String>,
 }
 
+/// A structured-sparse `mma` (`mma.row.row.sp acc, a, b, meta;`): A holds the two kept values
+/// of every group of four along K (K/2 columns), `meta` names the fragment loaded from the
+/// metadata tile that says where in the group each kept value sits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseMma {
+    /// The `Stmt::Mma`.
+    pub stmt: StmtId,
+    /// The metadata fragment (bound by `mma.load`).
+    pub meta: Ident,
+    /// The `.sp` modifier.
+    pub span: Span,
+}
+
 #[derive(Clone, Debug)]
 pub struct Module {
     pub tunables: Vec<Tunable>,
@@ -139,6 +152,9 @@ pub struct Module {
     /// modifier's span). Under a cluster each is loaded once per group of blocks that need the
     /// same tile and multicast to all of them.
     pub multicast: Vec<(StmtId, crate::span::Span)>,
+    /// `mma.<a>.<b>.sp acc, a, b, meta;`: the structured-sparse (2:4) `mma`s and their
+    /// metadata operands (see [`SparseMma`]).
+    pub sparse: Vec<SparseMma>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -184,6 +200,11 @@ impl Module {
         self.multicast.iter().any(|&(m, _)| m == s)
     }
 
+    /// The metadata operand of statement `s` when it is a sparse `mma` (`mma.row.row.sp`).
+    pub fn sparse_meta(&self, s: StmtId) -> Option<&Ident> {
+        self.sparse.iter().find(|x| x.stmt == s).map(|x| &x.meta)
+    }
+
     /// An empty module with the given kernel name (for hand-built IR).
     pub fn new(kernel_name: &str) -> Self {
         Module {
@@ -195,6 +216,7 @@ impl Module {
             cluster_level: None,
             cluster_nonportable: None,
             multicast: Vec::new(),
+            sparse: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

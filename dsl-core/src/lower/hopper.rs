@@ -448,6 +448,9 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 e.wgmma_ns.push(n);
             }
         }
+        Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(m, &name.name) => {
+            super::sparse::meta_load(e, name, *src, line)?;
+        }
         Stmt::MmaLoad { name, src, .. } => {
             let v = e.cx().view(*src)?;
             if v.tensor.space != MemSpace::Shared {
@@ -466,6 +469,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     k,
                 }),
             );
+        }
+        Stmt::Mma { acc, a, b, .. } if m.sparse_meta(s).is_some() => {
+            let meta = m.sparse_meta(s).cloned().unwrap_or_else(|| acc.clone());
+            super::sparse::mma(e, s, (acc, a, b, &meta), line)?;
         }
         Stmt::Mma { acc, a, b, .. } => {
             let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {

@@ -25,6 +25,7 @@ mod regtile;
 mod roles;
 pub mod scope;
 mod simt;
+mod sparse;
 pub mod sym;
 mod tma_store;
 mod walk;

@@ -34,6 +34,8 @@ pub enum FragKind {
     Acc { n: Sym, dtype: DType },
     /// Shared-memory descriptor of an A or B operand whose tile is `k` elements wide along K.
     Desc { dtype: DType, k: Sym },
+    /// Byte pointer to the u8 sparsity-metadata tile of a sparse `mma`, rows `ld` bytes apart.
+    Meta { ld: Sym },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -85,6 +85,9 @@ fn g2s(
     line: Option<u32>,
 ) -> Result<(), LowerError> {
     let m = e.m;
+    if e.path == super::kernel::KernelPath::Hopper && dv.tensor.dtype == crate::ir::DType::U8 {
+        return super::sparse::byte_copy(e, src, &sv, &dv, line);
+    }
     if !(1..=2).contains(&sv.tile.len()) || sv.transposed || (sv.tile.len() == 1 && dv.transposed) {
         return Err(LowerError::new(
             m.expr_span(src),

@@ -293,22 +293,82 @@ impl Parser {
                             .with_help("layouts are `row` and `col`"),
                     ));
                 };
+                let sparse = self.sparse_modifier()?;
                 let acc = self.expect_ident("the accumulator fragment")?;
                 self.expect_op(",", "after the accumulator")?;
                 let a = self.mma_operand("A", first)?;
                 self.expect_op(",", "after the A fragment")?;
                 let b = self.mma_operand("B", first)?;
-                Stmt::Mma {
+                let meta = self.sparse_metadata(sparse, first)?;
+                let s = Stmt::Mma {
                     a_major,
                     b_major,
                     acc,
                     a,
                     b,
+                };
+                self.expect_semi(&format!("`mma.{}`", op.name))?;
+                let id = self.add_stmt(s, self.span_from(first));
+                if let (Some(span), Some(meta)) = (sparse, meta) {
+                    self.sparse.push(crate::ir::SparseMma {
+                        stmt: id,
+                        meta,
+                        span,
+                    });
                 }
+                return Ok(id);
             }
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;
         Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// `.sp` after `mma.<a>.<b>` (a structured-sparse A): its span, or `None`.
+    fn sparse_modifier(&mut self) -> PResult<Option<Span>> {
+        if self.eat_op(".").is_none() {
+            return Ok(None);
+        }
+        let m = self.expect_ident("the modifier `sp`")?;
+        if m.name != "sp" {
+            let msg = format!("unknown modifier `.{}` on `mma`", m.name);
+            return Err(self.error(
+                Diagnostic::new(codes::BAD_MMA, m.span, msg)
+                    .with_help("the one `mma` modifier is `.sp` (2:4 structured-sparse A): `mma.row.row.sp acc, a, b, meta;`"),
+            ));
+        }
+        Ok(Some(m.span))
+    }
+
+    /// The fourth operand of `mma.<a>.<b>.sp` (the metadata fragment, or a shared view read
+    /// directly); a fourth operand without `.sp` is an error.
+    fn sparse_metadata(&mut self, sparse: Option<Span>, first: usize) -> PResult<Option<Ident>> {
+        if sparse.is_none() {
+            if self.is_op(",") {
+                let span = self.here();
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::BAD_MMA,
+                        span,
+                        "`mma` takes three operands; a fourth (sparsity metadata) needs `.sp`",
+                    )
+                    .with_help("write `mma.row.row.sp acc, a, b, meta;` for a 2:4 sparse A, or drop the fourth operand"),
+                ));
+            }
+            return Ok(None);
+        }
+        if !self.is_op(",") {
+            let span = self.here();
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_MMA,
+                    span,
+                    "`mma….sp` takes four operands: the accumulator, A, B and the sparsity metadata",
+                )
+                .with_help("write `me = mma.load meta_s;` and `mma.row.row.sp acc, a, b, me;`"),
+            ));
+        }
+        self.eat_op(",");
+        Ok(Some(self.mma_operand("metadata", first)?))
     }
 
     /// An operand of `mma.<a>.<b>`: a loaded fragment's name, or — today's Croqtile — a shared

@@ -22,6 +22,8 @@ pub(crate) enum Role {
     Acc,
     A,
     B,
+    /// The metadata fragment of a sparse `mma` (`mma.row.row.sp acc, a, b, meta;`).
+    Meta,
     After,
     /// The scalar a `reduce` updates.
     Target,
@@ -443,6 +445,9 @@ impl R<'_> {
                 self.ident(s, Role::Acc, acc, true);
                 self.ident(s, Role::A, a, true);
                 self.ident(s, Role::B, b, true);
+                if let Some(meta) = m.sparse_meta(s) {
+                    self.ident(s, Role::Meta, meta, true);
+                }
             }
             Stmt::MmaStore { acc, view, dst } => {
                 self.ident(s, Role::Acc, acc, true);
