@@ -161,6 +161,7 @@ impl DType {
                 | DType::F8E4M3
                 | DType::F8E5M2
                 | DType::S8
+                | DType::U8
         )
     }
 }
