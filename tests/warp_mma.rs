@@ -3,7 +3,9 @@
 //! - the small kernels of `tests/data/warp/` (bf16 with a K × N operand through ldmatrix.trans,
 //!   s8 → s32 through a cp.async ring, tf32 with one operand straight from global memory, and
 //!   Croqtile's f16 form that loads and stores global tensors with `.chunkat(m # g0, k)`, an
-//!   accumulator stored before the first `mma` updates it) emit
+//!   accumulator stored before the first `mma` updates it; the smaller instruction shapes —
+//!   m16n8k8, m16n8k4 tf32, m16n8k16 and m8n8k16 for u8 and s8 × u8, f16 8 × 8 × 4 tiles —
+//!   and `mma.fill acc, v`) emit
 //!   their golden `.cu` (`tests/golden/warp/`, `TESSEL_BLESS=1` to refresh);
 //! - they and `kernels/v2_warp_mma.co` (at its defaults and across its domain) compile with NVRTC
 //!   for sm_80, sm_86, sm_89 and sm_90a and show the tensor-core instruction of their type (HMMA,
@@ -23,12 +25,31 @@ use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
 /// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
-const SMALL: [(&str, &[&str]); 5] = [
+const SMALL: [(&str, &[&str]); 10] = [
     ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
     ("global_chunk", &["HMMA"]),
     ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
     ("store_first", &["HMMA"]),
     ("tf32_mixed", &["HMMA", "LDSM"]),
+    // The smaller instruction shapes: m16n8k8 (ldmatrix .x2, and .trans x2 + x1 for three n8
+    // blocks), m8n8k16 u8 (ldmatrix of 8-row blocks), m16n8k16 s8 × u8 from global with a
+    // re-initialized accumulator, f16 8 × 8 × 4 tiles as zero-padded m16n8k8, tf32 m16n8k4.
+    (
+        "f16_k8_shared",
+        &[
+            "HMMA.1688.F32",
+            "LDSM.16.M88.2",
+            "LDSM.16.MT88.2",
+            "LDSM.16.MT88",
+        ],
+    ),
+    (
+        "u8_m8_shared",
+        &["IMMA.8816.U8.U8", "LDSM.16.M88.4", "LDSM.16.M88.2"],
+    ),
+    ("s8u8_refill", &["IMMA.16816.S8.U8"]),
+    ("f16_8x8x4", &["HMMA.1688.F16"]),
+    ("tf32_k4", &["HMMA.1684.F32.TF32", "LDSM.16.M88.2"]),
 ];
 
 fn parse_data(name: &str) -> Module {

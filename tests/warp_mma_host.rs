@@ -23,7 +23,9 @@ fn strip_ptx(text: &str) -> String {
     while i < lines.len() {
         let l = lines[i];
         let starts = (l.starts_with("template") || l.starts_with("TSL_DEVICE"))
-            && (l.contains("tsl_ldsm_") || l.contains("tsl_mma_m16n8"));
+            && (l.contains("tsl_ldsm_")
+                || l.contains("tsl_mma_m16n8")
+                || l.contains("tsl_mma_m8n8"));
         if starts && l.trim_end().ends_with(';') {
             // A declaration only.
             i += 1;
@@ -91,7 +93,7 @@ fn warp_mma_helpers_compute_the_product_in_an_emulated_warp() {
     // Every case ran.
     assert_eq!(
         text.lines().filter(|l| l.ends_with(": ok")).count(),
-        14,
+        31,
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -282,6 +282,7 @@ fn lt_type(d: DType) -> cudaDataType {
         DType::F8E4M3 => cudaDataType::CUDA_R_8F_E4M3,
         DType::F8E5M2 => cudaDataType::CUDA_R_8F_E5M2,
         DType::S8 => cudaDataType::CUDA_R_8I,
+        DType::U8 => cudaDataType::CUDA_R_8U,
         DType::S32 => cudaDataType::CUDA_R_32I,
     }
 }

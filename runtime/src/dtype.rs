@@ -32,6 +32,8 @@ pub enum DType {
     F8E5M2,
     /// Signed 8-bit integer.
     S8,
+    /// Unsigned 8-bit integer.
+    U8,
     /// Signed 32-bit integer (the s8 GEMM's output).
     S32,
 }
@@ -40,13 +42,13 @@ impl DType {
     /// Bytes per element.
     pub fn size_bytes(self) -> usize {
         match self {
-            DType::F8E4M3 | DType::F8E5M2 | DType::S8 => 1,
+            DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::U8 => 1,
             DType::F16 | DType::BF16 => 2,
             DType::F32 | DType::S32 => 4,
         }
     }
 
-    /// Short name (`f16`, `bf16`, `f32`, `f8_e4m3`, `f8_e5m2`, `s8`, `s32`).
+    /// Short name (`f16`, `bf16`, `f32`, `f8_e4m3`, `f8_e5m2`, `s8`, `u8`, `s32`).
     pub fn name(self) -> &'static str {
         match self {
             DType::F16 => "f16",
@@ -55,6 +57,7 @@ impl DType {
             DType::F8E4M3 => "f8_e4m3",
             DType::F8E5M2 => "f8_e5m2",
             DType::S8 => "s8",
+            DType::U8 => "u8",
             DType::S32 => "s32",
         }
     }
@@ -69,6 +72,7 @@ impl DType {
             dsl_core::ir::DType::F8E4M3 => Some(DType::F8E4M3),
             dsl_core::ir::DType::F8E5M2 => Some(DType::F8E5M2),
             dsl_core::ir::DType::S8 => Some(DType::S8),
+            dsl_core::ir::DType::U8 => Some(DType::U8),
             dsl_core::ir::DType::I32 => Some(DType::S32),
             _ => None,
         }
@@ -83,6 +87,7 @@ impl DType {
             DType::F8E4M3 => dsl_core::ir::DType::F8E4M3,
             DType::F8E5M2 => dsl_core::ir::DType::F8E5M2,
             DType::S8 => dsl_core::ir::DType::S8,
+            DType::U8 => dsl_core::ir::DType::U8,
             DType::S32 => dsl_core::ir::DType::I32,
         }
     }
@@ -95,7 +100,7 @@ impl DType {
             DType::F32 => 2f64.powi(-24),
             DType::F8E4M3 => 2f64.powi(-4),
             DType::F8E5M2 => 2f64.powi(-3),
-            DType::S8 | DType::S32 => 0.0,
+            DType::S8 | DType::U8 | DType::S32 => 0.0,
         }
     }
 }
@@ -253,6 +258,27 @@ impl Element for i8 {
     }
     fn poison() -> Self {
         i8::MIN
+    }
+}
+
+/// u8: stored as its byte; `from_f64` rounds and saturates to [0, 255].
+impl Element for u8 {
+    const DTYPE: DType = DType::U8;
+    type Bits = u8;
+    fn to_bits(self) -> u8 {
+        self
+    }
+    fn from_bits(bits: u8) -> Self {
+        bits
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v.round().clamp(0.0, 255.0) as u8
+    }
+    fn poison() -> Self {
+        u8::MAX
     }
 }
 
@@ -441,6 +467,13 @@ pub fn host_random_s8(len: usize, seed: u64) -> Vec<i8> {
             }
         })
         .collect()
+}
+
+/// `len` u8 values uniform in `[1, 255]` (half of them above 127, where reading them as s8
+/// would show).
+pub fn host_random_u8(len: usize, seed: u64) -> Vec<u8> {
+    let mut rng = SplitMix64::new(seed);
+    (0..len).map(|_| (rng.next_u64() % 255) as u8 + 1).collect()
 }
 
 #[cfg(test)]

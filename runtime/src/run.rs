@@ -63,6 +63,12 @@ pub enum AnyTensor {
     BF16(DeviceTensor<bf16>),
     /// f32.
     F32(DeviceTensor<f32>),
+    /// s8 (inputs uniform in [-127, 127]).
+    S8(DeviceTensor<i8>),
+    /// u8 (inputs uniform in [1, 255]).
+    U8(DeviceTensor<u8>),
+    /// s32 (an integer GEMM's output).
+    S32(DeviceTensor<i32>),
 }
 
 impl AnyTensor {
@@ -83,11 +89,27 @@ impl AnyTensor {
                 None => DeviceTensor::poisoned(dev, shape),
             }
         }
+        // 8-bit integers: random over their whole range (`host_random` of the unit interval
+        // would give ±1 only).
+        fn bytes<T: Element>(
+            dev: &Device,
+            shape: &[usize],
+            seed: Option<u64>,
+            random: fn(usize, u64) -> Vec<T>,
+        ) -> Result<DeviceTensor<T>, TensorError> {
+            match seed {
+                Some(s) => DeviceTensor::from_host(dev, shape, &random(shape.iter().product(), s)),
+                None => DeviceTensor::poisoned(dev, shape),
+            }
+        }
         Ok(match dtype {
             DType::F16 => AnyTensor::F16(make(dev, shape, seed)?),
             DType::BF16 => AnyTensor::BF16(make(dev, shape, seed)?),
             DType::F32 => AnyTensor::F32(make(dev, shape, seed)?),
-            d @ (DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::S32) => {
+            DType::S8 => AnyTensor::S8(bytes(dev, shape, seed, crate::dtype::host_random_s8)?),
+            DType::U8 => AnyTensor::U8(bytes(dev, shape, seed, crate::dtype::host_random_u8)?),
+            DType::S32 => AnyTensor::S32(make(dev, shape, seed)?),
+            d @ (DType::F8E4M3 | DType::F8E5M2) => {
                 return Err(TensorError::Unsupported(d));
             }
         })
@@ -99,6 +121,9 @@ impl AnyTensor {
             AnyTensor::F16(_) => DType::F16,
             AnyTensor::BF16(_) => DType::BF16,
             AnyTensor::F32(_) => DType::F32,
+            AnyTensor::S8(_) => DType::S8,
+            AnyTensor::U8(_) => DType::U8,
+            AnyTensor::S32(_) => DType::S32,
         }
     }
 
@@ -108,6 +133,9 @@ impl AnyTensor {
             AnyTensor::F16(t) => t.view().into(),
             AnyTensor::BF16(t) => t.view().into(),
             AnyTensor::F32(t) => t.view().into(),
+            AnyTensor::S8(t) => t.view().into(),
+            AnyTensor::U8(t) => t.view().into(),
+            AnyTensor::S32(t) => t.view().into(),
         }
     }
 
@@ -117,6 +145,9 @@ impl AnyTensor {
             AnyTensor::F16(t) => t.view_mut().into(),
             AnyTensor::BF16(t) => t.view_mut().into(),
             AnyTensor::F32(t) => t.view_mut().into(),
+            AnyTensor::S8(t) => t.view_mut().into(),
+            AnyTensor::U8(t) => t.view_mut().into(),
+            AnyTensor::S32(t) => t.view_mut().into(),
         }
     }
 
@@ -129,6 +160,9 @@ impl AnyTensor {
             AnyTensor::F16(t) => wide(t),
             AnyTensor::BF16(t) => wide(t),
             AnyTensor::F32(t) => wide(t),
+            AnyTensor::S8(t) => wide(t),
+            AnyTensor::U8(t) => wide(t),
+            AnyTensor::S32(t) => wide(t),
         }
     }
 
@@ -138,6 +172,9 @@ impl AnyTensor {
             AnyTensor::F16(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
             AnyTensor::BF16(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
             AnyTensor::F32(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
+            AnyTensor::S8(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
+            AnyTensor::U8(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
+            AnyTensor::S32(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
         })
     }
 }

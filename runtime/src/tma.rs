@@ -73,7 +73,7 @@ impl From<DType> for TmaDtype {
             DType::F16 => TmaDtype::F16,
             DType::BF16 => TmaDtype::BF16,
             DType::F32 => TmaDtype::F32,
-            DType::F8E4M3 | DType::F8E5M2 | DType::S8 => TmaDtype::U8,
+            DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::U8 => TmaDtype::U8,
             DType::S32 => TmaDtype::I32,
         }
     }

@@ -273,9 +273,6 @@ pub const WARP_MMA_ROLE: &str = "E1410";
 pub const WARP_MMA_UNUSED: &str = "E1411";
 /// Not supported yet: a warp accumulator loaded with `mma.load`.
 pub const NOT_LOWERED_WARP_ACC_LOAD: &str = "E1330";
-/// Not supported yet: a warp `mma` tile or operand type the lowered instruction does not cover
-/// (M not a multiple of 16, K not of 16 / 8 / 32, u8 operands).
-pub const NOT_LOWERED_WARP_SHAPE: &str = "E1332";
 /// Not supported yet: `mma.store` of a view of a warp accumulator.
 pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
 // What the lowering of today's Croqtile can translate (check/lowerable.rs, check/support.rs).
@@ -738,10 +735,6 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_WARP_ACC_LOAD,
         "not supported yet: a warp accumulator loaded with `mma.load`",
-    ),
-    (
-        NOT_LOWERED_WARP_SHAPE,
-        "not supported yet: a warp `mma` tile or operand type the lowered `mma.sync` does not cover",
     ),
     (
         NOT_LOWERED_WARP_STORE_VIEW,

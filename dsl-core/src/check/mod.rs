@@ -322,7 +322,7 @@ fn run_checks(
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
-    let warp_shapes = warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    warp_mma::check_warp_mma(&cx, &views, &mut diags);
     control::check_control(&cx, &mut diags);
     streams::check_streams(&cx, &mut diags);
     header::check_param_dims(&cx, &mut diags);
@@ -340,7 +340,6 @@ fn run_checks(
     support::lowering_gate(&cx, &mut gate);
     warp_mma::warp_gate(&cx, &mut gate);
     sparse::gate(&cx, &mut gate);
-    gate.extend(warp_shapes);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.

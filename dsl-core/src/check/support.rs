@@ -212,6 +212,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
                 }
             }
+            // Re-initializing a warp accumulator lowers (`lower/warp.rs`).
+            Stmt::Ext(ExtStmt::MmaRefill { .. }) if warp_kernel => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
                 diags.push(not_lowered(

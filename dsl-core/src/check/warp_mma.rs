@@ -11,9 +11,9 @@
 //! one role per operand (E1410), no unread load (E1411). Also: `mma.fill acc, v`
 //! re-initializes an accumulator, never a loaded operand.
 //!
-//! tessel lowers one shape per type (f16/bf16 m16n8k16, tf32 m16n8k8, s8 m16n8k32): other
-//! tiles and u8 are "not supported yet" (E1332), as are the forms of [`warp_gate`] (E1310,
-//! E1330, E1331).
+//! s8 and u8 operands may be mixed (`mma.sync` has .s8.u8 and .u8.s8). Every tile these rules
+//! allow is lowered (`lower/warp_frags.rs` picks the instructions); the forms of [`warp_gate`]
+//! are "not supported yet" (E1310, E1330, E1331).
 
 use super::frag_def;
 use super::resolve::Role;
@@ -24,30 +24,31 @@ use crate::ir::{DType, ExtStmt, Level, Major, MemSpace, Stmt, StmtId};
 use std::collections::HashMap;
 
 /// The `mma.sync` shapes of one operand type: the smallest M and K of its shapes (every N is
-/// 8), their names, and the instruction tessel lowers (its K; its M is 16).
+/// 8) and their names.
 struct Family {
     min_m: i64,
     min_k: i64,
     shapes: &'static str,
-    lowered_k: i64,
-    lowered: &'static str,
 }
 
 fn family(d: DType) -> Option<Family> {
-    let f = |min_m, min_k, shapes, lowered_k, lowered| Family {
+    let f = |min_m, min_k, shapes| Family {
         min_m,
         min_k,
         shapes,
-        lowered_k,
-        lowered,
     };
     Some(match d {
-        DType::F16 => f(8, 4, "m8n8k4, m16n8k8, m16n8k16", 16, "m16n8k16"),
-        DType::BF16 => f(16, 8, "m16n8k8, m16n8k16", 16, "m16n8k16"),
-        DType::F32 | DType::TF32 => f(16, 4, "m16n8k4, m16n8k8 (tf32)", 8, "m16n8k8 (tf32)"),
-        DType::S8 | DType::U8 => f(8, 16, "m8n8k16, m16n8k16, m16n8k32", 32, "m16n8k32"),
+        DType::F16 => f(8, 4, "m8n8k4, m16n8k8, m16n8k16"),
+        DType::BF16 => f(16, 8, "m16n8k8, m16n8k16"),
+        DType::F32 | DType::TF32 => f(16, 4, "m16n8k4, m16n8k8 (tf32)"),
+        DType::S8 | DType::U8 => f(8, 16, "m8n8k16, m16n8k16, m16n8k32"),
         _ => return None,
     })
+}
+
+/// Whether A of type `a` and B of type `b` make one `mma.sync`: the same type, or s8 with u8.
+fn same_family(a: DType, b: DType) -> bool {
+    a == b || matches!((a, b), (DType::S8, DType::U8) | (DType::U8, DType::S8))
 }
 
 /// The accumulator types the instruction for `input` operands has.
@@ -105,11 +106,9 @@ fn mk(v: &VState, major: Major) -> (Dim, Dim) {
     }
 }
 
-/// The language rules; returns the gate's findings about instruction shapes and types the
-/// lowering does not cover (E1332).
-pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> Diagnostics {
+/// The language rules.
+pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
-    let mut gate = Diagnostics::default();
     // Accumulator → (M, N) of its first `mma`, and that statement.
     let mut acc_shape: HashMap<StmtId, ((i64, i64), StmtId)> = HashMap::new();
     let warp = has_warp_mma(cx);
@@ -162,7 +161,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) ->
                     continue;
                 }
                 // Operand types.
-                if av.dtype != bv.dtype {
+                if !same_family(av.dtype, bv.dtype) {
                     diags.push(
                         Diagnostic::new(
                             codes::WARP_MMA_DTYPE,
@@ -176,7 +175,9 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) ->
                             m.expr_span(a_src),
                             format!("A is loaded from {} here", av.dtype),
                         )
-                        .with_help("load both operands from tensors of one element type"),
+                        .with_help(
+                            "load both operands from tensors of one element type (or s8 with u8)",
+                        ),
                     );
                     continue;
                 }
@@ -249,8 +250,6 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) ->
                     min_m,
                     min_k,
                     shapes,
-                    lowered_k,
-                    lowered,
                 } = fam;
                 let dt = av.dtype;
                 if mv <= 0 || mv % min_m != 0 {
@@ -288,20 +287,6 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) ->
                             ),
                         )
                         .with_help("load both operands over the same K slice"),
-                    );
-                } else if dt == DType::U8 {
-                    gate.push(not_lowered(
-                        codes::NOT_LOWERED_WARP_SHAPE,
-                        a.span,
-                        "u8 operands of a warp-level `mma` (s8 is lowered)",
-                    ));
-                } else if mv % min_m == 0 && (mv % 16 != 0 || akv % lowered_k != 0) {
-                    gate.push(
-                        not_lowered(
-                            codes::NOT_LOWERED_WARP_SHAPE,
-                            sspan,
-                            &format!("a {mv} × {nv} × {akv} warp tile of {dt}: tessel lowers {lowered}, so M a multiple of 16 and K of {lowered_k}"),
-                        ),
                     );
                 }
                 match acc_shape.get(&acc_def) {
@@ -348,10 +333,6 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) ->
     }
     if warp {
         operand_roles(cx, diags);
-    }
-    if hopper_constructs(cx).is_some() {
-        // The whole warp `mma` is E1310 there.
-        gate = Diagnostics::default();
     }
     // Stores of warp accumulators: the destination tile has the accumulator's shape.
     for s in all_stmts(m) {
@@ -401,7 +382,6 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) ->
             );
         }
     }
-    gate
 }
 
 /// Each operand name of a warp kernel plays one role: the A or the B operand, in one major

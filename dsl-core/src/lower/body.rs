@@ -375,6 +375,9 @@ impl Emitter<'_> {
                 dst,
                 ..
             }) => super::simt::future_copy(self, s, f, *is_async, *src, dst, line)?,
+            Stmt::Ext(crate::ir::ExtStmt::MmaRefill { .. }) if self.path == KernelPath::Simt => {
+                super::warp::mma_stmt(self, s, line)?
+            }
             Stmt::MmaFill { .. }
             | Stmt::MmaLoad { .. }
             | Stmt::Mma { .. }

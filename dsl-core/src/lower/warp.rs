@@ -23,8 +23,11 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::sym::Sym;
-use super::warp_frags::{Frag, Kind};
-use crate::ir::{BinaryOp, DType, Expr, ExprId, Level, Major, MemSpace, Module, Stmt, StmtId};
+use super::sym::SymEnv;
+use super::warp_frags::{Frag, Kind, Pick, Shape, pick};
+use crate::ir::{
+    BinaryOp, DType, Expr, ExprId, ExtStmt, Level, Major, MemSpace, Module, Stmt, StmtId,
+};
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
@@ -73,26 +76,42 @@ fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (String, St
     (format!("{ty} {name}[{regs}];"), regs)
 }
 
-/// Completes the declaration and fill of the accumulator `name` for `tiles` (M/16, N/8).
-fn size_acc(e: &mut Emitter, name: &str, tiles: (Sym, Sym)) {
+/// Completes the declaration and fills of the accumulator `name` for `tiles` (M/rows, N/8).
+fn size_acc(e: &mut Emitter, name: &str, tiles: (Sym, Sym), rows: i64) {
     let Some(Frag::Acc {
         dtype,
         tiles: slot,
+        rows: slot_rows,
         decl,
-        fill,
+        fills,
     }) = e.warp.frags.get_mut(name)
     else {
         return;
     };
     let (text, regs) = acc_decl(name, *dtype, Some(&tiles));
     *slot = Some(tiles);
-    let (decl, fill) = (*decl, *fill);
+    *slot_rows = rows;
+    let (decl, fills) = (*decl, fills.clone());
     if let Op::Stmt(code) = &mut e.lines[decl].op {
         *code = text;
     }
-    if let Op::Call(c) = &mut e.lines[fill].op {
-        c.targs = vec![regs];
+    for fill in fills {
+        if let Op::Call(c) = &mut e.lines[fill].op {
+            c.targs = vec![regs.clone()];
+        }
     }
+}
+
+/// The value of a fragment extent where it does not depend on tunables: literals and the
+/// module's constants.
+fn constant(m: &Module, s: &Sym) -> Option<i64> {
+    let mut env = SymEnv::new();
+    for c in &m.constants {
+        if let Some(v) = Sym::from_expr(m, c.value).and_then(|v| v.eval(&env).ok()) {
+            env.insert(c.name.name.clone(), v);
+        }
+    }
+    s.eval(&env).ok()
 }
 
 pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
@@ -120,22 +139,67 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 Frag::Acc {
                     dtype: *dtype,
                     tiles: None,
+                    rows: 16,
                     decl: decl_at,
-                    fill: fill_at,
+                    fills: vec![fill_at],
                 },
             );
+        }
+        Stmt::Ext(ExtStmt::MmaRefill { acc, value }) => {
+            let (v, t) = e.cx().value(*value)?;
+            let v = super::cexpr::convert(&v, t, DType::F32);
+            let Some(Frag::Acc {
+                dtype,
+                tiles,
+                fills,
+                ..
+            }) = e.warp.frags.get(&acc.name).cloned()
+            else {
+                return Err(LowerError::new(
+                    acc.span,
+                    format!("`{}` is not a warp accumulator (`mma.fill`)", acc.name),
+                ));
+            };
+            // Sized now, or by the first `mma` (which completes this fill as it does the
+            // declaration's).
+            let regs = tiles
+                .as_ref()
+                .map_or("0".to_string(), |t| acc_decl(&acc.name, dtype, Some(t)).1);
+            let at = e.lines.len();
+            e.call(
+                Call::new("tsl_mma_fill")
+                    .targs([regs])
+                    .args([acc.name.clone(), v]),
+                Some("re-initialized"),
+                line,
+            );
+            if tiles.is_none()
+                && let Some(Frag::Acc { fills: f, .. }) = e.warp.frags.get_mut(&acc.name)
+            {
+                *f = fills.into_iter().chain([at]).collect();
+            }
         }
         Stmt::MmaLoad { name, src, .. } => load(e, s, &name.name, *src, line)?,
         Stmt::Mma { acc, a, b, .. } => {
             let operand = |n: &crate::ir::Ident| match e.warp.frags.get(&n.name) {
-                Some(Frag::Operand { kind, tiles }) => Ok((*kind, tiles.clone())),
+                Some(Frag::Operand {
+                    dtype,
+                    tiles,
+                    shape,
+                }) => Ok((*dtype, tiles.clone(), *shape)),
                 _ => Err(LowerError::new(
                     n.span,
                     format!("`{}` is not a loaded warp `mma` operand", n.name),
                 )),
             };
-            let (kind, (fm, fk)) = operand(a)?;
-            let (_, (fnn, _)) = operand(b)?;
+            let (a_type, (fm, fk), shape) = operand(a)?;
+            let (b_type, (fnn, _), _) = operand(b)?;
+            let kind = Kind::of_pair(a_type, b_type).ok_or_else(|| {
+                LowerError::new(
+                    a.span,
+                    format!("no `mma.sync` takes {a_type} × {b_type} operands"),
+                )
+            })?;
             let Some(Frag::Acc { tiles, .. }) = e.warp.frags.get(&acc.name) else {
                 return Err(LowerError::new(
                     acc.span,
@@ -144,37 +208,56 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             };
             if tiles.is_none() {
                 // The first `mma` into the accumulator sizes it.
-                size_acc(e, &acc.name, (fm.clone(), fnn.clone()));
+                size_acc(e, &acc.name, (fm.clone(), fnn.clone()), shape.rows());
             }
-            let call = Call::new("tsl_warp_mma")
-                .targs([
-                    kind.cpp().to_string(),
-                    fm.to_cpp(),
-                    fnn.to_cpp(),
-                    fk.to_cpp(),
-                ])
-                .args([acc.name.clone(), a.name.clone(), b.name.clone()]);
+            let mut targs = vec![
+                kind.cpp().to_string(),
+                fm.to_cpp(),
+                fnn.to_cpp(),
+                fk.to_cpp(),
+            ];
+            if shape != Shape::Full {
+                targs.push(shape.cpp().to_string());
+            }
+            let call = Call::new("tsl_warp_mma").targs(targs).args([
+                acc.name.clone(),
+                a.name.clone(),
+                b.name.clone(),
+            ]);
+            let padded = if kind == Kind::F16 && shape == Shape::M8 {
+                " (rows 8-15 zero)"
+            } else {
+                ""
+            };
             let note = format!(
-                "{} += {}·{}ᵀ: {} × {} × {} mma.sync.{}",
+                "{} += {}·{}ᵀ: {} × {} × {} mma.sync.{}{padded}",
                 acc.name,
                 a.name,
                 b.name,
                 fm.to_cpp(),
                 fnn.to_cpp(),
                 fk.to_cpp(),
-                kind.shape()
+                kind.inst(shape)
             );
             e.call(call, Some(&note), line);
         }
         Stmt::MmaStore { acc, dst, .. } => {
             let v = operand_view(e, *dst)?;
-            let (fm, fnn) = match e.warp.frags.get(&acc.name).cloned() {
-                Some(Frag::Acc { tiles: Some(t), .. }) => t,
+            let (fm, fnn, rows) = match e.warp.frags.get(&acc.name).cloned() {
+                Some(Frag::Acc {
+                    tiles: Some((fm, fnn)),
+                    rows,
+                    ..
+                }) => (fm, fnn, rows),
                 // Stored before an `mma` updates it: the destination has its shape (E1407).
                 Some(Frag::Acc { tiles: None, .. }) if v.tile.len() == 2 => {
-                    let t = (div(v.tile[0].clone(), 16), div(v.tile[1].clone(), 8));
-                    size_acc(e, &acc.name, t.clone());
-                    t
+                    let rows = match constant(m, &v.tile[0]) {
+                        Some(m) if m % 16 != 0 => 8,
+                        _ => 16,
+                    };
+                    let t = (div(v.tile[0].clone(), rows), div(v.tile[1].clone(), 8));
+                    size_acc(e, &acc.name, t.clone(), rows);
+                    (t.0, t.1, rows)
                 }
                 _ => {
                     return Err(LowerError::new(
@@ -183,14 +266,24 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     ));
                 }
             };
-            let (ptr, r0, c0, rows, cols, ld) = placement(e, &v)?;
+            let (ptr, r0, c0, nrows, cols, ld) = placement(e, &v)?;
             if v.tensor.space == MemSpace::Global {
                 let p = v.tensor.param.unwrap_or(0);
                 e.written_params.insert(p);
             }
-            let call = Call::new("tsl_mma_store")
-                .targs([fm.to_cpp(), fnn.to_cpp()])
-                .args([acc.name.clone(), ptr, r0, c0, rows, cols, ld]);
+            let mut targs = vec![fm.to_cpp(), fnn.to_cpp()];
+            if rows != 16 {
+                targs.push(rows.to_string());
+            }
+            let call = Call::new("tsl_mma_store").targs(targs).args([
+                acc.name.clone(),
+                ptr,
+                r0,
+                c0,
+                nrows,
+                cols,
+                ld,
+            ]);
             e.call(
                 call,
                 Some("the accumulator layout, bounds-checked per element pair"),
@@ -337,28 +430,91 @@ fn load(
     } else {
         (v.tile[0].clone(), v.tile[1].clone())
     };
-    let rows_per = if is_a { 16 } else { 8 };
-    let tiles = (div(mn.clone(), rows_per), div(k.clone(), kind.k()));
-    let regs = Sym::mul(
-        Sym::mul(tiles.0.clone(), tiles.1.clone()),
-        Sym::Int(if is_a { 4 } else { 2 }),
-    );
+    // The instructions: picked from compile-time extents; extents that depend on tunables
+    // take the full shape, which the emitted kernel asserts.
+    let (mv, kv) = (constant(m, &mn), constant(m, &k));
+    let picked = match (is_a, mv, kv) {
+        (true, Some(mv), Some(kv)) => Some(pick(kind, Some(mv), kv)),
+        (false, _, Some(kv)) => Some(pick(kind, None, kv)),
+        _ => None,
+    };
+    let Pick {
+        shape,
+        ki,
+        fk: _,
+        kt,
+    } = picked.unwrap_or(Pick {
+        shape: Shape::Full,
+        ki: kind.k(),
+        fk: 0,
+        kt: None,
+    });
+    let rows_per = if is_a { shape.rows() } else { 8 };
+    let fk = match (picked, kt) {
+        (Some(p), Some(_)) => Sym::Int(p.fk),
+        _ => div(k.clone(), ki),
+    };
+    let tiles = (div(mn.clone(), rows_per), fk);
+    // Registers per instruction: A has rows/8 halves, each K quarter of 4E elements one.
+    let quarters = if shape == Shape::Full { 2 } else { 1 };
+    let per = if is_a {
+        (rows_per / 8) * quarters
+    } else {
+        quarters
+    };
+    let regs = Sym::mul(Sym::mul(tiles.0.clone(), tiles.1.clone()), Sym::Int(per));
     let what = if is_a { "A" } else { "B" };
+    if picked.is_none() {
+        // The symbolic extents (a constant K that fails too, which no kernel then compiles).
+        let mut conds = Vec::new();
+        if mv.is_none() {
+            conds.push(format!("{} % 16 == 0", paren(&mn)));
+        }
+        if kv.is_none_or(|kv| kv % ki != 0) {
+            conds.push(format!("{} % {ki} == 0", paren(&k)));
+        }
+        e.line(
+            format!(
+                "static_assert({}, \"the warp tile `{name}` takes whole {} instructions\");",
+                conds.join(" && "),
+                kind.inst(Shape::Full)
+            ),
+            line,
+        );
+    }
+    let block = if is_a && shape == Shape::M8 {
+        "m8"
+    } else if is_a {
+        "m16"
+    } else {
+        "n8"
+    };
+    let padded = match kt {
+        Some(kv) => format!(", K zero-padded from {kv} to {}", (kv + ki - 1) / ki * ki),
+        None => String::new(),
+    };
     e.line(
         format!(
-            "tsl_u32 {name}[{}];  // {what} fragment, {} × {} {}, {} {} tile(s) of the {} mma.sync",
+            "tsl_u32 {name}[{}];  // {what} fragment, {} × {} {}, {} {block} tile(s) of the {} mma.sync{padded}",
             regs.to_cpp(),
             mn.to_cpp(),
             k.to_cpp(),
             v.tensor.dtype,
             paren(&tiles.0),
-            if is_a { "m16" } else { "n8" },
-            kind.shape()
+            kind.inst(shape)
         ),
         line,
     );
     let (fa, fb) = (tiles.0.to_cpp(), tiles.1.to_cpp());
     let trans_cpp = if trans { "true" } else { "false" };
+    // The shape and tile K, where not the defaults (full shape, no padding).
+    let mut extra = Vec::new();
+    if shape != Shape::Full || kt.is_some() {
+        extra.push(shape.cpp().to_string());
+    }
+    if let Some(kv) = kt {
+        extra.push(kv.to_string());
+    }
     if v.tensor.space == MemSpace::Shared {
         // ldmatrix reads 16-byte rows: every row the warp addresses must start 16-byte aligned.
         let elems = 16 / v.tensor.dtype.size_bytes().max(1) as i64;
@@ -368,17 +524,24 @@ fn load(
         } else {
             "tsl_mma_load_b"
         };
+        let mut targs = vec![
+            kind.cpp().to_string(),
+            fa,
+            fb,
+            trans_cpp.to_string(),
+            v.tensor.ld().to_cpp(),
+            ldsm,
+        ];
+        targs.extend(extra);
         let call = Call::new(helper)
-            .targs([
-                kind.cpp().to_string(),
-                fa,
-                fb,
-                trans_cpp.to_string(),
-                v.tensor.ld().to_cpp(),
-                ldsm,
-            ])
+            .targs(targs)
             .args([name.to_string(), v.tile_ptr()]);
-        e.call(call, Some("ldmatrix where rows are 16-byte aligned"), line);
+        let note = if kt.is_some() {
+            "gathered: the tile is narrower than its instructions"
+        } else {
+            "ldmatrix where rows are 16-byte aligned"
+        };
+        e.call(call, Some(note), line);
     } else {
         let (ptr, r0, c0, rows, cols, ld) = placement(e, &v)?;
         let helper = if is_a {
@@ -386,9 +549,12 @@ fn load(
         } else {
             "tsl_mma_gather_b"
         };
-        let call = Call::new(helper)
-            .targs([kind.cpp().to_string(), fa, fb, trans_cpp.to_string()])
-            .args([name.to_string(), ptr, r0, c0, rows, cols, ld]);
+        let mut targs = vec![kind.cpp().to_string(), fa, fb, trans_cpp.to_string()];
+        targs.extend(extra);
+        let call =
+            Call::new(helper)
+                .targs(targs)
+                .args([name.to_string(), ptr, r0, c0, rows, cols, ld]);
         e.call(
             call,
             Some("per-thread loads in the fragment layout, zeros past the edges"),
@@ -398,8 +564,9 @@ fn load(
     e.warp.frags.insert(
         name.to_string(),
         Frag::Operand {
-            kind,
+            dtype: v.tensor.dtype,
             tiles: (tiles.0, tiles.1),
+            shape,
         },
     );
     Ok(())

@@ -116,7 +116,7 @@ pub fn compile_request(dtype: DType, arch: Arch) -> Option<(CompileRequest, Stri
         DType::F16 => (0, "unsigned short"),
         DType::BF16 => (1, "unsigned short"),
         DType::F32 => (2, "unsigned"),
-        DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::S32 => return None,
+        DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::U8 | DType::S32 => return None,
     };
     let expr = format!("tessel_fullcheck<{kind}, {bits}>");
     Some((

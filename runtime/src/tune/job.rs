@@ -387,6 +387,10 @@ pub fn fill_values(fill: &Fill, shape: &[usize], dtype: DType) -> Vec<f64> {
                 .into_iter()
                 .map(f64::from)
                 .collect(),
+            DType::U8 => crate::dtype::host_random_u8(n, *seed)
+                .into_iter()
+                .map(f64::from)
+                .collect(),
             DType::S32 => random::<i32>(n, *seed),
         },
         other => {
@@ -402,6 +406,7 @@ pub fn fill_values(fill: &Fill, shape: &[usize], dtype: DType) -> Vec<f64> {
                 DType::F8E4M3 => round::<crate::dtype::F8E4M3>(raw),
                 DType::F8E5M2 => round::<crate::dtype::F8E5M2>(raw),
                 DType::S8 => round::<i8>(raw),
+                DType::U8 => round::<u8>(raw),
                 DType::S32 => round::<i32>(raw),
             }
         }
