@@ -20,6 +20,8 @@ const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
 /// K-steps, s32 accumulators, 32-bit stores: with kernels that split an `mma` along K or use
 /// 8-bit operands.
 const GLUE_HOPPER_WIDE: &str = include_str!("../cuda/lowering/hopper_wide.cuh");
+/// `mma.store` element by element: to global, `.transp`, `.mask`.
+const GLUE_HOPPER_STORE: &str = include_str!("../cuda/lowering/hopper_store.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -106,6 +108,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "K-steps, 8-bit WGMMA accumulators (lowering/hopper_wide.cuh)",
                     text: body(GLUE_HOPPER_WIDE),
+                });
+            }
+            if calls.contains("tsl_acc_store_pitched") {
+                s.push(Section {
+                    name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
+                    text: body(GLUE_HOPPER_STORE),
                 });
             }
             // Only kernels with `cluster C;` (they sync as a cluster) get the cluster helpers.

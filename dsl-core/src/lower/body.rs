@@ -257,6 +257,8 @@ impl Emitter<'_> {
                 self.emit(decl, None, line);
                 self.scopes.insert(&name.name, Local::Scalar(*dtype));
             }
+            // `ma = lhs_s.chunkat(_, k);`: the parser wrote the view at each use of `ma`.
+            Stmt::Let { value, .. } if crate::check::is_view_let(m, *value) => {}
             Stmt::Let { name, value } => {
                 let (v, t) = self.cx().value(*value)?;
                 match t {
