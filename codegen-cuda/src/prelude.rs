@@ -110,10 +110,17 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                     text: body(GLUE_HOPPER_WIDE),
                 });
             }
-            if calls.contains("tsl_acc_store_pitched") {
+            let s2g = calls.contains(dsl_core::lower::SIMT_S2G);
+            if calls.contains("tsl_acc_store_pitched") || s2g {
                 s.push(Section {
                     name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
                     text: body(GLUE_HOPPER_STORE),
+                });
+            }
+            if s2g {
+                s.push(Section {
+                    name: "shared → global tile store (lowering/simt_store.cuh)",
+                    text: body(GLUE_SIMT_STORE),
                 });
             }
             // Only kernels with `cluster C;` (they sync as a cluster) get the cluster helpers.

@@ -94,6 +94,18 @@ pub(crate) fn check_stores(
         if dv.element {
             continue;
         }
+        if mismatch && mods.transpose {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::MMA_STORE_SHAPE,
+                    *dst,
+                    format!("`mma.store.transp` writes the transpose of the {} accumulator `{}`, {}, into a {} tile", show(shape), acc.name, show(&stored), show(&dv.shape)),
+                )
+                .with_help(format!("store the transpose into a tile of shape {}", show(&stored))),
+            );
+            continue;
+        }
         if mismatch {
             let d = match view {
                 None => at_expr(

@@ -665,7 +665,14 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
 // tessel lowering glue, Hopper path: `mma.store` written element by element from the WGMMA
 // accumulator layout at the destination's own row pitch: straight into a global tile
 // (bounds-checked at ragged edges), transposed (`mma.store.transp`) or masked
-// (`mma.store.mask`). Needs hopper.cuh (and hopper_wide.cuh for s32 accumulators).
+// (`mma.store.mask`), and what a shared -> global `dma.copy` (lowering/simt_store.cuh) needs on
+// this path. Needs hopper.cuh (and hopper_wide.cuh for s32 accumulators).
+
+// Stores v at (r, c) of a row-major [rows, cols] tensor when (r, c) is inside it (the Hopper
+// path's copy of lowering/simt.cuh's, whose other helpers need cp.async).
+template <typename T> TSL_DEVICE void tsl_st_guarded(T *p, int r, int c, int rows, int cols, T v) {
+  if (r < rows && c < cols) p[(long long)r * cols + c] = v;
+}
 
 // Element i of a fragment in the f32 numbering d[4j + 2h + e] (row 16w + lane/4 + 8h, column
 // 8j + 2(lane % 4) + e of the 64xN tile). An f16 fragment packs elements 2i and 2i + 1 into
