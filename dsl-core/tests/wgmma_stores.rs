@@ -123,3 +123,19 @@ fn swizzled_dma_copies_into_wgmma_operands_are_tma_loads() {
     let simt = "__co__ void k(global f16 [M, K] a, global f16 [M, K] b) {\n  parallel p by cdiv(M, 64) : block {\n    shared f16 [64, 64] s;\n    parallel t by 128 : thread {\n      dma.copy.swiz<128> a.subspan(64, 64).at(p, 0) => s;\n    }\n  }\n}\n";
     assert!(parse(simt).to_string().contains("dma.copy.swiz<128>"));
 }
+
+#[test]
+fn refilling_a_wgmma_accumulator_waits_fills_and_fences() {
+    let src = kernel(
+        "global f32 [M, N] out",
+        "    mma.store mc, out.subspan(64, 128).at(bm, bn);\n    mma.fill mc, 0.0f;",
+    );
+    let k = lowered(&parse(&src));
+    let tail = &k[k.rfind("tsl_acc_store_pitched").expect("the store")..];
+    let (wait, fill, fence) = (
+        tail.find("tsl_wgmma_wait").expect("a wait"),
+        tail.find("tsl_acc_fill").expect("a fill"),
+        tail.find("tsl_wgmma_fence").expect("a fence"),
+    );
+    assert!(wait < fill && fill < fence, "{tail}");
+}

@@ -194,6 +194,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
                 }
             }
+            // Re-filling a WGMMA accumulator lowers (`lower/hopper.rs`).
+            Stmt::Ext(ExtStmt::MmaRefill { .. })
+                if !warp_kernel
+                    && !cx.in_warp_mma(s)
+                    && super::frag_def(cx, s, super::resolve::Role::Acc)
+                        .is_some_and(|d| matches!(m.stmts[d], Stmt::MmaFill { .. })) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.

@@ -385,6 +385,11 @@ impl Emitter<'_> {
                 KernelPath::Simt => super::warp::mma_stmt(self, s, line)?,
                 KernelPath::Hopper => super::hopper::mma_stmt(self, s, line)?,
             },
+            Stmt::Ext(crate::ir::ExtStmt::MmaRefill { acc, value })
+                if self.path == KernelPath::Hopper =>
+            {
+                super::hopper::refill(self, acc, *value, line)?
+            }
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {
                 return Err(LowerError::new(

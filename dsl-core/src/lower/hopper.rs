@@ -642,6 +642,48 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     Ok(())
 }
 
+/// `mma.fill acc, v;` on a WGMMA accumulator: the WGMMAs still writing it complete, every
+/// register is set to v, and the next WGMMA is ordered after those writes by a fence. A
+/// promoted accumulator's partial sums restart too.
+pub fn refill(
+    e: &mut Emitter,
+    acc: &crate::ir::Ident,
+    value: crate::ir::ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let Some(FragKind::Acc { dtype, .. }) = e.frag(&acc.name) else {
+        return Err(LowerError::new(
+            acc.span,
+            format!("`{}` is not a WGMMA accumulator", acc.name),
+        ));
+    };
+    let (v, _) = e.cx().value(value)?;
+    if e.wgmma_uncommitted {
+        wgmma_commit_wait(e, line, "the WGMMAs writing the accumulator are done");
+    } else {
+        e.call(
+            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Some("the WGMMAs writing the accumulator are done"),
+            line,
+        );
+    }
+    e.call(
+        Call::new("tsl_acc_fill").args([acc.name.clone(), v]),
+        None,
+        line,
+    );
+    if promote_every(e, &acc.name, dtype).is_some() {
+        e.call(
+            Call::new("tsl_acc_fill").args([promote_part(&acc.name), "0.0f".into()]),
+            None,
+            line,
+        );
+        e.line(format!("{} = 0;", promote_count(&acc.name)), line);
+    }
+    wgmma_fence(e, line);
+    Ok(())
+}
+
 /// `mma.store` element by element at the destination's row pitch (`tsl_acc_store_pitched`):
 /// into a global tile (bounded by the tensor's extent from the tile origin), transposed
 /// (`.transp`, or a `.transpose()`d destination) or masked (`.mask acc, dst, rows[, cols]`:

@@ -354,6 +354,7 @@ impl Parser {
         let e = self.expr()?;
         if let Expr::Name(n) = &self.exprs[e]
             && !self.shapes.iter().any(|(k, _)| k == n)
+            && !self.fresh_shared_future(n)
         {
             return Ok(Ident::new(n.clone(), self.exprs.get_span(e)));
         }
@@ -373,6 +374,24 @@ impl Parser {
         );
         self.pre_stmts.push(load);
         Ok(name)
+    }
+
+    /// Whether `name` is the future of a copy into a fresh shared buffer
+    /// (`f = tma.copy … => shared;`): the name is that shared tile.
+    fn fresh_shared_future(&self, name: &str) -> bool {
+        self.stmts.iter().any(|(_, s)| match s {
+            Stmt::TmaCopy {
+                bind: Some(b),
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                ..
+            }
+            | Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                bind: Some(b),
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                ..
+            }) => b.name == name,
+            _ => false,
+        })
     }
 
     /// The first operand of `mma.store`: an accumulator name, or a view chain on one
