@@ -368,8 +368,18 @@ fn every_other_kernel_compiles_for_its_path() {
                 sass::instruction_set(&c.sass)
             ),
             // 8-bit kernels issue QGMMA (f8) or IGMMA (s8) instead of HGMMA.
+            // The output leaves through a TMA store, or (`mma.store` straight to global)
+            // through the threads' own stores.
             KernelPath::Hopper => {
-                assert_has(&c, &["UTMALDG", "UTMASTG"]);
+                assert_has(&c, &["UTMALDG"]);
+                assert!(
+                    ["UTMASTG", "STG"]
+                        .iter()
+                        .any(|op| sass::count(&c.sass, op) > 0),
+                    "{}: no TMA or global store; instructions used: {:?}",
+                    c.what,
+                    sass::instruction_set(&c.sass)
+                );
                 assert!(
                     ["HGMMA", "QGMMA", "IGMMA"]
                         .iter()
@@ -382,6 +392,36 @@ fn every_other_kernel_compiles_for_its_path() {
         }
         eprintln!("{}", c.what);
     }
+}
+
+/// `mma.store` straight to global, `.transp` and `.mask`: the fragment leaves through the
+/// threads' own global stores (no TMA store, no staging tile) or, transposed, through a shared
+/// tile and one TMA store; the named-view operands are one HGMMA per 16-wide K-step.
+#[test]
+fn wgmma_stores_write_the_fragment_from_registers() {
+    if !nvrtc_and_nvdisasm_available("wgmma_stores_write_the_fragment_from_registers") {
+        return;
+    }
+    for n in [64, 128] {
+        let c = compile_instance(
+            "wgmma_store_global",
+            &defaults("wgmma_store_global").with("WARP_N", n),
+        );
+        assert_eq!(sass::count(&c.sass, "HGMMA"), 4, "{}", c.what);
+        assert_eq!(sass::count(&c.sass, "UTMASTG"), 0, "{}", c.what);
+        // f32 output: every thread stores its N/2 elements.
+        assert_eq!(sass::count(&c.sass, "STG"), n as usize / 2, "{}", c.what);
+        let c = compile_instance(
+            "wgmma_store_trans",
+            &defaults("wgmma_store_trans").with("WARP_N", n),
+        );
+        assert_has(&c, &["HGMMA", "UTMASTG", "STS"]);
+        eprintln!("{}", c.what);
+    }
+    let c = compile_instance("wgmma_store_mask", &defaults("wgmma_store_mask"));
+    assert_has(&c, &["HGMMA", "STG"]);
+    assert_eq!(sass::count(&c.sass, "UTMASTG"), 0, "{}", c.what);
+    eprintln!("{}", c.what);
 }
 
 /// The direct-operand f16 kernel: one `mma` per 64-wide k-tile is four m64nNk16 instructions.

@@ -20,6 +20,8 @@ const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
 /// K-steps, s32 accumulators, 32-bit stores: with kernels that split an `mma` along K or use
 /// 8-bit operands.
 const GLUE_HOPPER_WIDE: &str = include_str!("../cuda/lowering/hopper_wide.cuh");
+/// `mma.store` element by element: to global, `.transp`, `.mask`.
+const GLUE_HOPPER_STORE: &str = include_str!("../cuda/lowering/hopper_store.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -113,6 +115,19 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "K-steps, 8-bit WGMMA accumulators (lowering/hopper_wide.cuh)",
                     text: body(GLUE_HOPPER_WIDE),
+                });
+            }
+            let s2g = calls.contains(dsl_core::lower::SIMT_S2G);
+            if calls.contains("tsl_acc_store_pitched") || s2g {
+                s.push(Section {
+                    name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
+                    text: body(GLUE_HOPPER_STORE),
+                });
+            }
+            if s2g {
+                s.push(Section {
+                    name: "shared → global tile store (lowering/simt_store.cuh)",
+                    text: body(GLUE_SIMT_STORE),
                 });
             }
             // Only kernels with `cluster C;` (they sync as a cluster) get the cluster helpers.

@@ -99,7 +99,7 @@ fn mma_store_takes_an_accumulator_or_a_view_of_it() {
         .body
         .iter()
         .map(|&s| match &m.stmts[s] {
-            Stmt::MmaStore { acc, view, dst } => {
+            Stmt::MmaStore { acc, view, dst, .. } => {
                 let v = view.map(|v| sexp(&m, v)).unwrap_or_else(|| "-".into());
                 format!("{} {v} -> {}", acc.name, sexp(&m, *dst))
             }

@@ -236,9 +236,9 @@ pub const NOT_LOWERED_SCALAR_PARAM: &str = "E1309";
 /// Not supported yet: a WGMMA operand that is not K-major (`mma.col.*`, `mma.*.col`) with
 /// 16-bit elements (the transposed shared-memory descriptor is not lowered).
 pub const NOT_LOWERED_MN_MAJOR: &str = "E1335";
-/// Not supported yet: `mma.store` straight into a global tensor (the fragment is written
-/// through shared memory; store into a shared tile and `tma.copy` it out).
-pub const NOT_LOWERED_STORE_GLOBAL: &str = "E1336";
+/// Not supported yet: `mma.store.transp` / `mma.store.mask` of a warp-level accumulator
+/// (the WGMMA path lowers both).
+pub const NOT_LOWERED_STORE_MODS: &str = "E1336";
 /// 8-bit WGMMA (f8_e4m3, f8_e5m2, s8) reads both operands K-major: `mma.row.row` only.
 pub const WGMMA_8BIT_MAJOR: &str = "E1420";
 /// A WGMMA operand tile read in several K-steps whose shared tensor is not swizzled (the
@@ -766,8 +766,8 @@ pub const TABLE: &[(&str, &str)] = &[
         "not supported yet: an MN-major (`col`) WGMMA operand of 16-bit elements",
     ),
     (
-        NOT_LOWERED_STORE_GLOBAL,
-        "not supported yet: `mma.store` of a WGMMA accumulator straight into global memory",
+        NOT_LOWERED_STORE_MODS,
+        "not supported yet: `mma.store.transp` / `.mask` of a warp-level accumulator",
     ),
     (
         WGMMA_8BIT_MAJOR,

@@ -25,7 +25,13 @@ pub(crate) fn check_stores(
 ) {
     let m = cx.m;
     for s in all_stmts(m) {
-        let Stmt::MmaStore { acc, view, dst } = &m.stmts[s] else {
+        let Stmt::MmaStore {
+            acc,
+            view,
+            dst,
+            mods,
+        } = &m.stmts[s]
+        else {
             continue;
         };
         let Some(def) = frag_def(cx, s, Role::Acc) else {
@@ -74,6 +80,11 @@ pub(crate) fn check_stores(
                 sv.shape
             }
         };
+        // `.transp` writes the transpose: an `[N, M]` destination.
+        let stored = match mods.transpose {
+            true => stored.iter().rev().cloned().collect(),
+            false => stored,
+        };
         let show = |v: &[Dim]| -> String {
             let p: Vec<String> = v.iter().map(|d| cx.describe_dim(d)).collect();
             format!("[{}]", p.join(", "))
@@ -83,8 +94,16 @@ pub(crate) fn check_stores(
         if dv.element {
             continue;
         }
-        // A global destination is the lowering gate's (E1336).
-        if dv.space == crate::ir::MemSpace::Global {
+        if mismatch && mods.transpose {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::MMA_STORE_SHAPE,
+                    *dst,
+                    format!("`mma.store.transp` writes the transpose of the {} accumulator `{}`, {}, into a {} tile", show(shape), acc.name, show(&stored), show(&dv.shape)),
+                )
+                .with_help(format!("store the transpose into a tile of shape {}", show(&stored))),
+            );
             continue;
         }
         if mismatch {
@@ -111,6 +130,11 @@ pub(crate) fn check_stores(
                 .with_help(format!("store into a tile of the slice's shape, e.g. `shared f16 {} output_s;`", show(&stored))),
             };
             diags.push(d);
+            continue;
+        }
+        // A global destination, a transposed or a masked store is written element by element
+        // at the destination's own row pitch (`tsl_acc_store_pitched`).
+        if dv.space == crate::ir::MemSpace::Global || mods.transpose || mods.mask.is_some() {
             continue;
         }
         // The fragment is written row after row, `W` elements each: the destination's rows

@@ -54,6 +54,7 @@ mod wgmma;
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use lowerable::fresh_shape;
 pub use support::LOWERED_MATH;
+pub(crate) use views_ext::is_view_let;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, ExprId, MemSpace, Module, StmtId};
@@ -576,7 +577,18 @@ pub(crate) fn stmt_exprs(s: &crate::ir::Stmt) -> Vec<ExprId> {
             .copied()
             .chain(std::iter::once(*src))
             .collect(),
-        Stmt::MmaStore { view, dst: d, .. } => view.iter().copied().chain([*d]).collect(),
+        Stmt::MmaStore {
+            view, dst: d, mods, ..
+        } => view
+            .iter()
+            .copied()
+            .chain([*d])
+            .chain(
+                mods.mask
+                    .iter()
+                    .flat_map(|(r, c)| std::iter::once(*r).chain(*c)),
+            )
+            .collect(),
         Stmt::Wait { event } | Stmt::Trigger { event, .. } => vec![*event],
         Stmt::DmaWait { pending } => vec![*pending],
         Stmt::Mma { .. } | Stmt::MmaCommit | Stmt::SyncShared | Stmt::Reduce { .. } => Vec::new(),

@@ -155,35 +155,17 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "event generations `e.at(k)`",
                 ));
             }
-            // A warp-level kernel stores its fragments itself (`lower/warp.rs`).
-            Stmt::MmaStore { acc, dst, .. } if !warp_kernel && !cx.in_warp_mma(s) => {
-                // The WGMMA fragment is written through shared memory (stmatrix / shared
-                // stores), so a global destination (a parameter, viewed) is not lowered.
-                let mut root = *dst;
-                while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
-                    root = *base;
-                }
-                if let Expr::Name(n) = &m.exprs[root]
-                    && m.kernel
-                        .params
-                        .iter()
-                        .any(|p| &p.name.name == n && !p.shape.is_empty())
-                {
-                    diags.push(
-                        not_lowered(
-                            codes::NOT_LOWERED_STORE_GLOBAL,
-                            m.expr_span(*dst),
-                            &format!(
-                                "`mma.store` of `{}` straight into the global tensor `{n}`",
-                                acc.name
-                            ),
-                        )
-                        .with_help(format!(
-                            "store into a shared tile (`mma.store {}, out_s;`) and `tma.copy` it to global memory",
-                            acc.name
-                        )),
-                    );
-                }
+            // The WGMMA path lowers `.transp` and `.mask` (`lower/hopper.rs`); a warp-level
+            // kernel stores its fragments itself (`lower/warp.rs`) without them.
+            Stmt::MmaStore { mods, .. }
+                if (warp_kernel || cx.in_warp_mma(s))
+                    && (mods.transpose || mods.mask.is_some()) =>
+            {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_STORE_MODS,
+                    span,
+                    "`mma.store.transp` / `mma.store.mask` of a warp-level accumulator",
+                ));
             }
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
@@ -214,14 +196,16 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             }
             // Re-initializing a warp accumulator lowers (`lower/warp.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. }) if warp_kernel => {}
+            // Re-filling a WGMMA accumulator lowers (`lower/hopper.rs`).
+            Stmt::Ext(ExtStmt::MmaRefill { .. })
+                if !warp_kernel
+                    && !cx.in_warp_mma(s)
+                    && super::frag_def(cx, s, super::resolve::Role::Acc)
+                        .is_some_and(|d| matches!(m.stmts[d], Stmt::MmaFill { .. })) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
-            Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
-                diags.push(not_lowered(
-                    codes::NOT_LOWERED_VIEW_LET,
-                    span,
-                    "a name given to a view (`v = t.span_as(…)`)",
-                ))
-            }
+            // A view bound to a name lowers to nothing: the parser wrote the view itself at
+            // each use of the name, and each use is gated as it is lowered.
+            Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {}
             Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
                 for e in super::views_ext::untiled_operands(m, *src, dst) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FIRST_TILE, m.expr_span(e), "a `.subspan` tiling without `.at` as a copy operand (its first tile)").with_help("to copy one tile of it, pick it with `.at(i, j)`, e.g. `t.subspan(TM, TK).at(bm, k)`; the first tile alone is not lowered yet"));

@@ -340,6 +340,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             acc,
             view: None,
             dst,
+            ..
         } = &m.stmts[s]
         else {
             continue;

@@ -405,14 +405,34 @@ impl Printer<'_> {
                 }
                 self.out.push_str(";\n");
             }
-            Stmt::MmaStore { acc, view, dst } => {
-                self.out.push_str("mma.store ");
+            Stmt::MmaStore {
+                acc,
+                view,
+                dst,
+                mods,
+            } => {
+                self.out.push_str("mma.store");
+                if mods.transpose {
+                    self.out.push_str(".transp");
+                }
+                if mods.mask.is_some() {
+                    self.out.push_str(".mask");
+                }
+                self.out.push(' ');
                 match view {
                     Some(v) => self.expr(*v, 0),
                     None => self.out.push_str(&acc.name),
                 }
                 self.out.push_str(", ");
                 self.expr(*dst, 0);
+                if let Some((r, c)) = mods.mask {
+                    self.out.push_str(", ");
+                    self.expr(r, 0);
+                    if let Some(c) = c {
+                        self.out.push_str(", ");
+                        self.expr(c, 0);
+                    }
+                }
                 self.out.push_str(";\n");
             }
             Stmt::MmaCommit => self.out.push_str("mma.commit;\n"),

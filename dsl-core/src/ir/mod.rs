@@ -22,7 +22,7 @@ pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, built
 pub use ext::{
     Attribute, DeclExt, ExtStmt, ParallelExt, PrintArg, StreamParam, SyncKind, UnrollFactor,
 };
-pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt};
+pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt, StoreMods};
 pub use types::{DType, Level, Major, MemSpace};
 
 use crate::span::Span;

@@ -21,6 +21,16 @@ pub struct ParallelLevel {
     pub level_span: crate::span::Span,
 }
 
+/// Modifiers of `mma.store`: `.transp` writes the accumulator's transpose (a `[N, M]`
+/// destination), `.mask acc, dst, rows[, cols]` writes only the first `rows` rows (and
+/// `cols` columns) of it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StoreMods {
+    pub transpose: bool,
+    /// `.mask`: the row guard and the optional column guard.
+    pub mask: Option<(ExprId, Option<ExprId>)>,
+}
+
 /// Assignment operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AssignOp {
@@ -161,6 +171,7 @@ pub enum Stmt {
         acc: Ident,
         view: Option<ExprId>,
         dst: ExprId,
+        mods: StoreMods,
     },
     /// `mma.commit;`
     MmaCommit,

@@ -257,6 +257,8 @@ impl Emitter<'_> {
                 self.emit(decl, None, line);
                 self.scopes.insert(&name.name, Local::Scalar(*dtype));
             }
+            // `ma = lhs_s.chunkat(_, k);`: the parser wrote the view at each use of `ma`.
+            Stmt::Let { value, .. } if crate::check::is_view_let(m, *value) => {}
             Stmt::Let { name, value } => {
                 let (v, t) = self.cx().value(*value)?;
                 match t {
@@ -386,6 +388,11 @@ impl Emitter<'_> {
                 KernelPath::Simt => super::warp::mma_stmt(self, s, line)?,
                 KernelPath::Hopper => super::hopper::mma_stmt(self, s, line)?,
             },
+            Stmt::Ext(crate::ir::ExtStmt::MmaRefill { acc, value })
+                if self.path == KernelPath::Hopper =>
+            {
+                super::hopper::refill(self, acc, *value, line)?
+            }
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {
                 return Err(LowerError::new(

@@ -577,7 +577,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
             None => wgmma_commit_wait(e, line, "the stage's WGMMAs are done reading it"),
         },
-        Stmt::MmaStore { acc, view, dst } => {
+        Stmt::MmaStore {
+            acc,
+            view,
+            dst,
+            mods,
+        } => {
             let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
                 return Err(LowerError::new(
                     acc.span,
@@ -613,6 +618,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
                 e.close(line);
             }
+            if v.tensor.space == MemSpace::Global
+                || mods.transpose
+                || mods.mask.is_some()
+                || v.transposed
+            {
+                return store_pitched(e, (&acc.name, &n), &v, slice, mods, line);
+            }
             super::tma_store::before_write(e, &v.tensor.name, line);
             let call = match slice {
                 None => format!(
@@ -634,6 +646,128 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         }
         _ => unreachable!(),
     }
+    Ok(())
+}
+
+/// `mma.fill acc, v;` on a WGMMA accumulator: the WGMMAs still writing it complete, every
+/// register is set to v, and the next WGMMA is ordered after those writes by a fence. A
+/// promoted accumulator's partial sums restart too.
+pub fn refill(
+    e: &mut Emitter,
+    acc: &crate::ir::Ident,
+    value: crate::ir::ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let Some(FragKind::Acc { dtype, .. }) = e.frag(&acc.name) else {
+        return Err(LowerError::new(
+            acc.span,
+            format!("`{}` is not a WGMMA accumulator", acc.name),
+        ));
+    };
+    let (v, _) = e.cx().value(value)?;
+    if e.wgmma_uncommitted {
+        wgmma_commit_wait(e, line, "the WGMMAs writing the accumulator are done");
+    } else {
+        e.call(
+            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Some("the WGMMAs writing the accumulator are done"),
+            line,
+        );
+    }
+    e.call(
+        Call::new("tsl_acc_fill").args([acc.name.clone(), v]),
+        None,
+        line,
+    );
+    if promote_every(e, &acc.name, dtype).is_some() {
+        e.call(
+            Call::new("tsl_acc_fill").args([promote_part(&acc.name), "0.0f".into()]),
+            None,
+            line,
+        );
+        e.line(format!("{} = 0;", promote_count(&acc.name)), line);
+    }
+    wgmma_fence(e, line);
+    Ok(())
+}
+
+/// `mma.store` element by element at the destination's row pitch (`tsl_acc_store_pitched`):
+/// into a global tile (bounded by the tensor's extent from the tile origin), transposed
+/// (`.transp`, or a `.transpose()`d destination) or masked (`.mask acc, dst, rows[, cols]`:
+/// only the first `rows` rows and `cols` columns of the stored fragment).
+fn store_pitched(
+    e: &mut Emitter,
+    (acc, n): (&str, &Sym),
+    v: &View,
+    slice: Option<(Sym, String)>,
+    mods: &crate::ir::StoreMods,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let t = &v.tensor;
+    if t.shape.len() != 2 || v.origin.len() != 2 || v.element {
+        return Err(LowerError::new(
+            e.m.kernel.name.span,
+            format!(
+                "internal: `mma.store` into `{}`, which is not a 2-D tile",
+                t.name
+            ),
+        ));
+    }
+    match t.space {
+        MemSpace::Global => {
+            let p = t.param.unwrap_or(0);
+            e.pointer_params.insert(p);
+            e.written_params.insert(p);
+        }
+        _ => super::tma_store::before_write(e, &t.name, line),
+    }
+    let trans = mods.transpose != v.transposed;
+    let (w, c0) = slice.unwrap_or_else(|| (n.clone(), "0".into()));
+    // The destination's extent from the tile origin, per tensor dimension.
+    let extent = |d: usize| {
+        let o = &v.origin[d];
+        if o == "0" {
+            t.shape[d].to_cpp()
+        } else {
+            format!("{} - ({o})", cpp_paren(&t.shape[d]))
+        }
+    };
+    let (rows_ext, cols_ext) = match trans {
+        false => (extent(0), extent(1)),
+        true => (extent(1), extent(0)),
+    };
+    // `.mask`'s guards clip the extents (a guard may be negative: nothing is written).
+    let (rg, cg) = match mods.mask {
+        Some((r, c)) => (
+            Some(e.cx().value(r)?.0),
+            c.map(|c| e.cx().value(c)).transpose()?.map(|v| v.0),
+        ),
+        None => (None, None),
+    };
+    let bound = |ext: String, g: Option<String>| match g {
+        Some(g) => format!("tsl_store_bound({ext}, {g})"),
+        None => ext,
+    };
+    let call = Call::new("tsl_acc_store_pitched")
+        .targs([w.to_cpp(), trans.to_string()])
+        .args([
+            acc.to_string(),
+            c0,
+            v.tile_ptr(),
+            t.ld().to_cpp(),
+            bound(rows_ext, rg),
+            bound(cols_ext, cg),
+        ]);
+    let what = match (t.space, trans, mods.mask.is_some()) {
+        (MemSpace::Global, false, false) => {
+            "the accumulator layout straight to global, bounds-checked"
+        }
+        (MemSpace::Global, true, _) => "transposed, straight to global, bounds-checked",
+        (MemSpace::Global, false, true) => "masked, straight to global, bounds-checked",
+        (_, true, _) => "transposed into the tile",
+        (_, false, _) => "masked into the tile",
+    };
+    e.call(call, Some(what), line);
     Ok(())
 }
 

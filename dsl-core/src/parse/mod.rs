@@ -27,6 +27,7 @@ mod limits;
 mod ops;
 mod stmt;
 mod suggest;
+mod wgmma_copies;
 
 use crate::diag::Diagnostics;
 use crate::ir::{Module, Source};
@@ -174,6 +175,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
     let mut diags = diags;
     diags.0.extend(cluster_diags);
     levels::resolve(&mut p.stmts, &mut p.exprs, &mut kernel.body, &implicit);
+    wgmma_copies::desugar(&mut p.stmts, &p.exprs);
     let mut constants = items.constants;
     constants.extend(std::mem::take(&mut p.body_constants));
     let module = Module {

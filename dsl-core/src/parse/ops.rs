@@ -269,6 +269,26 @@ impl Parser {
             }
             "commit" => Stmt::MmaCommit,
             "store" => {
+                let mut mods = crate::ir::StoreMods::default();
+                let mut mask = false;
+                while self.eat_op(".").is_some() {
+                    let md = self.expect_ident("a modifier of `mma.store` (`transp` or `mask`)")?;
+                    let rep = match md.name.as_str() {
+                        "transp" => std::mem::replace(&mut mods.transpose, true),
+                        "mask" => std::mem::replace(&mut mask, true),
+                        _ => {
+                            let msg = format!("unknown modifier `.{}` on `mma.store`", md.name);
+                            return Err(self.error(
+                                Diagnostic::new(codes::BAD_MODIFIER, md.span, msg)
+                                    .with_help("`mma.store` accepts `.transp` (store the transpose) and `.mask` (`mma.store.mask mc, dst, rows[, cols];`)"),
+                            ));
+                        }
+                    };
+                    if rep {
+                        let msg = format!("`.{}` is repeated on `mma.store`", md.name);
+                        return Err(self.error(Diagnostic::new(codes::BAD_MODIFIER, md.span, msg)));
+                    }
+                }
                 if self.peek_ident().is_none() {
                     return Err(self.unexpected_help(
                         codes::EXPECTED,
@@ -280,7 +300,21 @@ impl Parser {
                 let (acc, view) = self.stored_fragment(src)?;
                 self.expect_op(",", "between the accumulator and the destination")?;
                 let dst = self.expr()?;
-                Stmt::MmaStore { acc, view, dst }
+                if mask {
+                    self.expect_op(",", "and the row guard of `mma.store.mask`")?;
+                    let rows = self.expr()?;
+                    let cols = match self.eat_op(",") {
+                        Some(_) => Some(self.expr()?),
+                        None => None,
+                    };
+                    mods.mask = Some((rows, cols));
+                }
+                Stmt::MmaStore {
+                    acc,
+                    view,
+                    dst,
+                    mods,
+                }
             }
             _ => {
                 let a_major = major(&op.name).unwrap_or(Major::Row);
@@ -380,6 +414,7 @@ impl Parser {
         let e = self.expr()?;
         if let Expr::Name(n) = &self.exprs[e]
             && !self.shapes.iter().any(|(k, _)| k == n)
+            && !self.fresh_shared_future(n)
         {
             return Ok(Ident::new(n.clone(), self.exprs.get_span(e)));
         }
@@ -399,6 +434,24 @@ impl Parser {
         );
         self.pre_stmts.push(load);
         Ok(name)
+    }
+
+    /// Whether `name` is the future of a copy into a fresh shared buffer
+    /// (`f = tma.copy … => shared;`): the name is that shared tile.
+    fn fresh_shared_future(&self, name: &str) -> bool {
+        self.stmts.iter().any(|(_, s)| match s {
+            Stmt::TmaCopy {
+                bind: Some(b),
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                ..
+            }
+            | Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                bind: Some(b),
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                ..
+            }) => b.name == name,
+            _ => false,
+        })
     }
 
     /// The first operand of `mma.store`: an accumulator name, or a view chain on one

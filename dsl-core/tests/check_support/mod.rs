@@ -353,6 +353,7 @@ impl B {
                 acc,
                 view: None,
                 dst,
+                mods: Default::default(),
             },
             l,
         )
@@ -365,7 +366,15 @@ impl B {
         let acc = self.id(acc);
         let view = Some(self.e(view));
         let dst = self.e(dst);
-        self.stmt(Stmt::MmaStore { acc, view, dst }, l)
+        self.stmt(
+            Stmt::MmaStore {
+                acc,
+                view,
+                dst,
+                mods: Default::default(),
+            },
+            l,
+        )
     }
 
     pub fn wait(&mut self, ev: &str) -> StmtId {

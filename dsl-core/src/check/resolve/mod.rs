@@ -449,12 +449,23 @@ impl R<'_> {
                     self.ident(s, Role::Meta, meta, true);
                 }
             }
-            Stmt::MmaStore { acc, view, dst } => {
+            Stmt::MmaStore {
+                acc,
+                view,
+                dst,
+                mods,
+            } => {
                 self.ident(s, Role::Acc, acc, true);
                 if let Some(v) = view {
                     self.fragment_view(*v);
                 }
                 self.expr(*dst, Want::Tensor, false);
+                if let Some((r, c)) = mods.mask {
+                    self.expr(r, Want::Value, false);
+                    if let Some(c) = c {
+                        self.expr(c, Want::Value, false);
+                    }
+                }
             }
             Stmt::Wait { event } => self.expr(*event, Want::Event, false),
             Stmt::Trigger { event, after } => {

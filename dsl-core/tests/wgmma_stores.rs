@@ -1,0 +1,141 @@
+//! WGMMA-path forms: `mma.store` straight to global, `.transp` and `.mask` (parse, dump, check,
+//! lowering), operands named as views, and `dma.copy.swiz<N>` into WGMMA operand tiles.
+
+use dsl_core::check::{self, Config, Limits};
+use dsl_core::ir::{Module, Stmt};
+use dsl_core::parse::parse_str;
+
+fn parse(text: &str) -> Module {
+    parse_str(text, Some("t.co"))
+        .unwrap_or_else(|d| panic!("parse failed:\n{d}"))
+        .module
+}
+
+fn full(m: &Module) -> Result<check::KernelInfo, dsl_core::Diagnostics> {
+    check::check_config(m, &Config::defaults(m), None, &Limits::SM90)
+}
+
+fn lowered(m: &Module) -> String {
+    let info = full(m).unwrap_or_else(|d| panic!("check_config failed:\n{d}"));
+    let k = dsl_core::lower::lower(m, &info).unwrap_or_else(|d| panic!("lowering failed:\n{d}"));
+    format!("{k:?}")
+}
+
+/// A 64 x 128 f16 WGMMA kernel whose store statement is `store` and whose output is `out_ty`.
+fn kernel(out_ty: &str, store: &str) -> String {
+    format!(
+        "__co__ void k(global f16 [M, K] lhs, global f16 [N, K] rhs, {out_ty}) {{\n  parallel {{bm, bn}} by [cdiv(M, 64), cdiv(N, 128)] : block {{\n    shared f16 [64, 64] a_s;\n    shared f16 [128, 64] b_s;\n    mc = mma.fill.f32 0.0f;\n    foreach k in cdiv(K, 64) {{\n      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, k) => a_s;\n      tma.copy.swiz<128> rhs.subspan(128, 64).at(bn, k) => b_s;\n      foreach kk in 4 {{\n        parallel by 1 : group-4 {{\n          ma = a_s.chunkat(_, kk);\n          mma.row.row mc, ma, b_s.chunkat(_, kk);\n        }}\n      }}\n    }}\n{store}\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn store_modifiers_parse_and_print_back() {
+    let m = parse(&kernel(
+        "global f16 [M, N] out",
+        "    mma.store.mask mc, out.subspan(64, 128).at(bm, bn), M - bm * 64, N - bn * 128;",
+    ));
+    let text = m.to_string();
+    assert!(
+        text.contains(
+            "mma.store.mask mc, out.subspan(64, 128).at(bm, bn), M - bm * 64, N - bn * 128;"
+        ),
+        "{text}"
+    );
+    let store = m
+        .stmts
+        .iter()
+        .find_map(|(_, s)| match s {
+            Stmt::MmaStore { mods, .. } => Some(mods.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(!store.transpose);
+    assert!(matches!(store.mask, Some((_, Some(_)))));
+    let m = parse(&kernel(
+        "global f16 [N, M] out",
+        "    shared f16 [128, 64] o_s;\n    mma.store.transp mc, o_s;\n    tma.copy o_s => out.subspan(128, 64).at(bn, bm);",
+    ));
+    assert!(m.to_string().contains("mma.store.transp mc, o_s;"));
+    for (bad, what) in [
+        ("mma.store.trans mc, o_s;", "unknown modifier `.trans`"),
+        ("mma.store.transp.transp mc, o_s;", "repeated"),
+        ("mma.store.mask mc, o_s;", "row guard"),
+    ] {
+        let src = kernel(
+            "global f16 [N, M] out",
+            &format!("    shared f16 [128, 64] o_s;\n    {bad}"),
+        );
+        let d = parse_str(&src, Some("t.co")).expect_err(bad);
+        assert!(d.to_string().contains(what), "{bad}: {d}");
+    }
+}
+
+#[test]
+fn stores_to_global_transposed_and_masked_lower() {
+    let global = kernel(
+        "global f32 [M, N] out",
+        "    mma.store mc, out.subspan(64, 128).at(bm, bn);",
+    );
+    let k = lowered(&parse(&global));
+    assert!(k.contains("tsl_acc_store_pitched"), "{k}");
+    assert!(k.contains("M - (bm * 64)"), "the row bound: {k}");
+    let masked = kernel(
+        "global f16 [M, N] out",
+        "    mma.store.mask mc, out.subspan(64, 128).at(bm, bn), 7;",
+    );
+    let k = lowered(&parse(&masked));
+    assert!(k.contains("tsl_store_bound(M - (bm * 64), 7)"), "{k}");
+    let trans = kernel(
+        "global f16 [N, M] out",
+        "    shared f16 [128, 64] o_s;\n    mma.store.transp mc, o_s;\n    tma.copy o_s => out.subspan(128, 64).at(bn, bm);",
+    );
+    let k = lowered(&parse(&trans));
+    assert!(
+        k.contains("tsl_acc_store_pitched\", targs: [\"128\", \"true\"]") || k.contains("\"true\""),
+        "{k}"
+    );
+}
+
+#[test]
+fn a_transposed_store_needs_the_transposed_shape() {
+    let src = kernel(
+        "global f16 [M, N] out",
+        "    shared f16 [64, 128] o_s;\n    mma.store.transp mc, o_s;\n    tma.copy o_s => out.subspan(64, 128).at(bm, bn);",
+    );
+    let d = full(&parse(&src)).expect_err("64 x 128 is not the transpose");
+    assert!(
+        d.iter().any(|x| x.code == "E0903"
+            && x.message.contains("transpose")
+            && x.message.contains("[128, 64]")),
+        "{d}"
+    );
+}
+
+#[test]
+fn swizzled_dma_copies_into_wgmma_operands_are_tma_loads() {
+    let src = "__co__ void k(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] out) {\n  parallel {bm, bn} by [cdiv(M, 64), cdiv(N, 64)] : block {\n    shared f16 [64, 64] a_s;\n    shared f16 [64, 64] b_s;\n    parallel by 1 : group-4 {\n      mc = mma.fill.f32 0.0f;\n      foreach k in cdiv(K, 64) {\n        dma.copy.swiz<128> lhs.subspan(64, 64).at(bm, k) => a_s;\n        dma.copy.swiz<128> rhs.subspan(64, 64).at(bn, k) => b_s;\n        mma.row.row mc, a_s, b_s;\n      }\n      mma.store mc, out.subspan(64, 64).at(bm, bn);\n    }\n  }\n}\n";
+    let m = parse(src);
+    let text = m.to_string();
+    assert_eq!(text.matches("tma.copy.swiz<128>").count(), 2, "{text}");
+    assert!(!text.contains("dma.copy"), "{text}");
+    full(&m).unwrap_or_else(|d| panic!("{d}"));
+    // Without a warpgroup `mma` reading the tile, a swizzled `dma.copy` stays what it is.
+    let simt = "__co__ void k(global f16 [M, K] a, global f16 [M, K] b) {\n  parallel p by cdiv(M, 64) : block {\n    shared f16 [64, 64] s;\n    parallel t by 128 : thread {\n      dma.copy.swiz<128> a.subspan(64, 64).at(p, 0) => s;\n    }\n  }\n}\n";
+    assert!(parse(simt).to_string().contains("dma.copy.swiz<128>"));
+}
+
+#[test]
+fn refilling_a_wgmma_accumulator_waits_fills_and_fences() {
+    let src = kernel(
+        "global f32 [M, N] out",
+        "    mma.store mc, out.subspan(64, 128).at(bm, bn);\n    mma.fill mc, 0.0f;",
+    );
+    let k = lowered(&parse(&src));
+    let tail = &k[k.rfind("tsl_acc_store_pitched").expect("the store")..];
+    let (wait, fill, fence) = (
+        tail.find("tsl_wgmma_wait").expect("a wait"),
+        tail.find("tsl_acc_fill").expect("a fill"),
+        tail.find("tsl_wgmma_fence").expect("a fence"),
+    );
+    assert!(wait < fill && fill < fence, "{tail}");
+}
