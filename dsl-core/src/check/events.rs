@@ -5,7 +5,8 @@
 
 use super::{Binding, Cx, EventInfo, all_stmts, at_expr, codes};
 use crate::diag::Diagnostics;
-use crate::ir::{Expr, ExprId, MemSpace, Stmt, StmtId};
+use crate::ir::{CopyDst, Expr, ExprId, ExtStmt, MemSpace, Module, Stmt, StmtId};
+use std::collections::{HashMap, HashSet};
 
 pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
     let m = cx.m;
@@ -45,6 +46,32 @@ pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
             first_wait[idx].get_or_insert(e);
         } else {
             events[idx].triggers.push(s);
+        }
+    }
+    // A wait on `e.at(k)` tests the parity of generation `k`; a wait on `e[i]` flips a phase bit
+    // this thread keeps per barrier. Mixed on one event, the kept bit misses the generation
+    // waits and the next barrier wait tests the wrong phase.
+    for ev in &events {
+        let by_generation = |w: &StmtId| matches!(&m.stmts[*w], Stmt::Wait { event } if matches!(m.exprs[*event], Expr::View { .. }));
+        if let (Some(g), Some(b)) = (
+            ev.waits.iter().find(|w| by_generation(w)),
+            ev.waits.iter().find(|w| !by_generation(w)),
+        ) {
+            diags.push(
+                crate::diag::Diagnostic::new(
+                    codes::EVENT_WAIT_MIX,
+                    m.stmt_span(*b),
+                    format!(
+                        "`{}` is waited by generation (`{}.at(k)`) elsewhere; a barrier wait on it would test the wrong phase",
+                        ev.name, ev.name
+                    ),
+                )
+                .with_note(m.stmt_span(*g), "waited by generation here")
+                .with_help(format!(
+                    "wait every generation the same way: `wait {}.at(k);` with the pipeline's running order `k`",
+                    ev.name
+                )),
+            );
         }
     }
     for (i, ev) in events.iter().enumerate() {
@@ -158,4 +185,92 @@ fn use_of(
         diags.push(d);
     }
     Some(idx)
+}
+
+/// The TMA loads whose future an event publishes: `f = tma.copy.async g => s;` followed, in the
+/// same statement list, by `trigger e after f[, …];`, with `f` named nowhere else (not waited,
+/// its `.data` not read). Such a load completes on `e` itself (its bytes join `e`'s phase), so
+/// the `trigger` does not wait for it — `after` binds the copy to the event, as the language
+/// defines it. Copy statement → the event expression of its `trigger`.
+pub(crate) fn bound_copies(m: &Module) -> HashMap<StmtId, ExprId> {
+    // The names the statements use, other than in a `trigger … after` list.
+    let mut named: HashSet<&str> = HashSet::new();
+    for s in all_stmts(m) {
+        let after: &[ExprId] = match &m.stmts[s] {
+            Stmt::Ext(ExtStmt::TriggerAfter { after, .. }) => after,
+            _ => &[],
+        };
+        for e in super::stmt_exprs(&m.stmts[s]) {
+            if after.contains(&e) {
+                continue;
+            }
+            super::walk_expr(m, e, &mut |x| {
+                if let Expr::Name(n) = &m.exprs[x] {
+                    named.insert(n);
+                }
+            });
+        }
+    }
+    let named_elsewhere = |f: &str| named.contains(f);
+    let mut out = HashMap::new();
+    fn blocks<'m>(m: &'m Module, b: &'m [StmtId], out: &mut Vec<&'m [StmtId]>) {
+        out.push(b);
+        for &s in b {
+            for inner in super::stmt_blocks(&m.stmts[s]) {
+                blocks(m, inner, out);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    blocks(m, &m.kernel.body, &mut all);
+    for b in all {
+        for (i, &s) in b.iter().enumerate() {
+            let Stmt::TmaCopy {
+                event: None,
+                bind: Some(f),
+                dst: CopyDst::Expr(_),
+                ..
+            } = &m.stmts[s]
+            else {
+                continue;
+            };
+            let trigger = b[i + 1..].iter().find_map(|&t| match &m.stmts[t] {
+                Stmt::Trigger {
+                    event,
+                    after: Some(a),
+                } if a.name == f.name => Some(*event),
+                Stmt::Ext(ExtStmt::TriggerAfter { event, after })
+                    if after
+                        .iter()
+                        .any(|&a| matches!(&m.exprs[a], Expr::Name(n) if *n == f.name)) =>
+                {
+                    Some(*event)
+                }
+                _ => None,
+            });
+            if let Some(ev) = trigger
+                && !named_elsewhere(&f.name)
+            {
+                out.insert(s, ev);
+            }
+        }
+    }
+    out
+}
+
+/// The event array a `wait`/`trigger` operand names: `e`, `e[i]` or `e.at(k)`.
+pub(crate) fn event_root(m: &Module, e: ExprId) -> Option<&str> {
+    match &m.exprs[e] {
+        Expr::Name(n) => Some(n),
+        Expr::Index { base, .. }
+        | Expr::View {
+            base,
+            op: crate::ir::ViewOp::At,
+            ..
+        } => match &m.exprs[*base] {
+            Expr::Name(n) => Some(n),
+            _ => None,
+        },
+        _ => None,
+    }
 }

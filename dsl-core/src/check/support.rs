@@ -146,15 +146,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     for s in all_stmts(m) {
         let span = m.stmt_span(s);
         match &m.stmts[s] {
-            Stmt::Wait { event } | Stmt::Trigger { event, .. }
-                if matches!(m.exprs[*event], Expr::View { .. }) =>
-            {
-                diags.push(not_lowered(
-                    codes::NOT_LOWERED_VIEW,
-                    m.expr_span(*event),
-                    "event generations `e.at(k)`",
-                ));
-            }
             // A warp-level kernel stores its fragments itself (`lower/warp.rs`).
             Stmt::MmaStore { acc, dst, .. } if !warp_kernel && !cx.in_warp_mma(s) => {
                 // The WGMMA fragment is written through shared memory (stmatrix / shared
@@ -212,6 +203,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
                 }
             }
+            // `trigger e after f1, f2`: each TMA load completes on `e` (`lower/hopper.rs`).
+            Stmt::Ext(ExtStmt::TriggerAfter { after, .. })
+                if after.iter().all(|&a| {
+                    matches!(
+                        cx.res.bindings.get(&a),
+                        Some(super::Binding::Future(d)) if matches!(m.stmts[*d], Stmt::TmaCopy { .. })
+                    )
+                }) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
                 diags.push(not_lowered(
