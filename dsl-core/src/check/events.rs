@@ -274,3 +274,56 @@ pub(crate) fn event_root(m: &Module, e: ExprId) -> Option<&str> {
         _ => None,
     }
 }
+
+/// Whether `e` has one value for every thread of a block: it names only tunables, constants,
+/// dimensions, scalar parameters, `: block` variables, loop variables of loops whose extents
+/// are such values, and `let`s of such values. A `trigger` under an `if` on such a condition
+/// keeps its event's arrival count: the same threads reach it, or none do.
+pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
+    fn go(cx: &Cx, e: ExprId, depth: u32) -> bool {
+        let m = cx.m;
+        let mut ok = depth < 32;
+        super::walk_expr(m, e, &mut |x| {
+            if !ok || !matches!(m.exprs[x], Expr::Name(_)) {
+                return;
+            }
+            ok = match cx.res.bindings.get(&x).copied() {
+                Some(Binding::Tunable | Binding::Constant | Binding::SymDim { .. }) => true,
+                Some(Binding::Param(i)) => {
+                    m.kernel.params.get(i).is_some_and(|p| p.shape.is_empty())
+                }
+                Some(Binding::ParallelVar { stmt, level, .. }) => matches!(
+                    &m.stmts[stmt],
+                    Stmt::Parallel { levels, .. }
+                        if levels.get(level).is_some_and(|l| l.level == crate::ir::Level::Block)
+                ),
+                Some(Binding::LoopVar { stmt, .. }) => match &m.stmts[stmt] {
+                    Stmt::Foreach { extents, .. } => extents.iter().all(|&x| go(cx, x, depth + 1)),
+                    _ => false,
+                },
+                Some(Binding::Let(s)) => match &m.stmts[s] {
+                    Stmt::Let { value, .. } => go(cx, *value, depth + 1),
+                    _ => false,
+                },
+                // `int n = v;` never assigned again is a `let` of `v`.
+                Some(Binding::Scalar(s)) => match &m.stmts[s] {
+                    Stmt::ScalarDecl { init: Some(v), .. } => {
+                        !assigned(cx, s) && go(cx, *v, depth + 1)
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+        });
+        ok
+    }
+    go(cx, e, 0)
+}
+
+/// Whether a statement assigns the scalar declared by `decl`.
+fn assigned(cx: &Cx, decl: StmtId) -> bool {
+    all_stmts(cx.m).into_iter().any(|s| {
+        matches!(&cx.m.stmts[s], Stmt::Assign { target, .. }
+            if cx.res.bindings.get(target) == Some(&Binding::Scalar(decl)))
+    })
+}

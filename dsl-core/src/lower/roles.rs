@@ -93,44 +93,15 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
     }
 }
 
-/// Event name → C++ predicate of the threads that reach its first `trigger`. A `trigger` under
-/// an `if` is rejected: its arrival count would depend on data, and a wrong count deadlocks.
+/// Event name → C++ predicate of the threads that reach its first `trigger`: the enclosing
+/// `inthreads` conditions. An `if` around a `trigger` does not enter it: the checker admits
+/// only conditions with one value per block there (`check/lowerable.rs`, E1112), under which
+/// the same threads reach the trigger or none do.
 pub fn arrivals(m: &Module) -> Result<HashMap<String, String>, super::error::LowerError> {
     let mut out = HashMap::new();
     let mut conds = Vec::new();
     walk(m, &m.kernel.body, &mut conds, &mut out);
-    let mut under_if = Vec::new();
-    for &s in &m.kernel.body {
-        find_trigger_under_if(m, s, false, &mut under_if);
-    }
-    match under_if.first() {
-        Some(&s) => Err(super::error::LowerError::new(
-            m.stmt_span(s),
-            "`trigger` inside an `if`: an event's arrival count must be known at compile time; select the triggering threads with `inthreads (cond)` instead",
-        )),
-        None => Ok(out),
-    }
-}
-
-fn find_trigger_under_if(m: &Module, s: StmtId, in_if: bool, out: &mut Vec<StmtId>) {
-    match &m.stmts[s] {
-        Stmt::Trigger { .. } if in_if => out.push(s),
-        Stmt::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            for &b in then_body.iter().chain(else_body.iter().flatten()) {
-                find_trigger_under_if(m, b, true, out);
-            }
-        }
-        Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
-            for &b in body {
-                find_trigger_under_if(m, b, in_if, out);
-            }
-        }
-        _ => {}
-    }
+    Ok(out)
 }
 
 fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<String, String>) {
