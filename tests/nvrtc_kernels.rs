@@ -629,3 +629,28 @@ fn sparse_kernels_issue_sparse_gmma() {
         eprintln!("{}: {op}", c.what);
     }
 }
+
+/// `kernels/ws_ring.co`: futures bound to a cyclic event ring. Each k-tile's two loads are
+/// issued once (two UTMALDG sites, by one thread) and complete on the ring's barrier; the waits
+/// test the parity of generation `kt` (SYNCS phase checks) at every ring depth and consumer
+/// count.
+#[test]
+fn ws_ring_binds_its_loads_to_the_event_ring() {
+    if !nvrtc_and_nvdisasm_available("ws_ring_binds_its_loads_to_the_event_ring") {
+        return;
+    }
+    let base = defaults("ws_ring");
+    for stages in [2, 3, 4] {
+        for consumers in [1, 2] {
+            let cfg = base
+                .clone()
+                .with("STAGES", stages)
+                .with("CONSUMERS", consumers);
+            let c = compile_instance("ws_ring", &cfg);
+            assert_has(&c, &["HGMMA.64x128x16.F32", "UTMALDG", "UTMASTG", "SYNCS"]);
+            let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
+            assert_eq!(lines("UTMALDG.2D"), 2, "{}\n{}", c.what, c.sass);
+            eprintln!("{}", c.what);
+        }
+    }
+}

@@ -408,7 +408,9 @@ fn several_functions_per_file_are_separate_modules() {
 
 #[test]
 fn futures_events_and_generations_check_but_do_not_lower() {
-    checked_not_lowered("futures", &["E1300", "E1306", "E1307", "E1345"]);
+    // Event generations (`e.at(k)`) and `trigger e after f1, f2` on TMA futures lower; the
+    // `= ready` event and the `dma.copy` of a future's data do not yet.
+    checked_not_lowered("futures", &["E1306", "E1345"]);
 }
 
 #[test]

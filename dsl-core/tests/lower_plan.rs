@@ -135,9 +135,10 @@ fn v1_uses_cooperative_copies_with_one_barrier_pair() {
 
 #[test]
 fn trigger_under_if_is_rejected() {
+    // `t` is a thread variable: the threads that reach the trigger would depend on it.
     let text = kernel_file("v3_warpspec").replace(
         "          trigger full[stage];",
-        "          if (iv_k > 0) trigger full[stage];",
+        "          if (t == 0) trigger full[stage];",
     );
     let m = parse(&text);
     let err = check::check(&m).unwrap_err();
@@ -149,6 +150,41 @@ fn trigger_under_if_is_rejected() {
         d.message
     );
     assert!(d.span.start.line > 0);
+}
+
+/// Under a condition with one value per block — loop variables, `: block` variables, `let`s
+/// of them — the same threads reach the trigger or none do: the arrival count stands, and the
+/// `if` is lowered around the arrival.
+#[test]
+fn trigger_under_a_block_uniform_if_lowers() {
+    for cond in [
+        "iv_k >= 0",
+        "block_m + iv_k < 1000000",
+        "stage == iv_k % STAGES",
+    ] {
+        let text = kernel_file("v3_warpspec").replace(
+            "          trigger full[stage];",
+            &format!("          if ({cond}) trigger full[stage];"),
+        );
+        let (_, k) = lowered(&text);
+        let body: Vec<String> = k.body.iter().map(|l| l.text()).collect();
+        let at = body
+            .iter()
+            .position(|l| l.contains("tsl_mbar_arrive_from<tsl_warp_full>"))
+            .unwrap_or_else(|| panic!("{cond}: no arrival on full:\n{}", body.join("\n")));
+        assert!(body[at - 1].contains("if ("), "{cond}: {}", body[at - 1]);
+    }
+    for cond in ["t < 64", "cidx == 0", "wg + iv_k > 1"] {
+        let text = kernel_file("v3_warpspec").replace(
+            "          trigger empty[stage];",
+            &format!("          if ({cond}) trigger empty[stage];"),
+        );
+        let err = check::check(&parse(&text)).unwrap_err();
+        assert!(
+            err.0.iter().any(|d| d.code == check::codes::TRIGGER_IN_IF),
+            "{cond}: {err:?}"
+        );
+    }
 }
 
 #[test]

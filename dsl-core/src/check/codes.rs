@@ -193,6 +193,8 @@ pub const REGISTER_ROWS: &str = "E1118";
 pub const COMPOSE_STRIDE: &str = "E1119";
 /// A `.chunkat` index that is not a loop/parallel variable, a composition of them or `_`.
 pub const CHUNK_INDEX: &str = "E1120";
+/// An event waited both by generation (`e.at(k)`) and by barrier (`e`, `e[i]`).
+pub const EVENT_WAIT_MIX: &str = "E1121";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -638,6 +640,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CHUNK_INDEX,
         "a `.chunkat` index that is not a loop or parallel variable, a composition of them or `_`",
+    ),
+    (
+        EVENT_WAIT_MIX,
+        "an event waited both by generation (`e.at(k)`) and by barrier (`e[i]`)",
     ),
     (
         LOWER_INTERNAL,

@@ -5,7 +5,8 @@
 
 use super::{Binding, Cx, EventInfo, all_stmts, at_expr, codes};
 use crate::diag::Diagnostics;
-use crate::ir::{Expr, ExprId, MemSpace, Stmt, StmtId};
+use crate::ir::{CopyDst, Expr, ExprId, ExtStmt, MemSpace, Module, Stmt, StmtId};
+use std::collections::{HashMap, HashSet};
 
 pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
     let m = cx.m;
@@ -45,6 +46,32 @@ pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
             first_wait[idx].get_or_insert(e);
         } else {
             events[idx].triggers.push(s);
+        }
+    }
+    // A wait on `e.at(k)` tests the parity of generation `k`; a wait on `e[i]` flips a phase bit
+    // this thread keeps per barrier. Mixed on one event, the kept bit misses the generation
+    // waits and the next barrier wait tests the wrong phase.
+    for ev in &events {
+        let by_generation = |w: &StmtId| matches!(&m.stmts[*w], Stmt::Wait { event } if matches!(m.exprs[*event], Expr::View { .. }));
+        if let (Some(g), Some(b)) = (
+            ev.waits.iter().find(|w| by_generation(w)),
+            ev.waits.iter().find(|w| !by_generation(w)),
+        ) {
+            diags.push(
+                crate::diag::Diagnostic::new(
+                    codes::EVENT_WAIT_MIX,
+                    m.stmt_span(*b),
+                    format!(
+                        "`{}` is waited by generation (`{}.at(k)`) elsewhere; a barrier wait on it would test the wrong phase",
+                        ev.name, ev.name
+                    ),
+                )
+                .with_note(m.stmt_span(*g), "waited by generation here")
+                .with_help(format!(
+                    "wait every generation the same way: `wait {}.at(k);` with the pipeline's running order `k`",
+                    ev.name
+                )),
+            );
         }
     }
     for (i, ev) in events.iter().enumerate() {
@@ -158,4 +185,145 @@ fn use_of(
         diags.push(d);
     }
     Some(idx)
+}
+
+/// The TMA loads whose future an event publishes: `f = tma.copy.async g => s;` followed, in the
+/// same statement list, by `trigger e after f[, …];`, with `f` named nowhere else (not waited,
+/// its `.data` not read). Such a load completes on `e` itself (its bytes join `e`'s phase), so
+/// the `trigger` does not wait for it — `after` binds the copy to the event, as the language
+/// defines it. Copy statement → the event expression of its `trigger`.
+pub(crate) fn bound_copies(m: &Module) -> HashMap<StmtId, ExprId> {
+    // The names the statements use, other than in a `trigger … after` list.
+    let mut named: HashSet<&str> = HashSet::new();
+    for s in all_stmts(m) {
+        let after: &[ExprId] = match &m.stmts[s] {
+            Stmt::Ext(ExtStmt::TriggerAfter { after, .. }) => after,
+            _ => &[],
+        };
+        for e in super::stmt_exprs(&m.stmts[s]) {
+            if after.contains(&e) {
+                continue;
+            }
+            super::walk_expr(m, e, &mut |x| {
+                if let Expr::Name(n) = &m.exprs[x] {
+                    named.insert(n);
+                }
+            });
+        }
+    }
+    let named_elsewhere = |f: &str| named.contains(f);
+    let mut out = HashMap::new();
+    fn blocks<'m>(m: &'m Module, b: &'m [StmtId], out: &mut Vec<&'m [StmtId]>) {
+        out.push(b);
+        for &s in b {
+            for inner in super::stmt_blocks(&m.stmts[s]) {
+                blocks(m, inner, out);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    blocks(m, &m.kernel.body, &mut all);
+    for b in all {
+        for (i, &s) in b.iter().enumerate() {
+            let Stmt::TmaCopy {
+                event: None,
+                bind: Some(f),
+                dst: CopyDst::Expr(_),
+                ..
+            } = &m.stmts[s]
+            else {
+                continue;
+            };
+            let trigger = b[i + 1..].iter().find_map(|&t| match &m.stmts[t] {
+                Stmt::Trigger {
+                    event,
+                    after: Some(a),
+                } if a.name == f.name => Some(*event),
+                Stmt::Ext(ExtStmt::TriggerAfter { event, after })
+                    if after
+                        .iter()
+                        .any(|&a| matches!(&m.exprs[a], Expr::Name(n) if *n == f.name)) =>
+                {
+                    Some(*event)
+                }
+                _ => None,
+            });
+            if let Some(ev) = trigger
+                && !named_elsewhere(&f.name)
+            {
+                out.insert(s, ev);
+            }
+        }
+    }
+    out
+}
+
+/// The event array a `wait`/`trigger` operand names: `e`, `e[i]` or `e.at(k)`.
+pub(crate) fn event_root(m: &Module, e: ExprId) -> Option<&str> {
+    match &m.exprs[e] {
+        Expr::Name(n) => Some(n),
+        Expr::Index { base, .. }
+        | Expr::View {
+            base,
+            op: crate::ir::ViewOp::At,
+            ..
+        } => match &m.exprs[*base] {
+            Expr::Name(n) => Some(n),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `e` has one value for every thread of a block: it names only tunables, constants,
+/// dimensions, scalar parameters, `: block` variables, loop variables of loops whose extents
+/// are such values, and `let`s of such values. A `trigger` under an `if` on such a condition
+/// keeps its event's arrival count: the same threads reach it, or none do.
+pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
+    fn go(cx: &Cx, e: ExprId, depth: u32) -> bool {
+        let m = cx.m;
+        let mut ok = depth < 32;
+        super::walk_expr(m, e, &mut |x| {
+            if !ok || !matches!(m.exprs[x], Expr::Name(_)) {
+                return;
+            }
+            ok = match cx.res.bindings.get(&x).copied() {
+                Some(Binding::Tunable | Binding::Constant | Binding::SymDim { .. }) => true,
+                Some(Binding::Param(i)) => {
+                    m.kernel.params.get(i).is_some_and(|p| p.shape.is_empty())
+                }
+                Some(Binding::ParallelVar { stmt, level, .. }) => matches!(
+                    &m.stmts[stmt],
+                    Stmt::Parallel { levels, .. }
+                        if levels.get(level).is_some_and(|l| l.level == crate::ir::Level::Block)
+                ),
+                Some(Binding::LoopVar { stmt, .. }) => match &m.stmts[stmt] {
+                    Stmt::Foreach { extents, .. } => extents.iter().all(|&x| go(cx, x, depth + 1)),
+                    _ => false,
+                },
+                Some(Binding::Let(s)) => match &m.stmts[s] {
+                    Stmt::Let { value, .. } => go(cx, *value, depth + 1),
+                    _ => false,
+                },
+                // `int n = v;` never assigned again is a `let` of `v`.
+                Some(Binding::Scalar(s)) => match &m.stmts[s] {
+                    Stmt::ScalarDecl { init: Some(v), .. } => {
+                        !assigned(cx, s) && go(cx, *v, depth + 1)
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+        });
+        ok
+    }
+    go(cx, e, 0)
+}
+
+/// Whether a statement assigns the scalar declared by `decl`.
+fn assigned(cx: &Cx, decl: StmtId) -> bool {
+    all_stmts(cx.m).into_iter().any(|s| {
+        matches!(&cx.m.stmts[s], Stmt::Assign { target, .. }
+            if cx.res.bindings.get(target) == Some(&Binding::Scalar(decl)))
+    })
 }

@@ -30,7 +30,7 @@ pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     copies(cx, views, diags);
     assignments(cx, views, diags);
     block_level(cx.m, diags);
-    triggers(cx.m, diags);
+    triggers(cx, diags);
     accumulators(cx.m, diags);
     multicast_waits(cx.m, diags);
 }
@@ -668,28 +668,38 @@ fn block_level(m: &Module, diags: &mut Diagnostics) {
     }
 }
 
-fn triggers(m: &Module, diags: &mut Diagnostics) {
-    fn walk(m: &Module, b: &[StmtId], in_if: bool, diags: &mut Diagnostics) {
+/// A `trigger` under an `if` whose condition may differ between threads: the threads that reach
+/// it — its event's arrival count — would depend on data. Under a condition with one value per
+/// block (`super::events::block_uniform`) the same threads reach it or none do, so the count
+/// stands.
+fn triggers(cx: &Cx, diags: &mut Diagnostics) {
+    fn walk(cx: &Cx, b: &[StmtId], in_if: bool, diags: &mut Diagnostics) {
+        let m = cx.m;
         for &s in b {
             let st = &m.stmts[s];
-            if in_if && matches!(st, Stmt::Trigger { .. }) {
+            let is_trigger = matches!(
+                st,
+                Stmt::Trigger { .. } | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { .. })
+            );
+            if in_if && is_trigger {
                 diags.push(
                     at_stmt(
                         m,
                         codes::TRIGGER_IN_IF,
                         s,
-                        "`trigger` inside an `if`: an event's arrival count must be known at compile time",
+                        "`trigger` inside an `if` whose condition may differ between threads: an event's arrival count must be known at compile time",
                     )
-                    .with_help("select the triggering threads with `inthreads (cond)` instead"),
+                    .with_help("select the triggering threads with `inthreads (cond)` instead, or branch on values every thread of the block shares (`: block` and loop variables)"),
                 );
             }
-            let inner = in_if || matches!(st, Stmt::If { .. });
+            let inner = in_if
+                || matches!(st, Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond));
             for blk in super::stmt_blocks(st) {
-                walk(m, blk, inner, diags);
+                walk(cx, blk, inner, diags);
             }
         }
     }
-    walk(m, &m.kernel.body, false, diags);
+    walk(cx, &cx.m.kernel.body, false, diags);
 }
 
 fn accumulators(m: &Module, diags: &mut Diagnostics) {

@@ -26,7 +26,7 @@ mod cluster;
 pub mod codes;
 mod control;
 mod eval;
-mod events;
+pub(crate) mod events;
 mod futures;
 mod geometry;
 mod hazard;

@@ -146,15 +146,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     for s in all_stmts(m) {
         let span = m.stmt_span(s);
         match &m.stmts[s] {
-            Stmt::Wait { event } | Stmt::Trigger { event, .. }
-                if matches!(m.exprs[*event], Expr::View { .. }) =>
-            {
-                diags.push(not_lowered(
-                    codes::NOT_LOWERED_VIEW,
-                    m.expr_span(*event),
-                    "event generations `e.at(k)`",
-                ));
-            }
             // The WGMMA path lowers `.transp` and `.mask` (`lower/hopper.rs`); a warp-level
             // kernel stores its fragments itself (`lower/warp.rs`) without them.
             Stmt::MmaStore { mods, .. }
@@ -202,6 +193,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     && !cx.in_warp_mma(s)
                     && super::frag_def(cx, s, super::resolve::Role::Acc)
                         .is_some_and(|d| matches!(m.stmts[d], Stmt::MmaFill { .. })) => {}
+            // `trigger e after f1, f2`: each TMA load completes on `e` (`lower/hopper.rs`).
+            Stmt::Ext(ExtStmt::TriggerAfter { after, .. })
+                if after.iter().all(|&a| {
+                    matches!(
+                        cx.res.bindings.get(&a),
+                        Some(super::Binding::Future(d)) if matches!(m.stmts[*d], Stmt::TmaCopy { .. })
+                    )
+                }) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.

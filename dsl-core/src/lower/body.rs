@@ -368,7 +368,10 @@ impl Emitter<'_> {
             Stmt::EventDecl { .. }
             | Stmt::Wait { .. }
             | Stmt::Trigger { .. }
-            | Stmt::TmaCopy { .. } => super::hopper::sync_stmt(self, s, line)?,
+            | Stmt::TmaCopy { .. }
+            | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { .. }) => {
+                super::hopper::sync_stmt(self, s, line)?
+            }
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 tma: false,
                 is_async,

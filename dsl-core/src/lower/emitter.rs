@@ -37,6 +37,9 @@ pub struct Emitter<'a> {
     pub roles: HashMap<StmtId, (Role, String)>,
     /// First trigger site of each event: the C++ predicate of the threads that reach it.
     pub arrivals: HashMap<String, String>,
+    /// TMA loads that complete on the event of the `trigger … after` naming their future
+    /// (`check::events::bound_copies`): copy → event expression.
+    pub bound_copies: HashMap<StmtId, crate::ir::ExprId>,
     pub scopes: Scopes,
     pub lines: Vec<Line>,
     pub indent: usize,

@@ -20,7 +20,7 @@ use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
 use super::sym::Sym;
-use crate::ir::{CopyDst, DType, Expr, MemSpace, Stmt, StmtId};
+use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Stmt, StmtId};
 
 pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
     e.call(
@@ -67,6 +67,10 @@ fn event_ref(
             let (i, _) = e.cx().value(*index)?;
             Ok((format!("&{n}[{i}]"), n.clone(), i))
         }
+        Expr::View { .. } => match super::roles::generation(e, ev)? {
+            Some(g) => Ok((format!("&{}[{}]", g.array, g.slot), g.array, g.slot)),
+            None => Err(LowerError::new(m.expr_span(ev), "expected an event")),
+        },
         _ => Err(LowerError::new(m.expr_span(ev), "expected an event")),
     }
 }
@@ -142,11 +146,19 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 );
                 e.call(Call::new("tsl_mbar_init_fence"), None, line);
                 e.close(line);
-                e.emit(
-                    decl("unsigned", format!("tsl_phase_{n}"), "0".into()),
-                    Some("one parity bit per barrier, flipped by each wait"),
-                    line,
-                );
+                // Waits on generations (`e.at(k)`) carry their parity; only the others flip bits.
+                let ring_waits = crate::check::all_stmts(m).into_iter().any(|w| {
+                    matches!(&m.stmts[w], Stmt::Wait { event }
+                        if !matches!(m.exprs[*event], Expr::View { .. })
+                            && crate::check::events::event_root(m, *event) == Some(n.as_str()))
+                });
+                if ring_waits {
+                    e.emit(
+                        decl("unsigned", format!("tsl_phase_{n}"), "0".into()),
+                        Some("one parity bit per barrier, flipped by each wait"),
+                        line,
+                    );
+                }
                 e.scopes.insert(n, Local::Event { count });
             }
             if e.cluster.is_some() {
@@ -162,6 +174,17 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 );
             }
         }
+        Stmt::Wait { event } if matches!(m.exprs[*event], Expr::View { .. }) => {
+            let Some(g) = super::roles::generation(e, *event)? else {
+                return Err(LowerError::new(m.expr_span(*event), "expected an event"));
+            };
+            e.call(
+                Call::new("tsl_mbar_wait")
+                    .args([format!("tsl_smem_addr(&{}[{}])", g.array, g.slot), g.parity]),
+                Some("generation k of the ring: barrier k % N, phase parity (k / N) % 2"),
+                line,
+            );
+        }
         Stmt::Wait { event } => {
             let (_, arr, idx) = event_ref(e, *event)?;
             let phase = format!("tsl_phase_{arr}");
@@ -171,13 +194,18 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 line,
             );
         }
-        Stmt::Trigger { event, .. } => {
+        Stmt::Trigger { event, .. } | Stmt::Ext(ExtStmt::TriggerAfter { event, .. }) => {
             if e.deferred.as_ref().is_some_and(|d| d.trigger == s) {
                 e.line(
                     "// released one k-tile late, by the pipelined `mma.commit` above",
                     line,
                 );
             } else {
+                if e.wgmma_uncommitted {
+                    // The WGMMAs issued above read shared memory until they complete: the
+                    // event may release what they read.
+                    wgmma_commit_wait(e, line, "the WGMMAs above are done before the event fires");
+                }
                 let (_, arr, idx) = event_ref(e, *event)?;
                 let call = arrive_call(e, &arr, &idx);
                 e.line(call, line);
@@ -197,7 +225,10 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
             match (sv.tensor.space, dv.tensor.space) {
                 (MemSpace::Global, MemSpace::Shared) => {
-                    tma_load(e, s, *event, &sv, &dv, swz, line)?
+                    match (event, e.bound_copies.get(&s).copied()) {
+                        (None, Some(ev)) => bound_load(e, s, ev, &sv, &dv, swz, line)?,
+                        _ => tma_load(e, s, *event, &sv, &dv, swz, line)?,
+                    }
                 }
                 (MemSpace::Shared, MemSpace::Global) => {
                     super::tma_store::store(e, &sv, &dv, swz, line)?
@@ -212,6 +243,82 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
         }
         _ => unreachable!(),
     }
+    Ok(())
+}
+
+/// A TMA load whose future `trigger ev after f` publishes: one thread of those that reach the
+/// event's `trigger` (all of them run the load statement too) adds the bytes to the event's
+/// phase and issues the copy, before its own arrival — so the phase cannot complete before the
+/// bytes are expected.
+fn bound_load(
+    e: &mut Emitter,
+    s: StmtId,
+    ev: crate::ir::ExprId,
+    sv: &View,
+    dv: &View,
+    swz: Sym,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let (p, arr, _) = event_ref(e, ev)?;
+    if sv.tile.len() != 2 {
+        return Err(LowerError::new(
+            e.m.stmt_span(s),
+            "`tma.copy` lowers 2-D tiles",
+        ));
+    }
+    let bytes = Sym::mul(
+        sv.tile_elems(),
+        Sym::Int(sv.tensor.dtype.size_bytes() as i64),
+    );
+    let map = e.tma_map(sv, swz)?;
+    let lead = match &e.m.stmts[s] {
+        Stmt::TmaCopy { bind: Some(f), .. } => format!("tsl_lead_{}", f.name),
+        _ => format!("tsl_lead_{arr}"),
+    };
+    let conds = if e.thread_conds.is_empty() {
+        "true".to_string()
+    } else {
+        e.thread_conds
+            .iter()
+            .map(|c| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" && ")
+    };
+    e.emit(
+        Op::Decl {
+            ty: "constexpr int".into(),
+            name: lead.clone(),
+            // Evaluated by the C++ compiler, like the arrival counts.
+            init: Some(format!(
+                "[] {{ for (int tsl_tid = 0; tsl_tid < tsl_threads; ++tsl_tid) {{ {} if ({conds}) return tsl_tid; }} return 0; }}()",
+                thread_decls(e)
+            )),
+        },
+        Some("the first thread running this load issues it"),
+        line,
+    );
+    e.open(
+        Op::If {
+            cond: format!("threadIdx.x == {lead}"),
+            constexpr: false,
+        },
+        None,
+        line,
+    );
+    e.call(
+        Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
+        Some("bytes this copy adds to the event's phase"),
+        line,
+    );
+    let load = Call::new("tsl_tma_load_2d").args([
+        dv.tile_ptr(),
+        format!("&{map}"),
+        sv.origin[1].clone(),
+        sv.origin[0].clone(),
+        p,
+    ]);
+    e.call(load, Some("coords: column, row"), line);
+    e.close(line);
     Ok(())
 }
 

@@ -113,6 +113,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         swizzle: roles::swizzles(m),
         roles,
         arrivals,
+        bound_copies: crate::check::events::bound_copies(m),
         scopes: Default::default(),
         lines: Vec::new(),
         indent: 0,

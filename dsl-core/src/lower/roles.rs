@@ -93,44 +93,15 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
     }
 }
 
-/// Event name → C++ predicate of the threads that reach its first `trigger`. A `trigger` under
-/// an `if` is rejected: its arrival count would depend on data, and a wrong count deadlocks.
+/// Event name → C++ predicate of the threads that reach its first `trigger`: the enclosing
+/// `inthreads` conditions. An `if` around a `trigger` does not enter it: the checker admits
+/// only conditions with one value per block there (`check/lowerable.rs`, E1112), under which
+/// the same threads reach the trigger or none do.
 pub fn arrivals(m: &Module) -> Result<HashMap<String, String>, super::error::LowerError> {
     let mut out = HashMap::new();
     let mut conds = Vec::new();
     walk(m, &m.kernel.body, &mut conds, &mut out);
-    let mut under_if = Vec::new();
-    for &s in &m.kernel.body {
-        find_trigger_under_if(m, s, false, &mut under_if);
-    }
-    match under_if.first() {
-        Some(&s) => Err(super::error::LowerError::new(
-            m.stmt_span(s),
-            "`trigger` inside an `if`: an event's arrival count must be known at compile time; select the triggering threads with `inthreads (cond)` instead",
-        )),
-        None => Ok(out),
-    }
-}
-
-fn find_trigger_under_if(m: &Module, s: StmtId, in_if: bool, out: &mut Vec<StmtId>) {
-    match &m.stmts[s] {
-        Stmt::Trigger { .. } if in_if => out.push(s),
-        Stmt::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            for &b in then_body.iter().chain(else_body.iter().flatten()) {
-                find_trigger_under_if(m, b, true, out);
-            }
-        }
-        Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
-            for &b in body {
-                find_trigger_under_if(m, b, in_if, out);
-            }
-        }
-        _ => {}
-    }
+    Ok(out)
 }
 
 fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<String, String>) {
@@ -152,16 +123,12 @@ fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<Str
                     walk(m, e, conds, out);
                 }
             }
-            Stmt::Trigger { event, .. } => {
-                let name = match &m.exprs[*event] {
-                    Expr::Name(n) => n.clone(),
-                    Expr::Index { base, .. } => match &m.exprs[*base] {
-                        Expr::Name(n) => n.clone(),
-                        _ => continue,
-                    },
-                    _ => continue,
+            Stmt::Trigger { event, .. }
+            | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { event, .. }) => {
+                let Some(name) = crate::check::events::event_root(m, *event) else {
+                    continue;
                 };
-                out.entry(name).or_insert_with(|| {
+                out.entry(name.to_string()).or_insert_with(|| {
                     if conds.is_empty() {
                         "true".to_string()
                     } else {
@@ -231,4 +198,56 @@ fn root_name(m: &Module, e: ExprId) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A cyclic event generation `e.at(k)` of `shared event e[N]` (`N` = 1 for a single event):
+/// the barrier `e[k % N]`, and the parity of the phase generation `k` completes,
+/// `(k / N) % 2` — the language's meaning of `.at`, so a wait needs no per-thread phase state.
+pub struct Generation {
+    pub array: String,
+    pub slot: String,
+    pub parity: String,
+}
+
+pub fn generation(
+    e: &super::emitter::Emitter,
+    ev: ExprId,
+) -> Result<Option<Generation>, super::error::LowerError> {
+    let m = e.m;
+    let Expr::View {
+        base,
+        op: crate::ir::ViewOp::At,
+        args,
+    } = &m.exprs[ev]
+    else {
+        return Ok(None);
+    };
+    let (Expr::Name(n), [k]) = (&m.exprs[*base], args.as_slice()) else {
+        return Err(super::error::LowerError::new(
+            m.expr_span(ev),
+            "an event generation is `e.at(k)` with one index",
+        ));
+    };
+    let len = match e.scopes.get(n) {
+        Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
+        _ => super::sym::Sym::Int(1),
+    };
+    let (k, _) = e.cx().value(*k)?;
+    let k = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        k
+    } else {
+        format!("({k})")
+    };
+    let (slot, parity) = match len {
+        super::sym::Sym::Int(1) => ("0".to_string(), format!("{k} & 1")),
+        l => {
+            let l = super::cexpr::cpp_paren(&l);
+            (format!("{k} % {l}"), format!("({k} / {l}) & 1"))
+        }
+    };
+    Ok(Some(Generation {
+        array: n.clone(),
+        slot,
+        parity,
+    }))
 }
