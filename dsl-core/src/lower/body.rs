@@ -215,13 +215,10 @@ impl Emitter<'_> {
                                 )
                             })?;
                             self.emit(
-                                Op::Decl {
-                                    ty: format!("{ty}*"),
+                                Op::SharedPtr {
+                                    ty: ty.to_string(),
                                     name: d.name.name.clone(),
-                                    init: Some(format!(
-                                        "reinterpret_cast<{ty}*>(tsl_smem + {})",
-                                        slot.offset_name
-                                    )),
+                                    offset: slot.offset_name.clone(),
                                 },
                                 None,
                                 line,

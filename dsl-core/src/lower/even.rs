@@ -162,11 +162,7 @@ fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
             0 => "tsl_even".to_string(),
             _ => format!("tsl_even{n}"),
         })
-        .find(|n| {
-            !e.lines
-                .iter()
-                .any(|l| matches!(&l.op, Op::Decl { name, .. } if name == n))
-        })
+        .find(|n| !e.lines.iter().any(|l| l.op.declared() == Some(n.as_str())))
         .unwrap_or_default();
     let body: Vec<Line> = e.lines[from..=to].to_vec();
     let shift = |l: &Line| Line {

@@ -67,6 +67,13 @@ pub enum Op {
         name: String,
         init: Option<String>,
     },
+    /// `ty* name = reinterpret_cast<ty*>(tsl_smem + offset);`: a shared tensor's place in the
+    /// kernel's dynamic shared memory (`offset` names its byte offset). Reads no memory.
+    SharedPtr {
+        ty: String,
+        name: String,
+        offset: String,
+    },
     /// Any other single statement, as C++ (expression statements, inline-asm wrappers, the
     /// Hopper synchronisation idioms).
     Stmt(String),
@@ -125,6 +132,14 @@ pub fn identifiers(expr: &str, out: &mut BTreeSet<String>) {
 }
 
 impl Op {
+    /// The name a declaration node introduces.
+    pub fn declared(&self) -> Option<&str> {
+        match self {
+            Op::Decl { name, .. } | Op::SharedPtr { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
     /// The identifiers this node's C++ mentions (types, names, operands).
     pub fn names(&self, out: &mut BTreeSet<String>) {
         let mut add = |s: &str| identifiers(s, out);
@@ -164,6 +179,12 @@ impl Op {
                 if let Some(i) = init {
                     add(i);
                 }
+            }
+            Op::SharedPtr { ty, name, offset } => {
+                add(ty);
+                add(name);
+                add(offset);
+                add("tsl_smem");
             }
             Op::Stmt(s) => add(s),
             Op::Else | Op::End | Op::Unroll | Op::Barrier | Op::Mark(_) => {}
@@ -222,6 +243,12 @@ impl fmt::Display for Op {
                 Some(i) => write!(f, "{ty} {name} = {i};"),
                 None => write!(f, "{ty} {name};"),
             },
+            Op::SharedPtr { ty, name, offset } => {
+                write!(
+                    f,
+                    "{ty}* {name} = reinterpret_cast<{ty}*>(tsl_smem + {offset});"
+                )
+            }
             Op::Stmt(s) => f.write_str(s),
             Op::Mark(Mark::ParallelStart) => f.write_str("// <parallel>"),
             Op::Mark(Mark::ParallelEnd) => f.write_str("// </parallel>"),

@@ -200,13 +200,10 @@ pub fn future_copy(
                 .is_some_and(|t| t.name == f.name && t.space == MemSpace::Shared);
             if !declared {
                 e.emit(
-                    Op::Decl {
-                        ty: format!("{ty}*"),
+                    Op::SharedPtr {
+                        ty: ty.to_string(),
                         name: f.name.clone(),
-                        init: Some(format!(
-                            "reinterpret_cast<{ty}*>(tsl_smem + {})",
-                            slot.offset_name
-                        )),
+                        offset: slot.offset_name.clone(),
                     },
                     Some("the future's fresh buffer"),
                     line,
@@ -363,11 +360,10 @@ fn store_tile(
 fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
     // A shared tensor's pointer (a future's fresh buffer declared right before its copy) reads
     // no memory.
-    let shared_ptr = |l: &&Line| matches!(&l.op, Op::Decl { init: Some(i), .. } if i.starts_with("reinterpret_cast<") && i.contains("tsl_smem + "));
     e.lines
         .iter()
         .rev()
-        .find(|l| !shared_ptr(l))
+        .find(|l| !matches!(l.op, Op::SharedPtr { .. }))
         .is_some_and(|l| match &l.op {
             Op::Barrier => true,
             Op::Call(c) => !e.pending_dma && [G2S, G2S_ASYNC, G2S_T].contains(&c.name.as_str()),
@@ -532,7 +528,7 @@ pub fn hoist_entries(
             .find(|name| {
                 !e.lines
                     .iter()
-                    .any(|l| matches!(&l.op, Op::Decl { name: d, .. } if d == name))
+                    .any(|l| l.op.declared() == Some(name.as_str()))
                     && !out.iter().any(|h| h.1 == *name)
             })
             .unwrap_or_default();
