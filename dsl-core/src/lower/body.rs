@@ -86,7 +86,7 @@ impl Emitter<'_> {
                         }
                         self.scopes
                             .insert(&v.name, Local::ParVar(pv.extent.clone()));
-                        self.emit(const_int(&v.name, pv.formula.clone()), None, line);
+                        self.emit(const_int(&v.name, pv.index.cpp("threadIdx.x")), None, line);
                     }
                 }
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);

@@ -17,8 +17,58 @@ pub struct ParVar {
     pub name: String,
     pub level: Level,
     pub extent: Sym,
-    /// C++ expression over `blockIdx` / a thread index named `tid_name`.
-    pub formula: String,
+    /// How its value is computed.
+    pub index: Index,
+}
+
+/// How a parallel variable's value is computed from the block or thread index.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Index {
+    /// `blockIdx.{axis}`.
+    Block(&'static str),
+    /// From a thread index `tid`: `tid / inner` (the linear index among this level's
+    /// instances), `% level` (the level's size) for a level nested in another, then `/ stride`
+    /// and `% extent` for the variable's place among the level's variables.
+    Thread {
+        inner: Sym,
+        level: Option<Sym>,
+        stride: Sym,
+        extent: Option<Sym>,
+    },
+}
+
+impl Index {
+    /// The C++ expression, with the thread index named `tid`.
+    pub fn cpp(&self, tid: &str) -> String {
+        let (inner, level, stride, extent) = match self {
+            Index::Block(axis) => return format!("blockIdx.{axis}"),
+            Index::Thread {
+                inner,
+                level,
+                stride,
+                extent,
+            } => (inner, level, stride, extent),
+        };
+        let mut linear = if *inner == Sym::Int(1) {
+            tid.to_string()
+        } else {
+            format!("{tid} / {}", paren(inner))
+        };
+        if let Some(total) = level {
+            linear = format!("{linear} % {}", paren(total));
+        }
+        let mut f = if *stride == Sym::Int(1) {
+            linear
+        } else if linear == tid {
+            format!("{tid} / {}", paren(stride))
+        } else {
+            format!("({linear}) / {}", paren(stride))
+        };
+        if let Some(e) = extent {
+            f = format!("{f} % {}", paren(e));
+        }
+        f
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -27,8 +77,7 @@ pub struct Geometry {
     pub threads: Sym,
     /// Block-level variables.
     pub block_vars: Vec<ParVar>,
-    /// Thread-level variables (group-4, group, thread), outermost first; `formula` uses
-    /// `threadIdx.x`.
+    /// Thread-level variables (group-4, group, thread), outermost first.
     pub thread_vars: Vec<ParVar>,
     /// The statement that introduces each variable.
     pub introduced_by: Vec<(String, StmtId)>,
@@ -61,11 +110,11 @@ impl Geometry {
             .chain(&self.thread_vars)
             .find(|v| v.name == name)
     }
-    /// The thread-variable formulas with `threadIdx.x` replaced by `tid`.
+    /// The thread variables' C++ expressions over a thread index named `tid`.
     pub fn thread_formulas_for(&self, tid: &str) -> Vec<(String, String)> {
         self.thread_vars
             .iter()
-            .map(|v| (v.name.clone(), v.formula.replace("threadIdx.x", tid)))
+            .map(|v| (v.name.clone(), v.index.cpp(tid)))
             .collect()
     }
 }
@@ -101,7 +150,7 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
                     name: v.name.clone(),
                     level: Level::Block,
                     extent,
-                    formula: format!("blockIdx.{axis}"),
+                    index: Index::Block(axis),
                 });
                 g.introduced_by.push((v.name.clone(), s));
             }
@@ -229,32 +278,18 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
             .iter()
             .map(|&e| sym(m, e))
             .collect::<Result<_, _>>()?;
-        let mut linear = if inner[i] == Sym::Int(1) {
-            "threadIdx.x".to_string()
-        } else {
-            format!("threadIdx.x / {}", paren(&inner[i]))
-        };
         let total = exts.iter().cloned().fold(Sym::Int(1), Sym::mul);
-        if i > 0 {
-            linear = format!("{linear} % {}", paren(&total));
-        }
         for (j, v) in l.vars.iter().enumerate() {
-            let stride = exts[j + 1..].iter().cloned().fold(Sym::Int(1), Sym::mul);
-            let mut f = if stride == Sym::Int(1) {
-                linear.clone()
-            } else if linear == "threadIdx.x" {
-                format!("threadIdx.x / {}", paren(&stride))
-            } else {
-                format!("({linear}) / {}", paren(&stride))
-            };
-            if j > 0 {
-                f = format!("{f} % {}", paren(&exts[j]));
-            }
             g.thread_vars.push(ParVar {
                 name: v.name.clone(),
                 level: l.level,
                 extent: exts[j].clone(),
-                formula: f,
+                index: Index::Thread {
+                    inner: inner[i].clone(),
+                    level: (i > 0).then(|| total.clone()),
+                    stride: exts[j + 1..].iter().cloned().fold(Sym::Int(1), Sym::mul),
+                    extent: (j > 0).then(|| exts[j].clone()),
+                },
             });
             g.introduced_by.push((v.name.clone(), s));
         }
