@@ -516,3 +516,34 @@ fn wgmma_descriptors_are_offsets_from_the_buffer_base() {
         descs[1]
     );
 }
+
+/// `.subspan(R, C).step(SR, SC).at(i, j)`: tile `(i, j)` starts at `(i · SR, j · SC)`, its
+/// extent still `R × C` (the TMA box); without `.step` it starts at `(i · R, j · C)`.
+#[test]
+fn step_spaces_the_tiles_a_copy_picks() {
+    let text = kernel_file("v3_warpspec").replace(
+        "lhs.subspan(TILE_M, TILE_K)",
+        "lhs.subspan(TILE_M, TILE_K).step(2 * TILE_M, TILE_K + 8)",
+    );
+    let m = parse(&text);
+    check::check(&m).unwrap_or_else(|e| panic!("{e:?}"));
+    let (_, k) = lowered(&text);
+    let body: Vec<String> = k.body.iter().map(|l| l.text()).collect();
+    let load = body
+        .iter()
+        .find(|l| l.contains("tsl_tma_load_2d") && l.contains("tsl_tm_lhs"))
+        .unwrap_or_else(|| panic!("no lhs load:\n{}", body.join("\n")));
+    assert!(
+        load.contains("iv_k * (TILE_K + 8), block_m * (2 * TILE_M)"),
+        "{load}"
+    );
+    let (_, plain) = lowered(&kernel_file("v3_warpspec"));
+    let plain: Vec<String> = plain.body.iter().map(|l| l.text()).collect();
+    assert!(
+        plain
+            .iter()
+            .any(|l| l.contains("tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M")),
+        "{}",
+        plain.join("\n")
+    );
+}

@@ -260,6 +260,32 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             Stmt::MmaLoad { src: x, .. } | Stmt::MmaStore { dst: x, .. } if warp_kernel => Some(*x),
             _ => None,
         };
+        // The `.step`s that follow a `.subspan` and are followed by an `.at`.
+        let mut stepped = std::collections::HashSet::new();
+        for e in stmt_exprs(&m.stmts[s]) {
+            walk_expr(m, e, &mut |x| {
+                if let Expr::View {
+                    op: crate::ir::ViewOp::At,
+                    base,
+                    ..
+                } = &m.exprs[x]
+                    && let Expr::View {
+                        op: crate::ir::ViewOp::Step,
+                        base: tiled,
+                        ..
+                    } = &m.exprs[*base]
+                    && matches!(
+                        m.exprs[*tiled],
+                        Expr::View {
+                            op: crate::ir::ViewOp::Subspan,
+                            ..
+                        }
+                    )
+                {
+                    stepped.insert(*base);
+                }
+            });
+        }
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x] {
@@ -288,7 +314,9 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
                 if let Expr::View { op, .. } = &m.exprs[x] {
-                    if !op.is_lowered() {
+                    // `.subspan(…).step(…)` picked by `.at(…)` lowers (`lower/cexpr.rs`).
+                    let picked_step = *op == crate::ir::ViewOp::Step && stepped.contains(&x);
+                    if !op.is_lowered() && !picked_step {
                         diags.push(not_lowered(
                             codes::NOT_LOWERED_VIEW,
                             m.expr_span(x),
