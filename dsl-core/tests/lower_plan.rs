@@ -547,3 +547,42 @@ fn step_spaces_the_tiles_a_copy_picks() {
         plain.join("\n")
     );
 }
+
+/// A `trigger` after WGMMAs that read shared memory completes them before the arrival (the
+/// event may release their tiles). Under an `if`, the other path has not: the accumulators
+/// are committed again before they are read.
+#[test]
+fn trigger_after_wgmmas_completes_them_first() {
+    for (text, under_if) in [
+        (kernel_file("ws_ring"), false),
+        (
+            kernel_file("ws_ring").replace(
+                "          trigger empty.at(kt);",
+                "          if (kt >= 0) trigger empty.at(kt);",
+            ),
+            true,
+        ),
+    ] {
+        let (_, k) = lowered(&text);
+        let body: Vec<String> = k.body.iter().map(|l| l.text().trim().to_string()).collect();
+        let arrive = body
+            .iter()
+            .position(|l| l.starts_with("tsl_mbar_arrive_from<tsl_warp_empty>(&empty[kt"))
+            .unwrap_or_else(|| panic!("no release:\n{}", body.join("\n")));
+        assert!(
+            body[arrive - 1].starts_with("tsl_wgmma_commit(); tsl_wgmma_wait<0>();"),
+            "{}",
+            body[arrive - 1]
+        );
+        let store = body
+            .iter()
+            .position(|l| l.starts_with("tsl_acc_store"))
+            .unwrap();
+        assert_eq!(
+            body[store - 1].starts_with("tsl_wgmma_commit();"),
+            under_if,
+            "{}",
+            body[store - 1]
+        );
+    }
+}

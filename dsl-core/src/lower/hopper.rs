@@ -205,6 +205,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     // The WGMMAs issued above read shared memory until they complete: the
                     // event may release what they read.
                     wgmma_commit_wait(e, line, "the WGMMAs above are done before the event fires");
+                    // Under an `if`, the path around the trigger has not committed them.
+                    e.wgmma_uncommitted = super::roles::under_if(m, s);
                 }
                 let (_, arr, idx) = event_ref(e, *event)?;
                 let call = arrive_call(e, &arr, &idx);

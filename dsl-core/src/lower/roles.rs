@@ -251,3 +251,22 @@ pub fn generation(
         parity,
     }))
 }
+
+/// Whether statement `s` is inside an `if` (then or else branch).
+pub fn under_if(m: &Module, s: StmtId) -> bool {
+    fn go(m: &Module, b: &[StmtId], s: StmtId, in_if: bool) -> Option<bool> {
+        for &x in b {
+            if x == s {
+                return Some(in_if);
+            }
+            let inner = in_if || matches!(m.stmts[x], Stmt::If { .. });
+            for blk in crate::check::stmt_blocks(&m.stmts[x]) {
+                if let Some(r) = go(m, blk, s, inner) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    }
+    go(m, &m.kernel.body, s, false).unwrap_or(false)
+}
