@@ -53,6 +53,7 @@ mod wgmma;
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use lowerable::fresh_shape;
 pub use support::LOWERED_MATH;
+pub(crate) use views_ext::is_view_let;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, ExprId, MemSpace, Module, StmtId};

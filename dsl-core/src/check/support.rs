@@ -212,13 +212,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     )
                 }) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
-            Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
-                diags.push(not_lowered(
-                    codes::NOT_LOWERED_VIEW_LET,
-                    span,
-                    "a name given to a view (`v = t.span_as(…)`)",
-                ))
-            }
             Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
                 for e in super::views_ext::untiled_operands(m, *src, dst) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FIRST_TILE, m.expr_span(e), "a `.subspan` tiling without `.at` as a copy operand (its first tile)").with_help("to copy one tile of it, pick it with `.at(i, j)`, e.g. `t.subspan(TM, TK).at(bm, k)`; the first tile alone is not lowered yet"));
@@ -260,6 +253,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             Stmt::MmaLoad { src: x, .. } | Stmt::MmaStore { dst: x, .. } if warp_kernel => Some(*x),
             _ => None,
         };
+        // A named view lowers at its uses (the parser wrote the view there), not here.
+        if matches!(&m.stmts[s], Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value))
+        {
+            continue;
+        }
         // The `.step`s that follow a `.subspan` and are followed by an `.at`.
         let mut stepped = std::collections::HashSet::new();
         for e in stmt_exprs(&m.stmts[s]) {
