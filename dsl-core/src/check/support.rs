@@ -67,6 +67,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
     };
     super::cluster::gate(cx, diags);
+    super::events::cluster_triggers(cx, true, diags);
     if let Returns::Value { span, .. } = &m.kernel.returns {
         diags.push(not_lowered(
             codes::NOT_LOWERED_RETURN,

@@ -139,6 +139,8 @@ pub struct Module {
     /// modifier's span). Under a cluster each is loaded once per group of blocks that need the
     /// same tile and multicast to all of them.
     pub multicast: Vec<(StmtId, crate::span::Span)>,
+    /// `trigger.cluster e;`: triggers whose arrival goes to `e` in every block of the cluster.
+    pub cluster_triggers: Vec<StmtId>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -195,6 +197,7 @@ impl Module {
             cluster_level: None,
             cluster_nonportable: None,
             multicast: Vec::new(),
+            cluster_triggers: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

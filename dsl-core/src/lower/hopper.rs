@@ -272,7 +272,6 @@ fn bound_load(
         sv.tile_elems(),
         Sym::Int(sv.tensor.dtype.size_bytes() as i64),
     );
-    let map = e.tma_map(sv, swz)?;
     let lead = match &e.m.stmts[s] {
         Stmt::TmaCopy { bind: Some(f), .. } => format!("tsl_lead_{}", f.name),
         _ => format!("tsl_lead_{arr}"),
@@ -307,6 +306,13 @@ fn bound_load(
         None,
         line,
     );
+    if let Some(mc) = e.cluster.as_ref().and_then(|c| c.load(s)) {
+        // `.multicast` under a cluster: this block loads its slice for every block.
+        tma_load_multicast(e, p, sv, dv, swz, mc, bytes, line)?;
+        e.close(line);
+        return Ok(());
+    }
+    let map = e.tma_map(sv, swz)?;
     e.call(
         Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
         Some("bytes this copy adds to the event's phase"),

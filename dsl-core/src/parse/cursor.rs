@@ -73,6 +73,8 @@ pub(crate) struct Parser {
     pub cluster_levels: Vec<Span>,
     /// `tma.copy….multicast` statements and the modifier's span.
     pub multicast: Vec<(crate::ir::StmtId, Span)>,
+    /// `trigger.cluster …` statements.
+    pub cluster_triggers: Vec<crate::ir::StmtId>,
     /// Parallel and loop variables in scope with their extents, innermost last (what `#x`
     /// names).
     pub var_extents: Vec<(String, crate::ir::ExprId)>,
@@ -118,6 +120,7 @@ impl Parser {
             pre_stmts: Vec::new(),
             cluster_levels: Vec::new(),
             multicast: Vec::new(),
+            cluster_triggers: Vec::new(),
             var_extents: Vec::new(),
             unnamed_dims: 0,
             view_aliases: Vec::new(),

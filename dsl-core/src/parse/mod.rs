@@ -186,6 +186,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         cluster_level,
         cluster_nonportable: items.cluster_nonportable,
         multicast: std::mem::take(&mut p.multicast),
+        cluster_triggers: std::mem::take(&mut p.cluster_triggers),
         occupancy: items.occupancy,
         promote: items.promote,
         kernel,
