@@ -67,7 +67,7 @@ fn event_ref(
             let (i, _) = e.cx().value(*index)?;
             Ok((format!("&{n}[{i}]"), n.clone(), i))
         }
-        Expr::View { .. } => match super::roles::generation(e, ev)? {
+        Expr::View { .. } => match super::roles::generation(&e.cx(), ev)? {
             Some(g) => Ok((format!("&{}[{}]", g.array, g.slot), g.array, g.slot)),
             None => Err(LowerError::new(m.expr_span(ev), "expected an event")),
         },
@@ -175,7 +175,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             }
         }
         Stmt::Wait { event } if matches!(m.exprs[*event], Expr::View { .. }) => {
-            let Some(g) = super::roles::generation(e, *event)? else {
+            let Some(g) = super::roles::generation(&e.cx(), *event)? else {
                 return Err(LowerError::new(m.expr_span(*event), "expected an event"));
             };
             e.call(

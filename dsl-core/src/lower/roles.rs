@@ -210,10 +210,10 @@ pub struct Generation {
 }
 
 pub fn generation(
-    e: &super::emitter::Emitter,
+    cx: &super::cexpr::ExprCx,
     ev: ExprId,
 ) -> Result<Option<Generation>, super::error::LowerError> {
-    let m = e.m;
+    let m = cx.m;
     let Expr::View {
         base,
         op: crate::ir::ViewOp::At,
@@ -228,11 +228,11 @@ pub fn generation(
             "an event generation is `e.at(k)` with one index",
         ));
     };
-    let len = match e.scopes.get(n) {
+    let len = match cx.scopes.get(n) {
         Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
         _ => super::sym::Sym::Int(1),
     };
-    let (k, _) = e.cx().value(*k)?;
+    let (k, _) = cx.value(*k)?;
     let k = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         k
     } else {
