@@ -654,3 +654,22 @@ fn ws_ring_binds_its_loads_to_the_event_ring() {
         }
     }
 }
+
+/// `kernels/ws_cluster.co`: a future-bound `.multicast` load under a `: cluster` level is one
+/// multicast TMA load (this block's slice for both blocks) beside the plain A load, and the
+/// cluster syncs at start and end (UCGABAR); `trigger.cluster` arrives remotely (SYNCS).
+#[test]
+fn ws_cluster_multicasts_a_future_bound_load() {
+    if !nvrtc_and_nvdisasm_available("ws_cluster_multicasts_a_future_bound_load") {
+        return;
+    }
+    let c = compile_instance("ws_cluster", &defaults("ws_cluster"));
+    assert_has(
+        &c,
+        &["HGMMA.64x128x16.F32", "UTMASTG", "SYNCS", "UCGABAR_ARV"],
+    );
+    let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
+    assert_eq!(lines("UTMALDG.2D.MULTICAST"), 1, "{}\n{}", c.what, c.sass);
+    assert_eq!(lines("UTMALDG.2D"), 2, "{}\n{}", c.what, c.sass);
+    eprintln!("{}", c.what);
+}

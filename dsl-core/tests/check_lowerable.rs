@@ -162,11 +162,18 @@ fn v3() -> String {
 
 #[test]
 fn trigger_under_an_if() {
+    // A thread variable in the condition: the arrival count would depend on it.
     let src = v3().replace(
         "          trigger full[stage];",
-        "          if (iv_k > 0) trigger full[stage];",
+        "          if (t == 0) trigger full[stage];",
     );
-    rejects(&src, c::TRIGGER_IN_IF, "if (iv_k > 0)");
+    rejects(&src, c::TRIGGER_IN_IF, "if (t == 0)");
+    // A loop variable has one value per block: the same threads reach the trigger or none.
+    let uniform = v3().replace(
+        "          trigger full[stage];",
+        "          if (iv_k >= 0) trigger full[stage];",
+    );
+    check(&uniform).unwrap();
 }
 
 #[test]

@@ -516,3 +516,73 @@ fn wgmma_descriptors_are_offsets_from_the_buffer_base() {
         descs[1]
     );
 }
+
+/// `.subspan(R, C).step(SR, SC).at(i, j)`: tile `(i, j)` starts at `(i · SR, j · SC)`, its
+/// extent still `R × C` (the TMA box); without `.step` it starts at `(i · R, j · C)`.
+#[test]
+fn step_spaces_the_tiles_a_copy_picks() {
+    let text = kernel_file("v3_warpspec").replace(
+        "lhs.subspan(TILE_M, TILE_K)",
+        "lhs.subspan(TILE_M, TILE_K).step(2 * TILE_M, TILE_K + 8)",
+    );
+    let m = parse(&text);
+    check::check(&m).unwrap_or_else(|e| panic!("{e:?}"));
+    let (_, k) = lowered(&text);
+    let body: Vec<String> = k.body.iter().map(|l| l.text()).collect();
+    let load = body
+        .iter()
+        .find(|l| l.contains("tsl_tma_load_2d") && l.contains("tsl_tm_lhs"))
+        .unwrap_or_else(|| panic!("no lhs load:\n{}", body.join("\n")));
+    assert!(
+        load.contains("iv_k * (TILE_K + 8), block_m * (2 * TILE_M)"),
+        "{load}"
+    );
+    let (_, plain) = lowered(&kernel_file("v3_warpspec"));
+    let plain: Vec<String> = plain.body.iter().map(|l| l.text()).collect();
+    assert!(
+        plain
+            .iter()
+            .any(|l| l.contains("tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M")),
+        "{}",
+        plain.join("\n")
+    );
+}
+
+/// A `trigger` after WGMMAs that read shared memory completes them before the arrival (the
+/// event may release their tiles). Under an `if`, the other path has not: the accumulators
+/// are committed again before they are read.
+#[test]
+fn trigger_after_wgmmas_completes_them_first() {
+    for (text, under_if) in [
+        (kernel_file("ws_ring"), false),
+        (
+            kernel_file("ws_ring").replace(
+                "          trigger empty.at(kt);",
+                "          if (kt >= 0) trigger empty.at(kt);",
+            ),
+            true,
+        ),
+    ] {
+        let (_, k) = lowered(&text);
+        let body: Vec<String> = k.body.iter().map(|l| l.text().trim().to_string()).collect();
+        let arrive = body
+            .iter()
+            .position(|l| l.starts_with("tsl_mbar_arrive_from<tsl_warp_empty>(&empty[kt"))
+            .unwrap_or_else(|| panic!("no release:\n{}", body.join("\n")));
+        assert!(
+            body[arrive - 1].starts_with("tsl_wgmma_commit(); tsl_wgmma_wait<0>();"),
+            "{}",
+            body[arrive - 1]
+        );
+        let store = body
+            .iter()
+            .position(|l| l.starts_with("tsl_acc_store"))
+            .unwrap();
+        assert_eq!(
+            body[store - 1].starts_with("tsl_wgmma_commit();"),
+            under_if,
+            "{}",
+            body[store - 1]
+        );
+    }
+}

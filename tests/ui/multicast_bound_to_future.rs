@@ -1,4 +1,4 @@
-// expect: E1341 — a multicast load bound to a future (`f = tma.copy.async.multicast …`) is not lowered yet.
+// expect: E1341 — a multicast load bound to a future that is waited (no event publishes it) is not lowered yet.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -47,7 +47,8 @@ gemm_kernel! {
                 rf = tma.copy.async.multicast.swiz<SWIZ>
                   rhs.subspan(WARP_N, TILE_K)
                     .at(block_n, iv_k) => rhs_s[stage];
-                trigger full[stage] after rf;
+                wait rf;
+                trigger full[stage];
               }
             }
 

@@ -418,8 +418,11 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
     for &(s, span) in &m.multicast {
         // Lowered: with an event (`tma.copy.async<e>.multicast`) and synchronous
         // (`tma.copy.multicast`); not the forms bound to a future.
+        // A load whose future a `trigger e after f` publishes completes on `e` like
+        // `tma.copy.async<e>` (`super::events::bound_copies`), and is lowered.
         let bound = matches!(&m.stmts[s], Stmt::Ext(ExtStmt::DmaFuture { .. }))
-            || matches!(&m.stmts[s], Stmt::TmaCopy { bind: Some(_), .. });
+            || (matches!(&m.stmts[s], Stmt::TmaCopy { bind: Some(_), .. })
+                && !super::events::bound_copies(m).contains_key(&s));
         if bound {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SYNC_MULTICAST,

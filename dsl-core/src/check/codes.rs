@@ -325,6 +325,10 @@ pub const MISSING_RETURN: &str = "E0041";
 pub const VOID_RETURN: &str = "E0042";
 /// `parallel<s>` where `s` is not a `stream` parameter, or a stream parameter named twice.
 pub const BAD_STREAM: &str = "E0043";
+/// `trigger.cluster` in a kernel without clusters.
+pub const CLUSTER_TRIGGER: &str = "E1500";
+/// Not supported yet: `trigger.cluster` on an event the lowering does not make cluster-wide.
+pub const NOT_LOWERED_CLUSTER_TRIGGER: &str = "E1385";
 /// Not supported yet: a view bound to a name (`v = t.span_as(…)`).
 pub const NOT_LOWERED_VIEW_LET: &str = "E1354";
 /// Not supported yet: `foreach … : unroll(N)`.
@@ -839,6 +843,14 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SYNC_MULTICAST,
         "not supported yet: `.multicast` on a TMA load bound to a future",
+    ),
+    (
+        CLUSTER_TRIGGER,
+        "`trigger.cluster` in a kernel without clusters",
+    ),
+    (
+        NOT_LOWERED_CLUSTER_TRIGGER,
+        "not supported yet: `trigger.cluster` on an event that does not guard a multicast load",
     ),
     (
         NOT_LOWERED_PARTIAL_GROUP,

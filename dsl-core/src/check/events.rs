@@ -74,6 +74,7 @@ pub(crate) fn check_events(cx: &Cx, diags: &mut Diagnostics) -> Vec<EventInfo> {
             );
         }
     }
+    cluster_triggers(cx, false, diags);
     for (i, ev) in events.iter().enumerate() {
         if ev.triggers.is_empty() && !ev.waits.is_empty() {
             let Some(at) = first_wait[i] else { continue };
@@ -326,4 +327,67 @@ fn assigned(cx: &Cx, decl: StmtId) -> bool {
         matches!(&cx.m.stmts[s], Stmt::Assign { target, .. }
             if cx.res.bindings.get(target) == Some(&Binding::Scalar(decl)))
     })
+}
+
+/// The events a multicast load depends on: those waited before a `.multicast` TMA load in its
+/// statement list. The peers write into this block's tile, so the load must wait until every
+/// block of the cluster has released it: the lowering makes these events cluster-wide (each
+/// arrival goes to every block; `lower/cluster.rs`).
+pub(crate) fn cluster_wide_events(m: &Module) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
+    while let Some(list) = lists.pop() {
+        if let Some(load) = list.iter().position(|s| m.is_multicast(*s)) {
+            for &w in &list[..load] {
+                if let Stmt::Wait { event } = &m.stmts[w]
+                    && let Some(n) = event_root(m, *event)
+                {
+                    out.insert(n.to_string());
+                }
+            }
+        }
+        for &s in list {
+            lists.extend(
+                super::stmt_blocks(&m.stmts[s])
+                    .into_iter()
+                    .map(|b| b.as_slice()),
+            );
+        }
+    }
+    out
+}
+
+/// `trigger.cluster e;` arrives on `e` in every block of the cluster: the kernel must run in
+/// clusters (E1500), and tessel lowers it where it makes `e` cluster-wide itself — `e` guards a
+/// multicast load ([`cluster_wide_events`]); elsewhere it is not lowered yet (E1385).
+pub(crate) fn cluster_triggers(cx: &Cx, gate: bool, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let clustered = m.cluster.is_some() || m.cluster_level.is_some();
+    let wide = cluster_wide_events(m);
+    for &s in &m.cluster_triggers {
+        let event = match &m.stmts[s] {
+            Stmt::Trigger { event, .. } | Stmt::Ext(ExtStmt::TriggerAfter { event, .. }) => *event,
+            _ => continue,
+        };
+        let name = event_root(m, event).unwrap_or("?");
+        if !clustered && !gate {
+            diags.push(
+                crate::diag::Diagnostic::new(
+                    codes::CLUSTER_TRIGGER,
+                    m.stmt_span(s),
+                    format!("`trigger.cluster {name}` in a kernel that does not run in clusters"),
+                )
+                .with_help("add a `: cluster` level (`parallel {c} by [2] : cluster { … }`) or write `trigger`"),
+            );
+        } else if clustered && gate && !wide.contains(name) {
+            diags.push(
+                crate::diag::Diagnostic::new(
+                    codes::NOT_LOWERED_CLUSTER_TRIGGER,
+                    m.stmt_span(s),
+                    format!("not supported yet: `trigger.cluster {name}` where `{name}` does not guard a multicast load"),
+                )
+                .with_help("tessel makes an event cluster-wide when it is waited before a `.multicast` load in the same statement list"),
+            );
+        }
+    }
 }

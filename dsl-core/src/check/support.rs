@@ -67,6 +67,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
     };
     super::cluster::gate(cx, diags);
+    super::events::cluster_triggers(cx, true, diags);
     if let Returns::Value { span, .. } = &m.kernel.returns {
         diags.push(not_lowered(
             codes::NOT_LOWERED_RETURN,
@@ -246,6 +247,37 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             Stmt::MmaLoad { src: x, .. } | Stmt::MmaStore { dst: x, .. } if warp_kernel => Some(*x),
             _ => None,
         };
+        // A named view lowers at its uses (the parser wrote the view there), not here.
+        if matches!(&m.stmts[s], Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value))
+        {
+            continue;
+        }
+        // The `.step`s that follow a `.subspan` and are followed by an `.at`.
+        let mut stepped = std::collections::HashSet::new();
+        for e in stmt_exprs(&m.stmts[s]) {
+            walk_expr(m, e, &mut |x| {
+                if let Expr::View {
+                    op: crate::ir::ViewOp::At,
+                    base,
+                    ..
+                } = &m.exprs[x]
+                    && let Expr::View {
+                        op: crate::ir::ViewOp::Step,
+                        base: tiled,
+                        ..
+                    } = &m.exprs[*base]
+                    && matches!(
+                        m.exprs[*tiled],
+                        Expr::View {
+                            op: crate::ir::ViewOp::Subspan,
+                            ..
+                        }
+                    )
+                {
+                    stepped.insert(*base);
+                }
+            });
+        }
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x] {
@@ -274,7 +306,9 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
                 if let Expr::View { op, .. } = &m.exprs[x] {
-                    if !op.is_lowered() {
+                    // `.subspan(…).step(…)` picked by `.at(…)` lowers (`lower/cexpr.rs`).
+                    let picked_step = *op == crate::ir::ViewOp::Step && stepped.contains(&x);
+                    if !op.is_lowered() && !picked_step {
                         diags.push(not_lowered(
                             codes::NOT_LOWERED_VIEW,
                             m.expr_span(x),

@@ -442,7 +442,11 @@ impl Printer<'_> {
                 self.out.push_str(";\n");
             }
             Stmt::Trigger { event, after } => {
-                self.out.push_str("trigger ");
+                self.out.push_str(if self.m.cluster_triggers.contains(&s) {
+                    "trigger.cluster "
+                } else {
+                    "trigger "
+                });
                 self.expr(*event, 0);
                 if let Some(a) = after {
                     let _ = write!(self.out, " after {}", a.name);

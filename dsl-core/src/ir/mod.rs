@@ -155,6 +155,8 @@ pub struct Module {
     /// `mma.<a>.<b>.sp acc, a, b, meta;`: the structured-sparse (2:4) `mma`s and their
     /// metadata operands (see [`SparseMma`]).
     pub sparse: Vec<SparseMma>,
+    /// `trigger.cluster e;`: triggers whose arrival goes to `e` in every block of the cluster.
+    pub cluster_triggers: Vec<StmtId>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -217,6 +219,7 @@ impl Module {
             cluster_nonportable: None,
             multicast: Vec::new(),
             sparse: Vec::new(),
+            cluster_triggers: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

@@ -254,8 +254,15 @@ impl Emitter<'_> {
                 self.emit(decl, None, line);
                 self.scopes.insert(&name.name, Local::Scalar(*dtype));
             }
-            // `ma = lhs_s.chunkat(_, k);`: the parser wrote the view at each use of `ma`.
-            Stmt::Let { value, .. } if crate::check::is_view_let(m, *value) => {}
+            // `v = t.subspan(…)…;`: the parser wrote the view in place of each use of `v`.
+            Stmt::Let { name, value } if crate::check::is_view_let(m, *value) => self.line(
+                format!(
+                    "// `{}` names the view `{}`; each use reads it",
+                    name.name,
+                    m.expr_to_string(*value)
+                ),
+                line,
+            ),
             Stmt::Let { name, value } => {
                 let (v, t) = self.cx().value(*value)?;
                 match t {

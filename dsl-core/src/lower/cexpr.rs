@@ -38,6 +38,9 @@ pub struct View {
     pub array_terms: Vec<Sym>,
     /// A `.subspan` waiting for its `.at`.
     tiled: bool,
+    /// `.subspan(…).step(s…)`: the distance between the starts of adjacent tiles, per
+    /// dimension (the tile's extent without it).
+    step: Option<Vec<Sym>>,
     /// The name of the array entry's pointer when an enclosing loop computes it once (see
     /// `simt::hoist_entries`).
     pub hoisted: Option<String>,
@@ -56,6 +59,7 @@ impl View {
             element: false,
             transposed: false,
             tiled: false,
+            step: None,
             hoisted: None,
         }
     }
@@ -434,7 +438,6 @@ impl ExprCx<'_> {
                     | ViewOp::From
                     | ViewOp::SpanAs
                     | ViewOp::Sqz
-                    | ViewOp::Step
                     | ViewOp::SpanOf => {
                         return Err(self.err(
                             e,
@@ -456,11 +459,31 @@ impl ExprCx<'_> {
                             .collect::<Result<_, _>>()?;
                         v.tiled = true;
                     }
+                    ViewOp::Step => {
+                        if !v.tiled || args.len() != v.tile.len() {
+                            return Err(self.err(
+                                e,
+                                "`.step(…)` follows a `.subspan(…)`, one distance per dimension",
+                            ));
+                        }
+                        v.step = Some(
+                            args.iter()
+                                .map(|&a| self.sym(a))
+                                .collect::<Result<_, _>>()?,
+                        );
+                    }
                     ViewOp::At => {
                         if v.tiled {
                             for (d, &a) in args.iter().enumerate() {
-                                self.index_terms(a, v.tile[d].clone(), &mut v.terms[d]);
-                                let scaled = match &v.tile[d] {
+                                // Tile `i` starts `i` steps in: the tile's extent, or `.step`'s.
+                                let stride = v
+                                    .step
+                                    .as_ref()
+                                    .and_then(|s| s.get(d))
+                                    .unwrap_or(&v.tile[d])
+                                    .clone();
+                                self.index_terms(a, stride.clone(), &mut v.terms[d]);
+                                let scaled = match &stride {
                                     _ if matches!(m.exprs[a], Expr::Int(0)) => continue,
                                     Sym::Int(1) => self.value(a)?.0,
                                     t => {
@@ -470,6 +493,7 @@ impl ExprCx<'_> {
                                 v.origin[d] = offset(&v.origin[d], &scaled);
                             }
                             v.tiled = false;
+                            v.step = None;
                         } else {
                             for (d, &a) in args.iter().enumerate() {
                                 let (i, _) = self.value(a)?;

@@ -107,6 +107,8 @@ pub fn plan(
     let mut along = HashMap::new();
     let dims = m.cluster_level.as_ref().map_or(1, |c| c.extents.len());
     let mut sync = HashSet::new();
+    // Loads whose future an event publishes complete on that event (`tma.copy.async<e>`).
+    let bound = crate::check::events::bound_copies(m);
     for (s, st) in m.stmts.iter() {
         if let Stmt::TmaCopy {
             event,
@@ -117,7 +119,7 @@ pub fn plan(
         } = st
         {
             // Synchronous loads multicast only when written `.multicast` under a level.
-            let evented = event.is_some();
+            let evented = event.is_some() || bound.contains_key(&s);
             if !evented && (shape.is_none() || bind.is_some()) {
                 continue;
             }

@@ -67,7 +67,7 @@ fn event_ref(
             let (i, _) = e.cx().value(*index)?;
             Ok((format!("&{n}[{i}]"), n.clone(), i))
         }
-        Expr::View { .. } => match super::roles::generation(e, ev)? {
+        Expr::View { .. } => match super::roles::generation(&e.cx(), ev)? {
             Some(g) => Ok((format!("&{}[{}]", g.array, g.slot), g.array, g.slot)),
             None => Err(LowerError::new(m.expr_span(ev), "expected an event")),
         },
@@ -175,7 +175,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             }
         }
         Stmt::Wait { event } if matches!(m.exprs[*event], Expr::View { .. }) => {
-            let Some(g) = super::roles::generation(e, *event)? else {
+            let Some(g) = super::roles::generation(&e.cx(), *event)? else {
                 return Err(LowerError::new(m.expr_span(*event), "expected an event"));
             };
             e.call(
@@ -205,6 +205,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     // The WGMMAs issued above read shared memory until they complete: the
                     // event may release what they read.
                     wgmma_commit_wait(e, line, "the WGMMAs above are done before the event fires");
+                    // Under an `if`, the path around the trigger has not committed them.
+                    e.wgmma_uncommitted = super::roles::under_if(m, s);
                 }
                 let (_, arr, idx) = event_ref(e, *event)?;
                 let call = arrive_call(e, &arr, &idx);
@@ -270,7 +272,6 @@ fn bound_load(
         sv.tile_elems(),
         Sym::Int(sv.tensor.dtype.size_bytes() as i64),
     );
-    let map = e.tma_map(sv, swz)?;
     let lead = match &e.m.stmts[s] {
         Stmt::TmaCopy { bind: Some(f), .. } => format!("tsl_lead_{}", f.name),
         _ => format!("tsl_lead_{arr}"),
@@ -305,6 +306,13 @@ fn bound_load(
         None,
         line,
     );
+    if let Some(mc) = e.cluster.as_ref().and_then(|c| c.load(s)) {
+        // `.multicast` under a cluster: this block loads its slice for every block.
+        tma_load_multicast(e, p, sv, dv, swz, mc, bytes, line)?;
+        e.close(line);
+        return Ok(());
+    }
+    let map = e.tma_map(sv, swz)?;
     e.call(
         Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
         Some("bytes this copy adds to the event's phase"),

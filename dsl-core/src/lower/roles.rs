@@ -210,10 +210,10 @@ pub struct Generation {
 }
 
 pub fn generation(
-    e: &super::emitter::Emitter,
+    cx: &super::cexpr::ExprCx,
     ev: ExprId,
 ) -> Result<Option<Generation>, super::error::LowerError> {
-    let m = e.m;
+    let m = cx.m;
     let Expr::View {
         base,
         op: crate::ir::ViewOp::At,
@@ -228,11 +228,11 @@ pub fn generation(
             "an event generation is `e.at(k)` with one index",
         ));
     };
-    let len = match e.scopes.get(n) {
+    let len = match cx.scopes.get(n) {
         Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
         _ => super::sym::Sym::Int(1),
     };
-    let (k, _) = e.cx().value(*k)?;
+    let (k, _) = cx.value(*k)?;
     let k = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         k
     } else {
@@ -250,4 +250,23 @@ pub fn generation(
         slot,
         parity,
     }))
+}
+
+/// Whether statement `s` is inside an `if` (then or else branch).
+pub fn under_if(m: &Module, s: StmtId) -> bool {
+    fn go(m: &Module, b: &[StmtId], s: StmtId, in_if: bool) -> Option<bool> {
+        for &x in b {
+            if x == s {
+                return Some(in_if);
+            }
+            let inner = in_if || matches!(m.stmts[x], Stmt::If { .. });
+            for blk in crate::check::stmt_blocks(&m.stmts[x]) {
+                if let Some(r) = go(m, blk, s, inner) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    }
+    go(m, &m.kernel.body, s, false).unwrap_or(false)
 }

@@ -116,16 +116,12 @@ fn rewrites(
     (stores, writes)
 }
 
-/// Whether stores are issued per warpgroup (a group-4 level with a thread variable, inside an
-/// `inthreads` branch): barrier `1 + warpgroup` over 128 threads and the warpgroup's first
-/// thread; otherwise `__syncthreads` and thread 0.
+/// Whether stores are issued per warpgroup (a group-4 level, inside an `inthreads` branch —
+/// without a thread level its conditions select whole warpgroups): barrier `1 + warpgroup`
+/// over 128 threads and the warpgroup's first thread; otherwise `__syncthreads` and thread 0
+/// (which a branch that not every thread enters must not reach).
 fn per_warpgroup(e: &Emitter) -> bool {
-    e.geo
-        .thread_vars
-        .iter()
-        .any(|v| v.level == crate::ir::Level::Thread)
-        && e.geo.has_group4
-        && !e.thread_conds.is_empty()
+    e.geo.has_group4 && !e.thread_conds.is_empty()
 }
 
 /// `tma.copy sv => dv` from shared to global memory.

@@ -75,6 +75,8 @@ pub(crate) struct Parser {
     pub multicast: Vec<(crate::ir::StmtId, Span)>,
     /// Sparse `mma`s (`mma.row.row.sp`) and their metadata operands.
     pub sparse: Vec<crate::ir::SparseMma>,
+    /// `trigger.cluster …` statements.
+    pub cluster_triggers: Vec<crate::ir::StmtId>,
     /// Parallel and loop variables in scope with their extents, innermost last (what `#x`
     /// names).
     pub var_extents: Vec<(String, crate::ir::ExprId)>,
@@ -121,6 +123,7 @@ impl Parser {
             cluster_levels: Vec::new(),
             multicast: Vec::new(),
             sparse: Vec::new(),
+            cluster_triggers: Vec::new(),
             var_extents: Vec::new(),
             unnamed_dims: 0,
             view_aliases: Vec::new(),

@@ -307,6 +307,21 @@ impl Parser {
         let first = self.pos;
         let is_wait = self.is_kw("wait");
         self.bump();
+        // `trigger.cluster e;`: the arrival goes to `e` in every block of the cluster.
+        let cluster = !is_wait && self.eat_op(".").is_some();
+        if cluster {
+            let scope = self.expect_ident("`cluster` after `trigger.`")?;
+            if scope.name != "cluster" {
+                return Err(self.error(
+                    crate::diag::Diagnostic::new(
+                        codes::EXPECTED,
+                        scope.span,
+                        format!("unknown scope `.{}` on `trigger`", scope.name),
+                    )
+                    .with_help("write `trigger e;` or `trigger.cluster e;`"),
+                ));
+            }
+        }
         let mut events = vec![self.expr()?];
         while self.eat_op(",").is_some() {
             events.push(self.expr()?);
@@ -347,7 +362,11 @@ impl Parser {
                     after: after.clone(),
                 }),
             };
-            out.push(self.add_stmt(s, span));
+            let id = self.add_stmt(s, span);
+            if cluster {
+                self.cluster_triggers.push(id);
+            }
+            out.push(id);
         }
         Ok(())
     }

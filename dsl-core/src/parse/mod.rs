@@ -189,6 +189,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         cluster_nonportable: items.cluster_nonportable,
         multicast: std::mem::take(&mut p.multicast),
         sparse: std::mem::take(&mut p.sparse),
+        cluster_triggers: std::mem::take(&mut p.cluster_triggers),
         occupancy: items.occupancy,
         promote: items.promote,
         kernel,
