@@ -83,6 +83,7 @@ fn ir_dumps_match_goldens() {
         "views",
         "multi",
         "warp_mma",
+        "warp_shapes",
         "hints_and_builtins",
         "partial_warps",
         "first_tile",
@@ -691,4 +692,25 @@ fn a_parallel_body_may_be_a_nested_parallel_statement() {
         panic!()
     };
     assert_eq!(l3[0].level, Level::Thread);
+}
+
+#[test]
+fn warp_tiles_of_every_instruction_shape_check_and_lower() {
+    // u8 on 8-row tiles (m8n8k16), s8 × u8 with a re-initialized accumulator (m16n8k16),
+    // f16 K = 4 slices stored transposed (zero-padded m16n8k8, `mma.store.transp`).
+    let text = read("warp_shapes");
+    let mut names = Vec::new();
+    for (fname, r) in parse_file(&text, Some("warp_shapes.co")) {
+        let m = r.unwrap_or_else(|d| panic!("{fname}:\n{d}")).module;
+        lowers(&m);
+        names.push(fname);
+    }
+    assert_eq!(names, ["u8_rows8", "mixed_refill", "f16_k4_transposed"]);
+    assert!(
+        text.contains("mma.store.transp mc, c.subspan(8, 16).at(bn, bm);"),
+        "the transposed store is in the source"
+    );
+    let dump = std::fs::read_to_string(lang_dir().join("warp_shapes.ir")).expect("golden");
+    assert!(dump.contains(".transpose()"), "{dump}");
+    assert!(dump.contains("mma.fill mc, 0;"), "{dump}");
 }

@@ -255,8 +255,9 @@ static void shared_case(const char *name) {
 }
 
 // From "global": A tensor [RA, CA] (TA: element (m,k) at (r0+k, c0+m)), ragged, store ragged.
+// TS: stored transposed (`mma.store.transp`) into a [cols, rows] tensor.
 template <int KIND, typename TA_, typename TB_, typename Acc, typename O, int M, int N, int K, bool TA, bool TB,
-          int SHAPE = TSL_MMA_FULL, int KT = 0>
+          int SHAPE = TSL_MMA_FULL, int KT = 0, bool TS = false>
 static void global_case(const char *name, int rows, int cols, int kdim) {
   constexpr int KI = tsl_mma_kind<KIND>::K / (SHAPE == TSL_MMA_FULL ? 1 : 2), MB = geo<SHAPE>::MB;
   constexpr int FM = M / MB, FN = N / 8, FK = (K + KI - 1) / KI;
@@ -278,7 +279,10 @@ static void global_case(const char *name, int rows, int cols, int kdim) {
     tsl_mma_gather_a<KIND, FM, FK, TA, SHAPE, KT>(a, A.data(), 0, 0, ar, ac, ac);
     tsl_mma_gather_b<KIND, FN, FK, TB, SHAPE, KT>(b, B.data(), 0, 0, br, bc, bc);
     tsl_warp_mma<KIND, FM, FN, FK, SHAPE>(acc, a, b);
-    tsl_mma_store<FM, FN, MB>(acc, C.data(), 0, 0, rows, cols, cols);
+    if (TS)
+      tsl_mma_store<FM, FN, MB, true>(acc, C.data(), 0, 0, cols, rows, rows);
+    else
+      tsl_mma_store<FM, FN, MB>(acc, C.data(), 0, 0, rows, cols, cols);
   });
   int before = failures;
   int klim = KT > 0 ? KT : K;
@@ -286,7 +290,8 @@ static void global_case(const char *name, int rows, int cols, int kdim) {
     // Rows past the tile (an 8-row shape) are another warp's: never written.
     double r = 0; for (int k = 0; k < kdim && k < klim; ++k) r += va(m, k) * vb(n, k);
     if (m >= M) r = -77.0;
-    CHECK(get(C[m * cols + n]) == r, "%s: C[%d][%d] = %g, expected %g", name, m, n, get(C[m * cols + n]), r);
+    const int at = TS ? n * rows + m : m * cols + n;
+    CHECK(get(C[at]) == r, "%s: C[%d][%d] = %g, expected %g", name, m, n, get(C[at]), r);
   }
   for (int i = rows * cols; i < rows * cols + 64; ++i) CHECK(get(C[i]) == -77.0, "%s: wrote past the end at %d", name, i);
   printf("%s: %s\n", name, failures == before ? "ok" : "FAILED");
@@ -329,6 +334,9 @@ int main() {
   shared_case<TSL_MMA_F16, f16, f16, float, float, 8, 8, 4, false, true, 24, 24, true, TSL_MMA_M8, 4>("f16 8x8x4 (m16n8k8, padded)");
   shared_case<TSL_MMA_F16, f16, f16, tsl_u32, tsl_f16, 24, 16, 16, false, false, 24, 24, true, TSL_MMA_M8>("f16 24x16x16 f16 acc (m16n8k8, 8 rows)");
   global_case<TSL_MMA_F16, f16, f16, float, float, 8, 8, 4, false, true, TSL_MMA_M8, 4>("f16 8x8x4 global", 16, 8, 12);
+  // Stored transposed (`mma.store.transp`), ragged.
+  global_case<TSL_MMA_F16, f16, f16, float, f16, 32, 24, 16, false, false, TSL_MMA_FULL, 0, true>("f16 store.transp ragged", 29, 21, 16);
+  global_case<TSL_MMA_S8, s8, s8, int, int, 8, 16, 16, false, true, TSL_MMA_M8, 0, true>("s8 m8n8k16 store.transp", 8, 16, 16);
   printf("%d failures\n", failures);
   return failures != 0;
 }

@@ -272,8 +272,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 e.written_params.insert(p);
             }
             let mut targs = vec![fm.to_cpp(), fnn.to_cpp()];
-            if rows != 16 {
+            if rows != 16 || v.transposed {
                 targs.push(rows.to_string());
+            }
+            if v.transposed {
+                targs.push("true".to_string());
             }
             let call = Call::new("tsl_mma_store").targs(targs).args([
                 acc.name.clone(),
@@ -284,11 +287,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 cols,
                 ld,
             ]);
-            e.call(
-                call,
-                Some("the accumulator layout, bounds-checked per element pair"),
-                line,
-            );
+            let note = if v.transposed {
+                "transposed: element (i, j) to row j, column i of the tile, bounds-checked"
+            } else {
+                "the accumulator layout, bounds-checked per element pair"
+            };
+            e.call(call, Some(note), line);
         }
         Stmt::MmaCommit => {
             return Err(LowerError::new(

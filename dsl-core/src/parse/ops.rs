@@ -269,6 +269,14 @@ impl Parser {
             }
             "commit" => Stmt::MmaCommit,
             "store" => {
+                // `mma.store.transp acc, dst;` stores the accumulator transposed: the same as
+                // `mma.store acc, dst.transpose();`.
+                let transp = if self.punct_at(self.pos, '.') && self.kw_at(self.pos + 1, "transp") {
+                    self.bump();
+                    Some(self.bump())
+                } else {
+                    None
+                };
                 if self.peek_ident().is_none() {
                     return Err(self.unexpected_help(
                         codes::EXPECTED,
@@ -279,7 +287,18 @@ impl Parser {
                 let src = self.expr()?;
                 let (acc, view) = self.stored_fragment(src)?;
                 self.expect_op(",", "between the accumulator and the destination")?;
-                let dst = self.expr()?;
+                let mut dst = self.expr()?;
+                if transp.is_some() {
+                    let span = self.exprs.get_span(dst);
+                    dst = self.add_expr(
+                        Expr::View {
+                            base: dst,
+                            op: crate::ir::ViewOp::Transpose,
+                            args: Vec::new(),
+                        },
+                        span,
+                    );
+                }
                 Stmt::MmaStore { acc, view, dst }
             }
             _ => {
