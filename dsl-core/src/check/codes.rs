@@ -271,8 +271,6 @@ pub const WARP_MMA_COMMIT: &str = "E1409";
 pub const WARP_MMA_ROLE: &str = "E1410";
 /// A warp-level `mma.load` that no `mma` reads.
 pub const WARP_MMA_UNUSED: &str = "E1411";
-/// Not supported yet: a warp accumulator loaded with `mma.load`.
-pub const NOT_LOWERED_WARP_ACC_LOAD: &str = "E1330";
 /// Not supported yet: `mma.store` of a view of a warp accumulator.
 pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
 // What the lowering of today's Croqtile can translate (check/lowerable.rs, check/support.rs).
@@ -717,10 +715,6 @@ pub const TABLE: &[(&str, &str)] = &[
         "warp-level `mma` operand used as A and B, or in two major orders",
     ),
     (WARP_MMA_UNUSED, "warp-level `mma.load` that no `mma` reads"),
-    (
-        NOT_LOWERED_WARP_ACC_LOAD,
-        "not supported yet: a warp accumulator loaded with `mma.load`",
-    ),
     (
         NOT_LOWERED_WARP_STORE_VIEW,
         "not supported yet: `mma.store` of a view of a warp accumulator",

@@ -31,7 +31,7 @@ use crate::ir::{
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
-pub const HELPERS: [&str; 7] = [
+pub const HELPERS: [&str; 8] = [
     "tsl_mma_fill",
     "tsl_mma_load_a",
     "tsl_mma_load_b",
@@ -39,6 +39,7 @@ pub const HELPERS: [&str; 7] = [
     "tsl_mma_gather_b",
     "tsl_warp_mma",
     "tsl_mma_store",
+    "tsl_mma_load_c",
 ];
 
 /// Whether `m` is a warp-MMA kernel: it has `mma` statements, and no `: group-4` level, TMA
@@ -411,6 +412,12 @@ fn load(
 ) -> Result<(), LowerError> {
     let m = e.m;
     let span = m.stmt_span(s);
+    if crate::check::all_stmts(m)
+        .into_iter()
+        .any(|u| matches!(&m.stmts[u], Stmt::Mma { acc, .. } if acc.name == name))
+    {
+        return load_acc(e, name, src, line);
+    }
     let (is_a, major) = operand_role(m, name).ok_or_else(|| {
         LowerError::new(span, format!("`{name}` is loaded but no `mma` reads it"))
     })?;
@@ -571,6 +578,67 @@ fn load(
             dtype: v.tensor.dtype,
             tiles: (tiles.0, tiles.1),
             shape,
+        },
+    );
+    Ok(())
+}
+
+/// `mc = mma.load c;` of an accumulator: the [M, N] tile read in the accumulator layout (f32
+/// values for a floating-point tensor, s32 for an s32 one).
+fn load_acc(e: &mut Emitter, name: &str, src: ExprId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    let v = operand_view(e, src)?;
+    if v.tile.len() != 2 || v.transposed || v.element {
+        return Err(LowerError::new(
+            m.expr_span(src),
+            "a warp accumulator is loaded from a 2-D tile",
+        ));
+    }
+    let dtype = if v.tensor.dtype == DType::I32 {
+        DType::I32
+    } else {
+        DType::F32
+    };
+    let rows = match constant(m, &v.tile[0]) {
+        Some(mv) if mv % 16 != 0 => 8,
+        _ => 16,
+    };
+    let tiles = (div(v.tile[0].clone(), rows), div(v.tile[1].clone(), 8));
+    let (decl, _) = acc_decl(name, dtype, Some(&tiles));
+    let decl_at = e.lines.len();
+    e.line(
+        format!(
+            "{decl}  // warp accumulator, {dtype}, in the mma.sync fragment layout, loaded from `{}`",
+            v.tensor.name
+        ),
+        line,
+    );
+    let (ptr, r0, c0, nrows, cols, ld) = placement(e, &v)?;
+    let mut targs = vec![tiles.0.to_cpp(), tiles.1.to_cpp()];
+    if rows != 16 {
+        targs.push(rows.to_string());
+    }
+    e.call(
+        Call::new("tsl_mma_load_c").targs(targs).args([
+            name.to_string(),
+            ptr,
+            r0,
+            c0,
+            nrows,
+            cols,
+            ld,
+        ]),
+        Some("the accumulator layout, zeros past the edges"),
+        line,
+    );
+    e.warp.frags.insert(
+        name.to_string(),
+        Frag::Acc {
+            dtype,
+            tiles: Some(tiles),
+            rows,
+            decl: decl_at,
+            fills: Vec::new(),
         },
     );
     Ok(())

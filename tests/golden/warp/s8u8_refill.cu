@@ -805,6 +805,29 @@ TSL_DEVICE void tsl_mma_store(const Acc *acc, T *dst, int r0, int c0, int rows, 
       }
 }
 
+// `mc = mma.load c` of an accumulator: the [FM·MB, FN·8] tile at row r0, column c0 of a tensor
+// of rows × cols elements (row pitch ld) in the accumulator layout, as f32 (float tensors) or
+// s32 values; zero outside the tensor.
+TSL_DEVICE float tsl_mma_value(float x) { return x; }
+TSL_DEVICE float tsl_mma_value(tsl_f16 x) { return tsl_f16_to_f32(x); }
+TSL_DEVICE float tsl_mma_value(tsl_bf16 x) { return tsl_bf16_to_f32(x); }
+TSL_DEVICE int tsl_mma_value(int x) { return x; }
+template <int FM, int FN, int MB = 16, typename Acc, typename T>
+TSL_DEVICE void tsl_mma_load_c(Acc *acc, const T *src, int r0, int c0, int rows, int cols,
+                               long long ld) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        const int row = r0 + i * MB + g + 8 * (v / 2), col = c0 + j * 8 + 2 * t + v % 2;
+        const bool in = v / 2 < MB / 8 && row < rows && col < cols;
+        acc[(i * FN + j) * 4 + v] = in ? (Acc)tsl_mma_value(src[(long long)row * ld + col]) : (Acc)0;
+      }
+}
+
 // ---- kernel ------------------------------------------------------------------------------------
 __global__ void __launch_bounds__(128) tsl_matmul(
     const signed char* __restrict__ lhs,
