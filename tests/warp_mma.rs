@@ -5,7 +5,8 @@
 //!   Croqtile's f16 form that loads and stores global tensors with `.chunkat(m # g0, k)`, an
 //!   accumulator stored before the first `mma` updates it; the smaller instruction shapes —
 //!   m16n8k8, m16n8k4 tf32, m16n8k16 and m8n8k16 for u8 and s8 × u8, f16 8 × 8 × 4 tiles —
-//!   `mma.fill acc, v`, `mma.store.transp` and an accumulator loaded with `mma.load`) emit
+//!   `mma.fill acc, v`, `mma.store.transp`, an accumulator loaded with `mma.load` and an
+//!   array of accumulators) emit
 //!   their golden `.cu` (`tests/golden/warp/`, `TESSEL_BLESS=1` to refresh);
 //! - they and `kernels/v2_warp_mma.co` (at its defaults and across its domain) compile with NVRTC
 //!   for sm_80, sm_86, sm_89 and sm_90a and show the tensor-core instruction of their type (HMMA,
@@ -25,7 +26,7 @@ use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
 /// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
-const SMALL: [(&str, &[&str]); 12] = [
+const SMALL: [(&str, &[&str]); 13] = [
     ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
     ("global_chunk", &["HMMA"]),
     ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
@@ -54,6 +55,8 @@ const SMALL: [(&str, &[&str]); 12] = [
     ("f16_store_transp", &["HMMA.16816.F32", "STS"]),
     // An accumulator loaded from the output (`mc = mma.load …`).
     ("f16_loadc", &["HMMA.16816.F32"]),
+    // An array of accumulators (`frag mc[1][2] {0.0f};`, `mc[0][1]`).
+    ("f16_acc_array", &["HMMA.16816.F32"]),
 ];
 
 fn parse_data(name: &str) -> Module {

@@ -714,3 +714,36 @@ fn warp_tiles_of_every_instruction_shape_check_and_lower() {
     assert!(dump.contains(".transpose()"), "{dump}");
     assert!(dump.contains("mma.fill mc, 0;"), "{dump}");
 }
+
+#[test]
+fn accumulator_arrays_name_elements_by_literal_indices() {
+    let src = "__co__ void k(global f16 [M, K] a, global f16 [N, K] b, global f32 [M, N] c) {\n  parallel {bm, bn} by [cdiv(M, 16), cdiv(N, 16)] : block, {w} by [1] : group {\n    frag mc[2][3] {0.0};\n    mma.fill mc[0][1], 1.0f;\n    foreach {k} in [cdiv(K, 16)] {\n      ma = mma.load a.subspan(16, 16).at(bm, k);\n      mb = mma.load b.subspan(16, 16).at(bn, k);\n      mma.row.row mc[0][1], ma, mb;\n    }\n    mma.store mc[0][1], c.subspan(16, 16).at(bm, bn);\n  }\n}\n";
+    let m = parse(src).module;
+    // Six elements are declared; the five no statement names are neither errors nor lowered.
+    let fills: Vec<String> = m
+        .stmts
+        .iter()
+        .filter_map(|(_, s)| match s {
+            Stmt::MmaFill { name, .. } => Some(name.name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fills.len(), 6, "{fills:?}");
+    assert!(fills.contains(&"mc[1][2]".to_string()), "{fills:?}");
+    lowers(&m);
+    let text = m.to_string();
+    assert!(text.contains("mma.row.row mc[0][1], ma, mb;"), "{text}");
+    // A run-time index, an index past the extent, a missing index: parse errors.
+    for (bad, what) in [
+        ("mma.store mc[0][1], c", "mma.store mc[0][w], c"),
+        ("mma.store mc[0][1], c", "mma.store mc[2][1], c"),
+        (
+            "mma.row.row mc[0][1], ma, mb;",
+            "mma.row.row mc[0], ma, mb;",
+        ),
+    ] {
+        let text = src.replace(bad, what);
+        let d = parse_str(&text, Some("t.co")).expect_err(what);
+        assert_eq!(codes(&d), BTreeSet::from(["E0016"]), "{what}: {d}");
+    }
+}

@@ -273,6 +273,8 @@ pub const WARP_MMA_ROLE: &str = "E1410";
 pub const WARP_MMA_UNUSED: &str = "E1411";
 /// Not supported yet: `mma.store` of a view of a warp accumulator.
 pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
+/// Not supported yet: an accumulator array (`frag mc[2][2] {0};`) outside a warp-MMA kernel.
+pub const NOT_LOWERED_FRAG_ARRAY: &str = "E1370";
 // What the lowering of today's Croqtile can translate (check/lowerable.rs, check/support.rs).
 /// `dma.copy.async` from shared to global memory (the store is synchronous).
 pub const ASYNC_STORE: &str = "E1460";
@@ -718,6 +720,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_WARP_STORE_VIEW,
         "not supported yet: `mma.store` of a view of a warp accumulator",
+    ),
+    (
+        NOT_LOWERED_FRAG_ARRAY,
+        "not supported yet: an accumulator array outside a warp-level `mma` kernel",
     ),
     (ATTRIBUTE, "malformed or misplaced `[[…]]` attribute"),
     (

@@ -212,6 +212,15 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
                 }
             }
+            // Arrays of accumulators (`frag mc[2][2] {0};`, elements `mc[i][j]`) lower on the
+            // warp path only.
+            Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !warp_kernel => {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_FRAG_ARRAY,
+                    name.span,
+                    "an accumulator array in a kernel whose `mma`s are not warp-level (`: group`)",
+                ));
+            }
             // Re-initializing a warp accumulator lowers (`lower/warp.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. }) if warp_kernel => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),

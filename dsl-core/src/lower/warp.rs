@@ -62,8 +62,29 @@ fn paren(s: &Sym) -> String {
     super::cexpr::cpp_paren(s)
 }
 
+/// The C++ name of an accumulator: an element `mc[0][1]` of an accumulator array is `mc_0_1`.
+fn cpp_name(name: &str) -> String {
+    if name.ends_with(']') {
+        name.replace("][", "_").replace('[', "_").replace(']', "")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Whether some statement updates, re-fills or stores the accumulator `name`.
+fn acc_named(m: &Module, name: &str) -> bool {
+    crate::check::all_stmts(m)
+        .into_iter()
+        .any(|s| match &m.stmts[s] {
+            Stmt::Mma { acc, .. } | Stmt::MmaStore { acc, .. } => acc.name == name,
+            Stmt::Ext(ExtStmt::MmaRefill { acc, .. }) => acc.name == name,
+            _ => false,
+        })
+}
+
 /// The accumulator's C++ declaration: its type and register count for `fm × fn` tiles.
 fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (String, String) {
+    let name = cpp_name(name);
     let per_tile = if dtype == DType::F16 { 2 } else { 4 };
     let ty = match dtype {
         DType::F16 => "tsl_u32",
@@ -118,6 +139,8 @@ fn constant(m: &Module, s: &Sym) -> Option<i64> {
 pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
     let m = e.m;
     match &m.stmts[s] {
+        // An element of an accumulator array that no statement uses is not declared.
+        Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !acc_named(m, &name.name) => {}
         Stmt::MmaFill { name, dtype, value } => {
             let (v, t) = e.cx().value(*value)?;
             let v = super::cexpr::convert(&v, t, DType::F32);
@@ -131,7 +154,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.call(
                 Call::new("tsl_mma_fill")
                     .targs(["0"])
-                    .args([name.name.clone(), v]),
+                    .args([cpp_name(&name.name), v]),
                 None,
                 line,
             );
@@ -170,7 +193,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.call(
                 Call::new("tsl_mma_fill")
                     .targs([regs])
-                    .args([acc.name.clone(), v]),
+                    .args([cpp_name(&acc.name), v]),
                 Some("re-initialized"),
                 line,
             );
@@ -221,7 +244,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 targs.push(shape.cpp().to_string());
             }
             let call = Call::new("tsl_warp_mma").targs(targs).args([
-                acc.name.clone(),
+                cpp_name(&acc.name),
                 a.name.clone(),
                 b.name.clone(),
             ]);
@@ -280,7 +303,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 targs.push("true".to_string());
             }
             let call = Call::new("tsl_mma_store").targs(targs).args([
-                acc.name.clone(),
+                cpp_name(&acc.name),
                 ptr,
                 r0,
                 c0,
