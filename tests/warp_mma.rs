@@ -161,6 +161,34 @@ fn small_warp_kernels_compile_for_every_sm80_plus_arch() {
     }
 }
 
+/// A tunable warp-tile height: the emitted kernel asserts whole 16-row blocks and compiles at
+/// every value of the tunable's domain (m16n8k8 from the constant K of 8).
+#[test]
+fn tunable_warp_rows_are_asserted_and_compile() {
+    let m = parse_data("f16_tunable_rows");
+    let source = "tests/data/warp/f16_tunable_rows.co";
+    let (_, cu, _) = emit(&m, source, &Config::defaults(&m));
+    assert!(
+        cu.contains(
+            "static_assert(WM % 16 == 0, \"the warp tile `ma` takes whole m16n8k8 instructions\");"
+        ),
+        "{cu}"
+    );
+    assert!(
+        cu.contains("tsl_warp_mma<TSL_MMA_F16, WM / 16, 1, 1, TSL_MMA_HALF_K>"),
+        "{cu}"
+    );
+    if !nvrtc_and_nvdisasm_available("tunable_warp_rows_are_asserted_and_compile") {
+        return;
+    }
+    for wm in [16, 32] {
+        let cfg = Config::defaults(&m).with("WM", wm);
+        let (_, cu, expr) = emit(&m, source, &cfg);
+        let sass = sass_of("f16_tunable_rows", &cu, &expr, Arch::Sm80);
+        assert_ops(&format!("WM = {wm}"), &sass, &["HMMA.1688.F32"]);
+    }
+}
+
 /// The v2 kernel at its defaults (128 × 256 blocks of 64 × 64 warp tiles, four stages) and
 /// across its domain: 128 × 128 blocks of 64 × 32 warp tiles with three stages, 64-wide K tiles
 /// in a two-stage ring, 64 × 64 blocks of a 2 × 2 warp grid.

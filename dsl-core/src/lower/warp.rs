@@ -464,14 +464,11 @@ fn load(
     } else {
         (v.tile[0].clone(), v.tile[1].clone())
     };
-    // The instructions: picked from compile-time extents; extents that depend on tunables
-    // take the full shape, which the emitted kernel asserts.
+    // The instructions: picked from compile-time extents. An extent that depends on tunables
+    // takes the full shape's (M a multiple of 16, K of the full K), which the emitted kernel
+    // asserts.
     let (mv, kv) = (constant(m, &mn), constant(m, &k));
-    let picked = match (is_a, mv, kv) {
-        (true, Some(mv), Some(kv)) => Some(pick(kind, Some(mv), kv)),
-        (false, _, Some(kv)) => Some(pick(kind, None, kv)),
-        _ => None,
-    };
+    let picked = kv.map(|kv| pick(kind, if is_a { mv } else { None }, kv));
     let Pick {
         shape,
         ki,
@@ -498,20 +495,20 @@ fn load(
     };
     let regs = Sym::mul(Sym::mul(tiles.0.clone(), tiles.1.clone()), Sym::Int(per));
     let what = if is_a { "A" } else { "B" };
-    if picked.is_none() {
-        // The symbolic extents (a constant K that fails too, which no kernel then compiles).
-        let mut conds = Vec::new();
-        if mv.is_none() {
-            conds.push(format!("{} % 16 == 0", paren(&mn)));
-        }
-        if kv.is_none_or(|kv| kv % ki != 0) {
-            conds.push(format!("{} % {ki} == 0", paren(&k)));
-        }
+    // The symbolic extents.
+    let mut conds = Vec::new();
+    if is_a && mv.is_none() {
+        conds.push(format!("{} % 16 == 0", paren(&mn)));
+    }
+    if kv.is_none() {
+        conds.push(format!("{} % {ki} == 0", paren(&k)));
+    }
+    if !conds.is_empty() {
         e.line(
             format!(
                 "static_assert({}, \"the warp tile `{name}` takes whole {} instructions\");",
                 conds.join(" && "),
-                kind.inst(Shape::Full)
+                kind.inst(shape)
             ),
             line,
         );
