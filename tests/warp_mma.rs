@@ -5,7 +5,8 @@
 //!   Croqtile's f16 form that loads and stores global tensors with `.chunkat(m # g0, k)`, an
 //!   accumulator stored before the first `mma` updates it; the smaller instruction shapes —
 //!   m16n8k8, m16n8k4 tf32, m16n8k16 and m8n8k16 for u8 and s8 × u8, f16 8 × 8 × 4 tiles —
-//!   and `mma.fill acc, v`) emit
+//!   `mma.fill acc, v`, `mma.store.transp`, an accumulator loaded with `mma.load` and an
+//!   array of accumulators) emit
 //!   their golden `.cu` (`tests/golden/warp/`, `TESSEL_BLESS=1` to refresh);
 //! - they and `kernels/v2_warp_mma.co` (at its defaults and across its domain) compile with NVRTC
 //!   for sm_80, sm_86, sm_89 and sm_90a and show the tensor-core instruction of their type (HMMA,
@@ -25,7 +26,7 @@ use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
 /// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
-const SMALL: [(&str, &[&str]); 10] = [
+const SMALL: [(&str, &[&str]); 13] = [
     ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
     ("global_chunk", &["HMMA"]),
     ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
@@ -50,6 +51,12 @@ const SMALL: [(&str, &[&str]); 10] = [
     ("s8u8_refill", &["IMMA.16816.S8.U8"]),
     ("f16_8x8x4", &["HMMA.1688.F16"]),
     ("tf32_k4", &["HMMA.1684.F32.TF32", "LDSM.16.M88.2"]),
+    // `mma.store.transp` into a shared tile.
+    ("f16_store_transp", &["HMMA.16816.F32", "STS"]),
+    // An accumulator loaded from the output (`mc = mma.load …`).
+    ("f16_loadc", &["HMMA.16816.F32"]),
+    // An array of accumulators (`frag mc[1][2] {0.0f};`, `mc[0][1]`).
+    ("f16_acc_array", &["HMMA.16816.F32"]),
 ];
 
 fn parse_data(name: &str) -> Module {
@@ -151,6 +158,34 @@ fn small_warp_kernels_compile_for_every_sm80_plus_arch() {
             let sass = sass_of(name, &cu, &expr, arch);
             assert_ops(&format!("{name} for {arch}"), &sass, ops);
         }
+    }
+}
+
+/// A tunable warp-tile height: the emitted kernel asserts whole 16-row blocks and compiles at
+/// every value of the tunable's domain (m16n8k8 from the constant K of 8).
+#[test]
+fn tunable_warp_rows_are_asserted_and_compile() {
+    let m = parse_data("f16_tunable_rows");
+    let source = "tests/data/warp/f16_tunable_rows.co";
+    let (_, cu, _) = emit(&m, source, &Config::defaults(&m));
+    assert!(
+        cu.contains(
+            "static_assert(WM % 16 == 0, \"the warp tile `ma` takes whole m16n8k8 instructions\");"
+        ),
+        "{cu}"
+    );
+    assert!(
+        cu.contains("tsl_warp_mma<TSL_MMA_F16, WM / 16, 1, 1, TSL_MMA_HALF_K>"),
+        "{cu}"
+    );
+    if !nvrtc_and_nvdisasm_available("tunable_warp_rows_are_asserted_and_compile") {
+        return;
+    }
+    for wm in [16, 32] {
+        let cfg = Config::defaults(&m).with("WM", wm);
+        let (_, cu, expr) = emit(&m, source, &cfg);
+        let sass = sass_of("f16_tunable_rows", &cu, &expr, Arch::Sm80);
+        assert_ops(&format!("WM = {wm}"), &sass, &["HMMA.1688.F32"]);
     }
 }
 

@@ -93,7 +93,7 @@ fn warp_mma_helpers_compute_the_product_in_an_emulated_warp() {
     // Every case ran.
     assert_eq!(
         text.lines().filter(|l| l.ends_with(": ok")).count(),
-        31,
+        37,
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -83,6 +83,7 @@ fn ir_dumps_match_goldens() {
         "views",
         "multi",
         "warp_mma",
+        "warp_shapes",
         "hints_and_builtins",
         "partial_warps",
         "first_tile",
@@ -694,4 +695,58 @@ fn a_parallel_body_may_be_a_nested_parallel_statement() {
         panic!()
     };
     assert_eq!(l3[0].level, Level::Thread);
+}
+
+#[test]
+fn warp_tiles_of_every_instruction_shape_check_and_lower() {
+    // u8 on 8-row tiles (m8n8k16), s8 × u8 with a re-initialized accumulator (m16n8k16),
+    // f16 K = 4 slices stored transposed (zero-padded m16n8k8, `mma.store.transp`).
+    let text = read("warp_shapes");
+    let mut names = Vec::new();
+    for (fname, r) in parse_file(&text, Some("warp_shapes.co")) {
+        let m = r.unwrap_or_else(|d| panic!("{fname}:\n{d}")).module;
+        lowers(&m);
+        names.push(fname);
+    }
+    assert_eq!(names, ["u8_rows8", "mixed_refill", "f16_k4_transposed"]);
+    assert!(
+        text.contains("mma.store.transp mc, c.subspan(8, 16).at(bn, bm);"),
+        "the transposed store is in the source"
+    );
+    let dump = std::fs::read_to_string(lang_dir().join("warp_shapes.ir")).expect("golden");
+    assert!(dump.contains(".transpose()"), "{dump}");
+    assert!(dump.contains("mma.fill mc, 0;"), "{dump}");
+}
+
+#[test]
+fn accumulator_arrays_name_elements_by_literal_indices() {
+    let src = "__co__ void k(global f16 [M, K] a, global f16 [N, K] b, global f32 [M, N] c) {\n  parallel {bm, bn} by [cdiv(M, 16), cdiv(N, 16)] : block, {w} by [1] : group {\n    frag mc[2][3] {0.0};\n    mma.fill mc[0][1], 1.0f;\n    foreach {k} in [cdiv(K, 16)] {\n      ma = mma.load a.subspan(16, 16).at(bm, k);\n      mb = mma.load b.subspan(16, 16).at(bn, k);\n      mma.row.row mc[0][1], ma, mb;\n    }\n    mma.store mc[0][1], c.subspan(16, 16).at(bm, bn);\n  }\n}\n";
+    let m = parse(src).module;
+    // Six elements are declared; the five no statement names are neither errors nor lowered.
+    let fills: Vec<String> = m
+        .stmts
+        .iter()
+        .filter_map(|(_, s)| match s {
+            Stmt::MmaFill { name, .. } => Some(name.name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fills.len(), 6, "{fills:?}");
+    assert!(fills.contains(&"mc[1][2]".to_string()), "{fills:?}");
+    lowers(&m);
+    let text = m.to_string();
+    assert!(text.contains("mma.row.row mc[0][1], ma, mb;"), "{text}");
+    // A run-time index, an index past the extent, a missing index: parse errors.
+    for (bad, what) in [
+        ("mma.store mc[0][1], c", "mma.store mc[0][w], c"),
+        ("mma.store mc[0][1], c", "mma.store mc[2][1], c"),
+        (
+            "mma.row.row mc[0][1], ma, mb;",
+            "mma.row.row mc[0], ma, mb;",
+        ),
+    ] {
+        let text = src.replace(bad, what);
+        let d = parse_str(&text, Some("t.co")).expect_err(what);
+        assert_eq!(codes(&d), BTreeSet::from(["E0016"]), "{what}: {d}");
+    }
 }

@@ -480,6 +480,21 @@ pub fn host_random_u8(len: usize, seed: u64) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn u8_inputs_cover_the_unsigned_range_and_convert_exactly() {
+        let a = host_random_u8(10_000, 3);
+        assert_eq!(a, host_random_u8(10_000, 3), "deterministic");
+        assert!(a.iter().all(|&v| v >= 1), "no zeros");
+        let high = a.iter().filter(|&&v| v > 127).count();
+        assert!((4_000..6_000).contains(&high), "{high} of 10000 above 127");
+        assert_eq!(u8::from_f64(300.0), 255);
+        assert_eq!(u8::from_f64(-3.0), 0);
+        assert_eq!(u8::from_bits(200).to_f64(), 200.0);
+        assert_eq!(DType::from_ir(dsl_core::ir::DType::U8), Some(DType::U8));
+        assert_eq!(DType::U8.to_ir(), dsl_core::ir::DType::U8);
+        assert_eq!((DType::U8.size_bytes(), DType::U8.name()), (1, "u8"));
+    }
+
     fn check_random<T: Element>() {
         let a = host_random::<T>(10_000, 7);
         assert_eq!(a, host_random::<T>(10_000, 7), "deterministic");

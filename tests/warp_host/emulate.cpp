@@ -30,6 +30,7 @@ inline tsl_u16 f2bf(float f) { tsl_u32 u; memcpy(&u, &f, 4); return (tsl_u16)(u 
 inline tsl_f16 tsl_f16_from_f32(float x) { return {f2h(x)}; }
 inline float tsl_f16_to_f32(tsl_f16 x) { return h2f(x.bits); }
 inline tsl_bf16 tsl_bf16_from_f32(float x) { return {f2bf(x)}; }
+inline float tsl_bf16_to_f32(tsl_bf16 x) { return bf2f(x.bits); }
 inline tsl_u32 tsl_pack_f16x2(float lo, float hi) { return f2h(lo) | ((tsl_u32)f2h(hi) << 16); }
 inline tsl_u32 tsl_pack_bf16x2(float lo, float hi) { return f2bf(lo) | ((tsl_u32)f2bf(hi) << 16); }
 inline tsl_f16 tsl_f16x2_lo(tsl_f16x2 x) { return {(tsl_u16)(x.bits & 0xffff)}; }
@@ -255,8 +256,9 @@ static void shared_case(const char *name) {
 }
 
 // From "global": A tensor [RA, CA] (TA: element (m,k) at (r0+k, c0+m)), ragged, store ragged.
+// TS: stored transposed (`mma.store.transp`) into a [cols, rows] tensor.
 template <int KIND, typename TA_, typename TB_, typename Acc, typename O, int M, int N, int K, bool TA, bool TB,
-          int SHAPE = TSL_MMA_FULL, int KT = 0>
+          int SHAPE = TSL_MMA_FULL, int KT = 0, bool TS = false>
 static void global_case(const char *name, int rows, int cols, int kdim) {
   constexpr int KI = tsl_mma_kind<KIND>::K / (SHAPE == TSL_MMA_FULL ? 1 : 2), MB = geo<SHAPE>::MB;
   constexpr int FM = M / MB, FN = N / 8, FK = (K + KI - 1) / KI;
@@ -278,7 +280,10 @@ static void global_case(const char *name, int rows, int cols, int kdim) {
     tsl_mma_gather_a<KIND, FM, FK, TA, SHAPE, KT>(a, A.data(), 0, 0, ar, ac, ac);
     tsl_mma_gather_b<KIND, FN, FK, TB, SHAPE, KT>(b, B.data(), 0, 0, br, bc, bc);
     tsl_warp_mma<KIND, FM, FN, FK, SHAPE>(acc, a, b);
-    tsl_mma_store<FM, FN, MB>(acc, C.data(), 0, 0, rows, cols, cols);
+    if (TS)
+      tsl_mma_store<FM, FN, MB, true>(acc, C.data(), 0, 0, cols, rows, rows);
+    else
+      tsl_mma_store<FM, FN, MB>(acc, C.data(), 0, 0, rows, cols, cols);
   });
   int before = failures;
   int klim = KT > 0 ? KT : K;
@@ -286,9 +291,43 @@ static void global_case(const char *name, int rows, int cols, int kdim) {
     // Rows past the tile (an 8-row shape) are another warp's: never written.
     double r = 0; for (int k = 0; k < kdim && k < klim; ++k) r += va(m, k) * vb(n, k);
     if (m >= M) r = -77.0;
-    CHECK(get(C[m * cols + n]) == r, "%s: C[%d][%d] = %g, expected %g", name, m, n, get(C[m * cols + n]), r);
+    const int at = TS ? n * rows + m : m * cols + n;
+    CHECK(get(C[at]) == r, "%s: C[%d][%d] = %g, expected %g", name, m, n, get(C[at]), r);
   }
   for (int i = rows * cols; i < rows * cols + 64; ++i) CHECK(get(C[i]) == -77.0, "%s: wrote past the end at %d", name, i);
+  printf("%s: %s\n", name, failures == before ? "ok" : "FAILED");
+}
+
+// An accumulator loaded from a ragged C tensor (`mc = mma.load c`), updated and stored back:
+// C = C0 + A · Bᵀ inside the tile, untouched outside it.
+template <int KIND, typename T, typename Acc, typename O, int M, int N, int K, int SHAPE = TSL_MMA_FULL, int KT = 0>
+static void loadc_case(const char *name, int rows, int cols) {
+  constexpr int KI = tsl_mma_kind<KIND>::K / (SHAPE == TSL_MMA_FULL ? 1 : 2), MB = geo<SHAPE>::MB;
+  constexpr int FM = M / MB, FN = N / 8, FK = (K + KI - 1) / KI;
+  auto va = [](int m, int k) { return val<T>(m * 7, k * 3, 9); };
+  auto vb = [](int n, int k) { return val<T>(n * 5, k * 11, 7); };
+  auto vc = [](int m, int n) { return (double)(((m * 3 + n * 5) % 11) - 5); };
+  std::vector<T> A(M * K), B(N * K);
+  for (int m = 0; m < M; ++m) for (int k = 0; k < K; ++k) put(&A[m * K + k], va(m, k));
+  for (int n = 0; n < N; ++n) for (int k = 0; k < K; ++k) put(&B[n * K + k], vb(n, k));
+  std::vector<O> C(rows * cols);
+  for (int m = 0; m < rows; ++m) for (int n = 0; n < cols; ++n) put(&C[m * cols + n], vc(m, n));
+  run_warp([&] {
+    Acc acc[FM * FN * 4];
+    tsl_mma_load_c<FM, FN, MB>(acc, C.data(), 0, 0, rows, cols, cols);
+    tsl_u32 a[M / geo<SHAPE>::MB * ((K + 4 * tsl_mma_kind<KIND>::E * tsl_mma_shape<SHAPE>::Q - 1) / (4 * tsl_mma_kind<KIND>::E * tsl_mma_shape<SHAPE>::Q)) * tsl_mma_shape<SHAPE>::RA];
+    tsl_u32 b[N / 8 * ((K + 4 * tsl_mma_kind<KIND>::E * tsl_mma_shape<SHAPE>::Q - 1) / (4 * tsl_mma_kind<KIND>::E * tsl_mma_shape<SHAPE>::Q)) * tsl_mma_shape<SHAPE>::RB];
+    tsl_mma_gather_a<KIND, FM, FK, false, SHAPE, KT>(a, A.data(), 0, 0, M, K, K);
+    tsl_mma_gather_b<KIND, FN, FK, false, SHAPE, KT>(b, B.data(), 0, 0, N, K, K);
+    tsl_warp_mma<KIND, FM, FN, FK, SHAPE>(acc, a, b);
+    tsl_mma_store<FM, FN, MB>(acc, C.data(), 0, 0, rows, cols, cols);
+  });
+  int before = failures;
+  for (int m = 0; m < rows; ++m) for (int n = 0; n < cols; ++n) {
+    double r = vc(m, n);
+    if (m < M && n < N) for (int k = 0; k < K; ++k) r += va(m, k) * vb(n, k);
+    CHECK(get(C[m * cols + n]) == r, "%s: C[%d][%d] = %g, expected %g", name, m, n, get(C[m * cols + n]), r);
+  }
   printf("%s: %s\n", name, failures == before ? "ok" : "FAILED");
 }
 
@@ -329,6 +368,15 @@ int main() {
   shared_case<TSL_MMA_F16, f16, f16, float, float, 8, 8, 4, false, true, 24, 24, true, TSL_MMA_M8, 4>("f16 8x8x4 (m16n8k8, padded)");
   shared_case<TSL_MMA_F16, f16, f16, tsl_u32, tsl_f16, 24, 16, 16, false, false, 24, 24, true, TSL_MMA_M8>("f16 24x16x16 f16 acc (m16n8k8, 8 rows)");
   global_case<TSL_MMA_F16, f16, f16, float, float, 8, 8, 4, false, true, TSL_MMA_M8, 4>("f16 8x8x4 global", 16, 8, 12);
+  // Stored transposed (`mma.store.transp`), ragged.
+  global_case<TSL_MMA_F16, f16, f16, float, f16, 32, 24, 16, false, false, TSL_MMA_FULL, 0, true>("f16 store.transp ragged", 29, 21, 16);
+  global_case<TSL_MMA_S8, s8, s8, int, int, 8, 16, 16, false, true, TSL_MMA_M8, 0, true>("s8 m8n8k16 store.transp", 8, 16, 16);
+  // Accumulators loaded from a tensor (`mc = mma.load c`), ragged (rows/columns past the tile
+  // keep their values).
+  loadc_case<TSL_MMA_F16, f16, float, f16, 32, 16, 16>("f16 loaded f16 C", 32, 16);
+  loadc_case<TSL_MMA_F16, f16, float, float, 8, 8, 4, TSL_MMA_M8, 4>("f16 8x8x4 loaded f32 C, ragged", 12, 10);
+  loadc_case<TSL_MMA_S8, s8, int, int, 16, 8, 32>("s8 loaded s32 C", 14, 8);
+  loadc_case<TSL_MMA_BF16, bf16, float, bf16, 16, 8, 16>("bf16 loaded bf16 C", 16, 8);
   printf("%d failures\n", failures);
   return failures != 0;
 }

@@ -273,10 +273,10 @@ pub const WARP_MMA_COMMIT: &str = "E1409";
 pub const WARP_MMA_ROLE: &str = "E1410";
 /// A warp-level `mma.load` that no `mma` reads.
 pub const WARP_MMA_UNUSED: &str = "E1411";
-/// Not supported yet: a warp accumulator loaded with `mma.load`.
-pub const NOT_LOWERED_WARP_ACC_LOAD: &str = "E1330";
 /// Not supported yet: `mma.store` of a view of a warp accumulator.
 pub const NOT_LOWERED_WARP_STORE_VIEW: &str = "E1331";
+/// Not supported yet: an accumulator array (`frag mc[2][2] {0};`) outside a warp-MMA kernel.
+pub const NOT_LOWERED_FRAG_ARRAY: &str = "E1370";
 // What the lowering of today's Croqtile can translate (check/lowerable.rs, check/support.rs).
 /// `dma.copy.async` from shared to global memory (the store is synchronous).
 pub const ASYNC_STORE: &str = "E1460";
@@ -743,12 +743,12 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (WARP_MMA_UNUSED, "warp-level `mma.load` that no `mma` reads"),
     (
-        NOT_LOWERED_WARP_ACC_LOAD,
-        "not supported yet: a warp accumulator loaded with `mma.load`",
-    ),
-    (
         NOT_LOWERED_WARP_STORE_VIEW,
         "not supported yet: `mma.store` of a view of a warp accumulator",
+    ),
+    (
+        NOT_LOWERED_FRAG_ARRAY,
+        "not supported yet: an accumulator array outside a warp-level `mma` kernel",
     ),
     (ATTRIBUTE, "malformed or misplaced `[[…]]` attribute"),
     (

@@ -713,7 +713,8 @@ fn accumulators(m: &Module, diags: &mut Diagnostics) {
             matches!(&m.stmts[u], Stmt::Mma { acc, a, b, .. }
                 if [acc, a, b].iter().any(|x| x.name == name.name))
         });
-        if !used {
+        // An element of an accumulator array (`mc[0][1]`) may go unused.
+        if !used && !name.name.ends_with(']') {
             diags.push(
                 Diagnostic::new(
                     codes::ACC_UNUSED,

@@ -37,25 +37,31 @@ pub(crate) fn check_stores(
         let Some(def) = frag_def(cx, s, Role::Acc) else {
             continue;
         };
-        let Stmt::MmaFill { dtype: acc_dt, .. } = &m.stmts[def] else {
-            diags.push(
-                Diagnostic::new(
-                    codes::MMA_OPERAND,
-                    acc.span,
-                    format!(
-                        "`{}` is a loaded operand; `mma.store` stores an accumulator",
-                        acc.name
-                    ),
-                )
-                .with_help("store the fragment created by `mma.fill` and updated by `mma`"),
-            );
-            continue;
+        let loaded = super::warp_mma::loaded_acc_dtype(cx, views, def);
+        let acc_dt = match (&m.stmts[def], loaded) {
+            (Stmt::MmaFill { dtype, .. }, _) => *dtype,
+            // A warp accumulator loaded from a tensor.
+            (Stmt::MmaLoad { .. }, Some(d)) => d,
+            _ => {
+                diags.push(
+                    Diagnostic::new(
+                        codes::MMA_OPERAND,
+                        acc.span,
+                        format!(
+                            "`{}` is a loaded operand; `mma.store` stores an accumulator",
+                            acc.name
+                        ),
+                    )
+                    .with_help("store the fragment created by `mma.fill` and updated by `mma`"),
+                );
+                continue;
+            }
         };
         let Some(dv) = views.get(*dst).cloned() else {
             continue;
         };
-        let ok = dv.dtype == *acc_dt
-            || (*acc_dt == DType::F32 && matches!(dv.dtype, DType::F16 | DType::BF16));
+        let ok = dv.dtype == acc_dt
+            || (acc_dt == DType::F32 && matches!(dv.dtype, DType::F16 | DType::BF16));
         if !ok {
             diags.push(
                 at_expr(m, codes::STORE_DTYPE, *dst, format!("`mma.store` of an {acc_dt} accumulator into an {} tile", dv.dtype))
@@ -69,7 +75,7 @@ pub(crate) fn check_stores(
         let stored = match view {
             None => shape.clone(),
             Some(x) => {
-                let root = VState::fragment(def, *acc_dt, shape.clone());
+                let root = VState::fragment(def, acc_dt, shape.clone());
                 let Some(sv) = fragment_view(cx, views, diags, *x, root) else {
                     continue;
                 };

@@ -190,11 +190,26 @@ fn collect_divergent(
     }
 }
 
-/// `.transpose()` only as a `dma.copy` destination.
+/// `.transpose()` only as a `dma.copy` destination (or a warp accumulator's `mma.store`
+/// destination: `mma.store.transp`).
 fn transposes(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     let mut allowed = HashSet::new();
+    let warp_kernel =
+        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
     for s in all_stmts(m) {
+        if let Stmt::MmaStore { dst, .. } = &m.stmts[s]
+            && warp_kernel
+            && matches!(
+                m.exprs[*dst],
+                Expr::View {
+                    op: ViewOp::Transpose,
+                    ..
+                }
+            )
+        {
+            allowed.insert(*dst);
+        }
         if let Stmt::DmaCopy {
             dst: CopyDst::Expr(d),
             ..

@@ -148,15 +148,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         let span = m.stmt_span(s);
         match &m.stmts[s] {
             // The WGMMA path lowers `.transp` and `.mask` (`lower/hopper.rs`); a warp-level
-            // kernel stores its fragments itself (`lower/warp.rs`) without them.
+            // kernel (`lower/warp.rs`) lowers `.transp` only.
             Stmt::MmaStore { mods, .. }
-                if (warp_kernel || cx.in_warp_mma(s))
-                    && (mods.transpose || mods.mask.is_some()) =>
+                if (warp_kernel || cx.in_warp_mma(s)) && mods.mask.is_some() =>
             {
                 diags.push(not_lowered(
                     codes::NOT_LOWERED_STORE_MODS,
                     span,
-                    "`mma.store.transp` / `mma.store.mask` of a warp-level accumulator",
+                    "`mma.store.mask` of a warp-level accumulator",
                 ));
             }
             Stmt::Ext(ExtStmt::DmaFuture {
@@ -185,6 +184,15 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 if let Some(what) = why {
                     diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
                 }
+            }
+            // Arrays of accumulators (`frag mc[2][2] {0};`, elements `mc[i][j]`) lower on the
+            // warp path only.
+            Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !warp_kernel => {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_FRAG_ARRAY,
+                    name.span,
+                    "an accumulator array in a kernel whose `mma`s are not warp-level (`: group`)",
+                ));
             }
             // Re-initializing a warp accumulator lowers (`lower/warp.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. }) if warp_kernel => {}

@@ -13,7 +13,8 @@
 //!
 //! s8 and u8 operands may be mixed (`mma.sync` has .s8.u8 and .u8.s8). Every tile these rules
 //! allow is lowered (`lower/warp_frags.rs` picks the instructions); the forms of [`warp_gate`]
-//! are "not supported yet" (E1310, E1330, E1331).
+//! are "not supported yet" (E1310, E1331). An accumulator may also be loaded from an f16,
+//! bf16, f32 or s32 tile of its M × N shape (E1406): `mc = mma.load c; mma.row.row mc, a, b;`.
 
 use super::frag_def;
 use super::resolve::Role;
@@ -88,6 +89,31 @@ fn not_lowered(code: &'static str, span: crate::span::Span, what: &str) -> Diagn
     Diagnostic::new(code, span, format!("not supported yet: {what}")).with_help(
         "`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet",
     )
+}
+
+/// The accumulator type of `def` when it is a warp accumulator loaded from a tensor
+/// (`mc = mma.load c;` then `mma.row.row mc, a, b;` in a warp kernel): f32 for floating-point
+/// tensors (converted exactly), s32 for s32 ones; `None` for anything else.
+pub(crate) fn loaded_acc_dtype(cx: &Cx, views: &Views, def: StmtId) -> Option<DType> {
+    let m = cx.m;
+    let Stmt::MmaLoad { name, src, .. } = &m.stmts[def] else {
+        return None;
+    };
+    if !has_warp_mma(cx) || hopper_constructs(cx).is_some() {
+        return None;
+    }
+    let is_acc = all_stmts(m).into_iter().any(|s| {
+        matches!(&m.stmts[s], Stmt::Mma { acc, .. } if acc.name == name.name)
+            && frag_def(cx, s, Role::Acc) == Some(def)
+    });
+    if !is_acc {
+        return None;
+    }
+    match views.get(*src)?.dtype {
+        DType::F16 | DType::BF16 | DType::F32 | DType::TF32 => Some(DType::F32),
+        DType::I32 => Some(DType::I32),
+        _ => None,
+    }
 }
 
 /// Whether the kernel has a warp-level `mma`.
@@ -196,7 +222,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 // Accumulator type.
                 let acc_dtype = match &m.stmts[acc_def] {
                     Stmt::MmaFill { dtype, .. } => Some(*dtype),
-                    _ => None,
+                    _ => loaded_acc_dtype(cx, views, acc_def),
                 };
                 if let Some(ad) = acc_dtype
                     && !acc_ok(av.dtype, ad)
@@ -288,6 +314,31 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                         )
                         .with_help("load both operands over the same K slice"),
                     );
+                }
+                // An accumulator loaded from a tensor: its tile is the mma's M × N.
+                if let Stmt::MmaLoad { src: c_src, .. } = &m.stmts[acc_def]
+                    && let Some(cv) = views.get(*c_src)
+                    && !acc_shape.contains_key(&acc_def)
+                {
+                    let vals: Vec<Option<i64>> = cv.shape.iter().map(|d| d.value).collect();
+                    if cv.element || vals[..] != [Some(mv), Some(nv)] {
+                        let shown: Vec<String> =
+                            cv.shape.iter().map(|d| cx.describe_dim(d)).collect();
+                        diags.push(
+                            at_expr(
+                                m,
+                                codes::WARP_MMA_ACC_SHAPE,
+                                *c_src,
+                                format!(
+                                    "the accumulator `{}` is loaded as a [{}] tile, but this mma updates it as {mv} × {nv}",
+                                    acc.name,
+                                    shown.join(", ")
+                                ),
+                            )
+                            .with_note(sspan, "in this mma")
+                            .with_help(format!("load an [{mv}, {nv}] tile into the accumulator")),
+                        );
+                    }
                 }
                 match acc_shape.get(&acc_def) {
                     Some(((m0, n0), first)) if (*m0, *n0) != (mv, nv) => diags.push(
@@ -449,8 +500,7 @@ fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
 }
 
 /// The warp-level forms no lowering handles yet, each "not supported yet" with its own code:
-/// warp `mma` in a Hopper kernel (E1310), an accumulator loaded with `mma.load` (E1330), an
-/// `mma.store` of a view of the accumulator (E1331).
+/// warp `mma` in a Hopper kernel (E1310), an `mma.store` of a view of the accumulator (E1331).
 pub(crate) fn warp_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     if !has_warp_mma(cx) {
@@ -472,27 +522,12 @@ pub(crate) fn warp_gate(cx: &Cx, diags: &mut Diagnostics) {
         return;
     }
     for s in all_stmts(m) {
-        match &m.stmts[s] {
-            Stmt::Mma { acc, .. } if cx.in_warp_mma(s) => {
-                if let Some(def) = frag_def(cx, s, Role::Acc)
-                    && matches!(m.stmts[def], Stmt::MmaLoad { .. })
-                {
-                    diags.push(
-                        not_lowered(
-                            codes::NOT_LOWERED_WARP_ACC_LOAD,
-                            acc.span,
-                            "an accumulator loaded with `mma.load`",
-                        )
-                        .with_note(m.stmt_span(def), "loaded here"),
-                    );
-                }
-            }
-            Stmt::MmaStore { view: Some(x), .. } => diags.push(not_lowered(
+        if let Stmt::MmaStore { view: Some(x), .. } = &m.stmts[s] {
+            diags.push(not_lowered(
                 codes::NOT_LOWERED_WARP_STORE_VIEW,
                 m.expr_span(*x),
                 "`mma.store` of a view of a warp accumulator",
-            )),
-            _ => {}
+            ));
         }
     }
 }

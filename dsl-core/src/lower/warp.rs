@@ -31,7 +31,7 @@ use crate::ir::{
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
-pub const HELPERS: [&str; 7] = [
+pub const HELPERS: [&str; 8] = [
     "tsl_mma_fill",
     "tsl_mma_load_a",
     "tsl_mma_load_b",
@@ -39,6 +39,7 @@ pub const HELPERS: [&str; 7] = [
     "tsl_mma_gather_b",
     "tsl_warp_mma",
     "tsl_mma_store",
+    "tsl_mma_load_c",
 ];
 
 /// Whether `m` is a warp-MMA kernel: it has `mma` statements, and no `: group-4` level, TMA
@@ -61,8 +62,29 @@ fn paren(s: &Sym) -> String {
     super::cexpr::cpp_paren(s)
 }
 
+/// The C++ name of an accumulator: an element `mc[0][1]` of an accumulator array is `mc_0_1`.
+fn cpp_name(name: &str) -> String {
+    if name.ends_with(']') {
+        name.replace("][", "_").replace('[', "_").replace(']', "")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Whether some statement updates, re-fills or stores the accumulator `name`.
+fn acc_named(m: &Module, name: &str) -> bool {
+    crate::check::all_stmts(m)
+        .into_iter()
+        .any(|s| match &m.stmts[s] {
+            Stmt::Mma { acc, .. } | Stmt::MmaStore { acc, .. } => acc.name == name,
+            Stmt::Ext(ExtStmt::MmaRefill { acc, .. }) => acc.name == name,
+            _ => false,
+        })
+}
+
 /// The accumulator's C++ declaration: its type and register count for `fm × fn` tiles.
 fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (String, String) {
+    let name = cpp_name(name);
     let per_tile = if dtype == DType::F16 { 2 } else { 4 };
     let ty = match dtype {
         DType::F16 => "tsl_u32",
@@ -117,6 +139,8 @@ fn constant(m: &Module, s: &Sym) -> Option<i64> {
 pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
     let m = e.m;
     match &m.stmts[s] {
+        // An element of an accumulator array that no statement uses is not declared.
+        Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !acc_named(m, &name.name) => {}
         Stmt::MmaFill { name, dtype, value } => {
             let (v, t) = e.cx().value(*value)?;
             let v = super::cexpr::convert(&v, t, DType::F32);
@@ -130,7 +154,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.call(
                 Call::new("tsl_mma_fill")
                     .targs(["0"])
-                    .args([name.name.clone(), v]),
+                    .args([cpp_name(&name.name), v]),
                 None,
                 line,
             );
@@ -169,7 +193,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.call(
                 Call::new("tsl_mma_fill")
                     .targs([regs])
-                    .args([acc.name.clone(), v]),
+                    .args([cpp_name(&acc.name), v]),
                 Some("re-initialized"),
                 line,
             );
@@ -220,7 +244,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 targs.push(shape.cpp().to_string());
             }
             let call = Call::new("tsl_warp_mma").targs(targs).args([
-                acc.name.clone(),
+                cpp_name(&acc.name),
                 a.name.clone(),
                 b.name.clone(),
             ]);
@@ -241,8 +265,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             );
             e.call(call, Some(&note), line);
         }
-        Stmt::MmaStore { acc, dst, .. } => {
-            let v = operand_view(e, *dst)?;
+        Stmt::MmaStore { acc, dst, mods, .. } => {
+            let mut v = operand_view(e, *dst)?;
+            // `mma.store.transp`: element (i, j) of the accumulator to (j, i) of the tile.
+            v.transposed |= mods.transpose;
             let (fm, fnn, rows) = match e.warp.frags.get(&acc.name).cloned() {
                 Some(Frag::Acc {
                     tiles: Some((fm, fnn)),
@@ -272,11 +298,14 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 e.written_params.insert(p);
             }
             let mut targs = vec![fm.to_cpp(), fnn.to_cpp()];
-            if rows != 16 {
+            if rows != 16 || v.transposed {
                 targs.push(rows.to_string());
             }
+            if v.transposed {
+                targs.push("true".to_string());
+            }
             let call = Call::new("tsl_mma_store").targs(targs).args([
-                acc.name.clone(),
+                cpp_name(&acc.name),
                 ptr,
                 r0,
                 c0,
@@ -284,11 +313,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 cols,
                 ld,
             ]);
-            e.call(
-                call,
-                Some("the accumulator layout, bounds-checked per element pair"),
-                line,
-            );
+            let note = if v.transposed {
+                "transposed: element (i, j) to row j, column i of the tile, bounds-checked"
+            } else {
+                "the accumulator layout, bounds-checked per element pair"
+            };
+            e.call(call, Some(note), line);
         }
         Stmt::MmaCommit => {
             return Err(LowerError::new(
@@ -407,6 +437,12 @@ fn load(
 ) -> Result<(), LowerError> {
     let m = e.m;
     let span = m.stmt_span(s);
+    if crate::check::all_stmts(m)
+        .into_iter()
+        .any(|u| matches!(&m.stmts[u], Stmt::Mma { acc, .. } if acc.name == name))
+    {
+        return load_acc(e, name, src, line);
+    }
     let (is_a, major) = operand_role(m, name).ok_or_else(|| {
         LowerError::new(span, format!("`{name}` is loaded but no `mma` reads it"))
     })?;
@@ -430,14 +466,11 @@ fn load(
     } else {
         (v.tile[0].clone(), v.tile[1].clone())
     };
-    // The instructions: picked from compile-time extents; extents that depend on tunables
-    // take the full shape, which the emitted kernel asserts.
+    // The instructions: picked from compile-time extents. An extent that depends on tunables
+    // takes the full shape's (M a multiple of 16, K of the full K), which the emitted kernel
+    // asserts.
     let (mv, kv) = (constant(m, &mn), constant(m, &k));
-    let picked = match (is_a, mv, kv) {
-        (true, Some(mv), Some(kv)) => Some(pick(kind, Some(mv), kv)),
-        (false, _, Some(kv)) => Some(pick(kind, None, kv)),
-        _ => None,
-    };
+    let picked = kv.map(|kv| pick(kind, if is_a { mv } else { None }, kv));
     let Pick {
         shape,
         ki,
@@ -464,20 +497,20 @@ fn load(
     };
     let regs = Sym::mul(Sym::mul(tiles.0.clone(), tiles.1.clone()), Sym::Int(per));
     let what = if is_a { "A" } else { "B" };
-    if picked.is_none() {
-        // The symbolic extents (a constant K that fails too, which no kernel then compiles).
-        let mut conds = Vec::new();
-        if mv.is_none() {
-            conds.push(format!("{} % 16 == 0", paren(&mn)));
-        }
-        if kv.is_none_or(|kv| kv % ki != 0) {
-            conds.push(format!("{} % {ki} == 0", paren(&k)));
-        }
+    // The symbolic extents.
+    let mut conds = Vec::new();
+    if is_a && mv.is_none() {
+        conds.push(format!("{} % 16 == 0", paren(&mn)));
+    }
+    if kv.is_none() {
+        conds.push(format!("{} % {ki} == 0", paren(&k)));
+    }
+    if !conds.is_empty() {
         e.line(
             format!(
                 "static_assert({}, \"the warp tile `{name}` takes whole {} instructions\");",
                 conds.join(" && "),
-                kind.inst(Shape::Full)
+                kind.inst(shape)
             ),
             line,
         );
@@ -567,6 +600,67 @@ fn load(
             dtype: v.tensor.dtype,
             tiles: (tiles.0, tiles.1),
             shape,
+        },
+    );
+    Ok(())
+}
+
+/// `mc = mma.load c;` of an accumulator: the [M, N] tile read in the accumulator layout (f32
+/// values for a floating-point tensor, s32 for an s32 one).
+fn load_acc(e: &mut Emitter, name: &str, src: ExprId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    let v = operand_view(e, src)?;
+    if v.tile.len() != 2 || v.transposed || v.element {
+        return Err(LowerError::new(
+            m.expr_span(src),
+            "a warp accumulator is loaded from a 2-D tile",
+        ));
+    }
+    let dtype = if v.tensor.dtype == DType::I32 {
+        DType::I32
+    } else {
+        DType::F32
+    };
+    let rows = match constant(m, &v.tile[0]) {
+        Some(mv) if mv % 16 != 0 => 8,
+        _ => 16,
+    };
+    let tiles = (div(v.tile[0].clone(), rows), div(v.tile[1].clone(), 8));
+    let (decl, _) = acc_decl(name, dtype, Some(&tiles));
+    let decl_at = e.lines.len();
+    e.line(
+        format!(
+            "{decl}  // warp accumulator, {dtype}, in the mma.sync fragment layout, loaded from `{}`",
+            v.tensor.name
+        ),
+        line,
+    );
+    let (ptr, r0, c0, nrows, cols, ld) = placement(e, &v)?;
+    let mut targs = vec![tiles.0.to_cpp(), tiles.1.to_cpp()];
+    if rows != 16 {
+        targs.push(rows.to_string());
+    }
+    e.call(
+        Call::new("tsl_mma_load_c").targs(targs).args([
+            name.to_string(),
+            ptr,
+            r0,
+            c0,
+            nrows,
+            cols,
+            ld,
+        ]),
+        Some("the accumulator layout, zeros past the edges"),
+        line,
+    );
+    e.warp.frags.insert(
+        name.to_string(),
+        Frag::Acc {
+            dtype,
+            tiles: Some(tiles),
+            rows,
+            decl: decl_at,
+            fills: Vec::new(),
         },
     );
     Ok(())

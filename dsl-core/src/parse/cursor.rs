@@ -68,6 +68,8 @@ pub(crate) struct Parser {
     pub any_call: bool,
     /// Statements a statement's parser made to run just before it (direct `mma` operands).
     pub pre_stmts: Vec<crate::ir::StmtId>,
+    /// Accumulator arrays declared so far (`frag mc[2][3] {0.0};`): name and extents.
+    pub frag_arrays: Vec<(String, Vec<i64>)>,
     /// `level_span` of each `: cluster` level (taken out of its statement by
     /// `cluster::extract` once the kernel is parsed).
     pub cluster_levels: Vec<Span>,
@@ -120,6 +122,7 @@ impl Parser {
             attributes: Vec::new(),
             any_call: false,
             pre_stmts: Vec::new(),
+            frag_arrays: Vec::new(),
             cluster_levels: Vec::new(),
             multicast: Vec::new(),
             sparse: Vec::new(),

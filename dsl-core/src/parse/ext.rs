@@ -530,7 +530,7 @@ impl Parser {
     pub(crate) fn mma_refill(&mut self) -> PResult<StmtId> {
         let first = self.pos;
         self.pos += 3;
-        let acc = self.expect_ident("the accumulator to fill")?;
+        let acc = self.acc_ref("the accumulator to fill")?;
         self.expect_op(",", "after the accumulator")?;
         let value = self.expr()?;
         self.expect_semi("`mma.fill`")?;

@@ -20,6 +20,7 @@ mod cursor;
 mod expr;
 mod ext;
 mod filemode;
+mod frag_array;
 mod header;
 mod levels;
 mod lexer;

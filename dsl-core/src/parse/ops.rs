@@ -296,8 +296,12 @@ impl Parser {
                         STORE_HELP,
                     ));
                 }
-                let src = self.expr()?;
-                let (acc, view) = self.stored_fragment(src)?;
+                let (acc, view) = if self.at_acc_element(self.pos) {
+                    (self.acc_ref("the accumulator fragment")?, None)
+                } else {
+                    let src = self.expr()?;
+                    self.stored_fragment(src)?
+                };
                 self.expect_op(",", "between the accumulator and the destination")?;
                 let dst = self.expr()?;
                 if mask {
@@ -328,7 +332,7 @@ impl Parser {
                     ));
                 };
                 let sparse = self.sparse_modifier()?;
-                let acc = self.expect_ident("the accumulator fragment")?;
+                let acc = self.acc_ref("the accumulator fragment")?;
                 self.expect_op(",", "after the accumulator")?;
                 let a = self.mma_operand("A", first)?;
                 self.expect_op(",", "after the A fragment")?;

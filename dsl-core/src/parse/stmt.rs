@@ -180,7 +180,7 @@ impl Parser {
             "mma"
                 if self.kw_at(self.pos + 2, "fill")
                     && self.ident_at(self.pos + 3).is_some()
-                    && self.punct_at(self.pos + 4, ',') =>
+                    && (self.punct_at(self.pos + 4, ',') || self.at_acc_element(self.pos + 3)) =>
             {
                 self.mma_refill()?
             }
@@ -191,6 +191,7 @@ impl Parser {
             "sync" => self.sync()?,
             "reduce" => self.reduce()?,
             "shared" | "local" | "global" => self.decl()?,
+            "frag" if self.at_frag_array() => self.frag_array()?,
             "frag" if self.ident_at(self.pos + 1).is_some() => self.decl()?,
             "else" => {
                 let span = self.here();

@@ -771,8 +771,9 @@ TSL_DEVICE void tsl_mma_put2(int *p, int v0, int v1) { *reinterpret_cast<int2 *>
 // `mma.store acc, t`: the [FM·MB, FN·8] accumulator (MB = 16, or 8 for an 8-row shape) into
 // the tile at row r0, column c0 of a tensor of rows × cols elements (row pitch ld). Each thread
 // stores its pairs of neighbours, two at once where both are inside and the pair is aligned,
-// one by one at a ragged edge.
-template <int FM, int FN, int MB = 16, typename Acc, typename T>
+// one by one at a ragged edge. TRANS (`mma.store.transp`): element (i, j) goes to tensor row
+// r0 + j, column c0 + i, one element at a time.
+template <int FM, int FN, int MB = 16, bool TRANS = false, typename Acc, typename T>
 TSL_DEVICE void tsl_mma_store(const Acc *acc, T *dst, int r0, int c0, int rows, int cols,
                               long long ld) {
   using V = typename tsl_mma_val<Acc>::T;
@@ -785,6 +786,13 @@ TSL_DEVICE void tsl_mma_store(const Acc *acc, T *dst, int r0, int c0, int rows, 
       for (int h = 0; h < MB / 8; ++h) {
         V v0, v1;
         tsl_mma_pair(acc, i * FN + j, h, v0, v1);
+        if constexpr (TRANS) {
+          const int row = r0 + j * 8 + 2 * t, col = c0 + i * MB + g + 8 * h;
+          if (col >= cols) continue;
+          if (row < rows) tsl_mma_put(dst + (long long)row * ld + col, v0);
+          if (row + 1 < rows) tsl_mma_put(dst + (long long)(row + 1) * ld + col, v1);
+          continue;
+        }
         const int row = r0 + i * MB + g + 8 * h, col = c0 + j * 8 + 2 * t;
         if (row >= rows) continue;
         T *p = dst + (long long)row * ld + col;
@@ -794,6 +802,29 @@ TSL_DEVICE void tsl_mma_store(const Acc *acc, T *dst, int r0, int c0, int rows, 
           if (col < cols) tsl_mma_put(p, v0);
           if (col + 1 < cols) tsl_mma_put(p + 1, v1);
         }
+      }
+}
+
+// `mc = mma.load c` of an accumulator: the [FM·MB, FN·8] tile at row r0, column c0 of a tensor
+// of rows × cols elements (row pitch ld) in the accumulator layout, as f32 (float tensors) or
+// s32 values; zero outside the tensor.
+TSL_DEVICE float tsl_mma_value(float x) { return x; }
+TSL_DEVICE float tsl_mma_value(tsl_f16 x) { return tsl_f16_to_f32(x); }
+TSL_DEVICE float tsl_mma_value(tsl_bf16 x) { return tsl_bf16_to_f32(x); }
+TSL_DEVICE int tsl_mma_value(int x) { return x; }
+template <int FM, int FN, int MB = 16, typename Acc, typename T>
+TSL_DEVICE void tsl_mma_load_c(Acc *acc, const T *src, int r0, int c0, int rows, int cols,
+                               long long ld) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        const int row = r0 + i * MB + g + 8 * (v / 2), col = c0 + j * 8 + 2 * t + v % 2;
+        const bool in = v / 2 < MB / 8 && row < rows && col < cols;
+        acc[(i * FN + j) * 4 + v] = in ? (Acc)tsl_mma_value(src[(long long)row * ld + col]) : (Acc)0;
       }
 }
 
