@@ -391,7 +391,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             acc,
             view: None,
             dst,
-            ..
+            mods,
         } = &m.stmts[s]
         else {
             continue;
@@ -414,7 +414,15 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             );
             continue;
         }
-        let vals: Vec<Option<i64>> = dv.shape.iter().map(|d| d.value).collect();
+        let mut vals: Vec<Option<i64>> = dv.shape.iter().map(|d| d.value).collect();
+        // `mma.store.transp` writes the transpose: an N × M tile (`mma_store` says so when it
+        // does not fit).
+        if mods.transpose {
+            vals.reverse();
+            if vals[..] != [Some(*mv), Some(*nv)] {
+                continue;
+            }
+        }
         if vals[..] != [Some(*mv), Some(*nv)] {
             let shown: Vec<String> = dv.shape.iter().map(|d| cx.describe_dim(d)).collect();
             diags.push(

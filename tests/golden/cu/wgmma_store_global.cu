@@ -761,6 +761,8 @@ __global__ void __launch_bounds__(128, (1 + (WARP_N / 2 <= 64))) tsl_matmul(
     tsl_mbar_wait_ring(&tsl_tma_bar, 0, tsl_tma_phase);  // all threads: the tiles have landed
     #pragma unroll
     for (int kk = 0; kk < TILE_K / 16; ++kk) {  // dsl:18
+      // `ma` names the view `lhs_s.chunkat(_, kk)`; each use reads it  // dsl:20
+      // `mb` names the view `rhs_s.chunkat(_, kk)`; each use reads it  // dsl:21
       const tsl_u64 tsl_desc_a7 = tsl_wgmma_desc<128>(lhs_s, kk * (TILE_K / (TILE_K / 16)));  // dsl:22  descriptor: K-major, swizzle 128 B
       const tsl_u64 tsl_desc_b8 = tsl_wgmma_desc<128>(rhs_s, kk * (TILE_K / (TILE_K / 16)));  // dsl:22  descriptor: K-major, swizzle 128 B
       tsl_wgmma_fence();  // dsl:22  order accumulator registers before this WGMMA
