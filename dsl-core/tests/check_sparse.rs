@@ -278,3 +278,45 @@ fn unlowered_sparse_forms_are_gated() {
         "{d}"
     );
 }
+
+#[test]
+fn u8_is_lowered_as_sparsity_metadata_only() {
+    // The metadata tile, its source and a future's buffer of metadata are lowered …
+    let m = parse(&src(&F16));
+    full(&m).unwrap_or_else(|d| panic!("{d}"));
+    // … element-wise u8 arithmetic is not (one note per tensor).
+    let text = "__co__ void bump(u8 [M, N] a, u8 [M, N] b) {\n  parallel {i, j} by [16, 16] {\n    a.at(i, j) = b.at(i, j) + 1;\n  }\n}\n";
+    let m = parse(text);
+    let notes = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .1;
+    assert_eq!(
+        notes.iter().filter(|d| d.code == c::NOT_LOWERED_U8).count(),
+        2,
+        "{notes}"
+    );
+    assert!(full(&m).is_err());
+    // A u8 tile next to the metadata that no sparse mma reads is gated too.
+    let text = src(&F16).replace(
+        "    shared u8 [64, 8] meta_s;\n",
+        "    shared u8 [64, 8] meta_s;\n    shared u8 [64, 8] spare_s;\n",
+    );
+    let m = parse(&text);
+    let d = full(&m).expect_err("an unused u8 tile");
+    assert!(d.iter().all(|x| x.code == c::NOT_LOWERED_U8), "{d}");
+    // A metadata buffer bound to a future (today's Croqtile form) is metadata.
+    let text = src(&F16)
+        .replace("    shared u8 [64, 8] meta_s;\n", "")
+        .replace(
+            "dma.copy meta.subspan(64, 8).at(block_m, iv_k) => meta_s;",
+            "meta_s = dma.copy meta.subspan(64, 8).at(block_m, iv_k) => shared;",
+        );
+    let m = parse(&text);
+    let notes = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .1;
+    assert!(
+        !notes.iter().any(|d| d.code == c::NOT_LOWERED_U8),
+        "{notes}"
+    );
+}
