@@ -320,3 +320,50 @@ fn u8_is_lowered_as_sparsity_metadata_only() {
         "{notes}"
     );
 }
+
+#[test]
+fn eight_bit_tiles_loaded_through_futures_are_wgmma_operands() {
+    // `a_s = tma.copy … => shared;` read by the sparse mma: lhs and rhs are WGMMA operands'
+    // sources (no E0306), whichever lowering gates the futures themselves.
+    let text = "\
+__co__ void spf(f8_e4m3 [128, 64] lhs, u8 [128, 16] meta, f8_e4m3 [64, 128] rhs, f16 [128, 64] output) {
+  parallel {block_m, block_n} by [2, 1] : block {
+    shared f16 [64, 64] out_s;
+    mc = mma.fill.f32 0.0f;
+    foreach {iv_k} in [1] {
+      a_s = tma.copy.swiz<64> lhs.subspan(64, 64).at(block_m, iv_k) => shared;
+      b_s = tma.copy.swiz<128> rhs.subspan(64, 128).at(block_n, iv_k) => shared;
+      m_s = dma.copy meta.subspan(64, 16).at(block_m, iv_k) => shared;
+      foreach {h} in [2] {
+        parallel p by 1 : group-4 {
+          me = mma.load m_s.chunkat(_, h);
+          mma.row.row.sp mc, a_s.chunkat(_, h), b_s.chunkat(_, h), me;
+        }
+      }
+    }
+    mma.store mc, out_s;
+    tma.copy out_s => output.subspan(64, 64).at(block_m, block_n);
+  }
+}
+";
+    let m = parse(text);
+    let notes = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .1;
+    assert!(!notes.iter().any(|d| d.code == c::F8), "{notes}");
+    assert!(
+        !notes.iter().any(|d| d.code == c::NOT_LOWERED_U8),
+        "{notes}"
+    );
+    // Without the mma the 8-bit tensors are not operands.
+    let text = text.replace(
+        "          mma.row.row.sp mc, a_s.chunkat(_, h), b_s.chunkat(_, h), me;\n",
+        "",
+    );
+    let m = parse(&text);
+    let notes = match check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90) {
+        Ok((_, n)) => n,
+        Err(d) => d,
+    };
+    assert!(notes.iter().any(|d| d.code == c::F8), "{notes}");
+}

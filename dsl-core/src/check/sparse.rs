@@ -320,7 +320,7 @@ fn gate_u8(cx: &Cx, diags: &mut Diagnostics) {
 }
 
 /// The tensor (or future) a view expression is rooted at.
-fn root_binding(cx: &Cx, e: crate::ir::ExprId) -> Option<super::Binding> {
+pub(crate) fn root_binding(cx: &Cx, e: crate::ir::ExprId) -> Option<super::Binding> {
     let mut root = e;
     loop {
         match &cx.m.exprs[root] {
