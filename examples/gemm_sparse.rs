@@ -92,12 +92,6 @@ fn uniform_b<T: Element>(len: usize, seed: u64, value: impl Fn(f64) -> T) -> Vec
     (0..len).map(|_| value(rng.uniform())).collect()
 }
 
-/// The metadata bytes as the kernel's `meta` argument. The runtime passes byte tensors by
-/// address; `i8` has the layout of the u8 the kernel declares.
-fn meta_bytes(meta: &[u8]) -> Vec<i8> {
-    meta.iter().map(|&b| b as i8).collect()
-}
-
 #[derive(Parser, Debug)]
 #[command(
     version,
@@ -142,7 +136,7 @@ fn run(cli: &Cli) -> Result<bool, exit::Error> {
     let b = uniform_b(n * k, 2, |v| f16::from_f64(v));
     let dense = DeviceTensor::from_host(&dev, &[m, k], &a.dense).map_err(|e| e.to_string())?;
     let lhs = DeviceTensor::from_host(&dev, &[m, k / 2], &a.packed).map_err(|e| e.to_string())?;
-    let meta = DeviceTensor::from_host(&dev, &[m, k / 8], &meta_bytes(&a.meta))
+    let meta = DeviceTensor::from_host(&dev, &[m, k / 8], &a.meta)
         .map_err(|e| e.to_string())?;
     let rhs = DeviceTensor::from_host(&dev, &[n, k], &b).map_err(|e| e.to_string())?;
     let mut out = DeviceTensor::<f16>::poisoned(&dev, &[m, n]).map_err(|e| e.to_string())?;
@@ -192,7 +186,7 @@ fn run(cli: &Cli) -> Result<bool, exit::Error> {
     let b8 = uniform_b(n8 * k8, 4, F8E4M3::from_f64);
     let lhs8 =
         DeviceTensor::from_host(&dev, &[m8, k8 / 2], &a8.packed).map_err(|e| e.to_string())?;
-    let meta8 = DeviceTensor::from_host(&dev, &[m8, k8 / 8], &meta_bytes(&a8.meta))
+    let meta8 = DeviceTensor::from_host(&dev, &[m8, k8 / 8], &a8.meta)
         .map_err(|e| e.to_string())?;
     let rhs8 = DeviceTensor::from_host(&dev, &[n8, k8], &b8).map_err(|e| e.to_string())?;
     let mut out8 = DeviceTensor::<f16>::poisoned(&dev, &[m8, n8]).map_err(|e| e.to_string())?;

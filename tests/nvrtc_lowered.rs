@@ -9,7 +9,8 @@
 //! | kernels/gemm_bias_gelu (fused epilogue)| FFMA, the bias read (LDG), STG         |
 //! | dsl-core/tests/lowered/math_builtins   | MUFU.EX2 (`exp`), MUFU.RSQ (`rsqrt`)   |
 //!
-//! and every `dsl-core/tests/lowered/*.co` compiles without local memory.
+//! and every `dsl-core/tests/lowered/*.co` compiles without local memory (sm_80, or sm_90a for a
+//! Hopper-path kernel such as `sparse_direct`).
 //!
 //! Without NVRTC/nvdisasm these tests print `SKIPPED` and pass, except under `CI=true` or
 //! `TESSEL_REQUIRE_NVRTC=1`, where they fail (run `tools/setup-nvrtc.sh`).
@@ -22,9 +23,14 @@ use dsl_core::lower::CudaKernel;
 use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
-/// The SASS of the emitted kernel's instance, compiled for sm_80; no local memory.
-fn sass_of(what: &str, (_, cu, expr): (CudaKernel, String, String)) -> String {
-    let req = CompileRequest::new(cu, Arch::Sm80).name_expression(expr.clone());
+/// The SASS of the emitted kernel's instance, compiled for sm_80 (a Hopper-path kernel, such
+/// as a sparse WGMMA one, for sm_90a); no local memory.
+fn sass_of(what: &str, (k, cu, expr): (CudaKernel, String, String)) -> String {
+    let arch = match k.path {
+        dsl_core::lower::KernelPath::Simt => Arch::Sm80,
+        dsl_core::lower::KernelPath::Hopper => Arch::Sm90a,
+    };
+    let req = CompileRequest::new(cu, arch).name_expression(expr.clone());
     let module = compile(&req).unwrap_or_else(|e| panic!("{what}: NVRTC failed: {e}"));
     let lowered = module
         .lowered_name(&expr)

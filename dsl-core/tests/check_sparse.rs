@@ -278,3 +278,92 @@ fn unlowered_sparse_forms_are_gated() {
         "{d}"
     );
 }
+
+#[test]
+fn u8_is_lowered_as_sparsity_metadata_only() {
+    // The metadata tile, its source and a future's buffer of metadata are lowered …
+    let m = parse(&src(&F16));
+    full(&m).unwrap_or_else(|d| panic!("{d}"));
+    // … element-wise u8 arithmetic is not (one note per tensor).
+    let text = "__co__ void bump(u8 [M, N] a, u8 [M, N] b) {\n  parallel {i, j} by [16, 16] {\n    a.at(i, j) = b.at(i, j) + 1;\n  }\n}\n";
+    let m = parse(text);
+    let notes = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .1;
+    assert_eq!(
+        notes.iter().filter(|d| d.code == c::NOT_LOWERED_U8).count(),
+        2,
+        "{notes}"
+    );
+    assert!(full(&m).is_err());
+    // A u8 tile next to the metadata that no sparse mma reads is gated too.
+    let text = src(&F16).replace(
+        "    shared u8 [64, 8] meta_s;\n",
+        "    shared u8 [64, 8] meta_s;\n    shared u8 [64, 8] spare_s;\n",
+    );
+    let m = parse(&text);
+    let d = full(&m).expect_err("an unused u8 tile");
+    assert!(d.iter().all(|x| x.code == c::NOT_LOWERED_U8), "{d}");
+    // A metadata buffer bound to a future (today's Croqtile form) is metadata.
+    let text = src(&F16)
+        .replace("    shared u8 [64, 8] meta_s;\n", "")
+        .replace(
+            "dma.copy meta.subspan(64, 8).at(block_m, iv_k) => meta_s;",
+            "meta_s = dma.copy meta.subspan(64, 8).at(block_m, iv_k) => shared;",
+        );
+    let m = parse(&text);
+    let notes = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .1;
+    assert!(
+        !notes.iter().any(|d| d.code == c::NOT_LOWERED_U8),
+        "{notes}"
+    );
+}
+
+#[test]
+fn eight_bit_tiles_loaded_through_futures_are_wgmma_operands() {
+    // `a_s = tma.copy … => shared;` read by the sparse mma: lhs and rhs are WGMMA operands'
+    // sources (no E0306), whichever lowering gates the futures themselves.
+    let text = "\
+__co__ void spf(f8_e4m3 [128, 64] lhs, u8 [128, 16] meta, f8_e4m3 [64, 128] rhs, f16 [128, 64] output) {
+  parallel {block_m, block_n} by [2, 1] : block {
+    shared f16 [64, 64] out_s;
+    mc = mma.fill.f32 0.0f;
+    foreach {iv_k} in [1] {
+      a_s = tma.copy.swiz<64> lhs.subspan(64, 64).at(block_m, iv_k) => shared;
+      b_s = tma.copy.swiz<128> rhs.subspan(64, 128).at(block_n, iv_k) => shared;
+      m_s = dma.copy meta.subspan(64, 16).at(block_m, iv_k) => shared;
+      foreach {h} in [2] {
+        parallel p by 1 : group-4 {
+          me = mma.load m_s.chunkat(_, h);
+          mma.row.row.sp mc, a_s.chunkat(_, h), b_s.chunkat(_, h), me;
+        }
+      }
+    }
+    mma.store mc, out_s;
+    tma.copy out_s => output.subspan(64, 64).at(block_m, block_n);
+  }
+}
+";
+    let m = parse(text);
+    let notes = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .1;
+    assert!(!notes.iter().any(|d| d.code == c::F8), "{notes}");
+    assert!(
+        !notes.iter().any(|d| d.code == c::NOT_LOWERED_U8),
+        "{notes}"
+    );
+    // Without the mma the 8-bit tensors are not operands.
+    let text = text.replace(
+        "          mma.row.row.sp mc, a_s.chunkat(_, h), b_s.chunkat(_, h), me;\n",
+        "",
+    );
+    let m = parse(&text);
+    let notes = match check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90) {
+        Ok((_, n)) => n,
+        Err(d) => d,
+    };
+    assert!(notes.iter().any(|d| d.code == c::F8), "{notes}");
+}

@@ -453,7 +453,8 @@ fn check_slices(
     ) else {
         return;
     };
-    if rows % (8 * slices) != 0 {
+    // rows % (8 * slices), without the product (slices may be any value a config gives).
+    if rows % 8 != 0 || (rows / 8) % slices != 0 {
         diags.push(
             Diagnostic::new(
                 codes::MULTICAST_SLICE,
@@ -461,7 +462,7 @@ fn check_slices(
                 format!(
                     "this {rows}-row tile is shared by {slices} blocks, each loading {} of its rows; a slice must be a whole number of 8-row swizzle atoms (rows a multiple of {})",
                     if rows % slices == 0 { format!("{}", rows / slices) } else { format!("{rows}/{slices}") },
-                    8 * slices
+                    8i128 * i128::from(slices)
                 ),
             )
             .with_note(m.expr_span(src), "the tile")

@@ -354,6 +354,8 @@ pub const NOT_LOWERED_SPARSE_WARP: &str = "E1360";
 pub const NOT_LOWERED_SPARSE_INT: &str = "E1361";
 /// Not supported yet: `promote` of a sparse `mma`.
 pub const NOT_LOWERED_SPARSE_PROMOTE: &str = "E1362";
+/// Not supported yet: a u8 tensor that is not sparsity metadata.
+pub const NOT_LOWERED_U8: &str = "E1363";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -914,5 +916,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SPARSE_PROMOTE,
         "not supported yet: `promote` of a sparse `mma`",
+    ),
+    (
+        NOT_LOWERED_U8,
+        "not supported yet: a u8 tensor that is not sparsity metadata",
     ),
 ];

@@ -215,9 +215,11 @@ pub(crate) fn check_sparse(
     }
 }
 
-/// The sparse forms tessel checks but does not lower (E1360–E1364).
+/// The sparse forms tessel checks but does not lower, and u8 outside sparsity metadata
+/// (E1360–E1363).
 pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
+    gate_u8(cx, diags);
     for sp in &m.sparse {
         let s = sp.stmt;
         if cx.in_warp_mma(s) {
@@ -248,6 +250,88 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
             ));
         }
     }
+}
+
+/// u8 is lowered as sparsity metadata: the shared tiles sparse `mma`s read their metadata from
+/// and the tensors copied into them. Any other u8 tensor (element-wise u8 arithmetic has no
+/// lowering) is gated, except in a warp-level `mma` kernel, whose own gate decides its types.
+fn gate_u8(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    if super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none() {
+        return;
+    }
+    let mut meta: Vec<super::Binding> = Vec::new();
+    for sp in &m.sparse {
+        if let Some(d) = super::frag_def(cx, sp.stmt, super::resolve::Role::Meta)
+            && let Stmt::MmaLoad { src, .. } = &m.stmts[d]
+            && let Some(b) = root_binding(cx, *src)
+        {
+            meta.push(b);
+        }
+    }
+    let mut sources: Vec<super::Binding> = Vec::new();
+    for s in all_stmts(m) {
+        let (src, dst) = match &m.stmts[s] {
+            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => (*src, dst),
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => (*src, dst),
+            _ => continue,
+        };
+        let dst_root = match dst {
+            crate::ir::CopyDst::Expr(d) => root_binding(cx, *d),
+            crate::ir::CopyDst::Fresh(_) => Some(super::Binding::Future(s)),
+        };
+        if dst_root.is_some_and(|d| meta.contains(&d))
+            && let Some(b) = root_binding(cx, src)
+        {
+            sources.push(b);
+        }
+    }
+    let used = |b: super::Binding| meta.contains(&b) || sources.contains(&b);
+    let gate = |span| {
+        not_lowered(
+            codes::NOT_LOWERED_U8,
+            span,
+            "a u8 tensor that is not sparsity metadata (u8 is lowered as the metadata of `mma….sp`)",
+        )
+    };
+    for (i, p) in m.kernel.params.iter().enumerate() {
+        if p.dtype == DType::U8 && !used(super::Binding::Param(i)) {
+            diags.push(gate(p.dtype_span));
+        }
+    }
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::TensorDecl {
+                dtype: DType::U8,
+                dtype_span,
+                names,
+                ..
+            } => {
+                if (0..names.len()).any(|j| !used(super::Binding::Tensor(s, j))) {
+                    diags.push(gate(*dtype_span));
+                }
+            }
+            Stmt::ScalarDecl {
+                dtype: DType::U8, ..
+            } => diags.push(gate(m.stmt_span(s))),
+            _ => {}
+        }
+    }
+}
+
+/// The tensor (or future) a view expression is rooted at.
+pub(crate) fn root_binding(cx: &Cx, e: crate::ir::ExprId) -> Option<super::Binding> {
+    let mut root = e;
+    loop {
+        match &cx.m.exprs[root] {
+            crate::ir::Expr::View { base, .. } | crate::ir::Expr::Index { base, .. } => {
+                root = *base
+            }
+            crate::ir::Expr::Name(_) => break,
+            _ => return None,
+        }
+    }
+    cx.res.bindings.get(&root).cloned()
 }
 
 /// The element type of the tensor a view expression reads.

@@ -36,9 +36,15 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         if let Stmt::MmaLoad { src, .. } = &m.stmts[s]
             && cx.in_group4(s)
             && !cx.in_warp_mma(s)
-            && let Some(v) = views.get(*src)
         {
-            operands.push(v.root);
+            // A view of a future's fresh buffer has no published view; its root is the future.
+            if let Some(b) = views
+                .get(*src)
+                .map(|v| v.root)
+                .or_else(|| super::sparse::root_binding(cx, *src))
+            {
+                operands.push(b);
+            }
         }
     }
     let mut sources: Vec<Binding> = Vec::new();
@@ -52,6 +58,18 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             && operands.contains(&dv.root)
         {
             sources.push(sv.root);
+        }
+        // `f = tma.copy … => shared;` whose buffer an `mma` reads: its source is an operand's.
+        if let Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+            tma: true,
+            bind: Some(_),
+            src,
+            ..
+        }) = &m.stmts[s]
+            && operands.contains(&Binding::Future(s))
+            && let Some(b) = super::sparse::root_binding(cx, *src)
+        {
+            sources.push(b);
         }
     }
     // A warp-level `mma` kernel (`lower/warp.rs`) lowers its own s8 operands (`mma.sync`).

@@ -584,18 +584,28 @@ TSL_DEVICE void tsl_copy_g2s_bytes(tsl_u8 *dst, const tsl_u8 *src, int r0, int c
 // group g of four elements of A's dense row r, the two kept positions (0..3, lower one first) in
 // bits 4g..4g+3 of the row's little-endian byte stream.
 //
-// The metadata word of one K-step for this thread (sparsity selector 0): a thread of quad
-// position q = lane % 4 in warp w holds the 16 bits of dense columns 16q'..16q'+15 of the step
-// (q' = q for 8-bit inputs, whose 64-column step needs all four threads; q % 2 for 16-bit inputs,
-// whose 32 columns need threads 0 and 1 only) for row 16w + lane/4 (bits 15..0) and row
-// 16w + lane/4 + 8 (bits 31..16). KB = metadata bytes per row per step (4 or 8); LD = bytes
-// between rows.
+// The metadata word of one K-step for this thread (sparsity selector 0), one bit per dense
+// element of A, the lowest column in bit 0. In warp w, lane l (g = l / 4) covers rows of
+// 16w + g:
+// - 16-bit inputs (32 columns per step, KB = 4 bytes per row): threads with l % 4 = 0 and 1
+//   hold the word (the others repeat it); bits 15..0 are columns 16(l % 2) .. +15 of row
+//   16w + g, bits 31..16 the same columns of row 16w + g + 8.
+// - 8-bit inputs (64 columns per step, KB = 8): every thread's word is columns
+//   32((l / 2) % 2) .. +31 of row 16w + g + 8(l % 2).
+// (CUTLASS's ELayout_64x32 and ELayout_64x64 for SM90 sparse GMMA.) LD = bytes between rows.
 template <int LD, int KB> TSL_DEVICE tsl_u32 tsl_sp_meta_word(const tsl_u8 *meta, int ks) {
+  static_assert(KB == 4 || KB == 8, "a sparse K-step is 32 (16-bit) or 64 (8-bit) columns");
   const int t = threadIdx.x & 127;
   const int lane = t & 31;
-  const tsl_u8 *r0 = meta + (16 * (t >> 5) + (lane >> 2)) * LD + ks * KB + 2 * ((lane & 3) % (KB / 2));
-  const tsl_u8 *r1 = r0 + 8 * LD;
-  return (tsl_u32)r0[0] | ((tsl_u32)r0[1] << 8) | ((tsl_u32)r1[0] << 16) | ((tsl_u32)r1[1] << 24);
+  const tsl_u8 *step = meta + (16 * (t >> 5) + (lane >> 2)) * LD + ks * KB;
+  if constexpr (KB == 4) {
+    const tsl_u8 *r0 = step + 2 * (lane & 1);
+    const tsl_u8 *r1 = r0 + 8 * LD;
+    return (tsl_u32)r0[0] | ((tsl_u32)r0[1] << 8) | ((tsl_u32)r1[0] << 16) | ((tsl_u32)r1[1] << 24);
+  } else {
+    const tsl_u8 *r = step + 8 * (lane & 1) * LD + 4 * ((lane >> 1) & 1);
+    return (tsl_u32)r[0] | ((tsl_u32)r[1] << 8) | ((tsl_u32)r[2] << 16) | ((tsl_u32)r[3] << 24);
+  }
 }
 // One sparse `mma` over STEPS instruction-Ks: every thread reads its metadata words first, then
 // the warpgroup issues STEPS wgmma.mma_async.sp of the variant OP, A's descriptor advanced by 32
