@@ -417,6 +417,11 @@ fn wgmma_stores_write_the_fragment_from_registers() {
         assert_has(&c, &["HGMMA", "UTMASTG", "STS"]);
         eprintln!("{}", c.what);
     }
+    // `mma.fill acc, v` in a loop over tiles: no C75xx (compile_instance) at any TILES.
+    for t in [1, 2, 4] {
+        let c = compile_instance("wgmma_refill", &defaults("wgmma_refill").with("TILES", t));
+        assert_has(&c, &["HGMMA", "STG"]);
+    }
     let c = compile_instance("wgmma_store_mask", &defaults("wgmma_store_mask"));
     assert_has(&c, &["HGMMA", "STG"]);
     assert_eq!(sass::count(&c.sass, "UTMASTG"), 0, "{}", c.what);

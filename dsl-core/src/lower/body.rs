@@ -168,7 +168,10 @@ impl Emitter<'_> {
                 self.block(body);
                 self.flush_sync_tma();
                 self.flush_dma();
-                if implicit_commit {
+                // Nothing to wait for when the body's WGMMAs were already committed and waited
+                // (an inner loop's tail, an `mma.store`): an empty group after ordinary register
+                // reads would make ptxas inject its own warpgroup.arrive (C7519).
+                if implicit_commit && self.wgmma_uncommitted {
                     super::hopper::wgmma_commit_wait(
                         self,
                         line,

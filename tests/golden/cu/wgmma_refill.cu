@@ -818,7 +818,6 @@ __global__ void __launch_bounds__(128, (2)) tsl_matmul(
     }
     tsl_wgmma_wait<0>();  // dsl:23  accumulators are final
     tsl_acc_store_pitched<64, false>(acc, 0, output + (block_m * 64) * N + (block_n * TILES + t) * 64, N, M - (block_m * 64), N - ((block_n * TILES + t) * 64));  // dsl:23  the accumulator layout straight to global, bounds-checked
-    tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:14  the next iteration overwrites the operands
   }
 }
 
