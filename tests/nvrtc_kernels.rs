@@ -422,6 +422,10 @@ fn wgmma_stores_write_the_fragment_from_registers() {
         let c = compile_instance("wgmma_refill", &defaults("wgmma_refill").with("TILES", t));
         assert_has(&c, &["HGMMA", "STG"]);
     }
+    // Block scales: each K-step's QGMMA product scaled into the accumulator.
+    let c = compile_instance("wgmma_blockscale", &defaults("wgmma_blockscale"));
+    assert_eq!(sass::count(&c.sass, "QGMMA"), 4, "{}", c.what);
+    assert_has(&c, &["UTMALDG", "UTMASTG"]);
     let c = compile_instance("wgmma_store_mask", &defaults("wgmma_store_mask"));
     assert_has(&c, &["HGMMA", "STG"]);
     assert_eq!(sass::count(&c.sass, "UTMASTG"), 0, "{}", c.what);

@@ -139,3 +139,55 @@ fn refilling_a_wgmma_accumulator_waits_fills_and_fences() {
     );
     assert!(wait < fill && fill < fence, "{tail}");
 }
+
+/// A block-scaled f8 kernel whose `mma….scale` takes `sa` and `sb`, declared by `decls`.
+fn scaled(decls: &str, acc: &str, sa: &str, sb: &str) -> String {
+    format!(
+        "__co__ void k(global f8_e4m3 [M, K] lhs, global f32 [M, KB] sl, global f8_e4m3 [N, K] rhs, global f32 [NB, KB] sr, global f16 [M, N] out) {{\n  parallel {{bm, bn}} by [cdiv(M, 64), cdiv(N, 128)] : block {{\n    shared f8_e4m3 [64, 128] a_s;\n    shared f8_e4m3 [128, 128] b_s;\n    shared f16 [64, 128] o_s;\n    {decls}\n    acc = mma.fill.{acc} 0.0f;\n    foreach kb in cdiv(K, 128) {{\n      tma.copy.swiz<128> lhs.subspan(64, 128).at(bm, kb) => a_s;\n      tma.copy.swiz<128> rhs.subspan(128, 128).at(bn, kb) => b_s;\n      foreach ks in 4 {{\n        parallel by 1 : group-4 {{\n          mma.row.row.scale acc, a_s.chunkat(_, ks), b_s.chunkat(_, ks), {sa}, {sb};\n        }}\n      }}\n    }}\n    mma.store acc, o_s;\n    tma.copy o_s => out.subspan(64, 128).at(bm, bn);\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn scaled_mmas_parse_check_and_lower() {
+    let src = scaled("", "f32", "sl.subspan(64, 1).at(bm, kb)", "sr.at(bn, kb)");
+    let m = parse(&src);
+    assert_eq!(m.mma_scales.len(), 1);
+    assert!(m.to_string().contains(".scale acc, direct$a"), "{m}");
+    let k = lowered(&m);
+    for want in ["tsl_wgmma_k_steps_fresh", "tsl_acc_scale_add", "acc_scaled"] {
+        assert!(k.contains(want), "{want}: {k}");
+    }
+    // One value on the A side (a per-tensor or per-block scale), an f16 accumulator.
+    lowered(&parse(&scaled("", "f16", "sl.at(bm, kb)", "2.0f")));
+}
+
+#[test]
+fn scale_rules() {
+    let code = |src: String| -> Vec<&'static str> {
+        full(&parse(&src))
+            .err()
+            .map(|d| d.iter().map(|x| x.code).collect())
+            .unwrap_or_default()
+    };
+    // A-side: an f32 [64, 1] column, not a wider tile.
+    assert!(code(scaled("", "f32", "sl.subspan(64, 2).at(bm, 0)", "1.0f")).contains(&"E1425"));
+    // B-side: one value, not a tile.
+    assert!(code(scaled("", "f32", "1.0f", "sr.subspan(1, 1).at(bn, kb)")).contains(&"E1426"));
+    // A whole tensor is not a scale.
+    assert!(code(scaled("", "f32", "sl", "1.0f")).contains(&"E1425"));
+    // s8 products are not scaled.
+    let s8 = scaled("", "s32", "1.0f", "1.0f")
+        .replace("f8_e4m3", "s8")
+        .replace("mma.fill.s32 0.0f", "mma.fill.s32 0");
+    assert!(
+        code(
+            s8.replace("global f16 [M, N] out", "global s32 [M, N] out")
+                .replace("shared f16 [64, 128] o_s", "shared s32 [64, 128] o_s")
+        )
+        .contains(&"E1424")
+    );
+    // The modifier is spelled `.scale`.
+    let bad = scaled("", "f32", "1.0f", "1.0f").replace(".scale acc", ".scal acc");
+    let d = parse_str(&bad, Some("t.co")).expect_err("unknown modifier");
+    assert!(d.to_string().contains("unknown modifier `.scal`"), "{d}");
+}

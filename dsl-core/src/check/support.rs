@@ -194,6 +194,13 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
                 }
             }
+            Stmt::Mma { .. } if m.mma_scale(s).is_some() && (warp_kernel || cx.in_warp_mma(s)) => {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_WARP_SCALE,
+                    span,
+                    "`mma….scale` of a warp-level `mma`",
+                ));
+            }
             // Re-filling a WGMMA accumulator lowers (`lower/hopper.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. })
                 if !warp_kernel

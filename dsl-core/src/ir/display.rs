@@ -385,17 +385,34 @@ impl Printer<'_> {
                 acc,
                 a,
                 b,
-            } => {
-                let _ = writeln!(
-                    self.out,
-                    "mma.{}.{} {}, {}, {};",
-                    a_major.name(),
-                    b_major.name(),
-                    acc.name,
-                    a.name,
-                    b.name
-                );
-            }
+            } => match self.m.mma_scale(s) {
+                None => {
+                    let _ = writeln!(
+                        self.out,
+                        "mma.{}.{} {}, {}, {};",
+                        a_major.name(),
+                        b_major.name(),
+                        acc.name,
+                        a.name,
+                        b.name
+                    );
+                }
+                Some(sc) => {
+                    let _ = write!(
+                        self.out,
+                        "mma.{}.{}.scale {}, {}, {}, ",
+                        a_major.name(),
+                        b_major.name(),
+                        acc.name,
+                        a.name,
+                        b.name
+                    );
+                    self.expr(sc.lhs, 0);
+                    self.out.push_str(", ");
+                    self.expr(sc.rhs, 0);
+                    self.out.push_str(";\n");
+                }
+            },
             Stmt::MmaStore {
                 acc,
                 view,

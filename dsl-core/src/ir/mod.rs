@@ -139,6 +139,10 @@ pub struct Module {
     /// modifier's span). Under a cluster each is loaded once per group of blocks that need the
     /// same tile and multicast to all of them.
     pub multicast: Vec<(StmtId, crate::span::Span)>,
+    /// `mma.row.row.scale acc, a, b, sl, sr;`: the `mma`s written with per-block scales (the
+    /// statement, the A-side scale: a `[M, 1]` column of per-row values or one value, and the
+    /// B-side scale: one value). Each such `mma` adds `sl[row] · sr · (a · bᵀ)` to `acc`.
+    pub mma_scales: Vec<MmaScale>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -178,7 +182,20 @@ pub struct ClusterLevel {
     pub span: crate::span::Span,
 }
 
+/// The scales of one `mma.<a>.<b>.scale` statement (see [`Module::mma_scales`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MmaScale {
+    pub stmt: StmtId,
+    pub lhs: ExprId,
+    pub rhs: ExprId,
+}
+
 impl Module {
+    /// The scales of `mma` statement `s`, when it was written `.scale`.
+    pub fn mma_scale(&self, s: StmtId) -> Option<MmaScale> {
+        self.mma_scales.iter().copied().find(|x| x.stmt == s)
+    }
+
     /// Whether statement `s` was written with `.multicast`.
     pub fn is_multicast(&self, s: StmtId) -> bool {
         self.multicast.iter().any(|&(m, _)| m == s)
@@ -195,6 +212,7 @@ impl Module {
             cluster_level: None,
             cluster_nonportable: None,
             multicast: Vec::new(),
+            mma_scales: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

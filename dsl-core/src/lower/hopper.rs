@@ -444,6 +444,22 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             }
+            if scaled_acc(e.m, &name.name) {
+                let part = scaled_part(&name.name);
+                e.line(
+                    format!(
+                        "float {part}[{}];  // `mma….scale`: one scaled mma's product in f32, then added into {}",
+                        Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)).to_cpp(),
+                        name.name
+                    ),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    None,
+                    line,
+                );
+            }
             if !e.wgmma_ns.contains(&n) {
                 e.wgmma_ns.push(n);
             }
@@ -517,6 +533,29 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 acc.name,
                 n.to_cpp()
             );
+            if let Some(sc) = m.mma_scale(s) {
+                let f32_op = if in_ty.size_bytes() == 1 {
+                    format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
+                } else {
+                    format!(
+                        "tsl_wgmma<{}, float, {}>",
+                        super::cexpr::scalar_type(in_ty),
+                        n.to_cpp()
+                    )
+                };
+                let key = ("f32".to_string(), in_ty.name().to_string());
+                if !e.wgmma_types.contains(&key) {
+                    e.wgmma_types.push(key);
+                }
+                return emit_scaled(
+                    e,
+                    sc,
+                    (&f32_op, &steps),
+                    (&acc.name, &a_cpp, &b_cpp),
+                    &what,
+                    line,
+                );
+            }
             let full = super::plan::expand(e.m, &steps);
             let one_step = super::domain::configs(e.m)
                 .iter()
@@ -639,6 +678,86 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         }
         _ => unreachable!(),
     }
+    Ok(())
+}
+
+/// Whether some `mma….scale` accumulates into `acc`.
+fn scaled_acc(m: &crate::ir::Module, acc: &str) -> bool {
+    m.mma_scales
+        .iter()
+        .any(|sc| matches!(&m.stmts[sc.stmt], Stmt::Mma { acc: c, .. } if c.name == acc))
+}
+
+fn scaled_part(acc: &str) -> String {
+    format!("{acc}_scaled")
+}
+
+/// `mma.<a>.<b>.scale acc, a, b, sl, sr;`: the product goes into the f32 partial fragment
+/// (its first K-step with scale-d 0, so the partial needs no zeroing), the warpgroup waits for
+/// it, and every thread adds `sl[row] · sr · partial` into its accumulator registers: per-row
+/// scales are read from the `[M, 1]` column `sl` (rows past the tensor's end read none), or
+/// `sl` is one value.
+fn emit_scaled(
+    e: &mut Emitter,
+    sc: crate::ir::MmaScale,
+    (op, steps): (&str, &Sym),
+    (acc, a, b): (&str, &str, &str),
+    what: &str,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let part = scaled_part(acc);
+    let sr = e.cx().value(sc.rhs)?.0;
+    let per_row = matches!(&m.exprs[sc.lhs], Expr::View { op, .. } if *op != crate::ir::ViewOp::At)
+        || crate::check::tile_pick(&m.exprs, sc.lhs);
+    e.call(
+        Call::new("tsl_wgmma_fence"),
+        Some("the partial's registers are ordered before this batch of WGMMAs"),
+        line,
+    );
+    e.call(
+        Call::new("tsl_wgmma_k_steps_fresh")
+            .targs([op.to_string(), steps.to_cpp()])
+            .args([part.clone(), a.to_string(), b.to_string()]),
+        Some(&format!(
+            "{part} = A·Bᵀ: {what}, {} K-steps",
+            steps.to_cpp()
+        )),
+        line,
+    );
+    wgmma_commit_wait(e, line, "the scaled product is complete");
+    let call = if per_row {
+        let v = e.cx().view(sc.lhs)?;
+        let t = &v.tensor;
+        if t.space == MemSpace::Global {
+            e.pointer_params.insert(t.param.unwrap_or(0));
+        }
+        let rows = if v.origin[0] == "0" {
+            t.shape[0].to_cpp()
+        } else {
+            format!("{} - ({})", cpp_paren(&t.shape[0]), v.origin[0])
+        };
+        Call::new("tsl_acc_scale_add").args([
+            acc.to_string(),
+            part,
+            v.tile_ptr(),
+            t.ld().to_cpp(),
+            rows,
+            sr,
+        ])
+    } else {
+        let sl = e.cx().value(sc.lhs)?.0;
+        Call::new("tsl_acc_scale_add").args([acc.to_string(), part, sl, sr])
+    };
+    e.call(
+        call,
+        Some(if per_row {
+            "acc += scale_a[row] · scale_b · partial"
+        } else {
+            "acc += scale_a · scale_b · partial"
+        }),
+        line,
+    );
     Ok(())
 }
 

@@ -188,6 +188,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         cluster_level,
         cluster_nonportable: items.cluster_nonportable,
         multicast: std::mem::take(&mut p.multicast),
+        mma_scales: std::mem::take(&mut p.mma_scales),
         occupancy: items.occupancy,
         promote: items.promote,
         kernel,

@@ -327,18 +327,51 @@ impl Parser {
                             .with_help("layouts are `row` and `col`"),
                     ));
                 };
+                let scaled = match self.eat_op(".") {
+                    Some(_) => {
+                        let md = self.expect_ident("`scale` after the layouts")?;
+                        if md.name != "scale" {
+                            let msg = format!("unknown modifier `.{}` on `mma`", md.name);
+                            return Err(self.error(
+                                Diagnostic::new(codes::BAD_MODIFIER, md.span, msg).with_help(
+                                    "a scaled `mma` is `mma.row.row.scale acc, a, b, scale_a, scale_b;`",
+                                ),
+                            ));
+                        }
+                        true
+                    }
+                    None => false,
+                };
                 let acc = self.expect_ident("the accumulator fragment")?;
                 self.expect_op(",", "after the accumulator")?;
                 let a = self.mma_operand("A", first)?;
                 self.expect_op(",", "after the A fragment")?;
                 let b = self.mma_operand("B", first)?;
-                Stmt::Mma {
-                    a_major,
-                    b_major,
-                    acc,
-                    a,
-                    b,
+                let scales = match scaled {
+                    true => {
+                        self.expect_op(",", "and the A-side scale of `mma….scale`")?;
+                        let lhs = self.expr()?;
+                        self.expect_op(",", "and the B-side scale of `mma….scale`")?;
+                        Some((lhs, self.expr()?))
+                    }
+                    false => None,
+                };
+                self.expect_semi(&format!("`mma.{}`", op.name))?;
+                let id = self.add_stmt(
+                    Stmt::Mma {
+                        a_major,
+                        b_major,
+                        acc,
+                        a,
+                        b,
+                    },
+                    self.span_from(first),
+                );
+                if let Some((lhs, rhs)) = scales {
+                    self.mma_scales
+                        .push(crate::ir::MmaScale { stmt: id, lhs, rhs });
                 }
+                return Ok(id);
             }
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;

@@ -443,6 +443,10 @@ impl R<'_> {
                 self.ident(s, Role::Acc, acc, true);
                 self.ident(s, Role::A, a, true);
                 self.ident(s, Role::B, b, true);
+                if let Some(sc) = self.m.mma_scale(s) {
+                    self.expr(sc.lhs, Want::Any, false);
+                    self.expr(sc.rhs, Want::Value, false);
+                }
             }
             Stmt::MmaStore {
                 acc,
