@@ -426,6 +426,14 @@ fn wgmma_stores_write_the_fragment_from_registers() {
     let c = compile_instance("wgmma_blockscale", &defaults("wgmma_blockscale"));
     assert_eq!(sass::count(&c.sass, "QGMMA"), 4, "{}", c.what);
     assert_has(&c, &["UTMALDG", "UTMASTG"]);
+    // Per-tensor scales: one value on each side, over the domain of WARP_N.
+    for n in [64, 128] {
+        let c = compile_instance(
+            "wgmma_fp8_scaled",
+            &defaults("wgmma_fp8_scaled").with("WARP_N", n),
+        );
+        assert_has(&c, &["QGMMA", "STG"]);
+    }
     let c = compile_instance("wgmma_store_mask", &defaults("wgmma_store_mask"));
     assert_has(&c, &["HGMMA", "STG"]);
     assert_eq!(sass::count(&c.sass, "UTMASTG"), 0, "{}", c.what);
