@@ -607,10 +607,10 @@ pub(crate) fn check_scales(
                         codes::MMA_SCALE_LHS,
                         sc.lhs,
                         format!(
-                            "the A-side scale of `mma….scale` is one value or an f32 [{}, 1] column of per-row scales; this is a {} tile of {}",
+                            "the A-side scale of `mma….scale` is one value or an f32 [{}, 1] column of per-row scales; this one is a [{}] tile of {}",
                             m_rows.map_or("M".to_string(), |r| r.to_string()),
-                            v.dtype,
-                            v.shape.iter().map(|d| cx.describe_dim(d)).collect::<Vec<_>>().join(" x ")
+                            v.shape.iter().map(|d| cx.describe_dim(d)).collect::<Vec<_>>().join(", "),
+                            v.dtype
                         ),
                     )
                     .with_help("write e.g. `scale_lhs.subspan(64, 1).at(block_m, k)` (f32), or one value `scale.at(i, k)`"),
