@@ -434,6 +434,9 @@ fn wgmma_stores_write_the_fragment_from_registers() {
         );
         assert_has(&c, &["QGMMA", "STG"]);
     }
+    // Two `.async` WGMMA groups in flight, waited for by count (no ptxas-injected waits).
+    let c = compile_instance("wgmma_async", &defaults("wgmma_async"));
+    assert_eq!(sass::count(&c.sass, "HGMMA"), 8, "{}", c.what);
     let c = compile_instance("wgmma_store_mask", &defaults("wgmma_store_mask"));
     assert_has(&c, &["HGMMA", "STG"]);
     assert_eq!(sass::count(&c.sass, "UTMASTG"), 0, "{}", c.what);

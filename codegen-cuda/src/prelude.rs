@@ -24,6 +24,8 @@ const GLUE_HOPPER_WIDE: &str = include_str!("../cuda/lowering/hopper_wide.cuh");
 const GLUE_HOPPER_STORE: &str = include_str!("../cuda/lowering/hopper_store.cuh");
 /// `mma….scale`: block-scaled products added into the accumulator.
 const GLUE_HOPPER_SCALE: &str = include_str!("../cuda/lowering/hopper_scale.cuh");
+/// `wait f` on an `mma….async` future.
+const GLUE_HOPPER_ASYNC: &str = include_str!("../cuda/lowering/hopper_async.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -122,6 +124,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
                     text: body(GLUE_HOPPER_STORE),
+                });
+            }
+            if calls.contains("tsl_wgmma_wait_for") {
+                s.push(Section {
+                    name: "`wait` on an `mma….async` future (lowering/hopper_async.cuh)",
+                    text: body(GLUE_HOPPER_ASYNC),
                 });
             }
             if calls.contains("tsl_acc_scale_add") {

@@ -191,3 +191,38 @@ fn scale_rules() {
     let d = parse_str(&bad, Some("t.co")).expect_err("unknown modifier");
     assert!(d.to_string().contains("unknown modifier `.scal`"), "{d}");
 }
+
+#[test]
+fn async_mmas_commit_their_group_and_wait_by_count() {
+    let src = "__co__ void k(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] out) {\n  parallel {bm, bn} by [cdiv(M, 64), cdiv(N, 128)] : block {\n    shared f16 [64, 64] a_s;\n    shared f16 [64, 64] b0;\n    shared f16 [64, 64] b1;\n    c0 = mma.fill.f32 0.0f;\n    c1 = mma.fill.f32 0.0f;\n    foreach k in cdiv(K, 64) {\n      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, k) => a_s;\n      tma.copy.swiz<128> rhs.subspan(64, 64).at(bn * 2, k) => b0;\n      tma.copy.swiz<128> rhs.subspan(64, 64).at(bn * 2 + 1, k) => b1;\n      parallel by 1 : group-4 {\n        f0 = mma.row.row.async c0, a_s, b0;\n        f1 = mma.row.row.async c1, a_s, b1;\n        wait f0;\n        wait f1;\n      }\n    }\n    mma.store c0, out.subspan(64, 64).at(bm, bn * 2);\n    mma.store c1, out.subspan(64, 64).at(bm, bn * 2 + 1);\n  }\n}\n";
+    let m = parse(src);
+    let text = m.to_string();
+    assert!(text.contains("f0 = mma.row.row.async c0, "), "{text}");
+    assert_eq!(m.mma_async.len(), 2);
+    let k = lowered(&m);
+    // f0 may leave f1's group running; f1 is the newest.
+    let w1 = k
+        .find("tsl_wgmma_wait_for\", targs: [\"1\"]")
+        .expect("wait_group 1 for f0");
+    let w0 = k
+        .find("tsl_wgmma_wait_for\", targs: [\"0\"]")
+        .expect("wait_group 0 for f1");
+    assert!(w1 < w0, "{k}");
+    assert_eq!(k.matches("\"tsl_wgmma_commit\"").count(), 2, "{k}");
+    // A future needs `.async`; modifiers are spelled as documented.
+    for (bad, what) in [
+        ("f0 = mma.row.row c0, a_s, b0;", "not `.async`"),
+        (
+            "mma.row.row.asink c0, a_s, b0;",
+            "unknown modifier `.asink`",
+        ),
+        ("mma.row.row.async.async c0, a_s, b0;", "repeated"),
+    ] {
+        let d = parse_str(
+            &src.replace("f0 = mma.row.row.async c0, a_s, b0;", bad),
+            Some("t.co"),
+        )
+        .expect_err(bad);
+        assert!(d.to_string().contains(what), "{bad}: {d}");
+    }
+}

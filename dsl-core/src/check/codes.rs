@@ -257,6 +257,8 @@ pub const MMA_SCALE_LHS: &str = "E1425";
 pub const MMA_SCALE_RHS: &str = "E1426";
 /// Not supported yet: `mma….scale` of a warp-level `mma`.
 pub const NOT_LOWERED_WARP_SCALE: &str = "E1337";
+/// Not supported yet: `mma….async` of a warp-level `mma`.
+pub const NOT_LOWERED_WARP_ASYNC: &str = "E1338";
 /// A warp-level `mma` whose B tile's N is not a multiple of 8.
 pub const WARP_MMA_N: &str = "E1400";
 /// A warp-level `mma` whose K no `mma.sync` shape of its type tiles (f16 4, bf16 8, tf32 4, s8 16).
@@ -794,6 +796,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         MMA_SCALE_RHS,
         "`mma….scale` B-side scale that is not one value",
+    ),
+    (
+        NOT_LOWERED_WARP_ASYNC,
+        "not supported yet: `mma….async` of a warp-level `mma`",
     ),
     (
         NOT_LOWERED_WARP_SCALE,

@@ -386,6 +386,32 @@ impl Printer<'_> {
                 a,
                 b,
             } => match self.m.mma_scale(s) {
+                _ if self.m.mma_async(s).is_some() => {
+                    if let Some(Some(f)) = self.m.mma_async(s) {
+                        let _ = write!(self.out, "{} = ", f.name);
+                    }
+                    let _ = write!(
+                        self.out,
+                        "mma.{}.{}{}.async {}, {}, {}",
+                        a_major.name(),
+                        b_major.name(),
+                        if self.m.mma_scale(s).is_some() {
+                            ".scale"
+                        } else {
+                            ""
+                        },
+                        acc.name,
+                        a.name,
+                        b.name
+                    );
+                    if let Some(sc) = self.m.mma_scale(s) {
+                        self.out.push_str(", ");
+                        self.expr(sc.lhs, 0);
+                        self.out.push_str(", ");
+                        self.expr(sc.rhs, 0);
+                    }
+                    self.out.push_str(";\n");
+                }
                 None => {
                     let _ = writeln!(
                         self.out,

@@ -143,6 +143,9 @@ pub struct Module {
     /// statement, the A-side scale: a `[M, 1]` column of per-row values or one value, and the
     /// B-side scale: one value). Each such `mma` adds `sl[row] · sr · (a · bᵀ)` to `acc`.
     pub mma_scales: Vec<MmaScale>,
+    /// `[f =] mma.<a>.<b>.async acc, a, b;`: the `mma`s issued without waiting (one WGMMA
+    /// commit group each) and the future a `wait f;` completes them by.
+    pub mma_async: Vec<(StmtId, Option<Ident>)>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -196,6 +199,14 @@ impl Module {
         self.mma_scales.iter().copied().find(|x| x.stmt == s)
     }
 
+    /// Whether `mma` statement `s` was written `.async`, and its future.
+    pub fn mma_async(&self, s: StmtId) -> Option<Option<&Ident>> {
+        self.mma_async
+            .iter()
+            .find(|(x, _)| *x == s)
+            .map(|(_, f)| f.as_ref())
+    }
+
     /// Whether statement `s` was written with `.multicast`.
     pub fn is_multicast(&self, s: StmtId) -> bool {
         self.multicast.iter().any(|&(m, _)| m == s)
@@ -213,6 +224,7 @@ impl Module {
             cluster_nonportable: None,
             multicast: Vec::new(),
             mma_scales: Vec::new(),
+            mma_async: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

@@ -177,6 +177,12 @@ impl Emitter<'_> {
                         line,
                         "the next iteration overwrites the operands",
                     );
+                } else if implicit_commit && self.wgmma_pending {
+                    super::hopper::wgmma_wait_all(
+                        self,
+                        line,
+                        "the `.async` WGMMAs are done before the next iteration overwrites their operands",
+                    );
                 }
                 for _ in vars {
                     self.close(None);
@@ -365,6 +371,9 @@ impl Emitter<'_> {
             }
             Stmt::DmaWait { pending } => super::simt::dma_wait(self, *pending, line)?,
             Stmt::Reduce { op, target, .. } => super::simt::reduce(self, *op, target, line)?,
+            Stmt::Wait { event } if super::hopper::mma_future(m, *event).is_some() => {
+                super::hopper::wait_mma(self, s, *event, line)?
+            }
             Stmt::Wait { event } if self.waits_a_copy_future(*event) => {
                 super::simt::wait_futures(self, line)
             }

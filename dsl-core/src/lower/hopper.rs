@@ -44,7 +44,103 @@ pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> String {
     }
 }
 
+/// Waits for every committed WGMMA group (`mma….async` ones left in flight).
+pub fn wgmma_wait_all(e: &mut Emitter, line: Option<u32>, why: &str) {
+    e.wgmma_pending = false;
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), Some(why), line);
+}
+
+/// The `mma….async` statement whose future `event` names.
+pub fn mma_future(m: &crate::ir::Module, event: crate::ir::ExprId) -> Option<StmtId> {
+    let Expr::Name(n) = &m.exprs[event] else {
+        return None;
+    };
+    m.mma_async
+        .iter()
+        .find(|(_, f)| f.as_ref().is_some_and(|f| &f.name == n))
+        .map(|(s, _)| *s)
+}
+
+/// The statement list that holds `s` directly.
+fn parent_block(m: &crate::ir::Module, s: StmtId) -> Option<&[StmtId]> {
+    if m.kernel.body.contains(&s) {
+        return Some(&m.kernel.body);
+    }
+    m.stmts.iter().find_map(|(_, st)| {
+        let blocks: Vec<&[StmtId]> = match st {
+            Stmt::Parallel { body, .. }
+            | Stmt::Foreach { body, .. }
+            | Stmt::InThreads { body, .. } => vec![body],
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => std::iter::once(then_body.as_slice())
+                .chain(else_body.as_deref())
+                .collect(),
+            Stmt::Ext(crate::ir::ExtStmt::While { body, .. }) => vec![body],
+            _ => vec![],
+        };
+        blocks.into_iter().find(|b| b.contains(&s))
+    })
+}
+
+/// `wait f;` for `f = mma.<a>.<b>.async …`: WGMMA groups complete in order, so `f`'s group is
+/// done once at most N groups are pending, N the `.async` `mma`s issued after it in the same
+/// statement list before the wait (0 — wait for all — when the wait is elsewhere, always
+/// correct). Then the accumulator's registers are pinned after the wait.
+pub fn wait_mma(
+    e: &mut Emitter,
+    s: StmtId,
+    event: crate::ir::ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let Some(def) = mma_future(m, event) else {
+        return Err(LowerError::new(m.expr_span(event), "not an `mma` future"));
+    };
+    let later = match parent_block(m, def) {
+        Some(b) if b.contains(&s) => {
+            let (i, j) = (
+                b.iter().position(|x| *x == def).unwrap_or(0),
+                b.iter().position(|x| *x == s).unwrap_or(0),
+            );
+            match i < j {
+                true => b[i + 1..j]
+                    .iter()
+                    .filter(|x| m.mma_async(**x).is_some())
+                    .count(),
+                false => 0,
+            }
+        }
+        _ => 0,
+    };
+    if e.wgmma_uncommitted {
+        // Synchronous WGMMAs issued since: their group is newer than every `.async` one.
+        e.call(Call::new("tsl_wgmma_commit"), None, line);
+        e.wgmma_uncommitted = false;
+    }
+    let Stmt::Mma { acc, .. } = &m.stmts[def] else {
+        return Err(LowerError::new(m.expr_span(event), "not an `mma` future"));
+    };
+    if later == 0 {
+        e.wgmma_pending = false;
+    }
+    e.call(
+        Call::new("tsl_wgmma_wait_for")
+            .targs([later.to_string()])
+            .args([acc.name.clone()]),
+        Some(&format!(
+            "`{}`'s WGMMAs are complete ({later} later group(s) may still run)",
+            m.expr_to_string(event)
+        )),
+        line,
+    );
+    Ok(())
+}
+
 pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
+    e.wgmma_pending = false;
     e.wgmma_uncommitted = false;
     e.line(
         format!("tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // {why}"),
@@ -601,6 +697,16 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
             }
             e.wgmma_uncommitted = true;
+            if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
+                // `.async`: its own commit group, completed by `wait f` (or a later wait).
+                e.call(
+                    Call::new("tsl_wgmma_commit"),
+                    Some("`.async`: in flight until a wait covers its group"),
+                    line,
+                );
+                e.wgmma_uncommitted = false;
+                e.wgmma_pending = true;
+            }
         }
         Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {
             Some(d) => {
@@ -628,11 +734,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if e.wgmma_uncommitted {
                 wgmma_commit_wait(e, line, "accumulators are final");
             } else {
-                e.call(
-                    Call::new("tsl_wgmma_wait").targs(["0"]),
-                    Some("accumulators are final"),
-                    line,
-                );
+                wgmma_wait_all(e, line, "accumulators are final");
             }
             if let Some(every) = promote_every(e, &acc.name, dtype) {
                 e.open(

@@ -277,6 +277,8 @@ impl Parser {
                 self.tma(Some(name.clone()))?
             };
             self.bind(&name.name);
+            // The direct operands of `f = mma.<a>.<b>.async …` load just before it.
+            out.append(&mut self.pre_stmts);
             out.push(s);
             return Ok(());
         }

@@ -189,6 +189,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         cluster_nonportable: items.cluster_nonportable,
         multicast: std::mem::take(&mut p.multicast),
         mma_scales: std::mem::take(&mut p.mma_scales),
+        mma_async: std::mem::take(&mut p.mma_async),
         occupancy: items.occupancy,
         promote: items.promote,
         kernel,

@@ -316,66 +316,97 @@ impl Parser {
                     mods,
                 }
             }
-            _ => {
-                let a_major = major(&op.name).unwrap_or(Major::Row);
-                self.expect_op(".", &format!("and the B layout after `mma.{}`", op.name))?;
-                let b = self.expect_ident("the B layout (`row` or `col`)")?;
-                let Some(b_major) = major(&b.name) else {
-                    let msg = format!("unknown operand layout `{}`", b.name);
-                    return Err(self.error(
-                        Diagnostic::new(codes::BAD_MMA, b.span, msg)
-                            .with_help("layouts are `row` and `col`"),
-                    ));
-                };
-                let scaled = match self.eat_op(".") {
-                    Some(_) => {
-                        let md = self.expect_ident("`scale` after the layouts")?;
-                        if md.name != "scale" {
-                            let msg = format!("unknown modifier `.{}` on `mma`", md.name);
-                            return Err(self.error(
-                                Diagnostic::new(codes::BAD_MODIFIER, md.span, msg).with_help(
-                                    "a scaled `mma` is `mma.row.row.scale acc, a, b, scale_a, scale_b;`",
-                                ),
-                            ));
-                        }
-                        true
-                    }
-                    None => false,
-                };
-                let acc = self.expect_ident("the accumulator fragment")?;
-                self.expect_op(",", "after the accumulator")?;
-                let a = self.mma_operand("A", first)?;
-                self.expect_op(",", "after the A fragment")?;
-                let b = self.mma_operand("B", first)?;
-                let scales = match scaled {
-                    true => {
-                        self.expect_op(",", "and the A-side scale of `mma….scale`")?;
-                        let lhs = self.expr()?;
-                        self.expect_op(",", "and the B-side scale of `mma….scale`")?;
-                        Some((lhs, self.expr()?))
-                    }
-                    false => None,
-                };
-                self.expect_semi(&format!("`mma.{}`", op.name))?;
-                let id = self.add_stmt(
-                    Stmt::Mma {
-                        a_major,
-                        b_major,
-                        acc,
-                        a,
-                        b,
-                    },
-                    self.span_from(first),
-                );
-                if let Some((lhs, rhs)) = scales {
-                    self.mma_scales
-                        .push(crate::ir::MmaScale { stmt: id, lhs, rhs });
-                }
-                return Ok(id);
-            }
+            _ => return self.mma_op(first, &op, None),
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;
         Ok(self.add_stmt(s, self.span_from(first)))
+    }
+
+    /// `[f =] mma.<a>.<b>[.scale][.async] acc, a, b[, sa, sb];` after `mma.<a>`: `future` is
+    /// the bound name of an `.async` one.
+    fn mma_op(&mut self, first: usize, op: &Ident, future: Option<Ident>) -> PResult<StmtId> {
+        let a_major = major(&op.name).unwrap_or(Major::Row);
+        self.expect_op(".", &format!("and the B layout after `mma.{}`", op.name))?;
+        let b = self.expect_ident("the B layout (`row` or `col`)")?;
+        let Some(b_major) = major(&b.name) else {
+            let msg = format!("unknown operand layout `{}`", b.name);
+            return Err(self.error(
+                Diagnostic::new(codes::BAD_MMA, b.span, msg)
+                    .with_help("layouts are `row` and `col`"),
+            ));
+        };
+        let (mut scaled, mut is_async) = (false, false);
+        while self.eat_op(".").is_some() {
+            let md = self.expect_ident("a modifier of `mma` (`scale` or `async`)")?;
+            let flag = match md.name.as_str() {
+                "scale" => &mut scaled,
+                "async" => &mut is_async,
+                _ => {
+                    let msg = format!("unknown modifier `.{}` on `mma`", md.name);
+                    return Err(self.error(
+                        Diagnostic::new(codes::BAD_MODIFIER, md.span, msg).with_help(
+                            "`mma.<a>.<b>` takes `.scale` (`mma.row.row.scale acc, a, b, scale_a, scale_b;`) and `.async` (`f = mma.row.row.async acc, a, b;` … `wait f;`)",
+                        ),
+                    ));
+                }
+            };
+            if std::mem::replace(flag, true) {
+                let msg = format!("`.{}` is repeated on `mma`", md.name);
+                return Err(self.error(Diagnostic::new(codes::BAD_MODIFIER, md.span, msg)));
+            }
+        }
+        if let Some(f) = &future
+            && !is_async
+        {
+            let msg = format!(
+                "`{} = mma.{}.{}` binds a future, but the `mma` is not `.async`",
+                f.name, op.name, b.name
+            );
+            return Err(
+                self.error(
+                    Diagnostic::new(codes::BAD_MMA, f.span, msg).with_help(format!(
+                        "write `{} = mma.{}.{}.async …;` and later `wait {};`",
+                        f.name, op.name, b.name, f.name
+                    )),
+                ),
+            );
+        }
+        let acc = self.expect_ident("the accumulator fragment")?;
+        self.expect_op(",", "after the accumulator")?;
+        let a = self.mma_operand("A", first)?;
+        self.expect_op(",", "after the A fragment")?;
+        let b = self.mma_operand("B", first)?;
+        let scales = match scaled {
+            true => {
+                self.expect_op(",", "and the A-side scale of `mma….scale`")?;
+                let lhs = self.expr()?;
+                self.expect_op(",", "and the B-side scale of `mma….scale`")?;
+                Some((lhs, self.expr()?))
+            }
+            false => None,
+        };
+        self.expect_semi(&format!("`mma.{}`", op.name))?;
+        let id = self.add_stmt(
+            Stmt::Mma {
+                a_major,
+                b_major,
+                acc,
+                a,
+                b,
+            },
+            self.span_from(first),
+        );
+        if let Some((lhs, rhs)) = scales {
+            self.mma_scales
+                .push(crate::ir::MmaScale { stmt: id, lhs, rhs });
+        }
+        if is_async {
+            if let Some(f) = &future {
+                self.bind(&f.name);
+            }
+            self.mma_async.push((id, future));
+        }
+        Ok(id)
     }
 
     /// An operand of `mma.<a>.<b>`: a loaded fragment's name, or — today's Croqtile — a shared
@@ -478,6 +509,7 @@ impl Parser {
                         src,
                     }
                 }
+                "row" | "col" => return self.mma_op(first, &op, Some(name)),
                 other => {
                     let msg = format!("`mma.{other}` does not produce a value");
                     return Err(self.error(

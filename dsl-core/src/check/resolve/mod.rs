@@ -447,6 +447,10 @@ impl R<'_> {
                     self.expr(sc.lhs, Want::Any, false);
                     self.expr(sc.rhs, Want::Value, false);
                 }
+                // `f = mma.<a>.<b>.async …`: `wait f` completes it.
+                if let Some(Some(f)) = self.m.mma_async(s) {
+                    self.declare(f, Binding::Future(s));
+                }
             }
             Stmt::MmaStore {
                 acc,
