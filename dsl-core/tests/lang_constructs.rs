@@ -92,6 +92,7 @@ fn ir_dumps_match_goldens() {
         "streams",
         "shape_values",
         "launch_and_unroll",
+        "wgmma_forms",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -688,4 +689,12 @@ fn a_parallel_body_may_be_a_nested_parallel_statement() {
         panic!()
     };
     assert_eq!(l3[0].level, Level::Thread);
+}
+
+#[test]
+fn wgmma_forms_check_and_lower() {
+    for (fname, r) in parse_file(&read("wgmma_forms"), Some("wgmma_forms.co")) {
+        let p = r.unwrap_or_else(|d| panic!("{fname}:\n{d}"));
+        lowers(&p.module);
+    }
 }
