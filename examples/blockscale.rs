@@ -1,4 +1,4 @@
-//! Block-scaled fp8 GEMM (`kernels/wgmma_blockscale.co`, `mma.row.row.scale`): e4m3 operands,
+//! Block-scaled fp8 GEMM (`kernels/wgmma_fp8_blockscale.co`, `mma.row.row.scale`): e4m3 operands,
 //! per-row f32 scales of `lhs` and one f32 scale per 128 × 128 block of `rhs`, for every K block
 //! of 128. Each shape is verified over the full output against an f64 host computation of
 //! `out[m, n] = Σ_kb sa[m, kb] · sb[n / 128, kb] · Σ_{k in kb} lhs[m, k] · rhs[n, k]` and timed
@@ -14,7 +14,7 @@ use tessel::runtime::tune::job::{Fill, HostTensor, Job, Reference, parse_key};
 use tessel::runtime::tune::{self, TuneError, TuneOptions, Tuner};
 use tessel_harness::exit;
 
-tessel::gemm_kernel!(file = "kernels/wgmma_blockscale.co");
+tessel::gemm_kernel!(file = "kernels/wgmma_fp8_blockscale.co");
 mod per_tensor {
     tessel::gemm_kernel!(file = "kernels/wgmma_fp8_scaled.co");
 }

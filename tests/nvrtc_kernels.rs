@@ -423,7 +423,7 @@ fn wgmma_stores_write_the_fragment_from_registers() {
         assert_has(&c, &["HGMMA", "STG"]);
     }
     // Block scales: each K-step's QGMMA product scaled into the accumulator.
-    let c = compile_instance("wgmma_blockscale", &defaults("wgmma_blockscale"));
+    let c = compile_instance("wgmma_fp8_blockscale", &defaults("wgmma_fp8_blockscale"));
     assert_eq!(sass::count(&c.sass, "QGMMA"), 4, "{}", c.what);
     assert_has(&c, &["UTMALDG", "UTMASTG"]);
     // Per-tensor scales: one value on each side, over the domain of WARP_N.

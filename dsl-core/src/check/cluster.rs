@@ -450,7 +450,7 @@ fn check_slices(
     ) else {
         return;
     };
-    if rows % (8 * slices) != 0 {
+    if rows % slices.saturating_mul(8) != 0 {
         diags.push(
             Diagnostic::new(
                 codes::MULTICAST_SLICE,
@@ -458,7 +458,7 @@ fn check_slices(
                 format!(
                     "this {rows}-row tile is shared by {slices} blocks, each loading {} of its rows; a slice must be a whole number of 8-row swizzle atoms (rows a multiple of {})",
                     if rows % slices == 0 { format!("{}", rows / slices) } else { format!("{rows}/{slices}") },
-                    8 * slices
+                    slices.saturating_mul(8)
                 ),
             )
             .with_note(m.expr_span(src), "the tile")
