@@ -136,8 +136,7 @@ fn run(cli: &Cli) -> Result<bool, exit::Error> {
     let b = uniform_b(n * k, 2, |v| f16::from_f64(v));
     let dense = DeviceTensor::from_host(&dev, &[m, k], &a.dense).map_err(|e| e.to_string())?;
     let lhs = DeviceTensor::from_host(&dev, &[m, k / 2], &a.packed).map_err(|e| e.to_string())?;
-    let meta = DeviceTensor::from_host(&dev, &[m, k / 8], &a.meta)
-        .map_err(|e| e.to_string())?;
+    let meta = DeviceTensor::from_host(&dev, &[m, k / 8], &a.meta).map_err(|e| e.to_string())?;
     let rhs = DeviceTensor::from_host(&dev, &[n, k], &b).map_err(|e| e.to_string())?;
     let mut out = DeviceTensor::<f16>::poisoned(&dev, &[m, n]).map_err(|e| e.to_string())?;
     let mut want = DeviceTensor::<f16>::alloc(&dev, &[m, n]).map_err(|e| e.to_string())?;
@@ -186,8 +185,8 @@ fn run(cli: &Cli) -> Result<bool, exit::Error> {
     let b8 = uniform_b(n8 * k8, 4, F8E4M3::from_f64);
     let lhs8 =
         DeviceTensor::from_host(&dev, &[m8, k8 / 2], &a8.packed).map_err(|e| e.to_string())?;
-    let meta8 = DeviceTensor::from_host(&dev, &[m8, k8 / 8], &a8.meta)
-        .map_err(|e| e.to_string())?;
+    let meta8 =
+        DeviceTensor::from_host(&dev, &[m8, k8 / 8], &a8.meta).map_err(|e| e.to_string())?;
     let rhs8 = DeviceTensor::from_host(&dev, &[n8, k8], &b8).map_err(|e| e.to_string())?;
     let mut out8 = DeviceTensor::<f16>::poisoned(&dev, &[m8, n8]).map_err(|e| e.to_string())?;
     h8.launch(&[

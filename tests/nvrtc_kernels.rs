@@ -418,6 +418,26 @@ fn wgmma_stores_write_the_fragment_from_registers() {
         assert_has(&c, &["HGMMA", "UTMASTG", "STS"]);
         eprintln!("{}", c.what);
     }
+    // `mma.fill acc, v` in a loop over tiles: no C75xx (compile_instance) at any TILES.
+    for t in [1, 2, 4] {
+        let c = compile_instance("wgmma_refill", &defaults("wgmma_refill").with("TILES", t));
+        assert_has(&c, &["HGMMA", "STG"]);
+    }
+    // Block scales: each K-step's QGMMA product scaled into the accumulator.
+    let c = compile_instance("wgmma_fp8_blockscale", &defaults("wgmma_fp8_blockscale"));
+    assert_eq!(sass::count(&c.sass, "QGMMA"), 4, "{}", c.what);
+    assert_has(&c, &["UTMALDG", "UTMASTG"]);
+    // Per-tensor scales: one value on each side, over the domain of WARP_N.
+    for n in [64, 128] {
+        let c = compile_instance(
+            "wgmma_fp8_scaled",
+            &defaults("wgmma_fp8_scaled").with("WARP_N", n),
+        );
+        assert_has(&c, &["QGMMA", "STG"]);
+    }
+    // Two `.async` WGMMA groups in flight, waited for by count (no ptxas-injected waits).
+    let c = compile_instance("wgmma_async", &defaults("wgmma_async"));
+    assert_eq!(sass::count(&c.sass, "HGMMA"), 8, "{}", c.what);
     let c = compile_instance("wgmma_store_mask", &defaults("wgmma_store_mask"));
     assert_has(&c, &["HGMMA", "STG"]);
     assert_eq!(sass::count(&c.sass, "UTMASTG"), 0, "{}", c.what);

@@ -22,6 +22,10 @@ const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
 const GLUE_HOPPER_WIDE: &str = include_str!("../cuda/lowering/hopper_wide.cuh");
 /// `mma.store` element by element: to global, `.transp`, `.mask`.
 const GLUE_HOPPER_STORE: &str = include_str!("../cuda/lowering/hopper_store.cuh");
+/// `mma….scale`: block-scaled products added into the accumulator.
+const GLUE_HOPPER_SCALE: &str = include_str!("../cuda/lowering/hopper_scale.cuh");
+/// `wait f` on an `mma….async` future.
+const GLUE_HOPPER_ASYNC: &str = include_str!("../cuda/lowering/hopper_async.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -118,10 +122,27 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 });
             }
             let s2g = calls.contains(dsl_core::lower::SIMT_S2G);
-            if calls.contains("tsl_acc_store_pitched") || s2g {
+            // A global element read (`scale.at(i, k)`) is a guarded load inside an expression.
+            let mut named = BTreeSet::new();
+            for l in &k.body {
+                l.op.names(&mut named);
+            }
+            if calls.contains("tsl_acc_store_pitched") || s2g || named.contains("tsl_ld_or_zero") {
                 s.push(Section {
                     name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
                     text: body(GLUE_HOPPER_STORE),
+                });
+            }
+            if calls.contains("tsl_wgmma_wait_for") {
+                s.push(Section {
+                    name: "`wait` on an `mma….async` future (lowering/hopper_async.cuh)",
+                    text: body(GLUE_HOPPER_ASYNC),
+                });
+            }
+            if calls.contains("tsl_acc_scale_add") {
+                s.push(Section {
+                    name: "block-scaled `mma….scale` (lowering/hopper_scale.cuh)",
+                    text: body(GLUE_HOPPER_SCALE),
                 });
             }
             if s2g {

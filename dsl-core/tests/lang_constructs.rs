@@ -93,6 +93,7 @@ fn ir_dumps_match_goldens() {
         "streams",
         "shape_values",
         "launch_and_unroll",
+        "wgmma_forms",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -748,5 +749,13 @@ fn accumulator_arrays_name_elements_by_literal_indices() {
         let text = src.replace(bad, what);
         let d = parse_str(&text, Some("t.co")).expect_err(what);
         assert_eq!(codes(&d), BTreeSet::from(["E0016"]), "{what}: {d}");
+    }
+}
+
+#[test]
+fn wgmma_forms_check_and_lower() {
+    for (fname, r) in parse_file(&read("wgmma_forms"), Some("wgmma_forms.co")) {
+        let p = r.unwrap_or_else(|d| panic!("{fname}:\n{d}"));
+        lowers(&p.module);
     }
 }

@@ -139,3 +139,90 @@ fn refilling_a_wgmma_accumulator_waits_fills_and_fences() {
     );
     assert!(wait < fill && fill < fence, "{tail}");
 }
+
+/// A block-scaled f8 kernel whose `mma….scale` takes `sa` and `sb`, declared by `decls`.
+fn scaled(decls: &str, acc: &str, sa: &str, sb: &str) -> String {
+    format!(
+        "__co__ void k(global f8_e4m3 [M, K] lhs, global f32 [M, KB] sl, global f8_e4m3 [N, K] rhs, global f32 [NB, KB] sr, global f16 [M, N] out) {{\n  parallel {{bm, bn}} by [cdiv(M, 64), cdiv(N, 128)] : block {{\n    shared f8_e4m3 [64, 128] a_s;\n    shared f8_e4m3 [128, 128] b_s;\n    shared f16 [64, 128] o_s;\n    {decls}\n    acc = mma.fill.{acc} 0.0f;\n    foreach kb in cdiv(K, 128) {{\n      tma.copy.swiz<128> lhs.subspan(64, 128).at(bm, kb) => a_s;\n      tma.copy.swiz<128> rhs.subspan(128, 128).at(bn, kb) => b_s;\n      foreach ks in 4 {{\n        parallel by 1 : group-4 {{\n          mma.row.row.scale acc, a_s.chunkat(_, ks), b_s.chunkat(_, ks), {sa}, {sb};\n        }}\n      }}\n    }}\n    mma.store acc, o_s;\n    tma.copy o_s => out.subspan(64, 128).at(bm, bn);\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn scaled_mmas_parse_check_and_lower() {
+    let src = scaled("", "f32", "sl.subspan(64, 1).at(bm, kb)", "sr.at(bn, kb)");
+    let m = parse(&src);
+    assert_eq!(m.mma_scales.len(), 1);
+    assert!(m.to_string().contains(".scale acc, direct$a"), "{m}");
+    let k = lowered(&m);
+    for want in ["tsl_wgmma_k_steps_fresh", "tsl_acc_scale_add", "acc_scaled"] {
+        assert!(k.contains(want), "{want}: {k}");
+    }
+    // One value on the A side (a per-tensor or per-block scale), an f16 accumulator.
+    lowered(&parse(&scaled("", "f16", "sl.at(bm, kb)", "2.0f")));
+}
+
+#[test]
+fn scale_rules() {
+    let code = |src: String| -> Vec<&'static str> {
+        full(&parse(&src))
+            .err()
+            .map(|d| d.iter().map(|x| x.code).collect())
+            .unwrap_or_default()
+    };
+    // A-side: an f32 [64, 1] column, not a wider tile.
+    assert!(code(scaled("", "f32", "sl.subspan(64, 2).at(bm, 0)", "1.0f")).contains(&"E1425"));
+    // B-side: one value, not a tile.
+    assert!(code(scaled("", "f32", "1.0f", "sr.subspan(1, 1).at(bn, kb)")).contains(&"E1426"));
+    // A whole tensor is not a scale.
+    assert!(code(scaled("", "f32", "sl", "1.0f")).contains(&"E1425"));
+    // s8 products are not scaled.
+    let s8 = scaled("", "s32", "1.0f", "1.0f")
+        .replace("f8_e4m3", "s8")
+        .replace("mma.fill.s32 0.0f", "mma.fill.s32 0");
+    assert!(
+        code(
+            s8.replace("global f16 [M, N] out", "global s32 [M, N] out")
+                .replace("shared f16 [64, 128] o_s", "shared s32 [64, 128] o_s")
+        )
+        .contains(&"E1424")
+    );
+    // The modifier is spelled `.scale`.
+    let bad = scaled("", "f32", "1.0f", "1.0f").replace(".scale acc", ".scal acc");
+    let d = parse_str(&bad, Some("t.co")).expect_err("unknown modifier");
+    assert!(d.to_string().contains("unknown modifier `.scal`"), "{d}");
+}
+
+#[test]
+fn async_mmas_commit_their_group_and_wait_by_count() {
+    let src = "__co__ void k(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] out) {\n  parallel {bm, bn} by [cdiv(M, 64), cdiv(N, 128)] : block {\n    shared f16 [64, 64] a_s;\n    shared f16 [64, 64] b0;\n    shared f16 [64, 64] b1;\n    c0 = mma.fill.f32 0.0f;\n    c1 = mma.fill.f32 0.0f;\n    foreach k in cdiv(K, 64) {\n      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, k) => a_s;\n      tma.copy.swiz<128> rhs.subspan(64, 64).at(bn * 2, k) => b0;\n      tma.copy.swiz<128> rhs.subspan(64, 64).at(bn * 2 + 1, k) => b1;\n      parallel by 1 : group-4 {\n        f0 = mma.row.row.async c0, a_s, b0;\n        f1 = mma.row.row.async c1, a_s, b1;\n        wait f0;\n        wait f1;\n      }\n    }\n    mma.store c0, out.subspan(64, 64).at(bm, bn * 2);\n    mma.store c1, out.subspan(64, 64).at(bm, bn * 2 + 1);\n  }\n}\n";
+    let m = parse(src);
+    let text = m.to_string();
+    assert!(text.contains("f0 = mma.row.row.async c0, "), "{text}");
+    assert_eq!(m.mma_async.len(), 2);
+    let k = lowered(&m);
+    // f0 may leave f1's group running; f1 is the newest.
+    let w1 = k
+        .find("tsl_wgmma_wait_for\", targs: [\"1\"]")
+        .expect("wait_group 1 for f0");
+    let w0 = k
+        .find("tsl_wgmma_wait_for\", targs: [\"0\"]")
+        .expect("wait_group 0 for f1");
+    assert!(w1 < w0, "{k}");
+    assert_eq!(k.matches("\"tsl_wgmma_commit\"").count(), 2, "{k}");
+    // A future needs `.async`; modifiers are spelled as documented.
+    for (bad, what) in [
+        ("f0 = mma.row.row c0, a_s, b0;", "not `.async`"),
+        (
+            "mma.row.row.asink c0, a_s, b0;",
+            "unknown modifier `.asink`",
+        ),
+        ("mma.row.row.async.async c0, a_s, b0;", "repeated"),
+    ] {
+        let d = parse_str(
+            &src.replace("f0 = mma.row.row.async c0, a_s, b0;", bad),
+            Some("t.co"),
+        )
+        .expect_err(bad);
+        assert!(d.to_string().contains(what), "{bad}: {d}");
+    }
+}

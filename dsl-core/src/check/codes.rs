@@ -249,6 +249,18 @@ pub const WGMMA_K_SPLIT: &str = "E1422";
 /// `promote P;`: P is not a non-negative integer, or the kernel has no `mma` with 8-bit float
 /// operands and an f32 accumulator to promote.
 pub const PROMOTE: &str = "E1423";
+/// `mma.<a>.<b>.scale` on operands that are not floating point (s8), or with an accumulator
+/// of another type than f32/f16.
+pub const MMA_SCALE_TYPE: &str = "E1424";
+/// The A-side scale of `mma….scale` is neither one value nor an f32 `[M, 1]` column of
+/// per-row values of the warpgroup's M rows.
+pub const MMA_SCALE_LHS: &str = "E1425";
+/// The B-side scale of `mma….scale` is not one value.
+pub const MMA_SCALE_RHS: &str = "E1426";
+/// Not supported yet: `mma….scale` of a warp-level `mma`.
+pub const NOT_LOWERED_WARP_SCALE: &str = "E1337";
+/// Not supported yet: `mma….async` of a warp-level `mma`.
+pub const NOT_LOWERED_WARP_ASYNC: &str = "E1338";
 /// A warp-level `mma` whose B tile's N is not a multiple of 8.
 pub const WARP_MMA_N: &str = "E1400";
 /// A warp-level `mma` whose K no `mma.sync` shape of its type tiles (f16 4, bf16 8, tf32 4, s8 16).
@@ -792,6 +804,26 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         PROMOTE,
         "`promote P;` with P not an integer ≥ 0, or no f8 `mma` with an f32 accumulator",
+    ),
+    (
+        MMA_SCALE_TYPE,
+        "`mma….scale` with integer operands or an accumulator other than f32/f16",
+    ),
+    (
+        MMA_SCALE_LHS,
+        "`mma….scale` A-side scale that is neither one value nor an f32 `[M, 1]` column",
+    ),
+    (
+        MMA_SCALE_RHS,
+        "`mma….scale` B-side scale that is not one value",
+    ),
+    (
+        NOT_LOWERED_WARP_ASYNC,
+        "not supported yet: `mma….async` of a warp-level `mma`",
+    ),
+    (
+        NOT_LOWERED_WARP_SCALE,
+        "not supported yet: `mma….scale` of a warp-level `mma`",
     ),
     (
         ASYNC_STORE,

@@ -54,7 +54,7 @@ mod wgmma;
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use lowerable::fresh_shape;
 pub use support::LOWERED_MATH;
-pub(crate) use views_ext::is_view_let;
+pub(crate) use views_ext::{is_view_let, tile_pick};
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{DType, ExprId, MemSpace, Module, StmtId};
@@ -320,6 +320,7 @@ fn run_checks(
     wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
     sparse::check_sparse(&cx, &views, &swizzle, &mut diags);
     wgmma::check_promote(&cx, &frags, &mut diags);
+    wgmma::check_scales(&cx, &views, &frags, &mut diags);
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);

@@ -196,6 +196,20 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             }
             // Re-initializing a warp accumulator lowers (`lower/warp.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. }) if warp_kernel => {}
+            Stmt::Mma { .. } if m.mma_scale(s).is_some() && (warp_kernel || cx.in_warp_mma(s)) => {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_WARP_SCALE,
+                    span,
+                    "`mma….scale` of a warp-level `mma`",
+                ));
+            }
+            Stmt::Mma { .. } if m.mma_async(s).is_some() && (warp_kernel || cx.in_warp_mma(s)) => {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_WARP_ASYNC,
+                    span,
+                    "`mma….async` of a warp-level `mma` (it completes in order)",
+                ));
+            }
             // Re-filling a WGMMA accumulator lowers (`lower/hopper.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. })
                 if !warp_kernel

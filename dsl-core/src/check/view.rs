@@ -48,8 +48,20 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
             Stmt::MmaStore { dst, .. } => a.publish(*dst),
             _ => {}
         }
+        // The scales of `mma….scale` (a tile of per-row scales, or values).
+        let scales = m.mma_scale(s).map(|x| [x.lhs, x.rhs]);
+        if let Some([lhs, _]) = scales
+            && (matches!(m.exprs[lhs], Expr::View { op, .. } if op != ViewOp::At)
+                || super::views_ext::tile_pick(&m.exprs, lhs))
+            && a.view(lhs).is_some_and(|v| !v.element && v.tiled.is_none())
+        {
+            a.views.public.insert(lhs);
+        }
         // Element accesses anywhere in the statement's expressions.
-        for e in stmt_exprs(&m.stmts[s]) {
+        for e in stmt_exprs(&m.stmts[s])
+            .into_iter()
+            .chain(scales.into_iter().flatten())
+        {
             let mut ats = Vec::new();
             walk_expr(m, e, &mut |x| {
                 if matches!(m.exprs[x], Expr::View { op: ViewOp::At, .. }) {

@@ -288,18 +288,27 @@ pub(crate) fn untiled_operands(
 /// Whether a `let` value is a view (`t.span_as(…)`, `t.subspan(…)`, …) rather than an
 /// integer: the parser expands the name's uses into the view, the `let` stays to be checked.
 pub(crate) fn is_view_let(m: &crate::ir::Module, value: ExprId) -> bool {
-    matches!(
-        &m.exprs[value],
-        crate::ir::Expr::View {
-            op: ViewOp::SpanAs
-                | ViewOp::Subspan
-                | ViewOp::Chunkat
-                | ViewOp::Sqz
-                | ViewOp::Step
-                | ViewOp::Transpose
-                | ViewOp::Window
-                | ViewOp::From,
-            ..
-        }
-    )
+    tile_pick(&m.exprs, value)
+        || matches!(
+            &m.exprs[value],
+            crate::ir::Expr::View {
+                op: ViewOp::SpanAs
+                    | ViewOp::Subspan
+                    | ViewOp::Chunkat
+                    | ViewOp::Sqz
+                    | ViewOp::Step
+                    | ViewOp::Transpose
+                    | ViewOp::Window
+                    | ViewOp::From,
+                ..
+            }
+        )
+}
+
+/// `t.subspan(R, C).at(i, j)` (also after `.step`): one tile of a tiling, a view like the
+/// others (an `.at` on anything else picks one element, a value).
+pub(crate) fn tile_pick(exprs: &crate::ir::Arena<crate::ir::Expr>, value: ExprId) -> bool {
+    use crate::ir::Expr;
+    matches!(&exprs[value], Expr::View { op: ViewOp::At, base, .. }
+        if matches!(exprs[*base], Expr::View { op: ViewOp::Subspan | ViewOp::Step, .. }))
 }

@@ -555,3 +555,108 @@ pub(crate) fn check_mma(
     super::mma_store::check_stores(cx, views, &acc_shape, diags);
     frags
 }
+
+/// `mma.<a>.<b>.scale acc, a, b, sl, sr;` (a warpgroup `mma`; the warp-level form is the gate's):
+/// float operands and an f32 or f16 accumulator (E1424); `sl` one value or an f32 `[M, 1]`
+/// column of per-row scales over the `mma`'s M rows (E1425); `sr` one value (E1426).
+pub(crate) fn check_scales(
+    cx: &Cx,
+    views: &Views,
+    frags: &HashMap<String, FragInfo>,
+    diags: &mut Diagnostics,
+) {
+    use crate::ir::{Expr, ViewOp};
+    let m = cx.m;
+    let tensor_named = |e: crate::ir::ExprId| {
+        match &m.exprs[e] {
+        Expr::Name(n) => {
+            m.kernel.params.iter().any(|p| &p.name.name == n && !p.shape.is_empty())
+                || all_stmts(m).into_iter().any(|s| {
+                    matches!(&m.stmts[s], Stmt::TensorDecl { names, .. } if names.iter().any(|d| &d.name.name == n))
+                })
+        }
+        _ => false,
+    }
+    };
+    for sc in &m.mma_scales {
+        let s = sc.stmt;
+        if cx.in_warp_mma(s) || !cx.in_group4(s) {
+            continue;
+        }
+        let Stmt::Mma { acc, a, .. } = &m.stmts[s] else {
+            continue;
+        };
+        if let (Some(af), Some(cf)) = (frags.get(&a.name), frags.get(&acc.name))
+            && (!af.dtype.is_float() || !matches!(cf.dtype, DType::F32 | DType::F16))
+        {
+            diags.push(
+                Diagnostic::new(
+                    codes::MMA_SCALE_TYPE,
+                    m.stmt_span(s),
+                    format!(
+                        "`mma….scale` scales a floating-point product into an f32 or f16 accumulator; this one multiplies {} into {}",
+                        af.dtype, cf.dtype
+                    ),
+                )
+                .with_help("scale f16, bf16 or f8 products accumulated in `mma.fill.f32` (or f16)"),
+            );
+        }
+        // The A side: a tile (a `[M, 1]` f32 column) or one value.
+        let is_tile = |e| {
+            matches!(&m.exprs[e], Expr::View { op, .. } if *op != ViewOp::At)
+                || super::views_ext::tile_pick(&m.exprs, e)
+        };
+        let lhs_tile = match is_tile(sc.lhs) {
+            true => views.get(sc.lhs),
+            false => None,
+        };
+        if let Some(v) = lhs_tile {
+            let rows = v.shape.first().and_then(|d| cx.dim_value(d));
+            let cols = v.shape.get(1).and_then(|d| cx.dim_value(d));
+            let m_rows = frags
+                .get(&acc.name)
+                .and_then(|f| f.shape.first())
+                .and_then(|d| cx.dim_value(d));
+            let fits = v.shape.len() == 2
+                && cols == Some(1)
+                && (rows.is_none() || rows == m_rows)
+                && v.dtype == DType::F32
+                && !v.transposed;
+            if !fits {
+                diags.push(
+                    at_expr(
+                        m,
+                        codes::MMA_SCALE_LHS,
+                        sc.lhs,
+                        format!(
+                            "the A-side scale of `mma….scale` is one value or an f32 [{}, 1] column of per-row scales; this one is a [{}] tile of {}",
+                            m_rows.map_or("M".to_string(), |r| r.to_string()),
+                            v.shape.iter().map(|d| cx.describe_dim(d)).collect::<Vec<_>>().join(", "),
+                            v.dtype
+                        ),
+                    )
+                    .with_help("write e.g. `scale_lhs.subspan(64, 1).at(block_m, k)` (f32), or one value `scale.at(i, k)`"),
+                );
+            }
+        } else if tensor_named(sc.lhs)
+            || matches!(&m.exprs[sc.lhs], Expr::View { op, .. } if *op != ViewOp::At)
+        {
+            diags.push(
+                at_expr(m, codes::MMA_SCALE_LHS, sc.lhs, "the A-side scale of `mma….scale` is one value or an f32 `[M, 1]` column view of per-row scales")
+                    .with_help("write e.g. `scale_lhs.subspan(64, 1).at(block_m, k)`"),
+            );
+        }
+        let rhs_tile = tensor_named(sc.rhs) || is_tile(sc.rhs);
+        if rhs_tile {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::MMA_SCALE_RHS,
+                    sc.rhs,
+                    "the B-side scale of `mma….scale` is one value (one scale per block of B)",
+                )
+                .with_help("pick one element, e.g. `scale_rhs.at(block_n, k)`"),
+            );
+        }
+    }
+}

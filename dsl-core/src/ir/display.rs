@@ -386,13 +386,20 @@ impl Printer<'_> {
                 a,
                 b,
             } => {
+                if let Some(Some(f)) = self.m.mma_async(s) {
+                    let _ = write!(self.out, "{} = ", f.name);
+                }
+                let scale = self.m.mma_scale(s);
+                let meta = self.m.sparse_meta(s);
                 let _ = write!(
                     self.out,
-                    "mma.{}.{}{} {}, {}, {}",
+                    "mma.{}.{}{}{}{} {}, {}, {}",
                     a_major.name(),
                     b_major.name(),
-                    if self.m.sparse_meta(s).is_some() {
-                        ".sp"
+                    if meta.is_some() { ".sp" } else { "" },
+                    if scale.is_some() { ".scale" } else { "" },
+                    if self.m.mma_async(s).is_some() {
+                        ".async"
                     } else {
                         ""
                     },
@@ -400,8 +407,14 @@ impl Printer<'_> {
                     a.name,
                     b.name
                 );
-                if let Some(meta) = self.m.sparse_meta(s) {
+                if let Some(meta) = meta {
                     let _ = write!(self.out, ", {}", meta.name);
+                }
+                if let Some(sc) = scale {
+                    self.out.push_str(", ");
+                    self.expr(sc.lhs, 0);
+                    self.out.push_str(", ");
+                    self.expr(sc.rhs, 0);
                 }
                 self.out.push_str(";\n");
             }

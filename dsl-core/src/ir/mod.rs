@@ -157,6 +157,13 @@ pub struct Module {
     pub sparse: Vec<SparseMma>,
     /// `trigger.cluster e;`: triggers whose arrival goes to `e` in every block of the cluster.
     pub cluster_triggers: Vec<StmtId>,
+    /// `mma.row.row.scale acc, a, b, sl, sr;`: the `mma`s written with per-block scales (the
+    /// statement, the A-side scale: a `[M, 1]` column of per-row values or one value, and the
+    /// B-side scale: one value). Each such `mma` adds `sl[row] · sr · (a · bᵀ)` to `acc`.
+    pub mma_scales: Vec<MmaScale>,
+    /// `[f =] mma.<a>.<b>.async acc, a, b;`: the `mma`s issued without waiting (one WGMMA
+    /// commit group each) and the future a `wait f;` completes them by.
+    pub mma_async: Vec<(StmtId, Option<Ident>)>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -196,7 +203,28 @@ pub struct ClusterLevel {
     pub span: crate::span::Span,
 }
 
+/// The scales of one `mma.<a>.<b>.scale` statement (see [`Module::mma_scales`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MmaScale {
+    pub stmt: StmtId,
+    pub lhs: ExprId,
+    pub rhs: ExprId,
+}
+
 impl Module {
+    /// The scales of `mma` statement `s`, when it was written `.scale`.
+    pub fn mma_scale(&self, s: StmtId) -> Option<MmaScale> {
+        self.mma_scales.iter().copied().find(|x| x.stmt == s)
+    }
+
+    /// Whether `mma` statement `s` was written `.async`, and its future.
+    pub fn mma_async(&self, s: StmtId) -> Option<Option<&Ident>> {
+        self.mma_async
+            .iter()
+            .find(|(x, _)| *x == s)
+            .map(|(_, f)| f.as_ref())
+    }
+
     /// Whether statement `s` was written with `.multicast`.
     pub fn is_multicast(&self, s: StmtId) -> bool {
         self.multicast.iter().any(|&(m, _)| m == s)
@@ -220,6 +248,8 @@ impl Module {
             multicast: Vec::new(),
             sparse: Vec::new(),
             cluster_triggers: Vec::new(),
+            mma_scales: Vec::new(),
+            mma_async: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

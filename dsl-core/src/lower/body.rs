@@ -168,11 +168,20 @@ impl Emitter<'_> {
                 self.block(body);
                 self.flush_sync_tma();
                 self.flush_dma();
-                if implicit_commit {
+                // Nothing to wait for when the body's WGMMAs were already committed and waited
+                // (an inner loop's tail, an `mma.store`): an empty group after ordinary register
+                // reads would make ptxas inject its own warpgroup.arrive (C7519).
+                if implicit_commit && self.wgmma_uncommitted {
                     super::hopper::wgmma_commit_wait(
                         self,
                         line,
                         "the next iteration overwrites the operands",
+                    );
+                } else if implicit_commit && self.wgmma_pending {
+                    super::hopper::wgmma_wait_all(
+                        self,
+                        line,
+                        "the `.async` WGMMAs are done before the next iteration overwrites their operands",
                     );
                 }
                 for _ in vars {
@@ -366,6 +375,9 @@ impl Emitter<'_> {
             }
             Stmt::DmaWait { pending } => super::simt::dma_wait(self, *pending, line)?,
             Stmt::Reduce { op, target, .. } => super::simt::reduce(self, *op, target, line)?,
+            Stmt::Wait { event } if super::hopper::mma_future(m, *event).is_some() => {
+                super::hopper::wait_mma(self, s, *event, line)?
+            }
             Stmt::Wait { event } if self.waits_a_copy_future(*event) => {
                 super::simt::wait_futures(self, line)
             }

@@ -57,6 +57,8 @@ pub struct Emitter<'a> {
     pub uses_sync_tma: bool,
     /// WGMMAs issued and not yet committed.
     pub wgmma_uncommitted: bool,
+    /// WGMMA groups committed (`mma….async`) that no wait has covered yet.
+    pub wgmma_pending: bool,
     /// The pipelined loop tail being lowered, if any.
     pub deferred: Option<Deferred>,
     /// Shared tiles whose TMA stores wait for their read lazily (see `tma_store`).

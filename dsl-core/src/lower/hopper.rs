@@ -44,7 +44,103 @@ pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> String {
     }
 }
 
+/// Waits for every committed WGMMA group (`mma….async` ones left in flight).
+pub fn wgmma_wait_all(e: &mut Emitter, line: Option<u32>, why: &str) {
+    e.wgmma_pending = false;
+    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), Some(why), line);
+}
+
+/// The `mma….async` statement whose future `event` names.
+pub fn mma_future(m: &crate::ir::Module, event: crate::ir::ExprId) -> Option<StmtId> {
+    let Expr::Name(n) = &m.exprs[event] else {
+        return None;
+    };
+    m.mma_async
+        .iter()
+        .find(|(_, f)| f.as_ref().is_some_and(|f| &f.name == n))
+        .map(|(s, _)| *s)
+}
+
+/// The statement list that holds `s` directly.
+fn parent_block(m: &crate::ir::Module, s: StmtId) -> Option<&[StmtId]> {
+    if m.kernel.body.contains(&s) {
+        return Some(&m.kernel.body);
+    }
+    m.stmts.iter().find_map(|(_, st)| {
+        let blocks: Vec<&[StmtId]> = match st {
+            Stmt::Parallel { body, .. }
+            | Stmt::Foreach { body, .. }
+            | Stmt::InThreads { body, .. } => vec![body],
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => std::iter::once(then_body.as_slice())
+                .chain(else_body.as_deref())
+                .collect(),
+            Stmt::Ext(crate::ir::ExtStmt::While { body, .. }) => vec![body],
+            _ => vec![],
+        };
+        blocks.into_iter().find(|b| b.contains(&s))
+    })
+}
+
+/// `wait f;` for `f = mma.<a>.<b>.async …`: WGMMA groups complete in order, so `f`'s group is
+/// done once at most N groups are pending, N the `.async` `mma`s issued after it in the same
+/// statement list before the wait (0 — wait for all — when the wait is elsewhere, always
+/// correct). Then the accumulator's registers are pinned after the wait.
+pub fn wait_mma(
+    e: &mut Emitter,
+    s: StmtId,
+    event: crate::ir::ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let Some(def) = mma_future(m, event) else {
+        return Err(LowerError::new(m.expr_span(event), "not an `mma` future"));
+    };
+    let later = match parent_block(m, def) {
+        Some(b) if b.contains(&s) => {
+            let (i, j) = (
+                b.iter().position(|x| *x == def).unwrap_or(0),
+                b.iter().position(|x| *x == s).unwrap_or(0),
+            );
+            match i < j {
+                true => b[i + 1..j]
+                    .iter()
+                    .filter(|x| m.mma_async(**x).is_some())
+                    .count(),
+                false => 0,
+            }
+        }
+        _ => 0,
+    };
+    if e.wgmma_uncommitted {
+        // Synchronous WGMMAs issued since: their group is newer than every `.async` one.
+        e.call(Call::new("tsl_wgmma_commit"), None, line);
+        e.wgmma_uncommitted = false;
+    }
+    let Stmt::Mma { acc, .. } = &m.stmts[def] else {
+        return Err(LowerError::new(m.expr_span(event), "not an `mma` future"));
+    };
+    if later == 0 {
+        e.wgmma_pending = false;
+    }
+    e.call(
+        Call::new("tsl_wgmma_wait_for")
+            .targs([later.to_string()])
+            .args([acc.name.clone()]),
+        Some(&format!(
+            "`{}`'s WGMMAs are complete ({later} later group(s) may still run)",
+            m.expr_to_string(event)
+        )),
+        line,
+    );
+    Ok(())
+}
+
 pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
+    e.wgmma_pending = false;
     e.wgmma_uncommitted = false;
     e.line(
         format!("tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // {why}"),
@@ -559,6 +655,22 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             }
+            if scaled_acc(e.m, &name.name) {
+                let part = scaled_part(&name.name);
+                e.line(
+                    format!(
+                        "float {part}[{}];  // `mma….scale`: one scaled mma's product in f32, then added into {}",
+                        Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)).to_cpp(),
+                        name.name
+                    ),
+                    line,
+                );
+                e.call(
+                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    None,
+                    line,
+                );
+            }
             if !e.wgmma_ns.contains(&n) {
                 e.wgmma_ns.push(n);
             }
@@ -639,6 +751,29 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 acc.name,
                 n.to_cpp()
             );
+            if let Some(sc) = m.mma_scale(s) {
+                let f32_op = if in_ty.size_bytes() == 1 {
+                    format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
+                } else {
+                    format!(
+                        "tsl_wgmma<{}, float, {}>",
+                        super::cexpr::scalar_type(in_ty),
+                        n.to_cpp()
+                    )
+                };
+                let key = ("f32".to_string(), in_ty.name().to_string());
+                if !e.wgmma_types.contains(&key) {
+                    e.wgmma_types.push(key);
+                }
+                return emit_scaled(
+                    e,
+                    sc,
+                    (&f32_op, &steps),
+                    (&acc.name, &a_cpp, &b_cpp),
+                    &what,
+                    line,
+                );
+            }
             let full = super::plan::expand(e.m, &steps);
             let one_step = super::domain::configs(e.m)
                 .iter()
@@ -684,6 +819,16 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
             }
             e.wgmma_uncommitted = true;
+            if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
+                // `.async`: its own commit group, completed by `wait f` (or a later wait).
+                e.call(
+                    Call::new("tsl_wgmma_commit"),
+                    Some("`.async`: in flight until a wait covers its group"),
+                    line,
+                );
+                e.wgmma_uncommitted = false;
+                e.wgmma_pending = true;
+            }
         }
         Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {
             Some(d) => {
@@ -711,11 +856,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if e.wgmma_uncommitted {
                 wgmma_commit_wait(e, line, "accumulators are final");
             } else {
-                e.call(
-                    Call::new("tsl_wgmma_wait").targs(["0"]),
-                    Some("accumulators are final"),
-                    line,
-                );
+                wgmma_wait_all(e, line, "accumulators are final");
             }
             if let Some(every) = promote_every(e, &acc.name, dtype) {
                 e.open(
@@ -761,6 +902,86 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         }
         _ => unreachable!(),
     }
+    Ok(())
+}
+
+/// Whether some `mma….scale` accumulates into `acc`.
+fn scaled_acc(m: &crate::ir::Module, acc: &str) -> bool {
+    m.mma_scales
+        .iter()
+        .any(|sc| matches!(&m.stmts[sc.stmt], Stmt::Mma { acc: c, .. } if c.name == acc))
+}
+
+fn scaled_part(acc: &str) -> String {
+    format!("{acc}_scaled")
+}
+
+/// `mma.<a>.<b>.scale acc, a, b, sl, sr;`: the product goes into the f32 partial fragment
+/// (its first K-step with scale-d 0, so the partial needs no zeroing), the warpgroup waits for
+/// it, and every thread adds `sl[row] · sr · partial` into its accumulator registers: per-row
+/// scales are read from the `[M, 1]` column `sl` (rows past the tensor's end read none), or
+/// `sl` is one value.
+fn emit_scaled(
+    e: &mut Emitter,
+    sc: crate::ir::MmaScale,
+    (op, steps): (&str, &Sym),
+    (acc, a, b): (&str, &str, &str),
+    what: &str,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let part = scaled_part(acc);
+    let sr = e.cx().value(sc.rhs)?.0;
+    let per_row = matches!(&m.exprs[sc.lhs], Expr::View { op, .. } if *op != crate::ir::ViewOp::At)
+        || crate::check::tile_pick(&m.exprs, sc.lhs);
+    e.call(
+        Call::new("tsl_wgmma_fence"),
+        Some("the partial's registers are ordered before this batch of WGMMAs"),
+        line,
+    );
+    e.call(
+        Call::new("tsl_wgmma_k_steps_fresh")
+            .targs([op.to_string(), steps.to_cpp()])
+            .args([part.clone(), a.to_string(), b.to_string()]),
+        Some(&format!(
+            "{part} = A·Bᵀ: {what}, {} K-steps",
+            steps.to_cpp()
+        )),
+        line,
+    );
+    wgmma_commit_wait(e, line, "the scaled product is complete");
+    let call = if per_row {
+        let v = e.cx().view(sc.lhs)?;
+        let t = &v.tensor;
+        if t.space == MemSpace::Global {
+            e.pointer_params.insert(t.param.unwrap_or(0));
+        }
+        let rows = if v.origin[0] == "0" {
+            t.shape[0].to_cpp()
+        } else {
+            format!("{} - ({})", cpp_paren(&t.shape[0]), v.origin[0])
+        };
+        Call::new("tsl_acc_scale_add").args([
+            acc.to_string(),
+            part,
+            v.tile_ptr(),
+            t.ld().to_cpp(),
+            rows,
+            sr,
+        ])
+    } else {
+        let sl = e.cx().value(sc.lhs)?.0;
+        Call::new("tsl_acc_scale_add").args([acc.to_string(), part, sl, sr])
+    };
+    e.call(
+        call,
+        Some(if per_row {
+            "acc += scale_a[row] · scale_b · partial"
+        } else {
+            "acc += scale_a · scale_b · partial"
+        }),
+        line,
+    );
     Ok(())
 }
 

@@ -127,6 +127,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         pending_dma: false,
         uses_sync_tma: false,
         wgmma_uncommitted: false,
+        wgmma_pending: false,
         deferred: None,
         lazy_store_tiles: tma_store::lazy_tiles(m),
         rewritten_store_tiles: tma_store::rewritten_tiles(m),

@@ -277,6 +277,8 @@ impl Parser {
                 self.tma(Some(name.clone()))?
             };
             self.bind(&name.name);
+            // The direct operands of `f = mma.<a>.<b>.async …` load just before it.
+            out.append(&mut self.pre_stmts);
             out.push(s);
             return Ok(());
         }
@@ -318,20 +320,21 @@ impl Parser {
         if let Some(name) = &plain
             && op == AssignOp::Set
             && !self.is_bound(&name.name)
-            && matches!(
-                &self.exprs[value],
-                Expr::View {
-                    op: crate::ir::ViewOp::SpanAs
-                        | crate::ir::ViewOp::Subspan
-                        | crate::ir::ViewOp::Chunkat
-                        | crate::ir::ViewOp::Sqz
-                        | crate::ir::ViewOp::Step
-                        | crate::ir::ViewOp::Transpose
-                        | crate::ir::ViewOp::Window
-                        | crate::ir::ViewOp::From,
-                    ..
-                }
-            )
+            && (crate::check::tile_pick(&self.exprs, value)
+                || matches!(
+                    &self.exprs[value],
+                    Expr::View {
+                        op: crate::ir::ViewOp::SpanAs
+                            | crate::ir::ViewOp::Subspan
+                            | crate::ir::ViewOp::Chunkat
+                            | crate::ir::ViewOp::Sqz
+                            | crate::ir::ViewOp::Step
+                            | crate::ir::ViewOp::Transpose
+                            | crate::ir::ViewOp::Window
+                            | crate::ir::ViewOp::From,
+                        ..
+                    }
+                ))
         {
             self.view_aliases.push((name.name.clone(), value));
             let span = self.span_from(first);

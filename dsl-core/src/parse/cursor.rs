@@ -86,6 +86,10 @@ pub(crate) struct Parser {
     pub unnamed_dims: u32,
     /// Names given to views (`v = t.span_as(6, 64);`): each use is a copy of the view.
     pub view_aliases: Vec<(String, crate::ir::ExprId)>,
+    /// `mma.<a>.<b>.scale …`: the scaled `mma`s (see `Module::mma_scales`).
+    pub mma_scales: Vec<crate::ir::MmaScale>,
+    /// `[f =] mma.<a>.<b>.async …` (see `Module::mma_async`).
+    pub mma_async: Vec<(crate::ir::StmtId, Option<Ident>)>,
     /// Named shapes (`sp : [7, 8];`) in scope, innermost last: `[sp]` in a shape and
     /// `sp(i)` in an expression stand for their dimensions.
     pub shape_values: Vec<(String, Vec<crate::ir::ExprId>)>,
@@ -130,6 +134,8 @@ impl Parser {
             var_extents: Vec::new(),
             unnamed_dims: 0,
             view_aliases: Vec::new(),
+            mma_scales: Vec::new(),
+            mma_async: Vec::new(),
             shape_values: Vec::new(),
             streams: Vec::new(),
             parallel_ext: Vec::new(),

@@ -191,6 +191,8 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         multicast: std::mem::take(&mut p.multicast),
         sparse: std::mem::take(&mut p.sparse),
         cluster_triggers: std::mem::take(&mut p.cluster_triggers),
+        mma_scales: std::mem::take(&mut p.mma_scales),
+        mma_async: std::mem::take(&mut p.mma_async),
         occupancy: items.occupancy,
         promote: items.promote,
         kernel,

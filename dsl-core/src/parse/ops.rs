@@ -320,61 +320,114 @@ impl Parser {
                     mods,
                 }
             }
-            _ => {
-                let a_major = major(&op.name).unwrap_or(Major::Row);
-                self.expect_op(".", &format!("and the B layout after `mma.{}`", op.name))?;
-                let b = self.expect_ident("the B layout (`row` or `col`)")?;
-                let Some(b_major) = major(&b.name) else {
-                    let msg = format!("unknown operand layout `{}`", b.name);
-                    return Err(self.error(
-                        Diagnostic::new(codes::BAD_MMA, b.span, msg)
-                            .with_help("layouts are `row` and `col`"),
-                    ));
-                };
-                let sparse = self.sparse_modifier()?;
-                let acc = self.acc_ref("the accumulator fragment")?;
-                self.expect_op(",", "after the accumulator")?;
-                let a = self.mma_operand("A", first)?;
-                self.expect_op(",", "after the A fragment")?;
-                let b = self.mma_operand("B", first)?;
-                let meta = self.sparse_metadata(sparse, first)?;
-                let s = Stmt::Mma {
-                    a_major,
-                    b_major,
-                    acc,
-                    a,
-                    b,
-                };
-                self.expect_semi(&format!("`mma.{}`", op.name))?;
-                let id = self.add_stmt(s, self.span_from(first));
-                if let (Some(span), Some(meta)) = (sparse, meta) {
-                    self.sparse.push(crate::ir::SparseMma {
-                        stmt: id,
-                        meta,
-                        span,
-                    });
-                }
-                return Ok(id);
-            }
+            _ => return self.mma_op(first, &op, None),
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;
         Ok(self.add_stmt(s, self.span_from(first)))
     }
 
-    /// `.sp` after `mma.<a>.<b>` (a structured-sparse A): its span, or `None`.
-    fn sparse_modifier(&mut self) -> PResult<Option<Span>> {
-        if self.eat_op(".").is_none() {
-            return Ok(None);
-        }
-        let m = self.expect_ident("the modifier `sp`")?;
-        if m.name != "sp" {
-            let msg = format!("unknown modifier `.{}` on `mma`", m.name);
+    /// `[f =] mma.<a>.<b>[.scale][.async] acc, a, b[, sa, sb];` after `mma.<a>`: `future` is
+    /// the bound name of an `.async` one.
+    fn mma_op(&mut self, first: usize, op: &Ident, future: Option<Ident>) -> PResult<StmtId> {
+        let a_major = major(&op.name).unwrap_or(Major::Row);
+        self.expect_op(".", &format!("and the B layout after `mma.{}`", op.name))?;
+        let b = self.expect_ident("the B layout (`row` or `col`)")?;
+        let Some(b_major) = major(&b.name) else {
+            let msg = format!("unknown operand layout `{}`", b.name);
             return Err(self.error(
-                Diagnostic::new(codes::BAD_MMA, m.span, msg)
-                    .with_help("the one `mma` modifier is `.sp` (2:4 structured-sparse A): `mma.row.row.sp acc, a, b, meta;`"),
+                Diagnostic::new(codes::BAD_MMA, b.span, msg)
+                    .with_help("layouts are `row` and `col`"),
             ));
+        };
+        let (mut scaled, mut is_async, mut sp) = (false, false, false);
+        let mut sparse = None;
+        while self.eat_op(".").is_some() {
+            let md = self.expect_ident("a modifier of `mma` (`sp`, `scale` or `async`)")?;
+            let flag = match md.name.as_str() {
+                "sp" => {
+                    sparse = Some(md.span);
+                    &mut sp
+                }
+                "scale" => &mut scaled,
+                "async" => &mut is_async,
+                _ => {
+                    let msg = format!("unknown modifier `.{}` on `mma`", md.name);
+                    return Err(self.error(
+                        Diagnostic::new(codes::BAD_MODIFIER, md.span, msg).with_help(
+                            "`mma.<a>.<b>` takes `.sp` (`mma.row.row.sp acc, a, b, meta;`, a 2:4 sparse A), `.scale` (`mma.row.row.scale acc, a, b, scale_a, scale_b;`) and `.async` (`f = mma.row.row.async acc, a, b;` … `wait f;`)",
+                        ),
+                    ));
+                }
+            };
+            if std::mem::replace(flag, true) {
+                let msg = format!("`.{}` is repeated on `mma`", md.name);
+                return Err(self.error(Diagnostic::new(codes::BAD_MODIFIER, md.span, msg)));
+            }
         }
-        Ok(Some(m.span))
+        if let Some(f) = &future
+            && !is_async
+        {
+            let msg = format!(
+                "`{} = mma.{}.{}` binds a future, but the `mma` is not `.async`",
+                f.name, op.name, b.name
+            );
+            return Err(
+                self.error(
+                    Diagnostic::new(codes::BAD_MMA, f.span, msg).with_help(format!(
+                        "write `{} = mma.{}.{}.async …;` and later `wait {};`",
+                        f.name, op.name, b.name, f.name
+                    )),
+                ),
+            );
+        }
+        let acc = self.acc_ref("the accumulator fragment")?;
+        self.expect_op(",", "after the accumulator")?;
+        let a = self.mma_operand("A", first)?;
+        self.expect_op(",", "after the A fragment")?;
+        let b = self.mma_operand("B", first)?;
+        // A scaled `mma` takes its scales where a sparse one takes its metadata.
+        let meta = match scaled && sparse.is_none() {
+            true => None,
+            false => self.sparse_metadata(sparse, first)?,
+        };
+        let scales = match scaled {
+            true => {
+                self.expect_op(",", "and the A-side scale of `mma….scale`")?;
+                let lhs = self.expr()?;
+                self.expect_op(",", "and the B-side scale of `mma….scale`")?;
+                Some((lhs, self.expr()?))
+            }
+            false => None,
+        };
+        self.expect_semi(&format!("`mma.{}`", op.name))?;
+        let id = self.add_stmt(
+            Stmt::Mma {
+                a_major,
+                b_major,
+                acc,
+                a,
+                b,
+            },
+            self.span_from(first),
+        );
+        if let (Some(span), Some(meta)) = (sparse, meta) {
+            self.sparse.push(crate::ir::SparseMma {
+                stmt: id,
+                meta,
+                span,
+            });
+        }
+        if let Some((lhs, rhs)) = scales {
+            self.mma_scales
+                .push(crate::ir::MmaScale { stmt: id, lhs, rhs });
+        }
+        if is_async {
+            if let Some(f) = &future {
+                self.bind(&f.name);
+            }
+            self.mma_async.push((id, future));
+        }
+        Ok(id)
     }
 
     /// The fourth operand of `mma.<a>.<b>.sp` (the metadata fragment, or a shared view read
@@ -509,6 +562,7 @@ impl Parser {
                         src,
                     }
                 }
+                "row" | "col" => return self.mma_op(first, &op, Some(name)),
                 other => {
                     let msg = format!("`mma.{other}` does not produce a value");
                     return Err(self.error(

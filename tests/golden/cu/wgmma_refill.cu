@@ -715,8 +715,12 @@ template <int N> TSL_DEVICE void tsl_acc_store(int (&acc)[N / 2], int *dst) { ts
 // (`mma.store.mask`), and what a shared -> global `dma.copy` (lowering/simt_store.cuh) needs on
 // this path. Needs hopper.cuh (and hopper_wide.cuh for s32 accumulators).
 
-// Stores v at (r, c) of a row-major [rows, cols] tensor when (r, c) is inside it (the Hopper
-// path's copy of lowering/simt.cuh's, whose other helpers need cp.async).
+// The element (r, c) of a row-major [rows, cols] tensor, or 0 outside it; and the store of v
+// there when (r, c) is inside it (the Hopper path's copies of lowering/simt.cuh's, whose other
+// helpers need cp.async).
+template <typename T> TSL_DEVICE T tsl_ld_or_zero(const T *p, int r, int c, int rows, int cols) {
+  return (r < rows && c < cols) ? p[(long long)r * cols + c] : tsl_from_f32<T>(0.0f);
+}
 template <typename T> TSL_DEVICE void tsl_st_guarded(T *p, int r, int c, int rows, int cols, T v) {
   if (r < rows && c < cols) p[(long long)r * cols + c] = v;
 }
@@ -818,7 +822,6 @@ __global__ void __launch_bounds__(128, (2)) tsl_matmul(
     }
     tsl_wgmma_wait<0>();  // dsl:23  accumulators are final
     tsl_acc_store_pitched<64, false>(acc, 0, output + (block_m * 64) * N + (block_n * TILES + t) * 64, N, M - (block_m * 64), N - ((block_n * TILES + t) * 64));  // dsl:23  the accumulator layout straight to global, bounds-checked
-    tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:14  the next iteration overwrites the operands
   }
 }
 

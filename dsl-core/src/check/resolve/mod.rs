@@ -448,6 +448,14 @@ impl R<'_> {
                 if let Some(meta) = m.sparse_meta(s) {
                     self.ident(s, Role::Meta, meta, true);
                 }
+                if let Some(sc) = self.m.mma_scale(s) {
+                    self.expr(sc.lhs, Want::Any, false);
+                    self.expr(sc.rhs, Want::Value, false);
+                }
+                // `f = mma.<a>.<b>.async …`: `wait f` completes it.
+                if let Some(Some(f)) = self.m.mma_async(s) {
+                    self.declare(f, Binding::Future(s));
+                }
             }
             Stmt::MmaStore {
                 acc,
