@@ -885,6 +885,7 @@ __global__ void __launch_bounds__(128, (2)) tsl_matmul(
     if (threadIdx.x == 0) { tsl_mbar_expect_tx(&tsl_tma_bar, 16384); tsl_tma_load_2d(rhs_s, &tsl_tm_rhs, kb * 128, block_n * 128, &tsl_tma_bar); }  // dsl:18
     if (threadIdx.x == 0) tsl_mbar_arrive(&tsl_tma_bar);
     tsl_mbar_wait_ring(&tsl_tma_bar, 0, tsl_tma_phase);  // all threads: the tiles have landed
+    // `sa` names the view `scale_lhs.subspan(64, 1).at(block_m, kb)`; each use reads it  // dsl:19
     const float sb = tsl_ld_or_zero(scale_rhs, block_n, kb, NB, KB);  // dsl:20
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {  // dsl:21
