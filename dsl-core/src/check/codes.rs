@@ -337,6 +337,14 @@ pub const PARAM_DIM: &str = "E0044";
 /// Not supported yet: `stream` parameters, `parallel<s>` and `parallel.async`.
 pub const NOT_LOWERED_STREAM: &str = "E1353";
 
+/// `swap(a, b)` of names that are not two futures of one buffer shape.
+pub const BAD_SWAP: &str = "E1490";
+/// A placeholder future (`f = dma.any;`) that no copy or `swap` ever gives a buffer.
+pub const ANY_FUTURE_UNUSED: &str = "E1491";
+/// Not supported yet: placeholder futures and `swap` outside the SIMT path's `dma.copy`
+/// futures into fresh shared buffers.
+pub const NOT_LOWERED_SWAP: &str = "E1375";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -863,5 +871,17 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_STREAM,
         "not supported yet: streams and asynchronous `parallel` launches",
+    ),
+    (
+        BAD_SWAP,
+        "`swap(a, b)` of names that are not two futures of one buffer shape",
+    ),
+    (
+        ANY_FUTURE_UNUSED,
+        "a placeholder future (`dma.any`) that no copy or `swap` gives a buffer",
+    ),
+    (
+        NOT_LOWERED_SWAP,
+        "not supported yet: `dma.any`/`tma.any` and `swap` beyond `dma.copy` futures of fresh shared buffers",
     ),
 ];

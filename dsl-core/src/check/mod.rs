@@ -22,6 +22,7 @@
 //! are evaluated too, and loops over problem sizes get finite ranges).
 
 mod attrs;
+mod bounded;
 mod cluster;
 pub mod codes;
 mod control;
@@ -50,6 +51,7 @@ mod views_ext;
 mod warp_mma;
 mod wgmma;
 
+pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use lowerable::fresh_shape;
 pub use support::LOWERED_MATH;
@@ -615,7 +617,10 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
             .chain(after.iter().copied())
             .collect(),
         ExtStmt::MmaRefill { value, .. } => vec![*value],
-        ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => Vec::new(),
+        ExtStmt::Asm { .. }
+        | ExtStmt::Jump { .. }
+        | ExtStmt::AnyFuture { .. }
+        | ExtStmt::Swap { .. } => Vec::new(),
     }
 }
 

@@ -212,6 +212,19 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     diags.push(not_lowered(codes::NOT_LOWERED_FUTURE, span, what));
                 }
             }
+            Stmt::Ext(ExtStmt::AnyFuture { tma: false, bind })
+                if fresh_future_shape(cx, &bind.name).is_some()
+                    && (warp_kernel || !on_tma_path(m)) => {}
+            Stmt::Ext(ExtStmt::Swap { a, b })
+                if (warp_kernel || !on_tma_path(m))
+                    && fresh_future_shape(cx, &a.name).is_some_and(|sa| {
+                        fresh_future_shape(cx, &b.name).is_some_and(|sb| sa == sb)
+                    }) => {}
+            Stmt::Ext(x @ (ExtStmt::AnyFuture { .. } | ExtStmt::Swap { .. })) => diags.push(
+                not_lowered(codes::NOT_LOWERED_SWAP, span, x.construct()).with_help(
+                    "tessel lowers placeholders and `swap` of `dma.copy` futures into fresh shared buffers of one static shape (`f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`) on the SIMT path",
+                ),
+            ),
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
                 diags.push(not_lowered(
@@ -325,6 +338,38 @@ fn composes_names(m: &crate::ir::Module, e: crate::ir::ExprId) -> bool {
 /// Whether the kernel has what puts a kernel on the TMA/WGMMA path (a TMA copy, an `mma`, or
 /// an event) — unless all its `mma`s are warp-level, which the SIMT path lowers — whose helpers
 /// do not include the SIMT copies a `dma.copy` future uses.
+/// The element type and static dimensions of the fresh shared buffer that `dma.copy` futures
+/// named `name` copy into (`f = dma.copy … => shared;`), when every such copy has one.
+fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
+    let m = cx.m;
+    let mut found: Option<(DType, Vec<i64>)> = None;
+    for s in all_stmts(m) {
+        if let Stmt::Ext(ExtStmt::DmaFuture {
+            tma: false,
+            bind: Some(f),
+            src,
+            dst,
+            ..
+        }) = &m.stmts[s]
+            && f.name == name
+        {
+            if !matches!(dst, CopyDst::Fresh(MemSpace::Shared)) {
+                return None;
+            }
+            let (shape, dtype) = super::fresh_shape(m, *src)?;
+            let dims = shape
+                .iter()
+                .map(|&d| cx.value(d))
+                .collect::<Option<Vec<i64>>>()?;
+            match &found {
+                Some(f) if *f != (dtype, dims.clone()) => return None,
+                _ => found = Some((dtype, dims)),
+            }
+        }
+    }
+    found
+}
+
 fn on_tma_path(m: &crate::ir::Module) -> bool {
     all_stmts(m).into_iter().any(|s| {
         matches!(

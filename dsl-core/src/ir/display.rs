@@ -232,6 +232,13 @@ impl Printer<'_> {
                 self.out.push_str("} in [");
                 self.list(extents);
                 self.out.push(']');
+                for r in self.m.loop_ranges.iter().filter(|r| r.stmt == s) {
+                    let _ = write!(self.out, " range {}(", vars[r.var].name);
+                    self.expr(r.start, 0);
+                    self.out.push(':');
+                    self.expr(r.end, 0);
+                    self.out.push(')');
+                }
                 if *unroll {
                     self.out.push_str(" : unroll");
                     if let Some(u) = self.m.unroll_factors.iter().find(|u| u.stmt == s) {
@@ -581,6 +588,13 @@ impl Printer<'_> {
                 let _ = write!(self.out, "mma.fill {}, ", acc.name);
                 self.expr(*value, 0);
                 self.out.push_str(";\n");
+            }
+            ExtStmt::AnyFuture { tma, bind } => {
+                let ns = if *tma { "tma" } else { "dma" };
+                let _ = writeln!(self.out, "{} = {ns}.any;", bind.name);
+            }
+            ExtStmt::Swap { a, b } => {
+                let _ = writeln!(self.out, "swap({}, {});", a.name, b.name);
             }
         }
     }

@@ -332,7 +332,7 @@ impl Parser {
     }
 
     /// A copy of the expression tree `e` whose nodes all carry `span`.
-    fn copy_expr(&mut self, e: ExprId, span: Span) -> ExprId {
+    pub(crate) fn copy_expr(&mut self, e: ExprId, span: Span) -> ExprId {
         let node = match self.exprs[e].clone() {
             Expr::Unary { op, expr } => Expr::Unary {
                 op,
@@ -486,6 +486,13 @@ impl Parser {
                     // `sp(i)`: dimension `i` of the named shape `sp`.
                     _ if self.is_open(Delim::Paren) && self.shape_value_dims(&name).is_some() => {
                         return self.shape_dim(&name, first);
+                    }
+                    // `k(-1)`: the last value of a bounded name `k`.
+                    _ if self.is_open(Delim::Paren)
+                        && crate::ir::builtin_arity(&name).is_none()
+                        && self.name_bound(&name).is_some() =>
+                    {
+                        return self.bounded_value(&Ident::new(name, span), first);
                     }
                     _ if self.is_open(Delim::Paren) => return self.call(Ident::new(name, span)),
                     // `__to<f32>(x)`: the conversion is named with its type.

@@ -549,6 +549,11 @@ impl R<'_> {
                 self.ident(s, Role::Acc, acc, true);
             }
             ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => {}
+            ExtStmt::AnyFuture { bind, .. } => self.declare(bind, Binding::Future(s)),
+            ExtStmt::Swap { a, b } => {
+                self.ident(s, Role::A, a, false);
+                self.ident(s, Role::B, b, false);
+            }
         }
     }
 
