@@ -13,23 +13,34 @@ pub(crate) enum ChunkIndex {
     Bound(ExprId),
 }
 
-/// The chunk-count source of index `a`: a value `k(-n)` gives its bound; `x ± c` and `c + x`
-/// (`c` an integer literal) give `x`'s; anything else is its own base.
+/// The chunk-count source of index `a`: a value `k(-n)` gives its bound; `x - c` (`c` a
+/// non-negative integer literal) gives `x`'s; anything else is its own base. Only downward
+/// shifts: they stay below the extent, and the range check proves them non-negative.
 pub(crate) fn chunk_index(m: &Module, a: ExprId) -> ChunkIndex {
     if let Some(b) = m.bounded_value(a) {
         return ChunkIndex::Bound(b);
     }
     match &m.exprs[a] {
         Expr::Binary {
-            op: BinaryOp::Add | BinaryOp::Sub,
+            op: BinaryOp::Sub,
             lhs,
             rhs,
-        } if matches!(m.exprs[*rhs], Expr::Int(_)) => chunk_index(m, *lhs),
-        Expr::Binary {
-            op: BinaryOp::Add,
-            lhs,
-            rhs,
-        } if matches!(m.exprs[*lhs], Expr::Int(_)) => chunk_index(m, *rhs),
+        } if matches!(m.exprs[*rhs], Expr::Int(c) if c >= 0) => match chunk_index(m, *lhs) {
+            ChunkIndex::Base(_) => ChunkIndex::Base(base_of(m, *lhs)),
+            bound => bound,
+        },
         _ => ChunkIndex::Base(a),
+    }
+}
+
+/// `x` of `x - c - d …`.
+fn base_of(m: &Module, a: ExprId) -> ExprId {
+    match &m.exprs[a] {
+        Expr::Binary {
+            op: BinaryOp::Sub,
+            lhs,
+            rhs,
+        } if matches!(m.exprs[*rhs], Expr::Int(c) if c >= 0) => base_of(m, *lhs),
+        _ => a,
     }
 }

@@ -86,11 +86,20 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "unnamed dimensions (`?`, `mdspan<N>`)",
             ));
         }
-        if p.shape.is_empty() {
+        // Scalar parameters of the lowered value types are passed by value (`float`, `int`).
+        if p.shape.is_empty()
+            && !matches!(p.dtype, DType::F16 | DType::BF16 | DType::F32 | DType::I32)
+        {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SCALAR_PARAM,
                 p.name.span,
-                "scalar parameters",
+                &format!("scalar parameters of type `{}`", p.dtype),
+            ));
+        } else if p.shape.is_empty() && p.name.name == "_" {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_SCALAR_PARAM,
+                p.name.span,
+                "unnamed scalar parameters",
             ));
         }
         if !p.dtype.is_lowered() && !warp_dtype(p.dtype) {
