@@ -82,7 +82,7 @@ fn double_buffered(swap: &str) -> String {
 
 #[test]
 fn placeholders_swaps_and_ranges_parse() {
-    let m = parse(&double_buffered("swap(x, nx); swap(y, ny);"));
+    let m = parse(&double_buffered("swap(x, nx); swap y, ny;"));
     let stmts: Vec<&Stmt> = m.stmts.iter().map(|(_, s)| s).collect();
     let anys = stmts
         .iter()
@@ -232,5 +232,24 @@ fn swap_lowers_to_a_pointer_exchange_and_waits_leave_the_next_copies_in_flight()
     assert!(
         text.contains("for (int kt = 1; kt < tsl_cdiv(K, 32); ++kt)"),
         "{text}"
+    );
+}
+
+#[test]
+fn a_with_name_outside_its_loops_is_its_first_value() {
+    let m = parse(&kernel(
+        "      x = dma.copy.async a.subspan(32, 32).at(bm, kt) => shared;
+      foreach kt(1:) {
+        y = dma.copy.async a.subspan(32, 32).at(bm, kt) => shared;
+      }",
+    ));
+    let dump = m.to_string();
+    assert!(
+        dump.contains("x = dma.copy.async a.subspan(32, 32).at(bm, 0) => shared;"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains("y = dma.copy.async a.subspan(32, 32).at(bm, kt) => shared;"),
+        "{dump}"
     );
 }

@@ -486,12 +486,20 @@ impl Parser {
     }
 
     /// `break;`, `continue;`, `yield;`
-    /// `swap(a, b);`: two futures exchange their buffers.
+    /// `swap(a, b);` (also `swap a, b;`): two futures exchange their buffers.
     pub(crate) fn swap_stmt(&mut self) -> PResult<StmtId> {
         let first = self.bump();
-        let (_, close) = self.expect_open(Delim::Paren, "and the two futures")?;
-        let names = self.comma_list(close, "the futures", |p| p.expect_ident("a future"))?;
-        let span = self.span(first, close);
+        let names = if self.is_open(Delim::Paren) {
+            let (_, close) = self.expect_open(Delim::Paren, "and the two futures")?;
+            self.comma_list(close, "the futures", |p| p.expect_ident("a future"))?
+        } else {
+            let mut v = vec![self.expect_ident("a future")?];
+            while self.eat_op(",").is_some() {
+                v.push(self.expect_ident("a future")?);
+            }
+            v
+        };
+        let span = self.span_from(first);
         let [a, b] = <[Ident; 2]>::try_from(names).map_err(|n| {
             self.error(
                 Diagnostic::new(

@@ -168,7 +168,13 @@ impl Parser {
             "break" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("break")?,
             "continue" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("continue")?,
             "yield" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("yield")?,
-            "swap" if self.open_at(self.pos + 1, Delim::Paren) => self.swap_stmt()?,
+            "swap"
+                if self.open_at(self.pos + 1, Delim::Paren)
+                    || (self.ident_at(self.pos + 1).is_some()
+                        && self.punct_at(self.pos + 2, ',')) =>
+            {
+                self.swap_stmt()?
+            }
             "call" if self.ident_at(self.pos + 1).is_some() => self.call_stmt()?,
             "println" | "print" if self.open_at(self.pos + 1, Delim::Paren) => {
                 self.println_stmt()?
