@@ -1,6 +1,6 @@
 //! Placeholder futures (`f = dma.any;`), `swap(a, b)` of futures, ranged loops over a `with`
 //! bound (`foreach k(1:)`) and bounded values (`k(-1)`): parsing, the checks and their errors,
-//! and what the lowering emits.
+//! and what the lowering emits. Also device `println`/`print`, lowered on the same path.
 
 use dsl_core::check::{self, codes as c};
 use dsl_core::diag::Diagnostics;
@@ -252,4 +252,37 @@ fn a_with_name_outside_its_loops_is_its_first_value() {
         dump.contains("y = dma.copy.async a.subspan(32, 32).at(bm, kt) => shared;"),
         "{dump}"
     );
+}
+
+#[test]
+fn println_lowers_to_device_printf() {
+    let lines = lowered(
+        "__co__ void show(f32 [N] x, int tag, f32 [N] y) {
+  parallel {b} by [cdiv(N, 32)] : block, {t} by [32] : thread {
+    println(\"b \", b, \" tag \", tag, \": \", x.at(b#t), \" 5%\");
+    print(\"no newline\");
+    y.at(b#t) = x.at(b#t);
+  }
+}
+",
+    );
+    let text = lines.join("\n");
+    assert!(
+        text.contains(
+            "printf(\"b %d tag %d: %f 5%%\\n\", (int)(b), (int)(tag), (double)(tsl_ld_or_zero(x, b * 32 + t, 0, N, 1)));"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("printf(\"no newline\");"), "{text}");
+    // A whole tensor is not a printable value: not lowered yet.
+    let d = check_err(
+        "__co__ void show(f32 [N] x, f32 [N] y) {
+  parallel {b} by [cdiv(N, 32)] : block, {t} by [32] : thread {
+    println(x);
+    y.at(b#t) = x.at(b#t);
+  }
+}
+",
+    );
+    has(&d, c::NOT_LOWERED_STMT);
 }

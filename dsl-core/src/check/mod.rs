@@ -590,7 +590,7 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
     match x {
         ExtStmt::Return { value } => value.iter().copied().collect(),
         ExtStmt::Call { targs, args, .. } => targs.iter().chain(args).copied().collect(),
-        ExtStmt::Println { args } => args
+        ExtStmt::Println { args, .. } => args
             .iter()
             .filter_map(|a| match a {
                 PrintArg::Expr(e) => Some(*e),

@@ -229,6 +229,23 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     && fresh_future_shape(cx, &a.name).is_some_and(|sa| {
                         fresh_future_shape(cx, &b.name).is_some_and(|sb| sa == sb)
                     }) => {}
+            // Device printf of values (a tensor, event or fragment as a whole is not one).
+            Stmt::Ext(ExtStmt::Println { args, .. })
+                if args.iter().all(|a| match a {
+                    crate::ir::PrintArg::Str(_) => true,
+                    crate::ir::PrintArg::Expr(e) => match cx.res.bindings.get(e) {
+                        Some(super::Binding::Param(i)) => {
+                            m.kernel.params.get(*i).is_some_and(|p| p.shape.is_empty())
+                        }
+                        Some(
+                            super::Binding::Tensor(..)
+                            | super::Binding::Event(..)
+                            | super::Binding::Frag(_)
+                            | super::Binding::Future(_),
+                        ) => false,
+                        _ => !matches!(m.exprs[*e], Expr::View { op, .. } if op != crate::ir::ViewOp::At),
+                    },
+                }) => {}
             Stmt::Ext(x @ (ExtStmt::AnyFuture { .. } | ExtStmt::Swap { .. })) => diags.push(
                 not_lowered(codes::NOT_LOWERED_SWAP, span, x.construct()).with_help(
                     "tessel lowers placeholders and `swap` of `dma.copy` futures into fresh shared buffers of one static shape (`f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`) on the SIMT path",

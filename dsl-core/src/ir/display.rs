@@ -480,8 +480,9 @@ impl Printer<'_> {
                 self.list(args);
                 self.out.push_str(");\n");
             }
-            ExtStmt::Println { args } => {
-                self.out.push_str("println(");
+            ExtStmt::Println { args, newline } => {
+                self.out
+                    .push_str(if *newline { "println(" } else { "print(" });
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");

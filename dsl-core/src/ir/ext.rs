@@ -54,7 +54,8 @@ pub enum ExtStmt {
         args: Vec<ExprId>,
     },
     /// `println("x = ", x);`: device printf.
-    Println { args: Vec<PrintArg> },
+    /// `print(…)` has no trailing newline (`newline` false).
+    Println { args: Vec<PrintArg>, newline: bool },
     /// `assert(cond, "message");`
     Assert {
         cond: ExprId,

@@ -397,6 +397,9 @@ impl Emitter<'_> {
             Stmt::Ext(crate::ir::ExtStmt::AnyFuture { tma: false, bind }) => {
                 super::simt::any_future(self, bind, line)?
             }
+            Stmt::Ext(crate::ir::ExtStmt::Println { args, newline }) => {
+                super::simt::println(self, args, *newline, line)?
+            }
             Stmt::Ext(crate::ir::ExtStmt::Swap { a, b }) => {
                 super::simt::swap_futures(self, a, b, line)?
             }

@@ -295,6 +295,66 @@ pub fn declare_swapped(e: &mut Emitter, line: Option<u32>) -> Result<(), LowerEr
     Ok(())
 }
 
+/// `println("x = ", x);` (`print` without the newline): device `printf`, integers as `%d` and
+/// element values as `%f` (converted to f32, passed as `double` as C varargs do).
+pub fn println(
+    e: &mut Emitter,
+    args: &[crate::ir::PrintArg],
+    newline: bool,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    use super::cexpr::Ty;
+    let mut fmt = String::new();
+    let mut values = Vec::new();
+    for a in args {
+        match a {
+            crate::ir::PrintArg::Str(s) => {
+                // The literal as written (its escapes are C's), `%` doubled, anything else than
+                // printable ASCII as octal escapes.
+                for c in s.chars() {
+                    match c {
+                        '%' => fmt.push_str("%%"),
+                        c if c.is_ascii() && !c.is_ascii_control() => fmt.push(c),
+                        c => {
+                            let mut buf = [0u8; 4];
+                            for b in c.encode_utf8(&mut buf).bytes() {
+                                fmt.push_str(&format!("\\{b:03o}"));
+                            }
+                        }
+                    }
+                }
+            }
+            crate::ir::PrintArg::Expr(x) => {
+                let (v, t) = e.cx().value(*x)?;
+                match t {
+                    Ty::Int => {
+                        fmt.push_str("%d");
+                        values.push(format!("(int)({v})"));
+                    }
+                    _ => {
+                        fmt.push_str("%f");
+                        values.push(format!(
+                            "(double)({})",
+                            super::cexpr::convert(&v, t, crate::ir::DType::F32)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if newline {
+        fmt.push_str("\\n");
+    }
+    let mut call = format!("printf(\"{fmt}\"");
+    for v in values {
+        call.push_str(", ");
+        call.push_str(&v);
+    }
+    call.push_str(");");
+    e.line(call, line);
+    Ok(())
+}
+
 /// `f = dma.any;`: the placeholder's buffer pointer (the copies bound to `f` later fill it).
 pub fn any_future(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), LowerError> {
     declare_fresh(e, f, line)

@@ -131,6 +131,7 @@ impl Parser {
 
     /// `println("text", e, …);` (also `print`).
     pub(crate) fn println_stmt(&mut self) -> PResult<StmtId> {
+        let newline = self.is_kw("println");
         let first = self.bump();
         let (_, close) = self.expect_open(Delim::Paren, "and what to print")?;
         let args = self.comma_list(close, "the print arguments", |p| match p.string_lit() {
@@ -138,7 +139,10 @@ impl Parser {
             None => p.expr().map(PrintArg::Expr),
         })?;
         self.expect_semi("`println`")?;
-        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Println { args }), self.span_from(first)))
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Println { args, newline }),
+            self.span_from(first),
+        ))
     }
 
     /// `assert(cond[, "message"]);`

@@ -501,7 +501,7 @@ impl R<'_> {
                     self.expr(a, Want::Any, false);
                 }
             }
-            ExtStmt::Println { args } => {
+            ExtStmt::Println { args, .. } => {
                 for a in args {
                     if let PrintArg::Expr(e) = a {
                         self.expr(*e, Want::Any, false);
