@@ -73,3 +73,36 @@ fn future_swap_over_whole_operands_compiles() {
     let s = sass_of(rel, emit_module("future_swap", &m, &Config::defaults(&m)));
     assert_has(rel, &s, &["HMMA.16816.F32", "LDSM", "LDGSTS"]);
 }
+
+/// Device printf compiles (a call of `vprintf`; its argument buffer lives in local memory, the
+/// one place a tessel kernel may use it).
+#[test]
+fn println_compiles_to_a_vprintf_call() {
+    if !nvrtc_and_nvdisasm_available("println_compiles_to_a_vprintf_call") {
+        return;
+    }
+    let text = "__co__ void show(f32 [N] x, int tag, f32 [N] y) {
+  parallel {b} by [cdiv(N, 32)] : block, {t} by [32] : thread {
+    if (t == 0) {
+      println(\"block \", b, \" (tag \", tag, \"): x = \", x.at(b#t), \", 100%\");
+      print(\"partial line \");
+    }
+    y.at(b#t) = x.at(b#t) * 2.0f;
+  }
+}
+";
+    let m = dsl_core::parse::parse_str(text, Some("show.co"))
+        .unwrap()
+        .module;
+    let (_, cu, expr) = emit_module("show", &m, &Config::defaults(&m));
+    let module = compile(&CompileRequest::new(cu, Arch::Sm80).name_expression(expr.clone()))
+        .unwrap_or_else(|e| panic!("NVRTC failed: {e}"));
+    let lowered = module.lowered_name(&expr).unwrap().to_string();
+    let all = sass::disassemble(&module.cubin).unwrap();
+    let s = sass::function_sass(&all, &lowered).unwrap();
+    assert!(
+        s.contains("vprintf"),
+        "no vprintf call: {:?}",
+        sass::instruction_set(s)
+    );
+}
