@@ -286,3 +286,22 @@ fn println_lowers_to_device_printf() {
     );
     has(&d, c::NOT_LOWERED_STMT);
 }
+
+#[test]
+fn apply_over_an_accumulator_span_takes_one_dimension_per_variable() {
+    let m = parse(
+        "__co__ void f(f16 [M, K] a, f16 [N, K] b, f32 [M, N] o) {
+  parallel {bm} by [cdiv(M, 64)] : block, {w} by [1] : group-4 {
+    acc = mma.fill.f32 0.0f;
+    apply {i, j} in acc.span
+      acc.at(i, j) = 0.0f;
+  }
+}
+",
+    );
+    let dump = m.to_string();
+    assert!(
+        dump.contains("foreach {i, j} in [acc.span(0), acc.span(1)] : unroll"),
+        "{dump}"
+    );
+}

@@ -607,7 +607,31 @@ impl Parser {
         } else {
             // `in t.span` (as `apply {i, j} in acc.span` writes it) iterates over `t`'s shape.
             let ext = self.extents(false)?;
-            self.splice_spans(ext)
+            let ext = self.splice_spans(ext);
+            // A shape the parser does not know (an `mma` accumulator's): dimension `d` of it
+            // for variable `d`, `t.span(d)`.
+            match ext.as_slice() {
+                [e] if vars.len() > 1 => match self.exprs[*e].clone() {
+                    crate::ir::Expr::Field { base, field } if field.name == "span" => {
+                        let span = self.exprs.get_span(*e);
+                        (0..vars.len())
+                            .map(|d| {
+                                let i = self.add_expr(crate::ir::Expr::Int(d as i64), span);
+                                self.add_expr(
+                                    crate::ir::Expr::View {
+                                        base,
+                                        op: crate::ir::ViewOp::SpanOf,
+                                        args: vec![i],
+                                    },
+                                    span,
+                                )
+                            })
+                            .collect()
+                    }
+                    _ => ext,
+                },
+                _ => ext,
+            }
         };
         self.count_check(&vars, &extents)?;
         if !ranges.is_empty() && in_kw.is_some() {
