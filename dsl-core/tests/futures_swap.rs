@@ -305,3 +305,28 @@ fn apply_over_an_accumulator_span_takes_one_dimension_per_variable() {
         "{dump}"
     );
 }
+
+#[test]
+fn fragment_copies_and_reductions_check_and_are_gated() {
+    let text = "__co__ void f(f32 [64, 64] x, f32 [64] o) {
+  parallel {b} by [1] : block, {t} by [64] : thread {
+    local f32 [64, 64] s;
+    local f32 [64, 64] d;
+    local f32 [64] m;
+    copy(d, s);
+    reduce_max(m, s, 1);
+    reduce_sum(m, s, 1);
+    o.at(t) = __exp2f(x.at(t, 0));
+  }
+}
+";
+    let m = parse(text);
+    let dump = m.to_string();
+    assert!(dump.contains("copy(d, s);"), "{dump}");
+    assert!(dump.contains("reduce_max(m, s, 1);"), "{dump}");
+    assert!(dump.contains("__exp2f(x.at(t, 0))"), "{dump}");
+    let d = check_err(text);
+    assert!(has(&d, c::NOT_LOWERED_STMT).contains("`copy` between fragments"));
+    let d = parse_err(&text.replace("reduce_max(m, s, 1)", "reduce_max(m, s)"));
+    assert!(has(&d, "E0032").contains("`reduce_max` takes 3 operands"));
+}

@@ -617,6 +617,7 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
             .chain(after.iter().copied())
             .collect(),
         ExtStmt::MmaRefill { value, .. } => vec![*value],
+        ExtStmt::FragOp { args, .. } => args.clone(),
         ExtStmt::Asm { .. }
         | ExtStmt::Jump { .. }
         | ExtStmt::AnyFuture { .. }

@@ -594,6 +594,11 @@ impl Printer<'_> {
                 let ns = if *tma { "tma" } else { "dma" };
                 let _ = writeln!(self.out, "{} = {ns}.any;", bind.name);
             }
+            ExtStmt::FragOp { op, args } => {
+                let _ = write!(self.out, "{op}(");
+                self.list(args);
+                self.out.push_str(");\n");
+            }
             ExtStmt::Swap { a, b } => {
                 let _ = writeln!(self.out, "swap({}, {});", a.name, b.name);
             }

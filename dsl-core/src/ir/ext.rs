@@ -95,6 +95,9 @@ pub enum ExtStmt {
     /// `f = dma.any;` / `f = tma.any;`: a future that names no copy yet (a placeholder a later
     /// copy or a `swap` gives its buffer).
     AnyFuture { tma: bool, bind: Ident },
+    /// `copy(dst, src);` between register tiles (fragments), `reduce_max(dst, src, axis);`
+    /// (also `reduce_sum`, `reduce_min`): `dst` gets `src` reduced along dimension `axis`.
+    FragOp { op: &'static str, args: Vec<ExprId> },
     /// `swap(a, b);`: the two futures exchange what they name (their buffers), without
     /// copying data — double buffering by renaming.
     Swap { a: Ident, b: Ident },
@@ -125,6 +128,10 @@ impl ExtStmt {
             ExtStmt::AnyFuture { tma: false, .. } => "`dma.any` futures",
             ExtStmt::AnyFuture { tma: true, .. } => "`tma.any` futures",
             ExtStmt::Swap { .. } => "`swap` of futures",
+            ExtStmt::FragOp { op: "copy", .. } => "`copy` between fragments",
+            ExtStmt::FragOp { .. } => {
+                "fragment reductions (`reduce_max`, `reduce_sum`, `reduce_min`)"
+            }
         }
     }
 }

@@ -490,6 +490,42 @@ impl Parser {
     }
 
     /// `break;`, `continue;`, `yield;`
+    /// `copy(dst, src);`, `reduce_max(dst, src, axis);` (and `reduce_sum`, `reduce_min`).
+    pub(crate) fn frag_op_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let name = self.expect_ident("a fragment operation")?;
+        let op: &'static str = match name.name.as_str() {
+            "copy" => "copy",
+            "reduce_max" => "reduce_max",
+            "reduce_sum" => "reduce_sum",
+            _ => "reduce_min",
+        };
+        let (_, close) = self.expect_open(Delim::Paren, "and the operands")?;
+        let args = self.comma_list(close, "the operands", |p| p.expr())?;
+        let want = if op == "copy" { 2 } else { 3 };
+        if args.len() != want {
+            let span = self.span_from(first);
+            let help = if op == "copy" {
+                "write `copy(dst, src);`".to_string()
+            } else {
+                format!("write `{op}(dst, src, axis);`")
+            };
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    span,
+                    format!("`{op}` takes {want} operands, found {}", args.len()),
+                )
+                .with_help(help),
+            ));
+        }
+        self.expect_semi(&format!("`{op}`"))?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::FragOp { op, args }),
+            self.span_from(first),
+        ))
+    }
+
     /// `swap(a, b);` (also `swap a, b;`): two futures exchange their buffers.
     pub(crate) fn swap_stmt(&mut self) -> PResult<StmtId> {
         let first = self.bump();

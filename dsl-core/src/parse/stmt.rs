@@ -168,6 +168,11 @@ impl Parser {
             "break" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("break")?,
             "continue" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("continue")?,
             "yield" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("yield")?,
+            "copy" | "reduce_max" | "reduce_sum" | "reduce_min"
+                if self.open_at(self.pos + 1, Delim::Paren) =>
+            {
+                self.frag_op_stmt()?
+            }
             "swap"
                 if self.open_at(self.pos + 1, Delim::Paren)
                     || (self.ident_at(self.pos + 1).is_some()
