@@ -125,6 +125,10 @@ pub fn emit(e: &Emit) -> String {
                 }
             ),
             KernelArg::Dim { name } => format!("int {name}"),
+            KernelArg::Scalar { param, float } => format!(
+                "{} value of scalar parameter #{param}",
+                if *float { "float" } else { "int" }
+            ),
         })
         .collect();
     let file = File {

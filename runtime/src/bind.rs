@@ -328,6 +328,11 @@ impl LaunchTemplate {
                         swizzle: fixed_u32(swizzle, "swizzle")?,
                     }
                 }
+                PlanArg::Scalar { param, .. } => {
+                    return Err(plan_err(format!(
+                        "parameter #{param} is a scalar: kernels with scalar parameters launch through `dsl::Instance` (`TensorArg::scalar`), not a tensor-only handle"
+                    )));
+                }
                 PlanArg::Dim { name } => ArgSpec::Dim {
                     slot: dims.iter().position(|d| d == name).ok_or_else(|| {
                         plan_err(format!("kernel argument `{name}` is not a symbolic dim"))

@@ -203,6 +203,26 @@ pub struct TensorArg {
     pub dtype: DType,
 }
 
+impl TensorArg {
+    /// The argument of a scalar parameter (`f32 alpha`, `int n`): rank 0, `dtype` the
+    /// parameter's type, and `ptr` the value's bits as the kernel receives it — an `f32` for a
+    /// floating type (rounded to `dtype` first), an `i32` for an integer one. A scalar is
+    /// passed by value, so no device memory is involved.
+    pub fn scalar(dtype: DType, value: f64) -> TensorArg {
+        let bits = match dtype {
+            DType::F16 => u64::from(half::f16::from_f64(value).to_f32().to_bits()),
+            DType::BF16 => u64::from(half::bf16::from_f64(value).to_f32().to_bits()),
+            DType::S32 | DType::S8 => u64::from(value as i32 as u32),
+            _ => u64::from((value as f32).to_bits()),
+        };
+        TensorArg {
+            ptr: bits,
+            shape: Vec::new(),
+            dtype,
+        }
+    }
+}
+
 impl<T: Element> DeviceTensor<T> {
     /// This tensor as a kernel argument.
     pub fn as_arg(&self) -> TensorArg {
@@ -509,7 +529,11 @@ impl Instance {
         guard("cuCtxSetCurrent", || {
             self.kernel.stream().context().bind_to_thread()
         })?;
-        for (p, t) in params.iter().zip(tensors) {
+        for (p, t) in params
+            .iter()
+            .zip(tensors)
+            .filter(|(p, _)| !p.shape.is_empty())
+        {
             let bytes = t.shape.iter().product::<usize>() * t.dtype.size_bytes();
             crate::device::check_device_range(t.ptr, bytes).map_err(|reason| {
                 DslError::BadPointer {
@@ -545,6 +569,14 @@ impl Instance {
                         source,
                     })?;
                     out.push(KernelArg::TensorMap(map));
+                }
+                PlanArg::Scalar { param, float } => {
+                    let bits = tensors[*param].ptr as u32;
+                    out.push(if *float {
+                        KernelArg::F32(f32::from_bits(bits))
+                    } else {
+                        KernelArg::I32(bits as i32)
+                    })
                 }
                 PlanArg::Dim { name } => {
                     let v = self.problem.dims.get(name).copied().unwrap_or(-1);

@@ -249,6 +249,10 @@ pub struct Epilogue {
     pub activation: Activation,
     /// The bias parameter's index and the output dimension it runs along.
     pub bias: Option<(usize, String)>,
+    /// A scalar parameter (its index) the contraction is multiplied by (`alpha * acc`).
+    pub scale: Option<usize>,
+    /// A scalar parameter (its index) added to every output (`acc + beta`).
+    pub offset: Option<usize>,
 }
 
 impl Epilogue {
@@ -291,20 +295,58 @@ impl Epilogue {
                 }
                 _ => (Activation::Identity, *value),
             };
-            let bias = match &m.exprs[inner] {
-                Expr::Name(_) => None,
+            // A scalar parameter, and the accumulator (a name that is no parameter), possibly
+            // scaled by one: `alpha * acc`.
+            let scalar = |e: dsl_core::ir::ExprId| match &m.exprs[e] {
+                Expr::Name(n) => params
+                    .iter()
+                    .position(|p| &p.name.name == n && p.shape.is_empty()),
+                _ => None,
+            };
+            let acc = |e: dsl_core::ir::ExprId| -> Option<Option<usize>> {
+                match &m.exprs[e] {
+                    Expr::Name(n) if !params.iter().any(|p| &p.name.name == n) => Some(None),
+                    Expr::Binary {
+                        op: BinaryOp::Mul,
+                        lhs,
+                        rhs,
+                    } => match (scalar(*lhs), scalar(*rhs)) {
+                        (Some(s), None) if matches!(&m.exprs[*rhs], Expr::Name(n) if !params.iter().any(|p| &p.name.name == n)) => {
+                            Some(Some(s))
+                        }
+                        (None, Some(s)) if matches!(&m.exprs[*lhs], Expr::Name(n) if !params.iter().any(|p| &p.name.name == n)) => {
+                            Some(Some(s))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            };
+            let (scale, bias, offset) = match &m.exprs[inner] {
+                _ if acc(inner).is_some() => (acc(inner)?, None, None),
                 Expr::Binary {
                     op: BinaryOp::Add,
                     lhs,
                     rhs,
-                } => match (&m.exprs[*lhs], &m.exprs[*rhs]) {
-                    (Expr::Name(_), _) => Some(bias_of(*rhs)?),
-                    (_, Expr::Name(_)) => Some(bias_of(*lhs)?),
-                    _ => return None,
-                },
+                } => {
+                    let (a, other) = match (acc(*lhs), acc(*rhs)) {
+                        (Some(s), _) => (s, *rhs),
+                        (_, Some(s)) => (s, *lhs),
+                        _ => return None,
+                    };
+                    match scalar(other) {
+                        Some(o) => (a, None, Some(o)),
+                        None => (a, Some(bias_of(other)?), None),
+                    }
+                }
                 _ => return None,
             };
-            let e = Epilogue { activation, bias };
+            let e = Epilogue {
+                activation,
+                bias,
+                scale,
+                offset,
+            };
             match &found {
                 Some(f) if *f != e => return None,
                 _ => found = Some(e),
@@ -315,12 +357,23 @@ impl Epilogue {
 
     /// Whether the output is the plain contraction.
     pub fn is_identity(&self) -> bool {
-        self.activation == Activation::Identity && self.bias.is_none()
+        self.activation == Activation::Identity
+            && self.bias.is_none()
+            && self.scale.is_none()
+            && self.offset.is_none()
     }
 
-    /// The output at flat index `index` of the contraction `c` whose value there is `sum`.
-    pub fn apply(&self, c: &Contraction, bias: Option<&[f64]>, index: usize, sum: f64) -> f64 {
-        let mut x = sum;
+    /// The output at flat index `index` of the contraction `c` whose value there is `sum`;
+    /// `scalar(i)` is the value of scalar parameter `i`.
+    pub fn apply(
+        &self,
+        c: &Contraction,
+        bias: Option<&[f64]>,
+        scalar: &dyn Fn(usize) -> f64,
+        index: usize,
+        sum: f64,
+    ) -> f64 {
+        let mut x = sum * self.scale.map_or(1.0, scalar) + self.offset.map_or(0.0, scalar);
         if let (Some((_, dim)), Some(b)) = (&self.bias, bias) {
             let mut rest = index;
             for d in c.out.iter().rev() {
@@ -368,7 +421,31 @@ mod tests {
         .unwrap();
         // Output (1, 2): the bias of column 2.
         let want = Activation::Gelu.apply(1.0 + 30.0);
-        assert!((e.apply(&c, Some(&[10.0, 20.0, 30.0]), 5, 1.0) - want).abs() < 1e-12);
+        assert!((e.apply(&c, Some(&[10.0, 20.0, 30.0]), &|_| 0.0, 5, 1.0) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn scalar_parameters_scale_and_offset_the_contraction() {
+        let src = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gemm_scaled.co"),
+        )
+        .unwrap();
+        let m = dsl_core::parse::parse_str(&src, None).unwrap().module;
+        let e = Epilogue::of(&m, 4).expect("recognized");
+        assert_eq!(
+            (e.scale, e.offset, e.bias.clone()),
+            (Some(1), Some(3), None)
+        );
+        assert!(!e.is_identity());
+        let c = Contraction::new(
+            &s(&["M", "K"]),
+            &s(&["N", "K"]),
+            &s(&["M", "N"]),
+            &sizes(&[("M", 2), ("N", 3), ("K", 4)]),
+        )
+        .unwrap();
+        let scalar = |i: usize| if i == 1 { 0.5 } else { -2.0 };
+        assert_eq!(e.apply(&c, None, &scalar, 0, 8.0), 0.5 * 8.0 - 2.0);
     }
 
     fn s(v: &[&str]) -> Vec<String> {

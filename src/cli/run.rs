@@ -31,6 +31,24 @@ pub struct RunArgs {
     /// Timed launches (at least 20).
     #[arg(long, default_value_t = 50, value_name = "R")]
     pub runs: usize,
+    /// The value of a scalar parameter (`--scalar alpha=0.5`; repeatable): every scalar
+    /// parameter of the kernel needs one.
+    #[arg(long = "scalar", value_name = "NAME=V", value_parser = parse_scalar)]
+    pub scalars: Vec<(String, f64)>,
+}
+
+fn parse_scalar(s: &str) -> Result<(String, f64), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
+    let v: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{v}` is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("`{k}` must be finite"));
+    }
+    Ok((k.trim().to_string(), v))
 }
 
 /// Outputs recomputed on the host when cuBLAS does not compute the kernel's contraction.
@@ -96,7 +114,12 @@ impl AnyTensor {
 /// its signature describes. Errors are usage errors (a missing or unknown dimension) or a
 /// signature `tessel run` has no reference for.
 pub(super) struct Signature {
+    /// The tensor parameters.
     pub params: Vec<(String, DType, Vec<usize>)>,
+    /// The kernel parameter index of each of `params`.
+    pub param_index: Vec<usize>,
+    /// The scalar parameters: (index, name, dtype).
+    pub scalars: Vec<(usize, String, DType)>,
     pub contraction: Contraction,
     /// What the kernel does to the contraction before its store (a bias parameter between the
     /// inputs and the output, an activation).
@@ -113,8 +136,21 @@ pub(super) fn signature(
     let mut sizes: BTreeMap<String, usize> = BTreeMap::new();
     let mut dims_of = Vec::new();
     let mut params = Vec::new();
-    for p in &m.kernel.params {
+    let mut param_index = Vec::new();
+    let mut scalars = Vec::new();
+    for (i, p) in m.kernel.params.iter().enumerate() {
         let name = p.name.name.clone();
+        if p.shape.is_empty() {
+            let dtype = DType::from_ir(p.dtype).ok_or_else(|| {
+                Failure::new(
+                    exit::RUNTIME,
+                    format!("scalar parameter `{name}` is {}", p.dtype),
+                )
+            })?;
+            scalars.push((i, name, dtype));
+            continue;
+        }
+        param_index.push(i);
         let dims: Vec<String> = p.shape.iter().map(|&d| m.expr_to_string(d)).collect();
         let mut shape = Vec::new();
         for d in &dims {
@@ -167,14 +203,17 @@ pub(super) fn signature(
         )
     };
     let last = params.len().saturating_sub(1);
-    let epilogue = Epilogue::of(m, last).unwrap_or(Epilogue {
-        activation: Activation::Identity,
-        bias: None,
-    });
+    let epilogue =
+        Epilogue::of(m, param_index.get(last).copied().unwrap_or(0)).unwrap_or(Epilogue {
+            activation: Activation::Identity,
+            bias: None,
+            scale: None,
+            offset: None,
+        });
     match (params.len(), &epilogue.bias) {
         (3, None) => {}
-        // `out = act(a · b + bias)`: the bias is the third parameter, along an output dimension.
-        (4, Some((2, dim))) if dims_of[last].contains(dim) => {}
+        // `out = act(a · b + bias)`: the bias is the third tensor, along an output dimension.
+        (4, Some((b, dim))) if *b == param_index[2] && dims_of[last].contains(dim) => {}
         (4, _) => {
             return Err(no_reference(
                 "has 4 parameters, and its stores are not `act(acc + bias.at(…))` with the third one a 1-D bias along an output dimension".into(),
@@ -186,6 +225,8 @@ pub(super) fn signature(
         Contraction::new(&dims_of[0], &dims_of[1], &dims_of[last], &sizes).map_err(no_reference)?;
     Ok(Signature {
         params,
+        param_index,
+        scalars,
         contraction,
         epilogue,
     })
@@ -199,6 +240,22 @@ pub fn run(args: &RunArgs) -> Result<String, Failure> {
         Prepared::get(def, args.problem.variant()).map_err(|e| Failure::new(exit::FAILED, e))?;
     // Everything that can be refused without a GPU is refused first.
     let sig = signature(&k, &prepared, &args.problem)?;
+    for (_, name, _) in &sig.scalars {
+        if !args.scalars.iter().any(|(n, _)| n == name) {
+            return Err(Failure::new(
+                exit::USAGE,
+                format!("scalar parameter `{name}` needs a value: --scalar {name}=…"),
+            ));
+        }
+    }
+    for (n, _) in &args.scalars {
+        if !sig.scalars.iter().any(|(_, name, _)| name == n) {
+            return Err(Failure::new(
+                exit::USAGE,
+                format!("--scalar: `{n}` is not a scalar parameter of the kernel"),
+            ));
+        }
+    }
     let dev = open_device()?;
     measure(&k, &prepared, &sig, &dev, args)
 }
@@ -217,7 +274,39 @@ fn measure(
         let seed = (i < last).then_some(i as u64 + 1);
         tensors.push(AnyTensor::new(dev, *dtype, shape, seed).map_err(|e| rt(&e))?);
     }
-    let targs: Vec<TensorArg> = tensors.iter().map(AnyTensor::arg).collect();
+    // The kernel's arguments in its parameter order: the tensors, and each scalar's value.
+    let scalar_value = |i: usize| -> Option<f64> {
+        let (_, name, _) = sig.scalars.iter().find(|(j, ..)| *j == i)?;
+        args.scalars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    };
+    let mut targs: Vec<TensorArg> = Vec::new();
+    for i in 0..sig.params.len() + sig.scalars.len() {
+        match sig.param_index.iter().position(|&j| j == i) {
+            Some(t) => targs.push(tensors[t].arg()),
+            None => {
+                let dtype = sig.scalars.iter().find(|(j, ..)| *j == i).map(|s| s.2);
+                let (Some(dtype), Some(v)) = (dtype, scalar_value(i)) else {
+                    return Err(rt(
+                        &"internal: a parameter that is neither tensor nor scalar",
+                    ));
+                };
+                targs.push(TensorArg::scalar(dtype, v));
+            }
+        }
+    }
+    // The reference sees each scalar as the kernel does: rounded to its type.
+    let scalar_ref = |i: usize| {
+        let Some(v) = scalar_value(i) else { return 0.0 };
+        match sig.scalars.iter().find(|(j, ..)| *j == i).map(|s| s.2) {
+            Some(DType::F16) => f16::from_f64(v).to_f64(),
+            Some(DType::BF16) => bf16::from_f64(v).to_f64(),
+            Some(DType::S32) => (v as i32) as f64,
+            _ => (v as f32) as f64,
+        }
+    };
     let problem: Problem = prepared.bind(&targs).map_err(|e| rt(&e))?;
     let inst =
         Instance::new(dev, module_cache(), prepared.clone(), &k.config, &problem).map_err(|e| {
@@ -268,14 +357,20 @@ fn measure(
                 tensors[0].to_f64().map_err(|e| rt(&e))?,
                 tensors[1].to_f64().map_err(|e| rt(&e))?,
             );
-            let bias = match sig.epilogue.bias {
-                Some((p, _)) => Some(tensors[p].to_f64().map_err(|e| rt(&e))?),
+            let bias = match &sig.epilogue.bias {
+                Some((p, _)) => {
+                    let t = sig.param_index.iter().position(|j| j == p).unwrap_or(2);
+                    Some(tensors[t].to_f64().map_err(|e| rt(&e))?)
+                }
                 None => None,
             };
             let idx = c.sample(HOST_SAMPLES, 7);
             let reference: Vec<f64> = idx
                 .iter()
-                .map(|&i| sig.epilogue.apply(c, bias.as_deref(), i, c.at(&a, &b, i)))
+                .map(|&i| {
+                    let sum = c.at(&a, &b, i);
+                    sig.epilogue.apply(c, bias.as_deref(), &scalar_ref, i, sum)
+                })
                 .collect();
             let v = match out {
                 AnyTensor::F16(t) => sampled(t, &idx, &reference, tol),

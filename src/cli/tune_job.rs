@@ -29,6 +29,14 @@ pub fn build(k: &Loaded, def: &'static KernelDef, problem: &ProblemArgs) -> Resu
     let variant = problem.variant();
     let prepared = Prepared::get(def, variant).map_err(|e| Failure::new(exit::FAILED, e))?;
     let sig = signature(k, &prepared, problem)?;
+    if let Some((_, name, _)) = sig.scalars.first() {
+        return Err(Failure::new(
+            exit::RUNTIME,
+            format!(
+                "tessel tune does not bind scalar parameters yet (`{name}`); `tessel run --scalar {name}=…` runs the kernel"
+            ),
+        ));
+    }
     let c = sig.contraction;
     let last = sig.params.len() - 1;
     let (input, output) = (sig.params[0].1, sig.params[last].1);

@@ -317,6 +317,11 @@ pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
                     .unwrap_or("?".into()),
             ),
             KernelArg::Dim { name } => format!("int {name}"),
+            KernelArg::Scalar { param, float } => format!(
+                "{} value of `{}`",
+                if *float { "float" } else { "int" },
+                pname(*param)
+            ),
         })
         .collect();
 

@@ -369,6 +369,14 @@ pub const NOT_LOWERED_SPARSE_PROMOTE: &str = "E1362";
 /// Not supported yet: a u8 tensor that is not sparsity metadata.
 pub const NOT_LOWERED_U8: &str = "E1363";
 
+/// `swap(a, b)` of names that are not two futures of one buffer shape.
+pub const BAD_SWAP: &str = "E1490";
+/// A placeholder future (`f = dma.any;`) that no copy or `swap` ever gives a buffer.
+pub const ANY_FUTURE_UNUSED: &str = "E1491";
+/// Not supported yet: placeholder futures and `swap` outside the SIMT path's `dma.copy`
+/// futures into fresh shared buffers.
+pub const NOT_LOWERED_SWAP: &str = "E1375";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -952,5 +960,17 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_U8,
         "not supported yet: a u8 tensor that is not sparsity metadata",
+    ),
+    (
+        BAD_SWAP,
+        "`swap(a, b)` of names that are not two futures of one buffer shape",
+    ),
+    (
+        ANY_FUTURE_UNUSED,
+        "a placeholder future (`dma.any`) that no copy or `swap` gives a buffer",
+    ),
+    (
+        NOT_LOWERED_SWAP,
+        "not supported yet: `dma.any`/`tma.any` and `swap` beyond `dma.copy` futures of fresh shared buffers",
     ),
 ];

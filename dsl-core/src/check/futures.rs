@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 pub(crate) fn check_futures(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
+    placeholders(cx, diags);
     // Future definition → the `wait` that consumed it.
     let mut waited: HashMap<StmtId, StmtId> = HashMap::new();
     let future_of = |e: ExprId| match cx.res.bindings.get(&e) {
@@ -83,6 +84,67 @@ pub(crate) fn check_futures(cx: &Cx, diags: &mut Diagnostics) {
                     .with_help("trigger the event right after the `wait` (`trigger e;`), or drop the `wait`"),
                 );
             }
+        }
+    }
+}
+
+/// `swap(a, b)` names two futures; a placeholder `f = dma.any;` is given a buffer later (by a
+/// copy bound to `f` or a `swap` of `f`), or it names nothing.
+fn placeholders(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let stmts = all_stmts(m);
+    for &s in &stmts {
+        match &m.stmts[s] {
+            Stmt::Ext(ExtStmt::Swap { a, b }) => {
+                for (id, role) in [(a, Role::A), (b, Role::B)] {
+                    let is_future =
+                        matches!(cx.res.idents.get(&(s, role)), Some(Binding::Future(_)));
+                    if !is_future && cx.res.idents.contains_key(&(s, role)) {
+                        diags.push(
+                            Diagnostic::new(
+                                codes::BAD_SWAP,
+                                id.span,
+                                format!("`swap` exchanges two futures; `{}` is not one", id.name),
+                            )
+                            .with_help("bind it first: `f = dma.copy.async src => shared;` or `f = dma.any;`"),
+                        );
+                    }
+                }
+                if a.name == b.name {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::BAD_SWAP,
+                            b.span,
+                            format!("`swap` of `{}` with itself", a.name),
+                        )
+                        .with_help("swap two different futures"),
+                    );
+                }
+            }
+            Stmt::Ext(ExtStmt::AnyFuture { bind, .. }) => {
+                let used = stmts.iter().any(|&t| match &m.stmts[t] {
+                    Stmt::Ext(ExtStmt::Swap { a, b }) => a.name == bind.name || b.name == bind.name,
+                    Stmt::Ext(ExtStmt::DmaFuture { bind: Some(f), .. }) => {
+                        t != s && f.name == bind.name
+                    }
+                    Stmt::TmaCopy { bind: Some(f), .. } => f.name == bind.name,
+                    _ => false,
+                });
+                if !used {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::ANY_FUTURE_UNUSED,
+                            bind.span,
+                            format!(
+                                "the placeholder future `{}` is never given a copy or swapped",
+                                bind.name
+                            ),
+                        )
+                        .with_help("bind a copy to it (`f = dma.copy.async src => shared;`) or `swap` it, or remove it"),
+                    );
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -62,7 +62,11 @@ fn chunk_indices(cx: &Cx, diags: &mut Diagnostics) {
                     for &a in args {
                         // The view check already explains a constant it cannot split by.
                         let span = m.expr_span(a);
-                        if !variable(cx, a) && !diags.0.iter().any(|d| d.span == span) {
+                        let ok = match super::chunk_index(m, a) {
+                            super::ChunkIndex::Base(b) => variable(cx, b),
+                            super::ChunkIndex::Bound(_) => true,
+                        };
+                        if !ok && !diags.0.iter().any(|d| d.span == span) {
                             diags.push(
                                 at_expr(
                                     m,
@@ -735,7 +739,8 @@ fn accumulators(m: &Module, diags: &mut Diagnostics) {
 
 /// The shape and element type of the fresh shared buffer `f = dma.copy src => shared;`
 /// creates, for the sources the lowering sizes statically: a `.subspan(…)` tile
-/// (`t.subspan(R, C).at(i, j)`) of a parameter or declared tensor.
+/// (`t.subspan(R, C).at(i, j)`) of a parameter or declared tensor, or a whole parameter of
+/// a static shape.
 pub(crate) fn fresh_shape(m: &Module, src: ExprId) -> Option<(Vec<ExprId>, DType)> {
     let mut e = src;
     if let Expr::View {
@@ -746,15 +751,17 @@ pub(crate) fn fresh_shape(m: &Module, src: ExprId) -> Option<(Vec<ExprId>, DType
     {
         e = *base;
     }
-    let Expr::View {
-        base,
-        op: ViewOp::Subspan,
-        args,
-    } = &m.exprs[e]
-    else {
-        return None;
+    // A whole parameter of a static shape (`dma.copy.async lhs => shared`) is its own tile.
+    let (base, args) = match &m.exprs[e] {
+        Expr::View {
+            base,
+            op: ViewOp::Subspan,
+            args,
+        } => (*base, args),
+        Expr::Name(n) if e == src => (e, &m.param(n)?.shape),
+        _ => return None,
     };
-    let Expr::Name(root) = &m.exprs[*base] else {
+    let Expr::Name(root) = &m.exprs[base] else {
         return None;
     };
     let dtype = m

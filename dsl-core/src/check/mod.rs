@@ -22,6 +22,7 @@
 //! are evaluated too, and loops over problem sizes get finite ranges).
 
 mod attrs;
+mod bounded;
 mod cluster;
 pub mod codes;
 mod control;
@@ -51,6 +52,7 @@ mod views_ext;
 mod warp_mma;
 mod wgmma;
 
+pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use lowerable::fresh_shape;
 pub use support::LOWERED_MATH;
@@ -603,7 +605,7 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
     match x {
         ExtStmt::Return { value } => value.iter().copied().collect(),
         ExtStmt::Call { targs, args, .. } => targs.iter().chain(args).copied().collect(),
-        ExtStmt::Println { args } => args
+        ExtStmt::Println { args, .. } => args
             .iter()
             .filter_map(|a| match a {
                 PrintArg::Expr(e) => Some(*e),
@@ -630,7 +632,11 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
             .chain(after.iter().copied())
             .collect(),
         ExtStmt::MmaRefill { value, .. } => vec![*value],
-        ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => Vec::new(),
+        ExtStmt::FragOp { args, .. } => args.clone(),
+        ExtStmt::Asm { .. }
+        | ExtStmt::Jump { .. }
+        | ExtStmt::AnyFuture { .. }
+        | ExtStmt::Swap { .. } => Vec::new(),
     }
 }
 

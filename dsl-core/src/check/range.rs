@@ -145,8 +145,24 @@ impl W<'_, '_> {
                 ..
             } => {
                 let mut inner = st.clone();
-                for (v, &e) in vars.iter().zip(extents) {
+                for (i, (v, &e)) in vars.iter().zip(extents).enumerate() {
                     self.bind_var(&mut inner, &v.name, e, None);
+                    // `foreach k(lo:hi)`: `k` runs over `[lo, hi)` inside its bound.
+                    if let Some(r) = m.loop_range(s, i) {
+                        let lo = eval_interval(m, r.start, &st.env);
+                        let hi = eval_interval(m, r.end, &st.env);
+                        let range = Interval {
+                            lo: lo.lo,
+                            hi: match hi.hi {
+                                Ext::Fin(h) => Ext::Fin(h.saturating_sub(1)),
+                                x => x,
+                            },
+                        };
+                        inner.env.ranges.insert(v.name.clone(), range);
+                        if let Some(o) = inner.origins.get_mut(&v.name) {
+                            o.range = range;
+                        }
+                    }
                 }
                 self.block(body, inner);
             }
@@ -319,6 +335,35 @@ impl W<'_, '_> {
                         plural(n)
                     );
                     self.check_index(*index, n, st, true, &what, Some(ce), decl_note);
+                }
+                Expr::View {
+                    op: crate::ir::ViewOp::Chunkat,
+                    args,
+                    ..
+                } if !self
+                    .views
+                    .get(x)
+                    .is_some_and(|v| matches!(v.space, MemSpace::Shared | MemSpace::Local)) =>
+                {
+                    // A shifted index (`k - 1`) or a bounded value (`k(-1)`) stays among the
+                    // chunks of its variable's extent (or bound), in any memory.
+                    for &a in args {
+                        let n = match super::chunk_index(m, a) {
+                            super::ChunkIndex::Bound(b) => cx.value(b),
+                            super::ChunkIndex::Base(b) if b != a => match &m.exprs[b] {
+                                Expr::Name(v) => st.env.extents.get(v).copied(),
+                                _ => None,
+                            },
+                            super::ChunkIndex::Base(_) => None,
+                        };
+                        let Some(n) = n else { continue };
+                        let what = format!(
+                            "`.chunkat` splits this dimension into {n} chunk{}",
+                            plural(n)
+                        );
+                        let note = (m.expr_span(x), "this view".to_string());
+                        self.check_index(a, n, st, false, &what, None, note);
+                    }
                 }
                 Expr::View { .. } => {
                     let Some(v) = self.views.get(x) else { continue };

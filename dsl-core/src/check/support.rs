@@ -87,11 +87,20 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "unnamed dimensions (`?`, `mdspan<N>`)",
             ));
         }
-        if p.shape.is_empty() {
+        // Scalar parameters of the lowered value types are passed by value (`float`, `int`).
+        if p.shape.is_empty()
+            && !matches!(p.dtype, DType::F16 | DType::BF16 | DType::F32 | DType::I32)
+        {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SCALAR_PARAM,
                 p.name.span,
-                "scalar parameters",
+                &format!("scalar parameters of type `{}`", p.dtype),
+            ));
+        } else if p.shape.is_empty() && p.name.name == "_" {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_SCALAR_PARAM,
+                p.name.span,
+                "unnamed scalar parameters",
             ));
         }
         if !p.dtype.is_lowered() && !warp_dtype(p.dtype) {
@@ -224,6 +233,36 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                         Some(super::Binding::Future(d)) if matches!(m.stmts[*d], Stmt::TmaCopy { .. })
                     )
                 }) => {}
+            Stmt::Ext(ExtStmt::AnyFuture { tma: false, bind })
+                if fresh_future_shape(cx, &bind.name).is_some()
+                    && (warp_kernel || !on_tma_path(m)) => {}
+            Stmt::Ext(ExtStmt::Swap { a, b })
+                if (warp_kernel || !on_tma_path(m))
+                    && fresh_future_shape(cx, &a.name).is_some_and(|sa| {
+                        fresh_future_shape(cx, &b.name).is_some_and(|sb| sa == sb)
+                    }) => {}
+            // Device printf of values (a tensor, event or fragment as a whole is not one).
+            Stmt::Ext(ExtStmt::Println { args, .. })
+                if args.iter().all(|a| match a {
+                    crate::ir::PrintArg::Str(_) => true,
+                    crate::ir::PrintArg::Expr(e) => match cx.res.bindings.get(e) {
+                        Some(super::Binding::Param(i)) => {
+                            m.kernel.params.get(*i).is_some_and(|p| p.shape.is_empty())
+                        }
+                        Some(
+                            super::Binding::Tensor(..)
+                            | super::Binding::Event(..)
+                            | super::Binding::Frag(_)
+                            | super::Binding::Future(_),
+                        ) => false,
+                        _ => !matches!(m.exprs[*e], Expr::View { op, .. } if op != crate::ir::ViewOp::At),
+                    },
+                }) => {}
+            Stmt::Ext(x @ (ExtStmt::AnyFuture { .. } | ExtStmt::Swap { .. })) => diags.push(
+                not_lowered(codes::NOT_LOWERED_SWAP, span, x.construct()).with_help(
+                    "tessel lowers placeholders and `swap` of `dma.copy` futures into fresh shared buffers of one static shape (`f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`) on the SIMT path",
+                ),
+            ),
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.
@@ -361,6 +400,38 @@ fn composes_names(m: &crate::ir::Module, e: crate::ir::ExprId) -> bool {
         Expr::Compose { outer, inner } => composes_names(m, *outer) && composes_names(m, *inner),
         _ => false,
     }
+}
+
+/// The element type and static dimensions of the fresh shared buffer that `dma.copy` futures
+/// named `name` copy into (`f = dma.copy … => shared;`), when every such copy has one.
+fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
+    let m = cx.m;
+    let mut found: Option<(DType, Vec<i64>)> = None;
+    for s in all_stmts(m) {
+        if let Stmt::Ext(ExtStmt::DmaFuture {
+            tma: false,
+            bind: Some(f),
+            src,
+            dst,
+            ..
+        }) = &m.stmts[s]
+            && f.name == name
+        {
+            if !matches!(dst, CopyDst::Fresh(MemSpace::Shared)) {
+                return None;
+            }
+            let (shape, dtype) = super::fresh_shape(m, *src)?;
+            let dims = shape
+                .iter()
+                .map(|&d| cx.value(d))
+                .collect::<Option<Vec<i64>>>()?;
+            match &found {
+                Some(f) if *f != (dtype, dims.clone()) => return None,
+                _ => found = Some((dtype, dims)),
+            }
+        }
+    }
+    found
 }
 
 /// Whether the kernel has what puts a kernel on the TMA/WGMMA path (a TMA copy, an `mma`, or

@@ -458,7 +458,11 @@ impl A<'_, '_> {
         if let Some(d) = super::views_ext::compose_chunk(cx, a, full) {
             return Some(d);
         }
-        let Some(ext) = var_extent(cx, a) else {
+        let ext = match super::chunk_index(m, a) {
+            super::ChunkIndex::Base(b) => var_extent(cx, b),
+            super::ChunkIndex::Bound(b) => Some(b),
+        };
+        let Some(ext) = ext else {
             return self.err(
                 codes::CHUNK,
                 a,

@@ -232,6 +232,13 @@ impl Printer<'_> {
                 self.out.push_str("} in [");
                 self.list(extents);
                 self.out.push(']');
+                for r in self.m.loop_ranges.iter().filter(|r| r.stmt == s) {
+                    let _ = write!(self.out, " range {}(", vars[r.var].name);
+                    self.expr(r.start, 0);
+                    self.out.push(':');
+                    self.expr(r.end, 0);
+                    self.out.push(')');
+                }
                 if *unroll {
                     self.out.push_str(" : unroll");
                     if let Some(u) = self.m.unroll_factors.iter().find(|u| u.stmt == s) {
@@ -519,8 +526,9 @@ impl Printer<'_> {
                 self.list(args);
                 self.out.push_str(");\n");
             }
-            ExtStmt::Println { args } => {
-                self.out.push_str("println(");
+            ExtStmt::Println { args, newline } => {
+                self.out
+                    .push_str(if *newline { "println(" } else { "print(" });
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
@@ -627,6 +635,18 @@ impl Printer<'_> {
                 let _ = write!(self.out, "mma.fill {}, ", acc.name);
                 self.expr(*value, 0);
                 self.out.push_str(";\n");
+            }
+            ExtStmt::AnyFuture { tma, bind } => {
+                let ns = if *tma { "tma" } else { "dma" };
+                let _ = writeln!(self.out, "{} = {ns}.any;", bind.name);
+            }
+            ExtStmt::FragOp { op, args } => {
+                let _ = write!(self.out, "{op}(");
+                self.list(args);
+                self.out.push_str(");\n");
+            }
+            ExtStmt::Swap { a, b } => {
+                let _ = writeln!(self.out, "swap({}, {});", a.name, b.name);
             }
         }
     }

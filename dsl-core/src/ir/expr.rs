@@ -289,6 +289,16 @@ pub fn builtin_arity(name: &str) -> Option<usize> {
         return Some(1);
     }
     let base = name.strip_prefix("__").unwrap_or(name);
+    // `__exp2f`, `__expf`: CUDA's f32 spelling of a math built-in.
+    if name.starts_with("__")
+        && let Some(f) = base.strip_suffix('f')
+        && !matches!(f, "" | "fma" | "erf" | "rcp")
+        && let Some(n) = builtin_arity(f)
+        && !f.starts_with("__")
+        && !matches!(f, "cdiv" | "select")
+    {
+        return Some(n);
+    }
     Some(match base {
         "cdiv" | "min" | "max" if base.len() == name.len() => 2,
         "min" | "max" | "pow" | "fmin" | "fmax" | "atan2" | "hypot" | "fmod" | "copysign" => 2,

@@ -54,7 +54,8 @@ pub enum ExtStmt {
         args: Vec<ExprId>,
     },
     /// `println("x = ", x);`: device printf.
-    Println { args: Vec<PrintArg> },
+    /// `print(…)` has no trailing newline (`newline` false).
+    Println { args: Vec<PrintArg>, newline: bool },
     /// `assert(cond, "message");`
     Assert {
         cond: ExprId,
@@ -91,6 +92,15 @@ pub enum ExtStmt {
     Asm { volatile: bool, template: String },
     /// `break;`, `continue;`, `yield;`
     Jump { kind: &'static str },
+    /// `f = dma.any;` / `f = tma.any;`: a future that names no copy yet (a placeholder a later
+    /// copy or a `swap` gives its buffer).
+    AnyFuture { tma: bool, bind: Ident },
+    /// `copy(dst, src);` between register tiles (fragments), `reduce_max(dst, src, axis);`
+    /// (also `reduce_sum`, `reduce_min`): `dst` gets `src` reduced along dimension `axis`.
+    FragOp { op: &'static str, args: Vec<ExprId> },
+    /// `swap(a, b);`: the two futures exchange what they name (their buffers), without
+    /// copying data — double buffering by renaming.
+    Swap { a: Ident, b: Ident },
 }
 
 impl ExtStmt {
@@ -115,6 +125,13 @@ impl ExtStmt {
             ExtStmt::Jump { kind: "break" } => "`break`",
             ExtStmt::Jump { kind: "continue" } => "`continue`",
             ExtStmt::Jump { .. } => "`yield`",
+            ExtStmt::AnyFuture { tma: false, .. } => "`dma.any` futures",
+            ExtStmt::AnyFuture { tma: true, .. } => "`tma.any` futures",
+            ExtStmt::Swap { .. } => "`swap` of futures",
+            ExtStmt::FragOp { op: "copy", .. } => "`copy` between fragments",
+            ExtStmt::FragOp { .. } => {
+                "fragment reductions (`reduce_max`, `reduce_sum`, `reduce_min`)"
+            }
         }
     }
 }
@@ -183,4 +200,25 @@ pub struct Attribute {
     /// The statement it annotates.
     pub target: StmtId,
     pub span: crate::span::Span,
+}
+
+/// `foreach k(lo:hi)`: the loop over variable `var` of a `foreach` runs from `start` up to
+/// (not including) `end`; the variable keeps its bound (the extent the `foreach` names, the
+/// chunk count of `.chunkat(k)`). The parser writes ends counted from the bound (`k(1:-1)`) as
+/// `bound - n`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopRange {
+    pub stmt: StmtId,
+    pub var: usize,
+    pub start: ExprId,
+    pub end: ExprId,
+}
+
+/// `k(c)` of a bounded name `k` (a `with` or loop bound): the value `c` (`c >= 0`) or
+/// `bound + c` (`c < 0`, so `k(-1)` is the last value), kept as that arithmetic in `value`;
+/// `bound` is the chunk count when the value indexes a `.chunkat`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundedValue {
+    pub value: ExprId,
+    pub bound: ExprId,
 }

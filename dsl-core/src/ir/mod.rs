@@ -20,7 +20,8 @@ pub mod types;
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
 pub use ext::{
-    Attribute, DeclExt, ExtStmt, ParallelExt, PrintArg, StreamParam, SyncKind, UnrollFactor,
+    Attribute, BoundedValue, DeclExt, ExtStmt, LoopRange, ParallelExt, PrintArg, StreamParam,
+    SyncKind, UnrollFactor,
 };
 pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt, StoreMods};
 pub use types::{DType, Level, Major, MemSpace};
@@ -185,6 +186,10 @@ pub struct Module {
     pub parallel_ext: Vec<ParallelExt>,
     /// `: unroll(N)` factors of `foreach` loops (checked, not lowered).
     pub unroll_factors: Vec<UnrollFactor>,
+    /// `foreach k(lo:hi)`: loops that start or end inside their variable's bound.
+    pub loop_ranges: Vec<LoopRange>,
+    /// `k(-1)`: values of bounded names (their arithmetic, and the bound).
+    pub bounded_values: Vec<BoundedValue>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -235,6 +240,21 @@ impl Module {
         self.sparse.iter().find(|x| x.stmt == s).map(|x| &x.meta)
     }
 
+    /// The range of loop variable `var` of `foreach` statement `s` (`foreach k(lo:hi)`).
+    pub fn loop_range(&self, s: StmtId, var: usize) -> Option<&LoopRange> {
+        self.loop_ranges
+            .iter()
+            .find(|r| r.stmt == s && r.var == var)
+    }
+
+    /// The bound of `e` when `e` is a value `k(c)` of a bounded name.
+    pub fn bounded_value(&self, e: ExprId) -> Option<ExprId> {
+        self.bounded_values
+            .iter()
+            .find(|b| b.value == e)
+            .map(|b| b.bound)
+    }
+
     /// An empty module with the given kernel name (for hand-built IR).
     pub fn new(kernel_name: &str) -> Self {
         Module {
@@ -264,6 +284,8 @@ impl Module {
             streams: Vec::new(),
             parallel_ext: Vec::new(),
             unroll_factors: Vec::new(),
+            loop_ranges: Vec::new(),
+            bounded_values: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

@@ -90,6 +90,9 @@ impl Emitter<'_> {
                     }
                 }
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
+                if is_block {
+                    super::simt::declare_swapped(self, line)?;
+                }
                 self.block(body);
                 self.flush_sync_tma();
                 self.flush_dma();
@@ -149,15 +152,23 @@ impl Emitter<'_> {
                     self.scopes.hoist(text, name);
                 }
                 let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
-                for (v, e) in vars.iter().zip(&exts) {
+                for (i, (v, e)) in vars.iter().zip(&exts).enumerate() {
                     if *unroll || static_trip {
                         self.emit(Op::Unroll, None, None);
                     }
+                    // `foreach k(lo:hi)`: the loop runs over part of `k`'s bound.
+                    let (init, bound) = match m.loop_range(s, i) {
+                        Some(r) => (
+                            self.cx().sym(r.start)?.to_cpp(),
+                            self.cx().sym(r.end)?.to_cpp(),
+                        ),
+                        None => ("0".into(), e.to_cpp()),
+                    };
                     self.open(
                         Op::For {
                             var: v.name.clone(),
-                            init: "0".into(),
-                            bound: e.to_cpp(),
+                            init,
+                            bound,
                             step: None,
                         },
                         None,
@@ -379,7 +390,7 @@ impl Emitter<'_> {
                 super::hopper::wait_mma(self, s, *event, line)?
             }
             Stmt::Wait { event } if self.waits_a_copy_future(*event) => {
-                super::simt::wait_futures(self, line)
+                super::simt::wait_futures(self, s, line)
             }
             Stmt::EventDecl { .. }
             | Stmt::Wait { .. }
@@ -411,6 +422,15 @@ impl Emitter<'_> {
                 if self.path == KernelPath::Hopper =>
             {
                 super::hopper::refill(self, acc, *value, line)?
+            }
+            Stmt::Ext(crate::ir::ExtStmt::AnyFuture { tma: false, bind }) => {
+                super::simt::any_future(self, bind, line)?
+            }
+            Stmt::Ext(crate::ir::ExtStmt::Println { args, newline }) => {
+                super::simt::println(self, args, *newline, line)?
+            }
+            Stmt::Ext(crate::ir::ExtStmt::Swap { a, b }) => {
+                super::simt::swap_futures(self, a, b, line)?
             }
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {

@@ -511,7 +511,39 @@ impl ExprCx<'_> {
                             }
                             // A variable, or a composition of them (`m # g`: chunk
                             // `m * extent(g) + g` of `extent(m) * extent(g)`).
-                            let (ext, index) = match &m.exprs[a] {
+                            // `k - 1`, `k(-1)`: a shifted variable keeps its extent, a
+                            // bounded value has its bound.
+                            let base = match crate::check::chunk_index(m, a) {
+                                crate::check::ChunkIndex::Bound(b) => {
+                                    let ext = Sym::from_expr(m, b).ok_or_else(|| {
+                                        self.err(a, "the bound of this value is not arithmetic over constants")
+                                    })?;
+                                    Some((ext, wrap(&self.value(a)?.0)))
+                                }
+                                crate::check::ChunkIndex::Base(b) if b != a => {
+                                    let Expr::Name(var) = &m.exprs[b] else {
+                                        return Err(self.err(
+                                            a,
+                                            "`.chunkat` shifts a loop or parallel variable",
+                                        ));
+                                    };
+                                    let ext =
+                                        self.scopes.extent(var).cloned().ok_or_else(|| {
+                                            self.err(
+                                                a,
+                                                format!(
+                                                    "`{var}` is not a loop or parallel variable"
+                                                ),
+                                            )
+                                        })?;
+                                    Some((ext, wrap(&self.value(a)?.0)))
+                                }
+                                crate::check::ChunkIndex::Base(_) => None,
+                            };
+                            let (ext, index) = if let Some(b) = base {
+                                b
+                            } else {
+                                match &m.exprs[a] {
                                 Expr::Name(var) => (
                                     self.scopes.extent(var).cloned().ok_or_else(|| {
                                         self.err(
@@ -533,6 +565,7 @@ impl ExprCx<'_> {
                                         "`.chunkat` takes loop/parallel variables, their compositions (`a # b`) or `_`",
                                     ));
                                 }
+                            }
                             };
                             let ext = &ext;
                             let chunk = match ext {

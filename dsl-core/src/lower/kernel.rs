@@ -353,6 +353,9 @@ pub enum KernelArg {
     },
     /// A symbolic dim, as `int`.
     Dim { name: String },
+    /// Scalar parameter `param` (`f16 bias`, `int n`) by value: a `float` for a floating
+    /// type (the caller's value rounded to the declared type first), else an `int`.
+    Scalar { param: usize, float: bool },
 }
 
 /// What the runtime needs to launch an instance.

@@ -148,6 +148,16 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     };
     e.scopes.push();
     for (i, p) in m.kernel.params.iter().enumerate() {
+        // A scalar parameter is a value: a `float` (floating types) or an `int`.
+        if p.shape.is_empty() {
+            let d = if p.dtype.is_float() {
+                crate::ir::DType::F32
+            } else {
+                crate::ir::DType::I32
+            };
+            e.scopes.insert(&p.name.name, scope::Local::Scalar(d));
+            continue;
+        }
         let shape = p
             .shape
             .iter()

@@ -85,6 +85,14 @@ pub fn finish(
     let mut args = Vec::new();
     for (i, p) in m.kernel.params.iter().enumerate() {
         let ty = super::cexpr::scalar_type(p.dtype);
+        // A scalar parameter is passed by value (see `KernelArg::Scalar`).
+        if p.shape.is_empty() {
+            let float = p.dtype.is_float();
+            let cty = if float { "float" } else { "int" };
+            params.push(format!("const {cty} {}", p.name.name));
+            args.push(KernelArg::Scalar { param: i, float });
+            continue;
+        }
         if e.pointer_params.contains(&i) {
             let c = if e.written_params.contains(&i) {
                 ""

@@ -182,41 +182,10 @@ pub fn future_copy(
     let m = e.m;
     let tensor = match dst {
         CopyDst::Fresh(MemSpace::Shared) => {
-            let slot = e.mem.slot(&f.name).cloned().ok_or_else(|| {
+            declare_fresh(e, f, line)?;
+            e.scopes.tensor(&f.name).cloned().ok_or_else(|| {
                 LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
-            })?;
-            let (shape, dtype) = crate::check::fresh_shape(m, src).ok_or_else(|| {
-                LowerError::new(m.expr_span(src), "internal: a fresh buffer without a shape")
-            })?;
-            let shape = shape
-                .iter()
-                .map(|&d| e.cx().sym(d))
-                .collect::<Result<Vec<_>, _>>()?;
-            let ty = super::cexpr::scalar_type(dtype);
-            // A rebinding of the name sees the pointer already declared (one slot per name).
-            let declared = e
-                .scopes
-                .tensor(&f.name)
-                .is_some_and(|t| t.name == f.name && t.space == MemSpace::Shared);
-            if !declared {
-                e.emit(
-                    Op::SharedPtr {
-                        ty: ty.to_string(),
-                        name: f.name.clone(),
-                        offset: slot.offset_name.clone(),
-                    },
-                    Some("the future's fresh buffer"),
-                    line,
-                );
-            }
-            super::scope::TensorLocal {
-                name: f.name.clone(),
-                space: MemSpace::Shared,
-                dtype,
-                shape,
-                count: None,
-                param: None,
-            }
+            })?
         }
         CopyDst::Expr(d) => match &m.exprs[*d] {
             Expr::Name(n) => e.scopes.tensor(n).cloned().ok_or_else(|| {
@@ -248,6 +217,179 @@ pub fn future_copy(
     dma_copy(e, s, is_async, src, &CopyDst::Expr(dst_expr), line)
 }
 
+/// The pointer `T* f` to the fresh shared buffer of future `f` (its slot), declared here and
+/// put in scope, unless a pointer of that name is already in scope. A rebinding of the name
+/// (`f = dma.copy … => shared;` again, in a loop) copies through the same pointer.
+fn declare_fresh(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), LowerError> {
+    let declared = e
+        .scopes
+        .tensor(&f.name)
+        .is_some_and(|t| t.name == f.name && t.space == MemSpace::Shared);
+    if declared {
+        return Ok(());
+    }
+    let m = e.m;
+    let slot =
+        e.mem.slot(&f.name).cloned().ok_or_else(|| {
+            LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
+        })?;
+    let (shape, dtype) = crate::check::all_stmts(m)
+        .into_iter()
+        .find_map(|s| match &m.stmts[s] {
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: false,
+                bind: Some(b),
+                src,
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                ..
+            }) if b.name == f.name => crate::check::fresh_shape(m, *src),
+            _ => None,
+        })
+        .ok_or_else(|| LowerError::new(f.span, "internal: a fresh buffer without a shape"))?;
+    let shape = shape
+        .iter()
+        .map(|&d| e.cx().sym(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ty = super::cexpr::scalar_type(dtype);
+    e.emit(
+        Op::SharedPtr {
+            ty: ty.to_string(),
+            name: f.name.clone(),
+            offset: slot.offset_name.clone(),
+        },
+        Some("the future's fresh buffer"),
+        line,
+    );
+    e.scopes.insert(
+        &f.name,
+        super::scope::Local::Tensor(super::scope::TensorLocal {
+            name: f.name.clone(),
+            space: MemSpace::Shared,
+            dtype,
+            shape,
+            count: None,
+            param: None,
+        }),
+    );
+    Ok(())
+}
+
+/// At the start of the outermost `parallel`: the buffers of the futures some `swap` renames,
+/// so that each name keeps its buffer across loop iterations (a pointer declared inside a
+/// loop body would start over each iteration).
+pub fn declare_swapped(e: &mut Emitter, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    let mut names: Vec<Ident> = Vec::new();
+    for s in crate::check::all_stmts(m) {
+        if let Stmt::Ext(crate::ir::ExtStmt::Swap { a, b }) = &m.stmts[s] {
+            for n in [a, b] {
+                if !names.iter().any(|x| x.name == n.name) {
+                    names.push(n.clone());
+                }
+            }
+        }
+    }
+    for n in &names {
+        declare_fresh(e, n, line)?;
+    }
+    Ok(())
+}
+
+/// `println("x = ", x);` (`print` without the newline): device `printf`, integers as `%d` and
+/// element values as `%f` (converted to f32, passed as `double` as C varargs do).
+pub fn println(
+    e: &mut Emitter,
+    args: &[crate::ir::PrintArg],
+    newline: bool,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    use super::cexpr::Ty;
+    let mut fmt = String::new();
+    let mut values = Vec::new();
+    for a in args {
+        match a {
+            crate::ir::PrintArg::Str(s) => {
+                // The literal as written (its escapes are C's), `%` doubled, anything else than
+                // printable ASCII as octal escapes.
+                for c in s.chars() {
+                    match c {
+                        '%' => fmt.push_str("%%"),
+                        c if c.is_ascii() && !c.is_ascii_control() => fmt.push(c),
+                        c => {
+                            let mut buf = [0u8; 4];
+                            for b in c.encode_utf8(&mut buf).bytes() {
+                                fmt.push_str(&format!("\\{b:03o}"));
+                            }
+                        }
+                    }
+                }
+            }
+            crate::ir::PrintArg::Expr(x) => {
+                let (v, t) = e.cx().value(*x)?;
+                match t {
+                    Ty::Int => {
+                        fmt.push_str("%d");
+                        values.push(format!("(int)({v})"));
+                    }
+                    _ => {
+                        fmt.push_str("%f");
+                        values.push(format!(
+                            "(double)({})",
+                            super::cexpr::convert(&v, t, crate::ir::DType::F32)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if newline {
+        fmt.push_str("\\n");
+    }
+    let mut call = format!("printf(\"{fmt}\"");
+    for v in values {
+        call.push_str(", ");
+        call.push_str(&v);
+    }
+    call.push_str(");");
+    e.line(call, line);
+    Ok(())
+}
+
+/// `f = dma.any;`: the placeholder's buffer pointer (the copies bound to `f` later fill it).
+pub fn any_future(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), LowerError> {
+    declare_fresh(e, f, line)
+}
+
+/// `swap(a, b);`: the two futures exchange their buffers — a swap of the two pointers, no
+/// data moves.
+pub fn swap_futures(
+    e: &mut Emitter,
+    a: &Ident,
+    b: &Ident,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let ty = match (e.scopes.tensor(&a.name), e.scopes.tensor(&b.name)) {
+        (Some(ta), Some(tb)) if ta.space == MemSpace::Shared && tb.space == MemSpace::Shared => {
+            super::cexpr::scalar_type(ta.dtype)
+        }
+        _ => {
+            return Err(LowerError::new(
+                a.span,
+                "internal: `swap` of futures without fresh shared buffers",
+            ));
+        }
+    };
+    e.line(
+        format!(
+            "{{ {ty}* const tsl_t = {a}; {a} = {b}; {b} = tsl_t; }}",
+            a = a.name,
+            b = b.name
+        ),
+        line,
+    );
+    Ok(())
+}
+
 /// [`dma_copy`] of `src` into the whole shared tensor `t` (a future's fresh buffer).
 fn copy_into_named(
     e: &mut Emitter,
@@ -261,19 +403,89 @@ fn copy_into_named(
     g2s(e, is_async, src, sv, dv, None, line)
 }
 
-/// `wait f;` for a `dma.copy` future: this thread's copies have landed (all of them: the
-/// futures of one thread complete in order) and are visible to the block. A second `wait`
-/// right after one (`wait a, b;`) needs nothing more.
-pub fn wait_futures(e: &mut Emitter, line: Option<u32>) {
+/// `wait f;` for a `dma.copy` future: this thread's copies into `f` have landed and are visible
+/// to the block. The copies of one thread complete in order, one `cp.async` group each, so the
+/// copies issued right before this `wait` (in its block, after the last copy into a name this
+/// run of `wait`s names) may stay in flight: `wait cur; ` after `next = dma.copy.async …;`
+/// waits for all groups but one. A second `wait` right after one (`wait a, b;`) needs nothing
+/// more.
+pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
+    let pending = in_flight_after(e.m, s).min(7);
     let n = e.lines.len();
     let waited = n >= 2
         && matches!(e.lines[n - 1].op, Op::Barrier)
-        && e.lines[n - 2].op.call().is_some_and(|c| c.name == WAIT_ALL);
+        && e.lines[n - 2].op.call().is_some_and(|c| {
+            c.name == WAIT_ALL
+                || (c.name == WAIT
+                    && c.targs
+                        .first()
+                        .and_then(|t| t.parse::<usize>().ok())
+                        .is_some_and(|p| p <= pending))
+        });
     if waited {
         return;
     }
-    e.call(Call::new(WAIT_ALL), None, line);
+    let call = if pending == 0 {
+        Call::new(WAIT_ALL)
+    } else {
+        Call::new(WAIT).targs([pending.to_string()])
+    };
+    e.call(call, None, line);
     e.barrier(Some("the futures' tiles are visible to every thread"), line);
+}
+
+/// How many asynchronous `dma.copy` futures statement `s` (a `wait`) may leave in flight: the
+/// copies right before the run of `wait`s that holds `s`, in the same block, up to the first
+/// statement that is not an asynchronous future copy or that copies into a name the run waits
+/// for.
+fn in_flight_after(m: &Module, s: StmtId) -> usize {
+    fn find(m: &Module, b: &[StmtId], s: StmtId) -> Option<Vec<StmtId>> {
+        if b.contains(&s) {
+            return Some(b.to_vec());
+        }
+        b.iter().find_map(|&t| {
+            crate::check::stmt_blocks(&m.stmts[t])
+                .into_iter()
+                .find_map(|inner| find(m, inner, s))
+        })
+    }
+    let Some(block) = find(m, &m.kernel.body, s) else {
+        return 0;
+    };
+    let at = block.iter().position(|&t| t == s).unwrap_or(0);
+    let waited_name = |t: StmtId| match &m.stmts[t] {
+        Stmt::Wait { event } => match &m.exprs[*event] {
+            Expr::Name(n) => Some(n.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    // The run of `wait`s around `s`.
+    let mut first = at;
+    while first > 0 && waited_name(block[first - 1]).is_some() {
+        first -= 1;
+    }
+    let mut last = at;
+    while last + 1 < block.len() && waited_name(block[last + 1]).is_some() {
+        last += 1;
+    }
+    let names: Vec<String> = block[first..=last]
+        .iter()
+        .filter_map(|&t| waited_name(t))
+        .collect();
+    let mut count = 0;
+    for &t in block[..first].iter().rev() {
+        match &m.stmts[t] {
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: false,
+                is_async: true,
+                bind: Some(f),
+                ..
+            }) if !names.contains(&f.name) => count += 1,
+            _ => break,
+        }
+    }
+    count
 }
 
 /// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.

@@ -395,6 +395,12 @@ fn operand_view(e: &Emitter, x: ExprId) -> Result<super::cexpr::View, LowerError
 
 /// The extent of a chunk index: a variable's, or the product for `a # b`.
 fn extent(e: &Emitter, a: ExprId) -> Option<Sym> {
+    // `k - 1` keeps `k`'s extent; `k(-1)` has its bound.
+    match crate::check::chunk_index(e.m, a) {
+        crate::check::ChunkIndex::Bound(b) => return Sym::from_expr(e.m, b),
+        crate::check::ChunkIndex::Base(b) if b != a => return extent(e, b),
+        crate::check::ChunkIndex::Base(_) => {}
+    }
     match &e.m.exprs[a] {
         Expr::Name(n) => e.scopes.extent(n).cloned(),
         Expr::Compose { outer, inner } => Some(Sym::mul(extent(e, *outer)?, extent(e, *inner)?)),

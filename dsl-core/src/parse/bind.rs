@@ -254,6 +254,27 @@ impl Parser {
             }
             _ => None,
         };
+        // `f = dma.any;` / `f = tma.any;`: a placeholder future.
+        if op == AssignOp::Set
+            && (self.is_kw("dma") || self.is_kw("tma"))
+            && self.punct_at(self.pos + 1, '.')
+            && self.kw_at(self.pos + 2, "any")
+            && self.punct_at(self.pos + 3, ';')
+            && let Some(name) = &plain
+        {
+            let tma = self.is_kw("tma");
+            self.pos += 4;
+            let s = self.add_stmt(
+                Stmt::Ext(crate::ir::ExtStmt::AnyFuture {
+                    tma,
+                    bind: name.clone(),
+                }),
+                self.span_from(first),
+            );
+            self.bind(&name.name);
+            out.push(s);
+            return Ok(());
+        }
         if op == AssignOp::Set
             && (self.is_kw("mma") || self.is_kw("tma"))
             && self.punct_at(self.pos + 1, '.')

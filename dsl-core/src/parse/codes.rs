@@ -31,6 +31,7 @@
 //! | E0033 | malformed loop (`while`, `with … in`, ranged `foreach`) |
 //! | E0040 | `#x` of a name that is not a parallel or loop variable in scope |
 //! | E0045 | a named shape (`sp : [7, 8];`) of an unsupported form or the wrong rank |
+//! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(-n)` |
 
 pub const LEX: &str = "E0001";
 pub const DELIM: &str = "E0002";
@@ -61,3 +62,4 @@ pub const BAD_CALL: &str = "E0032";
 pub const BAD_LOOP: &str = "E0033";
 pub const BOUND_OF: &str = "E0040";
 pub const SHAPE_VALUE: &str = "E0045";
+pub const LOOP_RANGE: &str = "E0047";

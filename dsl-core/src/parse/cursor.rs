@@ -99,6 +99,10 @@ pub(crate) struct Parser {
     pub parallel_ext: Vec<crate::ir::ParallelExt>,
     /// `: unroll(N)` factors seen so far.
     pub unroll_factors: Vec<crate::ir::UnrollFactor>,
+    /// `foreach k(lo:hi)` ranges seen so far.
+    pub loop_ranges: Vec<crate::ir::LoopRange>,
+    /// `k(-1)` values seen so far.
+    pub bounded_values: Vec<crate::ir::BoundedValue>,
     /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
     pub cooperative: bool,
 }
@@ -140,6 +144,8 @@ impl Parser {
             streams: Vec::new(),
             parallel_ext: Vec::new(),
             unroll_factors: Vec::new(),
+            loop_ranges: Vec::new(),
+            bounded_values: Vec::new(),
             cooperative: false,
         }
     }

@@ -332,7 +332,7 @@ impl Parser {
     }
 
     /// A copy of the expression tree `e` whose nodes all carry `span`.
-    fn copy_expr(&mut self, e: ExprId, span: Span) -> ExprId {
+    pub(crate) fn copy_expr(&mut self, e: ExprId, span: Span) -> ExprId {
         let node = match self.exprs[e].clone() {
             Expr::Unary { op, expr } => Expr::Unary {
                 op,
@@ -487,7 +487,27 @@ impl Parser {
                     _ if self.is_open(Delim::Paren) && self.shape_value_dims(&name).is_some() => {
                         return self.shape_dim(&name, first);
                     }
+                    // `k(-1)`: the last value of a bounded name `k`.
+                    _ if self.is_open(Delim::Paren)
+                        && crate::ir::builtin_arity(&name).is_none()
+                        && self.name_bound(&name).is_some() =>
+                    {
+                        return self.bounded_value(&Ident::new(name, span), first);
+                    }
                     _ if self.is_open(Delim::Paren) => return self.call(Ident::new(name, span)),
+                    // `k` inside `with k in N { … }` but outside the `foreach k` loops: its
+                    // first value, 0 (`f = dma.copy … t.chunkat(k) …` before `foreach k(1:)`).
+                    _ if !self.var_extents.iter().any(|(n, _)| *n == name)
+                        && self
+                            .with_bound(&name)
+                            .is_some_and(|(b, e)| b.len() == 1 && e.is_empty()) =>
+                    {
+                        let bound = self.name_bound(&name).ok_or(Reported)?;
+                        let value = self.add_expr(Expr::Int(0), span);
+                        self.bounded_values
+                            .push(crate::ir::BoundedValue { value, bound });
+                        return Ok(value);
+                    }
                     // `__to<f32>(x)`: the conversion is named with its type.
                     "__to" if self.is_op("<") => {
                         self.bump();

@@ -8,7 +8,7 @@
 //! the checker accepts and its lowering gate reports as "not supported yet".
 
 use super::codes;
-use super::cursor::{PResult, Parser};
+use super::cursor::{PResult, Parser, Reported};
 use super::lexer::{Delim, TokKind};
 use crate::diag::Diagnostic;
 use crate::ir::{Block, CopyDst, Expr, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind};
@@ -131,6 +131,7 @@ impl Parser {
 
     /// `println("text", e, …);` (also `print`).
     pub(crate) fn println_stmt(&mut self) -> PResult<StmtId> {
+        let newline = self.is_kw("println");
         let first = self.bump();
         let (_, close) = self.expect_open(Delim::Paren, "and what to print")?;
         let args = self.comma_list(close, "the print arguments", |p| match p.string_lit() {
@@ -138,7 +139,10 @@ impl Parser {
             None => p.expr().map(PrintArg::Expr),
         })?;
         self.expect_semi("`println`")?;
-        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Println { args }), self.span_from(first)))
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::Println { args, newline }),
+            self.span_from(first),
+        ))
     }
 
     /// `assert(cond[, "message"]);`
@@ -505,6 +509,190 @@ impl Parser {
     }
 
     /// `break;`, `continue;`, `yield;`
+    /// `copy(dst, src);`, `reduce_max(dst, src, axis);` (and `reduce_sum`, `reduce_min`).
+    pub(crate) fn frag_op_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        let name = self.expect_ident("a fragment operation")?;
+        let op: &'static str = match name.name.as_str() {
+            "copy" => "copy",
+            "reduce_max" => "reduce_max",
+            "reduce_sum" => "reduce_sum",
+            _ => "reduce_min",
+        };
+        let (_, close) = self.expect_open(Delim::Paren, "and the operands")?;
+        let args = self.comma_list(close, "the operands", |p| p.expr())?;
+        let want = if op == "copy" { 2 } else { 3 };
+        if args.len() != want {
+            let span = self.span_from(first);
+            let help = if op == "copy" {
+                "write `copy(dst, src);`".to_string()
+            } else {
+                format!("write `{op}(dst, src, axis);`")
+            };
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    span,
+                    format!("`{op}` takes {want} operands, found {}", args.len()),
+                )
+                .with_help(help),
+            ));
+        }
+        self.expect_semi(&format!("`{op}`"))?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::FragOp { op, args }),
+            self.span_from(first),
+        ))
+    }
+
+    /// `swap(a, b);` (also `swap a, b;`): two futures exchange their buffers.
+    pub(crate) fn swap_stmt(&mut self) -> PResult<StmtId> {
+        let first = self.bump();
+        let names = if self.is_open(Delim::Paren) {
+            let (_, close) = self.expect_open(Delim::Paren, "and the two futures")?;
+            self.comma_list(close, "the futures", |p| p.expect_ident("a future"))?
+        } else {
+            let mut v = vec![self.expect_ident("a future")?];
+            while self.eat_op(",").is_some() {
+                v.push(self.expect_ident("a future")?);
+            }
+            v
+        };
+        let span = self.span_from(first);
+        let [a, b] = <[Ident; 2]>::try_from(names).map_err(|n| {
+            self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    span,
+                    format!("`swap` takes two futures, found {}", n.len()),
+                )
+                .with_help("write `swap(f0, f1);`"),
+            )
+        })?;
+        self.expect_semi("`swap`")?;
+        Ok(self.add_stmt(Stmt::Ext(ExtStmt::Swap { a, b }), self.span_from(first)))
+    }
+
+    /// `(lo:hi)` after a loop variable bounded by `bound`: the start and end of its loop, an
+    /// omitted end is the bound and a negative literal counts from it (`(1:-1)`).
+    pub(crate) fn loop_range(&mut self, bound: ExprId) -> PResult<(ExprId, ExprId)> {
+        let (open, close) = self.expect_open(Delim::Paren, "and the loop range")?;
+        let mut ends: Vec<Option<ExprId>> = vec![None];
+        while self.pos < close {
+            if self.eat_op(":").is_some() {
+                ends.push(None);
+                continue;
+            }
+            let e = self.expr()?;
+            let last = ends.len() - 1;
+            if ends[last].is_some() {
+                break;
+            }
+            ends[last] = Some(e);
+        }
+        let span = self.span(open, close);
+        let ok = self.pos == close && (ends.len() == 2 || (ends.len() == 3 && ends[2].is_none()));
+        self.pos = close + 1;
+        if !ok {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::LOOP_RANGE,
+                    span,
+                    "a loop range is `(start:end)`, either end optional",
+                )
+                .with_help("write `foreach k(1:)` or `foreach k(0:-1)`; steps are not supported"),
+            ));
+        }
+        let start = match ends[0] {
+            Some(e) => self.from_bound(e, bound),
+            None => self.add_expr(Expr::Int(0), span),
+        };
+        let end = match ends[1] {
+            Some(e) => self.from_bound(e, bound),
+            None => self.copy_expr(bound, span),
+        };
+        Ok((start, end))
+    }
+
+    /// `e`, or `bound - n` when `e` is a negative literal `-n`.
+    fn from_bound(&mut self, e: ExprId, bound: ExprId) -> ExprId {
+        let span = self.exprs.get_span(e);
+        let n = match &self.exprs[e] {
+            Expr::Int(v) if *v < 0 => v.wrapping_neg(),
+            Expr::Unary {
+                op: crate::ir::UnaryOp::Neg,
+                expr,
+            } => match self.exprs[*expr] {
+                Expr::Int(v) => v,
+                _ => return e,
+            },
+            _ => return e,
+        };
+        let lhs = self.copy_expr(bound, span);
+        let rhs = self.add_expr(Expr::Int(n), span);
+        self.add_expr(
+            Expr::Binary {
+                op: crate::ir::BinaryOp::Sub,
+                lhs,
+                rhs,
+            },
+            span,
+        )
+    }
+
+    /// The bound of a single bounded name (a loop or parallel variable, or a `with` name of
+    /// one extent).
+    pub(crate) fn name_bound(&self, name: &str) -> Option<ExprId> {
+        self.var_extents
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, e)| *e)
+            .or_else(|| match self.with_bound(name) {
+                Some((b, elems)) if b.len() == 1 && elems.is_empty() => Some(b[0]),
+                _ => None,
+            })
+    }
+
+    /// `k(-n)` of a bounded name `k`: its value `bound - n` (`k(-1)` is the last value).
+    pub(crate) fn bounded_value(&mut self, name: &Ident, first: usize) -> PResult<ExprId> {
+        let bound = self.name_bound(&name.name).ok_or(Reported)?;
+        let (_, close) = self.expect_open(Delim::Paren, "and the position")?;
+        let lit = self.int_literal();
+        let span = self.span(first, close);
+        let n = match lit {
+            Some(Ok((v, _))) if self.pos == close && v < 0 => v.wrapping_neg(),
+            _ => {
+                self.pos = close + 1;
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::LOOP_RANGE,
+                        span,
+                        format!(
+                            "`{}(…)` takes a negative integer: the position counted back from the end of `{}`'s bound",
+                            name.name, name.name
+                        ),
+                    )
+                    .with_help(format!("write `{}(-1)` for its last value", name.name)),
+                ));
+            }
+        };
+        self.pos = close + 1;
+        let lhs = self.copy_expr(bound, span);
+        let rhs = self.add_expr(Expr::Int(n), span);
+        let value = self.add_expr(
+            Expr::Binary {
+                op: crate::ir::BinaryOp::Sub,
+                lhs,
+                rhs,
+            },
+            span,
+        );
+        self.bounded_values
+            .push(crate::ir::BoundedValue { value, bound });
+        Ok(value)
+    }
+
     pub(crate) fn jump_stmt(&mut self, kind: &'static str) -> PResult<StmtId> {
         let first = self.bump();
         self.expect_semi(&format!("`{kind}`"))?;

@@ -201,6 +201,8 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         streams: std::mem::take(&mut p.streams),
         parallel_ext: std::mem::take(&mut p.parallel_ext),
         unroll_factors: std::mem::take(&mut p.unroll_factors),
+        loop_ranges: std::mem::take(&mut p.loop_ranges),
+        bounded_values: std::mem::take(&mut p.bounded_values),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

@@ -168,6 +168,18 @@ impl Parser {
             "break" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("break")?,
             "continue" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("continue")?,
             "yield" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("yield")?,
+            "copy" | "reduce_max" | "reduce_sum" | "reduce_min"
+                if self.open_at(self.pos + 1, Delim::Paren) =>
+            {
+                self.frag_op_stmt()?
+            }
+            "swap"
+                if self.open_at(self.pos + 1, Delim::Paren)
+                    || (self.ident_at(self.pos + 1).is_some()
+                        && self.punct_at(self.pos + 2, ',')) =>
+            {
+                self.swap_stmt()?
+            }
             "call" if self.ident_at(self.pos + 1).is_some() => self.call_stmt()?,
             "println" | "print" if self.open_at(self.pos + 1, Delim::Paren) => {
                 self.println_stmt()?
@@ -538,13 +550,18 @@ impl Parser {
         // `apply {i, j} in t.span`: every element of a (register) tile, an unrolled loop.
         let is_apply = self.is_kw("apply");
         let first = self.bump();
+        // `foreach k(1:)`: (variable position, start, end) of ranged variables.
+        let mut ranges: Vec<(usize, ExprId, ExprId)> = Vec::new();
         let mut vars = if self.is_open(Delim::Brace) {
             self.var_list()?
         } else if self.peek_ident().is_some() && !self.is_kw("in") {
             let mut v = vec![self.expect_ident("a loop variable")?];
+            self.var_range(&v[0], 0, &mut ranges)?;
             while self.punct_at(self.pos, ',') && self.ident_at(self.pos + 1).is_some() {
                 self.bump();
                 v.push(self.expect_ident("a loop variable")?);
+                let (last, at) = (v[v.len() - 1].clone(), v.len() - 1);
+                self.var_range(&last, at, &mut ranges)?;
             }
             v
         } else {
@@ -596,9 +613,44 @@ impl Parser {
         } else {
             // `in t.span` (as `apply {i, j} in acc.span` writes it) iterates over `t`'s shape.
             let ext = self.extents(false)?;
-            self.splice_spans(ext)
+            let ext = self.splice_spans(ext);
+            // A shape the parser does not know (an `mma` accumulator's): dimension `d` of it
+            // for variable `d`, `t.span(d)`.
+            match ext.as_slice() {
+                [e] if vars.len() > 1 => match self.exprs[*e].clone() {
+                    crate::ir::Expr::Field { base, field } if field.name == "span" => {
+                        let span = self.exprs.get_span(*e);
+                        (0..vars.len())
+                            .map(|d| {
+                                let i = self.add_expr(crate::ir::Expr::Int(d as i64), span);
+                                self.add_expr(
+                                    crate::ir::Expr::View {
+                                        base,
+                                        op: crate::ir::ViewOp::SpanOf,
+                                        args: vec![i],
+                                    },
+                                    span,
+                                )
+                            })
+                            .collect()
+                    }
+                    _ => ext,
+                },
+                _ => ext,
+            }
         };
         self.count_check(&vars, &extents)?;
+        if !ranges.is_empty() && in_kw.is_some() {
+            let span = self.span_from(first);
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::LOOP_RANGE,
+                    span,
+                    "a ranged loop variable `k(lo:hi)` iterates the bound a `with` gave it",
+                )
+                .with_help("write `with k in N { foreach k(1:) { … } }`"),
+            ));
+        }
         let mut unroll = is_apply;
         let mut factor = None;
         if self.eat_op(":").is_some() {
@@ -631,7 +683,51 @@ impl Parser {
             self.unroll_factors
                 .push(crate::ir::UnrollFactor { stmt: s, factor });
         }
+        for (var, start, end) in ranges {
+            self.loop_ranges.push(crate::ir::LoopRange {
+                stmt: s,
+                var,
+                start,
+                end,
+            });
+        }
         Ok(s)
+    }
+
+    /// `k(lo:hi)` after loop variable `v` (at `at` in the variable list): its range over the
+    /// bound a `with` gave it.
+    fn var_range(
+        &mut self,
+        v: &Ident,
+        at: usize,
+        ranges: &mut Vec<(usize, ExprId, ExprId)>,
+    ) -> PResult<()> {
+        if !self.is_open(Delim::Paren) {
+            return Ok(());
+        }
+        let Some(bound) = self
+            .with_bound(&v.name)
+            .and_then(|(b, elems)| (b.len() == 1 && elems.is_empty()).then(|| b[0]))
+        else {
+            let span = self.here();
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::LOOP_RANGE,
+                    span,
+                    format!(
+                        "`{}(lo:hi)` needs `{}` bounded by a `with` of one extent",
+                        v.name, v.name
+                    ),
+                )
+                .with_help(format!(
+                    "write `with {} in N {{ foreach {}(1:) {{ … }} }}`",
+                    v.name, v.name
+                )),
+            ));
+        };
+        let (start, end) = self.loop_range(bound)?;
+        ranges.push((at, start, end));
+        Ok(())
     }
 
     /// `(cond)`.

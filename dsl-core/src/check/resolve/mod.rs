@@ -525,7 +525,7 @@ impl R<'_> {
                     self.expr(a, Want::Any, false);
                 }
             }
-            ExtStmt::Println { args } => {
+            ExtStmt::Println { args, .. } => {
                 for a in args {
                     if let PrintArg::Expr(e) = a {
                         self.expr(*e, Want::Any, false);
@@ -573,6 +573,22 @@ impl R<'_> {
                 self.ident(s, Role::Acc, acc, true);
             }
             ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => {}
+            ExtStmt::AnyFuture { bind, .. } => self.declare(bind, Binding::Future(s)),
+            ExtStmt::FragOp { op, args } => {
+                for (i, &a) in args.iter().enumerate() {
+                    // The axis of a reduction is a value; the rest name tiles.
+                    let want = if *op != "copy" && i == 2 {
+                        Want::Value
+                    } else {
+                        Want::Any
+                    };
+                    self.expr(a, want, false);
+                }
+            }
+            ExtStmt::Swap { a, b } => {
+                self.ident(s, Role::A, a, false);
+                self.ident(s, Role::B, b, false);
+            }
         }
     }
 
