@@ -57,6 +57,15 @@ pub fn gemm_tolerance(input: DType, accumulate: DType, output: DType, k: usize) 
     model.max(floor)
 }
 
+/// [`gemm_tolerance`] for f32 operands multiplied on tensor cores as tf32 (10-bit mantissa,
+/// unit roundoff u = 2⁻¹¹) against a reference that keeps them f32: each product carries the
+/// rounding of both operands, a relative error of at most 2u with a random sign, so the
+/// norm-wise error of the sums is about 2u whatever K is (numerator and norm both grow as √K);
+/// twice that bounds it.
+pub fn tf32_gemm_tolerance(accumulate: DType, output: DType, k: usize) -> f64 {
+    gemm_tolerance(DType::F32, accumulate, output, k) + 4.0 * 2f64.powi(-11)
+}
+
 /// The result of a comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verification {

@@ -13,7 +13,7 @@ use half::{bf16, f16};
 use tessel_runtime::cublas_ref::{CublasRef, GemmCompute};
 use tessel_runtime::device::Device;
 use tessel_runtime::dsl::{Instance, Prepared, TensorArg, module_cache};
-use tessel_runtime::dtype::{DType, Element};
+use tessel_runtime::dtype::{DType, Element, host_random_s8, host_random_u8};
 use tessel_runtime::tensor::DeviceTensor;
 use tessel_runtime::timing::{Timing, TimingConfig, time_gpu};
 use tessel_runtime::verify::{Verification, gemm_tolerance, verify, verify_f64};
@@ -59,6 +59,12 @@ enum AnyTensor {
     F16(DeviceTensor<f16>),
     BF16(DeviceTensor<bf16>),
     F32(DeviceTensor<f32>),
+    /// s8 (inputs uniform over [-127, 127]).
+    S8(DeviceTensor<i8>),
+    /// u8 (inputs uniform over [1, 255]).
+    U8(DeviceTensor<u8>),
+    /// s32 (an integer GEMM's output).
+    S32(DeviceTensor<i32>),
 }
 
 impl AnyTensor {
@@ -74,10 +80,26 @@ impl AnyTensor {
             }
             .map_err(|e| e.to_string())
         }
+        // 8-bit integers: random over their whole range (`random`'s [-1, 1] would give ±1).
+        fn bytes<T: Element>(
+            dev: &Device,
+            shape: &[usize],
+            seed: Option<u64>,
+            random: fn(usize, u64) -> Vec<T>,
+        ) -> Result<DeviceTensor<T>, String> {
+            match seed {
+                Some(s) => DeviceTensor::from_host(dev, shape, &random(shape.iter().product(), s)),
+                None => DeviceTensor::poisoned(dev, shape),
+            }
+            .map_err(|e| e.to_string())
+        }
         Ok(match dtype {
             DType::F16 => AnyTensor::F16(make(dev, shape, seed)?),
             DType::BF16 => AnyTensor::BF16(make(dev, shape, seed)?),
             DType::F32 => AnyTensor::F32(make(dev, shape, seed)?),
+            DType::S8 => AnyTensor::S8(bytes(dev, shape, seed, host_random_s8)?),
+            DType::U8 => AnyTensor::U8(bytes(dev, shape, seed, host_random_u8)?),
+            DType::S32 => AnyTensor::S32(make(dev, shape, seed)?),
             d => return Err(tessel_runtime::tensor::TensorError::Unsupported(d).to_string()),
         })
     }
@@ -87,6 +109,9 @@ impl AnyTensor {
             AnyTensor::F16(t) => t.as_arg(),
             AnyTensor::BF16(t) => t.as_arg(),
             AnyTensor::F32(t) => t.as_arg(),
+            AnyTensor::S8(t) => t.as_arg(),
+            AnyTensor::U8(t) => t.as_arg(),
+            AnyTensor::S32(t) => t.as_arg(),
         }
     }
 
@@ -106,6 +131,9 @@ impl AnyTensor {
             AnyTensor::F16(t) => host(t),
             AnyTensor::BF16(t) => host(t),
             AnyTensor::F32(t) => host(t),
+            AnyTensor::S8(t) => host(t),
+            AnyTensor::U8(t) => host(t),
+            AnyTensor::S32(t) => host(t),
         }
     }
 }
@@ -323,7 +351,17 @@ fn measure(
     let acc = DType::from_ir(tessel_runtime::tune::target::acc_dtype(&prepared.module))
         .unwrap_or(DType::F32);
     let (input, output) = (tensors[0].dtype(), tensors[last].dtype());
-    let tol = gemm_tolerance(input, acc, output, c.depth());
+    // f32 operands of an `mma` are multiplied as tf32 (the only f32 tensor-core input).
+    let tf32 = input == DType::F32
+        && prepared
+            .module
+            .stmts
+            .iter()
+            .any(|(_, s)| matches!(s, dsl_core::ir::Stmt::Mma { .. }));
+    let tol = match tf32 {
+        true => tessel_runtime::verify::tf32_gemm_tolerance(acc, output, c.depth()),
+        false => gemm_tolerance(input, acc, output, c.depth()),
+    };
     let compute = if acc == DType::F16 {
         GemmCompute::F16
     } else {
@@ -340,6 +378,7 @@ fn measure(
         .gemm_layout()
         .filter(|_| sig.epilogue.is_identity())
         .filter(|_| tensors[0].dtype() == tensors[1].dtype())
+        .filter(|_| !matches!(input, DType::S8 | DType::U8))
         .filter(|_| tessel_runtime::cublas_ref::check_types(input, output, compute).is_ok());
     let (verification, how, theirs) = match cublas_layout {
         Some(layout) => {
@@ -376,6 +415,9 @@ fn measure(
                 AnyTensor::F16(t) => sampled(t, &idx, &reference, tol),
                 AnyTensor::BF16(t) => sampled(t, &idx, &reference, tol),
                 AnyTensor::F32(t) => sampled(t, &idx, &reference, tol),
+                AnyTensor::S8(t) => sampled(t, &idx, &reference, tol),
+                AnyTensor::U8(t) => sampled(t, &idx, &reference, tol),
+                AnyTensor::S32(t) => sampled(t, &idx, &reference, tol),
             }
             .map_err(|e| rt(&e))?;
             let with = if sig.epilogue.is_identity() {
