@@ -166,11 +166,11 @@ fn eight_bit_and_bf16_and_f16_accumulators_lower() {
 }
 
 #[test]
-fn half_k_slices_of_the_tiles_with_direct_metadata() {
+fn half_k_slices_of_the_tiles_with_loaded_metadata() {
     // Croqtile's shape: each half of the k-tile is one sparse mma on `.chunkat(_, h)` of every
-    // tile, the metadata tile read straight from shared memory.
+    // tile, A and B read straight from shared memory, the metadata loaded by name.
     let k = K {
-        mma: "foreach {h} in [2] { mma.row.row.sp mc, lhs_s.chunkat(_, h), rhs_s.chunkat(_, h), meta_s.chunkat(_, h); }",
+        mma: "foreach {h} in [2] { me = mma.load meta_s.chunkat(_, h); mma.row.row.sp mc, lhs_s.chunkat(_, h), rhs_s.chunkat(_, h), me; }",
         ..F16
     };
     let body = lowered(&k);
@@ -182,6 +182,17 @@ fn half_k_slices_of_the_tiles_with_direct_metadata() {
         body.contains("tsl_wgmma_sp_k_steps<tsl_wgmma_sp_f32_f16<WARP_N>, 1, 8>("),
         "{body}"
     );
+}
+
+#[test]
+fn metadata_written_as_a_shared_tile_is_an_error() {
+    // As Croqtile: the metadata is loaded into registers with `mma.load` before the `mma`.
+    let k = K {
+        mma: "mma.row.row.sp mc, lhs_s, rhs_s, meta_s;",
+        ..F16
+    };
+    let codes = error_codes(&k);
+    assert!(codes.contains(&c::SPARSE_META), "{codes:?}");
 }
 
 #[test]
