@@ -31,7 +31,7 @@ pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     assignments(cx, views, diags);
     block_level(cx.m, diags);
     triggers(cx, diags);
-    accumulators(cx.m, diags);
+    accumulators(cx, diags);
     multicast_waits(cx.m, diags);
 }
 
@@ -706,16 +706,24 @@ fn triggers(cx: &Cx, diags: &mut Diagnostics) {
     walk(cx, &cx.m.kernel.body, false, diags);
 }
 
-fn accumulators(m: &Module, diags: &mut Diagnostics) {
+fn accumulators(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
     let stmts = all_stmts(m);
     for &s in &stmts {
         let Stmt::MmaFill { name, .. } = &m.stmts[s] else {
             continue;
         };
-        // Named in another operand slot, it is the operand check's error (E0307).
+        // Used when an `mma` accumulates into this very definition (not into a later
+        // `mc = mma.fill …` that rebinds the name); named in another operand slot, it is the
+        // operand check's error (E0307).
         let used = stmts.iter().any(|&u| {
-            matches!(&m.stmts[u], Stmt::Mma { acc, a, b, .. }
-                if [acc, a, b].iter().any(|x| x.name == name.name))
+            let Stmt::Mma { acc, a, b, .. } = &m.stmts[u] else {
+                return false;
+            };
+            match super::frag_def(cx, u, super::resolve::Role::Acc) {
+                Some(d) => d == s || [a, b].iter().any(|x| x.name == name.name),
+                None => [acc, a, b].iter().any(|x| x.name == name.name),
+            }
         });
         // An element of an accumulator array (`mc[0][1]`) may go unused.
         if !used && !name.name.ends_with(']') {

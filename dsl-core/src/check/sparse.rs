@@ -107,6 +107,19 @@ pub(crate) fn check_sparse(
         let Some(meta) = m.sparse_meta(s) else {
             continue;
         };
+        // As Croqtile: the metadata is a register fragment, loaded by name before the `mma`
+        // (a shared tile written as the operand is not loaded for it).
+        if meta.name.starts_with("direct$") {
+            diags.push(
+                Diagnostic::new(
+                    codes::SPARSE_META,
+                    meta.span,
+                    "sparse WGMMA metadata is loaded into registers with `mma.load` before its `mma`",
+                )
+                .with_help("write `me = mma.load meta_s;` and pass `me` as the fourth operand"),
+            );
+            continue;
+        }
         let sspan = m.stmt_span(s);
         if !cx.in_group4(s) {
             // Warp-level sparse `mma` is gated (`gate`); `check_mma` reports other placements.
@@ -142,19 +155,6 @@ pub(crate) fn check_sparse(
             );
             continue;
         };
-        // As Croqtile: the metadata is a register fragment, loaded by name before the `mma`
-        // (a shared tile written as the operand is not loaded for it).
-        if meta.name.starts_with("direct$") {
-            diags.push(
-                Diagnostic::new(
-                    codes::SPARSE_META,
-                    meta.span,
-                    "sparse WGMMA metadata is loaded into registers with `mma.load` before its `mma`",
-                )
-                .with_help("write `me = mma.load meta_s;` and pass `me` as the fourth operand"),
-            );
-            continue;
-        }
         let Some(mv) = views.get(*meta_src) else {
             continue;
         };
