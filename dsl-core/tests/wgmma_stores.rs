@@ -226,3 +226,16 @@ fn async_mmas_commit_their_group_and_wait_by_count() {
         assert!(d.to_string().contains(what), "{bad}: {d}");
     }
 }
+
+#[test]
+fn an_mma_future_cannot_fire_an_event() {
+    // WGMMA has no completion event: `trigger e after f` of an mma future is an error (as in
+    // Croqtile); waiting the future and then triggering is the way.
+    let src = "__co__ void k() {\n  parallel b by 1 : block {\n    shared f16 [64, 64] lhs;\n    shared f16 [128, 64] rhs;\n    shared event done;\n    parallel g by 2 : group-4 {\n      inthreads.async (g == 0) {\n        acc = mma.fill.f32 0.0f;\n        f = mma.row.row.async acc, lhs, rhs;\n        trigger done after f;\n      }\n      inthreads.async (g == 1) {\n        wait done;\n      }\n    }\n  }\n}\n";
+    let d = full(&parse(src)).expect_err("an mma future after a trigger");
+    assert!(
+        d.0.iter()
+            .any(|x| x.code == check::codes::TRIGGER_AFTER_DMA && x.message.contains("`mma`")),
+        "{d}"
+    );
+}

@@ -64,6 +64,17 @@ pub(crate) fn check_futures(cx: &Cx, diags: &mut Diagnostics) {
                     .with_help("use `tma.copy.async` for the copy, or `wait` the future and then `trigger` the event"),
                 );
             }
+            if matches!(m.stmts[def], Stmt::Mma { .. }) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::TRIGGER_AFTER_DMA,
+                        span,
+                        "only a TMA copy's future can fire an event: this one is an `mma` (WGMMA has no completion event)",
+                    )
+                    .with_note(m.stmt_span(def), "the `mma` defined here")
+                    .with_help("`wait` the mma's future, then `trigger` the event"),
+                );
+            }
             // A synchronous copy's future has completed when the copy statement ends.
             let sync_copy = matches!(
                 m.stmts[def],
