@@ -29,6 +29,49 @@ pub enum AnyTensor {
     BF16(DeviceTensor<bf16>),
     /// f32 elements.
     F32(DeviceTensor<f32>),
+    /// fp8 e4m3 elements.
+    F8E4M3(DeviceTensor<crate::dtype::F8E4M3>),
+    /// fp8 e5m2 elements.
+    F8E5M2(DeviceTensor<crate::dtype::F8E5M2>),
+    /// s8 elements.
+    S8(DeviceTensor<i8>),
+    /// u8 elements.
+    U8(DeviceTensor<u8>),
+    /// s32 elements.
+    S32(DeviceTensor<i32>),
+}
+
+/// `$body` with `$t` bound to the typed tensor of whichever variant `$x` is (one arm per
+/// element type; a macro because each arm's `$t` has another type).
+macro_rules! each {
+    ($x:expr, $t:ident => $body:expr) => {
+        match $x {
+            AnyTensor::F16($t) => $body,
+            AnyTensor::BF16($t) => $body,
+            AnyTensor::F32($t) => $body,
+            AnyTensor::F8E4M3($t) => $body,
+            AnyTensor::F8E5M2($t) => $body,
+            AnyTensor::S8($t) => $body,
+            AnyTensor::U8($t) => $body,
+            AnyTensor::S32($t) => $body,
+        }
+    };
+}
+
+/// `$make::<T>(…)` wrapped in the variant of `$dtype`.
+macro_rules! of_dtype {
+    ($dtype:expr, $make:ident ( $($arg:expr),* )) => {
+        match $dtype {
+            DType::F16 => AnyTensor::F16($make($($arg),*)?),
+            DType::BF16 => AnyTensor::BF16($make($($arg),*)?),
+            DType::F32 => AnyTensor::F32($make($($arg),*)?),
+            DType::F8E4M3 => AnyTensor::F8E4M3($make($($arg),*)?),
+            DType::F8E5M2 => AnyTensor::F8E5M2($make($($arg),*)?),
+            DType::S8 => AnyTensor::S8($make($($arg),*)?),
+            DType::U8 => AnyTensor::U8($make($($arg),*)?),
+            DType::S32 => AnyTensor::S32($make($($arg),*)?),
+        }
+    };
 }
 
 fn upload<T: Element>(dev: &Device, shape: &[usize], v: &[f64]) -> Result<DeviceTensor<T>, String> {
@@ -50,51 +93,30 @@ impl AnyTensor {
         dtype: DType,
         values: &[f64],
     ) -> Result<Self, String> {
-        Ok(match dtype {
-            DType::F16 => AnyTensor::F16(upload(dev, shape, values)?),
-            DType::BF16 => AnyTensor::BF16(upload(dev, shape, values)?),
-            DType::F32 => AnyTensor::F32(upload(dev, shape, values)?),
-            d => return Err(crate::tensor::TensorError::Unsupported(d).to_string()),
-        })
+        Ok(of_dtype!(dtype, upload(dev, shape, values)))
     }
 
     /// A poisoned tensor.
     pub fn poisoned(dev: &Device, shape: &[usize], dtype: DType) -> Result<Self, String> {
-        let e = |x: crate::tensor::TensorError| x.to_string();
-        Ok(match dtype {
-            DType::F16 => AnyTensor::F16(DeviceTensor::poisoned(dev, shape).map_err(e)?),
-            DType::BF16 => AnyTensor::BF16(DeviceTensor::poisoned(dev, shape).map_err(e)?),
-            DType::F32 => AnyTensor::F32(DeviceTensor::poisoned(dev, shape).map_err(e)?),
-            d => return Err(e(crate::tensor::TensorError::Unsupported(d))),
-        })
+        fn poison<T: Element>(dev: &Device, shape: &[usize]) -> Result<DeviceTensor<T>, String> {
+            DeviceTensor::poisoned(dev, shape).map_err(|e| e.to_string())
+        }
+        Ok(of_dtype!(dtype, poison(dev, shape)))
     }
 
     /// The binding a DSL instance takes.
     pub fn as_arg(&self) -> TensorArg {
-        match self {
-            AnyTensor::F16(t) => t.as_arg(),
-            AnyTensor::BF16(t) => t.as_arg(),
-            AnyTensor::F32(t) => t.as_arg(),
-        }
+        each!(self, t => t.as_arg())
     }
 
     /// Overwrites every element with the poison value.
     pub fn fill_poison(&mut self) -> Result<(), String> {
-        match self {
-            AnyTensor::F16(t) => t.fill_poison(),
-            AnyTensor::BF16(t) => t.fill_poison(),
-            AnyTensor::F32(t) => t.fill_poison(),
-        }
-        .map_err(|e| e.to_string())
+        each!(self, t => t.fill_poison()).map_err(|e| e.to_string())
     }
 
     /// The elements as f64 and how many still hold the poison value.
     pub fn to_f64(&self) -> Result<(Vec<f64>, usize), String> {
-        match self {
-            AnyTensor::F16(t) => download(t),
-            AnyTensor::BF16(t) => download(t),
-            AnyTensor::F32(t) => download(t),
-        }
+        each!(self, t => download(t))
     }
 }
 
