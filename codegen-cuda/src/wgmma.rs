@@ -182,8 +182,19 @@ fn specialization(out: &mut String, v: &Variant, n: usize) {
         let _ = writeln!(out, "        \"{open}{}{close}, \"", chunk.join(", "));
     }
     let _ = writeln!(out, "        \"%{da}, %{db}, p{};\\n}}\\n\"", v.imm);
+    operands(
+        out,
+        regs,
+        v.constraint,
+        "\"l\"(da), \"l\"(db), \"r\"(scale_d)",
+    );
+}
+
+/// The asm statement's operand lists and the struct's end: `regs` accumulator outputs
+/// (`constraint`, eight per line), then `inputs`.
+pub(crate) fn operands(out: &mut String, regs: usize, constraint: &str, inputs: &str) {
     let outs: Vec<String> = (0..regs)
-        .map(|i| format!("\"{}\"(d[{i}])", v.constraint))
+        .map(|i| format!("\"{constraint}\"(d[{i}])"))
         .collect();
     for (ci, chunk) in outs.chunks(8).enumerate() {
         let lead = if ci == 0 { ": " } else { "  " };
@@ -194,7 +205,7 @@ fn specialization(out: &mut String, v: &Variant, n: usize) {
         out.truncate(out.len() - 2);
         out.push('\n');
     }
-    out.push_str("        : \"l\"(da), \"l\"(db), \"r\"(scale_d));\n");
+    let _ = writeln!(out, "        : {inputs});");
     out.push_str("  }\n};\n");
 }
 

@@ -194,19 +194,12 @@ fn specialization(out: &mut String, v: &SpVariant, n: usize) {
         "        \"%{da}, %{db}, %{e}, 0, p{};\\n}}\\n\"",
         v.imm
     );
-    let outs: Vec<String> = (0..regs)
-        .map(|i| format!("\"{}\"(d[{i}])", v.constraint))
-        .collect();
-    for (ci, chunk) in outs.chunks(8).enumerate() {
-        let lead = if ci == 0 { ": " } else { "  " };
-        let _ = writeln!(out, "        {lead}{}", chunk.join(", ") + ",");
-    }
-    if out.ends_with(",\n") {
-        out.truncate(out.len() - 2);
-        out.push('\n');
-    }
-    out.push_str("        : \"l\"(da), \"l\"(db), \"r\"(e), \"r\"(scale_d));\n");
-    out.push_str("  }\n};\n");
+    crate::wgmma::operands(
+        out,
+        regs,
+        v.constraint,
+        "\"l\"(da), \"l\"(db), \"r\"(e), \"r\"(scale_d)",
+    );
 }
 
 /// Whether the kernel's WGMMA type pairs include a sparse one.

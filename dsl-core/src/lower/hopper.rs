@@ -409,9 +409,27 @@ fn bound_load(
         return Ok(());
     }
     let map = e.tma_map(sv, swz)?;
+    tma_load_on(e, p, &map, sv, dv, bytes, "the event's phase", line);
+    e.close(line);
+    Ok(())
+}
+
+/// `tsl_mbar_expect_tx(p, bytes); tsl_tma_load_2d(…, p);`: a TMA load of `sv` into `dv` through
+/// tensor map `map`, completing on barrier `p` (`phase` names it in the note).
+#[allow(clippy::too_many_arguments)]
+fn tma_load_on(
+    e: &mut Emitter,
+    p: String,
+    map: &str,
+    sv: &View,
+    dv: &View,
+    bytes: Sym,
+    phase: &str,
+    line: Option<u32>,
+) {
     e.call(
         Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
-        Some("bytes this copy adds to the event's phase"),
+        Some(&format!("bytes this copy adds to {phase}")),
         line,
     );
     let load = Call::new("tsl_tma_load_2d").args([
@@ -422,8 +440,6 @@ fn bound_load(
         p,
     ]);
     e.call(load, Some("coords: column, row"), line);
-    e.close(line);
-    Ok(())
 }
 
 /// `const int wg = tsl_tid / 128; …` for the thread-counting lambda.
@@ -489,19 +505,7 @@ fn tma_load(
     match event {
         Some(ev) => {
             let (p, _, _) = event_ref(e, ev)?;
-            e.call(
-                Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
-                Some("bytes this copy adds to the phase"),
-                line,
-            );
-            let load = Call::new("tsl_tma_load_2d").args([
-                dv.tile_ptr(),
-                format!("&{map}"),
-                sv.origin[1].clone(),
-                sv.origin[0].clone(),
-                p,
-            ]);
-            e.call(load, Some("coords: column, row"), line);
+            tma_load_on(e, p, &map, sv, dv, bytes, "the phase", line);
         }
         None => {
             e.uses_sync_tma = true;
