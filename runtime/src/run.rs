@@ -139,6 +139,18 @@ impl AnyTensor {
         }
     }
 
+    /// The tensor's binding for a DSL instance (`dsl::Instance::launch`).
+    pub fn tensor_arg(&self) -> crate::dsl::TensorArg {
+        match self {
+            AnyTensor::F16(t) => t.as_arg(),
+            AnyTensor::BF16(t) => t.as_arg(),
+            AnyTensor::F32(t) => t.as_arg(),
+            AnyTensor::S8(t) => t.as_arg(),
+            AnyTensor::U8(t) => t.as_arg(),
+            AnyTensor::S32(t) => t.as_arg(),
+        }
+    }
+
     /// A writable launch argument.
     pub fn arg_mut(&mut self) -> LaunchArg<'_> {
         match self {

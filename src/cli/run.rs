@@ -13,7 +13,8 @@ use half::{bf16, f16};
 use tessel_runtime::cublas_ref::{CublasRef, GemmCompute};
 use tessel_runtime::device::Device;
 use tessel_runtime::dsl::{Instance, Prepared, TensorArg, module_cache};
-use tessel_runtime::dtype::{DType, Element, host_random_s8, host_random_u8};
+use tessel_runtime::dtype::{DType, Element};
+use tessel_runtime::run::AnyTensor;
 use tessel_runtime::tensor::DeviceTensor;
 use tessel_runtime::timing::{Timing, TimingConfig, time_gpu};
 use tessel_runtime::verify::{Verification, gemm_tolerance, verify, verify_f64};
@@ -53,90 +54,6 @@ fn parse_scalar(s: &str) -> Result<(String, f64), String> {
 
 /// Outputs recomputed on the host when cuBLAS does not compute the kernel's contraction.
 const HOST_SAMPLES: usize = 4096;
-
-/// A device tensor of any element type the runtime runs.
-enum AnyTensor {
-    F16(DeviceTensor<f16>),
-    BF16(DeviceTensor<bf16>),
-    F32(DeviceTensor<f32>),
-    /// s8 (inputs uniform over [-127, 127]).
-    S8(DeviceTensor<i8>),
-    /// u8 (inputs uniform over [1, 255]).
-    U8(DeviceTensor<u8>),
-    /// s32 (an integer GEMM's output).
-    S32(DeviceTensor<i32>),
-}
-
-impl AnyTensor {
-    fn new(dev: &Device, dtype: DType, shape: &[usize], seed: Option<u64>) -> Result<Self, String> {
-        fn make<T: Element>(
-            dev: &Device,
-            shape: &[usize],
-            seed: Option<u64>,
-        ) -> Result<DeviceTensor<T>, String> {
-            match seed {
-                Some(s) => DeviceTensor::random(dev, shape, s),
-                None => DeviceTensor::poisoned(dev, shape),
-            }
-            .map_err(|e| e.to_string())
-        }
-        // 8-bit integers: random over their whole range (`random`'s [-1, 1] would give ±1).
-        fn bytes<T: Element>(
-            dev: &Device,
-            shape: &[usize],
-            seed: Option<u64>,
-            random: fn(usize, u64) -> Vec<T>,
-        ) -> Result<DeviceTensor<T>, String> {
-            match seed {
-                Some(s) => DeviceTensor::from_host(dev, shape, &random(shape.iter().product(), s)),
-                None => DeviceTensor::poisoned(dev, shape),
-            }
-            .map_err(|e| e.to_string())
-        }
-        Ok(match dtype {
-            DType::F16 => AnyTensor::F16(make(dev, shape, seed)?),
-            DType::BF16 => AnyTensor::BF16(make(dev, shape, seed)?),
-            DType::F32 => AnyTensor::F32(make(dev, shape, seed)?),
-            DType::S8 => AnyTensor::S8(bytes(dev, shape, seed, host_random_s8)?),
-            DType::U8 => AnyTensor::U8(bytes(dev, shape, seed, host_random_u8)?),
-            DType::S32 => AnyTensor::S32(make(dev, shape, seed)?),
-            d => return Err(tessel_runtime::tensor::TensorError::Unsupported(d).to_string()),
-        })
-    }
-
-    fn arg(&self) -> TensorArg {
-        match self {
-            AnyTensor::F16(t) => t.as_arg(),
-            AnyTensor::BF16(t) => t.as_arg(),
-            AnyTensor::F32(t) => t.as_arg(),
-            AnyTensor::S8(t) => t.as_arg(),
-            AnyTensor::U8(t) => t.as_arg(),
-            AnyTensor::S32(t) => t.as_arg(),
-        }
-    }
-
-    fn dtype(&self) -> DType {
-        self.arg().dtype
-    }
-
-    fn to_f64(&self) -> Result<Vec<f64>, String> {
-        fn host<T: Element>(t: &DeviceTensor<T>) -> Result<Vec<f64>, String> {
-            Ok(t.to_host()
-                .map_err(|e| e.to_string())?
-                .into_iter()
-                .map(Element::to_f64)
-                .collect())
-        }
-        match self {
-            AnyTensor::F16(t) => host(t),
-            AnyTensor::BF16(t) => host(t),
-            AnyTensor::F32(t) => host(t),
-            AnyTensor::S8(t) => host(t),
-            AnyTensor::U8(t) => host(t),
-            AnyTensor::S32(t) => host(t),
-        }
-    }
-}
 
 /// The kernel's tensors: (parameter name, dtype, dimension names, sizes), and the contraction
 /// its signature describes. Errors are usage errors (a missing or unknown dimension) or a
@@ -313,7 +230,7 @@ fn measure(
     let mut targs: Vec<TensorArg> = Vec::new();
     for i in 0..sig.params.len() + sig.scalars.len() {
         match sig.param_index.iter().position(|&j| j == i) {
-            Some(t) => targs.push(tensors[t].arg()),
+            Some(t) => targs.push(tensors[t].tensor_arg()),
             None => {
                 let dtype = sig.scalars.iter().find(|(j, ..)| *j == i).map(|s| s.2);
                 let (Some(dtype), Some(v)) = (dtype, scalar_value(i)) else {
