@@ -239,6 +239,27 @@ fn cublas_gemm(
     Ok(true)
 }
 
+/// The verification tolerance of a GEMM-shaped kernel: [`verify::gemm_tolerance`], or, when its
+/// f32 operands feed an `mma` (which multiplies them as tf32, the only f32 tensor-core input),
+/// [`verify::tf32_gemm_tolerance`].
+pub fn kernel_tolerance(
+    module: &dsl_core::ir::Module,
+    input: DType,
+    acc: DType,
+    output: DType,
+    k: usize,
+) -> f64 {
+    let tf32 = input == DType::F32
+        && module
+            .stmts
+            .iter()
+            .any(|(_, s)| matches!(s, Stmt::Mma { .. }));
+    match tf32 {
+        true => verify::tf32_gemm_tolerance(acc, output, k),
+        false => verify::gemm_tolerance(input, acc, output, k),
+    }
+}
+
 /// The lowest-precision accumulator the kernel declares (scalar accumulators and MMA
 /// fragments), which bounds its rounding error; the output dtype when it declares none.
 pub fn accumulator_dtype(p: &Prepared, output: DType) -> DType {
@@ -334,7 +355,7 @@ fn run(
     };
     let (input, output) = (tensors[input_index].dtype(), tensors[out_index].dtype());
     let acc = accumulator_dtype(p, output);
-    let tol = verify::gemm_tolerance(input, acc, output, k);
+    let tol = kernel_tolerance(&p.module, input, acc, output, k);
     let cublas = match pattern {
         Pattern::Gemm { a, b, layout, .. }
             if check_types(input, output, GemmCompute::F32).is_ok()
@@ -429,5 +450,25 @@ mod tests {
         };
         let p = Prepared::get(&V0, v).unwrap();
         assert_eq!(accumulator_dtype(&p, DType::F16), DType::F32);
+    }
+
+    #[test]
+    fn f32_operands_of_an_mma_get_the_tf32_tolerance() {
+        let text = include_str!("../../tests/data/warp/tf32_k4.co");
+        let m = dsl_core::parse::parse_str(text, Some("tf32_k4.co"))
+            .unwrap()
+            .module;
+        let (f, k) = (DType::F32, 1024);
+        let tol = kernel_tolerance(&m, f, f, f, k);
+        assert_eq!(tol, verify::tf32_gemm_tolerance(f, f, k));
+        assert!(tol > 10.0 * verify::gemm_tolerance(f, f, f, k), "{tol}");
+        // Without an `mma` (v0's scalar FMA) f32 keeps its own tolerance.
+        let v0 = dsl_core::parse::parse_str(V0.dsl, Some("v0.co"))
+            .unwrap()
+            .module;
+        assert_eq!(
+            kernel_tolerance(&v0, f, f, f, k),
+            verify::gemm_tolerance(f, f, f, k)
+        );
     }
 }

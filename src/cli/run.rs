@@ -17,7 +17,7 @@ use tessel_runtime::dtype::{DType, Element};
 use tessel_runtime::run::AnyTensor;
 use tessel_runtime::tensor::DeviceTensor;
 use tessel_runtime::timing::{Timing, TimingConfig, time_gpu};
-use tessel_runtime::verify::{Verification, gemm_tolerance, verify, verify_f64};
+use tessel_runtime::verify::{Verification, verify, verify_f64};
 
 use super::exit;
 use super::gpu::{ProblemArgs, kernel_def, open_device};
@@ -268,17 +268,8 @@ fn measure(
     let acc = DType::from_ir(tessel_runtime::tune::target::acc_dtype(&prepared.module))
         .unwrap_or(DType::F32);
     let (input, output) = (tensors[0].dtype(), tensors[last].dtype());
-    // f32 operands of an `mma` are multiplied as tf32 (the only f32 tensor-core input).
-    let tf32 = input == DType::F32
-        && prepared
-            .module
-            .stmts
-            .iter()
-            .any(|(_, s)| matches!(s, dsl_core::ir::Stmt::Mma { .. }));
-    let tol = match tf32 {
-        true => tessel_runtime::verify::tf32_gemm_tolerance(acc, output, c.depth()),
-        false => gemm_tolerance(input, acc, output, c.depth()),
-    };
+    let tol =
+        tessel_runtime::run::kernel_tolerance(&prepared.module, input, acc, output, c.depth());
     let compute = if acc == DType::F16 {
         GemmCompute::F16
     } else {

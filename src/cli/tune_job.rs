@@ -11,7 +11,6 @@ use tessel_runtime::cublas_ref::{GemmCompute, check_types};
 use tessel_runtime::dsl::Prepared;
 use tessel_runtime::dtype::DType;
 use tessel_runtime::tune::job::{Fill, GemmLayout, HostTensor, Job, Reference};
-use tessel_runtime::verify::gemm_tolerance;
 
 use super::exit;
 use super::gpu::ProblemArgs;
@@ -73,7 +72,7 @@ pub fn build(k: &Loaded, def: &'static KernelDef, problem: &ProblemArgs) -> Resu
     // element by element, so the same bound applies relative to each element (rtol) and to the
     // typical magnitude of a sum of `depth` products of values in [-1, 1], √depth / 3 (atol,
     // with headroom for the largest of many elements).
-    let tol = gemm_tolerance(input, acc, output, depth);
+    let tol = tessel_runtime::run::kernel_tolerance(&prepared.module, input, acc, output, depth);
     let mut job = job
         .reference(reference)
         .tolerance(tol * (depth as f64).sqrt(), tol)
