@@ -8,6 +8,9 @@
 //! | kernels/gemv_1d_tiles (1-D tiles)      | LDGSTS, STG                            |
 //! | kernels/gemm_bias_gelu (fused epilogue)| FFMA, the bias read (LDG), STG         |
 //! | dsl-core/tests/lowered/math_builtins   | MUFU.EX2 (`exp`), MUFU.RSQ (`rsqrt`)   |
+//! | kernels/warp_swap (`dma.any`, `swap`)  | HMMA, LDSM, LDGSTS, DEPBAR of count 2  |
+//! | dsl-core/tests/lowered/future_swap     | HMMA, LDSM, LDGSTS                     |
+//! | `println` (device printf)              | a `vprintf` call                       |
 //!
 //! and every `dsl-core/tests/lowered/*.co` compiles without local memory (sm_80, or sm_90a for a
 //! Hopper-path kernel such as `sparse_direct`).
@@ -128,4 +131,73 @@ fn every_lowered_construct_compiles() {
         );
         sass_of(&rel, emit_module(&name, &m, &Config::defaults(&m)));
     }
+}
+
+/// Futures renamed by `swap` keep the next tiles in flight: `cp.async.wait_group 2` (a DEPBAR
+/// with a count) leaves them loading while the current ones feed the MMAs.
+#[test]
+fn warp_swap_overlaps_the_next_tiles_with_the_mmas() {
+    if !nvrtc_and_nvdisasm_available("warp_swap_overlaps_the_next_tiles_with_the_mmas") {
+        return;
+    }
+    let name = "warp_swap";
+    let s = sass_of(
+        name,
+        emit_kernel(name, &Config::defaults(&parse_kernel(name))),
+    );
+    assert_has(name, &s, &["HMMA.16816.F32", "LDSM", "LDGSTS", "BAR"]);
+    // `cp.async.wait_group 2` in the loop: a scoreboard wait for a count of groups.
+    assert!(
+        s.lines()
+            .any(|l| l.contains("DEPBAR") && l.contains(", 0x2")),
+        "{name}: no DEPBAR waiting for all but two groups:\n{s}"
+    );
+}
+
+#[test]
+fn future_swap_over_whole_operands_compiles() {
+    if !nvrtc_and_nvdisasm_available("future_swap_over_whole_operands_compiles") {
+        return;
+    }
+    let rel = "dsl-core/tests/lowered/future_swap.co";
+    let m = dsl_core::lower::launch_form(
+        dsl_core::parse::parse_str(&read(rel), Some(rel))
+            .unwrap()
+            .module,
+    );
+    let s = sass_of(rel, emit_module("future_swap", &m, &Config::defaults(&m)));
+    assert_has(rel, &s, &["HMMA.16816.F32", "LDSM", "LDGSTS"]);
+}
+
+/// Device printf compiles (a call of `vprintf`; its argument buffer lives in local memory, the
+/// one place a tessel kernel may use it).
+#[test]
+fn println_compiles_to_a_vprintf_call() {
+    if !nvrtc_and_nvdisasm_available("println_compiles_to_a_vprintf_call") {
+        return;
+    }
+    let text = "__co__ void show(f32 [N] x, int tag, f32 [N] y) {
+  parallel {b} by [cdiv(N, 32)] : block, {t} by [32] : thread {
+    if (t == 0) {
+      println(\"block \", b, \" (tag \", tag, \"): x = \", x.at(b#t), \", 100%\");
+      print(\"partial line \");
+    }
+    y.at(b#t) = x.at(b#t) * 2.0f;
+  }
+}
+";
+    let m = dsl_core::parse::parse_str(text, Some("show.co"))
+        .unwrap()
+        .module;
+    let (_, cu, expr) = emit_module("show", &m, &Config::defaults(&m));
+    let module = compile(&CompileRequest::new(cu, Arch::Sm80).name_expression(expr.clone()))
+        .unwrap_or_else(|e| panic!("NVRTC failed: {e}"));
+    let lowered = module.lowered_name(&expr).unwrap().to_string();
+    let all = sass::disassemble(&module.cubin).unwrap();
+    let s = sass::function_sass(&all, &lowered).unwrap();
+    assert!(
+        s.contains("vprintf"),
+        "no vprintf call: {:?}",
+        sass::instruction_set(s)
+    );
 }
