@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use common::{tessel, text};
 
 use pretty_assertions::assert_eq;
 use tessel::cli::exit;
@@ -13,18 +13,6 @@ const V4: &str = "kernels/v4_tuned.co";
 
 /// Every subcommand that takes a kernel file.
 const SUBCOMMANDS: &[&str] = &["check", "ir", "emit", "compile", "run", "tune", "explain"];
-
-fn tessel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessel"))
-        .args(args)
-        .current_dir(common::root())
-        .output()
-        .expect("run tessel")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 #[test]
 fn help_lists_every_subcommand_and_the_exit_codes() {

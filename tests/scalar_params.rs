@@ -6,22 +6,10 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use common::{tessel, text};
 use tessel::cli::exit;
 
 const FILE: &str = "kernels/gemm_scaled.co";
-
-fn tessel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessel"))
-        .args(args)
-        .current_dir(common::root())
-        .output()
-        .expect("run tessel")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 #[test]
 fn scalars_are_kernel_arguments_by_value() {

@@ -195,3 +195,17 @@ pub fn nvrtc_and_nvdisasm_available(test: &str) -> bool {
         }
     }
 }
+
+/// Runs the `tessel` binary of this build in the repository root.
+pub fn tessel(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tessel"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run tessel")
+}
+
+/// Captured output as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
