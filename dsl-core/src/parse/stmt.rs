@@ -279,7 +279,9 @@ impl Parser {
         let span = self.span(first, outer_close);
         let before = out.len();
         self.stmt(out)?;
-        if let Some(&target) = out.get(before) {
+        // A statement that desugars into several (`mma` on shared operands: the operand loads,
+        // then the `mma`) ends with the one the attribute is about.
+        if let Some(&target) = out.get(before..).and_then(|s| s.last()) {
             self.attributes.push(crate::ir::Attribute {
                 name,
                 args,
