@@ -502,6 +502,8 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
         );
         eprintln!("{}", c.what);
     }
+    // The variants below at the widest tile, WARP_N 256.
+    let wide = base.clone().with("WARP_N", 256);
     let fp8 = parse_kernel("v4_fp8");
     for (v, op) in [
         (
@@ -520,14 +522,14 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
         ),
     ] {
         let m = retype(&fp8, v);
-        let c = compile_emitted("v4_fp8", emit_module("v4_fp8", &m, &base));
+        let c = compile_emitted("v4_fp8", emit_module("v4_fp8", &m, &wide));
         assert_eq!(sass::count(&c.sass, op), 4, "{}: {op}", c.what);
         eprintln!("{}: {op}", c.what);
     }
     // MULTICAST 1 (lhs shared along block_n) and 2 (rhs shared along block_m): clusters of two,
     // one of the two loads multicast, the other plain.
     for mc in [1, 2] {
-        let c = compile_instance("v4_fp8", &base.clone().with("MULTICAST", mc));
+        let c = compile_instance("v4_fp8", &wide.clone().with("MULTICAST", mc));
         let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
         assert!(lines("UTMALDG.2D.MULTICAST") >= 1, "{}", c.what);
         assert!(
@@ -538,7 +540,7 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
         assert_has(&c, &["QGMMA.64x256x32.F32.E4M3.E4M3"]);
         eprintln!("{}", c.what);
     }
-    let c0 = compile_instance("v4_fp8", &base.clone().with("MULTICAST", 0));
+    let c0 = compile_instance("v4_fp8", &wide.clone().with("MULTICAST", 0));
     assert!(!c0.sass.contains("MULTICAST"), "{}", c0.what);
     // EPI_SPLIT 2 at WARP_N 256 with 4 stages (fits only with the halved output tile): two TMA
     // stores per consumer tile.
