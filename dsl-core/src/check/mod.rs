@@ -251,6 +251,9 @@ pub struct KernelInfo {
     pub smem_bytes: u64,
     /// Resolved swizzle in bytes (0 = none) for every `TmaCopy` and `MmaLoad`.
     pub swizzle: HashMap<StmtId, u32>,
+    /// The expression each swizzled `TmaCopy` and `MmaLoad` takes its swizzle from: its own
+    /// `.swiz<…>`, else the one stated on the other side of its shared tensor.
+    pub swizzle_source: HashMap<StmtId, ExprId>,
     /// Every copy src/dst, `mma.load` src, `mma.store` dst and element access.
     pub views: HashMap<ExprId, ViewInfo>,
     /// mma fragments by name.
@@ -318,7 +321,10 @@ fn run_checks(
     shape::check_copies(&cx, &views, &mut diags);
     wgmma::check_f8(&cx, &views, &mut diags);
     let frags = wgmma::check_mma(&cx, &mut views, &mut diags);
-    let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
+    let swizzle::Swizzles {
+        bytes: swizzle,
+        source: swizzle_source,
+    } = swizzle::check_swizzle(&cx, &views, &mut diags);
     wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
     sparse::check_sparse(&cx, &views, &swizzle, &mut diags);
     wgmma::check_promote(&cx, &frags, &mut diags);
@@ -374,6 +380,7 @@ fn run_checks(
         grid: geo.grid,
         smem_bytes: smem,
         swizzle,
+        swizzle_source,
         views: views.public_views(),
         frags,
         events,

@@ -110,7 +110,11 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         geo: &geo,
         mem: &mem,
         path,
-        swizzle: roles::swizzles(m),
+        swizzle: info
+            .swizzle_source
+            .iter()
+            .filter_map(|(&s, &z)| Some((s, Sym::from_expr(m, z)?)))
+            .collect(),
         roles,
         arrivals,
         bound_copies: crate::check::events::bound_copies(m),

@@ -141,65 +141,6 @@ fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<Str
     }
 }
 
-/// The swizzle expression of every `tma.copy` and `mma.load`: its own `.swiz<…>`, else the one
-/// stated on the other side of the same shared tensor (the checker verified they agree), else 0.
-pub fn swizzles(m: &Module) -> HashMap<StmtId, super::sym::Sym> {
-    use super::sym::Sym;
-    let mut stated: HashMap<String, Sym> = HashMap::new();
-    let mut sites: Vec<(StmtId, String, Option<ExprId>)> = Vec::new();
-    for (s, st) in m.stmts.iter() {
-        let (swz, view) = match st {
-            Stmt::TmaCopy {
-                swizzle, src, dst, ..
-            } => {
-                let shared = match dst {
-                    crate::ir::CopyDst::Expr(d)
-                        if root_name(m, *src).is_some_and(|n| is_param(m, &n)) =>
-                    {
-                        *d
-                    }
-                    _ => *src,
-                };
-                (*swizzle, shared)
-            }
-            Stmt::MmaLoad { swizzle, src, .. } => (*swizzle, *src),
-            _ => continue,
-        };
-        let Some(root) = root_name(m, view) else {
-            continue;
-        };
-        if let Some(z) = swz.and_then(|z| Sym::from_expr(m, z)) {
-            stated.entry(root.clone()).or_insert(z);
-        }
-        sites.push((s, root, swz));
-    }
-    sites
-        .into_iter()
-        .map(|(s, root, own)| {
-            let z = own
-                .and_then(|z| Sym::from_expr(m, z))
-                .or_else(|| stated.get(&root).cloned())
-                .unwrap_or(Sym::Int(0));
-            (s, z)
-        })
-        .collect()
-}
-
-fn is_param(m: &Module, n: &str) -> bool {
-    m.param(n).is_some()
-}
-
-/// The tensor a view starts from.
-fn root_name(m: &Module, e: ExprId) -> Option<String> {
-    match &m.exprs[e] {
-        Expr::Name(n) => Some(n.clone()),
-        Expr::Index { base, .. } | Expr::View { base, .. } | Expr::Field { base, .. } => {
-            root_name(m, *base)
-        }
-        _ => None,
-    }
-}
-
 /// A cyclic event generation `e.at(k)` of `shared event e[N]` (`N` = 1 for a single event):
 /// the barrier `e[k % N]`, and the parity of the phase generation `k` completes,
 /// `(k / N) % 2` — the language's meaning of `.at`, so a wait needs no per-thread phase state.
