@@ -236,6 +236,21 @@ pub struct EventInfo {
     pub triggers: Vec<StmtId>,
 }
 
+/// A buffer of the kernel's shared memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedBuffer {
+    pub name: String,
+    /// The declaration, or the `dma.copy` that first binds a fresh buffer.
+    pub stmt: StmtId,
+    pub dtype: DType,
+    /// The shape of one array entry.
+    pub shape: Vec<ExprId>,
+    /// The array count (`lhs_s[STAGES]`).
+    pub count: Option<ExprId>,
+    /// The fresh buffer of a future (`f = dma.copy … => shared;`).
+    pub fresh: bool,
+}
+
 /// Everything later passes need, established by the checks.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
@@ -247,8 +262,10 @@ pub struct KernelInfo {
     pub threads_per_block: u32,
     /// Extents of the `: block` level, outermost first.
     pub grid: Vec<ExprId>,
-    /// Σ shared tensor decls × array counts (+ 8 B per event), evaluated.
+    /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
     pub smem_bytes: u64,
+    /// The shared buffers, in source order (the order the lowering places them in).
+    pub shared: Vec<SharedBuffer>,
     /// Resolved swizzle in bytes (0 = none) for every `TmaCopy` and `MmaLoad`.
     pub swizzle: HashMap<StmtId, u32>,
     /// The expression each swizzled `TmaCopy` and `MmaLoad` takes its swizzle from: its own
@@ -259,6 +276,9 @@ pub struct KernelInfo {
     /// mma fragments by name.
     pub frags: HashMap<String, FragInfo>,
     pub events: Vec<EventInfo>,
+    /// The TMA loads that complete on the event of the `trigger … after` naming their future
+    /// (`tma.copy.async<e>` in effect): copy → the event expression.
+    pub bound_copies: HashMap<StmtId, ExprId>,
     /// Warnings (`W12xx`): accepted, but probably not what was meant.
     pub warnings: Vec<crate::diag::Diagnostic>,
 }
@@ -379,11 +399,13 @@ fn run_checks(
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
         smem_bytes: smem,
+        shared: smem::shared_buffers(m),
         swizzle,
         swizzle_source,
         views: views.public_views(),
         frags,
         events,
+        bound_copies: events::bound_copies(m),
         warnings,
     };
     diags.into_result((info, gate))

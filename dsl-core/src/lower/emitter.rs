@@ -14,6 +14,7 @@ use super::pipeline::Deferred;
 use super::roles::Role;
 use super::scope::{FragKind, Local, Scopes, TensorLocal};
 use super::sym::Sym;
+use crate::check::KernelInfo;
 use crate::ir::{Module, StmtId};
 use std::collections::{BTreeSet, HashMap};
 
@@ -29,6 +30,8 @@ pub struct TmaMap {
 
 pub struct Emitter<'a> {
     pub m: &'a Module,
+    /// The checker's facts about the module.
+    pub info: &'a KernelInfo,
     pub geo: &'a Geometry,
     pub mem: &'a Memory,
     pub path: KernelPath,
@@ -38,8 +41,8 @@ pub struct Emitter<'a> {
     /// First trigger site of each event: the C++ predicate of the threads that reach it.
     pub arrivals: HashMap<String, String>,
     /// TMA loads that complete on the event of the `trigger … after` naming their future
-    /// (`check::events::bound_copies`): copy → event expression.
-    pub bound_copies: HashMap<StmtId, crate::ir::ExprId>,
+    /// (`KernelInfo::bound_copies`): copy → event expression.
+    pub bound_copies: &'a HashMap<StmtId, crate::ir::ExprId>,
     pub scopes: Scopes,
     pub lines: Vec<Line>,
     pub indent: usize,

@@ -96,7 +96,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     dump("path", &path);
     let geo = geometry::run(m).map_err(|e| vec![e])?;
     dump("geometry", &geo);
-    let mem = memory::run(m, path).map_err(|e| vec![e])?;
+    let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);
     let roles = if path == KernelPath::Hopper {
         roles::warp_roles(m, &geo)
@@ -107,6 +107,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     dump("roles", &(&roles, &arrivals));
     let mut e = emitter::Emitter {
         m,
+        info,
         geo: &geo,
         mem: &mem,
         path,
@@ -117,7 +118,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .collect(),
         roles,
         arrivals,
-        bound_copies: crate::check::events::bound_copies(m),
+        bound_copies: &info.bound_copies,
         scopes: Default::default(),
         lines: Vec::new(),
         indent: 0,
@@ -143,7 +144,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .clone()
             .map(|c| {
                 let vars: Vec<String> = geo.block_vars.iter().map(|v| v.name.clone()).collect();
-                cluster::plan(m, c, &vars, geo.cluster_shape.clone())
+                cluster::plan(m, info, c, &vars, geo.cluster_shape.clone())
             })
             .transpose()
             .map_err(|e| vec![e])?,
