@@ -103,7 +103,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     } else {
         Default::default()
     };
-    let arrivals = roles::arrivals(m).map_err(|e| vec![e])?;
+    let arrivals = roles::arrivals(m, &geo).map_err(|e| vec![e])?;
     dump("roles", &(&roles, &arrivals));
     let mut e = emitter::Emitter {
         m,

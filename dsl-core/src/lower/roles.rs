@@ -94,33 +94,48 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
 }
 
 /// Event name → C++ predicate of the threads that reach its first `trigger`: the enclosing
-/// `inthreads` conditions. An `if` around a `trigger` does not enter it: the checker admits
-/// only conditions with one value per block there (`check/lowerable.rs`, E1112), under which
-/// the same threads reach the trigger or none do.
-pub fn arrivals(m: &Module) -> Result<HashMap<String, String>, super::error::LowerError> {
+/// `inthreads` conditions, rendered as C++ over the thread variables (whose extents give `#`
+/// its stride). An `if` around a `trigger` does not enter it: the checker admits only
+/// conditions with one value per block there (`check/lowerable.rs`, E1112), under which the
+/// same threads reach the trigger or none do.
+pub fn arrivals(
+    m: &Module,
+    geo: &Geometry,
+) -> Result<HashMap<String, String>, super::error::LowerError> {
+    let mut scopes = super::scope::Scopes::default();
+    for v in geo.block_vars.iter().chain(&geo.thread_vars) {
+        scopes.insert(&v.name, super::scope::Local::ParVar(v.extent.clone()));
+    }
+    let cx = super::cexpr::ExprCx { m, scopes: &scopes };
     let mut out = HashMap::new();
     let mut conds = Vec::new();
-    walk(m, &m.kernel.body, &mut conds, &mut out);
+    walk(&cx, &m.kernel.body, &mut conds, &mut out)?;
     Ok(out)
 }
 
-fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<String, String>) {
+fn walk(
+    cx: &super::cexpr::ExprCx,
+    b: &[StmtId],
+    conds: &mut Vec<String>,
+    out: &mut HashMap<String, String>,
+) -> Result<(), super::error::LowerError> {
+    let m = cx.m;
     for &s in b {
         match &m.stmts[s] {
             Stmt::InThreads { cond, body, .. } => {
-                conds.push(format!("({})", m.expr_to_string(*cond).replace(" # ", "#")));
-                walk(m, body, conds, out);
+                conds.push(format!("({})", cx.value(*cond)?.0));
+                walk(cx, body, conds, out)?;
                 conds.pop();
             }
-            Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } => walk(m, body, conds, out),
+            Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } => walk(cx, body, conds, out)?,
             Stmt::If {
                 then_body,
                 else_body,
                 ..
             } => {
-                walk(m, then_body, conds, out);
+                walk(cx, then_body, conds, out)?;
                 if let Some(e) = else_body {
-                    walk(m, e, conds, out);
+                    walk(cx, e, conds, out)?;
                 }
             }
             Stmt::Trigger { event, .. }
@@ -139,6 +154,7 @@ fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<Str
             _ => {}
         }
     }
+    Ok(())
 }
 
 /// A cyclic event generation `e.at(k)` of `shared event e[N]` (`N` = 1 for a single event):
