@@ -2,7 +2,7 @@
 //! its indentation, `// dsl:LINE` and note), and records what the text needs — the helpers it
 //! calls — while it walks, so that the prelude is chosen from the IR and not from the text.
 
-use dsl_core::lower::{Line, Op};
+use dsl_core::lower::Line;
 use std::collections::BTreeSet;
 
 /// The written body and what it needs.
@@ -19,7 +19,7 @@ pub fn write(body: &[Line]) -> Body {
         calls: BTreeSet::new(),
     };
     for l in body {
-        if let Op::Call(c) = &l.op {
+        for c in l.op.calls() {
             out.calls.insert(c.name.clone());
         }
         out.lines.push(line(l));
@@ -43,7 +43,7 @@ fn line(l: &Line) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dsl_core::lower::Call;
+    use dsl_core::lower::{Call, Op};
 
     #[test]
     fn nodes_print_with_indent_line_and_note_and_calls_are_recorded() {

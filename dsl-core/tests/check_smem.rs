@@ -62,3 +62,34 @@ fn array_count_must_be_positive() {
             .contains("array count `TILE_M - 32` is 0")
     );
 }
+
+/// The fresh buffer of a future (`f = dma.copy … => shared;`) is shared memory the kernel
+/// allocates: it is one of the checker's shared buffers (the lowering places them) and counts
+/// toward the budget.
+#[test]
+fn a_futures_fresh_buffer_is_shared_memory() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/gemm_futures.co"
+    ))
+    .unwrap();
+    let m = dsl_core::parse::parse_str(&text, Some("gemm_futures.co"))
+        .unwrap()
+        .module;
+    let info = dsl_core::check::check(&m).unwrap();
+    let names: Vec<(&str, bool)> = info
+        .shared
+        .iter()
+        .map(|b| (b.name.as_str(), b.fresh))
+        .collect();
+    assert_eq!(names, vec![("a", true), ("b", true)]);
+    // Two [TILE, KT] f16 tiles at TILE = 16, KT = 32.
+    assert_eq!(info.smem_bytes, 2 * 16 * 32 * 2);
+    let small = Limits {
+        max_smem_per_block: 2 * 16 * 32 * 2 - 1,
+        max_threads: 1024,
+    };
+    let d = check_config(&m, &Config::defaults(&m), None, &small).unwrap_err();
+    assert_eq!(codes(&d), vec![c::SMEM_BUDGET]);
+    assert!(d.0[0].message.contains("`a` (the future's buffer)"), "{d}");
+}

@@ -157,3 +157,29 @@ fn future_copies_lower_or_are_gated_with_their_codes() {
     );
     assert_eq!(codes_of(&swiz), ["E1345"]);
 }
+
+/// The threads that reach an event's first `trigger` are counted by a C++ predicate: the
+/// enclosing `inthreads` conditions rendered as C++ over the thread variables, `p # lane`
+/// as `p * 128 + lane` (the extent of `lane` is the stride), never the DSL's own text.
+#[test]
+fn an_arrival_predicate_is_cpp_over_the_thread_variables() {
+    let text = std::fs::read_to_string(dir().join("trigger_compose.co")).unwrap();
+    let k = lowers(&launch_form(parse(&text)), "trigger_compose");
+    let reach: Vec<String> = k
+        .body
+        .iter()
+        .filter_map(|l| match &l.op {
+            dsl_core::lower::Op::Decl { name, init, .. } if name.starts_with("tsl_reach_") => {
+                Some(format!("{name}: {}", init.as_deref().unwrap_or("")))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reach.len(), 2, "{reach:?}");
+    assert!(reach[0].ends_with("return (p == 0); }"), "{reach:?}");
+    assert!(
+        reach[1].ends_with("return (p >= 1 && p * 128 + lane >= 128); }"),
+        "{reach:?}"
+    );
+    assert!(reach.iter().all(|r| !r.contains('#')), "{reach:?}");
+}

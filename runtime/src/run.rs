@@ -11,7 +11,7 @@ use half::{bf16, f16};
 use crate::cublas_ref::{CublasRef, GemmCompute, RefError, check_types};
 use crate::device::Device;
 use crate::dsl::{DslError, Prepared};
-use crate::dtype::{DType, Element};
+use crate::dtype::{DType, Element, F8E4M3, F8E5M2};
 use crate::kernel::{CompiledKernel, LaunchArg};
 use crate::reference::{self, Pattern};
 use crate::tensor::{DeviceTensor, TensorError};
@@ -54,7 +54,8 @@ pub enum RunError {
     Timing(#[from] TimingError),
 }
 
-/// A device tensor of a dtype chosen at run time.
+/// A device tensor of a dtype chosen at run time: the tensors of `tessel run`, of a verified
+/// [`run_and_verify`] and of the tuner's job workers.
 #[derive(Debug)]
 pub enum AnyTensor {
     /// f16.
@@ -63,16 +64,54 @@ pub enum AnyTensor {
     BF16(DeviceTensor<bf16>),
     /// f32.
     F32(DeviceTensor<f32>),
-    /// s8 (inputs uniform in [-127, 127]).
+    /// fp8 e4m3.
+    F8E4M3(DeviceTensor<F8E4M3>),
+    /// fp8 e5m2.
+    F8E5M2(DeviceTensor<F8E5M2>),
+    /// s8 (random inputs uniform in [-127, 127]).
     S8(DeviceTensor<i8>),
-    /// u8 (inputs uniform in [1, 255]).
+    /// u8 (random inputs uniform in [1, 255]).
     U8(DeviceTensor<u8>),
     /// s32 (an integer GEMM's output).
     S32(DeviceTensor<i32>),
 }
 
+/// `$body` with `$t` bound to the typed tensor of whichever variant `$x` is (one arm per
+/// element type; a macro because each arm's `$t` has another type).
+macro_rules! each {
+    ($x:expr, $t:ident => $body:expr) => {
+        match $x {
+            AnyTensor::F16($t) => $body,
+            AnyTensor::BF16($t) => $body,
+            AnyTensor::F32($t) => $body,
+            AnyTensor::F8E4M3($t) => $body,
+            AnyTensor::F8E5M2($t) => $body,
+            AnyTensor::S8($t) => $body,
+            AnyTensor::U8($t) => $body,
+            AnyTensor::S32($t) => $body,
+        }
+    };
+}
+
+/// `$make::<T>(…)` of the element type `T` of `$dtype`, in its variant.
+macro_rules! of_dtype {
+    ($dtype:expr, $make:ident ( $($arg:expr),* )) => {
+        match $dtype {
+            DType::F16 => AnyTensor::F16($make($($arg),*)?),
+            DType::BF16 => AnyTensor::BF16($make($($arg),*)?),
+            DType::F32 => AnyTensor::F32($make($($arg),*)?),
+            DType::F8E4M3 => AnyTensor::F8E4M3($make($($arg),*)?),
+            DType::F8E5M2 => AnyTensor::F8E5M2($make($($arg),*)?),
+            DType::S8 => AnyTensor::S8($make($($arg),*)?),
+            DType::U8 => AnyTensor::U8($make($($arg),*)?),
+            DType::S32 => AnyTensor::S32($make($($arg),*)?),
+        }
+    };
+}
+
 impl AnyTensor {
-    /// Random (`seed`) or poisoned (`seed = None`) contents.
+    /// Random (`seed`) or poisoned (`seed = None`) contents. Floats are uniform in [-1, 1];
+    /// 8-bit integers over their whole range (the unit interval would give ±1 only).
     pub fn new(
         dev: &Device,
         dtype: DType,
@@ -89,8 +128,6 @@ impl AnyTensor {
                 None => DeviceTensor::poisoned(dev, shape),
             }
         }
-        // 8-bit integers: random over their whole range (`host_random` of the unit interval
-        // would give ±1 only).
         fn bytes<T: Element>(
             dev: &Device,
             shape: &[usize],
@@ -103,91 +140,106 @@ impl AnyTensor {
             }
         }
         Ok(match dtype {
-            DType::F16 => AnyTensor::F16(make(dev, shape, seed)?),
-            DType::BF16 => AnyTensor::BF16(make(dev, shape, seed)?),
-            DType::F32 => AnyTensor::F32(make(dev, shape, seed)?),
             DType::S8 => AnyTensor::S8(bytes(dev, shape, seed, crate::dtype::host_random_s8)?),
             DType::U8 => AnyTensor::U8(bytes(dev, shape, seed, crate::dtype::host_random_u8)?),
-            DType::S32 => AnyTensor::S32(make(dev, shape, seed)?),
-            d @ (DType::F8E4M3 | DType::F8E5M2) => {
-                return Err(TensorError::Unsupported(d));
-            }
+            d => of_dtype!(d, make(dev, shape, seed)),
         })
+    }
+
+    /// A poisoned tensor.
+    pub fn poisoned(dev: &Device, shape: &[usize], dtype: DType) -> Result<Self, TensorError> {
+        Self::new(dev, dtype, shape, None)
+    }
+
+    /// A tensor holding `values` (each rounded to `dtype`).
+    pub fn from_f64(
+        dev: &Device,
+        shape: &[usize],
+        dtype: DType,
+        values: &[f64],
+    ) -> Result<Self, TensorError> {
+        fn upload<T: Element>(
+            dev: &Device,
+            shape: &[usize],
+            v: &[f64],
+        ) -> Result<DeviceTensor<T>, TensorError> {
+            let host: Vec<T> = v.iter().map(|x| T::from_f64(*x)).collect();
+            DeviceTensor::from_host(dev, shape, &host)
+        }
+        Ok(of_dtype!(dtype, upload(dev, shape, values)))
     }
 
     /// The element type.
     pub fn dtype(&self) -> DType {
-        match self {
-            AnyTensor::F16(_) => DType::F16,
-            AnyTensor::BF16(_) => DType::BF16,
-            AnyTensor::F32(_) => DType::F32,
-            AnyTensor::S8(_) => DType::S8,
-            AnyTensor::U8(_) => DType::U8,
-            AnyTensor::S32(_) => DType::S32,
+        fn of<T: Element>(_: &DeviceTensor<T>) -> DType {
+            T::DTYPE
         }
+        each!(self, t => of(t))
     }
 
     /// A read-only launch argument.
     pub fn arg(&self) -> LaunchArg<'_> {
-        match self {
-            AnyTensor::F16(t) => t.view().into(),
-            AnyTensor::BF16(t) => t.view().into(),
-            AnyTensor::F32(t) => t.view().into(),
-            AnyTensor::S8(t) => t.view().into(),
-            AnyTensor::U8(t) => t.view().into(),
-            AnyTensor::S32(t) => t.view().into(),
-        }
+        each!(self, t => t.view().into())
     }
 
     /// The tensor's binding for a DSL instance (`dsl::Instance::launch`).
     pub fn tensor_arg(&self) -> crate::dsl::TensorArg {
-        match self {
-            AnyTensor::F16(t) => t.as_arg(),
-            AnyTensor::BF16(t) => t.as_arg(),
-            AnyTensor::F32(t) => t.as_arg(),
-            AnyTensor::S8(t) => t.as_arg(),
-            AnyTensor::U8(t) => t.as_arg(),
-            AnyTensor::S32(t) => t.as_arg(),
-        }
+        each!(self, t => t.as_arg())
     }
 
     /// A writable launch argument.
     pub fn arg_mut(&mut self) -> LaunchArg<'_> {
-        match self {
-            AnyTensor::F16(t) => t.view_mut().into(),
-            AnyTensor::BF16(t) => t.view_mut().into(),
-            AnyTensor::F32(t) => t.view_mut().into(),
-            AnyTensor::S8(t) => t.view_mut().into(),
-            AnyTensor::U8(t) => t.view_mut().into(),
-            AnyTensor::S32(t) => t.view_mut().into(),
-        }
+        each!(self, t => t.view_mut().into())
+    }
+
+    /// Overwrites every element with the poison value.
+    pub fn fill_poison(&mut self) -> Result<(), TensorError> {
+        each!(self, t => t.fill_poison())
     }
 
     /// The contents widened to f64 (waits for the stream).
     pub fn to_f64(&self) -> Result<Vec<f64>, TensorError> {
-        fn wide<T: Element>(t: &DeviceTensor<T>) -> Result<Vec<f64>, TensorError> {
-            Ok(t.to_host()?.into_iter().map(Element::to_f64).collect())
+        Ok(self.to_f64_and_poison()?.0)
+    }
+
+    /// The contents widened to f64 and how many elements still hold the poison value.
+    pub fn to_f64_and_poison(&self) -> Result<(Vec<f64>, usize), TensorError> {
+        fn wide<T: Element>(t: &DeviceTensor<T>) -> Result<(Vec<f64>, usize), TensorError> {
+            let h = t.to_host()?;
+            let poisoned = h.iter().filter(|x| x.is_poison()).count();
+            Ok((h.into_iter().map(Element::to_f64).collect(), poisoned))
         }
-        match self {
-            AnyTensor::F16(t) => wide(t),
-            AnyTensor::BF16(t) => wide(t),
-            AnyTensor::F32(t) => wide(t),
-            AnyTensor::S8(t) => wide(t),
-            AnyTensor::U8(t) => wide(t),
-            AnyTensor::S32(t) => wide(t),
-        }
+        each!(self, t => wide(t))
     }
 
     /// Compares with an f64 reference (poison counted as unwritten).
     pub fn verify(&self, reference: &[f64], tol: f64) -> Result<Verification, RunError> {
-        Ok(match self {
-            AnyTensor::F16(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
-            AnyTensor::BF16(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
-            AnyTensor::F32(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
-            AnyTensor::S8(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
-            AnyTensor::U8(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
-            AnyTensor::S32(t) => verify::verify_f64(&t.to_host()?, reference, tol)?,
-        })
+        Ok(each!(self, t => verify::verify_f64(&t.to_host()?, reference, tol)?))
+    }
+
+    /// Compares the elements at `idx` with `reference` (one value per index); every element is
+    /// checked for poison (never written).
+    pub fn verify_at(
+        &self,
+        idx: &[usize],
+        reference: &[f64],
+        tol: f64,
+    ) -> Result<Verification, RunError> {
+        fn typed<T: Element>(
+            t: &DeviceTensor<T>,
+            idx: &[usize],
+            reference: &[f64],
+            tol: f64,
+        ) -> Result<Verification, RunError> {
+            let host = t.to_host()?;
+            let picked: Vec<T> = idx.iter().map(|&i| host[i]).collect();
+            let mut v = verify::verify_f64(&picked, reference, tol)?;
+            let mut poisoned = host.iter().enumerate().filter(|(_, x)| x.is_poison());
+            v.first_poisoned = poisoned.next().map(|(i, _)| i);
+            v.poisoned = v.first_poisoned.map_or(0, |_| 1 + poisoned.count());
+            Ok(v)
+        }
+        each!(self, t => typed(t, idx, reference, tol))
     }
 }
 
@@ -210,7 +262,7 @@ pub struct RunReport {
 
 /// `C = op(A) · op(B)` by cuBLAS over tensors of run-time dtypes; `Ok(false)` for a dtype
 /// combination it does not offer.
-fn cublas_gemm(
+pub(crate) fn cublas_gemm(
     blas: &CublasRef,
     layout: crate::reference::Layout,
     a: &AnyTensor,

@@ -17,7 +17,7 @@ use tessel_runtime::dtype::{DType, Element};
 use tessel_runtime::run::AnyTensor;
 use tessel_runtime::tensor::DeviceTensor;
 use tessel_runtime::timing::{Timing, TimingConfig, time_gpu};
-use tessel_runtime::verify::{Verification, verify, verify_f64};
+use tessel_runtime::verify::{Verification, verify};
 
 use super::exit;
 use super::gpu::{ProblemArgs, kernel_def, open_device};
@@ -319,15 +319,7 @@ fn measure(
                     sig.epilogue.apply(c, bias.as_deref(), &scalar_ref, i, sum)
                 })
                 .collect();
-            let v = match out {
-                AnyTensor::F16(t) => sampled(t, &idx, &reference, tol),
-                AnyTensor::BF16(t) => sampled(t, &idx, &reference, tol),
-                AnyTensor::F32(t) => sampled(t, &idx, &reference, tol),
-                AnyTensor::S8(t) => sampled(t, &idx, &reference, tol),
-                AnyTensor::U8(t) => sampled(t, &idx, &reference, tol),
-                AnyTensor::S32(t) => sampled(t, &idx, &reference, tol),
-            }
-            .map_err(|e| rt(&e))?;
+            let v = out.verify_at(&idx, &reference, tol).map_err(|e| rt(&e))?;
             let with = if sig.epilogue.is_identity() {
                 String::new()
             } else {
@@ -412,28 +404,6 @@ fn timing_text(t: &Timing) -> String {
             .map(|x| format!(", {x:.2} TFLOP/s"))
             .unwrap_or_default()
     )
-}
-
-/// The output at the sampled indices against the host reference; every output is checked for
-/// poison (never written).
-fn sampled<T: Element>(
-    out: &DeviceTensor<T>,
-    idx: &[usize],
-    reference: &[f64],
-    tol: f64,
-) -> Result<Verification, String> {
-    let host = out.to_host().map_err(|e| e.to_string())?;
-    let picked: Vec<T> = idx.iter().map(|&i| host[i]).collect();
-    let mut v = verify_f64(&picked, reference, tol).map_err(|e| e.to_string())?;
-    let poisoned: Vec<usize> = host
-        .iter()
-        .enumerate()
-        .filter(|(_, x)| x.is_poison())
-        .map(|(i, _)| i)
-        .collect();
-    v.poisoned = poisoned.len();
-    v.first_poisoned = poisoned.first().copied();
-    Ok(v)
 }
 
 fn against_cublas(

@@ -236,6 +236,21 @@ pub struct EventInfo {
     pub triggers: Vec<StmtId>,
 }
 
+/// A buffer of the kernel's shared memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedBuffer {
+    pub name: String,
+    /// The declaration, or the `dma.copy` that first binds a fresh buffer.
+    pub stmt: StmtId,
+    pub dtype: DType,
+    /// The shape of one array entry.
+    pub shape: Vec<ExprId>,
+    /// The array count (`lhs_s[STAGES]`).
+    pub count: Option<ExprId>,
+    /// The fresh buffer of a future (`f = dma.copy … => shared;`).
+    pub fresh: bool,
+}
+
 /// Everything later passes need, established by the checks.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
@@ -247,15 +262,23 @@ pub struct KernelInfo {
     pub threads_per_block: u32,
     /// Extents of the `: block` level, outermost first.
     pub grid: Vec<ExprId>,
-    /// Σ shared tensor decls × array counts (+ 8 B per event), evaluated.
+    /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
     pub smem_bytes: u64,
+    /// The shared buffers, in source order (the order the lowering places them in).
+    pub shared: Vec<SharedBuffer>,
     /// Resolved swizzle in bytes (0 = none) for every `TmaCopy` and `MmaLoad`.
     pub swizzle: HashMap<StmtId, u32>,
+    /// The expression each swizzled `TmaCopy` and `MmaLoad` takes its swizzle from: its own
+    /// `.swiz<…>`, else the one stated on the other side of its shared tensor.
+    pub swizzle_source: HashMap<StmtId, ExprId>,
     /// Every copy src/dst, `mma.load` src, `mma.store` dst and element access.
     pub views: HashMap<ExprId, ViewInfo>,
     /// mma fragments by name.
     pub frags: HashMap<String, FragInfo>,
     pub events: Vec<EventInfo>,
+    /// The TMA loads that complete on the event of the `trigger … after` naming their future
+    /// (`tma.copy.async<e>` in effect): copy → the event expression.
+    pub bound_copies: HashMap<StmtId, ExprId>,
     /// Warnings (`W12xx`): accepted, but probably not what was meant.
     pub warnings: Vec<crate::diag::Diagnostic>,
 }
@@ -318,7 +341,10 @@ fn run_checks(
     shape::check_copies(&cx, &views, &mut diags);
     wgmma::check_f8(&cx, &views, &mut diags);
     let frags = wgmma::check_mma(&cx, &mut views, &mut diags);
-    let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
+    let swizzle::Swizzles {
+        bytes: swizzle,
+        source: swizzle_source,
+    } = swizzle::check_swizzle(&cx, &views, &mut diags);
     wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
     sparse::check_sparse(&cx, &views, &swizzle, &mut diags);
     wgmma::check_promote(&cx, &frags, &mut diags);
@@ -373,10 +399,13 @@ fn run_checks(
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
         smem_bytes: smem,
+        shared: smem::shared_buffers(m),
         swizzle,
+        swizzle_source,
         views: views.public_views(),
         frags,
         events,
+        bound_copies: events::bound_copies(m),
         warnings,
     };
     diags.into_result((info, gate))

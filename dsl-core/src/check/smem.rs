@@ -1,10 +1,59 @@
 //! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event)
 //! must fit the per-block budget; shared and local shapes are positive compile-time values.
 
-use super::{Cx, Limits, all_stmts, at_expr, codes};
+use super::{Cx, Limits, SharedBuffer, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{MemSpace, Stmt};
+use crate::ir::{CopyDst, ExtStmt, MemSpace, Module, Stmt};
 use crate::span::Span;
+
+/// The kernel's shared buffers in source order: each declarator of a `shared` tensor
+/// declaration, and the fresh buffer of each future `f = dma.copy … => shared;` (one per name,
+/// of the source tile's shape: the checker holds every binding of a name to one shape).
+pub(crate) fn shared_buffers(m: &Module) -> Vec<SharedBuffer> {
+    let mut out: Vec<SharedBuffer> = Vec::new();
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::TensorDecl {
+                space: MemSpace::Shared,
+                dtype,
+                shape,
+                names,
+                ..
+            } => {
+                for d in names {
+                    out.push(SharedBuffer {
+                        name: d.name.name.clone(),
+                        stmt: s,
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                        count: d.count,
+                        fresh: false,
+                    });
+                }
+            }
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                bind: Some(f),
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                src,
+                ..
+            }) if !out.iter().any(|b| b.name == f.name) => {
+                if let Some((shape, dtype)) = super::fresh_shape(m, *src) {
+                    out.push(SharedBuffer {
+                        name: f.name.clone(),
+                        stmt: s,
+                        dtype,
+                        shape,
+                        count: None,
+                        fresh: true,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
 
 /// One declarator's share of shared memory.
 struct Contrib {
@@ -123,6 +172,28 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
             }
             _ => {}
         }
+    }
+    // The fresh buffers of futures (their shapes are static: `check/lowerable.rs`).
+    for b in shared_buffers(m).into_iter().filter(|b| b.fresh) {
+        let vals: Option<Vec<u64>> = b
+            .shape
+            .iter()
+            .map(|&d| cx.static_value(d).filter(|&v| v >= 1).map(|v| v as u64))
+            .collect();
+        let Some(vals) = vals else { continue };
+        let size = b.dtype.size_bytes() as u64;
+        let bytes = vals.iter().fold(size, |a, &v| a.saturating_mul(v));
+        let dims: Vec<String> = vals.iter().map(u64::to_string).collect();
+        contribs.push(Contrib {
+            span: m.stmt_span(b.stmt),
+            text: format!(
+                "`{}` (the future's buffer): [{}] {} = {bytes} B",
+                b.name,
+                dims.join(" × "),
+                b.dtype
+            ),
+            bytes,
+        });
     }
     let total = contribs.iter().fold(0u64, |a, c| a.saturating_add(c.bytes));
     (total, contribs)

@@ -16,13 +16,18 @@ struct Site {
     stated: Option<(ExprId, Option<u32>)>,
 }
 
-pub(crate) fn check_swizzle(
-    cx: &Cx,
-    views: &Views,
-    diags: &mut Diagnostics,
-) -> HashMap<StmtId, u32> {
+/// The swizzle of each `tma.copy` and `mma.load`: its value in bytes (0 = none) under the
+/// config, and the expression it comes from (its own `.swiz<…>`, else the one stated on the
+/// other side of the same shared tensor; absent for an unswizzled site).
+pub(crate) struct Swizzles {
+    pub bytes: HashMap<StmtId, u32>,
+    pub source: HashMap<StmtId, ExprId>,
+}
+
+pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> Swizzles {
     let m = cx.m;
     let mut out = HashMap::new();
+    let mut source = HashMap::new();
     let mut groups: Vec<(Binding, Vec<Site>)> = Vec::new();
     for s in all_stmts(m) {
         let (sw, shared_side, is_load) = match &m.stmts[s] {
@@ -59,6 +64,9 @@ pub(crate) fn check_swizzle(
             }
         });
         out.insert(s, stated.and_then(|(_, v)| v).unwrap_or(0));
+        if let Some((e, _)) = stated {
+            source.insert(s, e);
+        }
         let site = Site {
             stmt: s,
             is_load,
@@ -113,6 +121,7 @@ pub(crate) fn check_swizzle(
         for s in sites {
             if s.stated.is_none() {
                 out.insert(s.stmt, tval);
+                source.insert(s.stmt, texpr);
             }
         }
         if conflict {
@@ -163,7 +172,7 @@ pub(crate) fn check_swizzle(
             diags.push(d.with_help(help));
         }
     }
-    out
+    Swizzles { bytes: out, source }
 }
 
 /// The view of `root` that statement `s` touches.

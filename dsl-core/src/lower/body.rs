@@ -246,7 +246,12 @@ impl Emitter<'_> {
                         }
                         MemSpace::Local => {
                             let n = Sym::mul(count.clone().unwrap_or(Sym::Int(1)), t.elems());
-                            self.line(format!("{ty} {}[{}];", d.name.name, n.to_cpp()), line);
+                            let arr = Op::Array {
+                                ty: ty.to_string(),
+                                name: d.name.name.clone(),
+                                len: n.to_cpp(),
+                            };
+                            self.emit(arr, None, line);
                         }
                         MemSpace::Global => {
                             return Err(LowerError::new(
@@ -275,12 +280,13 @@ impl Emitter<'_> {
                 self.scopes.insert(&name.name, Local::Scalar(*dtype));
             }
             // `v = t.subspan(…)…;`: the parser wrote the view in place of each use of `v`.
-            Stmt::Let { name, value } if crate::check::is_view_let(m, *value) => self.line(
-                format!(
-                    "// `{}` names the view `{}`; each use reads it",
+            Stmt::Let { name, value } if crate::check::is_view_let(m, *value) => self.emit(
+                Op::Comment(format!(
+                    "`{}` names the view `{}`; each use reads it",
                     name.name,
                     m.expr_to_string(*value)
-                ),
+                )),
+                None,
                 line,
             ),
             Stmt::Let { name, value } => {

@@ -98,6 +98,7 @@ impl Cluster {
 /// `.multicast`, each shared along the block variables its tile does not mention.
 pub fn plan(
     m: &Module,
+    info: &crate::check::KernelInfo,
     size: Sym,
     block_vars: &[String],
     shape: Option<(Sym, Sym)>,
@@ -108,7 +109,7 @@ pub fn plan(
     let dims = m.cluster_level.as_ref().map_or(1, |c| c.extents.len());
     let mut sync = HashSet::new();
     // Loads whose future an event publishes complete on that event (`tma.copy.async<e>`).
-    let bound = crate::check::events::bound_copies(m);
+    let bound = &info.bound_copies;
     for (s, st) in m.stmts.iter() {
         if let Stmt::TmaCopy {
             event,

@@ -14,6 +14,7 @@ use super::pipeline::Deferred;
 use super::roles::Role;
 use super::scope::{FragKind, Local, Scopes, TensorLocal};
 use super::sym::Sym;
+use crate::check::KernelInfo;
 use crate::ir::{Module, StmtId};
 use std::collections::{BTreeSet, HashMap};
 
@@ -29,6 +30,8 @@ pub struct TmaMap {
 
 pub struct Emitter<'a> {
     pub m: &'a Module,
+    /// The checker's facts about the module.
+    pub info: &'a KernelInfo,
     pub geo: &'a Geometry,
     pub mem: &'a Memory,
     pub path: KernelPath,
@@ -38,8 +41,8 @@ pub struct Emitter<'a> {
     /// First trigger site of each event: the C++ predicate of the threads that reach it.
     pub arrivals: HashMap<String, String>,
     /// TMA loads that complete on the event of the `trigger … after` naming their future
-    /// (`check::events::bound_copies`): copy → event expression.
-    pub bound_copies: HashMap<StmtId, crate::ir::ExprId>,
+    /// (`KernelInfo::bound_copies`): copy → event expression.
+    pub bound_copies: &'a HashMap<StmtId, crate::ir::ExprId>,
     pub scopes: Scopes,
     pub lines: Vec<Line>,
     pub indent: usize,
@@ -113,6 +116,18 @@ impl<'a> Emitter<'a> {
         });
     }
 
+    /// Helper calls that only the threads for which `cond` holds make (one line).
+    pub fn guarded(
+        &mut self,
+        cond: impl Into<String>,
+        calls: Vec<Call>,
+        note: Option<&str>,
+        dsl_line: Option<u32>,
+    ) {
+        let cond = cond.into();
+        self.emit(Op::Guarded { cond, calls }, note, dsl_line);
+    }
+
     /// Appends a node that opens a block (`for`, `if`) and enters it.
     pub fn open(&mut self, op: Op, note: Option<&str>, dsl_line: Option<u32>) {
         debug_assert!(op.opens());
@@ -161,8 +176,13 @@ impl<'a> Emitter<'a> {
     pub fn flush_sync_tma(&mut self) {
         if self.pending_sync_tma {
             self.pending_sync_tma = false;
-            self.line("if (threadIdx.x == 0) tsl_mbar_arrive(&tsl_tma_bar);", None);
-            self.line("tsl_mbar_wait_ring(&tsl_tma_bar, 0, tsl_tma_phase);  // all threads: the tiles have landed", None);
+            let arrive = Call::new("tsl_mbar_arrive").args(["&tsl_tma_bar"]);
+            self.guarded("threadIdx.x == 0", vec![arrive], None, None);
+            self.call(
+                Call::new("tsl_mbar_wait_ring").args(["&tsl_tma_bar", "0", "tsl_tma_phase"]),
+                Some("all threads: the tiles have landed"),
+                None,
+            );
         }
     }
 

@@ -142,10 +142,15 @@ pub fn wait_mma(
 pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
     e.wgmma_pending = false;
     e.wgmma_uncommitted = false;
-    e.line(
-        format!("tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // {why}"),
-        line,
-    );
+    e.emit(commit_wait(), Some(why), line);
+}
+
+/// `tsl_wgmma_commit(); tsl_wgmma_wait<0>();`: the WGMMAs issued so far are complete.
+fn commit_wait() -> Op {
+    Op::Calls(vec![
+        Call::new("tsl_wgmma_commit"),
+        Call::new("tsl_wgmma_wait").targs(["0"]),
+    ])
 }
 
 fn event_ref(
@@ -180,11 +185,9 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
                 let len = count.clone().unwrap_or(Sym::Int(1));
                 let arrivals = e.arrivals.get(n).cloned().unwrap_or_else(|| "true".into());
-                e.line(
-                    format!(
-                        "__shared__ alignas(8) unsigned long long {n}[{}];",
-                        len.to_cpp()
-                    ),
+                e.emit(
+                    array("__shared__ alignas(8) unsigned long long", n, &len),
+                    None,
                     line,
                 );
                 let reach = format!(
@@ -292,10 +295,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
         }
         Stmt::Trigger { event, .. } | Stmt::Ext(ExtStmt::TriggerAfter { event, .. }) => {
             if e.deferred.as_ref().is_some_and(|d| d.trigger == s) {
-                e.line(
-                    "// released one k-tile late, by the pipelined `mma.commit` above",
-                    line,
-                );
+                let why = "released one k-tile late, by the pipelined `mma.commit` above";
+                e.emit(Op::Comment(why.into()), None, line);
             } else {
                 if e.wgmma_uncommitted {
                     // The WGMMAs issued above read shared memory until they complete: the
@@ -521,7 +522,15 @@ fn tma_load(
                     e.barrier(Some("everyone is done with the previous tiles"), line);
                 }
             }
-            e.line(format!("if (threadIdx.x == 0) {{ tsl_mbar_expect_tx(&tsl_tma_bar, {}); tsl_tma_load_2d({}, &{map}, {coords}, &tsl_tma_bar); }}", bytes.to_cpp(), dv.tile_ptr()), line);
+            let expect =
+                Call::new("tsl_mbar_expect_tx").args(["&tsl_tma_bar".into(), bytes.to_cpp()]);
+            let load = Call::new("tsl_tma_load_2d").args([
+                dv.tile_ptr(),
+                format!("&{map}"),
+                coords,
+                "&tsl_tma_bar".into(),
+            ]);
+            e.guarded("threadIdx.x == 0", vec![expect, load], None, line);
             e.pending_sync_tma = true;
         }
     }
@@ -549,21 +558,18 @@ fn tma_load_multicast(
     part.tile[0] = slice.clone();
     let map = e.tma_map(&part, swz)?;
     let rank = mc.slice;
-    e.line(
-        format!(
-            "tsl_mbar_expect_tx({p}, {});  // bytes this copy adds to the phase (all {c} slices)",
-            bytes.to_cpp()
-        ),
+    e.call(
+        Call::new("tsl_mbar_expect_tx").args([p.to_string(), bytes.to_cpp()]),
+        Some(&format!(
+            "bytes this copy adds to the phase (all {c} slices)"
+        )),
         line,
     );
-    e.line(
-        format!(
-            "static_assert({} % (8 * {}) == 0, \"cluster multicast: each block's slice must be whole 8-row swizzle atoms\");",
-            cpp_paren(&sv.tile[0]),
-            cpp_paren(&c)
-        ),
-        line,
-    );
+    let whole = Op::StaticAssert {
+        cond: format!("{} % (8 * {}) == 0", cpp_paren(&sv.tile[0]), cpp_paren(&c)),
+        message: "cluster multicast: each block's slice must be whole 8-row swizzle atoms".into(),
+    };
+    e.emit(whole, None, line);
     let dst = format!(
         "{} + {rank} * {}",
         dv.tile_ptr(),
@@ -611,14 +617,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(4)),
                 ),
             };
-            e.line(
-                format!(
-                    "{ty} {}[{}];  // 64x{} accumulator fragment, {} per thread",
-                    name.name,
-                    regs.to_cpp(),
+            e.emit(
+                array(ty, &name.name, &regs),
+                Some(&format!(
+                    "64x{} accumulator fragment, {} per thread",
                     n.to_cpp(),
                     dtype
-                ),
+                )),
                 line,
             );
             e.call(
@@ -635,13 +640,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             );
             if let Some(every) = promote_every(e, &name.name, *dtype) {
                 let part = promote_part(&name.name);
-                e.line(
-                    format!(
-                        "float {part}[{}];  // promote: the f8 WGMMAs' partial sums, added into {} every {} k-tiles",
-                        regs.to_cpp(),
+                e.emit(
+                    array("float", &part, &regs),
+                    Some(&format!(
+                        "promote: the f8 WGMMAs' partial sums, added into {} every {} k-tiles",
                         name.name,
                         every.to_cpp()
-                    ),
+                    )),
                     line,
                 );
                 e.call(
@@ -661,12 +666,16 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
             if scaled_acc(e.m, &name.name) {
                 let part = scaled_part(&name.name);
-                e.line(
-                    format!(
-                        "float {part}[{}];  // `mma….scale`: one scaled mma's product in f32, then added into {}",
-                        Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)).to_cpp(),
-                        name.name
+                e.emit(
+                    array(
+                        "float",
+                        &part,
+                        &Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)),
                     ),
+                    Some(&format!(
+                        "`mma….scale`: one scaled mma's product in f32, then added into {}",
+                        name.name
+                    )),
                     line,
                 );
                 e.call(
@@ -802,10 +811,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         line,
                     );
                 }
-                e.line(
-                    format!("{op}::mma({}, {a_cpp}, {b_cpp}, 1);  // {what}", acc.name),
-                    line,
-                );
+                let mma = Call::new(format!("{op}::mma")).args([
+                    acc.name.clone(),
+                    a_cpp,
+                    b_cpp,
+                    "1".into(),
+                ]);
+                e.call(mma, Some(&what), line);
             } else {
                 // One fence per batch (CUTLASS's convention): the accumulators were last
                 // touched by the previous batch's wait, not by a wgmma of this batch.
@@ -1025,7 +1037,7 @@ pub fn refill(
             None,
             line,
         );
-        e.line(format!("{} = 0;", promote_count(&acc.name)), line);
+        e.emit(zero(promote_count(&acc.name)), None, line);
     }
     wgmma_fence(e, line);
     Ok(())
@@ -1205,16 +1217,13 @@ fn emit_promoted(
         Some(&format!("every {p} k-tiles: {acc} += {part} in f32")),
         line,
     );
-    e.line(
-        "tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // the partial is complete",
-        line,
-    );
+    e.emit(commit_wait(), Some("the partial is complete"), line);
     e.call(
         Call::new("tsl_acc_promote").args([acc.to_string(), part.clone()]),
         None,
         line,
     );
-    e.line(format!("{count} = 0;"), line);
+    e.emit(zero(count.clone()), None, line);
     e.close(line);
     e.otherwise(None, line);
     batch(e, acc);
@@ -1373,4 +1382,21 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         line,
     );
     e.close(line);
+}
+
+/// `ty name[len];`
+fn array(ty: &str, name: &str, len: &Sym) -> Op {
+    Op::Array {
+        ty: ty.into(),
+        name: name.into(),
+        len: len.to_cpp(),
+    }
+}
+
+/// `place = 0;`
+fn zero(place: String) -> Op {
+    Op::Assign {
+        place,
+        value: "0".into(),
+    }
 }

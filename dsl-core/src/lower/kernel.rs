@@ -74,8 +74,24 @@ pub enum Op {
         name: String,
         offset: String,
     },
-    /// Any other single statement, as C++ (expression statements, inline-asm wrappers, the
-    /// Hopper synchronisation idioms).
+    /// `ty name[len];`: an array (of registers, or `__shared__` with its qualifiers in `ty`).
+    Array {
+        ty: String,
+        name: String,
+        len: String,
+    },
+    /// `if (cond) a();` or `if (cond) { a(); b(); }`: helper calls only the threads for which
+    /// `cond` holds make, on one line.
+    Guarded { cond: String, calls: Vec<Call> },
+    /// `a(); b();`: helper calls that form one step, on one line.
+    Calls(Vec<Call>),
+    /// `static_assert(cond, "message");`
+    StaticAssert { cond: String, message: String },
+    /// `// text`: a line of explanation.
+    Comment(String),
+    /// `{ ty* const tsl_t = a; a = b; b = tsl_t; }`: exchanges two pointers.
+    SwapPtrs { ty: String, a: String, b: String },
+    /// Any other single statement, as C++ (one-line loops, multi-name declarations).
     Stmt(String),
     /// Where the body of a `parallel` statement starts or ends: the region the passes that
     /// work per block body see. Prints nothing; the last pass removes the marks.
@@ -135,7 +151,9 @@ impl Op {
     /// The name a declaration node introduces.
     pub fn declared(&self) -> Option<&str> {
         match self {
-            Op::Decl { name, .. } | Op::SharedPtr { name, .. } => Some(name),
+            Op::Decl { name, .. } | Op::SharedPtr { name, .. } | Op::Array { name, .. } => {
+                Some(name)
+            }
             _ => None,
         }
     }
@@ -162,16 +180,18 @@ impl Op {
                 add(place);
                 add(value);
             }
-            Op::Call(c) => {
-                for s in c
-                    .result
-                    .iter()
-                    .chain([&c.name])
-                    .chain(&c.targs)
-                    .chain(&c.args)
-                {
-                    add(s);
-                }
+            Op::Call(_) | Op::Calls(_) => {}
+            Op::Guarded { cond, .. } => add(cond),
+            Op::Array { ty, name, len } => {
+                add(ty);
+                add(name);
+                add(len);
+            }
+            Op::StaticAssert { cond, .. } => add(cond),
+            Op::SwapPtrs { ty, a, b } => {
+                add(ty);
+                add(a);
+                add(b);
             }
             Op::Decl { ty, name, init } => {
                 add(ty);
@@ -187,7 +207,18 @@ impl Op {
                 add("tsl_smem");
             }
             Op::Stmt(s) => add(s),
-            Op::Else | Op::End | Op::Unroll | Op::Barrier | Op::Mark(_) => {}
+            Op::Else | Op::End | Op::Unroll | Op::Barrier | Op::Mark(_) | Op::Comment(_) => {}
+        }
+        for c in self.calls() {
+            for s in c
+                .result
+                .iter()
+                .chain([&c.name])
+                .chain(&c.targs)
+                .chain(&c.args)
+            {
+                identifiers(s, out);
+            }
         }
     }
 
@@ -200,6 +231,14 @@ impl Op {
         match self {
             Op::Call(c) => Some(c),
             _ => None,
+        }
+    }
+    /// Every helper call of this node (a call, guarded calls, a line of calls).
+    pub fn calls(&self) -> &[Call] {
+        match self {
+            Op::Call(c) => std::slice::from_ref(c),
+            Op::Guarded { calls, .. } | Op::Calls(calls) => calls,
+            _ => &[],
         }
     }
 }
@@ -248,6 +287,28 @@ impl fmt::Display for Op {
                     f,
                     "{ty}* {name} = reinterpret_cast<{ty}*>(tsl_smem + {offset});"
                 )
+            }
+            Op::Array { ty, name, len } => write!(f, "{ty} {name}[{len}];"),
+            Op::Guarded { cond, calls } => match calls.as_slice() {
+                [c] => write!(f, "if ({cond}) {c}"),
+                cs => {
+                    write!(f, "if ({cond}) {{")?;
+                    for c in cs {
+                        write!(f, " {c}")?;
+                    }
+                    f.write_str(" }")
+                }
+            },
+            Op::Calls(calls) => {
+                let text: Vec<String> = calls.iter().map(Call::to_string).collect();
+                f.write_str(&text.join(" "))
+            }
+            Op::StaticAssert { cond, message } => {
+                write!(f, "static_assert({cond}, \"{message}\");")
+            }
+            Op::Comment(text) => write!(f, "// {text}"),
+            Op::SwapPtrs { ty, a, b } => {
+                write!(f, "{{ {ty}* const tsl_t = {a}; {a} = {b}; {b} = tsl_t; }}")
             }
             Op::Stmt(s) => f.write_str(s),
             Op::Mark(Mark::ParallelStart) => f.write_str("// <parallel>"),
@@ -497,6 +558,61 @@ mod tests {
         assert_eq!(
             names.into_iter().collect::<Vec<_>>(),
             ["a", "acc", "b", "fmaf"]
+        );
+        let arr = Op::Array {
+            ty: "__shared__ alignas(8) unsigned long long".into(),
+            name: "full".into(),
+            len: "STAGES".into(),
+        };
+        assert_eq!(
+            arr.to_string(),
+            "__shared__ alignas(8) unsigned long long full[STAGES];"
+        );
+        assert_eq!(arr.declared(), Some("full"));
+        let arrive = Call::new("tsl_mbar_arrive").args(["&bar"]);
+        let one = Op::Guarded {
+            cond: "threadIdx.x == 0".into(),
+            calls: vec![arrive.clone()],
+        };
+        assert_eq!(
+            one.to_string(),
+            "if (threadIdx.x == 0) tsl_mbar_arrive(&bar);"
+        );
+        let two = Op::Guarded {
+            cond: "lead".into(),
+            calls: vec![arrive.clone(), Call::new("tsl_commit")],
+        };
+        assert_eq!(
+            two.to_string(),
+            "if (lead) { tsl_mbar_arrive(&bar); tsl_commit(); }"
+        );
+        let names: Vec<&str> = two.calls().iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["tsl_mbar_arrive", "tsl_commit"]);
+        let mut ids = BTreeSet::new();
+        two.names(&mut ids);
+        assert!(ids.contains("lead") && ids.contains("bar") && ids.contains("tsl_commit"));
+        let seq = Op::Calls(vec![
+            Call::new("tsl_wgmma_commit"),
+            Call::new("tsl_wgmma_wait").targs(["0"]),
+        ]);
+        assert_eq!(seq.to_string(), "tsl_wgmma_commit(); tsl_wgmma_wait<0>();");
+        let sa = Op::StaticAssert {
+            cond: "BM % 64 == 0".into(),
+            message: "whole tiles".into(),
+        };
+        assert_eq!(
+            sa.to_string(),
+            "static_assert(BM % 64 == 0, \"whole tiles\");"
+        );
+        assert_eq!(Op::Comment("why".into()).to_string(), "// why");
+        let sw = Op::SwapPtrs {
+            ty: "float".into(),
+            a: "x".into(),
+            b: "y".into(),
+        };
+        assert_eq!(
+            sw.to_string(),
+            "{ float* const tsl_t = x; x = y; y = tsl_t; }"
         );
     }
 }

@@ -1,12 +1,14 @@
 //! Pass `memory`: places every `shared` tensor in the kernel's dynamic shared memory
 //! (`tsl_smem`), each at an offset aligned for its use (1024 B on the Hopper path, where TMA
 //! and WGMMA swizzle patterns repeat every 1024 B; 128 B otherwise), and counts the bytes.
-//! The fresh buffer of a future (`f = dma.copy … => shared;`) is a shared tensor named `f`.
+//! The buffers are the checker's ([`KernelInfo::shared`]): the shared tensors and the fresh
+//! buffer of each future (`f = dma.copy … => shared;`, a shared tensor named `f`).
 
 use super::error::LowerError;
 use super::kernel::KernelPath;
 use super::sym::Sym;
-use crate::ir::{CopyDst, Declarator, ExtStmt, MemSpace, Module, Stmt};
+use crate::check::KernelInfo;
+use crate::ir::Module;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedSlot {
@@ -37,7 +39,7 @@ fn align_up(x: Sym, a: i64) -> Sym {
     Sym::mul(Sym::cdiv(x, Sym::Int(a)), Sym::Int(a))
 }
 
-pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
+pub fn run(m: &Module, info: &KernelInfo, path: KernelPath) -> Result<Memory, LowerError> {
     let align = if path == KernelPath::Hopper {
         1024
     } else {
@@ -49,43 +51,8 @@ pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
     };
     let mut end = Sym::Int(0);
     let mut prev: Option<(String, String)> = None;
-    for s in crate::check::all_stmts(m) {
-        // `f = dma.copy … => shared;`: a buffer named by the future, of the source tile's
-        // shape (one per name: the checker holds every binding of a name to one shape).
-        let fresh;
-        let (dtype, shape, names) = match &m.stmts[s] {
-            Stmt::TensorDecl {
-                space: MemSpace::Shared,
-                dtype,
-                shape,
-                names,
-                ..
-            } => (dtype, shape, names.as_slice()),
-            Stmt::Ext(ExtStmt::DmaFuture {
-                tma: false,
-                bind: Some(f),
-                dst: CopyDst::Fresh(MemSpace::Shared),
-                src,
-                ..
-            }) if mem.slot(&f.name).is_none() => {
-                let Some((shape, dtype)) = crate::check::fresh_shape(m, *src) else {
-                    return Err(LowerError::new(
-                        m.expr_span(*src),
-                        "internal: a fresh shared buffer without a static shape",
-                    ));
-                };
-                fresh = (
-                    dtype,
-                    shape,
-                    [Declarator {
-                        name: f.clone(),
-                        count: None,
-                    }],
-                );
-                (&fresh.0, &fresh.1, fresh.2.as_slice())
-            }
-            _ => continue,
-        };
+    for buf in &info.shared {
+        let (dtype, shape) = (buf.dtype, &buf.shape);
         let mut elems = Sym::Int(1);
         for &d in shape {
             elems = Sym::mul(
@@ -98,39 +65,37 @@ pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
                 })?,
             );
         }
-        for d in names {
-            let count = match d.count {
-                Some(c) => Sym::from_expr(m, c).ok_or_else(|| {
-                    LowerError::new(
-                        m.expr_span(c),
-                        "array count must be arithmetic over tunables and constants",
-                    )
-                })?,
-                None => Sym::Int(1),
-            };
-            let bytes = Sym::mul(
-                Sym::mul(count, elems.clone()),
-                Sym::Int(dtype.size_bytes() as i64),
-            );
-            let offset_name = format!("tsl_smem_{}", d.name.name);
-            let offset_cpp = match &prev {
-                None => "0".to_string(),
-                Some((pn, pb)) => format!("tsl_align_up({pn} + {pb}, {align})"),
-            };
-            let start = if prev.is_none() {
-                Sym::Int(0)
-            } else {
-                align_up(end.clone(), align)
-            };
-            end = Sym::add(start, bytes.clone());
-            prev = Some((offset_name.clone(), super::cexpr::cpp_paren(&bytes)));
-            mem.slots.push(SharedSlot {
-                name: d.name.name.clone(),
-                bytes,
-                offset_name,
-                offset_cpp,
-            });
-        }
+        let count = match buf.count {
+            Some(c) => Sym::from_expr(m, c).ok_or_else(|| {
+                LowerError::new(
+                    m.expr_span(c),
+                    "array count must be arithmetic over tunables and constants",
+                )
+            })?,
+            None => Sym::Int(1),
+        };
+        let bytes = Sym::mul(
+            Sym::mul(count, elems.clone()),
+            Sym::Int(dtype.size_bytes() as i64),
+        );
+        let offset_name = format!("tsl_smem_{}", buf.name);
+        let offset_cpp = match &prev {
+            None => "0".to_string(),
+            Some((pn, pb)) => format!("tsl_align_up({pn} + {pb}, {align})"),
+        };
+        let start = if prev.is_none() {
+            Sym::Int(0)
+        } else {
+            align_up(end.clone(), align)
+        };
+        end = Sym::add(start, bytes.clone());
+        prev = Some((offset_name.clone(), super::cexpr::cpp_paren(&bytes)));
+        mem.slots.push(SharedSlot {
+            name: buf.name.clone(),
+            bytes,
+            offset_name,
+            offset_cpp,
+        });
     }
     // Slack so the kernel can round the dynamic base up to the alignment.
     mem.total = if mem.slots.is_empty() {

@@ -96,24 +96,29 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     dump("path", &path);
     let geo = geometry::run(m).map_err(|e| vec![e])?;
     dump("geometry", &geo);
-    let mem = memory::run(m, path).map_err(|e| vec![e])?;
+    let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);
     let roles = if path == KernelPath::Hopper {
         roles::warp_roles(m, &geo)
     } else {
         Default::default()
     };
-    let arrivals = roles::arrivals(m).map_err(|e| vec![e])?;
+    let arrivals = roles::arrivals(m, &geo).map_err(|e| vec![e])?;
     dump("roles", &(&roles, &arrivals));
     let mut e = emitter::Emitter {
         m,
+        info,
         geo: &geo,
         mem: &mem,
         path,
-        swizzle: roles::swizzles(m),
+        swizzle: info
+            .swizzle_source
+            .iter()
+            .filter_map(|(&s, &z)| Some((s, Sym::from_expr(m, z)?)))
+            .collect(),
         roles,
         arrivals,
-        bound_copies: crate::check::events::bound_copies(m),
+        bound_copies: &info.bound_copies,
         scopes: Default::default(),
         lines: Vec::new(),
         indent: 0,
@@ -139,7 +144,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .clone()
             .map(|c| {
                 let vars: Vec<String> = geo.block_vars.iter().map(|v| v.name.clone()).collect();
-                cluster::plan(m, c, &vars, geo.cluster_shape.clone())
+                cluster::plan(m, info, c, &vars, geo.cluster_shape.clone())
             })
             .transpose()
             .map_err(|e| vec![e])?,

@@ -63,24 +63,19 @@ pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
             emit_raster(e, "tsl_tile", line);
         }
         (_, [bm, bn]) => {
-            e.line(
-                format!(
-                    "const int {} = tsl_tile % {};",
-                    bm.name,
-                    super::cexpr::cpp_paren(&bm.extent)
-                ),
+            let rows = super::cexpr::cpp_paren(&bm.extent);
+            e.emit(
+                const_int(&bm.name, format!("tsl_tile % {rows}")),
+                None,
                 line,
             );
-            e.line(
-                format!(
-                    "const int {} = tsl_tile / {};",
-                    bn.name,
-                    super::cexpr::cpp_paren(&bm.extent)
-                ),
+            e.emit(
+                const_int(&bn.name, format!("tsl_tile / {rows}")),
+                None,
                 line,
             );
         }
-        (_, [b]) => e.line(format!("const int {} = tsl_tile;", b.name), line),
+        (_, [b]) => e.emit(const_int(&b.name, "tsl_tile".into()), None, line),
         _ => e.errors.push(super::error::LowerError::new(
             crate::span::Span::DUMMY,
             "`persistent` supports a `: block` level of one or two variables",
@@ -122,4 +117,13 @@ pub fn emit_raster(e: &mut Emitter, tile: &str, line: Option<u32>) {
         bn.name.clone(),
     ]);
     e.call(call, None, line);
+}
+
+/// `const int name = init;`
+fn const_int(name: &str, init: String) -> Op {
+    Op::Decl {
+        ty: "const int".into(),
+        name: name.into(),
+        init: Some(init),
+    }
 }

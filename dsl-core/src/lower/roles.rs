@@ -94,33 +94,48 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
 }
 
 /// Event name → C++ predicate of the threads that reach its first `trigger`: the enclosing
-/// `inthreads` conditions. An `if` around a `trigger` does not enter it: the checker admits
-/// only conditions with one value per block there (`check/lowerable.rs`, E1112), under which
-/// the same threads reach the trigger or none do.
-pub fn arrivals(m: &Module) -> Result<HashMap<String, String>, super::error::LowerError> {
+/// `inthreads` conditions, rendered as C++ over the thread variables (whose extents give `#`
+/// its stride). An `if` around a `trigger` does not enter it: the checker admits only
+/// conditions with one value per block there (`check/lowerable.rs`, E1112), under which the
+/// same threads reach the trigger or none do.
+pub fn arrivals(
+    m: &Module,
+    geo: &Geometry,
+) -> Result<HashMap<String, String>, super::error::LowerError> {
+    let mut scopes = super::scope::Scopes::default();
+    for v in geo.block_vars.iter().chain(&geo.thread_vars) {
+        scopes.insert(&v.name, super::scope::Local::ParVar(v.extent.clone()));
+    }
+    let cx = super::cexpr::ExprCx { m, scopes: &scopes };
     let mut out = HashMap::new();
     let mut conds = Vec::new();
-    walk(m, &m.kernel.body, &mut conds, &mut out);
+    walk(&cx, &m.kernel.body, &mut conds, &mut out)?;
     Ok(out)
 }
 
-fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<String, String>) {
+fn walk(
+    cx: &super::cexpr::ExprCx,
+    b: &[StmtId],
+    conds: &mut Vec<String>,
+    out: &mut HashMap<String, String>,
+) -> Result<(), super::error::LowerError> {
+    let m = cx.m;
     for &s in b {
         match &m.stmts[s] {
             Stmt::InThreads { cond, body, .. } => {
-                conds.push(format!("({})", m.expr_to_string(*cond).replace(" # ", "#")));
-                walk(m, body, conds, out);
+                conds.push(format!("({})", cx.value(*cond)?.0));
+                walk(cx, body, conds, out)?;
                 conds.pop();
             }
-            Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } => walk(m, body, conds, out),
+            Stmt::Parallel { body, .. } | Stmt::Foreach { body, .. } => walk(cx, body, conds, out)?,
             Stmt::If {
                 then_body,
                 else_body,
                 ..
             } => {
-                walk(m, then_body, conds, out);
+                walk(cx, then_body, conds, out)?;
                 if let Some(e) = else_body {
-                    walk(m, e, conds, out);
+                    walk(cx, e, conds, out)?;
                 }
             }
             Stmt::Trigger { event, .. }
@@ -139,65 +154,7 @@ fn walk(m: &Module, b: &[StmtId], conds: &mut Vec<String>, out: &mut HashMap<Str
             _ => {}
         }
     }
-}
-
-/// The swizzle expression of every `tma.copy` and `mma.load`: its own `.swiz<…>`, else the one
-/// stated on the other side of the same shared tensor (the checker verified they agree), else 0.
-pub fn swizzles(m: &Module) -> HashMap<StmtId, super::sym::Sym> {
-    use super::sym::Sym;
-    let mut stated: HashMap<String, Sym> = HashMap::new();
-    let mut sites: Vec<(StmtId, String, Option<ExprId>)> = Vec::new();
-    for (s, st) in m.stmts.iter() {
-        let (swz, view) = match st {
-            Stmt::TmaCopy {
-                swizzle, src, dst, ..
-            } => {
-                let shared = match dst {
-                    crate::ir::CopyDst::Expr(d)
-                        if root_name(m, *src).is_some_and(|n| is_param(m, &n)) =>
-                    {
-                        *d
-                    }
-                    _ => *src,
-                };
-                (*swizzle, shared)
-            }
-            Stmt::MmaLoad { swizzle, src, .. } => (*swizzle, *src),
-            _ => continue,
-        };
-        let Some(root) = root_name(m, view) else {
-            continue;
-        };
-        if let Some(z) = swz.and_then(|z| Sym::from_expr(m, z)) {
-            stated.entry(root.clone()).or_insert(z);
-        }
-        sites.push((s, root, swz));
-    }
-    sites
-        .into_iter()
-        .map(|(s, root, own)| {
-            let z = own
-                .and_then(|z| Sym::from_expr(m, z))
-                .or_else(|| stated.get(&root).cloned())
-                .unwrap_or(Sym::Int(0));
-            (s, z)
-        })
-        .collect()
-}
-
-fn is_param(m: &Module, n: &str) -> bool {
-    m.param(n).is_some()
-}
-
-/// The tensor a view starts from.
-fn root_name(m: &Module, e: ExprId) -> Option<String> {
-    match &m.exprs[e] {
-        Expr::Name(n) => Some(n.clone()),
-        Expr::Index { base, .. } | Expr::View { base, .. } | Expr::Field { base, .. } => {
-            root_name(m, *base)
-        }
-        _ => None,
-    }
+    Ok(())
 }
 
 /// A cyclic event generation `e.at(k)` of `shared event e[N]` (`N` = 1 for a single event):

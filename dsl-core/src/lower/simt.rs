@@ -379,14 +379,12 @@ pub fn swap_futures(
             ));
         }
     };
-    e.line(
-        format!(
-            "{{ {ty}* const tsl_t = {a}; {a} = {b}; {b} = tsl_t; }}",
-            a = a.name,
-            b = b.name
-        ),
-        line,
-    );
+    let swap = Op::SwapPtrs {
+        ty: ty.into(),
+        a: a.name.clone(),
+        b: b.name.clone(),
+    };
+    e.emit(swap, None, line);
     Ok(())
 }
 

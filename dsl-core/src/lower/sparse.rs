@@ -13,7 +13,7 @@
 
 use super::emitter::Emitter;
 use super::error::LowerError;
-use super::kernel::Call;
+use super::kernel::{Call, Op};
 use super::scope::{FragKind, Local};
 use super::sym::Sym;
 use crate::ir::{DType, ExprId, Ident, MemSpace, Module, StmtId};
@@ -55,15 +55,16 @@ pub fn meta_load(
         ));
     }
     let ld = v.tensor.ld();
-    e.line(
-        format!(
-            "const tsl_u8* {} = reinterpret_cast<const tsl_u8*>({});  // sparsity metadata: 64 rows, {} bytes apart, 4 bits per 4 elements of A's K",
-            meta_cpp(&name.name),
-            v.tile_ptr(),
-            ld.to_cpp()
-        ),
-        line,
+    let meta = Op::Decl {
+        ty: "const tsl_u8*".into(),
+        name: meta_cpp(&name.name),
+        init: Some(format!("reinterpret_cast<const tsl_u8*>({})", v.tile_ptr())),
+    };
+    let why = format!(
+        "sparsity metadata: 64 rows, {} bytes apart, 4 bits per 4 elements of A's K",
+        ld.to_cpp()
     );
+    e.emit(meta, Some(&why), line);
     e.scopes
         .insert(&name.name, Local::Frag(FragKind::Meta { ld }));
     Ok(())

@@ -147,13 +147,21 @@ pub fn store(
         barrier(e, Some("the tile is complete"), line);
         "threadIdx.x == 0"
     };
-    let issue = format!("tsl_tma_store_2d(&{map}, {}, {coords});", sv.tile_ptr());
+    let issue = Call::new("tsl_tma_store_2d").args([format!("&{map}"), sv.tile_ptr(), coords]);
     if e.lazy_store_tiles.contains(&sv.tensor.name) {
-        e.line(format!("if ({first}) {{ {issue} tsl_tma_store_commit(); }}  // read-wait deferred to the tile's next write"), line);
+        let calls = vec![issue, Call::new("tsl_tma_store_commit")];
+        e.guarded(
+            first,
+            calls,
+            Some("read-wait deferred to the tile's next write"),
+            line,
+        );
         e.pending_store_read = true;
     } else {
-        e.line(
-            format!("if ({first}) {{ {issue} tsl_tma_store_flush(); }}"),
+        e.guarded(
+            first,
+            vec![issue, Call::new("tsl_tma_store_flush")],
+            None,
             line,
         );
     }
@@ -185,11 +193,17 @@ pub fn before_write(e: &mut Emitter, tile: &str, line: Option<u32>) {
         }
         return;
     }
-    if per_warpgroup(e) {
-        e.line("if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // the last TMA store from this tile has read it", line);
+    let first = if per_warpgroup(e) {
+        "threadIdx.x % 128 == 0"
     } else {
-        e.line("if (threadIdx.x == 0) tsl_tma_store_wait_read<0>();  // the last TMA store from this tile has read it", line);
-    }
+        "threadIdx.x == 0"
+    };
+    e.guarded(
+        first,
+        vec![wait_read()],
+        Some("the last TMA store from this tile has read it"),
+        line,
+    );
     barrier(e, Some("the tile may be overwritten"), line);
 }
 
@@ -202,9 +216,16 @@ pub fn end_of_branch(e: &mut Emitter, line: Option<u32>) {
         } else {
             "threadIdx.x == 0"
         };
-        e.line(
-            format!("if ({first}) tsl_tma_store_wait_read<0>();  // the last TMA stores have read their tiles"),
+        e.guarded(
+            first,
+            vec![wait_read()],
+            Some("the last TMA stores have read their tiles"),
             line,
         );
     }
+}
+
+/// Waits until the TMA stores issued by this thread have read their shared tiles.
+fn wait_read() -> Call {
+    Call::new("tsl_tma_store_wait_read").targs(["0"])
 }

@@ -82,8 +82,8 @@ fn acc_named(m: &Module, name: &str) -> bool {
         })
 }
 
-/// The accumulator's C++ declaration: its type and register count for `fm × fn` tiles.
-fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (String, String) {
+/// The accumulator's declaration (an [`Op::Array`]) and register count for `fm × fn` tiles.
+fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, String) {
     let name = cpp_name(name);
     let per_tile = if dtype == DType::F16 { 2 } else { 4 };
     let ty = match dtype {
@@ -95,7 +95,12 @@ fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (String, St
         Some((fm, fnn)) => Sym::mul(Sym::mul(fm.clone(), fnn.clone()), Sym::Int(per_tile)).to_cpp(),
         None => "0".into(),
     };
-    (format!("{ty} {name}[{regs}];"), regs)
+    let decl = Op::Array {
+        ty: ty.into(),
+        name,
+        len: regs.clone(),
+    };
+    (decl, regs)
 }
 
 /// Completes the declaration and fills of the accumulator `name` for `tiles` (M/rows, N/8).
@@ -110,12 +115,12 @@ fn size_acc(e: &mut Emitter, name: &str, tiles: (Sym, Sym), rows: i64) {
     else {
         return;
     };
-    let (text, regs) = acc_decl(name, *dtype, Some(&tiles));
+    let (_, regs) = acc_decl(name, *dtype, Some(&tiles));
     *slot = Some(tiles);
     *slot_rows = rows;
     let (decl, fills) = (*decl, fills.clone());
-    if let Op::Stmt(code) = &mut e.lines[decl].op {
-        *code = text;
+    if let Op::Array { len, .. } = &mut e.lines[decl].op {
+        *len = regs.clone();
     }
     for fill in fills {
         if let Op::Call(c) = &mut e.lines[fill].op {
@@ -146,10 +151,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let v = super::cexpr::convert(&v, t, DType::F32);
             let (decl, _) = acc_decl(&name.name, *dtype, None);
             let decl_at = e.lines.len();
-            e.line(
-                format!("{decl}  // warp accumulator, {dtype}, in the mma.sync fragment layout"),
-                line,
-            );
+            let note = format!("warp accumulator, {dtype}, in the mma.sync fragment layout");
+            e.emit(decl, Some(&note), line);
             let fill_at = e.lines.len();
             e.call(
                 Call::new("tsl_mma_fill")
@@ -512,14 +515,14 @@ fn load(
         conds.push(format!("{} % {ki} == 0", paren(&k)));
     }
     if !conds.is_empty() {
-        e.line(
-            format!(
-                "static_assert({}, \"the warp tile `{name}` takes whole {} instructions\");",
-                conds.join(" && "),
+        let whole = Op::StaticAssert {
+            cond: conds.join(" && "),
+            message: format!(
+                "the warp tile `{name}` takes whole {} instructions",
                 kind.inst(shape)
             ),
-            line,
-        );
+        };
+        e.emit(whole, None, line);
     }
     let block = if is_a && shape == Shape::M8 {
         "m8"
@@ -532,16 +535,21 @@ fn load(
         Some(kv) => format!(", K zero-padded from {kv} to {}", (kv + ki - 1) / ki * ki),
         None => String::new(),
     };
-    e.line(
-        format!(
-            "tsl_u32 {name}[{}];  // {what} fragment, {} × {} {}, {} {block} tile(s) of the {} mma.sync{padded}",
-            regs.to_cpp(),
+    let arr = Op::Array {
+        ty: "tsl_u32".into(),
+        name: name.to_string(),
+        len: regs.to_cpp(),
+    };
+    e.emit(
+        arr,
+        Some(&format!(
+            "{what} fragment, {} × {} {}, {} {block} tile(s) of the {} mma.sync{padded}",
             mn.to_cpp(),
             k.to_cpp(),
             v.tensor.dtype,
             paren(&tiles.0),
             kind.inst(shape)
-        ),
+        )),
         line,
     );
     let (fa, fb) = (tiles.0.to_cpp(), tiles.1.to_cpp());
@@ -634,13 +642,11 @@ fn load_acc(e: &mut Emitter, name: &str, src: ExprId, line: Option<u32>) -> Resu
     let tiles = (div(v.tile[0].clone(), rows), div(v.tile[1].clone(), 8));
     let (decl, _) = acc_decl(name, dtype, Some(&tiles));
     let decl_at = e.lines.len();
-    e.line(
-        format!(
-            "{decl}  // warp accumulator, {dtype}, in the mma.sync fragment layout, loaded from `{}`",
-            v.tensor.name
-        ),
-        line,
+    let note = format!(
+        "warp accumulator, {dtype}, in the mma.sync fragment layout, loaded from `{}`",
+        v.tensor.name
     );
+    e.emit(decl, Some(&note), line);
     let (ptr, r0, c0, nrows, cols, ld) = placement(e, &v)?;
     let mut targs = vec![tiles.0.to_cpp(), tiles.1.to_cpp()];
     if rows != 16 {

@@ -6,119 +6,19 @@
 use std::sync::Arc;
 
 use dsl_core::check::{Config, Problem};
-use half::{bf16, f16};
 
 use crate::cache::ModuleCache;
-use crate::cublas_ref::{CublasRef, GemmCompute};
+use crate::cublas_ref::{CublasRef, Layout};
 use crate::device::Device;
 use crate::dsl::{DslError, Instance, Prepared, TensorArg};
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::launch::KernelArg;
-use crate::tensor::DeviceTensor;
+use crate::run::AnyTensor;
 use crate::timing::{TimingConfig, TimingError, time_gpu};
 
 use super::bench::{Msg, StepError};
 use super::job::{GemmLayout, HostTensor, Job, Reference, Role, check_close, fill_values};
 use super::record::{ConfigMap, FailureKind, Phase, TimeStats, TrialRecord, VerifyRecord};
-
-/// A device tensor of a dtype known at run time.
-pub enum AnyTensor {
-    /// f16 elements.
-    F16(DeviceTensor<f16>),
-    /// bf16 elements.
-    BF16(DeviceTensor<bf16>),
-    /// f32 elements.
-    F32(DeviceTensor<f32>),
-    /// fp8 e4m3 elements.
-    F8E4M3(DeviceTensor<crate::dtype::F8E4M3>),
-    /// fp8 e5m2 elements.
-    F8E5M2(DeviceTensor<crate::dtype::F8E5M2>),
-    /// s8 elements.
-    S8(DeviceTensor<i8>),
-    /// u8 elements.
-    U8(DeviceTensor<u8>),
-    /// s32 elements.
-    S32(DeviceTensor<i32>),
-}
-
-/// `$body` with `$t` bound to the typed tensor of whichever variant `$x` is (one arm per
-/// element type; a macro because each arm's `$t` has another type).
-macro_rules! each {
-    ($x:expr, $t:ident => $body:expr) => {
-        match $x {
-            AnyTensor::F16($t) => $body,
-            AnyTensor::BF16($t) => $body,
-            AnyTensor::F32($t) => $body,
-            AnyTensor::F8E4M3($t) => $body,
-            AnyTensor::F8E5M2($t) => $body,
-            AnyTensor::S8($t) => $body,
-            AnyTensor::U8($t) => $body,
-            AnyTensor::S32($t) => $body,
-        }
-    };
-}
-
-/// `$make::<T>(…)` wrapped in the variant of `$dtype`.
-macro_rules! of_dtype {
-    ($dtype:expr, $make:ident ( $($arg:expr),* )) => {
-        match $dtype {
-            DType::F16 => AnyTensor::F16($make($($arg),*)?),
-            DType::BF16 => AnyTensor::BF16($make($($arg),*)?),
-            DType::F32 => AnyTensor::F32($make($($arg),*)?),
-            DType::F8E4M3 => AnyTensor::F8E4M3($make($($arg),*)?),
-            DType::F8E5M2 => AnyTensor::F8E5M2($make($($arg),*)?),
-            DType::S8 => AnyTensor::S8($make($($arg),*)?),
-            DType::U8 => AnyTensor::U8($make($($arg),*)?),
-            DType::S32 => AnyTensor::S32($make($($arg),*)?),
-        }
-    };
-}
-
-fn upload<T: Element>(dev: &Device, shape: &[usize], v: &[f64]) -> Result<DeviceTensor<T>, String> {
-    let host: Vec<T> = v.iter().map(|x| T::from_f64(*x)).collect();
-    DeviceTensor::<T>::from_host(dev, shape, &host).map_err(|e| e.to_string())
-}
-
-fn download<T: Element>(t: &DeviceTensor<T>) -> Result<(Vec<f64>, usize), String> {
-    let h = t.to_host().map_err(|e| e.to_string())?;
-    let poisoned = h.iter().filter(|x| x.is_poison()).count();
-    Ok((h.iter().map(|x| x.to_f64()).collect(), poisoned))
-}
-
-impl AnyTensor {
-    /// A tensor holding `values` (rounded to `dtype`).
-    pub fn from_f64(
-        dev: &Device,
-        shape: &[usize],
-        dtype: DType,
-        values: &[f64],
-    ) -> Result<Self, String> {
-        Ok(of_dtype!(dtype, upload(dev, shape, values)))
-    }
-
-    /// A poisoned tensor.
-    pub fn poisoned(dev: &Device, shape: &[usize], dtype: DType) -> Result<Self, String> {
-        fn poison<T: Element>(dev: &Device, shape: &[usize]) -> Result<DeviceTensor<T>, String> {
-            DeviceTensor::poisoned(dev, shape).map_err(|e| e.to_string())
-        }
-        Ok(of_dtype!(dtype, poison(dev, shape)))
-    }
-
-    /// The binding a DSL instance takes.
-    pub fn as_arg(&self) -> TensorArg {
-        each!(self, t => t.as_arg())
-    }
-
-    /// Overwrites every element with the poison value.
-    pub fn fill_poison(&mut self) -> Result<(), String> {
-        each!(self, t => t.fill_poison()).map_err(|e| e.to_string())
-    }
-
-    /// The elements as f64 and how many still hold the poison value.
-    pub fn to_f64(&self) -> Result<(Vec<f64>, usize), String> {
-        each!(self, t => download(t))
-    }
-}
 
 /// What a worker holds for one job.
 pub struct JobSession {
@@ -140,27 +40,18 @@ fn cublas_reference(
     out_dtype: DType,
     out_shape: &[usize],
 ) -> Result<Vec<f64>, String> {
-    let blas = CublasRef::new(dev).map_err(|e| e.to_string())?;
-    let mut r = AnyTensor::poisoned(dev, out_shape, out_dtype)?;
-    let e = |x: crate::cublas_ref::RefError| x.to_string();
-    macro_rules! run {
-        ($a:expr, $b:expr, $c:expr) => {
-            match layout {
-                GemmLayout::Nn => blas.gemm_nn($a, $b, $c, GemmCompute::F32).map_err(e),
-                GemmLayout::Nt => blas.gemm_nt($a, $b, $c, GemmCompute::F32).map_err(e),
-            }
-        };
+    let e = |x: &dyn std::fmt::Display| x.to_string();
+    let blas = CublasRef::new(dev).map_err(|x| e(&x))?;
+    let mut r = AnyTensor::poisoned(dev, out_shape, out_dtype).map_err(|x| e(&x))?;
+    let layout = match layout {
+        GemmLayout::Nn => Layout::NN,
+        GemmLayout::Nt => Layout::NT,
+    };
+    if !crate::run::cublas_gemm(&blas, layout, &t[0], &t[1], &mut r).map_err(|x| e(&x))? {
+        return Err("cuBLAS reference: unsupported dtype combination".into());
     }
-    match (&t[0], &t[1], &mut r) {
-        (AnyTensor::F16(a), AnyTensor::F16(b), AnyTensor::F16(c)) => run!(a, b, c)?,
-        (AnyTensor::F16(a), AnyTensor::F16(b), AnyTensor::F32(c)) => run!(a, b, c)?,
-        (AnyTensor::BF16(a), AnyTensor::BF16(b), AnyTensor::BF16(c)) => run!(a, b, c)?,
-        (AnyTensor::BF16(a), AnyTensor::BF16(b), AnyTensor::F32(c)) => run!(a, b, c)?,
-        (AnyTensor::F32(a), AnyTensor::F32(b), AnyTensor::F32(c)) => run!(a, b, c)?,
-        _ => return Err("cuBLAS reference: unsupported dtype combination".into()),
-    }
-    dev.synchronize().map_err(|e| e.to_string())?;
-    Ok(r.to_f64()?.0)
+    dev.synchronize().map_err(|x| e(&x))?;
+    r.to_f64().map_err(|x| e(&x))
 }
 
 impl JobSession {
@@ -178,24 +69,29 @@ impl JobSession {
             match &t.role {
                 Role::Input(fill) => {
                     let v = fill_values(fill, &t.shape, t.dtype);
-                    tensors.push(AnyTensor::from_f64(&dev, &t.shape, t.dtype, &v)?);
+                    tensors.push(
+                        AnyTensor::from_f64(&dev, &t.shape, t.dtype, &v)
+                            .map_err(|e| e.to_string())?,
+                    );
                     inputs.push(HostTensor {
                         shape: t.shape.clone(),
                         data: v,
                     });
                 }
-                Role::Output => tensors.push(AnyTensor::poisoned(&dev, &t.shape, t.dtype)?),
+                Role::Output => tensors
+                    .push(AnyTensor::poisoned(&dev, &t.shape, t.dtype).map_err(|e| e.to_string())?),
             }
         }
         let spec = &job.tensors[out];
         let expected = match job.reference.clone() {
             Some(Reference::Host(_)) => super::job::host_reference(&job, &inputs)?,
             Some(Reference::Device(f)) => {
-                let r = AnyTensor::poisoned(&dev, &spec.shape, spec.dtype)?;
-                let args: Vec<TensorArg> = tensors.iter().map(AnyTensor::as_arg).collect();
-                f(&dev, &args, &r.as_arg())?;
+                let r = AnyTensor::poisoned(&dev, &spec.shape, spec.dtype)
+                    .map_err(|e| e.to_string())?;
+                let args: Vec<TensorArg> = tensors.iter().map(AnyTensor::tensor_arg).collect();
+                f(&dev, &args, &r.tensor_arg())?;
                 dev.synchronize().map_err(|e| e.to_string())?;
-                r.to_f64()?.0
+                r.to_f64().map_err(|e| e.to_string())?
             }
             Some(Reference::Cublas(layout)) => {
                 cublas_reference(&dev, layout, &tensors, spec.dtype, &spec.shape)?
@@ -254,7 +150,7 @@ impl JobSession {
         }
         rec.smem_bytes = Some(u64::from(inst.launch.dynamic_smem_bytes));
         rec.threads = Some(inst.launch.block.0 * inst.launch.block.1 * inst.launch.block.2);
-        let args: Vec<TensorArg> = self.tensors.iter().map(AnyTensor::as_arg).collect();
+        let args: Vec<TensorArg> = self.tensors.iter().map(AnyTensor::tensor_arg).collect();
         let kargs = inst
             .args(&args)
             .map_err(|e| (FailureKind::LaunchError, e.to_string()))?;
@@ -268,7 +164,7 @@ impl JobSession {
     ) -> Result<VerifyRecord, StepError> {
         self.tensors[self.out]
             .fill_poison()
-            .map_err(StepError::Fault)?;
+            .map_err(|e| StepError::Fault(e.to_string()))?;
         if let Err(e) = launch() {
             return Err(match self.dev.synchronize() {
                 Ok(()) => StepError::Launch(e.0),
@@ -278,7 +174,9 @@ impl JobSession {
         self.dev
             .synchronize()
             .map_err(|e| StepError::Fault(e.to_string()))?;
-        let (out, poisoned) = self.tensors[self.out].to_f64().map_err(StepError::Fault)?;
+        let (out, poisoned) = self.tensors[self.out]
+            .to_f64_and_poison()
+            .map_err(|e| StepError::Fault(e.to_string()))?;
         Ok(check_close(
             &out,
             &self.expected,
