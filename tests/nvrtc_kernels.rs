@@ -11,6 +11,7 @@
 //! | wgmma_s8        | sm_90a  | IGMMA (s8 → s32), UTMALDG     |
 //! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
 //! | gemm_sparse(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP (2:4 sparse) |
+//! | gemm_sparse_futures(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP through future-loaded tiles |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
 //! compiled at non-default configurations to prove the template instantiates across its domain
@@ -647,6 +648,43 @@ fn sparse_kernels_issue_sparse_gmma() {
         let c = compile_emitted(name, emit_module(name, &m, &defaults(name)));
         assert_eq!(sass::count(&c.sass, op), 2, "{}: {op}\n{}", c.what, c.sass);
         eprintln!("{}: {op}", c.what);
+    }
+}
+
+/// gemm_sparse_futures (f16) and gemm_sparse_futures_fp8 (e4m3): the operands reach shared
+/// memory through synchronous copies bound to futures (`f = tma.copy.swiz<N> … => shared;`, the
+/// metadata by `dma.copy`) and each k-tile's two chunks (`a.chunkat(_, kw)`) are two sparse GMMAs
+/// — HGMMA.SP m64nNk32 / QGMMA.SP m64nNk64 — with no dense GMMA, TMA loads (UTMALDG) and the
+/// metadata bytes read from shared memory (LDS.U8).
+#[test]
+fn sparse_future_kernels_issue_sparse_gmma() {
+    if !nvrtc_and_nvdisasm_available("sparse_future_kernels_issue_sparse_gmma") {
+        return;
+    }
+    for n in [64, 128, 256] {
+        for (name, op, dense) in [
+            (
+                "gemm_sparse_futures",
+                format!("HGMMA.SP.64x{n}x32.F32"),
+                format!("HGMMA.64x{n}x16"),
+            ),
+            (
+                "gemm_sparse_futures_fp8",
+                format!("QGMMA.SP.64x{n}x64.F32.E4M3.E4M3"),
+                format!("QGMMA.64x{n}x32"),
+            ),
+        ] {
+            let c = compile_instance(name, &defaults(name).with("WARP_N", n));
+            assert_eq!(sass::count(&c.sass, &op), 2, "{}: {op}\n{}", c.what, c.sass);
+            assert_eq!(
+                sass::count(&c.sass, &dense),
+                0,
+                "{}: a dense GMMA of the tile",
+                c.what
+            );
+            assert_has(&c, &["UTMALDG", "LDS.U8"]);
+            eprintln!("{}: {op}", c.what);
+        }
     }
 }
 

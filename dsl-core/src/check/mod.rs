@@ -28,6 +28,7 @@ pub mod codes;
 mod control;
 mod eval;
 pub(crate) mod events;
+mod fresh;
 mod futures;
 mod geometry;
 mod hazard;
@@ -35,6 +36,7 @@ mod header;
 mod lowerable;
 mod mma_store;
 mod occupancy;
+mod out_init;
 mod placement;
 mod range;
 mod resolve;
@@ -54,7 +56,7 @@ mod wgmma;
 
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
-pub(crate) use lowerable::fresh_shape;
+pub(crate) use fresh::fresh_tile;
 pub use support::LOWERED_MATH;
 pub(crate) use views_ext::{is_view_let, tile_pick};
 

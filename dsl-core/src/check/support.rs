@@ -147,6 +147,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         ));
     }
     for x in &m.decl_ext {
+        // An output's initializer no read or unwritten element can observe.
+        if super::out_init::unobservable(m, &cx.res.bindings, x) {
+            continue;
+        }
         diags.push(not_lowered(
             codes::NOT_LOWERED_DECL,
             m.stmt_span(x.decl()),
@@ -167,13 +171,27 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "`mma.store.mask` of a warp-level accumulator",
                 ));
             }
+            // `f = tma.copy[.swiz<N>] t.chunkat(…) => shared;`: a synchronous TMA load of a 2-D
+            // tile into the fresh buffer (`lower/hopper.rs`).
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: true,
+                bind: Some(_),
+                is_async: false,
+                modifiers,
+                after: None,
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                src,
+            }) if !warp_kernel
+                && modifiers.iter().all(|(n, _)| n.name == "swiz")
+                && super::fresh_tile(m, &cx.res.bindings, *src).is_some_and(|(t, _)| t.len() == 2) => {}
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 bind,
                 modifiers,
                 after,
                 dst,
-                ..
+                is_async,
+                src,
             }) => {
                 let why = if !modifiers.is_empty() {
                     Some("modifiers on a `dma.copy` (`.swiz`, `.zfill`, …)")
@@ -185,8 +203,16 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     Some("a future's fresh `=> local` buffer")
                 } else if matches!(dst, CopyDst::Expr(d) if !matches!(m.exprs[*d], Expr::Name(_))) {
                     Some("a future of a copy into a view (bind copies into a whole shared tensor)")
-                } else if !warp_kernel && on_tma_path(m) {
-                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path")
+                } else if !warp_kernel
+                    && on_tma_path(m)
+                    && !(!*is_async
+                        && matches!(dst, CopyDst::Fresh(MemSpace::Shared))
+                        && super::fresh_tile(m, &cx.res.bindings, *src)
+                            .is_some_and(|(_, d)| d == DType::U8))
+                {
+                    // The TMA path copies u8 tiles (sparsity metadata) with plain loads and
+                    // stores (`lower/sparse.rs`); other tiles it reads go through TMA.
+                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path, but for a synchronous copy of a u8 tile (sparsity metadata) into a fresh `=> shared` buffer")
                 } else {
                     None
                 };
@@ -420,10 +446,10 @@ fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
             if !matches!(dst, CopyDst::Fresh(MemSpace::Shared)) {
                 return None;
             }
-            let (shape, dtype) = super::fresh_shape(m, *src)?;
+            let (shape, dtype) = super::fresh_tile(m, &cx.res.bindings, *src)?;
             let dims = shape
                 .iter()
-                .map(|&d| cx.value(d))
+                .map(|d| d.eval(|e| cx.value(e)))
                 .collect::<Option<Vec<i64>>>()?;
             match &found {
                 Some(f) if *f != (dtype, dims.clone()) => return None,

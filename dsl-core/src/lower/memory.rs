@@ -1,12 +1,14 @@
 //! Pass `memory`: places every `shared` tensor in the kernel's dynamic shared memory
 //! (`tsl_smem`), each at an offset aligned for its use (1024 B on the Hopper path, where TMA
 //! and WGMMA swizzle patterns repeat every 1024 B; 128 B otherwise), and counts the bytes.
-//! The fresh buffer of a future (`f = dma.copy … => shared;`) is a shared tensor named `f`.
+//! The fresh buffer of a future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`) is
+//! a shared tensor named `f`, of its source's tile shape (`check::fresh_tile`).
 
 use super::error::LowerError;
 use super::kernel::KernelPath;
 use super::sym::Sym;
-use crate::ir::{CopyDst, Declarator, ExtStmt, MemSpace, Module, Stmt};
+use crate::check::KernelInfo;
+use crate::ir::{CopyDst, DType, Declarator, ExtStmt, MemSpace, Module, Stmt};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedSlot {
@@ -25,19 +27,45 @@ pub struct Memory {
     pub align: i64,
     /// Host-side total dynamic shared memory (bytes, including alignment slack).
     pub total: Sym,
+    /// The fresh buffers of futures: name, element type, shape.
+    pub fresh: Vec<(String, DType, Vec<Sym>)>,
 }
 
 impl Memory {
     pub fn slot(&self, name: &str) -> Option<&SharedSlot> {
         self.slots.iter().find(|s| s.name == name)
     }
+
+    /// The element type and shape of the fresh buffer of future `name`.
+    pub fn fresh(&self, name: &str) -> Option<(DType, &[Sym])> {
+        self.fresh
+            .iter()
+            .find(|f| f.0 == name)
+            .map(|f| (f.1, f.2.as_slice()))
+    }
+}
+
+/// The shape of the fresh buffer `f = … src => shared;` creates, as the lowering's symbols.
+fn fresh_shape(m: &Module, info: &KernelInfo, src: crate::ir::ExprId) -> Option<(Vec<Sym>, DType)> {
+    let (dims, dtype) = crate::check::fresh_tile(m, &info.bindings, src)?;
+    let shape = dims
+        .iter()
+        .map(|d| {
+            let mut v = Sym::from_expr(m, d.num)?;
+            for &x in &d.div {
+                v = Sym::bin(crate::ir::BinaryOp::Div, v, Sym::from_expr(m, x)?);
+            }
+            Some(v)
+        })
+        .collect::<Option<Vec<Sym>>>()?;
+    Some((shape, dtype))
 }
 
 fn align_up(x: Sym, a: i64) -> Sym {
     Sym::mul(Sym::cdiv(x, Sym::Int(a)), Sym::Int(a))
 }
 
-pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
+pub fn run(m: &Module, info: &KernelInfo, path: KernelPath) -> Result<Memory, LowerError> {
     let align = if path == KernelPath::Hopper {
         1024
     } else {
@@ -53,50 +81,54 @@ pub fn run(m: &Module, path: KernelPath) -> Result<Memory, LowerError> {
         // `f = dma.copy … => shared;`: a buffer named by the future, of the source tile's
         // shape (one per name: the checker holds every binding of a name to one shape).
         let fresh;
-        let (dtype, shape, names) = match &m.stmts[s] {
+        let (dtype, shape, names): (&DType, Vec<Sym>, &[Declarator]) = match &m.stmts[s] {
             Stmt::TensorDecl {
                 space: MemSpace::Shared,
                 dtype,
                 shape,
                 names,
                 ..
-            } => (dtype, shape, names.as_slice()),
+            } => {
+                let shape = shape
+                    .iter()
+                    .map(|&d| {
+                        Sym::from_expr(m, d).ok_or_else(|| {
+                            LowerError::new(
+                                m.expr_span(d),
+                                "a shared tensor's shape must be arithmetic over tunables and constants",
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                (dtype, shape, names.as_slice())
+            }
             Stmt::Ext(ExtStmt::DmaFuture {
-                tma: false,
                 bind: Some(f),
                 dst: CopyDst::Fresh(MemSpace::Shared),
                 src,
                 ..
             }) if mem.slot(&f.name).is_none() => {
-                let Some((shape, dtype)) = crate::check::fresh_shape(m, *src) else {
+                let Some((shape, dtype)) = fresh_shape(m, info, *src) else {
                     return Err(LowerError::new(
                         m.expr_span(*src),
                         "internal: a fresh shared buffer without a static shape",
                     ));
                 };
+                mem.fresh.push((f.name.clone(), dtype, shape.clone()));
                 fresh = (
                     dtype,
-                    shape,
                     [Declarator {
                         name: f.clone(),
                         count: None,
                     }],
                 );
-                (&fresh.0, &fresh.1, fresh.2.as_slice())
+                (&fresh.0, shape, fresh.1.as_slice())
             }
             _ => continue,
         };
         let mut elems = Sym::Int(1);
-        for &d in shape {
-            elems = Sym::mul(
-                elems,
-                Sym::from_expr(m, d).ok_or_else(|| {
-                    LowerError::new(
-                        m.expr_span(d),
-                        "a shared tensor's shape must be arithmetic over tunables and constants",
-                    )
-                })?,
-            );
+        for d in shape {
+            elems = Sym::mul(elems, d);
         }
         for d in names {
             let count = match d.count {

@@ -96,7 +96,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     dump("path", &path);
     let geo = geometry::run(m).map_err(|e| vec![e])?;
     dump("geometry", &geo);
-    let mem = memory::run(m, path).map_err(|e| vec![e])?;
+    let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);
     let roles = if path == KernelPath::Hopper {
         roles::warp_roles(m, &geo)

@@ -163,6 +163,24 @@ pub fn swizzles(m: &Module) -> HashMap<StmtId, super::sym::Sym> {
                 (*swizzle, shared)
             }
             Stmt::MmaLoad { swizzle, src, .. } => (*swizzle, *src),
+            // `f = tma.copy.swiz<N> … => shared;`: the fresh buffer `f` has the swizzle.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: true,
+                bind: Some(f),
+                modifiers,
+                dst: crate::ir::CopyDst::Fresh(crate::ir::MemSpace::Shared),
+                ..
+            }) => {
+                let swz = modifiers
+                    .iter()
+                    .find(|(n, _)| n.name == "swiz")
+                    .and_then(|(_, a)| a.first().copied());
+                if let Some(z) = swz.and_then(|z| Sym::from_expr(m, z)) {
+                    stated.entry(f.name.clone()).or_insert(z);
+                }
+                sites.push((s, f.name.clone(), swz));
+                continue;
+            }
             _ => continue,
         };
         let Some(root) = root_name(m, view) else {

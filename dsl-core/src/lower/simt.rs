@@ -220,7 +220,11 @@ pub fn future_copy(
 /// The pointer `T* f` to the fresh shared buffer of future `f` (its slot), declared here and
 /// put in scope, unless a pointer of that name is already in scope. A rebinding of the name
 /// (`f = dma.copy … => shared;` again, in a loop) copies through the same pointer.
-fn declare_fresh(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), LowerError> {
+pub(super) fn declare_fresh(
+    e: &mut Emitter,
+    f: &Ident,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
     let declared = e
         .scopes
         .tensor(&f.name)
@@ -228,28 +232,15 @@ fn declare_fresh(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), Lo
     if declared {
         return Ok(());
     }
-    let m = e.m;
     let slot =
         e.mem.slot(&f.name).cloned().ok_or_else(|| {
             LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
         })?;
-    let (shape, dtype) = crate::check::all_stmts(m)
-        .into_iter()
-        .find_map(|s| match &m.stmts[s] {
-            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
-                tma: false,
-                bind: Some(b),
-                src,
-                dst: CopyDst::Fresh(MemSpace::Shared),
-                ..
-            }) if b.name == f.name => crate::check::fresh_shape(m, *src),
-            _ => None,
-        })
+    let (dtype, shape) = e
+        .mem
+        .fresh(&f.name)
+        .map(|(d, sh)| (d, sh.to_vec()))
         .ok_or_else(|| LowerError::new(f.span, "internal: a fresh buffer without a shape"))?;
-    let shape = shape
-        .iter()
-        .map(|&d| e.cx().sym(d))
-        .collect::<Result<Vec<_>, _>>()?;
     let ty = super::cexpr::scalar_type(dtype);
     e.emit(
         Op::SharedPtr {
