@@ -142,12 +142,19 @@ fn an_output_initializer_lowers_where_nothing_observes_it() {
         codes(&auto_out("    dma.copy c => output.chunkat(bm, bn);")),
         Vec::<&str>::new()
     );
-    // Written under a condition: some tiles may keep the initial value.
-    assert_eq!(
-        codes(&auto_out(
-            "    if (bm > 0) {\n      dma.copy c => output.chunkat(bm, bn);\n    }"
-        )),
-        ["E1306"]
+    // ... and nothing is emitted for it.
+    let k = lowered(&auto_out("    dma.copy c => output.chunkat(bm, bn);")).unwrap();
+    assert!(!body(&k).contains("tsl_i"), "{}", body(&k));
+    // Written under a condition, some tiles keep the initial value: each block owns its tile,
+    // so it writes the value there first.
+    let k = lowered(&auto_out(
+        "    if (bm > 0) {\n      dma.copy c => output.chunkat(bm, bn);\n    }",
+    ))
+    .unwrap_or_else(|c| panic!("{c:?}"));
+    assert!(
+        body(&k).contains("for (int tsl_i = threadIdx.x;"),
+        "{}",
+        body(&k)
     );
     // Read: the initial value is observable.
     assert_eq!(
@@ -160,5 +167,62 @@ fn an_output_initializer_lowers_where_nothing_observes_it() {
     assert_eq!(
         codes(&auto_out("    output.at(bm#tm, bn#tn) = c.at(tm, tn);")),
         ["E1306"]
+    );
+}
+
+/// A kernel accumulating in its output (`mc = mma.load output…; …; mma.store mc, output…`),
+/// with the warps' accesses `access` (twice: the load and the store).
+fn loadc(block: &str, access: &str) -> String {
+    format!(
+        "const TM = 32;\nconst TN = 16;\nconst TK = 8;\n__co__ auto f(f16 [M, K] lhs, f16 [K, N] rhs) {{\n  f16 [M, N] output{{0.0f}};\n  parallel {block} : block {{\n    foreach {{kt}} in [cdiv(K, TK)] {{\n      a = dma.copy lhs.chunkat(bm, kt) => shared;\n      b = dma.copy rhs.chunkat(kt, bn) => shared;\n      parallel {{wm, wn}} by [TM / 8, TN / 8] : group {{\n        mc = mma.load {access};\n        foreach {{wk}} in [TK / 4] {{\n          ma = mma.load a.chunkat(wm, wk);\n          mb = mma.load b.chunkat(wk, wn);\n          mma.row.col mc, ma, mb;\n        }}\n        mma.store mc, {access};\n      }}\n    }}\n  }}\n  return output;\n}}\n"
+    )
+}
+
+#[test]
+fn a_read_output_is_initialized_by_the_block_that_owns_each_tile() {
+    let grid = "{bm, bn} by [cdiv(M, TM), cdiv(N, TN)]";
+    let k = lowered(&loadc(grid, "output.subspan(8, 8).at(bm # wm, bn # wn)"))
+        .unwrap_or_else(|c| panic!("{c:?}"));
+    let b = body(&k);
+    // Before the k loop: this block's (8 · TM/8) × (8 · TN/8) tile of `output` is zeroed by all
+    // its threads, bounds-checked, then a barrier.
+    let fill = b
+        .find("for (int tsl_i = threadIdx.x;")
+        .unwrap_or_else(|| panic!("{b}"));
+    let kloop = b.find("for (int kt = 0;").unwrap_or_else(|| panic!("{b}"));
+    assert!(fill < kloop, "{b}");
+    assert!(b[fill..kloop].contains("tsl_i += tsl_threads"), "{b}");
+    assert!(
+        b[fill..kloop].contains("const int tsl_g0 = bm * (8 * (TM / 8))"),
+        "{b}"
+    );
+    assert!(
+        b[fill..kloop]
+            .contains("if (tsl_g0 < M && tsl_g1 < N) output[(long long)tsl_g0 * N + tsl_g1] ="),
+        "{b}"
+    );
+    assert!(b[fill..kloop].contains("__syncthreads();"), "{b}");
+}
+
+#[test]
+fn a_read_output_not_owned_by_blocks_keeps_its_initializer_gated() {
+    let access = "output.subspan(8, 8).at(bm # wm, bn # wn)";
+    // A block variable that owns no dimension (two blocks would share a tile).
+    assert!(
+        codes(&loadc(
+            "{bm, bn, s} by [cdiv(M, TM), cdiv(N, TN), 2]",
+            access
+        ))
+        .contains(&"E1306")
+    );
+    // Tiles that do not cover the output: `bm` runs over cdiv(M, 2 · TM) blocks of TM rows.
+    assert!(codes(&loadc("{bm, bn} by [cdiv(M, 2 * TM), cdiv(N, TN)]", access)).contains(&"E1306"));
+    // Dimensions swapped between the blocks and the output.
+    assert!(
+        codes(&loadc(
+            "{bm, bn} by [cdiv(M, TM), cdiv(N, TN)]",
+            "output.subspan(8, 8).at(bn # wm, bm # wn)"
+        ))
+        .contains(&"E1306")
     );
 }

@@ -57,6 +57,7 @@ mod wgmma;
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use fresh::fresh_tile;
+pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use support::LOWERED_MATH;
 pub(crate) use views_ext::{is_view_let, tile_pick};
 

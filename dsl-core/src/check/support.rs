@@ -147,8 +147,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         ));
     }
     for x in &m.decl_ext {
-        // An output's initializer no read or unwritten element can observe.
-        if super::out_init::unobservable(m, &cx.res.bindings, x) {
+        // An output's initializer no read or unwritten element can observe, or that each block
+        // applies to the chunk it owns.
+        if super::out_init::unobservable(m, Some(&cx.res.bindings), x)
+            || super::out_init::block_owned(m, Some(&cx.res.bindings), x)
+                .is_some_and(|f| super::out_init::covers(cx, &f))
+        {
             continue;
         }
         diags.push(not_lowered(

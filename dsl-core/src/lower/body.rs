@@ -100,6 +100,7 @@ impl Emitter<'_> {
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
                 if is_block {
                     super::simt::declare_swapped(self, line)?;
+                    super::simt::fill_owned_outputs(self, line)?;
                 }
                 self.block(body);
                 self.flush_sync_tma();
