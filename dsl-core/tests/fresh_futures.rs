@@ -127,6 +127,23 @@ fn futures_the_tma_path_cannot_lower_keep_their_codes() {
     let lhs_dyn = "a = tma.copy.swiz<64> lhs.chunkat(bm, kt) => shared;";
     let meta = "e = dma.copy meta.subspan(64, TILE_K / 8).at(bm, kt) => shared;";
     assert!(codes(&sparse(lhs_dyn, meta)).contains(&"E1462"));
+    // Copies under a level that splits the block (each warpgroup would load into the one
+    // buffer, and the loads wait at block-wide barriers).
+    let inner = |copy: &str| {
+        sparse(lhs, meta).replace(
+            "parallel p by 1 : group-4 {\n",
+            &format!("parallel p by 1 : group-4 {{\n        {copy}\n"),
+        )
+    };
+    let lhs2 = "a2 = tma.copy.swiz<64> lhs.subspan(64, TILE_K / 2).at(bm, kt) => shared;";
+    let k = inner(lhs2).replace(
+        "mma.row.row.sp mc, a, b, me;",
+        "mma.row.row.sp mc, a2, b, me;",
+    );
+    assert!(codes(&k).contains(&"E1300"), "{k}");
+    let meta2 = "e2 = dma.copy meta.subspan(64, TILE_K / 8).at(bm, kt) => shared;";
+    let k = inner(meta2).replace("me = mma.load e;", "me = mma.load e2;");
+    assert!(codes(&k).contains(&"E1345"), "{k}");
 }
 
 fn auto_out(store: &str) -> String {

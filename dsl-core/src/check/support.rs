@@ -187,6 +187,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 src,
             }) if !warp_kernel
                 && modifiers.iter().all(|(n, _)| n.name == "swiz")
+                && block_uniform(cx, s)
                 && super::fresh_tile(m, &cx.res.bindings, *src).is_some_and(|(t, _)| t.len() == 2) => {}
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
@@ -210,6 +211,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 } else if !warp_kernel
                     && on_tma_path(m)
                     && !(!*is_async
+                        && block_uniform(cx, s)
                         && matches!(dst, CopyDst::Fresh(MemSpace::Shared))
                         && super::fresh_tile(m, &cx.res.bindings, *src)
                             .is_some_and(|(_, d)| d == DType::U8))
@@ -474,4 +476,45 @@ fn on_tma_path(m: &crate::ir::Module) -> bool {
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
         )
     })
+}
+
+/// Whether every thread of the block runs statement `s` together, as one copy into one buffer:
+/// it is under `: block` levels and loops only (no `if`/`inthreads`, no level that splits the
+/// block into warps or threads, which would each load their own tile into the one buffer). A
+/// synchronous copy into a fresh buffer on the TMA path waits at block-wide barriers.
+fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
+    let m = cx.m;
+    let levels_ok = cx.res.chains.get(&s).is_none_or(|c| {
+        c.iter().all(|l| {
+            cx.level(*l)
+                .is_some_and(|pl| pl.level == crate::ir::Level::Block)
+        })
+    });
+    fn path(
+        m: &crate::ir::Module,
+        b: &[crate::ir::StmtId],
+        s: crate::ir::StmtId,
+        out: &mut Vec<crate::ir::StmtId>,
+    ) -> bool {
+        for &t in b {
+            if t == s {
+                return true;
+            }
+            out.push(t);
+            if super::stmt_blocks(&m.stmts[t])
+                .into_iter()
+                .any(|inner| path(m, inner, s, out))
+            {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let mut above = Vec::new();
+    path(m, &m.kernel.body, s, &mut above);
+    levels_ok
+        && above
+            .iter()
+            .all(|&t| matches!(m.stmts[t], Stmt::Parallel { .. } | Stmt::Foreach { .. }))
 }
