@@ -28,6 +28,7 @@ pub mod codes;
 mod control;
 mod eval;
 pub(crate) mod events;
+mod fresh;
 mod futures;
 mod geometry;
 mod hazard;
@@ -35,6 +36,7 @@ mod header;
 mod lowerable;
 mod mma_store;
 mod occupancy;
+mod out_init;
 mod placement;
 mod range;
 mod resolve;
@@ -54,7 +56,9 @@ mod wgmma;
 
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
-pub(crate) use lowerable::fresh_shape;
+pub use fresh::FreshDim;
+pub(crate) use fresh::fresh_tile;
+pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use support::LOWERED_MATH;
 pub(crate) use views_ext::{is_view_let, tile_pick};
 
@@ -243,11 +247,12 @@ pub struct SharedBuffer {
     /// The declaration, or the `dma.copy` that first binds a fresh buffer.
     pub stmt: StmtId,
     pub dtype: DType,
-    /// The shape of one array entry.
-    pub shape: Vec<ExprId>,
+    /// The shape of one array entry (a future's buffer: its source's tile, whose dimensions
+    /// may be quotients, see [`FreshDim`]).
+    pub shape: Vec<FreshDim>,
     /// The array count (`lhs_s[STAGES]`).
     pub count: Option<ExprId>,
-    /// The fresh buffer of a future (`f = dma.copy … => shared;`).
+    /// The fresh buffer of a future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`).
     pub fresh: bool,
 }
 
@@ -399,7 +404,7 @@ fn run_checks(
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
         smem_bytes: smem,
-        shared: smem::shared_buffers(m),
+        shared: smem::shared_buffers(m, &cx.res.bindings),
         swizzle,
         swizzle_source,
         views: views.public_views(),

@@ -148,6 +148,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         ));
     }
     for x in &m.decl_ext {
+        // An output's initializer no read or unwritten element can observe, or that each block
+        // applies to the chunk it owns.
+        if super::out_init::unobservable(m, Some(&cx.res.bindings), x)
+            || super::out_init::block_owned(m, Some(&cx.res.bindings), x)
+                .is_some_and(|f| super::out_init::covers(cx, &f))
+        {
+            continue;
+        }
         diags.push(not_lowered(
             codes::NOT_LOWERED_DECL,
             m.stmt_span(x.decl()),
@@ -168,13 +176,28 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "`mma.store.mask` of a warp-level accumulator",
                 ));
             }
+            // `f = tma.copy[.swiz<N>] t.chunkat(…) => shared;`: a synchronous TMA load of a 2-D
+            // tile into the fresh buffer (`lower/hopper.rs`).
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: true,
+                bind: Some(_),
+                is_async: false,
+                modifiers,
+                after: None,
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                src,
+            }) if !warp_kernel
+                && modifiers.iter().all(|(n, _)| n.name == "swiz")
+                && block_uniform(cx, s)
+                && super::fresh_tile(m, &cx.res.bindings, *src).is_some_and(|(t, _)| t.len() == 2) => {}
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 bind,
                 modifiers,
                 after,
                 dst,
-                ..
+                is_async,
+                src,
             }) => {
                 let why = if !modifiers.is_empty() {
                     Some("modifiers on a `dma.copy` (`.swiz`, `.zfill`, …)")
@@ -186,8 +209,17 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     Some("a future's fresh `=> local` buffer")
                 } else if matches!(dst, CopyDst::Expr(d) if !matches!(m.exprs[*d], Expr::Name(_))) {
                     Some("a future of a copy into a view (bind copies into a whole shared tensor)")
-                } else if !warp_kernel && on_tma_path(m) {
-                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path")
+                } else if !warp_kernel
+                    && on_tma_path(m)
+                    && !(!*is_async
+                        && block_uniform(cx, s)
+                        && matches!(dst, CopyDst::Fresh(MemSpace::Shared))
+                        && super::fresh_tile(m, &cx.res.bindings, *src)
+                            .is_some_and(|(_, d)| d == DType::U8))
+                {
+                    // The TMA path copies u8 tiles (sparsity metadata) with plain loads and
+                    // stores (`lower/sparse.rs`); other tiles it reads go through TMA.
+                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path, but for a synchronous copy of a u8 tile (sparsity metadata) into a fresh `=> shared` buffer")
                 } else {
                     None
                 };
@@ -421,10 +453,10 @@ fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
             if !matches!(dst, CopyDst::Fresh(MemSpace::Shared)) {
                 return None;
             }
-            let (shape, dtype) = super::fresh_shape(m, *src)?;
+            let (shape, dtype) = super::fresh_tile(m, &cx.res.bindings, *src)?;
             let dims = shape
                 .iter()
-                .map(|&d| cx.value(d))
+                .map(|d| d.eval(|e| cx.value(e)))
                 .collect::<Option<Vec<i64>>>()?;
             match &found {
                 Some(f) if *f != (dtype, dims.clone()) => return None,
@@ -445,4 +477,45 @@ fn on_tma_path(m: &crate::ir::Module) -> bool {
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
         )
     })
+}
+
+/// Whether every thread of the block runs statement `s` together, as one copy into one buffer:
+/// it is under `: block` levels and loops only (no `if`/`inthreads`, no level that splits the
+/// block into warps or threads, which would each load their own tile into the one buffer). A
+/// synchronous copy into a fresh buffer on the TMA path waits at block-wide barriers.
+fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
+    let m = cx.m;
+    let levels_ok = cx.res.chains.get(&s).is_none_or(|c| {
+        c.iter().all(|l| {
+            cx.level(*l)
+                .is_some_and(|pl| pl.level == crate::ir::Level::Block)
+        })
+    });
+    fn path(
+        m: &crate::ir::Module,
+        b: &[crate::ir::StmtId],
+        s: crate::ir::StmtId,
+        out: &mut Vec<crate::ir::StmtId>,
+    ) -> bool {
+        for &t in b {
+            if t == s {
+                return true;
+            }
+            out.push(t);
+            if super::stmt_blocks(&m.stmts[t])
+                .into_iter()
+                .any(|inner| path(m, inner, s, out))
+            {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let mut above = Vec::new();
+    path(m, &m.kernel.body, s, &mut above);
+    levels_ok
+        && above
+            .iter()
+            .all(|&t| matches!(m.stmts[t], Stmt::Parallel { .. } | Stmt::Foreach { .. }))
 }

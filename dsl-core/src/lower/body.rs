@@ -38,7 +38,15 @@ impl Emitter<'_> {
     pub fn stmt(&mut self, s: StmtId) -> Result<(), LowerError> {
         let m = self.m;
         let line = self.dsl_line(s);
-        if !matches!(m.stmts[s], Stmt::TmaCopy { event: None, .. }) {
+        if !matches!(
+            m.stmts[s],
+            Stmt::TmaCopy { event: None, .. }
+                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                    tma: true,
+                    is_async: false,
+                    ..
+                })
+        ) {
             self.flush_sync_tma();
         }
         if !matches!(
@@ -92,6 +100,7 @@ impl Emitter<'_> {
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
                 if is_block {
                     super::simt::declare_swapped(self, line)?;
+                    super::simt::fill_owned_outputs(self, line)?;
                 }
                 self.block(body);
                 self.flush_sync_tma();
@@ -123,7 +132,12 @@ impl Emitter<'_> {
                 let implicit_commit = self.path == KernelPath::Hopper
                     && super::walk::contains(m, body, &|s| matches!(s, Stmt::Mma { .. }))
                     && super::walk::contains(m, body, &|s| {
-                        matches!(s, Stmt::TmaCopy { .. } | Stmt::DmaCopy { .. })
+                        matches!(
+                            s,
+                            Stmt::TmaCopy { .. }
+                                | Stmt::DmaCopy { .. }
+                                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { .. })
+                        )
                     })
                     && !super::walk::contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
                 let deferred = if self.path == KernelPath::Hopper && exts.len() == 1 {
@@ -413,6 +427,14 @@ impl Emitter<'_> {
                 dst,
                 ..
             }) => super::simt::future_copy(self, s, f, *is_async, *src, dst, line)?,
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: true,
+                is_async: false,
+                bind: Some(f),
+                src,
+                dst,
+                ..
+            }) => super::hopper::future_load(self, s, f, *src, dst, line)?,
             Stmt::Ext(crate::ir::ExtStmt::MmaRefill { .. }) if self.path == KernelPath::Simt => {
                 super::warp::mma_stmt(self, s, line)?
             }
