@@ -34,13 +34,21 @@ pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
 /// whole warps reach it).
 /// Under `cluster C;` a cluster-scope event's arrival goes to the barrier in every block of the
 /// cluster.
-pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> String {
+pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> (Call, Option<&'static str>) {
+    let bar = format!("&{event}[{idx}]");
     match &e.cluster {
-        Some(c) if c.events.contains(event) => format!(
-            "tsl_mbar_arrive_cluster<{}, tsl_warp_{event}>(&{event}[{idx}]);  // every block of the cluster",
-            c.size
+        Some(c) if c.events.contains(event) => (
+            Call::new("tsl_mbar_arrive_cluster")
+                .targs([c.size.to_string(), format!("tsl_warp_{event}")])
+                .args([bar]),
+            Some("every block of the cluster"),
         ),
-        _ => format!("tsl_mbar_arrive_from<tsl_warp_{event}>(&{event}[{idx}]);"),
+        _ => (
+            Call::new("tsl_mbar_arrive_from")
+                .targs([format!("tsl_warp_{event}")])
+                .args([bar]),
+            None,
+        ),
     }
 }
 
@@ -306,8 +314,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     e.wgmma_uncommitted = super::roles::under_if(m, s);
                 }
                 let (_, arr, idx) = event_ref(e, *event)?;
-                let call = arrive_call(e, &arr, &idx);
-                e.line(call, line);
+                let (call, note) = arrive_call(e, &arr, &idx);
+                e.call(call, note, line);
             }
         }
         Stmt::TmaCopy {
@@ -898,23 +906,21 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 return store_pitched(e, (&acc.name, &n), &v, slice, mods, line);
             }
             super::tma_store::before_write(e, &v.tensor.name, line);
-            let call = match slice {
-                None => format!(
-                    "tsl_acc_store<{}>({}, {});  // fragment → row-major tile",
-                    n.to_cpp(),
-                    acc.name,
-                    v.tile_ptr(),
+            let (call, note) = match slice {
+                None => (
+                    Call::new("tsl_acc_store")
+                        .targs([n.to_cpp()])
+                        .args([acc.name.clone(), v.tile_ptr()]),
+                    "fragment → row-major tile".to_string(),
                 ),
-                Some((w, c0)) => format!(
-                    "tsl_acc_store_cols<{}, {}>({}, {c0}, {});  // {} fragment columns from {c0} → row-major tile",
-                    n.to_cpp(),
-                    w.to_cpp(),
-                    acc.name,
-                    v.tile_ptr(),
-                    w.to_cpp()
+                Some((w, c0)) => (
+                    Call::new("tsl_acc_store_cols")
+                        .targs([n.to_cpp(), w.to_cpp()])
+                        .args([acc.name.clone(), c0.clone(), v.tile_ptr()]),
+                    format!("{} fragment columns from {c0} → row-major tile", w.to_cpp()),
                 ),
             };
-            e.line(call, line);
+            e.call(call, Some(&note), line);
         }
         _ => unreachable!(),
     }
@@ -1347,16 +1353,15 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     );
     e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
     let prev = format!("({} - 1) % {s}", d.iv);
-    e.line(
-        format!("if ({} > 0) {}", d.iv, arrive_call(e, &d.event, &prev)),
-        line,
-    );
+    let (arrive, note) = arrive_call(e, &d.event, &prev);
+    e.guarded(format!("{} > 0", d.iv), vec![arrive], note, line);
     e.otherwise(
         Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,
     );
     e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
-    e.line(arrive_call(e, &d.event, &d.stage), line);
+    let (arrive, note) = arrive_call(e, &d.event, &d.stage);
+    e.call(arrive, note, line);
     e.close(line);
 }
 
@@ -1373,14 +1378,9 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         line,
     );
     e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
-    e.line(
-        format!(
-            "if ({} > 0) {}",
-            super::cexpr::cpp_paren(&d.trip),
-            arrive_call(e, &d.event, &last)
-        ),
-        line,
-    );
+    let (arrive, note) = arrive_call(e, &d.event, &last);
+    let cond = format!("{} > 0", super::cexpr::cpp_paren(&d.trip));
+    e.guarded(cond, vec![arrive], note, line);
     e.close(line);
 }
 

@@ -345,13 +345,8 @@ pub fn println(
     if newline {
         fmt.push_str("\\n");
     }
-    let mut call = format!("printf(\"{fmt}\"");
-    for v in values {
-        call.push_str(", ");
-        call.push_str(&v);
-    }
-    call.push_str(");");
-    e.line(call, line);
+    let args = std::iter::once(format!("\"{fmt}\"")).chain(values);
+    e.call(Call::new("printf").args(args), None, line);
     Ok(())
 }
 
