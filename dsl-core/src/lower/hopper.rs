@@ -708,7 +708,18 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ));
             }
             let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
-            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({}, {});  // descriptor: K-major, swizzle {} B", desc_cpp(&name.name), swz.to_cpp(), v.tensor.name, v.tile_offset(), swz.to_cpp()), line);
+            let desc = Op::Decl {
+                ty: "const tsl_u64".into(),
+                name: desc_cpp(&name.name),
+                init: Some(format!(
+                    "tsl_wgmma_desc<{}>({}, {})",
+                    swz.to_cpp(),
+                    v.tensor.name,
+                    v.tile_offset()
+                )),
+            };
+            let why = format!("descriptor: K-major, swizzle {} B", swz.to_cpp());
+            e.emit(desc, Some(&why), line);
             let k = v.tile.last().cloned().unwrap_or(Sym::Int(1));
             e.scopes.insert(
                 &name.name,
