@@ -262,6 +262,10 @@ pub struct KernelInfo {
     pub threads_per_block: u32,
     /// Extents of the `: block` level, outermost first.
     pub grid: Vec<ExprId>,
+    /// The `parallel` levels enclosing each innermost `parallel` body, from `: block` inward,
+    /// as (statement, index of the level in it): every chain starts at the kernel's one
+    /// `: block` level, and chains share the levels of the `parallel`s they are nested in.
+    pub parallel_chains: Vec<Vec<(StmtId, usize)>>,
     /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
@@ -398,6 +402,11 @@ fn run_checks(
         bindings: cx.res.bindings.clone(),
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
+        parallel_chains: geo
+            .chains
+            .iter()
+            .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
+            .collect(),
         smem_bytes: smem,
         shared: smem::shared_buffers(m),
         swizzle,

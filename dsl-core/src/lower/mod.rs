@@ -94,7 +94,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         KernelPath::Simt
     };
     dump("path", &path);
-    let geo = geometry::run(m).map_err(|e| vec![e])?;
+    let geo = geometry::run(m, info).map_err(|e| vec![e])?;
     dump("geometry", &geo);
     let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);
