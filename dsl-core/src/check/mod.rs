@@ -236,6 +236,19 @@ pub struct EventInfo {
     pub triggers: Vec<StmtId>,
 }
 
+/// The lowering a kernel takes; the checker decides it once (the lowering's restrictions
+/// differ by path) and the lowering follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoweringPath {
+    /// Scalar code on CUDA cores, `cp.async` copies.
+    Simt,
+    /// The SIMT path with warp-level `mma`s (`mma.sync`): `mma`s under a `: group` level, and
+    /// no TMA copy, event or `: group-4` level.
+    WarpMma,
+    /// TMA, WGMMA and mbarriers: a TMA copy, an `mma`, an `mma.load` or an event otherwise.
+    Hopper,
+}
+
 /// A buffer of the kernel's shared memory.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedBuffer {
@@ -255,6 +268,7 @@ pub struct SharedBuffer {
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
     pub config: Config,
+    pub path: LoweringPath,
     /// Every constant evaluated under the config.
     pub constants: BTreeMap<String, i64>,
     /// Resolution of every `Expr::Name` (including names in `Index` bases).
@@ -396,8 +410,16 @@ fn run_checks(
         hazard::check_hazards(&cx, &mut diags, &mut warnings);
     }
 
+    let path = if warp_mma::has_warp_mma(&cx) && warp_mma::hopper_constructs(&cx).is_none() {
+        LoweringPath::WarpMma
+    } else if occupancy::hopper_stmt(m).is_some() {
+        LoweringPath::Hopper
+    } else {
+        LoweringPath::Simt
+    };
     let info = KernelInfo {
         config: cfg.clone(),
+        path,
         constants: hdr.constants,
         bindings: cx.res.bindings.clone(),
         threads_per_block: geo.threads_per_block,

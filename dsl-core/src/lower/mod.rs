@@ -43,7 +43,7 @@ pub use warp::HELPERS as WARP_MMA_HELPERS;
 
 use crate::check::KernelInfo;
 use crate::diag::Diagnostics;
-use crate::ir::{Module, Stmt};
+use crate::ir::Module;
 
 /// The stages of lowering, in order: analyses (`path` … `roles`), `body` (statements → nodes),
 /// the passes over the nodes ([`passes::PASSES`]), `plan` (signature, constants, launch) and
@@ -80,18 +80,10 @@ pub fn lower(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Diagnostics> {
 }
 
 fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerError>> {
-    let path = if warp::is_warp_kernel(m) {
-        // `mma` under `: group` only: mma.sync on the SIMT path (cp.async, sm_80+).
-        KernelPath::Simt
-    } else if walk::contains(m, &m.kernel.body, &|s| {
-        matches!(
-            s,
-            Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
-        )
-    }) {
-        KernelPath::Hopper
-    } else {
-        KernelPath::Simt
+    // The checker's path; warp-level `mma`s (mma.sync) are on the SIMT path (cp.async, sm_80+).
+    let path = match info.path {
+        crate::check::LoweringPath::Hopper => KernelPath::Hopper,
+        crate::check::LoweringPath::Simt | crate::check::LoweringPath::WarpMma => KernelPath::Simt,
     };
     dump("path", &path);
     let geo = geometry::run(m, info).map_err(|e| vec![e])?;
