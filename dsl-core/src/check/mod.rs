@@ -55,6 +55,7 @@ mod wgmma;
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use lowerable::fresh_shape;
+pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
 pub(crate) use views_ext::{is_view_let, tile_pick};
 
@@ -273,6 +274,9 @@ pub struct KernelInfo {
     pub constants: BTreeMap<String, i64>,
     /// Resolution of every `Expr::Name` (including names in `Index` bases).
     pub bindings: HashMap<ExprId, Binding>,
+    /// Resolution of the names a statement holds as identifiers (an `mma`'s operands, the
+    /// futures of `swap` and `trigger … after`, a `reduce`'s target).
+    pub idents: HashMap<(StmtId, IdentRole), Binding>,
     pub threads_per_block: u32,
     /// Extents of the `: block` level, outermost first.
     pub grid: Vec<ExprId>,
@@ -422,6 +426,7 @@ fn run_checks(
         path,
         constants: hdr.constants,
         bindings: cx.res.bindings.clone(),
+        idents: cx.res.idents.clone(),
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
         parallel_chains: geo

@@ -9,13 +9,15 @@
 
 use super::error::LowerError;
 use super::sym::Sym;
-use crate::check::KernelInfo;
+use crate::check::{Binding, KernelInfo};
 use crate::ir::{Level, Module, Stmt, StmtId};
 
 /// How one parallel variable is computed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParVar {
     pub name: String,
+    /// The checker's binding of the variable.
+    pub binding: Binding,
     pub level: Level,
     pub extent: Sym,
     /// How its value is computed.
@@ -111,6 +113,13 @@ impl Geometry {
             .chain(&self.thread_vars)
             .find(|v| v.name == name)
     }
+    /// The variable the checker's `b` binds.
+    pub fn var_of(&self, b: Binding) -> Option<&ParVar> {
+        self.block_vars
+            .iter()
+            .chain(&self.thread_vars)
+            .find(|v| v.binding == b)
+    }
     /// The thread variables' C++ expressions over a thread index named `tid`.
     pub fn thread_formulas_for(&self, tid: &str) -> Vec<(String, String)> {
         self.thread_vars
@@ -134,13 +143,18 @@ pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
         .and_then(|c| c.first())
         .copied()
         .filter(|&r| level(r).is_some_and(|l| l.level == Level::Block));
-    if let Some((s, l)) = block.and_then(|b| Some((b.0, level(b)?))) {
+    if let Some((s, li, l)) = block.and_then(|b| Some((b.0, b.1, level(b)?))) {
         for (k, (v, &e)) in l.vars.iter().zip(&l.extents).enumerate() {
             let extent = sym(m, e)?;
             g.grid.push(extent.clone());
             let axis = ["x", "y", "z"][k];
             g.block_vars.push(ParVar {
                 name: v.name.clone(),
+                binding: Binding::ParallelVar {
+                    stmt: s,
+                    level: li,
+                    index: k,
+                },
                 level: Level::Block,
                 extent,
                 index: Index::Block(axis),
@@ -286,6 +300,11 @@ pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
             for (j, v) in l.vars.iter().enumerate() {
                 g.thread_vars.push(ParVar {
                     name: v.name.clone(),
+                    binding: Binding::ParallelVar {
+                        stmt: s,
+                        level: li,
+                        index: j,
+                    },
                     level: l.level,
                     extent: exts[j].clone(),
                     index: Index::Thread {

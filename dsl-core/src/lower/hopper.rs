@@ -20,6 +20,7 @@ use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
 use super::sym::Sym;
+use crate::check::{Binding, IdentRole};
 use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Stmt, StmtId};
 
 pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
@@ -188,7 +189,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
     let m = e.m;
     match &m.stmts[s] {
         Stmt::EventDecl { names, .. } => {
-            for d in names {
+            for (di, d) in names.iter().enumerate() {
                 let n = &d.name.name;
                 let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
                 let len = count.clone().unwrap_or(Sym::Int(1));
@@ -266,7 +267,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                         line,
                     );
                 }
-                e.scopes.insert(n, Local::Event { count });
+                e.scopes
+                    .declare(Binding::Event(s, di), Local::Event { count });
             }
             if e.cluster.is_some() {
                 e.call(
@@ -639,8 +641,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 None,
                 line,
             );
-            e.scopes.insert(
-                &name.name,
+            e.scopes.declare(
+                Binding::Frag(s),
                 Local::Frag(FragKind::Acc {
                     n: n.clone(),
                     dtype: *dtype,
@@ -697,7 +699,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
         }
         Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(m, &name.name) => {
-            super::sparse::meta_load(e, name, *src, line)?;
+            super::sparse::meta_load(e, s, name, *src, line)?;
         }
         Stmt::MmaLoad { name, src, .. } => {
             let v = e.cx().view(*src)?;
@@ -721,8 +723,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let why = format!("descriptor: K-major, swizzle {} B", swz.to_cpp());
             e.emit(desc, Some(&why), line);
             let k = v.tile.last().cloned().unwrap_or(Sym::Int(1));
-            e.scopes.insert(
-                &name.name,
+            e.scopes.declare(
+                Binding::Frag(s),
                 Local::Frag(FragKind::Desc {
                     dtype: v.tensor.dtype,
                     k,
@@ -734,7 +736,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             super::sparse::mma(e, s, (acc, a, b, &meta), line)?;
         }
         Stmt::Mma { acc, a, b, .. } => {
-            let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
+            let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
                 return Err(LowerError::new(
                     acc.span,
                     format!(
@@ -743,7 +745,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     ),
                 ));
             };
-            let Some(FragKind::Desc { dtype: in_ty, k }) = e.frag(&a.name) else {
+            let Some(FragKind::Desc { dtype: in_ty, k }) = e.frag(s, IdentRole::A) else {
                 return Err(LowerError::new(
                     a.span,
                     format!("`{}` is not an `mma.load` operand", a.name),
@@ -878,7 +880,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             dst,
             mods,
         } => {
-            let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
+            let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
                 return Err(LowerError::new(
                     acc.span,
                     format!("`{}` is not an accumulator", acc.name),
@@ -1023,11 +1025,12 @@ fn emit_scaled(
 /// promoted accumulator's partial sums restart too.
 pub fn refill(
     e: &mut Emitter,
+    s: StmtId,
     acc: &crate::ir::Ident,
     value: crate::ir::ExprId,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let Some(FragKind::Acc { dtype, .. }) = e.frag(&acc.name) else {
+    let Some(FragKind::Acc { dtype, .. }) = e.frag(s, IdentRole::Acc) else {
         return Err(LowerError::new(
             acc.span,
             format!("`{}` is not a WGMMA accumulator", acc.name),

@@ -95,7 +95,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     } else {
         Default::default()
     };
-    let arrivals = roles::arrivals(m, &geo).map_err(|e| vec![e])?;
+    let arrivals = roles::arrivals(m, info, &geo).map_err(|e| vec![e])?;
     dump("roles", &(&roles, &arrivals));
     let mut e = emitter::Emitter {
         m,
@@ -152,7 +152,8 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             } else {
                 crate::ir::DType::I32
             };
-            e.scopes.insert(&p.name.name, scope::Local::Scalar(d));
+            let b = crate::check::Binding::Param(i);
+            e.scopes.declare(b, scope::Local::Scalar(d));
             continue;
         }
         let shape = p
@@ -160,17 +161,16 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .iter()
             .map(|&d| Sym::from_expr(m, d).unwrap_or(Sym::Int(0)))
             .collect();
-        e.declare_param(
-            i,
-            scope::TensorLocal {
-                name: p.name.name.clone(),
-                space: p.space,
-                dtype: p.dtype,
-                shape,
-                count: None,
-                param: Some(i),
-            },
-        );
+        let t = scope::TensorLocal {
+            name: p.name.name.clone(),
+            space: p.space,
+            dtype: p.dtype,
+            shape,
+            count: None,
+            param: Some(i),
+        };
+        e.scopes
+            .declare(crate::check::Binding::Param(i), scope::Local::Tensor(t));
     }
     e.block(&m.kernel.body);
     warp::finish(&mut e);

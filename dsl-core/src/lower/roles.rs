@@ -100,13 +100,18 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
 /// same threads reach the trigger or none do.
 pub fn arrivals(
     m: &Module,
+    info: &crate::check::KernelInfo,
     geo: &Geometry,
 ) -> Result<HashMap<String, String>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
-        scopes.insert(&v.name, super::scope::Local::ParVar(v.extent.clone()));
+        scopes.declare(v.binding, super::scope::Local::ParVar(v.extent.clone()));
     }
-    let cx = super::cexpr::ExprCx { m, scopes: &scopes };
+    let cx = super::cexpr::ExprCx {
+        m,
+        info,
+        scopes: &scopes,
+    };
     let mut out = HashMap::new();
     let mut conds = Vec::new();
     walk(&cx, &m.kernel.body, &mut conds, &mut out)?;
@@ -185,7 +190,7 @@ pub fn generation(
             "an event generation is `e.at(k)` with one index",
         ));
     };
-    let len = match cx.scopes.get(n) {
+    let len = match cx.local(*base) {
         Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
         _ => super::sym::Sym::Int(1),
     };

@@ -183,12 +183,12 @@ pub fn future_copy(
     let tensor = match dst {
         CopyDst::Fresh(MemSpace::Shared) => {
             declare_fresh(e, f, line)?;
-            e.scopes.tensor(&f.name).cloned().ok_or_else(|| {
+            e.scopes.cpp_tensor(&f.name).cloned().ok_or_else(|| {
                 LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
             })?
         }
         CopyDst::Expr(d) => match &m.exprs[*d] {
-            Expr::Name(n) => e.scopes.tensor(n).cloned().ok_or_else(|| {
+            Expr::Name(n) => e.cx().tensor(*d).cloned().ok_or_else(|| {
                 LowerError::new(m.expr_span(*d), format!("`{n}` is not a tensor"))
             })?,
             _ => {
@@ -205,8 +205,10 @@ pub fn future_copy(
             ));
         }
     };
-    e.scopes
-        .insert(&f.name, super::scope::Local::Tensor(tensor.clone()));
+    e.scopes.declare(
+        crate::check::Binding::Future(s),
+        super::scope::Local::Tensor(tensor.clone()),
+    );
     let name = e.m.stmts.get_span(s);
     let _ = name;
     let dst_expr = match dst {
@@ -223,7 +225,7 @@ pub fn future_copy(
 fn declare_fresh(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), LowerError> {
     let declared = e
         .scopes
-        .tensor(&f.name)
+        .cpp_tensor(&f.name)
         .is_some_and(|t| t.name == f.name && t.space == MemSpace::Shared);
     if declared {
         return Ok(());
@@ -260,7 +262,7 @@ fn declare_fresh(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), Lo
         Some("the future's fresh buffer"),
         line,
     );
-    e.scopes.insert(
+    e.scopes.insert_cpp(
         &f.name,
         super::scope::Local::Tensor(super::scope::TensorLocal {
             name: f.name.clone(),
@@ -363,7 +365,7 @@ pub fn swap_futures(
     b: &Ident,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let ty = match (e.scopes.tensor(&a.name), e.scopes.tensor(&b.name)) {
+    let ty = match (e.scopes.cpp_tensor(&a.name), e.scopes.cpp_tensor(&b.name)) {
         (Some(ta), Some(tb)) if ta.space == MemSpace::Shared && tb.space == MemSpace::Shared => {
             super::cexpr::scalar_type(ta.dtype)
         }
@@ -710,8 +712,8 @@ pub fn hoist_entries(
             continue;
         };
         let shared_array = e
-            .scopes
-            .tensor(tensor)
+            .cx()
+            .tensor(*base)
             .is_some_and(|t| t.space == MemSpace::Shared && t.count.is_some());
         let mut names = Vec::new();
         free_names(m, *index, &mut names);

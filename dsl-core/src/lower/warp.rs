@@ -391,7 +391,7 @@ fn extent(e: &Emitter, a: ExprId) -> Option<Sym> {
         crate::check::ChunkIndex::Base(_) => {}
     }
     match &e.m.exprs[a] {
-        Expr::Name(n) => e.scopes.extent(n).cloned(),
+        Expr::Name(_) => e.cx().extent(a).cloned(),
         Expr::Compose { outer, inner } => Some(Sym::mul(extent(e, *outer)?, extent(e, *inner)?)),
         _ => None,
     }

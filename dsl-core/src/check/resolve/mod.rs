@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 /// Which identifier of a statement a [`Resolved::idents`] entry is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Role {
+pub enum Role {
     Acc,
     A,
     B,
