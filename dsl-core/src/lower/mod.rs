@@ -91,7 +91,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
     let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);
     let roles = if path == KernelPath::Hopper {
-        roles::warp_roles(m, &geo)
+        roles::warp_roles(m, info, &geo)
     } else {
         Default::default()
     };
