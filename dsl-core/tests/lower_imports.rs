@@ -184,6 +184,25 @@ fn the_cycle_check_sees_use_lines_groups_and_inline_paths() {
     assert_eq!(c.len(), 4);
 }
 
+/// Whether a line matches an `Op::Stmt` node's text (`if let Op::Stmt(code) = …`,
+/// `Op::Stmt(s) => …`, `matches!(…, Op::Stmt(…))`) rather than building one.
+fn reads_stmt_text(line: &str) -> bool {
+    line.contains("Op::Stmt(")
+        && (line.contains("let ") || line.contains("=>") || line.contains("matches!("))
+}
+
+#[test]
+fn the_text_check_sees_a_match_on_statement_text() {
+    assert!(reads_stmt_text(
+        "    if let Op::Stmt(code) = &mut e.lines[decl].op {"
+    ));
+    assert!(reads_stmt_text(
+        "        Op::Stmt(s) if s.starts_with(\"for (\") => {"
+    ));
+    assert!(!reads_stmt_text("        op: Op::Stmt(code),"));
+    assert!(!reads_stmt_text("    Line::new(0, Op::Stmt(code.into()))"));
+}
+
 /// Lowering builds nodes and never renders them to search or rewrite the text: no `Display`
 /// of a node or line (`.to_string()` / `.text()` / `format!` of an `Op`) outside the printing
 /// code itself (`kernel.rs`) and the pass dump (`passes.rs`).
@@ -199,6 +218,10 @@ fn lowering_never_reads_back_the_text_of_its_nodes() {
                 if line.contains(pat) {
                     found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
                 }
+            }
+            // Matching an `Op::Stmt` binds its C++ text (to read or rewrite it).
+            if reads_stmt_text(line) {
+                found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
             }
         }
     }

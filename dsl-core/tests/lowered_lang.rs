@@ -183,3 +183,50 @@ fn an_arrival_predicate_is_cpp_over_the_thread_variables() {
     );
     assert!(reach.iter().all(|r| !r.contains('#')), "{reach:?}");
 }
+
+/// Sibling thread-level `parallel`s each span the block's threads: the geometry comes from the
+/// checker's chains (one per innermost `parallel`), not from all levels taken as one nest.
+#[test]
+fn sibling_thread_parallels_share_the_blocks_threads() {
+    let text = std::fs::read_to_string(dir().join("sibling_parallels.co")).unwrap();
+    let k = lowers(&launch_form(parse(&text)), "sibling_parallels");
+    assert_eq!(k.plan.block_threads, dsl_core::lower::Sym::Int(64));
+    let vars: Vec<String> = k
+        .body
+        .iter()
+        .filter_map(|l| match &l.op {
+            dsl_core::lower::Op::Decl { name, init, .. } if name == "t" || name == "u" => {
+                Some(format!("{name} = {}", init.as_deref().unwrap_or("")))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(vars, ["t = threadIdx.x", "u = threadIdx.x"]);
+}
+
+/// A name declared again by a later `parallel` is another variable: each use and each formula
+/// follows the checker's binding, not the first declaration of the name.
+#[test]
+fn a_reused_variable_name_is_its_own_variable() {
+    let text = std::fs::read_to_string(dir().join("reused_names.co")).unwrap();
+    let k = lowers(&launch_form(parse(&text)), "reused_names");
+    assert_eq!(k.plan.block_threads, dsl_core::lower::Sym::Int(64));
+    let vars: Vec<String> = k
+        .body
+        .iter()
+        .filter_map(|l| match &l.op {
+            dsl_core::lower::Op::Decl { name, init, .. } if name == "t" || name == "u" => {
+                Some(format!("{name} = {}", init.as_deref().unwrap_or("")))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        vars,
+        [
+            "t = threadIdx.x",
+            "t = threadIdx.x / 32",
+            "u = threadIdx.x % 32"
+        ]
+    );
+}

@@ -4,9 +4,12 @@
 //!   `use super::…` and inline `crate::…` path is an edge from its file's module to the
 //!   longest module prefix it names (a parent `mod.rs` re-exporting its own child with
 //!   `pub use` is the module's facade, not an edge);
-//! * no `println!` or `print!` in the library crates (`runtime`, `dsl-core`, `codegen-cuda`),
-//!   and no `eprintln!` / `eprint!` either in `runtime` and `codegen-cuda` (the tuner's progress
-//!   goes to a sink the caller supplies): libraries return values and errors, binaries print.
+//! * no `println!`, `print!`, `dbg!` or `io::stdout()` in the library crates (`runtime`,
+//!   `dsl-core`, `codegen-cuda`, `dsl-macros`), and no `eprintln!` / `eprint!` / `io::stderr()`
+//!   either except in `dsl-core` (its `TESSEL_DUMP_PASSES` dump; the tuner's progress goes to a
+//!   sink the caller supplies): libraries return values and errors, binaries print. A file that
+//!   speaks a protocol over a stream by design is listed, with its reason, in
+//!   `STREAM_PROTOCOLS`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -293,6 +296,25 @@ fn the_cycle_check_finds_a_planted_cycle() {
     assert_eq!(find_cycle(&g), None);
 }
 
+/// Whether a line of code (comments removed) prints: `println!`/`print!`, `dbg!`, or a
+/// handle on the process's standard output; with `stderr_too`, `eprintln!`/`eprint!` and
+/// standard error as well.
+fn prints(line: &str, stderr_too: bool) -> bool {
+    let stdout = (line.contains("println!") && !line.contains("eprintln!"))
+        || (line.contains("print!(") && !line.contains("eprint!("))
+        || line.contains("dbg!(")
+        || line.contains("io::stdout()");
+    let stderr =
+        line.contains("eprintln!") || line.contains("eprint!(") || line.contains("io::stderr()");
+    stdout || (stderr_too && stderr)
+}
+
+/// Files of the library crates that write to a standard stream by design, and why.
+const STREAM_PROTOCOLS: [(&str, &str); 1] = [(
+    "runtime/src/tune/worker.rs",
+    "a tuner worker process answers its parent on stdout (the worker protocol), not a print",
+)];
+
 #[test]
 fn library_crates_do_not_print() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -301,18 +323,23 @@ fn library_crates_do_not_print() {
         ("runtime", true),
         ("dsl-core", false),
         ("codegen-cuda", true),
+        ("dsl-macros", true),
     ] {
         let mut files = Vec::new();
         rust_files(&root.join(krate).join("src"), &mut files);
         for f in files {
+            let rel = f
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if STREAM_PROTOCOLS.iter().any(|(p, _)| rel == *p) {
+                continue;
+            }
             let text = std::fs::read_to_string(&f).unwrap();
             for (i, line) in code_lines(&text).iter().enumerate() {
-                let l = line.trim_start();
-                let stdout = l.contains("println!") && !l.contains("eprintln!")
-                    || l.contains("print!(") && !l.contains("eprint!(");
-                let stderr = l.contains("eprintln!") || l.contains("eprint!(");
-                if stdout || (stderr_too && stderr) {
-                    offenders.push(format!("{}:{}: {}", f.display(), i + 1, l.trim()));
+                if prints(line, stderr_too) {
+                    offenders.push(format!("{}:{}: {}", rel, i + 1, line.trim()));
                 }
             }
         }
@@ -321,5 +348,41 @@ fn library_crates_do_not_print() {
         offenders.is_empty(),
         "printing in a library:\n{}",
         offenders.join("\n")
+    );
+    for (p, _) in STREAM_PROTOCOLS {
+        assert!(
+            root.join(p).exists(),
+            "{p} is gone: drop it from STREAM_PROTOCOLS"
+        );
+    }
+}
+
+#[test]
+fn the_print_check_finds_planted_prints() {
+    for l in [
+        r#"println!("{x}");"#,
+        r#"print!("{x}")"#,
+        "let y = dbg!(x);",
+        "let mut o = std::io::stdout().lock();",
+        r#"std::println!("x");"#,
+    ] {
+        assert!(prints(l, false), "{l}");
+    }
+    for l in [r#"eprintln!("x");"#, "let e = std::io::stderr();"] {
+        assert!(!prints(l, false) && prints(l, true), "{l}");
+    }
+    // Code that only mentions printing in a string or a name does not print.
+    for l in [
+        "let s = format!(\"{x}\");",
+        "fn print_table() {}",
+        "writeln!(f, \"x\")?;",
+    ] {
+        assert!(!prints(l, true), "{l}");
+    }
+    // A comment is removed before the check.
+    assert!(
+        code_lines("// println!(\"doc\");\nlet a = 1;")
+            .iter()
+            .all(|l| !prints(l, true))
     );
 }

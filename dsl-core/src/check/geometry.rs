@@ -12,6 +12,8 @@ use crate::ir::{Block, ExprId, Level, Module, Stmt, StmtId};
 pub(crate) struct Geometry {
     pub threads_per_block: u32,
     pub grid: Vec<ExprId>,
+    /// The levels of each innermost `parallel`, from `: block` inward.
+    pub chains: Vec<Vec<LevelRef>>,
 }
 
 pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) -> Geometry {
@@ -40,6 +42,7 @@ pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) 
     }
 
     let mut leaves: Vec<(StmtId, u32)> = Vec::new();
+    let mut chains = Vec::new();
     for s in all_stmts(m) {
         let Stmt::Parallel { levels, body } = &m.stmts[s] else {
             continue;
@@ -126,6 +129,7 @@ pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) 
         }
         // Thread counts of a mis-nested chain mean nothing: its order error is enough.
         if !contains_parallel(m, body) && ordered(cx, &chain) {
+            chains.push(chain.clone());
             check_groups(cx, &chain, diags);
             if let Some(t) = threads_of(cx, &chain) {
                 if t > limits.max_threads as u64 {
@@ -167,6 +171,7 @@ pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) 
     Geometry {
         threads_per_block,
         grid,
+        chains,
     }
 }
 

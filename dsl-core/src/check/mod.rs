@@ -59,6 +59,7 @@ pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub use fresh::FreshDim;
 pub(crate) use fresh::fresh_tile;
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
+pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
 pub(crate) use views_ext::{is_view_let, tile_pick};
 
@@ -240,6 +241,19 @@ pub struct EventInfo {
     pub triggers: Vec<StmtId>,
 }
 
+/// The lowering a kernel takes; the checker decides it once (the lowering's restrictions
+/// differ by path) and the lowering follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoweringPath {
+    /// Scalar code on CUDA cores, `cp.async` copies.
+    Simt,
+    /// The SIMT path with warp-level `mma`s (`mma.sync`): `mma`s under a `: group` level, and
+    /// no TMA copy, event or `: group-4` level.
+    WarpMma,
+    /// TMA, WGMMA and mbarriers: a TMA copy, an `mma`, an `mma.load` or an event otherwise.
+    Hopper,
+}
+
 /// A buffer of the kernel's shared memory.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedBuffer {
@@ -260,13 +274,21 @@ pub struct SharedBuffer {
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
     pub config: Config,
+    pub path: LoweringPath,
     /// Every constant evaluated under the config.
     pub constants: BTreeMap<String, i64>,
     /// Resolution of every `Expr::Name` (including names in `Index` bases).
     pub bindings: HashMap<ExprId, Binding>,
+    /// Resolution of the names a statement holds as identifiers (an `mma`'s operands, the
+    /// futures of `swap` and `trigger … after`, a `reduce`'s target).
+    pub idents: HashMap<(StmtId, IdentRole), Binding>,
     pub threads_per_block: u32,
     /// Extents of the `: block` level, outermost first.
     pub grid: Vec<ExprId>,
+    /// The `parallel` levels enclosing each innermost `parallel` body, from `: block` inward,
+    /// as (statement, index of the level in it): every chain starts at the kernel's one
+    /// `: block` level, and chains share the levels of the `parallel`s they are nested in.
+    pub parallel_chains: Vec<Vec<(StmtId, usize)>>,
     /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
@@ -397,12 +419,26 @@ fn run_checks(
         hazard::check_hazards(&cx, &mut diags, &mut warnings);
     }
 
+    let path = if warp_mma::has_warp_mma(&cx) && warp_mma::hopper_constructs(&cx).is_none() {
+        LoweringPath::WarpMma
+    } else if occupancy::hopper_stmt(m).is_some() {
+        LoweringPath::Hopper
+    } else {
+        LoweringPath::Simt
+    };
     let info = KernelInfo {
         config: cfg.clone(),
+        path,
         constants: hdr.constants,
         bindings: cx.res.bindings.clone(),
+        idents: cx.res.idents.clone(),
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
+        parallel_chains: geo
+            .chains
+            .iter()
+            .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
+            .collect(),
         smem_bytes: smem,
         shared: smem::shared_buffers(m, &cx.res.bindings),
         swizzle,

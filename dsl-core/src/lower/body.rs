@@ -9,6 +9,7 @@ use super::kernel::{Call, KernelPath, Mark, Op};
 use super::roles::Role;
 use super::scope::{Local, TensorLocal};
 use super::sym::Sym;
+use crate::check::Binding;
 use crate::ir::{AssignOp, BinaryOp, DType, Expr, MemSpace, Module, Stmt, StmtId};
 
 impl Emitter<'_> {
@@ -80,20 +81,26 @@ impl Emitter<'_> {
                     self.line(format!("int {}, {};  // grouped rasterization: {} tiles of `{}` per group, then `{}`", bm.name, bn.name, group, bm.name, bn.name), line);
                     super::persistent::emit_raster(self, "blockIdx.x", line);
                     for v in [bm, bn] {
-                        self.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
+                        self.scopes
+                            .declare(v.binding, Local::ParVar(v.extent.clone()));
                     }
                 }
-                for l in levels {
-                    for v in &l.vars {
-                        let pv = self.geo.var(&v.name).cloned();
-                        let Some(pv) = pv else { continue };
+                for (li, l) in levels.iter().enumerate() {
+                    for (j, v) in l.vars.iter().enumerate() {
+                        let b = Binding::ParallelVar {
+                            stmt: s,
+                            level: li,
+                            index: j,
+                        };
+                        let Some(pv) = self.geo.var_of(b).cloned() else {
+                            continue;
+                        };
                         if pv.level == crate::ir::Level::Block
                             && (self.geo.raster.is_some() || self.geo.persistent_tiles.is_some())
                         {
                             continue;
                         }
-                        self.scopes
-                            .insert(&v.name, Local::ParVar(pv.extent.clone()));
+                        self.scopes.declare(b, Local::ParVar(pv.extent.clone()));
                         self.emit(const_int(&v.name, pv.index.cpp("threadIdx.x")), None, line);
                     }
                 }
@@ -188,7 +195,8 @@ impl Emitter<'_> {
                         None,
                         line,
                     );
-                    self.scopes.insert(&v.name, Local::LoopVar(e.clone()));
+                    let b = Binding::LoopVar { stmt: s, index: i };
+                    self.scopes.declare(b, Local::LoopVar(e.clone()));
                 }
                 self.block(body);
                 self.flush_sync_tma();
@@ -229,7 +237,7 @@ impl Emitter<'_> {
                     .iter()
                     .map(|&e| self.cx().sym(e))
                     .collect::<Result<_, _>>()?;
-                for d in names {
+                for (di, d) in names.iter().enumerate() {
                     let count = d.count.map(|c| self.cx().sym(c)).transpose()?;
                     let t = TensorLocal {
                         name: d.name.name.clone(),
@@ -274,7 +282,8 @@ impl Emitter<'_> {
                             ));
                         }
                     }
-                    self.scopes.insert(&d.name.name, Local::Tensor(t));
+                    self.scopes
+                        .declare(Binding::Tensor(s, di), Local::Tensor(t));
                 }
             }
             Stmt::ScalarDecl { dtype, name, init } => {
@@ -291,7 +300,8 @@ impl Emitter<'_> {
                     init,
                 };
                 self.emit(decl, None, line);
-                self.scopes.insert(&name.name, Local::Scalar(*dtype));
+                self.scopes
+                    .declare(Binding::Scalar(s), Local::Scalar(*dtype));
             }
             // `v = t.subspan(…)…;`: the parser wrote the view in place of each use of `v`.
             Stmt::Let { name, value } if crate::check::is_view_let(m, *value) => self.emit(
@@ -314,11 +324,11 @@ impl Emitter<'_> {
                             init: Some(v),
                         };
                         self.emit(decl, None, line);
-                        self.scopes.insert(&name.name, Local::Scalar(d));
+                        self.scopes.declare(Binding::Let(s), Local::Scalar(d));
                     }
                     _ => {
                         self.emit(const_int(&name.name, v), None, line);
-                        self.scopes.insert(&name.name, Local::Let);
+                        self.scopes.declare(Binding::Let(s), Local::Let);
                     }
                 }
             }
@@ -449,7 +459,7 @@ impl Emitter<'_> {
             Stmt::Ext(crate::ir::ExtStmt::MmaRefill { acc, value })
                 if self.path == KernelPath::Hopper =>
             {
-                super::hopper::refill(self, acc, *value, line)?
+                super::hopper::refill(self, s, acc, *value, line)?
             }
             Stmt::Ext(crate::ir::ExtStmt::AnyFuture { tma: false, bind }) => {
                 super::simt::any_future(self, bind, line)?
@@ -534,7 +544,7 @@ impl Emitter<'_> {
                 "cannot assign to this expression",
             ));
         };
-        let dtype = match self.scopes.get(n) {
+        let dtype = match self.cx().local(target) {
             Some(Local::Scalar(d)) => *d,
             _ => {
                 return Err(LowerError::new(
@@ -602,7 +612,7 @@ impl Emitter<'_> {
     /// copied into (an event is an event).
     fn waits_a_copy_future(&self, e: crate::ir::ExprId) -> bool {
         match &self.m.exprs[e] {
-            Expr::Name(n) => matches!(self.scopes.get(n), Some(Local::Tensor(_))),
+            Expr::Name(_) => matches!(self.cx().local(e), Some(Local::Tensor(_))),
             _ => false,
         }
     }

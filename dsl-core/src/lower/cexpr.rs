@@ -5,6 +5,7 @@
 use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
 use super::sym::Sym;
+use crate::check::{Binding, KernelInfo};
 use crate::ir::{DType, Expr, ExprId, MemSpace, Module, ViewOp};
 
 /// The C++ type class of a lowered expression.
@@ -198,10 +199,37 @@ pub fn cpp_paren(s: &Sym) -> String {
 
 pub struct ExprCx<'a> {
     pub m: &'a Module,
+    pub info: &'a KernelInfo,
     pub scopes: &'a Scopes,
 }
 
 impl ExprCx<'_> {
+    /// What the name `e` refers to, as the checker resolved it: a lowered declaration, or the
+    /// fresh buffer a future names (a pointer the lowering declared under the future's name).
+    pub fn local(&self, e: ExprId) -> Option<&Local> {
+        let b = self.info.bindings.get(&e)?;
+        self.scopes.decl(b).or_else(|| match (b, &self.m.exprs[e]) {
+            (Binding::Future(_), Expr::Name(n)) => self.scopes.cpp(n),
+            _ => None,
+        })
+    }
+
+    /// The tensor the name `e` refers to.
+    pub fn tensor(&self, e: ExprId) -> Option<&TensorLocal> {
+        match self.local(e) {
+            Some(Local::Tensor(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The extent of the loop or parallel variable `e`.
+    pub fn extent(&self, e: ExprId) -> Option<&Sym> {
+        match self.local(e) {
+            Some(Local::ParVar(x)) | Some(Local::LoopVar(x)) => Some(x),
+            _ => None,
+        }
+    }
+
     fn err(&self, e: ExprId, msg: impl Into<String>) -> LowerError {
         LowerError::new(self.m.expr_span(e), msg)
     }
@@ -228,7 +256,7 @@ impl ExprCx<'_> {
             Expr::Bool(b) => ((*b as i32).to_string(), Ty::Int),
             Expr::Float { value, .. } => (float_literal(*value), Ty::Literal),
             Expr::Name(n) => {
-                let ty = match self.scopes.get(n) {
+                let ty = match self.local(e) {
                     Some(Local::Scalar(d)) if d.is_float() => Ty::Float(*d),
                     Some(Local::Tensor(_)) | Some(Local::Event { .. }) | Some(Local::Frag(_)) => {
                         return Err(self.err(e, format!("`{n}` is not a scalar value here")));
@@ -315,7 +343,7 @@ impl ExprCx<'_> {
     /// The extent of the right side of `#`: a variable's, or the product for `i # j`.
     fn compose_extent(&self, e: ExprId) -> Option<Sym> {
         match &self.m.exprs[e] {
-            Expr::Name(n) => self.scopes.extent(n).cloned(),
+            Expr::Name(_) => self.extent(e).cloned(),
             Expr::Compose { outer, inner } => Some(Sym::mul(
                 self.compose_extent(*outer)?,
                 self.compose_extent(*inner)?,
@@ -408,7 +436,7 @@ impl ExprCx<'_> {
             Expr::Name(n) => {
                 let t = frag
                     .filter(|f| &f.name == n)
-                    .or_else(|| self.scopes.tensor(n))
+                    .or_else(|| self.tensor(e))
                     .ok_or_else(|| self.err(e, format!("`{n}` is not a tensor")))?;
                 Ok(View::whole(t.clone()))
             }
@@ -527,15 +555,12 @@ impl ExprCx<'_> {
                                             "`.chunkat` shifts a loop or parallel variable",
                                         ));
                                     };
-                                    let ext =
-                                        self.scopes.extent(var).cloned().ok_or_else(|| {
-                                            self.err(
-                                                a,
-                                                format!(
-                                                    "`{var}` is not a loop or parallel variable"
-                                                ),
-                                            )
-                                        })?;
+                                    let ext = self.extent(b).cloned().ok_or_else(|| {
+                                        self.err(
+                                            a,
+                                            format!("`{var}` is not a loop or parallel variable"),
+                                        )
+                                    })?;
                                     Some((ext, wrap(&self.value(a)?.0)))
                                 }
                                 crate::check::ChunkIndex::Base(_) => None,
@@ -545,7 +570,7 @@ impl ExprCx<'_> {
                             } else {
                                 match &m.exprs[a] {
                                 Expr::Name(var) => (
-                                    self.scopes.extent(var).cloned().ok_or_else(|| {
+                                    self.extent(a).cloned().ok_or_else(|| {
                                         self.err(
                                             a,
                                             format!("`{var}` is not a loop or parallel variable"),

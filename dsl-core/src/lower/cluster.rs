@@ -23,6 +23,7 @@
 //! it to all of them (the mask of that group). A load shared by one block is a plain load.
 
 use super::error::LowerError;
+use super::kernel::Call;
 use super::sym::Sym;
 use super::walk::{mentions, root};
 use crate::ir::{CopyDst, Module, Stmt, StmtId};
@@ -198,17 +199,27 @@ pub fn plan(
 
 /// The call that maps a linear tile index to the two block variables under `raster G;` (and
 /// `cluster C;`: cluster-tiles rasterized, then the block's rank picks the row).
-pub fn raster_call(geo: &super::geometry::Geometry, tile: &str) -> String {
+pub fn raster_call(geo: &super::geometry::Geometry, tile: &str) -> Call {
     let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
     let group = geo.raster.clone().unwrap_or(Sym::Int(1));
+    let (rows, cols) = (bm.extent.to_string(), bn.extent.to_string());
     match &geo.cluster {
-        Some(c) => format!(
-            "tsl_raster_cluster({tile}, {}, {}, {group}, {c}, {}, {});",
-            bm.extent, bn.extent, bm.name, bn.name
-        ),
-        None => format!(
-            "tsl_raster_grouped({tile}, {}, {}, {group}, {}, {});",
-            bm.extent, bn.extent, bm.name, bn.name
-        ),
+        Some(c) => Call::new("tsl_raster_cluster").args([
+            tile.to_string(),
+            rows,
+            cols,
+            group.to_string(),
+            c.to_string(),
+            bm.name.clone(),
+            bn.name.clone(),
+        ]),
+        None => Call::new("tsl_raster_grouped").args([
+            tile.to_string(),
+            rows,
+            cols,
+            group.to_string(),
+            bm.name.clone(),
+            bn.name.clone(),
+        ]),
     }
 }

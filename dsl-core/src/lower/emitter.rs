@@ -12,9 +12,9 @@ use super::lowered::Stage;
 use super::memory::Memory;
 use super::pipeline::Deferred;
 use super::roles::Role;
-use super::scope::{FragKind, Local, Scopes, TensorLocal};
+use super::scope::{FragKind, Local, Scopes};
 use super::sym::Sym;
-use crate::check::KernelInfo;
+use crate::check::{IdentRole, KernelInfo};
 use crate::ir::{Module, StmtId};
 use std::collections::{BTreeSet, HashMap};
 
@@ -86,6 +86,7 @@ impl<'a> Emitter<'a> {
     pub fn cx(&self) -> ExprCx<'_> {
         ExprCx {
             m: self.m,
+            info: self.info,
             scopes: &self.scopes,
         }
     }
@@ -186,20 +187,10 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Registers a kernel parameter tensor in the outermost scope.
-    pub fn declare_param(&mut self, idx: usize, t: TensorLocal) {
-        let name = t.name.clone();
-        self.scopes.insert(
-            &name,
-            Local::Tensor(TensorLocal {
-                param: Some(idx),
-                ..t
-            }),
-        );
-    }
-
-    pub fn frag(&self, name: &str) -> Option<FragKind> {
-        match self.scopes.get(name) {
+    /// The fragment the identifier `role` of statement `s` names (an `mma`'s operand).
+    pub fn frag(&self, s: StmtId, role: IdentRole) -> Option<FragKind> {
+        let b = self.info.idents.get(&(s, role))?;
+        match self.scopes.decl(b) {
             Some(Local::Frag(f)) => Some(f.clone()),
             _ => None,
         }

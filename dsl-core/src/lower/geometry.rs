@@ -9,12 +9,15 @@
 
 use super::error::LowerError;
 use super::sym::Sym;
+use crate::check::{Binding, KernelInfo};
 use crate::ir::{Level, Module, Stmt, StmtId};
 
 /// How one parallel variable is computed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParVar {
     pub name: String,
+    /// The checker's binding of the variable.
+    pub binding: Binding,
     pub level: Level,
     pub extent: Sym,
     /// How its value is computed.
@@ -110,6 +113,13 @@ impl Geometry {
             .chain(&self.thread_vars)
             .find(|v| v.name == name)
     }
+    /// The variable the checker's `b` binds.
+    pub fn var_of(&self, b: Binding) -> Option<&ParVar> {
+        self.block_vars
+            .iter()
+            .chain(&self.thread_vars)
+            .find(|v| v.binding == b)
+    }
     /// The thread variables' C++ expressions over a thread index named `tid`.
     pub fn thread_formulas_for(&self, tid: &str) -> Vec<(String, String)> {
         self.thread_vars
@@ -119,53 +129,59 @@ impl Geometry {
     }
 }
 
-pub fn run(m: &Module) -> Result<Geometry, LowerError> {
-    let mut levels: Vec<(StmtId, usize)> = Vec::new();
-    collect_levels(m, &m.kernel.body, &mut levels);
+/// The geometry of the checker's `parallel` chains ([`KernelInfo::parallel_chains`]): the
+/// `: block` level they start at, and the thread levels of each.
+pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
+    let level = |(s, li): (StmtId, usize)| match &m.stmts[s] {
+        Stmt::Parallel { levels, .. } => levels.get(li),
+        _ => None,
+    };
     let mut g = Geometry::default();
-    let mut thread_levels = Vec::new();
-    for &(s, li) in &levels {
-        let Stmt::Parallel { levels: ls, .. } = &m.stmts[s] else {
-            continue;
-        };
-        let l = &ls[li];
-        if l.level == Level::Block {
-            if !g.block_vars.is_empty() {
-                return Err(LowerError::new(
-                    l.level_span,
-                    "only one `: block` level is supported per kernel",
-                ));
+    let block = info
+        .parallel_chains
+        .first()
+        .and_then(|c| c.first())
+        .copied()
+        .filter(|&r| level(r).is_some_and(|l| l.level == Level::Block));
+    if let Some((s, li, l)) = block.and_then(|b| Some((b.0, b.1, level(b)?))) {
+        for (k, (v, &e)) in l.vars.iter().zip(&l.extents).enumerate() {
+            let extent = sym(m, e)?;
+            g.grid.push(extent.clone());
+            let axis = ["x", "y", "z"][k];
+            g.block_vars.push(ParVar {
+                name: v.name.clone(),
+                binding: Binding::ParallelVar {
+                    stmt: s,
+                    level: li,
+                    index: k,
+                },
+                level: Level::Block,
+                extent,
+                index: Index::Block(axis),
+            });
+            g.introduced_by.push((v.name.clone(), s));
+        }
+        if l.vars.is_empty() {
+            for &e in &l.extents {
+                g.grid.push(sym(m, e)?);
             }
-            if l.vars.len() > 3 {
-                return Err(LowerError::new(
-                    l.level_span,
-                    "a `: block` level has at most 3 variables (x, y, z)",
-                ));
-            }
-            for (k, (v, &e)) in l.vars.iter().zip(&l.extents).enumerate() {
-                let extent = sym(m, e)?;
-                g.grid.push(extent.clone());
-                let axis = ["x", "y", "z"][k];
-                g.block_vars.push(ParVar {
-                    name: v.name.clone(),
-                    level: Level::Block,
-                    extent,
-                    index: Index::Block(axis),
-                });
-                g.introduced_by.push((v.name.clone(), s));
-            }
-            if l.vars.is_empty() {
-                for &e in &l.extents {
-                    g.grid.push(sym(m, e)?);
-                }
-            }
-        } else {
-            if l.level == Level::Group4 {
-                g.has_group4 = true;
-            }
-            thread_levels.push((s, li));
         }
     }
+    // Each chain's thread levels (group-4 ⊃ group ⊃ thread), outermost first.
+    let thread_chains: Vec<Vec<(StmtId, usize)>> = info
+        .parallel_chains
+        .iter()
+        .map(|c| {
+            c.iter()
+                .copied()
+                .filter(|&r| level(r).is_some_and(|l| l.level != Level::Block))
+                .collect()
+        })
+        .collect();
+    g.has_group4 = thread_chains
+        .iter()
+        .flatten()
+        .any(|&r| level(r).is_some_and(|l| l.level == Level::Group4));
     if g.grid.is_empty() {
         g.grid.push(Sym::Int(1));
     }
@@ -228,29 +244,6 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
         g.grid = vec![Sym::mul(rows, g.block_vars[1].extent.clone())];
         g.cluster = Some(c);
     }
-    // Sizes from the innermost level outwards.
-    let n = thread_levels.len();
-    let mut inner = vec![Sym::Int(1); n];
-    let mut size = Sym::Int(1);
-    for i in (0..n).rev() {
-        let (s, li) = thread_levels[i];
-        let Stmt::Parallel { levels: ls, .. } = &m.stmts[s] else {
-            unreachable!()
-        };
-        let l = &ls[li];
-        let unit = if i + 1 < n {
-            size.clone()
-        } else {
-            Sym::Int(l.level.threads().unwrap_or(1) as i64)
-        };
-        inner[i] = unit.clone();
-        let mut ext = Sym::Int(1);
-        for &e in &l.extents {
-            ext = Sym::mul(ext, sym(m, e)?);
-        }
-        size = Sym::mul(ext, unit);
-    }
-    g.threads = if n == 0 { Sym::Int(1) } else { size };
     if let Some(p) = m.persistent {
         let on = sym(m, p)?;
         let tiles = match &g.cluster {
@@ -267,31 +260,62 @@ pub fn run(m: &Module) -> Result<Geometry, LowerError> {
         g.persistent_tiles = Some(tiles);
         g.persistent_on = Some(on);
     }
-    for i in 0..n {
-        let (s, li) = thread_levels[i];
-        let Stmt::Parallel { levels: ls, .. } = &m.stmts[s] else {
-            unreachable!()
-        };
-        let l = &ls[li];
-        let exts: Vec<Sym> = l
-            .extents
-            .iter()
-            .map(|&e| sym(m, e))
-            .collect::<Result<_, _>>()?;
-        let total = exts.iter().cloned().fold(Sym::Int(1), Sym::mul);
-        for (j, v) in l.vars.iter().enumerate() {
-            g.thread_vars.push(ParVar {
-                name: v.name.clone(),
-                level: l.level,
-                extent: exts[j].clone(),
-                index: Index::Thread {
-                    inner: inner[i].clone(),
-                    level: (i > 0).then(|| total.clone()),
-                    stride: exts[j + 1..].iter().cloned().fold(Sym::Int(1), Sym::mul),
-                    extent: (j > 0).then(|| exts[j].clone()),
-                },
-            });
-            g.introduced_by.push((v.name.clone(), s));
+    // Per chain, sizes from the innermost level outwards; a level shared by several chains
+    // (an enclosing `parallel`) takes its formula from the first.
+    let mut done: Vec<(StmtId, usize)> = Vec::new();
+    for (ci, chain) in thread_chains.iter().enumerate() {
+        let n = chain.len();
+        let mut inner = vec![Sym::Int(1); n];
+        let mut size = Sym::Int(1);
+        let mut exts: Vec<Vec<Sym>> = vec![Vec::new(); n];
+        for i in (0..n).rev() {
+            let Some(l) = level(chain[i]) else { continue };
+            let unit = if i + 1 < n {
+                size.clone()
+            } else {
+                Sym::Int(l.level.threads().unwrap_or(1) as i64)
+            };
+            inner[i] = unit.clone();
+            exts[i] = l
+                .extents
+                .iter()
+                .map(|&e| sym(m, e))
+                .collect::<Result<_, _>>()?;
+            let ext = exts[i].iter().cloned().fold(Sym::Int(1), Sym::mul);
+            size = Sym::mul(ext, unit);
+        }
+        // The checker holds every chain to one thread count.
+        if ci == 0 && n > 0 {
+            g.threads = size;
+        }
+        for i in 0..n {
+            let (s, li) = chain[i];
+            let Some(l) = level(chain[i]) else { continue };
+            if done.contains(&(s, li)) {
+                continue;
+            }
+            done.push((s, li));
+            let exts = &exts[i];
+            let total = exts.iter().cloned().fold(Sym::Int(1), Sym::mul);
+            for (j, v) in l.vars.iter().enumerate() {
+                g.thread_vars.push(ParVar {
+                    name: v.name.clone(),
+                    binding: Binding::ParallelVar {
+                        stmt: s,
+                        level: li,
+                        index: j,
+                    },
+                    level: l.level,
+                    extent: exts[j].clone(),
+                    index: Index::Thread {
+                        inner: inner[i].clone(),
+                        level: (i > 0).then(|| total.clone()),
+                        stride: exts[j + 1..].iter().cloned().fold(Sym::Int(1), Sym::mul),
+                        extent: (j > 0).then(|| exts[j].clone()),
+                    },
+                });
+                g.introduced_by.push((v.name.clone(), s));
+            }
         }
     }
     Ok(g)
@@ -311,31 +335,4 @@ fn sym(m: &Module, e: crate::ir::ExprId) -> Result<Sym, LowerError> {
             "a parallel extent must be integer arithmetic over tunables, constants and dims",
         )
     })
-}
-
-fn collect_levels(m: &Module, b: &[StmtId], out: &mut Vec<(StmtId, usize)>) {
-    for &s in b {
-        match &m.stmts[s] {
-            Stmt::Parallel { levels, body } => {
-                for i in 0..levels.len() {
-                    out.push((s, i));
-                }
-                collect_levels(m, body, out);
-            }
-            Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
-                collect_levels(m, body, out)
-            }
-            Stmt::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                collect_levels(m, then_body, out);
-                if let Some(e) = else_body {
-                    collect_levels(m, e, out);
-                }
-            }
-            _ => {}
-        }
-    }
 }

@@ -20,6 +20,7 @@ use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
 use super::sym::Sym;
+use crate::check::{Binding, IdentRole};
 use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Stmt, StmtId};
 
 pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
@@ -34,13 +35,21 @@ pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
 /// whole warps reach it).
 /// Under `cluster C;` a cluster-scope event's arrival goes to the barrier in every block of the
 /// cluster.
-pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> String {
+pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> (Call, Option<&'static str>) {
+    let bar = format!("&{event}[{idx}]");
     match &e.cluster {
-        Some(c) if c.events.contains(event) => format!(
-            "tsl_mbar_arrive_cluster<{}, tsl_warp_{event}>(&{event}[{idx}]);  // every block of the cluster",
-            c.size
+        Some(c) if c.events.contains(event) => (
+            Call::new("tsl_mbar_arrive_cluster")
+                .targs([c.size.to_string(), format!("tsl_warp_{event}")])
+                .args([bar]),
+            Some("every block of the cluster"),
         ),
-        _ => format!("tsl_mbar_arrive_from<tsl_warp_{event}>(&{event}[{idx}]);"),
+        _ => (
+            Call::new("tsl_mbar_arrive_from")
+                .targs([format!("tsl_warp_{event}")])
+                .args([bar]),
+            None,
+        ),
     }
 }
 
@@ -180,7 +189,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
     let m = e.m;
     match &m.stmts[s] {
         Stmt::EventDecl { names, .. } => {
-            for d in names {
+            for (di, d) in names.iter().enumerate() {
                 let n = &d.name.name;
                 let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
                 let len = count.clone().unwrap_or(Sym::Int(1));
@@ -258,7 +267,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                         line,
                     );
                 }
-                e.scopes.insert(n, Local::Event { count });
+                e.scopes
+                    .declare(Binding::Event(s, di), Local::Event { count });
             }
             if e.cluster.is_some() {
                 e.call(
@@ -306,8 +316,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     e.wgmma_uncommitted = super::roles::under_if(m, s);
                 }
                 let (_, arr, idx) = event_ref(e, *event)?;
-                let call = arrive_call(e, &arr, &idx);
-                e.line(call, line);
+                let (call, note) = arrive_call(e, &arr, &idx);
+                e.call(call, note, line);
             }
         }
         Stmt::TmaCopy {
@@ -365,7 +375,7 @@ pub fn future_load(
         ));
     }
     super::simt::declare_fresh(e, f, line)?;
-    let t = e.scopes.tensor(&f.name).cloned().ok_or_else(|| {
+    let t = e.scopes.cpp_tensor(&f.name).cloned().ok_or_else(|| {
         LowerError::new(f.span, "internal: a fresh shared buffer without a tensor")
     })?;
     let sv = e.cx().view(src)?;
@@ -666,8 +676,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 None,
                 line,
             );
-            e.scopes.insert(
-                &name.name,
+            e.scopes.declare(
+                Binding::Frag(s),
                 Local::Frag(FragKind::Acc {
                     n: n.clone(),
                     dtype: *dtype,
@@ -724,7 +734,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
         }
         Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(m, &name.name) => {
-            super::sparse::meta_load(e, name, *src, line)?;
+            super::sparse::meta_load(e, s, name, *src, line)?;
         }
         Stmt::MmaLoad { name, src, .. } => {
             let v = e.cx().view(*src)?;
@@ -735,10 +745,21 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 ));
             }
             let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
-            e.line(format!("const tsl_u64 {} = tsl_wgmma_desc<{}>({}, {});  // descriptor: K-major, swizzle {} B", desc_cpp(&name.name), swz.to_cpp(), v.tensor.name, v.tile_offset(), swz.to_cpp()), line);
+            let desc = Op::Decl {
+                ty: "const tsl_u64".into(),
+                name: desc_cpp(&name.name),
+                init: Some(format!(
+                    "tsl_wgmma_desc<{}>({}, {})",
+                    swz.to_cpp(),
+                    v.tensor.name,
+                    v.tile_offset()
+                )),
+            };
+            let why = format!("descriptor: K-major, swizzle {} B", swz.to_cpp());
+            e.emit(desc, Some(&why), line);
             let k = v.tile.last().cloned().unwrap_or(Sym::Int(1));
-            e.scopes.insert(
-                &name.name,
+            e.scopes.declare(
+                Binding::Frag(s),
                 Local::Frag(FragKind::Desc {
                     dtype: v.tensor.dtype,
                     k,
@@ -750,7 +771,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             super::sparse::mma(e, s, (acc, a, b, &meta), line)?;
         }
         Stmt::Mma { acc, a, b, .. } => {
-            let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
+            let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
                 return Err(LowerError::new(
                     acc.span,
                     format!(
@@ -759,7 +780,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     ),
                 ));
             };
-            let Some(FragKind::Desc { dtype: in_ty, k }) = e.frag(&a.name) else {
+            let Some(FragKind::Desc { dtype: in_ty, k }) = e.frag(s, IdentRole::A) else {
                 return Err(LowerError::new(
                     a.span,
                     format!("`{}` is not an `mma.load` operand", a.name),
@@ -894,7 +915,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             dst,
             mods,
         } => {
-            let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
+            let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
                 return Err(LowerError::new(
                     acc.span,
                     format!("`{}` is not an accumulator", acc.name),
@@ -933,23 +954,21 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 return store_pitched(e, (&acc.name, &n), &v, slice, mods, line);
             }
             super::tma_store::before_write(e, &v.tensor.name, line);
-            let call = match slice {
-                None => format!(
-                    "tsl_acc_store<{}>({}, {});  // fragment → row-major tile",
-                    n.to_cpp(),
-                    acc.name,
-                    v.tile_ptr(),
+            let (call, note) = match slice {
+                None => (
+                    Call::new("tsl_acc_store")
+                        .targs([n.to_cpp()])
+                        .args([acc.name.clone(), v.tile_ptr()]),
+                    "fragment → row-major tile".to_string(),
                 ),
-                Some((w, c0)) => format!(
-                    "tsl_acc_store_cols<{}, {}>({}, {c0}, {});  // {} fragment columns from {c0} → row-major tile",
-                    n.to_cpp(),
-                    w.to_cpp(),
-                    acc.name,
-                    v.tile_ptr(),
-                    w.to_cpp()
+                Some((w, c0)) => (
+                    Call::new("tsl_acc_store_cols")
+                        .targs([n.to_cpp(), w.to_cpp()])
+                        .args([acc.name.clone(), c0.clone(), v.tile_ptr()]),
+                    format!("{} fragment columns from {c0} → row-major tile", w.to_cpp()),
                 ),
             };
-            e.line(call, line);
+            e.call(call, Some(&note), line);
         }
         _ => unreachable!(),
     }
@@ -1041,11 +1060,12 @@ fn emit_scaled(
 /// promoted accumulator's partial sums restart too.
 pub fn refill(
     e: &mut Emitter,
+    s: StmtId,
     acc: &crate::ir::Ident,
     value: crate::ir::ExprId,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let Some(FragKind::Acc { dtype, .. }) = e.frag(&acc.name) else {
+    let Some(FragKind::Acc { dtype, .. }) = e.frag(s, IdentRole::Acc) else {
         return Err(LowerError::new(
             acc.span,
             format!("`{}` is not a WGMMA accumulator", acc.name),
@@ -1383,16 +1403,15 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     );
     e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
     let prev = format!("({} - 1) % {s}", d.iv);
-    e.line(
-        format!("if ({} > 0) {}", d.iv, arrive_call(e, &d.event, &prev)),
-        line,
-    );
+    let (arrive, note) = arrive_call(e, &d.event, &prev);
+    e.guarded(format!("{} > 0", d.iv), vec![arrive], note, line);
     e.otherwise(
         Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,
     );
     e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
-    e.line(arrive_call(e, &d.event, &d.stage), line);
+    let (arrive, note) = arrive_call(e, &d.event, &d.stage);
+    e.call(arrive, note, line);
     e.close(line);
 }
 
@@ -1409,14 +1428,9 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         line,
     );
     e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
-    e.line(
-        format!(
-            "if ({} > 0) {}",
-            super::cexpr::cpp_paren(&d.trip),
-            arrive_call(e, &d.event, &last)
-        ),
-        line,
-    );
+    let (arrive, note) = arrive_call(e, &d.event, &last);
+    let cond = format!("{} > 0", super::cexpr::cpp_paren(&d.trip));
+    e.guarded(cond, vec![arrive], note, line);
     e.close(line);
 }
 

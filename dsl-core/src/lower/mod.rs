@@ -43,7 +43,7 @@ pub use warp::HELPERS as WARP_MMA_HELPERS;
 
 use crate::check::KernelInfo;
 use crate::diag::Diagnostics;
-use crate::ir::{Module, Stmt};
+use crate::ir::Module;
 
 /// The stages of lowering, in order: analyses (`path` … `roles`), `body` (statements → nodes),
 /// the passes over the nodes ([`passes::PASSES`]), `plan` (signature, constants, launch) and
@@ -80,30 +80,22 @@ pub fn lower(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Diagnostics> {
 }
 
 fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerError>> {
-    let path = if warp::is_warp_kernel(m) {
-        // `mma` under `: group` only: mma.sync on the SIMT path (cp.async, sm_80+).
-        KernelPath::Simt
-    } else if walk::contains(m, &m.kernel.body, &|s| {
-        matches!(
-            s,
-            Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
-        )
-    }) {
-        KernelPath::Hopper
-    } else {
-        KernelPath::Simt
+    // The checker's path; warp-level `mma`s (mma.sync) are on the SIMT path (cp.async, sm_80+).
+    let path = match info.path {
+        crate::check::LoweringPath::Hopper => KernelPath::Hopper,
+        crate::check::LoweringPath::Simt | crate::check::LoweringPath::WarpMma => KernelPath::Simt,
     };
     dump("path", &path);
-    let geo = geometry::run(m).map_err(|e| vec![e])?;
+    let geo = geometry::run(m, info).map_err(|e| vec![e])?;
     dump("geometry", &geo);
     let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);
     let roles = if path == KernelPath::Hopper {
-        roles::warp_roles(m, &geo)
+        roles::warp_roles(m, info, &geo)
     } else {
         Default::default()
     };
-    let arrivals = roles::arrivals(m, &geo).map_err(|e| vec![e])?;
+    let arrivals = roles::arrivals(m, info, &geo).map_err(|e| vec![e])?;
     dump("roles", &(&roles, &arrivals));
     let mut e = emitter::Emitter {
         m,
@@ -160,7 +152,8 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             } else {
                 crate::ir::DType::I32
             };
-            e.scopes.insert(&p.name.name, scope::Local::Scalar(d));
+            let b = crate::check::Binding::Param(i);
+            e.scopes.declare(b, scope::Local::Scalar(d));
             continue;
         }
         let shape = p
@@ -168,17 +161,16 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .iter()
             .map(|&d| Sym::from_expr(m, d).unwrap_or(Sym::Int(0)))
             .collect();
-        e.declare_param(
-            i,
-            scope::TensorLocal {
-                name: p.name.name.clone(),
-                space: p.space,
-                dtype: p.dtype,
-                shape,
-                count: None,
-                param: Some(i),
-            },
-        );
+        let t = scope::TensorLocal {
+            name: p.name.name.clone(),
+            space: p.space,
+            dtype: p.dtype,
+            shape,
+            count: None,
+            param: Some(i),
+        };
+        e.scopes
+            .declare(crate::check::Binding::Param(i), scope::Local::Tensor(t));
     }
     e.block(&m.kernel.body);
     warp::finish(&mut e);

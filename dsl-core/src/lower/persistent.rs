@@ -82,7 +82,7 @@ pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
         )),
     }
     for v in &vars {
-        e.scopes.insert(&v.name, Local::ParVar(v.extent.clone()));
+        e.scopes.declare(v.binding, Local::ParVar(v.extent.clone()));
     }
 }
 
@@ -101,7 +101,7 @@ pub fn close_tile_loop(e: &mut Emitter, line: Option<u32>) {
 pub fn emit_raster(e: &mut Emitter, tile: &str, line: Option<u32>) {
     let geo = e.geo;
     let Some((cm, cn)) = &geo.cluster_shape else {
-        e.line(super::cluster::raster_call(geo, tile), line);
+        e.call(super::cluster::raster_call(geo, tile), None, line);
         return;
     };
     let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);

@@ -17,7 +17,11 @@ pub enum Role {
     Consumer,
 }
 
-pub fn warp_roles(m: &Module, geo: &Geometry) -> HashMap<StmtId, (Role, String)> {
+pub fn warp_roles(
+    m: &Module,
+    info: &crate::check::KernelInfo,
+    geo: &Geometry,
+) -> HashMap<StmtId, (Role, String)> {
     let mut out = HashMap::new();
     let Some(wg) = geo.thread_vars.iter().find(|v| v.level == Level::Group4) else {
         return out;
@@ -28,7 +32,8 @@ pub fn warp_roles(m: &Module, geo: &Geometry) -> HashMap<StmtId, (Role, String)>
         let Stmt::InThreads { cond, .. } = &m.stmts[s] else {
             continue;
         };
-        let (lo, hi) = wg_range(m, *cond, &wg.name);
+        let is_wg = |e: ExprId| info.bindings.get(&e) == Some(&wg.binding);
+        let (lo, hi) = wg_range(m, *cond, &is_wg);
         if lo == Some(0) && hi == Some(0) {
             out.insert(s, (Role::Producer, format!("{} == 0", wg.name)));
         } else if let Some(l) = lo.filter(|&l| l >= 1) {
@@ -55,16 +60,21 @@ fn collect_inthreads(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
     }
 }
 
-/// Inclusive bounds the condition puts on `var` (conjunctions of comparisons with literals).
-fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
+/// Inclusive bounds the condition puts on the variable `is_var` recognizes (conjunctions of
+/// comparisons with literals).
+fn wg_range(
+    m: &Module,
+    cond: ExprId,
+    is_var: &dyn Fn(ExprId) -> bool,
+) -> (Option<i64>, Option<i64>) {
     match &m.exprs[cond] {
         Expr::Binary {
             op: BinaryOp::And,
             lhs,
             rhs,
         } => {
-            let (a, b) = wg_range(m, *lhs, var);
-            let (c, d) = wg_range(m, *rhs, var);
+            let (a, b) = wg_range(m, *lhs, is_var);
+            let (c, d) = wg_range(m, *rhs, is_var);
             (
                 a.max(c),
                 match (b, d) {
@@ -74,10 +84,10 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
             )
         }
         Expr::Binary { op, lhs, rhs } => {
-            let (Expr::Name(n), Expr::Int(c)) = (&m.exprs[*lhs], &m.exprs[*rhs]) else {
+            let (Expr::Name(_), Expr::Int(c)) = (&m.exprs[*lhs], &m.exprs[*rhs]) else {
                 return (None, None);
             };
-            if n != var {
+            if !is_var(*lhs) {
                 return (None, None);
             }
             match op {
@@ -100,13 +110,18 @@ fn wg_range(m: &Module, cond: ExprId, var: &str) -> (Option<i64>, Option<i64>) {
 /// same threads reach the trigger or none do.
 pub fn arrivals(
     m: &Module,
+    info: &crate::check::KernelInfo,
     geo: &Geometry,
 ) -> Result<HashMap<String, String>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
-        scopes.insert(&v.name, super::scope::Local::ParVar(v.extent.clone()));
+        scopes.declare(v.binding, super::scope::Local::ParVar(v.extent.clone()));
     }
-    let cx = super::cexpr::ExprCx { m, scopes: &scopes };
+    let cx = super::cexpr::ExprCx {
+        m,
+        info,
+        scopes: &scopes,
+    };
     let mut out = HashMap::new();
     let mut conds = Vec::new();
     walk(&cx, &m.kernel.body, &mut conds, &mut out)?;
@@ -185,7 +200,7 @@ pub fn generation(
             "an event generation is `e.at(k)` with one index",
         ));
     };
-    let len = match cx.scopes.get(n) {
+    let len = match cx.local(*base) {
         Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
         _ => super::sym::Sym::Int(1),
     };

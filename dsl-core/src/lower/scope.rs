@@ -1,7 +1,8 @@
-//! Lexical scopes during lowering: what each DSL name is, and what the lowering knows about
-//! it (extents of loop and parallel variables, tensor shapes, events, MMA fragments).
+//! What the lowering knows about each DSL declaration (extents of loop and parallel variables,
+//! tensor shapes, events, MMA fragments), found through the checker's resolution of names.
 
 use super::sym::Sym;
+use crate::check::Binding;
 use crate::ir::{DType, MemSpace};
 use std::collections::HashMap;
 
@@ -49,60 +50,69 @@ pub enum Local {
         count: Option<Sym>,
     },
     Frag(FragKind),
-    /// Tunables, constants and symbolic dims.
-    Value,
     /// The name of an array-entry pointer an enclosing loop computes once.
     Hoisted(String),
 }
 
-/// The scope key under which the pointer `entry` (C++ of an array entry) is hoisted: not a
-/// DSL name, so it cannot shadow one.
+/// What the lowering knows about the DSL's declarations, by the checker's binding of each
+/// (the checker resolves every name: `KernelInfo::bindings` and `idents`), and the C++ names
+/// the lowering itself declared in the enclosing blocks — the pointers of futures' fresh
+/// buffers and the hoisted entries of tensor arrays — which follow C++ scoping.
+#[derive(Default, Debug)]
+pub struct Scopes {
+    decls: HashMap<Binding, Local>,
+    cpp: Vec<HashMap<String, Local>>,
+}
+
+/// The key under which the pointer `entry` (C++ of an array entry) is hoisted: not a C++
+/// name, so it cannot shadow one.
 fn hoist_key(entry: &str) -> String {
     format!("tsl hoisted {entry}")
 }
 
-#[derive(Default, Debug)]
-pub struct Scopes {
-    stack: Vec<HashMap<String, Local>>,
-}
-
 impl Scopes {
+    /// Enters a C++ block.
     pub fn push(&mut self) {
-        self.stack.push(HashMap::new());
+        self.cpp.push(HashMap::new());
     }
+    /// Leaves a C++ block: the names declared in it go out of scope.
     pub fn pop(&mut self) {
-        self.stack.pop();
+        self.cpp.pop();
     }
-    pub fn insert(&mut self, name: &str, l: Local) {
-        if self.stack.is_empty() {
+    /// Records what the declaration `b` is.
+    pub fn declare(&mut self, b: Binding, l: Local) {
+        self.decls.insert(b, l);
+    }
+    /// What the declaration `b` is, once lowered.
+    pub fn decl(&self, b: &Binding) -> Option<&Local> {
+        self.decls.get(b)
+    }
+    /// Records a C++ name declared in the current block.
+    pub fn insert_cpp(&mut self, name: &str, l: Local) {
+        if self.cpp.is_empty() {
             self.push();
         }
-        self.stack.last_mut().unwrap().insert(name.to_string(), l);
+        self.cpp.last_mut().unwrap().insert(name.to_string(), l);
     }
-    pub fn get(&self, name: &str) -> Option<&Local> {
-        self.stack.iter().rev().find_map(|s| s.get(name))
+    /// A C++ name declared in an enclosing block.
+    pub fn cpp(&self, name: &str) -> Option<&Local> {
+        self.cpp.iter().rev().find_map(|s| s.get(name))
     }
-    pub fn tensor(&self, name: &str) -> Option<&TensorLocal> {
-        match self.get(name) {
+    /// The tensor a C++ pointer declared in an enclosing block points to.
+    pub fn cpp_tensor(&self, name: &str) -> Option<&TensorLocal> {
+        match self.cpp(name) {
             Some(Local::Tensor(t)) => Some(t),
             _ => None,
         }
     }
     /// Records that an enclosing loop computes the array entry `entry` once, as `name`.
     pub fn hoist(&mut self, entry: &str, name: &str) {
-        self.insert(&hoist_key(entry), Local::Hoisted(name.to_string()));
+        self.insert_cpp(&hoist_key(entry), Local::Hoisted(name.to_string()));
     }
     /// The name of the hoisted pointer to the array entry `entry`, if a loop hoisted it.
     pub fn hoisted(&self, entry: &str) -> Option<String> {
-        match self.get(&hoist_key(entry)) {
+        match self.cpp(&hoist_key(entry)) {
             Some(Local::Hoisted(n)) => Some(n.clone()),
-            _ => None,
-        }
-    }
-    /// Extent of a loop or parallel variable.
-    pub fn extent(&self, name: &str) -> Option<&Sym> {
-        match self.get(name) {
-            Some(Local::ParVar(e)) | Some(Local::LoopVar(e)) => Some(e),
             _ => None,
         }
     }

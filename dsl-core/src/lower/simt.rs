@@ -183,12 +183,12 @@ pub fn future_copy(
     let tensor = match dst {
         CopyDst::Fresh(MemSpace::Shared) => {
             declare_fresh(e, f, line)?;
-            e.scopes.tensor(&f.name).cloned().ok_or_else(|| {
+            e.scopes.cpp_tensor(&f.name).cloned().ok_or_else(|| {
                 LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
             })?
         }
         CopyDst::Expr(d) => match &m.exprs[*d] {
-            Expr::Name(n) => e.scopes.tensor(n).cloned().ok_or_else(|| {
+            Expr::Name(n) => e.cx().tensor(*d).cloned().ok_or_else(|| {
                 LowerError::new(m.expr_span(*d), format!("`{n}` is not a tensor"))
             })?,
             _ => {
@@ -205,8 +205,10 @@ pub fn future_copy(
             ));
         }
     };
-    e.scopes
-        .insert(&f.name, super::scope::Local::Tensor(tensor.clone()));
+    e.scopes.declare(
+        crate::check::Binding::Future(s),
+        super::scope::Local::Tensor(tensor.clone()),
+    );
     let name = e.m.stmts.get_span(s);
     let _ = name;
     let dst_expr = match dst {
@@ -227,7 +229,7 @@ pub(super) fn declare_fresh(
 ) -> Result<(), LowerError> {
     let declared = e
         .scopes
-        .tensor(&f.name)
+        .cpp_tensor(&f.name)
         .is_some_and(|t| t.name == f.name && t.space == MemSpace::Shared);
     if declared {
         return Ok(());
@@ -251,7 +253,7 @@ pub(super) fn declare_fresh(
         Some("the future's fresh buffer"),
         line,
     );
-    e.scopes.insert(
+    e.scopes.insert_cpp(
         &f.name,
         super::scope::Local::Tensor(super::scope::TensorLocal {
             name: f.name.clone(),
@@ -336,13 +338,8 @@ pub fn println(
     if newline {
         fmt.push_str("\\n");
     }
-    let mut call = format!("printf(\"{fmt}\"");
-    for v in values {
-        call.push_str(", ");
-        call.push_str(&v);
-    }
-    call.push_str(");");
-    e.line(call, line);
+    let args = std::iter::once(format!("\"{fmt}\"")).chain(values);
+    e.call(Call::new("printf").args(args), None, line);
     Ok(())
 }
 
@@ -359,7 +356,7 @@ pub fn swap_futures(
     b: &Ident,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let ty = match (e.scopes.tensor(&a.name), e.scopes.tensor(&b.name)) {
+    let ty = match (e.scopes.cpp_tensor(&a.name), e.scopes.cpp_tensor(&b.name)) {
         (Some(ta), Some(tb)) if ta.space == MemSpace::Shared && tb.space == MemSpace::Shared => {
             super::cexpr::scalar_type(ta.dtype)
         }
@@ -706,8 +703,8 @@ pub fn hoist_entries(
             continue;
         };
         let shared_array = e
-            .scopes
-            .tensor(tensor)
+            .cx()
+            .tensor(*base)
             .is_some_and(|t| t.space == MemSpace::Shared && t.count.is_some());
         let mut names = Vec::new();
         free_names(m, *index, &mut names);
@@ -863,9 +860,15 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             continue;
         };
         let p = &m.kernel.params[fill.param];
-        let t = e.scopes.tensor(&p.name.name).cloned().ok_or_else(|| {
-            LowerError::new(p.name.span, "internal: an output without a tensor in scope")
-        })?;
+        let t = match e.scopes.decl(&crate::check::Binding::Param(fill.param)) {
+            Some(super::scope::Local::Tensor(t)) => t.clone(),
+            _ => {
+                return Err(LowerError::new(
+                    p.name.span,
+                    "internal: an output without a tensor in scope",
+                ));
+            }
+        };
         // Per dimension: the chunk's extent and first index.
         let mut chunk: Vec<super::sym::Sym> = Vec::new();
         let mut origin: Vec<String> = Vec::new();
@@ -878,7 +881,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                     continue;
                 }
                 crate::check::Owned::Chunk(b, composed) => {
-                    let ext = e.scopes.extent(b).cloned().ok_or_else(|| {
+                    let ext = e.geo.var(b).map(|v| v.extent.clone()).ok_or_else(|| {
                         LowerError::new(p.name.span, format!("internal: `{b}` has no extent"))
                     })?;
                     let c = match &ext {

@@ -16,6 +16,7 @@ use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::scope::{FragKind, Local};
 use super::sym::Sym;
+use crate::check::{Binding, IdentRole};
 use crate::ir::{DType, ExprId, Ident, MemSpace, Module, StmtId};
 
 /// Whether the fragment `name` is the metadata operand of some sparse `mma`.
@@ -43,6 +44,7 @@ fn desc_cpp(name: &str) -> String {
 /// `meta = mma.load src;` where `meta` feeds a sparse `mma`: a byte pointer to the tile.
 pub fn meta_load(
     e: &mut Emitter,
+    s: StmtId,
     name: &Ident,
     src: ExprId,
     line: Option<u32>,
@@ -66,36 +68,36 @@ pub fn meta_load(
     );
     e.emit(meta, Some(&why), line);
     e.scopes
-        .insert(&name.name, Local::Frag(FragKind::Meta { ld }));
+        .declare(Binding::Frag(s), Local::Frag(FragKind::Meta { ld }));
     Ok(())
 }
 
 /// `mma.row.row.sp acc, a, b, meta;`: the fence and one `tsl_wgmma_sp_k_steps` call.
 pub fn mma(
     e: &mut Emitter,
-    _s: StmtId,
+    s: StmtId,
     (acc, a, b, meta): (&Ident, &Ident, &Ident, &Ident),
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
+    let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
         return Err(LowerError::new(
             acc.span,
             format!("`{}` is not an accumulator", acc.name),
         ));
     };
-    let Some(FragKind::Desc { dtype: in_ty, .. }) = e.frag(&a.name) else {
+    let Some(FragKind::Desc { dtype: in_ty, .. }) = e.frag(s, IdentRole::A) else {
         return Err(LowerError::new(
             a.span,
             format!("`{}` is not an `mma.load` operand", a.name),
         ));
     };
-    let Some(FragKind::Desc { k: bk, .. }) = e.frag(&b.name) else {
+    let Some(FragKind::Desc { k: bk, .. }) = e.frag(s, IdentRole::B) else {
         return Err(LowerError::new(
             b.span,
             format!("`{}` is not an `mma.load` operand", b.name),
         ));
     };
-    let Some(FragKind::Meta { ld }) = e.frag(&meta.name) else {
+    let Some(FragKind::Meta { ld }) = e.frag(s, IdentRole::Meta) else {
         return Err(LowerError::new(
             meta.span,
             format!("`{}` is not sparsity metadata", meta.name),

@@ -25,9 +25,7 @@ use super::kernel::{Call, Op};
 use super::sym::Sym;
 use super::sym::SymEnv;
 use super::warp_frags::{Frag, Kind, Pick, Shape, pick};
-use crate::ir::{
-    BinaryOp, DType, Expr, ExprId, ExtStmt, Level, Major, MemSpace, Module, Stmt, StmtId,
-};
+use crate::ir::{BinaryOp, DType, Expr, ExprId, ExtStmt, Major, MemSpace, Module, Stmt, StmtId};
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
@@ -41,18 +39,6 @@ pub const HELPERS: [&str; 8] = [
     "tsl_mma_store",
     "tsl_mma_load_c",
 ];
-
-/// Whether `m` is a warp-MMA kernel: it has `mma` statements, and no `: group-4` level, TMA
-/// copy or event (those make it a Hopper kernel, whose `mma`s are WGMMAs).
-pub fn is_warp_kernel(m: &Module) -> bool {
-    let body = &m.kernel.body;
-    super::walk::contains(m, body, &|s| matches!(s, Stmt::Mma { .. }))
-        && !super::walk::contains(m, body, &|s| match s {
-            Stmt::TmaCopy { .. } | Stmt::EventDecl { .. } => true,
-            Stmt::Parallel { levels, .. } => levels.iter().any(|l| l.level == Level::Group4),
-            _ => false,
-        })
-}
 
 fn div(a: Sym, b: i64) -> Sym {
     Sym::bin(BinaryOp::Div, a, Sym::Int(b))
@@ -405,7 +391,7 @@ fn extent(e: &Emitter, a: ExprId) -> Option<Sym> {
         crate::check::ChunkIndex::Base(_) => {}
     }
     match &e.m.exprs[a] {
-        Expr::Name(n) => e.scopes.extent(n).cloned(),
+        Expr::Name(_) => e.cx().extent(a).cloned(),
         Expr::Compose { outer, inner } => Some(Sym::mul(extent(e, *outer)?, extent(e, *inner)?)),
         _ => None,
     }

@@ -16,9 +16,9 @@ use crate::ir::{Block, CopyDst, Expr, ExprId, Ident, Module, Stmt, StmtId};
 use crate::span::Span;
 use std::collections::{HashMap, HashSet};
 
-/// Which identifier of a statement a [`Resolved::idents`] entry is for.
+/// Which identifier of a statement an entry of the checker's `idents` is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Role {
+pub enum Role {
     Acc,
     A,
     B,
