@@ -377,6 +377,20 @@ pub const ANY_FUTURE_UNUSED: &str = "E1491";
 /// futures into fresh shared buffers.
 pub const NOT_LOWERED_SWAP: &str = "E1375";
 
+/// Element-wise work (`mc *= s;`, `apply {i, j} in acc.span`) on a fragment that is not an
+/// accumulator.
+pub const FRAG_ELEM_NOT_ACC: &str = "E1540";
+/// Whole-fragment arithmetic (`mc = mc * s;`) that indexes the fragment.
+pub const FRAG_WHOLE_INDEXED: &str = "E1541";
+/// Inside `apply {i, j} in acc.span`, `acc` read or written other than as `acc.at(i, j)`.
+pub const FRAG_ELEM_INDEX: &str = "E1542";
+/// `apply` over an accumulator's span without exactly two variables.
+pub const FRAG_APPLY_VARS: &str = "E1543";
+/// A statement other than an assignment, `if` or named value in an accumulator's `apply`.
+pub const FRAG_APPLY_BODY: &str = "E1544";
+/// Not supported yet: element-wise work on a warp accumulator before the first `mma` into it.
+pub const NOT_LOWERED_FRAG_ELEM_ORDER: &str = "E1450";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -972,5 +986,29 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SWAP,
         "not supported yet: `dma.any`/`tma.any` and `swap` beyond `dma.copy` futures of fresh shared buffers",
+    ),
+    (
+        FRAG_ELEM_NOT_ACC,
+        "element-wise work on a fragment that is not an accumulator",
+    ),
+    (
+        FRAG_WHOLE_INDEXED,
+        "whole-fragment arithmetic that indexes the fragment",
+    ),
+    (
+        FRAG_ELEM_INDEX,
+        "an accumulator inside its `apply` other than as `acc.at(i, j)`",
+    ),
+    (
+        FRAG_APPLY_VARS,
+        "`apply` over an accumulator without two variables",
+    ),
+    (
+        FRAG_APPLY_BODY,
+        "a copy, `mma` or loop inside an accumulator's `apply`",
+    ),
+    (
+        NOT_LOWERED_FRAG_ELEM_ORDER,
+        "not supported yet: element-wise work on a warp accumulator before its first `mma`",
     ),
 ];

@@ -48,6 +48,15 @@ pub const LOWERED_MATH: &[&str] = &[
 ];
 
 fn lowered_func(name: &str) -> bool {
+    // `__exp2f`: CUDA's f32 spelling of `exp2`; `__to<T>`: a conversion to a lowered type.
+    if let Some(b) = name.strip_prefix("__").and_then(|b| b.strip_suffix('f'))
+        && LOWERED_MATH.contains(&b)
+    {
+        return true;
+    }
+    if let Some(t) = name.strip_prefix("__to<").and_then(|t| t.strip_suffix('>')) {
+        return matches!(t, "f32" | "f16" | "bf16" | "s32" | "int" | "float");
+    }
     LOWERED_FUNCS.contains(&name)
         || LOWERED_MATH.contains(&name)
         || name
@@ -338,6 +347,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     stepped.insert(*base);
                 }
             });
+        }
+        // `apply {i, j} in acc.span`: the extents are the accumulator's shape
+        // (`lower/frag_elem.rs` walks its elements).
+        if super::frag_elem::acc_apply(cx, s) {
+            continue;
         }
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {

@@ -106,6 +106,12 @@ impl Emitter<'_> {
                 }
                 self.scopes.pop();
             }
+            // `apply {i, j} in acc.span { … }` over an accumulator's elements.
+            Stmt::Foreach { body, .. } if super::frag_elem::walked(self, s).is_some() => {
+                super::frag_elem::open_apply(self, s, line)?;
+                self.block(body);
+                super::frag_elem::close_apply(self, s, line)?;
+            }
             Stmt::Foreach {
                 vars,
                 extents,
@@ -302,6 +308,10 @@ impl Emitter<'_> {
                     }
                 }
             }
+            // `mc op= value;`: every element of an accumulator.
+            Stmt::Assign { target, op, value } if super::frag_elem::is_whole(self, *target) => {
+                super::frag_elem::whole(self, s, *target, *op, *value, line)?
+            }
             Stmt::Assign { target, op, value } => self.assign(*target, *op, *value, line)?,
             Stmt::If {
                 cond,
@@ -451,6 +461,10 @@ impl Emitter<'_> {
         line: Option<u32>,
     ) -> Result<(), LowerError> {
         let m = self.m;
+        // An accumulator's element inside its element loop (`lower/frag_elem.rs`).
+        if let Some((place, dtype)) = super::frag_elem::elem_target(self, target) {
+            return super::frag_elem::assign_elem(self, &place, dtype, op, value, line);
+        }
         // Element store into a global tensor: guarded.
         if let Expr::View { .. } = &m.exprs[target] {
             let v = self.cx().view(target)?;

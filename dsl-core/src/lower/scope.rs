@@ -53,6 +53,12 @@ pub enum Local {
     Value,
     /// The name of an array-entry pointer an enclosing loop computes once.
     Hoisted(String),
+    /// Inside an element loop over an accumulator (`apply`, whole-fragment arithmetic): the
+    /// accumulator's name stands for the element, C++ `place`, a value of `dtype`.
+    FragElem {
+        place: String,
+        dtype: DType,
+    },
 }
 
 /// The scope key under which the pointer `entry` (C++ of an array entry) is hoisted: not a

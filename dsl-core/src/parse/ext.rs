@@ -722,10 +722,11 @@ impl Parser {
         self.expect_op(",", "after the accumulator")?;
         let value = self.expr()?;
         self.expect_semi("`mma.fill`")?;
-        Ok(self.add_stmt(
+        let id = self.add_stmt(
             Stmt::Ext(ExtStmt::MmaRefill { acc, value }),
             self.span_from(first),
-        ))
+        );
+        self.expand_dyn_acc(id)
     }
 }
 
