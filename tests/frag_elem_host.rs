@@ -18,7 +18,12 @@ fn accumulator_elements_follow_the_isa_fragment_tables() {
     std::fs::create_dir_all(&dir).unwrap();
     let exe = dir.join("layout");
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    let header = root.join("codegen-cuda/cuda/lowering/frag_elem.cuh");
+    // Both sections, in the order the writer emits them.
+    let header = dir.join("frag_host.h");
+    let text = ["frag_elem.cuh", "frag_rows.cuh"]
+        .map(|f| std::fs::read_to_string(root.join("codegen-cuda/cuda/lowering").join(f)).unwrap())
+        .join("\n");
+    std::fs::write(&header, text).unwrap();
     let out = Command::new(&cxx)
         .args(["-std=c++17", "-O1", "-w"])
         .arg(format!("-DTSL_FRAG_ELEM_HOST=\"{}\"", header.display()))

@@ -205,8 +205,8 @@ fn println_compiles_to_a_vprintf_call() {
 /// Element-wise epilogues on accumulators in registers (`mc *= alpha;`, `apply {i, j} in
 /// mc.span { … }`): on the warp path the scaled, biased accumulator is clamped by FMNMX (relu)
 /// between the HMMAs and the stores; on the WGMMA path SiLU's exponential (MUFU.EX2) follows the
-/// HGMMAs, and a causal mask's exponentials too. No local memory: the element loops unroll over
-/// register indices.
+/// HGMMAs, and a causal mask's exponentials too; row softmaxes reduce each row across its quad
+/// (SHFL.BFLY). No local memory: the element loops unroll over register indices.
 #[test]
 fn accumulator_epilogues_stay_in_registers() {
     if !nvrtc_and_nvdisasm_available("accumulator_epilogues_stay_in_registers") {
@@ -220,7 +220,13 @@ fn accumulator_epilogues_stay_in_registers() {
     );
     let s = kernel_sass("wgmma_epilogue");
     assert_has("wgmma_epilogue", &s, &["HGMMA", "MUFU.EX2", "STG"]);
-    for name in ["frag_elem_mask", "frag_elem_s32", "frag_elem_f16acc"] {
+    for name in [
+        "frag_elem_mask",
+        "frag_elem_s32",
+        "frag_elem_f16acc",
+        "frag_softmax_warp",
+        "frag_softmax_wgmma",
+    ] {
         let rel = format!("dsl-core/tests/lowered/{name}.co");
         let m = dsl_core::lower::launch_form(
             dsl_core::parse::parse_str(&read(&rel), Some(&rel))
@@ -231,6 +237,9 @@ fn accumulator_epilogues_stay_in_registers() {
         let ops: &[&str] = match name {
             "frag_elem_mask" => &["HGMMA", "MUFU.EX2"],
             "frag_elem_s32" => &["IMMA"],
+            // Row reductions: the quad's shuffles; the exponentials.
+            "frag_softmax_warp" => &["HMMA.16816.F32", "SHFL.BFLY", "MUFU.EX2"],
+            "frag_softmax_wgmma" => &["HGMMA", "SHFL.BFLY", "MUFU.EX2"],
             _ => &["HMMA.16816.F16"],
         };
         assert_has(&rel, &s, ops);

@@ -20,6 +20,11 @@ inline tsl_u32 tsl_pack_f16x2(float lo, float hi) {
 }
 inline tsl_f16 tsl_f16x2_lo(tsl_f16x2 x) { return {(tsl_u16)(x.bits & 0xffff)}; }
 inline tsl_f16 tsl_f16x2_hi(tsl_f16x2 x) { return {(tsl_u16)(x.bits >> 16)}; }
+#include <cmath>
+inline float __int_as_float(int x) { float f; memcpy(&f, &x, 4); return f; }
+// The quad shuffles of the row reductions: this model runs one thread at a time, so the
+// reduction helpers are compiled but exercised by the GPU tests, not here.
+inline float __shfl_xor_sync(unsigned, float x, int) { return x; }
 #include TSL_FRAG_ELEM_HOST
 
 static int failures = 0;
@@ -34,6 +39,13 @@ static void expect(bool ok, const char *what, int a, int b, int c) {
 // tile (m8n8k16, or f16 m16n8k8 whose rows 8-15 are zero) keeps values c0, c1.
 template <int FM, int FN, int MB> static void warp_case() {
   std::vector<int> seen(FM * MB * FN * 8, 0);
+  std::vector<int> rows(FM * MB, 0);
+  for (int lane = 0; lane < 32; ++lane) {
+    threadIdx.x = lane;
+    // Each row is held by exactly the four lanes of its quad (one slot each).
+    for (int s = 0; s < FM * (MB / 8); ++s) rows[tsl_frag_warp_slot_row<MB>(s)]++;
+  }
+  for (int x : rows) expect(x == 4, "warp rows held by a quad", FM, FN, MB);
   for (int lane = 0; lane < 32; ++lane) {
     threadIdx.x = 64 + lane;  // a later warp of the block: only the lane matters
     for (int e = 0; e < FM * FN * 4; ++e) {
@@ -43,6 +55,8 @@ template <int FM, int FN, int MB> static void warp_case() {
       const int col = tn * 8 + (lane % 4) * 2 + (c & 1);
       const int r = tsl_frag_warp_row<FN, MB>(e), k = tsl_frag_warp_col<FN>(e);
       expect(r == row && k == col, "warp element", lane, e, MB);
+      // The element's row slot holds that row.
+      expect(tsl_frag_warp_slot_row<MB>(tsl_frag_warp_slot<FN, MB>(e)) == row, "warp slot", lane, e, MB);
       if (r >= 0 && r < FM * MB && k >= 0 && k < FN * 8) seen[r * FN * 8 + k]++;
     }
   }
@@ -55,6 +69,12 @@ template <int FM, int FN, int MB> static void warp_case() {
 // threadID_in_group * 2 + (i & 1), for d0 .. d(N/2 - 1).
 template <int N> static void wgmma_case() {
   std::vector<int> seen(64 * N, 0);
+  std::vector<int> rows(64, 0);
+  for (int t = 0; t < 128; ++t) {
+    threadIdx.x = t;
+    for (int s = 0; s < 2; ++s) rows[tsl_frag_wgmma_slot_row(s)]++;
+  }
+  for (int x : rows) expect(x == 4, "wgmma rows held by a quad", N, 0, 0);
   for (int t = 0; t < 128; ++t) {
     threadIdx.x = 128 + t;  // the second warpgroup of the block
     const int w = t / 32, lane = t % 32;
@@ -63,6 +83,7 @@ template <int N> static void wgmma_case() {
       const int col = (i / 4) * 8 + (lane % 4) * 2 + (i & 1);
       const int r = tsl_frag_wgmma_row(i), k = tsl_frag_wgmma_col(i);
       expect(r == row && k == col, "wgmma element", t, i, N);
+      expect(tsl_frag_wgmma_slot_row(tsl_frag_wgmma_slot(i)) == row, "wgmma slot", t, i, N);
       if (r >= 0 && r < 64 && k >= 0 && k < N) seen[r * N + k]++;
     }
   }

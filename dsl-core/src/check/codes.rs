@@ -388,6 +388,14 @@ pub const FRAG_ELEM_INDEX: &str = "E1542";
 pub const FRAG_APPLY_VARS: &str = "E1543";
 /// A statement other than an assignment, `if` or named value in an accumulator's `apply`.
 pub const FRAG_APPLY_BODY: &str = "E1544";
+/// Inside an `apply` over a fragment, a `frag` tile read other than at the element's own
+/// row (and column), or of another shape.
+pub const FRAG_TILE_INDEX: &str = "E1545";
+/// `copy` / `reduce_*` of fragments whose shapes do not match, or of names that are no
+/// fragments.
+pub const FRAG_OP: &str = "E1546";
+/// Not supported yet: a `frag` tile used outside `apply`, `copy` and the row reductions.
+pub const NOT_LOWERED_FRAG_TILE_USE: &str = "E1451";
 /// Not supported yet: element-wise work on a warp accumulator before the first `mma` into it.
 pub const NOT_LOWERED_FRAG_ELEM_ORDER: &str = "E1450";
 
@@ -1010,5 +1018,17 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_FRAG_ELEM_ORDER,
         "not supported yet: element-wise work on a warp accumulator before its first `mma`",
+    ),
+    (
+        FRAG_TILE_INDEX,
+        "a `frag` tile inside an `apply` not at the element's own row and column",
+    ),
+    (
+        FRAG_OP,
+        "`copy` / `reduce_*` of fragments whose shapes do not match",
+    ),
+    (
+        NOT_LOWERED_FRAG_TILE_USE,
+        "not supported yet: a `frag` tile outside `apply`, `copy` and the row reductions",
     ),
 ];

@@ -99,6 +99,15 @@ pub(crate) fn sites(cx: &Cx) -> Vec<Site> {
 /// Whether `s` is an `apply` over an accumulator's span (its extents are the accumulator's
 /// shape, which the lowering knows; they are not integer arithmetic).
 pub(crate) fn acc_apply(cx: &Cx, s: StmtId) -> bool {
+    let m = cx.m;
+    // Over a `frag` tile.
+    if let Stmt::Foreach { extents, .. } = &m.stmts[s]
+        && walked_name(m, extents).is_some()
+        && let Some(base) = span_base(m, extents[0])
+        && tile_of(cx, &tiles(cx), base).is_some()
+    {
+        return true;
+    }
     sites(cx)
         .iter()
         .any(|x| matches!(x, Site::Apply { stmt, def } if *stmt == s && is_accumulator(cx, *def)))
@@ -324,4 +333,374 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
             }
         }
     }
+}
+
+/// A `frag` register tile (`frag f32 [M] v;`, `frag f16 [M, N] x;`): one declarator.
+#[derive(Clone, Debug)]
+pub(crate) struct Tile {
+    pub decl: StmtId,
+    pub index: usize,
+    pub name: String,
+    pub dtype: crate::ir::DType,
+    /// The shape under the config.
+    pub shape: Vec<Option<i64>>,
+    /// Whether the shape names no tunable (the lowering lays it out at compile time).
+    pub fixed: bool,
+}
+
+/// The `frag` register tiles of the module.
+pub(crate) fn tiles(cx: &Cx) -> Vec<Tile> {
+    let m = cx.m;
+    let mut out = Vec::new();
+    for x in &m.decl_ext {
+        let crate::ir::DeclExt::Frag { decl } = x else {
+            continue;
+        };
+        let Stmt::TensorDecl {
+            dtype,
+            shape,
+            names,
+            ..
+        } = &m.stmts[*decl]
+        else {
+            continue;
+        };
+        let mut fixed = true;
+        for &d in shape {
+            walk_expr(m, d, &mut |x| {
+                if let Expr::Name(n) = &m.exprs[x] {
+                    fixed &= m.tunable(n).is_none();
+                }
+            });
+        }
+        for (index, d) in names.iter().enumerate() {
+            out.push(Tile {
+                decl: *decl,
+                index,
+                name: d.name.name.clone(),
+                dtype: *dtype,
+                shape: shape.iter().map(|&e| cx.value(e)).collect(),
+                fixed,
+            });
+        }
+    }
+    out
+}
+
+/// The tile `e` names (a name bound to a `frag` declarator).
+fn tile_of<'t>(cx: &Cx, tiles: &'t [Tile], e: ExprId) -> Option<&'t Tile> {
+    match cx.res.bindings.get(&e) {
+        Some(Binding::Tensor(decl, i)) => tiles.iter().find(|t| t.decl == *decl && t.index == *i),
+        _ => None,
+    }
+}
+
+/// Whether the kernel's accumulators are warp-level (`mma.sync`) ones, and whether it has any.
+fn paths(cx: &Cx) -> (bool, bool) {
+    let warp =
+        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
+    let any = all_stmts(cx.m)
+        .into_iter()
+        .any(|s| matches!(cx.m.stmts[s], Stmt::Mma { .. }));
+    (warp, any)
+}
+
+/// Whether the lowering lays tile `t` out in its kernel's accumulator layout: a compile-time
+/// `[M]` (f32, one value per accumulator row) or `[M, N]` (f32 or f16) tile of a kernel with
+/// `mma`s, M a multiple of 8 (of 16 for 16-row warp tiles; 64, one warpgroup's rows, for
+/// WGMMA) and N of 8.
+pub(crate) fn lowerable_tile(cx: &Cx, t: &Tile) -> bool {
+    let (warp, any) = paths(cx);
+    if !any || !t.fixed {
+        return false;
+    }
+    let rows_ok = |mv: i64| {
+        if warp {
+            mv > 0 && mv % 8 == 0
+        } else {
+            mv == 64
+        }
+    };
+    match t.shape[..] {
+        [Some(mv)] => rows_ok(mv) && t.dtype == crate::ir::DType::F32,
+        [Some(mv), Some(nv)] => {
+            rows_ok(mv)
+                && nv > 0
+                && nv % 8 == 0
+                && (warp || nv <= 256)
+                && matches!(t.dtype, crate::ir::DType::F32 | crate::ir::DType::F16)
+        }
+        _ => false,
+    }
+}
+
+/// The M × N of each accumulator (by definition): warp ones from the `mma.sync` checks, WGMMA
+/// ones from the `mma`'s operands (one warpgroup's 64 rows).
+pub(crate) fn acc_shapes(
+    frags: &std::collections::HashMap<String, super::FragInfo>,
+    warp: &std::collections::HashMap<StmtId, (i64, i64)>,
+) -> std::collections::HashMap<StmtId, (i64, i64)> {
+    let mut out = warp.clone();
+    for f in frags.values() {
+        if f.kind == super::FragKind::Acc
+            && let [Some(mv), Some(nv)] = [f.shape[0].value, f.shape[1].value]
+        {
+            out.entry(f.def).or_insert((mv, nv));
+        }
+    }
+    out
+}
+
+/// Rules of `frag` tiles in element-wise work: inside an `apply` over an `[M, N]` accumulator
+/// or tile, a tile is read and written as `x.at(i, j)` of an `[M, N]` tile or `v.at(i)` of an
+/// `[M]` one (E1545); `reduce_*(v, src, 1)` and `copy(dst, src)` name tiles and accumulators of
+/// matching shapes (E1546).
+pub(crate) fn check_tiles(
+    cx: &Cx,
+    shapes: &std::collections::HashMap<StmtId, (i64, i64)>,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let tiles = tiles(cx);
+    if tiles.is_empty() {
+        return;
+    }
+    // The shape of what an expression names: an accumulator or a tile.
+    let shape_of = |e: ExprId| -> Option<Vec<Option<i64>>> {
+        if let Some(t) = tile_of(cx, &tiles, e) {
+            return Some(t.shape.clone());
+        }
+        match cx.res.bindings.get(&e) {
+            Some(Binding::Frag(d)) if is_accumulator(cx, *d) => {
+                shapes.get(d).map(|(a, b)| vec![Some(*a), Some(*b)])
+            }
+            _ => None,
+        }
+    };
+    for s in all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::Foreach {
+                vars,
+                extents,
+                body,
+                ..
+            } => {
+                let Some(base) = walked_name(m, extents).and(span_base(m, extents[0])) else {
+                    continue;
+                };
+                let Some(shape) = shape_of(base) else {
+                    continue;
+                };
+                let is_var = |e: ExprId, index: usize| {
+                    matches!(
+                        cx.res.bindings.get(&e),
+                        Some(Binding::LoopVar { stmt, index: i }) if *stmt == s && *i == index
+                    )
+                };
+                if tile_of(cx, &tiles, base).is_some() && vars.len() != shape.len() {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::FRAG_APPLY_VARS,
+                            m.stmt_span(s),
+                            format!(
+                                "`apply` over a {}-D fragment takes {} variable(s), found {}",
+                                shape.len(),
+                                shape.len(),
+                                vars.len()
+                            ),
+                        )
+                        .with_help("one variable per dimension: `apply {i} in v.span`, `apply {i, j} in x.span`"),
+                    );
+                    continue;
+                }
+                let mut inner = Vec::new();
+                collect(m, body, &mut inner);
+                for b in inner {
+                    if tile_of(cx, &tiles, base).is_some()
+                        && !matches!(
+                            m.stmts[b],
+                            Stmt::Assign { .. }
+                                | Stmt::If { .. }
+                                | Stmt::Let { .. }
+                                | Stmt::ScalarDecl { .. }
+                        )
+                    {
+                        diags.push(
+                            Diagnostic::new(
+                                codes::FRAG_APPLY_BODY,
+                                m.stmt_span(b),
+                                "the body of `apply` over a fragment runs per element: it holds assignments, `if`s and named values only",
+                            )
+                            .with_help("move copies, `mma`s and loops out of the `apply`"),
+                        );
+                    }
+                    for e in super::stmt_exprs(&m.stmts[b]) {
+                        walk_expr(m, e, &mut |x| {
+                            let Expr::View { base: tb, op, args } = &m.exprs[x] else {
+                                return;
+                            };
+                            let Some(t) = tile_of(cx, &tiles, *tb) else {
+                                return;
+                            };
+                            let right = *op == ViewOp::At
+                                && match t.shape.len() {
+                                    1 => {
+                                        args.len() == 1
+                                            && is_var(args[0], 0)
+                                            && t.shape[0] == shape[0]
+                                    }
+                                    _ => {
+                                        shape.len() == 2
+                                            && args.len() == 2
+                                            && is_var(args[0], 0)
+                                            && is_var(args[1], 1)
+                                            && t.shape == shape
+                                    }
+                                };
+                            if !right {
+                                let dims: Vec<String> = shape
+                                    .iter()
+                                    .map(|d| d.map_or("?".into(), |v| v.to_string()))
+                                    .collect();
+                                diags.push(
+                                    at_expr(
+                                        m,
+                                        codes::FRAG_TILE_INDEX,
+                                        x,
+                                        format!(
+                                            "inside `apply` over the [{}] fragment `{}`, the fragment `{}` is read and written at the element's own row and column",
+                                            dims.join(", "),
+                                            m.expr_to_string(base),
+                                            t.name
+                                        ),
+                                    )
+                                    .with_help(format!(
+                                        "each thread holds its own elements: write `{}.at({})` of a fragment of that shape, or `v.at({})` of one value per row",
+                                        t.name,
+                                        vars.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", "),
+                                        vars[0].name
+                                    )),
+                                );
+                            }
+                        });
+                    }
+                }
+            }
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { op, args }) => {
+                let (dst, src) = (args[0], args[1]);
+                // An accumulator whose shape the `mma` checks could not establish (they
+                // reported why) is not checked here.
+                let unsized_acc = |e: ExprId| matches!(cx.res.bindings.get(&e), Some(Binding::Frag(d)) if is_accumulator(cx, *d) && !shapes.contains_key(d));
+                if unsized_acc(dst) || unsized_acc(src) {
+                    continue;
+                }
+                let (Some(ds), Some(ss)) = (shape_of(dst), shape_of(src)) else {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::FRAG_OP,
+                            dst,
+                            format!("`{op}` takes `frag` tiles and `mma` accumulators"),
+                        )
+                        .with_help("declare the destination as `frag f32 [M] v;` (one value per row) or `frag f32 [M, N] x;`"),
+                    );
+                    continue;
+                };
+                let ok = if *op == "copy" {
+                    ds == ss
+                } else {
+                    ds.len() == 1 && ss.len() == 2 && ds[0] == ss[0] && cx.value(args[2]) == Some(1)
+                };
+                if !ok {
+                    let help = if *op == "copy" {
+                        "copy between fragments of one shape".to_string()
+                    } else {
+                        format!(
+                            "`{op}(v, src, 1)` reduces each row of an [M, N] `src` into the [M] fragment `v`"
+                        )
+                    };
+                    diags.push(
+                        Diagnostic::new(
+                            codes::FRAG_OP,
+                            m.stmt_span(s),
+                            format!("`{op}` of fragments whose shapes do not match"),
+                        )
+                        .with_help(help),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `s` is a fragment operation the lowering handles: `copy` or a row reduction of
+/// lowerable tiles and accumulators.
+pub(crate) fn lowered_frag_op(cx: &Cx, s: StmtId) -> bool {
+    let m = cx.m;
+    let Stmt::Ext(crate::ir::ExtStmt::FragOp { args, .. }) = &m.stmts[s] else {
+        return false;
+    };
+    let tiles = tiles(cx);
+    args.iter().take(2).all(|&a| match tile_of(cx, &tiles, a) {
+        Some(t) => lowerable_tile(cx, t),
+        None => matches!(cx.res.bindings.get(&a), Some(Binding::Frag(d)) if is_accumulator(cx, *d)),
+    })
+}
+
+/// `frag` tiles used where the lowering has no place for them: outside an `apply` over an
+/// accumulator or tile, `copy` and the row reductions (E1451).
+pub(crate) fn tile_gate(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let tiles = tiles(cx);
+    if tiles.is_empty() {
+        return;
+    }
+    let mut inside = std::collections::HashSet::new();
+    for s in all_stmts(m) {
+        if let Stmt::Foreach { body, extents, .. } = &m.stmts[s]
+            && walked_name(m, extents).is_some()
+        {
+            let mut v = Vec::new();
+            collect(m, body, &mut v);
+            inside.extend(v);
+        }
+    }
+    for s in all_stmts(m) {
+        let st = &m.stmts[s];
+        if inside.contains(&s)
+            || matches!(st, Stmt::TensorDecl { .. })
+            || matches!(st, Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }))
+            || matches!(st, Stmt::Foreach { extents, .. } if walked_name(m, extents).is_some())
+        {
+            continue;
+        }
+        for e in super::stmt_exprs(st) {
+            walk_expr(m, e, &mut |x| {
+                if let Some(t) = tile_of(cx, &tiles, x)
+                    && lowerable_tile(cx, t)
+                {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::NOT_LOWERED_FRAG_TILE_USE,
+                            x,
+                            format!(
+                                "not supported yet: the fragment `{}` outside `apply`, `copy` and the row reductions",
+                                t.name
+                            ),
+                        )
+                        .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet"),
+                    );
+                }
+            });
+        }
+    }
+}
+
+/// Whether declaration `decl` is a `frag` declaration whose tiles all lower
+/// ([`lowerable_tile`]): its `frag` and `{v}` parts pass the gate.
+pub(crate) fn lowered_tile_decl(cx: &Cx, decl: StmtId) -> bool {
+    let ts: Vec<Tile> = tiles(cx).into_iter().filter(|t| t.decl == decl).collect();
+    !ts.is_empty() && ts.iter().all(|t| lowerable_tile(cx, t))
 }

@@ -156,6 +156,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         ));
     }
     for x in &m.decl_ext {
+        // `frag` tiles in an accumulator layout (`lower/frag_elem.rs`), and their `{v}`.
+        if matches!(
+            x,
+            crate::ir::DeclExt::Frag { .. } | crate::ir::DeclExt::Init { .. }
+        ) && super::frag_elem::lowered_tile_decl(cx, x.decl())
+        {
+            continue;
+        }
         diags.push(not_lowered(
             codes::NOT_LOWERED_DECL,
             m.stmt_span(x.decl()),
@@ -272,6 +280,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "tessel lowers placeholders and `swap` of `dma.copy` futures into fresh shared buffers of one static shape (`f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`) on the SIMT path",
                 ),
             ),
+            // `copy` and row reductions of lowered fragments (`lower/frag_elem.rs`).
+            Stmt::Ext(ExtStmt::FragOp { .. }) if super::frag_elem::lowered_frag_op(cx, s) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.

@@ -210,6 +210,10 @@ impl Emitter<'_> {
                 }
                 self.deferred = outer_deferred;
             }
+            // `frag` tiles in the accumulator layout (`lower/frag_elem.rs`).
+            Stmt::TensorDecl { .. } if super::frag_elem::is_tile_decl(self, s) => {
+                super::frag_elem::declare(self, s, line)?
+            }
             Stmt::TensorDecl {
                 space,
                 dtype,
@@ -441,6 +445,9 @@ impl Emitter<'_> {
             }
             Stmt::Ext(crate::ir::ExtStmt::Swap { a, b }) => {
                 super::simt::swap_futures(self, a, b, line)?
+            }
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }) => {
+                super::frag_elem::frag_op(self, s, line)?
             }
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {

@@ -34,7 +34,7 @@ mod warp;
 mod warp_frags;
 
 pub use error::LowerError;
-pub use frag_elem::HELPERS as FRAG_ELEM_HELPERS;
+pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 pub use launch::launch_form;
 pub use lowered::{

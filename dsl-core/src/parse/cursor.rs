@@ -73,6 +73,9 @@ pub(crate) struct Parser {
     /// The accumulator-array element the statement being parsed names with run-time indices
     /// (`mc[0][i]`): the array, and per dimension a literal or an index expression with the
     /// dimension's extent. The statement becomes a branch per element (`frag_array.rs`).
+    /// `frag` register tiles declared so far (`frag f32 [M] v;`): `apply … in v.span` walks
+    /// their elements rather than their shape.
+    pub frag_tiles: Vec<String>,
     pub dyn_acc: Option<(String, Vec<Result<i64, (crate::ir::ExprId, i64)>>)>,
     /// `level_span` of each `: cluster` level (taken out of its statement by
     /// `cluster::extract` once the kernel is parsed).
@@ -136,6 +139,7 @@ impl Parser {
             pre_stmts: Vec::new(),
             frag_arrays: Vec::new(),
             dyn_acc: None,
+            frag_tiles: Vec::new(),
             cluster_levels: Vec::new(),
             multicast: Vec::new(),
             sparse: Vec::new(),

@@ -833,8 +833,7 @@ __global__ void __launch_bounds__(128, (1 + (BN / 2 <= 64))) tsl_wgmma_epilogue(
     }
     tsl_wgmma_commit(); tsl_wgmma_wait<0>();  // dsl:16  the next iteration overwrites the operands
   }
-  tsl_wgmma_wait<0>();  // dsl:27  the accumulator's WGMMAs are done
-  tsl_frag_pin(mc);  // dsl:27  its registers are read after the wait
+  tsl_frag_pin(mc);  // dsl:27  its registers are read after the WGMMAs' wait
   #pragma unroll
   for (int tsl_e = 0; tsl_e < BN / 2; ++tsl_e) {  // dsl:27  element-wise: each of this thread's elements of `mc`, in register order
     mc[tsl_e] = mc[tsl_e] * alpha;  // dsl:27
