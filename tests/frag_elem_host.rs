@@ -2,7 +2,9 @@
 //! (row, column) of each element an `apply` or whole-fragment update visits) runs on the host,
 //! no GPU: `tests/frag_host/layout.cpp` checks it for every thread of a warp (mma.sync m16n8
 //! tiles, 16- and 8-row) and of a warpgroup (WGMMA m64nN) against the PTX ISA's accumulator
-//! fragment tables, that the threads cover the tile exactly once, and the f16 element proxy.
+//! fragment tables, that the threads cover the tile exactly once, that row fragments hold each
+//! row once per quad lane, that the row reductions pick each row's elements, and the f16
+//! element proxy.
 //!
 //! Needs a C++17 host compiler (`c++`, or `$CXX`) with `_Float16`; without one the test prints
 //! `SKIPPED` and passes, except under `CI=true`, where it fails.
@@ -56,7 +58,7 @@ fn accumulator_elements_follow_the_isa_fragment_tables() {
     assert!(text.contains("0 failures"), "{text}");
     assert_eq!(
         text.lines().filter(|l| l.ends_with(": ok")).count(),
-        9,
+        12,
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);

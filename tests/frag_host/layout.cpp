@@ -22,8 +22,10 @@ inline tsl_f16 tsl_f16x2_lo(tsl_f16x2 x) { return {(tsl_u16)(x.bits & 0xffff)}; 
 inline tsl_f16 tsl_f16x2_hi(tsl_f16x2 x) { return {(tsl_u16)(x.bits >> 16)}; }
 #include <cmath>
 inline float __int_as_float(int x) { float f; memcpy(&f, &x, 4); return f; }
-// The quad shuffles of the row reductions: this model runs one thread at a time, so the
-// reduction helpers are compiled but exercised by the GPU tests, not here.
+// The quad shuffles of the row reductions: this model runs one thread at a time, so a shuffle
+// returns the thread's own value (a sum's two shuffle steps then make it 4 × the thread's
+// partial sum, a maximum stays the thread's) and the test combines the quad's four partial
+// results itself.
 inline float __shfl_xor_sync(unsigned, float x, int) { return x; }
 #include TSL_FRAG_ELEM_HOST
 
@@ -91,6 +93,66 @@ template <int N> static void wgmma_case() {
   std::printf("wgmma m64n%d: ok\n", N);
 }
 
+// Row reductions: each lane's partial sum and maximum over its elements of a row, combined over
+// the row's quad, equal the row's sum and maximum of the whole tile.
+template <int FM, int FN, int MB> static void warp_reduce_case() {
+  const int M = FM * MB, N = FN * 8, S = FM * (MB / 8);
+  auto value = [](int r, int c) { return (float)((r * 7 + c * 13) % 23) - 11.0f; };
+  std::vector<float> sum(M * 4, 0.0f), mx(M * 4, 0.0f);
+  std::vector<int> quad_seen(M, 0);
+  for (int lane = 0; lane < 32; ++lane) {
+    threadIdx.x = lane;
+    float acc[FM * FN * 4];
+    for (int e = 0; e < FM * FN * 4; ++e) {
+      const bool held = !(MB == 8 && (e & 2));
+      acc[e] = held ? value(tsl_frag_warp_row<FN, MB>(e), tsl_frag_warp_col<FN>(e)) : 1e9f;
+    }
+    float vs[S], vm[S];
+    tsl_frag_warp_reduce<0, FM, FN, MB>(vs, acc);
+    tsl_frag_warp_reduce<1, FM, FN, MB>(vm, acc);
+    for (int s = 0; s < S; ++s) {
+      const int r = tsl_frag_warp_slot_row<MB>(s);
+      sum[r * 4 + lane % 4] = vs[s];
+      mx[r * 4 + lane % 4] = vm[s];
+      quad_seen[r]++;
+    }
+  }
+  for (int r = 0; r < M; ++r) {
+    float ws = 0.0f, wm = -1e30f;
+    for (int c = 0; c < N; ++c) {
+      ws += value(r, c);
+      wm = value(r, c) > wm ? value(r, c) : wm;
+    }
+    float gs = 0.0f, gm = -1e30f;
+    for (int q = 0; q < 4; ++q) {
+      gs += sum[r * 4 + q];
+      gm = mx[r * 4 + q] > gm ? mx[r * 4 + q] : gm;
+    }
+    expect(quad_seen[r] == 4 && gs == 4.0f * ws && gm == wm, "warp row reduction", r, FN, MB);
+  }
+  std::printf("warp row reductions %dx%d tiles of m%dn8: ok\n", FM, FN, MB);
+}
+
+template <int N> static void wgmma_reduce_case() {
+  auto value = [](int r, int c) { return (float)((r * 5 + c * 11) % 19) - 9.0f; };
+  std::vector<float> sum(64 * 4, 0.0f);
+  for (int t = 0; t < 128; ++t) {
+    threadIdx.x = t;
+    float acc[N / 2];
+    for (int e = 0; e < N / 2; ++e) acc[e] = value(tsl_frag_wgmma_row(e), tsl_frag_wgmma_col(e));
+    float v[2];
+    tsl_frag_wgmma_reduce<0, N>(v, acc);
+    for (int s = 0; s < 2; ++s) sum[tsl_frag_wgmma_slot_row(s) * 4 + t % 4] = v[s];
+  }
+  for (int r = 0; r < 64; ++r) {
+    float want = 0.0f, got = 0.0f;
+    for (int c = 0; c < N; ++c) want += value(r, c);
+    for (int q = 0; q < 4; ++q) got += sum[r * 4 + q];
+    expect(got == 4.0f * want, "wgmma row reduction", r, N, 0);
+  }
+  std::printf("wgmma row reductions m64n%d: ok\n", N);
+}
+
 static void half_proxy() {
   tsl_u32 regs[2] = {tsl_pack_f16x2(1.0f, 2.0f), tsl_pack_f16x2(3.0f, 4.0f)};
   for (int e = 0; e < 4; ++e) expect((float)tsl_frag_f16(regs, e) == (float)(e + 1), "f16 read", e, 0, 0);
@@ -110,6 +172,9 @@ int main() {
   wgmma_case<8>();
   wgmma_case<64>();
   wgmma_case<256>();
+  warp_reduce_case<2, 4, 16>();
+  warp_reduce_case<1, 8, 8>();
+  wgmma_reduce_case<64>();
   half_proxy();
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;

@@ -66,8 +66,9 @@ template <int OP> TSL_DEVICE float tsl_frag_quad(float x) {
 template <int OP> TSL_DEVICE float tsl_frag_identity() {
   return OP == 0 ? 0.0f : (OP == 1 ? -__int_as_float(0x7f800000) : __int_as_float(0x7f800000));
 }
-template <int OP, int FN, int MB, int S, typename A>
+template <int OP, int FM, int FN, int MB, int S, typename A>
 TSL_DEVICE void tsl_frag_warp_reduce(float (&v)[S], const A *acc) {
+  static_assert(S == FM * (MB / 8), "one value per row of the source");
 #pragma unroll
   for (int s = 0; s < S; ++s) {
     float x = tsl_frag_identity<OP>();

@@ -75,8 +75,8 @@ struct Layout {
     skip: Option<String>,
     /// An accumulator on the WGMMA path: its registers are written asynchronously.
     wgmma: bool,
-    /// Warp layouts: the tiles along N (C++) and the rows per tile.
-    warp_tiles: Option<(String, i64)>,
+    /// Warp layouts: the tiles along M and N (C++) and the rows per tile.
+    warp_tiles: Option<(String, String, i64)>,
 }
 
 impl Layout {
@@ -105,6 +105,7 @@ fn warp_rows(m: i64) -> i64 {
 /// The warp (`mma.sync`) layout of `fm × fnn` tiles of `rows` rows.
 fn warp_layout(cpp: String, dtype: DType, fm: Sym, fnn: Sym, rows: i64) -> Layout {
     let fnc = fnn.to_cpp();
+    let fmc = fm.to_cpp();
     Layout {
         cpp,
         dtype,
@@ -114,7 +115,7 @@ fn warp_layout(cpp: String, dtype: DType, fm: Sym, fnn: Sym, rows: i64) -> Layou
         slot: format!("tsl_frag_warp_slot<{fnc}, {rows}>({ELEM})"),
         skip: (rows == 8).then(|| format!("({ELEM} & 2) != 0")),
         wgmma: false,
-        warp_tiles: Some((fnc, rows)),
+        warp_tiles: Some((fmc, fnc, rows)),
     }
 }
 
@@ -366,13 +367,13 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             Call::new("tsl_frag_wgmma_reduce").targs([code.to_string(), n])
         }
         KernelPath::Simt => {
-            let (fnn, mb) = sl.warp_tiles.clone().ok_or_else(|| {
+            let (fm, fnn, mb) = sl.warp_tiles.clone().ok_or_else(|| {
                 LowerError::new(
                     m.stmt_span(s),
                     "internal: a row reduction of a row fragment",
                 )
             })?;
-            Call::new("tsl_frag_warp_reduce").targs([code.to_string(), fnn, mb.to_string()])
+            Call::new("tsl_frag_warp_reduce").targs([code.to_string(), fm, fnn, mb.to_string()])
         }
     };
     e.call(
