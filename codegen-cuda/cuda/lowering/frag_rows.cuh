@@ -91,3 +91,9 @@ template <int OP, int N, typename A> TSL_DEVICE void tsl_frag_wgmma_reduce(float
     v[s] = tsl_frag_quad<OP>(x);
   }
 }
+// `all_reduce_sum(v);` (`_max`, `_min`): each slot's value combined across the quad that holds
+// the row (after `apply` summed a thread's own elements of each row into v).
+template <int OP, int S> TSL_DEVICE void tsl_frag_all_reduce(float (&v)[S]) {
+#pragma unroll
+  for (int s = 0; s < S; ++s) v[s] = tsl_frag_quad<OP>(v[s]);
+}

@@ -586,6 +586,43 @@ pub(crate) fn check_tiles(
                     }
                 }
             }
+            // `all_reduce_sum(v);`: a row fragment's values combined across each row's quad.
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { op, args }) if args.len() == 1 => {
+                // The values are per row of an [M, N] fragment: an `apply` over one writes
+                // `v.at(i)`, or a row reduction writes `v` (Croqtile: "a replicated 1-D layout").
+                let tile = tile_of(cx, &tiles, args[0]);
+                let same = |e: ExprId| {
+                    tile.is_some_and(|t| {
+                        tile_of(cx, &tiles, e)
+                            .is_some_and(|u| u.decl == t.decl && u.index == t.index)
+                    })
+                };
+                let per_row = all_stmts(m).into_iter().any(|w| match &m.stmts[w] {
+                    Stmt::Foreach { vars, body, .. } if vars.len() == 2 => {
+                        let mut inner = Vec::new();
+                        collect(m, body, &mut inner);
+                        inner.iter().any(|&b| {
+                            matches!(&m.stmts[b], Stmt::Assign { target, .. }
+                            if matches!(&m.exprs[*target], Expr::View { base, .. } if same(*base)))
+                        })
+                    }
+                    Stmt::Ext(crate::ir::ExtStmt::FragOp { args: a, .. }) => {
+                        a.len() == 3 && same(a[0])
+                    }
+                    _ => false,
+                });
+                if !shape_of(args[0]).is_some_and(|sh| sh.len() == 1) || !per_row {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::FRAG_OP,
+                            args[0],
+                            format!("`{op}` combines a row fragment (`frag f32 [M] v;`) across the threads that hold each row; `{}` is none", m.expr_to_string(args[0])),
+                        )
+                        .with_help(format!("give `{}` its rows first: `apply {{i, j}} in acc.span {}.at(i) = … acc.at(i, j) …;` or `reduce_sum({}, acc, 1);`", m.expr_to_string(args[0]), m.expr_to_string(args[0]), m.expr_to_string(args[0]))),
+                    );
+                }
+            }
             Stmt::Ext(crate::ir::ExtStmt::FragOp { op, args }) => {
                 let (dst, src) = (args[0], args[1]);
                 // An accumulator whose shape the `mma` checks could not establish (they

@@ -44,7 +44,8 @@ pub const HELPERS: [&str; 6] = [
 
 /// The helpers of `lowering/frag_rows.cuh` (`frag` tiles; it builds on `frag_elem.cuh`, which
 /// the writer includes with it).
-pub const ROWS_HELPERS: [&str; 8] = [
+pub const ROWS_HELPERS: [&str; 9] = [
+    "tsl_frag_all_reduce",
     "tsl_frag_fill",
     "tsl_frag_copy",
     "tsl_frag_warp_reduce",
@@ -331,7 +332,22 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             "internal: not a fragment operation",
         ));
     };
+    let code = |op: &str| match op.trim_start_matches("all_") {
+        "reduce_sum" => "0",
+        "reduce_max" => "1",
+        _ => "2",
+    };
     let (dst, dl) = operand(e, args[0])?;
+    if args.len() == 1 {
+        e.call(
+            Call::new("tsl_frag_all_reduce")
+                .targs([code(op).to_string()])
+                .args([dst]),
+            Some("each row's values combined across the row's quad"),
+            line,
+        );
+        return Ok(());
+    }
     let (src, sl) = operand(e, args[1])?;
     if sl.wgmma {
         wgmma_ready(e, &src, line);
@@ -355,11 +371,7 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
         }
         return Ok(());
     }
-    let code = match *op {
-        "reduce_sum" => "0",
-        "reduce_max" => "1",
-        _ => "2",
-    };
+    let code = code(op);
     // The source's columns: from its layout's element count.
     let call = match e.path {
         KernelPath::Hopper => {

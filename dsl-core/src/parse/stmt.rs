@@ -168,7 +168,8 @@ impl Parser {
             "break" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("break")?,
             "continue" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("continue")?,
             "yield" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("yield")?,
-            "copy" | "reduce_max" | "reduce_sum" | "reduce_min"
+            "copy" | "reduce_max" | "reduce_sum" | "reduce_min" | "all_reduce_sum"
+            | "all_reduce_max" | "all_reduce_min"
                 if self.open_at(self.pos + 1, Delim::Paren) =>
             {
                 self.frag_op_stmt()?

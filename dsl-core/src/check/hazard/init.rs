@@ -129,6 +129,10 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
                 rd.push(*value);
             }
             // `copy(dst, src);`, `reduce_max(dst, src, axis);`: `dst` is written whole.
+            // (`all_reduce_sum(v);` reads and rewrites `v`.)
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { args, .. }) if args.len() == 1 => {
+                rd.push(args[0])
+            }
             Stmt::Ext(crate::ir::ExtStmt::FragOp { args, .. }) => {
                 wr.push(args[0]);
                 rd.extend(args[1..].iter().copied());
