@@ -737,9 +737,26 @@ fn accumulator_arrays_name_elements_by_literal_indices() {
     lowers(&m);
     let text = m.to_string();
     assert!(text.contains("mma.row.row mc[0][1], ma, mb;"), "{text}");
-    // A run-time index, an index past the extent, a missing index: parse errors.
+    // A run-time index: the statement is written per element, behind `if (w == v)`; an
+    // index past the extent, a missing index: parse errors.
+    let dynamic = parse(
+        &src.replace(
+            "mma.row.row mc[0][1], ma, mb;",
+            "mma.row.row mc[0][w], ma, mb;",
+        )
+        .replace("mma.store mc[0][1], c", "mma.store mc[0][w], c"),
+    )
+    .module;
+    let text = dynamic.to_string();
+    for want in [
+        "if (w == 0) {",
+        "mma.row.row mc[0][2], ma, mb;",
+        "mma.store mc[0][1], c.subspan(16, 16).at(bm, bn);",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    lowers(&dynamic);
     for (bad, what) in [
-        ("mma.store mc[0][1], c", "mma.store mc[0][w], c"),
         ("mma.store mc[0][1], c", "mma.store mc[2][1], c"),
         (
             "mma.row.row mc[0][1], ma, mb;",

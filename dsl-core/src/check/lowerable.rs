@@ -258,6 +258,8 @@ fn integer_extents(cx: &Cx, diags: &mut Diagnostics) {
                     sites.extend(l.extents.iter().map(|&e| (e, "a parallel extent")));
                 }
             }
+            // `apply {i, j} in acc.span`: the accumulator's shape (`check/frag_elem.rs`).
+            Stmt::Foreach { .. } if super::frag_elem::acc_apply(cx, s) => {}
             Stmt::Foreach { extents, .. } => {
                 sites.extend(extents.iter().map(|&e| (e, "a loop extent")));
             }

@@ -28,6 +28,7 @@ pub mod codes;
 mod control;
 mod eval;
 pub(crate) mod events;
+pub(crate) mod frag_elem;
 mod fresh;
 mod futures;
 mod geometry;
@@ -379,7 +380,13 @@ fn run_checks(
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
-    warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    let warp_shapes = warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    frag_elem::check_frag_elem(&cx, &mut diags);
+    frag_elem::check_tiles(
+        &cx,
+        &frag_elem::acc_shapes(&frags, &warp_shapes),
+        &mut diags,
+    );
     control::check_control(&cx, &mut diags);
     streams::check_streams(&cx, &mut diags);
     header::check_param_dims(&cx, &mut diags);
@@ -396,6 +403,8 @@ fn run_checks(
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
     warp_mma::warp_gate(&cx, &mut gate);
+    frag_elem::gate(&cx, &mut gate);
+    frag_elem::tile_gate(&cx, &mut gate);
     sparse::gate(&cx, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those

@@ -49,6 +49,15 @@ pub const LOWERED_MATH: &[&str] = &[
 ];
 
 fn lowered_func(name: &str) -> bool {
+    // `__exp2f`: CUDA's f32 spelling of `exp2`; `__to<T>`: a conversion to a lowered type.
+    if let Some(b) = name.strip_prefix("__").and_then(|b| b.strip_suffix('f'))
+        && LOWERED_MATH.contains(&b)
+    {
+        return true;
+    }
+    if let Some(t) = name.strip_prefix("__to<").and_then(|t| t.strip_suffix('>')) {
+        return matches!(t, "f32" | "f16" | "bf16" | "s32" | "int" | "float");
+    }
     LOWERED_FUNCS.contains(&name)
         || LOWERED_MATH.contains(&name)
         || name
@@ -153,6 +162,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         if super::out_init::unobservable(m, Some(&cx.res.bindings), x)
             || super::out_init::block_owned(m, Some(&cx.res.bindings), x)
                 .is_some_and(|f| super::out_init::covers(cx, &f))
+        {
+            continue;
+        }
+        // `frag` tiles in an accumulator layout (`lower/frag_elem.rs`), and their `{v}`.
+        if matches!(
+            x,
+            crate::ir::DeclExt::Frag { .. } | crate::ir::DeclExt::Init { .. }
+        ) && super::frag_elem::lowered_tile_decl(cx, x.decl())
         {
             continue;
         }
@@ -296,6 +313,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "tessel lowers placeholders and `swap` of `dma.copy` futures into fresh shared buffers of one static shape (`f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`) on the SIMT path",
                 ),
             ),
+            // `copy` and row reductions of lowered fragments (`lower/frag_elem.rs`).
+            Stmt::Ext(ExtStmt::FragOp { .. }) if super::frag_elem::lowered_frag_op(cx, s) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.
@@ -371,6 +390,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     stepped.insert(*base);
                 }
             });
+        }
+        // `apply {i, j} in acc.span`: the extents are the accumulator's shape
+        // (`lower/frag_elem.rs` walks its elements).
+        if super::frag_elem::acc_apply(cx, s) {
+            continue;
         }
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {

@@ -122,6 +122,12 @@ impl Emitter<'_> {
                 }
                 self.scopes.pop();
             }
+            // `apply {i, j} in acc.span { … }` over an accumulator's elements.
+            Stmt::Foreach { body, .. } if super::frag_elem::walked(self, s).is_some() => {
+                super::frag_elem::open_apply(self, s, line)?;
+                self.block(body);
+                super::frag_elem::close_apply(self, s, line)?;
+            }
             Stmt::Foreach {
                 vars,
                 extents,
@@ -225,6 +231,10 @@ impl Emitter<'_> {
                     super::hopper::emit_tail(self, d, line);
                 }
                 self.deferred = outer_deferred;
+            }
+            // `frag` tiles in the accumulator layout (`lower/frag_elem.rs`).
+            Stmt::TensorDecl { .. } if super::frag_elem::is_tile_decl(self, s) => {
+                super::frag_elem::declare(self, s, line)?
             }
             Stmt::TensorDecl {
                 space,
@@ -331,6 +341,10 @@ impl Emitter<'_> {
                         self.scopes.declare(Binding::Let(s), Local::Let);
                     }
                 }
+            }
+            // `mc op= value;`: every element of an accumulator.
+            Stmt::Assign { target, op, value } if super::frag_elem::is_whole(self, *target) => {
+                super::frag_elem::whole(self, s, *target, *op, *value, line)?
             }
             Stmt::Assign { target, op, value } => self.assign(*target, *op, *value, line)?,
             Stmt::If {
@@ -470,6 +484,9 @@ impl Emitter<'_> {
             Stmt::Ext(crate::ir::ExtStmt::Swap { a, b }) => {
                 super::simt::swap_futures(self, a, b, line)?
             }
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }) => {
+                super::frag_elem::frag_op(self, s, line)?
+            }
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {
                 return Err(LowerError::new(
@@ -489,6 +506,10 @@ impl Emitter<'_> {
         line: Option<u32>,
     ) -> Result<(), LowerError> {
         let m = self.m;
+        // An accumulator's element inside its element loop (`lower/frag_elem.rs`).
+        if let Some((place, dtype)) = super::frag_elem::elem_target(self, target) {
+            return super::frag_elem::assign_elem(self, &place, dtype, op, value, line);
+        }
         // Element store into a global tensor: guarded.
         if let Expr::View { .. } = &m.exprs[target] {
             let v = self.cx().view(target)?;
