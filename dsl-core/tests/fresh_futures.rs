@@ -108,6 +108,11 @@ fn synchronous_tma_and_metadata_futures_feed_a_sparse_wgmma() {
         b.contains("tsl_wgmma_commit(); tsl_wgmma_wait<0>();\n}\n"),
         "{b}"
     );
+    // A `wait` on these futures needs nothing: a copy without `.async` has completed.
+    let waited = sparse(lhs, &format!("{meta}\n      wait a, b;\n      wait e;"));
+    let w = body(&lowered(&waited).unwrap_or_else(|c| panic!("{c:?}")));
+    assert!(!w.contains("cp_async"), "{w}");
+    assert_eq!(w.lines().count(), b.lines().count(), "{w}");
     // Swizzles reach the descriptors from the futures' `.swiz<N>`.
     assert!(b.contains("tsl_wgmma_desc<64>(a"), "{b}");
     assert!(b.contains("tsl_wgmma_desc<128>(b"), "{b}");
