@@ -62,6 +62,16 @@ fn a_chunk_of_a_problem_sized_tensor_sizes_the_buffer() {
         codes(&simt("a.subspan(TM, TK / 2).at(bm, bk # h)")),
         Vec::<&str>::new()
     );
+    // A stepped tiling's tile: `[TM, TK]` at rows `bm · 32`.
+    let k = lowered(&simt("a.subspan(TM, TK).step(32, TK).at(bm, bk)"))
+        .unwrap_or_else(|c| panic!("{c:?}"));
+    assert!(
+        body(&k).contains("tsl_copy_g2s<TM, TK, TK, tsl_threads>(x, a, bm * 32,"),
+        "{}",
+        body(&k)
+    );
+    // A transposed tile has no fresh-buffer form.
+    assert!(codes(&simt("a.chunkat(bm, bk).transpose()")).contains(&"E1462"));
     // A whole tensor of a problem-sized shape has none either.
     assert_eq!(codes(&simt("a")), ["E1462"]);
 }
@@ -108,6 +118,11 @@ fn synchronous_tma_and_metadata_futures_feed_a_sparse_wgmma() {
         b.contains("tsl_wgmma_commit(); tsl_wgmma_wait<0>();\n}\n"),
         "{b}"
     );
+    // A `wait` on these futures needs nothing: a copy without `.async` has completed.
+    let waited = sparse(lhs, &format!("{meta}\n      wait a, b;\n      wait e;"));
+    let w = body(&lowered(&waited).unwrap_or_else(|c| panic!("{c:?}")));
+    assert!(!w.contains("cp_async"), "{w}");
+    assert_eq!(w.lines().count(), b.lines().count(), "{w}");
     // Swizzles reach the descriptors from the futures' `.swiz<N>`.
     assert!(b.contains("tsl_wgmma_desc<64>(a"), "{b}");
     assert!(b.contains("tsl_wgmma_desc<128>(b"), "{b}");

@@ -4,7 +4,8 @@
 //! places and the tile the copy moves are one shape.
 //!
 //! Sources with such a shape:
-//! - `t.subspan(R, C).at(i, j)` (and `.subspan(…)` alone): the tile is `[R, C]`;
+//! - `t.subspan(R, C).at(i, j)` (also with `.step(…)` before `.at`, and `.subspan(…)` alone): the
+//!   tile is `[R, C]`;
 //! - `t.chunkat(i, j)`, chains of `.chunkat`, composed indices (`a # b`) and `_`: along a
 //!   dimension `D` split by an index of extent `cdiv(D, T)` the tile is `T`; by any other
 //!   extent `E` (a composition: the product of its variables' extents) it is `D / E`; `_`
@@ -95,12 +96,12 @@ fn tile(
             };
             (!shape.is_empty()).then(|| (shape.into_iter().map(FreshDim::whole).collect(), dtype))
         }
-        // `t.subspan(R, C).at(i, j)`: the tile `[R, C]`.
+        // `t.subspan(R, C).at(i, j)` (or `.subspan(R, C).step(…).at(…)`): the tile `[R, C]`.
         Expr::View {
             base,
             op: ViewOp::At,
             ..
-        } if outer => match &m.exprs[*base] {
+        } if outer => match &m.exprs[stepped(m, *base)] {
             Expr::View {
                 base: root,
                 op: ViewOp::Subspan,
@@ -151,6 +152,27 @@ fn tile(
             Some((dims, dtype))
         }
         _ => None,
+    }
+}
+
+/// The `.subspan` under a `.step`: the tiling whose tiles `.at` picks.
+fn stepped(m: &Module, e: ExprId) -> ExprId {
+    match &m.exprs[e] {
+        Expr::View {
+            base,
+            op: ViewOp::Step,
+            ..
+        } if matches!(
+            m.exprs[*base],
+            Expr::View {
+                op: ViewOp::Subspan,
+                ..
+            }
+        ) =>
+        {
+            *base
+        }
+        _ => e,
     }
 }
 

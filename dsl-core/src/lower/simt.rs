@@ -396,6 +396,13 @@ fn copy_into_named(
 /// waits for all groups but one. A second `wait` right after one (`wait a, b;`) needs nothing
 /// more.
 pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
+    // A future of a synchronous copy has completed when its copy statement ended.
+    if let Stmt::Wait { event } = &e.m.stmts[s]
+        && let Expr::Name(n) = &e.m.exprs[*event]
+        && synchronous_future(e.m, n)
+    {
+        return;
+    }
     let pending = in_flight_after(e.m, s).min(7);
     let n = e.lines.len();
     let waited = n >= 2
@@ -974,4 +981,30 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         );
     }
     Ok(())
+}
+
+/// Whether every copy bound to future `name` is synchronous (`f = dma.copy …`, `f = tma.copy …`
+/// without `.async`).
+fn synchronous_future(m: &Module, name: &str) -> bool {
+    let mut any = false;
+    for s in crate::check::all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                bind: Some(b),
+                is_async,
+                ..
+            }) if b.name == name => {
+                if *is_async {
+                    return false;
+                }
+                any = true;
+            }
+            Stmt::TmaCopy { bind: Some(b), .. } if b.name == name => return false,
+            Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind, .. }) if bind.name == name => {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    any
 }
