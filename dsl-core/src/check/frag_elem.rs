@@ -23,30 +23,6 @@ use super::{Binding, Cx, all_stmts, at_expr, codes, frag_def, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Expr, ExprId, Module, Stmt, StmtId, ViewOp};
 
-/// The fragment an `apply` walks: extents that are all `f.span(d)` (or `f.span`) of one name.
-pub(crate) fn walked_name(m: &Module, extents: &[ExprId]) -> Option<String> {
-    let mut name: Option<String> = None;
-    for &e in extents {
-        let base = match &m.exprs[e] {
-            Expr::View {
-                base,
-                op: ViewOp::SpanOf,
-                ..
-            } => *base,
-            Expr::Field { base, field } if field.name == "span" => *base,
-            _ => return None,
-        };
-        let Expr::Name(n) = &m.exprs[base] else {
-            return None;
-        };
-        match &name {
-            Some(prev) if prev != n => return None,
-            _ => name = Some(n.clone()),
-        }
-    }
-    name
-}
-
 /// One element-wise statement over an accumulator.
 #[derive(Clone, Debug)]
 pub(crate) enum Site {
@@ -83,7 +59,7 @@ pub(crate) fn sites(cx: &Cx) -> Vec<Site> {
                 }
             }
             Stmt::Foreach { extents, .. } => {
-                if walked_name(m, extents).is_some()
+                if m.walked_fragment(extents).is_some()
                     && let Some(base) = span_base(m, extents[0])
                     && let Some(Binding::Frag(def)) = cx.res.bindings.get(&base)
                 {
@@ -102,7 +78,7 @@ pub(crate) fn acc_apply(cx: &Cx, s: StmtId) -> bool {
     let m = cx.m;
     // Over a `frag` tile.
     if let Stmt::Foreach { extents, .. } = &m.stmts[s]
-        && walked_name(m, extents).is_some()
+        && m.walked_fragment(extents).is_some()
         && let Some(base) = span_base(m, extents[0])
         && tile_of(cx, &tiles(cx), base).is_some()
     {
@@ -485,7 +461,7 @@ pub(crate) fn check_tiles(
                 body,
                 ..
             } => {
-                let Some(base) = walked_name(m, extents).and(span_base(m, extents[0])) else {
+                let Some(base) = m.walked_fragment(extents).and(span_base(m, extents[0])) else {
                     continue;
                 };
                 let Some(shape) = shape_of(base) else {
@@ -696,7 +672,7 @@ pub(crate) fn tile_gate(cx: &Cx, diags: &mut Diagnostics) {
     let mut inside = std::collections::HashSet::new();
     for s in all_stmts(m) {
         if let Stmt::Foreach { body, extents, .. } = &m.stmts[s]
-            && walked_name(m, extents).is_some()
+            && m.walked_fragment(extents).is_some()
         {
             let mut v = Vec::new();
             collect(m, body, &mut v);
@@ -708,7 +684,7 @@ pub(crate) fn tile_gate(cx: &Cx, diags: &mut Diagnostics) {
         if inside.contains(&s)
             || matches!(st, Stmt::TensorDecl { .. })
             || matches!(st, Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }))
-            || matches!(st, Stmt::Foreach { extents, .. } if walked_name(m, extents).is_some())
+            || matches!(st, Stmt::Foreach { extents, .. } if m.walked_fragment(extents).is_some())
         {
             continue;
         }

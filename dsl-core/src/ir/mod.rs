@@ -255,6 +255,31 @@ impl Module {
             .map(|b| b.bound)
     }
 
+    /// The fragment an `apply` walks: extents that are all `f.span(d)` (or `f.span`) of one
+    /// name.
+    pub fn walked_fragment(&self, extents: &[ExprId]) -> Option<String> {
+        let mut name: Option<String> = None;
+        for &e in extents {
+            let base = match &self.exprs[e] {
+                Expr::View {
+                    base,
+                    op: ViewOp::SpanOf,
+                    ..
+                } => *base,
+                Expr::Field { base, field } if field.name == "span" => *base,
+                _ => return None,
+            };
+            let Expr::Name(n) = &self.exprs[base] else {
+                return None;
+            };
+            match &name {
+                Some(prev) if prev != n => return None,
+                _ => name = Some(n.clone()),
+            }
+        }
+        name
+    }
+
     /// An empty module with the given kernel name (for hand-built IR).
     pub fn new(kernel_name: &str) -> Self {
         Module {

@@ -415,7 +415,7 @@ pub fn walked(e: &Emitter, s: StmtId) -> Option<String> {
     let Stmt::Foreach { extents, .. } = &e.m.stmts[s] else {
         return None;
     };
-    let name = crate::check::frag_elem::walked_name(e.m, extents)?;
+    let name = e.m.walked_fragment(extents)?;
     if e.warp.tiles.contains_key(&name) {
         return Some(name);
     }

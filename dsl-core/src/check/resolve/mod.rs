@@ -343,7 +343,8 @@ impl R<'_> {
                 ..
             } => {
                 // `apply {i, j} in acc.span`: the fragment's elements are values in the body.
-                let walked = crate::check::frag_elem::walked_name(m, extents)
+                let walked = m
+                    .walked_fragment(extents)
                     .filter(|n| matches!(self.lookup(n), Some(Binding::Frag(_))));
                 for &e in extents {
                     match (&walked, &m.exprs[e]) {
