@@ -7,7 +7,10 @@
 //! the lower one in bits 0..1; group g in bits 4g..4g+3 of the row, little-endian) — and
 //! compares the sparse kernel's output with a dense GEMM on the unpacked A: cuBLAS (f16, f32
 //! accumulation) for the f16 kernel, an f64 host GEMM for the e4m3 one. The f16 kernel is also
-//! timed beside cuBLAS's dense GEMM of the same shape.
+//! timed beside cuBLAS's dense GEMM of the same shape. The same operands also go through the
+//! kernels written with futures (`kernels/gemm_sparse_futures.co`, `…_futures_fp8.co`: fresh
+//! shared buffers filled by synchronous copies bound to futures), checked against the same
+//! references.
 //!
 //! Run: `cargo run --release --example gemm_sparse -- [--m M --n N --k K] [--set WARP_N=V]`
 //! (default 4096³; M a multiple of 64 and K of 128; the e4m3 check runs at min(M, 512) ×
@@ -25,6 +28,8 @@ use tessel::runtime::verify;
 
 tessel::gemm_kernel!(file = "kernels/gemm_sparse.co");
 tessel::gemm_kernel!(file = "kernels/gemm_sparse_fp8.co");
+tessel::gemm_kernel!(file = "kernels/gemm_sparse_futures.co");
+tessel::gemm_kernel!(file = "kernels/gemm_sparse_futures_fp8.co");
 
 /// A deterministic xorshift stream: uniform values in [-1, 1) and small integers.
 struct Rng(u64);
@@ -174,6 +179,21 @@ fn run(cli: &Cli) -> Result<bool, exit::Error> {
         cublas.gemm_nt(&dense, &rhs, &mut want, GemmCompute::F32)
     })
     .map_err(|e| e.to_string())?;
+    // The futures form of the f16 kernel, on the same operands.
+    let hf = kernel::load(&spmm_futures::KERNEL, &stream, &spmm_futures::config())
+        .map_err(|e| e.to_string())?;
+    let mut outf = DeviceTensor::<f16>::poisoned(&dev, &[m, n]).map_err(|e| e.to_string())?;
+    hf.launch(&[
+        lhs.view().into(),
+        meta.view().into(),
+        rhs.view().into(),
+        outf.view_mut().into(),
+    ])
+    .map_err(|e| e.to_string())?;
+    dev.synchronize().map_err(|e| e.to_string())?;
+    let gotf = outf.to_host().map_err(|e| e.to_string())?;
+    let vf = verify::verify(&gotf, &reference, tol).map_err(|e| e.to_string())?;
+    println!("verify   spmm_futures f16 {m}x{n}x{k} vs cuBLAS dense: {vf}");
     println!("time     spmm f16 (dense-equivalent FLOP/s): {t}");
     println!("time     cuBLAS dense f16: {tc}");
 
@@ -207,7 +227,26 @@ fn run(cli: &Cli) -> Result<bool, exit::Error> {
     );
     let v8 = verify::verify_f64(&got8, &want8, tol8).map_err(|e| e.to_string())?;
     println!("verify   spmm_fp8 e4m3 {m8}x{n8}x{k8} vs f64 host GEMM: {v8}");
-    Ok(v16.passed() && v8.passed())
+    // The futures form of the e4m3 kernel (`__co__ auto`: the output is its last parameter).
+    let hf8 = kernel::load(
+        &spmm_fp8_futures::KERNEL,
+        &stream,
+        &spmm_fp8_futures::config(),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut outf8 = DeviceTensor::<f16>::poisoned(&dev, &[m8, n8]).map_err(|e| e.to_string())?;
+    hf8.launch(&[
+        lhs8.view().into(),
+        meta8.view().into(),
+        rhs8.view().into(),
+        outf8.view_mut().into(),
+    ])
+    .map_err(|e| e.to_string())?;
+    dev.synchronize().map_err(|e| e.to_string())?;
+    let gotf8 = outf8.to_host().map_err(|e| e.to_string())?;
+    let vf8 = verify::verify_f64(&gotf8, &want8, tol8).map_err(|e| e.to_string())?;
+    println!("verify   spmm_fp8_futures e4m3 {m8}x{n8}x{k8} vs f64 host GEMM: {vf8}");
+    Ok(v16.passed() && v8.passed() && vf.passed() && vf8.passed())
 }
 
 fn main() {

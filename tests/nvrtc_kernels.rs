@@ -11,6 +11,8 @@
 //! | wgmma_s8        | sm_90a  | IGMMA (s8 → s32), UTMALDG     |
 //! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
 //! | gemm_sparse(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP (2:4 sparse) |
+//! | gemm_sparse_futures(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP through future-loaded tiles |
+//! | gemm_loadc      | sm_80, sm_90a | HMMA.1688 between LDG and STG of the output |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
 //! compiled at non-default configurations to prove the template instantiates across its domain
@@ -502,6 +504,8 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
         );
         eprintln!("{}", c.what);
     }
+    // The variants below at the widest tile, WARP_N 256.
+    let wide = base.clone().with("WARP_N", 256);
     let fp8 = parse_kernel("v4_fp8");
     for (v, op) in [
         (
@@ -520,14 +524,14 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
         ),
     ] {
         let m = retype(&fp8, v);
-        let c = compile_emitted("v4_fp8", emit_module("v4_fp8", &m, &base));
+        let c = compile_emitted("v4_fp8", emit_module("v4_fp8", &m, &wide));
         assert_eq!(sass::count(&c.sass, op), 4, "{}: {op}", c.what);
         eprintln!("{}: {op}", c.what);
     }
     // MULTICAST 1 (lhs shared along block_n) and 2 (rhs shared along block_m): clusters of two,
     // one of the two loads multicast, the other plain.
     for mc in [1, 2] {
-        let c = compile_instance("v4_fp8", &base.clone().with("MULTICAST", mc));
+        let c = compile_instance("v4_fp8", &wide.clone().with("MULTICAST", mc));
         let lines = |op: &str| c.sass.lines().filter(|l| l.contains(op)).count();
         assert!(lines("UTMALDG.2D.MULTICAST") >= 1, "{}", c.what);
         assert!(
@@ -538,7 +542,7 @@ fn v4_fp8_uses_qgmma_across_its_domain() {
         assert_has(&c, &["QGMMA.64x256x32.F32.E4M3.E4M3"]);
         eprintln!("{}", c.what);
     }
-    let c0 = compile_instance("v4_fp8", &base.clone().with("MULTICAST", 0));
+    let c0 = compile_instance("v4_fp8", &wide.clone().with("MULTICAST", 0));
     assert!(!c0.sass.contains("MULTICAST"), "{}", c0.what);
     // EPI_SPLIT 2 at WARP_N 256 with 4 stages (fits only with the halved output tile): two TMA
     // stores per consumer tile.
@@ -647,6 +651,75 @@ fn sparse_kernels_issue_sparse_gmma() {
         let c = compile_emitted(name, emit_module(name, &m, &defaults(name)));
         assert_eq!(sass::count(&c.sass, op), 2, "{}: {op}\n{}", c.what, c.sass);
         eprintln!("{}: {op}", c.what);
+    }
+}
+
+/// gemm_sparse_futures (f16) and gemm_sparse_futures_fp8 (e4m3): the operands reach shared
+/// memory through synchronous copies bound to futures (`f = tma.copy.swiz<N> … => shared;`, the
+/// metadata by `dma.copy`) and each k-tile's two chunks (`a.chunkat(_, kw)`) are two sparse GMMAs
+/// — HGMMA.SP m64nNk32 / QGMMA.SP m64nNk64 — with no dense GMMA, TMA loads (UTMALDG) and the
+/// metadata bytes read from shared memory (LDS.U8).
+#[test]
+fn sparse_future_kernels_issue_sparse_gmma() {
+    if !nvrtc_and_nvdisasm_available("sparse_future_kernels_issue_sparse_gmma") {
+        return;
+    }
+    for n in [64, 128, 256] {
+        for (name, op, dense) in [
+            (
+                "gemm_sparse_futures",
+                format!("HGMMA.SP.64x{n}x32.F32"),
+                format!("HGMMA.64x{n}x16"),
+            ),
+            (
+                "gemm_sparse_futures_fp8",
+                format!("QGMMA.SP.64x{n}x64.F32.E4M3.E4M3"),
+                format!("QGMMA.64x{n}x32"),
+            ),
+        ] {
+            let c = compile_instance(name, &defaults(name).with("WARP_N", n));
+            assert_eq!(sass::count(&c.sass, &op), 2, "{}: {op}\n{}", c.what, c.sass);
+            assert_eq!(
+                sass::count(&c.sass, &dense),
+                0,
+                "{}: a dense GMMA of the tile",
+                c.what
+            );
+            assert_has(&c, &["UTMALDG", "LDS.U8"]);
+            eprintln!("{}: {op}", c.what);
+        }
+    }
+}
+
+/// gemm_loadc: the accumulator is read from and written back to global memory every k-tile
+/// (LDG, STG around warp-level HMMA.1688 — the 8 × 8 × 4 warp tiles zero-padded to m16n8k8),
+/// its operands copied into future buffers with `cp.async` (LDGSTS), and each block zero-fills its
+/// tile of the output first (STG before the first barrier). For sm_80 and sm_90a.
+#[test]
+fn loadc_accumulates_in_the_output() {
+    if !nvrtc_and_nvdisasm_available("loadc_accumulates_in_the_output") {
+        return;
+    }
+    for arch in [Arch::Sm80, Arch::Sm90a] {
+        let (_, cu, expr) = emit_kernel("gemm_loadc", &defaults("gemm_loadc"));
+        let what = format!("gemm_loadc `{expr}` for {arch}");
+        let req = CompileRequest::new(cu, arch).name_expression(expr.clone());
+        let module = compile(&req).unwrap_or_else(|e| panic!("{what}: NVRTC failed: {e}"));
+        let lowered = module
+            .lowered_name(&expr)
+            .expect("lowered name")
+            .to_string();
+        let all = sass::disassemble(&module.cubin).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let sass = sass::function_sass(&all, &lowered).expect("the kernel's SASS");
+        assert!(
+            sass::count(sass, "HMMA.1688.F32") > 0,
+            "{what}: no HMMA.1688\n{sass}"
+        );
+        for op in ["LDG", "STG", "LDGSTS", "BAR"] {
+            assert!(sass::count(sass, op) > 0, "{what}: no {op}");
+        }
+        assert!(!sass::has_local_memory(sass), "{what}: local memory");
+        eprintln!("{what}");
     }
 }
 

@@ -201,3 +201,47 @@ fn println_compiles_to_a_vprintf_call() {
         sass::instruction_set(s)
     );
 }
+
+/// Element-wise epilogues on accumulators in registers (`mc *= alpha;`, `apply {i, j} in
+/// mc.span { … }`): on the warp path the scaled, biased accumulator is clamped by FMNMX (relu)
+/// between the HMMAs and the stores; on the WGMMA path SiLU's exponential (MUFU.EX2) follows the
+/// HGMMAs, and a causal mask's exponentials too; row softmaxes reduce each row across its quad
+/// (SHFL.BFLY). No local memory: the element loops unroll over register indices.
+#[test]
+fn accumulator_epilogues_stay_in_registers() {
+    if !nvrtc_and_nvdisasm_available("accumulator_epilogues_stay_in_registers") {
+        return;
+    }
+    let s = kernel_sass("warp_epilogue");
+    assert_has(
+        "warp_epilogue",
+        &s,
+        &["HMMA.16816.F32", "FMNMX", "LDG", "STG"],
+    );
+    let s = kernel_sass("wgmma_epilogue");
+    assert_has("wgmma_epilogue", &s, &["HGMMA", "MUFU.EX2", "STG"]);
+    for name in [
+        "frag_elem_mask",
+        "frag_elem_s32",
+        "frag_elem_f16acc",
+        "frag_softmax_warp",
+        "frag_softmax_wgmma",
+    ] {
+        let rel = format!("dsl-core/tests/lowered/{name}.co");
+        let m = dsl_core::lower::launch_form(
+            dsl_core::parse::parse_str(&read(&rel), Some(&rel))
+                .unwrap()
+                .module,
+        );
+        let s = sass_of(&rel, emit_module(name, &m, &Config::defaults(&m)));
+        let ops: &[&str] = match name {
+            "frag_elem_mask" => &["HGMMA", "MUFU.EX2"],
+            "frag_elem_s32" => &["IMMA"],
+            // Row reductions: the quad's shuffles; the exponentials.
+            "frag_softmax_warp" => &["HMMA.16816.F32", "SHFL.BFLY", "MUFU.EX2"],
+            "frag_softmax_wgmma" => &["HGMMA", "SHFL.BFLY", "MUFU.EX2"],
+            _ => &["HMMA.16816.F16"],
+        };
+        assert_has(&rel, &s, ops);
+    }
+}

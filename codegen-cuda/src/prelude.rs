@@ -14,6 +14,10 @@ const GLUE_SIMT: &str = include_str!("../cuda/lowering/simt.cuh");
 const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
 const GLUE_SIMT_STORE: &str = include_str!("../cuda/lowering/simt_store.cuh");
 const GLUE_WARP_MMA: &str = include_str!("../cuda/lowering/warp_mma.cuh");
+/// Element numbering of accumulators: with kernels that update accumulators element-wise.
+const GLUE_FRAG_ELEM: &str = include_str!("../cuda/lowering/frag_elem.cuh");
+/// `frag` tiles: row fragments, copies, fills, row reductions.
+const GLUE_FRAG_ROWS: &str = include_str!("../cuda/lowering/frag_rows.cuh");
 
 /// The helpers of `lowering/simt_tiles.cuh`: the section is included when the body calls one.
 const GLUE_HOPPER: &str = include_str!("../cuda/lowering/hopper.cuh");
@@ -166,6 +170,30 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 });
             }
         }
+    }
+    // Element-wise work on accumulators (`lower/frag_elem.rs`): its loops name these helpers.
+    let mut named = BTreeSet::new();
+    for l in &k.body {
+        l.op.names(&mut named);
+    }
+    let rows = dsl_core::lower::FRAG_ROWS_HELPERS
+        .iter()
+        .any(|h| named.contains(*h));
+    if rows
+        || dsl_core::lower::FRAG_ELEM_HELPERS
+            .iter()
+            .any(|h| named.contains(*h))
+    {
+        s.push(Section {
+            name: "element-wise work on accumulators (lowering/frag_elem.cuh)",
+            text: body(GLUE_FRAG_ELEM),
+        });
+    }
+    if rows {
+        s.push(Section {
+            name: "`frag` tiles: row fragments, copies, row reductions (lowering/frag_rows.cuh)",
+            text: body(GLUE_FRAG_ROWS),
+        });
     }
     s
 }

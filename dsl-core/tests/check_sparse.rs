@@ -366,11 +366,15 @@ __co__ void spf(f8_e4m3 [128, 64] lhs, u8 [128, 16] meta, f8_e4m3 [64, 128] rhs,
         !notes.iter().any(|d| d.code == c::NOT_LOWERED_U8),
         "{notes}"
     );
-    // Without the mma the 8-bit tensors are not operands.
-    let text = text.replace(
-        "          mma.row.row.sp mc, a_s.chunkat(_, h), b_s.chunkat(_, h), me;\n",
-        "",
-    );
+    // Without the mma (and its accumulator, which would then have no shape) the 8-bit
+    // tensors are not operands.
+    let text = text
+        .replace(
+            "          mma.row.row.sp mc, a_s.chunkat(_, h), b_s.chunkat(_, h), me;\n",
+            "",
+        )
+        .replace("    mc = mma.fill.f32 0.0f;\n", "")
+        .replace("    mma.store mc, out_s;\n", "");
     let m = parse(&text);
     let notes = match check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90) {
         Ok((_, n)) => n,

@@ -737,9 +737,26 @@ fn accumulator_arrays_name_elements_by_literal_indices() {
     lowers(&m);
     let text = m.to_string();
     assert!(text.contains("mma.row.row mc[0][1], ma, mb;"), "{text}");
-    // A run-time index, an index past the extent, a missing index: parse errors.
+    // A run-time index: the statement is written per element, behind `if (w == v)`; an
+    // index past the extent, a missing index: parse errors.
+    let dynamic = parse(
+        &src.replace(
+            "mma.row.row mc[0][1], ma, mb;",
+            "mma.row.row mc[0][w], ma, mb;",
+        )
+        .replace("mma.store mc[0][1], c", "mma.store mc[0][w], c"),
+    )
+    .module;
+    let text = dynamic.to_string();
+    for want in [
+        "if (w == 0) {",
+        "mma.row.row mc[0][2], ma, mb;",
+        "mma.store mc[0][1], c.subspan(16, 16).at(bm, bn);",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    lowers(&dynamic);
     for (bad, what) in [
-        ("mma.store mc[0][1], c", "mma.store mc[0][w], c"),
         ("mma.store mc[0][1], c", "mma.store mc[2][1], c"),
         (
             "mma.row.row mc[0][1], ma, mb;",
@@ -758,4 +775,41 @@ fn wgmma_forms_check_and_lower() {
         let p = r.unwrap_or_else(|d| panic!("{fname}:\n{d}"));
         lowers(&p.module);
     }
+}
+
+#[test]
+fn schedule_orders_the_k_steps_of_one_dense_mma() {
+    let src = "__co__ void k(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] out) {\n  parallel {bm, bn} by [cdiv(M, 64), cdiv(N, 128)] : block, by 1 : group-4 {\n    shared f16 [64, 64] a_s;\n    shared f16 [128, 64] b_s;\n    mc = mma.fill.f32 0.0f;\n    foreach k in cdiv(K, 64) {\n      tma.copy.swiz<128> lhs.chunkat(bm, k) => a_s;\n      tma.copy.swiz<128> rhs.chunkat(bn, k) => b_s;\n      ATTR\n      mma.row.row mc, a_s, b_s;\n    }\n    mma.store mc, out.subspan(64, 128).at(bm, bn);\n  }\n}\n";
+    // A permutation is accepted (and is a hint the lowering does not read yet).
+    let ok = parse(&src.replace("ATTR", "[[schedule(k_tiles(3, 1, 2, 0))]]")).module;
+    let notes = language(&ok).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(codes(&notes), BTreeSet::from(["E1313"]), "{notes}");
+    for (attr, what) in [
+        ("[[schedule(k_tiles(3, 2, 2, 0))]]", "appears twice"),
+        ("[[schedule(k_tiles(0, 4))]]", "not a K step"),
+        ("[[schedule(k_tiles(0, -1))]]", "not a K step"),
+        ("[[schedule(k_tiles())]]", "names no K step"),
+        ("[[schedule(order(0, 1))]]", "one term"),
+    ] {
+        let d = first_error(&src.replace("ATTR", attr));
+        assert_eq!(d.code, "E1312", "{attr}: {d}");
+        assert!(d.message.contains(what), "{attr}: {d}");
+    }
+    // Only an `mma` execution takes it.
+    let d = first_error(&src.replace(
+        "ATTR\n      mma.row.row mc, a_s, b_s;",
+        "mma.row.row mc, a_s, b_s;\n      [[schedule(k_tiles(1, 0))]]\n      tma.copy.swiz<128> lhs.chunkat(bm, k) => a_s;",
+    ));
+    assert_eq!(d.code, "E1312", "{d}");
+    assert!(d.message.contains("applies to an `mma`"), "{d}");
+}
+
+#[test]
+fn an_accumulator_no_mma_uses_is_a_language_error() {
+    // The outer `mc` is filled but every `mma` accumulates into the inner one that shadows it:
+    // the outer fragment never gets a shape.
+    let src = "__co__ void k(global f16 [M, K] a, global f16 [N, K] b, global f32 [M, N] c) {\n  parallel {bm, bn} by [cdiv(M, 16), cdiv(N, 16)] : block {\n    mc = mma.fill 0.0;\n    parallel {w} by [1] : group {\n      mc = mma.fill 0.0;\n      foreach {k} in [cdiv(K, 16)] {\n        ma = mma.load a.subspan(16, 16).at(bm, k);\n        mb = mma.load b.subspan(16, 16).at(bn, k);\n        mma.row.row mc, ma, mb;\n      }\n      mma.store mc, c.subspan(16, 16).at(bm, bn);\n    }\n  }\n}\n";
+    let d = first_error(src);
+    assert_eq!(d.code, "E1114", "{d}");
+    assert_eq!(d.span.start.line, 3, "{d}");
 }

@@ -3,16 +3,20 @@
 //! (`cublasLtMatmul`, fp8 with per-tensor scale pointers, s8 with s32 compute) and time both in
 //! the same process. The reference is the fastest of the heuristic's top algorithms (fp8: with
 //! and without `FAST_ACCUM`); verification uses the promoted (`FAST_ACCUM` off) result.
+//! `--regimes` then times both in the burst and the sustained regime (see
+//! `tessel_runtime::regime`), with the SM clock and power of each.
 
 use dsl_core::check::Config;
 use dsl_core::def::{KernelDef, Variant};
 use dsl_core::ir;
 
+use tessel_runtime::clocks::Clocks;
 use tessel_runtime::cublas_ref::plan_nt;
 use tessel_runtime::cublaslt_ref::{Candidate, LtRef, Scales};
 use tessel_runtime::device::Device;
 use tessel_runtime::dsl::{Instance, Prepared, module_cache};
 use tessel_runtime::dtype::{DType, E4M3, E5M2, Element, F8E4M3, F8E5M2, host_random_s8};
+use tessel_runtime::regime::{self, BurstConfig, RegimeTiming, SustainedConfig, Work};
 use tessel_runtime::tensor::DeviceTensor;
 use tessel_runtime::timing::{Timing, TimingConfig, gemm_flops, time_gpu};
 use tessel_runtime::verify::{gemm_tolerance, verify};
@@ -49,6 +53,13 @@ pub struct Gemm8Cli {
     /// cuBLASLt algorithms proposed by the heuristic to time (per FAST_ACCUM setting)
     #[arg(long, default_value_t = 8, value_parser = crate::flags::positive)]
     pub algos: usize,
+    /// Also time tessel and the chosen cuBLASLt algorithm in the burst regime (idle, L2 flush,
+    /// boost-clock samples only) and the sustained regime (after a thermal soak)
+    #[arg(long)]
+    pub regimes: bool,
+    /// Seconds of back-to-back running before the sustained rounds (with --regimes)
+    #[arg(long, default_value_t = SustainedConfig::default().soak_s)]
+    pub soak: f64,
 }
 
 /// Runs an 8-bit GEMM example; returns the process exit code (see [`crate::exit`]).
@@ -135,6 +146,17 @@ fn run(def: &'static KernelDef, example: &str, o: &Gemm8Cli) -> Result<bool, exi
         a / b.max(1e-9),
         if ok { "ok" } else { "FAIL" }
     );
+    for (name, timings) in &r.regimes {
+        let tf = |x: &RegimeTiming| x.tflops.unwrap_or(0.0);
+        println!("{name:9} tessel    {}", timings[0]);
+        println!("{name:9} cuBLASLt  {}", timings[1]);
+        println!(
+            "{name:9} ratio {:.3} (tessel {:.1} vs cuBLASLt {:.1} TFLOP/s)",
+            tf(&timings[0]) / tf(&timings[1]).max(1e-9),
+            tf(&timings[0]),
+            tf(&timings[1])
+        );
+    }
     Ok(ok)
 }
 
@@ -146,6 +168,8 @@ struct Measured {
     cublaslt: Timing,
     /// Which cuBLASLt algorithm (and FAST_ACCUM setting) was fastest.
     algo: String,
+    /// With `--regimes`: ("burst" | "sustained", [tessel, cuBLASLt]).
+    regimes: Vec<(&'static str, Vec<RegimeTiming>)>,
 }
 
 /// Random inputs of the element type: fp8 codes of values uniform in [-1, 1], s8 in
@@ -273,7 +297,31 @@ fn measure<I: Element, O: Element>(
         mine.push(time_gpu(dev, &tc, Some(flops), || inst.launch(&kargs)).map_err(|x| e(&x))?);
         theirs.push(time_gpu(dev, &tc, Some(flops), || run_lt(bfast, &bc)).map_err(|x| e(&x))?);
     }
+    let mut regimes = Vec::new();
+    if o.regimes {
+        let clocks = Clocks::open(dev).ok();
+        let mut w_tessel = || inst.launch(&kargs).map_err(|x| x.to_string());
+        let mut w_lt = || run_lt(bfast, &bc).map_err(|x| x.to_string());
+        let mut work: [Work<'_>; 2] = [&mut w_tessel, &mut w_lt];
+        let burst = regime::burst(
+            dev,
+            clocks.as_ref(),
+            &BurstConfig::default(),
+            Some(flops),
+            &mut work,
+        )
+        .map_err(|x| e(&x))?;
+        let scfg = SustainedConfig {
+            soak_s: o.soak,
+            ..SustainedConfig::default()
+        };
+        let sustained = regime::sustained(dev, clocks.as_ref(), &scfg, Some(flops), &mut work)
+            .map_err(|x| e(&x))?;
+        regimes.push(("burst", burst));
+        regimes.push(("sustained", sustained));
+    }
     Ok(Measured {
+        regimes,
         verification,
         spot,
         tessel: crate::sweep::combine(&mine, Some(flops)),

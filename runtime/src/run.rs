@@ -293,7 +293,9 @@ pub(crate) fn cublas_gemm(
 
 /// The verification tolerance of a GEMM-shaped kernel: [`verify::gemm_tolerance`], or, when its
 /// f32 operands feed an `mma` (which multiplies them as tf32, the only f32 tensor-core input),
-/// [`verify::tf32_gemm_tolerance`].
+/// [`verify::tf32_gemm_tolerance`]. A kernel that accumulates in its output (`mc = mma.load
+/// output…; … mma.store mc, output…;` in the k-loop) rounds its partial sums to the output's
+/// type at every store, up to K times: its sums are bounded as if accumulated in that type.
 pub fn kernel_tolerance(
     module: &dsl_core::ir::Module,
     input: DType,
@@ -306,10 +308,41 @@ pub fn kernel_tolerance(
             .stmts
             .iter()
             .any(|(_, s)| matches!(s, Stmt::Mma { .. }));
+    let acc = if accumulates_in_output(module) && output.unit_roundoff() > acc.unit_roundoff() {
+        output
+    } else {
+        acc
+    };
     match tf32 {
         true => verify::tf32_gemm_tolerance(acc, output, k),
         false => verify::gemm_tolerance(input, acc, output, k),
     }
+}
+
+/// Whether an `mma` accumulator is loaded from a tensor it is also stored to.
+fn accumulates_in_output(module: &dsl_core::ir::Module) -> bool {
+    use dsl_core::ir::{Expr, ExprId};
+    fn root(m: &dsl_core::ir::Module, mut e: ExprId) -> Option<&str> {
+        loop {
+            match &m.exprs[e] {
+                Expr::View { base, .. } | Expr::Index { base, .. } => e = *base,
+                Expr::Name(n) => return Some(n),
+                _ => return None,
+            }
+        }
+    }
+    let stored: Vec<&str> = module
+        .stmts
+        .iter()
+        .filter_map(|(_, s)| match s {
+            Stmt::MmaStore { dst, .. } => root(module, *dst),
+            _ => None,
+        })
+        .collect();
+    module.stmts.iter().any(|(_, s)| match s {
+        Stmt::MmaLoad { src, .. } => root(module, *src).is_some_and(|n| stored.contains(&n)),
+        _ => false,
+    })
 }
 
 /// The lowest-precision accumulator the kernel declares (scalar accumulators and MMA
@@ -521,6 +554,30 @@ mod tests {
         assert_eq!(
             kernel_tolerance(&v0, f, f, f, k),
             verify::gemm_tolerance(f, f, f, k)
+        );
+    }
+
+    #[test]
+    fn an_accumulator_kept_in_the_output_is_bounded_by_the_output_type() {
+        // gemm_loadc: `mc = mma.load output…` then `mma.store mc, output…` every k-tile, so the
+        // f32 sums of a k-tile are rounded to f16 at each store.
+        let text = include_str!("../../kernels/gemm_loadc.co");
+        let m = dsl_core::parse::parse_str(text, Some("gemm_loadc.co"))
+            .unwrap()
+            .module;
+        let (h, f, k) = (DType::F16, DType::F32, 1003);
+        assert_eq!(
+            kernel_tolerance(&m, h, f, h, k),
+            verify::gemm_tolerance(h, h, h, k)
+        );
+        // A kernel that only stores its accumulator keeps the f32 bound.
+        let v =
+            dsl_core::parse::parse_str(include_str!("../../kernels/v2_warp_mma.co"), Some("v2.co"))
+                .unwrap()
+                .module;
+        assert_eq!(
+            kernel_tolerance(&v, h, f, h, k),
+            verify::gemm_tolerance(h, f, h, k)
         );
     }
 }

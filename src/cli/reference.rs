@@ -257,11 +257,45 @@ pub struct Epilogue {
 
 impl Epilogue {
     /// The epilogue of the element stores into parameter `out` of `m`, when every store into
-    /// it has one recognized form (the same for all of them).
+    /// it has one recognized form (the same for all of them); or, for an `mma` accumulator
+    /// stored into it (`mma.store acc, out…`), the element-wise updates of that accumulator
+    /// before the store (`acc *= alpha;`, `apply {i, j} in acc.span { acc.at(i, j) =
+    /// ACT(acc.at(i, j) + bias.at(…)); }`), composed in program order.
     pub fn of(m: &dsl_core::ir::Module, out: usize) -> Option<Epilogue> {
-        use dsl_core::ir::{BinaryOp, Expr, Stmt, ViewOp};
+        use dsl_core::ir::{Expr, Stmt};
         let params = &m.kernel.params;
         let out_name = &params[out].name.name;
+        let mut found: Option<Epilogue> = None;
+        for (_, st) in m.stmts.iter() {
+            let Stmt::Assign { target, value, .. } = st else {
+                continue;
+            };
+            let Expr::View { base, .. } = &m.exprs[*target] else {
+                continue;
+            };
+            if !matches!(&m.exprs[*base], Expr::Name(n) if n == out_name) {
+                continue;
+            }
+            // The accumulator: a name that is no parameter.
+            let acc = |e: dsl_core::ir::ExprId| matches!(&m.exprs[e], Expr::Name(n) if !params.iter().any(|p| &p.name.name == n));
+            let e = Self::value_form(m, *value, &acc)?;
+            match &found {
+                Some(f) if *f != e => return None,
+                _ => found = Some(e),
+            }
+        }
+        found.or_else(|| Self::of_accumulator(m, out_name))
+    }
+
+    /// `ACT(acc)`, `ACT(alpha * acc)`, `ACT(acc + bias.at(…))`, `ACT(acc + beta)` (either
+    /// order of `+` and `*`), where `is_acc` tells the accumulator's expression.
+    fn value_form(
+        m: &dsl_core::ir::Module,
+        value: dsl_core::ir::ExprId,
+        is_acc: &dyn Fn(dsl_core::ir::ExprId) -> bool,
+    ) -> Option<Epilogue> {
+        use dsl_core::ir::{BinaryOp, Expr, ViewOp};
+        let params = &m.kernel.params;
         let bias_of = |e: dsl_core::ir::ExprId| -> Option<(usize, String)> {
             let Expr::View {
                 base,
@@ -278,81 +312,206 @@ impl Epilogue {
             (params[i].shape.len() == 1 && args.len() == 1)
                 .then(|| (i, m.expr_to_string(params[i].shape[0])))
         };
-        let mut found: Option<Epilogue> = None;
-        for (_, st) in m.stmts.iter() {
-            let Stmt::Assign { target, value, .. } = st else {
-                continue;
-            };
-            let Expr::View { base, .. } = &m.exprs[*target] else {
-                continue;
-            };
-            if !matches!(&m.exprs[*base], Expr::Name(n) if n == out_name) {
-                continue;
+        let (activation, inner) = match &m.exprs[value] {
+            Expr::Call { func, args } if args.len() == 1 => {
+                (Activation::from_name(&func.name)?, args[0])
             }
-            let (activation, inner) = match &m.exprs[*value] {
-                Expr::Call { func, args } if args.len() == 1 => {
-                    (Activation::from_name(&func.name)?, args[0])
-                }
-                _ => (Activation::Identity, *value),
-            };
-            // A scalar parameter, and the accumulator (a name that is no parameter), possibly
-            // scaled by one: `alpha * acc`.
-            let scalar = |e: dsl_core::ir::ExprId| match &m.exprs[e] {
-                Expr::Name(n) => params
-                    .iter()
-                    .position(|p| &p.name.name == n && p.shape.is_empty()),
-                _ => None,
-            };
-            let acc = |e: dsl_core::ir::ExprId| -> Option<Option<usize>> {
-                match &m.exprs[e] {
-                    Expr::Name(n) if !params.iter().any(|p| &p.name.name == n) => Some(None),
-                    Expr::Binary {
-                        op: BinaryOp::Mul,
-                        lhs,
-                        rhs,
-                    } => match (scalar(*lhs), scalar(*rhs)) {
-                        (Some(s), None) if matches!(&m.exprs[*rhs], Expr::Name(n) if !params.iter().any(|p| &p.name.name == n)) => {
-                            Some(Some(s))
-                        }
-                        (None, Some(s)) if matches!(&m.exprs[*lhs], Expr::Name(n) if !params.iter().any(|p| &p.name.name == n)) => {
-                            Some(Some(s))
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                }
-            };
-            let (scale, bias, offset) = match &m.exprs[inner] {
-                _ if acc(inner).is_some() => (acc(inner)?, None, None),
+            _ => (Activation::Identity, value),
+        };
+        // A scalar parameter, and the accumulator, possibly scaled by one: `alpha * acc`.
+        let scalar = |e: dsl_core::ir::ExprId| match &m.exprs[e] {
+            Expr::Name(n) => params
+                .iter()
+                .position(|p| &p.name.name == n && p.shape.is_empty()),
+            _ => None,
+        };
+        let acc = |e: dsl_core::ir::ExprId| -> Option<Option<usize>> {
+            if is_acc(e) {
+                return Some(None);
+            }
+            match &m.exprs[e] {
                 Expr::Binary {
-                    op: BinaryOp::Add,
+                    op: BinaryOp::Mul,
                     lhs,
                     rhs,
-                } => {
-                    let (a, other) = match (acc(*lhs), acc(*rhs)) {
-                        (Some(s), _) => (s, *rhs),
-                        (_, Some(s)) => (s, *lhs),
-                        _ => return None,
-                    };
-                    match scalar(other) {
-                        Some(o) => (a, None, Some(o)),
-                        None => (a, Some(bias_of(other)?), None),
-                    }
+                } => match (scalar(*lhs), scalar(*rhs)) {
+                    (Some(s), None) if is_acc(*rhs) => Some(Some(s)),
+                    (None, Some(s)) if is_acc(*lhs) => Some(Some(s)),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        let (scale, bias, offset) = match &m.exprs[inner] {
+            _ if acc(inner).is_some() => (acc(inner)?, None, None),
+            Expr::Binary {
+                op: BinaryOp::Add,
+                lhs,
+                rhs,
+            } => {
+                let (a, other) = match (acc(*lhs), acc(*rhs)) {
+                    (Some(s), _) => (s, *rhs),
+                    (_, Some(s)) => (s, *lhs),
+                    _ => return None,
+                };
+                match scalar(other) {
+                    Some(o) => (a, None, Some(o)),
+                    None => (a, Some(bias_of(other)?), None),
                 }
+            }
+            _ => return None,
+        };
+        Some(Epilogue {
+            activation,
+            bias,
+            scale,
+            offset,
+        })
+    }
+
+    /// The updates of the accumulator `mma.store` writes into `out_name`, in program order:
+    /// whole-fragment assignments (`acc *= alpha;`, `acc = acc * alpha + beta;`) and `apply`s
+    /// over it whose body is one assignment `acc.at(i, j) = …`, each of a [`value_form`]; the
+    /// steps compose while the result stays `ACT(alpha · c + bias + beta)`.
+    ///
+    /// [`value_form`]: Epilogue::value_form
+    fn of_accumulator(m: &dsl_core::ir::Module, out_name: &str) -> Option<Epilogue> {
+        use dsl_core::ir::{AssignOp, Expr, Stmt, ViewOp};
+        let root = |mut e: dsl_core::ir::ExprId| loop {
+            match &m.exprs[e] {
+                Expr::View { base, .. } => e = *base,
+                Expr::Name(n) => return Some(n.clone()),
                 _ => return None,
-            };
-            let e = Epilogue {
-                activation,
-                bias,
-                scale,
-                offset,
-            };
-            match &found {
-                Some(f) if *f != e => return None,
-                _ => found = Some(e),
+            }
+        };
+        let stores: Vec<String> = m
+            .stmts
+            .iter()
+            .filter_map(|(_, st)| match st {
+                Stmt::MmaStore { acc, dst, .. } if root(*dst).as_deref() == Some(out_name) => {
+                    Some(acc.name.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        let acc_name = stores.first()?.clone();
+        if stores.iter().any(|a| *a != acc_name) {
+            return None;
+        }
+        let names_acc =
+            |e: dsl_core::ir::ExprId| matches!(&m.exprs[e], Expr::Name(n) if *n == acc_name);
+        let mut steps: Vec<Epilogue> = Vec::new();
+        let mut order = Vec::new();
+        fn walk(
+            m: &dsl_core::ir::Module,
+            b: &[dsl_core::ir::StmtId],
+            out: &mut Vec<dsl_core::ir::StmtId>,
+        ) {
+            for &s in b {
+                out.push(s);
+                match &m.stmts[s] {
+                    Stmt::Parallel { body, .. } | Stmt::InThreads { body, .. } => {
+                        walk(m, body, out)
+                    }
+                    // An `apply` is one step; the body of another loop is walked.
+                    Stmt::Foreach { body, extents, .. }
+                        if !extents.iter().any(|&e| {
+                            matches!(
+                                m.exprs[e],
+                                Expr::View {
+                                    op: ViewOp::SpanOf,
+                                    ..
+                                } | Expr::Field { .. }
+                            )
+                        }) =>
+                    {
+                        walk(m, body, out)
+                    }
+                    _ => {}
+                }
             }
         }
-        found
+        walk(m, &m.kernel.body, &mut order);
+        for s in order {
+            match &m.stmts[s] {
+                Stmt::Assign { target, op, value } if names_acc(*target) => {
+                    let step = match op {
+                        AssignOp::Set => Self::value_form(m, *value, &names_acc)?,
+                        // `acc op= v`: the form of `acc op v`.
+                        AssignOp::Mul | AssignOp::Add => {
+                            let scalar = match &m.exprs[*value] {
+                                Expr::Name(n) => m
+                                    .kernel
+                                    .params
+                                    .iter()
+                                    .position(|p| &p.name.name == n && p.shape.is_empty())?,
+                                _ => return None,
+                            };
+                            Epilogue {
+                                activation: Activation::Identity,
+                                bias: None,
+                                scale: (*op == AssignOp::Mul).then_some(scalar),
+                                offset: (*op == AssignOp::Add).then_some(scalar),
+                            }
+                        }
+                        _ => return None,
+                    };
+                    steps.push(step);
+                }
+                Stmt::Foreach { extents, body, .. }
+                    if extents.iter().any(|&e| matches!(&m.exprs[e], Expr::View { op: ViewOp::SpanOf, base, .. } if names_acc(*base))) =>
+                {
+                    let [b] = body.as_slice() else {
+                        return None;
+                    };
+                    let Stmt::Assign {
+                        target,
+                        op: AssignOp::Set,
+                        value,
+                    } = &m.stmts[*b]
+                    else {
+                        return None;
+                    };
+                    let elem = |e: dsl_core::ir::ExprId| {
+                        matches!(&m.exprs[e], Expr::View { op: ViewOp::At, base, .. } if names_acc(*base))
+                    };
+                    if !elem(*target) {
+                        return None;
+                    }
+                    steps.push(Self::value_form(m, *value, &elem)?);
+                }
+                _ => {}
+            }
+        }
+        let mut e = Epilogue {
+            activation: Activation::Identity,
+            bias: None,
+            scale: None,
+            offset: None,
+        };
+        for f in steps {
+            // A step after an activation, a second scale, a scale of an earlier bias or
+            // offset, or a second bias or offset leave the form.
+            if e.activation != Activation::Identity && !f.is_identity()
+                || (f.scale.is_some()
+                    && (e.scale.is_some() || e.bias.is_some() || e.offset.is_some()))
+                || (f.bias.is_some() && e.bias.is_some())
+                || (f.offset.is_some() && e.offset.is_some())
+            {
+                return None;
+            }
+            e = Epilogue {
+                activation: if f.activation == Activation::Identity {
+                    e.activation
+                } else {
+                    f.activation
+                },
+                bias: e.bias.or(f.bias),
+                scale: e.scale.or(f.scale),
+                offset: e.offset.or(f.offset),
+            };
+        }
+        (!e.is_identity()).then_some(e)
     }
 
     /// Whether the output is the plain contraction.
@@ -400,6 +559,41 @@ mod tests {
         assert!((libm_erf(-1.5) + 0.966_105_146_5).abs() < 1e-6);
         assert!((Activation::Gelu.apply(1.0) - 0.841_344_746).abs() < 1e-6);
         assert!((Activation::Sigmoid.apply(0.0) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_accumulator_epilogue_is_read_from_its_element_wise_updates() {
+        let read = |name: &str| {
+            let path =
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("kernels/{name}.co"));
+            let src = std::fs::read_to_string(path).unwrap();
+            dsl_core::parse::parse_str(&src, None).unwrap().module
+        };
+        // `mc *= alpha; apply … mc.at(i, j) = relu(mc.at(i, j) + bias.at(…));`
+        let e = Epilogue::of(&read("warp_epilogue"), 4).expect("recognized");
+        assert_eq!(e.activation, Activation::Relu);
+        assert_eq!(e.bias, Some((2, "N".to_string())));
+        assert_eq!(e.scale, Some(3));
+        assert_eq!(e.offset, None);
+        // `mc = mc * alpha; apply … silu(…)`
+        let e = Epilogue::of(&read("wgmma_epilogue"), 4).expect("recognized");
+        assert_eq!(e.activation, Activation::Silu);
+        assert_eq!(e.scale, Some(3));
+        // A scale after the bias is not of the form: no epilogue, rather than a wrong one.
+        let text = "__co__ void k(f16 [M, K] a, f16 [N, K] b, f32 [N] bias, f32 s, f32 [M, N] c) {
+  parallel {bm, bn} by [cdiv(M, 16), cdiv(N, 8)] : block, {w} by [1] : group {
+    mc = mma.fill.f32 0.0f;
+    ma = mma.load a.subspan(16, K).at(bm, 0);
+    mb = mma.load b.subspan(8, K).at(bn, 0);
+    mma.row.row mc, ma, mb;
+    apply {i, j} in mc.span
+      mc.at(i, j) = mc.at(i, j) + bias.at(bn * 8 + j);
+    mc *= s;
+    mma.store mc, c.subspan(16, 8).at(bm, bn);
+  }
+}";
+        let m = dsl_core::parse::parse_str(text, None).unwrap().module;
+        assert_eq!(Epilogue::of(&m, 4), None);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-// expect: E1462 — a fresh buffer is sized from a `.subspan` tile.
+// expect: E1462 — a fresh buffer is sized from a tile of compile-time shape (not `[M, 64]`).
 use tessel::gemm_kernel;
 
 gemm_kernel! {

@@ -1,8 +1,9 @@
 //! `[[…]]` attributes of statements: `launch_bounds(threads | _, blocks)` and `maxnreg(n)` on a
 //! `parallel` whose first level is written `: block`, `schedule(…)` on anything. Arguments are
 //! integers (`_` lets `launch_bounds` take the computed thread count); a `launch_bounds` thread
-//! count must cover the threads the block has. All are hints no lowering reads yet: the gate
-//! reports them.
+//! count must cover the threads the block has. `schedule(k_tiles(p0, p1, …))` orders the K
+//! steps of the dense `mma` it annotates: a permutation of `0 … n-1`. All are hints no lowering
+//! reads yet: the gate reports them.
 
 use super::{Cx, codes};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -70,11 +71,87 @@ pub(crate) fn check_attributes(cx: &Cx, threads_per_block: u32, diags: &mut Diag
                     }
                 }
             }
-            "schedule" => {}
+            "schedule" => check_schedule(cx, a, diags),
             other => diags.push(err(
                 format!("unknown attribute `[[{other}]]`"),
                 "attributes are `launch_bounds`, `maxnreg` and `schedule`",
             )),
+        }
+    }
+}
+
+/// `[[schedule(k_tiles(…))]]`: on a dense `mma` execution, one term `k_tiles` whose arguments
+/// are integer constants forming a permutation of `0 … n-1` (the issue order of its K steps).
+fn check_schedule(cx: &Cx, a: &crate::ir::Attribute, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let err = |span, msg: String, help: &str| {
+        Diagnostic::new(codes::ATTRIBUTE, span, msg).with_help(help.to_string())
+    };
+    if !matches!(m.stmts[a.target], Stmt::Mma { .. }) {
+        diags.push(err(
+            a.span,
+            "`[[schedule]]` applies to an `mma` execution statement".into(),
+            "put it right before `mma.row.row acc, a, b;` (or another `mma.<a>.<b>`)",
+        ));
+        return;
+    }
+    if m.sparse.iter().any(|s| s.stmt == a.target) {
+        diags.push(err(
+            a.span,
+            "`[[schedule]]` does not apply to a sparse `mma` (`.sp`)".into(),
+            "remove the attribute: sparse WGMMAs issue their K steps in order",
+        ));
+        return;
+    }
+    let term = match a.args.as_slice() {
+        [t] => match &m.exprs[*t] {
+            Expr::Call { func, args } if func.name == "k_tiles" => Some(args),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(args) = term else {
+        diags.push(err(
+            a.span,
+            "`[[schedule]]` takes one term, `k_tiles(…)`".into(),
+            "write `[[schedule(k_tiles(3, 2, 1, 0))]]`",
+        ));
+        return;
+    };
+    if args.is_empty() {
+        diags.push(err(
+            a.span,
+            "`k_tiles()` names no K step".into(),
+            "list the K steps in their issue order: `k_tiles(1, 0)`",
+        ));
+        return;
+    }
+    let n = args.len() as i64;
+    let mut seen = vec![false; args.len()];
+    for &arg in args {
+        match cx.static_value(arg) {
+            Some(v) if (0..n).contains(&v) && !seen[v as usize] => seen[v as usize] = true,
+            Some(v) if (0..n).contains(&v) => {
+                diags.push(err(
+                    m.expr_span(arg),
+                    format!(
+                        "K step {v} appears twice: `k_tiles` must be a permutation of [0, {n})"
+                    ),
+                    "name every K step exactly once",
+                ));
+                return;
+            }
+            _ => {
+                diags.push(err(
+                    m.expr_span(arg),
+                    format!(
+                        "`{}` is not a K step: `k_tiles` must be a permutation of [0, {n})",
+                        m.expr_to_string(arg)
+                    ),
+                    "write integer constants from 0 to the number of K steps minus 1",
+                ));
+                return;
+            }
         }
     }
 }

@@ -377,6 +377,28 @@ pub const ANY_FUTURE_UNUSED: &str = "E1491";
 /// futures into fresh shared buffers.
 pub const NOT_LOWERED_SWAP: &str = "E1375";
 
+/// Element-wise work (`mc *= s;`, `apply {i, j} in acc.span`) on a fragment that is not an
+/// accumulator.
+pub const FRAG_ELEM_NOT_ACC: &str = "E1540";
+/// Whole-fragment arithmetic (`mc = mc * s;`) that indexes the fragment.
+pub const FRAG_WHOLE_INDEXED: &str = "E1541";
+/// Inside `apply {i, j} in acc.span`, `acc` read or written other than as `acc.at(i, j)`.
+pub const FRAG_ELEM_INDEX: &str = "E1542";
+/// `apply` over an accumulator's span without exactly two variables.
+pub const FRAG_APPLY_VARS: &str = "E1543";
+/// A statement other than an assignment, `if` or named value in an accumulator's `apply`.
+pub const FRAG_APPLY_BODY: &str = "E1544";
+/// Inside an `apply` over a fragment, a `frag` tile read other than at the element's own
+/// row (and column), or of another shape.
+pub const FRAG_TILE_INDEX: &str = "E1545";
+/// `copy` / `reduce_*` of fragments whose shapes do not match, or of names that are no
+/// fragments.
+pub const FRAG_OP: &str = "E1546";
+/// Not supported yet: a `frag` tile used outside `apply`, `copy` and the row reductions.
+pub const NOT_LOWERED_FRAG_TILE_USE: &str = "E1451";
+/// Not supported yet: element-wise work on a warp accumulator before the first `mma` into it.
+pub const NOT_LOWERED_FRAG_ELEM_ORDER: &str = "E1450";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -972,5 +994,41 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SWAP,
         "not supported yet: `dma.any`/`tma.any` and `swap` beyond `dma.copy` futures of fresh shared buffers",
+    ),
+    (
+        FRAG_ELEM_NOT_ACC,
+        "element-wise work on a fragment that is not an accumulator",
+    ),
+    (
+        FRAG_WHOLE_INDEXED,
+        "whole-fragment arithmetic that indexes the fragment",
+    ),
+    (
+        FRAG_ELEM_INDEX,
+        "an accumulator inside its `apply` other than as `acc.at(i, j)`",
+    ),
+    (
+        FRAG_APPLY_VARS,
+        "`apply` over an accumulator without two variables",
+    ),
+    (
+        FRAG_APPLY_BODY,
+        "a copy, `mma` or loop inside an accumulator's `apply`",
+    ),
+    (
+        NOT_LOWERED_FRAG_ELEM_ORDER,
+        "not supported yet: element-wise work on a warp accumulator before its first `mma`",
+    ),
+    (
+        FRAG_TILE_INDEX,
+        "a `frag` tile inside an `apply` not at the element's own row and column",
+    ),
+    (
+        FRAG_OP,
+        "`copy` / `reduce_*` of fragments whose shapes do not match",
+    ),
+    (
+        NOT_LOWERED_FRAG_TILE_USE,
+        "not supported yet: a `frag` tile outside `apply`, `copy` and the row reductions",
     ),
 ];

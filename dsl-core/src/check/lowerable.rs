@@ -20,7 +20,7 @@ use super::view::Views;
 use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{
-    AssignOp, CopyDst, DType, Expr, ExprId, ExtStmt, Level, MemSpace, Module, Stmt, StmtId, ViewOp,
+    AssignOp, CopyDst, Expr, ExprId, ExtStmt, Level, MemSpace, Module, Stmt, StmtId, ViewOp,
 };
 
 pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
@@ -258,6 +258,8 @@ fn integer_extents(cx: &Cx, diags: &mut Diagnostics) {
                     sites.extend(l.extents.iter().map(|&e| (e, "a parallel extent")));
                 }
             }
+            // `apply {i, j} in acc.span`: the accumulator's shape (`check/frag_elem.rs`).
+            Stmt::Foreach { .. } if super::frag_elem::acc_apply(cx, s) => {}
             Stmt::Foreach { extents, .. } => {
                 sites.extend(extents.iter().map(|&e| (e, "a loop extent")));
             }
@@ -346,22 +348,23 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             Stmt::DmaCopy { is_async, src, dst } => (false, *is_async, *src, dst),
             Stmt::TmaCopy { src, dst, .. } => (true, false, *src, dst),
             Stmt::Ext(ExtStmt::DmaFuture {
-                tma: false,
+                tma,
                 is_async,
                 src,
                 dst,
                 bind,
                 ..
             }) => {
+                let op = if *tma { "tma.copy" } else { "dma.copy" };
                 // `f = dma.copy … => shared;`: a fresh buffer of the source tile's shape, one
                 // shape per future name (the name is the buffer).
                 if let (CopyDst::Fresh(MemSpace::Shared), Some(f)) = (dst, bind) {
-                    let shape = fresh_shape(m, *src)
-                        .map(|(sh, _)| sh.iter().map(|&d| m.expr_to_string(d)).collect::<Vec<_>>());
+                    let shape = super::fresh::fresh_tile(m, &cx.res.bindings, *src)
+                        .map(|(sh, _)| sh.iter().map(|d| d.text(m)).collect::<Vec<_>>());
                     match (shape, fresh_shapes.iter().find(|x| x.0 == f.name)) {
                         (None, _) => diags.push(
-                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = dma.copy … => shared` sizes its buffer from a `.subspan(…)` tile; this source's shape is not one", f.name))
-                                .with_help("copy a tile: `f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`"),
+                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = {op} … => shared` sizes its buffer from the source's tile, and this source's tile has no compile-time shape", f.name))
+                                .with_help("copy a tile whose extents are integers, tunables and constants: `t.subspan(R, C).at(i, j)`, or `t.chunkat(i, j)` with `i` over `cdiv(M, R)`"),
                         ),
                         (Some(sh), Some((_, first))) if *first != sh => diags.push(
                             at_expr(m, codes::FRESH_SHAPE, *src, format!("`{}` names one shared buffer: [{}] here, [{}] before", f.name, sh.join(", "), first.join(", ")))
@@ -383,7 +386,7 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     }
                     continue;
                 }
-                (false, *is_async, *src, dst)
+                (*tma, *is_async, *src, dst)
             }
             _ => continue,
         };
@@ -743,59 +746,4 @@ fn accumulators(cx: &Cx, diags: &mut Diagnostics) {
             );
         }
     }
-}
-
-/// The shape and element type of the fresh shared buffer `f = dma.copy src => shared;`
-/// creates, for the sources the lowering sizes statically: a `.subspan(…)` tile
-/// (`t.subspan(R, C).at(i, j)`) of a parameter or declared tensor, or a whole parameter of
-/// a static shape.
-pub(crate) fn fresh_shape(m: &Module, src: ExprId) -> Option<(Vec<ExprId>, DType)> {
-    let mut e = src;
-    if let Expr::View {
-        base,
-        op: ViewOp::At,
-        ..
-    } = &m.exprs[e]
-    {
-        e = *base;
-    }
-    // A whole parameter of a static shape (`dma.copy.async lhs => shared`) is its own tile.
-    let (base, args) = match &m.exprs[e] {
-        Expr::View {
-            base,
-            op: ViewOp::Subspan,
-            args,
-        } => (*base, args),
-        Expr::Name(n) if e == src => (e, &m.param(n)?.shape),
-        _ => return None,
-    };
-    let Expr::Name(root) = &m.exprs[base] else {
-        return None;
-    };
-    let dtype = m
-        .kernel
-        .params
-        .iter()
-        .find(|p| &p.name.name == root)
-        .map(|p| p.dtype)?;
-    fn static_int(m: &Module, e: ExprId) -> bool {
-        match &m.exprs[e] {
-            Expr::Int(_) => true,
-            Expr::Name(n) => m.tunable(n).is_some() || m.constant(n).is_some(),
-            Expr::Binary { op, lhs, rhs } => {
-                matches!(
-                    op,
-                    crate::ir::BinaryOp::Add
-                        | crate::ir::BinaryOp::Sub
-                        | crate::ir::BinaryOp::Mul
-                        | crate::ir::BinaryOp::Div
-                ) && static_int(m, *lhs)
-                    && static_int(m, *rhs)
-            }
-            _ => false,
-        }
-    }
-    args.iter()
-        .all(|&a| static_int(m, a))
-        .then(|| (args.clone(), dtype))
 }

@@ -28,6 +28,8 @@ pub mod codes;
 mod control;
 mod eval;
 pub(crate) mod events;
+pub(crate) mod frag_elem;
+mod fresh;
 mod futures;
 mod geometry;
 mod hazard;
@@ -35,6 +37,7 @@ mod header;
 mod lowerable;
 mod mma_store;
 mod occupancy;
+mod out_init;
 mod placement;
 mod range;
 mod resolve;
@@ -54,7 +57,9 @@ mod wgmma;
 
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
-pub(crate) use lowerable::fresh_shape;
+pub use fresh::FreshDim;
+pub(crate) use fresh::fresh_tile;
+pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
 pub(crate) use views_ext::{is_view_let, tile_pick};
@@ -257,11 +262,12 @@ pub struct SharedBuffer {
     /// The declaration, or the `dma.copy` that first binds a fresh buffer.
     pub stmt: StmtId,
     pub dtype: DType,
-    /// The shape of one array entry.
-    pub shape: Vec<ExprId>,
+    /// The shape of one array entry (a future's buffer: its source's tile, whose dimensions
+    /// may be quotients, see [`FreshDim`]).
+    pub shape: Vec<FreshDim>,
     /// The array count (`lhs_s[STAGES]`).
     pub count: Option<ExprId>,
-    /// The fresh buffer of a future (`f = dma.copy … => shared;`).
+    /// The fresh buffer of a future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`).
     pub fresh: bool,
 }
 
@@ -374,7 +380,13 @@ fn run_checks(
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
-    warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    let warp_shapes = warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    frag_elem::check_frag_elem(&cx, &mut diags);
+    frag_elem::check_tiles(
+        &cx,
+        &frag_elem::acc_shapes(&frags, &warp_shapes),
+        &mut diags,
+    );
     control::check_control(&cx, &mut diags);
     streams::check_streams(&cx, &mut diags);
     header::check_param_dims(&cx, &mut diags);
@@ -391,6 +403,8 @@ fn run_checks(
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
     warp_mma::warp_gate(&cx, &mut gate);
+    frag_elem::gate(&cx, &mut gate);
+    frag_elem::tile_gate(&cx, &mut gate);
     sparse::gate(&cx, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
@@ -435,7 +449,7 @@ fn run_checks(
             .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
             .collect(),
         smem_bytes: smem,
-        shared: smem::shared_buffers(m),
+        shared: smem::shared_buffers(m, &cx.res.bindings),
         swizzle,
         swizzle_source,
         views: views.public_views(),

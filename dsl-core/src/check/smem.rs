@@ -1,15 +1,19 @@
 //! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event)
 //! must fit the per-block budget; shared and local shapes are positive compile-time values.
 
-use super::{Cx, Limits, SharedBuffer, all_stmts, at_expr, codes};
+use super::{Cx, FreshDim, Limits, SharedBuffer, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{CopyDst, ExtStmt, MemSpace, Module, Stmt};
 use crate::span::Span;
 
 /// The kernel's shared buffers in source order: each declarator of a `shared` tensor
-/// declaration, and the fresh buffer of each future `f = dma.copy … => shared;` (one per name,
-/// of the source tile's shape: the checker holds every binding of a name to one shape).
-pub(crate) fn shared_buffers(m: &Module) -> Vec<SharedBuffer> {
+/// declaration, and the fresh buffer of each future `f = dma.copy … => shared;` or
+/// `f = tma.copy … => shared;` (one per name, of the source tile's shape, `fresh_tile`: the
+/// checker holds every binding of a name to one shape).
+pub(crate) fn shared_buffers(
+    m: &Module,
+    bindings: &std::collections::HashMap<crate::ir::ExprId, super::Binding>,
+) -> Vec<SharedBuffer> {
     let mut out: Vec<SharedBuffer> = Vec::new();
     for s in all_stmts(m) {
         match &m.stmts[s] {
@@ -25,20 +29,19 @@ pub(crate) fn shared_buffers(m: &Module) -> Vec<SharedBuffer> {
                         name: d.name.name.clone(),
                         stmt: s,
                         dtype: *dtype,
-                        shape: shape.clone(),
+                        shape: shape.iter().map(|&d| FreshDim::whole(d)).collect(),
                         count: d.count,
                         fresh: false,
                     });
                 }
             }
             Stmt::Ext(ExtStmt::DmaFuture {
-                tma: false,
                 bind: Some(f),
                 dst: CopyDst::Fresh(MemSpace::Shared),
                 src,
                 ..
             }) if !out.iter().any(|b| b.name == f.name) => {
-                if let Some((shape, dtype)) = super::fresh_shape(m, *src) {
+                if let Some((shape, dtype)) = super::fresh_tile(m, bindings, *src) {
                     out.push(SharedBuffer {
                         name: f.name.clone(),
                         stmt: s,
@@ -173,12 +176,19 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
             _ => {}
         }
     }
-    // The fresh buffers of futures (their shapes are static: `check/lowerable.rs`).
-    for b in shared_buffers(m).into_iter().filter(|b| b.fresh) {
+    // The fresh buffers of futures (their shapes are static: `check/fresh.rs`).
+    for b in shared_buffers(m, &cx.res.bindings)
+        .into_iter()
+        .filter(|b| b.fresh)
+    {
         let vals: Option<Vec<u64>> = b
             .shape
             .iter()
-            .map(|&d| cx.static_value(d).filter(|&v| v >= 1).map(|v| v as u64))
+            .map(|d| {
+                d.eval(|e| cx.static_value(e))
+                    .filter(|&v| v >= 1)
+                    .map(|v| v as u64)
+            })
             .collect();
         let Some(vals) = vals else { continue };
         let size = b.dtype.size_bytes() as u64;

@@ -30,7 +30,8 @@ pub(crate) const LOWERING_ONLY: &[&str] = &[
 /// `E1460`–`E1479`).
 pub(crate) fn lowering_only(code: &str) -> bool {
     LOWERING_ONLY.contains(&code)
-        || code.starts_with("E11")
+        // An accumulator no `mma` uses has no shape: the language cannot type it.
+        || (code.starts_with("E11") && code != codes::ACC_UNUSED)
         || code.starts_with("E146")
         || code.starts_with("E147")
 }
@@ -48,6 +49,15 @@ pub const LOWERED_MATH: &[&str] = &[
 ];
 
 fn lowered_func(name: &str) -> bool {
+    // `__exp2f`: CUDA's f32 spelling of `exp2`; `__to<T>`: a conversion to a lowered type.
+    if let Some(b) = name.strip_prefix("__").and_then(|b| b.strip_suffix('f'))
+        && LOWERED_MATH.contains(&b)
+    {
+        return true;
+    }
+    if let Some(t) = name.strip_prefix("__to<").and_then(|t| t.strip_suffix('>')) {
+        return matches!(t, "f32" | "f16" | "bf16" | "s32" | "int" | "float");
+    }
     LOWERED_FUNCS.contains(&name)
         || LOWERED_MATH.contains(&name)
         || name
@@ -147,6 +157,22 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         ));
     }
     for x in &m.decl_ext {
+        // An output's initializer no read or unwritten element can observe, or that each block
+        // applies to the chunk it owns.
+        if super::out_init::unobservable(m, Some(&cx.res.bindings), x)
+            || super::out_init::block_owned(m, Some(&cx.res.bindings), x)
+                .is_some_and(|f| super::out_init::covers(cx, &f))
+        {
+            continue;
+        }
+        // `frag` tiles in an accumulator layout (`lower/frag_elem.rs`), and their `{v}`.
+        if matches!(
+            x,
+            crate::ir::DeclExt::Frag { .. } | crate::ir::DeclExt::Init { .. }
+        ) && super::frag_elem::lowered_tile_decl(cx, x.decl())
+        {
+            continue;
+        }
         diags.push(not_lowered(
             codes::NOT_LOWERED_DECL,
             m.stmt_span(x.decl()),
@@ -167,13 +193,28 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "`mma.store.mask` of a warp-level accumulator",
                 ));
             }
+            // `f = tma.copy[.swiz<N>] t.chunkat(…) => shared;`: a synchronous TMA load of a 2-D
+            // tile into the fresh buffer (`lower/hopper.rs`).
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: true,
+                bind: Some(_),
+                is_async: false,
+                modifiers,
+                after: None,
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                src,
+            }) if !warp_kernel
+                && modifiers.iter().all(|(n, _)| n.name == "swiz")
+                && block_uniform(cx, s)
+                && super::fresh_tile(m, &cx.res.bindings, *src).is_some_and(|(t, _)| t.len() == 2) => {}
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 bind,
                 modifiers,
                 after,
                 dst,
-                ..
+                is_async,
+                src,
             }) => {
                 let why = if !modifiers.is_empty() {
                     Some("modifiers on a `dma.copy` (`.swiz`, `.zfill`, …)")
@@ -185,8 +226,17 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     Some("a future's fresh `=> local` buffer")
                 } else if matches!(dst, CopyDst::Expr(d) if !matches!(m.exprs[*d], Expr::Name(_))) {
                     Some("a future of a copy into a view (bind copies into a whole shared tensor)")
-                } else if !warp_kernel && on_tma_path(m) {
-                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path")
+                } else if !warp_kernel
+                    && on_tma_path(m)
+                    && !(!*is_async
+                        && block_uniform(cx, s)
+                        && matches!(dst, CopyDst::Fresh(MemSpace::Shared))
+                        && super::fresh_tile(m, &cx.res.bindings, *src)
+                            .is_some_and(|(_, d)| d == DType::U8))
+                {
+                    // The TMA path copies u8 tiles (sparsity metadata) with plain loads and
+                    // stores (`lower/sparse.rs`); other tiles it reads go through TMA.
+                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path, but for a synchronous copy of a u8 tile (sparsity metadata) into a fresh `=> shared` buffer")
                 } else {
                     None
                 };
@@ -263,6 +313,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "tessel lowers placeholders and `swap` of `dma.copy` futures into fresh shared buffers of one static shape (`f = dma.copy.async t.subspan(R, C).at(i, j) => shared;`) on the SIMT path",
                 ),
             ),
+            // `copy` and row reductions of lowered fragments (`lower/frag_elem.rs`).
+            Stmt::Ext(ExtStmt::FragOp { .. }) if super::frag_elem::lowered_frag_op(cx, s) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.
@@ -338,6 +390,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     stepped.insert(*base);
                 }
             });
+        }
+        // `apply {i, j} in acc.span`: the extents are the accumulator's shape
+        // (`lower/frag_elem.rs` walks its elements).
+        if super::frag_elem::acc_apply(cx, s) {
+            continue;
         }
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
@@ -420,10 +477,10 @@ fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
             if !matches!(dst, CopyDst::Fresh(MemSpace::Shared)) {
                 return None;
             }
-            let (shape, dtype) = super::fresh_shape(m, *src)?;
+            let (shape, dtype) = super::fresh_tile(m, &cx.res.bindings, *src)?;
             let dims = shape
                 .iter()
-                .map(|&d| cx.value(d))
+                .map(|d| d.eval(|e| cx.value(e)))
                 .collect::<Option<Vec<i64>>>()?;
             match &found {
                 Some(f) if *f != (dtype, dims.clone()) => return None,
@@ -444,4 +501,45 @@ fn on_tma_path(m: &crate::ir::Module) -> bool {
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
         )
     })
+}
+
+/// Whether every thread of the block runs statement `s` together, as one copy into one buffer:
+/// it is under `: block` levels and loops only (no `if`/`inthreads`, no level that splits the
+/// block into warps or threads, which would each load their own tile into the one buffer). A
+/// synchronous copy into a fresh buffer on the TMA path waits at block-wide barriers.
+fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
+    let m = cx.m;
+    let levels_ok = cx.res.chains.get(&s).is_none_or(|c| {
+        c.iter().all(|l| {
+            cx.level(*l)
+                .is_some_and(|pl| pl.level == crate::ir::Level::Block)
+        })
+    });
+    fn path(
+        m: &crate::ir::Module,
+        b: &[crate::ir::StmtId],
+        s: crate::ir::StmtId,
+        out: &mut Vec<crate::ir::StmtId>,
+    ) -> bool {
+        for &t in b {
+            if t == s {
+                return true;
+            }
+            out.push(t);
+            if super::stmt_blocks(&m.stmts[t])
+                .into_iter()
+                .any(|inner| path(m, inner, s, out))
+            {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let mut above = Vec::new();
+    path(m, &m.kernel.body, s, &mut above);
+    levels_ok
+        && above
+            .iter()
+            .all(|&t| matches!(m.stmts[t], Stmt::Parallel { .. } | Stmt::Foreach { .. }))
 }

@@ -6,7 +6,7 @@
 use super::view::Views;
 use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
 use crate::diag::Diagnostics;
-use crate::ir::{CopyDst, ExprId, MemSpace, Stmt, StmtId};
+use crate::ir::{CopyDst, ExprId, ExtStmt, MemSpace, Stmt, StmtId};
 use std::collections::HashMap;
 
 struct Site {
@@ -16,7 +16,7 @@ struct Site {
     stated: Option<(ExprId, Option<u32>)>,
 }
 
-/// The swizzle of each `tma.copy` and `mma.load`: its value in bytes (0 = none) under the
+/// The swizzle of each `tma.copy` (also a TMA future's) and `mma.load`: its value in bytes (0 = none) under the
 /// config, and the expression it comes from (its own `.swiz<…>`, else the one stated on the
 /// other side of the same shared tensor; absent for an unswizzled site).
 pub(crate) struct Swizzles {
@@ -46,7 +46,28 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
                     .map(|(r, _)| r);
                 (*swizzle, side, false)
             }
-            Stmt::MmaLoad { swizzle, src, .. } => (*swizzle, views.get(*src).map(|v| v.root), true),
+            Stmt::MmaLoad { swizzle, src, .. } => (
+                *swizzle,
+                views
+                    .get(*src)
+                    .map(|v| v.root)
+                    .or_else(|| future_root(cx, *src)),
+                true,
+            ),
+            // `f = tma.copy.swiz<N> … => shared;`: the future's fresh buffer has the swizzle.
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: true,
+                bind: Some(_),
+                modifiers,
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                ..
+            }) => {
+                let swz = modifiers
+                    .iter()
+                    .find(|(n, _)| n.name == "swiz")
+                    .and_then(|(_, a)| a.first().copied());
+                (swz, Some(Binding::Future(s)), false)
+            }
             _ => continue,
         };
         let stated = sw.map(|e| {
@@ -187,4 +208,22 @@ fn site_view<'v>(
         .into_iter()
         .filter_map(|e| views.get(e))
         .find(|v| v.root == root)
+}
+
+/// The future whose fresh buffer `e` reads (`f`, `f.chunkat(…)`, `f[i]`), where the view
+/// analysis has no view of it (a TMA future's buffer).
+fn future_root(cx: &Cx, mut e: ExprId) -> Option<Binding> {
+    use crate::ir::Expr;
+    loop {
+        match &cx.m.exprs[e] {
+            Expr::View { base, .. } | Expr::Index { base, .. } => e = *base,
+            Expr::Name(_) => {
+                return match cx.res.bindings.get(&e) {
+                    Some(b @ Binding::Future(_)) => Some(*b),
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
 }

@@ -133,7 +133,12 @@ fn mk(v: &VState, major: Major) -> (Dim, Dim) {
 }
 
 /// The language rules.
-pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+/// Returns the M × N of each warp accumulator (by its definition) that an `mma` sized.
+pub(crate) fn check_warp_mma(
+    cx: &Cx,
+    views: &Views,
+    diags: &mut Diagnostics,
+) -> HashMap<StmtId, (i64, i64)> {
     let m = cx.m;
     // Accumulator → (M, N) of its first `mma`, and that statement.
     let mut acc_shape: HashMap<StmtId, ((i64, i64), StmtId)> = HashMap::new();
@@ -442,6 +447,7 @@ pub(crate) fn check_warp_mma(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             );
         }
     }
+    acc_shape.into_iter().map(|(d, (mn, _))| (d, mn)).collect()
 }
 
 /// Each operand name of a warp kernel plays one role: the A or the B operand, in one major

@@ -39,7 +39,15 @@ impl Emitter<'_> {
     pub fn stmt(&mut self, s: StmtId) -> Result<(), LowerError> {
         let m = self.m;
         let line = self.dsl_line(s);
-        if !matches!(m.stmts[s], Stmt::TmaCopy { event: None, .. }) {
+        if !matches!(
+            m.stmts[s],
+            Stmt::TmaCopy { event: None, .. }
+                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                    tma: true,
+                    is_async: false,
+                    ..
+                })
+        ) {
             self.flush_sync_tma();
         }
         if !matches!(
@@ -105,6 +113,7 @@ impl Emitter<'_> {
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
                 if is_block {
                     super::simt::declare_swapped(self, line)?;
+                    super::simt::fill_owned_outputs(self, line)?;
                 }
                 self.block(body);
                 self.flush_sync_tma();
@@ -121,6 +130,12 @@ impl Emitter<'_> {
                     self.close(line);
                 }
                 self.scopes.pop();
+            }
+            // `apply {i, j} in acc.span { … }` over an accumulator's elements.
+            Stmt::Foreach { body, .. } if super::frag_elem::walked(self, s).is_some() => {
+                super::frag_elem::open_apply(self, s, line)?;
+                self.block(body);
+                super::frag_elem::close_apply(self, s, line)?;
             }
             Stmt::Foreach {
                 vars,
@@ -139,7 +154,12 @@ impl Emitter<'_> {
                 let implicit_commit = self.path == KernelPath::Hopper
                     && super::walk::contains(m, body, &|s| matches!(s, Stmt::Mma { .. }))
                     && super::walk::contains(m, body, &|s| {
-                        matches!(s, Stmt::TmaCopy { .. } | Stmt::DmaCopy { .. })
+                        matches!(
+                            s,
+                            Stmt::TmaCopy { .. }
+                                | Stmt::DmaCopy { .. }
+                                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { .. })
+                        )
                     })
                     && !super::walk::contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
                 let deferred = if self.path == KernelPath::Hopper && exts.len() == 1 {
@@ -220,6 +240,10 @@ impl Emitter<'_> {
                     super::hopper::emit_tail(self, d, line);
                 }
                 self.deferred = outer_deferred;
+            }
+            // `frag` tiles in the accumulator layout (`lower/frag_elem.rs`).
+            Stmt::TensorDecl { .. } if super::frag_elem::is_tile_decl(self, s) => {
+                super::frag_elem::declare(self, s, line)?
             }
             Stmt::TensorDecl {
                 space,
@@ -327,6 +351,10 @@ impl Emitter<'_> {
                     }
                 }
             }
+            // `mc op= value;`: every element of an accumulator.
+            Stmt::Assign { target, op, value } if super::frag_elem::is_whole(self, *target) => {
+                super::frag_elem::whole(self, s, *target, *op, *value, line)?
+            }
             Stmt::Assign { target, op, value } => self.assign(*target, *op, *value, line)?,
             Stmt::If {
                 cond,
@@ -432,6 +460,14 @@ impl Emitter<'_> {
                 dst,
                 ..
             }) => super::simt::future_copy(self, s, f, *is_async, *src, dst, line)?,
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: true,
+                is_async: false,
+                bind: Some(f),
+                src,
+                dst,
+                ..
+            }) => super::hopper::future_load(self, s, f, *src, dst, line)?,
             Stmt::Ext(crate::ir::ExtStmt::MmaRefill { .. }) if self.path == KernelPath::Simt => {
                 super::warp::mma_stmt(self, s, line)?
             }
@@ -457,6 +493,9 @@ impl Emitter<'_> {
             Stmt::Ext(crate::ir::ExtStmt::Swap { a, b }) => {
                 super::simt::swap_futures(self, a, b, line)?
             }
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }) => {
+                super::frag_elem::frag_op(self, s, line)?
+            }
             // The checker's lowering gate rejects these first; this arm only keeps the match total.
             Stmt::Ext(x) => {
                 return Err(LowerError::new(
@@ -476,6 +515,10 @@ impl Emitter<'_> {
         line: Option<u32>,
     ) -> Result<(), LowerError> {
         let m = self.m;
+        // An accumulator's element inside its element loop (`lower/frag_elem.rs`).
+        if let Some((place, dtype)) = super::frag_elem::elem_target(self, target) {
+            return super::frag_elem::assign_elem(self, &place, dtype, op, value, line);
+        }
         // Element store into a global tensor: guarded.
         if let Expr::View { .. } = &m.exprs[target] {
             let v = self.cx().view(target)?;

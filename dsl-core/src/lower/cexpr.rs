@@ -207,6 +207,12 @@ impl ExprCx<'_> {
     /// What the name `e` refers to, as the checker resolved it: a lowered declaration, or the
     /// fresh buffer a future names (a pointer the lowering declared under the future's name).
     pub fn local(&self, e: ExprId) -> Option<&Local> {
+        // Inside an element loop a fragment's name is its element (`lower/frag_elem.rs`).
+        if let Expr::Name(n) = &self.m.exprs[e] {
+            if let Some(l @ Local::FragElem { .. }) = self.scopes.cpp(n) {
+                return Some(l);
+            }
+        }
         let b = self.info.bindings.get(&e)?;
         self.scopes.decl(b).or_else(|| match (b, &self.m.exprs[e]) {
             (Binding::Future(_), Expr::Name(n)) => self.scopes.cpp(n),
@@ -257,6 +263,15 @@ impl ExprCx<'_> {
             Expr::Float { value, .. } => (float_literal(*value), Ty::Literal),
             Expr::Name(n) => {
                 let ty = match self.local(e) {
+                    // An accumulator's element inside its element loop (`lower/frag_elem.rs`).
+                    Some(Local::FragElem { place, dtype }) => {
+                        let ty = if *dtype == DType::I32 {
+                            Ty::Int
+                        } else {
+                            Ty::Float(*dtype)
+                        };
+                        return Ok((place.clone(), ty));
+                    }
                     Some(Local::Scalar(d)) if d.is_float() => Ty::Float(*d),
                     Some(Local::Tensor(_)) | Some(Local::Event { .. }) | Some(Local::Frag(_)) => {
                         return Err(self.err(e, format!("`{n}` is not a scalar value here")));
@@ -312,6 +327,20 @@ impl ExprCx<'_> {
                     "min" if all_int => "tsl_min",
                     "max" if all_int => "tsl_max",
                     "abs" if all_int => "abs",
+                    // `__to<T>(x)`: x converted to element type T.
+                    conv if conv.starts_with("__to<") => {
+                        let to = match conv.trim_start_matches("__to<").trim_end_matches('>') {
+                            "f16" => DType::F16,
+                            "bf16" => DType::BF16,
+                            "s32" | "int" => DType::I32,
+                            _ => DType::F32,
+                        };
+                        let (v, t) = vals[0].clone();
+                        return Ok(match to {
+                            DType::I32 => (format!("(int)({v})"), Ty::Int),
+                            _ => (convert(&v, t, to), Ty::Float(to)),
+                        });
+                    }
                     other => {
                         let floats: Vec<String> =
                             vals.iter().map(|(v, t)| to_float(v, *t)).collect();
@@ -323,6 +352,15 @@ impl ExprCx<'_> {
                 };
                 let a: Vec<String> = vals.into_iter().map(|v| v.0).collect();
                 (format!("{f}({})", a.join(", ")), Ty::Int)
+            }
+            // `acc.at(i, j)` inside `apply {i, j} in acc.span`: the element.
+            Expr::View {
+                op: ViewOp::At,
+                base,
+                ..
+            } if matches!(&m.exprs[*base], Expr::Name(n) if matches!(self.scopes.cpp(n), Some(Local::FragElem { .. }))) =>
+            {
+                return self.value_prec(*base, min_prec);
             }
             Expr::View { op: ViewOp::At, .. } => {
                 let v = self.view(e)?;
@@ -623,6 +661,14 @@ impl ExprCx<'_> {
 pub fn math_call(name: &str, a: &[String]) -> Option<String> {
     let intrinsic = name.starts_with("__");
     let base = name.strip_prefix("__").unwrap_or(name);
+    // `__exp2f`, `__expf`: CUDA's f32 spelling of a built-in, lowered as `__exp2`, `__exp`.
+    if intrinsic
+        && let Some(b) = base.strip_suffix('f')
+        && !b.is_empty()
+        && let Some(text) = math_call(&format!("__{b}"), a)
+    {
+        return Some(text);
+    }
     let x = || wrap(&a[0]);
     let f = |cuda: &str| format!("{cuda}({})", a.join(", "));
     Some(match (base, a.len()) {
@@ -679,6 +725,11 @@ fn to_float(s: &str, t: Ty) -> String {
 
 /// `0.0f`-style literal text.
 pub fn float_literal(v: f64) -> String {
+    // `inf`: no C++ literal spells it without a header; the bit pattern does.
+    if v.is_infinite() {
+        let bits = if v > 0.0 { "0x7f800000" } else { "0xff800000" };
+        return format!("__int_as_float({bits})");
+    }
     let s = format!("{v:?}");
     let s = if s.contains('.') || s.contains('e') {
         s

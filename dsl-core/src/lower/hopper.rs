@@ -355,6 +355,41 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
     Ok(())
 }
 
+/// `f = tma.copy[.swiz<N>] src => shared;`: a synchronous TMA load into the future's fresh
+/// buffer `f` (placed by the `memory` pass, of the source tile's shape), after which `f` names
+/// that shared tile. Without `.async` the copy has completed when the statement ends: it is the
+/// synchronous load of `tma.copy src => t;`, waited for before the next statement that is not
+/// a synchronous TMA load.
+pub fn future_load(
+    e: &mut Emitter,
+    s: StmtId,
+    f: &crate::ir::Ident,
+    src: crate::ir::ExprId,
+    dst: &CopyDst,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    if !matches!(dst, CopyDst::Fresh(MemSpace::Shared)) {
+        return Err(LowerError::new(
+            e.m.stmt_span(s),
+            "a synchronous `tma.copy` future loads into a fresh `=> shared` buffer",
+        ));
+    }
+    super::simt::declare_fresh(e, f, line)?;
+    let t = e.scopes.cpp_tensor(&f.name).cloned().ok_or_else(|| {
+        LowerError::new(f.span, "internal: a fresh shared buffer without a tensor")
+    })?;
+    let sv = e.cx().view(src)?;
+    let dv = View::whole(t);
+    if sv.tensor.space != MemSpace::Global {
+        return Err(LowerError::new(
+            e.m.expr_span(src),
+            "a `tma.copy` future loads from global memory",
+        ));
+    }
+    let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
+    tma_load(e, s, None, &sv, &dv, swz, line)
+}
+
 /// A TMA load whose future `trigger ev after f` publishes: one thread of those that reach the
 /// event's `trigger` (all of them run the load statement too) adds the bytes to the event's
 /// phase and issues the copy, before its own arrival — so the phase cannot complete before the
@@ -1347,7 +1382,8 @@ fn b_rows(e: &Emitter, src: crate::ir::ExprId) -> Option<Sym> {
                     }
                 }
             }
-            None
+            // A future's fresh buffer (`f = tma.copy … => shared;`).
+            e.mem.fresh(n).and_then(|(_, shape)| shape.first().cloned())
         }
         _ => None,
     }

@@ -2,13 +2,14 @@
 //! (`tsl_smem`), each at an offset aligned for its use (1024 B on the Hopper path, where TMA
 //! and WGMMA swizzle patterns repeat every 1024 B; 128 B otherwise), and counts the bytes.
 //! The buffers are the checker's ([`KernelInfo::shared`]): the shared tensors and the fresh
-//! buffer of each future (`f = dma.copy … => shared;`, a shared tensor named `f`).
+//! buffer of each future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`: a shared
+//! tensor named `f`, of its source's tile shape, `check::fresh_tile`).
 
 use super::error::LowerError;
 use super::kernel::KernelPath;
 use super::sym::Sym;
 use crate::check::KernelInfo;
-use crate::ir::Module;
+use crate::ir::{BinaryOp, DType, Module};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedSlot {
@@ -27,11 +28,21 @@ pub struct Memory {
     pub align: i64,
     /// Host-side total dynamic shared memory (bytes, including alignment slack).
     pub total: Sym,
+    /// The fresh buffers of futures: name, element type, shape.
+    pub fresh: Vec<(String, DType, Vec<Sym>)>,
 }
 
 impl Memory {
     pub fn slot(&self, name: &str) -> Option<&SharedSlot> {
         self.slots.iter().find(|s| s.name == name)
+    }
+
+    /// The element type and shape of the fresh buffer of future `name`.
+    pub fn fresh(&self, name: &str) -> Option<(DType, &[Sym])> {
+        self.fresh
+            .iter()
+            .find(|f| f.0 == name)
+            .map(|f| (f.1, f.2.as_slice()))
     }
 }
 
@@ -52,18 +63,29 @@ pub fn run(m: &Module, info: &KernelInfo, path: KernelPath) -> Result<Memory, Lo
     let mut end = Sym::Int(0);
     let mut prev: Option<(String, String)> = None;
     for buf in &info.shared {
-        let (dtype, shape) = (buf.dtype, &buf.shape);
+        let dtype = buf.dtype;
+        let sym = |e| {
+            Sym::from_expr(m, e).ok_or_else(|| {
+                LowerError::new(
+                    m.expr_span(e),
+                    "a shared tensor's shape must be arithmetic over tunables and constants",
+                )
+            })
+        };
+        let mut shape = Vec::with_capacity(buf.shape.len());
+        for d in &buf.shape {
+            let mut v = sym(d.num)?;
+            for &x in &d.div {
+                v = Sym::bin(BinaryOp::Div, v, sym(x)?);
+            }
+            shape.push(v);
+        }
         let mut elems = Sym::Int(1);
-        for &d in shape {
-            elems = Sym::mul(
-                elems,
-                Sym::from_expr(m, d).ok_or_else(|| {
-                    LowerError::new(
-                        m.expr_span(d),
-                        "a shared tensor's shape must be arithmetic over tunables and constants",
-                    )
-                })?,
-            );
+        for d in &shape {
+            elems = Sym::mul(elems, d.clone());
+        }
+        if buf.fresh {
+            mem.fresh.push((buf.name.clone(), dtype, shape));
         }
         let count = match buf.count {
             Some(c) => Sym::from_expr(m, c).ok_or_else(|| {

@@ -11,6 +11,7 @@ mod domain;
 pub mod emitter;
 mod error;
 mod even;
+mod frag_elem;
 pub mod geometry;
 mod hopper;
 pub mod kernel;
@@ -33,6 +34,7 @@ mod warp;
 mod warp_frags;
 
 pub use error::LowerError;
+pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 pub use launch::launch_form;
 pub use lowered::{

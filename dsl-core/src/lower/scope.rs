@@ -52,6 +52,12 @@ pub enum Local {
     Frag(FragKind),
     /// The name of an array-entry pointer an enclosing loop computes once.
     Hoisted(String),
+    /// Inside an element loop over an accumulator (`apply`, whole-fragment arithmetic): the
+    /// accumulator's name stands for the element, C++ `place`, a value of `dtype`.
+    FragElem {
+        place: String,
+        dtype: DType,
+    },
 }
 
 /// What the lowering knows about the DSL's declarations, by the checker's binding of each

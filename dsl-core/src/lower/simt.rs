@@ -222,7 +222,11 @@ pub fn future_copy(
 /// The pointer `T* f` to the fresh shared buffer of future `f` (its slot), declared here and
 /// put in scope, unless a pointer of that name is already in scope. A rebinding of the name
 /// (`f = dma.copy … => shared;` again, in a loop) copies through the same pointer.
-fn declare_fresh(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), LowerError> {
+pub(super) fn declare_fresh(
+    e: &mut Emitter,
+    f: &Ident,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
     let declared = e
         .scopes
         .cpp_tensor(&f.name)
@@ -230,28 +234,15 @@ fn declare_fresh(e: &mut Emitter, f: &Ident, line: Option<u32>) -> Result<(), Lo
     if declared {
         return Ok(());
     }
-    let m = e.m;
     let slot =
         e.mem.slot(&f.name).cloned().ok_or_else(|| {
             LowerError::new(f.span, "internal: a fresh shared buffer without a slot")
         })?;
-    let (shape, dtype) = crate::check::all_stmts(m)
-        .into_iter()
-        .find_map(|s| match &m.stmts[s] {
-            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
-                tma: false,
-                bind: Some(b),
-                src,
-                dst: CopyDst::Fresh(MemSpace::Shared),
-                ..
-            }) if b.name == f.name => crate::check::fresh_shape(m, *src),
-            _ => None,
-        })
+    let (dtype, shape) = e
+        .mem
+        .fresh(&f.name)
+        .map(|(d, sh)| (d, sh.to_vec()))
         .ok_or_else(|| LowerError::new(f.span, "internal: a fresh buffer without a shape"))?;
-    let shape = shape
-        .iter()
-        .map(|&d| e.cx().sym(d))
-        .collect::<Result<Vec<_>, _>>()?;
     let ty = super::cexpr::scalar_type(dtype);
     e.emit(
         Op::SharedPtr {
@@ -405,6 +396,13 @@ fn copy_into_named(
 /// waits for all groups but one. A second `wait` right after one (`wait a, b;`) needs nothing
 /// more.
 pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
+    // A future of a synchronous copy has completed when its copy statement ended.
+    if let Stmt::Wait { event } = &e.m.stmts[s]
+        && let Expr::Name(n) = &e.m.exprs[*event]
+        && synchronous_future(e.m, n)
+    {
+        return;
+    }
     let pending = in_flight_after(e.m, s).min(7);
     let n = e.lines.len();
     let waited = n >= 2
@@ -853,3 +851,160 @@ pub fn reduce(
 #[cfg(test)]
 #[path = "simt_tests.rs"]
 mod tests;
+
+/// At the start of the `: block` level: each output whose initializer the blocks apply to
+/// their own chunks (`check::block_owned`) gets the value in this block's chunk
+/// `output.chunkat(bm, bn, …)` — a cooperative, bounds-checked fill over the block's threads —
+/// and a barrier, before any thread reads or writes it.
+pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    for x in &m.decl_ext {
+        // An initializer nothing observes needs no fill.
+        if crate::check::unobservable(m, None, x) {
+            continue;
+        }
+        let Some(fill) = crate::check::block_owned(m, None, x) else {
+            continue;
+        };
+        let p = &m.kernel.params[fill.param];
+        let t = match e.scopes.decl(&crate::check::Binding::Param(fill.param)) {
+            Some(super::scope::Local::Tensor(t)) => t.clone(),
+            _ => {
+                return Err(LowerError::new(
+                    p.name.span,
+                    "internal: an output without a tensor in scope",
+                ));
+            }
+        };
+        // Per dimension: the chunk's extent and first index.
+        let mut chunk: Vec<super::sym::Sym> = Vec::new();
+        let mut origin: Vec<String> = Vec::new();
+        for (d, owned) in fill.dims.iter().enumerate() {
+            let full = t.shape[d].clone();
+            let (b, c) = match owned {
+                crate::check::Owned::Whole => {
+                    chunk.push(full);
+                    origin.push("0".into());
+                    continue;
+                }
+                crate::check::Owned::Chunk(b, composed) => {
+                    let ext = e.geo.var(b).map(|v| v.extent.clone()).ok_or_else(|| {
+                        LowerError::new(p.name.span, format!("internal: `{b}` has no extent"))
+                    })?;
+                    let c = match &ext {
+                        super::sym::Sym::Cdiv(dd, tt) if **dd == full && !composed => {
+                            (**tt).clone()
+                        }
+                        other => super::sym::Sym::bin(
+                            crate::ir::BinaryOp::Div,
+                            full.clone(),
+                            other.clone(),
+                        ),
+                    };
+                    (b, c)
+                }
+                crate::check::Owned::Tile(b, f) => {
+                    let mut c = super::sym::Sym::Int(1);
+                    for &x in f {
+                        c = super::sym::Sym::mul(c, e.cx().sym(x)?);
+                    }
+                    (b, c)
+                }
+            };
+            origin.push(format!("{b} * {}", cpp_paren(&c)));
+            chunk.push(c);
+        }
+        let (v, ty) = e.cx().value(fill.value)?;
+        let v = super::cexpr::convert(&v, ty, p.dtype);
+        let elems = chunk
+            .iter()
+            .cloned()
+            .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
+        e.pointer_params.insert(fill.param);
+        e.written_params.insert(fill.param);
+        e.open(
+            Op::For {
+                var: "tsl_i".into(),
+                init: "threadIdx.x".into(),
+                bound: elems.to_cpp(),
+                step: Some("tsl_i += tsl_threads".into()),
+            },
+            Some(&format!(
+                "`{}` starts at {v}: this block's chunk of it, before any access",
+                p.name.name
+            )),
+            line,
+        );
+        // Row-major coordinates of element `tsl_i` of the chunk, then of the tensor.
+        let rank = chunk.len();
+        let mut conds = Vec::new();
+        let mut offset = String::new();
+        for d in 0..rank {
+            let inner = chunk[d + 1..]
+                .iter()
+                .cloned()
+                .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
+            let q = if inner == super::sym::Sym::Int(1) {
+                "tsl_i".to_string()
+            } else {
+                format!("tsl_i / {}", cpp_paren(&inner))
+            };
+            let c = if d == 0 {
+                q
+            } else {
+                format!("{q} % {}", cpp_paren(&chunk[d]))
+            };
+            let g = format!("tsl_g{d}");
+            e.line(format!("const int {g} = {} + {c};", origin[d]), line);
+            conds.push(format!("{g} < {}", cpp_paren(&t.shape[d])));
+            let stride = t.shape[d + 1..]
+                .iter()
+                .cloned()
+                .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
+            if !offset.is_empty() {
+                offset.push_str(" + ");
+            }
+            if stride == super::sym::Sym::Int(1) {
+                offset.push_str(&g);
+            } else {
+                offset.push_str(&format!("(long long){g} * {}", cpp_paren(&stride)));
+            }
+        }
+        e.line(
+            format!("if ({}) {}[{offset}] = {v};", conds.join(" && "), t.name),
+            line,
+        );
+        e.close(line);
+        e.barrier(
+            Some("the chunk's initial values are visible to the block"),
+            line,
+        );
+    }
+    Ok(())
+}
+
+/// Whether every copy bound to future `name` is synchronous (`f = dma.copy …`, `f = tma.copy …`
+/// without `.async`).
+fn synchronous_future(m: &Module, name: &str) -> bool {
+    let mut any = false;
+    for s in crate::check::all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                bind: Some(b),
+                is_async,
+                ..
+            }) if b.name == name => {
+                if *is_async {
+                    return false;
+                }
+                any = true;
+            }
+            Stmt::TmaCopy { bind: Some(b), .. } if b.name == name => return false,
+            Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind, .. }) if bind.name == name => {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    any
+}

@@ -159,10 +159,21 @@ pub enum Frag {
     },
 }
 
+/// A `frag` register tile laid out like an accumulator (`super::frag_elem`): `[m]` (one
+/// value per row, `n` none) or `[m, n]`, on the warp (`mma.sync`) or WGMMA layout.
+#[derive(Clone, Debug)]
+pub struct TileFrag {
+    pub dtype: DType,
+    pub m: i64,
+    pub n: Option<i64>,
+}
+
 /// The warp fragments in scope while lowering.
 #[derive(Debug, Default)]
 pub struct WarpState {
     pub frags: HashMap<String, Frag>,
+    /// The `frag` register tiles (either path).
+    pub tiles: HashMap<String, TileFrag>,
 }
 
 #[cfg(test)]

@@ -133,6 +133,10 @@ impl Parser {
         }
         if frag {
             self.decl_ext.push(crate::ir::DeclExt::Frag { decl: s });
+            if let Stmt::TensorDecl { names, .. } = &self.stmts[s] {
+                let names: Vec<String> = names.iter().map(|d| d.name.name.clone()).collect();
+                self.frag_tiles.extend(names);
+            }
         }
         Ok(s)
     }

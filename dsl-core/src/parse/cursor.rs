@@ -70,6 +70,13 @@ pub(crate) struct Parser {
     pub pre_stmts: Vec<crate::ir::StmtId>,
     /// Accumulator arrays declared so far (`frag mc[2][3] {0.0};`): name and extents.
     pub frag_arrays: Vec<(String, Vec<i64>)>,
+    /// The accumulator-array element the statement being parsed names with run-time indices
+    /// (`mc[0][i]`): the array, and per dimension a literal or an index expression with the
+    /// dimension's extent. The statement becomes a branch per element (`frag_array.rs`).
+    /// `frag` register tiles declared so far (`frag f32 [M] v;`): `apply … in v.span` walks
+    /// their elements rather than their shape.
+    pub frag_tiles: Vec<String>,
+    pub dyn_acc: Option<(String, Vec<Result<i64, (crate::ir::ExprId, i64)>>)>,
     /// `level_span` of each `: cluster` level (taken out of its statement by
     /// `cluster::extract` once the kernel is parsed).
     pub cluster_levels: Vec<Span>,
@@ -131,6 +138,8 @@ impl Parser {
             any_call: false,
             pre_stmts: Vec::new(),
             frag_arrays: Vec::new(),
+            dyn_acc: None,
+            frag_tiles: Vec::new(),
             cluster_levels: Vec::new(),
             multicast: Vec::new(),
             sparse: Vec::new(),

@@ -472,6 +472,11 @@ impl Parser {
                 let e = match name.as_str() {
                     "true" => Expr::Bool(true),
                     "false" => Expr::Bool(false),
+                    // `inf` (and `-inf`): the floating-point infinity, as Croqtile writes it.
+                    "inf" => Expr::Float {
+                        value: f64::INFINITY,
+                        text: "inf".into(),
+                    },
                     "_" => Expr::Wildcard,
                     _ if name.starts_with("r#") => {
                         let msg = format!("raw identifier `{name}` is not supported");

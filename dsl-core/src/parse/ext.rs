@@ -517,17 +517,24 @@ impl Parser {
             "copy" => "copy",
             "reduce_max" => "reduce_max",
             "reduce_sum" => "reduce_sum",
+            "all_reduce_sum" => "all_reduce_sum",
+            "all_reduce_max" => "all_reduce_max",
+            "all_reduce_min" => "all_reduce_min",
             _ => "reduce_min",
         };
         let (_, close) = self.expect_open(Delim::Paren, "and the operands")?;
         let args = self.comma_list(close, "the operands", |p| p.expr())?;
-        let want = if op == "copy" { 2 } else { 3 };
+        let want = match op {
+            "copy" => 2,
+            o if o.starts_with("all_") => 1,
+            _ => 3,
+        };
         if args.len() != want {
             let span = self.span_from(first);
-            let help = if op == "copy" {
-                "write `copy(dst, src);`".to_string()
-            } else {
-                format!("write `{op}(dst, src, axis);`")
+            let help = match op {
+                "copy" => "write `copy(dst, src);`".to_string(),
+                o if o.starts_with("all_") => format!("write `{op}(v);`"),
+                _ => format!("write `{op}(dst, src, axis);`"),
             };
             return Err(self.error(
                 Diagnostic::new(
@@ -722,10 +729,11 @@ impl Parser {
         self.expect_op(",", "after the accumulator")?;
         let value = self.expr()?;
         self.expect_semi("`mma.fill`")?;
-        Ok(self.add_stmt(
+        let id = self.add_stmt(
             Stmt::Ext(ExtStmt::MmaRefill { acc, value }),
             self.span_from(first),
-        ))
+        );
+        self.expand_dyn_acc(id)
     }
 }
 

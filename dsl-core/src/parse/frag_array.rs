@@ -1,14 +1,15 @@
 //! Arrays of warp accumulators: `frag[.s32] mc[2][3] {0.0};` declares `mc[0][0]` … `mc[1][2]`,
 //! each as if by `mc[i][j] = mma.fill[.s32] 0.0;` at the declaration, and `mc[0][1]` names one
-//! in `mma.fill`, `mma.<a>.<b>` and `mma.store`. The indices are integer literals (a register
-//! array has no run-time index). An element's name ends in `]`, which no other name does: the
-//! checks and the lowering skip the elements no statement uses.
+//! in `mma.fill`, `mma.<a>.<b>` and `mma.store`. A register array has no run-time index: a
+//! statement that indexes one with a run-time value (`mma.store mc[0][i], t;`) is written once
+//! per element it may name, each behind `if (i == v)`. An element's name ends in `]`, which no
+//! other name does: the checks and the lowering skip the elements no statement uses.
 
 use super::codes;
 use super::cursor::{PResult, Parser};
 use super::lexer::Delim;
 use crate::diag::Diagnostic;
-use crate::ir::{DType, Expr, Ident, Stmt, StmtId};
+use crate::ir::{DType, Expr, ExprId, Ident, Stmt, StmtId};
 
 impl Parser {
     /// Whether the cursor is at `frag mc[…]` or `frag.<dtype> mc[…]` (an accumulator array,
@@ -123,19 +124,18 @@ impl Parser {
         else {
             return Ok(id);
         };
-        let mut index = Vec::new();
+        let mut index: Vec<Result<i64, (ExprId, i64)>> = Vec::new();
         let mut span = id.span;
         while let Some((open, close)) = self.open(Delim::Bracket) {
             let e = self.expr();
             let e = self.finish_group(close, "to close the index", e)?;
             span = span.join(self.span(open, close));
             let at = self.exprs.get_span(e);
-            match self.exprs[e] {
-                Expr::Int(i) if index.len() < dims.len() && (0..dims[index.len()]).contains(&i) => {
-                    index.push(i)
-                }
-                Expr::Int(i) => {
-                    let extent = dims.get(index.len()).copied().unwrap_or(0);
+            let extent = dims.get(index.len()).copied();
+            match (self.exprs[e].clone(), extent) {
+                (Expr::Int(i), Some(n)) if (0..n).contains(&i) => index.push(Ok(i)),
+                (Expr::Int(i), _) => {
+                    let extent = extent.unwrap_or(0);
                     return Err(self.error(
                         Diagnostic::new(
                             codes::BAD_MMA,
@@ -148,19 +148,9 @@ impl Parser {
                         .with_help(format!("its extents are {dims:?}")),
                     ));
                 }
-                _ => {
-                    return Err(self.error(
-                        Diagnostic::new(
-                            codes::BAD_MMA,
-                            at,
-                            format!(
-                                "an index of the accumulator array `{}` is an integer literal",
-                                id.name
-                            ),
-                        )
-                        .with_help("accumulators live in registers, which have no run-time index"),
-                    ));
-                }
+                // A run-time index: the statement is written once per element it may name.
+                (_, Some(n)) => index.push(Err((e, n))),
+                (_, None) => break,
             }
         }
         if index.len() != dims.len() {
@@ -175,10 +165,111 @@ impl Parser {
                         element_name(&id.name, &vec![0; dims.len()])
                     ),
                 )
-                .with_help("index every dimension with an integer literal"),
+                .with_help("index every dimension"),
             ));
         }
-        Ok(Ident::new(element_name(&id.name, &index), span))
+        let first: Vec<i64> = index.iter().map(|x| *x.as_ref().unwrap_or(&0)).collect();
+        if index.iter().any(|x| x.is_err()) {
+            self.dyn_acc = Some((id.name.clone(), index));
+        }
+        Ok(Ident::new(element_name(&id.name, &first), span))
+    }
+
+    /// After parsing statement `s` that names `mc[…][i]` with run-time indices: `s` becomes a
+    /// chain `if (i == 0) { s for mc[…][0] } else if (i == 1) { … }` over the elements the
+    /// indices may name (accumulators live in registers, which have no run-time index; an index
+    /// outside the array names none and the statement does nothing). Returns the statement
+    /// that takes `s`'s place.
+    pub(crate) fn expand_dyn_acc(&mut self, s: StmtId) -> PResult<StmtId> {
+        let Some((array, index)) = self.dyn_acc.take() else {
+            return Ok(s);
+        };
+        let span = self.stmts.get_span(s);
+        let renamed = |st: &Stmt, name: &str| -> Option<Stmt> {
+            let mut st = st.clone();
+            match &mut st {
+                Stmt::Mma { acc, .. } | Stmt::MmaStore { acc, .. } => acc.name = name.to_string(),
+                Stmt::Ext(crate::ir::ExtStmt::MmaRefill { acc, .. }) => acc.name = name.to_string(),
+                _ => return None,
+            }
+            Some(st)
+        };
+        // Every element the indices may name, with the condition that names it.
+        let mut cases: Vec<(Vec<i64>, Vec<(ExprId, i64)>)> = vec![(Vec::new(), Vec::new())];
+        for part in &index {
+            let mut next = Vec::new();
+            for (at, conds) in &cases {
+                match part {
+                    Ok(i) => next.push((at.iter().copied().chain([*i]).collect(), conds.clone())),
+                    Err((e, n)) => {
+                        for v in 0..*n {
+                            let mut c = conds.clone();
+                            c.push((*e, v));
+                            next.push((at.iter().copied().chain([v]).collect(), c));
+                        }
+                    }
+                }
+            }
+            cases = next;
+        }
+        let template = self.stmts[s].clone();
+        let mut chain: Option<StmtId> = None;
+        for (i, (at, conds)) in cases.into_iter().enumerate().rev() {
+            let name = element_name(&array, &at);
+            let body = match renamed(&template, &name) {
+                Some(st) if i == 0 => {
+                    self.stmts[s] = st;
+                    s
+                }
+                Some(st) => self.add_stmt(st, span),
+                None => {
+                    return Err(self.error(
+                        Diagnostic::new(
+                            codes::BAD_MMA,
+                            span,
+                            format!("a run-time index into the accumulator array `{array}` here"),
+                        )
+                        .with_help("index accumulators with integer literals"),
+                    ));
+                }
+            };
+            let mut cond: Option<ExprId> = None;
+            for (e, v) in conds {
+                let es = self.exprs.get_span(e);
+                let lit = self.add_expr(Expr::Int(v), es);
+                let eq = self.add_expr(
+                    Expr::Binary {
+                        op: crate::ir::BinaryOp::Eq,
+                        lhs: e,
+                        rhs: lit,
+                    },
+                    es,
+                );
+                cond = Some(match cond {
+                    None => eq,
+                    Some(c) => self.add_expr(
+                        Expr::Binary {
+                            op: crate::ir::BinaryOp::And,
+                            lhs: c,
+                            rhs: eq,
+                        },
+                        es,
+                    ),
+                });
+            }
+            let Some(cond) = cond else {
+                return Ok(s);
+            };
+            chain = Some(self.add_stmt(
+                Stmt::If {
+                    cond,
+                    then_body: vec![body],
+                    else_body: chain.map(|c| vec![c]),
+                },
+                span,
+            ));
+        }
+        Ok(chain.unwrap_or(s))
     }
 
     /// Whether the cursor is at an element of an accumulator array (`mc[`).

@@ -323,7 +323,8 @@ impl Parser {
             _ => return self.mma_op(first, &op, None),
         };
         self.expect_semi(&format!("`mma.{}`", op.name))?;
-        Ok(self.add_stmt(s, self.span_from(first)))
+        let id = self.add_stmt(s, self.span_from(first));
+        self.expand_dyn_acc(id)
     }
 
     /// `[f =] mma.<a>.<b>[.scale][.async] acc, a, b[, sa, sb];` after `mma.<a>`: `future` is
@@ -421,13 +422,24 @@ impl Parser {
             self.mma_scales
                 .push(crate::ir::MmaScale { stmt: id, lhs, rhs });
         }
+        if self.dyn_acc.is_some() && (sparse.is_some() || scaled || is_async) {
+            self.dyn_acc = None;
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_MMA,
+                    self.span_from(first),
+                    "a run-time index into an accumulator array names a plain `mma`'s accumulator only",
+                )
+                .with_help("index the accumulator with integer literals"),
+            ));
+        }
         if is_async {
             if let Some(f) = &future {
                 self.bind(&f.name);
             }
             self.mma_async.push((id, future));
         }
-        Ok(id)
+        self.expand_dyn_acc(id)
     }
 
     /// The fourth operand of `mma.<a>.<b>.sp` (the metadata fragment, or a shared view read

@@ -168,7 +168,8 @@ impl Parser {
             "break" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("break")?,
             "continue" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("continue")?,
             "yield" if self.punct_at(self.pos + 1, ';') => self.jump_stmt("yield")?,
-            "copy" | "reduce_max" | "reduce_sum" | "reduce_min"
+            "copy" | "reduce_max" | "reduce_sum" | "reduce_min" | "all_reduce_sum"
+            | "all_reduce_max" | "all_reduce_min"
                 if self.open_at(self.pos + 1, Delim::Paren) =>
             {
                 self.frag_op_stmt()?
@@ -279,7 +280,9 @@ impl Parser {
         let span = self.span(first, outer_close);
         let before = out.len();
         self.stmt(out)?;
-        if let Some(&target) = out.get(before) {
+        // A statement that desugars into several (`mma` on shared operands: the operand loads,
+        // then the `mma`) ends with the one the attribute is about.
+        if let Some(&target) = out.get(before..).and_then(|s| s.last()) {
             self.attributes.push(crate::ir::Attribute {
                 name,
                 args,
@@ -613,7 +616,44 @@ impl Parser {
         } else {
             // `in t.span` (as `apply {i, j} in acc.span` writes it) iterates over `t`'s shape.
             let ext = self.extents(false)?;
-            let ext = self.splice_spans(ext);
+            // `apply … in v.span` of a `frag` tile walks its elements (each thread its own),
+            // like an accumulator's: its shape stays `v.span(d)`, not the declared extents.
+            let tile_rank = match ext.as_slice() {
+                [e] if is_apply => match &self.exprs[*e] {
+                    crate::ir::Expr::Field { base, field } if field.name == "span" => {
+                        match &self.exprs[*base] {
+                            crate::ir::Expr::Name(n) if self.frag_tiles.contains(n) => self
+                                .shapes
+                                .iter()
+                                .rev()
+                                .find(|(k, _)| k == n)
+                                .map(|(_, d)| (*base, d.len())),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let ext = match (tile_rank, ext.as_slice()) {
+                (Some((base, rank)), [e]) => {
+                    let span = self.exprs.get_span(*e);
+                    (0..rank)
+                        .map(|d| {
+                            let i = self.add_expr(crate::ir::Expr::Int(d as i64), span);
+                            self.add_expr(
+                                crate::ir::Expr::View {
+                                    base,
+                                    op: crate::ir::ViewOp::SpanOf,
+                                    args: vec![i],
+                                },
+                                span,
+                            )
+                        })
+                        .collect()
+                }
+                _ => self.splice_spans(ext),
+            };
             // A shape the parser does not know (an `mma` accumulator's): dimension `d` of it
             // for variable `d`, `t.span(d)`.
             match ext.as_slice() {

@@ -4,11 +4,11 @@
 // Path: Hopper (TMA + WGMMA + mbarrier); compile for sm_90a.
 //
 // Tunables (C++ template parameters: name, domain, default):
-//   WARP_N in 128..=256 step 16, default 256, this file: 256
+//   WARP_N in 128..=256 step 16, default 224, this file: 224
 //   STAGES in [2, 3, 4, 5, 6], default 4, this file: 4
 //   CONSUMERS in [1, 2], default 2, this file: 2
 //   TILE_K in [64, 128], default 128, this file: 128
-//   GROUP_M in [1, 8, 16], default 8, this file: 8
+//   GROUP_M in [1, 8, 16], default 16, this file: 16
 //   PERSISTENT in [0, 1], default 1, this file: 1
 //   PROMOTE in [0, 1], default 0, this file: 0
 //   MULTICAST in [0, 1, 2], default 2, this file: 2
@@ -1246,4 +1246,4 @@ __global__ void __cluster_dims__((1 + MULTICAST / 2) * (1 + MULTICAST % 2), 1, 1
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<256, 4, 2, 128, 8, 1, 0, 2, 2>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<224, 4, 2, 128, 16, 1, 0, 2, 2>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);

@@ -128,6 +128,15 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
                 index_reads(cx, *target, &mut rd);
                 rd.push(*value);
             }
+            // `copy(dst, src);`, `reduce_max(dst, src, axis);`: `dst` is written whole.
+            // (`all_reduce_sum(v);` reads and rewrites `v`.)
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { args, .. }) if args.len() == 1 => {
+                rd.push(args[0])
+            }
+            Stmt::Ext(crate::ir::ExtStmt::FragOp { args, .. }) => {
+                wr.push(args[0]);
+                rd.extend(args[1..].iter().copied());
+            }
             other => rd.extend(stmt_exprs(other)),
         }
         let record = |list: &mut HashMap<Binding, Vec<Access>>, e: ExprId, whole: bool| {
@@ -166,6 +175,14 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
     }
     let mut found: Vec<(Binding, &Access, Option<&Access>)> = Vec::new();
     for (b, rs) in &reads {
+        // A declaration with an initializer (`frag f32 [M] v {-inf};`) writes every element.
+        if let Binding::Tensor(decl, _) = b
+            && m.decl_ext
+                .iter()
+                .any(|x| matches!(x, crate::ir::DeclExt::Init { decl: d, .. } if d == decl))
+        {
+            continue;
+        }
         let ws = writes.get(b).map(Vec::as_slice).unwrap_or(&[]);
         let first_write = ws.iter().map(|w| w.order).min();
         for r in rs {

@@ -56,8 +56,9 @@ impl R<'_> {
                         Binding::Future(_) => Some("copy future"),
                         _ => None,
                     };
+                    let elem = matches!(b, Binding::Frag(_)) && self.elem_frags.contains(n);
                     let ok = match want {
-                        Want::Value => found.is_none(),
+                        Want::Value => found.is_none() || elem,
                         // A future of a copy into fresh storage also names that data.
                         Want::Tensor => matches!(
                             b,
@@ -160,6 +161,20 @@ impl R<'_> {
                     self.expr(a, Want::Value, false);
                 }
             }
+            // `acc.at(i, j)` inside `apply {i, j} in acc.span`: an element of the fragment.
+            Expr::View {
+                base,
+                op: ViewOp::At,
+                args,
+            } if matches!(&m.exprs[*base], Expr::Name(n) if self.elem_frags.contains(n)) => {
+                self.fragment_view(*base);
+                for &a in args {
+                    self.expr(a, Want::Value, false);
+                }
+                if want == Want::Event || want == Want::Tensor {
+                    self.kind_error(e, "a fragment element", want);
+                }
+            }
             Expr::View { base, op, args } => {
                 self.expr(*base, Want::Tensor, false);
                 // Element access goes through the copied data (`f.data.at(i)`); tiles of a
@@ -257,7 +272,8 @@ impl R<'_> {
                 None => self.unknown(n, m.expr_span(t), Want::Value),
                 Some(b) => {
                     self.out.bindings.insert(t, b);
-                    if !matches!(b, Binding::Scalar(_)) {
+                    let elem = matches!(b, Binding::Frag(_)) && self.elem_frags.contains(n);
+                    if !matches!(b, Binding::Scalar(_)) && !elem {
                         self.diags.push(
                             at_expr(m, codes::NOT_ASSIGNABLE, t, format!("cannot assign to `{n}`: only scalars and tensor elements are assignable"))
                                 .with_help("bindings (`x = expr;`), loop variables and header names are immutable; declare a scalar (`int x = 0;`) to update it"),

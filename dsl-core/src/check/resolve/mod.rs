@@ -64,6 +64,7 @@ pub(crate) fn resolve(m: &Module, diags: &mut Diagnostics) -> Resolved {
         diags,
         chain: Vec::new(),
         suggestions: 0,
+        elem_frags: Vec::new(),
     };
     r.header();
     let body = m.kernel.body.clone();
@@ -80,6 +81,10 @@ struct R<'a> {
     chain: Vec<LevelRef>,
     /// Unknown names given a suggestion search so far (bounded by [`MAX_SUGGESTIONS`]).
     suggestions: usize,
+    /// Fragments whose elements are values here: the target of a whole-fragment assignment
+    /// (`mc *= s;`) and the fragment an `apply {i, j} in acc.span` walks (`check/frag_elem.rs`
+    /// says where each form may appear).
+    elem_frags: Vec<String>,
 }
 
 /// Unknown names past this many get no "did you mean": each search scans every visible name,
@@ -337,14 +342,24 @@ impl R<'_> {
                 body,
                 ..
             } => {
+                // `apply {i, j} in acc.span`: the fragment's elements are values in the body.
+                let walked = crate::check::frag_elem::walked_name(m, extents)
+                    .filter(|n| matches!(self.lookup(n), Some(Binding::Frag(_))));
                 for &e in extents {
-                    self.expr(e, Want::Value, false);
+                    match (&walked, &m.exprs[e]) {
+                        (Some(_), Expr::Field { base, .. }) => self.fragment_view(*base),
+                        (Some(_), _) => self.fragment_view(e),
+                        (None, _) => self.expr(e, Want::Value, false),
+                    }
                 }
                 self.scopes.push(HashMap::new());
                 for (i, v) in vars.iter().enumerate() {
                     self.declare(v, Binding::LoopVar { stmt: s, index: i });
                 }
+                let mark = self.elem_frags.len();
+                self.elem_frags.extend(walked);
                 self.block(body);
+                self.elem_frags.truncate(mark);
                 self.scopes.pop();
             }
             Stmt::TensorDecl { shape, names, .. } => {
@@ -389,8 +404,18 @@ impl R<'_> {
                 self.declare(name, Binding::Let(s));
             }
             Stmt::Assign { target, value, .. } => {
+                // `mc = mc * s + b;`: every element of the fragment `mc` is updated.
+                let whole = match &m.exprs[*target] {
+                    Expr::Name(n) if matches!(self.lookup(n), Some(Binding::Frag(_))) => {
+                        Some(n.clone())
+                    }
+                    _ => None,
+                };
+                let mark = self.elem_frags.len();
+                self.elem_frags.extend(whole);
                 self.expr(*value, Want::Value, false);
                 self.assign_target(*target);
+                self.elem_frags.truncate(mark);
             }
             Stmt::If {
                 cond,

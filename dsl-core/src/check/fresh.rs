@@ -1,0 +1,232 @@
+//! The shape of the fresh shared buffer a future's copy creates (`f = dma.copy src => shared;`,
+//! `f = tma.copy src => shared;`): the tile of its source, worked out from the source view the
+//! way the lowering computes the view (`lower/cexpr.rs`), so that the buffer the `memory` pass
+//! places and the tile the copy moves are one shape.
+//!
+//! Sources with such a shape:
+//! - `t.subspan(R, C).at(i, j)` (also with `.step(…)` before `.at`, and `.subspan(…)` alone): the
+//!   tile is `[R, C]`;
+//! - `t.chunkat(i, j)`, chains of `.chunkat`, composed indices (`a # b`) and `_`: along a
+//!   dimension `D` split by an index of extent `cdiv(D, T)` the tile is `T`; by any other
+//!   extent `E` (a composition: the product of its variables' extents) it is `D / E`; `_`
+//!   keeps `D`;
+//! - a whole parameter or declared tensor: its shape.
+//!
+//! A shared buffer is sized at compile time, so every dimension must be arithmetic over
+//! integers, tunables and constants (a problem dimension such as `M` may appear only under a
+//! `cdiv(M, T)` extent, whose chunk is `T`).
+
+use super::{Binding, ChunkIndex, chunk_index};
+use crate::ir::{BinaryOp, DType, Expr, ExprId, Module, Stmt, ViewOp};
+use std::collections::HashMap;
+
+/// One dimension of a fresh buffer: `num / (div[0] * div[1] * …)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreshDim {
+    pub num: ExprId,
+    pub div: Vec<ExprId>,
+}
+
+impl FreshDim {
+    pub fn whole(num: ExprId) -> FreshDim {
+        FreshDim {
+            num,
+            div: Vec::new(),
+        }
+    }
+
+    /// The C++-like text of the dimension (for messages and shape comparisons).
+    pub fn text(&self, m: &Module) -> String {
+        let mut s = m.expr_to_string(self.num);
+        for &d in &self.div {
+            s = format!("{s} / {}", m.expr_to_string(d));
+        }
+        s
+    }
+
+    /// Its value, with `value` evaluating one expression.
+    pub fn eval(&self, value: impl Fn(ExprId) -> Option<i64>) -> Option<i64> {
+        let mut v = value(self.num)?;
+        for &d in &self.div {
+            let x = value(d)?;
+            if x <= 0 {
+                return None;
+            }
+            v /= x;
+        }
+        Some(v)
+    }
+}
+
+/// The element type and tile of `src`, the source of a copy into a fresh buffer, when it has a
+/// compile-time shape (see the module comment); `bindings` resolves names (the checker's).
+pub(crate) fn fresh_tile(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    src: ExprId,
+) -> Option<(Vec<FreshDim>, DType)> {
+    let (dims, dtype) = tile(m, bindings, src, true)?;
+    dims.iter()
+        .all(|d| {
+            std::iter::once(d.num)
+                .chain(d.div.iter().copied())
+                .all(|e| static_int(m, e))
+        })
+        .then_some((dims, dtype))
+}
+
+fn tile(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    e: ExprId,
+    outer: bool,
+) -> Option<(Vec<FreshDim>, DType)> {
+    match &m.exprs[e] {
+        Expr::Name(_) => {
+            let (shape, dtype) = match bindings.get(&e)? {
+                Binding::Param(i) => {
+                    let p = m.kernel.params.get(*i)?;
+                    (p.shape.clone(), p.dtype)
+                }
+                Binding::Tensor(s, _) => match &m.stmts[*s] {
+                    Stmt::TensorDecl { shape, dtype, .. } => (shape.clone(), *dtype),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            (!shape.is_empty()).then(|| (shape.into_iter().map(FreshDim::whole).collect(), dtype))
+        }
+        // `t.subspan(R, C).at(i, j)` (or `.subspan(R, C).step(…).at(…)`): the tile `[R, C]`.
+        Expr::View {
+            base,
+            op: ViewOp::At,
+            ..
+        } if outer => match &m.exprs[stepped(m, *base)] {
+            Expr::View {
+                base: root,
+                op: ViewOp::Subspan,
+                args,
+            } => {
+                let (whole, dtype) = tile(m, bindings, *root, false)?;
+                (whole.len() == args.len())
+                    .then(|| (args.iter().map(|&a| FreshDim::whole(a)).collect(), dtype))
+            }
+            _ => None,
+        },
+        Expr::View {
+            base,
+            op: ViewOp::Subspan,
+            args,
+        } => {
+            let (whole, dtype) = tile(m, bindings, *base, false)?;
+            (whole.len() == args.len())
+                .then(|| (args.iter().map(|&a| FreshDim::whole(a)).collect(), dtype))
+        }
+        Expr::View {
+            base,
+            op: ViewOp::Chunkat,
+            args,
+        } => {
+            let (mut dims, dtype) = tile(m, bindings, *base, false)?;
+            if dims.len() != args.len() {
+                return None;
+            }
+            for (d, &a) in dims.iter_mut().zip(args) {
+                if matches!(m.exprs[a], Expr::Wildcard) {
+                    continue;
+                }
+                let exts = extents(m, bindings, a)?;
+                // `cdiv(D, T)` over the whole dimension `D`: chunks of `T`.
+                if let [ext] = exts.as_slice()
+                    && d.div.is_empty()
+                    && let Expr::Call { func, args: ca } = &m.exprs[*ext]
+                    && func.name == "cdiv"
+                    && ca.len() == 2
+                    && super::view::same_expr(m, ca[0], d.num)
+                {
+                    *d = FreshDim::whole(ca[1]);
+                    continue;
+                }
+                d.div.extend(exts);
+            }
+            Some((dims, dtype))
+        }
+        _ => None,
+    }
+}
+
+/// The `.subspan` under a `.step`: the tiling whose tiles `.at` picks.
+fn stepped(m: &Module, e: ExprId) -> ExprId {
+    match &m.exprs[e] {
+        Expr::View {
+            base,
+            op: ViewOp::Step,
+            ..
+        } if matches!(
+            m.exprs[*base],
+            Expr::View {
+                op: ViewOp::Subspan,
+                ..
+            }
+        ) =>
+        {
+            *base
+        }
+        _ => e,
+    }
+}
+
+/// The extents whose product is the chunk count of `.chunkat` index `a`: a variable's extent,
+/// each variable's of a composition (`a # b`), a bounded value's bound.
+fn extents(m: &Module, bindings: &HashMap<ExprId, Binding>, a: ExprId) -> Option<Vec<ExprId>> {
+    match &m.exprs[a] {
+        Expr::Compose { outer, inner } => {
+            let mut v = extents(m, bindings, *outer)?;
+            v.extend(extents(m, bindings, *inner)?);
+            Some(v)
+        }
+        _ => match chunk_index(m, a) {
+            ChunkIndex::Bound(b) => Some(vec![b]),
+            ChunkIndex::Base(b) if b != a => extents(m, bindings, b),
+            ChunkIndex::Base(b) => Some(vec![var_extent(m, bindings, b)?]),
+        },
+    }
+}
+
+fn var_extent(m: &Module, bindings: &HashMap<ExprId, Binding>, a: ExprId) -> Option<ExprId> {
+    match bindings.get(&a)? {
+        Binding::LoopVar { stmt, index } => match &m.stmts[*stmt] {
+            Stmt::Foreach { extents, .. } => extents.get(*index).copied(),
+            _ => None,
+        },
+        Binding::ParallelVar { stmt, level, index } => match &m.stmts[*stmt] {
+            Stmt::Parallel { levels, .. } => levels
+                .get(*level)
+                .and_then(|l| l.extents.get(*index))
+                .copied(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Integer arithmetic over literals, tunables and constants (`cdiv`/`min`/`max` included).
+fn static_int(m: &Module, e: ExprId) -> bool {
+    match &m.exprs[e] {
+        Expr::Int(_) => true,
+        Expr::Name(n) => m.tunable(n).is_some() || m.constant(n).is_some(),
+        Expr::Binary { op, lhs, rhs } => {
+            matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+            ) && static_int(m, *lhs)
+                && static_int(m, *rhs)
+        }
+        Expr::Call { func, args } => {
+            matches!(func.name.as_str(), "cdiv" | "min" | "max")
+                && args.len() == 2
+                && args.iter().all(|&a| static_int(m, a))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,688 @@
+//! Element-wise work on `mma` accumulators: `mc op= value;` (whole-fragment arithmetic) and
+//! `apply {i, j} in acc.span { … }`.
+//!
+//! Both lower to one unrolled loop over the elements the thread holds, in the accumulator's
+//! register order (`lowering/frag_elem.cuh` numbers them and gives each element's row and
+//! column in the tile):
+//!
+//! ```text
+//! #pragma unroll
+//! for (int tsl_e = 0; tsl_e < ELEMS; ++tsl_e) {
+//!   const int i = tsl_frag_warp_row<FN, MB>(tsl_e);   // apply only: the element's row …
+//!   const int j = tsl_frag_warp_col<FN>(tsl_e);       // … and column
+//!   acc[tsl_e] = …;                                    // the body, `acc.at(i, j)` = acc[tsl_e]
+//! }
+//! ```
+//!
+//! Inside the loop the accumulator's name is bound to the element ([`Local::FragElem`]), so the
+//! body's statements lower as usual: `acc.at(i, j)` (and, in whole-fragment arithmetic, `acc`)
+//! reads and writes the register. On the WGMMA path the loop first waits for the WGMMAs that
+//! write the accumulator, and a `wgmma.fence` follows it when a later WGMMA accumulates into the
+//! registers the loop wrote.
+//!
+//! The checker (`check/frag_elem.rs`) guarantees the forms: an accumulator, indexed by the
+//! apply's own variables, a warp accumulator laid out by an `mma` before the loop.
+
+use super::emitter::Emitter;
+use super::error::LowerError;
+use super::kernel::{Call, KernelPath, Op};
+use super::scope::{FragKind, Local};
+use super::sym::Sym;
+use super::warp_frags::{Frag, TileFrag};
+use crate::ir::{AssignOp, BinaryOp, DType, Expr, ExprId, Stmt, StmtId, ViewOp};
+
+/// The helpers of `lowering/frag_elem.cuh` (the writer includes the section when a body names
+/// one).
+pub const HELPERS: [&str; 6] = [
+    "tsl_frag_warp_row",
+    "tsl_frag_warp_col",
+    "tsl_frag_wgmma_row",
+    "tsl_frag_wgmma_col",
+    "tsl_frag_f16",
+    "tsl_frag_pin",
+];
+
+/// The helpers of `lowering/frag_rows.cuh` (`frag` tiles; it builds on `frag_elem.cuh`, which
+/// the writer includes with it).
+pub const ROWS_HELPERS: [&str; 9] = [
+    "tsl_frag_all_reduce",
+    "tsl_frag_fill",
+    "tsl_frag_copy",
+    "tsl_frag_warp_reduce",
+    "tsl_frag_wgmma_reduce",
+    "tsl_frag_warp_slot",
+    "tsl_frag_warp_slot_row",
+    "tsl_frag_wgmma_slot",
+    "tsl_frag_wgmma_slot_row",
+];
+
+/// The C++ element variable of the loops.
+const ELEM: &str = "tsl_e";
+
+/// How a thread's elements of one fragment are laid out, and the loop over them.
+struct Layout {
+    /// The fragment's C++ name.
+    cpp: String,
+    dtype: DType,
+    /// Loop trips: elements, or row slots of a one-value-per-row fragment (C++).
+    elems: String,
+    /// Row and column of trip `tsl_e` (C++); a row fragment has no column.
+    row: String,
+    col: Option<String>,
+    /// The row slot of trip `tsl_e` (where a row fragment keeps that row's value).
+    slot: String,
+    /// Trips a thread's registers hold but the tile does not (an 8-row warp tile's upper
+    /// half): skipped.
+    skip: Option<String>,
+    /// An accumulator on the WGMMA path: its registers are written asynchronously.
+    wgmma: bool,
+    /// Warp layouts: the tiles along M and N (C++) and the rows per tile.
+    warp_tiles: Option<(String, String, i64)>,
+}
+
+impl Layout {
+    /// The C++ place of element `tsl_e`.
+    fn place(&self) -> String {
+        match self.dtype {
+            DType::F16 => format!("tsl_frag_f16({}, {ELEM})", self.cpp),
+            _ => format!("{}[{ELEM}]", self.cpp),
+        }
+    }
+}
+
+/// The C++ name of a warp accumulator (an element `mc[0][1]` of an array is `mc_0_1`).
+fn cpp_name(name: &str) -> String {
+    name.replace("][", "_")
+        .replace(['[', ']'], "_")
+        .trim_end_matches('_')
+        .to_string()
+}
+
+/// Rows per mma.sync tile of a warp fragment of `m` rows.
+fn warp_rows(m: i64) -> i64 {
+    if m % 16 == 0 { 16 } else { 8 }
+}
+
+/// The warp (`mma.sync`) layout of `fm × fnn` tiles of `rows` rows.
+fn warp_layout(cpp: String, dtype: DType, fm: Sym, fnn: Sym, rows: i64) -> Layout {
+    let fnc = fnn.to_cpp();
+    let fmc = fm.to_cpp();
+    Layout {
+        cpp,
+        dtype,
+        elems: Sym::mul(Sym::mul(fm, fnn), Sym::Int(4)).to_cpp(),
+        row: format!("tsl_frag_warp_row<{fnc}, {rows}>({ELEM})"),
+        col: Some(format!("tsl_frag_warp_col<{fnc}>({ELEM})")),
+        slot: format!("tsl_frag_warp_slot<{fnc}, {rows}>({ELEM})"),
+        skip: (rows == 8).then(|| format!("({ELEM} & 2) != 0")),
+        wgmma: false,
+        warp_tiles: Some((fmc, fnc, rows)),
+    }
+}
+
+/// The WGMMA layout of a 64 × `n` fragment.
+fn wgmma_layout(cpp: String, dtype: DType, n: Sym, acc: bool) -> Layout {
+    Layout {
+        cpp,
+        dtype,
+        elems: Sym::bin(BinaryOp::Div, n, Sym::Int(2)).to_cpp(),
+        row: format!("tsl_frag_wgmma_row({ELEM})"),
+        col: Some(format!("tsl_frag_wgmma_col({ELEM})")),
+        slot: format!("tsl_frag_wgmma_slot({ELEM})"),
+        skip: None,
+        wgmma: acc,
+        warp_tiles: None,
+    }
+}
+
+/// The layout of a `frag` tile on the kernel's path.
+fn tile_layout(e: &Emitter, name: &str, t: &TileFrag) -> Layout {
+    match (e.path, t.n) {
+        (KernelPath::Simt, Some(n)) => {
+            let rows = warp_rows(t.m);
+            warp_layout(
+                name.to_string(),
+                t.dtype,
+                Sym::Int(t.m / rows),
+                Sym::Int(n / 8),
+                rows,
+            )
+        }
+        (KernelPath::Hopper, Some(n)) => {
+            wgmma_layout(name.to_string(), t.dtype, Sym::Int(n), false)
+        }
+        (path, None) => {
+            let (elems, row) = match path {
+                KernelPath::Simt => {
+                    let rows = warp_rows(t.m);
+                    (
+                        (t.m / rows) * (rows / 8),
+                        format!("tsl_frag_warp_slot_row<{rows}>({ELEM})"),
+                    )
+                }
+                KernelPath::Hopper => (2, format!("tsl_frag_wgmma_slot_row({ELEM})")),
+            };
+            Layout {
+                cpp: name.to_string(),
+                dtype: t.dtype,
+                elems: elems.to_string(),
+                row,
+                col: None,
+                slot: ELEM.to_string(),
+                skip: None,
+                wgmma: false,
+                warp_tiles: None,
+            }
+        }
+    }
+}
+
+fn layout(e: &Emitter, name: &str, at: crate::span::Span) -> Result<Layout, LowerError> {
+    if let Some(t) = e.warp.tiles.get(name) {
+        return Ok(tile_layout(e, name, t));
+    }
+    match e.path {
+        KernelPath::Simt => match e.warp.frags.get(name) {
+            Some(Frag::Acc {
+                dtype,
+                tiles: Some((fm, fnn)),
+                rows,
+                ..
+            }) => Ok(warp_layout(
+                cpp_name(name),
+                *dtype,
+                fm.clone(),
+                fnn.clone(),
+                *rows,
+            )),
+            _ => Err(LowerError::new(
+                at,
+                format!("internal: `{name}` is not a warp accumulator laid out by an `mma`"),
+            )),
+        },
+        KernelPath::Hopper => match frag_named(e, name) {
+            Some(FragKind::Acc { n, dtype }) => Ok(wgmma_layout(name.to_string(), dtype, n, true)),
+            _ => Err(LowerError::new(
+                at,
+                format!("internal: `{name}` is not a WGMMA accumulator"),
+            )),
+        },
+    }
+}
+
+/// `frag f32 [M] v {init};` / `frag f16 [M, N] x;`: each thread's registers of the tile in the
+/// kernel's accumulator layout.
+pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    let Stmt::TensorDecl {
+        dtype,
+        shape,
+        names,
+        ..
+    } = &m.stmts[s]
+    else {
+        return Err(LowerError::new(
+            m.stmt_span(s),
+            "internal: not a `frag` declaration",
+        ));
+    };
+    let value = |x: ExprId| super::warp::constant_of(m, x);
+    let dims: Vec<i64> = shape
+        .iter()
+        .map(|&x| value(x))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            LowerError::new(m.stmt_span(s), "internal: a `frag` tile of run-time shape")
+        })?;
+    let t = TileFrag {
+        dtype: *dtype,
+        m: dims[0],
+        n: dims.get(1).copied(),
+    };
+    let init = m.decl_ext.iter().find_map(|x| match x {
+        crate::ir::DeclExt::Init { decl, value } if *decl == s => Some(*value),
+        _ => None,
+    });
+    let init = match init {
+        Some(v) => {
+            let (v, ty) = e.cx().value(v)?;
+            Some(super::cexpr::convert(&v, ty, DType::F32))
+        }
+        None => None,
+    };
+    for d in names {
+        let name = &d.name.name;
+        let rows = warp_rows(t.m);
+        let elems = match (e.path, t.n) {
+            (KernelPath::Simt, Some(n)) => (t.m / rows) * (n / 8) * 4,
+            (KernelPath::Hopper, Some(n)) => n / 2,
+            (KernelPath::Simt, None) => (t.m / rows) * (rows / 8),
+            (KernelPath::Hopper, None) => 2,
+        };
+        let (ty, regs) = match (t.dtype, t.n) {
+            (DType::F16, Some(_)) => ("tsl_u32", elems / 2),
+            _ => ("float", elems),
+        };
+        let what = match t.n {
+            Some(n) => format!("{} × {n} {}, in the accumulator layout", t.m, t.dtype),
+            None => format!(
+                "{} {}, one value per accumulator row this thread holds",
+                t.m, t.dtype
+            ),
+        };
+        e.line(format!("{ty} {name}[{regs}];  // fragment: {what}"), line);
+        if let Some(v) = &init {
+            e.call(
+                Call::new("tsl_frag_fill").args([name.clone(), v.clone()]),
+                None,
+                line,
+            );
+        }
+        e.warp.tiles.insert(name.clone(), t.clone());
+    }
+    Ok(())
+}
+
+/// Whether `s` declares `frag` tiles.
+pub fn is_tile_decl(e: &Emitter, s: StmtId) -> bool {
+    e.m.decl_ext
+        .iter()
+        .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl } if *decl == s))
+}
+
+/// The C++ name and layout of what a fragment operand names: a tile or an accumulator.
+fn operand(e: &Emitter, x: ExprId) -> Result<(String, Layout), LowerError> {
+    let m = e.m;
+    let Expr::Name(n) = &m.exprs[x] else {
+        return Err(LowerError::new(m.expr_span(x), "internal: not a fragment"));
+    };
+    let l = layout(e, n, m.expr_span(x))?;
+    Ok((l.cpp.clone(), l))
+}
+
+/// Waits for the WGMMAs writing accumulator `cpp` before its registers are read (when some
+/// may still be running).
+fn wgmma_ready(e: &mut Emitter, cpp: &str, line: Option<u32>) {
+    if !all_waited(e) {
+        if e.wgmma_uncommitted {
+            super::hopper::wgmma_commit_wait(e, line, "the accumulator's WGMMAs are done");
+        } else {
+            super::hopper::wgmma_wait_all(e, line, "the accumulator's WGMMAs are done");
+        }
+    }
+    let pinned = matches!(
+        e.lines.last().map(|l| &l.op),
+        Some(Op::Call(c)) if c.name == "tsl_frag_pin" && c.args.first().is_some_and(|a| a == cpp)
+    );
+    if !pinned {
+        e.call(
+            Call::new("tsl_frag_pin").args([cpp.to_string()]),
+            Some("its registers are read after the WGMMAs' wait"),
+            line,
+        );
+    }
+}
+
+/// `copy(dst, src);` and `reduce_max(v, src, 1);` (`reduce_sum`, `reduce_min`).
+pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    let Stmt::Ext(crate::ir::ExtStmt::FragOp { op, args }) = &m.stmts[s] else {
+        return Err(LowerError::new(
+            m.stmt_span(s),
+            "internal: not a fragment operation",
+        ));
+    };
+    let code = |op: &str| match op.trim_start_matches("all_") {
+        "reduce_sum" => "0",
+        "reduce_max" => "1",
+        _ => "2",
+    };
+    let (dst, dl) = operand(e, args[0])?;
+    if args.len() == 1 {
+        e.call(
+            Call::new("tsl_frag_all_reduce")
+                .targs([code(op).to_string()])
+                .args([dst]),
+            Some("each row's values combined across the row's quad"),
+            line,
+        );
+        return Ok(());
+    }
+    let (src, sl) = operand(e, args[1])?;
+    if sl.wgmma {
+        wgmma_ready(e, &src, line);
+    }
+    if *op == "copy" {
+        if dl.wgmma && !sl.wgmma {
+            wgmma_ready(e, &dst, line);
+        }
+        e.call(
+            Call::new("tsl_frag_copy").args([dst.clone(), src]),
+            Some("element by element, in one layout"),
+            line,
+        );
+        if dl.wgmma {
+            e.call(
+                Call::new("tsl_frag_pin").args([dst.clone()]),
+                Some("the writes stay before what follows"),
+                line,
+            );
+            super::hopper::wgmma_fence(e, line);
+        }
+        return Ok(());
+    }
+    let code = code(op);
+    // The source's columns: from its layout's element count.
+    let call = match e.path {
+        KernelPath::Hopper => {
+            let n = format!("2 * ({})", sl.elems);
+            Call::new("tsl_frag_wgmma_reduce").targs([code.to_string(), n])
+        }
+        KernelPath::Simt => {
+            let (fm, fnn, mb) = sl.warp_tiles.clone().ok_or_else(|| {
+                LowerError::new(
+                    m.stmt_span(s),
+                    "internal: a row reduction of a row fragment",
+                )
+            })?;
+            Call::new("tsl_frag_warp_reduce").targs([code.to_string(), fm, fnn, mb.to_string()])
+        }
+    };
+    e.call(
+        call.args([dst, src]),
+        Some(&format!(
+            "{op}: each row's elements this thread holds, then across the row's quad"
+        )),
+        line,
+    );
+    Ok(())
+}
+
+/// Whether `target` of an assignment is a whole accumulator (`mc *= s;`).
+pub fn is_whole(e: &Emitter, target: ExprId) -> bool {
+    let Expr::Name(n) = &e.m.exprs[target] else {
+        return false;
+    };
+    match e.path {
+        KernelPath::Simt => matches!(e.warp.frags.get(n), Some(Frag::Acc { .. })),
+        KernelPath::Hopper => matches!(frag_named(e, n), Some(FragKind::Acc { .. })),
+    }
+}
+
+/// The accumulator or `frag` tile an `apply` walks (`apply {i, j} in acc.span`), if `s` is
+/// one.
+pub fn walked(e: &Emitter, s: StmtId) -> Option<String> {
+    let Stmt::Foreach { extents, .. } = &e.m.stmts[s] else {
+        return None;
+    };
+    let name = crate::check::frag_elem::walked_name(e.m, extents)?;
+    if e.warp.tiles.contains_key(&name) {
+        return Some(name);
+    }
+    let acc = match e.path {
+        KernelPath::Simt => matches!(e.warp.frags.get(&name), Some(Frag::Acc { .. })),
+        KernelPath::Hopper => matches!(frag_named(e, &name), Some(FragKind::Acc { .. })),
+    };
+    acc.then_some(name)
+}
+
+/// Whether a WGMMA may accumulate into `name` after statement `s`: an `mma` into it later in
+/// the program, or in a loop around `s` (its next iteration).
+fn accumulated_after(e: &Emitter, s: StmtId, name: &str) -> bool {
+    let m = e.m;
+    let into = |st: &Stmt| matches!(st, Stmt::Mma { acc, .. } if acc.name == name);
+    let order = crate::check::all_stmts(m);
+    let at = order.iter().position(|&x| x == s).unwrap_or(0);
+    order[at..].iter().any(|&x| into(&m.stmts[x]))
+        || order[..at].iter().any(|&x| match &m.stmts[x] {
+            Stmt::Foreach { body, .. } => {
+                super::walk::contains(m, body, &|st| into(st))
+                    && super::walk::contains(m, body, &|st| std::ptr::eq(st, &m.stmts[s]))
+            }
+            _ => false,
+        })
+}
+
+/// Whether every WGMMA issued so far has completed: walking the body back, a full wait
+/// (`wgmma.wait_group 0`) comes before any WGMMA (a loop's body is walked as written, so a
+/// loop that waits at the end of each iteration counts as waited).
+fn all_waited(e: &Emitter) -> bool {
+    if e.wgmma_uncommitted || e.wgmma_pending {
+        return false;
+    }
+    for l in e.lines.iter().rev() {
+        let full_wait =
+            l.op.calls()
+                .iter()
+                .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"));
+        if full_wait {
+            return true;
+        }
+        let mut names = std::collections::BTreeSet::new();
+        l.op.names(&mut names);
+        let issues = names.iter().any(|n| {
+            n == "mma"
+                || (n.starts_with("tsl_wgmma")
+                    && !matches!(
+                        n.as_str(),
+                        "tsl_wgmma_fence" | "tsl_wgmma_commit" | "tsl_wgmma_desc"
+                    ))
+        });
+        if issues {
+            return false;
+        }
+    }
+    true
+}
+
+/// Opens the element loop over `name` and binds the name to the element.
+fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) {
+    if l.wgmma {
+        wgmma_ready(e, &l.cpp, line);
+    }
+    e.emit(Op::Unroll, None, None);
+    e.open(
+        Op::For {
+            var: ELEM.into(),
+            init: "0".into(),
+            bound: l.elems.clone(),
+            step: None,
+        },
+        Some(&format!(
+            "{what}: each of this thread's elements of `{name}`, in register order"
+        )),
+        line,
+    );
+    if let Some(skip) = &l.skip {
+        e.open(
+            Op::If {
+                cond: skip.clone(),
+                constexpr: false,
+            },
+            Some("rows 8-15 of an 8-row tile: not in the accumulator"),
+            line,
+        );
+        e.line("continue;", line);
+        e.close(None);
+    }
+    e.scopes.push();
+    // The `frag` tiles in this layout: an [M, N] one's element is the same register, a row
+    // fragment's the row's slot (the checker allows only these uses).
+    let mut tiles: Vec<(String, TileFrag)> = e
+        .warp
+        .tiles
+        .iter()
+        .map(|(n, t)| (n.clone(), t.clone()))
+        .collect();
+    tiles.sort_by(|a, b| a.0.cmp(&b.0));
+    for (tn, t) in tiles {
+        if tn == name {
+            continue;
+        }
+        let place = match (t.n, t.dtype) {
+            (Some(_), DType::F16) => format!("tsl_frag_f16({tn}, {ELEM})"),
+            (Some(_), _) => format!("{tn}[{ELEM}]"),
+            (None, _) => format!("{tn}[{}]", l.slot),
+        };
+        e.scopes.insert_cpp(
+            &tn,
+            Local::FragElem {
+                place,
+                dtype: DType::F32,
+            },
+        );
+    }
+    let ty = match l.dtype {
+        DType::I32 => DType::I32,
+        _ => DType::F32,
+    };
+    e.scopes.insert_cpp(
+        name,
+        Local::FragElem {
+            place: l.place(),
+            dtype: ty,
+        },
+    );
+}
+
+/// Closes the element loop; on the WGMMA path fences the written registers before a later
+/// WGMMA reads them.
+fn close(e: &mut Emitter, s: StmtId, name: &str, l: &Layout, line: Option<u32>) {
+    e.close(None);
+    if l.wgmma {
+        e.call(
+            Call::new("tsl_frag_pin").args([l.cpp.clone()]),
+            Some("the writes stay before what follows"),
+            line,
+        );
+        if accumulated_after(e, s, name) {
+            super::hopper::wgmma_fence(e, line);
+        }
+    }
+}
+
+/// `mc op= value;` on a whole accumulator.
+pub fn whole(
+    e: &mut Emitter,
+    s: StmtId,
+    target: ExprId,
+    op: AssignOp,
+    value: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let Expr::Name(name) = &m.exprs[target] else {
+        return Err(LowerError::new(
+            m.expr_span(target),
+            "internal: not a fragment name",
+        ));
+    };
+    let l = layout(e, name, m.expr_span(target))?;
+    open(e, name, &l, "element-wise", line);
+    let r = assign_elem(e, &l.place(), l.dtype, op, value, line);
+    e.scopes.pop();
+    close(e, s, name, &l, line);
+    r
+}
+
+/// Opens the element loop of `apply {i, j} in acc.span` (the caller lowers the body, then
+/// calls [`close_apply`]): `i` and `j` are the element's row and column.
+pub fn open_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    let Stmt::Foreach { vars, .. } = &m.stmts[s] else {
+        return Err(LowerError::new(m.stmt_span(s), "internal: not an `apply`"));
+    };
+    let name =
+        walked(e, s).ok_or_else(|| LowerError::new(m.stmt_span(s), "internal: not an `apply`"))?;
+    let l = layout(e, &name, m.stmt_span(s))?;
+    open(e, &name, &l, "apply", line);
+    let at = [Some(l.row.clone()), l.col.clone()];
+    for (k, (v, at)) in vars.iter().zip(at).enumerate() {
+        let Some(at) = at else { continue };
+        e.emit(
+            Op::Decl {
+                ty: "const int".into(),
+                name: v.name.clone(),
+                init: Some(at),
+            },
+            None,
+            line,
+        );
+        e.scopes.declare(
+            crate::check::Binding::LoopVar { stmt: s, index: k },
+            Local::Let,
+        );
+    }
+    Ok(())
+}
+
+pub fn close_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
+    let m = e.m;
+    // The loop's scope binds the name to the element; the accumulator is the enclosing one.
+    e.scopes.pop();
+    let name =
+        walked(e, s).ok_or_else(|| LowerError::new(m.stmt_span(s), "internal: not an `apply`"))?;
+    let l = layout(e, &name, m.stmt_span(s))?;
+    close(e, s, &name, &l, line);
+    Ok(())
+}
+
+/// The element a fragment-element target (`acc.at(i, j)` inside `apply`, or `acc` inside
+/// whole-fragment arithmetic) names: its C++ place and type.
+pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(String, DType)> {
+    let m = e.m;
+    let n = match &m.exprs[target] {
+        Expr::Name(n) => n,
+        Expr::View {
+            base,
+            op: ViewOp::At,
+            ..
+        } => match &m.exprs[*base] {
+            Expr::Name(n) => n,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    match e.scopes.cpp(n) {
+        Some(Local::FragElem { place, dtype }) => Some((place.clone(), *dtype)),
+        _ => None,
+    }
+}
+
+/// `place op= value` for one element of type `dtype` (f32 for floating accumulators).
+pub fn assign_elem(
+    e: &mut Emitter,
+    place: &str,
+    dtype: DType,
+    op: AssignOp,
+    value: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let (v, t) = e.cx().value(value)?;
+    let v = match dtype {
+        DType::I32 => v,
+        _ => super::cexpr::convert(&v, t, DType::F32),
+    };
+    let rhs = match op {
+        AssignOp::Set => v,
+        _ => format!("{place} {} ({v})", &op.symbol()[..1]),
+    };
+    e.emit(
+        Op::Assign {
+            place: place.to_string(),
+            value: rhs,
+        },
+        None,
+        line,
+    );
+    Ok(())
+}
+
+/// The lowered fragment named `name`: the one the checker's fragment of that name defines.
+fn frag_named(e: &Emitter, name: &str) -> Option<FragKind> {
+    let def = e.info.frags.get(name)?.def;
+    match e.scopes.decl(&crate::check::Binding::Frag(def)) {
+        Some(Local::Frag(f)) => Some(f.clone()),
+        _ => None,
+    }
+}
