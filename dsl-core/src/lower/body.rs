@@ -65,6 +65,12 @@ impl Emitter<'_> {
                 let is_block = levels
                     .first()
                     .is_some_and(|l| l.level == crate::ir::Level::Block);
+                // Beside another `parallel`, its variables and declarations get a C++ block of
+                // their own (the other may declare the same names).
+                let own_block = !is_block && beside_a_parallel(m, s);
+                if own_block {
+                    self.open(Op::Scope, None, line);
+                }
                 if let (Some(tiles), true) = (&self.geo.persistent_tiles, is_block) {
                     self.emit(
                         const_int("tsl_tiles", tiles.to_cpp()),
@@ -119,6 +125,9 @@ impl Emitter<'_> {
                         Some("no block exits while its peers may still arrive on its barriers or multicast into it"),
                         line,
                     );
+                }
+                if own_block {
+                    self.close(line);
                 }
                 self.scopes.pop();
             }
@@ -675,4 +684,24 @@ fn mentions_dim(m: &Module, e: &Sym) -> bool {
     names
         .iter()
         .any(|n| m.tunable(n).is_none() && m.constant(n).is_none())
+}
+
+/// Whether statement `s` shares its statement list with another `parallel`.
+fn beside_a_parallel(m: &Module, s: StmtId) -> bool {
+    fn list<'m>(m: &'m Module, b: &'m [StmtId], s: StmtId) -> Option<&'m [StmtId]> {
+        if b.contains(&s) {
+            return Some(b);
+        }
+        b.iter().find_map(|&x| {
+            crate::check::stmt_blocks(&m.stmts[x])
+                .into_iter()
+                .find_map(|inner| list(m, inner, s))
+        })
+    }
+    list(m, &m.kernel.body, s).is_some_and(|b| {
+        b.iter()
+            .filter(|&&x| matches!(m.stmts[x], Stmt::Parallel { .. }))
+            .count()
+            > 1
+    })
 }

@@ -49,6 +49,8 @@ pub enum Op {
     },
     /// `if (cond) {`, or `if constexpr (cond) {`.
     If { cond: String, constexpr: bool },
+    /// `{`: a block of its own, for the declarations in it.
+    Scope,
     /// `} else {`: the second branch of the innermost `If`.
     Else,
     /// `}`: closes the innermost open block.
@@ -207,7 +209,13 @@ impl Op {
                 add("tsl_smem");
             }
             Op::Stmt(s) => add(s),
-            Op::Else | Op::End | Op::Unroll | Op::Barrier | Op::Mark(_) | Op::Comment(_) => {}
+            Op::Else
+            | Op::End
+            | Op::Scope
+            | Op::Unroll
+            | Op::Barrier
+            | Op::Mark(_)
+            | Op::Comment(_) => {}
         }
         for c in self.calls() {
             for s in c
@@ -224,7 +232,7 @@ impl Op {
 
     /// Whether this node opens a block (`{` at the end of its line).
     pub fn opens(&self) -> bool {
-        matches!(self, Op::For { .. } | Op::If { .. })
+        matches!(self, Op::For { .. } | Op::If { .. } | Op::Scope)
     }
     /// The helper this node calls, if it is a call.
     pub fn call(&self) -> Option<&Call> {
@@ -273,6 +281,7 @@ impl fmt::Display for Op {
                 write!(f, "if{c} ({cond}) {{")
             }
             Op::Else => f.write_str("} else {"),
+            Op::Scope => f.write_str("{"),
             Op::End => f.write_str("}"),
             Op::Unroll => f.write_str("#pragma unroll"),
             Op::Barrier => f.write_str("__syncthreads();"),
@@ -605,6 +614,10 @@ mod tests {
             "static_assert(BM % 64 == 0, \"whole tiles\");"
         );
         assert_eq!(Op::Comment("why".into()).to_string(), "// why");
+        assert_eq!(Op::Scope.to_string(), "{");
+        let scoped = [at(0, Op::Scope), at(1, Op::Barrier), at(0, Op::End)];
+        assert_eq!(verify(&scoped), Ok(()));
+        assert!(verify(&[at(0, Op::Scope), at(1, Op::Else), at(0, Op::End)]).is_err());
         let sw = Op::SwapPtrs {
             ty: "float".into(),
             a: "x".into(),
