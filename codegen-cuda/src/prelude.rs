@@ -102,6 +102,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                     text: crate::wgmma_sp::section(&k.wgmma_types, &k.wgmma_ns),
                 });
             }
+            if crate::wgmma_rs::needed(&k.wgmma_types) {
+                s.push(Section {
+                    name: "register-A WGMMA used by this kernel (wgmma_rs.rs)",
+                    text: crate::wgmma_rs::section(&k.wgmma_types, &k.wgmma_ns),
+                });
+            }
             s.push(Section {
                 name: "index arithmetic (lowering/common.cuh)",
                 text: body(GLUE_COMMON),

@@ -377,6 +377,18 @@ pub const ANY_FUTURE_UNUSED: &str = "E1491";
 /// futures into fresh shared buffers.
 pub const NOT_LOWERED_SWAP: &str = "E1375";
 
+/// A register fragment (`frag`, `mma.load.frag`) as the B operand of a warpgroup `mma`: WGMMA
+/// reads B from shared memory only.
+pub const REG_B: &str = "E1560";
+/// A register-A WGMMA whose A is MN-major (`mma.col.*`): register fragments are K-major.
+pub const REG_A_MAJOR: &str = "E1561";
+/// `mma.load.frag` whose fragment is not the A operand of a warpgroup `mma`.
+pub const FRAG_LOAD_USE: &str = "E1562";
+/// Not supported yet: a register-A WGMMA with 8-bit operands.
+pub const NOT_LOWERED_REG_A_8BIT: &str = "E1470";
+/// Not supported yet: a register-A WGMMA written `.sp`, `.scale` or under `promote`.
+pub const NOT_LOWERED_REG_A_FORM: &str = "E1471";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -972,5 +984,25 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SWAP,
         "not supported yet: `dma.any`/`tma.any` and `swap` beyond `dma.copy` futures of fresh shared buffers",
+    ),
+    (
+        REG_B,
+        "register fragment as the B operand of a WGMMA (B comes from shared memory)",
+    ),
+    (
+        REG_A_MAJOR,
+        "register-A WGMMA with an MN-major (`col`) A: register fragments are K-major",
+    ),
+    (
+        FRAG_LOAD_USE,
+        "`mma.load.frag` result not used as the A operand of a warpgroup `mma`",
+    ),
+    (
+        NOT_LOWERED_REG_A_8BIT,
+        "not supported yet: register-A WGMMA with 8-bit operands",
+    ),
+    (
+        NOT_LOWERED_REG_A_FORM,
+        "not supported yet: register-A WGMMA written `.sp`, `.scale` or under `promote`",
     ),
 ];

@@ -320,6 +320,7 @@ fn run_checks(
     let frags = wgmma::check_mma(&cx, &mut views, &mut diags);
     let swizzle = swizzle::check_swizzle(&cx, &views, &mut diags);
     wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
+    wgmma::check_frag_loads(&cx, &mut diags);
     sparse::check_sparse(&cx, &views, &swizzle, &mut diags);
     wgmma::check_promote(&cx, &frags, &mut diags);
     wgmma::check_scales(&cx, &views, &frags, &mut diags);

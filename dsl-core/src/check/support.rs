@@ -146,7 +146,13 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             &format!("the attribute `[[{}]]`", a.name.name),
         ));
     }
+    let reg_a = super::wgmma::register_a_frags(cx);
     for x in &m.decl_ext {
+        // A `frag` read whole as a register-A WGMMA operand, and its `{v}` fill, lower
+        // (`lower/hopper.rs`).
+        if reg_a.contains(&x.decl()) {
+            continue;
+        }
         diags.push(not_lowered(
             codes::NOT_LOWERED_DECL,
             m.stmt_span(x.decl()),

@@ -382,6 +382,9 @@ impl Printer<'_> {
             Stmt::MmaLoad { name, swizzle, src } => {
                 let _ = write!(self.out, "{} = mma.load", name.name);
                 self.swiz(*swizzle);
+                if self.m.is_frag_load(s) {
+                    self.out.push_str(".frag");
+                }
                 self.out.push(' ');
                 self.expr(*src, 0);
                 self.out.push_str(";\n");

@@ -165,6 +165,9 @@ pub struct Module {
     /// `[f =] mma.<a>.<b>.async acc, a, b;`: the `mma`s issued without waiting (one WGMMA
     /// commit group each) and the future a `wait f;` completes them by.
     pub mma_async: Vec<(StmtId, Option<Ident>)>,
+    /// `name = mma.load.frag src;`: the `mma.load`s that read a shared tile into registers in
+    /// the WGMMA A-fragment layout (a register-A `mma` operand) instead of describing it.
+    pub frag_loads: Vec<StmtId>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -222,6 +225,11 @@ impl Module {
         self.mma_scales.iter().copied().find(|x| x.stmt == s)
     }
 
+    /// Whether `mma.load` statement `s` was written `.frag` (into registers).
+    pub fn is_frag_load(&self, s: StmtId) -> bool {
+        self.frag_loads.contains(&s)
+    }
+
     /// Whether `mma` statement `s` was written `.async`, and its future.
     pub fn mma_async(&self, s: StmtId) -> Option<Option<&Ident>> {
         self.mma_async
@@ -270,6 +278,7 @@ impl Module {
             cluster_triggers: Vec::new(),
             mma_scales: Vec::new(),
             mma_async: Vec::new(),
+            frag_loads: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

@@ -216,6 +216,14 @@ impl Emitter<'_> {
                     .map(|&e| self.cx().sym(e))
                     .collect::<Result<_, _>>()?;
                 for d in names {
+                    // A `frag` read whole as a register-A WGMMA operand (`lower/hopper.rs`).
+                    if *space == MemSpace::Local
+                        && d.count.is_none()
+                        && super::hopper::is_register_a_frag(m, s, &d.name.name)
+                    {
+                        super::hopper::afrag_decl(self, s, (&d.name.name, *dtype, &shape), line)?;
+                        continue;
+                    }
                     let count = d.count.map(|c| self.cx().sym(c)).transpose()?;
                     let t = TensorLocal {
                         name: d.name.name.clone(),

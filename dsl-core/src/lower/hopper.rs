@@ -682,6 +682,17 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(m, &name.name) => {
             super::sparse::meta_load(e, name, *src, line)?;
         }
+        // A whole `frag` register tile as an operand: its registers are the operand.
+        Stmt::MmaLoad { name, src, .. } if matches!(&m.exprs[*src], Expr::Name(n) if matches!(e.frag(n), Some(FragKind::ARegs { .. }))) => {
+            if let Expr::Name(n) = &m.exprs[*src]
+                && let Some(f) = e.frag(n)
+            {
+                e.scopes.insert(&name.name, Local::Frag(f));
+            }
+        }
+        Stmt::MmaLoad { name, src, .. } if m.is_frag_load(s) => {
+            afrag_load(e, s, name, *src, line)?;
+        }
         Stmt::MmaLoad { name, src, .. } => {
             let v = e.cx().view(*src)?;
             if v.tensor.space != MemSpace::Shared {
@@ -704,6 +715,9 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         Stmt::Mma { acc, a, b, .. } if m.sparse_meta(s).is_some() => {
             let meta = m.sparse_meta(s).cloned().unwrap_or_else(|| acc.clone());
             super::sparse::mma(e, s, (acc, a, b, &meta), line)?;
+        }
+        Stmt::Mma { acc, a, b, .. } if matches!(e.frag(&a.name), Some(FragKind::ARegs { .. })) => {
+            register_a_mma(e, s, (acc, a, b), line)?;
         }
         Stmt::Mma { acc, a, b, .. } => {
             let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
@@ -905,6 +919,202 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.line(call, line);
         }
         _ => unreachable!(),
+    }
+    Ok(())
+}
+
+/// Whether the `frag` tile `name`, declared by `decl`, is read whole as the A operand of a
+/// warpgroup `mma` (the checker's `register_a_frags`): it is declared as A-fragment registers.
+pub fn is_register_a_frag(m: &crate::ir::Module, decl: StmtId, name: &str) -> bool {
+    let is_frag = m
+        .decl_ext
+        .iter()
+        .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl: d } if *d == decl));
+    let stmts = crate::check::all_stmts(m);
+    let loads_whole = |op: &str| {
+        stmts.iter().any(|&l| {
+            matches!(&m.stmts[l], Stmt::MmaLoad { name: ln, src, .. }
+                if ln.name == op && matches!(&m.exprs[*src], Expr::Name(n) if n == name))
+        })
+    };
+    is_frag
+        && stmts
+            .iter()
+            .any(|&s| matches!(&m.stmts[s], Stmt::Mma { a, .. } if loads_whole(&a.name)))
+}
+
+/// `frag f16 [64, K] a {v};` read whole as a register-A operand: K/4 f16x2 registers per thread
+/// in the A-fragment layout, filled with `v` when the declaration has one.
+pub fn afrag_decl(
+    e: &mut Emitter,
+    decl: StmtId,
+    (name, dtype, shape): (&str, DType, &[Sym]),
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let k = shape.last().cloned().unwrap_or(Sym::Int(16));
+    let words = Sym::bin(crate::ir::BinaryOp::Div, k.clone(), Sym::Int(4));
+    e.line(
+        format!(
+            "tsl_u32 {name}[{}];  // 64x{} {dtype} A fragment of a register-A WGMMA: {} f16x2 words per thread",
+            words.to_cpp(),
+            k.to_cpp(),
+            words.to_cpp()
+        ),
+        line,
+    );
+    let init = m.decl_ext.iter().find_map(|x| match x {
+        crate::ir::DeclExt::Init { decl: d, value } if *d == decl => Some(*value),
+        _ => None,
+    });
+    if let Some(v) = init {
+        let (v, _) = e.cx().value(v)?;
+        e.call(
+            Call::new("tsl_afrag_fill")
+                .targs([super::cexpr::scalar_type(dtype).to_string()])
+                .args([name.to_string(), v]),
+            None,
+            line,
+        );
+    }
+    e.scopes.insert(
+        name,
+        Local::Frag(FragKind::ARegs {
+            dtype,
+            k,
+            regs: name.to_string(),
+        }),
+    );
+    Ok(())
+}
+
+/// `a = mma.load.frag t;`: the `[64, K]` K-major shared tile `t` read into A-fragment registers
+/// (each thread its K/2 elements, at swizzled addresses when the tile is swizzled).
+fn afrag_load(
+    e: &mut Emitter,
+    s: StmtId,
+    name: &crate::ir::Ident,
+    src: crate::ir::ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let v = e.cx().view(src)?;
+    if v.tensor.space != MemSpace::Shared || v.transposed || v.tile.len() != 2 {
+        return Err(LowerError::new(
+            e.m.expr_span(src),
+            "`mma.load.frag` reads a 2-D K-major shared tile",
+        ));
+    }
+    let k = v.tile[1].clone();
+    let words = Sym::bin(crate::ir::BinaryOp::Div, k.clone(), Sym::Int(4));
+    let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
+    e.line(
+        format!(
+            "tsl_u32 {}[{}];  // 64x{} A fragment in registers: {} f16x2 words per thread",
+            name.name,
+            words.to_cpp(),
+            k.to_cpp(),
+            words.to_cpp()
+        ),
+        line,
+    );
+    e.call(
+        Call::new("tsl_afrag_load")
+            .targs([swz.to_cpp(), v.tensor.ld().to_cpp()])
+            .args([name.name.clone(), v.tensor.name.clone(), v.tile_offset()]),
+        Some(&format!(
+            "shared tile → A-fragment registers (swizzle {} B)",
+            swz.to_cpp()
+        )),
+        line,
+    );
+    e.scopes.insert(
+        &name.name,
+        Local::Frag(FragKind::ARegs {
+            dtype: v.tensor.dtype,
+            k,
+            regs: name.name.clone(),
+        }),
+    );
+    Ok(())
+}
+
+/// A register-A `mma` (`wgmma.mma_async` with A in registers, B through its descriptor): the
+/// A registers are pinned and fenced, K/16 instructions issue (K-step ks reads A's registers
+/// 4ks..4ks+3 and B's descriptor advanced by 32 bytes), and the group is waited for at once —
+/// the A registers must not change while a WGMMA reads them — unless it is `.async`.
+fn register_a_mma(
+    e: &mut Emitter,
+    s: StmtId,
+    (acc, a, b): (&crate::ir::Ident, &crate::ir::Ident, &crate::ir::Ident),
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let Some(FragKind::Acc { n, dtype }) = e.frag(&acc.name) else {
+        return Err(LowerError::new(
+            acc.span,
+            format!("`{}` is not an accumulator", acc.name),
+        ));
+    };
+    let Some(FragKind::ARegs {
+        dtype: in_ty,
+        k,
+        regs,
+    }) = e.frag(&a.name)
+    else {
+        return Err(LowerError::new(a.span, "not a register fragment"));
+    };
+    let Some(FragKind::Desc { .. }) = e.frag(&b.name) else {
+        return Err(LowerError::new(
+            b.span,
+            "the B operand of a register-A WGMMA is a shared tile",
+        ));
+    };
+    let acc_ty = match dtype {
+        DType::F32 => "f32",
+        _ => "f16",
+    };
+    let key = (acc_ty.to_string(), format!("rs_{}", in_ty.name()));
+    if !e.wgmma_types.contains(&key) {
+        e.wgmma_types.push(key);
+    }
+    if !e.wgmma_ns.contains(&n) {
+        e.wgmma_ns.push(n.clone());
+    }
+    let op = format!("tsl_wgmma_rs_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp());
+    let steps = Sym::bin(crate::ir::BinaryOp::Div, k, Sym::Int(16));
+    let b_cpp = desc_cpp(&b.name);
+    e.call(
+        Call::new("tsl_pin").args([regs.clone()]),
+        Some("the A registers are written before the fence"),
+        line,
+    );
+    e.call(
+        Call::new("tsl_wgmma_fence"),
+        Some("order the accumulator and A registers before this WGMMA"),
+        line,
+    );
+    e.call(
+        Call::new("tsl_wgmma_rs_k_steps")
+            .targs([op, steps.to_cpp()])
+            .args([acc.name.clone(), regs.clone(), b_cpp.clone()]),
+        Some(&format!(
+            "{} += {regs}·{b_cpp}ᵀ (register-A wgmma m64nNk16, N = {}), {} K-steps",
+            acc.name,
+            n.to_cpp(),
+            steps.to_cpp()
+        )),
+        line,
+    );
+    if m.mma_async(s).is_some() {
+        e.call(
+            Call::new("tsl_wgmma_commit"),
+            Some("`.async`: in flight until a wait covers its group"),
+            line,
+        );
+        e.wgmma_uncommitted = false;
+        e.wgmma_pending = true;
+    } else {
+        wgmma_commit_wait(e, line, "the WGMMA has read its A registers");
     }
     Ok(())
 }
