@@ -428,6 +428,19 @@ fn wgmma_stores_write_the_fragment_from_registers() {
     let c = compile_instance("wgmma_fp8_blockscale", &defaults("wgmma_fp8_blockscale"));
     assert_eq!(sass::count(&c.sass, "QGMMA"), 4, "{}", c.what);
     assert_has(&c, &["UTMALDG", "UTMASTG"]);
+    // Block scales applied once per K block by a standalone `mma.scale` (the K-steps summing
+    // into an f32 partial).
+    let c = compile_instance(
+        "wgmma_fp8_blockscale_acc",
+        &defaults("wgmma_fp8_blockscale_acc"),
+    );
+    assert_eq!(
+        sass::count(&c.sass, "QGMMA.64x128x32.F32.E4M3.E4M3"),
+        4,
+        "{}",
+        c.what
+    );
+    assert_has(&c, &["UTMALDG", "UTMASTG"]);
     // Per-tensor scales: one value on each side, over the domain of WARP_N.
     for n in [64, 128] {
         let c = compile_instance(

@@ -388,6 +388,9 @@ pub const FRAG_LOAD_USE: &str = "E1562";
 pub const NOT_LOWERED_REG_A_8BIT: &str = "E1470";
 /// Not supported yet: a register-A WGMMA written `.sp`, `.scale` or under `promote`.
 pub const NOT_LOWERED_REG_A_FORM: &str = "E1471";
+/// Not supported yet: an accumulator that a standalone `mma.scale` scales and that a `.scale`
+/// `mma`, a register-A `mma` or `promote` also accumulates into.
+pub const NOT_LOWERED_SCALE_MIX: &str = "E1472";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1004,5 +1007,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_REG_A_FORM,
         "not supported yet: register-A WGMMA written `.sp`, `.scale` or under `promote`",
+    ),
+    (
+        NOT_LOWERED_SCALE_MIX,
+        "not supported yet: an `mma.scale`d accumulator also fed by a `.scale` or register-A `mma` or under `promote`",
     ),
 ];

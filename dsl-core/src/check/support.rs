@@ -209,6 +209,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "an accumulator array in a kernel whose `mma`s are not warp-level (`: group`)",
                 ));
             }
+            // `mma.scale acc, sl, sr;` of a WGMMA accumulator lowers (`lower/hopper.rs`)
+            // unless the accumulator is also fed another way (`check/wgmma.rs`, E1472).
+            Stmt::Ext(ExtStmt::MmaScaleAcc { .. })
+                if !warp_kernel && !cx.in_warp_mma(s) && cx.in_group4(s) => {}
             // Re-initializing a warp accumulator lowers (`lower/warp.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. }) if warp_kernel => {}
             Stmt::Mma { .. } if m.mma_scale(s).is_some() && (warp_kernel || cx.in_warp_mma(s)) => {

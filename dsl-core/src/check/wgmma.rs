@@ -706,6 +706,43 @@ pub(crate) fn check_mma(
     frags
 }
 
+/// An accumulator a standalone `mma.scale` scales sums its `mma`s' products into an f32 partial
+/// fragment: not yet lowered when a `.scale` `mma`, a register-A `mma` or `promote` feeds it too
+/// (E1472).
+pub(crate) fn check_scale_mix(cx: &Cx, frags: &HashMap<String, FragInfo>, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let promoted = promoted_accs(cx, frags);
+    let promote_on = m.promote.is_some_and(|p| cx.value(p) != Some(0));
+    for s in all_stmts(m) {
+        let Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. }) = &m.stmts[s] else {
+            continue;
+        };
+        let other = all_stmts(m).into_iter().find_map(|x| match &m.stmts[x] {
+            Stmt::Mma { acc: c, .. } if c.name == acc.name => {
+                if m.mma_scale(x).is_some() {
+                    Some("a `.scale` `mma`")
+                } else if frag_def(cx, x, Role::A).is_some_and(|d| is_register_operand(cx, d)) {
+                    Some("a register-A `mma`")
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        });
+        let other = other.or((promote_on && promoted.contains(&acc.name)).then_some("`promote`"));
+        if let Some(what) = other {
+            diags.push(
+                Diagnostic::new(
+                    codes::NOT_LOWERED_SCALE_MIX,
+                    m.stmt_span(s),
+                    format!("not supported yet: `mma.scale` of `{}`, which {what} also feeds", acc.name),
+                )
+                .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet"),
+            );
+        }
+    }
+}
+
 /// `mma.<a>.<b>.scale acc, a, b, sl, sr;` (a warpgroup `mma`; the warp-level form is the gate's):
 /// float operands and an f32 or f16 accumulator (E1424); `sl` one value or an f32 `[M, 1]`
 /// column of per-row scales over the `mma`'s M rows (E1425); `sr` one value (E1426).
@@ -728,14 +765,38 @@ pub(crate) fn check_scales(
         _ => false,
     }
     };
-    for sc in &m.mma_scales {
+    for sc in m.all_scales() {
         let s = sc.stmt;
         if cx.in_warp_mma(s) || !cx.in_group4(s) {
             continue;
         }
-        let Stmt::Mma { acc, a, .. } = &m.stmts[s] else {
-            continue;
+        let (acc, a) = match &m.stmts[s] {
+            Stmt::Mma { acc, a, .. } => (acc, Some(a.name.clone())),
+            // `mma.scale acc, …`: the operands of the `mma`s into `acc`.
+            Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. }) => {
+                if !frags
+                    .get(&acc.name)
+                    .is_some_and(|f| f.kind == FragKind::Acc)
+                {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::MMA_OPERAND,
+                            acc.span,
+                            format!("`mma.scale` scales an accumulator of warpgroup `mma`s; `{}` is not one", acc.name),
+                        )
+                        .with_help(format!("accumulate into `{}` with `mma.row.row {}, a, b;` first", acc.name, acc.name)),
+                    );
+                    continue;
+                }
+                let a = all_stmts(m).into_iter().find_map(|x| match &m.stmts[x] {
+                    Stmt::Mma { acc: c, a, .. } if c.name == acc.name => Some(a.name.clone()),
+                    _ => None,
+                });
+                (acc, a)
+            }
+            _ => continue,
         };
+        let a = crate::ir::Ident::new(a.unwrap_or_default(), acc.span);
         if let (Some(af), Some(cf)) = (frags.get(&a.name), frags.get(&acc.name))
             && (!af.dtype.is_float() || !matches!(cf.dtype, DType::F32 | DType::F16))
         {

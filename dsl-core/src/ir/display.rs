@@ -639,6 +639,13 @@ impl Printer<'_> {
                 self.expr(*value, 0);
                 self.out.push_str(";\n");
             }
+            ExtStmt::MmaScaleAcc { acc, lhs, rhs } => {
+                let _ = write!(self.out, "mma.scale {}, ", acc.name);
+                self.expr(*lhs, 0);
+                self.out.push_str(", ");
+                self.expr(*rhs, 0);
+                self.out.push_str(";\n");
+            }
             ExtStmt::AnyFuture { tma, bind } => {
                 let ns = if *tma { "tma" } else { "dma" };
                 let _ = writeln!(self.out, "{} = {ns}.any;", bind.name);

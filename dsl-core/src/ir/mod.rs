@@ -225,6 +225,34 @@ impl Module {
         self.mma_scales.iter().copied().find(|x| x.stmt == s)
     }
 
+    /// The scales statement `s` applies: those of an `mma….scale`, or of a standalone
+    /// `mma.scale acc, sl, sr;`.
+    pub fn scales_of(&self, s: StmtId) -> Option<MmaScale> {
+        self.mma_scale(s).or_else(|| match &self.stmts[s] {
+            Stmt::Ext(ExtStmt::MmaScaleAcc { lhs, rhs, .. }) => Some(MmaScale {
+                stmt: s,
+                lhs: *lhs,
+                rhs: *rhs,
+            }),
+            _ => None,
+        })
+    }
+
+    /// Every statement that scales an accumulator (`mma….scale` and `mma.scale`), in order.
+    pub fn all_scales(&self) -> Vec<MmaScale> {
+        let mut out = self.mma_scales.clone();
+        for (s, st) in self.stmts.iter() {
+            if let Stmt::Ext(ExtStmt::MmaScaleAcc { lhs, rhs, .. }) = st {
+                out.push(MmaScale {
+                    stmt: s,
+                    lhs: *lhs,
+                    rhs: *rhs,
+                });
+            }
+        }
+        out
+    }
+
     /// Whether `mma.load` statement `s` was written `.frag` (into registers).
     pub fn is_frag_load(&self, s: StmtId) -> bool {
         self.frag_loads.contains(&s)

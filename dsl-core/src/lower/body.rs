@@ -431,6 +431,11 @@ impl Emitter<'_> {
             {
                 super::hopper::refill(self, acc, *value, line)?
             }
+            Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. })
+                if self.path == KernelPath::Hopper =>
+            {
+                super::hopper::scale_acc(self, s, acc, line)?
+            }
             Stmt::Ext(crate::ir::ExtStmt::AnyFuture { tma: false, bind }) => {
                 super::simt::any_future(self, bind, line)?
             }

@@ -661,9 +661,14 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
             if scaled_acc(e.m, &name.name) {
                 let part = scaled_part(&name.name);
+                let what = if scaled_later(e.m, &name.name) {
+                    "`mma.scale`: the products since the last `mma.scale` in f32, then added into"
+                } else {
+                    "`mma….scale`: one scaled mma's product in f32, then added into"
+                };
                 e.line(
                     format!(
-                        "float {part}[{}];  // `mma….scale`: one scaled mma's product in f32, then added into {}",
+                        "float {part}[{}];  // {what} {}",
                         Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)).to_cpp(),
                         name.name
                     ),
@@ -674,6 +679,19 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     None,
                     line,
                 );
+                if scaled_later(e.m, &name.name) {
+                    e.emit(
+                        Op::Decl {
+                            ty: "int".into(),
+                            name: partial_sums(&name.name),
+                            init: Some("0".into()),
+                        },
+                        Some(
+                            "whether the partial holds products (0: the next WGMMA overwrites it)",
+                        ),
+                        line,
+                    );
+                }
             }
             if !e.wgmma_ns.contains(&n) {
                 e.wgmma_ns.push(n);
@@ -741,7 +759,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 _ => "f16",
             };
             let key = (acc_ty.to_string(), in_ty.name().to_string());
-            if !e.wgmma_types.contains(&key) {
+            // (An accumulator `mma.scale` scales is fed through its f32 partial, below.)
+            if !e.wgmma_types.contains(&key) && !scaled_later(m, &acc.name) {
                 e.wgmma_types.push(key);
             }
             // The instruction's K is 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit ones.
@@ -792,6 +811,35 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             }
+            // An accumulator that `mma.scale` scales later: the products sum into its f32
+            // partial fragment (the statement adds them into the accumulator, scaled).
+            let (target, op) = if scaled_later(m, &acc.name) {
+                let key = ("f32".to_string(), in_ty.name().to_string());
+                if !e.wgmma_types.contains(&key) {
+                    e.wgmma_types.push(key);
+                }
+                let f32_op = if in_ty.size_bytes() == 1 {
+                    format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
+                } else {
+                    format!(
+                        "tsl_wgmma<{}, float, {}>",
+                        super::cexpr::scalar_type(in_ty),
+                        n.to_cpp()
+                    )
+                };
+                (scaled_part(&acc.name), f32_op)
+            } else {
+                (acc.name.clone(), op)
+            };
+            let what = if target == acc.name {
+                what
+            } else {
+                format!(
+                    "{target} += {a_cpp}·{b_cpp}ᵀ (wgmma m64nNk{ik}, N = {}), scaled into {} by `mma.scale`",
+                    n.to_cpp(),
+                    acc.name
+                )
+            };
             let full = super::plan::expand(e.m, &steps);
             let one_step = super::domain::configs(e.m)
                 .iter()
@@ -816,8 +864,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         line,
                     );
                 }
+                let d = if target == acc.name {
+                    "1".to_string()
+                } else {
+                    partial_sums(&acc.name)
+                };
                 e.line(
-                    format!("{op}::mma({}, {a_cpp}, {b_cpp}, 1);  // {what}", acc.name),
+                    format!("{op}::mma({target}, {a_cpp}, {b_cpp}, {d});  // {what}"),
                     line,
                 );
             } else {
@@ -828,13 +881,23 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     Some("the accumulators are ordered before this batch of WGMMAs"),
                     line,
                 );
-                e.call(
+                let call = if target == acc.name {
                     Call::new("tsl_wgmma_k_steps")
                         .targs([op, steps.to_cpp()])
-                        .args([acc.name.clone(), a_cpp, b_cpp]),
+                        .args([target.clone(), a_cpp, b_cpp])
+                } else {
+                    Call::new("tsl_wgmma_k_steps_d")
+                        .targs([op, steps.to_cpp()])
+                        .args([target.clone(), a_cpp, b_cpp, partial_sums(&acc.name)])
+                };
+                e.call(
+                    call,
                     Some(&format!("{what}, {} K-steps of {ik}", steps.to_cpp())),
                     line,
                 );
+            }
+            if target != acc.name {
+                e.line(format!("{} = 1;", partial_sums(&acc.name)), line);
             }
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
@@ -1124,6 +1187,67 @@ fn scaled_acc(m: &crate::ir::Module, acc: &str) -> bool {
     m.mma_scales
         .iter()
         .any(|sc| matches!(&m.stmts[sc.stmt], Stmt::Mma { acc: c, .. } if c.name == acc))
+        || scaled_later(m, acc)
+}
+
+/// Whether a standalone `mma.scale acc, sl, sr;` scales `acc`: then every `mma` into `acc`
+/// sums into its f32 partial fragment, which each `mma.scale` adds into `acc`, scaled.
+fn scaled_later(m: &crate::ir::Module, acc: &str) -> bool {
+    m.stmts.iter().any(|(_, s)| {
+        matches!(s, Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc: c, .. }) if c.name == acc)
+    })
+}
+
+/// `mma.scale acc, sl, sr;`: the `mma`s summing into `acc`'s partial fragment complete, every
+/// thread adds `sl[row] · sr · partial` into its accumulator registers (as `mma….scale` does),
+/// and the partial restarts at 0 for the next block of K.
+pub fn scale_acc(
+    e: &mut Emitter,
+    s: StmtId,
+    acc: &crate::ir::Ident,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let Some(sc) = e.m.scales_of(s) else {
+        return Err(LowerError::new(acc.span, "not an `mma.scale` statement"));
+    };
+    if !matches!(e.frag(&acc.name), Some(FragKind::Acc { .. })) {
+        return Err(LowerError::new(
+            acc.span,
+            format!("`{}` is not a WGMMA accumulator", acc.name),
+        ));
+    }
+    if e.wgmma_uncommitted {
+        wgmma_commit_wait(e, line, "the partial sums are complete");
+    } else {
+        e.call(
+            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Some("the partial sums are complete"),
+            line,
+        );
+    }
+    let flag = partial_sums(&acc.name);
+    e.open(
+        Op::If {
+            cond: flag.clone(),
+            constexpr: false,
+        },
+        Some("an `mma` has summed products into the partial since the last `mma.scale`"),
+        line,
+    );
+    scale_add(e, sc, &acc.name, line)?;
+    e.close(line);
+    // The next WGMMA writes the partial with scale-d 0 (no register writes here for the
+    // WGMMAs to wait on).
+    e.line(
+        format!("{flag} = 0;  // the next block of K starts a new partial"),
+        line,
+    );
+    Ok(())
+}
+
+/// The flag of a partial that `mma.scale` adds: whether it holds products.
+fn partial_sums(acc: &str) -> String {
+    format!("{acc}_scaled_d")
 }
 
 fn scaled_part(acc: &str) -> String {
@@ -1143,11 +1267,7 @@ fn emit_scaled(
     what: &str,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let m = e.m;
     let part = scaled_part(acc);
-    let sr = e.cx().value(sc.rhs)?.0;
-    let per_row = matches!(&m.exprs[sc.lhs], Expr::View { op, .. } if *op != crate::ir::ViewOp::At)
-        || crate::check::tile_pick(&m.exprs, sc.lhs);
     e.call(
         Call::new("tsl_wgmma_fence"),
         Some("the partial's registers are ordered before this batch of WGMMAs"),
@@ -1164,6 +1284,22 @@ fn emit_scaled(
         line,
     );
     wgmma_commit_wait(e, line, "the scaled product is complete");
+    scale_add(e, sc, acc, line)
+}
+
+/// `acc += sl[row] · sr · partial` (per-row scales read from the `[M, 1]` column `sl`, rows past
+/// the tensor's end read none) or `acc += sl · sr · partial` (`sl` one value).
+fn scale_add(
+    e: &mut Emitter,
+    sc: crate::ir::MmaScale,
+    acc: &str,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let part = scaled_part(acc);
+    let sr = e.cx().value(sc.rhs)?.0;
+    let per_row = matches!(&m.exprs[sc.lhs], Expr::View { op, .. } if *op != crate::ir::ViewOp::At)
+        || crate::check::tile_pick(&m.exprs, sc.lhs);
     let call = if per_row {
         let v = e.cx().view(sc.lhs)?;
         let t = &v.tensor;
@@ -1229,6 +1365,15 @@ pub fn refill(
         None,
         line,
     );
+    if scaled_later(e.m, &acc.name) {
+        e.line(
+            format!(
+                "{} = 0;  // and the partial `mma.scale` adds in restarts",
+                partial_sums(&acc.name)
+            ),
+            line,
+        );
+    }
     if promote_every(e, &acc.name, dtype).is_some() {
         e.call(
             Call::new("tsl_acc_fill").args([promote_part(&acc.name), "0.0f".into()]),
