@@ -79,6 +79,19 @@ fn register_a_forms_lower() {
     assert!(k.contains("tsl_wgmma_rs_f32_bf16"), "{k}");
 }
 
+/// A `frag` read as A and also element by element: its layout would matter to the element
+/// access, so the declaration stays "not supported yet" (E1306), never a wrong kernel.
+#[test]
+fn a_register_fragment_used_elsewhere_is_not_lowered_yet() {
+    let src = gemm(
+        "f16",
+        "f32",
+        "    frag f16 [64, 64] ones {1.0f};\n    ones.at(0, 0) = 2.0f;",
+        "      mma.row.row acc, ones, b_s;",
+    );
+    rejects(&src, c::NOT_LOWERED_DECL, "frag f16 [64, 64] ones {1.0f};");
+}
+
 #[test]
 fn register_fragments_are_a_operands_only() {
     rejects(

@@ -44,10 +44,25 @@ pub(crate) fn frag_decl_operand(cx: &Cx, load: StmtId) -> Option<StmtId> {
 }
 
 /// The `frag` declarations read whole as the A operand of a warpgroup `mma` with 16-bit
-/// operands (and used as nothing else an `mma` reads): the lowering declares them as A-fragment
-/// registers.
+/// operands, and named nowhere else: the lowering declares them as A-fragment registers (an
+/// element access of such a tile would need the fragment layout, which no lowering reads yet).
 pub(crate) fn register_a_frags(cx: &Cx) -> Vec<StmtId> {
     let m = cx.m;
+    // Every name that refers to each declaration, and the operand loads that read it whole.
+    let mut uses: HashMap<StmtId, usize> = HashMap::new();
+    for b in cx.res.bindings.values() {
+        if let super::Binding::Tensor(d, _) = b {
+            *uses.entry(*d).or_default() += 1;
+        }
+    }
+    let mut a_loads: HashMap<StmtId, usize> = HashMap::new();
+    for s in all_stmts(m) {
+        if matches!(m.stmts[s], Stmt::MmaLoad { .. })
+            && let Some(d) = frag_decl_operand(cx, s)
+        {
+            *a_loads.entry(d).or_default() += 1;
+        }
+    }
     let mut out = Vec::new();
     for s in all_stmts(m) {
         if !matches!(m.stmts[s], Stmt::Mma { .. }) || !cx.in_group4(s) || cx.in_warp_mma(s) {
@@ -60,6 +75,7 @@ pub(crate) fn register_a_frags(cx: &Cx) -> Vec<StmtId> {
             && let Stmt::TensorDecl { dtype, shape, .. } = &m.stmts[d]
             && matches!(dtype, DType::F16 | DType::BF16)
             && shape.len() == 2
+            && uses.get(&d) == a_loads.get(&d)
             && !out.contains(&d)
         {
             out.push(d);
