@@ -3,7 +3,8 @@
 //! of 128. Each shape is verified over the full output against an f64 host computation of
 //! `out[m, n] = Σ_kb sa[m, kb] · sb[n / 128, kb] · Σ_{k in kb} lhs[m, k] · rhs[n, k]` and timed
 //! (one aligned shape, one ragged in M, N and K); and the same for per-tensor scales
-//! (`kernels/wgmma_fp8_scaled.co`: one f32 value per operand).
+//! (`kernels/wgmma_fp8_scaled.co`: one f32 value per operand); and the block-scaled GEMM with the
+//! scales applied once per K block by a standalone `mma.scale` (`kernels/wgmma_fp8_blockscale_acc.co`).
 //!
 //! Run: `cargo run --release --example blockscale -- [--retune]`
 
@@ -15,18 +16,31 @@ use tessel::runtime::tune::{self, TuneError, TuneOptions, Tuner};
 use tessel_harness::exit;
 
 tessel::gemm_kernel!(file = "kernels/wgmma_fp8_blockscale.co");
+mod per_block {
+    tessel::gemm_kernel!(file = "kernels/wgmma_fp8_blockscale_acc.co");
+}
 mod per_tensor {
     tessel::gemm_kernel!(file = "kernels/wgmma_fp8_scaled.co");
 }
 
 /// The block-scaled GEMM at key `M=…,N=…,K=…,KB=…,NB=…` (KB = ⌈K/128⌉, NB = ⌈N/128⌉).
 fn job(key: &str) -> Result<Job, String> {
+    scaled_job("blockscale", &matmul::KERNEL, key)
+}
+
+/// The same GEMM with the scales applied once per K block (`kernels/wgmma_fp8_blockscale_acc.co`,
+/// a standalone `mma.scale`).
+fn per_block_job(key: &str) -> Result<Job, String> {
+    scaled_job("blockscale_acc", &per_block::matmul::KERNEL, key)
+}
+
+fn scaled_job(name: &str, kernel: &'static tessel::KernelDef, key: &str) -> Result<Job, String> {
     let d = parse_key(key)?;
     let (m, n, k, kb, nb) = (d["M"], d["N"], d["K"], d["KB"], d["NB"]);
     if kb != k.div_ceil(128) || nb != n.div_ceil(128) {
         return Err(format!("{key}: KB must be ⌈K/128⌉ and NB ⌈N/128⌉"));
     }
-    Ok(Job::new("blockscale", &matmul::KERNEL, key)
+    Ok(Job::new(name, kernel, key)
         .input(&[m, k], DType::F8E4M3, Fill::Random { seed: 1 })
         .input(&[m, kb], DType::F32, Fill::Random { seed: 2 })
         .input(&[n, k], DType::F8E4M3, Fill::Random { seed: 3 })
@@ -93,11 +107,15 @@ fn key(m: usize, n: usize, k: usize) -> String {
 fn run(retune: bool) -> Result<bool, exit::Error> {
     let mut ok = true;
     let shapes = [(1024, 1024, 1024), (1000, 904, 1008)];
-    let jobs = shapes.iter().map(|&(m, n, k)| job(&key(m, n, k))).chain(
-        shapes
-            .iter()
-            .map(|&(m, n, k)| per_tensor_job(&format!("M={m},N={n},K={k}"))),
-    );
+    let jobs = shapes
+        .iter()
+        .map(|&(m, n, k)| job(&key(m, n, k)))
+        .chain(shapes.iter().map(|&(m, n, k)| per_block_job(&key(m, n, k))))
+        .chain(
+            shapes
+                .iter()
+                .map(|&(m, n, k)| per_tensor_job(&format!("M={m},N={n},K={k}"))),
+        );
     for j in jobs {
         let j = j?;
         let (name, jkey) = (j.name.clone(), j.key.clone());
@@ -124,7 +142,11 @@ fn run(retune: bool) -> Result<bool, exit::Error> {
 
 fn main() {
     // A copy of this program re-launched by the tuner serves the trials and exits here.
-    tune::worker_main_jobs(&[("blockscale", &job), ("fp8_scaled", &per_tensor_job)]);
+    tune::worker_main_jobs(&[
+        ("blockscale", &job),
+        ("blockscale_acc", &per_block_job),
+        ("fp8_scaled", &per_tensor_job),
+    ]);
     let retune = std::env::args().any(|a| a == "--retune");
     std::process::exit(exit::finish("blockscale", run(retune)));
 }

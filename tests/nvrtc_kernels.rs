@@ -13,6 +13,7 @@
 //! | gemm_sparse(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP (2:4 sparse) |
 //! | gemm_sparse_futures(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP through future-loaded tiles |
 //! | gemm_loadc      | sm_80, sm_90a | HMMA.1688 between LDG and STG of the output |
+//! | wgmma_regs_a, wgmma_regs_fill | sm_90a | HGMMA with A in registers (`R…, gdesc`) |
 //!
 //! and none touches local memory (no LDL/STL, no spills in the ptxas report). v4 is also
 //! compiled at non-default configurations to prove the template instantiates across its domain
@@ -429,6 +430,19 @@ fn wgmma_stores_write_the_fragment_from_registers() {
     let c = compile_instance("wgmma_fp8_blockscale", &defaults("wgmma_fp8_blockscale"));
     assert_eq!(sass::count(&c.sass, "QGMMA"), 4, "{}", c.what);
     assert_has(&c, &["UTMALDG", "UTMASTG"]);
+    // Block scales applied once per K block by a standalone `mma.scale` (the K-steps summing
+    // into an f32 partial).
+    let c = compile_instance(
+        "wgmma_fp8_blockscale_acc",
+        &defaults("wgmma_fp8_blockscale_acc"),
+    );
+    assert_eq!(
+        sass::count(&c.sass, "QGMMA.64x128x32.F32.E4M3.E4M3"),
+        4,
+        "{}",
+        c.what
+    );
+    assert_has(&c, &["UTMALDG", "UTMASTG"]);
     // Per-tensor scales: one value on each side, over the domain of WARP_N.
     for n in [64, 128] {
         let c = compile_instance(
@@ -457,6 +471,59 @@ fn wgmma_direct_issues_one_hgmma_per_k_step() {
         let op = format!("HGMMA.64x{n}x16.F32");
         assert_eq!(sass::count(&c.sass, &op), 4, "{}: {op}\n{}", c.what, c.sass);
         assert_has(&c, &HOPPER_OPS);
+    }
+}
+
+/// The HGMMA lines whose A operand is a register: `HGMMA.64xNx16.F32 R24, R88, gdesc[UR12], R24`
+/// (with both operands in shared memory it reads `HGMMA… R24, gdesc[UR4], R24`).
+fn register_a_hgmmas(sass: &str, op: &str) -> usize {
+    sass.lines()
+        .filter_map(|l| l.split_once(op).map(|(_, rest)| rest))
+        .filter(|rest| {
+            let ops: Vec<&str> = rest.split(',').map(str::trim).collect();
+            ops.len() >= 3
+                && ops[1].starts_with('R')
+                && ops[1][1..].chars().all(|c| c.is_ascii_digit())
+                && ops[2].starts_with("gdesc")
+        })
+        .count()
+}
+
+/// Register-A WGMMA: `mma.load.frag` (the A tile read into registers) and a `frag` of ones as
+/// A, one HGMMA per 16-wide K-step whose A operand is a register, at every N of the domains.
+#[test]
+fn register_a_kernels_issue_hgmma_with_a_in_registers() {
+    if !nvrtc_and_nvdisasm_available("register_a_kernels_issue_hgmma_with_a_in_registers") {
+        return;
+    }
+    for n in [64, 128, 256] {
+        let c = compile_instance("wgmma_regs_a", &defaults("wgmma_regs_a").with("WARP_N", n));
+        let op = format!("HGMMA.64x{n}x16.F32");
+        assert_eq!(sass::count(&c.sass, &op), 4, "{}: {op}\n{}", c.what, c.sass);
+        assert_eq!(
+            register_a_hgmmas(&c.sass, &op),
+            4,
+            "{}: {op}\n{}",
+            c.what,
+            c.sass
+        );
+        // The A tile reaches the registers through shared-memory loads.
+        assert_has(&c, &["LDS", "UTMALDG", "UTMASTG"]);
+    }
+    for n in [64, 128] {
+        let c = compile_instance(
+            "wgmma_regs_fill",
+            &defaults("wgmma_regs_fill").with("WARP_N", n),
+        );
+        let op = format!("HGMMA.64x{n}x16.F32.BF16");
+        assert_eq!(
+            register_a_hgmmas(&c.sass, &op),
+            4,
+            "{}: {op}\n{}",
+            c.what,
+            c.sass
+        );
+        assert_has(&c, &["UTMALDG", "STG"]);
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod prelude;
 pub mod wgmma;
+pub mod wgmma_rs;
 pub mod wgmma_sp;
 mod writer;
 

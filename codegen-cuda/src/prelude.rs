@@ -28,6 +28,8 @@ const GLUE_HOPPER_WIDE: &str = include_str!("../cuda/lowering/hopper_wide.cuh");
 const GLUE_HOPPER_STORE: &str = include_str!("../cuda/lowering/hopper_store.cuh");
 /// `mma….scale`: block-scaled products added into the accumulator.
 const GLUE_HOPPER_SCALE: &str = include_str!("../cuda/lowering/hopper_scale.cuh");
+/// `mma.scale`: an `mma` of several K-steps into the partial it scales.
+const GLUE_HOPPER_SCALE_ACC: &str = include_str!("../cuda/lowering/hopper_scale_acc.cuh");
 /// `wait f` on an `mma….async` future.
 const GLUE_HOPPER_ASYNC: &str = include_str!("../cuda/lowering/hopper_async.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
@@ -106,6 +108,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                     text: crate::wgmma_sp::section(&k.wgmma_types, &k.wgmma_ns),
                 });
             }
+            if crate::wgmma_rs::needed(&k.wgmma_types) {
+                s.push(Section {
+                    name: "register-A WGMMA used by this kernel (wgmma_rs.rs)",
+                    text: crate::wgmma_rs::section(&k.wgmma_types, &k.wgmma_ns),
+                });
+            }
             s.push(Section {
                 name: "index arithmetic (lowering/common.cuh)",
                 text: body(GLUE_COMMON),
@@ -147,6 +155,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "block-scaled `mma….scale` (lowering/hopper_scale.cuh)",
                     text: body(GLUE_HOPPER_SCALE),
+                });
+            }
+            if calls.contains("tsl_wgmma_k_steps_d") {
+                s.push(Section {
+                    name: "K-steps into an `mma.scale` partial (lowering/hopper_scale_acc.cuh)",
+                    text: body(GLUE_HOPPER_SCALE_ACC),
                 });
             }
             if s2g {

@@ -398,6 +398,20 @@ pub const FRAG_OP: &str = "E1546";
 pub const NOT_LOWERED_FRAG_TILE_USE: &str = "E1451";
 /// Not supported yet: element-wise work on a warp accumulator before the first `mma` into it.
 pub const NOT_LOWERED_FRAG_ELEM_ORDER: &str = "E1450";
+/// A register fragment (`frag`, `mma.load.frag`) as the B operand of a warpgroup `mma`: WGMMA
+/// reads B from shared memory only.
+pub const REG_B: &str = "E1560";
+/// A register-A WGMMA whose A is MN-major (`mma.col.*`): register fragments are K-major.
+pub const REG_A_MAJOR: &str = "E1561";
+/// `mma.load.frag` whose fragment is not the A operand of a warpgroup `mma`.
+pub const FRAG_LOAD_USE: &str = "E1562";
+/// Not supported yet: a register-A WGMMA with 8-bit operands.
+pub const NOT_LOWERED_REG_A_8BIT: &str = "E1470";
+/// Not supported yet: a register-A WGMMA written `.sp`, `.scale` or under `promote`.
+pub const NOT_LOWERED_REG_A_FORM: &str = "E1471";
+/// Not supported yet: an accumulator that a standalone `mma.scale` scales and that a `.scale`
+/// `mma`, a register-A `mma` or `promote` also accumulates into.
+pub const NOT_LOWERED_SCALE_MIX: &str = "E1472";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1030,5 +1044,29 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_FRAG_TILE_USE,
         "not supported yet: a `frag` tile outside `apply`, `copy` and the row reductions",
+    ),
+    (
+        REG_B,
+        "register fragment as the B operand of a WGMMA (B comes from shared memory)",
+    ),
+    (
+        REG_A_MAJOR,
+        "register-A WGMMA with an MN-major (`col`) A: register fragments are K-major",
+    ),
+    (
+        FRAG_LOAD_USE,
+        "`mma.load.frag` result not used as the A operand of a warpgroup `mma`",
+    ),
+    (
+        NOT_LOWERED_REG_A_8BIT,
+        "not supported yet: register-A WGMMA with 8-bit operands",
+    ),
+    (
+        NOT_LOWERED_REG_A_FORM,
+        "not supported yet: register-A WGMMA written `.sp`, `.scale` or under `promote`",
+    ),
+    (
+        NOT_LOWERED_SCALE_MIX,
+        "not supported yet: an `mma.scale`d accumulator also fed by a `.scale` or register-A `mma` or under `promote`",
     ),
 ];

@@ -665,7 +665,12 @@ pub(crate) fn lowered_frag_op(cx: &Cx, s: StmtId) -> bool {
 /// accumulator or tile, `copy` and the row reductions (E1451).
 pub(crate) fn tile_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
-    let tiles = tiles(cx);
+    // A `frag` read whole as a register-A WGMMA operand is not an accumulator-layout tile.
+    let reg_a = super::wgmma::register_a_frags(cx);
+    let tiles: Vec<Tile> = tiles(cx)
+        .into_iter()
+        .filter(|t| !reg_a.contains(&t.decl))
+        .collect();
     if tiles.is_empty() {
         return;
     }
@@ -714,6 +719,9 @@ pub(crate) fn tile_gate(cx: &Cx, diags: &mut Diagnostics) {
 /// Whether declaration `decl` is a `frag` declaration whose tiles all lower
 /// ([`lowerable_tile`]): its `frag` and `{v}` parts pass the gate.
 pub(crate) fn lowered_tile_decl(cx: &Cx, decl: StmtId) -> bool {
+    if super::wgmma::register_a_frags(cx).contains(&decl) {
+        return false;
+    }
     let ts: Vec<Tile> = tiles(cx).into_iter().filter(|t| t.decl == decl).collect();
     !ts.is_empty() && ts.iter().all(|t| lowerable_tile(cx, t))
 }

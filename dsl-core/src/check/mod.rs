@@ -374,6 +374,8 @@ fn run_checks(
         source: swizzle_source,
     } = swizzle::check_swizzle(&cx, &views, &mut diags);
     wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
+    wgmma::check_frag_loads(&cx, &mut diags);
+    wgmma::check_scale_mix(&cx, &frags, &mut diags);
     sparse::check_sparse(&cx, &views, &swizzle, &mut diags);
     wgmma::check_promote(&cx, &frags, &mut diags);
     wgmma::check_scales(&cx, &views, &frags, &mut diags);
@@ -711,6 +713,7 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
             .chain(after.iter().copied())
             .collect(),
         ExtStmt::MmaRefill { value, .. } => vec![*value],
+        ExtStmt::MmaScaleAcc { lhs, rhs, .. } => vec![*lhs, *rhs],
         ExtStmt::FragOp { args, .. } => args.clone(),
         ExtStmt::Asm { .. }
         | ExtStmt::Jump { .. }

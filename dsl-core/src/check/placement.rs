@@ -58,7 +58,10 @@ pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                         .with_help("pass it as a kernel parameter (`global f16 [M, N] name`), or declare it `shared`/`local`"),
                 );
             }
-            Stmt::MmaLoad { src, .. } if cx.in_group4(s) => {
+            // A whole `frag` register tile is a register-A operand (`check/wgmma.rs`).
+            Stmt::MmaLoad { src, .. }
+                if cx.in_group4(s) && super::wgmma::frag_decl_operand(cx, s).is_none() =>
+            {
                 if let Some(v) = views.get(*src)
                     && v.space != MemSpace::Shared
                 {

@@ -156,6 +156,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             &format!("the attribute `[[{}]]`", a.name.name),
         ));
     }
+    let reg_a = super::wgmma::register_a_frags(cx);
     for x in &m.decl_ext {
         // An output's initializer no read or unwritten element can observe, or that each block
         // applies to the chunk it owns.
@@ -171,6 +172,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             crate::ir::DeclExt::Frag { .. } | crate::ir::DeclExt::Init { .. }
         ) && super::frag_elem::lowered_tile_decl(cx, x.decl())
         {
+            continue;
+        }
+        // A `frag` read whole as a register-A WGMMA operand, and its `{v}` fill, lower
+        // (`lower/hopper.rs`).
+        if reg_a.contains(&x.decl()) {
             continue;
         }
         diags.push(not_lowered(
@@ -253,6 +259,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     "an accumulator array in a kernel whose `mma`s are not warp-level (`: group`)",
                 ));
             }
+            // `mma.scale acc, sl, sr;` of a WGMMA accumulator lowers (`lower/hopper.rs`)
+            // unless the accumulator is also fed another way (`check/wgmma.rs`, E1472).
+            Stmt::Ext(ExtStmt::MmaScaleAcc { .. })
+                if !warp_kernel && !cx.in_warp_mma(s) && cx.in_group4(s) => {}
             // Re-initializing a warp accumulator lowers (`lower/warp.rs`).
             Stmt::Ext(ExtStmt::MmaRefill { .. }) if warp_kernel => {}
             Stmt::Mma { .. } if m.mma_scale(s).is_some() && (warp_kernel || cx.in_warp_mma(s)) => {

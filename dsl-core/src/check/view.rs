@@ -49,7 +49,7 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
             _ => {}
         }
         // The scales of `mma….scale` (a tile of per-row scales, or values).
-        let scales = m.mma_scale(s).map(|x| [x.lhs, x.rhs]);
+        let scales = m.scales_of(s).map(|x| [x.lhs, x.rhs]);
         if let Some([lhs, _]) = scales
             && (matches!(m.exprs[lhs], Expr::View { op, .. } if op != ViewOp::At)
                 || super::views_ext::tile_pick(&m.exprs, lhs))

@@ -24,6 +24,163 @@ pub(crate) fn instr_k(d: DType) -> i64 {
     32 / d.size_bytes().max(1) as i64
 }
 
+/// The `frag` declaration an operand load reads as a whole: the parser's load of a name written
+/// straight into `mma` (`mma.row.row mc, a_frag, b_s;` with `frag f16 [64, 16] a_frag;`).
+pub(crate) fn frag_decl_operand(cx: &Cx, load: StmtId) -> Option<StmtId> {
+    let m = cx.m;
+    let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
+        return None;
+    };
+    match cx.res.bindings.get(src)? {
+        super::Binding::Tensor(d, _)
+            if m.decl_ext
+                .iter()
+                .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl } if decl == d)) =>
+        {
+            Some(*d)
+        }
+        _ => None,
+    }
+}
+
+/// The `frag` declarations read whole as the A operand of a warpgroup `mma` with 16-bit
+/// operands, and named nowhere else: the lowering declares them as A-fragment registers (an
+/// element access of such a tile would need the fragment layout, which no lowering reads yet).
+pub(crate) fn register_a_frags(cx: &Cx) -> Vec<StmtId> {
+    let m = cx.m;
+    // Every name that refers to each declaration, and the operand loads that read it whole.
+    let mut uses: HashMap<StmtId, usize> = HashMap::new();
+    for b in cx.res.bindings.values() {
+        if let super::Binding::Tensor(d, _) = b {
+            *uses.entry(*d).or_default() += 1;
+        }
+    }
+    let mut a_loads: HashMap<StmtId, usize> = HashMap::new();
+    for s in all_stmts(m) {
+        if matches!(m.stmts[s], Stmt::MmaLoad { .. })
+            && let Some(d) = frag_decl_operand(cx, s)
+        {
+            *a_loads.entry(d).or_default() += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for s in all_stmts(m) {
+        if !matches!(m.stmts[s], Stmt::Mma { .. }) || !cx.in_group4(s) || cx.in_warp_mma(s) {
+            continue;
+        }
+        let Some(a_def) = frag_def(cx, s, Role::A) else {
+            continue;
+        };
+        if let Some(d) = frag_decl_operand(cx, a_def)
+            && let Stmt::TensorDecl { dtype, shape, .. } = &m.stmts[d]
+            && matches!(dtype, DType::F16 | DType::BF16)
+            && shape.len() == 2
+            && uses.get(&d) == a_loads.get(&d)
+            && !out.contains(&d)
+        {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// Whether an operand load puts its operand in registers (a register-A WGMMA operand):
+/// `mma.load.frag` of a shared tile, or a whole `frag` register tile.
+pub(crate) fn is_register_operand(cx: &Cx, load: StmtId) -> bool {
+    cx.m.is_frag_load(load) || frag_decl_operand(cx, load).is_some()
+}
+
+/// Register-A rules of one warpgroup `mma` `s` (operand loads `a_def`, `b_def`): B comes from
+/// shared memory (E1560); A in registers is K-major (E1561) and, for now, 16-bit and plain
+/// (not `.sp`, `.scale` or promoted: E1470, E1471).
+fn check_register_operands(
+    cx: &Cx,
+    s: StmtId,
+    (a_def, b_def): (StmtId, StmtId),
+    (a_major, a_dtype): (Major, DType),
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let Stmt::Mma { a, b, .. } = &m.stmts[s] else {
+        return;
+    };
+    if is_register_operand(cx, b_def) {
+        diags.push(
+            Diagnostic::new(
+                codes::REG_B,
+                b.span,
+                format!("`{}` is a register fragment; WGMMA reads its B operand from shared memory (only A may come from registers)", b.name),
+            )
+            .with_help("pass the shared tile itself as B (`mma.row.row mc, a, b_s;`), or swap the roles of the operands"),
+        );
+    }
+    if !is_register_operand(cx, a_def) {
+        return;
+    }
+    if a_major != Major::Row {
+        diags.push(
+            Diagnostic::new(
+                codes::REG_A_MAJOR,
+                m.stmt_span(s),
+                format!("`{}` is a register fragment, and register fragments of A are K-major: this `mma` names A MN-major (`col`)", a.name),
+            )
+            .with_help("write `mma.row.<b>` with the fragment as a [M, K] tile (load it from a K-major [M, K] shared tile)"),
+        );
+    }
+    let gate = |code, what: &str| {
+        Diagnostic::new(code, m.stmt_span(s), format!("not supported yet: {what}"))
+            .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
+    };
+    if is_8bit(a_dtype) {
+        diags.push(gate(
+            codes::NOT_LOWERED_REG_A_8BIT,
+            &format!("a register-A WGMMA with {a_dtype} operands (A from shared memory lowers)"),
+        ));
+    }
+    let form = if super::sparse::is_sparse(m, s) {
+        Some("`.sp`")
+    } else if m.mma_scale(s).is_some() {
+        Some("`.scale`")
+    } else if m.promote.is_some_and(|p| cx.value(p) != Some(0)) && a_dtype.is_f8() {
+        Some("`promote`")
+    } else {
+        None
+    };
+    if let Some(f) = form {
+        diags.push(gate(
+            codes::NOT_LOWERED_REG_A_FORM,
+            &format!("a register-A WGMMA written with {f}"),
+        ));
+    }
+}
+
+/// Every `mma.load.frag` is the A operand of some warpgroup `mma` (E1562): its registers have
+/// the A-fragment layout and nothing else reads them.
+pub(crate) fn check_frag_loads(cx: &Cx, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let mmas: Vec<StmtId> = all_stmts(m)
+        .into_iter()
+        .filter(|&s| matches!(m.stmts[s], Stmt::Mma { .. }))
+        .collect();
+    for &s in &m.frag_loads {
+        let Stmt::MmaLoad { name, .. } = &m.stmts[s] else {
+            continue;
+        };
+        let used = |role| mmas.iter().any(|&x| frag_def(cx, x, role) == Some(s));
+        // As B it is E1560 (`check_register_operands`).
+        if !used(Role::A) && !used(Role::B) {
+            diags.push(
+                Diagnostic::new(
+                    codes::FRAG_LOAD_USE,
+                    name.span,
+                    format!("`{}` is loaded into registers (`mma.load.frag`) but is not the A operand of a warpgroup `mma`", name.name),
+                )
+                .with_help(format!("use it as A: `mma.row.row acc, {}, b_s;` under a `: group-4` level, or describe the tile with a plain `mma.load`", name.name)),
+            );
+        }
+    }
+}
+
 /// 8-bit element types are lowered only as WGMMA operands: shared tiles that a warpgroup
 /// `mma` reads, and the global tensors TMA copies into them. Anywhere else (a tensor no `mma`
 /// reads, a scalar, an accumulator) they are rejected.
@@ -206,7 +363,8 @@ pub(crate) fn check_operand_swizzle(
         let operand = frags
             .values()
             .any(|f| f.def == s && matches!(f.kind, FragKind::A | FragKind::B));
-        if !operand || swizzle.get(&s).copied().unwrap_or(0) != 0 {
+        // A register operand is read by ordinary loads (or is registers already): any layout.
+        if !operand || is_register_operand(cx, s) || swizzle.get(&s).copied().unwrap_or(0) != 0 {
             continue;
         }
         diags.push(
@@ -413,7 +571,15 @@ pub(crate) fn check_mma(
             }
         }
         let operand_ok = |d: DType| matches!(d, DType::F16 | DType::BF16) || is_8bit(d);
-        if group4 && av.dtype == bv.dtype && (*a_major != Major::Row || *b_major != Major::Row) {
+        let reg_a = is_register_operand(cx, a_def);
+        if group4 {
+            check_register_operands(cx, s, (a_def, b_def), (*a_major, av.dtype), diags);
+        }
+        if group4
+            && av.dtype == bv.dtype
+            && !(reg_a && *a_major != Major::Row && *b_major == Major::Row)
+            && (*a_major != Major::Row || *b_major != Major::Row)
+        {
             let (which, major_ok) = if *a_major != Major::Row {
                 ("A", "row")
             } else {
@@ -556,6 +722,43 @@ pub(crate) fn check_mma(
     frags
 }
 
+/// An accumulator a standalone `mma.scale` scales sums its `mma`s' products into an f32 partial
+/// fragment: not yet lowered when a `.scale` `mma`, a register-A `mma` or `promote` feeds it too
+/// (E1472).
+pub(crate) fn check_scale_mix(cx: &Cx, frags: &HashMap<String, FragInfo>, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let promoted = promoted_accs(cx, frags);
+    let promote_on = m.promote.is_some_and(|p| cx.value(p) != Some(0));
+    for s in all_stmts(m) {
+        let Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. }) = &m.stmts[s] else {
+            continue;
+        };
+        let other = all_stmts(m).into_iter().find_map(|x| match &m.stmts[x] {
+            Stmt::Mma { acc: c, .. } if c.name == acc.name => {
+                if m.mma_scale(x).is_some() {
+                    Some("a `.scale` `mma`")
+                } else if frag_def(cx, x, Role::A).is_some_and(|d| is_register_operand(cx, d)) {
+                    Some("a register-A `mma`")
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        });
+        let other = other.or((promote_on && promoted.contains(&acc.name)).then_some("`promote`"));
+        if let Some(what) = other {
+            diags.push(
+                Diagnostic::new(
+                    codes::NOT_LOWERED_SCALE_MIX,
+                    m.stmt_span(s),
+                    format!("not supported yet: `mma.scale` of `{}`, which {what} also feeds", acc.name),
+                )
+                .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet"),
+            );
+        }
+    }
+}
+
 /// `mma.<a>.<b>.scale acc, a, b, sl, sr;` (a warpgroup `mma`; the warp-level form is the gate's):
 /// float operands and an f32 or f16 accumulator (E1424); `sl` one value or an f32 `[M, 1]`
 /// column of per-row scales over the `mma`'s M rows (E1425); `sr` one value (E1426).
@@ -578,14 +781,38 @@ pub(crate) fn check_scales(
         _ => false,
     }
     };
-    for sc in &m.mma_scales {
+    for sc in m.all_scales() {
         let s = sc.stmt;
         if cx.in_warp_mma(s) || !cx.in_group4(s) {
             continue;
         }
-        let Stmt::Mma { acc, a, .. } = &m.stmts[s] else {
-            continue;
+        let (acc, a) = match &m.stmts[s] {
+            Stmt::Mma { acc, a, .. } => (acc, Some(a.name.clone())),
+            // `mma.scale acc, …`: the operands of the `mma`s into `acc`.
+            Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. }) => {
+                if !frags
+                    .get(&acc.name)
+                    .is_some_and(|f| f.kind == FragKind::Acc)
+                {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::MMA_OPERAND,
+                            acc.span,
+                            format!("`mma.scale` scales an accumulator of warpgroup `mma`s; `{}` is not one", acc.name),
+                        )
+                        .with_help(format!("accumulate into `{}` with `mma.row.row {}, a, b;` first", acc.name, acc.name)),
+                    );
+                    continue;
+                }
+                let a = all_stmts(m).into_iter().find_map(|x| match &m.stmts[x] {
+                    Stmt::Mma { acc: c, a, .. } if c.name == acc.name => Some(a.name.clone()),
+                    _ => None,
+                });
+                (acc, a)
+            }
+            _ => continue,
         };
+        let a = crate::ir::Ident::new(a.unwrap_or_default(), acc.span);
         if let (Some(af), Some(cf)) = (frags.get(&a.name), frags.get(&acc.name))
             && (!af.dtype.is_float() || !matches!(cf.dtype, DType::F32 | DType::F16))
         {

@@ -382,6 +382,9 @@ impl Printer<'_> {
             Stmt::MmaLoad { name, swizzle, src } => {
                 let _ = write!(self.out, "{} = mma.load", name.name);
                 self.swiz(*swizzle);
+                if self.m.is_frag_load(s) {
+                    self.out.push_str(".frag");
+                }
                 self.out.push(' ');
                 self.expr(*src, 0);
                 self.out.push_str(";\n");
@@ -634,6 +637,13 @@ impl Printer<'_> {
             ExtStmt::MmaRefill { acc, value } => {
                 let _ = write!(self.out, "mma.fill {}, ", acc.name);
                 self.expr(*value, 0);
+                self.out.push_str(";\n");
+            }
+            ExtStmt::MmaScaleAcc { acc, lhs, rhs } => {
+                let _ = write!(self.out, "mma.scale {}, ", acc.name);
+                self.expr(*lhs, 0);
+                self.out.push_str(", ");
+                self.expr(*rhs, 0);
                 self.out.push_str(";\n");
             }
             ExtStmt::AnyFuture { tma, bind } => {

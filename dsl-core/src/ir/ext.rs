@@ -87,6 +87,15 @@ pub enum ExtStmt {
     TriggerAfter { event: ExprId, after: Vec<ExprId> },
     /// `mma.fill mc, v;`: re-initialize an existing accumulator.
     MmaRefill { acc: Ident, value: ExprId },
+    /// `mma.scale acc, sl, sr;`: the products the `mma`s have summed into `acc` since its fill
+    /// (or the previous `mma.scale` of it) are added into it scaled by `sl[row] · sr` — `sl` one
+    /// value or an f32 `[M, 1]` column of per-row scales, `sr` one value (block-scaled GEMMs
+    /// whose scales change along K: one `mma.scale` per block of K).
+    MmaScaleAcc {
+        acc: Ident,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
     /// `__asm__ [volatile] ("template" : outputs : inputs : clobbers);`: inline PTX, kept as
     /// its template text (operands are not modelled).
     Asm { volatile: bool, template: String },
@@ -121,6 +130,7 @@ impl ExtStmt {
             ExtStmt::DmaFuture { tma: true, .. } => "a synchronous `tma.copy` bound to a future",
             ExtStmt::TriggerAfter { .. } => "`trigger … after` several futures",
             ExtStmt::MmaRefill { .. } => "`mma.fill acc, v` (re-initialization)",
+            ExtStmt::MmaScaleAcc { .. } => "`mma.scale acc, sl, sr` of a warp-level accumulator",
             ExtStmt::Asm { .. } => "inline `__asm__`",
             ExtStmt::Jump { kind: "break" } => "`break`",
             ExtStmt::Jump { kind: "continue" } => "`continue`",

@@ -165,6 +165,9 @@ pub struct Module {
     /// `[f =] mma.<a>.<b>.async acc, a, b;`: the `mma`s issued without waiting (one WGMMA
     /// commit group each) and the future a `wait f;` completes them by.
     pub mma_async: Vec<(StmtId, Option<Ident>)>,
+    /// `name = mma.load.frag src;`: the `mma.load`s that read a shared tile into registers in
+    /// the WGMMA A-fragment layout (a register-A `mma` operand) instead of describing it.
+    pub frag_loads: Vec<StmtId>,
     /// `occupancy N;` (an integer over tunables and constants): at least `N` blocks per SM
     /// (SIMT kernels: `__launch_bounds__(THREADS, N)`, which caps registers per thread at
     /// 65536 / (THREADS × N)); `None` = threads per block only.
@@ -220,6 +223,39 @@ impl Module {
     /// The scales of `mma` statement `s`, when it was written `.scale`.
     pub fn mma_scale(&self, s: StmtId) -> Option<MmaScale> {
         self.mma_scales.iter().copied().find(|x| x.stmt == s)
+    }
+
+    /// The scales statement `s` applies: those of an `mma….scale`, or of a standalone
+    /// `mma.scale acc, sl, sr;`.
+    pub fn scales_of(&self, s: StmtId) -> Option<MmaScale> {
+        self.mma_scale(s).or_else(|| match &self.stmts[s] {
+            Stmt::Ext(ExtStmt::MmaScaleAcc { lhs, rhs, .. }) => Some(MmaScale {
+                stmt: s,
+                lhs: *lhs,
+                rhs: *rhs,
+            }),
+            _ => None,
+        })
+    }
+
+    /// Every statement that scales an accumulator (`mma….scale` and `mma.scale`), in order.
+    pub fn all_scales(&self) -> Vec<MmaScale> {
+        let mut out = self.mma_scales.clone();
+        for (s, st) in self.stmts.iter() {
+            if let Stmt::Ext(ExtStmt::MmaScaleAcc { lhs, rhs, .. }) = st {
+                out.push(MmaScale {
+                    stmt: s,
+                    lhs: *lhs,
+                    rhs: *rhs,
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether `mma.load` statement `s` was written `.frag` (into registers).
+    pub fn is_frag_load(&self, s: StmtId) -> bool {
+        self.frag_loads.contains(&s)
     }
 
     /// Whether `mma` statement `s` was written `.async`, and its future.
@@ -295,6 +331,7 @@ impl Module {
             cluster_triggers: Vec::new(),
             mma_scales: Vec::new(),
             mma_async: Vec::new(),
+            frag_loads: Vec::new(),
             persistent: None,
             occupancy: None,
             promote: None,

@@ -257,6 +257,20 @@ impl Emitter<'_> {
                     .map(|&e| self.cx().sym(e))
                     .collect::<Result<_, _>>()?;
                 for (di, d) in names.iter().enumerate() {
+                    // A `frag` read whole as a register-A WGMMA operand (`lower/hopper.rs`).
+                    if *space == MemSpace::Local
+                        && d.count.is_none()
+                        && super::hopper::is_register_a_frag(m, s, &d.name.name)
+                    {
+                        super::hopper::afrag_decl(
+                            self,
+                            s,
+                            di,
+                            (&d.name.name, *dtype, &shape),
+                            line,
+                        )?;
+                        continue;
+                    }
                     let count = d.count.map(|c| self.cx().sym(c)).transpose()?;
                     let t = TensorLocal {
                         name: d.name.name.clone(),
@@ -483,6 +497,11 @@ impl Emitter<'_> {
                 if self.path == KernelPath::Hopper =>
             {
                 super::hopper::refill(self, s, acc, *value, line)?
+            }
+            Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. })
+                if self.path == KernelPath::Hopper =>
+            {
+                super::hopper::scale_acc(self, s, acc, line)?
             }
             Stmt::Ext(crate::ir::ExtStmt::AnyFuture { tma: false, bind }) => {
                 super::simt::any_future(self, bind, line)?

@@ -285,9 +285,18 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
 
 /// Whether `s` declares `frag` tiles.
 pub fn is_tile_decl(e: &Emitter, s: StmtId) -> bool {
-    e.m.decl_ext
-        .iter()
-        .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl } if *decl == s))
+    let m = e.m;
+    // A `frag` read whole as a register-A WGMMA operand is declared by `lower/hopper.rs`.
+    let register_a = match &m.stmts[s] {
+        Stmt::TensorDecl { names, .. } => names
+            .iter()
+            .any(|d| super::hopper::is_register_a_frag(m, s, &d.name.name)),
+        _ => false,
+    };
+    !register_a
+        && m.decl_ext
+            .iter()
+            .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl } if *decl == s))
 }
 
 /// The C++ name and layout of what a fragment operand names: a tile or an accumulator.

@@ -711,16 +711,18 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
             if scaled_acc(e.m, &name.name) {
                 let part = scaled_part(&name.name);
+                let what = if scaled_later(e.m, &name.name) {
+                    "`mma.scale`: the products since the last `mma.scale` in f32, then added into"
+                } else {
+                    "`mma….scale`: one scaled mma's product in f32, then added into"
+                };
                 e.emit(
                     array(
                         "float",
                         &part,
                         &Sym::bin(crate::ir::BinaryOp::Div, n.clone(), Sym::Int(2)),
                     ),
-                    Some(&format!(
-                        "`mma….scale`: one scaled mma's product in f32, then added into {}",
-                        name.name
-                    )),
+                    Some(&format!("{what} {}", name.name)),
                     line,
                 );
                 e.call(
@@ -728,6 +730,19 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     None,
                     line,
                 );
+                if scaled_later(e.m, &name.name) {
+                    e.emit(
+                        Op::Decl {
+                            ty: "int".into(),
+                            name: partial_sums(&name.name),
+                            init: Some("0".into()),
+                        },
+                        Some(
+                            "whether the partial holds products (0: the next WGMMA overwrites it)",
+                        ),
+                        line,
+                    );
+                }
             }
             if !e.wgmma_ns.contains(&n) {
                 e.wgmma_ns.push(n);
@@ -735,6 +750,22 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         }
         Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(m, &name.name) => {
             super::sparse::meta_load(e, s, name, *src, line)?;
+        }
+        // A whole `frag` register tile as an operand: its registers are the operand.
+        Stmt::MmaLoad { src, .. }
+            if matches!(&m.exprs[*src], Expr::Name(_))
+                && matches!(
+                    e.cx().local(*src),
+                    Some(Local::Frag(FragKind::ARegs { .. }))
+                ) =>
+        {
+            if let Some(Local::Frag(f)) = e.cx().local(*src).cloned() {
+                e.scopes
+                    .declare(crate::check::Binding::Frag(s), Local::Frag(f));
+            }
+        }
+        Stmt::MmaLoad { name, src, .. } if m.is_frag_load(s) => {
+            afrag_load(e, s, name, *src, line)?;
         }
         Stmt::MmaLoad { name, src, .. } => {
             let v = e.cx().view(*src)?;
@@ -770,6 +801,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let meta = m.sparse_meta(s).cloned().unwrap_or_else(|| acc.clone());
             super::sparse::mma(e, s, (acc, a, b, &meta), line)?;
         }
+        Stmt::Mma { acc, a, b, .. }
+            if matches!(e.frag(s, IdentRole::A), Some(FragKind::ARegs { .. })) =>
+        {
+            register_a_mma(e, s, (acc, a, b), line)?;
+        }
         Stmt::Mma { acc, a, b, .. } => {
             let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
                 return Err(LowerError::new(
@@ -792,7 +828,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 _ => "f16",
             };
             let key = (acc_ty.to_string(), in_ty.name().to_string());
-            if !e.wgmma_types.contains(&key) {
+            // (An accumulator `mma.scale` scales is fed through its f32 partial, below.)
+            if !e.wgmma_types.contains(&key) && !scaled_later(m, &acc.name) {
                 e.wgmma_types.push(key);
             }
             // The instruction's K is 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit ones.
@@ -843,6 +880,35 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             }
+            // An accumulator that `mma.scale` scales later: the products sum into its f32
+            // partial fragment (the statement adds them into the accumulator, scaled).
+            let (target, op) = if scaled_later(m, &acc.name) {
+                let key = ("f32".to_string(), in_ty.name().to_string());
+                if !e.wgmma_types.contains(&key) {
+                    e.wgmma_types.push(key);
+                }
+                let f32_op = if in_ty.size_bytes() == 1 {
+                    format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
+                } else {
+                    format!(
+                        "tsl_wgmma<{}, float, {}>",
+                        super::cexpr::scalar_type(in_ty),
+                        n.to_cpp()
+                    )
+                };
+                (scaled_part(&acc.name), f32_op)
+            } else {
+                (acc.name.clone(), op)
+            };
+            let what = if target == acc.name {
+                what
+            } else {
+                format!(
+                    "{target} += {a_cpp}·{b_cpp}ᵀ (wgmma m64nNk{ik}, N = {}), scaled into {} by `mma.scale`",
+                    n.to_cpp(),
+                    acc.name
+                )
+            };
             let full = super::plan::expand(e.m, &steps);
             let one_step = super::domain::configs(e.m)
                 .iter()
@@ -867,12 +933,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         line,
                     );
                 }
-                let mma = Call::new(format!("{op}::mma")).args([
-                    acc.name.clone(),
-                    a_cpp,
-                    b_cpp,
-                    "1".into(),
-                ]);
+                let d = if target == acc.name {
+                    "1".to_string()
+                } else {
+                    partial_sums(&acc.name)
+                };
+                let mma = Call::new(format!("{op}::mma")).args([target.clone(), a_cpp, b_cpp, d]);
                 e.call(mma, Some(&what), line);
             } else {
                 // One fence per batch (CUTLASS's convention): the accumulators were last
@@ -882,13 +948,23 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     Some("the accumulators are ordered before this batch of WGMMAs"),
                     line,
                 );
-                e.call(
+                let call = if target == acc.name {
                     Call::new("tsl_wgmma_k_steps")
                         .targs([op, steps.to_cpp()])
-                        .args([acc.name.clone(), a_cpp, b_cpp]),
+                        .args([target.clone(), a_cpp, b_cpp])
+                } else {
+                    Call::new("tsl_wgmma_k_steps_d")
+                        .targs([op, steps.to_cpp()])
+                        .args([target.clone(), a_cpp, b_cpp, partial_sums(&acc.name)])
+                };
+                e.call(
+                    call,
                     Some(&format!("{what}, {} K-steps of {ik}", steps.to_cpp())),
                     line,
                 );
+            }
+            if target != acc.name {
+                e.line(format!("{} = 1;", partial_sums(&acc.name)), line);
             }
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
@@ -975,11 +1051,268 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     Ok(())
 }
 
+/// Whether the `frag` tile `name`, declared by `decl`, is read whole as the A operand of a
+/// warpgroup `mma` (the checker's `register_a_frags`): it is declared as A-fragment registers.
+pub fn is_register_a_frag(m: &crate::ir::Module, decl: StmtId, name: &str) -> bool {
+    let is_frag = m
+        .decl_ext
+        .iter()
+        .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl: d } if *d == decl));
+    let stmts = crate::check::all_stmts(m);
+    let loads_whole = |op: &str| {
+        stmts.iter().any(|&l| {
+            matches!(&m.stmts[l], Stmt::MmaLoad { name: ln, src, .. }
+                if ln.name == op && matches!(&m.exprs[*src], Expr::Name(n) if n == name))
+        })
+    };
+    is_frag
+        && stmts
+            .iter()
+            .any(|&s| matches!(&m.stmts[s], Stmt::Mma { a, .. } if loads_whole(&a.name)))
+}
+
+/// `frag f16 [64, K] a {v};` read whole as a register-A operand: K/4 f16x2 registers per thread
+/// in the A-fragment layout, filled with `v` when the declaration has one.
+pub fn afrag_decl(
+    e: &mut Emitter,
+    decl: StmtId,
+    declarator: usize,
+    (name, dtype, shape): (&str, DType, &[Sym]),
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let k = shape.last().cloned().unwrap_or(Sym::Int(16));
+    let words = Sym::bin(crate::ir::BinaryOp::Div, k.clone(), Sym::Int(4));
+    e.emit(
+        array("tsl_u32", name, &words),
+        Some(&format!(
+            "64x{} {dtype} A fragment of a register-A WGMMA: {} f16x2 words per thread",
+            k.to_cpp(),
+            words.to_cpp()
+        )),
+        line,
+    );
+    let init = m.decl_ext.iter().find_map(|x| match x {
+        crate::ir::DeclExt::Init { decl: d, value } if *d == decl => Some(*value),
+        _ => None,
+    });
+    if let Some(v) = init {
+        let (v, _) = e.cx().value(v)?;
+        e.call(
+            Call::new("tsl_afrag_fill")
+                .targs([super::cexpr::scalar_type(dtype).to_string()])
+                .args([name.to_string(), v]),
+            None,
+            line,
+        );
+    }
+    e.scopes.declare(
+        crate::check::Binding::Tensor(decl, declarator),
+        Local::Frag(FragKind::ARegs {
+            dtype,
+            k,
+            regs: name.to_string(),
+        }),
+    );
+    Ok(())
+}
+
+/// `a = mma.load.frag t;`: the `[64, K]` K-major shared tile `t` read into A-fragment registers
+/// (each thread its K/2 elements, at swizzled addresses when the tile is swizzled).
+fn afrag_load(
+    e: &mut Emitter,
+    s: StmtId,
+    name: &crate::ir::Ident,
+    src: crate::ir::ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let v = e.cx().view(src)?;
+    if v.tensor.space != MemSpace::Shared || v.transposed || v.tile.len() != 2 {
+        return Err(LowerError::new(
+            e.m.expr_span(src),
+            "`mma.load.frag` reads a 2-D K-major shared tile",
+        ));
+    }
+    let k = v.tile[1].clone();
+    let words = Sym::bin(crate::ir::BinaryOp::Div, k.clone(), Sym::Int(4));
+    let swz = e.swizzle.get(&s).cloned().unwrap_or(Sym::Int(0));
+    e.emit(
+        array("tsl_u32", &name.name, &words),
+        Some(&format!(
+            "64x{} A fragment in registers: {} f16x2 words per thread",
+            k.to_cpp(),
+            words.to_cpp()
+        )),
+        line,
+    );
+    e.call(
+        Call::new("tsl_afrag_load")
+            .targs([swz.to_cpp(), v.tensor.ld().to_cpp()])
+            .args([name.name.clone(), v.tensor.name.clone(), v.tile_offset()]),
+        Some(&format!(
+            "shared tile → A-fragment registers (swizzle {} B)",
+            swz.to_cpp()
+        )),
+        line,
+    );
+    e.scopes.declare(
+        crate::check::Binding::Frag(s),
+        Local::Frag(FragKind::ARegs {
+            dtype: v.tensor.dtype,
+            k,
+            regs: name.name.clone(),
+        }),
+    );
+    Ok(())
+}
+
+/// A register-A `mma` (`wgmma.mma_async` with A in registers, B through its descriptor): the
+/// A registers are pinned and fenced, K/16 instructions issue (K-step ks reads A's registers
+/// 4ks..4ks+3 and B's descriptor advanced by 32 bytes), and the group is waited for at once —
+/// the A registers must not change while a WGMMA reads them — unless it is `.async`.
+fn register_a_mma(
+    e: &mut Emitter,
+    s: StmtId,
+    (acc, a, b): (&crate::ir::Ident, &crate::ir::Ident, &crate::ir::Ident),
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
+        return Err(LowerError::new(
+            acc.span,
+            format!("`{}` is not an accumulator", acc.name),
+        ));
+    };
+    let Some(FragKind::ARegs {
+        dtype: in_ty,
+        k,
+        regs,
+    }) = e.frag(s, IdentRole::A)
+    else {
+        return Err(LowerError::new(a.span, "not a register fragment"));
+    };
+    let Some(FragKind::Desc { .. }) = e.frag(s, IdentRole::B) else {
+        return Err(LowerError::new(
+            b.span,
+            "the B operand of a register-A WGMMA is a shared tile",
+        ));
+    };
+    let acc_ty = match dtype {
+        DType::F32 => "f32",
+        _ => "f16",
+    };
+    let key = (acc_ty.to_string(), format!("rs_{}", in_ty.name()));
+    if !e.wgmma_types.contains(&key) {
+        e.wgmma_types.push(key);
+    }
+    if !e.wgmma_ns.contains(&n) {
+        e.wgmma_ns.push(n.clone());
+    }
+    let op = format!("tsl_wgmma_rs_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp());
+    let steps = Sym::bin(crate::ir::BinaryOp::Div, k, Sym::Int(16));
+    let b_cpp = desc_cpp(&b.name);
+    e.call(
+        Call::new("tsl_pin").args([regs.clone()]),
+        Some("the A registers are written before the fence"),
+        line,
+    );
+    e.call(
+        Call::new("tsl_wgmma_fence"),
+        Some("order the accumulator and A registers before this WGMMA"),
+        line,
+    );
+    e.call(
+        Call::new("tsl_wgmma_rs_k_steps")
+            .targs([op, steps.to_cpp()])
+            .args([acc.name.clone(), regs.clone(), b_cpp.clone()]),
+        Some(&format!(
+            "{} += {regs}·{b_cpp}ᵀ (register-A wgmma m64nNk16, N = {}), {} K-steps",
+            acc.name,
+            n.to_cpp(),
+            steps.to_cpp()
+        )),
+        line,
+    );
+    if m.mma_async(s).is_some() {
+        e.call(
+            Call::new("tsl_wgmma_commit"),
+            Some("`.async`: in flight until a wait covers its group"),
+            line,
+        );
+        e.wgmma_uncommitted = false;
+        e.wgmma_pending = true;
+    } else {
+        wgmma_commit_wait(e, line, "the WGMMA has read its A registers");
+    }
+    Ok(())
+}
+
 /// Whether some `mma….scale` accumulates into `acc`.
 fn scaled_acc(m: &crate::ir::Module, acc: &str) -> bool {
     m.mma_scales
         .iter()
         .any(|sc| matches!(&m.stmts[sc.stmt], Stmt::Mma { acc: c, .. } if c.name == acc))
+        || scaled_later(m, acc)
+}
+
+/// Whether a standalone `mma.scale acc, sl, sr;` scales `acc`: then every `mma` into `acc`
+/// sums into its f32 partial fragment, which each `mma.scale` adds into `acc`, scaled.
+fn scaled_later(m: &crate::ir::Module, acc: &str) -> bool {
+    m.stmts.iter().any(|(_, s)| {
+        matches!(s, Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc: c, .. }) if c.name == acc)
+    })
+}
+
+/// `mma.scale acc, sl, sr;`: the `mma`s summing into `acc`'s partial fragment complete, every
+/// thread adds `sl[row] · sr · partial` into its accumulator registers (as `mma….scale` does),
+/// and the partial restarts at 0 for the next block of K.
+pub fn scale_acc(
+    e: &mut Emitter,
+    s: StmtId,
+    acc: &crate::ir::Ident,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let Some(sc) = e.m.scales_of(s) else {
+        return Err(LowerError::new(acc.span, "not an `mma.scale` statement"));
+    };
+    if !matches!(e.frag(s, IdentRole::Acc), Some(FragKind::Acc { .. })) {
+        return Err(LowerError::new(
+            acc.span,
+            format!("`{}` is not a WGMMA accumulator", acc.name),
+        ));
+    }
+    if e.wgmma_uncommitted {
+        wgmma_commit_wait(e, line, "the partial sums are complete");
+    } else {
+        e.call(
+            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Some("the partial sums are complete"),
+            line,
+        );
+    }
+    let flag = partial_sums(&acc.name);
+    e.open(
+        Op::If {
+            cond: flag.clone(),
+            constexpr: false,
+        },
+        Some("an `mma` has summed products into the partial since the last `mma.scale`"),
+        line,
+    );
+    scale_add(e, sc, &acc.name, line)?;
+    e.close(line);
+    // The next WGMMA writes the partial with scale-d 0 (no register writes here for the
+    // WGMMAs to wait on).
+    e.line(
+        format!("{flag} = 0;  // the next block of K starts a new partial"),
+        line,
+    );
+    Ok(())
+}
+
+/// The flag of a partial that `mma.scale` adds: whether it holds products.
+fn partial_sums(acc: &str) -> String {
+    format!("{acc}_scaled_d")
 }
 
 fn scaled_part(acc: &str) -> String {
@@ -999,11 +1332,7 @@ fn emit_scaled(
     what: &str,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let m = e.m;
     let part = scaled_part(acc);
-    let sr = e.cx().value(sc.rhs)?.0;
-    let per_row = matches!(&m.exprs[sc.lhs], Expr::View { op, .. } if *op != crate::ir::ViewOp::At)
-        || crate::check::tile_pick(&m.exprs, sc.lhs);
     e.call(
         Call::new("tsl_wgmma_fence"),
         Some("the partial's registers are ordered before this batch of WGMMAs"),
@@ -1020,6 +1349,22 @@ fn emit_scaled(
         line,
     );
     wgmma_commit_wait(e, line, "the scaled product is complete");
+    scale_add(e, sc, acc, line)
+}
+
+/// `acc += sl[row] · sr · partial` (per-row scales read from the `[M, 1]` column `sl`, rows past
+/// the tensor's end read none) or `acc += sl · sr · partial` (`sl` one value).
+fn scale_add(
+    e: &mut Emitter,
+    sc: crate::ir::MmaScale,
+    acc: &str,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let part = scaled_part(acc);
+    let sr = e.cx().value(sc.rhs)?.0;
+    let per_row = matches!(&m.exprs[sc.lhs], Expr::View { op, .. } if *op != crate::ir::ViewOp::At)
+        || crate::check::tile_pick(&m.exprs, sc.lhs);
     let call = if per_row {
         let v = e.cx().view(sc.lhs)?;
         let t = &v.tensor;
@@ -1086,6 +1431,15 @@ pub fn refill(
         None,
         line,
     );
+    if scaled_later(e.m, &acc.name) {
+        e.line(
+            format!(
+                "{} = 0;  // and the partial `mma.scale` adds in restarts",
+                partial_sums(&acc.name)
+            ),
+            line,
+        );
+    }
     if promote_every(e, &acc.name, dtype).is_some() {
         e.call(
             Call::new("tsl_acc_fill").args([promote_part(&acc.name), "0.0f".into()]),

@@ -35,6 +35,9 @@ pub enum FragKind {
     Acc { n: Sym, dtype: DType },
     /// Shared-memory descriptor of an A or B operand whose tile is `k` elements wide along K.
     Desc { dtype: DType, k: Sym },
+    /// A `[64, k]` A operand held in registers (register-A WGMMA): the C++ array `regs` of k/4
+    /// f16x2 words per thread in the A-fragment layout.
+    ARegs { dtype: DType, k: Sym, regs: String },
     /// Byte pointer to the u8 sparsity-metadata tile of a sparse `mma`, rows `ld` bytes apart.
     Meta { ld: Sym },
 }

@@ -97,6 +97,8 @@ pub(crate) struct Parser {
     pub mma_scales: Vec<crate::ir::MmaScale>,
     /// `[f =] mma.<a>.<b>.async …` (see `Module::mma_async`).
     pub mma_async: Vec<(crate::ir::StmtId, Option<Ident>)>,
+    /// `name = mma.load.frag src;` (see `Module::frag_loads`).
+    pub frag_loads: Vec<crate::ir::StmtId>,
     /// Named shapes (`sp : [7, 8];`) in scope, innermost last: `[sp]` in a shape and
     /// `sp(i)` in an expression stand for their dimensions.
     pub shape_values: Vec<(String, Vec<crate::ir::ExprId>)>,
@@ -149,6 +151,7 @@ impl Parser {
             view_aliases: Vec::new(),
             mma_scales: Vec::new(),
             mma_async: Vec::new(),
+            frag_loads: Vec::new(),
             shape_values: Vec::new(),
             streams: Vec::new(),
             parallel_ext: Vec::new(),

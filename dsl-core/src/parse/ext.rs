@@ -721,6 +721,22 @@ impl Parser {
         Ok(args)
     }
 
+    /// `mma.scale acc, sl, sr;` (the cursor is at `mma`).
+    pub(crate) fn mma_scale_acc(&mut self) -> PResult<StmtId> {
+        let first = self.pos;
+        self.pos += 3;
+        let acc = self.acc_ref("the accumulator to scale")?;
+        self.expect_op(",", "after the accumulator")?;
+        let lhs = self.expr()?;
+        self.expect_op(",", "after the A-side scale")?;
+        let rhs = self.expr()?;
+        self.expect_semi("`mma.scale`")?;
+        Ok(self.add_stmt(
+            Stmt::Ext(ExtStmt::MmaScaleAcc { acc, lhs, rhs }),
+            self.span_from(first),
+        ))
+    }
+
     /// `mma.fill acc, v;` (the cursor is at `mma`).
     pub(crate) fn mma_refill(&mut self) -> PResult<StmtId> {
         let first = self.pos;

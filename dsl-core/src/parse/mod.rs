@@ -193,6 +193,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         cluster_triggers: std::mem::take(&mut p.cluster_triggers),
         mma_scales: std::mem::take(&mut p.mma_scales),
         mma_async: std::mem::take(&mut p.mma_async),
+        frag_loads: std::mem::take(&mut p.frag_loads),
         occupancy: items.occupancy,
         promote: items.promote,
         kernel,

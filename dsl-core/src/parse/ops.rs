@@ -24,6 +24,8 @@ struct Modifiers {
     swizzle: Option<ExprId>,
     /// `.multicast` (TMA loads under a cluster).
     multicast: Option<Span>,
+    /// `.frag` (`mma.load.frag`: into registers, the WGMMA A-fragment layout).
+    frag: Option<Span>,
 }
 
 impl Parser {
@@ -96,6 +98,7 @@ impl Parser {
                 "multicast" if allowed.contains(&"multicast") => {
                     m.multicast.replace(name.span).is_some()
                 }
+                "frag" if allowed.contains(&"frag") => m.frag.replace(name.span).is_some(),
                 "multicast" => {
                     return Err(self.error(super::cluster::multicast_not_tma(name.span, stmt)));
                 }
@@ -566,13 +569,20 @@ impl Parser {
                     Stmt::MmaFill { name, dtype, value }
                 }
                 "load" => {
-                    let m = self.modifiers("mma.load", &["swiz"])?;
+                    let m = self.modifiers("mma.load", &["swiz", "frag"])?;
                     let src = self.expr()?;
-                    Stmt::MmaLoad {
+                    let load = Stmt::MmaLoad {
                         name,
                         swizzle: m.swizzle,
                         src,
+                    };
+                    if m.frag.is_some() {
+                        self.expect_semi("`mma.load.frag`")?;
+                        let id = self.add_stmt(load, self.span_from(first));
+                        self.frag_loads.push(id);
+                        return Ok(id);
                     }
+                    load
                 }
                 "row" | "col" => return self.mma_op(first, &op, Some(name)),
                 other => {

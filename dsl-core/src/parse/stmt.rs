@@ -197,6 +197,9 @@ impl Parser {
             {
                 self.mma_refill()?
             }
+            "mma" if self.kw_at(self.pos + 2, "scale") && self.ident_at(self.pos + 3).is_some() => {
+                self.mma_scale_acc()?
+            }
             "dma" => self.dma()?,
             "tma" => self.tma(None)?,
             "mma" => self.mma()?,

@@ -64,9 +64,19 @@ fn unused_params(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A local or shared tensor binding.
+/// A local or shared tensor binding (one declared with an initializer `{v}` is written from
+/// the start).
 fn on_chip(cx: &Cx, b: Binding) -> bool {
     match b {
+        Binding::Tensor(s, _)
+            if cx
+                .m
+                .decl_ext
+                .iter()
+                .any(|x| matches!(x, crate::ir::DeclExt::Init { decl, .. } if *decl == s)) =>
+        {
+            false
+        }
         Binding::Tensor(s, _) => matches!(
             cx.m.stmts[s],
             Stmt::TensorDecl {

@@ -598,6 +598,11 @@ impl R<'_> {
                 self.expr(*value, Want::Value, false);
                 self.ident(s, Role::Acc, acc, true);
             }
+            ExtStmt::MmaScaleAcc { acc, lhs, rhs } => {
+                self.expr(*lhs, Want::Any, false);
+                self.expr(*rhs, Want::Value, false);
+                self.ident(s, Role::Acc, acc, true);
+            }
             ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => {}
             ExtStmt::AnyFuture { bind, .. } => self.declare(bind, Binding::Future(s)),
             ExtStmt::FragOp { op, args } => {
