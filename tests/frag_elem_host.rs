@@ -11,50 +11,26 @@
 
 mod common;
 
-use std::process::Command;
-
 #[test]
 fn accumulator_elements_follow_the_isa_fragment_tables() {
     let root = common::root();
     let dir = std::env::temp_dir().join(format!("tessel-frag-host-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join("layout");
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     // Both sections, in the order the writer emits them.
     let header = dir.join("frag_host.h");
     let text = ["frag_elem.cuh", "frag_rows.cuh"]
         .map(|f| std::fs::read_to_string(root.join("codegen-cuda/cuda/lowering").join(f)).unwrap())
         .join("\n");
     std::fs::write(&header, text).unwrap();
-    let out = Command::new(&cxx)
-        .args(["-std=c++17", "-O1", "-w"])
-        .arg(format!("-DTSL_FRAG_ELEM_HOST=\"{}\"", header.display()))
-        .arg(root.join("tests/frag_host/layout.cpp"))
-        .arg("-o")
-        .arg(&exe)
-        .output();
-    let out = match out {
-        Ok(o) => o,
-        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("no host C++ compiler `{cxx}` (required under CI=true): {e}")
-        }
-        Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: no host C++ compiler `{cxx}`: {e}"
-            );
-            return;
-        }
+    let Some((ok, text)) = common::host_cpp_run(
+        "TSL_FRAG_ELEM_HOST",
+        &header,
+        &root.join("tests/frag_host/layout.cpp"),
+        &dir,
+    ) else {
+        return;
     };
-    assert!(
-        out.status.success(),
-        "{cxx} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("run the layout model");
-    let text = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "the layout disagrees:\n{text}");
+    assert!(ok, "the layout disagrees:\n{text}");
     assert!(text.contains("0 failures"), "{text}");
     assert_eq!(
         text.lines().filter(|l| l.ends_with(": ok")).count(),

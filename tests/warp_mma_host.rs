@@ -12,8 +12,6 @@
 
 mod common;
 
-use std::process::Command;
-
 /// `text` without the functions that hold inline PTX of `ldmatrix` / `mma.sync` (from their
 /// first line to their closing brace in column 0).
 fn strip_ptx(text: &str) -> String {
@@ -58,37 +56,15 @@ fn warp_mma_helpers_compute_the_product_in_an_emulated_warp() {
     std::fs::create_dir_all(&dir).unwrap();
     let h = dir.join("warp_mma_host.h");
     std::fs::write(&h, stripped).unwrap();
-    let exe = dir.join("emulate");
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    let out = Command::new(&cxx)
-        .args(["-std=c++17", "-O1", "-w"])
-        .arg(format!("-DTSL_WARP_MMA_HOST=\"{}\"", h.display()))
-        .arg(root.join("tests/warp_host/emulate.cpp"))
-        .arg("-o")
-        .arg(&exe)
-        .output();
-    let out = match out {
-        Ok(o) => o,
-        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("no host C++ compiler `{cxx}` (required under CI=true): {e}")
-        }
-        Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: no host C++ compiler `{cxx}`: {e}"
-            );
-            return;
-        }
+    let Some((ok, text)) = common::host_cpp_run(
+        "TSL_WARP_MMA_HOST",
+        &h,
+        &root.join("tests/warp_host/emulate.cpp"),
+        &dir,
+    ) else {
+        return;
     };
-    assert!(
-        out.status.success(),
-        "{cxx} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("run the emulation");
-    let text = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "the emulated warp disagrees:\n{text}");
+    assert!(ok, "the emulated warp disagrees:\n{text}");
     assert!(text.contains("0 failures"), "{text}");
     // Every case ran.
     assert_eq!(

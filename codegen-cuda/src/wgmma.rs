@@ -150,6 +150,59 @@ const EIGHT_BIT_NOTE: &str = "\
 // no .satfinite), N in {8, 16, 24} or a multiple of 16 up to 256.
 ";
 
+/// The start of a WGMMA wrapper's `asm volatile`: the `scale-d` predicate from operand `%sd`,
+/// the instruction `instr`, and its `regs` accumulator operands, 16 a line.
+pub(crate) fn asm_head(out: &mut String, sd: usize, instr: &str, regs: usize) {
+    out.push_str("    asm volatile(\n");
+    let _ = writeln!(
+        out,
+        "        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sd}, 0;\\n\""
+    );
+    let _ = writeln!(out, "        \"{instr} \"");
+    let ops: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
+    for (ci, chunk) in ops.chunks(16).enumerate() {
+        let open = if ci == 0 { "{" } else { "" };
+        let close = if (ci + 1) * 16 >= regs { "}" } else { "" };
+        let _ = writeln!(out, "        \"{open}{}{close}, \"", chunk.join(", "));
+    }
+}
+
+/// The section of one family of generated WGMMA wrappers (`prefix`: `sp_`, `rs_`): for each
+/// variant whose `key` `(acc, input)` a kernel pairs as `(acc, prefix + input)` in `types`, its
+/// primary template `head` and a specialization `spec` at every legal N of `ns`; then the
+/// family's `helpers`.
+pub(crate) fn family_section<V>(
+    types: &[(String, String)],
+    ns: &[i64],
+    prefix: &str,
+    variants: &[V],
+    key: impl Fn(&V) -> (&'static str, &'static str),
+    head: impl Fn(&V) -> String,
+    spec: impl Fn(&mut String, &V, usize),
+    helpers: &str,
+) -> String {
+    let mut s = String::new();
+    for v in variants {
+        let (acc, input) = key(v);
+        let used = types
+            .iter()
+            .any(|(a, i)| a == acc && i.strip_prefix(prefix) == Some(input));
+        if !used {
+            continue;
+        }
+        let _ = writeln!(s, "{}", head(v));
+        for &n in ns {
+            let n = n as usize;
+            if n % 8 == 0 && (8..=256).contains(&n) {
+                spec(&mut s, v, n);
+            }
+        }
+        s.push('\n');
+    }
+    s.push_str(helpers);
+    s.trim_end().to_string()
+}
+
 /// The specialization of `v` for one N.
 fn specialization(out: &mut String, v: &Variant, n: usize) {
     let regs = n / v.n_per_reg;
@@ -165,22 +218,15 @@ fn specialization(out: &mut String, v: &Variant, n: usize) {
         "  static TSL_DEVICE void mma({} (&d)[{regs}], tsl_u64 da, tsl_u64 db, int scale_d) {{",
         v.reg_ty
     );
-    out.push_str("    asm volatile(\n");
-    let _ = writeln!(
+    asm_head(
         out,
-        "        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sd}, 0;\\n\"",
+        sd,
+        &format!(
+            "wgmma.mma_async.sync.aligned.m64n{n}k{}.{}",
+            v.k, v.ptx_types
+        ),
+        regs,
     );
-    let _ = writeln!(
-        out,
-        "        \"wgmma.mma_async.sync.aligned.m64n{n}k{}.{} \"",
-        v.k, v.ptx_types
-    );
-    let ops: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
-    for (ci, chunk) in ops.chunks(16).enumerate() {
-        let open = if ci == 0 { "{" } else { "" };
-        let close = if (ci + 1) * 16 >= regs { "}" } else { "" };
-        let _ = writeln!(out, "        \"{open}{}{close}, \"", chunk.join(", "));
-    }
     let _ = writeln!(out, "        \"%{da}, %{db}, p{};\\n}}\\n\"", v.imm);
     operands(
         out,

@@ -105,22 +105,12 @@ fn specialization(out: &mut String, v: &RsVariant, n: usize) {
         "  static TSL_DEVICE void mma({} (&d)[{regs}], const tsl_u32 *a, tsl_u64 db, int scale_d) {{",
         v.reg_ty
     );
-    out.push_str("    asm volatile(\n");
-    let _ = writeln!(
+    crate::wgmma::asm_head(
         out,
-        "        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sd}, 0;\\n\""
+        sd,
+        &format!("wgmma.mma_async.sync.aligned.m64n{n}k16.{}", v.ptx_types),
+        regs,
     );
-    let _ = writeln!(
-        out,
-        "        \"wgmma.mma_async.sync.aligned.m64n{n}k16.{} \"",
-        v.ptx_types
-    );
-    let ops: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
-    for (ci, chunk) in ops.chunks(16).enumerate() {
-        let open = if ci == 0 { "{" } else { "" };
-        let close = if (ci + 1) * 16 >= regs { "}" } else { "" };
-        let _ = writeln!(out, "        \"{open}{}{close}, \"", chunk.join(", "));
-    }
     // Register A: negate A, negate B, transpose B (B K-major); A has no transpose flag.
     let _ = writeln!(
         out,
@@ -145,31 +135,23 @@ pub fn needed(types: &[(String, String)]) -> bool {
 /// The register-A wrappers for the pairs `(acc, "rs_<input>")` of `types` at every N of `ns`,
 /// and the fragment helpers.
 pub fn section(types: &[(String, String)], ns: &[i64]) -> String {
-    let mut s = String::new();
-    for v in &RS_VARIANTS {
-        let used = types
-            .iter()
-            .any(|(a, i)| a == v.acc && i.strip_prefix("rs_") == Some(v.input));
-        if !used {
-            continue;
-        }
-        let _ = writeln!(
-            s,
-            "template <int N> struct {};  // {} += {} (registers) x {} (smem), N/{} registers",
-            struct_name(v),
-            v.acc,
-            v.input,
-            v.input,
-            v.n_per_reg
-        );
-        for &n in ns {
-            let n = n as usize;
-            if n % 8 == 0 && (8..=256).contains(&n) {
-                specialization(&mut s, v, n);
-            }
-        }
-        s.push('\n');
-    }
-    s.push_str(HELPERS);
-    s.trim_end().to_string()
+    crate::wgmma::family_section(
+        types,
+        ns,
+        "rs_",
+        &RS_VARIANTS,
+        |v| (v.acc, v.input),
+        |v| {
+            format!(
+                "template <int N> struct {};  // {} += {} (registers) x {} (smem), N/{} registers",
+                struct_name(v),
+                v.acc,
+                v.input,
+                v.input,
+                v.n_per_reg
+            )
+        },
+        specialization,
+        HELPERS,
+    )
 }

@@ -173,22 +173,15 @@ fn specialization(out: &mut String, v: &SpVariant, n: usize) {
         "  static TSL_DEVICE void mma({} (&d)[{regs}], tsl_u64 da, tsl_u64 db, tsl_u32 e, int scale_d) {{",
         v.reg_ty
     );
-    out.push_str("    asm volatile(\n");
-    let _ = writeln!(
+    crate::wgmma::asm_head(
         out,
-        "        \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sd}, 0;\\n\""
+        sd,
+        &format!(
+            "wgmma.mma_async.sp.sync.aligned.m64n{n}k{}.{}",
+            v.k, v.ptx_types
+        ),
+        regs,
     );
-    let _ = writeln!(
-        out,
-        "        \"wgmma.mma_async.sp.sync.aligned.m64n{n}k{}.{} \"",
-        v.k, v.ptx_types
-    );
-    let ops: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
-    for (ci, chunk) in ops.chunks(16).enumerate() {
-        let open = if ci == 0 { "{" } else { "" };
-        let close = if (ci + 1) * 16 >= regs { "}" } else { "" };
-        let _ = writeln!(out, "        \"{open}{}{close}, \"", chunk.join(", "));
-    }
     let _ = writeln!(
         out,
         "        \"%{da}, %{db}, %{e}, 0, p{};\\n}}\\n\"",
@@ -210,31 +203,23 @@ pub fn needed(types: &[(String, String)]) -> bool {
 /// The sparse wrappers for the pairs `(acc, "sp_<input>")` of `types` at every N of `ns`, and
 /// the K-step helpers.
 pub fn section(types: &[(String, String)], ns: &[i64]) -> String {
-    let mut s = String::new();
-    for v in &SP_VARIANTS {
-        let used = types
-            .iter()
-            .any(|(a, i)| a == v.acc && i.strip_prefix("sp_") == Some(v.input));
-        if !used {
-            continue;
-        }
-        let _ = writeln!(
-            s,
-            "template <int N> struct {};  // {} += 2:4-sparse {} x {}, N/{} registers",
-            struct_name(v),
-            v.acc,
-            v.input,
-            v.input,
-            v.n_per_reg
-        );
-        for &n in ns {
-            let n = n as usize;
-            if n % 8 == 0 && (8..=256).contains(&n) {
-                specialization(&mut s, v, n);
-            }
-        }
-        s.push('\n');
-    }
-    s.push_str(HELPERS);
-    s.trim_end().to_string()
+    crate::wgmma::family_section(
+        types,
+        ns,
+        "sp_",
+        &SP_VARIANTS,
+        |v| (v.acc, v.input),
+        |v| {
+            format!(
+                "template <int N> struct {};  // {} += 2:4-sparse {} x {}, N/{} registers",
+                struct_name(v),
+                v.acc,
+                v.input,
+                v.input,
+                v.n_per_reg
+            )
+        },
+        specialization,
+        HELPERS,
+    )
 }

@@ -209,3 +209,50 @@ pub fn tessel(args: &[&str]) -> std::process::Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// Compiles the host C++ program `source` (C++17, `-D{define}="header"`: the header it includes)
+/// into `dir` and runs it: `Some((exit status ok, stdout))`, or `None` without a host C++
+/// compiler (`c++` or `$CXX`), printed as `SKIPPED` — a failure under `CI=true`. Panics when the
+/// program does not compile.
+pub fn host_cpp_run(
+    define: &str,
+    header: &Path,
+    source: &Path,
+    dir: &Path,
+) -> Option<(bool, String)> {
+    let exe = dir.join("host_model");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let out = std::process::Command::new(&cxx)
+        .args(["-std=c++17", "-O1", "-w"])
+        .arg(format!("-D{define}=\"{}\"", header.display()))
+        .arg(source)
+        .arg("-o")
+        .arg(&exe)
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("no host C++ compiler `{cxx}` (required under CI=true): {e}")
+        }
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: no host C++ compiler `{cxx}`: {e}"
+            );
+            return None;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "{cxx} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(&exe)
+        .output()
+        .expect("run the host model");
+    Some((
+        run.status.success(),
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+    ))
+}
