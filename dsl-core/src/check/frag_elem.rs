@@ -273,8 +273,7 @@ fn collect(m: &Module, body: &[StmtId], out: &mut Vec<StmtId>) {
 /// Element-wise work the lowering cannot place yet.
 pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
-    let warp_kernel =
-        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
+    let warp_kernel = cx.warp_kernel();
     let order = all_stmts(m);
     let pos = |s: StmtId| order.iter().position(|&x| x == s);
     let not_lowered = |code, span, what: String| {
@@ -373,8 +372,7 @@ fn tile_of<'t>(cx: &Cx, tiles: &'t [Tile], e: ExprId) -> Option<&'t Tile> {
 
 /// Whether the kernel's accumulators are warp-level (`mma.sync`) ones, and whether it has any.
 fn paths(cx: &Cx) -> (bool, bool) {
-    let warp =
-        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
+    let warp = cx.warp_kernel();
     let any = all_stmts(cx.m)
         .into_iter()
         .any(|s| matches!(cx.m.stmts[s], Stmt::Mma { .. }));

@@ -430,13 +430,7 @@ fn run_checks(
         hazard::check_hazards(&cx, &mut diags, &mut warnings);
     }
 
-    let path = if warp_mma::has_warp_mma(&cx) && warp_mma::hopper_constructs(&cx).is_none() {
-        LoweringPath::WarpMma
-    } else if occupancy::hopper_stmt(m).is_some() {
-        LoweringPath::Hopper
-    } else {
-        LoweringPath::Simt
-    };
+    let path = cx.lowering_path();
     let info = KernelInfo {
         config: cfg.clone(),
         path,
@@ -490,6 +484,23 @@ pub(crate) struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// Whether the kernel lowers on the warp-level `mma` path: `mma`s under a `: group` level
+    /// and no Hopper construct. The one rule the checks and [`KernelInfo::path`] follow.
+    pub fn warp_kernel(&self) -> bool {
+        warp_mma::has_warp_mma(self) && warp_mma::hopper_constructs(self).is_none()
+    }
+
+    /// The path the lowering takes ([`KernelInfo::path`]).
+    pub fn lowering_path(&self) -> LoweringPath {
+        if self.warp_kernel() {
+            LoweringPath::WarpMma
+        } else if occupancy::hopper_stmt(self.m).is_some() {
+            LoweringPath::Hopper
+        } else {
+            LoweringPath::Simt
+        }
+    }
+
     /// Evaluates `e` under the config (and problem dims when given); `None` if it has no value.
     pub fn value(&self, e: ExprId) -> Option<i64> {
         eval(self.m, e, &self.env).ok()

@@ -195,8 +195,7 @@ fn collect_divergent(
 fn transposes(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     let mut allowed = HashSet::new();
-    let warp_kernel =
-        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
+    let warp_kernel = cx.warp_kernel();
     for s in all_stmts(m) {
         if let Stmt::MmaStore { dst, .. } = &m.stmts[s]
             && warp_kernel

@@ -270,7 +270,7 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
 /// lowering) is gated, except in a warp-level `mma` kernel, whose own gate decides its types.
 fn gate_u8(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
-    if super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none() {
+    if cx.warp_kernel() {
         return;
     }
     let mut meta: Vec<super::Binding> = Vec::new();

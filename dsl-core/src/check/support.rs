@@ -69,8 +69,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     // A warp-MMA kernel (`lower/warp.rs`) also lowers s8 and tf32 tensors (its operands), and
     // `.chunkat` with composed indices in its `mma.load` / `mma.store`.
-    let warp_kernel =
-        super::warp_mma::has_warp_mma(cx) && super::warp_mma::hopper_constructs(cx).is_none();
+    let warp_kernel = cx.warp_kernel();
     let warp_dtype = |d: DType| warp_kernel && matches!(d, DType::S8 | DType::TF32);
     let not_lowered = |code, span, what: &str| {
         Diagnostic::new(code, span, format!("not supported yet: {what}"))
