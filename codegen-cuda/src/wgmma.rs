@@ -167,6 +167,11 @@ pub(crate) fn asm_head(out: &mut String, sd: usize, instr: &str, regs: usize) {
     }
 }
 
+/// Whether the kernel's WGMMA type pairs include one of the family `prefix` (`sp_`, `rs_`).
+pub(crate) fn family_needed(types: &[(String, String)], prefix: &str) -> bool {
+    types.iter().any(|(_, i)| i.starts_with(prefix))
+}
+
 /// The section of one family of generated WGMMA wrappers (`prefix`: `sp_`, `rs_`): for each
 /// variant whose `key` `(acc, input)` a kernel pairs as `(acc, prefix + input)` in `types`, its
 /// primary template `head` and a specialization `spec` at every legal N of `ns`; then the

@@ -129,7 +129,7 @@ fn specialization(out: &mut String, v: &RsVariant, n: usize) {
 
 /// Whether the kernel's WGMMA type pairs include a register-A one.
 pub fn needed(types: &[(String, String)]) -> bool {
-    types.iter().any(|(_, i)| i.starts_with("rs_"))
+    crate::wgmma::family_needed(types, "rs_")
 }
 
 /// The register-A wrappers for the pairs `(acc, "rs_<input>")` of `types` at every N of `ns`,

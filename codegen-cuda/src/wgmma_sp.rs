@@ -197,7 +197,7 @@ fn specialization(out: &mut String, v: &SpVariant, n: usize) {
 
 /// Whether the kernel's WGMMA type pairs include a sparse one.
 pub fn needed(types: &[(String, String)]) -> bool {
-    types.iter().any(|(_, i)| i.starts_with("sp_"))
+    crate::wgmma::family_needed(types, "sp_")
 }
 
 /// The sparse wrappers for the pairs `(acc, "sp_<input>")` of `types` at every N of `ns`, and

@@ -188,25 +188,8 @@ fn extents(m: &Module, bindings: &HashMap<ExprId, Binding>, a: ExprId) -> Option
         _ => match chunk_index(m, a) {
             ChunkIndex::Bound(b) => Some(vec![b]),
             ChunkIndex::Base(b) if b != a => extents(m, bindings, b),
-            ChunkIndex::Base(b) => Some(vec![var_extent(m, bindings, b)?]),
+            ChunkIndex::Base(b) => Some(vec![super::view_state::var_extent_in(m, bindings, b)?]),
         },
-    }
-}
-
-fn var_extent(m: &Module, bindings: &HashMap<ExprId, Binding>, a: ExprId) -> Option<ExprId> {
-    match bindings.get(&a)? {
-        Binding::LoopVar { stmt, index } => match &m.stmts[*stmt] {
-            Stmt::Foreach { extents, .. } => extents.get(*index).copied(),
-            _ => None,
-        },
-        Binding::ParallelVar { stmt, level, index } => match &m.stmts[*stmt] {
-            Stmt::Parallel { levels, .. } => levels
-                .get(*level)
-                .and_then(|l| l.extents.get(*index))
-                .copied(),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

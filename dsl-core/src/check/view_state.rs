@@ -85,8 +85,16 @@ impl Views {
 
 /// The extent expression of a parallel/foreach variable used as an index.
 pub(crate) fn var_extent(cx: &Cx, a: ExprId) -> Option<ExprId> {
-    let m = cx.m;
-    match cx.res.bindings.get(&a)? {
+    var_extent_in(cx.m, &cx.res.bindings, a)
+}
+
+/// [`var_extent`] with the name resolution `bindings`.
+pub(crate) fn var_extent_in(
+    m: &crate::ir::Module,
+    bindings: &std::collections::HashMap<ExprId, Binding>,
+    a: ExprId,
+) -> Option<ExprId> {
+    match bindings.get(&a)? {
         Binding::LoopVar { stmt, index } => match &m.stmts[*stmt] {
             Stmt::Foreach { extents, .. } => extents.get(*index).copied(),
             _ => None,

@@ -858,19 +858,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 n.to_cpp()
             );
             if let Some(sc) = m.mma_scale(s) {
-                let f32_op = if in_ty.size_bytes() == 1 {
-                    format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
-                } else {
-                    format!(
-                        "tsl_wgmma<{}, float, {}>",
-                        super::cexpr::scalar_type(in_ty),
-                        n.to_cpp()
-                    )
-                };
-                let key = ("f32".to_string(), in_ty.name().to_string());
-                if !e.wgmma_types.contains(&key) {
-                    e.wgmma_types.push(key);
-                }
+                let f32_op = f32_partial_op(e, in_ty, &n);
                 return emit_scaled(
                     e,
                     sc,
@@ -883,20 +871,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             // An accumulator that `mma.scale` scales later: the products sum into its f32
             // partial fragment (the statement adds them into the accumulator, scaled).
             let (target, op) = if scaled_later(m, &acc.name) {
-                let key = ("f32".to_string(), in_ty.name().to_string());
-                if !e.wgmma_types.contains(&key) {
-                    e.wgmma_types.push(key);
-                }
-                let f32_op = if in_ty.size_bytes() == 1 {
-                    format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
-                } else {
-                    format!(
-                        "tsl_wgmma<{}, float, {}>",
-                        super::cexpr::scalar_type(in_ty),
-                        n.to_cpp()
-                    )
-                };
-                (scaled_part(&acc.name), f32_op)
+                (scaled_part(&acc.name), f32_partial_op(e, in_ty, &n))
             } else {
                 (acc.name.clone(), op)
             };
@@ -1789,6 +1764,25 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
 }
 
 /// `ty name[len];`
+/// The WGMMA wrapper that multiplies `in_ty` operands into an f32 partial fragment of width `n`
+/// (a scaled `mma`'s product, or the sums a later `mma.scale` scales), recorded among the
+/// kernel's WGMMA type pairs.
+fn f32_partial_op(e: &mut Emitter, in_ty: DType, n: &Sym) -> String {
+    let key = ("f32".to_string(), in_ty.name().to_string());
+    if !e.wgmma_types.contains(&key) {
+        e.wgmma_types.push(key);
+    }
+    if in_ty.size_bytes() == 1 {
+        format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
+    } else {
+        format!(
+            "tsl_wgmma<{}, float, {}>",
+            super::cexpr::scalar_type(in_ty),
+            n.to_cpp()
+        )
+    }
+}
+
 fn array(ty: &str, name: &str, len: &Sym) -> Op {
     Op::Array {
         ty: ty.into(),
