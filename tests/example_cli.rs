@@ -37,6 +37,7 @@ const EXAMPLES: [&str; 28] = [
     "v2_warp_mma",
     "v3_warpspec",
     "v4_fp8",
+    "v4_s8",
     "v4_tuned",
 ];
 

@@ -9,6 +9,7 @@
 //! | wgmma_direct    | sm_90a  | HGMMA × TILE_K/16 per k-tile  |
 //! | v4_fp8          | sm_90a  | QGMMA (e4m3, e5m2), UTMALDG (.MULTICAST) |
 //! | wgmma_s8        | sm_90a  | IGMMA (s8 → s32), UTMALDG     |
+//! | v4_s8           | sm_90a  | IGMMA (s8 → s32) × TILE_K/32, UTMALDG (.MULTICAST), UTMASTG |
 //! | v2/v4_cluster   | sm_90a  | + UTMALDG.2D.MULTICAST, UCGABAR |
 //! | gemm_sparse(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP (2:4 sparse) |
 //! | gemm_sparse_futures(_fp8) | sm_90a | HGMMA.SP / QGMMA.SP through future-loaded tiles |
@@ -642,6 +643,45 @@ fn wgmma_s8_uses_igmma() {
         let op = format!("IGMMA.64x{n}x32.S8.S8");
         assert_eq!(sass::count(&c.sass, &op), 4, "{}: {op}", c.what);
         assert_has(&c, &["UTMALDG", "UTMASTG"]);
+        eprintln!("{}", c.what);
+    }
+}
+
+/// v4_s8: the v4 structure with s8 operands — TILE_K / 32 IGMMA (s32 accumulators) per k-tile
+/// across its domain, one TMA store per epilogue slice, multicast of the operand MULTICAST names.
+#[test]
+fn v4_s8_uses_igmma_across_its_domain() {
+    if !nvrtc_and_nvdisasm_available("v4_s8_uses_igmma_across_its_domain") {
+        return;
+    }
+    let base = defaults("v4_s8");
+    for (n, tile_k, consumers, stages, persistent, split, mc) in [
+        (224, 128, 2, 4, 1, 4, 2),
+        (256, 128, 2, 3, 1, 4, 1),
+        (128, 128, 1, 6, 1, 1, 0),
+        (192, 64, 2, 5, 0, 2, 2),
+        (256, 64, 1, 4, 1, 2, 0),
+    ] {
+        let cfg = base
+            .clone()
+            .with("WARP_N", n)
+            .with("TILE_K", tile_k)
+            .with("CONSUMERS", consumers)
+            .with("STAGES", stages)
+            .with("PERSISTENT", persistent)
+            .with("EPI_SPLIT", split)
+            .with("MULTICAST", mc);
+        let c = compile_instance("v4_s8", &cfg);
+        let op = format!("IGMMA.64x{n}x32.S8.S8");
+        assert_eq!(
+            sass::count(&c.sass, &op),
+            (tile_k / 32) as usize,
+            "{}: {op}",
+            c.what
+        );
+        assert_eq!(sass::count(&c.sass, "UTMASTG"), split as usize, "{}", c.what);
+        let multicast = c.sass.lines().filter(|l| l.contains("UTMALDG.2D.MULTICAST")).count();
+        assert_eq!(multicast > 0, mc != 0, "{}", c.what);
         eprintln!("{}", c.what);
     }
 }

@@ -1,4 +1,4 @@
-//! The shared `main` of the 8-bit GEMM examples (`v4_fp8`, `gemm_s8`): write the instantiated
+//! The shared `main` of the 8-bit GEMM examples (`v4_fp8`, `v4_s8`, `gemm_s8`): write the instantiated
 //! `.cu`, and on a GPU verify the kernel over the full output against cuBLASLt's 8-bit GEMM
 //! (`cublasLtMatmul`, fp8 with per-tensor scale pointers, s8 with s32 compute) and time both in
 //! the same process. The reference is the fastest of the heuristic's top algorithms (fp8: with

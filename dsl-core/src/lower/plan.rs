@@ -306,16 +306,16 @@ fn element_params(m: &Module, e: &mut Emitter) {
 /// Blocks per SM the Hopper register split is sized for: two when a block has at most 256
 /// threads (one producer + one consumer warpgroup: 128 registers each at entry) and the
 /// accumulator fragment fits in 64 registers (ptxas allocates every WGMMA operand under the
-/// entry limit: an f32 fragment of N = 216 alone needs 108), else one.
+/// entry limit: a 32-bit (f32 or s32) fragment of N = 216 alone needs 108), else one.
 fn blocks_per_sm(m: &Module, threads: &Sym, e: &Emitter) -> Sym {
     use crate::ir::BinaryOp;
     let small_block = Sym::bin(BinaryOp::Le, threads.clone(), Sym::Int(256));
-    let f32_acc = e.wgmma_types.iter().any(|(acc, _)| acc == "f32");
+    let wide_acc = e.wgmma_types.iter().any(|(acc, _)| acc != "f16");
     let fits = e.wgmma_ns.iter().fold(Sym::Int(1), |ok, n| {
         let regs = Sym::bin(
             BinaryOp::Div,
             expand(m, n),
-            Sym::Int(if f32_acc { 2 } else { 4 }),
+            Sym::Int(if wide_acc { 2 } else { 4 }),
         );
         Sym::mul(ok, Sym::bin(BinaryOp::Le, regs, Sym::Int(64)))
     });

@@ -774,7 +774,7 @@ template <int N> TSL_DEVICE void tsl_acc_store(int (&acc)[N / 2], int *dst) { ts
 
 // ---- kernel ------------------------------------------------------------------------------------
 template <int WARP_N>
-__global__ void __launch_bounds__(128, (1 + (WARP_N / 4 <= 64))) tsl_matmul(
+__global__ void __launch_bounds__(128, (1 + (WARP_N / 2 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_output,
