@@ -349,6 +349,18 @@ fn arrivals_from_other_threads_than_the_first_trigger() {
 }
 
 #[test]
+fn a_trigger_no_thread_reaches() {
+    // Two warpgroups (`wg by 2`): `wg >= 2` selects none, so neither `trigger empty` (the
+    // initial credits, the per-stage release) is reached.
+    let text = v3("inthreads.async (wg >= 1) {", "inthreads.async (wg >= 2) {");
+    let d = check(&parse(&text)).expect_err("the checker must reject it");
+    assert_eq!(d.len(), 2, "{d}");
+    assert!(d.iter().all(|e| e.code == c::TRIGGER_UNREACHED), "{d}");
+    assert_eq!(spanned(&text, &d.0[0]), "trigger empty[s];");
+    assert!(d.0[0].message.contains("no thread"), "{d}");
+}
+
+#[test]
 fn warnings_for_races() {
     // A write into an input that other blocks read.
     let w = warnings(&edit(

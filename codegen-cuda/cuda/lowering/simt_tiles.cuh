@@ -306,41 +306,45 @@ TSL_DEVICE void tsl_g2s_chunks(tsl_u32 sdst, const T *base, long long pitch, int
 template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_async(T *dst, const T *src, int r0, int c0, int rows, int cols) {
   constexpr int V = 16 / sizeof(T);
-  static_assert(COLS % V == 0 && LD % V == 0, "tile rows must be whole 16-byte chunks");
-  constexpr int CPR = COLS / V;
-  constexpr int CHUNKS = ROWS * CPR;
-  constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
-  const tsl_u32 sdst = tsl_smem_addr(dst);
-  const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
-  if constexpr (EVEN) {
-    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, inside ? src + (long long)r0 * cols + c0 : src,
-                                            inside ? cols : 0, inside ? 16 : 0);
-    tsl_cp_async_commit();
-    return;
-  }
-  const bool aligned = (cols % V == 0) && (c0 % V == 0);
-  if (aligned && inside) {
-    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, src + (long long)r0 * cols + c0, cols, 16);
+  if constexpr (COLS % V != 0 || LD % V != 0) {
+    tsl_copy_g2s_elems<ROWS, COLS, LD, THREADS>(dst, src, r0, c0, rows, cols);
+    tsl_cp_async_commit();  // an empty group: `dma.wait N` counts it like the others
   } else {
+    constexpr int CPR = COLS / V;
+    constexpr int CHUNKS = ROWS * CPR;
+    constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
+    const tsl_u32 sdst = tsl_smem_addr(dst);
+    const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
+    if constexpr (EVEN) {
+      tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, inside ? src + (long long)r0 * cols + c0 : src,
+                                              inside ? cols : 0, inside ? 16 : 0);
+      tsl_cp_async_commit();
+      return;
+    }
+    const bool aligned = (cols % V == 0) && (c0 % V == 0);
+    if (aligned && inside) {
+      tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, src + (long long)r0 * cols + c0, cols, 16);
+    } else {
 #pragma unroll
-    for (int j = 0; j < PER_THREAD; ++j) {
-      const int q = j * THREADS + threadIdx.x;
-      if (CHUNKS % THREADS == 0 || q < CHUNKS) {
-        const int r = q / CPR, c = (q % CPR) * V;
-        const int gr = r0 + r, gc = c0 + c;
-        if (aligned) {
-          // Bytes of the chunk inside the tensor (0 past the edge: zero fill, nothing read).
-          const int n = gr < rows ? tsl_max(0, tsl_min(V, cols - gc)) * (int)sizeof(T) : 0;
-          tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T),
-                          n > 0 ? src + (long long)gr * cols + gc : src, n);
-        } else {
+      for (int j = 0; j < PER_THREAD; ++j) {
+        const int q = j * THREADS + threadIdx.x;
+        if (CHUNKS % THREADS == 0 || q < CHUNKS) {
+          const int r = q / CPR, c = (q % CPR) * V;
+          const int gr = r0 + r, gc = c0 + c;
+          if (aligned) {
+            // Bytes of the chunk inside the tensor (0 past the edge: zero fill, nothing read).
+            const int n = gr < rows ? tsl_max(0, tsl_min(V, cols - gc)) * (int)sizeof(T) : 0;
+            tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T),
+                            n > 0 ? src + (long long)gr * cols + gc : src, n);
+          } else {
 #pragma unroll
-          for (int v = 0; v < V; ++v) dst[r * LD + c + v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+            for (int v = 0; v < V; ++v) dst[r * LD + c + v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+          }
         }
       }
     }
+    tsl_cp_async_commit();
   }
-  tsl_cp_async_commit();
 }
 
 // Butterfly all-reduce over the 32 lanes of a warp (SHFL.BFLY): every lane gets the sum / max.

@@ -148,6 +148,9 @@ pub const ARRIVALS: &str = "E1207";
 pub const RING_DEADLOCK: &str = "E1208";
 /// An event ring that runs ahead: a phase completes twice before its waiters consume one.
 pub const RING_AHEAD: &str = "E1209";
+/// A `trigger` no thread of the block reaches (its `inthreads` conditions select no thread):
+/// the event's phases would expect no arrival, so they never complete.
+pub const TRIGGER_UNREACHED: &str = "E1210";
 /// Warning: a global tensor written by the kernel and also read at other elements.
 pub const GLOBAL_RW: &str = "W1201";
 /// Warning: an element store whose index ignores a thread variable of the level running it.

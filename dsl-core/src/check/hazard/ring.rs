@@ -3,7 +3,8 @@
 //! phases have completed. Three ways a ring of events goes wrong on the GPU:
 //!
 //! - **arrival counts** (`E1207`): a `trigger` reached by another number of threads than the
-//!   first one (its phases complete early or never);
+//!   first one (its phases complete early or never), or by no thread at all (`E1210`: a
+//!   barrier cannot expect zero arrivals);
 //! - **deadlock** (`E1208`): a `wait` that no phase can ever satisfy — typically a consumer
 //!   that never grants the initial credits, so the producer's first `wait empty[s]` and the
 //!   consumer's first `wait full[s]` wait on each other;
@@ -37,16 +38,31 @@ pub(super) fn check(cx: &Cx, diags: &mut Diagnostics) {
             triggered.insert(k);
         }
     }
-    if triggered.is_empty() {
-        return;
-    }
     let counts_ok = arrivals(cx, &all, diags);
-    if counts_ok {
+    if counts_ok && !triggered.is_empty() {
         simulate(cx, &all, &triggered, diags);
     }
 }
 
-/// The event an expression names, and its index expression.
+/// The event a `trigger` operand names in any form (`e`, `e[i]`, `e.at(k)`): arrival counts
+/// hold per barrier whichever way it is indexed.
+fn any_event_of(cx: &Cx, e: ExprId) -> Option<EventKey> {
+    let name = match &cx.m.exprs[e] {
+        Expr::View {
+            base,
+            op: crate::ir::ViewOp::At,
+            ..
+        } => *base,
+        _ => return event_of(cx, e).map(|(k, _)| k),
+    };
+    match cx.res.bindings.get(&name)? {
+        Binding::Event(s, d) => Some((*s, *d)),
+        _ => None,
+    }
+}
+
+/// The event an expression names (`e`, `e[i]`), and its index expression; `e.at(k)` (a
+/// generation, not an element) is left to the other checks.
 fn event_of(cx: &Cx, e: ExprId) -> Option<(EventKey, Option<ExprId>)> {
     let (name, index) = match &cx.m.exprs[e] {
         Expr::Name(_) => (e, None),
@@ -86,6 +102,10 @@ fn reaching(cx: &Cx, s: StmtId, scope: &Scope) -> Option<u64> {
     }
     let conds: Vec<ExprId> = scope.conds.iter().filter(|c| c.1).map(|c| c.0).collect();
     let mut env = cx.env.clone();
+    // Extents too, for compositions of thread variables (`p # lane`).
+    for (name, n) in &vars {
+        env.extents.insert(name.clone(), *n);
+    }
     let mut count = 0u64;
     for t in 0..total {
         let mut rest = t;
@@ -116,7 +136,7 @@ fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
         let Stmt::Trigger { event, .. } = &m.stmts[*s] else {
             continue;
         };
-        let Some((k, _)) = event_of(cx, *event) else {
+        let Some(k) = any_event_of(cx, *event) else {
             continue;
         };
         let name = event_name(cx, k);
@@ -127,6 +147,20 @@ fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
             continue;
         }
         let n = reaching(cx, *s, scope);
+        if n == Some(0) {
+            ok = false;
+            diags.push(
+                Diagnostic::new(
+                    codes::TRIGGER_UNREACHED,
+                    m.stmt_span(*s),
+                    format!(
+                        "no thread of the block reaches this `trigger {name}`: its `inthreads` conditions select none, so the phases of `{name}` would complete on no arrival"
+                    ),
+                )
+                .with_help("check the `inthreads` conditions around it against the extents of the `parallel` levels"),
+            );
+            continue;
+        }
         match first.get(&k) {
             None => {
                 first.insert(k, (*s, n));
