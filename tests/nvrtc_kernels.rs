@@ -679,8 +679,17 @@ fn v4_s8_uses_igmma_across_its_domain() {
             "{}: {op}",
             c.what
         );
-        assert_eq!(sass::count(&c.sass, "UTMASTG"), split as usize, "{}", c.what);
-        let multicast = c.sass.lines().filter(|l| l.contains("UTMALDG.2D.MULTICAST")).count();
+        assert_eq!(
+            sass::count(&c.sass, "UTMASTG"),
+            split as usize,
+            "{}",
+            c.what
+        );
+        let multicast = c
+            .sass
+            .lines()
+            .filter(|l| l.contains("UTMALDG.2D.MULTICAST"))
+            .count();
         assert_eq!(multicast > 0, mc != 0, "{}", c.what);
         eprintln!("{}", c.what);
     }

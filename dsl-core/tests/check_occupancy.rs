@@ -161,3 +161,20 @@ fn simt_launch_bounds_carry_the_block_count() {
     let k = dsl_core::lower::lower(&m, &info).unwrap();
     assert!(!k.launch_bounds.contains("MINB"), "{}", k.launch_bounds);
 }
+
+#[test]
+fn wgmma_accumulators_must_fit_the_block_s_registers() {
+    // wgmma_epilogue: one warpgroup holds a [64, WARP_N] f32 accumulator. Seven warpgroups
+    // (896 threads) leave 72 registers a thread: a 64-register accumulator does not fit
+    // (ptxas: "Insufficient registers … register target of 90 or higher").
+    let text = kernel_file("wgmma_epilogue");
+    assert!(text.contains("parallel by 1 : group-4"));
+    let wide = parse(&text.replace("parallel by 1 : group-4", "parallel by 7 : group-4"));
+    let d = check::check(&wide).unwrap_err();
+    assert_eq!(codes(&d), vec![c::ACC_REGISTERS], "{d}");
+    assert!(mentions(&d.0[0], "896 threads"), "{d}");
+    assert!(mentions(&d.0[0], "at most 72"), "{d}");
+    // Two warpgroups (256 threads, 248 registers a thread) are fine.
+    let two = parse(&text.replace("parallel by 1 : group-4", "parallel by 2 : group-4"));
+    check::check(&two).unwrap_or_else(|d| panic!("{d}"));
+}

@@ -122,6 +122,9 @@ pub const OCCUPANCY: &str = "E1005";
 pub const OCCUPANCY_PATH: &str = "E1006";
 /// `cluster C` with `C` not an integer in 1..=8 (blocks per cluster) for this configuration.
 pub const CLUSTER: &str = "E1007";
+/// A WGMMA accumulator too large for the registers a thread of its block can have (the 64K
+/// register file shared by the block's threads, at most 255 each).
+pub const ACC_REGISTERS: &str = "E1009";
 /// `cluster` on a kernel that is not on the Hopper path or has no `raster`.
 pub const CLUSTER_PATH: &str = "E1008";
 
@@ -594,6 +597,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         CLUSTER,
         "`cluster` not an integer in 1..=8 blocks per cluster",
+    ),
+    (
+        ACC_REGISTERS,
+        "WGMMA accumulator larger than the registers a thread of its block can have",
     ),
     (
         CLUSTER_PATH,

@@ -379,6 +379,7 @@ fn run_checks(
     sparse::check_sparse(&cx, &views, &swizzle, &mut diags);
     wgmma::check_promote(&cx, &frags, &mut diags);
     wgmma::check_scales(&cx, &views, &frags, &mut diags);
+    occupancy::check_acc_registers(&cx, &frags, geo.threads_per_block, &mut diags);
     let smem = smem::check_smem(&cx, limits, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);

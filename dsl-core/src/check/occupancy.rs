@@ -3,11 +3,15 @@
 //! problem sizes, to an integer in 1..=32 (32 resident blocks is the most any SM holds). On the
 //! Hopper path the lowering sizes blocks per SM itself (the warpgroup register split), so the
 //! item is refused there.
+//!
+//! Registers: a WGMMA accumulator lives in its warpgroup's registers for the whole `mma` loop and
+//! cannot spill, so a block whose threads cannot each hold their share of it (plus a little for
+//! descriptors and loop state) is rejected rather than left for ptxas to refuse.
 
 use super::codes;
 use super::eval::{EvalError, eval};
 use super::header::report_eval;
-use super::{Cx, all_stmts};
+use super::{Cx, FragInfo, FragKind, LoweringPath, all_stmts};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Stmt;
 
@@ -134,5 +138,53 @@ pub(super) fn values(cx: &Cx, e: crate::ir::ExprId) -> String {
         String::new()
     } else {
         format!(" ({})", vals.join(", "))
+    }
+}
+
+/// Registers a WGMMA kernel needs besides its accumulator fragments: descriptors, addresses,
+/// loop counters and barrier phases (ptxas needed 26 for a 64-register accumulator at 72).
+const NON_ACC_REGISTERS: u32 = 16;
+
+/// Every WGMMA accumulator fits the registers a thread of a `threads`-thread block can have
+/// when one block runs per SM (64K registers shared, in units of 8, at most 255).
+pub(crate) fn check_acc_registers(
+    cx: &Cx,
+    frags: &std::collections::HashMap<String, FragInfo>,
+    threads: u32,
+    diags: &mut Diagnostics,
+) {
+    if threads == 0 || cx.lowering_path() != LoweringPath::Hopper {
+        return;
+    }
+    let limit = (65536 / threads / 8 * 8).min(255);
+    let mut accs: Vec<(&String, &FragInfo)> = frags
+        .iter()
+        .filter(|(_, f)| f.kind == FragKind::Acc)
+        .collect();
+    accs.sort_by_key(|(_, f)| f.def);
+    for (name, f) in accs {
+        let [Some(rows), Some(cols)] =
+            [f.shape.first(), f.shape.get(1)].map(|d| d.and_then(|d| d.value))
+        else {
+            continue;
+        };
+        // One warpgroup (128 threads) holds the fragment; 32-bit registers.
+        let regs = rows * cols * i64::from(f.dtype.size_bytes()) / 4 / 128;
+        if regs + i64::from(NON_ACC_REGISTERS) > i64::from(limit) {
+            diags.push(
+                Diagnostic::new(
+                    codes::ACC_REGISTERS,
+                    cx.m.stmt_span(f.def),
+                    format!(
+                        "the accumulator `{name}` ([{rows}, {cols}] {}) needs {regs} registers in each thread of its warpgroup, but a block of {threads} threads leaves each thread at most {limit}",
+                        f.dtype.name()
+                    ),
+                )
+                .with_help(format!(
+                    "use fewer threads per block or a narrower accumulator (at most {} registers of accumulator per thread here)",
+                    i64::from(limit) - i64::from(NON_ACC_REGISTERS)
+                )),
+            );
+        }
     }
 }
