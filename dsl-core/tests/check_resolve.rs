@@ -106,6 +106,23 @@ fn duplicate_declaration_in_one_scope() {
 }
 
 #[test]
+fn names_the_emitted_cuda_cannot_keep() {
+    for (name, why) in [
+        ("double", "C++ keyword"),
+        ("threadIdx", "CUDA built-in"),
+        ("tsl_acc", "tsl_"),
+        ("__x", "reserved"),
+    ] {
+        let m = simple(|b| vec![b.let_(name, "3")]);
+        let d = check_err(&m);
+        let e = only(&d, c::RESERVED_NAME);
+        assert!(e.message.contains(why), "{name}: {e}");
+    }
+    // Names that merely contain a keyword are fine.
+    check_ok(&simple(|b| vec![b.let_("doubled", "3"), b.let_("new_tile", "4")]));
+}
+
+#[test]
 fn shadowing_a_tunable() {
     let m = simple(|b| vec![b.let_("TILE_K", "3")]);
     let d = check_err(&m);

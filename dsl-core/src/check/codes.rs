@@ -13,6 +13,9 @@ pub const WRONG_KIND: &str = "E0104";
 pub const BAD_CALL: &str = "E0105";
 /// Assignment to something that is not a scalar or an element.
 pub const NOT_ASSIGNABLE: &str = "E0106";
+/// A name the emitted CUDA cannot keep: a C++ keyword, a CUDA built-in variable, or a name in
+/// tessel's (`tsl_…`) or the implementation's (`__…`) namespace.
+pub const RESERVED_NAME: &str = "E0107";
 
 /// An expression that must have a compile-time value has none (or overflows, divides by 0).
 pub const EVAL: &str = "E0201";
@@ -428,6 +431,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         DUPLICATE_DECL,
         "name declared twice in one scope, or a body name shadowing a header name",
+    ),
+    (
+        RESERVED_NAME,
+        "name that is a C++ keyword, a CUDA built-in or in the `tsl_`/`__` namespaces",
     ),
     (
         WRONG_KIND,

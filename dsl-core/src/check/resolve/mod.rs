@@ -91,11 +91,113 @@ struct R<'a> {
 /// so a file of thousands of typos would cost names × typos.
 const MAX_SUGGESTIONS: usize = 100;
 
+/// Names the emitted CUDA C++ cannot give a variable: the C++ keywords the DSL's own grammar
+/// leaves free, and CUDA's built-in variables (a local `threadIdx` would hide the real one).
+const RESERVED: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "bitand",
+    "bitor",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "compl",
+    "concept",
+    "const_cast",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "friend",
+    "goto",
+    "inline",
+    "long",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "volatile",
+    "wchar_t",
+    "xor",
+    "xor_eq",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+];
+
+/// Why `name` cannot name a variable of the emitted CUDA, if it cannot.
+fn reserved(name: &str) -> Option<&'static str> {
+    if name.starts_with("tsl_") {
+        Some("names starting with `tsl_` are the ones tessel makes up in the emitted CUDA")
+    } else if name.starts_with("__") {
+        Some("names starting with `__` are reserved to the C++ implementation")
+    } else if ["threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"].contains(&name) {
+        Some("it is a CUDA built-in variable, which the emitted kernel uses")
+    } else if RESERVED.contains(&name) {
+        Some("it is a C++ keyword, and the emitted CUDA keeps the names you write")
+    } else {
+        None
+    }
+}
+
 impl R<'_> {
     fn header(&mut self) {
         let m = self.m;
         let mut scope: HashMap<String, (Binding, Span)> = HashMap::new();
         for t in &m.tunables {
+            self.not_reserved(&t.name.name, t.name.span);
             scope
                 .entry(t.name.name.clone())
                 .or_insert((Binding::Tunable, t.name.span));
@@ -104,6 +206,7 @@ impl R<'_> {
         // is resolved (in one scope, not a copy per constant: that would be quadratic).
         self.scopes = vec![scope];
         for c in &m.constants {
+            self.not_reserved(&c.name.name, c.name.span);
             self.expr(c.value, Want::Value, false);
             if let Some(s) = self.scopes.first_mut() {
                 s.entry(c.name.name.clone())
@@ -120,6 +223,7 @@ impl R<'_> {
                 if let Expr::Name(n) = &m.exprs[d]
                     && !scope.contains_key(n)
                 {
+                    self.not_reserved(n, m.expr_span(d));
                     scope.insert(
                         n.clone(),
                         (Binding::SymDim { param: pi, dim: di }, m.expr_span(d)),
@@ -149,6 +253,7 @@ impl R<'_> {
             self.expr(e, Want::Value, false);
         }
         for (pi, p) in m.kernel.params.iter().enumerate() {
+            self.not_reserved(&p.name.name, p.name.span);
             scope
                 .entry(p.name.name.clone())
                 .or_insert((Binding::Param(pi), p.name.span));
@@ -229,10 +334,28 @@ impl R<'_> {
         self.diags.push(d);
     }
 
+    /// Reports `name` (declared at `span`) if the emitted CUDA cannot keep it.
+    fn not_reserved(&mut self, name: &str, span: Span) {
+        if let Some(why) = reserved(name) {
+            self.diags.push(
+                Diagnostic::new(
+                    codes::RESERVED_NAME,
+                    span,
+                    format!("`{name}` cannot name a variable: {why}"),
+                )
+                .with_help(format!(
+                    "rename it (e.g. `{}_`)",
+                    name.trim_start_matches('_')
+                )),
+            );
+        }
+    }
+
     fn declare(&mut self, id: &Ident, b: Binding) {
         if id.name == "_" {
             return;
         }
+        self.not_reserved(&id.name, id.span);
         let scope_len = self.scopes.len();
         if let Some((_, first)) = self.scopes.last().and_then(|s| s.get(&id.name))
             && scope_len > 1

@@ -1,0 +1,32 @@
+// expect: E0107 — a C++ keyword as a variable name (the emitted CUDA keeps the names you write).
+use tessel::gemm_kernel;
+
+gemm_kernel! {
+    tunable TILE_M in [16, 32] = 32;
+    tunable TILE_N in [16, 32] = 32;
+    tunable TILE_K in [32, 64, 128] = 128;
+    require TILE_M * TILE_N <= 1024;
+
+    __co__ void matmul(
+        global f16 [M, K] lhs,
+        global f16 [N, K] rhs,
+        global f16 [M, N] output) {
+      parallel {block_m, block_n} by [cdiv(M, TILE_M), cdiv(N, TILE_N)] : block,
+               {thr_m, thr_n} by [TILE_M, TILE_N] : thread {
+        shared f16 [TILE_M, TILE_K] lhs_s;
+        shared f16 [TILE_N, TILE_K] rhs_s;
+        f16 register = 0.0f;
+
+        foreach {iv_k} in [cdiv(K, TILE_K)] {
+          dma.copy lhs.subspan(TILE_M, TILE_K).at(block_m, iv_k) => lhs_s;
+          dma.copy rhs.subspan(TILE_N, TILE_K).at(block_n, iv_k) => rhs_s;
+
+          foreach {ik} in [TILE_K]
+            register += lhs_s.at(thr_m, ik) * rhs_s.at(thr_n, ik);
+        }
+        output.at(block_m # thr_m, block_n # thr_n) = register;
+      }
+    }
+}
+
+fn main() {}
