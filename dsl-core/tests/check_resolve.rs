@@ -119,7 +119,9 @@ fn names_the_emitted_cuda_cannot_keep() {
         assert!(e.message.contains(why), "{name}: {e}");
     }
     // Names that merely contain a keyword are fine.
-    check_ok(&simple(|b| vec![b.let_("doubled", "3"), b.let_("new_tile", "4")]));
+    check_ok(&simple(|b| {
+        vec![b.let_("doubled", "3"), b.let_("new_tile", "4")]
+    }));
 }
 
 #[test]

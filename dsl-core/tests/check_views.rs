@@ -31,6 +31,25 @@ fn copy_shape_mismatch() {
 }
 
 #[test]
+fn copy_into_a_fixed_tile_from_a_problem_sized_one() {
+    // `.subspan(TILE_M, K)`: the source's second extent is the problem's K.
+    let m = simple(|b| {
+        vec![
+            b.shared(F16, &["TILE_M", "TILE_K"], "lhs_s", None),
+            b.foreach(&["iv_k"], &["cdiv(K, TILE_K)"], |b| {
+                vec![b.dma("lhs.subspan(TILE_M, K).at(block_m, iv_k)", "lhs_s")]
+            }),
+        ]
+    });
+    let d = check_err(&m);
+    let e = only(&d, c::COPY_SHAPE);
+    assert!(
+        e.message.contains("no compile-time extent in dimension 1"),
+        "{e}"
+    );
+}
+
+#[test]
 fn copy_dtype_mismatch() {
     let m = simple(|b| {
         vec![

@@ -1,5 +1,5 @@
-// expect: E1210 — the consumer branch selects no thread of the two warpgroups (`wg >= 2`), so no
-// thread ever triggers `empty` and the producer's first `wait empty` would hang.
+// expect: E1210 — the release of each stage sits under `inthreads (t >= 128)`, which no thread
+// of a 128-thread warpgroup satisfies: the producer's `wait empty` would never return.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -40,7 +40,7 @@ gemm_kernel! {
           }
 
           // ── Consumer (wg=1): compute WGMMA ──
-          inthreads.async (wg >= 2) {
+          inthreads.async (wg >= 1) {
             cidx = wg - 1;
             foreach {s} in [STAGES]
               trigger empty[s];
@@ -59,7 +59,9 @@ gemm_kernel! {
                 mma.row.row mc, ma, mb;
               }
               mma.commit;
-              trigger empty[stage];
+              inthreads (t >= 128) {
+                trigger empty[stage];
+              }
             }
             mma.store mc, output_s[cidx];
             tma.copy output_s[cidx] =>

@@ -168,9 +168,16 @@ pub(crate) fn check_acc_registers(
         else {
             continue;
         };
+        if rows <= 0 || cols <= 0 {
+            continue; // the shape checks report it
+        }
         // One warpgroup (128 threads) holds the fragment; 32-bit registers.
-        let regs = rows * cols * i64::from(f.dtype.size_bytes()) / 4 / 128;
-        if regs + i64::from(NON_ACC_REGISTERS) > i64::from(limit) {
+        let regs = rows
+            .saturating_mul(cols)
+            .saturating_mul(i64::from(f.dtype.size_bytes()))
+            / 4
+            / 128;
+        if regs.saturating_add(i64::from(NON_ACC_REGISTERS)) > i64::from(limit) {
             diags.push(
                 Diagnostic::new(
                     codes::ACC_REGISTERS,

@@ -1,11 +1,12 @@
 //! Copies: the source and destination tiles of `dma.copy` / `tma.copy` agree per dimension
 //! (when both extents are known under the config; dimensions of extent 1 may be left out, so a
-//! `[1, 8]` tile copies into an `[8]` register tile) and in element type.
+//! `[1, 8]` tile copies into an `[8]` register tile) and in element type; a copy into a shared or
+//! local tile of fixed shape needs a source tile of compile-time extents.
 
 use super::view::{VState, Views};
 use super::{Cx, all_stmts, at_expr, codes};
 use crate::diag::Diagnostics;
-use crate::ir::{CopyDst, ExprId, Stmt};
+use crate::ir::{CopyDst, ExprId, MemSpace, Stmt};
 
 pub(crate) fn check_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
@@ -111,6 +112,33 @@ fn shape_mismatch(
     let bad: Vec<usize> = (0..sv.shape.len())
         .filter(|&d| matches!((cx.dim_value(&sv.shape[d]), cx.dim_value(&dv.shape[d])), (Some(a), Some(b)) if a != b))
         .collect();
+    // A copy into an on-chip tile of fixed shape moves a tile of that shape: a source extent
+    // that depends on the problem size (`.subspan(TILE, K)`) cannot be it.
+    let on_chip = matches!(dv.space, MemSpace::Shared | MemSpace::Local);
+    let unknown: Vec<usize> = (0..sv.shape.len())
+        .filter(|&d| {
+            on_chip && cx.dim_value(&sv.shape[d]).is_none() && cx.dim_value(&dv.shape[d]).is_some()
+        })
+        .collect();
+    if bad.is_empty() && !unknown.is_empty() {
+        let dims: Vec<String> = unknown.iter().map(|d| d.to_string()).collect();
+        diags.push(
+            at_expr(
+                m,
+                codes::COPY_SHAPE,
+                dst,
+                format!(
+                    "the source tile {} has no compile-time extent in dimension {}, but the destination {} has a fixed shape",
+                    show(sv),
+                    dims.join(" and "),
+                    show(dv)
+                ),
+            )
+            .with_note(m.expr_span(src), format!("source tile {}", show(sv)))
+            .with_help("size the source tile with constants or tunables (the destination's shape)"),
+        );
+        return;
+    }
     if bad.is_empty() {
         return;
     }
