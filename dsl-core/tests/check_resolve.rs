@@ -1,6 +1,7 @@
 //! Name resolution: unknown names with suggestions, `_`, duplicates, kinds, calls, targets.
 
 mod check_support;
+mod kernel_files;
 
 use check_support::kernels::*;
 use check_support::*;
@@ -219,4 +220,19 @@ fn scalars_and_elements_are_assignable() {
         ]
     });
     check_ok(&m);
+}
+
+#[test]
+fn header_items_name_declared_values() {
+    // `raster G;` and `persistent P;` read header names like `occupancy` and `cluster` do: an
+    // undeclared one is an unknown name (the emitted CUDA would not compile).
+    let text = kernel_files::kernel_file("v2_warp_mma");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("tunable GROUP_M"))
+        .expect("v2_warp_mma tunes GROUP_M");
+    let m = kernel_files::parse(&text.replace(line, ""));
+    let d = check_err(&m);
+    let e = only(&d, c::UNKNOWN_NAME);
+    assert!(e.message.contains("GROUP_M"), "{e}");
 }

@@ -6,7 +6,7 @@ use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
 use super::sym::Sym;
 use crate::check::{Binding, KernelInfo};
-use crate::ir::{DType, Expr, ExprId, MemSpace, Module, ViewOp};
+use crate::ir::{BinaryOp, DType, Expr, ExprId, MemSpace, Module, ViewOp};
 
 /// The C++ type class of a lowered expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -305,6 +305,11 @@ impl ExprCx<'_> {
                         )
                     }
                 };
+                if *op == BinaryOp::Rem && matches!(t, Ty::Float(_)) {
+                    // C++ has no `%` on floating-point values: the truncated remainder (the
+                    // sign of the dividend, as `%` on integers).
+                    return Ok((format!("fmodf({a}, {b})"), t));
+                }
                 let s = format!("{a} {} {b}", op.symbol());
                 (if p < min_prec { format!("({s})") } else { s }, t)
             }

@@ -240,8 +240,8 @@ impl R<'_> {
         for r in &m.requires {
             self.expr(r.cond, Want::Value, false);
         }
-        if let Some(o) = m.occupancy {
-            self.expr(o, Want::Value, false);
+        for e in [m.occupancy, m.raster, m.persistent].into_iter().flatten() {
+            self.expr(e, Want::Value, false);
         }
         if let Some(c) = m.cluster {
             self.expr(c, Want::Value, false);
