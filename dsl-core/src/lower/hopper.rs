@@ -228,11 +228,19 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     }
                     _ => String::new(),
                 };
+                // `pingpong;`: one consumer warpgroup makes each phase of the events its branch
+                // triggers.
+                let per_turn = match super::persistent::pingpong(e) {
+                    Some(pp) if super::persistent::pingpong_triggers(m, pp.branch).contains(n) => {
+                        " / tsl_consumers"
+                    }
+                    _ => "",
+                };
                 e.emit(
                     decl(
                         "constexpr int",
                         format!("tsl_arrivals_{n}"),
-                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster}"),
+                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_turn}{per_cluster}"),
                     ),
                     None,
                     line,
