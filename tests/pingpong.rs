@@ -149,3 +149,60 @@ fn v4_pingpong_compiles_to_hgmma_tma_and_the_turn_barriers() {
     );
     assert_eq!(sass::count(&one, "BAR.ARV"), 0);
 }
+
+/// `kernels/v4_pingpong_m128.co`: 128-row tiles, two 64-row WGMMAs per K step sharing the rhs
+/// descriptor, both accumulators stored into one 128-row output tile per consumer (one TMA
+/// store per slice). f32 accumulators up to WARP_N = 192 (192 accumulator registers) fit the
+/// consumers' budget without spills.
+#[test]
+fn v4_pingpong_m128_compiles_without_spills() {
+    if !nvrtc_and_nvdisasm_available("v4_pingpong_m128_compiles_without_spills") {
+        return;
+    }
+    let f16 = parse_kernel("v4_pingpong_m128");
+    let f32 = retype(
+        &f16,
+        Variant {
+            input: None,
+            acc: Some(DType::F32),
+        },
+    );
+    let bf16 = retype(
+        &f16,
+        Variant {
+            input: Some(DType::BF16),
+            acc: Some(DType::F32),
+        },
+    );
+    let base = Config::defaults(&f16);
+    let runs = [
+        (&f16, base.clone()),
+        (&f32, base.clone()),
+        (&f32, base.clone().with("WARP_N", 192).with("STAGES", 3)),
+        (&bf16, base.clone().with("WARP_N", 160).with("EPI_SPLIT", 2)),
+        (
+            &f16,
+            base.clone()
+                .with("WARP_N", 192)
+                .with("STAGES", 4)
+                .with("EPI_SPLIT", 2),
+        ),
+    ];
+    for (m, cfg) in runs {
+        let sass = compiled("v4_pingpong_m128", emit_module("v4_pingpong_m128", m, &cfg));
+        let n = cfg.get("WARP_N").unwrap();
+        let mma = format!("HGMMA.64x{n}x16");
+        assert_eq!(
+            sass::count(&sass, &mma) % 2,
+            0,
+            "two WGMMAs per K step at {cfg}"
+        );
+        assert!(sass::count(&sass, &mma) > 0, "no {mma} at {cfg}");
+        assert!(sass::count(&sass, "BAR.ARV") > 0, "no turn passed at {cfg}");
+        assert_eq!(
+            sass::count(&sass, "UTMASTG"),
+            cfg.get("EPI_SPLIT").unwrap() as usize,
+            "one TMA store per epilogue slice at {cfg}"
+        );
+    }
+}
