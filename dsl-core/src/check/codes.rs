@@ -418,14 +418,12 @@ pub const NOT_LOWERED_PINGPONG_CLUSTER: &str = "E1473";
 pub const PINGPONG_PERSISTENT: &str = "E1630";
 /// `pingpong` without one producer branch on warpgroup 0 and one consumer branch `wg >= L`.
 pub const PINGPONG_ROLES: &str = "E1631";
-/// `pingpong` consumers: not 1 to 7 warpgroups.
-pub const PINGPONG_CONSUMERS: &str = "E1632";
 /// `pingpong`: a `wait e.at(k)` in the consumer branch.
-pub const PINGPONG_GENERATION: &str = "E1633";
+pub const PINGPONG_GENERATION: &str = "E1632";
 /// `pingpong`: an event the consumer branch triggers is triggered outside it too.
-pub const PINGPONG_TRIGGER: &str = "E1634";
+pub const PINGPONG_TRIGGER: &str = "E1633";
 /// `pingpong`: an `mma.store` of the consumer branch into one shared tile for all consumers.
-pub const PINGPONG_SHARED_STORE: &str = "E1635";
+pub const PINGPONG_SHARED_STORE: &str = "E1634";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1090,10 +1088,6 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         PINGPONG_ROLES,
         "`pingpong` without one producer branch on warpgroup 0 and one consumer branch `wg >= L`",
-    ),
-    (
-        PINGPONG_CONSUMERS,
-        "`pingpong` consumer branch of more than 7 warpgroups",
     ),
     (
         PINGPONG_GENERATION,

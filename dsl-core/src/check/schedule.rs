@@ -2,12 +2,13 @@
 //! `lower/persistent.rs`). The consumer branch's warpgroups take turns on whole tiles, so:
 //! the kernel walks its tiles (`persistent`, E1630); it is warp-specialized — a producer
 //! branch on warpgroup 0 and ONE consumer branch written `wg >= L` (whole warpgroups `L…`,
-//! E1631) of 1 to 7 warpgroups (E1632: the turns are named barriers 9–15); the consumer branch
-//! waits on its events as rings (`wait e[i]`, whose parity bits travel with the turn — not
-//! `wait e.at(k)`, whose parity is the user's count, E1633); and an event it triggers is
-//! triggered nowhere else (one consumer warpgroup makes each phase, E1634); and the shared
-//! tile an `mma.store` in it writes is chosen by the warpgroup (`output_s[wg - 1]`): the
-//! consumers' epilogues overlap, so one shared tile for all would race (E1635). With `cluster`
+//! E1631; at most 8 warpgroups in a block leave at most 7 consumers, the named barriers 9–15 of
+//! the turns); the consumer branch waits on its events as rings (`wait e[i]`, whose parity
+//! bits travel with the turn — not `wait e.at(k)`, whose parity is the user's count, E1632); an
+//! event it triggers is triggered nowhere else (one consumer warpgroup makes each phase,
+//! E1633); and the shared tile an `mma.store` in it writes is chosen by the warpgroup
+//! (`output_s[wg - 1]`): the consumers' epilogues overlap, so one shared tile for all would
+//! race (E1634). With `cluster`
 //! the lowering does not handle it yet (E1473).
 
 use super::{Binding, Cx, all_stmts, codes, stmt_blocks};
@@ -15,19 +16,16 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Stmt, StmtId};
 use std::collections::BTreeSet;
 
-/// The `group-4` variable (its binding, and its level's extent).
-fn group4_var(cx: &Cx) -> Option<(Binding, ExprId)> {
+/// The `group-4` variable.
+fn group4_var(cx: &Cx) -> Option<Binding> {
     let m = cx.m;
     all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
         Stmt::Parallel { levels, .. } => levels.iter().enumerate().find_map(|(li, l)| {
-            (l.level == Level::Group4 && l.vars.len() == 1 && l.extents.len() == 1).then_some((
-                Binding::ParallelVar {
-                    stmt: s,
-                    level: li,
-                    index: 0,
-                },
-                l.extents[0],
-            ))
+            (l.level == Level::Group4 && l.vars.len() == 1).then_some(Binding::ParallelVar {
+                stmt: s,
+                level: li,
+                index: 0,
+            })
         }),
         _ => None,
     })
@@ -92,7 +90,7 @@ pub(crate) fn check_pingpong(cx: &Cx, diags: &mut Diagnostics) {
         return;
     }
     let split_help = "write a producer `inthreads.async (wg == 0 && t == 0) { … }` and one consumer `inthreads.async (wg >= 1) { … }` under `parallel wg by N : group-4, t by 128 : thread`";
-    let Some((wg, extent)) = group4_var(cx) else {
+    let Some(wg) = group4_var(cx) else {
         diags.push(
             Diagnostic::new(
                 codes::PINGPONG_ROLES,
@@ -119,8 +117,8 @@ pub(crate) fn check_pingpong(cx: &Cx, diags: &mut Diagnostics) {
         .iter()
         .filter_map(|&s| consumer_first(cx, cond(s), wg).map(|l| (s, l)))
         .collect();
-    let (branch, first) = match (producers, consumers.as_slice()) {
-        (1, [(b, l)]) if *l >= 1 => (*b, *l),
+    let branch = match (producers, consumers.as_slice()) {
+        (1, [(b, l)]) if *l >= 1 => *b,
         _ => {
             diags.push(
                 Diagnostic::new(
@@ -136,19 +134,6 @@ pub(crate) fn check_pingpong(cx: &Cx, diags: &mut Diagnostics) {
             return;
         }
     };
-    if let Some(n) = cx.static_value(extent) {
-        let turns = n - first;
-        if !(1..=7).contains(&turns) {
-            diags.push(
-                Diagnostic::new(
-                    codes::PINGPONG_CONSUMERS,
-                    m.expr_span(cond(branch)),
-                    format!("`pingpong` takes turns among 1 to 7 consumer warpgroups; this branch runs on {turns} (warpgroups {first}..{n})"),
-                )
-                .with_help("the turns are named barriers 9..15: use at most 8 warpgroups in all"),
-            );
-        }
-    }
     let mut inside = Vec::new();
     nested(m, &[branch], &mut inside);
     per_consumer_stores(cx, wg, &inside, diags);
