@@ -8,6 +8,8 @@
 //!   memory, no ptxas performance warnings) to HGMMA, TMA loads and stores, and the named
 //!   barriers of the turn: BAR.SYNC for the turn taken, BAR.ARV for the turn passed;
 //! - with one consumer the turn helpers vanish (no BAR.ARV);
+//! - under `cluster CLUSTER;` at 2 the rhs tile is multicast (UTMALDG.2D.MULTICAST) and each
+//!   `empty` phase counts one warpgroup of every block of the cluster;
 //! - the cooperative `v4_tuned.co` emits no ping-pong helper.
 //!
 //! Without NVRTC/nvdisasm the compile tests print `SKIPPED` and pass, except under `CI=true` or
@@ -61,7 +63,7 @@ fn the_emitted_kernel_takes_turns_on_whole_tiles() {
     let (_, cu, _) = emit_kernel("v4_pingpong", &defaults());
     for needle in [
         "constexpr int tsl_consumers = CONSUMERS + 1 - 1;",
-        "/ (tsl_warp_empty ? 32 : 1) / tsl_consumers;",
+        "/ (tsl_warp_empty ? 32 : 1) / tsl_consumers * CLUSTER;",
         "/ (tsl_warp_full ? 32 : 1);",
         "const int tsl_consumer = threadIdx.x / 128 - 1;",
         "if (tsl_consumer == 0) {",
@@ -127,6 +129,7 @@ fn v4_pingpong_compiles_to_hgmma_tma_and_the_turn_barriers() {
         (&f32, base.clone().with("WARP_N", 128).with("STAGES", 3)),
         (&f32, base.clone().with("EPI_SPLIT", 2).with("STAGES", 4)),
         (&f16, base.clone().with("TILE_K", 32).with("WARP_N", 136)),
+        (&f32, base.clone().with("CLUSTER", 2).with("WARP_N", 192)),
     ];
     for (m, cfg) in runs {
         let sass = compiled("v4_pingpong", emit_module("v4_pingpong", m, &cfg));
@@ -140,6 +143,11 @@ fn v4_pingpong_compiles_to_hgmma_tma_and_the_turn_barriers() {
             sass::count(&sass, "UTMASTG"),
             cfg.get("EPI_SPLIT").unwrap() as usize,
             "one TMA store per epilogue slice at {cfg}"
+        );
+        assert_eq!(
+            sass::count(&sass, "UTMALDG.2D.MULTICAST") > 0,
+            cfg.get("CLUSTER") == Some(2),
+            "the rhs tile is multicast exactly under CLUSTER = 2 at {cfg}"
         );
     }
     // One consumer: nobody to take turns with.
@@ -203,6 +211,11 @@ fn v4_pingpong_m128_compiles_without_spills() {
             sass::count(&sass, "UTMASTG"),
             cfg.get("EPI_SPLIT").unwrap() as usize,
             "one TMA store per epilogue slice at {cfg}"
+        );
+        assert_eq!(
+            sass::count(&sass, "UTMALDG.2D.MULTICAST") > 0,
+            cfg.get("CLUSTER") == Some(2),
+            "the rhs tile is multicast exactly under CLUSTER = 2 at {cfg}"
         );
     }
 }

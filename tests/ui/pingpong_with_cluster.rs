@@ -1,4 +1,4 @@
-// expect: E1473 — `pingpong` in a kernel of thread-block clusters is not lowered yet.
+// expect: E1473 — `pingpong` under a `: cluster` level is not lowered yet.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -10,12 +10,12 @@ gemm_kernel! {
     const SWIZ = 128;
     raster 16;
     persistent;
-    cluster 2;
     pingpong;
     __co__ void matmul(
         global f16 [M, K] lhs,
         global f16 [N, K] rhs,
         global f16 [M, N] output) {
+      parallel {cm, cn} by [2, 1] : cluster {
       parallel {block_m, block_n} by [cdiv(M, WARP_M), cdiv(N, WARP_N)] : block {
         shared event full[STAGES], empty[STAGES];
         shared f16 [WARP_M, TILE_K] lhs_s[STAGES];
@@ -54,6 +54,7 @@ gemm_kernel! {
           }
         }
       }
+    }
     }
 }
 

@@ -412,7 +412,7 @@ pub const NOT_LOWERED_REG_A_FORM: &str = "E1471";
 /// Not supported yet: an accumulator that a standalone `mma.scale` scales and that a `.scale`
 /// `mma`, a register-A `mma` or `promote` also accumulates into.
 pub const NOT_LOWERED_SCALE_MIX: &str = "E1472";
-/// Not supported yet: `pingpong` in a kernel of thread-block clusters.
+/// Not supported yet: `pingpong` under a `: cluster` level.
 pub const NOT_LOWERED_PINGPONG_CLUSTER: &str = "E1473";
 /// `pingpong` in a kernel that is not `persistent`.
 pub const PINGPONG_PERSISTENT: &str = "E1630";
@@ -1079,7 +1079,7 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         NOT_LOWERED_PINGPONG_CLUSTER,
-        "not supported yet: `pingpong` in a kernel of thread-block clusters",
+        "not supported yet: `pingpong` under a `: cluster` level",
     ),
     (
         PINGPONG_PERSISTENT,

@@ -8,8 +8,10 @@
 //! event it triggers is triggered nowhere else (one consumer warpgroup makes each phase,
 //! E1633); and the shared tile an `mma.store` in it writes is chosen by the warpgroup
 //! (`output_s[wg - 1]`): the consumers' epilogues overlap, so one shared tile for all would
-//! race (E1634). With `cluster`
-//! the lowering does not handle it yet (E1473).
+//! race (E1634). Under a `: cluster` level the lowering does not handle it yet (E1473); with
+//! `cluster C;` the blocks of a cluster walk their tiles in step (their tile counts are equal:
+//! tiles and grid are whole clusters), so consumer `c` of each block releases the same stages,
+//! each block's `empty` phase collecting one warpgroup's arrivals from every block.
 
 use super::{Binding, Cx, all_stmts, codes, stmt_blocks};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -189,14 +191,14 @@ pub(crate) fn check_pingpong(cx: &Cx, diags: &mut Diagnostics) {
 pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     let Some(span) = m.pingpong else { return };
-    if m.cluster.is_some() || m.cluster_level.is_some() {
+    if m.cluster_level.is_some() {
         diags.push(
             Diagnostic::new(
                 codes::NOT_LOWERED_PINGPONG_CLUSTER,
                 span,
-                "not supported yet: `pingpong` in a kernel of thread-block clusters",
+                "not supported yet: `pingpong` under a `: cluster` level",
             )
-            .with_help("drop `cluster` (or `pingpong`)"),
+            .with_help("write the cluster as the header item `cluster C;` (or drop `pingpong`)"),
         );
     }
 }

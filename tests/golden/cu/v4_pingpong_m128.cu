@@ -10,6 +10,7 @@
 //   TILE_K in [32, 64], default 64, this file: 64
 //   GROUP_M in [1, 8, 16, 32], default 16, this file: 16
 //   EPI_SPLIT in [1, 2], default 1, this file: 1
+//   CLUSTER in [1, 2], default 1, this file: 1
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
 // implements. Names the user wrote (block_m, lhs_s, full, ...) keep their spelling; names tessel
@@ -954,9 +955,87 @@ template <int C> TSL_DEVICE void tsl_pingpong_take_phase(unsigned &phase, const 
   }
 }
 
+// ---- helpers: thread-block clusters (sm90_cluster.cuh, lowering/cluster.cuh) ----------------------------------------------------------------
+// tessel sm_90a helpers for thread-block clusters (`cluster C;`): TMA multicast, arrivals on a
+// peer CTA's mbarrier, and the cluster barrier. Needs prelude.cuh and sm90_hopper.cuh; the kernel
+// carries __cluster_dims__(C, 1, 1), so every launch is a cluster launch.
+
+// The same load multicast to every CTA of the cluster whose bit is set in `mask` (bit r = rank r):
+// the tile lands at offset `dst` of each one's shared memory and completes `bar`'s transaction
+// bytes at that offset in each (PTX ISA, cp.async.bulk.tensor, .multicast::cluster; sm_90a).
+TSL_DEVICE void tsl_tma_load_2d_multicast(tsl_u32 dst, const tsl_tensor_map *tm, int c0, int c1,
+                                          tsl_u32 bar, tsl_u16 mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<tsl_u64>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+// mapa + mbarrier.arrive.shared::cluster.b64: one arrival on the barrier at the same shared
+// offset as `bar` in the cluster's CTA `rank` (this CTA's own included). Default semantics
+// (.release.cta), as CUTLASS's ClusterBarrier::arrive(cta_id): the arrival only says "this
+// stage's WGMMAs are done reading". Spelling out `.release.cluster` costs a MEMBAR.ALL.GPU per
+// arrival in SASS (measured: the multicast kernel ran at half speed).
+TSL_DEVICE void tsl_mbar_arrive_remote(tsl_u32 bar, tsl_u32 rank) {
+  asm volatile(
+      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1;"
+      " mbarrier.arrive.shared::cluster.b64 _, [r]; }" ::"r"(bar), "r"(rank)
+      : "memory");
+}
+// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire): every thread of every CTA
+// of the cluster; the non-.aligned forms, so diverged warps may reach it.
+TSL_DEVICE void tsl_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+// tessel lowering glue for `cluster C;` (see dsl-core/src/lower/cluster.rs): a block's rank, the
+// multicast load of the shared operand, cluster-wide `trigger`s and the clustered rasterization.
+// Needs lowering/common.cuh, lowering/hopper.cuh and sm90_cluster.cuh.
+
+// This block's rank in its cluster (clusters of C consecutive blocks; __cluster_dims__(C, 1, 1)).
+template <int C> TSL_DEVICE int tsl_cta_rank() { return (int)(blockIdx.x % C); }
+
+// A TMA load of the operand a cluster shares: with C > 1 this block's slice is multicast to all
+// C blocks (mask: every rank), completing `bar` at the same offset in each; C == 1 is a plain load.
+template <int C, typename T>
+TSL_DEVICE void tsl_tma_load_2d_mc(T *dst, const tsl_tensor_map *tm, int c0, int c1,
+                                   unsigned long long *bar) {
+  if constexpr (C == 1) {
+    tsl_tma_load_2d(dst, tm, c0, c1, bar);
+  } else {
+    tsl_tma_load_2d_multicast(tsl_smem_addr(dst), tm, c0, c1, tsl_smem_addr(bar),
+                              (tsl_u16)((1u << C) - 1));
+  }
+}
+
+// `trigger e` for a cluster-scope event: the arrival (one per warp when PER_WARP) goes to the
+// barrier at the same offset in every block of the cluster, this one included.
+template <int C, bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_cluster(unsigned long long *bar) {
+  if constexpr (C == 1) {
+    tsl_mbar_arrive_from<PER_WARP>(bar);
+  } else {
+    if constexpr (PER_WARP) {
+      __syncwarp();
+      if ((threadIdx.x & 31) != 0) return;
+    }
+#pragma unroll
+    for (int r = 0; r < C; ++r) tsl_mbar_arrive_remote(tsl_smem_addr(bar), (tsl_u32)r);
+  }
+}
+
+// Grouped rasterization in clusters of c blocks along M: tile t is rank t % c of cluster-tile
+// t / c; cluster-tiles walk a cdiv(grid_m, c) x grid_n grid in groups of cdiv(group_m, c)
+// cluster rows (tsl_raster_grouped), and block row = cluster row * c + rank.
+TSL_DEVICE void tsl_raster_cluster(int t, int grid_m, int grid_n, int group_m, int c, int &bm,
+                                   int &bn) {
+  int cm;
+  tsl_raster_grouped(t / c, tsl_cdiv(grid_m, c), grid_n, tsl_cdiv(group_m, c), cm, bn);
+  bm = cm * c + t % c;
+}
+
 // ---- kernel ------------------------------------------------------------------------------------
-template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int EPI_SPLIT>
-__global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))) tsl_matmul(
+template <int WARP_N, int STAGES, int CONSUMERS, int TILE_K, int GROUP_M, int EPI_SPLIT, int CLUSTER>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))) tsl_matmul(
     const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
     const __grid_constant__ tsl_tensor_map tsl_tm_output,
@@ -976,125 +1055,127 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
   constexpr int tsl_regs_producer = 40;
   constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  const int tsl_tiles = tsl_cdiv(M, TILE_M) * tsl_cdiv(N, WARP_N);  // dsl:26  persistent: tiles of the block level, walked by gridDim.x blocks
-  constexpr int tsl_consumers = CONSUMERS + 1 - 1;  // dsl:26  pingpong: consumer warpgroups that take turns on whole tiles
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:27
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:27  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:27  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:27
-  if (threadIdx.x == 0) {  // dsl:27
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:27
-    tsl_mbar_init_fence();  // dsl:27
-  }  // dsl:27
-  unsigned tsl_phase_full = 0;  // dsl:27  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:27
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:27  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:27  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) / tsl_consumers;  // dsl:27
-  if (threadIdx.x == 0) {  // dsl:27
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:27
-    tsl_mbar_init_fence();  // dsl:27
-  }  // dsl:27
-  unsigned tsl_phase_empty = 0;  // dsl:27  one parity bit per barrier, flipped by each wait
-  __syncthreads();  // dsl:27  barriers are initialised before anyone uses them
-  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:28
-  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:29
-  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:30
-  const int wg = threadIdx.x / 128;  // dsl:33
-  const int t = threadIdx.x % 128;  // dsl:33
-  if (wg == 0) {  // dsl:35  producer warpgroup: hands registers back
-    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:35
-    if (wg == 0 && t == 0) {  // dsl:35
-      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:35  persistent: this block's tiles
-        int block_m, block_n;  // dsl:35
-        tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:35
-        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:36
-          const int stage = iv_k % STAGES;  // dsl:37
-          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:38
-          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:39  bytes this copy adds to the phase
-          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:39  coords: column, row
-          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:41  bytes this copy adds to the phase
-          tsl_tma_load_2d((rhs_s + stage * (WARP_N * TILE_K)), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N, &full[stage]);  // dsl:41  coords: column, row
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:43
+  const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N);  // dsl:29  persistent: tiles of the block level, walked by gridDim.x blocks
+  constexpr int tsl_consumers = CONSUMERS + 1 - 1;  // dsl:29  pingpong: consumer warpgroups that take turns on whole tiles
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:30
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg == 0 && t == 0); };  // dsl:30  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:30  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:30
+  if (threadIdx.x == 0) {  // dsl:30
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:30
+    tsl_mbar_init_fence();  // dsl:30
+  }  // dsl:30
+  unsigned tsl_phase_full = 0;  // dsl:30  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:30
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };  // dsl:30  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:30  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1) / tsl_consumers * CLUSTER;  // dsl:30
+  if (threadIdx.x == 0) {  // dsl:30
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:30
+    tsl_mbar_init_fence();  // dsl:30
+  }  // dsl:30
+  unsigned tsl_phase_empty = 0;  // dsl:30  one parity bit per barrier, flipped by each wait
+  tsl_cluster_sync();  // dsl:30  every block's barriers are initialised before its peers arrive on them or multicast into it
+  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:31
+  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:32
+  tsl_f16* output_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_output_s);  // dsl:33
+  const int wg = threadIdx.x / 128;  // dsl:36
+  const int t = threadIdx.x % 128;  // dsl:36
+  if (wg == 0) {  // dsl:38  producer warpgroup: hands registers back
+    tsl_setmaxnreg_dec<tsl_regs_producer>();  // dsl:38
+    if (wg == 0 && t == 0) {  // dsl:38
+      for (int tsl_tile = blockIdx.x; tsl_tile < tsl_tiles; tsl_tile += gridDim.x) {  // dsl:38  persistent: this block's tiles
+        int block_m, block_n;  // dsl:38
+        tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:38
+        for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:39
+          const int stage = iv_k % STAGES;  // dsl:40
+          tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);  // dsl:41
+          tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);  // dsl:42  bytes this copy adds to the phase
+          tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);  // dsl:42  coords: column, row
+          tsl_mbar_expect_tx(&full[stage], WARP_N * TILE_K * 2);  // dsl:44  bytes this copy adds to the phase (all CLUSTER slices)
+          static_assert(WARP_N % (8 * CLUSTER) == 0, "cluster multicast: each block's slice must be whole 8-row swizzle atoms");  // dsl:44
+          tsl_tma_load_2d_mc<CLUSTER>((rhs_s + stage * (WARP_N * TILE_K)) + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER * TILE_K), &tsl_tm_rhs, iv_k * TILE_K, block_n * WARP_N + tsl_cta_rank<CLUSTER>() * (WARP_N / CLUSTER), &full[stage]);  // dsl:44  this block's 1/CLUSTER of the rows, multicast to the cluster
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[stage]);  // dsl:46
         }
       }
     }
   }
-  if (wg >= 1) {  // dsl:48  consumer warpgroups: take the producer's registers
-    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:48
-    const int tsl_consumer = threadIdx.x / 128 - 1;  // dsl:48  pingpong: this warpgroup's place among the tsl_consumers that take turns
-    const int cidx = wg - 1;  // dsl:49
-    if (tsl_consumer == 0) {  // dsl:48  pingpong: one warpgroup makes the block's once-only triggers
+  if (wg >= 1) {  // dsl:51  consumer warpgroups: take the producer's registers
+    tsl_setmaxnreg_inc<tsl_regs_consumer>();  // dsl:51
+    const int tsl_consumer = threadIdx.x / 128 - 1;  // dsl:51  pingpong: this warpgroup's place among the tsl_consumers that take turns
+    const int cidx = wg - 1;  // dsl:52
+    if (tsl_consumer == 0) {  // dsl:51  pingpong: one warpgroup makes the block's once-only triggers
       #pragma unroll
-      for (int s = 0; s < STAGES; ++s) {  // dsl:50
-        tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:51
+      for (int s = 0; s < STAGES; ++s) {  // dsl:53
+        tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[s]);  // dsl:54  every block of the cluster
       }
     }
-    __shared__ unsigned tsl_pingpong_phase_full;  // dsl:48  pingpong: the parity bits of `full`, handed from turn to turn
-    for (int tsl_tile = blockIdx.x + tsl_consumer * gridDim.x; tsl_tile < tsl_tiles; tsl_tile += tsl_consumers * gridDim.x) {  // dsl:48  pingpong: this warpgroup's tiles, every tsl_consumers-th of the block's
-      int block_m, block_n;  // dsl:48
-      tsl_raster_grouped(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, block_m, block_n);  // dsl:48
-      tsl_u32 mc0[WARP_N / 4];  // dsl:53  64xWARP_N accumulator fragment, f16 per thread
-      tsl_acc_fill(mc0, 0.0f);  // dsl:53
-      tsl_u32 mc1[WARP_N / 4];  // dsl:54  64xWARP_N accumulator fragment, f16 per thread
-      tsl_acc_fill(mc1, 0.0f);  // dsl:54
-      tsl_pingpong_wait_turn<tsl_consumers>(tsl_consumer, tsl_tile != blockIdx.x);  // dsl:55  pingpong: the main loop starts when the previous tile's has ended
-      tsl_pingpong_take_phase<tsl_consumers>(tsl_phase_full, tsl_pingpong_phase_full, tsl_tile != blockIdx.x);  // dsl:55  continue the ring where the previous tile left it
-      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:55
-        const int stage = iv_k % STAGES;  // dsl:56
-        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:57
-        tsl_wgmma_fence();  // dsl:58  order accumulator registers before the WGMMAs below
+    __shared__ unsigned tsl_pingpong_phase_full;  // dsl:51  pingpong: the parity bits of `full`, handed from turn to turn
+    for (int tsl_tile = blockIdx.x + tsl_consumer * gridDim.x; tsl_tile < tsl_tiles; tsl_tile += tsl_consumers * gridDim.x) {  // dsl:51  pingpong: this warpgroup's tiles, every tsl_consumers-th of the block's
+      int block_m, block_n;  // dsl:51
+      tsl_raster_cluster(tsl_tile, tsl_cdiv(M, TILE_M), tsl_cdiv(N, WARP_N), GROUP_M, CLUSTER, block_m, block_n);  // dsl:51
+      tsl_u32 mc0[WARP_N / 4];  // dsl:56  64xWARP_N accumulator fragment, f16 per thread
+      tsl_acc_fill(mc0, 0.0f);  // dsl:56
+      tsl_u32 mc1[WARP_N / 4];  // dsl:57  64xWARP_N accumulator fragment, f16 per thread
+      tsl_acc_fill(mc1, 0.0f);  // dsl:57
+      tsl_pingpong_wait_turn<tsl_consumers>(tsl_consumer, tsl_tile != blockIdx.x);  // dsl:58  pingpong: the main loop starts when the previous tile's has ended
+      tsl_pingpong_take_phase<tsl_consumers>(tsl_phase_full, tsl_pingpong_phase_full, tsl_tile != blockIdx.x);  // dsl:58  continue the ring where the previous tile left it
+      for (int iv_k = 0; iv_k < tsl_cdiv(K, TILE_K); ++iv_k) {  // dsl:58
+        const int stage = iv_k % STAGES;  // dsl:59
+        tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:60
+        tsl_wgmma_fence();  // dsl:61  order accumulator registers before the WGMMAs below
         #pragma unroll
-        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:58
-          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:59  descriptor: K-major, swizzle SWIZ B
-          const tsl_u64 ma0 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + iv_wk * WARP_K);  // dsl:60  descriptor: K-major, swizzle SWIZ B
-          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc0, ma0, mb, 1);  // dsl:61  mc0 += ma0·mbᵀ (wgmma m64nNk16, N = WARP_N)
-          const tsl_u64 ma1 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (1 * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:62  descriptor: K-major, swizzle SWIZ B
-          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc1, ma1, mb, 1);  // dsl:63  mc1 += ma1·mbᵀ (wgmma m64nNk16, N = WARP_N)
+        for (int iv_wk = 0; iv_wk < tsl_cdiv(TILE_K, WARP_K); ++iv_wk) {  // dsl:61
+          const tsl_u64 mb = tsl_wgmma_desc<SWIZ>(rhs_s, stage * (WARP_N * TILE_K) + iv_wk * WARP_K);  // dsl:62  descriptor: K-major, swizzle SWIZ B
+          const tsl_u64 ma0 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + iv_wk * WARP_K);  // dsl:63  descriptor: K-major, swizzle SWIZ B
+          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc0, ma0, mb, 1);  // dsl:64  mc0 += ma0·mbᵀ (wgmma m64nNk16, N = WARP_N)
+          const tsl_u64 ma1 = tsl_wgmma_desc<SWIZ>(lhs_s, stage * (TILE_M * TILE_K) + (1 * WARP_M) * TILE_K + iv_wk * WARP_K);  // dsl:65  descriptor: K-major, swizzle SWIZ B
+          tsl_wgmma<tsl_f16, tsl_f16, WARP_N>::mma(mc1, ma1, mb, 1);  // dsl:66  mc1 += ma1·mbᵀ (wgmma m64nNk16, N = WARP_N)
         }
-        tsl_wgmma_commit();  // dsl:65
-        if constexpr (STAGES > 2) {  // dsl:65  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
-          tsl_wgmma_wait<1>();  // dsl:65
-          if (iv_k > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:65
-        } else {  // dsl:65  shallow ring: free this stage as soon as its WGMMAs are done
-          tsl_wgmma_wait<0>();  // dsl:65
-          tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:65
-        }  // dsl:65
-        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:66
+        tsl_wgmma_commit();  // dsl:68
+        if constexpr (STAGES > 2) {  // dsl:68  pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free
+          tsl_wgmma_wait<1>();  // dsl:68
+          if (iv_k > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(iv_k - 1) % STAGES]);  // dsl:68  every block of the cluster
+        } else {  // dsl:68  shallow ring: free this stage as soon as its WGMMAs are done
+          tsl_wgmma_wait<0>();  // dsl:68
+          tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[stage]);  // dsl:68  every block of the cluster
+        }  // dsl:68
+        // released one k-tile late, by the pipelined `mma.commit` above  // dsl:69
       }
-      if constexpr (STAGES > 2) {  // dsl:55  the last k-tile's WGMMAs, then its stage
-        tsl_wgmma_wait<0>();  // dsl:55
-        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_from<tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:55
-      }  // dsl:55
-      tsl_pingpong_hand_phase<tsl_consumers>(tsl_phase_full, tsl_pingpong_phase_full, tsl_tile + gridDim.x < tsl_tiles);  // dsl:55
-      tsl_pingpong_pass_turn<tsl_consumers>(tsl_consumer, tsl_tile + gridDim.x < tsl_tiles);  // dsl:55  pingpong: the next tile's main loop may start; this epilogue overlaps it
+      if constexpr (STAGES > 2) {  // dsl:58  the last k-tile's WGMMAs, then its stage
+        tsl_wgmma_wait<0>();  // dsl:58
+        if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:58  every block of the cluster
+      }  // dsl:58
+      tsl_pingpong_hand_phase<tsl_consumers>(tsl_phase_full, tsl_pingpong_phase_full, tsl_tile + gridDim.x < tsl_tiles);  // dsl:58
+      tsl_pingpong_pass_turn<tsl_consumers>(tsl_consumer, tsl_tile + gridDim.x < tsl_tiles);  // dsl:58  pingpong: the next tile's main loop may start; this epilogue overlaps it
       #pragma unroll
-      for (int h = 0; h < EPI_SPLIT; ++h) {  // dsl:68
-        tsl_wgmma_wait<0>();  // dsl:69  accumulators are final
-        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:69  the last TMA store from this tile has read it
-        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:69  the tile may be overwritten
-        tsl_acc_store_cols<WARP_N, EPI_N>(mc0, h * EPI_N, (output_s + cidx * (TILE_M * EPI_N)));  // dsl:69  EPI_N fragment columns from h * EPI_N → row-major tile
-        tsl_wgmma_wait<0>();  // dsl:70  accumulators are final
-        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:70  the last TMA store from this tile has read it
-        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:70  the tile may be overwritten
-        tsl_acc_store_cols<WARP_N, EPI_N>(mc1, h * EPI_N, (output_s + cidx * (TILE_M * EPI_N)) + (1 * WARP_M) * EPI_N);  // dsl:70  EPI_N fragment columns from h * EPI_N → row-major tile
-        tsl_fence_proxy_async();  // dsl:71  make the tile's st.shared visible to the TMA engine
-        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:71  this warpgroup's tile is complete
-        if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (TILE_M * EPI_N)), (block_n * EPI_SPLIT + h) * EPI_N, block_m * TILE_M); tsl_tma_store_commit(); }  // dsl:71  read-wait deferred to the tile's next write
+      for (int h = 0; h < EPI_SPLIT; ++h) {  // dsl:71
+        tsl_wgmma_wait<0>();  // dsl:72  accumulators are final
+        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:72  the last TMA store from this tile has read it
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:72  the tile may be overwritten
+        tsl_acc_store_cols<WARP_N, EPI_N>(mc0, h * EPI_N, (output_s + cidx * (TILE_M * EPI_N)));  // dsl:72  EPI_N fragment columns from h * EPI_N → row-major tile
+        tsl_wgmma_wait<0>();  // dsl:73  accumulators are final
+        if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:73  the last TMA store from this tile has read it
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:73  the tile may be overwritten
+        tsl_acc_store_cols<WARP_N, EPI_N>(mc1, h * EPI_N, (output_s + cidx * (TILE_M * EPI_N)) + (1 * WARP_M) * EPI_N);  // dsl:73  EPI_N fragment columns from h * EPI_N → row-major tile
+        tsl_fence_proxy_async();  // dsl:74  make the tile's st.shared visible to the TMA engine
+        tsl_named_barrier_sync(1 + threadIdx.x / 128, 128);  // dsl:74  this warpgroup's tile is complete
+        if (threadIdx.x % 128 == 0) { tsl_tma_store_2d(&tsl_tm_output, (output_s + cidx * (TILE_M * EPI_N)), (block_n * EPI_SPLIT + h) * EPI_N, block_m * TILE_M); tsl_tma_store_commit(); }  // dsl:74  read-wait deferred to the tile's next write
       }
     }
-    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:48  the last TMA stores have read their tiles
+    if (threadIdx.x % 128 == 0) tsl_tma_store_wait_read<0>();  // dsl:51  the last TMA stores have read their tiles
   }
+  tsl_cluster_sync();  // dsl:29  no block exits while its peers may still arrive on its barriers or multicast into it
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
-// grid  = (tsl_min(tsl_cdiv(M, 128) * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))), 1, 1)
+// grid  = (tsl_min(tsl_cdiv(tsl_cdiv(M, 128), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N), TSL_SM_COUNT * (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64))) / CLUSTER * CLUSTER, 1, 1)
 // block = ((CONSUMERS + 1) * 128, 1, 1)
 // dynamic shared memory = tsl_cdiv(tsl_cdiv(STAGES * (128 * TILE_K) * 2, 1024) * 1024 + STAGES * (WARP_N * TILE_K) * 2, 1024) * 1024 + CONSUMERS * (128 * (WARP_N / EPI_SPLIT)) * 2 + 1024 bytes
 // arg 0: CUtensorMap over parameter #0, box [128, TILE_K], swizzle TILE_K * 2 bytes
-// arg 1: CUtensorMap over parameter #1, box [WARP_N, TILE_K], swizzle TILE_K * 2 bytes
+// arg 1: CUtensorMap over parameter #1, box [WARP_N / CLUSTER, TILE_K], swizzle TILE_K * 2 bytes
 // arg 2: CUtensorMap over parameter #2, box [128, WARP_N / EPI_SPLIT], swizzle none
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<128, 4, 2, 64, 16, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
+template __global__ void tsl_matmul<128, 4, 2, 64, 16, 1, 1>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, const int, const int, const int);
