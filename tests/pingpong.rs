@@ -78,8 +78,9 @@ fn the_emitted_kernel_takes_turns_on_whole_tiles() {
     ] {
         assert!(cu.contains(needle), "no `{needle}` in:\n{cu}");
     }
-    // Order inside the consumer's tile: the turn before the main loop, the handover after it
-    // (after the last k-tile's WGMMAs), the epilogue last.
+    // Order inside the consumer's tile: the turn before the main loop, the handover when the
+    // pipelined loop closes (before its tail waits for the last k-tile's WGMMAs), the epilogue
+    // last.
     let kernel = &cu[cu.find("__global__ void").expect("a kernel")..];
     let at = |s: &str| kernel.find(s).unwrap_or_else(|| panic!("no `{s}`"));
     let take = at("tsl_pingpong_wait_turn<");
@@ -87,7 +88,8 @@ fn the_emitted_kernel_takes_turns_on_whole_tiles() {
     let hand = at("tsl_pingpong_hand_phase<");
     let pass = at("tsl_pingpong_pass_turn<");
     let store = at("tsl_acc_store_cols<");
-    assert!(take < k_loop && k_loop < hand && hand < pass && pass < store);
+    let tail = at("the last k-tile's WGMMAs, then its stage");
+    assert!(take < k_loop && k_loop < hand && hand < pass && pass < tail && tail < store);
     // The producer never waits on `full`, the consumers never on `empty`.
     assert_eq!(cu.matches("tsl_mbar_wait_ring(empty").count(), 1);
     assert_eq!(cu.matches("tsl_mbar_wait_ring(full").count(), 1);

@@ -5,7 +5,8 @@
 //! initial credits, each tile takes the turn (named barrier `9 + c`) and the ring's parity bits
 //! from the tile before, waits `full[s]` per k-tile, releases stages (one k-tile late when the
 //! ring is deeper than 2, as the pipelined `mma.commit` does), then hands the bits and the turn
-//! on. `empty` counts one consumer's arrival per phase.
+//! on — before the pipelined loop's tail releases the last stage. `empty` counts one consumer's
+//! arrival per phase.
 //!
 //! Checked on every run: no deadlock; every `full` wait finds the fill of its own (tile,
 //! k-tile); the producer never overwrites a stage a consumer has not released; a named barrier
@@ -101,11 +102,13 @@ fn programs(tiles: usize, kt: usize, stages: usize, consumers: usize) -> Vec<Vec
                     p.push(Op::Release(s));
                 }
             }
-            if stages > 2 && kt > 0 {
-                p.push(Op::Release((kt - 1) % stages));
-            }
+            // The turn (and the parity bits) go on when the pipelined loop closes, before its
+            // tail waits for the last WGMMAs and releases their stage.
             if j + 1 < tiles && consumers > 1 {
                 p.push(Op::PassTurn(c));
+            }
+            if stages > 2 && kt > 0 {
+                p.push(Op::Release((kt - 1) % stages));
             }
         }
         out.push(p);
@@ -213,7 +216,8 @@ fn every_interleaving_tried_keeps_the_ring_and_the_turns_right() {
             for kt in [1, 2, 3, 4, 5, 7, 8, 13] {
                 for tiles in [1, 2, 3, 4, 5, 7, 9] {
                     for seed in 0..12 {
-                        let s = seed * 7919 + (consumers * 1000 + stages * 100 + kt * 10 + tiles) as u64;
+                        let s = seed * 7919
+                            + (consumers * 1000 + stages * 100 + kt * 10 + tiles) as u64;
                         run(tiles, kt, stages, consumers, s).unwrap_or_else(|e| {
                             panic!("C={consumers} S={stages} KT={kt} tiles={tiles} seed={s}: {e}")
                         });

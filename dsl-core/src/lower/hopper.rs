@@ -1754,6 +1754,14 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
 
 /// After the loop: wait for the last group and release its stage.
 pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
+    if e.before_tail
+        .as_ref()
+        .is_some_and(|(at, _)| *at == e.indent)
+    {
+        for (call, note) in e.before_tail.take().map(|b| b.1).unwrap_or_default() {
+            e.call(call, note, line);
+        }
+    }
     let s = super::cexpr::cpp_paren(&d.stages);
     let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
     e.open(

@@ -294,28 +294,37 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
                 );
             }
         }
-        stmt(e, s);
-        if Some(i) == last {
-            for r in &rings {
-                e.call(
-                    Call::new("tsl_pingpong_hand_phase")
-                        .targs(["tsl_consumers"])
-                        .args([
-                            format!("tsl_phase_{r}"),
-                            format!("tsl_pingpong_phase_{r}"),
-                            "tsl_tile + gridDim.x < tsl_tiles".into(),
-                        ]),
-                    None,
-                    sl,
-                );
-            }
-            e.call(
-                Call::new("tsl_pingpong_pass_turn")
+        if Some(i) != last {
+            stmt(e, s);
+            continue;
+        }
+        let mut pass: Vec<(Call, Option<&'static str>)> = rings
+            .iter()
+            .map(|r| {
+                let call = Call::new("tsl_pingpong_hand_phase")
                     .targs(["tsl_consumers"])
-                    .args(["tsl_consumer", "tsl_tile + gridDim.x < tsl_tiles"]),
-                Some("pingpong: the next tile's main loop may start; this epilogue overlaps it"),
-                sl,
-            );
+                    .args([
+                        format!("tsl_phase_{r}"),
+                        format!("tsl_pingpong_phase_{r}"),
+                        "tsl_tile + gridDim.x < tsl_tiles".into(),
+                    ]);
+                (call, None)
+            })
+            .collect();
+        pass.push((
+            Call::new("tsl_pingpong_pass_turn")
+                .targs(["tsl_consumers"])
+                .args(["tsl_consumer", "tsl_tile + gridDim.x < tsl_tiles"]),
+            Some("pingpong: the next tile's main loop may start; this epilogue overlaps it"),
+        ));
+        // A pipelined k-loop hands the turn on when it closes, while its last WGMMAs finish
+        // (`hopper::emit_tail`); otherwise after the statement.
+        e.before_tail = Some((e.indent, pass));
+        stmt(e, s);
+        if let Some((_, pass)) = e.before_tail.take() {
+            for (call, note) in pass {
+                e.call(call, note, sl);
+            }
         }
     }
     close_tile_loop(e, line);

@@ -1188,12 +1188,12 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
         }  // dsl:64
         // released one k-tile late, by the pipelined `mma.commit` above  // dsl:65
       }
+      tsl_pingpong_hand_phase<tsl_consumers>(tsl_phase_full, tsl_pingpong_phase_full, tsl_tile + gridDim.x < tsl_tiles);  // dsl:56
+      tsl_pingpong_pass_turn<tsl_consumers>(tsl_consumer, tsl_tile + gridDim.x < tsl_tiles);  // dsl:56  pingpong: the next tile's main loop may start; this epilogue overlaps it
       if constexpr (STAGES > 2) {  // dsl:56  the last k-tile's WGMMAs, then its stage
         tsl_wgmma_wait<0>();  // dsl:56
         if (tsl_cdiv(K, TILE_K) > 0) tsl_mbar_arrive_cluster<CLUSTER, tsl_warp_empty>(&empty[(tsl_cdiv(K, TILE_K) - 1) % STAGES]);  // dsl:56  every block of the cluster
       }  // dsl:56
-      tsl_pingpong_hand_phase<tsl_consumers>(tsl_phase_full, tsl_pingpong_phase_full, tsl_tile + gridDim.x < tsl_tiles);  // dsl:56
-      tsl_pingpong_pass_turn<tsl_consumers>(tsl_consumer, tsl_tile + gridDim.x < tsl_tiles);  // dsl:56  pingpong: the next tile's main loop may start; this epilogue overlaps it
       #pragma unroll
       for (int h = 0; h < EPI_SPLIT; ++h) {  // dsl:67
         tsl_wgmma_wait<0>();  // dsl:68  accumulators are final
