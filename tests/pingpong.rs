@@ -221,3 +221,98 @@ fn v4_pingpong_m128_compiles_without_spills() {
         );
     }
 }
+
+/// The contenders of the GPU comparison (`examples/regimes.rs --contender …`, the command in
+/// the report), each in f16 and bf16 with the f32 accumulator: every one checks, lowers and
+/// compiles without spills, so the timed run cannot lose a row to a configuration error.
+const GPU_CONTENDERS: [(&str, &[(&str, i64)]); 9] = [
+    (
+        "v4_tuned",
+        &[
+            ("WARP_N", 192),
+            ("STAGES", 4),
+            ("CLUSTER", 2),
+            ("EPI_SPLIT", 2),
+        ],
+    ),
+    (
+        "v4_tuned",
+        &[
+            ("WARP_N", 192),
+            ("STAGES", 4),
+            ("CLUSTER", 2),
+            ("EPI_SPLIT", 1),
+        ],
+    ),
+    (
+        "v4_tuned",
+        &[("WARP_N", 208), ("STAGES", 4), ("CLUSTER", 2)],
+    ),
+    (
+        "v4_tuned",
+        &[
+            ("WARP_N", 224),
+            ("STAGES", 4),
+            ("CLUSTER", 2),
+            ("EPI_SPLIT", 2),
+        ],
+    ),
+    (
+        "v4_pingpong",
+        &[("WARP_N", 256), ("STAGES", 4), ("CLUSTER", 2)],
+    ),
+    (
+        "v4_pingpong",
+        &[("WARP_N", 192), ("STAGES", 5), ("CLUSTER", 2)],
+    ),
+    (
+        "v4_pingpong_m128",
+        &[
+            ("WARP_N", 192),
+            ("STAGES", 4),
+            ("CLUSTER", 2),
+            ("EPI_SPLIT", 2),
+        ],
+    ),
+    (
+        "v4_pingpong_m128",
+        &[
+            ("WARP_N", 160),
+            ("STAGES", 4),
+            ("CLUSTER", 2),
+            ("EPI_SPLIT", 2),
+        ],
+    ),
+    (
+        "v4_pingpong_m128",
+        &[("WARP_N", 128), ("STAGES", 5), ("CLUSTER", 2)],
+    ),
+];
+
+#[test]
+fn the_gpu_comparisons_contenders_compile() {
+    if !nvrtc_and_nvdisasm_available("the_gpu_comparisons_contenders_compile") {
+        return;
+    }
+    for (name, sets) in GPU_CONTENDERS {
+        let m = parse_kernel(name);
+        let mut cfg = Config::defaults(&m);
+        for (k, v) in sets {
+            cfg = cfg.with(k, *v);
+        }
+        for input in [DType::F16, DType::BF16] {
+            let v = retype(
+                &m,
+                Variant {
+                    input: Some(input),
+                    acc: Some(DType::F32),
+                },
+            );
+            let sass = compiled(name, emit_module(name, &v, &cfg));
+            assert!(
+                sass::count(&sass, "UTMALDG.2D.MULTICAST") > 0,
+                "{name} {cfg}"
+            );
+        }
+    }
+}
