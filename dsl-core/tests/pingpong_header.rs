@@ -1,0 +1,50 @@
+//! The `pingpong;` header item: parsed with its span, printed back, rejected with an argument,
+//! and checked against the kernel it schedules (a kernel without warpgroups has no consumers to
+//! take turns: E1631).
+
+use dsl_core::check;
+use dsl_core::parse::parse_str;
+
+const KERNEL: &str = r#"
+persistent;
+pingpong;
+__co__ void fill(global f32 [N] y) {
+  parallel b by cdiv(N, 128) : block, t by 128 : thread {
+    y.at(b # t) = 1.0f;
+  }
+}
+"#;
+
+#[test]
+fn pingpong_is_a_header_item_with_a_span() {
+    let m = parse_str(KERNEL, None).expect("parses").module;
+    let span = m.pingpong.expect("`pingpong;` recorded");
+    // Line 3 of the text (after the leading newline and `persistent;`), columns 1–8.
+    assert_eq!((span.start.line, span.end.line), (3, 3), "{span:?}");
+    assert_eq!(
+        span.end.col - span.start.col,
+        "pingpong".len() as u32,
+        "{span:?}"
+    );
+    assert!(m.to_string().contains("pingpong\n"), "{m}");
+    let without = parse_str(&KERNEL.replace("pingpong;\n", ""), None)
+        .expect("parses")
+        .module;
+    assert!(without.pingpong.is_none());
+}
+
+#[test]
+fn pingpong_takes_no_argument() {
+    let d = parse_str(&KERNEL.replace("pingpong;", "pingpong 2;"), None)
+        .err()
+        .expect("`pingpong 2;` is an error");
+    assert!(d.to_string().contains("pingpong"), "{d}");
+}
+
+#[test]
+fn a_kernel_without_warpgroups_has_no_consumers_to_take_turns() {
+    let m = parse_str(KERNEL, None).expect("parses").module;
+    let d = check::check(&m).err().expect("E1631");
+    let codes: Vec<&str> = d.0.iter().map(|x| x.code).collect();
+    assert_eq!(codes, ["E1631"], "{d}");
+}
