@@ -13,7 +13,8 @@
 //! for each tile by one of them. Consumer `c` of `C` walks tiles `c, c + C, …` of the block's
 //! walk (`tsl_tile = blockIdx.x + c * gridDim.x`, step `C * gridDim.x`), while the producer
 //! loads every tile in walk order through the same ring. A turn orders the consumers' main
-//! loops — from the first statement of the tile that waits on an event to the last — so one
+//! loops — from the first statement of the tile that waits on an event to the last (a pipelined
+//! k-loop hands the turn on as it closes, before its tail waits for the last WGMMAs) — so one
 //! consumer's WGMMAs run while the one before it stores its tile; the ring's parity bits travel
 //! with the turn (through shared memory), so each consumer waits on the phases the tiles before
 //! it left. The branch's once-per-block triggers (a ring's initial credits) come from consumer
