@@ -48,3 +48,31 @@ fn a_kernel_without_warpgroups_has_no_consumers_to_take_turns() {
     let codes: Vec<&str> = d.0.iter().map(|x| x.code).collect();
     assert_eq!(codes, ["E1631"], "{d}");
 }
+
+/// A third branch on a consumer warpgroup would run cooperatively beside the tiles that
+/// warpgroup takes alone: E1631 at its condition.
+#[test]
+fn a_branch_on_a_consumer_warpgroup_beside_the_consumers_is_rejected() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../kernels/v4_pingpong.co"
+    ))
+    .expect("kernels/v4_pingpong.co");
+    let ok = parse_str(&text, None).expect("parses").module;
+    assert!(check::check(&ok).is_ok());
+    let extra = text.replace(
+        "      // ── Consumers (wg ≥ 1)",
+        "      inthreads.async (wg == 1 && t == 0) { trigger done; }\n      // ── Consumers (wg ≥ 1)",
+    );
+    let extra = extra.replace(
+        "shared event full[STAGES], empty[STAGES];",
+        "shared event full[STAGES], empty[STAGES], done;",
+    );
+    let m = parse_str(&extra, None).expect("parses").module;
+    let d = check::check(&m).err().expect("E1631");
+    assert!(
+        d.0.iter()
+            .any(|x| x.code == "E1631" && x.message.contains("this branch")),
+        "{d}"
+    );
+}

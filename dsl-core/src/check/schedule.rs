@@ -1,8 +1,8 @@
 //! `pingpong;`: the ping-pong schedule (`ir::Module::pingpong`, lowered by
 //! `lower/persistent.rs`). The consumer branch's warpgroups take turns on whole tiles, so:
 //! the kernel walks its tiles (`persistent`, E1630); it is warp-specialized — a producer
-//! branch on warpgroup 0 and ONE consumer branch written `wg >= L` (whole warpgroups `L…`,
-//! E1631; at most 8 warpgroups in a block leave at most 7 consumers, the named barriers 9–15 of
+//! branch on warpgroup 0 and ONE consumer branch written `wg >= L` (whole warpgroups `L…`),
+//! every other branch on warpgroup 0 (E1631; at most 8 warpgroups in a block leave at most 7 consumers, the named barriers 9–15 of
 //! the turns); the consumer branch waits on its events as rings (`wait e[i]`, whose parity
 //! bits travel with the turn — not `wait e.at(k)`, whose parity is the user's count, E1632); an
 //! event it triggers is triggered nowhere else (one consumer warpgroup makes each phase,
@@ -138,6 +138,20 @@ pub(crate) fn check_pingpong(cx: &Cx, diags: &mut Diagnostics) {
     };
     let mut inside = Vec::new();
     nested(m, &[branch], &mut inside);
+    // Any other branch outside the consumers' runs on warpgroup 0 (the producer's): a branch
+    // on a consumer warpgroup would run cooperatively beside tiles that warpgroup takes alone.
+    for &s in &branches {
+        if s != branch && !inside.contains(&s) && !pins_producer(cx, cond(s), wg) {
+            diags.push(
+                Diagnostic::new(
+                    codes::PINGPONG_ROLES,
+                    m.expr_span(cond(s)),
+                    "under `pingpong` the consumer warpgroups run only their branch; this branch may run on one of them",
+                )
+                .with_help("pin it to the producer's warpgroup (`wg == 0 && …`), or move its work into the consumer branch"),
+            );
+        }
+    }
     per_consumer_stores(cx, wg, &inside, diags);
     let inside_set: BTreeSet<StmtId> = inside.iter().copied().collect();
     let mut triggered = BTreeSet::new();
