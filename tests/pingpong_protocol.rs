@@ -6,7 +6,8 @@
 //! from the tile before, waits `full[s]` per k-tile, releases stages (one k-tile late when the
 //! ring is deeper than 2, as the pipelined `mma.commit` does), then hands the bits and the turn
 //! on — before the pipelined loop's tail releases the last stage. `empty` counts one consumer's
-//! arrival per phase.
+//! arrival per phase. Under `cluster 2;` two such blocks multicast their shares of each stage
+//! into both and release every stage in both.
 //!
 //! Checked on every run: no deadlock; every `full` wait finds the fill of its own (tile,
 //! k-tile); the producer never overwrites a stage a consumer has not released; a named barrier
@@ -118,93 +119,129 @@ fn programs(tiles: usize, kt: usize, stages: usize, consumers: usize) -> Vec<Vec
 
 /// Runs one interleaving; Err describes the first violation.
 fn run(tiles: usize, kt: usize, stages: usize, consumers: usize, seed: u64) -> Result<(), String> {
-    let progs = programs(tiles, kt, stages, consumers);
+    run_cluster(tiles, kt, stages, consumers, 1, seed)
+}
+
+/// [`run`] for a cluster of `blocks` blocks (`cluster C;`): each producer loads its share of
+/// the shared operand into every block's stage (multicast), so a block's `full[s]` phase
+/// completes with its own producer's arrival and every producer's bytes; every consumer
+/// releases a stage in every block (`empty` counts one warpgroup per block); the blocks walk
+/// the same number of tiles. A producer may fill its share of stage `s` only when every block
+/// has released it.
+fn run_cluster(
+    tiles: usize,
+    kt: usize,
+    stages: usize,
+    consumers: usize,
+    blocks: usize,
+    seed: u64,
+) -> Result<(), String> {
+    let per_block = programs(tiles, kt, stages, consumers);
+    let agents = per_block.len();
+    // Agent `b * agents + a`: agent `a` (0 the producer) of block `b`.
+    let progs: Vec<&Vec<Op>> = (0..blocks).flat_map(|_| per_block.iter()).collect();
     let mut pc = vec![0usize; progs.len()];
     let mut mask = vec![0u64; progs.len()];
-    let mut full: Vec<Barrier> = (0..stages).map(|_| Barrier::new(1)).collect();
-    let mut empty: Vec<Barrier> = (0..stages).map(|_| Barrier::new(1)).collect();
-    // What each stage holds, and whether its consumer has released it since the fill.
-    let mut stage: Vec<Option<(usize, usize)>> = vec![None; stages];
-    let mut released = vec![true; stages];
-    // Named barriers 9 + c: arrivals not yet matched by a sync.
-    let mut turn_arrivals = vec![0u32; consumers];
-    // The shared parity word: the value and whether it has been read since written.
-    let mut word: Option<(u64, bool)> = None;
+    let new = |count: usize| -> Vec<Vec<Barrier>> {
+        (0..blocks)
+            .map(|_| (0..stages).map(|_| Barrier::new(count as u32)).collect())
+            .collect()
+    };
+    let mut full = new(1 + blocks);
+    let mut empty = new(blocks);
+    // stage[b][s][h]: what share `h` of block `b`'s stage `s` holds; released[b][s][r]: block
+    // `r`'s consumer has released stage `s` of block `b` since that share was filled.
+    let mut stage = vec![vec![vec![None::<(usize, usize)>; blocks]; stages]; blocks];
+    let mut released = vec![vec![vec![true; blocks]; stages]; blocks];
+    let mut turn_arrivals = vec![vec![0u32; consumers]; blocks];
+    let mut word: Vec<Option<(u64, bool)>> = vec![None; blocks];
     let mut rng = Rng(seed);
     loop {
         let runnable: Vec<usize> = (0..progs.len())
-            .filter(|&a| {
-                let Some(op) = progs[a].get(pc[a]) else {
+            .filter(|&x| {
+                let b = x / agents;
+                let Some(op) = progs[x].get(pc[x]) else {
                     return false;
                 };
                 match *op {
-                    Op::WaitEmpty(s) => empty[s].passes((mask[a] >> s) & 1),
-                    Op::WaitFull(s, _, _) => full[s].passes((mask[a] >> s) & 1),
-                    Op::TakeTurn(c) => turn_arrivals[c] > 0,
+                    Op::WaitEmpty(s) => empty[b][s].passes((mask[x] >> s) & 1),
+                    Op::WaitFull(s, _, _) => full[b][s].passes((mask[x] >> s) & 1),
+                    Op::TakeTurn(c) => turn_arrivals[b][c] > 0,
                     _ => true,
                 }
             })
             .collect();
         if runnable.is_empty() {
-            if (0..progs.len()).all(|a| pc[a] == progs[a].len()) {
+            if (0..progs.len()).all(|x| pc[x] == progs[x].len()) {
                 return Ok(());
             }
             let at: Vec<String> = (0..progs.len())
-                .map(|a| format!("{:?}", progs[a].get(pc[a])))
+                .map(|x| format!("{:?}", progs[x].get(pc[x])))
                 .collect();
             return Err(format!("deadlock: {at:?}"));
         }
-        let a = runnable[(rng.next() % runnable.len() as u64) as usize];
-        match progs[a][pc[a]] {
-            Op::WaitEmpty(s) => {
-                mask[a] ^= 1 << s;
-                if !released[s] {
-                    return Err(format!("stage {s} refilled before its release"));
-                }
-            }
+        let x = runnable[(rng.next() % runnable.len() as u64) as usize];
+        let b = x / agents;
+        match progs[x][pc[x]] {
+            Op::WaitEmpty(s) => mask[x] ^= 1 << s,
             Op::Fill(s, j, k) => {
-                stage[s] = Some((j, k));
-                released[s] = false;
-                full[s].arrive();
+                // This block's share, multicast into every block; then its own arrival.
+                for t in 0..blocks {
+                    if released[t][s].iter().any(|r| !r) {
+                        return Err(format!(
+                            "block {b} refilled its share of stage {s} in block {t} before every block released it"
+                        ));
+                    }
+                }
+                for t in 0..blocks {
+                    stage[t][s][b] = Some((j, k));
+                    full[t][s].arrive();
+                }
+                full[b][s].arrive();
             }
             Op::Release(s) => {
-                released[s] = true;
-                empty[s].arrive();
+                for t in 0..blocks {
+                    released[t][s][b] = true;
+                    empty[t][s].arrive();
+                }
             }
             Op::WaitFull(s, j, k) => {
-                mask[a] ^= 1 << s;
-                if stage[s] != Some((j, k)) || released[s] {
+                mask[x] ^= 1 << s;
+                if stage[b][s].iter().any(|h| *h != Some((j, k))) {
                     return Err(format!(
-                        "consumer {} waited for tile {j} k-tile {k} in stage {s} and found {:?} (released: {})",
-                        a - 1,
-                        stage[s],
-                        released[s]
+                        "block {b} consumer {} waited for tile {j} k-tile {k} in stage {s} and found {:?}",
+                        x % agents - 1,
+                        stage[b][s]
                     ));
+                }
+                // From here until its release this block's consumer reads the stage.
+                for t in 0..blocks {
+                    released[t][s][b] = false;
                 }
             }
             Op::TakeTurn(c) => {
-                turn_arrivals[c] -= 1;
-                match word.as_mut() {
+                turn_arrivals[b][c] -= 1;
+                match word[b].as_mut() {
                     Some((bits, read @ false)) => {
-                        mask[a] = *bits;
+                        mask[x] = *bits;
                         *read = true;
                     }
                     _ => return Err("took the turn without fresh parity bits".into()),
                 }
             }
             Op::PassTurn(c) => {
-                if word.is_some_and(|(_, read)| !read) {
+                if word[b].is_some_and(|(_, read)| !read) {
                     return Err("parity word overwritten before it was read".into());
                 }
-                word = Some((mask[a], false));
+                word[b] = Some((mask[x], false));
                 let next = (c + 1) % consumers;
-                if turn_arrivals[next] > 0 {
+                if turn_arrivals[b][next] > 0 {
                     return Err(format!("named barrier {} got two arrivals", 9 + next));
                 }
-                turn_arrivals[next] += 1;
+                turn_arrivals[b][next] += 1;
             }
         }
-        pc[a] += 1;
+        pc[x] += 1;
     }
 }
 
@@ -228,6 +265,27 @@ fn every_interleaving_tried_keeps_the_ring_and_the_turns_right() {
         }
     }
     assert!(runs > 5000);
+}
+
+/// `cluster 2;`: two blocks multicast their shares of each stage into both and release every
+/// stage in both.
+#[test]
+fn clusters_of_two_blocks_keep_the_ring_and_the_turns_right() {
+    for consumers in 1..=2 {
+        for stages in 1..=5 {
+            for kt in [1, 2, 3, 5, 8] {
+                for tiles in [1, 2, 3, 5] {
+                    for seed in 0..8 {
+                        let s = seed * 104_729
+                            + (consumers * 1000 + stages * 100 + kt * 10 + tiles) as u64;
+                        run_cluster(tiles, kt, stages, consumers, 2, s).unwrap_or_else(|e| {
+                            panic!("C={consumers} S={stages} KT={kt} tiles={tiles} seed={s}: {e}")
+                        });
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The model fails where the schedule would: without the parity bits handed over, consumer 1
