@@ -10,6 +10,12 @@
 //!
 //! Run: `cargo run --release --example regimes -- [--size 8192] [--dtype f16|bf16] [--acc f16|f32]
 //!       [--set NAME=V …] [--soak 15] [--samples 40]`
+//!
+//! Schedules side by side: `--contender KERNEL[:NAME=V,…]` (repeatable; KERNEL is `coop`, the
+//! cooperative `kernels/v4_tuned.co`, `pingpong`, `kernels/v4_pingpong.co`, or `pingpong128`,
+//! `kernels/v4_pingpong_m128.co`) times every contender at once, interleaved with both
+//! references, on each `--shape MxNxK` (repeatable; default `--size`³). Every contender's output
+//! is verified over the whole output; one that fails is reported and the program exits 1.
 
 use std::process::ExitCode;
 
@@ -23,6 +29,16 @@ use tessel::runtime::dtype::{DType, Element};
 use tessel_harness::regimes::{self, RegimeOptions, RegimeRow};
 
 tessel::gemm_kernel!(file = "kernels/v4_tuned.co");
+
+/// The ping-pong schedule, 64-row tiles.
+mod pingpong {
+    tessel::gemm_kernel!(file = "kernels/v4_pingpong.co");
+}
+
+/// The ping-pong schedule, 128-row tiles.
+mod pingpong128 {
+    tessel::gemm_kernel!(file = "kernels/v4_pingpong_m128.co");
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -55,6 +71,12 @@ struct Args {
     /// cuBLASLt heuristic candidates to time.
     #[arg(long, default_value_t = 8)]
     lt_candidates: usize,
+    /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128); repeatable.
+    #[arg(long = "contender", value_name = "KERNEL[:NAME=V,…]")]
+    contenders: Vec<String>,
+    /// A GEMM shape for the contenders, `MxNxK`; repeatable (default: the size cubed).
+    #[arg(long = "shape", value_name = "MxNxK")]
+    shapes: Vec<String>,
 }
 
 fn dtype(s: &str) -> Result<DType, String> {
@@ -80,6 +102,17 @@ fn main() -> ExitCode {
 fn run(a: &Args) -> Result<(), (u8, String)> {
     let input = dtype(&a.dtype).map_err(|m| (2, m))?;
     let acc = dtype(&a.acc).map_err(|m| (2, m))?;
+    // Usage errors before the device: every shape and contender parses and checks.
+    for sh in &a.shapes {
+        shape(sh)?;
+    }
+    let variant = Variant {
+        input: Some(input.to_ir()),
+        acc: Some(acc.to_ir()),
+    };
+    for c in &a.contenders {
+        contender(c, variant)?;
+    }
     let dev = Device::open(0).map_err(|x| (3, x.to_string()))?;
     match input {
         DType::BF16 => run_typed::<bf16>(a, &dev, acc),
@@ -88,6 +121,9 @@ fn run(a: &Args) -> Result<(), (u8, String)> {
 }
 
 fn run_typed<T: Element>(a: &Args, dev: &Device, acc: DType) -> Result<(), (u8, String)> {
+    if !a.contenders.is_empty() {
+        return run_contenders::<T>(a, dev, acc);
+    }
     let s = a.size;
     let variant = Variant {
         input: Some(T::DTYPE.to_ir()),
@@ -120,6 +156,105 @@ fn run_typed<T: Element>(a: &Args, dev: &Device, acc: DType) -> Result<(), (u8, 
         for l in RegimeRow::report(name, &label, t) {
             println!("{l}");
         }
+    }
+    Ok(())
+}
+
+/// `MxNxK` → (m, n, k).
+fn shape(s: &str) -> Result<(usize, usize, usize), (u8, String)> {
+    let bad = || (2, format!("--shape takes MxNxK, got `{s}`"));
+    let v: Vec<usize> = s
+        .split('x')
+        .map(|x| x.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    match v.as_slice() {
+        [m, n, k] => Ok((*m, *n, *k)),
+        _ => Err(bad()),
+    }
+}
+
+/// `KERNEL[:NAME=V,…]` → a contender of the variant.
+fn contender(spec: &str, variant: Variant) -> Result<regimes::Contender, (u8, String)> {
+    let (kernel, sets) = spec.split_once(':').unwrap_or((spec, ""));
+    let def = match kernel {
+        "coop" => &matmul::KERNEL,
+        "pingpong" => &pingpong::matmul::KERNEL,
+        "pingpong128" => &pingpong128::matmul::KERNEL,
+        _ => {
+            return Err((
+                2,
+                format!("--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128)"),
+            ));
+        }
+    };
+    let p = Prepared::get(def, variant).map_err(|x| (4, x.to_string()))?;
+    let mut cfg = Config::defaults(&p.module);
+    for kv in sets.split(',').filter(|x| !x.is_empty()) {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or((2, format!("--contender {spec}: `{kv}` is not NAME=V")))?;
+        let v: i64 = v
+            .parse()
+            .map_err(|_| (2, format!("--contender {spec}: `{v}` is not an integer")))?;
+        if !p.module.tunables.iter().any(|t| t.name.name == k) {
+            return Err((
+                2,
+                format!("--contender {spec}: `{kernel}` has no tunable `{k}`"),
+            ));
+        }
+        cfg.values.insert(k.to_string(), v);
+    }
+    Ok(regimes::Contender {
+        label: format!("{kernel} {cfg}"),
+        prepared: p,
+        cfg,
+    })
+}
+
+fn run_contenders<T: Element>(a: &Args, dev: &Device, acc: DType) -> Result<(), (u8, String)> {
+    let variant = Variant {
+        input: Some(T::DTYPE.to_ir()),
+        acc: Some(acc.to_ir()),
+    };
+    let contenders = a
+        .contenders
+        .iter()
+        .map(|s| contender(s, variant))
+        .collect::<Result<Vec<_>, _>>()?;
+    let shapes = if a.shapes.is_empty() {
+        vec![(a.size, a.size, a.size)]
+    } else {
+        a.shapes
+            .iter()
+            .map(|s| shape(s))
+            .collect::<Result<_, _>>()?
+    };
+    let o = RegimeOptions {
+        soak_s: a.soak,
+        samples: a.samples,
+        min_clock: a.min_clock,
+        lt_candidates: a.lt_candidates,
+    };
+    let mut failed = false;
+    for (m, n, k) in shapes {
+        let row = regimes::measure_many::<T>(dev, &contenders, (m, n, k), acc, &o)?;
+        let label = format!("{m}x{n}x{k} {} acc {acc}", T::DTYPE);
+        for l in &row.log {
+            println!("{label}  {l}");
+        }
+        for w in &row.wrong {
+            println!("{label}  WRONG OUTPUT: {w}");
+        }
+        failed |= !row.wrong.is_empty();
+        for (name, t) in [("burst", &row.burst), ("sustained", &row.sustained)] {
+            for l in row.report(name, &label, t) {
+                println!("{l}");
+            }
+        }
+    }
+    if failed {
+        return Err((1, "a contender's output failed verification".into()));
     }
     Ok(())
 }

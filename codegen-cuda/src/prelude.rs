@@ -32,6 +32,8 @@ const GLUE_HOPPER_SCALE: &str = include_str!("../cuda/lowering/hopper_scale.cuh"
 const GLUE_HOPPER_SCALE_ACC: &str = include_str!("../cuda/lowering/hopper_scale_acc.cuh");
 /// `wait f` on an `mma….async` future.
 const GLUE_HOPPER_ASYNC: &str = include_str!("../cuda/lowering/hopper_async.cuh");
+/// `pingpong;`: the consumers' main-loop turns and parity bits.
+const GLUE_PINGPONG: &str = include_str!("../cuda/lowering/pingpong.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -155,6 +157,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "block-scaled `mma….scale` (lowering/hopper_scale.cuh)",
                     text: body(GLUE_HOPPER_SCALE),
+                });
+            }
+            if calls.contains("tsl_pingpong_wait_turn") {
+                s.push(Section {
+                    name: "ping-pong consumers (lowering/pingpong.cuh)",
+                    text: body(GLUE_PINGPONG),
                 });
             }
             if calls.contains("tsl_wgmma_k_steps_d") {

@@ -218,3 +218,202 @@ pub fn measure<T: Element>(
         sustained,
     })
 }
+
+/// One tessel contender of [`measure_many`]: a label, a prepared kernel and its configuration.
+pub struct Contender {
+    pub label: String,
+    pub prepared: Arc<Prepared>,
+    pub cfg: Config,
+}
+
+/// Several tessel kernels and the two references, one GEMM, both regimes.
+#[derive(Clone, Debug)]
+pub struct ManyRow {
+    /// Verification and cuBLASLt candidates, one line each (as [`RegimeRow::log`]).
+    pub log: Vec<String>,
+    /// The timed contenders' names: the tessel labels that verified, then `cublasGemmEx`,
+    /// `cublasLt`.
+    pub names: Vec<String>,
+    /// Labels of tessel contenders whose output failed verification (not timed).
+    pub wrong: Vec<String>,
+    pub burst: Vec<RegimeTiming>,
+    pub sustained: Vec<RegimeTiming>,
+}
+
+impl ManyRow {
+    /// The lines for one regime: each contender with its ratio to the faster reference.
+    pub fn report(&self, regime: &str, label: &str, timings: &[RegimeTiming]) -> Vec<String> {
+        let tf = |x: &RegimeTiming| x.tflops.unwrap_or(0.0);
+        let n = timings.len();
+        let best_ref = timings[n - 2..].iter().map(tf).fold(0.0, f64::max);
+        let ref_name = if tf(&timings[n - 2]) >= tf(&timings[n - 1]) {
+            "cublasGemmEx"
+        } else {
+            "cublasLt"
+        };
+        self.names
+            .iter()
+            .zip(timings)
+            .enumerate()
+            .map(|(i, (name, x))| {
+                let ratio = if i + 2 < n {
+                    format!("  ratio {:.3} vs {ref_name}", tf(x) / best_ref.max(1e-9))
+                } else {
+                    String::new()
+                };
+                format!("{regime:9} {label}  {name:28} {x}{ratio}")
+            })
+            .collect()
+    }
+}
+
+/// Measures each tessel contender on an `m × n × k` NT GEMM (inputs `T`, accumulator `acc`)
+/// against `cublasGemmEx` and cuBLASLt's fastest verified candidate, all interleaved in both
+/// regimes. Each contender's output is verified over the whole output first; one that fails
+/// is reported in [`ManyRow::wrong`] and not timed. Errors carry an exit code (4).
+pub fn measure_many<T: Element>(
+    dev: &Device,
+    contenders: &[Contender],
+    (m, n, k): (usize, usize, usize),
+    acc: DType,
+    o: &RegimeOptions,
+) -> Result<ManyRow, (u8, String)> {
+    let mut log = Vec::new();
+    let lhs = DeviceTensor::<T>::random(dev, &[m, k], 1).map_err(e)?;
+    let rhs = DeviceTensor::<T>::random(dev, &[n, k], 2).map_err(e)?;
+    let compute = if acc == DType::F16 {
+        GemmCompute::F16
+    } else {
+        GemmCompute::F32
+    };
+    let blas = CublasRef::new(dev).map_err(e)?;
+    let mut lt = LtRef::new(dev).map_err(e)?;
+    let plan = plan_nt(m, n, k);
+    let flops = gemm_flops(m, n, k);
+    let tol = gemm_tolerance(T::DTYPE, acc, T::DTYPE, k);
+    let mut reference = DeviceTensor::<T>::poisoned(dev, &[m, n]).map_err(e)?;
+    blas.gemm_nt(&lhs, &rhs, &mut reference, compute)
+        .map_err(e)?;
+    dev.synchronize().map_err(e)?;
+    let want = reference.to_host().map_err(e)?;
+
+    // Each tessel contender: its own output, verified over the whole of it.
+    let mut outs = Vec::new();
+    let mut insts = Vec::new();
+    let mut names = Vec::new();
+    let mut wrong = Vec::new();
+    for c in contenders {
+        let out = DeviceTensor::<T>::poisoned(dev, &[m, n]).map_err(e)?;
+        let tensors = [lhs.as_arg(), rhs.as_arg(), out.as_arg()];
+        let problem = c.prepared.bind(&tensors).map_err(e)?;
+        let inst = match Instance::new(dev, module_cache(), c.prepared.clone(), &c.cfg, &problem) {
+            Ok(i) => i,
+            Err(x) => {
+                log.push(format!("{}  not built: {x}", c.label));
+                continue;
+            }
+        };
+        let kargs = inst.args(&tensors).map_err(e)?;
+        inst.launch(&kargs).map_err(e)?;
+        dev.synchronize().map_err(e)?;
+        let v = verify(&out.to_host().map_err(e)?, &want, tol).map_err(e)?;
+        log.push(format!("{}  {v}", c.label));
+        if !v.passed() {
+            wrong.push(c.label.clone());
+            continue;
+        }
+        names.push(c.label.clone());
+        insts.push((inst, kargs));
+        outs.push(out);
+    }
+
+    let cands = lt
+        .candidates(&plan, T::DTYPE, T::DTYPE, compute, o.lt_candidates)
+        .map_err(e)?;
+    let mut lt_out = DeviceTensor::<T>::poisoned(dev, &[m, n]).map_err(e)?;
+    let (l, r, lo) = (lhs.device_ptr(), rhs.device_ptr(), lt_out.device_ptr());
+    let tc = TimingConfig {
+        warmup: 3,
+        runs: 20,
+    };
+    let mut best: Option<(f64, usize)> = None;
+    for (i, c) in cands.iter().enumerate() {
+        lt_out.fill_poison().map_err(e)?;
+        // SAFETY: the tensors are live, shaped for this plan, and the candidate is for it.
+        unsafe { lt.run(&plan, T::DTYPE, T::DTYPE, compute, c, l, r, lo) }.map_err(e)?;
+        dev.synchronize().map_err(e)?;
+        let ok = verify(&lt_out.to_host().map_err(e)?, &want, tol).map_err(e)?;
+        let t = time_gpu(dev, &tc, Some(flops), || unsafe {
+            lt.run(&plan, T::DTYPE, T::DTYPE, compute, c, l, r, lo)
+        })
+        .map_err(e)?;
+        log.push(format!(
+            "lt #{}  {}  {}  {}",
+            c.rank,
+            c.desc,
+            t,
+            if ok.passed() { "verified" } else { "WRONG" }
+        ));
+        if ok.passed() && best.is_none_or(|(ms, _)| t.median_ms < ms) {
+            best = Some((t.median_ms, i));
+        }
+    }
+    let (_, bi) = best.ok_or((4, "no cuBLASLt candidate ran and verified".to_string()))?;
+    let best_lt = cands[bi];
+    log.push(format!("lt best: #{} {}", best_lt.rank, best_lt.desc));
+
+    let clocks = match Clocks::open(dev) {
+        Ok(c) => Some(c),
+        Err(x) => {
+            log.push(format!("no clocks ({x}); burst samples cannot be filtered"));
+            None
+        }
+    };
+    let mut reference_out = DeviceTensor::<T>::poisoned(dev, &[m, n]).map_err(e)?;
+    let mut tessel_work: Vec<Box<dyn FnMut() -> Result<(), String> + '_>> = insts
+        .iter()
+        .map(|(inst, kargs)| {
+            Box::new(move || inst.launch(kargs).map_err(|x| x.to_string()))
+                as Box<dyn FnMut() -> Result<(), String>>
+        })
+        .collect();
+    let mut w_blas = || {
+        blas.gemm_nt(&lhs, &rhs, &mut reference_out, compute)
+            .map_err(|x| x.to_string())
+    };
+    let mut w_lt = || unsafe {
+        lt.run(&plan, T::DTYPE, T::DTYPE, compute, &best_lt, l, r, lo)
+            .map_err(|x| x.to_string())
+    };
+    let mut work: Vec<Work<'_>> = tessel_work
+        .iter_mut()
+        .map(|w| &mut **w as Work<'_>)
+        .collect();
+    work.push(&mut w_blas);
+    work.push(&mut w_lt);
+    names.push("cublasGemmEx".into());
+    names.push("cublasLt".into());
+    let bcfg = BurstConfig {
+        samples: o.samples,
+        min_clock_frac: o.min_clock,
+        ..BurstConfig::default()
+    };
+    let burst = regime::burst(dev, clocks.as_ref(), &bcfg, Some(flops), &mut work).map_err(e)?;
+    let scfg = SustainedConfig {
+        soak_s: o.soak_s,
+        ..SustainedConfig::default()
+    };
+    let sustained =
+        regime::sustained(dev, clocks.as_ref(), &scfg, Some(flops), &mut work).map_err(e)?;
+    if let Some(c) = &clocks {
+        log.push(format!("max SM clock {} MHz", c.max_sm_mhz));
+    }
+    drop(outs);
+    Ok(ManyRow {
+        log,
+        names,
+        wrong,
+        burst,
+        sustained,
+    })
+}

@@ -421,6 +421,18 @@ pub const NOT_LOWERED_REG_A_FORM: &str = "E1471";
 /// Not supported yet: an accumulator that a standalone `mma.scale` scales and that a `.scale`
 /// `mma`, a register-A `mma` or `promote` also accumulates into.
 pub const NOT_LOWERED_SCALE_MIX: &str = "E1472";
+/// Not supported yet: `pingpong` under a `: cluster` level.
+pub const NOT_LOWERED_PINGPONG_CLUSTER: &str = "E1473";
+/// `pingpong` in a kernel that is not `persistent`.
+pub const PINGPONG_PERSISTENT: &str = "E1630";
+/// `pingpong` without one producer branch on warpgroup 0 and one consumer branch `wg >= L`.
+pub const PINGPONG_ROLES: &str = "E1631";
+/// `pingpong`: a `wait e.at(k)` in the consumer branch.
+pub const PINGPONG_GENERATION: &str = "E1632";
+/// `pingpong`: an event the consumer branch triggers is triggered outside it too.
+pub const PINGPONG_TRIGGER: &str = "E1633";
+/// `pingpong`: an `mma.store` of the consumer branch into one shared tile for all consumers.
+pub const PINGPONG_SHARED_STORE: &str = "E1634";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1081,6 +1093,30 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_REG_A_FORM,
         "not supported yet: register-A WGMMA written `.sp`, `.scale` or under `promote`",
+    ),
+    (
+        NOT_LOWERED_PINGPONG_CLUSTER,
+        "not supported yet: `pingpong` under a `: cluster` level",
+    ),
+    (
+        PINGPONG_PERSISTENT,
+        "`pingpong` in a kernel that is not `persistent`",
+    ),
+    (
+        PINGPONG_ROLES,
+        "`pingpong` without one producer branch on warpgroup 0 and one consumer branch `wg >= L`",
+    ),
+    (
+        PINGPONG_GENERATION,
+        "`wait e.at(k)` in a `pingpong` consumer branch",
+    ),
+    (
+        PINGPONG_TRIGGER,
+        "an event the `pingpong` consumers trigger, triggered elsewhere too",
+    ),
+    (
+        PINGPONG_SHARED_STORE,
+        "a `pingpong` consumer's `mma.store` into a shared tile not chosen by its warpgroup",
     ),
     (
         NOT_LOWERED_SCALE_MIX,

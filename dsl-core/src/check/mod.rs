@@ -41,6 +41,7 @@ mod out_init;
 mod placement;
 mod range;
 mod resolve;
+mod schedule;
 mod shape;
 mod simt;
 mod smem;
@@ -402,6 +403,7 @@ fn run_checks(
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
     cluster::check_cluster_level(&cx, &views, &mut diags);
+    schedule::check_pingpong(&cx, &mut diags);
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
@@ -409,6 +411,7 @@ fn run_checks(
     frag_elem::gate(&cx, &mut gate);
     frag_elem::tile_gate(&cx, &mut gate);
     sparse::gate(&cx, &mut gate);
+    schedule::gate(&cx, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.

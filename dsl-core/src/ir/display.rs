@@ -72,6 +72,9 @@ impl Printer<'_> {
                 self.out.push('\n');
             }
         }
+        if self.m.pingpong.is_some() {
+            self.out.push_str("pingpong\n");
+        }
         if self.m.cluster_nonportable.is_some() {
             self.out.push_str("cluster nonportable\n");
         }

@@ -139,6 +139,13 @@ pub struct Module {
     /// branch the leading `let`s and trigger-only statements (a fresh ring's initial credits)
     /// run once, the rest once per tile.
     pub persistent: Option<ExprId>,
+    /// `pingpong;`: the ping-pong schedule of a persistent warp-specialized kernel. The
+    /// `inthreads` branch run by several whole warpgroups (the consumers) is run for each tile
+    /// by ONE of them: consumer `c` of `C` takes tiles `c, c + C, …` of the block's walk, the
+    /// others meanwhile run their own tiles' epilogues. Its once-per-block triggers (a ring's
+    /// initial credits) are made by consumer 0, and its events' arrivals count one warpgroup.
+    /// Without it, every consumer warpgroup runs every tile ("cooperative").
+    pub pingpong: Option<crate::span::Span>,
     /// `cluster C;`: launch the `: block` grid in thread-block clusters of `C` blocks along its
     /// first variable; a TMA load whose tile does not depend on that variable (the operand the
     /// cluster's blocks share) is multicast: each block loads 1/C of its rows for all of them.
@@ -333,6 +340,7 @@ impl Module {
             mma_async: Vec::new(),
             frag_loads: Vec::new(),
             persistent: None,
+            pingpong: None,
             occupancy: None,
             promote: None,
             kernel: Kernel {

@@ -77,6 +77,17 @@ impl Emitter<'_> {
                         Some("persistent: tiles of the block level, walked by gridDim.x blocks"),
                         line,
                     );
+                    if let Some(pp) = super::persistent::pingpong(self) {
+                        self.emit(
+                            Op::Decl {
+                                ty: "constexpr int".into(),
+                                name: "tsl_consumers".into(),
+                                init: Some(pp.consumers.to_cpp()),
+                            },
+                            Some("pingpong: consumer warpgroups that take turns on whole tiles"),
+                            line,
+                        );
+                    }
                 } else if let (Some(group), true) = (
                     &self.geo.raster,
                     levels
@@ -417,7 +428,7 @@ impl Emitter<'_> {
                         );
                         self.call(call, None, line);
                         if same {
-                            self.branch_body(body, line);
+                            self.branch_body(s, body, line);
                         } else {
                             self.open(
                                 Op::If {
@@ -427,7 +438,7 @@ impl Emitter<'_> {
                                 None,
                                 line,
                             );
-                            self.branch_body(body, line);
+                            self.branch_body(s, body, line);
                             self.close(None);
                         }
                         self.close(None);
@@ -441,7 +452,7 @@ impl Emitter<'_> {
                             None,
                             line,
                         );
-                        self.branch_body(body, line);
+                        self.branch_body(s, body, line);
                         self.close(None);
                     }
                 }
@@ -667,8 +678,11 @@ impl Emitter<'_> {
     }
 
     /// An `inthreads` branch body: plain, or walking the tiles of a persistent grid.
-    fn branch_body(&mut self, body: &[StmtId], line: Option<u32>) {
-        if self.geo.persistent_tiles.is_some() {
+    fn branch_body(&mut self, s: StmtId, body: &[StmtId], line: Option<u32>) {
+        let pingpong = super::persistent::pingpong(self).filter(|p| p.branch == s);
+        if let (Some(pp), Some(_)) = (pingpong, &self.geo.persistent_tiles) {
+            super::persistent::pingpong_body(self, body, &pp, line);
+        } else if self.geo.persistent_tiles.is_some() {
             let split = super::persistent::once_prefix(self, body);
             self.scopes.push();
             self.statements(&body[..split]);

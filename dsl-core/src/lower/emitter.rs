@@ -64,6 +64,9 @@ pub struct Emitter<'a> {
     pub wgmma_pending: bool,
     /// The pipelined loop tail being lowered, if any.
     pub deferred: Option<Deferred>,
+    /// Calls to make when a pipelined k-loop lowered at this indent closes, before its tail
+    /// waits for the last WGMMAs (the ping-pong turn, handed on while they finish).
+    pub before_tail: Option<(usize, Vec<(Call, Option<&'static str>)>)>,
     /// Shared tiles whose TMA stores wait for their read lazily (see `tma_store`).
     pub lazy_store_tiles: BTreeSet<String>,
     /// Shared tiles that `mma.store` may write again after a TMA store read them.

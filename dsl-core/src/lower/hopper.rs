@@ -228,11 +228,19 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     }
                     _ => String::new(),
                 };
+                // `pingpong;`: one consumer warpgroup makes each phase of the events its branch
+                // triggers.
+                let per_turn = match super::persistent::pingpong(e) {
+                    Some(pp) if super::persistent::pingpong_triggers(m, pp.branch).contains(n) => {
+                        " / tsl_consumers"
+                    }
+                    _ => "",
+                };
                 e.emit(
                     decl(
                         "constexpr int",
                         format!("tsl_arrivals_{n}"),
-                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_cluster}"),
+                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_turn}{per_cluster}"),
                     ),
                     None,
                     line,
@@ -1746,6 +1754,14 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
 
 /// After the loop: wait for the last group and release its stage.
 pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
+    if e.before_tail
+        .as_ref()
+        .is_some_and(|(at, _)| *at == e.indent)
+    {
+        for (call, note) in e.before_tail.take().map(|b| b.1).unwrap_or_default() {
+            e.call(call, note, line);
+        }
+    }
     let s = super::cexpr::cpp_paren(&d.stages);
     let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
     e.open(

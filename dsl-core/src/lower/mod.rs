@@ -128,6 +128,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         wgmma_uncommitted: false,
         wgmma_pending: false,
         deferred: None,
+        before_tail: None,
         lazy_store_tiles: tma_store::lazy_tiles(m),
         rewritten_store_tiles: tma_store::rewritten_tiles(m),
         even_copies: Vec::new(),

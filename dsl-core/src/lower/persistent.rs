@@ -8,13 +8,26 @@
 //! (a ring's initial credits, `foreach {s} in [STAGES] trigger empty[s];`) therefore run once,
 //! before the loop; everything from the first other statement runs per tile. Both sides of a
 //! ring see the same tile sequence, so their per-barrier phase bits stay in step.
+//!
+//! `pingpong;` (the ping-pong schedule): the consumer branch — run by warpgroups `L…` — is run
+//! for each tile by one of them. Consumer `c` of `C` walks tiles `c, c + C, …` of the block's
+//! walk (`tsl_tile = blockIdx.x + c * gridDim.x`, step `C * gridDim.x`), while the producer
+//! loads every tile in walk order through the same ring. A turn orders the consumers' main
+//! loops — from the first statement of the tile that waits on an event to the last (a pipelined
+//! k-loop hands the turn on as it closes, before its tail waits for the last WGMMAs) — so one
+//! consumer's WGMMAs run while the one before it stores its tile; the ring's parity bits travel
+//! with the turn (through shared memory), so each consumer waits on the phases the tiles before
+//! it left. The branch's once-per-block triggers (a ring's initial credits) come from consumer
+//! 0 only, and an event the branch triggers counts one warpgroup's arrivals per phase
+//! (`tsl_arrivals_e / tsl_consumers`).
 
 use super::emitter::Emitter;
 use super::geometry::ParVar;
-use super::kernel::Op;
+use super::kernel::{Call, Op};
 use super::scope::Local;
 use super::sym::Sym;
-use crate::ir::{ExprId, Module, Stmt, StmtId};
+use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
+use std::collections::BTreeSet;
 
 fn mentions(m: &Module, e: ExprId, names: &[String]) -> bool {
     super::walk::mentions(m, e, &|n| names.iter().any(|x| x == n))
@@ -45,15 +58,26 @@ pub fn once_prefix(e: &Emitter, body: &[StmtId]) -> usize {
 
 /// Opens the loop over this block's tiles and binds the block variables to the tile.
 pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
+    open_tile_walk(
+        e,
+        "blockIdx.x",
+        "tsl_tile += gridDim.x",
+        "persistent: this block's tiles",
+        line,
+    );
+}
+
+/// Opens a loop over tiles `init`, `step`, … of the walk and binds the block variables.
+fn open_tile_walk(e: &mut Emitter, init: &str, step: &str, note: &str, line: Option<u32>) {
     let vars: Vec<ParVar> = e.geo.block_vars.clone();
     e.open(
         Op::For {
             var: "tsl_tile".into(),
-            init: "blockIdx.x".into(),
+            init: init.into(),
             bound: "tsl_tiles".into(),
-            step: Some("tsl_tile += gridDim.x".into()),
+            step: Some(step.into()),
         },
-        Some("persistent: this block's tiles"),
+        Some(note),
         line,
     );
     e.scopes.push();
@@ -125,5 +149,192 @@ fn const_int(name: &str, init: String) -> Op {
         ty: "const int".into(),
         name: name.into(),
         init: Some(init),
+    }
+}
+
+/// `pingpong;`: the consumer branch, the first warpgroup it runs on, and how many take turns.
+pub struct PingPong {
+    pub branch: StmtId,
+    pub first_wg: i64,
+    pub consumers: Sym,
+}
+
+pub fn pingpong(e: &Emitter) -> Option<PingPong> {
+    let (branch, first_wg) = super::roles::pingpong_branch(e.m, e.info, e.geo)?;
+    let wg = e
+        .geo
+        .thread_vars
+        .iter()
+        .find(|v| v.level == Level::Group4)?;
+    Some(PingPong {
+        branch,
+        first_wg,
+        consumers: Sym::bin(BinaryOp::Sub, wg.extent.clone(), Sym::Int(first_wg)),
+    })
+}
+
+/// Every statement of `b`, nested ones included.
+fn nested(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
+    for &s in b {
+        out.push(s);
+        for inner in crate::check::stmt_blocks(&m.stmts[s]) {
+            nested(m, inner, out);
+        }
+    }
+}
+
+/// Events that some statement of `branch` triggers: under `pingpong;` one warpgroup makes
+/// each of their phases.
+pub fn pingpong_triggers(m: &Module, branch: StmtId) -> BTreeSet<String> {
+    let mut all = Vec::new();
+    nested(m, &[branch], &mut all);
+    all.into_iter()
+        .filter_map(|s| match &m.stmts[s] {
+            Stmt::Trigger { event, .. }
+            | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { event, .. }) => {
+                crate::check::events::event_root(m, *event).map(str::to_string)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The ring events `b` waits on with per-thread parity bits (`wait e[i]`, not `e.at(k)`).
+fn ring_waits(m: &Module, b: &[StmtId]) -> BTreeSet<String> {
+    let mut all = Vec::new();
+    nested(m, b, &mut all);
+    all.into_iter()
+        .filter_map(|s| match &m.stmts[s] {
+            Stmt::Wait { event } if !matches!(m.exprs[*event], Expr::View { .. }) => {
+                crate::check::events::event_root(m, *event).map(str::to_string)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The consumer branch's body under `pingpong;` (see the module comment).
+pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Option<u32>) {
+    let m = e.m;
+    let split = once_prefix(e, body);
+    e.scopes.push();
+    e.emit(
+        const_int(
+            "tsl_consumer",
+            format!("threadIdx.x / 128 - {}", pp.first_wg),
+        ),
+        Some("pingpong: this warpgroup's place among the tsl_consumers that take turns"),
+        line,
+    );
+    for &s in &body[..split] {
+        if matches!(m.stmts[s], Stmt::Let { .. }) {
+            stmt(e, s);
+            continue;
+        }
+        e.open(
+            Op::If {
+                cond: "tsl_consumer == 0".into(),
+                constexpr: false,
+            },
+            Some("pingpong: one warpgroup makes the block's once-only triggers"),
+            line,
+        );
+        stmt(e, s);
+        e.close(None);
+    }
+    if split == body.len() {
+        e.scopes.pop();
+        return;
+    }
+    let rest = &body[split..];
+    let rings: Vec<String> = ring_waits(m, rest).into_iter().collect();
+    for r in &rings {
+        e.emit(
+            Op::Decl {
+                ty: "__shared__ unsigned".into(),
+                name: format!("tsl_pingpong_phase_{r}"),
+                init: None,
+            },
+            Some(&format!(
+                "pingpong: the parity bits of `{r}`, handed from turn to turn"
+            )),
+            line,
+        );
+    }
+    open_tile_walk(
+        e,
+        "blockIdx.x + tsl_consumer * gridDim.x",
+        "tsl_tile += tsl_consumers * gridDim.x",
+        "pingpong: this warpgroup's tiles, every tsl_consumers-th of the block's",
+        line,
+    );
+    let waits = |s: StmtId| !ring_waits(m, &[s]).is_empty();
+    let first = rest.iter().position(|&s| waits(s));
+    let last = rest.iter().rposition(|&s| waits(s));
+    for (i, &s) in rest.iter().enumerate() {
+        let sl = e.dsl_line(s);
+        if Some(i) == first {
+            e.call(
+                Call::new("tsl_pingpong_wait_turn")
+                    .targs(["tsl_consumers"])
+                    .args(["tsl_consumer", "tsl_tile != blockIdx.x"]),
+                Some("pingpong: the main loop starts when the previous tile's has ended"),
+                sl,
+            );
+            for r in &rings {
+                e.call(
+                    Call::new("tsl_pingpong_take_phase")
+                        .targs(["tsl_consumers"])
+                        .args([
+                            format!("tsl_phase_{r}"),
+                            format!("tsl_pingpong_phase_{r}"),
+                            "tsl_tile != blockIdx.x".into(),
+                        ]),
+                    Some("continue the ring where the previous tile left it"),
+                    sl,
+                );
+            }
+        }
+        if Some(i) != last {
+            stmt(e, s);
+            continue;
+        }
+        let mut pass: Vec<(Call, Option<&'static str>)> = rings
+            .iter()
+            .map(|r| {
+                let call = Call::new("tsl_pingpong_hand_phase")
+                    .targs(["tsl_consumers"])
+                    .args([
+                        format!("tsl_phase_{r}"),
+                        format!("tsl_pingpong_phase_{r}"),
+                        "tsl_tile + gridDim.x < tsl_tiles".into(),
+                    ]);
+                (call, None)
+            })
+            .collect();
+        pass.push((
+            Call::new("tsl_pingpong_pass_turn")
+                .targs(["tsl_consumers"])
+                .args(["tsl_consumer", "tsl_tile + gridDim.x < tsl_tiles"]),
+            Some("pingpong: the next tile's main loop may start; this epilogue overlaps it"),
+        ));
+        // A pipelined k-loop hands the turn on when it closes, while its last WGMMAs finish
+        // (`hopper::emit_tail`); otherwise after the statement.
+        e.before_tail = Some((e.indent, pass));
+        stmt(e, s);
+        if let Some((_, pass)) = e.before_tail.take() {
+            for (call, note) in pass {
+                e.call(call, note, sl);
+            }
+        }
+    }
+    close_tile_loop(e, line);
+    e.scopes.pop();
+}
+
+/// One statement; an error is recorded and lowering goes on.
+fn stmt(e: &mut Emitter, s: StmtId) {
+    if let Err(err) = e.stmt(s) {
+        e.errors.push(err);
     }
 }

@@ -242,3 +242,34 @@ pub fn under_if(m: &Module, s: StmtId) -> bool {
     }
     go(m, &m.kernel.body, s, false).unwrap_or(false)
 }
+
+/// `pingpong;`: the consumer branch — the one `inthreads` branch that needs warpgroup ≥ 1 — and
+/// the first warpgroup it runs on (the checker, `check/schedule.rs`, admits only a branch whose
+/// condition is `wg >= L`, so it runs on whole warpgroups `L…`).
+pub fn pingpong_branch(
+    m: &Module,
+    info: &crate::check::KernelInfo,
+    geo: &Geometry,
+) -> Option<(StmtId, i64)> {
+    m.pingpong?;
+    let wg = geo.thread_vars.iter().find(|v| v.level == Level::Group4)?;
+    let mut branches = Vec::new();
+    collect_inthreads(m, &m.kernel.body, &mut branches);
+    let is_wg = |e: ExprId| info.bindings.get(&e) == Some(&wg.binding);
+    let consumers: Vec<(StmtId, i64)> = branches
+        .into_iter()
+        .filter_map(|s| {
+            let Stmt::InThreads { cond, .. } = &m.stmts[s] else {
+                return None;
+            };
+            match wg_range(m, *cond, &is_wg) {
+                (Some(lo), None) if lo >= 1 => Some((s, lo)),
+                _ => None,
+            }
+        })
+        .collect();
+    match consumers.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}

@@ -51,6 +51,7 @@ const DSL_ITEMS: &[&str] = &[
     "require",
     "raster",
     "persistent",
+    "pingpong",
     "cluster",
     "occupancy",
     "promote",

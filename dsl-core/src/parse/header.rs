@@ -17,6 +17,7 @@ const ITEMS: &[&str] = &[
     "require",
     "raster",
     "persistent",
+    "pingpong",
     "cluster",
     "occupancy",
     "promote",
@@ -31,6 +32,8 @@ pub(crate) struct Items {
     pub requires: Vec<Require>,
     pub raster: Option<crate::ir::ExprId>,
     pub persistent: Option<crate::ir::ExprId>,
+    /// `pingpong;`: the consumer warpgroups take turns on whole tiles.
+    pub pingpong: Option<Span>,
     pub cluster: Option<crate::ir::ExprId>,
     /// `cluster nonportable;`: the opt-in to clusters of 9..=16 blocks.
     pub cluster_nonportable: Option<Span>,
@@ -132,6 +135,13 @@ impl Parser {
                     c
                 };
                 items.persistent = Some(cond);
+            }
+            Some("pingpong") => {
+                // `pingpong;`: the ping-pong schedule of a persistent kernel (no argument).
+                let first = self.bump();
+                let span = self.span_from(first);
+                self.expect_semi("`pingpong`")?;
+                items.pingpong = Some(span);
             }
             Some("cluster") if self.ident_at(self.pos + 1) == Some("nonportable") => {
                 // `cluster nonportable;`: allow 9..=16 blocks per `: cluster` level.

@@ -185,6 +185,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         requires: items.requires,
         raster: items.raster,
         persistent: items.persistent,
+        pingpong: items.pingpong,
         cluster: items.cluster,
         cluster_level,
         cluster_nonportable: items.cluster_nonportable,
