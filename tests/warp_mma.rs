@@ -26,7 +26,7 @@ use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
 /// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
-const SMALL: [(&str, &[&str]); 13] = [
+const SMALL: [(&str, &[&str]); 14] = [
     ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
     ("global_chunk", &["HMMA"]),
     ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
@@ -57,6 +57,11 @@ const SMALL: [(&str, &[&str]); 13] = [
     ("f16_loadc", &["HMMA.16816.F32"]),
     // An array of accumulators (`frag mc[1][2] {0.0f};`, `mc[0][1]`).
     ("f16_acc_array", &["HMMA.16816.F32"]),
+    // One fragment name declared in two scopes, in the A role in one and the B role in the other.
+    (
+        "f16_scoped_names",
+        &["HMMA.16816.F32", "LDSM.16.M88", "LDSM.16.MT88"],
+    ),
 ];
 
 fn parse_data(name: &str) -> Module {
@@ -158,6 +163,34 @@ fn small_warp_kernels_compile_for_every_sm80_plus_arch() {
             let sass = sass_of(name, &cu, &expr, arch);
             assert_ops(&format!("{name} for {arch}"), &sass, ops);
         }
+    }
+}
+
+/// `ma` and `mb` are declared in two sibling loops with swapped roles: each load is lowered by
+/// its own declaration's use (A with `tsl_mma_load_a` of 16-row blocks, B with
+/// `tsl_mma_load_b`, the col-major `ma` transposed), not by the first `mma` naming it.
+#[test]
+fn fragments_of_one_name_in_two_scopes_are_two_fragments() {
+    let m = parse_data("f16_scoped_names");
+    let (_, cu, _) = emit(
+        &m,
+        "tests/data/warp/f16_scoped_names.co",
+        &Config::defaults(&m),
+    );
+    let loads: Vec<&str> = cu
+        .lines()
+        .filter(|l| l.contains("tsl_mma_load_a<") || l.contains("tsl_mma_load_b<"))
+        .map(|l| l.trim())
+        .collect();
+    let want = [
+        "tsl_mma_load_a<TSL_MMA_F16, BM / 16, 1, false, BK + PAD, (BK + PAD) % 8 == 0>(ma, lhs_s + kk * 16);",
+        "tsl_mma_load_b<TSL_MMA_F16, BN / 8, 1, false, BK + PAD, (BK + PAD) % 8 == 0>(mb, rhs_s + kk * 16);",
+        "tsl_mma_load_a<TSL_MMA_F16, BM / 16, 1, false, BK + PAD, (BK + PAD) % 8 == 0>(mb, lhs_s + kh * 16);",
+        "tsl_mma_load_b<TSL_MMA_F16, BN / 8, 1, true, BN + PAD, (BN + PAD) % 8 == 0>(ma, rhs_ts + (kh * 16) * (BN + PAD));",
+    ];
+    assert_eq!(loads.len(), want.len(), "{cu}");
+    for (got, want) in loads.iter().zip(want) {
+        assert!(got.starts_with(want), "got `{got}`, want `{want}`");
     }
 }
 
