@@ -213,14 +213,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     dtype,
                     tiles,
                     shape,
-                }) => Ok((*dtype, tiles.clone(), *shape)),
+                    cpp,
+                }) => Ok((*dtype, tiles.clone(), *shape, cpp.clone())),
                 _ => Err(LowerError::new(
                     n.span,
                     format!("`{}` is not a loaded warp `mma` operand", n.name),
                 )),
             };
-            let (a_type, (fm, fk), shape) = operand(a, IdentRole::A)?;
-            let (b_type, (fnn, _), _) = operand(b, IdentRole::B)?;
+            let (a_type, (fm, fk), shape, a_cpp) = operand(a, IdentRole::A)?;
+            let (b_type, (fnn, _), _, b_cpp) = operand(b, IdentRole::B)?;
             let kind = Kind::of_pair(a_type, b_type).ok_or_else(|| {
                 LowerError::new(
                     a.span,
@@ -249,11 +250,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if shape != Shape::Full {
                 targs.push(shape.cpp().to_string());
             }
-            let call = Call::new("tsl_warp_mma").targs(targs).args([
-                cpp_name(&acc.name),
-                a.name.clone(),
-                b.name.clone(),
-            ]);
+            let call =
+                Call::new("tsl_warp_mma")
+                    .targs(targs)
+                    .args([cpp_name(&acc.name), a_cpp, b_cpp]);
             let padded = if kind == Kind::F16 && shape == Shape::M8 {
                 " (rows 8-15 zero)"
             } else {
@@ -540,23 +540,35 @@ fn load(
         Some(kv) => format!(", K zero-padded from {kv} to {}", (kv + ki - 1) / ki * ki),
         None => String::new(),
     };
-    let arr = Op::Array {
-        ty: "tsl_u32".into(),
-        name: name.to_string(),
-        len: regs.to_cpp(),
-    };
-    e.emit(
-        arr,
-        Some(&format!(
-            "{what} fragment, {} × {} {}, {} {block} tile(s) of the {} mma.sync{padded}",
-            mn.to_cpp(),
-            k.to_cpp(),
-            v.tensor.dtype,
-            paren(&tiles.0),
-            kind.inst(shape)
-        )),
-        line,
+    let what = format!(
+        "{what} fragment, {} × {} {}, {} {block} tile(s) of the {} mma.sync{padded}",
+        mn.to_cpp(),
+        k.to_cpp(),
+        v.tensor.dtype,
+        paren(&tiles.0),
+        kind.inst(shape)
     );
+    // Its registers: an array of its own, or a slot of its double buffer (sized here).
+    let dest = match e.warp.buffers.get(&Binding::Frag(s)).cloned() {
+        Some(buf) => {
+            if let Op::Array { len, .. } = &mut e.lines[buf.decl].op {
+                *len = regs.to_cpp();
+            }
+            if e.lines[buf.decl].note.is_none() {
+                e.lines[buf.decl].note = Some(format!("{what}, two k-steps"));
+            }
+            format!("{}[{}]", buf.name, buf.slot)
+        }
+        None => {
+            let arr = Op::Array {
+                ty: "tsl_u32".into(),
+                name: name.to_string(),
+                len: regs.to_cpp(),
+            };
+            e.emit(arr, Some(&what), line);
+            name.to_string()
+        }
+    };
     let (fa, fb) = (tiles.0.to_cpp(), tiles.1.to_cpp());
     let trans_cpp = if trans { "true" } else { "false" };
     // The shape and tile K, where not the defaults (full shape, no padding).
@@ -587,7 +599,7 @@ fn load(
         targs.extend(extra);
         let call = Call::new(helper)
             .targs(targs)
-            .args([name.to_string(), v.tile_ptr()]);
+            .args([dest.clone(), v.tile_ptr()]);
         let note = if kt.is_some() {
             "gathered: the tile is narrower than its instructions"
         } else {
@@ -603,10 +615,9 @@ fn load(
         };
         let mut targs = vec![kind.cpp().to_string(), fa, fb, trans_cpp.to_string()];
         targs.extend(extra);
-        let call =
-            Call::new(helper)
-                .targs(targs)
-                .args([name.to_string(), ptr, r0, c0, rows, cols, ld]);
+        let call = Call::new(helper)
+            .targs(targs)
+            .args([dest.clone(), ptr, r0, c0, rows, cols, ld]);
         e.call(
             call,
             Some("per-thread loads in the fragment layout, zeros past the edges"),
@@ -620,6 +631,7 @@ fn load(
             dtype: v.tensor.dtype,
             tiles: (tiles.0, tiles.1),
             shape,
+            cpp: dest,
         },
     );
     Ok(())

@@ -157,7 +157,19 @@ pub enum Frag {
         dtype: DType,
         tiles: (Sym, Sym),
         shape: Shape,
+        /// The C++ registers that hold it: its name, or its slot of a double buffer.
+        cpp: String,
     },
+}
+
+/// The register double buffer of an operand loaded one k-step ahead (`super::warp_pipe`):
+/// the array `name[2][regs]`, declared by the node `decl` (sized by the first load), and the
+/// slot a load writes and the step's `mma`s read (`kk % 2`, C++ of the step variable).
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    pub name: String,
+    pub decl: usize,
+    pub slot: String,
 }
 
 /// A `frag` register tile laid out like an accumulator (`super::frag_elem`): `[m]` (one
@@ -181,6 +193,8 @@ pub struct WarpState {
     latest: HashMap<String, Binding>,
     /// The `frag` register tiles (either path).
     pub tiles: HashMap<String, TileFrag>,
+    /// The operands loaded into double buffers, by their `mma.load`'s binding.
+    pub buffers: HashMap<Binding, Buffer>,
 }
 
 impl WarpState {
