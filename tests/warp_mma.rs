@@ -263,6 +263,52 @@ fn v2_warp_mma_uses_hmma_ldsm_and_cp_async() {
     }
 }
 
+/// The register `require` of the v2 kernel is true to ptxas at its edge: configurations ptxas
+/// spills on are refused by the checker — a 32 × 128 warp tile with 64-wide K tiles at 255
+/// registers; 512 threads, which `__launch_bounds__` caps at 128 registers, with 32 × 64 and
+/// 64 × 64 warp tiles; 128 × 128 blocks of 64 × 64 warp tiles with 64-wide K tiles (254
+/// registers at four stages, a spill at three) — and the admitted ones nearest the limits (the
+/// tuner's earlier winner among them) compile for sm_90a without a spill.
+#[test]
+fn v2_warp_mma_registers_are_what_ptxas_allocates() {
+    use dsl_core::check::{Limits, check_config};
+    let m = parse_kernel("v2_warp_mma");
+    let with = |pairs: &[(&str, i64)]| {
+        pairs
+            .iter()
+            .fold(Config::defaults(&m), |c, (k, v)| c.with(k, *v))
+    };
+    let spilling = [
+        with(&[("BM", 64), ("BN", 256), ("BK", 64), ("WM", 32), ("WN", 128), ("STAGES", 3)]),
+        with(&[("BM", 128), ("BN", 256), ("BK", 64), ("WM", 32), ("WN", 64), ("STAGES", 3)]),
+        with(&[("BM", 256), ("BN", 256), ("BK", 32), ("WM", 64), ("WN", 64), ("STAGES", 2)]),
+        with(&[("BN", 128), ("BK", 64), ("STAGES", 3)]),
+    ];
+    for c in &spilling {
+        let d = check_config(&m, c, None, &Limits::default())
+            .expect_err(&format!("{c:?} spills: the require refuses it"));
+        assert!(d.0.iter().all(|x| x.code == "E1001"), "{d}");
+    }
+    let edge = [
+        with(&[("BM", 256), ("BN", 128), ("BK", 64), ("STAGES", 2)]),
+        with(&[("BN", 128), ("WM", 32), ("WN", 128)]),
+        with(&[("BM", 256), ("BN", 128), ("WM", 128), ("WN", 32), ("STAGES", 3)]),
+        with(&[("BN", 128), ("BK", 64), ("WM", 32), ("WN", 32), ("STAGES", 3)]),
+    ];
+    for c in &edge {
+        check_config(&m, c, None, &Limits::default())
+            .unwrap_or_else(|d| panic!("{c:?} is admitted:\n{d}"));
+    }
+    if !nvrtc_and_nvdisasm_available("v2_warp_mma_registers_are_what_ptxas_allocates") {
+        return;
+    }
+    for c in &edge {
+        let (_, cu, expr) = emit(&m, "kernels/v2_warp_mma.co", c);
+        let sass = sass_of("v2_warp_mma", &cu, &expr, Arch::Sm90a);
+        assert_ops(&expr, &sass, &["HMMA.16816.F32", "LDSM"]);
+    }
+}
+
 /// An f16 accumulator (`--acc f16`) and bf16 operands (`--dtype bf16`) of the v2 kernel: the
 /// f16-accumulate and bf16 forms of the instruction, at 128 × 128 blocks of 64 × 32 warp tiles
 /// (at the 128 × 256 defaults ptxas gives the f16-accumulator form 128 registers and spills 12

@@ -263,3 +263,4 @@ fn every_register_class_the_requires_admit_fits() {
     }
     assert!(seen.len() >= 10, "only {} classes", seen.len());
 }
+
