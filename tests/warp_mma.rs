@@ -279,9 +279,30 @@ fn v2_warp_mma_registers_are_what_ptxas_allocates() {
             .fold(Config::defaults(&m), |c, (k, v)| c.with(k, *v))
     };
     let spilling = [
-        with(&[("BM", 64), ("BN", 256), ("BK", 64), ("WM", 32), ("WN", 128), ("STAGES", 3)]),
-        with(&[("BM", 128), ("BN", 256), ("BK", 64), ("WM", 32), ("WN", 64), ("STAGES", 3)]),
-        with(&[("BM", 256), ("BN", 256), ("BK", 32), ("WM", 64), ("WN", 64), ("STAGES", 2)]),
+        with(&[
+            ("BM", 64),
+            ("BN", 256),
+            ("BK", 64),
+            ("WM", 32),
+            ("WN", 128),
+            ("STAGES", 3),
+        ]),
+        with(&[
+            ("BM", 128),
+            ("BN", 256),
+            ("BK", 64),
+            ("WM", 32),
+            ("WN", 64),
+            ("STAGES", 3),
+        ]),
+        with(&[
+            ("BM", 256),
+            ("BN", 256),
+            ("BK", 32),
+            ("WM", 64),
+            ("WN", 64),
+            ("STAGES", 2),
+        ]),
         with(&[("BN", 128), ("BK", 64), ("STAGES", 3)]),
     ];
     for c in &spilling {
@@ -292,8 +313,20 @@ fn v2_warp_mma_registers_are_what_ptxas_allocates() {
     let edge = [
         with(&[("BM", 256), ("BN", 128), ("BK", 64), ("STAGES", 2)]),
         with(&[("BN", 128), ("WM", 32), ("WN", 128)]),
-        with(&[("BM", 256), ("BN", 128), ("WM", 128), ("WN", 32), ("STAGES", 3)]),
-        with(&[("BN", 128), ("BK", 64), ("WM", 32), ("WN", 32), ("STAGES", 3)]),
+        with(&[
+            ("BM", 256),
+            ("BN", 128),
+            ("WM", 128),
+            ("WN", 32),
+            ("STAGES", 3),
+        ]),
+        with(&[
+            ("BN", 128),
+            ("BK", 64),
+            ("WM", 32),
+            ("WN", 32),
+            ("STAGES", 3),
+        ]),
     ];
     for c in &edge {
         check_config(&m, c, None, &Limits::default())

@@ -263,4 +263,3 @@ fn every_register_class_the_requires_admit_fits() {
     }
     assert!(seen.len() >= 10, "only {} classes", seen.len());
 }
-

@@ -12,7 +12,9 @@
 #      it in the same process and verified over every output, and at 4095×4097×1000 and
 #      1000×777×4104 (verified); a table, exit 1 if any variant fails to verify;
 #   4. `tessel run` of v2_warp_pipe at ragged shapes and configurations (NVRTC, the runtime's
-#      own launch, every output checked against cuBLAS).
+#      own launch, every output checked against cuBLAS);
+#   5. the examples v2_warp_mma and v2_warp_pipe at 8192³ (if `cargo build --release
+#      --examples` built them; carry target/release/examples/v2_warp_{mma,pipe}).
 # About 3 minutes of GPU time (most of it nvcc).
 set -u
 cd "$(dirname "$0")/../.."
@@ -40,5 +42,19 @@ for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
     echo "$log" | tail -4
     [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
   done
+done
+echo "== 8192^3 through the runtime (NVRTC; the examples verify every output against cuBLAS)"
+for ex in "v2_warp_mma --set BN=128 --set WN=32" "v2_warp_pipe" \
+          "v2_warp_pipe --set BN=256 --set WN=64 --set STAGES=3"; do
+  bin="target/release/examples/${ex%% *}"
+  [ -x "$bin" ] || { echo "-- $bin not built (cargo build --release --examples)"; continue; }
+  args=""
+  case "$ex" in *" "*) args="${ex#* }" ;; esac
+  echo "-- $ex"
+  # shellcheck disable=SC2086
+  log=$("$bin" $args 2>&1)
+  code=$?
+  echo "$log" | tail -6
+  [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
 done
 exit $rc
