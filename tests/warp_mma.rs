@@ -26,7 +26,7 @@ use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
 /// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
-const SMALL: [(&str, &[&str]); 14] = [
+const SMALL: [(&str, &[&str]); 17] = [
     ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
     ("global_chunk", &["HMMA"]),
     ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
@@ -61,6 +61,17 @@ const SMALL: [(&str, &[&str]); 14] = [
     (
         "f16_scoped_names",
         &["HMMA.16816.F32", "LDSM.16.M88", "LDSM.16.MT88"],
+    ),
+    // `[[frag_prefetch]]` K loops: s8 (IMMA) in a two-stage ring, bf16 with a K × N B, and two
+    // prefetched loops in one block with the same fragment names.
+    ("s8_prefetch", &["IMMA.16832.S8.S8", "LDSM", "LDGSTS"]),
+    (
+        "bf16_prefetch_col",
+        &["HMMA.16816.F32.BF16", "LDSM.16.MT88", "LDGSTS"],
+    ),
+    (
+        "f16_two_prefetch",
+        &["HMMA.16816.F32", "LDSM.16.M88", "LDGSTS"],
     ),
 ];
 

@@ -18,6 +18,16 @@
 //! tile (its last step's fragments were loaded a step earlier) before the copies that refill
 //! its stage.
 //!
+//! Why the lowering does it, on request: once the loop has this shape the double buffer, the
+//! slot of each step, the peeled first step and the moved wait have one right answer, and a
+//! user writing them by hand would need fragments reassigned across iterations, slot indexing
+//! and a peeled prologue in the language — three forms for one schedule, as CUTLASS's users
+//! leave the multistage mainloop to the library. It is not applied silently because it is not
+//! free: it doubles the operand fragments' registers, which decides between spilling and not at
+//! the larger warp tiles. So the loop asks for it (as `#pragma unroll` asks for unrolling), the
+//! checker says why a loop does not qualify, and the kernel's tunables and register `require`
+//! decide the rest.
+//!
 //! The checker (`check/warp_pipe.rs`, E1600–E1606) accepts only the loop shape this keeps the
 //! meaning of: the wait first, async copies, then the k-step loop of loads followed by `mma`s,
 //! an even step count (the slot of a step is its parity). The next step's loads see the loop
@@ -114,7 +124,19 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         let Stmt::MmaLoad { name, .. } = &m.stmts[l] else {
             continue;
         };
-        let buf = format!("tsl_{}_buf", name.name);
+        // A name no earlier node declares (a second such loop, or a name loaded twice).
+        let buf = (0..)
+            .map(|i| match i {
+                0 => format!("tsl_{}_buf", name.name),
+                _ => format!("tsl_{}_buf{i}", name.name),
+            })
+            .find(|b| {
+                let arr = format!("{b}[2]");
+                !e.lines
+                    .iter()
+                    .any(|l| l.op.declared() == Some(arr.as_str()))
+            })
+            .unwrap_or_default();
         let decl = e.lines.len();
         e.emit(
             Op::Array {
