@@ -17,11 +17,15 @@
 //! }
 //! ```
 //!
-//! The attribute itself belongs on such a `foreach` of a warp-level kernel (E1600). Async
-//! copies issued at the top of a tile may land at the moved wait only when they were waited
-//! for there before (the same groups are outstanding at both points), and the loads that move
-//! ahead read shared memory only after that wait's barrier, so every read sees the data it
-//! saw before.
+//! The attribute itself belongs on such a `foreach` of a warp-level kernel (E1600). Why this
+//! shape keeps the meaning: each tile's wait and copies still run in the same order and number,
+//! right after one another, only one k-step earlier — so every wait sees the same async-copy
+//! groups outstanding; the loads that move ahead read a tile only after the wait and barrier
+//! that land it; and the copies that refill a stage come after a barrier that every warp
+//! reaches only once it has loaded its last fragments of that stage (a tile's last k-step's
+//! fragments are loaded one step before the barrier). A synchronous copy or other work between
+//! the wait and the k-steps would run after the next tile's first fragments are loaded, hence
+//! E1602; a load after an `mma` could not move ahead of it, hence E1603.
 
 use super::resolve::Role;
 use super::{Binding, Cx, codes};

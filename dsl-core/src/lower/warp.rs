@@ -289,7 +289,9 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         _ => 16,
                     };
                     let t = (div(v.tile[0].clone(), rows), div(v.tile[1].clone(), 8));
-                    size_acc(e, acc_b.expect("a known fragment"), t.clone(), rows);
+                    if let Some(b) = acc_b {
+                        size_acc(e, b, t.clone(), rows);
+                    }
                     (t.0, t.1, rows)
                 }
                 _ => {

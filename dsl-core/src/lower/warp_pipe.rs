@@ -83,12 +83,17 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     else {
         return Err(internal("does not end with its k-step loop"));
     };
-    let (Some(kt), Some(kk)) = (vars.first(), step_vars.first()) else {
+    let (Some(kt), Some(kk), Some(&n), Some(&f)) = (
+        vars.first(),
+        step_vars.first(),
+        extents.first(),
+        step_extents.first(),
+    ) else {
         return Err(internal("has no loop variable"));
     };
     let (kt, kk) = (kt.name.as_str(), kk.name.as_str());
-    let n = e.cx().sym(extents[0])?;
-    let f = e.cx().sym(step_extents[0])?;
+    let n = e.cx().sym(n)?;
+    let f = e.cx().sym(f)?;
     let loads: Vec<StmtId> = step_body
         .iter()
         .copied()
