@@ -43,6 +43,16 @@ for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
     [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
   done
 done
+echo "== other prefetched kernels (bf16 with a K x N operand against cuBLAS; s8 against a host reference)"
+for k in tests/data/warp/bf16_prefetch_col.co tests/data/warp/s8_prefetch.co; do
+  for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4160; do
+    echo "-- $k $shape"
+    log=$("$T" run "$k" --shape "$shape" --runs 20 2>&1)
+    code=$?
+    echo "$log" | tail -4
+    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
+  done
+done
 echo "== 8192^3 through the runtime (NVRTC; the examples verify every output against cuBLAS)"
 for ex in "v2_warp_mma --set BN=128 --set WN=32" "v2_warp_pipe" \
           "v2_warp_pipe --set BN=256 --set WN=64 --set STAGES=3"; do
