@@ -2,8 +2,8 @@
 //! as `tessel emit` writes it (at small tiles, and at its 64 × 32 warp tiles) runs on the host
 //! in `tests/warp_host/block.cpp` — every CUDA thread of a block a fiber, `__syncthreads` and
 //! the warp-wide `ldmatrix` / `mma.sync` as meeting points, `cp.async` landing only at its
-//! group's wait — over whole grids at tile-multiple and ragged shapes, against a double
-//! reference. The reordered schedule is what is checked: a fragment loaded from the wrong
+//! group's wait, or as issued — over whole grids at tile-multiple and ragged shapes, against a
+//! double reference; also the bf16 data kernel whose B is a K × N tile (ldmatrix.trans). The reordered schedule is what is checked: a fragment loaded from the wrong
 //! stage or step, a wait that moved too far, or a copy that refills a stage still being read
 //! gives wrong outputs. `kernels/v2_warp_mma.co` runs the same way, as the control.
 //!
@@ -79,21 +79,52 @@ fn run_mutated(
     early: bool,
     edit: impl Fn(&str) -> String,
 ) -> (bool, String) {
-    let (k, cu, expr) = emit_kernel(kernel, cfg);
-    let cu = edit(&cu);
+    let (_, cu, expr) = emit_kernel(kernel, cfg);
     let get = |n: &str| cfg.get(n).unwrap_or_else(|| panic!("{n} in {cfg:?}"));
     let threads = (get("BM") / get("WM")) * (get("BN") / get("WN")) * 32;
-    let mut header = strip_asm(&cu);
+    let grid = Grid {
+        bm: get("BM"),
+        bn: get("BN"),
+        threads,
+    };
+    host_run(&edit(&cu), &expr, grid, &[], what, early)
+}
+
+/// A block's output tile and threads.
+#[derive(Clone, Copy)]
+struct Grid {
+    bm: i64,
+    bn: i64,
+    threads: i64,
+}
+
+/// Runs the kernel `expr` of `cu` on the host over grids of `grid`'s blocks, with the
+/// harness's `defines` (operand types and layouts).
+fn host_run(
+    cu: &str,
+    expr: &str,
+    grid: Grid,
+    defines: &[&str],
+    what: &str,
+    early: bool,
+) -> (bool, String) {
+    let mut header = String::new();
+    // A grid of block rows × block columns, or one rasterized dimension.
+    if cu.contains("= blockIdx.y;") {
+        header.push_str("#define TSL_GRID_2D 1\n");
+    }
+    for d in defines {
+        header.push_str(&format!("#define {d} 1\n"));
+    }
+    header.push_str(&strip_asm(cu));
     assert!(!header.contains("asm("), "inline PTX left after stripping");
     if early {
         header.push_str("\n#define TSL_LAND_EARLY 1");
     }
     header.push_str(&format!(
-        "\n#define TSL_RUN {expr}\n#define TSL_THREADS {threads}\n#define TSL_BM {}\n#define TSL_BN {}\n",
-        get("BM"),
-        get("BN")
+        "\n#define TSL_RUN {expr}\n#define TSL_THREADS {}\n#define TSL_BM {}\n#define TSL_BN {}\n",
+        grid.threads, grid.bm, grid.bn
     ));
-    let _ = k;
     let dir = std::env::temp_dir().join(format!(
         "tessel-block-host-{}-{what}-{early}",
         std::process::id()
@@ -109,8 +140,11 @@ fn run_mutated(
     ) else {
         return (true, "SKIPPED".into());
     };
-    let _ = std::fs::remove_dir_all(&dir);
-    (ok, format!("`{expr}`:\n{text}"))
+    // Kept when the outputs are wrong, to rerun by hand.
+    if ok {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    (ok, format!("`{expr}` ({}):\n{text}", dir.display()))
 }
 
 fn cfg(kernel: &str, pairs: &[(&str, i64)]) -> Config {
@@ -210,5 +244,41 @@ fn a_broken_schedule_computes_wrong_outputs() {
             runs[0].1,
             runs[1].1
         );
+    }
+}
+
+/// A prefetched bf16 loop whose B is a K × N tile (`mma.row.col`: ldmatrix.trans) in a
+/// three-stage ring, f32 output (`tests/data/warp/bf16_prefetch_col.co`).
+#[test]
+fn the_prefetched_bf16_loop_with_a_k_by_n_operand_computes_the_product() {
+    let rel = "tests/data/warp/bf16_prefetch_col.co";
+    let m = dsl_core::parse::parse_str(&common::read(rel), Some(rel))
+        .expect("parses")
+        .module;
+    let c = Config::defaults(&m);
+    let k = common::lower_for(&m, &c, rel);
+    let inst = common::instance(&k, &c);
+    let expr = k.name_expression(&inst);
+    let cu = codegen_cuda::emit(&codegen_cuda::Emit {
+        kernel: &k,
+        source: rel,
+        instance: Some(inst),
+    });
+    let grid = Grid {
+        bm: 64,
+        bn: 64,
+        threads: 128,
+    };
+    for early in [false, true] {
+        let (ok, text) = host_run(
+            &cu,
+            &expr,
+            grid,
+            &["TSL_IN_BF16", "TSL_RHS_KN", "TSL_OUT_F32"],
+            "bf16-col",
+            early,
+        );
+        assert!(ok, "bf16_prefetch_col (early: {early}):\n{text}");
+        assert!(text.contains("\n0 failures") || text == "SKIPPED", "{text}");
     }
 }

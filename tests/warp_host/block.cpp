@@ -261,8 +261,8 @@ void tsl_ldsm_x4_t(tsl_u32 &r0, tsl_u32 &r1, tsl_u32 &r2, tsl_u32 &r3, tsl_u32 a
 // mma.sync.m16n8k16 f16 × f16 + f32 (PTX ISA): g = lane / 4, t = lane % 4. A: register j holds
 // row g + 8 (j % 2), columns 2t + 8 (j / 2) and + 1; B: register j holds rows (K) 2t + 8j and
 // + 1 of column g; C/D: values 2h + e are row g + 8h, column 2t + e.
-template <>
-void tsl_mma_m16n8<TSL_MMA_F16>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
+static float elem16(bool bf16, tsl_u16 bits) { return bf16 ? tsl_bf16_to_f32(tsl_bf16{bits}) : h2f(bits); }
+static void mma16816(bool bf16, float *d, const tsl_u32 *a, const tsl_u32 *b) {
   const int l = threadIdx.x % 32;
   warp_wide(
       [&](Warp &w, int lane) {
@@ -275,9 +275,9 @@ void tsl_mma_m16n8<TSL_MMA_F16>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
           const int g = lane / 4, t = lane % 4;
           for (int j = 0; j < 4; ++j)
             for (int e = 0; e < 2; ++e)
-              A[g + 8 * (j % 2)][2 * t + 8 * (j / 2) + e] = h2f((tsl_u16)(w.a[lane][j] >> (16 * e)));
+              A[g + 8 * (j % 2)][2 * t + 8 * (j / 2) + e] = elem16(bf16, (tsl_u16)(w.a[lane][j] >> (16 * e)));
           for (int j = 0; j < 2; ++j)
-            for (int e = 0; e < 2; ++e) B[2 * t + 8 * j + e][g] = h2f((tsl_u16)(w.b[lane][j] >> (16 * e)));
+            for (int e = 0; e < 2; ++e) B[2 * t + 8 * j + e][g] = elem16(bf16, (tsl_u16)(w.b[lane][j] >> (16 * e)));
           for (int h = 0; h < 2; ++h)
             for (int e = 0; e < 2; ++e) C[g + 8 * h][2 * t + e] = w.c[lane][2 * h + e];
         }
@@ -295,9 +295,38 @@ void tsl_mma_m16n8<TSL_MMA_F16>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
   for (int j = 0; j < 4; ++j) d[j] = g_warps[threadIdx.x / 32].c[l][j];
 }
 
+template <>
+void tsl_mma_m16n8<TSL_MMA_F16>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
+  mma16816(false, d, a, b);
+}
+template <>
+void tsl_mma_m16n8<TSL_MMA_BF16>(float *d, const tsl_u32 *a, const tsl_u32 *b) {
+  mma16816(true, d, a, b);
+}
+
 // ---- the grid ------------------------------------------------------------------------------
-static const tsl_f16 *g_lhs, *g_rhs;
-static tsl_f16 *g_out;
+// The kernel's operands: f16 (or TSL_IN_BF16) [M, K] and [N, K] (or TSL_RHS_KN: [K, N]), the
+// output f16 (or TSL_OUT_F32) [M, N].
+#ifdef TSL_IN_BF16
+typedef tsl_bf16 In;
+static float in_f(tsl_u16 b) { return tsl_bf16_to_f32(tsl_bf16{b}); }
+static tsl_u16 in_bits(float f) { return tsl_bf16_from_f32(f).bits; }
+#else
+typedef tsl_f16 In;
+static float in_f(tsl_u16 b) { return h2f(b); }
+static tsl_u16 in_bits(float f) { return f2h(f); }
+#endif
+#ifdef TSL_OUT_F32
+typedef float Out;
+static double out_f(Out x) { return x; }
+static const Out OUT_POISON = NAN;
+#else
+typedef tsl_f16 Out;
+static double out_f(Out x) { return h2f(x.bits); }
+static const Out OUT_POISON = {0x7e00};
+#endif
+static const In *g_lhs, *g_rhs;
+static Out *g_out;
 static int g_M, g_N, g_K;
 static void thread_main() {
   TSL_RUN(g_lhs, g_rhs, g_out, g_M, g_K, g_N);
@@ -305,14 +334,14 @@ static void thread_main() {
   swapcontext(&g_fibers[g_cur].ctx, &g_sched);
 }
 
-static bool run_block(unsigned block) {
+static bool run_block(tsl_host_dim3 block) {
   memset(tsl_smem_raw, 0xff, sizeof tsl_smem_raw);
   g_fibers.assign(TSL_THREADS, Fiber{});
   g_groups.assign(TSL_THREADS, {});
   g_open.assign(TSL_THREADS, {});
   g_bar_count = 0;
   for (auto &w : g_warps) w.count = 0;
-  blockIdx = {block, 0, 0};
+  blockIdx = block;
   for (int i = 0; i < TSL_THREADS; ++i) {
     Fiber &f = g_fibers[i];
     f.stack.resize(256 * 1024);
@@ -337,26 +366,41 @@ static bool run_block(unsigned block) {
 
 // out = lhs · rhsᵀ at (M, N, K), against a double reference: the number of outputs off.
 static long check(int M, int N, int K, unsigned seed) {
-  std::vector<tsl_u16> a((size_t)M * K), b((size_t)N * K), o((size_t)M * N, 0x7e00);
+  std::vector<tsl_u16> a((size_t)M * K), b((size_t)N * K);
+  std::vector<Out> o((size_t)M * N, OUT_POISON);
   unsigned s = seed;
   auto rnd = [&] {
     s = s * 1664525u + 1013904223u;
     return ((s >> 8) % 2001) / 1000.0f - 1.0f;
   };
-  for (auto &x : a) x = f2h(rnd());
-  for (auto &x : b) x = f2h(rnd());
-  g_lhs = (const tsl_f16 *)a.data();
-  g_rhs = (const tsl_f16 *)b.data();
-  g_out = (tsl_f16 *)o.data();
+  for (auto &x : a) x = in_bits(rnd());
+  for (auto &x : b) x = in_bits(rnd());
+  g_lhs = (const In *)a.data();
+  g_rhs = (const In *)b.data();
+  g_out = o.data();
   g_M = M, g_N = N, g_K = K;
-  const unsigned grid = ((M + TSL_BM - 1) / TSL_BM) * ((N + TSL_BN - 1) / TSL_BN);
-  for (unsigned blk = 0; blk < grid; ++blk) run_block(blk);
+  const unsigned gm = (M + TSL_BM - 1) / TSL_BM, gn = (N + TSL_BN - 1) / TSL_BN;
+#ifdef TSL_GRID_2D
+  // blockIdx.x over the block rows, blockIdx.y over the block columns.
+  for (unsigned x = 0; x < gm; ++x)
+    for (unsigned y = 0; y < gn; ++y) run_block({x, y, 0});
+#else
+  // One dimension (a rasterized grid).
+  for (unsigned blk = 0; blk < gm * gn; ++blk) run_block({blk, 0, 0});
+#endif
   long bad = 0;
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double r = 0;
-      for (int k = 0; k < K; ++k) r += (double)h2f(a[(size_t)i * K + k]) * h2f(b[(size_t)j * K + k]);
-      const double got = h2f(o[(size_t)i * N + j]);
+      for (int k = 0; k < K; ++k) {
+#ifdef TSL_RHS_KN
+        const tsl_u16 bk = b[(size_t)k * N + j];
+#else
+        const tsl_u16 bk = b[(size_t)j * K + k];
+#endif
+        r += (double)in_f(a[(size_t)i * K + k]) * in_f(bk);
+      }
+      const double got = out_f(o[(size_t)i * N + j]);
       if (!(fabs(got - r) <= 0.02 + 0.01 * fabs(r))) {
         if (bad < 5) printf("  (%d, %d): got %g, want %g\n", i, j, got, r);
         ++bad;
