@@ -9,7 +9,7 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 28] = [
+const EXAMPLES: [&str; 29] = [
     "autotune_first_use",
     "bench",
     "frontend_limits",
@@ -35,6 +35,7 @@ const EXAMPLES: [&str; 28] = [
     "v1_shared",
     "v2_tma_wgmma",
     "v2_warp_mma",
+    "v2_warp_pipe",
     "v3_warpspec",
     "v4_fp8",
     "v4_s8",

@@ -26,7 +26,7 @@ use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
 use tessel_runtime::sass;
 
 /// The kernels of `tests/data/warp/`, with the instructions their SASS must show.
-const SMALL: [(&str, &[&str]); 13] = [
+const SMALL: [(&str, &[&str]); 17] = [
     ("bf16_shared_col", &["HMMA", "LDSM.16.MT88"]),
     ("global_chunk", &["HMMA"]),
     ("s8_imma", &["IMMA", "LDSM", "LDGSTS"]),
@@ -57,6 +57,22 @@ const SMALL: [(&str, &[&str]); 13] = [
     ("f16_loadc", &["HMMA.16816.F32"]),
     // An array of accumulators (`frag mc[1][2] {0.0f};`, `mc[0][1]`).
     ("f16_acc_array", &["HMMA.16816.F32"]),
+    // One fragment name declared in two scopes, in the A role in one and the B role in the other.
+    (
+        "f16_scoped_names",
+        &["HMMA.16816.F32", "LDSM.16.M88", "LDSM.16.MT88"],
+    ),
+    // `[[frag_prefetch]]` K loops: s8 (IMMA) in a two-stage ring, bf16 with a K × N B, and two
+    // prefetched loops in one block with the same fragment names.
+    ("s8_prefetch", &["IMMA.16832.S8.S8", "LDSM", "LDGSTS"]),
+    (
+        "bf16_prefetch_col",
+        &["HMMA.16816.F32.BF16", "LDSM.16.MT88", "LDGSTS"],
+    ),
+    (
+        "f16_two_prefetch",
+        &["HMMA.16816.F32", "LDSM.16.M88", "LDGSTS"],
+    ),
 ];
 
 fn parse_data(name: &str) -> Module {
@@ -161,6 +177,34 @@ fn small_warp_kernels_compile_for_every_sm80_plus_arch() {
     }
 }
 
+/// `ma` and `mb` are declared in two sibling loops with swapped roles: each load is lowered by
+/// its own declaration's use (A with `tsl_mma_load_a` of 16-row blocks, B with
+/// `tsl_mma_load_b`, the col-major `ma` transposed), not by the first `mma` naming it.
+#[test]
+fn fragments_of_one_name_in_two_scopes_are_two_fragments() {
+    let m = parse_data("f16_scoped_names");
+    let (_, cu, _) = emit(
+        &m,
+        "tests/data/warp/f16_scoped_names.co",
+        &Config::defaults(&m),
+    );
+    let loads: Vec<&str> = cu
+        .lines()
+        .filter(|l| l.contains("tsl_mma_load_a<") || l.contains("tsl_mma_load_b<"))
+        .map(|l| l.trim())
+        .collect();
+    let want = [
+        "tsl_mma_load_a<TSL_MMA_F16, BM / 16, 1, false, BK + PAD, (BK + PAD) % 8 == 0>(ma, lhs_s + kk * 16);",
+        "tsl_mma_load_b<TSL_MMA_F16, BN / 8, 1, false, BK + PAD, (BK + PAD) % 8 == 0>(mb, rhs_s + kk * 16);",
+        "tsl_mma_load_a<TSL_MMA_F16, BM / 16, 1, false, BK + PAD, (BK + PAD) % 8 == 0>(mb, lhs_s + kh * 16);",
+        "tsl_mma_load_b<TSL_MMA_F16, BN / 8, 1, true, BN + PAD, (BN + PAD) % 8 == 0>(ma, rhs_ts + (kh * 16) * (BN + PAD));",
+    ];
+    assert_eq!(loads.len(), want.len(), "{cu}");
+    for (got, want) in loads.iter().zip(want) {
+        assert!(got.starts_with(want), "got `{got}`, want `{want}`");
+    }
+}
+
 /// A tunable warp-tile height: the emitted kernel asserts whole 16-row blocks and compiles at
 /// every value of the tunable's domain (m16n8k8 from the constant K of 8).
 #[test]
@@ -227,6 +271,85 @@ fn v2_warp_mma_uses_hmma_ldsm_and_cp_async() {
                 &["HMMA.16816.F32", "LDSM.16.M88.4", "LDGSTS"],
             );
         }
+    }
+}
+
+/// The register `require` of the v2 kernel is true to ptxas at its edge: configurations ptxas
+/// spills on are refused by the checker — a 32 × 128 warp tile with 64-wide K tiles at 255
+/// registers; 512 threads, which `__launch_bounds__` caps at 128 registers, with 32 × 64 and
+/// 64 × 64 warp tiles; 128 × 128 blocks of 64 × 64 warp tiles with 64-wide K tiles (254
+/// registers at four stages, a spill at three) — and the admitted ones nearest the limits (the
+/// tuner's earlier winner among them) compile for sm_90a without a spill.
+#[test]
+fn v2_warp_mma_registers_are_what_ptxas_allocates() {
+    use dsl_core::check::{Limits, check_config};
+    let m = parse_kernel("v2_warp_mma");
+    let with = |pairs: &[(&str, i64)]| {
+        pairs
+            .iter()
+            .fold(Config::defaults(&m), |c, (k, v)| c.with(k, *v))
+    };
+    let spilling = [
+        with(&[
+            ("BM", 64),
+            ("BN", 256),
+            ("BK", 64),
+            ("WM", 32),
+            ("WN", 128),
+            ("STAGES", 3),
+        ]),
+        with(&[
+            ("BM", 128),
+            ("BN", 256),
+            ("BK", 64),
+            ("WM", 32),
+            ("WN", 64),
+            ("STAGES", 3),
+        ]),
+        with(&[
+            ("BM", 256),
+            ("BN", 256),
+            ("BK", 32),
+            ("WM", 64),
+            ("WN", 64),
+            ("STAGES", 2),
+        ]),
+        with(&[("BN", 128), ("BK", 64), ("STAGES", 3)]),
+    ];
+    for c in &spilling {
+        let d = check_config(&m, c, None, &Limits::default())
+            .expect_err(&format!("{c:?} spills: the require refuses it"));
+        assert!(d.0.iter().all(|x| x.code == "E1001"), "{d}");
+    }
+    let edge = [
+        with(&[("BM", 256), ("BN", 128), ("BK", 64), ("STAGES", 2)]),
+        with(&[("BN", 128), ("WM", 32), ("WN", 128)]),
+        with(&[
+            ("BM", 256),
+            ("BN", 128),
+            ("WM", 128),
+            ("WN", 32),
+            ("STAGES", 3),
+        ]),
+        with(&[
+            ("BN", 128),
+            ("BK", 64),
+            ("WM", 32),
+            ("WN", 32),
+            ("STAGES", 3),
+        ]),
+    ];
+    for c in &edge {
+        check_config(&m, c, None, &Limits::default())
+            .unwrap_or_else(|d| panic!("{c:?} is admitted:\n{d}"));
+    }
+    if !nvrtc_and_nvdisasm_available("v2_warp_mma_registers_are_what_ptxas_allocates") {
+        return;
+    }
+    for c in &edge {
+        let (_, cu, expr) = emit(&m, "kernels/v2_warp_mma.co", c);
+        let sass = sass_of("v2_warp_mma", &cu, &expr, Arch::Sm90a);
+        assert_ops(&expr, &sass, &["HMMA.16816.F32", "LDSM"]);
     }
 }
 

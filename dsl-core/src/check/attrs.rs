@@ -72,9 +72,10 @@ pub(crate) fn check_attributes(cx: &Cx, threads_per_block: u32, diags: &mut Diag
                 }
             }
             "schedule" => check_schedule(cx, a, diags),
+            "frag_prefetch" => super::warp_pipe::check(cx, a, diags),
             other => diags.push(err(
                 format!("unknown attribute `[[{other}]]`"),
-                "attributes are `launch_bounds`, `maxnreg` and `schedule`",
+                "attributes are `launch_bounds`, `maxnreg`, `schedule` and `frag_prefetch`",
             )),
         }
     }

@@ -434,6 +434,23 @@ pub const PINGPONG_TRIGGER: &str = "E1633";
 /// `pingpong`: an `mma.store` of the consumer branch into one shared tile for all consumers.
 pub const PINGPONG_SHARED_STORE: &str = "E1634";
 
+/// `[[frag_prefetch]]` not on a one-variable `foreach` of warp-level `mma`s, or with arguments.
+pub const FRAG_PREFETCH_TARGET: &str = "E1600";
+/// A `[[frag_prefetch]]` loop that does not begin with the `dma.wait` that lands its tile.
+pub const FRAG_PREFETCH_WAIT: &str = "E1601";
+/// A `[[frag_prefetch]]` loop that does not end with its k-step loop, or that holds statements
+/// other than `dma.copy.async` between the wait and that loop.
+pub const FRAG_PREFETCH_BODY: &str = "E1602";
+/// A `[[frag_prefetch]]` k-step that is not its `mma.load`s followed by plain `mma`s.
+pub const FRAG_PREFETCH_ORDER: &str = "E1603";
+/// A `[[frag_prefetch]]` k-step whose `mma` reads a fragment loaded elsewhere, or that loads a
+/// fragment no `mma` of the step reads as an operand.
+pub const FRAG_PREFETCH_OPERAND: &str = "E1604";
+/// A `[[frag_prefetch]]` operand not loaded from shared memory.
+pub const FRAG_PREFETCH_SOURCE: &str = "E1605";
+/// A `[[frag_prefetch]]` tile whose k-step count is not a compile-time even number.
+pub const FRAG_PREFETCH_STEPS: &str = "E1606";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -1121,5 +1138,33 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SCALE_MIX,
         "not supported yet: an `mma.scale`d accumulator also fed by a `.scale` or register-A `mma` or under `promote`",
+    ),
+    (
+        FRAG_PREFETCH_TARGET,
+        "`[[frag_prefetch]]` not on a one-variable `foreach` of warp-level `mma`s",
+    ),
+    (
+        FRAG_PREFETCH_WAIT,
+        "`[[frag_prefetch]]` loop that does not begin with its `dma.wait`",
+    ),
+    (
+        FRAG_PREFETCH_BODY,
+        "`[[frag_prefetch]]` loop: not wait, async copies, then the k-step loop",
+    ),
+    (
+        FRAG_PREFETCH_ORDER,
+        "`[[frag_prefetch]]` k-step: not its loads followed by plain `mma`s",
+    ),
+    (
+        FRAG_PREFETCH_OPERAND,
+        "`[[frag_prefetch]]` k-step: an operand loaded elsewhere, or a load no `mma` reads",
+    ),
+    (
+        FRAG_PREFETCH_SOURCE,
+        "`[[frag_prefetch]]` operand not loaded from shared memory",
+    ),
+    (
+        FRAG_PREFETCH_STEPS,
+        "`[[frag_prefetch]]` tile with an odd or unknown number of k-steps",
     ),
 ];

@@ -54,6 +54,7 @@ mod view;
 mod view_state;
 mod views_ext;
 mod warp_mma;
+pub(crate) mod warp_pipe;
 mod wgmma;
 
 pub(crate) use bounded::{ChunkIndex, chunk_index};

@@ -32,7 +32,8 @@ pub(crate) fn check_occupancy(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     let Some(o) = m.occupancy else { return };
     let span = m.expr_span(o);
-    if let Some(s) = hopper_stmt(m) {
+    // A warp-level `mma` kernel is a SIMT kernel (`mma.sync`), whatever its `mma` statements.
+    if let Some(s) = hopper_stmt(m).filter(|_| !cx.warp_kernel()) {
         diags.push(
             Diagnostic::new(
                 codes::OCCUPANCY_PATH,

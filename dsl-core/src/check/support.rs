@@ -148,7 +148,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             "an unroll factor `: unroll(N)`",
         ));
     }
-    for a in &m.attributes {
+    // `[[frag_prefetch]]` is lowered (`lower/warp_pipe.rs`); the other attributes are hints.
+    for a in m
+        .attributes
+        .iter()
+        .filter(|a| a.name.name != "frag_prefetch")
+    {
         diags.push(not_lowered(
             codes::NOT_LOWERED_ATTRIBUTE,
             a.span,

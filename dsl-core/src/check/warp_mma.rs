@@ -450,56 +450,65 @@ pub(crate) fn check_warp_mma(
     acc_shape.into_iter().map(|(d, (mn, _))| (d, mn)).collect()
 }
 
-/// Each operand name of a warp kernel plays one role: the A or the B operand, in one major
-/// order, of every `mma` that names it (E1410); and each `mma.load` feeds some `mma` (E1411).
+/// Each operand of a warp kernel (each `mma.load`, by the checker's resolution of the names
+/// that use it, so one name declared in two scopes is two operands) plays one role: the A or the
+/// B operand, in one major order, of every `mma` that reads it (E1410); and each `mma.load`
+/// feeds some `mma` (E1411).
 fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
-    let mut roles: HashMap<&str, (bool, Major, StmtId)> = HashMap::new();
+    let mut roles: HashMap<StmtId, (bool, Major, StmtId)> = HashMap::new();
+    let mut accs: Vec<StmtId> = Vec::new();
     for s in all_stmts(m) {
-        let Stmt::Mma {
-            a_major,
-            b_major,
-            a,
-            b,
-            ..
-        } = &m.stmts[s]
-        else {
-            continue;
-        };
-        for (id, is_a, major) in [(a, true, *a_major), (b, false, *b_major)] {
-            match roles.get(id.name.as_str()) {
-                Some(&(was_a, was_major, first)) if (was_a, was_major) != (is_a, major) => {
-                    let role = |a: bool, mj: Major| {
-                        format!("the {} operand ({mj:?}-major)", if a { "A" } else { "B" })
+        match &m.stmts[s] {
+            Stmt::Mma {
+                a_major,
+                b_major,
+                a,
+                b,
+                ..
+            } => {
+                accs.extend(frag_def(cx, s, Role::Acc));
+                for (id, role, is_a, major) in
+                    [(a, Role::A, true, *a_major), (b, Role::B, false, *b_major)]
+                {
+                    let Some(def) = frag_def(cx, s, role) else {
+                        continue;
                     };
-                    diags.push(
-                        Diagnostic::new(
-                            codes::WARP_MMA_ROLE,
-                            id.span,
-                            format!(
-                                "`{}` is {} here but {} in an earlier mma; its fragment layout differs",
-                                id.name,
-                                role(is_a, major),
-                                role(was_a, was_major)
-                            ),
-                        )
-                        .with_note(m.stmt_span(first), "first used here")
-                        .with_help("load a fragment of its own for each role"),
-                    );
-                }
-                Some(_) => {}
-                None => {
-                    roles.insert(&id.name, (is_a, major, s));
+                    match roles.get(&def) {
+                        Some(&(was_a, was_major, first)) if (was_a, was_major) != (is_a, major) => {
+                            let role = |a: bool, mj: Major| {
+                                format!("the {} operand ({mj:?}-major)", if a { "A" } else { "B" })
+                            };
+                            diags.push(
+                                Diagnostic::new(
+                                    codes::WARP_MMA_ROLE,
+                                    id.span,
+                                    format!(
+                                        "`{}` is {} here but {} in an earlier mma; its fragment layout differs",
+                                        id.name,
+                                        role(is_a, major),
+                                        role(was_a, was_major)
+                                    ),
+                                )
+                                .with_note(m.stmt_span(first), "first used here")
+                                .with_help("load a fragment of its own for each role"),
+                            );
+                        }
+                        Some(_) => {}
+                        None => {
+                            roles.insert(def, (is_a, major, s));
+                        }
+                    }
                 }
             }
+            Stmt::MmaStore { .. } => accs.extend(frag_def(cx, s, Role::Acc)),
+            _ => {}
         }
     }
     for s in all_stmts(m) {
         if let Stmt::MmaLoad { name, .. } = &m.stmts[s]
-            && !roles.contains_key(name.name.as_str())
-            && !all_stmts(m).into_iter().any(|u| {
-                matches!(&m.stmts[u], Stmt::Mma { acc, .. } | Stmt::MmaStore { acc, .. } if acc.name == name.name)
-            })
+            && !roles.contains_key(&s)
+            && !accs.contains(&s)
         {
             diags.push(
                 Diagnostic::new(
@@ -507,7 +516,10 @@ fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
                     name.span,
                     format!("`{}` is loaded but no `mma` reads it", name.name),
                 )
-                .with_help(format!("use it in `mma.row.row acc, {}, b;` or remove the load", name.name)),
+                .with_help(format!(
+                    "use it in `mma.row.row acc, {}, b;` or remove the load",
+                    name.name
+                )),
             );
         }
     }

@@ -148,6 +148,10 @@ impl Emitter<'_> {
                 self.block(body);
                 super::frag_elem::close_apply(self, s, line)?;
             }
+            // A K-tile loop of warp `mma`s whose fragments load one step ahead.
+            Stmt::Foreach { .. } if super::warp_pipe::marked(self, s) => {
+                super::warp_pipe::lower(self, s, line)?
+            }
             Stmt::Foreach {
                 vars,
                 extents,

@@ -182,7 +182,7 @@ fn layout(e: &Emitter, name: &str, at: crate::span::Span) -> Result<Layout, Lowe
         return Ok(tile_layout(e, name, t));
     }
     match e.path {
-        KernelPath::Simt => match e.warp.frags.get(name) {
+        KernelPath::Simt => match e.warp.named(name) {
             Some(Frag::Acc {
                 dtype,
                 tiles: Some((fm, fnn)),
@@ -413,7 +413,7 @@ pub fn is_whole(e: &Emitter, target: ExprId) -> bool {
         return false;
     };
     match e.path {
-        KernelPath::Simt => matches!(e.warp.frags.get(n), Some(Frag::Acc { .. })),
+        KernelPath::Simt => matches!(e.warp.named(n), Some(Frag::Acc { .. })),
         KernelPath::Hopper => matches!(frag_named(e, n), Some(FragKind::Acc { .. })),
     }
 }
@@ -429,7 +429,7 @@ pub fn walked(e: &Emitter, s: StmtId) -> Option<String> {
         return Some(name);
     }
     let acc = match e.path {
-        KernelPath::Simt => matches!(e.warp.frags.get(&name), Some(Frag::Acc { .. })),
+        KernelPath::Simt => matches!(e.warp.named(&name), Some(Frag::Acc { .. })),
         KernelPath::Hopper => matches!(frag_named(e, &name), Some(FragKind::Acc { .. })),
     };
     acc.then_some(name)

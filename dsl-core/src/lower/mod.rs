@@ -32,6 +32,7 @@ mod tma_store;
 mod walk;
 mod warp;
 mod warp_frags;
+mod warp_pipe;
 
 pub use error::LowerError;
 pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};

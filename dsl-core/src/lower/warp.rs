@@ -25,6 +25,7 @@ use super::kernel::{Call, Op};
 use super::sym::Sym;
 use super::sym::SymEnv;
 use super::warp_frags::{Frag, Kind, Pick, Shape, pick};
+use crate::check::{Binding, IdentRole};
 use crate::ir::{BinaryOp, DType, Expr, ExprId, ExtStmt, Major, MemSpace, Module, Stmt, StmtId};
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
@@ -57,15 +58,20 @@ fn cpp_name(name: &str) -> String {
     }
 }
 
-/// Whether some statement updates, re-fills or stores the accumulator `name`.
-fn acc_named(m: &Module, name: &str) -> bool {
-    crate::check::all_stmts(m)
-        .into_iter()
-        .any(|s| match &m.stmts[s] {
-            Stmt::Mma { acc, .. } | Stmt::MmaStore { acc, .. } => acc.name == name,
-            Stmt::Ext(ExtStmt::MmaRefill { acc, .. }) => acc.name == name,
-            _ => false,
-        })
+/// The fragment the identifier `role` of statement `s` names (the checker's resolution).
+fn ident(e: &Emitter, s: StmtId, role: IdentRole) -> Option<Binding> {
+    e.info.idents.get(&(s, role)).copied()
+}
+
+/// Whether some statement updates, re-fills or stores the accumulator `def` declares.
+fn acc_used(e: &Emitter, def: StmtId) -> bool {
+    let m = e.m;
+    crate::check::all_stmts(m).into_iter().any(|s| {
+        matches!(
+            &m.stmts[s],
+            Stmt::Mma { .. } | Stmt::MmaStore { .. } | Stmt::Ext(ExtStmt::MmaRefill { .. })
+        ) && ident(e, s, IdentRole::Acc) == Some(Binding::Frag(def))
+    })
 }
 
 /// The accumulator's declaration (an [`Op::Array`]) and register count for `fm × fn` tiles.
@@ -89,19 +95,19 @@ fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, String
     (decl, regs)
 }
 
-/// Completes the declaration and fills of the accumulator `name` for `tiles` (M/rows, N/8).
-fn size_acc(e: &mut Emitter, name: &str, tiles: (Sym, Sym), rows: i64) {
+/// Completes the declaration and fills of the accumulator `b` for `tiles` (M/rows, N/8).
+fn size_acc(e: &mut Emitter, b: Binding, tiles: (Sym, Sym), rows: i64) {
     let Some(Frag::Acc {
         dtype,
         tiles: slot,
         rows: slot_rows,
         decl,
         fills,
-    }) = e.warp.frags.get_mut(name)
+    }) = e.warp.get_mut(&b)
     else {
         return;
     };
-    let (_, regs) = acc_decl(name, *dtype, Some(&tiles));
+    let (_, regs) = acc_decl("", *dtype, Some(&tiles));
     *slot = Some(tiles);
     *slot_rows = rows;
     let (decl, fills) = (*decl, fills.clone());
@@ -136,7 +142,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     let m = e.m;
     match &m.stmts[s] {
         // An element of an accumulator array that no statement uses is not declared.
-        Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !acc_named(m, &name.name) => {}
+        Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !acc_used(e, s) => {}
         Stmt::MmaFill { name, dtype, value } => {
             let (v, t) = e.cx().value(*value)?;
             let v = super::cexpr::convert(&v, t, DType::F32);
@@ -152,8 +158,9 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 None,
                 line,
             );
-            e.warp.frags.insert(
-                name.name.clone(),
+            e.warp.declare(
+                Binding::Frag(s),
+                &name.name,
                 Frag::Acc {
                     dtype: *dtype,
                     tiles: None,
@@ -166,12 +173,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         Stmt::Ext(ExtStmt::MmaRefill { acc, value }) => {
             let (v, t) = e.cx().value(*value)?;
             let v = super::cexpr::convert(&v, t, DType::F32);
+            let b = ident(e, s, IdentRole::Acc);
             let Some(Frag::Acc {
                 dtype,
                 tiles,
                 fills,
                 ..
-            }) = e.warp.frags.get(&acc.name).cloned()
+            }) = b.and_then(|b| e.warp.get(&b)).cloned()
             else {
                 return Err(LowerError::new(
                     acc.span,
@@ -192,33 +200,38 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 line,
             );
             if tiles.is_none()
-                && let Some(Frag::Acc { fills: f, .. }) = e.warp.frags.get_mut(&acc.name)
+                && let Some(Frag::Acc { fills: f, .. }) = b.and_then(|b| e.warp.get_mut(&b))
             {
                 *f = fills.into_iter().chain([at]).collect();
             }
         }
         Stmt::MmaLoad { name, src, .. } => load(e, s, &name.name, *src, line)?,
         Stmt::Mma { acc, a, b, .. } => {
-            let operand = |n: &crate::ir::Ident| match e.warp.frags.get(&n.name) {
+            let frag = |role| ident(e, s, role).and_then(|b| e.warp.get(&b));
+            let operand = |n: &crate::ir::Ident, role| match frag(role) {
                 Some(Frag::Operand {
                     dtype,
                     tiles,
                     shape,
-                }) => Ok((*dtype, tiles.clone(), *shape)),
+                    cpp,
+                }) => Ok((*dtype, tiles.clone(), *shape, cpp.clone())),
                 _ => Err(LowerError::new(
                     n.span,
                     format!("`{}` is not a loaded warp `mma` operand", n.name),
                 )),
             };
-            let (a_type, (fm, fk), shape) = operand(a)?;
-            let (b_type, (fnn, _), _) = operand(b)?;
+            let (a_type, (fm, fk), shape, a_cpp) = operand(a, IdentRole::A)?;
+            let (b_type, (fnn, _), _, b_cpp) = operand(b, IdentRole::B)?;
             let kind = Kind::of_pair(a_type, b_type).ok_or_else(|| {
                 LowerError::new(
                     a.span,
                     format!("no `mma.sync` takes {a_type} × {b_type} operands"),
                 )
             })?;
-            let Some(Frag::Acc { tiles, .. }) = e.warp.frags.get(&acc.name) else {
+            let acc_b = ident(e, s, IdentRole::Acc);
+            let Some((acc_b, Frag::Acc { tiles, .. })) =
+                acc_b.and_then(|b| Some((b, e.warp.get(&b)?)))
+            else {
                 return Err(LowerError::new(
                     acc.span,
                     format!("`{}` is not a warp accumulator (`mma.fill`)", acc.name),
@@ -226,7 +239,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             };
             if tiles.is_none() {
                 // The first `mma` into the accumulator sizes it.
-                size_acc(e, &acc.name, (fm.clone(), fnn.clone()), shape.rows());
+                size_acc(e, acc_b, (fm.clone(), fnn.clone()), shape.rows());
             }
             let mut targs = vec![
                 kind.cpp().to_string(),
@@ -237,11 +250,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if shape != Shape::Full {
                 targs.push(shape.cpp().to_string());
             }
-            let call = Call::new("tsl_warp_mma").targs(targs).args([
-                cpp_name(&acc.name),
-                a.name.clone(),
-                b.name.clone(),
-            ]);
+            let call =
+                Call::new("tsl_warp_mma")
+                    .targs(targs)
+                    .args([cpp_name(&acc.name), a_cpp, b_cpp]);
             let padded = if kind == Kind::F16 && shape == Shape::M8 {
                 " (rows 8-15 zero)"
             } else {
@@ -263,7 +275,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let mut v = operand_view(e, *dst)?;
             // `mma.store.transp`: element (i, j) of the accumulator to (j, i) of the tile.
             v.transposed |= mods.transpose;
-            let (fm, fnn, rows) = match e.warp.frags.get(&acc.name).cloned() {
+            let acc_b = ident(e, s, IdentRole::Acc);
+            let (fm, fnn, rows) = match acc_b.and_then(|b| e.warp.get(&b)).cloned() {
                 Some(Frag::Acc {
                     tiles: Some((fm, fnn)),
                     rows,
@@ -276,7 +289,9 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         _ => 16,
                     };
                     let t = (div(v.tile[0].clone(), rows), div(v.tile[1].clone(), 8));
-                    size_acc(e, &acc.name, t.clone(), rows);
+                    if let Some(b) = acc_b {
+                        size_acc(e, b, t.clone(), rows);
+                    }
                     (t.0, t.1, rows)
                 }
                 _ => {
@@ -325,19 +340,20 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     Ok(())
 }
 
-/// The `mma` that reads operand `name`: whether it is the A operand, and the operand's major.
-fn operand_role(m: &Module, name: &str) -> Option<(bool, Major)> {
+/// The `mma` that reads the operand `def` loads: whether it is the A operand, and the
+/// operand's major.
+fn operand_role(e: &Emitter, def: StmtId) -> Option<(bool, Major)> {
+    let m = e.m;
+    let this = Some(Binding::Frag(def));
     crate::check::all_stmts(m)
         .into_iter()
         .find_map(|s| match &m.stmts[s] {
-            Stmt::Mma {
-                a_major,
-                a,
-                b_major,
-                b,
-                ..
-            } if a.name == name => Some((true, *a_major)),
-            Stmt::Mma { b_major, b, .. } if b.name == name => Some((false, *b_major)),
+            Stmt::Mma { a_major, .. } if ident(e, s, IdentRole::A) == this => {
+                Some((true, *a_major))
+            }
+            Stmt::Mma { b_major, .. } if ident(e, s, IdentRole::B) == this => {
+                Some((false, *b_major))
+            }
             _ => None,
         })
 }
@@ -437,13 +453,13 @@ fn load(
 ) -> Result<(), LowerError> {
     let m = e.m;
     let span = m.stmt_span(s);
-    if crate::check::all_stmts(m)
-        .into_iter()
-        .any(|u| matches!(&m.stmts[u], Stmt::Mma { acc, .. } if acc.name == name))
-    {
-        return load_acc(e, name, src, line);
+    if crate::check::all_stmts(m).into_iter().any(|u| {
+        matches!(&m.stmts[u], Stmt::Mma { .. })
+            && ident(e, u, IdentRole::Acc) == Some(Binding::Frag(s))
+    }) {
+        return load_acc(e, s, name, src, line);
     }
-    let (is_a, major) = operand_role(m, name).ok_or_else(|| {
+    let (is_a, major) = operand_role(e, s).ok_or_else(|| {
         LowerError::new(span, format!("`{name}` is loaded but no `mma` reads it"))
     })?;
     let v = operand_view(e, src)?;
@@ -526,23 +542,35 @@ fn load(
         Some(kv) => format!(", K zero-padded from {kv} to {}", (kv + ki - 1) / ki * ki),
         None => String::new(),
     };
-    let arr = Op::Array {
-        ty: "tsl_u32".into(),
-        name: name.to_string(),
-        len: regs.to_cpp(),
-    };
-    e.emit(
-        arr,
-        Some(&format!(
-            "{what} fragment, {} × {} {}, {} {block} tile(s) of the {} mma.sync{padded}",
-            mn.to_cpp(),
-            k.to_cpp(),
-            v.tensor.dtype,
-            paren(&tiles.0),
-            kind.inst(shape)
-        )),
-        line,
+    let what = format!(
+        "{what} fragment, {} × {} {}, {} {block} tile(s) of the {} mma.sync{padded}",
+        mn.to_cpp(),
+        k.to_cpp(),
+        v.tensor.dtype,
+        paren(&tiles.0),
+        kind.inst(shape)
     );
+    // Its registers: an array of its own, or a slot of its double buffer (sized here).
+    let dest = match e.warp.buffers.get(&Binding::Frag(s)).cloned() {
+        Some(buf) => {
+            if let Op::Array { len, .. } = &mut e.lines[buf.decl].op {
+                *len = regs.to_cpp();
+            }
+            if e.lines[buf.decl].note.is_none() {
+                e.lines[buf.decl].note = Some(format!("{what}, two k-steps"));
+            }
+            format!("{}[{}]", buf.name, buf.slot)
+        }
+        None => {
+            let arr = Op::Array {
+                ty: "tsl_u32".into(),
+                name: name.to_string(),
+                len: regs.to_cpp(),
+            };
+            e.emit(arr, Some(&what), line);
+            name.to_string()
+        }
+    };
     let (fa, fb) = (tiles.0.to_cpp(), tiles.1.to_cpp());
     let trans_cpp = if trans { "true" } else { "false" };
     // The shape and tile K, where not the defaults (full shape, no padding).
@@ -573,7 +601,7 @@ fn load(
         targs.extend(extra);
         let call = Call::new(helper)
             .targs(targs)
-            .args([name.to_string(), v.tile_ptr()]);
+            .args([dest.clone(), v.tile_ptr()]);
         let note = if kt.is_some() {
             "gathered: the tile is narrower than its instructions"
         } else {
@@ -589,22 +617,23 @@ fn load(
         };
         let mut targs = vec![kind.cpp().to_string(), fa, fb, trans_cpp.to_string()];
         targs.extend(extra);
-        let call =
-            Call::new(helper)
-                .targs(targs)
-                .args([name.to_string(), ptr, r0, c0, rows, cols, ld]);
+        let call = Call::new(helper)
+            .targs(targs)
+            .args([dest.clone(), ptr, r0, c0, rows, cols, ld]);
         e.call(
             call,
             Some("per-thread loads in the fragment layout, zeros past the edges"),
             line,
         );
     }
-    e.warp.frags.insert(
-        name.to_string(),
+    e.warp.declare(
+        Binding::Frag(s),
+        name,
         Frag::Operand {
             dtype: v.tensor.dtype,
             tiles: (tiles.0, tiles.1),
             shape,
+            cpp: dest,
         },
     );
     Ok(())
@@ -612,7 +641,13 @@ fn load(
 
 /// `mc = mma.load c;` of an accumulator: the [M, N] tile read in the accumulator layout (f32
 /// values for a floating-point tensor, s32 for an s32 one).
-fn load_acc(e: &mut Emitter, name: &str, src: ExprId, line: Option<u32>) -> Result<(), LowerError> {
+fn load_acc(
+    e: &mut Emitter,
+    s: StmtId,
+    name: &str,
+    src: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
     let m = e.m;
     let v = operand_view(e, src)?;
     if v.tile.len() != 2 || v.transposed || v.element {
@@ -656,8 +691,9 @@ fn load_acc(e: &mut Emitter, name: &str, src: ExprId, line: Option<u32>) -> Resu
         Some("the accumulator layout, zeros past the edges"),
         line,
     );
-    e.warp.frags.insert(
-        name.to_string(),
+    e.warp.declare(
+        Binding::Frag(s),
+        name,
         Frag::Acc {
             dtype,
             tiles: Some(tiles),
@@ -671,13 +707,19 @@ fn load_acc(e: &mut Emitter, name: &str, src: ExprId, line: Option<u32>) -> Resu
 
 /// After the body: every accumulator was sized by an `mma` (the checker's E1114 guarantees it).
 pub fn finish(e: &mut Emitter) {
-    let open: Vec<String> = e
+    let mut open: Vec<String> = e
         .warp
-        .frags
         .iter()
         .filter(|(_, f)| matches!(f, Frag::Acc { tiles: None, .. }))
-        .map(|(n, _)| n.clone())
+        .filter_map(|(b, _)| match b {
+            Binding::Frag(d) => match &e.m.stmts[*d] {
+                Stmt::MmaFill { name, .. } | Stmt::MmaLoad { name, .. } => Some(name.name.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
         .collect();
+    open.sort();
     for n in open {
         e.errors.push(LowerError::new(
             e.m.kernel.name.span,

@@ -2,6 +2,7 @@
 //! apart from it so that the emitter can hold it without importing the lowering.
 
 use super::sym::Sym;
+use crate::check::Binding;
 use crate::ir::DType;
 use std::collections::HashMap;
 
@@ -156,7 +157,19 @@ pub enum Frag {
         dtype: DType,
         tiles: (Sym, Sym),
         shape: Shape,
+        /// The C++ registers that hold it: its name, or its slot of a double buffer.
+        cpp: String,
     },
+}
+
+/// The register double buffer of an operand loaded one k-step ahead (`super::warp_pipe`):
+/// the array `name[2][regs]`, declared by the node `decl` (sized by the first load), and the
+/// slot a load writes and the step's `mma`s read (`kk % 2`, C++ of the step variable).
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    pub name: String,
+    pub decl: usize,
+    pub slot: String,
 }
 
 /// A `frag` register tile laid out like an accumulator (`super::frag_elem`): `[m]` (one
@@ -168,12 +181,43 @@ pub struct TileFrag {
     pub n: Option<i64>,
 }
 
-/// The warp fragments in scope while lowering.
+/// The warp fragments lowered so far, by the checker's binding of each declaration
+/// (`Binding::Frag` of its `mma.fill` or `mma.load`): a name declared twice in different
+/// scopes is two fragments, and each `mma`, `mma.store` and re-fill finds its own through
+/// `KernelInfo::idents`.
 #[derive(Debug, Default)]
 pub struct WarpState {
-    pub frags: HashMap<String, Frag>,
+    frags: HashMap<Binding, Frag>,
+    /// The latest declaration lowered under each name, for the fragment-element statements
+    /// (`super::frag_elem`), which name an accumulator by a plain name.
+    latest: HashMap<String, Binding>,
     /// The `frag` register tiles (either path).
     pub tiles: HashMap<String, TileFrag>,
+    /// The operands loaded into double buffers, by their `mma.load`'s binding.
+    pub buffers: HashMap<Binding, Buffer>,
+}
+
+impl WarpState {
+    /// Records the fragment the declaration `b` (named `name`) lowered to.
+    pub fn declare(&mut self, b: Binding, name: &str, f: Frag) {
+        self.latest.insert(name.to_string(), b);
+        self.frags.insert(b, f);
+    }
+    pub fn get(&self, b: &Binding) -> Option<&Frag> {
+        self.frags.get(b)
+    }
+    pub fn get_mut(&mut self, b: &Binding) -> Option<&mut Frag> {
+        self.frags.get_mut(b)
+    }
+    /// Every fragment lowered, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Binding, &Frag)> {
+        self.frags.iter()
+    }
+    /// The fragment a fragment-element statement names `name`: the latest declaration of
+    /// that name lowered before it.
+    pub fn named(&self, name: &str) -> Option<&Frag> {
+        self.frags.get(self.latest.get(name)?)
+    }
 }
 
 #[cfg(test)]
