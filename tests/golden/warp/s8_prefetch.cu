@@ -264,30 +264,43 @@ template <typename T> TSL_DEVICE void tsl_st_guarded(T *p, int r, int c, int row
   if (r < rows && c < cols) p[(long long)r * cols + c] = v;
 }
 
+// Tile rows that are not whole 16-byte chunks (or a row pitch that is not a multiple of one):
+// element loads with zero fill, all THREADS threads taking a strided share.
+template <int ROWS, int COLS, int LD, int THREADS, typename T>
+TSL_DEVICE void tsl_copy_g2s_elems(T *dst, const T *src, int r0, int c0, int rows, int cols) {
+  for (int i = threadIdx.x; i < ROWS * COLS; i += THREADS)
+    dst[(i / COLS) * LD + i % COLS] = tsl_ld_or_zero(src, r0 + i / COLS, c0 + i % COLS, rows, cols);
+}
+
 // Copies the [ROWS, COLS] tile at (r0, c0) of a row-major [rows, cols] global tensor into a
 // shared tile with row pitch LD, all THREADS threads of the block taking a strided share.
 // Fast path: 16-byte cp.async (LDGSTS) per chunk when the chunk is inside the tensor and the
-// leading dimension keeps chunks 16-byte aligned; otherwise element loads with zero fill.
+// leading dimension keeps chunks 16-byte aligned; otherwise element loads with zero fill (also
+// for tiles whose rows or pitch are not whole chunks: tsl_copy_g2s_elems).
 // Issues and commits the copies; the caller waits (tsl_cp_async_wait_all) and synchronizes.
 template <int ROWS, int COLS, int LD, int THREADS, typename T>
 TSL_DEVICE void tsl_copy_g2s(T *dst, const T *src, int r0, int c0, int rows, int cols) {
   constexpr int V = 16 / sizeof(T);  // elements per 16-byte chunk
-  static_assert(COLS % V == 0 && LD % V == 0, "tile rows must be whole 16-byte chunks");
-  constexpr int CHUNKS = ROWS * COLS / V;
-  const bool aligned = (cols % V == 0) && (c0 % V == 0);
-  for (int i = threadIdx.x; i < CHUNKS; i += THREADS) {
-    const int r = i / (COLS / V);
-    const int c = (i % (COLS / V)) * V;
-    const int gr = r0 + r, gc = c0 + c;
-    T *d = dst + r * LD + c;
-    if (aligned && gr < rows && gc + V <= cols) {
-      tsl_cp_async_16(tsl_smem_addr(d), src + (long long)gr * cols + gc, 16);
-    } else {
+  if constexpr (COLS % V != 0 || LD % V != 0) {
+    tsl_copy_g2s_elems<ROWS, COLS, LD, THREADS>(dst, src, r0, c0, rows, cols);
+    tsl_cp_async_commit();  // an empty group: the caller's wait counts it like the others
+  } else {
+    constexpr int CHUNKS = ROWS * COLS / V;
+    const bool aligned = (cols % V == 0) && (c0 % V == 0);
+    for (int i = threadIdx.x; i < CHUNKS; i += THREADS) {
+      const int r = i / (COLS / V);
+      const int c = (i % (COLS / V)) * V;
+      const int gr = r0 + r, gc = c0 + c;
+      T *d = dst + r * LD + c;
+      if (aligned && gr < rows && gc + V <= cols) {
+        tsl_cp_async_16(tsl_smem_addr(d), src + (long long)gr * cols + gc, 16);
+      } else {
 #pragma unroll
-      for (int v = 0; v < V; ++v) d[v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+        for (int v = 0; v < V; ++v) d[v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+      }
     }
+    tsl_cp_async_commit();
   }
-  tsl_cp_async_commit();
 }
 
 // ---- helpers: register tiles, vector copies, warp reductions (lowering/simt_tiles.cuh) ----------------------------------------------------------------
@@ -598,41 +611,45 @@ TSL_DEVICE void tsl_g2s_chunks(tsl_u32 sdst, const T *base, long long pitch, int
 template <int ROWS, int COLS, int LD, int THREADS, bool EVEN = false, typename T>
 TSL_DEVICE void tsl_copy_g2s_async(T *dst, const T *src, int r0, int c0, int rows, int cols) {
   constexpr int V = 16 / sizeof(T);
-  static_assert(COLS % V == 0 && LD % V == 0, "tile rows must be whole 16-byte chunks");
-  constexpr int CPR = COLS / V;
-  constexpr int CHUNKS = ROWS * CPR;
-  constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
-  const tsl_u32 sdst = tsl_smem_addr(dst);
-  const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
-  if constexpr (EVEN) {
-    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, inside ? src + (long long)r0 * cols + c0 : src,
-                                            inside ? cols : 0, inside ? 16 : 0);
-    tsl_cp_async_commit();
-    return;
-  }
-  const bool aligned = (cols % V == 0) && (c0 % V == 0);
-  if (aligned && inside) {
-    tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, src + (long long)r0 * cols + c0, cols, 16);
+  if constexpr (COLS % V != 0 || LD % V != 0) {
+    tsl_copy_g2s_elems<ROWS, COLS, LD, THREADS>(dst, src, r0, c0, rows, cols);
+    tsl_cp_async_commit();  // an empty group: `dma.wait N` counts it like the others
   } else {
+    constexpr int CPR = COLS / V;
+    constexpr int CHUNKS = ROWS * CPR;
+    constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
+    const tsl_u32 sdst = tsl_smem_addr(dst);
+    const bool inside = r0 + ROWS <= rows && c0 + COLS <= cols;
+    if constexpr (EVEN) {
+      tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, inside ? src + (long long)r0 * cols + c0 : src,
+                                              inside ? cols : 0, inside ? 16 : 0);
+      tsl_cp_async_commit();
+      return;
+    }
+    const bool aligned = (cols % V == 0) && (c0 % V == 0);
+    if (aligned && inside) {
+      tsl_g2s_chunks<ROWS, COLS, LD, THREADS>(sdst, src + (long long)r0 * cols + c0, cols, 16);
+    } else {
 #pragma unroll
-    for (int j = 0; j < PER_THREAD; ++j) {
-      const int q = j * THREADS + threadIdx.x;
-      if (CHUNKS % THREADS == 0 || q < CHUNKS) {
-        const int r = q / CPR, c = (q % CPR) * V;
-        const int gr = r0 + r, gc = c0 + c;
-        if (aligned) {
-          // Bytes of the chunk inside the tensor (0 past the edge: zero fill, nothing read).
-          const int n = gr < rows ? tsl_max(0, tsl_min(V, cols - gc)) * (int)sizeof(T) : 0;
-          tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T),
-                          n > 0 ? src + (long long)gr * cols + gc : src, n);
-        } else {
+      for (int j = 0; j < PER_THREAD; ++j) {
+        const int q = j * THREADS + threadIdx.x;
+        if (CHUNKS % THREADS == 0 || q < CHUNKS) {
+          const int r = q / CPR, c = (q % CPR) * V;
+          const int gr = r0 + r, gc = c0 + c;
+          if (aligned) {
+            // Bytes of the chunk inside the tensor (0 past the edge: zero fill, nothing read).
+            const int n = gr < rows ? tsl_max(0, tsl_min(V, cols - gc)) * (int)sizeof(T) : 0;
+            tsl_cp_async_16(sdst + (r * LD + c) * (int)sizeof(T),
+                            n > 0 ? src + (long long)gr * cols + gc : src, n);
+          } else {
 #pragma unroll
-          for (int v = 0; v < V; ++v) dst[r * LD + c + v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+            for (int v = 0; v < V; ++v) dst[r * LD + c + v] = tsl_ld_or_zero(src, gr, gc + v, rows, cols);
+          }
         }
       }
     }
+    tsl_cp_async_commit();
   }
-  tsl_cp_async_commit();
 }
 
 // Butterfly all-reduce over the 32 lanes of a warp (SHFL.BFLY): every lane gets the sum / max.
