@@ -423,6 +423,8 @@ pub const NOT_LOWERED_REG_A_FORM: &str = "E1471";
 pub const NOT_LOWERED_SCALE_MIX: &str = "E1472";
 /// Not supported yet: `pingpong` under a `: cluster` level.
 pub const NOT_LOWERED_PINGPONG_CLUSTER: &str = "E1473";
+/// Not supported yet: a WGMMA operand fragment `mma.load`ed twice under one name in one block.
+pub const NOT_LOWERED_FRAG_REBIND: &str = "E1474";
 /// `pingpong` in a kernel that is not `persistent`.
 pub const PINGPONG_PERSISTENT: &str = "E1630";
 /// `pingpong` without one producer branch on warpgroup 0 and one consumer branch `wg >= L`.
@@ -1114,6 +1116,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_PINGPONG_CLUSTER,
         "not supported yet: `pingpong` under a `: cluster` level",
+    ),
+    (
+        NOT_LOWERED_FRAG_REBIND,
+        "not supported yet: a WGMMA operand fragment loaded twice under one name in one block",
     ),
     (
         PINGPONG_PERSISTENT,

@@ -77,6 +77,9 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     };
     super::cluster::gate(cx, diags);
     super::events::cluster_triggers(cx, true, diags);
+    if cx.lowering_path() == super::LoweringPath::Hopper {
+        frag_rebinds(m, &m.kernel.body, diags);
+    }
     if let Returns::Value { span, .. } = &m.kernel.returns {
         diags.push(not_lowered(
             codes::NOT_LOWERED_RETURN,
@@ -556,4 +559,50 @@ fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
         && above
             .iter()
             .all(|&t| matches!(m.stmts[t], Stmt::Parallel { .. } | Stmt::Foreach { .. }))
+}
+
+/// WGMMA operand fragments (`x = mma.load …`) bound twice under one name in one block: the
+/// lowering declares each as a C++ constant of that name (a second binding in a nested block is
+/// fine: it shadows).
+fn frag_rebinds(m: &crate::ir::Module, b: &crate::ir::Block, diags: &mut Diagnostics) {
+    let mut first: std::collections::HashMap<&str, crate::ir::StmtId> =
+        std::collections::HashMap::new();
+    for &s in b {
+        match &m.stmts[s] {
+            Stmt::MmaLoad { name, .. } => {
+                if let Some(&f) = first.get(name.name.as_str()) {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::NOT_LOWERED_FRAG_REBIND,
+                            name.span,
+                            format!(
+                                "not supported yet: `{}` loaded again in the block that loaded it",
+                                name.name
+                            ),
+                        )
+                        .with_note(m.stmt_span(f), "the first load")
+                        .with_help(
+                            "give the second load its own name, or load it in a block of its own",
+                        ),
+                    );
+                } else {
+                    first.insert(&name.name, s);
+                }
+            }
+            Stmt::Parallel { body, .. }
+            | Stmt::Foreach { body, .. }
+            | Stmt::InThreads { body, .. } => frag_rebinds(m, body, diags),
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                frag_rebinds(m, then_body, diags);
+                if let Some(e) = else_body {
+                    frag_rebinds(m, e, diags);
+                }
+            }
+            _ => {}
+        }
+    }
 }
