@@ -51,6 +51,7 @@ mod support;
 mod swizzle;
 mod view;
 mod view_state;
+mod view_sym;
 mod views_ext;
 mod warp_mma;
 mod wgmma;
@@ -62,6 +63,7 @@ pub(crate) use fresh::fresh_tile;
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
+pub use view_sym::{OriginTerm, Root, SymView, TermForm, ViewError, root_of, sym_view};
 pub(crate) use views_ext::{is_view_let, tile_pick};
 
 use crate::diag::{Diagnostic, Diagnostics};
@@ -301,6 +303,10 @@ pub struct KernelInfo {
     pub swizzle_source: HashMap<StmtId, ExprId>,
     /// Every copy src/dst, `mma.load` src, `mma.store` dst and element access.
     pub views: HashMap<ExprId, ViewInfo>,
+    /// Every view-like expression (a tensor's name, `t[i]`, a view method, `f.data`) in
+    /// symbolic form — tile shape and origin over tunables, constants and problem sizes, what
+    /// the lowering prints — or why it has none (`check/view_sym.rs`).
+    pub sym_views: HashMap<ExprId, Result<SymView, ViewError>>,
     /// mma fragments by name.
     pub frags: HashMap<String, FragInfo>,
     pub events: Vec<EventInfo>,
@@ -431,6 +437,7 @@ fn run_checks(
     }
 
     let path = cx.lowering_path();
+    let shared = smem::shared_buffers(m, &cx.res.bindings);
     let info = KernelInfo {
         config: cfg.clone(),
         path,
@@ -445,7 +452,8 @@ fn run_checks(
             .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
             .collect(),
         smem_bytes: smem,
-        shared: smem::shared_buffers(m, &cx.res.bindings),
+        sym_views: view_sym::sym_views(m, &cx.res.bindings, &shared),
+        shared,
         swizzle,
         swizzle_source,
         views: views.public_views(),

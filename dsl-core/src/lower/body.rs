@@ -8,9 +8,9 @@ use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Mark, Op};
 use super::roles::Role;
 use super::scope::{Local, TensorLocal};
-use super::sym::Sym;
 use crate::check::Binding;
 use crate::ir::{AssignOp, BinaryOp, DType, Expr, MemSpace, Module, Stmt, StmtId};
+use crate::sym::Sym;
 
 impl Emitter<'_> {
     /// A block: its statements in a scope of their own.

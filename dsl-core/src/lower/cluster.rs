@@ -24,9 +24,9 @@
 
 use super::error::LowerError;
 use super::kernel::Call;
-use super::sym::Sym;
 use super::walk::{mentions, root};
 use crate::ir::{CopyDst, Module, Stmt, StmtId};
+use crate::sym::Sym;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Per multicast load: whether its tile is shared along the first and the second block variable.

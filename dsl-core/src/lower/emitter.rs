@@ -13,9 +13,9 @@ use super::memory::Memory;
 use super::pipeline::Deferred;
 use super::roles::Role;
 use super::scope::{FragKind, Local, Scopes};
-use super::sym::Sym;
 use crate::check::{IdentRole, KernelInfo};
 use crate::ir::{Module, StmtId};
+use crate::sym::Sym;
 use std::collections::{BTreeSet, HashMap};
 
 /// A tensor map the kernel takes as a `__grid_constant__` parameter.

@@ -27,8 +27,8 @@
 use super::cexpr::{View, cpp_paren};
 use super::kernel::{Line, Mark, Op};
 use super::lowered::Body;
-use super::sym::Sym;
 use crate::ir::{Expr, ExprId, Module, ViewOp};
+use crate::sym::Sym;
 
 /// For a copy from `src` (resolved as `sv`): when `src` is `t.subspan(R, C).at(i, j)` on a
 /// tensor — a tile of the tensor's own [R, C] grid, origin `(i·R, j·C)` — the C++ conditions

@@ -27,9 +27,9 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Op};
 use super::scope::{FragKind, Local};
-use super::sym::Sym;
 use super::warp_frags::{Frag, TileFrag};
 use crate::ir::{AssignOp, BinaryOp, DType, Expr, ExprId, Stmt, StmtId, ViewOp};
+use crate::sym::Sym;
 
 /// The helpers of `lowering/frag_elem.cuh` (the writer includes the section when a body names
 /// one).

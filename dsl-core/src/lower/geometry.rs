@@ -8,9 +8,9 @@
 //! thread), and multi-variable levels split their linear index row-major.
 
 use super::error::LowerError;
-use super::sym::Sym;
 use crate::check::{Binding, KernelInfo};
 use crate::ir::{Level, Module, Stmt, StmtId};
+use crate::sym::Sym;
 
 /// How one parallel variable is computed.
 #[derive(Clone, Debug, PartialEq)]

@@ -19,9 +19,9 @@ use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
-use super::sym::Sym;
 use crate::check::{Binding, IdentRole};
 use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Stmt, StmtId};
+use crate::sym::Sym;
 
 pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
     e.call(
@@ -1659,7 +1659,8 @@ fn acc_slice(
     Ok((v.tile[1].clone(), v.origin[1].clone()))
 }
 
-/// N of the accumulator `name`: the rows of the B operand of the first `mma` that uses it.
+/// N of the accumulator `name`: the rows of the B operand's tile (the checker's view of the
+/// source of its `mma.load`) in the first `mma` that uses it.
 fn acc_n(e: &Emitter, name: &str) -> Option<Sym> {
     let m = e.m;
     let mut b_name = None;
@@ -1675,47 +1676,12 @@ fn acc_n(e: &Emitter, name: &str) -> Option<Sym> {
     for (_, st) in m.stmts.iter() {
         if let Stmt::MmaLoad { name, src, .. } = st {
             if name.name == b_name {
-                // Resolve the view's tile rows without scopes: shape of the named shared tensor,
-                // narrowed by subspan/chunkat the same way the view resolver does.
-                return b_rows(e, *src);
+                let v = e.info.sym_views.get(src)?.as_ref().ok()?;
+                return v.tile.first().cloned();
             }
         }
     }
     None
-}
-
-fn b_rows(e: &Emitter, src: crate::ir::ExprId) -> Option<Sym> {
-    let m = e.m;
-    match &m.exprs[src] {
-        Expr::View {
-            base,
-            op: crate::ir::ViewOp::Subspan,
-            args,
-        } => {
-            let _ = base;
-            Sym::from_expr(m, args[0])
-        }
-        Expr::View { base, op, args } => {
-            let rows = b_rows(e, *base)?;
-            if *op == crate::ir::ViewOp::Chunkat && !matches!(m.exprs[args[0]], Expr::Wildcard) {
-                return None;
-            }
-            Some(rows)
-        }
-        Expr::Index { base, .. } => b_rows(e, *base),
-        Expr::Name(n) => {
-            for (_, st) in m.stmts.iter() {
-                if let Stmt::TensorDecl { shape, names, .. } = st {
-                    if names.iter().any(|d| &d.name.name == n) {
-                        return Sym::from_expr(m, shape[0]);
-                    }
-                }
-            }
-            // A future's fresh buffer (`f = tma.copy … => shared;`).
-            e.mem.fresh(n).and_then(|(_, shape)| shape.first().cloned())
-        }
-        _ => None,
-    }
 }
 
 /// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).

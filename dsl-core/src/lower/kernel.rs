@@ -1,7 +1,7 @@
 //! The lowered kernel: a template-ready description of one CUDA C++ kernel. Every string the
 //! templates print is computed here; `codegen-cuda` only arranges them.
 
-use super::sym::Sym;
+use crate::sym::Sym;
 use std::collections::BTreeSet;
 use std::fmt;
 

@@ -7,9 +7,9 @@
 
 use super::error::LowerError;
 use super::kernel::KernelPath;
-use super::sym::Sym;
 use crate::check::KernelInfo;
 use crate::ir::{BinaryOp, DType, Module};
+use crate::sym::Sym;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedSlot {

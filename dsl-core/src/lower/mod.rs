@@ -27,12 +27,12 @@ mod roles;
 pub mod scope;
 mod simt;
 mod sparse;
-pub mod sym;
 mod tma_store;
 mod walk;
 mod warp;
 mod warp_frags;
 
+pub use crate::sym::{Sym, SymEnv};
 pub use error::LowerError;
 pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
@@ -40,7 +40,6 @@ pub use launch::launch_form;
 pub use lowered::{
     G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
 };
-pub use sym::{Sym, SymEnv};
 pub use warp::HELPERS as WARP_MMA_HELPERS;
 
 use crate::check::KernelInfo;

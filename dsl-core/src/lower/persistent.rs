@@ -13,8 +13,8 @@ use super::emitter::Emitter;
 use super::geometry::ParVar;
 use super::kernel::Op;
 use super::scope::Local;
-use super::sym::Sym;
 use crate::ir::{ExprId, Module, Stmt, StmtId};
+use crate::sym::Sym;
 
 fn mentions(m: &Module, e: ExprId, names: &[String]) -> bool {
     super::walk::mentions(m, e, &|n| names.iter().any(|x| x == n))

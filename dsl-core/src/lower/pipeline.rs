@@ -10,8 +10,8 @@
 //! with three or more (measured on an H200: with two, the late release starves the producer,
 //! 0.57x of cuBLAS against 0.65x literal), so `if constexpr (STAGES > 2)` chooses at compile time.
 
-use super::sym::Sym;
 use crate::ir::{BinaryOp, Expr, Module, Stmt, StmtId};
+use crate::sym::Sym;
 
 /// A matched `mma.commit; trigger E[stage];` loop tail.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,9 +8,9 @@ use super::emitter::Emitter;
 use super::geometry::Geometry;
 use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 use super::memory::Memory;
-use super::sym::Sym;
 use crate::check::KernelInfo;
 use crate::ir::Module;
+use crate::sym::Sym;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Replaces constants by their definitions, so the expression only mentions tunables and dims.

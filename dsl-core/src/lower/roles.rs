@@ -202,7 +202,7 @@ pub fn generation(
     };
     let len = match cx.local(*base) {
         Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
-        _ => super::sym::Sym::Int(1),
+        _ => crate::sym::Sym::Int(1),
     };
     let (k, _) = cx.value(*k)?;
     let k = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -211,7 +211,7 @@ pub fn generation(
         format!("({k})")
     };
     let (slot, parity) = match len {
-        super::sym::Sym::Int(1) => ("0".to_string(), format!("{k} & 1")),
+        crate::sym::Sym::Int(1) => ("0".to_string(), format!("{k} & 1")),
         l => {
             let l = super::cexpr::cpp_paren(&l);
             (format!("{k} % {l}"), format!("({k} / {l}) & 1"))

@@ -1,9 +1,9 @@
 //! What the lowering knows about each DSL declaration (extents of loop and parallel variables,
 //! tensor shapes, events, MMA fragments), found through the checker's resolution of names.
 
-use super::sym::Sym;
 use crate::check::Binding;
 use crate::ir::{DType, MemSpace};
+use crate::sym::Sym;
 use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq)]

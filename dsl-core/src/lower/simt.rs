@@ -877,7 +877,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             }
         };
         // Per dimension: the chunk's extent and first index.
-        let mut chunk: Vec<super::sym::Sym> = Vec::new();
+        let mut chunk: Vec<crate::sym::Sym> = Vec::new();
         let mut origin: Vec<String> = Vec::new();
         for (d, owned) in fill.dims.iter().enumerate() {
             let full = t.shape[d].clone();
@@ -892,10 +892,10 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                         LowerError::new(p.name.span, format!("internal: `{b}` has no extent"))
                     })?;
                     let c = match &ext {
-                        super::sym::Sym::Cdiv(dd, tt) if **dd == full && !composed => {
+                        crate::sym::Sym::Cdiv(dd, tt) if **dd == full && !composed => {
                             (**tt).clone()
                         }
-                        other => super::sym::Sym::bin(
+                        other => crate::sym::Sym::bin(
                             crate::ir::BinaryOp::Div,
                             full.clone(),
                             other.clone(),
@@ -904,9 +904,9 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                     (b, c)
                 }
                 crate::check::Owned::Tile(b, f) => {
-                    let mut c = super::sym::Sym::Int(1);
+                    let mut c = crate::sym::Sym::Int(1);
                     for &x in f {
-                        c = super::sym::Sym::mul(c, e.cx().sym(x)?);
+                        c = crate::sym::Sym::mul(c, e.cx().sym(x)?);
                     }
                     (b, c)
                 }
@@ -919,7 +919,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         let elems = chunk
             .iter()
             .cloned()
-            .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
+            .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
         e.pointer_params.insert(fill.param);
         e.written_params.insert(fill.param);
         e.open(
@@ -943,8 +943,8 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             let inner = chunk[d + 1..]
                 .iter()
                 .cloned()
-                .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
-            let q = if inner == super::sym::Sym::Int(1) {
+                .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
+            let q = if inner == crate::sym::Sym::Int(1) {
                 "tsl_i".to_string()
             } else {
                 format!("tsl_i / {}", cpp_paren(&inner))
@@ -960,11 +960,11 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             let stride = t.shape[d + 1..]
                 .iter()
                 .cloned()
-                .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
+                .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
             if !offset.is_empty() {
                 offset.push_str(" + ");
             }
-            if stride == super::sym::Sym::Int(1) {
+            if stride == crate::sym::Sym::Int(1) {
                 offset.push_str(&g);
             } else {
                 offset.push_str(&format!("(long long){g} * {}", cpp_paren(&stride)));

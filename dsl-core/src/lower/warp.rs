@@ -22,10 +22,10 @@
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
-use super::sym::Sym;
-use super::sym::SymEnv;
 use super::warp_frags::{Frag, Kind, Pick, Shape, pick};
 use crate::ir::{BinaryOp, DType, Expr, ExprId, ExtStmt, Major, MemSpace, Module, Stmt, StmtId};
+use crate::sym::Sym;
+use crate::sym::SymEnv;
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
