@@ -84,7 +84,16 @@ impl Emitter<'_> {
                         .is_some_and(|l| l.level == crate::ir::Level::Block),
                 ) {
                     let (bm, bn) = (&self.geo.block_vars[0], &self.geo.block_vars[1]);
-                    self.line(format!("int {}, {};  // grouped rasterization: {} tiles of `{}` per group, then `{}`", bm.name, bn.name, group, bm.name, bn.name), line);
+                    let note = format!(
+                        "grouped rasterization: {group} tiles of `{}` per group, then `{}`",
+                        bm.name, bn.name
+                    );
+                    let names = vec![bm.name.clone(), bn.name.clone()];
+                    let decl = Op::Decls {
+                        ty: "int".into(),
+                        names,
+                    };
+                    self.emit(decl, Some(&note), line);
                     super::persistent::emit_raster(self, "blockIdx.x", line);
                     for v in [bm, bn] {
                         self.scopes

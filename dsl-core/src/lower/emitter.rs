@@ -91,22 +91,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// A statement given as C++ text, with its explanation after `  // ` if it has one (for
-    /// statements that have no node kind of their own: see [`Op::Stmt`]).
-    pub fn line(&mut self, code: impl Into<String>, dsl_line: Option<u32>) {
-        let code = code.into();
-        let (code, note) = match code.split_once("  // ") {
-            Some((c, n)) => (c.to_string(), Some(n.to_string())),
-            None => (code, None),
-        };
-        self.lines.push(Line {
-            indent: self.indent,
-            op: Op::Stmt(code),
-            dsl_line,
-            note,
-        });
-    }
-
     /// Appends a node.
     pub fn emit(&mut self, op: Op, note: Option<&str>, dsl_line: Option<u32>) {
         self.lines.push(Line {

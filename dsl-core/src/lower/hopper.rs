@@ -245,11 +245,15 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     None,
                     line,
                 );
-                e.line(
-                    format!(
-                        "for (int i = 0; i < {}; ++i) tsl_mbar_init(&{n}[i], tsl_arrivals_{n});",
-                        len.to_cpp()
-                    ),
+                let init = Call::new("tsl_mbar_init")
+                    .args([format!("&{n}[i]"), format!("tsl_arrivals_{n}")]);
+                e.emit(
+                    Op::ForCall {
+                        var: "i".into(),
+                        bound: len.to_cpp(),
+                        call: init,
+                    },
+                    None,
                     line,
                 );
                 e.call(Call::new("tsl_mbar_init_fence"), None, line);
@@ -939,7 +943,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
             }
             if target != acc.name {
-                e.line(format!("{} = 1;", partial_sums(&acc.name)), line);
+                e.emit(assign(partial_sums(&acc.name), "1"), None, line);
             }
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
@@ -1278,11 +1282,20 @@ pub fn scale_acc(
     e.close(line);
     // The next WGMMA writes the partial with scale-d 0 (no register writes here for the
     // WGMMAs to wait on).
-    e.line(
-        format!("{flag} = 0;  // the next block of K starts a new partial"),
+    e.emit(
+        assign(flag, "0"),
+        Some("the next block of K starts a new partial"),
         line,
     );
     Ok(())
+}
+
+/// `place = value;`
+fn assign(place: impl Into<String>, value: impl Into<String>) -> Op {
+    Op::Assign {
+        place: place.into(),
+        value: value.into(),
+    }
 }
 
 /// The flag of a partial that `mma.scale` adds: whether it holds products.
@@ -1407,11 +1420,9 @@ pub fn refill(
         line,
     );
     if scaled_later(e.m, &acc.name) {
-        e.line(
-            format!(
-                "{} = 0;  // and the partial `mma.scale` adds in restarts",
-                partial_sums(&acc.name)
-            ),
+        e.emit(
+            assign(partial_sums(&acc.name), "0"),
+            Some("and the partial `mma.scale` adds in restarts"),
             line,
         );
     }

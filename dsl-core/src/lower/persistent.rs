@@ -59,7 +59,15 @@ pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
     e.scopes.push();
     match (&e.geo.raster, vars.as_slice()) {
         (Some(_), [bm, bn]) => {
-            e.line(format!("int {}, {};", bm.name, bn.name), line);
+            let names = vec![bm.name.clone(), bn.name.clone()];
+            e.emit(
+                Op::Decls {
+                    ty: "int".into(),
+                    names,
+                },
+                None,
+                line,
+            );
             emit_raster(e, "tsl_tile", line);
         }
         (_, [bm, bn]) => {

@@ -6,7 +6,7 @@
 
 use super::emitter::Emitter;
 use super::geometry::Geometry;
-use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
+use super::kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 use super::memory::Memory;
 use crate::check::KernelInfo;
 use crate::ir::Module;
@@ -62,10 +62,13 @@ pub fn finish(
             },
             Line::new(
                 0,
-                Op::Stmt(
-                    "if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }"
-                        .into(),
-                ),
+                Op::Guarded {
+                    cond: "threadIdx.x == 0".into(),
+                    calls: vec![
+                        Call::new("tsl_mbar_init").args(["&tsl_tma_bar", "1"]),
+                        Call::new("tsl_mbar_init_fence"),
+                    ],
+                },
             ),
             Line::new(0, Op::Barrier),
             Line::new(
@@ -326,8 +329,14 @@ fn blocks_per_sm(m: &Module, threads: &Sym, e: &Emitter) -> Sym {
 mod tests {
     use super::*;
 
-    fn line(code: &str) -> Line {
-        Line::new(0, Op::Stmt(code.into()))
+    /// `int name[len];`
+    fn line(name: &str, len: &str) -> Line {
+        let op = Op::Array {
+            ty: "int".into(),
+            name: name.into(),
+            len: len.into(),
+        };
+        Line::new(0, op)
     }
 
     #[test]
@@ -339,11 +348,11 @@ mod tests {
             c("THREADS", "BM / WM * 32"),
             c("tsl_threads", "WSUBM * 4"),
         ];
-        let kept = used_constants(constants, &[line("float acc[tsl_threads + 1];")]);
+        let kept = used_constants(constants, &[line("acc", "tsl_threads + 1")]);
         let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
         // THREADS only served a `require`; WMITER is reached through WSUBM and tsl_threads.
         assert_eq!(names, ["WMITER", "WSUBM", "tsl_threads"]);
         // A name that merely contains a constant's name does not keep it.
-        assert!(used_constants(vec![c("PAD", "4")], &[line("int PADDED = 1;")]).is_empty());
+        assert!(used_constants(vec![c("PAD", "4")], &[line("PADDED", "1")]).is_empty());
     }
 }

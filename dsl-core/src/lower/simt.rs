@@ -955,7 +955,12 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                 format!("{q} % {}", cpp_paren(&chunk[d]))
             };
             let g = format!("tsl_g{d}");
-            e.line(format!("const int {g} = {} + {c};", origin[d]), line);
+            let at = Op::Decl {
+                ty: "const int".into(),
+                name: g.clone(),
+                init: Some(format!("{} + {c}", origin[d])),
+            };
+            e.emit(at, None, line);
             conds.push(format!("{g} < {}", cpp_paren(&t.shape[d])));
             let stride = t.shape[d + 1..]
                 .iter()
@@ -970,10 +975,12 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                 offset.push_str(&format!("(long long){g} * {}", cpp_paren(&stride)));
             }
         }
-        e.line(
-            format!("if ({}) {}[{offset}] = {v};", conds.join(" && "), t.name),
-            line,
-        );
+        let store = Op::GuardedAssign {
+            cond: conds.join(" && "),
+            place: format!("{}[{offset}]", t.name),
+            value: v,
+        };
+        e.emit(store, None, line);
         e.close(line);
         e.barrier(
             Some("the chunk's initial values are visible to the block"),
