@@ -273,6 +273,23 @@ pub struct SharedBuffer {
     pub fresh: bool,
 }
 
+impl SharedBuffer {
+    /// The shape of one entry in symbolic form (a quotient dimension `D / E` as a division),
+    /// or the dimension expression that is not arithmetic over tunables and constants.
+    pub fn sym_shape(&self, m: &Module) -> Result<Vec<crate::sym::Sym>, ExprId> {
+        use crate::sym::Sym;
+        let sym = |e: ExprId| Sym::from_expr(m, e).ok_or(e);
+        self.shape
+            .iter()
+            .map(|d| {
+                d.div.iter().try_fold(sym(d.num)?, |v, &x| {
+                    Ok(Sym::bin(crate::ir::BinaryOp::Div, v, sym(x)?))
+                })
+            })
+            .collect()
+    }
+}
+
 /// Everything later passes need, established by the checks.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {

@@ -54,6 +54,10 @@ pub struct SymView {
     pub terms: Vec<Vec<Sym>>,
     /// The strides of the array-entry offset's run-time terms (`stage * elems`).
     pub array_terms: Vec<Sym>,
+    /// One tile of its tensor's own grid of tiles (`t.subspan(R, C).at(i, j)` on a tensor's
+    /// name: origin `(i·R, j·C)`), so that a grid dividing the tensor leaves every tile wholly
+    /// inside it or wholly past its end.
+    pub grid_tile: bool,
 }
 
 /// Why an expression has no symbolic view (the lowering reports it, at `at`).
@@ -181,14 +185,12 @@ pub fn root_of(
                             at: r,
                             msg: "internal: a fresh buffer without a shape".into(),
                         })?;
-                    let mut shape = Vec::with_capacity(buf.shape.len());
-                    for d in &buf.shape {
-                        let mut v = shape_of(&[d.num])?.remove(0);
-                        for &x in &d.div {
-                            v = Sym::bin(BinaryOp::Div, v, shape_of(&[x])?.remove(0));
-                        }
-                        shape.push(v);
-                    }
+                    let shape = buf.sym_shape(m).map_err(|d| ViewError {
+                        at: d,
+                        msg:
+                            "a shared tensor's shape must be arithmetic over tunables and constants"
+                                .into(),
+                    })?;
                     Ok(Root {
                         shape,
                         array: false,
@@ -208,6 +210,8 @@ struct Analysis<'a> {
 /// A view being built: a `.subspan` waits for its `.at` (with `.step`'s distances, if any).
 struct Building {
     v: SymView,
+    /// The tensor's name alone, or its `.subspan(…)` tiling, so far.
+    whole: bool,
     tiled: bool,
     step: Option<Vec<Sym>>,
 }
@@ -319,13 +323,19 @@ impl Analysis<'_> {
                         transposed: false,
                         terms: vec![Vec::new(); n],
                         array_terms: Vec::new(),
+                        grid_tile: false,
                     },
+                    whole: true,
                     tiled: false,
                     step: None,
                 })
             }
             // `f.data`: the buffer a copy's future names.
-            Expr::Field { base, field } if field.name == "data" => self.build(*base, root),
+            Expr::Field { base, field } if field.name == "data" => {
+                let mut b = self.build(*base, root)?;
+                b.whole = false;
+                Ok(b)
+            }
             Expr::Index { base, index } => {
                 let mut b = self.build(*base, root)?;
                 let r = root(b.v.root)?;
@@ -337,6 +347,7 @@ impl Analysis<'_> {
                 }
                 let elems = r.shape.iter().cloned().fold(Sym::Int(1), Sym::mul);
                 b.v.array_index = Some(*index);
+                b.whole = false;
                 self.index_terms(*index, elems, &mut b.v.array_terms);
                 Ok(b)
             }
@@ -348,7 +359,11 @@ impl Analysis<'_> {
                 if b.v.transposed {
                     return err(e, "write `.transpose()` last in a view");
                 }
+                let whole_tiling = b.whole && b.tiled && b.step.is_none();
+                b.v.grid_tile = false;
                 self.apply(e, &mut b, *op, args)?;
+                b.whole = b.whole && *op == ViewOp::Subspan;
+                b.v.grid_tile = whole_tiling && *op == ViewOp::At;
                 Ok(b)
             }
             _ => err(e, "expected a tensor or a view of one"),

@@ -42,7 +42,7 @@ fn subst(s: &Sym, c: &BTreeMap<String, Sym>, depth: u32) -> Sym {
 
 pub fn finish(
     m: &Module,
-    _info: &KernelInfo,
+    info: &KernelInfo,
     geo: &Geometry,
     mem: &Memory,
     mut e: Emitter,
@@ -82,7 +82,7 @@ pub fn finish(
         ];
         e.lines.splice(0..0, decl);
     }
-    element_params(m, &mut e);
+    element_params(info, &mut e);
     let dims = m.symbolic_dims();
     let mut params = Vec::new();
     let mut args = Vec::new();
@@ -272,36 +272,13 @@ fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(Strin
 }
 
 /// Parameters read element-wise (`lhs.at(i, j)`, `lhs.chunkat(b, _).at(i, j)` in an
-/// expression) are passed as pointers.
-fn element_params(m: &Module, e: &mut Emitter) {
-    use crate::ir::{Expr, ViewOp};
-    for (_, x) in m.exprs.iter() {
-        if let Expr::View {
-            base,
-            op: ViewOp::At,
-            ..
-        } = x
+/// expression: the checker's element views of a parameter) are passed as pointers.
+fn element_params(info: &KernelInfo, e: &mut Emitter) {
+    for v in info.sym_views.values().filter_map(|v| v.as_ref().ok()) {
+        if let (true, Some(crate::check::Binding::Param(i))) =
+            (v.element, info.bindings.get(&v.root))
         {
-            // The tensor under the views (`x.chunkat(b, _).at(i, j)` reads `x`); `.at` after
-            // `.subspan` picks a tile (a copy's operand), not an element.
-            let mut base = *base;
-            if matches!(
-                m.exprs[base],
-                Expr::View {
-                    op: ViewOp::Subspan | ViewOp::Step,
-                    ..
-                }
-            ) {
-                continue;
-            }
-            while let Expr::View { base: inner, .. } = &m.exprs[base] {
-                base = *inner;
-            }
-            if let Expr::Name(n) = &m.exprs[base] {
-                if let Some(i) = m.kernel.params.iter().position(|p| &p.name.name == n) {
-                    e.pointer_params.insert(i);
-                }
-            }
+            e.pointer_params.insert(*i);
         }
     }
 }

@@ -156,7 +156,7 @@ fn g2s(
         g.tensor_cols,
     ]);
     let call = Call::new(helper).targs(targs).args(args);
-    if is_async && let Some(cond) = super::even::grid_tile_conditions(m, src, &sv) {
+    if is_async && let Some(cond) = super::even::grid_tile_conditions(e.info, src, &sv) {
         e.even_copies.push((call.clone(), cond));
     }
     e.call(call, None, line);
