@@ -194,6 +194,13 @@ impl Sym {
     }
 }
 
+/// The neutral extent: a product's unit (one block, one thread).
+impl Default for Sym {
+    fn default() -> Self {
+        Sym::Int(1)
+    }
+}
+
 impl fmt::Display for Sym {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_cpp())

@@ -32,6 +32,7 @@ pub(crate) mod frag_elem;
 mod fresh;
 mod futures;
 mod geometry;
+mod geometry_sym;
 mod hazard;
 mod header;
 mod lowerable;
@@ -60,6 +61,7 @@ pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub use fresh::FreshDim;
 pub(crate) use fresh::fresh_tile;
+pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
@@ -309,6 +311,10 @@ pub struct KernelInfo {
     /// as (statement, index of the level in it): every chain starts at the kernel's one
     /// `: block` level, and chains share the levels of the `parallel`s they are nested in.
     pub parallel_chains: Vec<Vec<(StmtId, usize)>>,
+    /// The launch geometry in symbolic form — grid, threads per block, each parallel
+    /// variable's formula over `blockIdx` / `threadIdx` — or why it has none
+    /// (`check/geometry_sym.rs`).
+    pub sym_geometry: Result<Geometry, GeometryError>,
     /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
@@ -455,6 +461,11 @@ fn run_checks(
 
     let path = cx.lowering_path();
     let shared = smem::shared_buffers(m, &cx.res.bindings);
+    let parallel_chains: Vec<Vec<(StmtId, usize)>> = geo
+        .chains
+        .iter()
+        .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
+        .collect();
     let info = KernelInfo {
         config: cfg.clone(),
         path,
@@ -463,11 +474,16 @@ fn run_checks(
         idents: cx.res.idents.clone(),
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
-        parallel_chains: geo
-            .chains
-            .iter()
-            .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
-            .collect(),
+        // Worked out for a kernel whose levels and extents are well formed.
+        sym_geometry: if diags.is_empty() {
+            geometry_sym::sym_geometry(m, &parallel_chains)
+        } else {
+            Err(GeometryError {
+                span: m.kernel.name.span,
+                msg: "the kernel does not check".into(),
+            })
+        },
+        parallel_chains,
         smem_bytes: smem,
         sym_views: view_sym::sym_views(m, &cx.res.bindings, &shared),
         shared,

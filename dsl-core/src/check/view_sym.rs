@@ -379,6 +379,21 @@ impl Analysis<'_> {
     ) -> Result<(), ViewError> {
         let m = self.m;
         let v = &mut b.v;
+        let indexed = matches!(
+            op,
+            ViewOp::Subspan | ViewOp::Step | ViewOp::At | ViewOp::Chunkat
+        );
+        if indexed && (args.len() != v.tile.len() || args.len() != v.origin.len()) {
+            return err(
+                e,
+                format!(
+                    "`.{}` takes one argument per dimension: the view has {}, found {}",
+                    op.name(),
+                    v.tile.len(),
+                    args.len()
+                ),
+            );
+        }
         match op {
             // The checker's lowering gate rejects these first; this arm keeps the match total.
             ViewOp::Window | ViewOp::From | ViewOp::SpanAs | ViewOp::Sqz | ViewOp::SpanOf => {

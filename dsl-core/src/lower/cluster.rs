@@ -199,7 +199,7 @@ pub fn plan(
 
 /// The call that maps a linear tile index to the two block variables under `raster G;` (and
 /// `cluster C;`: cluster-tiles rasterized, then the block's rank picks the row).
-pub fn raster_call(geo: &super::geometry::Geometry, tile: &str) -> Call {
+pub fn raster_call(geo: &crate::check::Geometry, tile: &str) -> Call {
     let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
     let group = geo.raster.clone().unwrap_or(Sym::Int(1));
     let (rows, cols) = (bm.extent.to_string(), bn.extent.to_string());

@@ -6,13 +6,13 @@
 use super::cexpr::{ExprCx, View};
 use super::cluster::Cluster;
 use super::error::LowerError;
-use super::geometry::Geometry;
 use super::kernel::{Call, KernelPath, Line, Op};
 use super::lowered::Stage;
 use super::memory::Memory;
 use super::pipeline::Deferred;
 use super::roles::Role;
 use super::scope::{FragKind, Local, Scopes};
+use crate::check::Geometry;
 use crate::check::{IdentRole, KernelInfo};
 use crate::ir::{Module, StmtId};
 use crate::sym::Sym;

@@ -12,7 +12,6 @@ pub mod emitter;
 mod error;
 mod even;
 mod frag_elem;
-pub mod geometry;
 mod hopper;
 pub mod kernel;
 pub mod launch;
@@ -87,7 +86,10 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         crate::check::LoweringPath::Simt | crate::check::LoweringPath::WarpMma => KernelPath::Simt,
     };
     dump("path", &path);
-    let geo = geometry::run(m, info).map_err(|e| vec![e])?;
+    let geo = info
+        .sym_geometry
+        .clone()
+        .map_err(|e| vec![LowerError::new(e.span, e.msg)])?;
     dump("geometry", &geo);
     let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);

@@ -10,9 +10,9 @@
 //! ring see the same tile sequence, so their per-barrier phase bits stay in step.
 
 use super::emitter::Emitter;
-use super::geometry::ParVar;
 use super::kernel::Op;
 use super::scope::Local;
+use crate::check::ParVar;
 use crate::ir::{ExprId, Module, Stmt, StmtId};
 use crate::sym::Sym;
 

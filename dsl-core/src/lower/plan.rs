@@ -5,9 +5,9 @@
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
 use super::emitter::Emitter;
-use super::geometry::Geometry;
 use super::kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 use super::memory::Memory;
+use crate::check::Geometry;
 use crate::check::KernelInfo;
 use crate::ir::Module;
 use crate::sym::Sym;

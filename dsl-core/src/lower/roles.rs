@@ -6,7 +6,7 @@
 //! - Each event's arrival count is the number of threads that reach its first `trigger`: the
 //!   conjunction of the enclosing `inthreads` conditions, counted at C++ compile time.
 
-use super::geometry::Geometry;
+use crate::check::Geometry;
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
 use std::collections::HashMap;
 
