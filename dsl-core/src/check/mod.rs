@@ -17,6 +17,14 @@
 //!    tiles, extents, division by zero and overflow, event protocols; race warnings), once
 //!    everything above passed.
 //!
+//! The facts hold numbers under the configuration (for the checks) and, for what the
+//! lowering prints, symbolic forms over tunables, constants and problem sizes: every view's
+//! tile and origin (`view_sym`, [`KernelInfo::sym_views`]), the launch geometry (`geometry_sym`,
+//! [`KernelInfo::sym_geometry`]) and each shared buffer's shape ([`SharedBuffer::sym_shape`]).
+//! The lowering's restrictions are checks too (`lowerable`, codes E1101–E1119, and the
+//! "not supported yet" gate `support`, E1300–E1317), so check ok ⇒ lower ok; a lowering error
+//! after a passing check is reported as E1199, a bug.
+//!
 //! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
 //! are evaluated too, and loops over problem sizes get finite ranges).

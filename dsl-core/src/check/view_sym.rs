@@ -105,8 +105,9 @@ pub(crate) fn sym_views(
         .collect()
 }
 
-/// [`sym_views`] of one expression whose root tensor `root` describes (the lowering's view of
-/// an accumulator, whose root is the accumulator seen as a register tile).
+/// The symbolic view (as `KernelInfo::sym_views` records it) of one expression whose root
+/// tensor `root` describes (the lowering's view of an accumulator, whose root is the
+/// accumulator seen as a register tile).
 pub fn sym_view(
     m: &Module,
     bindings: &HashMap<ExprId, Binding>,
