@@ -178,7 +178,7 @@ impl Emitter<'_> {
                 };
                 let outer_deferred = std::mem::replace(&mut self.deferred, deferred.clone());
                 let hoisted = match self.path {
-                    KernelPath::Simt => super::simt::hoist_entries(self, vars, body),
+                    KernelPath::Simt => super::simt::hoist_entries(self, body),
                     KernelPath::Hopper => Vec::new(),
                 };
                 for (text, name, ty, tensor) in &hoisted {
