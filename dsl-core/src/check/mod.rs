@@ -73,6 +73,7 @@ pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
+pub(crate) use view_state::var_extent_in;
 pub use view_sym::{OriginTerm, Root, SymView, TermForm, ViewError, root_of, sym_view};
 pub(crate) use views_ext::{is_view_let, tile_pick};
 

@@ -96,8 +96,7 @@ impl Emitter<'_> {
                     self.emit(decl, Some(&note), line);
                     super::persistent::emit_raster(self, "blockIdx.x", line);
                     for v in [bm, bn] {
-                        self.scopes
-                            .declare(v.binding, Local::ParVar(v.extent.clone()));
+                        self.scopes.declare(v.binding, Local::ParVar);
                     }
                 }
                 for (li, l) in levels.iter().enumerate() {
@@ -115,7 +114,7 @@ impl Emitter<'_> {
                         {
                             continue;
                         }
-                        self.scopes.declare(b, Local::ParVar(pv.extent.clone()));
+                        self.scopes.declare(b, Local::ParVar);
                         self.emit(const_int(&v.name, pv.index.cpp("threadIdx.x")), None, line);
                     }
                 }
@@ -220,7 +219,7 @@ impl Emitter<'_> {
                         line,
                     );
                     let b = Binding::LoopVar { stmt: s, index: i };
-                    self.scopes.declare(b, Local::LoopVar(e.clone()));
+                    self.scopes.declare(b, Local::LoopVar);
                 }
                 self.block(body);
                 self.flush_sync_tma();

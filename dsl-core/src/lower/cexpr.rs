@@ -221,12 +221,10 @@ impl ExprCx<'_> {
         }
     }
 
-    /// The extent of the loop or parallel variable `e`.
-    pub fn extent(&self, e: ExprId) -> Option<&Sym> {
-        match self.local(e) {
-            Some(Local::ParVar(x)) | Some(Local::LoopVar(x)) => Some(x),
-            _ => None,
-        }
+    /// The extent of the loop or parallel variable `e` (the checker's binding of the name).
+    pub fn extent(&self, e: ExprId) -> Option<Sym> {
+        let x = crate::check::var_extent_in(self.m, &self.info.bindings, e)?;
+        Sym::from_expr(self.m, x)
     }
 
     fn err(&self, e: ExprId, msg: impl Into<String>) -> LowerError {
@@ -374,7 +372,7 @@ impl ExprCx<'_> {
     /// The extent of the right side of `#`: a variable's, or the product for `i # j`.
     fn compose_extent(&self, e: ExprId) -> Option<Sym> {
         match &self.m.exprs[e] {
-            Expr::Name(_) => self.extent(e).cloned(),
+            Expr::Name(_) => self.extent(e),
             Expr::Compose { outer, inner } => Some(Sym::mul(
                 self.compose_extent(*outer)?,
                 self.compose_extent(*inner)?,

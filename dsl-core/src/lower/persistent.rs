@@ -90,7 +90,7 @@ pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
         )),
     }
     for v in &vars {
-        e.scopes.declare(v.binding, Local::ParVar(v.extent.clone()));
+        e.scopes.declare(v.binding, Local::ParVar);
     }
 }
 

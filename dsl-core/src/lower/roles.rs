@@ -115,7 +115,7 @@ pub fn arrivals(
 ) -> Result<HashMap<String, String>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
-        scopes.declare(v.binding, super::scope::Local::ParVar(v.extent.clone()));
+        scopes.declare(v.binding, super::scope::Local::ParVar);
     }
     let cx = super::cexpr::ExprCx {
         m,
