@@ -1,6 +1,7 @@
 //! Expressions → C++: index arithmetic, `#` composition, element loads, and tensor views
-//! (`.subspan(..).at(..)`, `.chunkat(..)`, array elements) resolved to a base pointer, a tile
-//! shape and the tile's origin.
+//! (`.subspan(..).at(..)`, `.chunkat(..)`, array elements): the checker's symbolic view of each
+//! (`KernelInfo::sym_views`: tile shape and origin terms) printed over the tensor's C++ name —
+//! a base pointer, a tile shape and the tile's origin.
 
 use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
