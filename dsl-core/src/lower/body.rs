@@ -171,7 +171,7 @@ impl Emitter<'_> {
                     })
                     && !super::walk::contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
                 let deferred = if self.path == KernelPath::Hopper && exts.len() == 1 {
-                    super::pipeline::match_loop(m, vars, &exts[0], body)
+                    super::pipeline::match_loop(m, self.info, vars, &exts[0], body)
                 } else {
                     None
                 };
