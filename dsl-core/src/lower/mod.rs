@@ -164,7 +164,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .cluster
             .clone()
             .map(|c| {
-                let vars: Vec<String> = geo.block_vars.iter().map(|v| v.name.clone()).collect();
+                let vars: Vec<_> = geo.block_vars.iter().map(|v| v.binding).collect();
                 cluster::plan(m, info, c, &vars, geo.cluster_shape.clone())
             })
             .transpose()
