@@ -1,5 +1,5 @@
-//! The files of `src/lower/` import each other without a cycle, and nothing in lowering reads
-//! back the C++ text of the nodes it built.
+//! The files of `src/lower/` import each other without a cycle, nothing in lowering reads back
+//! the C++ text of the nodes it built, and lowering takes view shapes from the checker.
 //!
 //! An import is any path through the parent: `super::NAME` or `crate::lower::NAME` (in `use`
 //! lines, `use super::{a, b}` groups and inline paths alike). NAME is a sibling file's module,
@@ -225,6 +225,49 @@ fn lowering_never_reads_back_the_text_of_its_nodes() {
     assert!(
         found.is_empty(),
         "text read back in lowering:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Whether a line of lowering takes a view apart to work out its shape or origin itself: the
+/// tiling methods (`.subspan`, `.step`, `.chunkat`) and the chunk-index analysis are the
+/// checker's (`KernelInfo::sym_views`, `check/view_sym.rs`).
+fn derives_view_shape(line: &str) -> bool {
+    [
+        "ViewOp::Subspan",
+        "ViewOp::Step",
+        "ViewOp::Chunkat",
+        "chunk_index",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
+}
+
+#[test]
+fn the_view_check_sees_a_tiling_method() {
+    assert!(derives_view_shape(
+        "        Expr::View { op: ViewOp::Subspan, args, .. } => {"
+    ));
+    assert!(derives_view_shape(
+        "    match crate::check::chunk_index(e.m, a) {"
+    ));
+    assert!(!derives_view_shape("    let v = e.cx().view(src)?;"));
+}
+
+/// Lowering reads each view's shape and origin from the checker instead of deriving them.
+#[test]
+fn lowering_takes_view_shapes_from_the_checker() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        for (i, line) in text.lines().enumerate() {
+            if derives_view_shape(line) {
+                found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "view shapes derived in lowering:\n{}",
         found.join("\n")
     );
 }
