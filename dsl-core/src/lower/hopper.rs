@@ -642,7 +642,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     let m = e.m;
     match &m.stmts[s] {
         Stmt::MmaFill { name, dtype, value } => {
-            let n = acc_n(e, &name.name).ok_or_else(|| {
+            let n = acc_n(e, s).ok_or_else(|| {
                 LowerError::new(
                     name.span,
                     format!(
@@ -1670,29 +1670,24 @@ fn acc_slice(
     Ok((v.tile[1].clone(), v.origin[1].clone()))
 }
 
-/// N of the accumulator `name`: the rows of the B operand's tile (the checker's view of the
-/// source of its `mma.load`) in the first `mma` that uses it.
-fn acc_n(e: &Emitter, name: &str) -> Option<Sym> {
+/// N of the accumulator `fill` defines: the rows of the B operand's tile (the checker's view of
+/// the source of its `mma.load`) in the first `mma` into it, as the checker binds the operands.
+fn acc_n(e: &Emitter, fill: StmtId) -> Option<Sym> {
+    use crate::check::{Binding, IdentRole};
     let m = e.m;
-    let mut b_name = None;
-    for (_, st) in m.stmts.iter() {
-        if let Stmt::Mma { acc, b, .. } = st {
-            if acc.name == name {
-                b_name = Some(b.name.clone());
-                break;
-            }
-        }
-    }
-    let b_name = b_name?;
-    for (_, st) in m.stmts.iter() {
-        if let Stmt::MmaLoad { name, src, .. } = st {
-            if name.name == b_name {
-                let v = e.info.sym_views.get(src)?.as_ref().ok()?;
-                return v.tile.first().cloned();
-            }
-        }
-    }
-    None
+    let frag = |s: StmtId, role: IdentRole| match e.info.idents.get(&(s, role)) {
+        Some(Binding::Frag(d)) => Some(*d),
+        _ => None,
+    };
+    let load = m.stmts.iter().find_map(|(s, st)| match st {
+        Stmt::Mma { .. } if frag(s, IdentRole::Acc) == Some(fill) => frag(s, IdentRole::B),
+        _ => None,
+    })?;
+    let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
+        return None;
+    };
+    let v = e.info.sym_views.get(src)?.as_ref().ok()?;
+    v.tile.first().cloned()
 }
 
 /// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
