@@ -13,6 +13,7 @@ pub mod parse;
 pub mod render;
 pub mod span;
 mod suggest;
+pub mod sym;
 pub mod tunable;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};

@@ -17,6 +17,14 @@
 //!    tiles, extents, division by zero and overflow, event protocols; race warnings), once
 //!    everything above passed.
 //!
+//! The facts hold numbers under the configuration (for the checks) and, for what the
+//! lowering prints, symbolic forms over tunables, constants and problem sizes: every view's
+//! tile and origin (`view_sym`, [`KernelInfo::sym_views`]), the launch geometry (`geometry_sym`,
+//! [`KernelInfo::sym_geometry`]) and each shared buffer's shape ([`SharedBuffer::sym_shape`]).
+//! The lowering's restrictions are checks too (`lowerable`, codes E1101–E1119, and the
+//! "not supported yet" gate `support`, E1300–E1317), so check ok ⇒ lower ok; a lowering error
+//! after a passing check is reported as E1199, a bug.
+//!
 //! [`check`] runs them under the default configuration; [`check_config`] is the tuner's
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
 //! are evaluated too, and loops over problem sizes get finite ranges).
@@ -32,6 +40,7 @@ pub(crate) mod frag_elem;
 mod fresh;
 mod futures;
 mod geometry;
+mod geometry_sym;
 mod hazard;
 mod header;
 mod lowerable;
@@ -52,6 +61,7 @@ mod support;
 mod swizzle;
 mod view;
 mod view_state;
+mod view_sym;
 mod views_ext;
 mod warp_mma;
 pub(crate) mod warp_pipe;
@@ -61,9 +71,12 @@ pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub use fresh::FreshDim;
 pub(crate) use fresh::fresh_tile;
+pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
+pub(crate) use view_state::var_extent_in;
+pub use view_sym::{OriginTerm, Root, SymView, TermForm, ViewError, root_of, sym_view};
 pub(crate) use views_ext::{is_view_let, tile_pick};
 
 use crate::diag::{Diagnostic, Diagnostics};
@@ -273,6 +286,23 @@ pub struct SharedBuffer {
     pub fresh: bool,
 }
 
+impl SharedBuffer {
+    /// The shape of one entry in symbolic form (a quotient dimension `D / E` as a division),
+    /// or the dimension expression that is not arithmetic over tunables and constants.
+    pub fn sym_shape(&self, m: &Module) -> Result<Vec<crate::sym::Sym>, ExprId> {
+        use crate::sym::Sym;
+        let sym = |e: ExprId| Sym::from_expr(m, e).ok_or(e);
+        self.shape
+            .iter()
+            .map(|d| {
+                d.div.iter().try_fold(sym(d.num)?, |v, &x| {
+                    Ok(Sym::bin(crate::ir::BinaryOp::Div, v, sym(x)?))
+                })
+            })
+            .collect()
+    }
+}
+
 /// Everything later passes need, established by the checks.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
@@ -292,6 +322,10 @@ pub struct KernelInfo {
     /// as (statement, index of the level in it): every chain starts at the kernel's one
     /// `: block` level, and chains share the levels of the `parallel`s they are nested in.
     pub parallel_chains: Vec<Vec<(StmtId, usize)>>,
+    /// The launch geometry in symbolic form — grid, threads per block, each parallel
+    /// variable's formula over `blockIdx` / `threadIdx` — or why it has none
+    /// (`check/geometry_sym.rs`).
+    pub sym_geometry: Result<Geometry, GeometryError>,
     /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
@@ -303,6 +337,10 @@ pub struct KernelInfo {
     pub swizzle_source: HashMap<StmtId, ExprId>,
     /// Every copy src/dst, `mma.load` src, `mma.store` dst and element access.
     pub views: HashMap<ExprId, ViewInfo>,
+    /// Every view-like expression (a tensor's name, `t[i]`, a view method, `f.data`) in
+    /// symbolic form — tile shape and origin over tunables, constants and problem sizes, what
+    /// the lowering prints — or why it has none (`check/view_sym.rs`).
+    pub sym_views: HashMap<ExprId, Result<SymView, ViewError>>,
     /// mma fragments by name.
     pub frags: HashMap<String, FragInfo>,
     pub events: Vec<EventInfo>,
@@ -436,6 +474,12 @@ fn run_checks(
     }
 
     let path = cx.lowering_path();
+    let shared = smem::shared_buffers(m, &cx.res.bindings);
+    let parallel_chains: Vec<Vec<(StmtId, usize)>> = geo
+        .chains
+        .iter()
+        .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
+        .collect();
     let info = KernelInfo {
         config: cfg.clone(),
         path,
@@ -444,13 +488,19 @@ fn run_checks(
         idents: cx.res.idents.clone(),
         threads_per_block: geo.threads_per_block,
         grid: geo.grid,
-        parallel_chains: geo
-            .chains
-            .iter()
-            .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
-            .collect(),
+        // Worked out for a kernel whose levels and extents are well formed.
+        sym_geometry: if diags.is_empty() {
+            geometry_sym::sym_geometry(m, &parallel_chains)
+        } else {
+            Err(GeometryError {
+                span: m.kernel.name.span,
+                msg: "the kernel does not check".into(),
+            })
+        },
+        parallel_chains,
         smem_bytes: smem,
-        shared: smem::shared_buffers(m, &cx.res.bindings),
+        sym_views: view_sym::sym_views(m, &cx.res.bindings, &shared),
+        shared,
         swizzle,
         swizzle_source,
         views: views.public_views(),

@@ -8,9 +8,9 @@ use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Mark, Op};
 use super::roles::Role;
 use super::scope::{Local, TensorLocal};
-use super::sym::Sym;
 use crate::check::Binding;
 use crate::ir::{AssignOp, BinaryOp, DType, Expr, MemSpace, Module, Stmt, StmtId};
+use crate::sym::Sym;
 
 impl Emitter<'_> {
     /// A block: its statements in a scope of their own.
@@ -95,11 +95,19 @@ impl Emitter<'_> {
                         .is_some_and(|l| l.level == crate::ir::Level::Block),
                 ) {
                     let (bm, bn) = (&self.geo.block_vars[0], &self.geo.block_vars[1]);
-                    self.line(format!("int {}, {};  // grouped rasterization: {} tiles of `{}` per group, then `{}`", bm.name, bn.name, group, bm.name, bn.name), line);
+                    let note = format!(
+                        "grouped rasterization: {group} tiles of `{}` per group, then `{}`",
+                        bm.name, bn.name
+                    );
+                    let names = vec![bm.name.clone(), bn.name.clone()];
+                    let decl = Op::Decls {
+                        ty: "int".into(),
+                        names,
+                    };
+                    self.emit(decl, Some(&note), line);
                     super::persistent::emit_raster(self, "blockIdx.x", line);
                     for v in [bm, bn] {
-                        self.scopes
-                            .declare(v.binding, Local::ParVar(v.extent.clone()));
+                        self.scopes.declare(v.binding, Local::ParVar);
                     }
                 }
                 for (li, l) in levels.iter().enumerate() {
@@ -117,7 +125,7 @@ impl Emitter<'_> {
                         {
                             continue;
                         }
-                        self.scopes.declare(b, Local::ParVar(pv.extent.clone()));
+                        self.scopes.declare(b, Local::ParVar);
                         self.emit(const_int(&v.name, pv.index.cpp("threadIdx.x")), None, line);
                     }
                 }
@@ -178,13 +186,13 @@ impl Emitter<'_> {
                     })
                     && !super::walk::contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
                 let deferred = if self.path == KernelPath::Hopper && exts.len() == 1 {
-                    super::pipeline::match_loop(m, vars, &exts[0], body)
+                    super::pipeline::match_loop(m, self.info, vars, &exts[0], body)
                 } else {
                     None
                 };
                 let outer_deferred = std::mem::replace(&mut self.deferred, deferred.clone());
                 let hoisted = match self.path {
-                    KernelPath::Simt => super::simt::hoist_entries(self, vars, body),
+                    KernelPath::Simt => super::simt::hoist_entries(self, body),
                     KernelPath::Hopper => Vec::new(),
                 };
                 for (text, name, ty, tensor) in &hoisted {
@@ -226,7 +234,7 @@ impl Emitter<'_> {
                         line,
                     );
                     let b = Binding::LoopVar { stmt: s, index: i };
-                    self.scopes.declare(b, Local::LoopVar(e.clone()));
+                    self.scopes.declare(b, Local::LoopVar);
                 }
                 self.block(body);
                 self.flush_sync_tma();

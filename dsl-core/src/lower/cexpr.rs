@@ -1,12 +1,13 @@
 //! Expressions → C++: index arithmetic, `#` composition, element loads, and tensor views
-//! (`.subspan(..).at(..)`, `.chunkat(..)`, array elements) resolved to a base pointer, a tile
-//! shape and the tile's origin.
+//! (`.subspan(..).at(..)`, `.chunkat(..)`, array elements): the checker's symbolic view of each
+//! (`KernelInfo::sym_views`: tile shape and origin terms) printed over the tensor's C++ name —
+//! a base pointer, a tile shape and the tile's origin.
 
 use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
-use super::sym::Sym;
-use crate::check::{Binding, KernelInfo};
+use crate::check::{Binding, KernelInfo, Root, TermForm};
 use crate::ir::{BinaryOp, DType, Expr, ExprId, MemSpace, Module, ViewOp};
+use crate::sym::Sym;
 
 /// The C++ type class of a lowered expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,11 +38,6 @@ pub struct View {
     pub terms: Vec<Vec<Sym>>,
     /// Strides of the array-entry offset's run-time terms (`stage * elems`).
     pub array_terms: Vec<Sym>,
-    /// A `.subspan` waiting for its `.at`.
-    tiled: bool,
-    /// `.subspan(…).step(s…)`: the distance between the starts of adjacent tiles, per
-    /// dimension (the tile's extent without it).
-    step: Option<Vec<Sym>>,
     /// The name of the array entry's pointer when an enclosing loop computes it once (see
     /// `simt::hoist_entries`).
     pub hoisted: Option<String>,
@@ -59,8 +55,6 @@ impl View {
             array_index: None,
             element: false,
             transposed: false,
-            tiled: false,
-            step: None,
             hoisted: None,
         }
     }
@@ -228,12 +222,10 @@ impl ExprCx<'_> {
         }
     }
 
-    /// The extent of the loop or parallel variable `e`.
-    pub fn extent(&self, e: ExprId) -> Option<&Sym> {
-        match self.local(e) {
-            Some(Local::ParVar(x)) | Some(Local::LoopVar(x)) => Some(x),
-            _ => None,
-        }
+    /// The extent of the loop or parallel variable `e` (the checker's binding of the name).
+    pub fn extent(&self, e: ExprId) -> Option<Sym> {
+        let x = crate::check::var_extent_in(self.m, &self.info.bindings, e)?;
+        Sym::from_expr(self.m, x)
     }
 
     fn err(&self, e: ExprId, msg: impl Into<String>) -> LowerError {
@@ -386,61 +378,13 @@ impl ExprCx<'_> {
     /// The extent of the right side of `#`: a variable's, or the product for `i # j`.
     fn compose_extent(&self, e: ExprId) -> Option<Sym> {
         match &self.m.exprs[e] {
-            Expr::Name(_) => self.extent(e).cloned(),
+            Expr::Name(_) => self.extent(e),
             Expr::Compose { outer, inner } => Some(Sym::mul(
                 self.compose_extent(*outer)?,
                 self.compose_extent(*inner)?,
             )),
             _ => None,
         }
-    }
-
-    /// The strides of the run-time terms of index `e` scaled by `mult`: a literal `k`
-    /// contributes `k * mult`, `a # b` the terms of `a` scaled by `extent(b)` and of `b`,
-    /// `a + b` both sides' terms, `a * C` (C static) `a`'s terms scaled by `C`; any other
-    /// index contributes `mult` itself.
-    fn index_terms(&self, e: ExprId, mult: Sym, out: &mut Vec<Sym>) {
-        let m = self.m;
-        match &m.exprs[e] {
-            Expr::Int(0) => {}
-            Expr::Int(k) => out.push(Sym::mul(Sym::Int(*k), mult)),
-            Expr::Compose { outer, inner } => match self.compose_extent(*inner) {
-                Some(ext) => {
-                    self.index_terms(*outer, Sym::mul(mult.clone(), ext), out);
-                    self.index_terms(*inner, mult, out);
-                }
-                None => out.push(mult),
-            },
-            Expr::Binary {
-                op: crate::ir::BinaryOp::Add,
-                lhs,
-                rhs,
-            } => {
-                self.index_terms(*lhs, mult.clone(), out);
-                self.index_terms(*rhs, mult, out);
-            }
-            Expr::Binary {
-                op: crate::ir::BinaryOp::Mul,
-                lhs,
-                rhs,
-            } => match (self.static_sym(*lhs), self.static_sym(*rhs)) {
-                (_, Some(c)) => self.index_terms(*lhs, Sym::mul(mult, c), out),
-                (Some(c), _) => self.index_terms(*rhs, Sym::mul(mult, c), out),
-                _ => out.push(mult),
-            },
-            _ => out.push(mult),
-        }
-    }
-
-    /// `e` as a [`Sym`] over tunables, constants and literals only (no run-time names).
-    fn static_sym(&self, e: ExprId) -> Option<Sym> {
-        let s = Sym::from_expr(self.m, e)?;
-        let mut names = Vec::new();
-        s.names(&mut names);
-        names
-            .iter()
-            .all(|n| self.m.tunable(n).is_some() || self.m.constant(n).is_some())
-            .then_some(s)
     }
 
     /// A load or store location for an element view.
@@ -475,186 +419,77 @@ impl ExprCx<'_> {
 
     fn view_in(&self, e: ExprId, frag: Option<&TensorLocal>) -> Result<View, LowerError> {
         let m = self.m;
-        match &m.exprs[e] {
-            Expr::Name(n) => {
-                let t = frag
-                    .filter(|f| &f.name == n)
-                    .or_else(|| self.tensor(e))
-                    .ok_or_else(|| self.err(e, format!("`{n}` is not a tensor")))?;
-                Ok(View::whole(t.clone()))
+        let is_frag =
+            |r: ExprId| frag.filter(|f| matches!(&m.exprs[r], Expr::Name(n) if *n == f.name));
+        // The checker's symbolic form of the view; an accumulator's slice is analysed the same
+        // way over the accumulator seen as the register tile `frag`.
+        let sv = match frag {
+            None => match self.info.sym_views.get(&e) {
+                Some(Ok(v)) => v.clone(),
+                Some(Err(x)) => return Err(self.err(x.at, x.msg.clone())),
+                None => return Err(self.err(e, "expected a tensor or a view of one")),
+            },
+            Some(_) => {
+                let root = |r: ExprId| match is_frag(r) {
+                    Some(f) => Ok(Root {
+                        shape: f.shape.clone(),
+                        array: f.count.is_some(),
+                    }),
+                    None => crate::check::root_of(m, &self.info.bindings, &self.info.shared, r, 0),
+                };
+                crate::check::sym_view(m, &self.info.bindings, &root, e)
+                    .map_err(|x| self.err(x.at, x.msg))?
             }
-            // `f.data`: the buffer a copy's future names (the future's own name is the buffer).
-            Expr::Field { base, field } if field.name == "data" => self.view_in(*base, frag),
-            Expr::Index { base, index } => {
-                let mut v = self.view_in(*base, frag)?;
-                if v.tensor.count.is_none() {
-                    return Err(self.err(e, format!("`{}` is not an array", v.tensor.name)));
-                }
-                v.array_index = Some(self.value(*index)?.0);
-                self.index_terms(*index, v.tensor.elems(), &mut v.array_terms);
-                v.hoisted = self.scopes.hoisted(&v.entry_ptr_expr());
-                Ok(v)
+        };
+        let tensor = match is_frag(sv.root) {
+            Some(f) => f.clone(),
+            None => self.tensor(sv.root).cloned().ok_or_else(|| {
+                self.err(
+                    sv.root,
+                    format!("`{}` is not a tensor", m.expr_to_string(sv.root)),
+                )
+            })?,
+        };
+        let array_index = match sv.array_index {
+            Some(i) => Some(self.value(i)?.0),
+            None => None,
+        };
+        let mut origin = Vec::with_capacity(sv.origin.len());
+        for terms in &sv.origin {
+            let mut o = "0".to_string();
+            for t in terms {
+                let term = match (t.form, &t.stride) {
+                    (TermForm::Element, _) | (TermForm::Tile, Sym::Int(1)) => {
+                        self.value(t.index)?.0
+                    }
+                    (TermForm::Tile, stride) => format!(
+                        "{} * {}",
+                        self.value_prec(t.index, 10)?.0,
+                        cpp_paren(stride)
+                    ),
+                    (TermForm::Chunk, stride) => {
+                        format!("{} * {}", wrap(&self.value(t.index)?.0), cpp_paren(stride))
+                    }
+                };
+                o = offset(&o, &term);
             }
-            Expr::View { base, op, args } => {
-                let mut v = self.view_in(*base, frag)?;
-                if v.element {
-                    return Err(self.err(e, "cannot take a view of a single element"));
-                }
-                if v.transposed {
-                    return Err(self.err(e, "write `.transpose()` last in a view"));
-                }
-                match op {
-                    // The checker's lowering gate rejects these first; this arm keeps the match total.
-                    ViewOp::Window
-                    | ViewOp::From
-                    | ViewOp::SpanAs
-                    | ViewOp::Sqz
-                    | ViewOp::SpanOf => {
-                        return Err(self.err(
-                            e,
-                            format!("not supported yet: the view method `.{}`", op.name()),
-                        ));
-                    }
-                    ViewOp::Transpose => {
-                        if v.tiled || v.tile.len() != 2 {
-                            return Err(
-                                self.err(e, "`.transpose()` applies to a 2-D tensor or tile")
-                            );
-                        }
-                        v.transposed = true;
-                    }
-                    ViewOp::Subspan => {
-                        v.tile = args
-                            .iter()
-                            .map(|&a| self.sym(a))
-                            .collect::<Result<_, _>>()?;
-                        v.tiled = true;
-                    }
-                    ViewOp::Step => {
-                        if !v.tiled || args.len() != v.tile.len() {
-                            return Err(self.err(
-                                e,
-                                "`.step(…)` follows a `.subspan(…)`, one distance per dimension",
-                            ));
-                        }
-                        v.step = Some(
-                            args.iter()
-                                .map(|&a| self.sym(a))
-                                .collect::<Result<_, _>>()?,
-                        );
-                    }
-                    ViewOp::At => {
-                        if v.tiled {
-                            for (d, &a) in args.iter().enumerate() {
-                                // Tile `i` starts `i` steps in: the tile's extent, or `.step`'s.
-                                let stride = v
-                                    .step
-                                    .as_ref()
-                                    .and_then(|s| s.get(d))
-                                    .unwrap_or(&v.tile[d])
-                                    .clone();
-                                self.index_terms(a, stride.clone(), &mut v.terms[d]);
-                                let scaled = match &stride {
-                                    _ if matches!(m.exprs[a], Expr::Int(0)) => continue,
-                                    Sym::Int(1) => self.value(a)?.0,
-                                    t => {
-                                        format!("{} * {}", self.value_prec(a, 10)?.0, cpp_paren(t))
-                                    }
-                                };
-                                v.origin[d] = offset(&v.origin[d], &scaled);
-                            }
-                            v.tiled = false;
-                            v.step = None;
-                        } else {
-                            for (d, &a) in args.iter().enumerate() {
-                                let (i, _) = self.value(a)?;
-                                self.index_terms(a, Sym::Int(1), &mut v.terms[d]);
-                                v.origin[d] = offset(&v.origin[d], &i);
-                            }
-                            v.tile = vec![Sym::Int(1); args.len()];
-                            v.element = true;
-                        }
-                    }
-                    ViewOp::Chunkat => {
-                        for (d, &a) in args.iter().enumerate() {
-                            if matches!(m.exprs[a], Expr::Wildcard) {
-                                continue;
-                            }
-                            // A variable, or a composition of them (`m # g`: chunk
-                            // `m * extent(g) + g` of `extent(m) * extent(g)`).
-                            // `k - 1`, `k(-1)`: a shifted variable keeps its extent, a
-                            // bounded value has its bound.
-                            let base = match crate::check::chunk_index(m, a) {
-                                crate::check::ChunkIndex::Bound(b) => {
-                                    let ext = Sym::from_expr(m, b).ok_or_else(|| {
-                                        self.err(a, "the bound of this value is not arithmetic over constants")
-                                    })?;
-                                    Some((ext, wrap(&self.value(a)?.0)))
-                                }
-                                crate::check::ChunkIndex::Base(b) if b != a => {
-                                    let Expr::Name(var) = &m.exprs[b] else {
-                                        return Err(self.err(
-                                            a,
-                                            "`.chunkat` shifts a loop or parallel variable",
-                                        ));
-                                    };
-                                    let ext = self.extent(b).cloned().ok_or_else(|| {
-                                        self.err(
-                                            a,
-                                            format!("`{var}` is not a loop or parallel variable"),
-                                        )
-                                    })?;
-                                    Some((ext, wrap(&self.value(a)?.0)))
-                                }
-                                crate::check::ChunkIndex::Base(_) => None,
-                            };
-                            let (ext, index) = if let Some(b) = base {
-                                b
-                            } else {
-                                match &m.exprs[a] {
-                                Expr::Name(var) => (
-                                    self.extent(a).cloned().ok_or_else(|| {
-                                        self.err(
-                                            a,
-                                            format!("`{var}` is not a loop or parallel variable"),
-                                        )
-                                    })?,
-                                    var.clone(),
-                                ),
-                                Expr::Compose { .. } => (
-                                    self.compose_extent(a).ok_or_else(|| {
-                                        self.err(a, "both sides of `#` in `.chunkat` must be loop or parallel variables")
-                                    })?,
-                                    wrap(&self.value(a)?.0),
-                                ),
-                                _ => {
-                                    return Err(self.err(
-                                        a,
-                                        "`.chunkat` takes loop/parallel variables, their compositions (`a # b`) or `_`",
-                                    ));
-                                }
-                            }
-                            };
-                            let ext = &ext;
-                            let chunk = match ext {
-                                Sym::Cdiv(dd, t) if **dd == v.tile[d] => (**t).clone(),
-                                other => Sym::bin(
-                                    crate::ir::BinaryOp::Div,
-                                    v.tile[d].clone(),
-                                    other.clone(),
-                                ),
-                            };
-                            self.index_terms(a, chunk.clone(), &mut v.terms[d]);
-                            v.origin[d] =
-                                offset(&v.origin[d], &format!("{index} * {}", cpp_paren(&chunk)));
-                            v.tile[d] = chunk;
-                        }
-                    }
-                }
-                Ok(v)
-            }
-            _ => Err(self.err(e, "expected a tensor or a view of one")),
+            origin.push(o);
         }
+        let mut v = View {
+            tensor,
+            array_index,
+            tile: sv.tile,
+            origin,
+            element: sv.element,
+            transposed: sv.transposed,
+            terms: sv.terms,
+            array_terms: sv.array_terms,
+            hoisted: None,
+        };
+        if v.array_index.is_some() {
+            v.hoisted = self.scopes.hoisted(&v.entry_ptr_expr());
+        }
+        Ok(v)
     }
 }
 

@@ -24,9 +24,10 @@
 
 use super::error::LowerError;
 use super::kernel::Call;
-use super::sym::Sym;
-use super::walk::{mentions, root};
+use super::walk::root;
+use crate::check::Binding;
 use crate::ir::{CopyDst, Module, Stmt, StmtId};
+use crate::sym::Sym;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Per multicast load: whether its tile is shared along the first and the second block variable.
@@ -101,10 +102,9 @@ pub fn plan(
     m: &Module,
     info: &crate::check::KernelInfo,
     size: Sym,
-    block_vars: &[String],
+    block_vars: &[Binding],
     shape: Option<(Sym, Sym)>,
 ) -> Result<Cluster, LowerError> {
-    let params = super::walk::param_names(m);
     let mut multicast = HashSet::new();
     let mut along = HashMap::new();
     let dims = m.cluster_level.as_ref().map_or(1, |c| c.extents.len());
@@ -125,14 +125,26 @@ pub fn plan(
             if !evented && (shape.is_none() || bind.is_some()) {
                 continue;
             }
-            if !root(m, *src).is_some_and(|r| params.contains(&r)) {
+            // A view of a parameter (the checker's view and binding of its root).
+            let of_param = info
+                .sym_views
+                .get(src)
+                .and_then(|v| v.as_ref().ok())
+                .and_then(|v| info.bindings.get(&v.root))
+                .is_some_and(|b| matches!(b, Binding::Param(_)));
+            if !of_param {
                 continue;
             }
+            // Whether the tile is the same for every value of block variable `i`.
             let free = |i: usize| {
                 i < dims
-                    && block_vars
-                        .get(i)
-                        .is_some_and(|v| !mentions(m, *src, &|n| n == v))
+                    && block_vars.get(i).is_some_and(|v| {
+                        let mut named = false;
+                        crate::check::walk_expr(m, *src, &mut |x| {
+                            named |= info.bindings.get(&x) == Some(v);
+                        });
+                        !named
+                    })
             };
             if shape.is_some() {
                 if m.is_multicast(s) && (free(0) || free(1)) {
@@ -199,7 +211,7 @@ pub fn plan(
 
 /// The call that maps a linear tile index to the two block variables under `raster G;` (and
 /// `cluster C;`: cluster-tiles rasterized, then the block's rank picks the row).
-pub fn raster_call(geo: &super::geometry::Geometry, tile: &str) -> Call {
+pub fn raster_call(geo: &crate::check::Geometry, tile: &str) -> Call {
     let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
     let group = geo.raster.clone().unwrap_or(Sym::Int(1));
     let (rows, cols) = (bm.extent.to_string(), bn.extent.to_string());

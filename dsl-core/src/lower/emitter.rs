@@ -6,16 +6,16 @@
 use super::cexpr::{ExprCx, View};
 use super::cluster::Cluster;
 use super::error::LowerError;
-use super::geometry::Geometry;
 use super::kernel::{Call, KernelPath, Line, Op};
 use super::lowered::Stage;
 use super::memory::Memory;
 use super::pipeline::Deferred;
 use super::roles::Role;
 use super::scope::{FragKind, Local, Scopes};
-use super::sym::Sym;
+use crate::check::Geometry;
 use crate::check::{IdentRole, KernelInfo};
 use crate::ir::{Module, StmtId};
+use crate::sym::Sym;
 use std::collections::{BTreeSet, HashMap};
 
 /// A tensor map the kernel takes as a `__grid_constant__` parameter.
@@ -92,22 +92,6 @@ impl<'a> Emitter<'a> {
             info: self.info,
             scopes: &self.scopes,
         }
-    }
-
-    /// A statement given as C++ text, with its explanation after `  // ` if it has one (for
-    /// statements that have no node kind of their own: see [`Op::Stmt`]).
-    pub fn line(&mut self, code: impl Into<String>, dsl_line: Option<u32>) {
-        let code = code.into();
-        let (code, note) = match code.split_once("  // ") {
-            Some((c, n)) => (c.to_string(), Some(n.to_string())),
-            None => (code, None),
-        };
-        self.lines.push(Line {
-            indent: self.indent,
-            op: Op::Stmt(code),
-            dsl_line,
-            note,
-        });
     }
 
     /// Appends a node.

@@ -27,32 +27,17 @@
 use super::cexpr::{View, cpp_paren};
 use super::kernel::{Line, Mark, Op};
 use super::lowered::Body;
-use super::sym::Sym;
-use crate::ir::{Expr, ExprId, Module, ViewOp};
+use crate::check::KernelInfo;
+use crate::ir::ExprId;
+use crate::sym::Sym;
 
 /// For a copy from `src` (resolved as `sv`): when `src` is `t.subspan(R, C).at(i, j)` on a
 /// tensor — a tile of the tensor's own [R, C] grid, origin `(i·R, j·C)` — the C++ conditions
 /// under which that grid divides the tensor (`["M % BM == 0", "K % BK == 0"]`, none for a
 /// tile of 1 × 1): then the tile lies wholly inside it or wholly past its end, and 16-byte
 /// aligned, its rows being whole chunks.
-pub fn grid_tile_conditions(m: &Module, src: ExprId, sv: &View) -> Option<Vec<String>> {
-    let Expr::View {
-        base,
-        op: ViewOp::At,
-        ..
-    } = &m.exprs[src]
-    else {
-        return None;
-    };
-    let Expr::View {
-        base,
-        op: ViewOp::Subspan,
-        ..
-    } = &m.exprs[*base]
-    else {
-        return None;
-    };
-    if !matches!(m.exprs[*base], Expr::Name(_)) {
+pub fn grid_tile_conditions(info: &KernelInfo, src: ExprId, sv: &View) -> Option<Vec<String>> {
+    if !info.sym_views.get(&src)?.as_ref().ok()?.grid_tile {
         return None;
     }
     Some(

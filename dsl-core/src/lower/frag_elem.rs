@@ -27,9 +27,9 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Op};
 use super::scope::{FragKind, Local};
-use super::sym::Sym;
 use super::warp_frags::{Frag, TileFrag};
 use crate::ir::{AssignOp, BinaryOp, DType, Expr, ExprId, Stmt, StmtId, ViewOp};
+use crate::sym::Sym;
 
 /// The helpers of `lowering/frag_elem.cuh` (the writer includes the section when a body names
 /// one).
@@ -270,7 +270,15 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
                 t.m, t.dtype
             ),
         };
-        e.line(format!("{ty} {name}[{regs}];  // fragment: {what}"), line);
+        e.emit(
+            Op::Array {
+                ty: ty.to_string(),
+                name: name.clone(),
+                len: regs.to_string(),
+            },
+            Some(&format!("fragment: {what}")),
+            line,
+        );
         if let Some(v) = &init {
             e.call(
                 Call::new("tsl_frag_fill").args([name.clone(), v.clone()]),
@@ -511,7 +519,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
             Some("rows 8-15 of an 8-row tile: not in the accumulator"),
             line,
         );
-        e.line("continue;", line);
+        e.emit(Op::Continue, None, line);
         e.close(None);
     }
     e.scopes.push();

@@ -19,9 +19,9 @@ use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
-use super::sym::Sym;
 use crate::check::{Binding, IdentRole};
 use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Stmt, StmtId};
+use crate::sym::Sym;
 
 pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
     e.call(
@@ -253,11 +253,15 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     None,
                     line,
                 );
-                e.line(
-                    format!(
-                        "for (int i = 0; i < {}; ++i) tsl_mbar_init(&{n}[i], tsl_arrivals_{n});",
-                        len.to_cpp()
-                    ),
+                let init = Call::new("tsl_mbar_init")
+                    .args([format!("&{n}[i]"), format!("tsl_arrivals_{n}")]);
+                e.emit(
+                    Op::ForCall {
+                        var: "i".into(),
+                        bound: len.to_cpp(),
+                        call: init,
+                    },
+                    None,
                     line,
                 );
                 e.call(Call::new("tsl_mbar_init_fence"), None, line);
@@ -646,7 +650,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     let m = e.m;
     match &m.stmts[s] {
         Stmt::MmaFill { name, dtype, value } => {
-            let n = acc_n(e, &name.name).ok_or_else(|| {
+            let n = acc_n(e, s).ok_or_else(|| {
                 LowerError::new(
                     name.span,
                     format!(
@@ -947,7 +951,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
             }
             if target != acc.name {
-                e.line(format!("{} = 1;", partial_sums(&acc.name)), line);
+                e.emit(assign(partial_sums(&acc.name), "1"), None, line);
             }
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
@@ -1286,11 +1290,20 @@ pub fn scale_acc(
     e.close(line);
     // The next WGMMA writes the partial with scale-d 0 (no register writes here for the
     // WGMMAs to wait on).
-    e.line(
-        format!("{flag} = 0;  // the next block of K starts a new partial"),
+    e.emit(
+        assign(flag, "0"),
+        Some("the next block of K starts a new partial"),
         line,
     );
     Ok(())
+}
+
+/// `place = value;`
+fn assign(place: impl Into<String>, value: impl Into<String>) -> Op {
+    Op::Assign {
+        place: place.into(),
+        value: value.into(),
+    }
 }
 
 /// The flag of a partial that `mma.scale` adds: whether it holds products.
@@ -1415,11 +1428,9 @@ pub fn refill(
         line,
     );
     if scaled_later(e.m, &acc.name) {
-        e.line(
-            format!(
-                "{} = 0;  // and the partial `mma.scale` adds in restarts",
-                partial_sums(&acc.name)
-            ),
+        e.emit(
+            assign(partial_sums(&acc.name), "0"),
+            Some("and the partial `mma.scale` adds in restarts"),
             line,
         );
     }
@@ -1667,63 +1678,24 @@ fn acc_slice(
     Ok((v.tile[1].clone(), v.origin[1].clone()))
 }
 
-/// N of the accumulator `name`: the rows of the B operand of the first `mma` that uses it.
-fn acc_n(e: &Emitter, name: &str) -> Option<Sym> {
+/// N of the accumulator `fill` defines: the rows of the B operand's tile (the checker's view of
+/// the source of its `mma.load`) in the first `mma` into it, as the checker binds the operands.
+fn acc_n(e: &Emitter, fill: StmtId) -> Option<Sym> {
+    use crate::check::{Binding, IdentRole};
     let m = e.m;
-    let mut b_name = None;
-    for (_, st) in m.stmts.iter() {
-        if let Stmt::Mma { acc, b, .. } = st {
-            if acc.name == name {
-                b_name = Some(b.name.clone());
-                break;
-            }
-        }
-    }
-    let b_name = b_name?;
-    for (_, st) in m.stmts.iter() {
-        if let Stmt::MmaLoad { name, src, .. } = st {
-            if name.name == b_name {
-                // Resolve the view's tile rows without scopes: shape of the named shared tensor,
-                // narrowed by subspan/chunkat the same way the view resolver does.
-                return b_rows(e, *src);
-            }
-        }
-    }
-    None
-}
-
-fn b_rows(e: &Emitter, src: crate::ir::ExprId) -> Option<Sym> {
-    let m = e.m;
-    match &m.exprs[src] {
-        Expr::View {
-            base,
-            op: crate::ir::ViewOp::Subspan,
-            args,
-        } => {
-            let _ = base;
-            Sym::from_expr(m, args[0])
-        }
-        Expr::View { base, op, args } => {
-            let rows = b_rows(e, *base)?;
-            if *op == crate::ir::ViewOp::Chunkat && !matches!(m.exprs[args[0]], Expr::Wildcard) {
-                return None;
-            }
-            Some(rows)
-        }
-        Expr::Index { base, .. } => b_rows(e, *base),
-        Expr::Name(n) => {
-            for (_, st) in m.stmts.iter() {
-                if let Stmt::TensorDecl { shape, names, .. } = st {
-                    if names.iter().any(|d| &d.name.name == n) {
-                        return Sym::from_expr(m, shape[0]);
-                    }
-                }
-            }
-            // A future's fresh buffer (`f = tma.copy … => shared;`).
-            e.mem.fresh(n).and_then(|(_, shape)| shape.first().cloned())
-        }
+    let frag = |s: StmtId, role: IdentRole| match e.info.idents.get(&(s, role)) {
+        Some(Binding::Frag(d)) => Some(*d),
         _ => None,
-    }
+    };
+    let load = m.stmts.iter().find_map(|(s, st)| match st {
+        Stmt::Mma { .. } if frag(s, IdentRole::Acc) == Some(fill) => frag(s, IdentRole::B),
+        _ => None,
+    })?;
+    let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
+        return None;
+    };
+    let v = e.info.sym_views.get(src)?.as_ref().ok()?;
+    v.tile.first().cloned()
 }
 
 /// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).

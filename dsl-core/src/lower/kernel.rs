@@ -1,7 +1,7 @@
 //! The lowered kernel: a template-ready description of one CUDA C++ kernel. Every string the
 //! templates print is computed here; `codegen-cuda` only arranges them.
 
-use super::sym::Sym;
+use crate::sym::Sym;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -93,8 +93,23 @@ pub enum Op {
     Comment(String),
     /// `{ ty* const tsl_t = a; a = b; b = tsl_t; }`: exchanges two pointers.
     SwapPtrs { ty: String, a: String, b: String },
-    /// Any other single statement, as C++ (one-line loops, multi-name declarations).
-    Stmt(String),
+    /// `ty a, b;`: several names of one type, declared uninitialised.
+    Decls { ty: String, names: Vec<String> },
+    /// `if (cond) place = value;`: an assignment only the threads for which `cond` holds make.
+    GuardedAssign {
+        cond: String,
+        place: String,
+        value: String,
+    },
+    /// `for (int var = 0; var < bound; ++var) call;`: a helper called once per index, on one
+    /// line.
+    ForCall {
+        var: String,
+        bound: String,
+        call: Call,
+    },
+    /// `continue;`
+    Continue,
     /// Where the body of a `parallel` statement starts or ends: the region the passes that
     /// work per block body see. Prints nothing; the last pass removes the marks.
     Mark(Mark),
@@ -208,12 +223,27 @@ impl Op {
                 add(offset);
                 add("tsl_smem");
             }
-            Op::Stmt(s) => add(s),
+            Op::Decls { ty, names } => {
+                add(ty);
+                for n in names {
+                    add(n);
+                }
+            }
+            Op::GuardedAssign { cond, place, value } => {
+                add(cond);
+                add(place);
+                add(value);
+            }
+            Op::ForCall { var, bound, .. } => {
+                add(var);
+                add(bound);
+            }
             Op::Else
             | Op::End
             | Op::Scope
             | Op::Unroll
             | Op::Barrier
+            | Op::Continue
             | Op::Mark(_)
             | Op::Comment(_) => {}
         }
@@ -244,7 +274,7 @@ impl Op {
     /// Every helper call of this node (a call, guarded calls, a line of calls).
     pub fn calls(&self) -> &[Call] {
         match self {
-            Op::Call(c) => std::slice::from_ref(c),
+            Op::Call(c) | Op::ForCall { call: c, .. } => std::slice::from_ref(c),
             Op::Guarded { calls, .. } | Op::Calls(calls) => calls,
             _ => &[],
         }
@@ -319,7 +349,14 @@ impl fmt::Display for Op {
             Op::SwapPtrs { ty, a, b } => {
                 write!(f, "{{ {ty}* const tsl_t = {a}; {a} = {b}; {b} = tsl_t; }}")
             }
-            Op::Stmt(s) => f.write_str(s),
+            Op::Decls { ty, names } => write!(f, "{ty} {};", names.join(", ")),
+            Op::GuardedAssign { cond, place, value } => {
+                write!(f, "if ({cond}) {place} = {value};")
+            }
+            Op::ForCall { var, bound, call } => {
+                write!(f, "for (int {var} = 0; {var} < {bound}; ++{var}) {call}")
+            }
+            Op::Continue => f.write_str("continue;"),
             Op::Mark(Mark::ParallelStart) => f.write_str("// <parallel>"),
             Op::Mark(Mark::ParallelEnd) => f.write_str("// </parallel>"),
         }
@@ -504,7 +541,13 @@ mod tests {
                     step: None,
                 },
             ),
-            at(2, Op::Stmt("a = 1;".into())),
+            at(
+                2,
+                Op::Assign {
+                    place: "a".into(),
+                    value: "1".into(),
+                },
+            ),
             at(1, Op::End),
             at(0, Op::End),
         ];

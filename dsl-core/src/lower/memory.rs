@@ -7,9 +7,9 @@
 
 use super::error::LowerError;
 use super::kernel::KernelPath;
-use super::sym::Sym;
 use crate::check::KernelInfo;
-use crate::ir::{BinaryOp, DType, Module};
+use crate::ir::{DType, Module};
+use crate::sym::Sym;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedSlot {
@@ -64,22 +64,12 @@ pub fn run(m: &Module, info: &KernelInfo, path: KernelPath) -> Result<Memory, Lo
     let mut prev: Option<(String, String)> = None;
     for buf in &info.shared {
         let dtype = buf.dtype;
-        let sym = |e| {
-            Sym::from_expr(m, e).ok_or_else(|| {
-                LowerError::new(
-                    m.expr_span(e),
-                    "a shared tensor's shape must be arithmetic over tunables and constants",
-                )
-            })
-        };
-        let mut shape = Vec::with_capacity(buf.shape.len());
-        for d in &buf.shape {
-            let mut v = sym(d.num)?;
-            for &x in &d.div {
-                v = Sym::bin(BinaryOp::Div, v, sym(x)?);
-            }
-            shape.push(v);
-        }
+        let shape = buf.sym_shape(m).map_err(|d| {
+            LowerError::new(
+                m.expr_span(d),
+                "a shared tensor's shape must be arithmetic over tunables and constants",
+            )
+        })?;
         let mut elems = Sym::Int(1);
         for d in &shape {
             elems = Sym::mul(elems, d.clone());

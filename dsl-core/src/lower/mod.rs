@@ -1,8 +1,34 @@
 //! Lowering: checked IR → a [`CudaKernel`] that `codegen-cuda` renders as CUDA C++.
 //!
-//! The stages run in the order of [`STAGES`] (the passes over the body nodes: [`passes::PASSES`]); set `TESSEL_DUMP_PASSES=1` to print the state
-//! after each one on stderr. Lowering requires the checker's facts ([`KernelInfo`]): it cannot
-//! run on unchecked IR.
+//! The stages run in the order of [`STAGES`] (the passes over the body nodes:
+//! [`passes::PASSES`]); set `TESSEL_DUMP_PASSES=1` to print the state after each one on stderr.
+//! Lowering requires the checker's facts ([`KernelInfo`]): it cannot run on unchecked IR, and
+//! it does no analysis of its own that the checker has done.
+//!
+//! 1. The analyses: `path` and `geometry` are the checker's (`KernelInfo::path`,
+//!    `KernelInfo::sym_geometry`); `memory` places the checker's shared buffers
+//!    (`KernelInfo::shared`, in its order, each [`crate::check::SharedBuffer::sym_shape`]) at
+//!    aligned offsets; `roles` finds the warp-specialised branches and each event's arrival
+//!    predicate. Names are the checker's: what the lowering learns of a declaration is keyed by
+//!    its binding (`KernelInfo::bindings`, `idents`) and found with [`cexpr::ExprCx::local`];
+//!    `scope.rs` scopes only the C++ names the lowering declares itself (futures' buffer
+//!    pointers, hoisted array entries). A view is the checker's symbolic one
+//!    (`KernelInfo::sym_views`), which [`cexpr::ExprCx::view`] prints as C++.
+//! 2. `body`: `body.rs` dispatches each statement to its family — `simt.rs` (copies, register
+//!    tiles through `regtile.rs`), `warp.rs` (warp-level `mma` → `mma.sync`), `hopper.rs`
+//!    (TMA, WGMMA, mbarriers), `sparse.rs`, `frag_elem.rs` (element-wise work on
+//!    accumulators), `tma_store.rs`, `persistent.rs` — which emit typed nodes
+//!    ([`kernel::Op`]) through the primitives of `emitter.rs` (`emit`, `open`, `otherwise`,
+//!    `close`, `barrier`, `call`, `guarded`). A loop-invariant array entry (`b_s[kt % 2]` in
+//!    `foreach {k}`) is hoisted where its loop is lowered: the loop declares the pointer and
+//!    records it in the scope, and every view inside resolves the entry to it.
+//! 3. The passes over the nodes, with [`kernel::verify`] before the first and after each
+//!    ([`passes`]).
+//! 4. `plan` (parameters, constants, launch bounds, grid, WGMMA shapes) and `constants` (drop
+//!    the constants no node names).
+//!
+//! The files of `lower/` import each other without a cycle, and no code reads back the text of
+//! a node (`dsl-core/tests/lower_imports.rs`).
 
 pub mod body;
 pub mod cexpr;
@@ -12,7 +38,6 @@ pub mod emitter;
 mod error;
 mod even;
 mod frag_elem;
-pub mod geometry;
 mod hopper;
 pub mod kernel;
 pub mod launch;
@@ -27,13 +52,13 @@ mod roles;
 pub mod scope;
 mod simt;
 mod sparse;
-pub mod sym;
 mod tma_store;
 mod walk;
 mod warp;
 mod warp_frags;
 mod warp_pipe;
 
+pub use crate::sym::{Sym, SymEnv};
 pub use error::LowerError;
 pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
@@ -41,7 +66,6 @@ pub use launch::launch_form;
 pub use lowered::{
     G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
 };
-pub use sym::{Sym, SymEnv};
 pub use warp::HELPERS as WARP_MMA_HELPERS;
 
 use crate::check::KernelInfo;
@@ -89,7 +113,10 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         crate::check::LoweringPath::Simt | crate::check::LoweringPath::WarpMma => KernelPath::Simt,
     };
     dump("path", &path);
-    let geo = geometry::run(m, info).map_err(|e| vec![e])?;
+    let geo = info
+        .sym_geometry
+        .clone()
+        .map_err(|e| vec![LowerError::new(e.span, e.msg)])?;
     dump("geometry", &geo);
     let mem = memory::run(m, info, path).map_err(|e| vec![e])?;
     dump("memory", &mem);
@@ -139,7 +166,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .cluster
             .clone()
             .map(|c| {
-                let vars: Vec<String> = geo.block_vars.iter().map(|v| v.name.clone()).collect();
+                let vars: Vec<_> = geo.block_vars.iter().map(|v| v.binding).collect();
                 cluster::plan(m, info, c, &vars, geo.cluster_shape.clone())
             })
             .transpose()

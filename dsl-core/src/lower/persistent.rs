@@ -22,11 +22,11 @@
 //! (`tsl_arrivals_e / tsl_consumers`).
 
 use super::emitter::Emitter;
-use super::geometry::ParVar;
 use super::kernel::{Call, Op};
 use super::scope::Local;
-use super::sym::Sym;
+use crate::check::ParVar;
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
+use crate::sym::Sym;
 use std::collections::BTreeSet;
 
 fn mentions(m: &Module, e: ExprId, names: &[String]) -> bool {
@@ -83,7 +83,15 @@ fn open_tile_walk(e: &mut Emitter, init: &str, step: &str, note: &str, line: Opt
     e.scopes.push();
     match (&e.geo.raster, vars.as_slice()) {
         (Some(_), [bm, bn]) => {
-            e.line(format!("int {}, {};", bm.name, bn.name), line);
+            let names = vec![bm.name.clone(), bn.name.clone()];
+            e.emit(
+                Op::Decls {
+                    ty: "int".into(),
+                    names,
+                },
+                None,
+                line,
+            );
             emit_raster(e, "tsl_tile", line);
         }
         (_, [bm, bn]) => {
@@ -106,7 +114,7 @@ fn open_tile_walk(e: &mut Emitter, init: &str, step: &str, note: &str, line: Opt
         )),
     }
     for v in &vars {
-        e.scopes.declare(v.binding, Local::ParVar(v.extent.clone()));
+        e.scopes.declare(v.binding, Local::ParVar);
     }
 }
 

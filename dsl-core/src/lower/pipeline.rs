@@ -10,8 +10,9 @@
 //! with three or more (measured on an H200: with two, the late release starves the producer,
 //! 0.57x of cuBLAS against 0.65x literal), so `if constexpr (STAGES > 2)` chooses at compile time.
 
-use super::sym::Sym;
+use crate::check::{Binding, KernelInfo};
 use crate::ir::{BinaryOp, Expr, Module, Stmt, StmtId};
+use crate::sym::Sym;
 
 /// A matched `mma.commit; trigger E[stage];` loop tail.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,9 +28,11 @@ pub struct Deferred {
     pub trip: Sym,
 }
 
-/// Matches the loop `foreach {iv} in [trip] { …; stage = iv % S; …; mma.commit; trigger E[stage]; }`.
+/// Matches the loop `foreach {iv} in [trip] { …; stage = iv % S; …; mma.commit; trigger E[stage]; }`,
+/// its names as the checker binds them: `stage` a `let` of the body, `iv` the loop's variable.
 pub fn match_loop(
     m: &Module,
+    info: &KernelInfo,
     vars: &[crate::ir::Ident],
     trip: &Sym,
     body: &[StmtId],
@@ -51,17 +54,31 @@ pub fn match_loop(
     let (Expr::Name(ev), Expr::Name(stage)) = (&m.exprs[*base], &m.exprs[*index]) else {
         return None;
     };
-    let stages = body.iter().find_map(|&s| match &m.stmts[s] {
-        Stmt::Let { name, value } if &name.name == stage => match &m.exprs[*value] {
-            Expr::Binary {
-                op: BinaryOp::Rem,
-                lhs,
-                rhs,
-            } if matches!(&m.exprs[*lhs], Expr::Name(n) if n == iv) => Sym::from_expr(m, *rhs),
-            _ => None,
-        },
-        _ => None,
-    })?;
+    let Some(&Binding::Let(decl)) = info.bindings.get(index) else {
+        return None;
+    };
+    if !body.contains(&decl) {
+        return None;
+    }
+    let Stmt::Let { value, .. } = &m.stmts[decl] else {
+        return None;
+    };
+    let Expr::Binary {
+        op: BinaryOp::Rem,
+        lhs,
+        rhs,
+    } = &m.exprs[*value]
+    else {
+        return None;
+    };
+    // `iv`: variable 0 of the `foreach` whose body this is.
+    let Some(&Binding::LoopVar { stmt, index: 0 }) = info.bindings.get(lhs) else {
+        return None;
+    };
+    if !matches!(&m.stmts[stmt], Stmt::Foreach { body: b, .. } if b.as_slice() == body) {
+        return None;
+    }
+    let stages = Sym::from_expr(m, *rhs)?;
     Some(Deferred {
         commit,
         trigger,

@@ -5,12 +5,12 @@
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
 use super::emitter::Emitter;
-use super::geometry::Geometry;
-use super::kernel::{CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
+use super::kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
 use super::memory::Memory;
-use super::sym::Sym;
+use crate::check::Geometry;
 use crate::check::KernelInfo;
 use crate::ir::Module;
+use crate::sym::Sym;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Replaces constants by their definitions, so the expression only mentions tunables and dims.
@@ -42,7 +42,7 @@ fn subst(s: &Sym, c: &BTreeMap<String, Sym>, depth: u32) -> Sym {
 
 pub fn finish(
     m: &Module,
-    _info: &KernelInfo,
+    info: &KernelInfo,
     geo: &Geometry,
     mem: &Memory,
     mut e: Emitter,
@@ -62,10 +62,13 @@ pub fn finish(
             },
             Line::new(
                 0,
-                Op::Stmt(
-                    "if (threadIdx.x == 0) { tsl_mbar_init(&tsl_tma_bar, 1); tsl_mbar_init_fence(); }"
-                        .into(),
-                ),
+                Op::Guarded {
+                    cond: "threadIdx.x == 0".into(),
+                    calls: vec![
+                        Call::new("tsl_mbar_init").args(["&tsl_tma_bar", "1"]),
+                        Call::new("tsl_mbar_init_fence"),
+                    ],
+                },
             ),
             Line::new(0, Op::Barrier),
             Line::new(
@@ -79,7 +82,7 @@ pub fn finish(
         ];
         e.lines.splice(0..0, decl);
     }
-    element_params(m, &mut e);
+    element_params(info, &mut e);
     let dims = m.symbolic_dims();
     let mut params = Vec::new();
     let mut args = Vec::new();
@@ -269,36 +272,13 @@ fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(Strin
 }
 
 /// Parameters read element-wise (`lhs.at(i, j)`, `lhs.chunkat(b, _).at(i, j)` in an
-/// expression) are passed as pointers.
-fn element_params(m: &Module, e: &mut Emitter) {
-    use crate::ir::{Expr, ViewOp};
-    for (_, x) in m.exprs.iter() {
-        if let Expr::View {
-            base,
-            op: ViewOp::At,
-            ..
-        } = x
+/// expression: the checker's element views of a parameter) are passed as pointers.
+fn element_params(info: &KernelInfo, e: &mut Emitter) {
+    for v in info.sym_views.values().filter_map(|v| v.as_ref().ok()) {
+        if let (true, Some(crate::check::Binding::Param(i))) =
+            (v.element, info.bindings.get(&v.root))
         {
-            // The tensor under the views (`x.chunkat(b, _).at(i, j)` reads `x`); `.at` after
-            // `.subspan` picks a tile (a copy's operand), not an element.
-            let mut base = *base;
-            if matches!(
-                m.exprs[base],
-                Expr::View {
-                    op: ViewOp::Subspan | ViewOp::Step,
-                    ..
-                }
-            ) {
-                continue;
-            }
-            while let Expr::View { base: inner, .. } = &m.exprs[base] {
-                base = *inner;
-            }
-            if let Expr::Name(n) = &m.exprs[base] {
-                if let Some(i) = m.kernel.params.iter().position(|p| &p.name.name == n) {
-                    e.pointer_params.insert(i);
-                }
-            }
+            e.pointer_params.insert(*i);
         }
     }
 }
@@ -326,8 +306,14 @@ fn blocks_per_sm(m: &Module, threads: &Sym, e: &Emitter) -> Sym {
 mod tests {
     use super::*;
 
-    fn line(code: &str) -> Line {
-        Line::new(0, Op::Stmt(code.into()))
+    /// `int name[len];`
+    fn line(name: &str, len: &str) -> Line {
+        let op = Op::Array {
+            ty: "int".into(),
+            name: name.into(),
+            len: len.into(),
+        };
+        Line::new(0, op)
     }
 
     #[test]
@@ -339,11 +325,11 @@ mod tests {
             c("THREADS", "BM / WM * 32"),
             c("tsl_threads", "WSUBM * 4"),
         ];
-        let kept = used_constants(constants, &[line("float acc[tsl_threads + 1];")]);
+        let kept = used_constants(constants, &[line("acc", "tsl_threads + 1")]);
         let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
         // THREADS only served a `require`; WMITER is reached through WSUBM and tsl_threads.
         assert_eq!(names, ["WMITER", "WSUBM", "tsl_threads"]);
         // A name that merely contains a constant's name does not keep it.
-        assert!(used_constants(vec![c("PAD", "4")], &[line("int PADDED = 1;")]).is_empty());
+        assert!(used_constants(vec![c("PAD", "4")], &[line("PADDED", "1")]).is_empty());
     }
 }

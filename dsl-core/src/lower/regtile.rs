@@ -19,8 +19,8 @@ use super::cexpr::View;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
-use super::sym::Sym;
 use crate::ir::{ExprId, MemSpace};
+use crate::sym::Sym;
 
 /// `[ROWS, COLS]` of a view, a 1-D view being one row; and the C++ (row, col) origin.
 fn rows_cols(v: &View) -> (Sym, Sym, String, String) {

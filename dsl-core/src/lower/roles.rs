@@ -6,7 +6,7 @@
 //! - Each event's arrival count is the number of threads that reach its first `trigger`: the
 //!   conjunction of the enclosing `inthreads` conditions, counted at C++ compile time.
 
-use super::geometry::Geometry;
+use crate::check::Geometry;
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
 use std::collections::HashMap;
 
@@ -115,7 +115,7 @@ pub fn arrivals(
 ) -> Result<HashMap<String, String>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
-        scopes.declare(v.binding, super::scope::Local::ParVar(v.extent.clone()));
+        scopes.declare(v.binding, super::scope::Local::ParVar);
     }
     let cx = super::cexpr::ExprCx {
         m,
@@ -202,7 +202,7 @@ pub fn generation(
     };
     let len = match cx.local(*base) {
         Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
-        _ => super::sym::Sym::Int(1),
+        _ => crate::sym::Sym::Int(1),
     };
     let (k, _) = cx.value(*k)?;
     let k = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -211,7 +211,7 @@ pub fn generation(
         format!("({k})")
     };
     let (slot, parity) = match len {
-        super::sym::Sym::Int(1) => ("0".to_string(), format!("{k} & 1")),
+        crate::sym::Sym::Int(1) => ("0".to_string(), format!("{k} & 1")),
         l => {
             let l = super::cexpr::cpp_paren(&l);
             (format!("{k} % {l}"), format!("({k} / {l}) & 1"))

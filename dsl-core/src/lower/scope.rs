@@ -1,9 +1,9 @@
-//! What the lowering knows about each DSL declaration (extents of loop and parallel variables,
-//! tensor shapes, events, MMA fragments), found through the checker's resolution of names.
+//! What the lowering knows about each DSL declaration (loop and parallel variables, tensor
+//! shapes, events, MMA fragments), found through the checker's resolution of names.
 
-use super::sym::Sym;
 use crate::check::Binding;
 use crate::ir::{DType, MemSpace};
+use crate::sym::Sym;
 use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,8 +44,9 @@ pub enum FragKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Local {
-    ParVar(Sym),
-    LoopVar(Sym),
+    /// A parallel or loop variable (its extent is the checker's: `ExprCx::extent`).
+    ParVar,
+    LoopVar,
     Let,
     Scalar(DType),
     Tensor(TensorLocal),

@@ -156,7 +156,7 @@ fn g2s(
         g.tensor_cols,
     ]);
     let call = Call::new(helper).targs(targs).args(args);
-    if is_async && let Some(cond) = super::even::grid_tile_conditions(m, src, &sv) {
+    if is_async && let Some(cond) = super::even::grid_tile_conditions(e.info, src, &sv) {
         e.even_copies.push((call.clone(), cond));
     }
     e.call(call, None, line);
@@ -689,18 +689,34 @@ fn is_land(c: &Call) -> bool {
     c.name == G2S_T && c.args.len() == 1
 }
 
-/// The loop-invariant shared array entries of a SIMT loop over `vars` with body `body`: for each,
+/// The loop-invariant shared array entries of a SIMT loop with body `body`: for each,
 /// the C++ of the entry pointer, a name for it, its element type and the tensor. Entries whose
-/// index mentions a variable bound in the loop (its own, or one declared inside) are not.
-pub fn hoist_entries(
-    e: &Emitter,
-    vars: &[Ident],
-    body: &[StmtId],
-) -> Vec<(String, String, &'static str, String)> {
+/// index names a declaration of the loop (its variables, or anything declared inside), as the
+/// checker binds the names, are not.
+pub fn hoist_entries(e: &Emitter, body: &[StmtId]) -> Vec<(String, String, &'static str, String)> {
     let m = e.m;
-    let mut bound: Vec<String> = vars.iter().map(|v| v.name.clone()).collect();
+    // The loop's own statement: the `foreach` whose body this is (statement ids are unique).
+    let this_loop = crate::check::all_stmts(m).into_iter().find(
+        |&s| matches!(&m.stmts[s], Stmt::Foreach { body: b, .. } if !body.is_empty() && b.as_slice() == body),
+    );
+    let mut inside: Vec<StmtId> = this_loop.into_iter().collect();
     let mut indexed = Vec::new();
-    walk(m, body, &mut bound, &mut indexed);
+    walk(m, body, &mut inside, &mut indexed);
+    let varies = |x: ExprId| {
+        let mut any = false;
+        crate::check::walk_expr(m, x, &mut |n| {
+            if matches!(m.exprs[n], Expr::Name(_))
+                && e.info
+                    .bindings
+                    .get(&n)
+                    .and_then(declaration)
+                    .is_some_and(|d| inside.contains(&d))
+            {
+                any = true;
+            }
+        });
+        any
+    };
     let mut out: Vec<(String, String, &'static str, String)> = Vec::new();
     for ix in indexed {
         let Expr::Index { base, index } = &m.exprs[ix] else {
@@ -713,9 +729,7 @@ pub fn hoist_entries(
             .cx()
             .tensor(*base)
             .is_some_and(|t| t.space == MemSpace::Shared && t.count.is_some());
-        let mut names = Vec::new();
-        free_names(m, *index, &mut names);
-        if !shared_array || names.iter().any(|n| bound.contains(n)) {
+        if !shared_array || varies(*index) {
             continue;
         }
         let Ok(v) = e.cx().view(ix) else { continue };
@@ -747,40 +761,44 @@ pub fn hoist_entries(
     out
 }
 
-/// The `base[index]` expressions of `stmts` (recursively), and every name they bind.
-fn walk(m: &Module, stmts: &[StmtId], bound: &mut Vec<String>, out: &mut Vec<ExprId>) {
+/// The `base[index]` expressions of `stmts` (recursively), and the statements they are in.
+fn walk(m: &Module, stmts: &[StmtId], inside: &mut Vec<StmtId>, out: &mut Vec<ExprId>) {
     for &s in stmts {
+        inside.push(s);
         let st = &m.stmts[s];
         for x in crate::check::stmt_exprs(st) {
             indexes(m, x, out);
         }
         match st {
-            Stmt::Foreach { vars, body, .. } => {
-                bound.extend(vars.iter().map(|v| v.name.clone()));
-                walk(m, body, bound, out);
-            }
-            Stmt::Parallel { levels, body } => {
-                bound.extend(
-                    levels
-                        .iter()
-                        .flat_map(|l| l.vars.iter().map(|v| v.name.clone())),
-                );
-                walk(m, body, bound, out);
-            }
+            Stmt::Foreach { body, .. } | Stmt::Parallel { body, .. } => walk(m, body, inside, out),
             Stmt::If {
                 then_body,
                 else_body,
                 ..
             } => {
-                walk(m, then_body, bound, out);
+                walk(m, then_body, inside, out);
                 if let Some(b) = else_body {
-                    walk(m, b, bound, out);
+                    walk(m, b, inside, out);
                 }
             }
-            Stmt::InThreads { body, .. } => walk(m, body, bound, out),
-            Stmt::Let { name, .. } | Stmt::ScalarDecl { name, .. } => bound.push(name.name.clone()),
+            Stmt::InThreads { body, .. } => walk(m, body, inside, out),
             _ => {}
         }
+    }
+}
+
+/// The statement that declares what `b` names.
+fn declaration(b: &crate::check::Binding) -> Option<StmtId> {
+    use crate::check::Binding;
+    match *b {
+        Binding::LoopVar { stmt, .. } | Binding::ParallelVar { stmt, .. } => Some(stmt),
+        Binding::Let(s)
+        | Binding::Scalar(s)
+        | Binding::Tensor(s, _)
+        | Binding::Event(s, _)
+        | Binding::Frag(s)
+        | Binding::Future(s) => Some(s),
+        _ => None,
     }
 }
 
@@ -792,32 +810,6 @@ fn indexes(m: &Module, x: ExprId, out: &mut Vec<ExprId>) {
         }
         Expr::View { base, .. } | Expr::Field { base, .. } => indexes(m, *base, out),
         _ => {}
-    }
-}
-
-fn free_names(m: &Module, x: ExprId, out: &mut Vec<String>) {
-    match &m.exprs[x] {
-        Expr::Name(n) => out.push(n.clone()),
-        Expr::Unary { expr, .. } => free_names(m, *expr, out),
-        Expr::Binary { lhs, rhs, .. } => {
-            free_names(m, *lhs, out);
-            free_names(m, *rhs, out);
-        }
-        Expr::Compose { outer, inner } => {
-            free_names(m, *outer, out);
-            free_names(m, *inner, out);
-        }
-        Expr::Call { args, .. } => args.iter().for_each(|a| free_names(m, *a, out)),
-        Expr::Index { base, index } => {
-            free_names(m, *base, out);
-            free_names(m, *index, out);
-        }
-        Expr::View { base, args, .. } => {
-            free_names(m, *base, out);
-            args.iter().for_each(|a| free_names(m, *a, out));
-        }
-        Expr::Field { base, .. } => free_names(m, *base, out),
-        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::Wildcard => {}
     }
 }
 
@@ -877,7 +869,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             }
         };
         // Per dimension: the chunk's extent and first index.
-        let mut chunk: Vec<super::sym::Sym> = Vec::new();
+        let mut chunk: Vec<crate::sym::Sym> = Vec::new();
         let mut origin: Vec<String> = Vec::new();
         for (d, owned) in fill.dims.iter().enumerate() {
             let full = t.shape[d].clone();
@@ -892,10 +884,10 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                         LowerError::new(p.name.span, format!("internal: `{b}` has no extent"))
                     })?;
                     let c = match &ext {
-                        super::sym::Sym::Cdiv(dd, tt) if **dd == full && !composed => {
+                        crate::sym::Sym::Cdiv(dd, tt) if **dd == full && !composed => {
                             (**tt).clone()
                         }
-                        other => super::sym::Sym::bin(
+                        other => crate::sym::Sym::bin(
                             crate::ir::BinaryOp::Div,
                             full.clone(),
                             other.clone(),
@@ -904,9 +896,9 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                     (b, c)
                 }
                 crate::check::Owned::Tile(b, f) => {
-                    let mut c = super::sym::Sym::Int(1);
+                    let mut c = crate::sym::Sym::Int(1);
                     for &x in f {
-                        c = super::sym::Sym::mul(c, e.cx().sym(x)?);
+                        c = crate::sym::Sym::mul(c, e.cx().sym(x)?);
                     }
                     (b, c)
                 }
@@ -919,7 +911,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         let elems = chunk
             .iter()
             .cloned()
-            .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
+            .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
         e.pointer_params.insert(fill.param);
         e.written_params.insert(fill.param);
         e.open(
@@ -943,8 +935,8 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             let inner = chunk[d + 1..]
                 .iter()
                 .cloned()
-                .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
-            let q = if inner == super::sym::Sym::Int(1) {
+                .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
+            let q = if inner == crate::sym::Sym::Int(1) {
                 "tsl_i".to_string()
             } else {
                 format!("tsl_i / {}", cpp_paren(&inner))
@@ -955,25 +947,32 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                 format!("{q} % {}", cpp_paren(&chunk[d]))
             };
             let g = format!("tsl_g{d}");
-            e.line(format!("const int {g} = {} + {c};", origin[d]), line);
+            let at = Op::Decl {
+                ty: "const int".into(),
+                name: g.clone(),
+                init: Some(format!("{} + {c}", origin[d])),
+            };
+            e.emit(at, None, line);
             conds.push(format!("{g} < {}", cpp_paren(&t.shape[d])));
             let stride = t.shape[d + 1..]
                 .iter()
                 .cloned()
-                .fold(super::sym::Sym::Int(1), super::sym::Sym::mul);
+                .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
             if !offset.is_empty() {
                 offset.push_str(" + ");
             }
-            if stride == super::sym::Sym::Int(1) {
+            if stride == crate::sym::Sym::Int(1) {
                 offset.push_str(&g);
             } else {
                 offset.push_str(&format!("(long long){g} * {}", cpp_paren(&stride)));
             }
         }
-        e.line(
-            format!("if ({}) {}[{offset}] = {v};", conds.join(" && "), t.name),
-            line,
-        );
+        let store = Op::GuardedAssign {
+            cond: conds.join(" && "),
+            place: format!("{}[{offset}]", t.name),
+            value: v,
+        };
+        e.emit(store, None, line);
         e.close(line);
         e.barrier(
             Some("the chunk's initial values are visible to the block"),

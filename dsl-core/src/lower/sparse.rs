@@ -15,9 +15,9 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::scope::{FragKind, Local};
-use super::sym::Sym;
 use crate::check::{Binding, IdentRole};
 use crate::ir::{DType, ExprId, Ident, MemSpace, Module, StmtId};
+use crate::sym::Sym;
 
 /// Whether the fragment `name` is the metadata operand of some sparse `mma`.
 pub fn is_meta(m: &Module, name: &str) -> bool {

@@ -14,10 +14,10 @@ use super::cexpr::View;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
-use super::sym::Sym;
 use super::walk::root;
 use crate::check::stmt_exprs;
 use crate::ir::{CopyDst, ExprId, Module, Stmt};
+use crate::sym::Sym;
 use std::collections::BTreeSet;
 
 fn mentions(m: &Module, e: ExprId, t: &str) -> bool {

@@ -22,11 +22,11 @@
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
-use super::sym::Sym;
-use super::sym::SymEnv;
 use super::warp_frags::{Frag, Kind, Pick, Shape, pick};
 use crate::check::{Binding, IdentRole};
-use crate::ir::{BinaryOp, DType, Expr, ExprId, ExtStmt, Major, MemSpace, Module, Stmt, StmtId};
+use crate::ir::{BinaryOp, DType, ExprId, ExtStmt, Major, MemSpace, Module, Stmt, StmtId};
+use crate::sym::Sym;
+use crate::sym::SymEnv;
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
@@ -358,64 +358,10 @@ fn operand_role(e: &Emitter, def: StmtId) -> Option<(bool, Major)> {
         })
 }
 
-/// The view of an `mma.load` source or `mma.store` destination: as [`super::cexpr`] resolves
-/// it, with `.chunkat` also taking composed indices (`m # g0`: chunks of the dimension split
-/// by the product of the extents).
+/// The view of an `mma.load` source or `mma.store` destination (the checker's, composed
+/// `.chunkat` indices such as `m # g0` included).
 fn operand_view(e: &Emitter, x: ExprId) -> Result<super::cexpr::View, LowerError> {
-    let m = e.m;
-    if let Expr::View {
-        base,
-        op: crate::ir::ViewOp::Chunkat,
-        args,
-    } = &m.exprs[x]
-        && args
-            .iter()
-            .any(|&a| matches!(m.exprs[a], Expr::Compose { .. }))
-    {
-        let mut v = e.cx().view(*base)?;
-        for (d, &a) in args.iter().enumerate() {
-            if matches!(m.exprs[a], Expr::Wildcard) {
-                continue;
-            }
-            let ext = extent(e, a).ok_or_else(|| {
-                LowerError::new(
-                    m.expr_span(a),
-                    "`.chunkat` takes loop/parallel variables, compositions of them, or `_`",
-                )
-            })?;
-            let chunk = match &ext {
-                Sym::Cdiv(dd, t) if **dd == v.tile[d] => (**t).clone(),
-                other => Sym::bin(BinaryOp::Div, v.tile[d].clone(), other.clone()),
-            };
-            let (i, _) = e.cx().value(a)?;
-            // The index's run-time steps are whole chunks (for `View::aligned_cpp`).
-            v.terms[d].push(chunk.clone());
-            let at = format!("({i}) * {}", paren(&chunk));
-            v.origin[d] = if v.origin[d] == "0" {
-                at
-            } else {
-                format!("{} + {at}", v.origin[d])
-            };
-            v.tile[d] = chunk;
-        }
-        return Ok(v);
-    }
     e.cx().view(x)
-}
-
-/// The extent of a chunk index: a variable's, or the product for `a # b`.
-fn extent(e: &Emitter, a: ExprId) -> Option<Sym> {
-    // `k - 1` keeps `k`'s extent; `k(-1)` has its bound.
-    match crate::check::chunk_index(e.m, a) {
-        crate::check::ChunkIndex::Bound(b) => return Sym::from_expr(e.m, b),
-        crate::check::ChunkIndex::Base(b) if b != a => return extent(e, b),
-        crate::check::ChunkIndex::Base(_) => {}
-    }
-    match &e.m.exprs[a] {
-        Expr::Name(_) => e.cx().extent(a).cloned(),
-        Expr::Compose { outer, inner } => Some(Sym::mul(extent(e, *outer)?, extent(e, *inner)?)),
-        _ => None,
-    }
 }
 
 /// Where a view's tile lies: the tensor's pointer (the array entry), the tile's first row and

@@ -1,9 +1,9 @@
 //! What the warp-level `mma` lowering (`super::warp`) knows about the fragments in scope: kept
 //! apart from it so that the emitter can hold it without importing the lowering.
 
-use super::sym::Sym;
 use crate::check::Binding;
 use crate::ir::DType;
+use crate::sym::Sym;
 use std::collections::HashMap;
 
 /// One `mma.sync` instruction family, chosen by the operand types.

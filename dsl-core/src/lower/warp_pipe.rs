@@ -49,7 +49,7 @@ pub fn marked(e: &Emitter, s: StmtId) -> bool {
         .any(|a| a.target == s && a.name.name == "frag_prefetch")
 }
 
-fn paren(s: &super::sym::Sym) -> String {
+fn paren(s: &crate::sym::Sym) -> String {
     super::cexpr::cpp_paren(s)
 }
 
@@ -105,16 +105,14 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         .filter(|&t| matches!(m.stmts[t], Stmt::Mma { .. }))
         .collect();
     let step_line = e.dsl_line(steps);
-    e.scopes.declare(
-        Binding::LoopVar { stmt: s, index: 0 },
-        Local::LoopVar(n.clone()),
-    );
+    e.scopes
+        .declare(Binding::LoopVar { stmt: s, index: 0 }, Local::LoopVar);
     e.scopes.declare(
         Binding::LoopVar {
             stmt: steps,
             index: 0,
         },
-        Local::LoopVar(f.clone()),
+        Local::LoopVar,
     );
     e.emit(
         Op::StaticAssert {

@@ -861,9 +861,9 @@ __global__ void __launch_bounds__(128) tsl_matmul(
   #pragma unroll
   for (int k = 0; k < KK / MMA_K; ++k) {  // dsl:16
     tsl_u32 ma[MM / (MM / MMA_M / 2 * 2) / 16 * (KK / (KK / MMA_K) / 16) * 4];  // dsl:17  A fragment, MM / (MM / MMA_M / 2 * 2) × KK / (KK / MMA_K) f16, (MM / (MM / MMA_M / 2 * 2) / 16) m16 tile(s) of the m16n8k16 mma.sync
-    tsl_mma_gather_a<TSL_MMA_F16, MM / (MM / MMA_M / 2 * 2) / 16, KK / (KK / MMA_K) / 16, false>(ma, lhs, (m * 2 + g0) * (MM / (MM / MMA_M / 2 * 2)), (k) * (KK / (KK / MMA_K)), MM, KK, KK);  // dsl:17  per-thread loads in the fragment layout, zeros past the edges
+    tsl_mma_gather_a<TSL_MMA_F16, MM / (MM / MMA_M / 2 * 2) / 16, KK / (KK / MMA_K) / 16, false>(ma, lhs, (m * 2 + g0) * (MM / (MM / MMA_M / 2 * 2)), k * (KK / (KK / MMA_K)), MM, KK, KK);  // dsl:17  per-thread loads in the fragment layout, zeros past the edges
     tsl_u32 mb[NN / (NN / MMA_N / 2 * 2) / 8 * (KK / (KK / MMA_K) / 16) * 2];  // dsl:18  B fragment, NN / (NN / MMA_N / 2 * 2) × KK / (KK / MMA_K) f16, (NN / (NN / MMA_N / 2 * 2) / 8) n8 tile(s) of the m16n8k16 mma.sync
-    tsl_mma_gather_b<TSL_MMA_F16, NN / (NN / MMA_N / 2 * 2) / 8, KK / (KK / MMA_K) / 16, true>(mb, rhs, (k) * (KK / (KK / MMA_K)), (n * 2 + g1) * (NN / (NN / MMA_N / 2 * 2)), KK, NN, NN);  // dsl:18  per-thread loads in the fragment layout, zeros past the edges
+    tsl_mma_gather_b<TSL_MMA_F16, NN / (NN / MMA_N / 2 * 2) / 8, KK / (KK / MMA_K) / 16, true>(mb, rhs, k * (KK / (KK / MMA_K)), (n * 2 + g1) * (NN / (NN / MMA_N / 2 * 2)), KK, NN, NN);  // dsl:18  per-thread loads in the fragment layout, zeros past the edges
     tsl_warp_mma<TSL_MMA_F16, MM / (MM / MMA_M / 2 * 2) / 16, NN / (NN / MMA_N / 2 * 2) / 8, KK / (KK / MMA_K) / 16>(mc, ma, mb);  // dsl:19  mc += ma·mbᵀ: MM / (MM / MMA_M / 2 * 2) / 16 × NN / (NN / MMA_N / 2 * 2) / 8 × KK / (KK / MMA_K) / 16 mma.sync.m16n8k16
   }
   tsl_mma_store<MM / (MM / MMA_M / 2 * 2) / 16, NN / (NN / MMA_N / 2 * 2) / 8>(mc, output, (m * 2 + g0) * (MM / (MM / MMA_M / 2 * 2)), (n * 2 + g1) * (NN / (NN / MMA_N / 2 * 2)), MM, NN, NN);  // dsl:21  the accumulator layout, bounds-checked per element pair

@@ -1,5 +1,5 @@
-//! Symbolic integer expressions: what the lowering computes sizes, offsets and launch
-//! dimensions with. A [`Sym`] prints as C++ (tunables and constants are template parameters or
+//! Symbolic integer expressions: the form of the checker's view shapes and offsets, and what the
+//! lowering computes sizes, offsets and launch dimensions with. A [`Sym`] prints as C++ (tunables and constants are template parameters or
 //! `constexpr`s there, symbolic dims are kernel arguments) and evaluates on the host (the
 //! runtime's launch plan) from the same value.
 
@@ -191,6 +191,13 @@ impl Sym {
                 s.push(')');
             }
         }
+    }
+}
+
+/// The neutral extent: a product's unit (one block, one thread).
+impl Default for Sym {
+    fn default() -> Self {
+        Sym::Int(1)
     }
 }
 

@@ -1,5 +1,8 @@
-//! Pass `geometry`: parallel levels → grid dimensions, threads per block, and the formula
-//! that recovers each parallel variable from `blockIdx` / `threadIdx`.
+//! The launch geometry in symbolic form (`KernelInfo::sym_geometry`), over the checker's
+//! `parallel` chains: grid dimensions, threads per block, and the formula that recovers each
+//! parallel variable from `blockIdx` / `threadIdx` — over tunables, constants and problem
+//! sizes, what the lowering prints (the numeric geometry under one configuration, which the
+//! checks use, is `geometry.rs`'s).
 //!
 //! The `: block` level's variables map to `blockIdx.x`, `.y`, `.z` in order. The other levels
 //! (group-4 ⊃ group ⊃ thread) share one flat `threadIdx.x`: a level's linear index is
@@ -7,10 +10,26 @@
 //! (the size of the next inner level, or 128 / 32 / 1 for the innermost group-4 / group /
 //! thread), and multi-variable levels split their linear index row-major.
 
-use super::error::LowerError;
-use super::sym::Sym;
-use crate::check::{Binding, KernelInfo};
+use super::Binding;
 use crate::ir::{Level, Module, Stmt, StmtId};
+use crate::span::Span;
+use crate::sym::Sym;
+
+/// Why a kernel has no symbolic geometry (the lowering reports it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeometryError {
+    pub span: Span,
+    pub msg: String,
+}
+
+impl GeometryError {
+    fn new(span: Span, msg: impl Into<String>) -> Self {
+        GeometryError {
+            span,
+            msg: msg.into(),
+        }
+    }
+}
 
 /// How one parallel variable is computed.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,12 +119,6 @@ pub struct Geometry {
     pub cluster_shape: Option<(Sym, Sym)>,
 }
 
-impl Default for Sym {
-    fn default() -> Self {
-        Sym::Int(1)
-    }
-}
-
 impl Geometry {
     pub fn var(&self, name: &str) -> Option<&ParVar> {
         self.block_vars
@@ -129,16 +142,18 @@ impl Geometry {
     }
 }
 
-/// The geometry of the checker's `parallel` chains ([`KernelInfo::parallel_chains`]): the
+/// The geometry of the checker's `parallel` chains (`KernelInfo::parallel_chains`): the
 /// `: block` level they start at, and the thread levels of each.
-pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
+pub(crate) fn sym_geometry(
+    m: &Module,
+    parallel_chains: &[Vec<(StmtId, usize)>],
+) -> Result<Geometry, GeometryError> {
     let level = |(s, li): (StmtId, usize)| match &m.stmts[s] {
         Stmt::Parallel { levels, .. } => levels.get(li),
         _ => None,
     };
     let mut g = Geometry::default();
-    let block = info
-        .parallel_chains
+    let block = parallel_chains
         .first()
         .and_then(|c| c.first())
         .copied()
@@ -147,7 +162,9 @@ pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
         for (k, (v, &e)) in l.vars.iter().zip(&l.extents).enumerate() {
             let extent = sym(m, e)?;
             g.grid.push(extent.clone());
-            let axis = ["x", "y", "z"][k];
+            let axis = *["x", "y", "z"].get(k).ok_or_else(|| {
+                GeometryError::new(l.level_span, "a `: block` level has at most 3 variables")
+            })?;
             g.block_vars.push(ParVar {
                 name: v.name.clone(),
                 binding: Binding::ParallelVar {
@@ -168,8 +185,7 @@ pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
         }
     }
     // Each chain's thread levels (group-4 ⊃ group ⊃ thread), outermost first.
-    let thread_chains: Vec<Vec<(StmtId, usize)>> = info
-        .parallel_chains
+    let thread_chains: Vec<Vec<(StmtId, usize)>> = parallel_chains
         .iter()
         .map(|c| {
             c.iter()
@@ -187,7 +203,7 @@ pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
     }
     if let Some(r) = m.raster {
         if g.block_vars.len() != 2 {
-            return Err(LowerError::new(
+            return Err(GeometryError::new(
                 m.expr_span(r),
                 "`raster` groups a 2-D `: block` level; this kernel's has a different rank",
             ));
@@ -201,12 +217,16 @@ pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
         // `raster G;` rows, or 1) and padded to whole clusters in both directions; a block's
         // rank r in its cluster gives its place: `r % CM` rows down, `r / CM` columns across.
         if g.block_vars.len() != 2 {
-            return Err(LowerError::new(
+            return Err(GeometryError::new(
                 c.span,
                 "a `: cluster` level tiles a 2-D `: block` level",
             ));
         }
-        let cm = sym(m, c.extents[0])?;
+        let first = c
+            .extents
+            .first()
+            .ok_or_else(|| GeometryError::new(c.span, "a `: cluster` level gives its extents"))?;
+        let cm = sym(m, *first)?;
         let cn = match c.extents.get(1) {
             Some(&e) => sym(m, e)?,
             None => Sym::Int(1),
@@ -228,7 +248,7 @@ pub fn run(m: &Module, info: &KernelInfo) -> Result<Geometry, LowerError> {
     }
     if let Some(c) = m.cluster {
         if g.raster.is_none() {
-            return Err(LowerError::new(
+            return Err(GeometryError::new(
                 m.expr_span(c),
                 "`cluster` places the blocks of a `raster`ed 2-D `: block` level; add `raster G;`",
             ));
@@ -328,9 +348,9 @@ fn paren(s: &Sym) -> String {
     }
 }
 
-fn sym(m: &Module, e: crate::ir::ExprId) -> Result<Sym, LowerError> {
+fn sym(m: &Module, e: crate::ir::ExprId) -> Result<Sym, GeometryError> {
     Sym::from_expr(m, e).ok_or_else(|| {
-        LowerError::new(
+        GeometryError::new(
             m.expr_span(e),
             "a parallel extent must be integer arithmetic over tunables, constants and dims",
         )

@@ -1,0 +1,534 @@
+//! The symbolic form of every tensor view (`t`, `t[i]`, `t.subspan(R, C).at(i, j)`, `.step`,
+//! `t.chunkat(i, _)`, `t.at(i, j)`, `f.data`, `.transpose()`): its tile shape and its origin as
+//! terms "index × stride", in tunables, constants and problem sizes — the form that holds for
+//! every configuration, which the lowering prints as C++ ([`crate::lower::cexpr`]). The numeric
+//! analysis (`view.rs`) checks each view under one configuration and reports the errors; this
+//! one records the form, keyed by the view's expression (`KernelInfo::sym_views`).
+//!
+//! Tile `i` of a `.subspan(T…)` starts `i` tiles in (`i * T`, or `i * S` after `.step(S…)`); a
+//! `.chunkat` index of extent `cdiv(D, T)` over a dimension `D` picks chunks of `T`, any other
+//! extent `E` (a composition's: the product of its variables' extents) chunks of `D / E`.
+
+use super::view_state::var_extent_in;
+use super::{Binding, ChunkIndex, SharedBuffer, chunk_index};
+use crate::ir::{BinaryOp, CopyDst, Expr, ExprId, Module, Stmt, ViewOp};
+use crate::sym::Sym;
+use std::collections::HashMap;
+
+/// How a term of a view's origin came about (the lowering prints each form its own way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TermForm {
+    /// `.subspan(…).at(i, …)`: `i` times the tile's extent (or `.step`'s distance).
+    Tile,
+    /// `.at(i, …)` on a whole tensor: the element index `i`.
+    Element,
+    /// `.chunkat(i, …)`: `i` times the chunk's extent.
+    Chunk,
+}
+
+/// One term of a view's origin along one dimension: `index * stride`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OriginTerm {
+    pub index: ExprId,
+    pub stride: Sym,
+    pub form: TermForm,
+}
+
+/// A view in symbolic form. Dimensions are the tensor's, in its order (a `.transpose()` view
+/// says so with `transposed`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SymView {
+    /// The name the view starts from.
+    pub root: ExprId,
+    /// `t[i]`: the index into a tensor array.
+    pub array_index: Option<ExprId>,
+    /// The tile's shape (elements).
+    pub tile: Vec<Sym>,
+    /// Per dimension, the terms whose sum is the tile's first element's coordinate.
+    pub origin: Vec<Vec<OriginTerm>>,
+    /// `.at(i, j)` on a whole tensor: one element.
+    pub element: bool,
+    pub transposed: bool,
+    /// Per dimension, the strides (in elements) of the origin's run-time terms: the origin is
+    /// a multiple of V elements when every stride is.
+    pub terms: Vec<Vec<Sym>>,
+    /// The strides of the array-entry offset's run-time terms (`stage * elems`).
+    pub array_terms: Vec<Sym>,
+    /// One tile of its tensor's own grid of tiles (`t.subspan(R, C).at(i, j)` on a tensor's
+    /// name: origin `(i·R, j·C)`), so that a grid dividing the tensor leaves every tile wholly
+    /// inside it or wholly past its end.
+    pub grid_tile: bool,
+}
+
+/// Why an expression has no symbolic view (the lowering reports it, at `at`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewError {
+    pub at: ExprId,
+    pub msg: String,
+}
+
+/// The tensor a view starts from: its symbolic shape and whether it is an array of tensors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Root {
+    pub shape: Vec<Sym>,
+    pub array: bool,
+}
+
+fn err<T>(at: ExprId, msg: impl Into<String>) -> Result<T, ViewError> {
+    Err(ViewError {
+        at,
+        msg: msg.into(),
+    })
+}
+
+/// The symbolic form of every view-like expression of `m` (names of tensors, indexed arrays,
+/// view methods, `f.data`), or why it has none.
+pub(crate) fn sym_views(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    shared: &[SharedBuffer],
+) -> HashMap<ExprId, Result<SymView, ViewError>> {
+    let root = |r: ExprId| root_of(m, bindings, shared, r, 0);
+    let an = Analysis { m, bindings };
+    m.exprs
+        .iter()
+        .filter(|(e, x)| match x {
+            Expr::Name(_) => matches!(
+                bindings.get(e),
+                Some(Binding::Param(_) | Binding::Tensor(..) | Binding::Future(_))
+            ),
+            Expr::Index { .. } | Expr::View { .. } => true,
+            Expr::Field { field, .. } => field.name == "data",
+            _ => false,
+        })
+        .map(|(e, _)| (e, an.view(e, &root)))
+        .collect()
+}
+
+/// The symbolic view (as `KernelInfo::sym_views` records it) of one expression whose root
+/// tensor `root` describes (the lowering's view of an accumulator, whose root is the
+/// accumulator seen as a register tile).
+pub fn sym_view(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    root: &dyn Fn(ExprId) -> Result<Root, ViewError>,
+    e: ExprId,
+) -> Result<SymView, ViewError> {
+    Analysis { m, bindings }.view(e, root)
+}
+
+/// The root tensor the name `r` denotes under `bindings`.
+pub fn root_of(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    shared: &[SharedBuffer],
+    r: ExprId,
+    depth: u32,
+) -> Result<Root, ViewError> {
+    let name = m.expr_to_string(r);
+    let not_tensor = || err(r, format!("`{name}` is not a tensor"));
+    let shape_of = |dims: &[ExprId]| -> Result<Vec<Sym>, ViewError> {
+        dims.iter()
+            .map(|&d| {
+                Sym::from_expr(m, d).map_or_else(
+                    || {
+                        err(
+                            d,
+                            "expected integer arithmetic over tunables, constants and dims",
+                        )
+                    },
+                    Ok,
+                )
+            })
+            .collect()
+    };
+    match bindings.get(&r) {
+        Some(Binding::Param(i)) => {
+            let p = m.kernel.params.get(*i).ok_or_else(|| ViewError {
+                at: r,
+                msg: format!("`{name}` is not a tensor"),
+            })?;
+            Ok(Root {
+                shape: p
+                    .shape
+                    .iter()
+                    .map(|&d| Sym::from_expr(m, d).unwrap_or(Sym::Int(0)))
+                    .collect(),
+                array: false,
+            })
+        }
+        Some(Binding::Tensor(s, d)) => match &m.stmts[*s] {
+            Stmt::TensorDecl { shape, names, .. } => Ok(Root {
+                shape: shape_of(shape)?,
+                array: names.get(*d).is_some_and(|n| n.count.is_some()),
+            }),
+            _ => not_tensor(),
+        },
+        Some(Binding::Future(s)) if depth < 8 => {
+            let dst = match &m.stmts[*s] {
+                Stmt::TmaCopy { dst, .. } => dst,
+                Stmt::Ext(crate::ir::ExtStmt::DmaFuture { dst, .. }) => dst,
+                _ => return not_tensor(),
+            };
+            match dst {
+                CopyDst::Expr(d) => {
+                    let mut base = *d;
+                    while let Expr::Field { base: b, .. } = &m.exprs[base] {
+                        base = *b;
+                    }
+                    root_of(m, bindings, shared, base, depth + 1)
+                }
+                CopyDst::Fresh(_) => {
+                    let buf = shared
+                        .iter()
+                        .find(|b| b.fresh && b.name == name)
+                        .ok_or_else(|| ViewError {
+                            at: r,
+                            msg: "internal: a fresh buffer without a shape".into(),
+                        })?;
+                    let shape = buf.sym_shape(m).map_err(|d| ViewError {
+                        at: d,
+                        msg:
+                            "a shared tensor's shape must be arithmetic over tunables and constants"
+                                .into(),
+                    })?;
+                    Ok(Root {
+                        shape,
+                        array: false,
+                    })
+                }
+            }
+        }
+        _ => not_tensor(),
+    }
+}
+
+struct Analysis<'a> {
+    m: &'a Module,
+    bindings: &'a HashMap<ExprId, Binding>,
+}
+
+/// A view being built: a `.subspan` waits for its `.at` (with `.step`'s distances, if any).
+struct Building {
+    v: SymView,
+    /// The tensor's name alone, or its `.subspan(…)` tiling, so far.
+    whole: bool,
+    tiled: bool,
+    step: Option<Vec<Sym>>,
+}
+
+impl Analysis<'_> {
+    fn view(
+        &self,
+        e: ExprId,
+        root: &dyn Fn(ExprId) -> Result<Root, ViewError>,
+    ) -> Result<SymView, ViewError> {
+        let b = self.build(e, root)?;
+        Ok(b.v)
+    }
+
+    fn sym(&self, e: ExprId) -> Result<Sym, ViewError> {
+        Sym::from_expr(self.m, e).map_or_else(
+            || {
+                err(
+                    e,
+                    "expected integer arithmetic over tunables, constants and dims",
+                )
+            },
+            Ok,
+        )
+    }
+
+    /// The extent of the loop or parallel variable `e`.
+    fn extent(&self, e: ExprId) -> Option<Sym> {
+        Sym::from_expr(self.m, var_extent_in(self.m, self.bindings, e)?)
+    }
+
+    /// The extent of the right side of `#`: a variable's, or the product for `i # j`.
+    fn compose_extent(&self, e: ExprId) -> Option<Sym> {
+        match &self.m.exprs[e] {
+            Expr::Name(_) => self.extent(e),
+            Expr::Compose { outer, inner } => Some(Sym::mul(
+                self.compose_extent(*outer)?,
+                self.compose_extent(*inner)?,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The strides of the run-time terms of index `e` scaled by `mult`: a literal `k`
+    /// contributes `k * mult`, `a # b` the terms of `a` scaled by `extent(b)` and of `b`,
+    /// `a + b` both sides' terms, `a * C` (C static) `a`'s terms scaled by `C`; any other
+    /// index contributes `mult` itself.
+    fn index_terms(&self, e: ExprId, mult: Sym, out: &mut Vec<Sym>) {
+        let m = self.m;
+        match &m.exprs[e] {
+            Expr::Int(0) => {}
+            Expr::Int(k) => out.push(Sym::mul(Sym::Int(*k), mult)),
+            Expr::Compose { outer, inner } => match self.compose_extent(*inner) {
+                Some(ext) => {
+                    self.index_terms(*outer, Sym::mul(mult.clone(), ext), out);
+                    self.index_terms(*inner, mult, out);
+                }
+                None => out.push(mult),
+            },
+            Expr::Binary {
+                op: BinaryOp::Add,
+                lhs,
+                rhs,
+            } => {
+                self.index_terms(*lhs, mult.clone(), out);
+                self.index_terms(*rhs, mult, out);
+            }
+            Expr::Binary {
+                op: BinaryOp::Mul,
+                lhs,
+                rhs,
+            } => match (self.static_sym(*lhs), self.static_sym(*rhs)) {
+                (_, Some(c)) => self.index_terms(*lhs, Sym::mul(mult, c), out),
+                (Some(c), _) => self.index_terms(*rhs, Sym::mul(mult, c), out),
+                _ => out.push(mult),
+            },
+            _ => out.push(mult),
+        }
+    }
+
+    /// `e` as a [`Sym`] over tunables, constants and literals only (no run-time names).
+    fn static_sym(&self, e: ExprId) -> Option<Sym> {
+        let s = Sym::from_expr(self.m, e)?;
+        let mut names = Vec::new();
+        s.names(&mut names);
+        names
+            .iter()
+            .all(|n| self.m.tunable(n).is_some() || self.m.constant(n).is_some())
+            .then_some(s)
+    }
+
+    fn build(
+        &self,
+        e: ExprId,
+        root: &dyn Fn(ExprId) -> Result<Root, ViewError>,
+    ) -> Result<Building, ViewError> {
+        let m = self.m;
+        match &m.exprs[e] {
+            Expr::Name(_) => {
+                let r = root(e)?;
+                let n = r.shape.len();
+                Ok(Building {
+                    v: SymView {
+                        root: e,
+                        array_index: None,
+                        tile: r.shape,
+                        origin: vec![Vec::new(); n],
+                        element: false,
+                        transposed: false,
+                        terms: vec![Vec::new(); n],
+                        array_terms: Vec::new(),
+                        grid_tile: false,
+                    },
+                    whole: true,
+                    tiled: false,
+                    step: None,
+                })
+            }
+            // `f.data`: the buffer a copy's future names.
+            Expr::Field { base, field } if field.name == "data" => {
+                let mut b = self.build(*base, root)?;
+                b.whole = false;
+                Ok(b)
+            }
+            Expr::Index { base, index } => {
+                let mut b = self.build(*base, root)?;
+                let r = root(b.v.root)?;
+                if !r.array {
+                    return err(
+                        e,
+                        format!("`{}` is not an array", m.expr_to_string(b.v.root)),
+                    );
+                }
+                let elems = r.shape.iter().cloned().fold(Sym::Int(1), Sym::mul);
+                b.v.array_index = Some(*index);
+                b.whole = false;
+                self.index_terms(*index, elems, &mut b.v.array_terms);
+                Ok(b)
+            }
+            Expr::View { base, op, args } => {
+                let mut b = self.build(*base, root)?;
+                if b.v.element {
+                    return err(e, "cannot take a view of a single element");
+                }
+                if b.v.transposed {
+                    return err(e, "write `.transpose()` last in a view");
+                }
+                let whole_tiling = b.whole && b.tiled && b.step.is_none();
+                b.v.grid_tile = false;
+                self.apply(e, &mut b, *op, args)?;
+                b.whole = b.whole && *op == ViewOp::Subspan;
+                b.v.grid_tile = whole_tiling && *op == ViewOp::At;
+                Ok(b)
+            }
+            _ => err(e, "expected a tensor or a view of one"),
+        }
+    }
+
+    fn apply(
+        &self,
+        e: ExprId,
+        b: &mut Building,
+        op: ViewOp,
+        args: &[ExprId],
+    ) -> Result<(), ViewError> {
+        let m = self.m;
+        let v = &mut b.v;
+        let indexed = matches!(
+            op,
+            ViewOp::Subspan | ViewOp::Step | ViewOp::At | ViewOp::Chunkat
+        );
+        if indexed && (args.len() != v.tile.len() || args.len() != v.origin.len()) {
+            return err(
+                e,
+                format!(
+                    "`.{}` takes one argument per dimension: the view has {}, found {}",
+                    op.name(),
+                    v.tile.len(),
+                    args.len()
+                ),
+            );
+        }
+        match op {
+            // The checker's lowering gate rejects these first; this arm keeps the match total.
+            ViewOp::Window | ViewOp::From | ViewOp::SpanAs | ViewOp::Sqz | ViewOp::SpanOf => {
+                return err(
+                    e,
+                    format!("not supported yet: the view method `.{}`", op.name()),
+                );
+            }
+            ViewOp::Transpose => {
+                if b.tiled || v.tile.len() != 2 {
+                    return err(e, "`.transpose()` applies to a 2-D tensor or tile");
+                }
+                v.transposed = true;
+            }
+            ViewOp::Subspan => {
+                v.tile = args
+                    .iter()
+                    .map(|&a| self.sym(a))
+                    .collect::<Result<_, _>>()?;
+                b.tiled = true;
+            }
+            ViewOp::Step => {
+                if !b.tiled || args.len() != v.tile.len() {
+                    return err(
+                        e,
+                        "`.step(…)` follows a `.subspan(…)`, one distance per dimension",
+                    );
+                }
+                b.step = Some(
+                    args.iter()
+                        .map(|&a| self.sym(a))
+                        .collect::<Result<_, _>>()?,
+                );
+            }
+            ViewOp::At if b.tiled => {
+                for (d, &a) in args.iter().enumerate() {
+                    // Tile `i` starts `i` steps in: the tile's extent, or `.step`'s.
+                    let stride = b
+                        .step
+                        .as_ref()
+                        .and_then(|s| s.get(d))
+                        .unwrap_or(&v.tile[d])
+                        .clone();
+                    self.index_terms(a, stride.clone(), &mut v.terms[d]);
+                    if matches!(m.exprs[a], Expr::Int(0)) {
+                        continue;
+                    }
+                    v.origin[d].push(OriginTerm {
+                        index: a,
+                        stride,
+                        form: TermForm::Tile,
+                    });
+                }
+                b.tiled = false;
+                b.step = None;
+            }
+            ViewOp::At => {
+                for (d, &a) in args.iter().enumerate() {
+                    self.index_terms(a, Sym::Int(1), &mut v.terms[d]);
+                    v.origin[d].push(OriginTerm {
+                        index: a,
+                        stride: Sym::Int(1),
+                        form: TermForm::Element,
+                    });
+                }
+                v.tile = vec![Sym::Int(1); args.len()];
+                v.element = true;
+            }
+            ViewOp::Chunkat => {
+                for (d, &a) in args.iter().enumerate() {
+                    if matches!(m.exprs[a], Expr::Wildcard) {
+                        continue;
+                    }
+                    let ext = self.chunk_extent(a)?;
+                    let chunk = match &ext {
+                        Sym::Cdiv(dd, t) if **dd == v.tile[d] => (**t).clone(),
+                        other => Sym::bin(BinaryOp::Div, v.tile[d].clone(), other.clone()),
+                    };
+                    self.index_terms(a, chunk.clone(), &mut v.terms[d]);
+                    v.origin[d].push(OriginTerm {
+                        index: a,
+                        stride: chunk.clone(),
+                        form: TermForm::Chunk,
+                    });
+                    v.tile[d] = chunk;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The number of chunks a `.chunkat` index `a` splits its dimension into: a variable's
+    /// extent, a composition's product of extents; `k - 1`, `k(-1)` keep `k`'s extent, a
+    /// bounded value has its bound.
+    fn chunk_extent(&self, a: ExprId) -> Result<Sym, ViewError> {
+        let m = self.m;
+        match chunk_index(m, a) {
+            ChunkIndex::Bound(b) => Sym::from_expr(m, b).map_or_else(
+                || {
+                    err(
+                        a,
+                        "the bound of this value is not arithmetic over constants",
+                    )
+                },
+                Ok,
+            ),
+            ChunkIndex::Base(b) if b != a => {
+                let Expr::Name(var) = &m.exprs[b] else {
+                    return err(a, "`.chunkat` shifts a loop or parallel variable");
+                };
+                self.extent(b).map_or_else(
+                    || err(a, format!("`{var}` is not a loop or parallel variable")),
+                    Ok,
+                )
+            }
+            ChunkIndex::Base(_) => match &m.exprs[a] {
+                Expr::Name(var) => self.extent(a).map_or_else(
+                    || err(a, format!("`{var}` is not a loop or parallel variable")),
+                    Ok,
+                ),
+                Expr::Compose { .. } => self.compose_extent(a).map_or_else(
+                    || {
+                        err(
+                            a,
+                            "both sides of `#` in `.chunkat` must be loop or parallel variables",
+                        )
+                    },
+                    Ok,
+                ),
+                _ => err(
+                    a,
+                    "`.chunkat` takes loop/parallel variables, their compositions (`a # b`) or `_`",
+                ),
+            },
+        }
+    }
+}
