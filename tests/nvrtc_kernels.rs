@@ -833,3 +833,26 @@ fn ws_cluster_multicasts_a_future_bound_load() {
     assert_eq!(lines("UTMALDG.2D"), 2, "{}\n{}", c.what, c.sass);
     eprintln!("{}", c.what);
 }
+
+/// `kernels/row_softmax.co`: kernel-scope values and a `bool` scalar parameter. The row
+/// maximum and sum are warp shuffles (SHFL.BFLY), the exponentials MUFU.EX2; the kernel-scope
+/// `k = log2(e) / temperature` is computed in the kernel from the parameter (a reciprocal,
+/// MUFU.RCP, since NVRTC divides through one), and the `bool` selects the log output.
+#[test]
+fn row_softmax_reduces_across_the_warp() {
+    if !nvrtc_and_nvdisasm_available("row_softmax_reduces_across_the_warp") {
+        return;
+    }
+    let cfg = defaults("row_softmax");
+    let (k, cu, _) = emit_kernel("row_softmax", &cfg);
+    assert!(cu.contains("    const float temperature,\n"), "{cu}");
+    assert!(cu.contains("    const int log_out,\n"), "{cu}");
+    assert!(
+        cu.contains("float k = 1.4426950408889634f / temperature;"),
+        "{cu}"
+    );
+    assert!(cu.contains("(log_out ? "), "{cu}");
+    assert_eq!(k.path, KernelPath::Simt);
+    let c = compile_instance("row_softmax", &cfg);
+    assert_has(&c, &["SHFL.BFLY", "MUFU.EX2", "MUFU.RCP"]);
+}

@@ -230,3 +230,32 @@ fn a_reused_variable_name_is_its_own_variable() {
         ]
     );
 }
+
+/// Kernel-scope values move into the `parallel` in the launch form; as written they already
+/// pass `check_config`, and the lowering then declares them where they stand, before the
+/// `parallel`'s region: either way each thread computes them before its work.
+#[test]
+fn kernel_scope_values_lower_as_written_and_in_the_launch_form() {
+    let raw = parse(&std::fs::read_to_string(dir().join("kernel_scope.co")).unwrap());
+    let as_written = lowers(&raw, "kernel_scope as written");
+    let m = launch_form(raw);
+    assert_eq!(m.kernel.body.len(), 1, "only the `parallel` stays outside");
+    let Stmt::Parallel { body, .. } = &m.stmts[m.kernel.body[0]] else {
+        panic!("not a parallel")
+    };
+    assert!(matches!(&m.stmts[body[0]], Stmt::ScalarDecl { name, .. } if name.name == "g2"));
+    assert!(matches!(&m.stmts[body[3]], Stmt::Assign { .. }));
+    let k = lowers(&m, "kernel_scope");
+    for k in [&as_written, &k] {
+        let text: Vec<String> = k.body.iter().map(|l| l.op.to_string()).collect();
+        assert!(
+            text.iter().any(|l| l.contains("(negate ? ")),
+            "the `bool` parameter selects: {text:#?}"
+        );
+        let g2 = text
+            .iter()
+            .position(|l| l.contains("float g2 = gain * 2.0f"));
+        let region = text.iter().position(|l| l.contains("threadIdx"));
+        assert!(g2.is_some() && region.is_some(), "{text:#?}");
+    }
+}

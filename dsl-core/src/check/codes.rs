@@ -413,6 +413,10 @@ pub const NOT_LOWERED_REG_A_FORM: &str = "E1471";
 /// `mma`, a register-A `mma` or `promote` also accumulates into.
 pub const NOT_LOWERED_SCALE_MIX: &str = "E1472";
 
+/// A statement outside every `parallel` with an effect (a tensor write, a copy, a print, an
+/// `mma`, a barrier): Croqtile runs it once on the host, every thread would repeat it.
+pub const KERNEL_SCOPE_EFFECT: &str = "E1610";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -1068,5 +1072,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_SCALE_MIX,
         "not supported yet: an `mma.scale`d accumulator also fed by a `.scale` or register-A `mma` or under `promote`",
+    ),
+    (
+        KERNEL_SCOPE_EFFECT,
+        "not supported yet: a statement with an effect outside every `parallel` (only scalar values are computed there)",
     ),
 ];

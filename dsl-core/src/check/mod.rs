@@ -34,6 +34,7 @@ mod futures;
 mod geometry;
 mod hazard;
 mod header;
+pub mod kernel_scope;
 mod lowerable;
 mod mma_store;
 mod occupancy;

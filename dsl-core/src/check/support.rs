@@ -19,6 +19,7 @@ use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 /// them as notes.
 pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::OUTSIDE_PARALLEL,
+    codes::KERNEL_SCOPE_EFFECT,
     codes::F8,
     codes::NO_BLOCK,
     codes::NOT_LOWERED_MN_MAJOR,
@@ -96,9 +97,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "unnamed dimensions (`?`, `mdspan<N>`)",
             ));
         }
-        // Scalar parameters of the lowered value types are passed by value (`float`, `int`).
+        // Scalar parameters of the lowered value types are passed by value (`float`, `int`;
+        // a `bool` as an `int`, 0 or 1).
+        let scalar_bool = p.shape.is_empty() && p.dtype == DType::Bool;
         if p.shape.is_empty()
-            && !matches!(p.dtype, DType::F16 | DType::BF16 | DType::F32 | DType::I32)
+            && !matches!(
+                p.dtype,
+                DType::F16 | DType::BF16 | DType::F32 | DType::I32 | DType::Bool
+            )
         {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SCALAR_PARAM,
@@ -112,7 +118,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "unnamed scalar parameters",
             ));
         }
-        if !p.dtype.is_lowered() && !warp_dtype(p.dtype) {
+        if !p.dtype.is_lowered() && !warp_dtype(p.dtype) && !scalar_bool {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_DTYPE,
                 p.dtype_span,
@@ -354,7 +360,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
             }
-            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. } if !dtype.is_lowered() => {
+            // A `bool` scalar is an `int` holding 0 or 1.
+            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. }
+                if !dtype.is_lowered()
+                    && !matches!(&m.stmts[s], Stmt::ScalarDecl { dtype: DType::Bool, .. }) =>
+            {
                 diags.push(not_lowered(
                     codes::NOT_LOWERED_DTYPE,
                     span,
@@ -443,8 +453,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                         ));
                     }
                 }
-                if let Expr::Call { func, .. } = &m.exprs[x] {
-                    if !lowered_func(&func.name) {
+                if let Expr::Call { func, args } = &m.exprs[x] {
+                    // `c ? a : b` (`select(c, a, b)`) lowers; the n-ary `select(i, …)` does not.
+                    let ternary = func.name == "select" && args.len() == 3;
+                    if !lowered_func(&func.name) && !ternary {
                         let what = if func.name == "ituple" {
                             "i-tuple values `{a, b}`".to_string()
                         } else {

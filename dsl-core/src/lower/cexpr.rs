@@ -322,6 +322,17 @@ impl ExprCx<'_> {
                     .map(|&a| self.value(a))
                     .collect::<Result<_, _>>()?;
                 let all_int = vals.iter().all(|(_, t)| *t == Ty::Int);
+                // `select(c, a, b)` (`c ? a : b`): an `int` when both values are, else an f32.
+                if func.name == "select"
+                    && let [(c, _), (a, ta), (b, tb)] = vals.as_slice()
+                {
+                    let (a, b, t) = if *ta == Ty::Int && *tb == Ty::Int {
+                        (a.clone(), b.clone(), Ty::Int)
+                    } else {
+                        (to_float(a, *ta), to_float(b, *tb), Ty::Float(DType::F32))
+                    };
+                    return Ok((format!("({} ? {a} : {b})", wrap(c)), t));
+                }
                 let f = match func.name.as_str() {
                     "cdiv" => "tsl_cdiv",
                     "min" if all_int => "tsl_min",
