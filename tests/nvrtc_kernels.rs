@@ -856,3 +856,25 @@ fn row_softmax_reduces_across_the_warp() {
     let c = compile_instance("row_softmax", &cfg);
     assert_has(&c, &["SHFL.BFLY", "MUFU.EX2", "MUFU.RCP"]);
 }
+
+/// `kernels/head_scores.co`: futures copying tiles of named rank-reducing views (`.sqz()`) of
+/// 4-D tensors. The copies read from the head's base pointer with the head's bounds, through
+/// cp.async (LDGSTS) into the fresh buffers; the `bool` parameter masks with -inf.
+#[test]
+fn head_scores_copies_tiles_of_squeezed_heads() {
+    if !nvrtc_and_nvdisasm_available("head_scores_copies_tiles_of_squeezed_heads") {
+        return;
+    }
+    let cfg = defaults("head_scores");
+    let (_, cu, _) = emit_kernel("head_scores", &cfg);
+    assert!(
+        cu.contains("(q + (((bh / H) * H + bh % H) * S) * D), bm * TILE, dt * DT, S, D);"),
+        "{cu}"
+    );
+    assert!(
+        cu.contains("tsl_st_guarded((s + (((bh / H) * H + bh % H) * S) * T), i, j, S, T,"),
+        "{cu}"
+    );
+    let c = compile_instance("head_scores", &cfg);
+    assert_has(&c, &["LDGSTS", "FFMA"]);
+}

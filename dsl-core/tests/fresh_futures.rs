@@ -258,3 +258,44 @@ fn a_read_output_not_owned_by_blocks_keeps_its_initializer_gated() {
         .contains(&"E1306")
     );
 }
+
+/// A kernel over a 4-D tensor whose future `x` copies `src`; `v` names the head's matrix.
+fn heads(view: &str, src: &str) -> String {
+    format!(
+        "const TM = 16;\nconst TK = 32;\n__co__ void f(f16 [B, H, S, D] a, f32 [S, D] o) {{\n  parallel {{bm, bh}} by [cdiv(S, TM), B * H] : block, {{t}} by [16] : thread {{\n    v = {view};\n    foreach {{h}} in [cdiv(D, TK)] {{\n      x = dma.copy.async {src} => shared;\n      wait x;\n      o.at(bm#t, 0) = x.data.at(t, 0);\n    }}\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn a_tile_of_a_squeezed_view_sizes_the_buffer() {
+    // The head's [S, D] matrix, named; its [TM, TK] tile sizes the buffer, and the copy reads
+    // it from the head's base with the head's own bounds (zero fill past S and D).
+    let head = "a.subspan(1, 1, S, D).at(bh / H, bh % H, 0, 0).sqz()";
+    let k =
+        lowered(&heads(head, "v.subspan(TM, TK).at(bm, h)")).unwrap_or_else(|c| panic!("{c:?}"));
+    let b = body(&k);
+    assert!(
+        b.contains("tsl_copy_g2s<TM, TK, TK, tsl_threads>(x, (a + (((bh / H) * H + bh % H) * S) * D), bm * TM, h * TK, S, D);"),
+        "{b}"
+    );
+    // Written out in place, and chunked instead of tiled: the same buffer shape.
+    let k = lowered(&heads(head, &format!("{head}.chunkat(bm, h)")))
+        .unwrap_or_else(|c| panic!("{c:?}"));
+    assert!(
+        body(&k).contains("tsl_copy_g2s<TM, TK, TK, tsl_threads>(x, (a + "),
+        "{}",
+        body(&k)
+    );
+    // The squeeze lowers when it keeps whole trailing dimensions only: a partial one (rows
+    // `bm · TM …` of the head) or one kept before a dropped one stays gated.
+    let partial = "a.subspan(1, 1, TM, D).at(bh / H, bh % H, bm, 0).sqz()";
+    assert!(
+        codes(&heads(partial, "v.subspan(TM, TK).at(0, h)")).contains(&"E1307"),
+        "a squeeze of a partial dimension is not lowered"
+    );
+    let middle = "a.subspan(1, H, 1, D).at(bh / H, 0, bm, 0).sqz()";
+    assert!(
+        codes(&heads(middle, "v.subspan(TM, TK).at(0, h)")).contains(&"E1307"),
+        "a squeeze that keeps a dimension before a dropped one is not lowered"
+    );
+}

@@ -46,6 +46,7 @@ mod shape;
 mod simt;
 mod smem;
 mod sparse;
+mod squeeze;
 mod streams;
 mod suggest;
 mod support;

@@ -415,6 +415,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         if super::frag_elem::acc_apply(cx, s) {
             continue;
         }
+        let via_tma = matches!(
+            &m.stmts[s],
+            Stmt::TmaCopy { .. } | Stmt::Ext(ExtStmt::DmaFuture { tma: true, .. })
+        );
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x] {
@@ -445,7 +449,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 if let Expr::View { op, .. } = &m.exprs[x] {
                     // `.subspan(…).step(…)` picked by `.at(…)` lowers (`lower/cexpr.rs`).
                     let picked_step = *op == crate::ir::ViewOp::Step && stepped.contains(&x);
-                    if !op.is_lowered() && !picked_step {
+                    // A rank-reducing `.sqz()` of whole trailing dimensions (`lower/squeeze.rs`).
+                    // Not as a TMA operand: a tensor map describes the whole tensor.
+                    let squeezed = *op == crate::ir::ViewOp::Sqz
+                        && !via_tma
+                        && super::squeeze::lowers(m, &cx.res.bindings, x);
+                    if !op.is_lowered() && !picked_step && !squeezed {
                         diags.push(not_lowered(
                             codes::NOT_LOWERED_VIEW,
                             m.expr_span(x),

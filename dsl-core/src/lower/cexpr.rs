@@ -511,6 +511,11 @@ impl ExprCx<'_> {
                 }
                 match op {
                     // The checker's lowering gate rejects these first; this arm keeps the match total.
+                    // `t.subspan(1, 1, S, D).at(b, h, 0, 0).sqz()`: a rank-reducing view
+                    // (`lower/squeeze.rs`).
+                    ViewOp::Sqz if !v.tiled && v.step.is_none() => {
+                        v = super::squeeze::squeeze(v).map_err(|why| self.err(e, why))?;
+                    }
                     ViewOp::Window
                     | ViewOp::From
                     | ViewOp::SpanAs
@@ -710,7 +715,7 @@ pub fn math_call(name: &str, a: &[String]) -> Option<String> {
 }
 
 /// Parenthesizes C++ text unless it is a single token.
-fn wrap(s: &str) -> String {
+pub(super) fn wrap(s: &str) -> String {
     if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
         s.to_string()
     } else {

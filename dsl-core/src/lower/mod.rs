@@ -27,6 +27,7 @@ mod roles;
 pub mod scope;
 mod simt;
 mod sparse;
+mod squeeze;
 pub mod sym;
 mod tma_store;
 mod walk;
