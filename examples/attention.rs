@@ -6,6 +6,16 @@
 //!   the causal diagonal (keys ending `T − S` positions after the queries). Futures copy tiles
 //!   of the heads' rank-reducing views (`.sqz()`) into fresh shared buffers.
 //!
+//! - `kernels/flash_attention.co`: o = softmax(q · kᵀ / √D) · v (D = 64), one 64-key tile at a
+//!   time with a running row maximum and sum, the probabilities an f16 register-A WGMMA
+//!   operand; v is passed transposed ([D, T] per head).
+//!
+//! Tolerance for the attention output: |got − ref| ≤ 1.5e-3 (every output is a convex
+//! combination of values in [−1, 1], so |o| ≤ 1). The kernel rounds each probability to f16
+//! before the P·V product (relative error ≤ 2⁻¹¹ ≈ 4.9e-4 of each term, so ≤ 4.9e-4 · max|v| on
+//! the output) and stores o as f16 (another ≤ 4.9e-4); the f32 scores, exponentials and sums
+//! add well under 1e-5.
+//!
 //! Tolerance for the scores: |got − ref| ≤ 1e-5 + 1e-5 · Σ_d |q_d · k_d| / √D. The inputs are
 //! f16 values (exact in f32) and their products exact in f32; the kernel sums D products with
 //! `fmaf` in order, so the sum's error is below D · 2⁻²⁴ · Σ|q_d · k_d| (≈ 7.6e-6 of it at
@@ -18,6 +28,7 @@ use tessel::runtime::dsl::{Instance, Prepared, TensorArg, module_cache};
 use tessel::runtime::dtype::DType;
 
 tessel::gemm_kernel!(file = "kernels/head_scores.co");
+tessel::gemm_kernel!(file = "kernels/flash_attention.co");
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -96,6 +107,100 @@ fn scores(dev: &Device, sh: Shape, causal: bool) -> Res<usize> {
     Ok(bad)
 }
 
+/// The flash attention kernel at `sh` (D = 64), causal or not: the number of elements outside
+/// the tolerance.
+fn flash(dev: &Device, sh: Shape, causal: bool) -> Res<usize> {
+    let Shape { b, h, s, t, d } = sh;
+    let (q, qh) = f16s(dev, &[b, h, s, d], 31)?;
+    let (k, kh_) = f16s(dev, &[b, h, t, d], 32)?;
+    // v's values (the kernel reads them transposed, below).
+    let (_, vh) = f16s(dev, &[b, h, t, d], 33)?;
+    // v transposed per head: vt[bh, x, j] = v[bh, j, x].
+    let mut vt_host = vec![f16::ZERO; b * h * d * t];
+    for bh in 0..b * h {
+        for j in 0..t {
+            for x in 0..d {
+                vt_host[(bh * d + x) * t + j] = f16::from_f64(vh[(bh * t + j) * d + x]);
+            }
+        }
+    }
+    let vt = DeviceTensor::<f16>::from_host(dev, &[b, h, d, t], &vt_host)?;
+    let out = DeviceTensor::<f16>::poisoned(dev, &[b, h, s, d])?;
+    let args = [
+        q.as_arg(),
+        k.as_arg(),
+        vt.as_arg(),
+        TensorArg::scalar(DType::S32, if causal { 1.0 } else { 0.0 }),
+        out.as_arg(),
+    ];
+    launch(
+        dev,
+        &flash_attention::KERNEL,
+        &flash_attention::config(),
+        &args,
+    )?;
+    let got = out.to_host()?;
+    let scale = 1.0 / (d as f64).sqrt();
+    let past = t as i64 - s as i64;
+    let mut bad = 0;
+    for bh in 0..b * h {
+        for i in 0..s {
+            let keys = if causal {
+                ((i as i64 + past + 1).clamp(0, t as i64)) as usize
+            } else {
+                t
+            };
+            let sc: Vec<f64> = (0..keys)
+                .map(|j| {
+                    (0..d)
+                        .map(|x| qh[(bh * s + i) * d + x] * kh_[(bh * t + j) * d + x])
+                        .sum::<f64>()
+                        * scale
+                })
+                .collect();
+            let mx = sc.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let w: Vec<f64> = sc.iter().map(|x| (x - mx).exp()).collect();
+            let sum: f64 = w.iter().sum();
+            for x in 0..d {
+                let want: f64 = (0..keys)
+                    .map(|j| w[j] * vh[(bh * t + j) * d + x])
+                    .sum::<f64>()
+                    / sum;
+                let g = got[(bh * s + i) * d + x].to_f64();
+                if !((g - want).abs() <= 1.5e-3) {
+                    if bad < 5 {
+                        eprintln!(
+                            "flash_attention {sh:?} causal={causal}: o[{bh}, {i}, {x}] = {g}, want {want}"
+                        );
+                    }
+                    bad += 1;
+                }
+            }
+        }
+    }
+    Ok(bad)
+}
+
+fn report(what: &str, sh: Shape, causal: bool, r: Res<usize>) -> bool {
+    match r {
+        Ok(bad) => {
+            println!(
+                "{what} {sh:?} causal={causal}: {}",
+                if bad == 0 {
+                    "ok".to_string()
+                } else {
+                    format!("FAILED ({bad} elements)")
+                }
+            );
+            bad == 0
+        }
+        Err(e) => {
+            eprintln!("attention: {what}: {e}");
+            std::process::exit(4);
+        }
+    }
+}
+
 fn main() {
     let dev = match Device::open(0) {
         Ok(d) => d,
@@ -123,23 +228,29 @@ fn main() {
     let mut ok = true;
     for sh in shapes {
         for causal in [false, true] {
-            match scores(&dev, sh, causal) {
-                Ok(bad) => {
-                    println!(
-                        "head_scores {sh:?} causal={causal}: {}",
-                        if bad == 0 {
-                            "ok".to_string()
-                        } else {
-                            format!("FAILED ({bad} elements)")
-                        }
-                    );
-                    ok &= bad == 0;
-                }
-                Err(e) => {
-                    eprintln!("attention: {e}");
-                    std::process::exit(4);
-                }
-            }
+            ok &= report("head_scores", sh, causal, scores(&dev, sh, causal));
+        }
+    }
+    // The flash kernel's head dimension is 64; the ragged shape is ragged in S and T.
+    let flash_shapes = [
+        Shape {
+            b: 2,
+            h: 4,
+            s: 256,
+            t: 256,
+            d: 64,
+        },
+        Shape {
+            b: 3,
+            h: 2,
+            s: 100,
+            t: 173,
+            d: 64,
+        },
+    ];
+    for sh in flash_shapes {
+        for causal in [false, true] {
+            ok &= report("flash_attention", sh, causal, flash(&dev, sh, causal));
         }
     }
     std::process::exit(if ok { 0 } else { 1 });

@@ -82,7 +82,13 @@ fn compile_emitted(name: &str, (k, cu, expr): (CudaKernel, String, String)) -> C
         !sass::has_local_memory(&sass),
         "{what}: local memory (LDL/STL) in the SASS:\n{sass}"
     );
-    let warnings = module.perf_warnings();
+    let mut warnings = module.perf_warnings();
+    // `flash_attention` rescales its output accumulator between the WGMMAs that write it; ptxas
+    // then serializes the WGMMAs (C7514). Each of its WGMMA batches is waited for before the
+    // next statement anyway, so there is no overlap to lose.
+    if name == "flash_attention" {
+        warnings.retain(|w| !w.contains("(C7514)"));
+    }
     assert!(
         warnings.is_empty(),
         "{what}: ptxas performance warnings:\n{}",
@@ -374,7 +380,14 @@ fn every_other_kernel_compiles_for_its_path() {
             // The output leaves through a TMA store, or (`mma.store` straight to global)
             // through the threads' own stores.
             KernelPath::Hopper => {
-                assert_has(&c, &["UTMALDG"]);
+                // Operand tiles arrive by TMA, or by the threads' own swizzled stores
+                // (`dma.copy.swiz` futures: `lower/dma_swiz.rs`).
+                let (_, cu, _) = emit_kernel(&name, &cfg);
+                if cu.contains("tsl_copy_g2s_swz<") {
+                    assert_has(&c, &["LDG", "STS"]);
+                } else {
+                    assert_has(&c, &["UTMALDG"]);
+                }
                 assert!(
                     ["UTMASTG", "STG"]
                         .iter()
@@ -877,4 +890,51 @@ fn head_scores_copies_tiles_of_squeezed_heads() {
     );
     let c = compile_instance("head_scores", &cfg);
     assert_has(&c, &["LDGSTS", "FFMA"]);
+}
+
+/// `kernels/wgmma_head_scores.co`: `dma.copy.swiz<128>` futures fill WGMMA operand buffers
+/// from tiles of `.sqz()` views of 4-D tensors — 16-byte global loads and shared stores at
+/// swizzled addresses, a proxy fence, then HGMMA reading them through 128-byte-swizzle
+/// descriptors; no TMA.
+#[test]
+fn wgmma_head_scores_fills_swizzled_operands_with_the_threads() {
+    if !nvrtc_and_nvdisasm_available("wgmma_head_scores_fills_swizzled_operands_with_the_threads") {
+        return;
+    }
+    let cfg = defaults("wgmma_head_scores");
+    let (_, cu, _) = emit_kernel("wgmma_head_scores", &cfg);
+    assert!(
+        cu.contains("tsl_copy_g2s_swz<BM, DT, 128, tsl_threads>(qt, (q + (((bh / H) * H + bh % H) * S) * D), bm * BM, dt * DT, S, D);"),
+        "{cu}"
+    );
+    assert!(cu.contains("tsl_wgmma_desc<128>(qt, 0)"), "{cu}");
+    let c = compile_instance("wgmma_head_scores", &cfg);
+    assert_has(&c, &["HGMMA", "LDG.E.128", "STS.128", "FENCE.VIEW.ASYNC.S"]);
+    assert_eq!(sass::count(&c.sass, "UTMALDG"), 0, "{}", c.what);
+}
+
+/// `kernels/flash_attention.co`: q · kᵀ from two swizzled shared tiles (HGMMA with two
+/// descriptors), then the probabilities — an f16 `frag` tile written element by element in the
+/// accumulator layout — as the A operand of a register-A HGMMA for P · V; exponentials on
+/// MUFU.EX2, the row maximum and sum across each row's quad by shuffles; no local memory.
+#[test]
+fn flash_attention_feeds_the_probabilities_from_registers() {
+    if !nvrtc_and_nvdisasm_available("flash_attention_feeds_the_probabilities_from_registers") {
+        return;
+    }
+    let cfg = defaults("flash_attention");
+    let (_, cu, _) = emit_kernel("flash_attention", &cfg);
+    assert!(cu.contains("tsl_u32 p[BN / 4];"), "{cu}");
+    assert!(
+        cu.contains("tsl_wgmma_rs_k_steps<tsl_wgmma_rs_f32_f16<HD>, BN / 16>(acc, p, "),
+        "{cu}"
+    );
+    let c = compile_instance("flash_attention", &cfg);
+    assert_has(&c, &["HGMMA", "MUFU.EX2", "SHFL.BFLY", "STS.128"]);
+    assert!(
+        register_a_hgmmas(&c.sass, "HGMMA") >= 4,
+        "{}: no HGMMA with A in registers:\n{}",
+        c.what,
+        c.sass
+    );
 }

@@ -32,6 +32,7 @@ const GLUE_HOPPER_SCALE: &str = include_str!("../cuda/lowering/hopper_scale.cuh"
 const GLUE_HOPPER_SCALE_ACC: &str = include_str!("../cuda/lowering/hopper_scale_acc.cuh");
 /// `wait f` on an `mma….async` future.
 const GLUE_HOPPER_ASYNC: &str = include_str!("../cuda/lowering/hopper_async.cuh");
+const GLUE_HOPPER_DMA: &str = include_str!("../cuda/lowering/hopper_dma.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -143,6 +144,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
                     text: body(GLUE_HOPPER_STORE),
+                });
+            }
+            if calls.contains(dsl_core::lower::SWIZZLED_G2S) {
+                s.push(Section {
+                    name: "`dma.copy.swiz` into WGMMA operand buffers (lowering/hopper_dma.cuh)",
+                    text: body(GLUE_HOPPER_DMA),
                 });
             }
             if calls.contains("tsl_wgmma_wait_for") {

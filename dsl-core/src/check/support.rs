@@ -218,6 +218,20 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 && modifiers.iter().all(|(n, _)| n.name == "swiz")
                 && block_uniform(cx, s)
                 && super::fresh_tile(m, &cx.res.bindings, *src).is_some_and(|(t, _)| t.len() == 2) => {}
+            // `f = dma.copy.swiz<N> src => shared;` on the TMA/WGMMA path: a cooperative copy
+            // of a 2-D global tile into the fresh buffer in the swizzled layout WGMMA reads
+            // (`lower/dma_swiz.rs`).
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                bind: Some(_),
+                is_async: false,
+                modifiers,
+                after: None,
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                src,
+            }) if !warp_kernel
+                && on_tma_path(m)
+                && swizzled_future_lowers(cx, s, modifiers, *src) => {}
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 bind,
@@ -533,16 +547,77 @@ fn on_tma_path(m: &crate::ir::Module) -> bool {
     })
 }
 
+/// Whether `f = dma.copy.swiz<N> src => shared;` (statement `s`, synchronous, on the TMA/WGMMA
+/// path) lowers: the block's threads run it together, `src` is a 2-D tile of global memory
+/// with a compile-time shape, and its rows are one swizzle span (`N` bytes), the layout a
+/// WGMMA descriptor of that swizzle reads.
+fn swizzled_future_lowers(
+    cx: &Cx,
+    s: crate::ir::StmtId,
+    modifiers: &[(crate::ir::Ident, Vec<crate::ir::ExprId>)],
+    src: crate::ir::ExprId,
+) -> bool {
+    let m = cx.m;
+    let [(name, args)] = modifiers else {
+        return false;
+    };
+    let swz = match args.as_slice() {
+        [a] if name.name == "swiz" => cx.value(*a),
+        _ => None,
+    };
+    let Some((tile, dtype)) = super::fresh_tile(m, &cx.res.bindings, src) else {
+        return false;
+    };
+    let global = matches!(root_space(cx, src), Some(MemSpace::Global));
+    let row = tile
+        .get(1)
+        .and_then(|d| d.eval(|e| cx.value(e)))
+        .map(|c| c * dtype.size_bytes() as i64);
+    global
+        && tile.len() == 2
+        && matches!(swz, Some(32 | 64 | 128))
+        && row == swz
+        && block_uniform(cx, s)
+}
+
+/// The memory space of the tensor a view expression starts from.
+fn root_space(cx: &Cx, e: crate::ir::ExprId) -> Option<MemSpace> {
+    let m = cx.m;
+    match &m.exprs[e] {
+        Expr::View { base, .. } | Expr::Field { base, .. } | Expr::Index { base, .. } => {
+            root_space(cx, *base)
+        }
+        Expr::Name(_) => match cx.res.bindings.get(&e)? {
+            super::Binding::Param(i) => m.kernel.params.get(*i).map(|p| p.space),
+            super::Binding::Tensor(d, _) => match &m.stmts[*d] {
+                Stmt::TensorDecl { space, .. } => Some(*space),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether every thread of the block runs statement `s` together, as one copy into one buffer:
 /// it is under `: block` levels and loops only (no `if`/`inthreads`, no level that splits the
 /// block into warps or threads, which would each load their own tile into the one buffer). A
 /// synchronous copy into a fresh buffer on the TMA path waits at block-wide barriers.
 fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
     let m = cx.m;
+    // A level inside the block that is the whole block (every inner level of the kernel of
+    // one thread, warp or warpgroup: `parallel by 1 : group-4`) splits nothing.
+    let one_group = all_stmts(m).into_iter().all(|p| match &m.stmts[p] {
+        Stmt::Parallel { levels, .. } => levels.iter().all(|l| {
+            l.level == crate::ir::Level::Block
+                || l.extents.iter().all(|&x| cx.static_value(x) == Some(1))
+        }),
+        _ => true,
+    });
     let levels_ok = cx.res.chains.get(&s).is_none_or(|c| {
         c.iter().all(|l| {
             cx.level(*l)
-                .is_some_and(|pl| pl.level == crate::ir::Level::Block)
+                .is_some_and(|pl| pl.level == crate::ir::Level::Block || one_group)
         })
     });
     fn path(

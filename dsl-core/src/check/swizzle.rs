@@ -54,9 +54,9 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
                     .or_else(|| future_root(cx, *src)),
                 true,
             ),
-            // `f = tma.copy.swiz<N> … => shared;`: the future's fresh buffer has the swizzle.
+            // `f = tma.copy.swiz<N> … => shared;` (and `f = dma.copy.swiz<N> …`): the future's
+            // fresh buffer has the swizzle.
             Stmt::Ext(ExtStmt::DmaFuture {
-                tma: true,
                 bind: Some(_),
                 modifiers,
                 dst: CopyDst::Fresh(MemSpace::Shared),

@@ -235,7 +235,10 @@ impl A<'_, '_> {
                 _ => return None,
             },
             Binding::Future(s) => match &m.stmts[s] {
-                Stmt::TmaCopy { src, dst, .. } => match dst {
+                // `f = dma.copy … => shared;` / `f = tma.copy … => shared;`: a fresh buffer of
+                // the source tile's shape; `=> t`: the tensor `t`.
+                Stmt::TmaCopy { src, dst, .. }
+                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. }) => match dst {
                     CopyDst::Fresh(space) => {
                         let sv = self.view(*src)?;
                         (sv.dtype, *space, sv.shape)

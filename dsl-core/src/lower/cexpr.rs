@@ -513,8 +513,27 @@ impl ExprCx<'_> {
                     // The checker's lowering gate rejects these first; this arm keeps the match total.
                     // `t.subspan(1, 1, S, D).at(b, h, 0, 0).sqz()`: a rank-reducing view
                     // (`lower/squeeze.rs`).
-                    ViewOp::Sqz if !v.tiled && v.step.is_none() => {
-                        v = super::squeeze::squeeze(v).map_err(|why| self.err(e, why))?;
+                    ViewOp::Sqz
+                        if !v.tiled
+                            && v.step.is_none()
+                            && v.array_index.is_none()
+                            && !v.transposed =>
+                    {
+                        let (name, shape, moved) = super::squeeze::squeeze(
+                            &v.tensor.name,
+                            &v.tensor.shape,
+                            &v.tile,
+                            &v.origin,
+                        )
+                        .map_err(|why| self.err(e, why))?;
+                        let mut w = View::whole(TensorLocal {
+                            name,
+                            shape,
+                            ..v.tensor.clone()
+                        });
+                        // The base moved by a multiple of the kept block's elements.
+                        w.array_terms.extend(moved);
+                        v = w;
                     }
                     ViewOp::Window
                     | ViewOp::From
@@ -715,7 +734,7 @@ pub fn math_call(name: &str, a: &[String]) -> Option<String> {
 }
 
 /// Parenthesizes C++ text unless it is a single token.
-pub(super) fn wrap(s: &str) -> String {
+fn wrap(s: &str) -> String {
     if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
         s.to_string()
     } else {

@@ -376,7 +376,9 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
                 Some("the writes stay before what follows"),
                 line,
             );
-            super::hopper::wgmma_fence(e, line);
+            if !next_is_elementwise(e.m, s) {
+                super::hopper::wgmma_fence(e, line);
+            }
         }
         return Ok(());
     }
@@ -564,9 +566,37 @@ fn close(e: &mut Emitter, s: StmtId, name: &str, l: &Layout, line: Option<u32>) 
             Some("the writes stay before what follows"),
             line,
         );
-        if accumulated_after(e, s, name) {
+        if accumulated_after(e, s, name) && !next_is_elementwise(e.m, s) {
             super::hopper::wgmma_fence(e, line);
         }
+    }
+}
+
+/// Whether the statement after `s` in its block is element-wise work on fragments too (an
+/// `apply`, `copy` or row reduction): a run of them fences once, after the last, so no
+/// register access of a later one falls between a `wgmma.fence` and the WGMMA it orders
+/// (ptxas would serialize the WGMMAs), and the one fence orders every write of the run.
+fn next_is_elementwise(m: &crate::ir::Module, s: StmtId) -> bool {
+    fn next_in(m: &crate::ir::Module, b: &[StmtId], s: StmtId) -> Option<Option<StmtId>> {
+        for (i, &t) in b.iter().enumerate() {
+            if t == s {
+                return Some(b.get(i + 1).copied());
+            }
+            for inner in crate::check::stmt_blocks(&m.stmts[t]) {
+                if let Some(r) = next_in(m, inner, s) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    }
+    let Some(Some(n)) = next_in(m, &m.kernel.body, s) else {
+        return false;
+    };
+    match &m.stmts[n] {
+        Stmt::Foreach { extents, .. } => m.walked_fragment(extents).is_some(),
+        Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }) => true,
+        _ => false,
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod body;
 pub mod cexpr;
 mod cluster;
+mod dma_swiz;
 mod domain;
 pub mod emitter;
 mod error;
@@ -34,6 +35,7 @@ mod walk;
 mod warp;
 mod warp_frags;
 
+pub use dma_swiz::SWIZZLED_G2S;
 pub use error::LowerError;
 pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
 pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};

@@ -8,27 +8,30 @@
 //! have extent `1` and come before the kept ones; at most two are kept, each whole (the
 //! tensor's extent, index 0), so the result is a row-major tensor with the original row pitch.
 
-use super::cexpr::{View, cpp_paren, wrap};
-use super::scope::TensorLocal;
 use super::sym::Sym;
 
-/// The squeezed view of `v` (a tile picked by `.at` after a `.subspan`).
-pub fn squeeze(v: View) -> Result<View, String> {
-    let n = v.tile.len();
-    if v.element || v.array_index.is_some() || v.transposed || v.tensor.shape.len() != n {
+/// The squeezed tensor of a tile: `tile` at `origin` (C++ text per dimension) of a tensor
+/// named `name` of shape `shape`. Returns the C++ pointer of the picked block, the kept shape,
+/// and the element stride its base moved by (`None` when it did not move), which alignment
+/// reasoning can rely on.
+pub fn squeeze(
+    name: &str,
+    shape: &[Sym],
+    tile: &[Sym],
+    origin: &[String],
+) -> Result<(String, Vec<Sym>, Option<Sym>), String> {
+    let n = tile.len();
+    if shape.len() != n || origin.len() != n {
         return Err("not supported yet: `.sqz()` of anything but a `.subspan(…).at(…)` tile of a whole tensor".into());
     }
-    let kept: Vec<usize> = (0..n).filter(|&d| v.tile[d] != Sym::Int(1)).collect();
+    let kept: Vec<usize> = (0..n).filter(|&d| tile[d] != Sym::Int(1)).collect();
     let first_kept = kept.first().copied().unwrap_or(n);
-    if kept.len() > 2
-        || kept.iter().any(|&d| d < first_kept)
-        || kept != (first_kept..n).collect::<Vec<_>>()
-    {
+    if kept.len() > 2 || kept != (first_kept..n).collect::<Vec<_>>() {
         return Err("not supported yet: `.sqz()` keeping dimensions other than the last one or two (the dropped ones, of extent 1, come first)".into());
     }
     if kept
         .iter()
-        .any(|&d| v.origin[d] != "0" || v.tile[d] != v.tensor.shape[d])
+        .any(|&d| origin[d] != "0" || tile[d] != shape[d])
     {
         return Err("not supported yet: `.sqz()` of a tile that does not keep its dimensions whole (extent the tensor's, index 0)".into());
     }
@@ -36,31 +39,29 @@ pub fn squeeze(v: View) -> Result<View, String> {
     let mut off = String::from("0");
     for d in 0..n {
         if d > 0 && off != "0" {
-            off = format!("{} * {}", wrap(&off), cpp_paren(&v.tensor.shape[d]));
+            off = format!("{} * {}", paren(&off), paren(&shape[d].to_cpp()));
         }
-        if v.origin[d] != "0" {
+        if origin[d] != "0" {
             off = if off == "0" {
-                v.origin[d].clone()
+                origin[d].clone()
             } else {
-                format!("{off} + {}", v.origin[d])
+                format!("{off} + {}", origin[d])
             };
         }
     }
-    let shape: Vec<Sym> = kept.iter().map(|&d| v.tensor.shape[d].clone()).collect();
-    let elems = shape.iter().cloned().fold(Sym::Int(1), Sym::mul);
-    let name = if off == "0" {
-        v.tensor.name.clone()
-    } else {
-        format!("({} + {})", v.tensor.name, off)
-    };
-    let mut out = View::whole(TensorLocal {
-        name,
-        shape,
-        ..v.tensor.clone()
-    });
-    // The base moved by a multiple of the kept block's elements: what alignment can assume.
-    if off != "0" {
-        out.array_terms.push(elems);
+    let kept_shape: Vec<Sym> = kept.iter().map(|&d| shape[d].clone()).collect();
+    if off == "0" {
+        return Ok((name.to_string(), kept_shape, None));
     }
-    Ok(out)
+    let elems = kept_shape.iter().cloned().fold(Sym::Int(1), Sym::mul);
+    Ok((format!("({name} + {off})"), kept_shape, Some(elems)))
+}
+
+/// Parenthesizes C++ text unless it is a single token.
+fn paren(s: &str) -> String {
+    if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        s.to_string()
+    } else {
+        format!("({s})")
+    }
 }
