@@ -938,3 +938,23 @@ fn flash_attention_feeds_the_probabilities_from_registers() {
         c.sass
     );
 }
+
+/// `kernels/wgmma_mn_major.co`: `mma.row.col` with B stored [K, N]: the MN-major wrappers
+/// (`wgmma.mma_async … 1, 1, 0, 1`, B transposed) step B's descriptor 16 swizzled rows per
+/// K-step; four HGMMAs per 64-wide k-tile.
+#[test]
+fn wgmma_mn_major_transposes_b_in_the_instruction() {
+    if !nvrtc_and_nvdisasm_available("wgmma_mn_major_transposes_b_in_the_instruction") {
+        return;
+    }
+    let cfg = defaults("wgmma_mn_major");
+    let (_, cu, _) = emit_kernel("wgmma_mn_major", &cfg);
+    assert!(
+        cu.contains("tsl_wgmma_tb_k_steps<tsl_wgmma_tb_f32_f16<64>, TK / 16, 128>(acc, "),
+        "{cu}"
+    );
+    assert!(cu.contains("p, 1, 1, 0, 1;"), "{cu}");
+    let c = compile_instance("wgmma_mn_major", &cfg);
+    assert_has(&c, &["HGMMA", "UTMALDG"]);
+    assert_eq!(sass::count(&c.sass, "HGMMA"), 4, "{}", c.what);
+}

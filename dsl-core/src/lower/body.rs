@@ -594,18 +594,12 @@ impl Emitter<'_> {
                 let p = v.tensor.param.unwrap_or(0);
                 self.written_params.insert(p);
                 self.pointer_params.insert(p);
-                let t = &v.tensor;
-                let cols = t
-                    .shape
-                    .get(1)
-                    .map(|s| s.to_cpp())
-                    .unwrap_or_else(|| "1".into());
-                let c = v.origin.get(1).cloned().unwrap_or_else(|| "0".into());
+                let (r, c, rows, cols) = v.global_rc();
                 let store = Call::new("tsl_st_guarded").args([
-                    t.name.clone(),
-                    v.origin[0].clone(),
+                    v.tensor.name.clone(),
+                    r,
                     c,
-                    t.shape[0].to_cpp(),
+                    rows,
                     cols,
                     val,
                 ]);

@@ -127,6 +127,46 @@ impl View {
             format!("{} + {off}", self.entry_ptr())
         }
     }
+    /// An element of a global tensor as (row, column, rows, columns) of the row-major matrix
+    /// the guarded accessors (`tsl_ld_or_zero`, `tsl_st_guarded`) take: a 1-D tensor is one
+    /// row; a tensor of rank 3 or more folds its leading dimensions into the row
+    /// (`(i0 · S1 + i1) · S2 + i2`, of S0 · S1 · S2 rows), and a leading index past its own
+    /// dimension makes the row `rows` — outside, so the element reads as zero and is not
+    /// stored, as for a 2-D tensor.
+    pub fn global_rc(&self) -> (String, String, String, String) {
+        let t = &self.tensor;
+        let n = t.shape.len();
+        if n <= 2 {
+            let c = self.origin.get(1).cloned().unwrap_or_else(|| "0".into());
+            let cols = t
+                .shape
+                .get(1)
+                .map(|s| s.to_cpp())
+                .unwrap_or_else(|| "1".into());
+            return (self.origin[0].clone(), c, t.shape[0].to_cpp(), cols);
+        }
+        let lead = n - 1;
+        let mut row = wrap(&self.origin[0]);
+        for d in 1..lead {
+            row = format!(
+                "{row} * {} + {}",
+                cpp_paren(&t.shape[d]),
+                wrap(&self.origin[d])
+            );
+            row = format!("({row})");
+        }
+        let rows = t.shape[..lead]
+            .iter()
+            .map(cpp_paren)
+            .collect::<Vec<_>>()
+            .join(" * ");
+        let inside: Vec<String> = (1..lead)
+            .map(|d| format!("{} < {}", wrap(&self.origin[d]), cpp_paren(&t.shape[d])))
+            .collect();
+        let row = format!("({} ? {row} : {rows})", inside.join(" && "));
+        (row, self.origin[lead].clone(), rows, t.shape[lead].to_cpp())
+    }
+
     pub fn tile_elems(&self) -> Sym {
         self.tile.iter().cloned().fold(Sym::Int(1), Sym::mul)
     }
@@ -454,14 +494,7 @@ impl ExprCx<'_> {
         let t = &v.tensor;
         match t.space {
             MemSpace::Global => {
-                let r = &v.origin[0];
-                let c = v.origin.get(1).cloned().unwrap_or_else(|| "0".into());
-                let rows = t.shape[0].to_cpp();
-                let cols = t
-                    .shape
-                    .get(1)
-                    .map(|s| s.to_cpp())
-                    .unwrap_or_else(|| "1".into());
+                let (r, c, rows, cols) = v.global_rc();
                 format!("tsl_ld_or_zero({}, {r}, {c}, {rows}, {cols})", t.name)
             }
             _ => format!("{}[{}]", v.entry_ptr(), v.origin_offset()),

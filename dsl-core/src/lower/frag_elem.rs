@@ -313,7 +313,9 @@ fn operand(e: &Emitter, x: ExprId) -> Result<(String, Layout), LowerError> {
 /// may still be running).
 fn wgmma_ready(e: &mut Emitter, cpp: &str, line: Option<u32>) {
     if !all_waited(e) {
-        if e.wgmma_uncommitted {
+        // Uncommitted WGMMAs, or ones an `if` above may have committed and waited for on one
+        // path only: commit (an empty group when there is nothing) and wait.
+        if e.wgmma_uncommitted || waited_in_a_branch(e) {
             super::hopper::wgmma_commit_wait(e, line, "the accumulator's WGMMAs are done");
         } else {
             super::hopper::wgmma_wait_all(e, line, "the accumulator's WGMMAs are done");
@@ -466,7 +468,8 @@ fn all_waited(e: &Emitter) -> bool {
             l.op.calls()
                 .iter()
                 .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"));
-        if full_wait {
+        // A wait inside an `if` that has closed ran on one path only.
+        if full_wait && !in_closed_branch(e, l) {
             return true;
         }
         let mut names = std::collections::BTreeSet::new();
@@ -484,6 +487,40 @@ fn all_waited(e: &Emitter) -> bool {
         }
     }
     true
+}
+
+/// Whether line `l` (one of `e.lines`) lies inside an `if`/`else` block that has closed before
+/// the current line: the block's openers, walking out from `l` to the current depth.
+fn in_closed_branch(e: &Emitter, l: &super::kernel::Line) -> bool {
+    let Some(w) = e.lines.iter().position(|x| std::ptr::eq(x, l)) else {
+        return false;
+    };
+    let mut indent = l.indent;
+    for x in e.lines[..w].iter().rev() {
+        if indent <= e.indent {
+            break;
+        }
+        if x.indent < indent {
+            if matches!(x.op, Op::If { .. } | Op::Else) {
+                return true;
+            }
+            indent = x.indent;
+        }
+    }
+    false
+}
+
+/// Whether the last full WGMMA wait before the current line is inside a closed `if`/`else`.
+fn waited_in_a_branch(e: &Emitter) -> bool {
+    e.lines
+        .iter()
+        .rev()
+        .find(|l| {
+            l.op.calls()
+                .iter()
+                .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"))
+        })
+        .is_some_and(|l| in_closed_branch(e, l))
 }
 
 /// Opens the element loop over `name` and binds the name to the element.

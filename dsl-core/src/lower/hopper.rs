@@ -801,6 +801,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let meta = m.sparse_meta(s).cloned().unwrap_or_else(|| acc.clone());
             super::sparse::mma(e, s, (acc, a, b, &meta), line)?;
         }
+        // `mma.row.col` of 16-bit operands: B MN-major (`lower/mn_major.rs`).
+        Stmt::Mma {
+            acc, a, b, b_major, ..
+        } if *b_major != crate::ir::Major::Row => super::mn_major::mma(e, s, (acc, a, b), line)?,
         Stmt::Mma { acc, a, b, .. }
             if matches!(e.frag(s, IdentRole::A), Some(FragKind::ARegs { .. })) =>
         {
@@ -1672,6 +1676,21 @@ fn acc_n(e: &Emitter, name: &str) -> Option<Sym> {
         }
     }
     let b_name = b_name?;
+    // An MN-major B (`mma.row.col`, `lower/mn_major.rs`) is [K, N]: N is the checker's.
+    let mn_major = m.stmts.iter().any(|(_, st)| {
+        matches!(st, Stmt::Mma { acc, b_major, .. } if acc.name == name && *b_major != crate::ir::Major::Row)
+    });
+    if mn_major {
+        return e
+            .info
+            .frags
+            .get(name)
+            .and_then(|f| f.shape.get(1))
+            .and_then(|d| match d.expr {
+                crate::check::DimExpr::Expr(x) => Sym::from_expr(m, x),
+                crate::check::DimExpr::Const(v) => Some(Sym::Int(v)),
+            });
+    }
     for (_, st) in m.stmts.iter() {
         if let Stmt::MmaLoad { name, src, .. } = st {
             if name.name == b_name {

@@ -19,6 +19,7 @@ pub mod kernel;
 pub mod launch;
 pub mod lowered;
 pub mod memory;
+mod mn_major;
 pub mod passes;
 mod persistent;
 mod pipeline;
