@@ -90,6 +90,27 @@ fn hoist_scalars(m: &mut Module) {
     if moved.is_empty() {
         return;
     }
+    // A statement that stays at the top level and names a moved value keeps them all where
+    // they are (the checker reports that statement), so no name is used before its definition.
+    let names: Vec<String> = moved
+        .iter()
+        .filter_map(|&s| match &m.stmts[s] {
+            Stmt::ScalarDecl { name, .. } | Stmt::Let { name, .. } => Some(name.name.clone()),
+            _ => None,
+        })
+        .collect();
+    let stays_and_uses = m.kernel.body.iter().any(|&s| {
+        !moved.contains(&s)
+            && !matches!(m.stmts[s], Stmt::Parallel { .. })
+            && crate::check::stmt_exprs(&m.stmts[s]).into_iter().any(|e| {
+                names
+                    .iter()
+                    .any(|n| crate::check::kernel_scope::mentions(m, e, n))
+            })
+    });
+    if stays_and_uses {
+        return;
+    }
     let body = m.kernel.body.clone();
     for (pos, &p) in body.iter().enumerate() {
         if !matches!(m.stmts[p], Stmt::Parallel { .. }) {
