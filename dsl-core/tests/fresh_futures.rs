@@ -318,8 +318,8 @@ fn swizzled_dma_futures_feed_wgmma_when_their_rows_are_one_span() {
         "{b}"
     );
     assert!(b.contains("tsl_wgmma_desc<128>(qt, 0)"), "{b}");
-    // Rows that are not one swizzle span break the swizzle rule (E0403), like a TMA copy's.
-    assert!(codes(&swizzled(".swiz<64>", "64")).contains(&"E0403"));
+    // Rows that are not one swizzle span: Croqtile swizzles them, tessel does not lower it.
+    assert!(codes(&swizzled(".swiz<64>", "64")).contains(&"E1345"));
     // An unswizzled WGMMA operand (E1422) or an async swizzled copy (E1345): not lowered.
     for (mods, cols, code) in [("", "64", "E1422"), (".async.swiz<128>", "64", "E1345")] {
         assert!(
