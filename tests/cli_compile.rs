@@ -43,7 +43,16 @@ fn tessel_compile_reports_every_kernel() {
         } else {
             "HGMMA"
         };
+        // Operand tiles arrive by TMA, or through the threads' own swizzled shared stores when
+        // `dma.copy.swiz` futures fill them (`lower/dma_swiz.rs`).
+        let lowered = common::lower_for(&m, &Config::defaults(&m), &name);
+        let by_threads = lowered.body.iter().any(|l| {
+            l.op.calls()
+                .iter()
+                .any(|c| c.name == dsl_core::lower::SWIZZLED_G2S)
+        });
         let wants: &[&str] = match path {
+            KernelPath::Hopper if by_threads => &[gmma, "STS"],
             KernelPath::Hopper => &[gmma, "UTMALDG"],
             KernelPath::Simt => &[],
         };

@@ -11,6 +11,7 @@ mod prelude;
 pub mod wgmma;
 pub mod wgmma_rs;
 pub mod wgmma_sp;
+pub mod wgmma_tb;
 mod writer;
 
 use askama::Template;

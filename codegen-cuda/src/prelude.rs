@@ -34,6 +34,8 @@ const GLUE_HOPPER_SCALE_ACC: &str = include_str!("../cuda/lowering/hopper_scale_
 const GLUE_HOPPER_ASYNC: &str = include_str!("../cuda/lowering/hopper_async.cuh");
 /// `pingpong;`: the consumers' main-loop turns and parity bits.
 const GLUE_PINGPONG: &str = include_str!("../cuda/lowering/pingpong.cuh");
+const GLUE_HOPPER_DMA: &str = include_str!("../cuda/lowering/hopper_dma.cuh");
+const GLUE_HOPPER_COPY: &str = include_str!("../cuda/lowering/hopper_copy.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
 const GLUE_CLUSTER: &str = include_str!("../cuda/lowering/cluster.cuh");
 const GLUE_CLUSTER_LEVEL: &str = include_str!("../cuda/lowering/cluster_level.cuh");
@@ -116,6 +118,24 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                     text: crate::wgmma_rs::section(&k.wgmma_types, &k.wgmma_ns),
                 });
             }
+            // A plain `dma.copy` global → shared in a Hopper kernel (a 1-D tile of a row of
+            // scalars, say) is the SIMT path's cooperative copy.
+            if calls.contains("tsl_copy_g2s") {
+                s.push(Section {
+                    name: "cp.async (sm80_async.cuh)",
+                    text: body(SM80_ASYNC),
+                });
+                s.push(Section {
+                    name: "`dma.copy` global → shared in a Hopper kernel (lowering/hopper_copy.cuh)",
+                    text: body(GLUE_HOPPER_COPY),
+                });
+            }
+            if crate::wgmma_tb::needed(&k.wgmma_types) {
+                s.push(Section {
+                    name: "WGMMA with an MN-major B used by this kernel (wgmma_tb.rs)",
+                    text: crate::wgmma_tb::section(&k.wgmma_types, &k.wgmma_ns),
+                });
+            }
             s.push(Section {
                 name: "index arithmetic (lowering/common.cuh)",
                 text: body(GLUE_COMMON),
@@ -145,6 +165,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
                     text: body(GLUE_HOPPER_STORE),
+                });
+            }
+            if calls.contains(dsl_core::lower::SWIZZLED_G2S) {
+                s.push(Section {
+                    name: "`dma.copy.swiz` into WGMMA operand buffers (lowering/hopper_dma.cuh)",
+                    text: body(GLUE_HOPPER_DMA),
                 });
             }
             if calls.contains("tsl_wgmma_wait_for") {

@@ -336,8 +336,8 @@ fn chunk_indices_are_variables() {
         "    foreach {j} in [cdiv(K, 8)] { dma.copy a.chunkat(bm, j) => s.subspan(32, 8).at(0, 0); }",
     ))
     .unwrap();
-    // Where the view check knows the tile, a constant is its E0204; where it cannot (the
-    // fresh buffer of a future), E1120 says what lowering needs.
+    // Where the view check knows the tile, a constant is its E0204 — also in the fresh buffer
+    // of a future, whose tile is its source's.
     let d = check(&simt(
         "",
         "    dma.copy a.chunkat(bm, 2) => s.subspan(32, 8).at(0, 0);",
@@ -364,6 +364,6 @@ fn chunk_indices_are_variables() {
   }
 }
 ";
-    rejects(src, c::CHUNK_INDEX, "sa.chunkat(wy, 0)");
+    rejects(src, c::CHUNK, "sa.chunkat(wy, 0)");
     check(&src.replace("sa.chunkat(wy, 0)", "sa.chunkat(wy, _)")).unwrap();
 }

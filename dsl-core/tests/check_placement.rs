@@ -5,7 +5,7 @@ mod check_support;
 use check_support::kernels::*;
 use check_support::*;
 use dsl_core::check::codes as c;
-use dsl_core::ir::{DType, Level, MemSpace};
+use dsl_core::ir::{AssignOp, DType, Level, MemSpace};
 
 #[test]
 fn shared_outside_parallel() {
@@ -24,14 +24,48 @@ fn shared_outside_parallel() {
 }
 
 #[test]
-fn statement_outside_parallel() {
+fn scalar_values_outside_parallel_are_kernel_scope() {
+    // Values every thread computes alike (from constants, problem sizes, other such values,
+    // a `mutable` one updated there) are accepted outside the `parallel`.
     let mut b = B::new();
     b.gemm_params(DType::F16);
-    let s = b.let_("x", "1");
+    let x = b.let_("x", "1");
+    let f = b.scalar(DType::F32, "scale", Some("0.125f * x"));
+    let n = b.scalar(DType::I32, "n", Some("cdiv(M, 64)"));
+    let a = b.assign("n", AssignOp::Add, "x");
     let p = b.par(&[(&["bm"], &["cdiv(M, 64)"], Level::Block)], |_| vec![]);
+    let m = b.finish(vec![x, f, n, a, p]);
+    check_ok(&m);
+    assert_eq!(
+        dsl_core::check::kernel_scope::hoistable(&m),
+        vec![x, f, n, a]
+    );
+}
+
+#[test]
+fn statement_outside_parallel() {
+    // A value the launch geometry needs (named by a `parallel`'s extents) stays outside.
+    let mut b = B::new();
+    b.gemm_params(DType::F16);
+    let s = b.let_("x", "64");
+    let p = b.par(&[(&["bm"], &["cdiv(M, x)"], Level::Block)], |_| vec![]);
     let m = b.finish(vec![s, p]);
     let d = check_err(&m);
     assert_eq!(only(&d, c::OUTSIDE_PARALLEL).span, m.stmt_span(s));
+}
+
+#[test]
+fn an_effect_outside_parallel_has_its_own_code() {
+    // A write to a tensor element outside every `parallel`: every thread would repeat it.
+    let mut b = B::new();
+    b.gemm_params(DType::F16);
+    let s = b.assign("output.at(0, 0)", AssignOp::Set, "1.0f");
+    let p = b.par(&[(&["bm"], &["cdiv(M, 64)"], Level::Block)], |_| vec![]);
+    let m = b.finish(vec![s, p]);
+    let d = check_err(&m);
+    let e = only(&d, c::KERNEL_SCOPE_EFFECT);
+    assert_eq!(e.span, m.stmt_span(s));
+    assert!(e.message.contains("a write to a tensor element"), "{e}");
 }
 
 #[test]

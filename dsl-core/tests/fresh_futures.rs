@@ -147,7 +147,7 @@ fn futures_the_tma_path_cannot_lower_keep_their_codes() {
     let inner = |copy: &str| {
         sparse(lhs, meta).replace(
             "parallel p by 1 : group-4 {\n",
-            &format!("parallel p by 1 : group-4 {{\n        {copy}\n"),
+            &format!("parallel p by 2 : group-4 {{\n        {copy}\n"),
         )
     };
     let lhs2 = "a2 = tma.copy.swiz<64> lhs.subspan(64, TILE_K / 2).at(bm, kt) => shared;";
@@ -203,10 +203,11 @@ fn an_output_initializer_lowers_where_nothing_observes_it() {
 }
 
 /// A kernel accumulating in its output (`mc = mma.load output…; …; mma.store mc, output…`),
-/// with the warps' accesses `access` (twice: the load and the store).
+/// with the warps' accesses `access` (twice: the load and the store). The operand tiles are
+/// TM × TK and TK × TN whatever the grid, so the warps' fragments keep their shapes.
 fn loadc(block: &str, access: &str) -> String {
     format!(
-        "const TM = 32;\nconst TN = 16;\nconst TK = 8;\n__co__ auto f(f16 [M, K] lhs, f16 [K, N] rhs) {{\n  f16 [M, N] output{{0.0f}};\n  parallel {block} : block {{\n    foreach {{kt}} in [cdiv(K, TK)] {{\n      a = dma.copy lhs.chunkat(bm, kt) => shared;\n      b = dma.copy rhs.chunkat(kt, bn) => shared;\n      parallel {{wm, wn}} by [TM / 8, TN / 8] : group {{\n        mc = mma.load {access};\n        foreach {{wk}} in [TK / 4] {{\n          ma = mma.load a.chunkat(wm, wk);\n          mb = mma.load b.chunkat(wk, wn);\n          mma.row.col mc, ma, mb;\n        }}\n        mma.store mc, {access};\n      }}\n    }}\n  }}\n  return output;\n}}\n"
+        "const TM = 32;\nconst TN = 16;\nconst TK = 8;\n__co__ auto f(f16 [M, K] lhs, f16 [K, N] rhs) {{\n  f16 [M, N] output{{0.0f}};\n  parallel {block} : block {{\n    foreach {{kt}} in [cdiv(K, TK)] {{\n      a = dma.copy lhs.subspan(TM, TK).at(bm, kt) => shared;\n      b = dma.copy rhs.subspan(TK, TN).at(kt, bn) => shared;\n      parallel {{wm, wn}} by [TM / 8, TN / 8] : group {{\n        mc = mma.load {access};\n        foreach {{wk}} in [TK / 4] {{\n          ma = mma.load a.chunkat(wm, wk);\n          mb = mma.load b.chunkat(wk, wn);\n          mma.row.col mc, ma, mb;\n        }}\n        mma.store mc, {access};\n      }}\n    }}\n  }}\n  return output;\n}}\n"
     )
 }
 
@@ -257,4 +258,74 @@ fn a_read_output_not_owned_by_blocks_keeps_its_initializer_gated() {
         ))
         .contains(&"E1306")
     );
+}
+
+/// A kernel over a 4-D tensor whose future `x` copies `src`; `v` names the head's matrix.
+fn heads(view: &str, src: &str) -> String {
+    format!(
+        "const TM = 16;\nconst TK = 32;\n__co__ void f(f16 [B, H, S, D] a, f32 [S, D] o) {{\n  parallel {{bm, bh}} by [cdiv(S, TM), B * H] : block, {{t}} by [16] : thread {{\n    v = {view};\n    foreach {{h}} in [cdiv(D, TK)] {{\n      x = dma.copy.async {src} => shared;\n      wait x;\n      o.at(bm#t, 0) = x.data.at(t, 0);\n    }}\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn a_tile_of_a_squeezed_view_sizes_the_buffer() {
+    // The head's [S, D] matrix, named; its [TM, TK] tile sizes the buffer, and the copy reads
+    // it from the head's base with the head's own bounds (zero fill past S and D).
+    let head = "a.subspan(1, 1, S, D).at(bh / H, bh % H, 0, 0).sqz()";
+    let k =
+        lowered(&heads(head, "v.subspan(TM, TK).at(bm, h)")).unwrap_or_else(|c| panic!("{c:?}"));
+    let b = body(&k);
+    assert!(
+        b.contains("tsl_copy_g2s<TM, TK, TK, tsl_threads>(x, (a + (((bh / H) * H + bh % H) * S) * D), bm * TM, h * TK, S, D);"),
+        "{b}"
+    );
+    // Written out in place, and chunked instead of tiled: the same buffer shape.
+    let k = lowered(&heads(head, &format!("{head}.chunkat(bm, h)")))
+        .unwrap_or_else(|c| panic!("{c:?}"));
+    assert!(
+        body(&k).contains("tsl_copy_g2s<TM, TK, TK, tsl_threads>(x, (a + "),
+        "{}",
+        body(&k)
+    );
+    // The squeeze lowers when it keeps whole trailing dimensions only: a partial one (rows
+    // `bm · TM …` of the head) or one kept before a dropped one stays gated.
+    let partial = "a.subspan(1, 1, TM, D).at(bh / H, bh % H, bm, 0).sqz()";
+    assert!(
+        codes(&heads(partial, "v.subspan(TM, TK).at(0, h)")).contains(&"E1307"),
+        "a squeeze of a partial dimension is not lowered"
+    );
+    let middle = "a.subspan(1, H, 1, D).at(bh / H, 0, bm, 0).sqz()";
+    assert!(
+        codes(&heads(middle, "v.subspan(TM, TK).at(0, h)")).contains(&"E1307"),
+        "a squeeze that keeps a dimension before a dropped one is not lowered"
+    );
+}
+
+/// A WGMMA kernel whose operand `qt` is a `dma.copy{mods} … => shared` future of a head's tile.
+fn swizzled(mods: &str, cols: &str) -> String {
+    format!(
+        "__co__ void f(f16 [B, H, S, D] q, f16 [N, 64] k, f32 [S, N] o) {{\n  parallel {{bm, bh}} by [cdiv(S, 64), B * H] : block {{\n    parallel p by 1 : group-4 {{\n      acc = mma.fill.f32 0.0f;\n      qt = dma.copy{mods} q.subspan(1, 1, S, D).at(bh / H, bh % H, 0, 0).sqz().subspan(64, {cols}).at(bm, 0) => shared;\n      kt = dma.copy.swiz<128> k.subspan(64, 64).at(0, 0) => shared;\n      mma.row.row acc, qt, kt;\n      mma.store acc, o.subspan(64, 64).at(bm, 0);\n    }}\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn swizzled_dma_futures_feed_wgmma_when_their_rows_are_one_span() {
+    // 64 f16 columns are one 128-byte span: the block's threads store the tile swizzled.
+    let k = lowered(&swizzled(".swiz<128>", "64")).unwrap_or_else(|c| panic!("{c:?}"));
+    let b = body(&k);
+    assert!(
+        b.contains("tsl_copy_g2s_swz<64, 64, 128, tsl_threads>(qt, (q + "),
+        "{b}"
+    );
+    assert!(b.contains("tsl_wgmma_desc<128>(qt, 0)"), "{b}");
+    // Rows that are not one swizzle span: Croqtile swizzles them, tessel does not lower it.
+    assert!(codes(&swizzled(".swiz<64>", "64")).contains(&"E1345"));
+    // An unswizzled WGMMA operand (E1422) or an async swizzled copy (E1345): not lowered.
+    for (mods, cols, code) in [("", "64", "E1422"), (".async.swiz<128>", "64", "E1345")] {
+        assert!(
+            codes(&swizzled(mods, cols)).contains(&code),
+            "dma.copy{mods} with {cols} columns: {:?}",
+            codes(&swizzled(mods, cols))
+        );
+    }
 }

@@ -230,3 +230,67 @@ fn a_reused_variable_name_is_its_own_variable() {
         ]
     );
 }
+
+/// Kernel-scope values move into the `parallel` in the launch form; as written they already
+/// pass `check_config`, and the lowering then declares them where they stand, before the
+/// `parallel`'s region: either way each thread computes them before its work.
+#[test]
+fn kernel_scope_values_lower_as_written_and_in_the_launch_form() {
+    let raw = parse(&std::fs::read_to_string(dir().join("kernel_scope.co")).unwrap());
+    let as_written = lowers(&raw, "kernel_scope as written");
+    let m = launch_form(raw);
+    assert_eq!(m.kernel.body.len(), 1, "only the `parallel` stays outside");
+    let Stmt::Parallel { body, .. } = &m.stmts[m.kernel.body[0]] else {
+        panic!("not a parallel")
+    };
+    assert!(matches!(&m.stmts[body[0]], Stmt::ScalarDecl { name, .. } if name.name == "g2"));
+    assert!(matches!(&m.stmts[body[3]], Stmt::Assign { .. }));
+    let k = lowers(&m, "kernel_scope");
+    for k in [&as_written, &k] {
+        let text: Vec<String> = k.body.iter().map(|l| l.op.to_string()).collect();
+        assert!(
+            text.iter().any(|l| l.contains("(negate ? ")),
+            "the `bool` parameter selects: {text:#?}"
+        );
+        let g2 = text
+            .iter()
+            .position(|l| l.contains("float g2 = gain * 2.0f"));
+        let region = text.iter().position(|l| l.contains("threadIdx"));
+        assert!(g2.is_some() && region.is_some(), "{text:#?}");
+    }
+}
+
+/// The body text of a lowered kernel, one node a line.
+fn body_text(k: &dsl_core::lower::CudaKernel) -> String {
+    k.body.iter().map(|l| format!("{}\n", l.op)).collect()
+}
+
+/// A WGMMA accumulator masked under an `if` and then reduced: the WGMMAs' wait inside the
+/// `if` runs on one path only, so the reduction after it commits and waits again.
+#[test]
+fn a_wgmma_wait_inside_an_if_does_not_cover_the_code_after_it() {
+    let src = "const BM = 64;\n__co__ void f(f16 [M, K] q, f16 [N, K] k, bool masked, f32 [M] mx) {\n  parallel {bm} by [cdiv(M, BM)] : block {\n    shared f16 [BM, 64] q_s;\n    shared f16 [64, 64] k_s;\n    tma.copy.swiz<128> q.subspan(BM, 64).at(bm, 0) => q_s;\n    tma.copy.swiz<128> k.subspan(64, 64).at(0, 0) => k_s;\n    parallel p by 1 : group-4 {\n      frag f32 [BM] row_max;\n      s = mma.fill.f32 0.0f;\n      mma.row.row s, q_s, k_s;\n      if (masked) {\n        apply {i, j} in s.span {\n          if (j > i) s.at(i, j) = -inf;\n        }\n      }\n      reduce_max(row_max, s, 1);\n    }\n  }\n}\n";
+    let m = launch_form(parse(src));
+    let b = body_text(&lowers(&m, "masked reduce"));
+    let reduce = b
+        .find("tsl_frag_wgmma_reduce")
+        .unwrap_or_else(|| panic!("{b}"));
+    let close = b[..reduce].rfind('}').unwrap_or_else(|| panic!("{b}"));
+    assert!(
+        b[close..reduce].contains("tsl_wgmma_commit(); tsl_wgmma_wait<0>();"),
+        "no wait between the `if` and the reduction:\n{b}"
+    );
+}
+
+/// An element of a rank-3 global tensor: the leading dimensions fold into the row of the
+/// guarded accessor, and a middle index past its dimension reads zero.
+#[test]
+fn rank_three_elements_fold_their_leading_dimensions() {
+    let src = "__co__ void f(f32 [B, S, D] u, f32 [S, D] o) {\n  parallel {b} by [B] : block, {i, j} by [16, 16] : thread {\n    o.at(i, j) = u.at(b, i, j);\n  }\n}\n";
+    let m = launch_form(parse(src));
+    let b = body_text(&lowers(&m, "rank 3"));
+    assert!(
+        b.contains("tsl_ld_or_zero(u, (i < S ? (b * S + i) : B * S), j, B * S, D)"),
+        "{b}"
+    );
+}

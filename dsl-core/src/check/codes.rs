@@ -453,6 +453,10 @@ pub const FRAG_PREFETCH_SOURCE: &str = "E1605";
 /// A `[[frag_prefetch]]` tile whose k-step count is not a compile-time even number.
 pub const FRAG_PREFETCH_STEPS: &str = "E1606";
 
+/// A statement outside every `parallel` with an effect (a tensor write, a copy, a print, an
+/// `mma`, a barrier): Croqtile runs it once on the host, every thread would repeat it.
+pub const KERNEL_SCOPE_EFFECT: &str = "E1610";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -1172,5 +1176,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         FRAG_PREFETCH_STEPS,
         "`[[frag_prefetch]]` tile with an odd or unknown number of k-steps",
+    ),
+    (
+        KERNEL_SCOPE_EFFECT,
+        "not supported yet: a statement with an effect outside every `parallel` (only scalar values are computed there)",
     ),
 ];

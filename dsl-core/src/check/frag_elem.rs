@@ -685,6 +685,7 @@ pub(crate) fn tile_gate(cx: &Cx, diags: &mut Diagnostics) {
     for s in all_stmts(m) {
         let st = &m.stmts[s];
         if inside.contains(&s)
+            || register_a_use(cx, &tiles, s)
             || matches!(st, Stmt::TensorDecl { .. })
             || matches!(st, Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }))
             || matches!(st, Stmt::Foreach { extents, .. } if m.walked_fragment(extents).is_some())
@@ -712,6 +713,29 @@ pub(crate) fn tile_gate(cx: &Cx, diags: &mut Diagnostics) {
             });
         }
     }
+}
+
+/// Whether `s` loads a whole f16 `[64, K]` tile (K a multiple of 16) as the A operand of a
+/// warpgroup `mma`: in the accumulator layout its K/4 f16x2 words per thread are the A
+/// fragment of K/16 K-steps, so a register-A WGMMA reads the tile as it is (`lower/body.rs`
+/// declares it as both). The probabilities of an attention kernel, `p.at(i, j) =
+/// __to<f16>(s.at(i, j))` then `mma.row.row o, p, v`, take this path.
+fn register_a_use(cx: &Cx, tiles: &[Tile], s: StmtId) -> bool {
+    let m = cx.m;
+    let Stmt::MmaLoad { name, src, .. } = &m.stmts[s] else {
+        return false;
+    };
+    let Some(t) = tile_of(cx, tiles, *src) else {
+        return false;
+    };
+    let as_a = all_stmts(m).into_iter().any(|x| {
+        matches!(&m.stmts[x], Stmt::Mma { a, .. } if a.name == name.name) && cx.in_group4(x)
+    });
+    matches!(m.exprs[*src], crate::ir::Expr::Name(_))
+        && t.dtype == crate::ir::DType::F16
+        && matches!(t.shape.as_slice(), [Some(64), Some(k)] if k % 16 == 0)
+        && t.fixed
+        && as_a
 }
 
 /// Whether declaration `decl` is a `frag` declaration whose tiles all lower

@@ -10,7 +10,11 @@
 //!   dimension `D` split by an index of extent `cdiv(D, T)` the tile is `T`; by any other
 //!   extent `E` (a composition: the product of its variables' extents) it is `D / E`; `_`
 //!   keeps `D`;
-//! - a whole parameter or declared tensor: its shape.
+//! - a whole parameter or declared tensor: its shape;
+//! - any chain of those and `.sqz()`, which drops the dimensions of extent 1: a rank-reducing
+//!   view such as `Q.subspan(1, 1, S, D).at(b, h, 0, 0).sqz()` is `[S, D]`, and
+//!   `….sqz().subspan(BM, D).at(i, 0)` is `[BM, D]` (named views are written out at their
+//!   uses by the parser, so `q = Q_head.subspan(BM, D).at(i, 0)` is the same chain).
 //!
 //! A shared buffer is sized at compile time, so every dimension must be arithmetic over
 //! integers, tunables and constants (a problem dimension such as `M` may appear only under a
@@ -65,7 +69,7 @@ pub(crate) fn fresh_tile(
     bindings: &HashMap<ExprId, Binding>,
     src: ExprId,
 ) -> Option<(Vec<FreshDim>, DType)> {
-    let (dims, dtype) = tile(m, bindings, src, true)?;
+    let (dims, dtype) = tile(m, bindings, src)?;
     dims.iter()
         .all(|d| {
             std::iter::once(d.num)
@@ -79,7 +83,6 @@ fn tile(
     m: &Module,
     bindings: &HashMap<ExprId, Binding>,
     e: ExprId,
-    outer: bool,
 ) -> Option<(Vec<FreshDim>, DType)> {
     match &m.exprs[e] {
         Expr::Name(_) => {
@@ -96,29 +99,48 @@ fn tile(
             };
             (!shape.is_empty()).then(|| (shape.into_iter().map(FreshDim::whole).collect(), dtype))
         }
-        // `t.subspan(R, C).at(i, j)` (or `.subspan(R, C).step(…).at(…)`): the tile `[R, C]`.
+        // `t.subspan(R, C).at(i, j)` (or `.subspan(R, C).step(…).at(…)`): the tile `[R, C]`,
+        // also inside a longer chain (`….at(b, h, 0, 0).sqz().subspan(…)`).
         Expr::View {
             base,
             op: ViewOp::At,
             ..
-        } if outer => match &m.exprs[stepped(m, *base)] {
+        } => match &m.exprs[stepped(m, *base)] {
             Expr::View {
                 base: root,
                 op: ViewOp::Subspan,
                 args,
             } => {
-                let (whole, dtype) = tile(m, bindings, *root, false)?;
+                let (whole, dtype) = tile(m, bindings, *root)?;
                 (whole.len() == args.len())
                     .then(|| (args.iter().map(|&a| FreshDim::whole(a)).collect(), dtype))
             }
             _ => None,
         },
+        // `v.sqz()`: `v`'s tile without its dimensions of extent 1 (a rank-reducing view:
+        // `t.subspan(1, 1, S, D).at(b, h, 0, 0).sqz()` is `[S, D]`).
+        Expr::View {
+            base,
+            op: ViewOp::Sqz,
+            ..
+        } => {
+            let (dims, dtype) = tile(m, bindings, *base)?;
+            let kept: Vec<FreshDim> = dims
+                .iter()
+                .filter(|d| !(d.div.is_empty() && is_one(m, d.num)))
+                .cloned()
+                .collect();
+            if kept.is_empty() {
+                return dims.first().map(|d| (vec![d.clone()], dtype));
+            }
+            Some((kept, dtype))
+        }
         Expr::View {
             base,
             op: ViewOp::Subspan,
             args,
         } => {
-            let (whole, dtype) = tile(m, bindings, *base, false)?;
+            let (whole, dtype) = tile(m, bindings, *base)?;
             (whole.len() == args.len())
                 .then(|| (args.iter().map(|&a| FreshDim::whole(a)).collect(), dtype))
         }
@@ -127,7 +149,7 @@ fn tile(
             op: ViewOp::Chunkat,
             args,
         } => {
-            let (mut dims, dtype) = tile(m, bindings, *base, false)?;
+            let (mut dims, dtype) = tile(m, bindings, *base)?;
             if dims.len() != args.len() {
                 return None;
             }
@@ -190,6 +212,15 @@ fn extents(m: &Module, bindings: &HashMap<ExprId, Binding>, a: ExprId) -> Option
             ChunkIndex::Base(b) if b != a => extents(m, bindings, b),
             ChunkIndex::Base(b) => Some(vec![super::view_state::var_extent_in(m, bindings, b)?]),
         },
+    }
+}
+
+/// Whether `e` is the literal 1, or a constant whose value is (the extents `.sqz()` drops).
+fn is_one(m: &Module, e: ExprId) -> bool {
+    match &m.exprs[e] {
+        Expr::Int(1) => true,
+        Expr::Name(n) => m.constant(n).is_some_and(|c| is_one(m, c.value)),
+        _ => false,
     }
 }
 

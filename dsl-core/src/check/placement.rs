@@ -10,6 +10,7 @@ use crate::ir::{CopyDst, MemSpace, Stmt};
 
 pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
+    let hoisted = super::kernel_scope::hoistable(m);
     for &s in &m.kernel.body {
         let span = m.stmt_span(s);
         match &m.stmts[s] {
@@ -33,6 +34,16 @@ pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 );
             }
             Stmt::TensorDecl { .. } => {}
+            // Kernel-scope scalars: every thread computes them (`check/kernel_scope.rs`).
+            _ if hoisted.contains(&s) => {}
+            _ if let Some(what) = super::kernel_scope::effect(m, s) => diags.push(
+                Diagnostic::new(
+                    codes::KERNEL_SCOPE_EFFECT,
+                    span,
+                    format!("not supported yet: {what} outside every `parallel`"),
+                )
+                .with_help("Croqtile runs this once on the host; tessel computes only scalar values outside a `parallel` (every thread alike): move it into the `parallel`, under a condition that picks one thread if it must happen once"),
+            ),
             _ => diags.push(
                 Diagnostic::new(
                     codes::OUTSIDE_PARALLEL,

@@ -19,6 +19,7 @@ use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 /// them as notes.
 pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::OUTSIDE_PARALLEL,
+    codes::KERNEL_SCOPE_EFFECT,
     codes::F8,
     codes::NO_BLOCK,
     codes::NOT_LOWERED_MN_MAJOR,
@@ -99,9 +100,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "unnamed dimensions (`?`, `mdspan<N>`)",
             ));
         }
-        // Scalar parameters of the lowered value types are passed by value (`float`, `int`).
+        // Scalar parameters of the lowered value types are passed by value (`float`, `int`;
+        // a `bool` as an `int`, 0 or 1).
+        let scalar_bool = p.shape.is_empty() && p.dtype == DType::Bool;
         if p.shape.is_empty()
-            && !matches!(p.dtype, DType::F16 | DType::BF16 | DType::F32 | DType::I32)
+            && !matches!(
+                p.dtype,
+                DType::F16 | DType::BF16 | DType::F32 | DType::I32 | DType::Bool
+            )
         {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_SCALAR_PARAM,
@@ -115,7 +121,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 "unnamed scalar parameters",
             ));
         }
-        if !p.dtype.is_lowered() && !warp_dtype(p.dtype) {
+        if !p.dtype.is_lowered() && !warp_dtype(p.dtype) && !scalar_bool {
             diags.push(not_lowered(
                 codes::NOT_LOWERED_DTYPE,
                 p.dtype_span,
@@ -220,6 +226,20 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 && modifiers.iter().all(|(n, _)| n.name == "swiz")
                 && block_uniform(cx, s)
                 && super::fresh_tile(m, &cx.res.bindings, *src).is_some_and(|(t, _)| t.len() == 2) => {}
+            // `f = dma.copy.swiz<N> src => shared;` on the TMA/WGMMA path: a cooperative copy
+            // of a 2-D global tile into the fresh buffer in the swizzled layout WGMMA reads
+            // (`lower/dma_swiz.rs`).
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                bind: Some(_),
+                is_async: false,
+                modifiers,
+                after: None,
+                dst: CopyDst::Fresh(MemSpace::Shared),
+                src,
+            }) if !warp_kernel
+                && on_tma_path(m)
+                && swizzled_future_lowers(cx, s, modifiers, *src) => {}
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 bind,
@@ -362,7 +382,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
             }
-            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. } if !dtype.is_lowered() => {
+            // A `bool` scalar is an `int` holding 0 or 1.
+            Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. }
+                if !dtype.is_lowered()
+                    && !matches!(&m.stmts[s], Stmt::ScalarDecl { dtype: DType::Bool, .. }) =>
+            {
                 diags.push(not_lowered(
                     codes::NOT_LOWERED_DTYPE,
                     span,
@@ -413,6 +437,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         if super::frag_elem::acc_apply(cx, s) {
             continue;
         }
+        let via_tma = matches!(
+            &m.stmts[s],
+            Stmt::TmaCopy { .. } | Stmt::Ext(ExtStmt::DmaFuture { tma: true, .. })
+        );
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x] {
@@ -443,7 +471,12 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 if let Expr::View { op, .. } = &m.exprs[x] {
                     // `.subspan(…).step(…)` picked by `.at(…)` lowers (`lower/cexpr.rs`).
                     let picked_step = *op == crate::ir::ViewOp::Step && stepped.contains(&x);
-                    if !op.is_lowered() && !picked_step {
+                    // A rank-reducing `.sqz()` of whole trailing dimensions (`lower/squeeze.rs`).
+                    // Not as a TMA operand: a tensor map describes the whole tensor.
+                    let squeezed = *op == crate::ir::ViewOp::Sqz
+                        && !via_tma
+                        && super::squeeze::lowers(m, &cx.res.bindings, x);
+                    if !op.is_lowered() && !picked_step && !squeezed {
                         diags.push(not_lowered(
                             codes::NOT_LOWERED_VIEW,
                             m.expr_span(x),
@@ -451,8 +484,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                         ));
                     }
                 }
-                if let Expr::Call { func, .. } = &m.exprs[x] {
-                    if !lowered_func(&func.name) {
+                if let Expr::Call { func, args } = &m.exprs[x] {
+                    // `c ? a : b` (`select(c, a, b)`) lowers; the n-ary `select(i, …)` does not.
+                    let ternary = func.name == "select" && args.len() == 3;
+                    if !lowered_func(&func.name) && !ternary {
                         let what = if func.name == "ituple" {
                             "i-tuple values `{a, b}`".to_string()
                         } else {
@@ -520,16 +555,77 @@ fn on_tma_path(m: &crate::ir::Module) -> bool {
     })
 }
 
+/// Whether `f = dma.copy.swiz<N> src => shared;` (statement `s`, synchronous, on the TMA/WGMMA
+/// path) lowers: the block's threads run it together, `src` is a 2-D tile of global memory
+/// with a compile-time shape, and its rows are one swizzle span (`N` bytes), the layout a
+/// WGMMA descriptor of that swizzle reads.
+fn swizzled_future_lowers(
+    cx: &Cx,
+    s: crate::ir::StmtId,
+    modifiers: &[(crate::ir::Ident, Vec<crate::ir::ExprId>)],
+    src: crate::ir::ExprId,
+) -> bool {
+    let m = cx.m;
+    let [(name, args)] = modifiers else {
+        return false;
+    };
+    let swz = match args.as_slice() {
+        [a] if name.name == "swiz" => cx.value(*a),
+        _ => None,
+    };
+    let Some((tile, dtype)) = super::fresh_tile(m, &cx.res.bindings, src) else {
+        return false;
+    };
+    let global = matches!(root_space(cx, src), Some(MemSpace::Global));
+    let row = tile
+        .get(1)
+        .and_then(|d| d.eval(|e| cx.value(e)))
+        .map(|c| c * dtype.size_bytes() as i64);
+    global
+        && tile.len() == 2
+        && matches!(swz, Some(32 | 64 | 128))
+        && row == swz
+        && block_uniform(cx, s)
+}
+
+/// The memory space of the tensor a view expression starts from.
+fn root_space(cx: &Cx, e: crate::ir::ExprId) -> Option<MemSpace> {
+    let m = cx.m;
+    match &m.exprs[e] {
+        Expr::View { base, .. } | Expr::Field { base, .. } | Expr::Index { base, .. } => {
+            root_space(cx, *base)
+        }
+        Expr::Name(_) => match cx.res.bindings.get(&e)? {
+            super::Binding::Param(i) => m.kernel.params.get(*i).map(|p| p.space),
+            super::Binding::Tensor(d, _) => match &m.stmts[*d] {
+                Stmt::TensorDecl { space, .. } => Some(*space),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether every thread of the block runs statement `s` together, as one copy into one buffer:
 /// it is under `: block` levels and loops only (no `if`/`inthreads`, no level that splits the
 /// block into warps or threads, which would each load their own tile into the one buffer). A
 /// synchronous copy into a fresh buffer on the TMA path waits at block-wide barriers.
 fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
     let m = cx.m;
+    // A level inside the block that is the whole block (every inner level of the kernel of
+    // one thread, warp or warpgroup: `parallel by 1 : group-4`) splits nothing.
+    let one_group = all_stmts(m).into_iter().all(|p| match &m.stmts[p] {
+        Stmt::Parallel { levels, .. } => levels.iter().all(|l| {
+            l.level == crate::ir::Level::Block
+                || l.extents.iter().all(|&x| cx.static_value(x) == Some(1))
+        }),
+        _ => true,
+    });
     let levels_ok = cx.res.chains.get(&s).is_none_or(|c| {
         c.iter().all(|l| {
             cx.level(*l)
-                .is_some_and(|pl| pl.level == crate::ir::Level::Block)
+                .is_some_and(|pl| pl.level == crate::ir::Level::Block || one_group)
         })
     });
     fn path(

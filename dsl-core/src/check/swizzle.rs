@@ -54,9 +54,9 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
                     .or_else(|| future_root(cx, *src)),
                 true,
             ),
-            // `f = tma.copy.swiz<N> … => shared;`: the future's fresh buffer has the swizzle.
+            // `f = tma.copy.swiz<N> … => shared;` (and `f = dma.copy.swiz<N> …`): the future's
+            // fresh buffer has the swizzle.
             Stmt::Ext(ExtStmt::DmaFuture {
-                tma: true,
                 bind: Some(_),
                 modifiers,
                 dst: CopyDst::Fresh(MemSpace::Shared),
@@ -74,6 +74,8 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
             let v = cx.value(e);
             match v {
                 Some(v) if [32, 64, 128].contains(&v) => (e, Some(v as u32)),
+                // A `dma.copy` may state other swizzles (the gate keeps them unlowered).
+                Some(_) if dma_future(m, Binding::Future(s)) => (e, None),
                 Some(v) => {
                     diags.push(
                         at_expr(m, codes::SWIZZLE_VALUE, e, format!("swizzle must be 32, 64 or 128 bytes, not {}", cx.describe_value(e, v)))
@@ -145,7 +147,9 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
                 source.insert(s.stmt, texpr);
             }
         }
-        if conflict {
+        // A `dma.copy.swiz` future's buffer: the lowering's gate decides which rows it lowers
+        // (`check/support.rs`); Croqtile swizzles other row widths too.
+        if conflict || dma_future(m, *root) {
             continue;
         }
         // Row bytes of the shared tensor.
@@ -194,6 +198,11 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
         }
     }
     Swizzles { bytes: out, source }
+}
+
+/// Whether `root` is the fresh buffer of a `dma.copy` (not TMA) future.
+fn dma_future(m: &crate::ir::Module, root: Binding) -> bool {
+    matches!(root, Binding::Future(d) if matches!(m.stmts[d], Stmt::Ext(ExtStmt::DmaFuture { tma: false, .. })))
 }
 
 /// The view of `root` that statement `s` touches.

@@ -235,16 +235,26 @@ impl A<'_, '_> {
                 _ => return None,
             },
             Binding::Future(s) => match &m.stmts[s] {
-                Stmt::TmaCopy { src, dst, .. } => match dst {
-                    CopyDst::Fresh(space) => {
-                        let sv = self.view(*src)?;
-                        (sv.dtype, *space, sv.shape)
+                // `f = dma.copy … => shared;` / `f = tma.copy … => shared;`: a fresh buffer of
+                // the source tile's shape (a `.subspan` without `.at`: its first tile); `=> t`:
+                // the tensor `t`. A `dma.pad` / `dma.transp` buffer has another shape.
+                Stmt::TmaCopy { src, dst, .. }
+                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. })
+                    if !matches!(&m.stmts[s], Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })
+                        if modifiers.iter().any(|(n, _)| !matches!(n.name.as_str(), "swiz" | "zfill"))) =>
+                {
+                    match dst {
+                        CopyDst::Fresh(space) => {
+                            let sv = self.view(*src)?;
+                            let shape = sv.tiled.clone().unwrap_or(sv.shape);
+                            (sv.dtype, *space, shape)
+                        }
+                        CopyDst::Expr(d) => {
+                            let dv = self.view(*d)?;
+                            (dv.dtype, dv.space, dv.shape)
+                        }
                     }
-                    CopyDst::Expr(d) => {
-                        let dv = self.view(*d)?;
-                        (dv.dtype, dv.space, dv.shape)
-                    }
-                },
+                }
                 _ => return None,
             },
             _ => return None,

@@ -58,6 +58,17 @@ pub struct SymView {
     /// name: origin `(i·R, j·C)`), so that a grid dividing the tensor leaves every tile wholly
     /// inside it or wholly past its end.
     pub grid_tile: bool,
+    /// `.sqz()` on the way: the view is of the tensor the root's tile `Squeezed` makes once its
+    /// dimensions of extent 1 are dropped (the lowering makes that tensor a pointer of its own,
+    /// `lower/squeeze.rs`); `tile` and `origin` are then in the kept dimensions.
+    pub squeezed: Option<Squeezed>,
+}
+
+/// The root's tile a `.sqz()` squeezes: its shape and origin in the root's dimensions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Squeezed {
+    pub tile: Vec<Sym>,
+    pub origin: Vec<Vec<OriginTerm>>,
 }
 
 /// Why an expression has no symbolic view (the lowering reports it, at `at`).
@@ -325,6 +336,7 @@ impl Analysis<'_> {
                         terms: vec![Vec::new(); n],
                         array_terms: Vec::new(),
                         grid_tile: false,
+                        squeezed: None,
                     },
                     whole: true,
                     tiled: false,
@@ -363,7 +375,8 @@ impl Analysis<'_> {
                 let whole_tiling = b.whole && b.tiled && b.step.is_none();
                 b.v.grid_tile = false;
                 self.apply(e, &mut b, *op, args)?;
-                b.whole = b.whole && *op == ViewOp::Subspan;
+                // A squeezed tile is a whole tensor of its own.
+                b.whole = *op == ViewOp::Sqz || (b.whole && *op == ViewOp::Subspan);
                 b.v.grid_tile = whole_tiling && *op == ViewOp::At;
                 Ok(b)
             }
@@ -397,7 +410,31 @@ impl Analysis<'_> {
         }
         match op {
             // The checker's lowering gate rejects these first; this arm keeps the match total.
-            ViewOp::Window | ViewOp::From | ViewOp::SpanAs | ViewOp::Sqz | ViewOp::SpanOf => {
+            ViewOp::Sqz => {
+                if b.tiled
+                    || b.step.is_some()
+                    || v.array_index.is_some()
+                    || v.transposed
+                    || v.squeezed.is_some()
+                {
+                    return err(
+                        e,
+                        "not supported yet: `.sqz()` of anything but a `.subspan(…).at(…)` tile of a whole tensor",
+                    );
+                }
+                let kept: Vec<usize> = (0..v.tile.len())
+                    .filter(|&d| v.tile[d] != Sym::Int(1))
+                    .collect();
+                let base = Squeezed {
+                    tile: std::mem::take(&mut v.tile),
+                    origin: std::mem::take(&mut v.origin),
+                };
+                v.tile = kept.iter().map(|&d| base.tile[d].clone()).collect();
+                v.origin = vec![Vec::new(); kept.len()];
+                v.terms = vec![Vec::new(); kept.len()];
+                v.squeezed = Some(base);
+            }
+            ViewOp::Window | ViewOp::From | ViewOp::SpanAs | ViewOp::SpanOf => {
                 return err(
                     e,
                     format!("not supported yet: the view method `.{}`", op.name()),

@@ -575,8 +575,18 @@ pub(crate) fn check_mma(
         if group4 {
             check_register_operands(cx, s, (a_def, b_def), (*a_major, av.dtype), diags);
         }
+        // A K-major A with an MN-major B of 16-bit elements (`mma.row.col`: B as [K, N]) lowers
+        // through WGMMA's B transpose (`lower/mn_major.rs`; an unswizzled operand is E1422), but not with the
+        // `.scale`/`promote`/sparse forms.
+        let mn_major_b = *a_major == Major::Row
+            && *b_major != Major::Row
+            && matches!(av.dtype, DType::F16 | DType::BF16)
+            && m.mma_scale(s).is_none()
+            && !super::sparse::is_sparse(m, s)
+            && m.promote.is_none();
         if group4
             && av.dtype == bv.dtype
+            && !mn_major_b
             && !(reg_a && *a_major != Major::Row && *b_major == Major::Row)
             && (*a_major != Major::Row || *b_major != Major::Row)
         {

@@ -275,6 +275,10 @@ impl Emitter<'_> {
                 names,
                 ..
             } => {
+                let dims: Vec<Option<i64>> = shape
+                    .iter()
+                    .map(|&x| super::warp::constant_of(m, x))
+                    .collect();
                 let shape: Vec<Sym> = shape
                     .iter()
                     .map(|&e| self.cx().sym(e))
@@ -292,6 +296,20 @@ impl Emitter<'_> {
                             (&d.name.name, *dtype, &shape),
                             line,
                         )?;
+                        // Its K/4 f16x2 words are also the f16 [64, K] tile in the accumulator
+                        // layout (word 2j + h: row lane/4 + 8h, columns 8j + 2(lane%4) + 0, 1,
+                        // the A fragment of K-step j/2), so element-wise work (`apply`, `p.at(i,
+                        // j) = …`) addresses it as `lower/frag_elem.rs` addresses a tile.
+                        if let (DType::F16, [Some(64), Some(k)]) = (*dtype, dims.as_slice()) {
+                            self.warp.tiles.insert(
+                                d.name.name.clone(),
+                                super::warp_frags::TileFrag {
+                                    dtype: DType::F16,
+                                    m: 64,
+                                    n: Some(*k),
+                                },
+                            );
+                        }
                         continue;
                     }
                     let count = d.count.map(|c| self.cx().sym(c)).transpose()?;
@@ -489,6 +507,17 @@ impl Emitter<'_> {
             | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { .. }) => {
                 super::hopper::sync_stmt(self, s, line)?
             }
+            // `f = dma.copy.swiz<N> src => shared;` feeding WGMMAs (`lower/dma_swiz.rs`).
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: false,
+                is_async: false,
+                bind: Some(f),
+                src,
+                modifiers,
+                ..
+            }) if self.path == KernelPath::Hopper && !modifiers.is_empty() => {
+                super::dma_swiz::future_copy(self, s, f, *src, line)?
+            }
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 tma: false,
                 is_async,
@@ -588,18 +617,12 @@ impl Emitter<'_> {
                 let p = v.tensor.param.unwrap_or(0);
                 self.written_params.insert(p);
                 self.pointer_params.insert(p);
-                let t = &v.tensor;
-                let cols = t
-                    .shape
-                    .get(1)
-                    .map(|s| s.to_cpp())
-                    .unwrap_or_else(|| "1".into());
-                let c = v.origin.get(1).cloned().unwrap_or_else(|| "0".into());
+                let (r, c, rows, cols) = v.global_rc();
                 let store = Call::new("tsl_st_guarded").args([
-                    t.name.clone(),
-                    v.origin[0].clone(),
+                    v.tensor.name.clone(),
+                    r,
                     c,
-                    t.shape[0].to_cpp(),
+                    rows,
                     cols,
                     val,
                 ]);

@@ -5,7 +5,7 @@
 
 use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
-use crate::check::{Binding, KernelInfo, Root, TermForm};
+use crate::check::{Binding, KernelInfo, OriginTerm, Root, TermForm};
 use crate::ir::{BinaryOp, DType, Expr, ExprId, MemSpace, Module, ViewOp};
 use crate::sym::Sym;
 
@@ -121,6 +121,46 @@ impl View {
             format!("{} + {off}", self.entry_ptr())
         }
     }
+    /// An element of a global tensor as (row, column, rows, columns) of the row-major matrix
+    /// the guarded accessors (`tsl_ld_or_zero`, `tsl_st_guarded`) take: a 1-D tensor is one
+    /// row; a tensor of rank 3 or more folds its leading dimensions into the row
+    /// (`(i0 · S1 + i1) · S2 + i2`, of S0 · S1 · S2 rows), and a leading index past its own
+    /// dimension makes the row `rows` — outside, so the element reads as zero and is not
+    /// stored, as for a 2-D tensor.
+    pub fn global_rc(&self) -> (String, String, String, String) {
+        let t = &self.tensor;
+        let n = t.shape.len();
+        if n <= 2 {
+            let c = self.origin.get(1).cloned().unwrap_or_else(|| "0".into());
+            let cols = t
+                .shape
+                .get(1)
+                .map(|s| s.to_cpp())
+                .unwrap_or_else(|| "1".into());
+            return (self.origin[0].clone(), c, t.shape[0].to_cpp(), cols);
+        }
+        let lead = n - 1;
+        let mut row = wrap(&self.origin[0]);
+        for d in 1..lead {
+            row = format!(
+                "{row} * {} + {}",
+                cpp_paren(&t.shape[d]),
+                wrap(&self.origin[d])
+            );
+            row = format!("({row})");
+        }
+        let rows = t.shape[..lead]
+            .iter()
+            .map(cpp_paren)
+            .collect::<Vec<_>>()
+            .join(" * ");
+        let inside: Vec<String> = (1..lead)
+            .map(|d| format!("{} < {}", wrap(&self.origin[d]), cpp_paren(&t.shape[d])))
+            .collect();
+        let row = format!("({} ? {row} : {rows})", inside.join(" && "));
+        (row, self.origin[lead].clone(), rows, t.shape[lead].to_cpp())
+    }
+
     pub fn tile_elems(&self) -> Sym {
         self.tile.iter().cloned().fold(Sym::Int(1), Sym::mul)
     }
@@ -319,6 +359,17 @@ impl ExprCx<'_> {
                     .map(|&a| self.value(a))
                     .collect::<Result<_, _>>()?;
                 let all_int = vals.iter().all(|(_, t)| *t == Ty::Int);
+                // `select(c, a, b)` (`c ? a : b`): an `int` when both values are, else an f32.
+                if func.name == "select"
+                    && let [(c, _), (a, ta), (b, tb)] = vals.as_slice()
+                {
+                    let (a, b, t) = if *ta == Ty::Int && *tb == Ty::Int {
+                        (a.clone(), b.clone(), Ty::Int)
+                    } else {
+                        (to_float(a, *ta), to_float(b, *tb), Ty::Float(DType::F32))
+                    };
+                    return Ok((format!("({} ? {a} : {b})", wrap(c)), t));
+                }
                 let f = match func.name.as_str() {
                     "cdiv" => "tsl_cdiv",
                     "min" if all_int => "tsl_min",
@@ -392,14 +443,7 @@ impl ExprCx<'_> {
         let t = &v.tensor;
         match t.space {
             MemSpace::Global => {
-                let r = &v.origin[0];
-                let c = v.origin.get(1).cloned().unwrap_or_else(|| "0".into());
-                let rows = t.shape[0].to_cpp();
-                let cols = t
-                    .shape
-                    .get(1)
-                    .map(|s| s.to_cpp())
-                    .unwrap_or_else(|| "1".into());
+                let (r, c, rows, cols) = v.global_rc();
                 format!("tsl_ld_or_zero({}, {r}, {c}, {rows}, {cols})", t.name)
             }
             _ => format!("{}[{}]", v.entry_ptr(), v.origin_offset()),
@@ -415,6 +459,32 @@ impl ExprCx<'_> {
     /// root name standing for `frag`, the fragment seen as a register tile.
     pub fn fragment_view(&self, e: ExprId, frag: &TensorLocal) -> Result<View, LowerError> {
         self.view_in(e, Some(frag))
+    }
+
+    /// The C++ of a view's origin, per dimension: the sum of its terms.
+    fn print_origin(&self, origin: &[Vec<OriginTerm>]) -> Result<Vec<String>, LowerError> {
+        let mut out = Vec::with_capacity(origin.len());
+        for terms in origin {
+            let mut o = "0".to_string();
+            for t in terms {
+                let term = match (t.form, &t.stride) {
+                    (TermForm::Element, _) | (TermForm::Tile, Sym::Int(1)) => {
+                        self.value(t.index)?.0
+                    }
+                    (TermForm::Tile, stride) => format!(
+                        "{} * {}",
+                        self.value_prec(t.index, 10)?.0,
+                        cpp_paren(stride)
+                    ),
+                    (TermForm::Chunk, stride) => {
+                        format!("{} * {}", wrap(&self.value(t.index)?.0), cpp_paren(stride))
+                    }
+                };
+                o = offset(&o, &term);
+            }
+            out.push(o);
+        }
+        Ok(out)
     }
 
     fn view_in(&self, e: ExprId, frag: Option<&TensorLocal>) -> Result<View, LowerError> {
@@ -454,26 +524,22 @@ impl ExprCx<'_> {
             Some(i) => Some(self.value(i)?.0),
             None => None,
         };
-        let mut origin = Vec::with_capacity(sv.origin.len());
-        for terms in &sv.origin {
-            let mut o = "0".to_string();
-            for t in terms {
-                let term = match (t.form, &t.stride) {
-                    (TermForm::Element, _) | (TermForm::Tile, Sym::Int(1)) => {
-                        self.value(t.index)?.0
-                    }
-                    (TermForm::Tile, stride) => format!(
-                        "{} * {}",
-                        self.value_prec(t.index, 10)?.0,
-                        cpp_paren(stride)
-                    ),
-                    (TermForm::Chunk, stride) => {
-                        format!("{} * {}", wrap(&self.value(t.index)?.0), cpp_paren(stride))
-                    }
-                };
-                o = offset(&o, &term);
-            }
-            origin.push(o);
+        let origin = self.print_origin(&sv.origin)?;
+        // `.sqz()`: the squeezed tile is a tensor of its own, at the tile's first element.
+        let mut tensor = tensor;
+        let mut array_terms = sv.array_terms;
+        if let Some(base) = &sv.squeezed {
+            let base_origin = self.print_origin(&base.origin)?;
+            let (name, shape, moved) =
+                super::squeeze::squeeze(&tensor.name, &tensor.shape, &base.tile, &base_origin)
+                    .map_err(|why| self.err(e, why))?;
+            tensor = TensorLocal {
+                name,
+                shape,
+                ..tensor
+            };
+            // The base moved by a multiple of the kept block's elements.
+            array_terms.extend(moved);
         }
         let mut v = View {
             tensor,
@@ -483,7 +549,7 @@ impl ExprCx<'_> {
             element: sv.element,
             transposed: sv.transposed,
             terms: sv.terms,
-            array_terms: sv.array_terms,
+            array_terms,
             hoisted: None,
         };
         if v.array_index.is_some() {

@@ -321,7 +321,9 @@ fn operand(e: &Emitter, x: ExprId) -> Result<(String, Layout), LowerError> {
 /// may still be running).
 fn wgmma_ready(e: &mut Emitter, cpp: &str, line: Option<u32>) {
     if !all_waited(e) {
-        if e.wgmma_uncommitted {
+        // Uncommitted WGMMAs, or ones an `if` above may have committed and waited for on one
+        // path only: commit (an empty group when there is nothing) and wait.
+        if e.wgmma_uncommitted || waited_in_a_branch(e) {
             super::hopper::wgmma_commit_wait(e, line, "the accumulator's WGMMAs are done");
         } else {
             super::hopper::wgmma_wait_all(e, line, "the accumulator's WGMMAs are done");
@@ -384,7 +386,9 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
                 Some("the writes stay before what follows"),
                 line,
             );
-            super::hopper::wgmma_fence(e, line);
+            if !next_is_elementwise(e.m, s) {
+                super::hopper::wgmma_fence(e, line);
+            }
         }
         return Ok(());
     }
@@ -472,7 +476,8 @@ fn all_waited(e: &Emitter) -> bool {
             l.op.calls()
                 .iter()
                 .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"));
-        if full_wait {
+        // A wait inside an `if` that has closed ran on one path only.
+        if full_wait && !in_closed_branch(e, l) {
             return true;
         }
         let mut names = std::collections::BTreeSet::new();
@@ -490,6 +495,40 @@ fn all_waited(e: &Emitter) -> bool {
         }
     }
     true
+}
+
+/// Whether line `l` (one of `e.lines`) lies inside an `if`/`else` block that has closed before
+/// the current line: the block's openers, walking out from `l` to the current depth.
+fn in_closed_branch(e: &Emitter, l: &super::kernel::Line) -> bool {
+    let Some(w) = e.lines.iter().position(|x| std::ptr::eq(x, l)) else {
+        return false;
+    };
+    let mut indent = l.indent;
+    for x in e.lines[..w].iter().rev() {
+        if indent <= e.indent {
+            break;
+        }
+        if x.indent < indent {
+            if matches!(x.op, Op::If { .. } | Op::Else) {
+                return true;
+            }
+            indent = x.indent;
+        }
+    }
+    false
+}
+
+/// Whether the last full WGMMA wait before the current line is inside a closed `if`/`else`.
+fn waited_in_a_branch(e: &Emitter) -> bool {
+    e.lines
+        .iter()
+        .rev()
+        .find(|l| {
+            l.op.calls()
+                .iter()
+                .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"))
+        })
+        .is_some_and(|l| in_closed_branch(e, l))
 }
 
 /// Opens the element loop over `name` and binds the name to the element.
@@ -572,9 +611,37 @@ fn close(e: &mut Emitter, s: StmtId, name: &str, l: &Layout, line: Option<u32>) 
             Some("the writes stay before what follows"),
             line,
         );
-        if accumulated_after(e, s, name) {
+        if accumulated_after(e, s, name) && !next_is_elementwise(e.m, s) {
             super::hopper::wgmma_fence(e, line);
         }
+    }
+}
+
+/// Whether the statement after `s` in its block is element-wise work on fragments too (an
+/// `apply`, `copy` or row reduction): a run of them fences once, after the last, so no
+/// register access of a later one falls between a `wgmma.fence` and the WGMMA it orders
+/// (ptxas would serialize the WGMMAs), and the one fence orders every write of the run.
+fn next_is_elementwise(m: &crate::ir::Module, s: StmtId) -> bool {
+    fn next_in(m: &crate::ir::Module, b: &[StmtId], s: StmtId) -> Option<Option<StmtId>> {
+        for (i, &t) in b.iter().enumerate() {
+            if t == s {
+                return Some(b.get(i + 1).copied());
+            }
+            for inner in crate::check::stmt_blocks(&m.stmts[t]) {
+                if let Some(r) = next_in(m, inner, s) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    }
+    let Some(Some(n)) = next_in(m, &m.kernel.body, s) else {
+        return false;
+    };
+    match &m.stmts[n] {
+        Stmt::Foreach { extents, .. } => m.walked_fragment(extents).is_some(),
+        Stmt::Ext(crate::ir::ExtStmt::FragOp { .. }) => true,
+        _ => false,
     }
 }
 

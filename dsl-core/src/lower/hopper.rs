@@ -813,6 +813,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let meta = m.sparse_meta(s).cloned().unwrap_or_else(|| acc.clone());
             super::sparse::mma(e, s, (acc, a, b, &meta), line)?;
         }
+        // `mma.row.col` of 16-bit operands: B MN-major (`lower/mn_major.rs`).
+        Stmt::Mma {
+            acc, a, b, b_major, ..
+        } if *b_major != crate::ir::Major::Row => super::mn_major::mma(e, s, (acc, a, b), line)?,
         Stmt::Mma { acc, a, b, .. }
             if matches!(e.frag(s, IdentRole::A), Some(FragKind::ARegs { .. })) =>
         {
@@ -1687,10 +1691,30 @@ fn acc_n(e: &Emitter, fill: StmtId) -> Option<Sym> {
         Some(Binding::Frag(d)) => Some(*d),
         _ => None,
     };
-    let load = m.stmts.iter().find_map(|(s, st)| match st {
-        Stmt::Mma { .. } if frag(s, IdentRole::Acc) == Some(fill) => frag(s, IdentRole::B),
+    let (mma, load) = m.stmts.iter().find_map(|(s, st)| match st {
+        Stmt::Mma { .. } if frag(s, IdentRole::Acc) == Some(fill) => {
+            Some((s, frag(s, IdentRole::B)?))
+        }
         _ => None,
     })?;
+    // An MN-major B (`mma.row.col`, `lower/mn_major.rs`) is [K, N]: N is the accumulator's, as
+    // the checker shaped it.
+    if let Stmt::Mma { b_major, .. } = &m.stmts[mma]
+        && *b_major != crate::ir::Major::Row
+    {
+        let Stmt::MmaFill { name, .. } = &m.stmts[fill] else {
+            return None;
+        };
+        return e
+            .info
+            .frags
+            .get(&name.name)
+            .and_then(|f| f.shape.get(1))
+            .and_then(|d| match d.expr {
+                crate::check::DimExpr::Expr(x) => Sym::from_expr(m, x),
+                crate::check::DimExpr::Const(v) => Some(Sym::Int(v)),
+            });
+    }
     let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
         return None;
     };

@@ -184,6 +184,12 @@ impl Parser {
 
     /// `f16 a = 0.0f, b;` — one [`Stmt::ScalarDecl`] per name.
     pub(crate) fn scalar_decl(&mut self, out: &mut Block) -> PResult<()> {
+        self.scalar_decl_of(out, false)
+    }
+
+    /// A scalar declaration; a `mutable` one (`mutable int n = 0;`) stays a scalar even when
+    /// its initial value is a constant, since later statements update it.
+    pub(crate) fn scalar_decl_of(&mut self, out: &mut Block, mutable: bool) -> PResult<()> {
         let mut first = self.pos;
         let (dtype, _) = self.dtype()?;
         loop {
@@ -207,6 +213,7 @@ impl Parser {
             // An integer with a compile-time value outside every `parallel`: a constant of
             // the module (so it can size tiles and levels), like a `const` in the header.
             if let (DType::I32, Some(value), 0) = (dtype, init, self.parallel_depth)
+                && !mutable
                 && self.body_depth == 1
                 && self.only_constants(value)
             {

@@ -123,7 +123,7 @@ impl Parser {
             "wait" | "trigger" => return self.event_list_stmt(out),
             "mutable" if self.ident_at(self.pos + 1).is_some() => {
                 self.bump();
-                return self.scalar_decl(out);
+                return self.scalar_decl_of(out, true);
             }
             _ => {}
         }

@@ -169,8 +169,22 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
             if whole {
                 add(e);
             } else {
+                // `t.span` (an extent: `apply {i, j} in t.span`) reads `t`'s shape only.
+                let mut shape_only = HashSet::new();
                 walk_expr(m, e, &mut |x| {
-                    if matches!(m.exprs[x], Expr::Name(_)) {
+                    if let Expr::View {
+                        op: crate::ir::ViewOp::SpanOf,
+                        base,
+                        ..
+                    } = &m.exprs[x]
+                    {
+                        walk_expr(m, *base, &mut |y| {
+                            shape_only.insert(y);
+                        });
+                    }
+                });
+                walk_expr(m, e, &mut |x| {
+                    if matches!(m.exprs[x], Expr::Name(_)) && !shape_only.contains(&x) {
                         add(x)
                     }
                 });

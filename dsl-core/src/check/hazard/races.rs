@@ -54,6 +54,12 @@ fn global_read_write(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
     let mut reads: HashMap<usize, Vec<ExprId>> = HashMap::new();
     for s in super::super::all_stmts(m) {
         let st = &m.stmts[s];
+        // A named view reads nothing: the parser wrote the view at each use, where it counts.
+        if let Stmt::Let { value, .. } = st
+            && super::super::is_view_let(m, *value)
+        {
+            continue;
+        }
         let target = match st {
             Stmt::Assign { target, .. } => Some(*target),
             Stmt::DmaCopy {

@@ -1,0 +1,60 @@
+//! Which `.sqz()` views lower (`lower/squeeze.rs` states the rule and builds them): the chain
+//! `t.subspan(e…).at(i…).sqz()` on a tensor `t`, whose dimensions of extent `1` come before the
+//! kept ones, at most two kept, each whole (subspan extent the tensor's own, index `0`).
+
+use super::Binding;
+use crate::ir::{Expr, ExprId, Module, Stmt, ViewOp};
+use std::collections::HashMap;
+
+/// Whether the `.sqz()` view `e` lowers (see the module documentation).
+pub(crate) fn lowers(m: &Module, bindings: &HashMap<ExprId, Binding>, e: ExprId) -> bool {
+    let Expr::View {
+        base,
+        op: ViewOp::Sqz,
+        ..
+    } = &m.exprs[e]
+    else {
+        return false;
+    };
+    let Expr::View {
+        base: tiled,
+        op: ViewOp::At,
+        args: at,
+    } = &m.exprs[*base]
+    else {
+        return false;
+    };
+    let Expr::View {
+        base: root,
+        op: ViewOp::Subspan,
+        args: sizes,
+    } = &m.exprs[*tiled]
+    else {
+        return false;
+    };
+    let shape = match bindings.get(root) {
+        Some(Binding::Param(i)) => m.kernel.params.get(*i).map(|p| p.shape.clone()),
+        Some(Binding::Tensor(s, _)) => match &m.stmts[*s] {
+            Stmt::TensorDecl { shape, names, .. } if names.iter().all(|d| d.count.is_none()) => {
+                Some(shape.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(shape) = shape else {
+        return false;
+    };
+    let n = shape.len();
+    if sizes.len() != n || at.len() != n {
+        return false;
+    }
+    let first_kept = (0..n)
+        .find(|&d| !matches!(m.exprs[sizes[d]], Expr::Int(1)))
+        .unwrap_or(n);
+    let kept_ok = (first_kept..n).all(|d| {
+        super::view::same_expr(m, sizes[d], shape[d]) && matches!(m.exprs[at[d]], Expr::Int(0))
+    });
+    let dropped_ok = (0..first_kept).all(|d| matches!(m.exprs[sizes[d]], Expr::Int(1)));
+    n - first_kept <= 2 && kept_ok && dropped_ok
+}

@@ -1,0 +1,160 @@
+//! `mma.row.col acc, a, b` with 16-bit operands: B is a `[K, N]` tile (MN-major) in a swizzled
+//! shared buffer whose rows of N elements are one swizzle span (the checker's swizzle rules).
+//! The WGMMA reads it through the same descriptor as a K-major tile (rows SWIZ bytes apart,
+//! 8-row groups 8 · SWIZ bytes apart) with the instruction's B transpose set; a K-step of 16 is
+//! 16 rows of B, so B's descriptor advances by 16 · SWIZ bytes per step (A, K-major, by 32 bytes
+//! from shared memory, or 4 registers per thread when A is a register fragment). The wrappers
+//! are generated per (accumulator, input, N) (`codegen-cuda/src/wgmma_tb.rs`).
+
+use super::emitter::Emitter;
+use super::error::LowerError;
+use super::kernel::{Call, Op};
+use super::scope::FragKind;
+use crate::check::IdentRole;
+use crate::ir::{DType, Ident, StmtId};
+use crate::sym::Sym;
+
+pub fn mma(
+    e: &mut Emitter,
+    s: StmtId,
+    (acc, a, b): (&Ident, &Ident, &Ident),
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let m = e.m;
+    let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
+        return Err(LowerError::new(
+            acc.span,
+            format!("`{}` is not an accumulator", acc.name),
+        ));
+    };
+    let Some(FragKind::Desc { .. }) = e.frag(s, IdentRole::B) else {
+        return Err(LowerError::new(
+            b.span,
+            "the MN-major B operand of a WGMMA is a shared tile",
+        ));
+    };
+    let swz = e
+        .info
+        .frags
+        .get(&b.name)
+        .and_then(|f| e.swizzle.get(&f.def))
+        .cloned()
+        .unwrap_or(Sym::Int(0));
+    if swz == Sym::Int(0) {
+        return Err(LowerError::new(
+            b.span,
+            "an MN-major B operand is read from a swizzled tile",
+        ));
+    }
+    let acc_ty = if dtype == DType::F32 { "f32" } else { "f16" };
+    let (in_ty, k, regs) = match e.frag(s, IdentRole::A) {
+        Some(FragKind::Desc { dtype, k }) => (dtype, k, None),
+        Some(FragKind::ARegs { dtype, k, regs }) => (dtype, k, Some(regs)),
+        _ => {
+            return Err(LowerError::new(
+                a.span,
+                format!("`{}` is not an `mma.load` operand", a.name),
+            ));
+        }
+    };
+    let family = if regs.is_some() { "rstb" } else { "tb" };
+    let key = (acc_ty.to_string(), format!("{family}_{}", in_ty.name()));
+    if !e.wgmma_types.contains(&key) {
+        e.wgmma_types.push(key);
+    }
+    if !e.wgmma_ns.contains(&n) {
+        e.wgmma_ns.push(n.clone());
+    }
+    let op = format!(
+        "tsl_wgmma_{family}_{acc_ty}_{}<{}>",
+        in_ty.name(),
+        n.to_cpp()
+    );
+    let steps = Sym::bin(crate::ir::BinaryOp::Div, k, Sym::Int(16));
+    let b_cpp = desc_cpp(&b.name);
+    let what = |a_cpp: &str| {
+        format!(
+            "{} += {a_cpp}·{b_cpp} (B MN-major: wgmma m64nNk16 with B transposed, N = {}), {} K-steps of 16",
+            acc.name,
+            n.to_cpp(),
+            steps.to_cpp()
+        )
+    };
+    match regs {
+        Some(regs) => {
+            e.call(
+                Call::new("tsl_pin").args([regs.clone()]),
+                Some("the A registers are written before the fence"),
+                line,
+            );
+            e.call(
+                Call::new("tsl_wgmma_fence"),
+                Some("order the accumulator and A registers before this WGMMA"),
+                line,
+            );
+            e.call(
+                Call::new("tsl_wgmma_rstb_k_steps")
+                    .targs([op, steps.to_cpp(), swz.to_cpp()])
+                    .args([acc.name.clone(), regs.clone(), b_cpp.clone()]),
+                Some(&what(&regs)),
+                line,
+            );
+            if m.mma_async(s).is_some() {
+                e.call(
+                    Call::new("tsl_wgmma_commit"),
+                    Some("`.async`: in flight until a wait covers its group"),
+                    line,
+                );
+                e.wgmma_uncommitted = false;
+                e.wgmma_pending = true;
+            } else {
+                // The A registers must not change while the WGMMA reads them.
+                e.wgmma_pending = false;
+                e.wgmma_uncommitted = false;
+                e.emit(
+                    Op::Calls(vec![
+                        Call::new("tsl_wgmma_commit"),
+                        Call::new("tsl_wgmma_wait").targs(["0"]),
+                    ]),
+                    Some("the WGMMA has read its A registers"),
+                    line,
+                );
+            }
+        }
+        None => {
+            let a_cpp = desc_cpp(&a.name);
+            e.call(
+                Call::new("tsl_wgmma_fence"),
+                Some("the accumulators are ordered before this batch of WGMMAs"),
+                line,
+            );
+            e.call(
+                Call::new("tsl_wgmma_tb_k_steps")
+                    .targs([op, steps.to_cpp(), swz.to_cpp()])
+                    .args([acc.name.clone(), a_cpp.clone(), b_cpp.clone()]),
+                Some(&what(&a_cpp)),
+                line,
+            );
+            e.wgmma_uncommitted = true;
+            if m.mma_async(s).is_some() {
+                e.call(
+                    Call::new("tsl_wgmma_commit"),
+                    Some("`.async`: in flight until a wait covers its group"),
+                    line,
+                );
+                e.wgmma_uncommitted = false;
+                e.wgmma_pending = true;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The C++ name of an operand descriptor (as `lower/hopper.rs` declares it): the fragment's
+/// name, or `tsl_desc_<n>` for a tile passed straight to `mma` (the parser's `direct$<n>`).
+fn desc_cpp(name: &str) -> String {
+    match name.strip_prefix("direct$") {
+        Some(rest) => format!("tsl_desc_{rest}"),
+        None => name.to_string(),
+    }
+}

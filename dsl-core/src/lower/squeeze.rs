@@ -1,0 +1,67 @@
+//! `.sqz()`: a rank-reducing view. `t.subspan(1, 1, S, D).at(b, h, 0, 0).sqz()` picks the
+//! `[S, D]` matrix of batch `b`, head `h` of a 4-D tensor; the lowering makes it a tensor of
+//! its own — the base pointer moved to the picked block (`t + ((b * H + h) * S) * D`) and the
+//! kept dimensions as its shape — so every later view, copy and element access is the 2-D (or
+//! 1-D) one the rest of the lowering knows, bounds checks included.
+//!
+//! The rule (the checker's gate states the same one, `check::squeeze`): the dropped dimensions
+//! have extent `1` and come before the kept ones; at most two are kept, each whole (the
+//! tensor's extent, index 0), so the result is a row-major tensor with the original row pitch.
+
+use crate::sym::Sym;
+
+/// The squeezed tensor of a tile: `tile` at `origin` (C++ text per dimension) of a tensor
+/// named `name` of shape `shape`. Returns the C++ pointer of the picked block, the kept shape,
+/// and the element stride its base moved by (`None` when it did not move), which alignment
+/// reasoning can rely on.
+pub fn squeeze(
+    name: &str,
+    shape: &[Sym],
+    tile: &[Sym],
+    origin: &[String],
+) -> Result<(String, Vec<Sym>, Option<Sym>), String> {
+    let n = tile.len();
+    if shape.len() != n || origin.len() != n {
+        return Err("not supported yet: `.sqz()` of anything but a `.subspan(…).at(…)` tile of a whole tensor".into());
+    }
+    let kept: Vec<usize> = (0..n).filter(|&d| tile[d] != Sym::Int(1)).collect();
+    let first_kept = kept.first().copied().unwrap_or(n);
+    if kept.len() > 2 || kept != (first_kept..n).collect::<Vec<_>>() {
+        return Err("not supported yet: `.sqz()` keeping dimensions other than the last one or two (the dropped ones, of extent 1, come first)".into());
+    }
+    if kept
+        .iter()
+        .any(|&d| origin[d] != "0" || tile[d] != shape[d])
+    {
+        return Err("not supported yet: `.sqz()` of a tile that does not keep its dimensions whole (extent the tensor's, index 0)".into());
+    }
+    // Horner's rule over the origin: ((o0 · S1 + o1) · S2 + o2) · …, zeros left out.
+    let mut off = String::from("0");
+    for d in 0..n {
+        if d > 0 && off != "0" {
+            off = format!("{} * {}", paren(&off), paren(&shape[d].to_cpp()));
+        }
+        if origin[d] != "0" {
+            off = if off == "0" {
+                origin[d].clone()
+            } else {
+                format!("{off} + {}", origin[d])
+            };
+        }
+    }
+    let kept_shape: Vec<Sym> = kept.iter().map(|&d| shape[d].clone()).collect();
+    if off == "0" {
+        return Ok((name.to_string(), kept_shape, None));
+    }
+    let elems = kept_shape.iter().cloned().fold(Sym::Int(1), Sym::mul);
+    Ok((format!("({name} + {off})"), kept_shape, Some(elems)))
+}
+
+/// Parenthesizes C++ text unless it is a single token.
+fn paren(s: &str) -> String {
+    if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        s.to_string()
+    } else {
+        format!("({s})")
+    }
+}
