@@ -9,7 +9,7 @@ mod common;
 
 use std::process::Command;
 
-const EXAMPLES: [&str; 29] = [
+const EXAMPLES: &[&str] = &[
     "autotune_first_use",
     "bench",
     "frontend_limits",
