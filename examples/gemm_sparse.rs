@@ -137,8 +137,8 @@ fn run(cli: &Cli) -> Result<bool, exit::Error> {
 
     // f16: the sparse kernel against cuBLAS on the unpacked A.
     let handle = kernel::load(&spmm::KERNEL, &stream, &cfg).map_err(|e| e.to_string())?;
-    let a = sparse_a(m, k, 1, |v| f16::from_f64(v));
-    let b = uniform_b(n * k, 2, |v| f16::from_f64(v));
+    let a = sparse_a(m, k, 1, f16::from_f64);
+    let b = uniform_b(n * k, 2, f16::from_f64);
     let dense = DeviceTensor::from_host(&dev, &[m, k], &a.dense).map_err(|e| e.to_string())?;
     let lhs = DeviceTensor::from_host(&dev, &[m, k / 2], &a.packed).map_err(|e| e.to_string())?;
     let meta = DeviceTensor::from_host(&dev, &[m, k / 8], &a.meta).map_err(|e| e.to_string())?;

@@ -36,7 +36,7 @@ fn any_n(_: usize) -> bool {
 
 /// Integer WGMMA: N in {8, 16, 24} and the multiples of 16 from 32 to 256.
 pub fn int_n(n: usize) -> bool {
-    n <= 24 || n % 16 == 0
+    n <= 24 || n.is_multiple_of(16)
 }
 
 /// The 16-bit variants (m64nNk16) first: the dispatch struct `tsl_wgmma` names them, so their
@@ -198,7 +198,7 @@ pub(crate) fn family_section<V>(
         let _ = writeln!(s, "{}", head(v));
         for &n in ns {
             let n = n as usize;
-            if n % 8 == 0 && (8..=256).contains(&n) {
+            if n.is_multiple_of(8) && (8..=256).contains(&n) {
                 spec(&mut s, v, n);
             }
         }

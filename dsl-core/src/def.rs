@@ -148,10 +148,10 @@ pub fn retype(m: &Module, v: Variant) -> Module {
         }
         for i in 0..out.stmts.len() {
             let h = crate::ir::Handle::from_index(i);
-            if let Stmt::TensorDecl { dtype, .. } = &mut out.stmts[h] {
-                if *dtype == from {
-                    *dtype = to;
-                }
+            if let Stmt::TensorDecl { dtype, .. } = &mut out.stmts[h]
+                && *dtype == from
+            {
+                *dtype = to;
             }
         }
     }

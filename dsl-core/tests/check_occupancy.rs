@@ -53,15 +53,10 @@ fn k8_parses_checks_and_dumps_its_occupancy() {
 
 #[test]
 fn block_count_outside_1_to_32_is_spanned() {
-    for (expr, blocks) in [
-        ("0", 0),
-        ("MINB * 20", 20 * 1),
-        ("MINB - 2", -1),
-        ("33", 33),
-    ] {
+    for (expr, blocks) in [("0", 0), ("MINB * 20", 20), ("MINB - 2", -1), ("33", 33)] {
         let m = k8_with(expr);
         let cfg = Config::defaults(&m);
-        let bad = blocks < 1 || blocks > 32;
+        let bad = !(1..=32).contains(&blocks);
         let r = check_config(&m, &cfg, None, &Limits::SM90);
         if !bad {
             assert!(r.is_ok(), "{expr}");

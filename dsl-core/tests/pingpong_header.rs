@@ -36,15 +36,14 @@ fn pingpong_is_a_header_item_with_a_span() {
 #[test]
 fn pingpong_takes_no_argument() {
     let d = parse_str(&KERNEL.replace("pingpong;", "pingpong 2;"), None)
-        .err()
-        .expect("`pingpong 2;` is an error");
+        .expect_err("`pingpong 2;` is an error");
     assert!(d.to_string().contains("pingpong"), "{d}");
 }
 
 #[test]
 fn a_kernel_without_warpgroups_has_no_consumers_to_take_turns() {
     let m = parse_str(KERNEL, None).expect("parses").module;
-    let d = check::check(&m).err().expect("E1631");
+    let d = check::check(&m).expect_err("E1631");
     let codes: Vec<&str> = d.0.iter().map(|x| x.code).collect();
     assert_eq!(codes, ["E1631"], "{d}");
 }
@@ -69,7 +68,7 @@ fn a_branch_on_a_consumer_warpgroup_beside_the_consumers_is_rejected() {
         "shared event full[STAGES], empty[STAGES], done;",
     );
     let m = parse_str(&extra, None).expect("parses").module;
-    let d = check::check(&m).err().expect("E1631");
+    let d = check::check(&m).expect_err("E1631");
     assert!(
         d.0.iter()
             .any(|x| x.code == "E1631" && x.message.contains("this branch")),

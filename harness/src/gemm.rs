@@ -129,11 +129,7 @@ pub fn run(def: &'static KernelDef, example: &str, o: &GemmOpts) -> Result<bool,
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     std::fs::write(&path, prepared.instantiated_cuda(&cfg))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    println!(
-        "kernel   {} ({vname}), config {}",
-        def.name,
-        cfg.to_string()
-    );
+    println!("kernel   {} ({vname}), config {}", def.name, cfg);
     println!("cuda     {}", path.display());
     if let Some(page) = &o.explain {
         let sets: Vec<(String, i64)> = cfg.values.iter().map(|(k, v)| (k.clone(), *v)).collect();

@@ -280,10 +280,10 @@ fn measure<I: Element, O: Element>(
     };
     let mut best: Option<(f64, usize)> = None;
     for (i, (fast, c)) in candidates.iter().enumerate() {
-        if let Ok(t) = time_gpu(dev, &quick, Some(flops), || run_lt(*fast, c)) {
-            if best.is_none_or(|(ms, _)| t.median_ms < ms) {
-                best = Some((t.median_ms, i));
-            }
+        if let Ok(t) = time_gpu(dev, &quick, Some(flops), || run_lt(*fast, c))
+            && best.is_none_or(|(ms, _)| t.median_ms < ms)
+        {
+            best = Some((t.median_ms, i));
         }
     }
     let (_, bi) = best.ok_or("no cuBLASLt algorithm ran")?;

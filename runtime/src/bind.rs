@@ -403,14 +403,14 @@ impl LaunchTemplate {
                     shape: shape.to_vec(),
                 });
             }
-            if let (Some(want), Some(got)) = (p.dtype, dtypes.map(|d| d[pi])) {
-                if want != got {
-                    return Err(DslError::DType {
-                        param: p.name.clone(),
-                        expected: want.name().into(),
-                        got: got.name().into(),
-                    });
-                }
+            if let (Some(want), Some(got)) = (p.dtype, dtypes.map(|d| d[pi]))
+                && want != got
+            {
+                return Err(DslError::DType {
+                    param: p.name.clone(),
+                    expected: want.name().into(),
+                    got: got.name().into(),
+                });
             }
             for (i, (spec, &got)) in p.dims.iter().zip(shape.iter()).enumerate() {
                 if let DimSpec::Bind(slot) = spec {

@@ -342,14 +342,14 @@ impl Prepared {
                     shape: t.shape.clone(),
                 });
             }
-            if let Some(want) = DType::from_ir(p.dtype) {
-                if want != t.dtype {
-                    return Err(DslError::DType {
-                        param: p.name.name.clone(),
-                        expected: want.name().into(),
-                        got: t.dtype.name().into(),
-                    });
-                }
+            if let Some(want) = DType::from_ir(p.dtype)
+                && want != t.dtype
+            {
+                return Err(DslError::DType {
+                    param: p.name.name.clone(),
+                    expected: want.name().into(),
+                    got: t.dtype.name().into(),
+                });
             }
             for (i, (&d, &got)) in p.shape.iter().zip(&t.shape).enumerate() {
                 match &self.module.exprs[d] {

@@ -412,10 +412,10 @@ impl CompiledKernel {
         };
         let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
         let memo = &mut maps[index];
-        if let Some(m) = memo.map {
-            if (memo.ptr, memo.rows, memo.cols) == (arg.ptr, rows, cols) {
-                return Ok(m);
-            }
+        if let Some(m) = memo.map
+            && (memo.ptr, memo.rows, memo.cols) == (arg.ptr, rows, cols)
+        {
+            return Ok(m);
         }
         let d = tma::Tiled2d::new(
             name,

@@ -81,10 +81,11 @@ pub fn infer(params: &[ParamSig]) -> Pattern {
     };
     let out = *out;
     let dims = |i: usize| params[i].dims.as_slice();
-    if let (2, [p, q]) = (dims(out).len(), read.as_slice()) {
-        if dims(*p).len() == 2 && dims(*q).len() == 2 {
-            return gemm(params, *p, *q, out);
-        }
+    if let (2, [p, q]) = (dims(out).len(), read.as_slice())
+        && dims(*p).len() == 2
+        && dims(*q).len() == 2
+    {
+        return gemm(params, *p, *q, out);
     }
     if let (1, [p, q]) = (dims(out).len(), read.as_slice()) {
         let ax = match (dims(*p).len(), dims(*q).len()) {
@@ -134,15 +135,15 @@ fn gemm(params: &[ParamSig], p: usize, q: usize, out: usize) -> Pattern {
                 Op::N => (&db[1] == n).then_some(&db[0]),
                 Op::T => (&db[0] == n).then_some(&db[1]),
             };
-            if let (Some(ka), Some(kb)) = (k_a, k_b) {
-                if ka == kb {
-                    found.push(Pattern::Gemm {
-                        a,
-                        b,
-                        c: out,
-                        layout,
-                    });
-                }
+            if let (Some(ka), Some(kb)) = (k_a, k_b)
+                && ka == kb
+            {
+                found.push(Pattern::Gemm {
+                    a,
+                    b,
+                    c: out,
+                    layout,
+                });
             }
         }
     }

@@ -742,8 +742,7 @@ fn a_retime_answer_with_configs_not_asked_for_is_refused() {
     }
     let err = Tuner::new(Target::cuda(&FAKE), SHAPE, opts)
         .run()
-        .err()
-        .expect("no winner from a confused answer");
+        .expect_err("no winner from a confused answer");
     assert!(err.to_string().contains("not asked for"), "{err}");
 }
 

@@ -585,7 +585,7 @@ pub(crate) fn check_tiles(
                     }
                     _ => false,
                 });
-                if !shape_of(args[0]).is_some_and(|sh| sh.len() == 1) || !per_row {
+                if shape_of(args[0]).is_none_or(|sh| sh.len() != 1) || !per_row {
                     diags.push(
                         at_expr(
                             m,

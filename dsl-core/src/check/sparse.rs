@@ -319,10 +319,8 @@ fn gate_u8(cx: &Cx, diags: &mut Diagnostics) {
                 dtype_span,
                 names,
                 ..
-            } => {
-                if (0..names.len()).any(|j| !used(super::Binding::Tensor(s, j))) {
-                    diags.push(gate(*dtype_span));
-                }
+            } if (0..names.len()).any(|j| !used(super::Binding::Tensor(s, j))) => {
+                diags.push(gate(*dtype_span));
             }
             Stmt::ScalarDecl {
                 dtype: DType::U8, ..

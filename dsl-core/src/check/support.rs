@@ -443,14 +443,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         );
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
-                if let Expr::Field { field, .. } = &m.exprs[x] {
-                    if field.name != "data" {
-                        diags.push(not_lowered(
-                            codes::NOT_LOWERED_VIEW,
-                            field.span,
-                            &format!("the field `.{}`", field.name),
-                        ));
-                    }
+                if let Expr::Field { field, .. } = &m.exprs[x]
+                    && field.name != "data"
+                {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_VIEW,
+                        field.span,
+                        &format!("the field `.{}`", field.name),
+                    ));
                 }
                 if let Expr::View {
                     op: crate::ir::ViewOp::Chunkat,

@@ -56,12 +56,12 @@ pub(crate) fn apply(
             let dims: Vec<Dim> = args.iter().map(|&a| cx.dim(a)).collect();
             let before: Option<i64> = v.shape.iter().map(|d| cx.dim_value(d)).product();
             let after: Option<i64> = dims.iter().map(|d| cx.dim_value(d)).product();
-            if let (Some(b), Some(a)) = (before, after) {
-                if a != b {
-                    return Err(format!(
-                        "`.span_as` keeps the element count: the view has {b} elements, the new shape {a}"
-                    ));
-                }
+            if let (Some(b), Some(a)) = (before, after)
+                && a != b
+            {
+                return Err(format!(
+                    "`.span_as` keeps the element count: the view has {b} elements, the new shape {a}"
+                ));
             }
             v.bounds = vec![None; dims.len()];
             v.coords = vec![None; dims.len()];

@@ -381,11 +381,12 @@ impl Module {
         let mut dims: Vec<String> = Vec::new();
         for p in &self.kernel.params {
             for &d in &p.shape {
-                if let Expr::Name(n) = &self.exprs[d] {
-                    if self.tunable(n).is_none() && self.constant(n).is_none() && !dims.contains(n)
-                    {
-                        dims.push(n.clone());
-                    }
+                if let Expr::Name(n) = &self.exprs[d]
+                    && self.tunable(n).is_none()
+                    && self.constant(n).is_none()
+                    && !dims.contains(n)
+                {
+                    dims.push(n.clone());
                 }
             }
         }

@@ -242,10 +242,10 @@ impl ExprCx<'_> {
     /// fresh buffer a future names (a pointer the lowering declared under the future's name).
     pub fn local(&self, e: ExprId) -> Option<&Local> {
         // Inside an element loop a fragment's name is its element (`lower/frag_elem.rs`).
-        if let Expr::Name(n) = &self.m.exprs[e] {
-            if let Some(l @ Local::FragElem { .. }) = self.scopes.cpp(n) {
-                return Some(l);
-            }
+        if let Expr::Name(n) = &self.m.exprs[e]
+            && let Some(l @ Local::FragElem { .. }) = self.scopes.cpp(n)
+        {
+            return Some(l);
         }
         let b = self.info.bindings.get(&e)?;
         self.scopes.decl(b).or_else(|| match (b, &self.m.exprs[e]) {

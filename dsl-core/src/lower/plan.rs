@@ -223,10 +223,10 @@ pub fn finish(
     for n in &e.wgmma_ns {
         // Every value the accumulator width can take over the tunable domains.
         for cfg in super::domain::configs(m) {
-            if let Ok(v) = expand(m, n).eval(&cfg) {
-                if !ns.contains(&v) {
-                    ns.push(v);
-                }
+            if let Ok(v) = expand(m, n).eval(&cfg)
+                && !ns.contains(&v)
+            {
+                ns.push(v);
             }
         }
     }

@@ -319,13 +319,12 @@ impl Parser {
             && ["copy", "pad", "transp", "any"]
                 .iter()
                 .any(|o| self.kw_at(self.pos + 2, o))
+            && let Some(name) = plain
         {
-            if let Some(name) = plain {
-                let s = self.dma_future(first, Some(name.clone()))?;
-                self.bind(&name.name);
-                out.push(s);
-                return Ok(());
-            }
+            let s = self.dma_future(first, Some(name.clone()))?;
+            self.bind(&name.name);
+            out.push(s);
+            return Ok(());
         }
         if let Some(ns @ ("dma" | "sync" | "wait" | "trigger")) = self.peek_ident() {
             let what = if self.punct_at(self.pos + 1, '.') {

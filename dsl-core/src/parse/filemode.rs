@@ -177,10 +177,8 @@ pub(crate) fn filter(text: &str) -> Filtered {
         if visible && !keep[k] {
             let r = region.get_or_insert((line, line));
             r.1 = line;
-        } else if visible {
-            if let Some(r) = region.take() {
-                skipped.push(r);
-            }
+        } else if visible && let Some(r) = region.take() {
+            skipped.push(r);
         }
         out.push(if keep[k] || ch == '\n' { ch } else { ' ' });
         if ch == '\n' {

@@ -196,16 +196,17 @@ impl Parser {
         let op = self.namespace_op("tma", TMA_OPS)?;
         let stmt = format!("tma.{}", op.name);
         let m = self.modifiers(&stmt, &["async", "async<>", "swiz", "multicast"])?;
-        match (&bind, m.is_async, m.event) {
-            (None, Some(span), None) => {
-                return Err(self.error(
-                    Diagnostic::new(codes::BAD_COPY, span, format!("`{stmt}.async` needs an event to complete"))
-                        .with_help(format!(
-                            "name one (`{stmt}.async<full[s]> …`) or bind the load: `f = {stmt}.async …;`"
-                        )),
-                ));
-            }
-            _ => {}
+        if let (None, Some(span), None) = (&bind, m.is_async, m.event) {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_COPY,
+                    span,
+                    format!("`{stmt}.async` needs an event to complete"),
+                )
+                .with_help(format!(
+                    "name one (`{stmt}.async<full[s]> …`) or bind the load: `f = {stmt}.async …;`"
+                )),
+            ));
         }
         let (src, dst) = self.copy_operands(&stmt)?;
         if let (Some(b), None) = (&bind, m.is_async) {

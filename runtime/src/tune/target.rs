@@ -176,7 +176,7 @@ impl Target {
         Ok(Target {
             source: TuneSource::Dsl(def),
             variant,
-            tunables: prepared.kernel.tunables.iter().cloned().collect(),
+            tunables: prepared.kernel.tunables.to_vec(),
             cuda: prepared.cuda.clone(),
             input,
             acc,
@@ -211,7 +211,7 @@ impl Target {
         Ok(Target {
             source: TuneSource::Dsl(job.kernel),
             variant: job.variant,
-            tunables: prepared.kernel.tunables.iter().cloned().collect(),
+            tunables: prepared.kernel.tunables.to_vec(),
             cuda: prepared.cuda.clone(),
             input: first,
             acc: DType::from_ir(acc_dtype(&prepared.module)).unwrap_or(DType::F32),
