@@ -425,6 +425,9 @@ pub const NOT_LOWERED_SCALE_MIX: &str = "E1472";
 pub const NOT_LOWERED_PINGPONG_CLUSTER: &str = "E1473";
 /// Not supported yet: a WGMMA operand fragment `mma.load`ed twice under one name in one block.
 pub const NOT_LOWERED_FRAG_REBIND: &str = "E1474";
+/// Not supported yet: a name declared again inside a nested `parallel` (the lowering emits a
+/// nested level's body in its parent's C++ scope).
+pub const NOT_LOWERED_PARALLEL_SHADOW: &str = "E1475";
 /// `pingpong` in a kernel that is not `persistent`.
 pub const PINGPONG_PERSISTENT: &str = "E1630";
 /// `pingpong` without one producer branch on warpgroup 0 and one consumer branch `wg >= L`.
@@ -1120,6 +1123,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_PINGPONG_CLUSTER,
         "not supported yet: `pingpong` under a `: cluster` level",
+    ),
+    (
+        NOT_LOWERED_PARALLEL_SHADOW,
+        "not supported yet: a name declared again inside a nested `parallel`",
     ),
     (
         NOT_LOWERED_FRAG_REBIND,

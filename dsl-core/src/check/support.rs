@@ -81,6 +81,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
     if cx.lowering_path() == super::LoweringPath::Hopper {
         frag_rebinds(m, &m.kernel.body, diags);
     }
+    parallel_shadows(m, &m.kernel.body, &mut Vec::new(), 0, diags);
     if let Returns::Value { span, .. } = &m.kernel.returns {
         diags.push(not_lowered(
             codes::NOT_LOWERED_RETURN,
@@ -696,6 +697,65 @@ fn frag_rebinds(m: &crate::ir::Module, b: &crate::ir::Block, diags: &mut Diagnos
                 frag_rebinds(m, then_body, diags);
                 if let Some(e) = else_body {
                     frag_rebinds(m, e, diags);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names declared again inside a nested `parallel`: the lowering emits a nested level's body in
+/// its parent's C++ scope, so the inner declaration would redeclare the outer one. `names` holds
+/// the declarations of the current C++ scope with the nesting depth of the `parallel` body that
+/// made each (a second one at the same depth is the resolver's E0103).
+fn parallel_shadows<'m>(
+    m: &'m crate::ir::Module,
+    b: &crate::ir::Block,
+    names: &mut Vec<(&'m str, usize, crate::span::Span)>,
+    depth: usize,
+    diags: &mut Diagnostics,
+) {
+    let declare = |name: &'m crate::ir::Ident,
+                   names: &mut Vec<(&'m str, usize, crate::span::Span)>,
+                   diags: &mut Diagnostics| {
+        if let Some(&(_, d, first)) = names.iter().find(|(n, _, _)| *n == name.name)
+            && d != depth
+        {
+            diags.push(
+                Diagnostic::new(
+                    codes::NOT_LOWERED_PARALLEL_SHADOW,
+                    name.span,
+                    format!(
+                        "not supported yet: `{}` declared again inside a nested `parallel` (its body shares the enclosing level's C++ scope)",
+                        name.name
+                    ),
+                )
+                .with_note(first, "the enclosing declaration")
+                .with_help("give the inner declaration its own name"),
+            );
+        }
+        names.push((&name.name, depth, name.span));
+    };
+    for &s in b {
+        match &m.stmts[s] {
+            Stmt::TensorDecl { names: ds, .. } | Stmt::EventDecl { names: ds, .. } => {
+                for d in ds {
+                    declare(&d.name, names, diags);
+                }
+            }
+            Stmt::ScalarDecl { name, .. } | Stmt::Let { name, .. } => declare(name, names, diags),
+            Stmt::Parallel { body, .. } => parallel_shadows(m, body, names, depth + 1, diags),
+            Stmt::Foreach { body, .. } | Stmt::InThreads { body, .. } => {
+                parallel_shadows(m, body, &mut Vec::new(), depth + 1, diags)
+            }
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                parallel_shadows(m, then_body, &mut Vec::new(), depth + 1, diags);
+                if let Some(e) = else_body {
+                    parallel_shadows(m, e, &mut Vec::new(), depth + 1, diags);
                 }
             }
             _ => {}

@@ -418,7 +418,14 @@ impl ExprCx<'_> {
                         "a tile view is not a value; use it in a copy or `.at(..)` one element",
                     ));
                 }
-                (self.element_access(&v), Ty::Float(v.tensor.dtype))
+                // Integer elements compute as C++ `int` (as C promotes them); floating-point
+                // ones as f32.
+                let ty = if v.tensor.dtype.is_float() {
+                    Ty::Float(v.tensor.dtype)
+                } else {
+                    Ty::Int
+                };
+                (self.element_access(&v), ty)
             }
             Expr::Index { .. } | Expr::View { .. } | Expr::Field { .. } => {
                 return Err(self.err(e, "a tensor view is not a value here"));
@@ -652,6 +659,13 @@ pub fn convert(s: &str, from: Ty, to: DType) -> String {
         (_, DType::F32) => to_float(s, from),
         (_, DType::F16) => format!("tsl_from_f32<tsl_f16>({})", to_float(s, from)),
         (_, DType::BF16) => format!("tsl_from_f32<tsl_bf16>({})", to_float(s, from)),
+        (Ty::Int, DType::I32) => s.to_string(),
+        // Into an integer element: an explicit conversion (the stores take `T` from both the
+        // pointer and the value).
+        (Ty::Int, d) => format!("static_cast<{}>({s})", scalar_type(d)),
+        (_, d) if !d.is_float() => {
+            format!("static_cast<{}>({})", scalar_type(d), to_float(s, from))
+        }
         (_, _) => s.to_string(),
     }
 }

@@ -243,8 +243,10 @@ template <int A> TSL_DEVICE unsigned char *tsl_smem_base() {
 }
 
 // Whether `pred` is uniform within every warp of a T-thread block (then an event's arrivals
-// can be one per warp instead of one per thread).
+// can be one per warp instead of one per thread). Never for a block with a partial warp: its
+// arrivals per warp would not be T / 32, and __syncwarp() needs every lane.
 template <int T, typename F> __host__ __device__ constexpr bool tsl_warp_uniform(F pred) {
+  if (T % 32 != 0) return false;
   for (int w = 0; w < T; w += 32)
     for (int l = 1; l < 32 && w + l < T; ++l)
       if (pred(w + l) != pred(w)) return false;
