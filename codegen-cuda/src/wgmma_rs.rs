@@ -6,21 +6,22 @@
 use std::fmt::Write as _;
 
 /// One accumulator/input combination of `wgmma.mma_async` with A in registers.
-struct RsVariant {
+pub(crate) struct RsVariant {
     /// The input type's name in the lowering's type pair (`f16`, `bf16`).
-    input: &'static str,
+    pub(crate) input: &'static str,
     /// The accumulator's name (`f32`, `f16`).
-    acc: &'static str,
+    pub(crate) acc: &'static str,
     /// PTX type suffix `.<dtype>.<atype>.<btype>`.
-    ptx_types: &'static str,
+    pub(crate) ptx_types: &'static str,
     /// C++ type and inline-asm constraint of one accumulator register.
-    reg_ty: &'static str,
-    constraint: &'static str,
+    pub(crate) reg_ty: &'static str,
+    pub(crate) constraint: &'static str,
     /// accumulator registers per thread = N / `n_per_reg`.
-    n_per_reg: usize,
+    pub(crate) n_per_reg: usize,
 }
 
-const RS_VARIANTS: [RsVariant; 3] = [
+/// The 16-bit combinations (also those of the MN-major-B families, `wgmma_tb.rs`).
+pub(crate) const RS_VARIANTS: [RsVariant; 3] = [
     RsVariant {
         input: "f16",
         acc: "f32",
@@ -96,9 +97,14 @@ fn struct_name(v: &RsVariant) -> String {
 
 /// The specialization of `v` for one N.
 fn specialization(out: &mut String, v: &RsVariant, n: usize) {
+    register_a_mma(out, &struct_name(v), v, n, 0);
+}
+
+/// The register-A wrapper `name<n>` of `v`: negate A, negate B, B's transpose flag `trans_b`
+/// (0: B K-major; 1: B MN-major, `wgmma_tb.rs`); A has no transpose flag.
+pub(crate) fn register_a_mma(out: &mut String, name: &str, v: &RsVariant, n: usize, trans_b: u8) {
     let regs = n / v.n_per_reg;
     let (a0, db, sd) = (regs, regs + 4, regs + 5);
-    let name = struct_name(v);
     let _ = writeln!(out, "template <> struct {name}<{n}> {{");
     let _ = writeln!(
         out,
@@ -111,10 +117,9 @@ fn specialization(out: &mut String, v: &RsVariant, n: usize) {
         &format!("wgmma.mma_async.sync.aligned.m64n{n}k16.{}", v.ptx_types),
         regs,
     );
-    // Register A: negate A, negate B, transpose B (B K-major); A has no transpose flag.
     let _ = writeln!(
         out,
-        "        \"{{%{a0}, %{}, %{}, %{}}}, %{db}, p, 1, 1, 0;\\n}}\\n\"",
+        "        \"{{%{a0}, %{}, %{}, %{}}}, %{db}, p, 1, 1, {trans_b};\\n}}\\n\"",
         a0 + 1,
         a0 + 2,
         a0 + 3

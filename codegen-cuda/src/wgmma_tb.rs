@@ -6,47 +6,8 @@
 
 use std::fmt::Write as _;
 
-/// One accumulator/input combination.
-struct TbVariant {
-    /// The input type's name in the lowering's type pair (`f16`, `bf16`).
-    input: &'static str,
-    /// The accumulator's name (`f32`, `f16`).
-    acc: &'static str,
-    /// PTX type suffix `.<dtype>.<atype>.<btype>`.
-    ptx_types: &'static str,
-    /// C++ type and inline-asm constraint of one accumulator register.
-    reg_ty: &'static str,
-    constraint: &'static str,
-    /// accumulator registers per thread = N / `n_per_reg`.
-    n_per_reg: usize,
-}
-
-const TB_VARIANTS: [TbVariant; 3] = [
-    TbVariant {
-        input: "f16",
-        acc: "f32",
-        ptx_types: "f32.f16.f16",
-        reg_ty: "float",
-        constraint: "+f",
-        n_per_reg: 2,
-    },
-    TbVariant {
-        input: "bf16",
-        acc: "f32",
-        ptx_types: "f32.bf16.bf16",
-        reg_ty: "float",
-        constraint: "+f",
-        n_per_reg: 2,
-    },
-    TbVariant {
-        input: "f16",
-        acc: "f16",
-        ptx_types: "f16.f16.f16",
-        reg_ty: "tsl_u32",
-        constraint: "+r",
-        n_per_reg: 4,
-    },
-];
+// The combinations are the register-A families' (both take 16-bit operands).
+use crate::wgmma_rs::{RS_VARIANTS as TB_VARIANTS, RsVariant as TbVariant};
 
 /// The K-step helpers of the MN-major-B families.
 const HELPERS: &str = "\
@@ -104,33 +65,7 @@ fn ss_specialization(out: &mut String, v: &TbVariant, n: usize) {
 
 /// A in registers: negate A, negate B, transpose B = 1.
 fn rs_specialization(out: &mut String, v: &TbVariant, n: usize) {
-    let regs = n / v.n_per_reg;
-    let (a0, db, sd) = (regs, regs + 4, regs + 5);
-    let _ = writeln!(out, "template <> struct {}<{n}> {{", rs_name(v));
-    let _ = writeln!(
-        out,
-        "  static TSL_DEVICE void mma({} (&d)[{regs}], const tsl_u32 *a, tsl_u64 db, int scale_d) {{",
-        v.reg_ty
-    );
-    crate::wgmma::asm_head(
-        out,
-        sd,
-        &format!("wgmma.mma_async.sync.aligned.m64n{n}k16.{}", v.ptx_types),
-        regs,
-    );
-    let _ = writeln!(
-        out,
-        "        \"{{%{a0}, %{}, %{}, %{}}}, %{db}, p, 1, 1, 1;\\n}}\\n\"",
-        a0 + 1,
-        a0 + 2,
-        a0 + 3
-    );
-    crate::wgmma::operands(
-        out,
-        regs,
-        v.constraint,
-        "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db), \"r\"(scale_d)",
-    );
+    crate::wgmma_rs::register_a_mma(out, &rs_name(v), v, n, 1);
 }
 
 /// Whether the kernel's WGMMA type pairs include an MN-major-B one.
