@@ -243,7 +243,7 @@ impl Emitter<'_> {
                 // (an inner loop's tail, an `mma.store`): an empty group after ordinary register
                 // reads would make ptxas inject its own warpgroup.arrive (C7519).
                 if implicit_commit && self.wgmma_uncommitted {
-                    super::hopper::wgmma_commit_wait(
+                    super::wgmma_issue::wgmma_commit_wait(
                         self,
                         line,
                         "the next iteration overwrites the operands",

@@ -31,7 +31,11 @@ pub fn future_copy(
     }
     // WGMMAs still reading an earlier tile of the buffer finish before it is overwritten.
     if e.wgmma_uncommitted {
-        super::hopper::wgmma_commit_wait(e, line, "the WGMMAs above are done reading the buffer");
+        super::wgmma_issue::wgmma_commit_wait(
+            e,
+            line,
+            "the WGMMAs above are done reading the buffer",
+        );
     } else if e.wgmma_pending {
         super::hopper::wgmma_wait_all(e, line, "the WGMMAs above are done reading the buffer");
     }

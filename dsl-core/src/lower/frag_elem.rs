@@ -324,7 +324,7 @@ fn wgmma_ready(e: &mut Emitter, cpp: &str, line: Option<u32>) {
         // Uncommitted WGMMAs, or ones an `if` above may have committed and waited for on one
         // path only: commit (an empty group when there is nothing) and wait.
         if e.wgmma_uncommitted || waited_in_a_branch(e) {
-            super::hopper::wgmma_commit_wait(e, line, "the accumulator's WGMMAs are done");
+            super::wgmma_issue::wgmma_commit_wait(e, line, "the accumulator's WGMMAs are done");
         } else {
             super::hopper::wgmma_wait_all(e, line, "the accumulator's WGMMAs are done");
         }

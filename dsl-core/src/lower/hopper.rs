@@ -19,6 +19,7 @@ use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
+use super::wgmma_issue::{commit_wait, desc_cpp, register_a_issue, wgmma_commit_wait};
 use crate::check::{Binding, IdentRole};
 use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Stmt, StmtId};
 use crate::sym::Sym;
@@ -146,20 +147,6 @@ pub fn wait_mma(
         line,
     );
     Ok(())
-}
-
-pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
-    e.wgmma_pending = false;
-    e.wgmma_uncommitted = false;
-    e.emit(commit_wait(), Some(why), line);
-}
-
-/// `tsl_wgmma_commit(); tsl_wgmma_wait<0>();`: the WGMMAs issued so far are complete.
-fn commit_wait() -> Op {
-    Op::Calls(vec![
-        Call::new("tsl_wgmma_commit"),
-        Call::new("tsl_wgmma_wait").targs(["0"]),
-    ])
 }
 
 fn event_ref(
@@ -1167,7 +1154,6 @@ fn register_a_mma(
     (acc, a, b): (&crate::ir::Ident, &crate::ir::Ident, &crate::ir::Ident),
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let m = e.m;
     let Some(FragKind::Acc { n, dtype }) = e.frag(s, IdentRole::Acc) else {
         return Err(LowerError::new(
             acc.span,
@@ -1202,39 +1188,16 @@ fn register_a_mma(
     let op = format!("tsl_wgmma_rs_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp());
     let steps = Sym::bin(crate::ir::BinaryOp::Div, k, Sym::Int(16));
     let b_cpp = desc_cpp(&b.name);
-    e.call(
-        Call::new("tsl_pin").args([regs.clone()]),
-        Some("the A registers are written before the fence"),
-        line,
+    let what = format!(
+        "{} += {regs}·{b_cpp}ᵀ (register-A wgmma m64nNk16, N = {}), {} K-steps",
+        acc.name,
+        n.to_cpp(),
+        steps.to_cpp()
     );
-    e.call(
-        Call::new("tsl_wgmma_fence"),
-        Some("order the accumulator and A registers before this WGMMA"),
-        line,
-    );
-    e.call(
-        Call::new("tsl_wgmma_rs_k_steps")
-            .targs([op, steps.to_cpp()])
-            .args([acc.name.clone(), regs.clone(), b_cpp.clone()]),
-        Some(&format!(
-            "{} += {regs}·{b_cpp}ᵀ (register-A wgmma m64nNk16, N = {}), {} K-steps",
-            acc.name,
-            n.to_cpp(),
-            steps.to_cpp()
-        )),
-        line,
-    );
-    if m.mma_async(s).is_some() {
-        e.call(
-            Call::new("tsl_wgmma_commit"),
-            Some("`.async`: in flight until a wait covers its group"),
-            line,
-        );
-        e.wgmma_uncommitted = false;
-        e.wgmma_pending = true;
-    } else {
-        wgmma_commit_wait(e, line, "the WGMMA has read its A registers");
-    }
+    let k_steps = Call::new("tsl_wgmma_rs_k_steps")
+        .targs([op, steps.to_cpp()])
+        .args([acc.name.clone(), regs.clone(), b_cpp]);
+    register_a_issue(e, s, &regs, k_steps, &what, line);
     Ok(())
 }
 
@@ -1643,15 +1606,6 @@ fn fenced_by_loop(m: &crate::ir::Module, s: StmtId) -> bool {
     m.stmts
         .iter()
         .any(|(_, st)| matches!(st, Stmt::Foreach { body, .. } if body.contains(&s)))
-}
-
-/// The C++ name of an operand descriptor: the fragment's name, or for a shared tile passed
-/// straight to `mma` (the parser's `direct$a<n>`) `tsl_desc_a<n>`.
-fn desc_cpp(name: &str) -> String {
-    match name.strip_prefix("direct$") {
-        Some(rest) => format!("tsl_desc_{rest}"),
-        None => name.to_string(),
-    }
 }
 
 /// The column slice `x` (`mc.subspan(64, W).at(0, j)`, `mc.chunkat(_, j)`) of the 64×N

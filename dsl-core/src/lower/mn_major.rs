@@ -8,8 +8,9 @@
 
 use super::emitter::Emitter;
 use super::error::LowerError;
-use super::kernel::{Call, Op};
+use super::kernel::Call;
 use super::scope::FragKind;
+use super::wgmma_issue::desc_cpp;
 use crate::check::IdentRole;
 use crate::ir::{DType, Ident, StmtId};
 use crate::sym::Sym;
@@ -82,44 +83,10 @@ pub fn mma(
     };
     match regs {
         Some(regs) => {
-            e.call(
-                Call::new("tsl_pin").args([regs.clone()]),
-                Some("the A registers are written before the fence"),
-                line,
-            );
-            e.call(
-                Call::new("tsl_wgmma_fence"),
-                Some("order the accumulator and A registers before this WGMMA"),
-                line,
-            );
-            e.call(
-                Call::new("tsl_wgmma_rstb_k_steps")
-                    .targs([op, steps.to_cpp(), swz.to_cpp()])
-                    .args([acc.name.clone(), regs.clone(), b_cpp.clone()]),
-                Some(&what(&regs)),
-                line,
-            );
-            if m.mma_async(s).is_some() {
-                e.call(
-                    Call::new("tsl_wgmma_commit"),
-                    Some("`.async`: in flight until a wait covers its group"),
-                    line,
-                );
-                e.wgmma_uncommitted = false;
-                e.wgmma_pending = true;
-            } else {
-                // The A registers must not change while the WGMMA reads them.
-                e.wgmma_pending = false;
-                e.wgmma_uncommitted = false;
-                e.emit(
-                    Op::Calls(vec![
-                        Call::new("tsl_wgmma_commit"),
-                        Call::new("tsl_wgmma_wait").targs(["0"]),
-                    ]),
-                    Some("the WGMMA has read its A registers"),
-                    line,
-                );
-            }
+            let k_steps = Call::new("tsl_wgmma_rstb_k_steps")
+                .targs([op, steps.to_cpp(), swz.to_cpp()])
+                .args([acc.name.clone(), regs.clone(), b_cpp.clone()]);
+            super::wgmma_issue::register_a_issue(e, s, &regs, k_steps, &what(&regs), line);
         }
         None => {
             let a_cpp = desc_cpp(&a.name);
@@ -148,13 +115,4 @@ pub fn mma(
         }
     }
     Ok(())
-}
-
-/// The C++ name of an operand descriptor (as `lower/hopper.rs` declares it): the fragment's
-/// name, or `tsl_desc_<n>` for a tile passed straight to `mma` (the parser's `direct$<n>`).
-fn desc_cpp(name: &str) -> String {
-    match name.strip_prefix("direct$") {
-        Some(rest) => format!("tsl_desc_{rest}"),
-        None => name.to_string(),
-    }
 }

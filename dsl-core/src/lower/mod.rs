@@ -60,6 +60,7 @@ mod walk;
 mod warp;
 mod warp_frags;
 mod warp_pipe;
+mod wgmma_issue;
 
 pub use crate::sym::{Sym, SymEnv};
 pub use dma_swiz::SWIZZLED_G2S;

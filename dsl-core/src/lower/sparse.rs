@@ -15,6 +15,7 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::scope::{FragKind, Local};
+use super::wgmma_issue::desc_cpp;
 use crate::check::{Binding, IdentRole};
 use crate::ir::{DType, ExprId, Ident, MemSpace, Module, StmtId};
 use crate::sym::Sym;
@@ -29,14 +30,6 @@ pub fn is_meta(m: &Module, name: &str) -> bool {
 fn meta_cpp(name: &str) -> String {
     match name.strip_prefix("direct$metadata") {
         Some(rest) => format!("tsl_meta{rest}"),
-        None => name.to_string(),
-    }
-}
-
-/// The C++ name of an operand descriptor (as `hopper.rs` names them).
-fn desc_cpp(name: &str) -> String {
-    match name.strip_prefix("direct$") {
-        Some(rest) => format!("tsl_desc_{rest}"),
         None => name.to_string(),
     }
 }
