@@ -947,13 +947,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
                 // `.async`: its own commit group, completed by `wait f` (or a later wait).
-                e.call(
-                    Call::new("tsl_wgmma_commit"),
-                    Some("`.async`: in flight until a wait covers its group"),
-                    line,
-                );
-                e.wgmma_uncommitted = false;
-                e.wgmma_pending = true;
+                super::wgmma_issue::commit_async(e, line);
             }
         }
         Stmt::MmaCommit => match e.deferred.clone().filter(|d| d.commit == s) {

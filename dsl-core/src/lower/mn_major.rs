@@ -104,13 +104,7 @@ pub fn mma(
             );
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() {
-                e.call(
-                    Call::new("tsl_wgmma_commit"),
-                    Some("`.async`: in flight until a wait covers its group"),
-                    line,
-                );
-                e.wgmma_uncommitted = false;
-                e.wgmma_pending = true;
+                super::wgmma_issue::commit_async(e, line);
             }
         }
     }

@@ -37,13 +37,7 @@ pub(super) fn register_a_issue(
     );
     e.call(k_steps, Some(what), line);
     if e.m.mma_async(s).is_some() {
-        e.call(
-            Call::new("tsl_wgmma_commit"),
-            Some("`.async`: in flight until a wait covers its group"),
-            line,
-        );
-        e.wgmma_uncommitted = false;
-        e.wgmma_pending = true;
+        commit_async(e, line);
     } else {
         wgmma_commit_wait(e, line, "the WGMMA has read its A registers");
     }
@@ -61,4 +55,16 @@ pub(super) fn commit_wait() -> Op {
         Call::new("tsl_wgmma_commit"),
         Call::new("tsl_wgmma_wait").targs(["0"]),
     ])
+}
+
+/// Commits the WGMMAs an `.async` `mma` issued as their own group, completed by the `wait` on
+/// its future (or a later wait).
+pub(super) fn commit_async(e: &mut Emitter, line: Option<u32>) {
+    e.call(
+        Call::new("tsl_wgmma_commit"),
+        Some("`.async`: in flight until a wait covers its group"),
+        line,
+    );
+    e.wgmma_uncommitted = false;
+    e.wgmma_pending = true;
 }
