@@ -222,3 +222,36 @@ fn tile_larger_than_shared_tensor() {
             .contains("tile size 64 does not fit dimension 0")
     );
 }
+
+/// `chunkat` over a fixed on-chip dimension with the extent `cdiv(D, T)` makes chunks of T:
+/// a T wider than D would read past the buffer. A global dimension's last chunk is clipped.
+#[test]
+fn chunk_wider_than_shared_dimension() {
+    let m = simple(|b| {
+        vec![
+            b.shared(F16, &["TILE_M", "16"], "lhs_s", None),
+            b.shared(F16, &["TILE_M", "32"], "wide", None),
+            b.foreach(&["iv_k"], &["cdiv(16, 32)"], |b| {
+                vec![b.dma("lhs_s.chunkat(_, iv_k)", "wide")]
+            }),
+        ]
+    });
+    let d = check_err(&m);
+    let e = only(&d, c::VIEW);
+    assert!(
+        e.message
+            .contains("chunk size 32 does not fit dimension 1 of extent 16"),
+        "{e}"
+    );
+    assert_eq!(e.span, m.expr_span(*find(&m, "iv_k").last().unwrap()));
+    // The same chunk over a global dimension is legal: its one chunk is clipped at run time.
+    let m = simple(|b| {
+        vec![
+            b.shared(F16, &["TILE_M", "TILE_K"], "lhs_s", None),
+            b.foreach(&["iv_k"], &["cdiv(K, TILE_K)"], |b| {
+                vec![b.dma("lhs.chunkat(block_m, iv_k)", "lhs_s")]
+            }),
+        ]
+    });
+    check_ok(&m);
+}

@@ -404,6 +404,22 @@ impl A<'_, '_> {
                         failed = true;
                         continue;
                     };
+                    // A chunk wider than a fixed on-chip dimension would read past the buffer
+                    // (a global dimension's last chunk is clipped at run time instead).
+                    if let (Some(c), Some(f)) = (chunk.value, cx.dim_value(&full))
+                        && (c < 1 || (v.space != MemSpace::Global && c > f))
+                    {
+                        return self.err(
+                            codes::VIEW,
+                            a,
+                            format!(
+                                "chunk size {} does not fit dimension {d} of extent {}",
+                                cx.describe_dim(&chunk),
+                                cx.describe_dim(&full)
+                            ),
+                            "make the chunk no wider than the dimension (the extent `cdiv(D, T)` makes chunks of T)",
+                        );
+                    }
                     let b = match (chunk.value, cx.dim_value(&full)) {
                         (Some(c), Some(f)) if c > 0 => Some(f / c),
                         _ => None,
