@@ -360,6 +360,21 @@ fn a_trigger_no_thread_reaches() {
     assert!(d.0[0].message.contains("no thread"), "{d}");
 }
 
+/// `trigger e after f1, f2` arrives like `trigger e`: in a branch no thread takes, it is
+/// reached by none (the consumers would wait forever).
+#[test]
+fn a_trigger_after_futures_no_thread_reaches() {
+    let text = edit(
+        &kernel_file("ws_cluster"),
+        "inthreads.async (w == 0) {",
+        "inthreads.async (w == 7) {",
+    );
+    let d = check(&parse(&text)).expect_err("the checker must reject it");
+    assert_eq!(d.len(), 1, "{d}");
+    assert_eq!(d.0[0].code, c::TRIGGER_UNREACHED, "{d}");
+    assert_eq!(spanned(&text, &d.0[0]), "trigger full.at(k) after fa, fb;");
+}
+
 #[test]
 fn warnings_for_races() {
     // A write into an input that other blocks read.

@@ -21,7 +21,7 @@ use super::super::eval::{Env, eval};
 use super::super::{Binding, Cx, codes};
 use super::{Scope, statements};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Block, Expr, ExprId, Level, Stmt, StmtId};
+use crate::ir::{Block, Expr, ExprId, ExtStmt, Level, Stmt, StmtId};
 use std::collections::{HashMap, HashSet};
 
 /// An event: its declaration statement and declarator.
@@ -32,8 +32,8 @@ pub(super) fn check(cx: &Cx, diags: &mut Diagnostics) {
     let all = statements(m);
     let mut triggered: HashSet<EventKey> = HashSet::new();
     for (s, _) in &all {
-        if let Stmt::Trigger { event, .. } = &m.stmts[*s]
-            && let Some((k, _)) = event_of(cx, *event)
+        if let Some(event) = trigger_operand(&m.stmts[*s])
+            && let Some((k, _)) = event_of(cx, event)
         {
             triggered.insert(k);
         }
@@ -41,6 +41,24 @@ pub(super) fn check(cx: &Cx, diags: &mut Diagnostics) {
     let counts_ok = arrivals(cx, &all, diags);
     if counts_ok && !triggered.is_empty() {
         simulate(cx, &all, &triggered, diags);
+    }
+}
+
+/// The event operand of a `trigger` in either form (`trigger e;`, `trigger e after f1, f2;`).
+fn trigger_operand(s: &Stmt) -> Option<ExprId> {
+    match s {
+        Stmt::Trigger { event, .. } | Stmt::Ext(ExtStmt::TriggerAfter { event, .. }) => {
+            Some(*event)
+        }
+        _ => None,
+    }
+}
+
+/// The event a `wait` or `trigger` (either form) names.
+fn event_operand(s: &Stmt) -> Option<ExprId> {
+    match s {
+        Stmt::Wait { event } => Some(*event),
+        _ => trigger_operand(s),
     }
 }
 
@@ -133,10 +151,10 @@ fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
     let mut first: HashMap<EventKey, (StmtId, Option<u64>)> = HashMap::new();
     let mut ok = true;
     for (s, scope) in all {
-        let Stmt::Trigger { event, .. } = &m.stmts[*s] else {
+        let Some(event) = trigger_operand(&m.stmts[*s]) else {
             continue;
         };
-        let Some(k) = any_event_of(cx, *event) else {
+        let Some(k) = any_event_of(cx, event) else {
             continue;
         };
         let name = event_name(cx, k);
@@ -233,8 +251,9 @@ impl Lister<'_, '_> {
                     }
                 },
                 _ if !self.eventful.contains(&s) => {}
-                Stmt::Wait { event } | Stmt::Trigger { event, .. } => {
-                    let Some((k, index)) = event_of(self.cx, *event) else {
+                st if event_operand(st).is_some() => {
+                    let event = event_operand(st).expect("matched above");
+                    let Some((k, index)) = event_of(self.cx, event) else {
                         continue;
                     };
                     if !self.triggered.contains(&k) {
@@ -322,12 +341,9 @@ fn eventful(cx: &Cx, triggered: &HashSet<EventKey>) -> HashSet<StmtId> {
     let m = cx.m;
     fn go(cx: &Cx, s: StmtId, triggered: &HashSet<EventKey>, out: &mut HashSet<StmtId>) -> bool {
         let m = cx.m;
-        let mut any = match &m.stmts[s] {
-            Stmt::Wait { event } | Stmt::Trigger { event, .. } => {
-                event_of(cx, *event).is_some_and(|(k, _)| triggered.contains(&k))
-            }
-            _ => false,
-        };
+        let mut any = event_operand(&m.stmts[s])
+            .and_then(|event| event_of(cx, event))
+            .is_some_and(|(k, _)| triggered.contains(&k));
         for b in super::super::stmt_blocks(&m.stmts[s]) {
             for &inner in b {
                 any |= go(cx, inner, triggered, out);
@@ -357,8 +373,7 @@ fn simulate(
     let mut branches: Vec<StmtId> = Vec::new();
     let mut outside = false;
     for (s, scope) in all {
-        if !matches!(m.stmts[*s], Stmt::Wait { .. } | Stmt::Trigger { .. }) || !eventful.contains(s)
-        {
+        if event_operand(&m.stmts[*s]).is_none() || !eventful.contains(s) {
             continue;
         }
         match scope.conds.iter().find(|c| c.1) {
