@@ -124,3 +124,23 @@ fn many_errors_render_capped() {
         &out[out.len() - 200..]
     );
 }
+
+#[test]
+fn a_composed_chunk_index_over_a_zero_extent() {
+    // `a # b` with `a` ranging over nothing: the chunk count is 0, and the chunk size must not
+    // be divided out of it.
+    let text = "const WIDE = 65536;
+const PARTS = 64 / WIDE;
+__co__ void zc(global f32 [M, K] src, global f32 [M, K] dst) {
+  parallel {bm} by [cdiv(M, 64)] : block, {t} by [64] : thread {
+    shared f32 [64, 64] tile_s;
+    foreach {a, b} in [PARTS, 4] {
+      tile_s.chunkat(a # b, _).at(0, t) = 1.0f;
+    }
+  }
+}
+";
+    let parsed = parse_str(text, Some("z.co")).expect("parses");
+    let d = check(&parsed.module).expect_err("no chunk size");
+    assert!(d.iter().all(|e| !e.code.is_empty()), "{d}");
+}

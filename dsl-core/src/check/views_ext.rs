@@ -127,7 +127,8 @@ pub(crate) fn compose_chunk(cx: &Cx, a: ExprId, full: &Dim) -> Option<Dim> {
     };
     let n = count(*outer)?.checked_mul(count(*inner)?)?;
     let f = cx.dim_value(full)?;
-    (n > 0 && f % n == 0).then_some(Dim {
+    // `then`, not `then_some`: the quotient is only computed for a positive count.
+    (n > 0 && f % n == 0).then(|| Dim {
         expr: DimExpr::Const(f / n),
         value: Some(f / n),
     })
