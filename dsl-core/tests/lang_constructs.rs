@@ -94,6 +94,9 @@ fn ir_dumps_match_goldens() {
         "shape_values",
         "launch_and_unroll",
         "wgmma_forms",
+        "device_helper",
+        "elem_types",
+        "schedule",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -894,4 +897,44 @@ fn an_accumulator_no_mma_uses_is_a_language_error() {
     let d = first_error(src);
     assert_eq!(d.code, "E1114", "{d}");
     assert_eq!(d.span.start.line, 3, "{d}");
+}
+
+/// A `__co_device__` helper is skipped like host code (one `E0030` note over its lines), and a
+/// `call` of it is checked and gated (`E1300`).
+#[test]
+fn device_helpers_are_skipped_and_their_calls_gated() {
+    let p = parse(&read("device_helper"));
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert_eq!(p.notes[0].code, "E0030");
+    assert_eq!(p.notes[0].span.start.line, 3, "{}", p.notes[0]);
+    let m = checked_not_lowered("device_helper", &["E1300"]);
+    let notes = language(&m).unwrap();
+    assert!(
+        notes.iter().any(|d| d.message.contains("`call`")),
+        "{notes}"
+    );
+}
+
+/// s8/u8/s16/u16/s32/f64/tf32 parameters parse and check; s32 lowers, and each other type is
+/// noted under its own type where no lowering handles it.
+#[test]
+fn element_types_check_and_the_unlowered_ones_are_gated() {
+    let m = checked_not_lowered("elem_types", &["E0306", "E1301", "E1363"]);
+    let notes = language(&m).unwrap();
+    let gated: BTreeSet<String> = notes
+        .iter()
+        .filter(|d| d.code == "E1301")
+        .map(|d| d.message.clone())
+        .collect();
+    let want: BTreeSet<String> = ["s16", "u16", "f64", "tf32"]
+        .iter()
+        .map(|t| format!("not supported yet: element type `{t}`"))
+        .collect();
+    assert_eq!(gated, want, "{notes}");
+}
+
+/// `[[schedule(k_tiles(…))]]` on a dense WGMMA checks and is gated (`E1313`).
+#[test]
+fn a_schedule_attribute_checks_and_is_gated() {
+    checked_not_lowered("schedule", &["E1313"]);
 }
