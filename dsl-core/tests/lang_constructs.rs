@@ -97,6 +97,7 @@ fn ir_dumps_match_goldens() {
         "device_helper",
         "elem_types",
         "schedule",
+        "println",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -517,6 +518,21 @@ fn wait_and_trigger_lists_are_sugar() {
         .filter(|(_, s)| matches!(s, Stmt::Wait { .. }))
         .count();
     assert_eq!(waits, 2);
+    // `trigger a, b;` is one `trigger` per event, in order (`tests/lowered/event_lists.co`
+    // lowers it).
+    let m = parse(&read_lowered("event_lists")).module;
+    let text = m.to_string();
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("no `{s}` in:\n{text}"))
+    };
+    assert!(at("trigger ready_a;") < at("trigger ready_b;"), "{text}");
+    assert!(at("wait ready_a;") < at("wait ready_b;"), "{text}");
+}
+
+fn read_lowered(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/lowered/{name}.co"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 #[test]
