@@ -1,7 +1,8 @@
 //! Kernels without tunables emit a plain (non-template) `__global__` function that NVRTC
 //! compiles: every `kernels/*.co` with each `tunable NAME in … = DEFAULT;` turned into
-//! `const NAME = DEFAULT;` (SIMT and Hopper kernels of every shape the repository has), and a
-//! kernel with neither tunables nor constants.
+//! `const NAME = DEFAULT;` (kernels of every shape the repository has, on all three paths:
+//! SIMT scalar FMA, warp-level `mma.sync` tensor cores, and Hopper TMA + WGMMA; the test checks
+//! each path is among them), and a kernel with neither tunables nor constants.
 //!
 //! Without NVRTC these tests print `SKIPPED` and pass, except under `CI=true` or
 //! `TESSEL_REQUIRE_NVRTC=1`, where they fail (run `tools/setup-nvrtc.sh`).
@@ -39,8 +40,24 @@ fn parse(src: &str, what: &str) -> Module {
     )
 }
 
+/// The three code paths a kernel without tunables is compiled on.
+#[derive(Debug, PartialEq)]
+enum Shape {
+    /// SIMT without tensor cores.
+    Scalar,
+    /// SIMT with warp-level `mma.sync`.
+    WarpMma,
+    /// TMA + WGMMA for sm_90a.
+    Hopper,
+}
+
 /// Lowers, emits and compiles `m` (which has no tunables); returns the kernel's path.
 fn compile_zero_tunable(m: &Module, what: &str) -> KernelPath {
+    compile_zero_tunable_shape(m, what).0
+}
+
+/// As [`compile_zero_tunable`], with the path told apart by what the kernel emits.
+fn compile_zero_tunable_shape(m: &Module, what: &str) -> (KernelPath, Shape) {
     assert!(m.tunables.is_empty(), "{what}: still has tunables");
     let k = lower_for(m, &Config::defaults(m), what);
     let expr = k.name_expression(&[]);
@@ -74,7 +91,15 @@ fn compile_zero_tunable(m: &Module, what: &str) -> KernelPath {
         module.lowered_name(&expr).is_some(),
         "{what}: NVRTC gave no lowered name for `{expr}`"
     );
-    k.path
+    let shape = match k.path {
+        KernelPath::Hopper => Shape::Hopper,
+        // The header names the path (`// Path: SIMT with warp-level tensor cores (mma.sync, …`).
+        KernelPath::Simt if cu.contains("// Path: SIMT with warp-level tensor cores") => {
+            Shape::WarpMma
+        }
+        KernelPath::Simt => Shape::Scalar,
+    };
+    (k.path, shape)
 }
 
 #[test]
@@ -82,16 +107,21 @@ fn every_kernel_with_its_tunables_frozen_compiles() {
     if !nvrtc_available("every_kernel_with_its_tunables_frozen_compiles") {
         return;
     }
-    let mut paths = Vec::new();
+    let mut shapes = Vec::new();
     for name in kernel_files() {
         let what = format!("kernels/{name}.co (tunables as constants)");
         let m = parse(
             &freeze_tunables(&read(&format!("kernels/{name}.co"))),
             &what,
         );
-        paths.push(compile_zero_tunable(&m, &what));
+        shapes.push(compile_zero_tunable_shape(&m, &what).1);
     }
-    assert!(paths.contains(&KernelPath::Simt) && paths.contains(&KernelPath::Hopper));
+    for want in [Shape::Scalar, Shape::WarpMma, Shape::Hopper] {
+        assert!(
+            shapes.contains(&want),
+            "no {want:?} kernel among {shapes:?}"
+        );
+    }
 }
 
 #[test]

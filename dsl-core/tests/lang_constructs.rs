@@ -94,6 +94,10 @@ fn ir_dumps_match_goldens() {
         "shape_values",
         "launch_and_unroll",
         "wgmma_forms",
+        "device_helper",
+        "elem_types",
+        "schedule",
+        "println",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -514,6 +518,21 @@ fn wait_and_trigger_lists_are_sugar() {
         .filter(|(_, s)| matches!(s, Stmt::Wait { .. }))
         .count();
     assert_eq!(waits, 2);
+    // `trigger a, b;` is one `trigger` per event, in order (`tests/lowered/event_lists.co`
+    // lowers it).
+    let m = parse(&read_lowered("event_lists")).module;
+    let text = m.to_string();
+    let at = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("no `{s}` in:\n{text}"))
+    };
+    assert!(at("trigger ready_a;") < at("trigger ready_b;"), "{text}");
+    assert!(at("wait ready_a;") < at("wait ready_b;"), "{text}");
+}
+
+fn read_lowered(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/lowered/{name}.co"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 #[test]
@@ -611,8 +630,86 @@ fn conditional_values_are_selects_and_fp6_fp4_parse() {
         "{text}"
     );
     let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
-    // `?:` lowers; the f6/f4 element types do not.
-    assert_eq!(codes(&notes), BTreeSet::from(["E1301"]), "{notes}");
+    // `?:` lowers; the f6/f4 element types do not: their own code, under each type, with help.
+    assert_eq!(codes(&notes), BTreeSet::from(["E1635"]), "{notes}");
+    assert_eq!(notes.iter().count(), 2, "{notes}");
+    for d in notes.iter() {
+        assert!(d.message.starts_with("not supported yet: "), "{d}");
+        assert!(
+            d.help.as_deref().is_some_and(|h| h.contains("f8_e4m3")),
+            "{d}"
+        );
+        // Under each parameter's type (seven characters on the first line).
+        assert_eq!(d.span.start.line, d.span.end.line, "{d}");
+        assert_eq!(d.span.end.col - d.span.start.col, 7, "{d:?}");
+    }
+    let err = full(&m).expect_err("the lowering gate rejects f6/f4");
+    assert_eq!(codes(&err), BTreeSet::from(["E1635"]), "{err}");
+}
+
+/// A future of a copy whose source shape the parser knows (a whole tensor, or a
+/// `.subspan(…).at(…)` tile) has that shape: `[f.span]` in a later declaration is spliced into
+/// its dimensions, so the buffer is sized at compile time; a name bound again to a `.chunkat`
+/// copy forgets the old shape. (`tests/lowered/future_span.co`: its IR golden, lowering and
+/// NVRTC compile are `lowered_lang.rs`'s and the root crate's `nvrtc_lowered.rs`'s.)
+#[test]
+fn a_futures_span_sizes_a_declaration() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/lowered/future_span.co");
+    let m = parse(&std::fs::read_to_string(path).unwrap()).module;
+    let text = m.to_string();
+    assert!(text.contains("shared f16 [8, 16] whole_h;"), "{text}");
+    assert!(text.contains("shared f32 [4, 16] tile_h;"), "{text}");
+    language(&m).unwrap_or_else(|d| panic!("{d}"));
+    let rebound = parse(
+        "__co__ void k(global f32 [8, 16] x) {\n  parallel b by 2 : block {\n    f = dma.copy x => shared;\n    f = dma.copy x.chunkat(b, _) => shared;\n    shared f32 [f.span] h;\n  }\n}\n",
+    )
+    .module
+    .to_string();
+    assert!(rebound.contains("shared f32 [f.span] h;"), "{rebound}");
+}
+
+/// Croqtile's i-tuple loop variable (one name over several dimensions) is a parse error of its
+/// own, "not supported yet", spanned at the variable, whose help names one variable per
+/// dimension.
+#[test]
+fn one_loop_variable_over_several_dimensions_is_not_supported_yet() {
+    for (src, n) in [
+        (
+            "__co__ void k(f32 [8, 4] a, f32 [8, 4] b) {\n  parallel p by 1 : block {\n    foreach ix in [a.span]\n      b.at(ix) = a.at(ix);\n  }\n}\n",
+            2,
+        ),
+        (
+            "__co__ void k(f32 [8, 4, 2] a) {\n  parallel q by [2, 4, 2] : thread {\n    a.at(0, 0, 0) = 1.0f;\n  }\n}\n",
+            3,
+        ),
+    ] {
+        let d = first_error(src);
+        assert_eq!(d.code, "E1636", "{d}");
+        assert!(
+            d.message.starts_with(&format!(
+                "not supported yet: one loop variable over {n} dimensions"
+            )),
+            "{d}"
+        );
+        // At the variable (line 3, `ix`; line 2, `q`).
+        assert!(!d.span.is_dummy(), "{d}");
+        assert_eq!(
+            d.span.end.col - d.span.start.col,
+            if n == 2 { 2 } else { 1 },
+            "{d}"
+        );
+        assert!(
+            d.help
+                .as_deref()
+                .is_some_and(|h| h.contains("per dimension")),
+            "{d}"
+        );
+    }
+    // Two variables over one extent stay the count error.
+    let d = first_error(
+        "__co__ void k(f32 [8] a) {\n  parallel {i, j} by [8] : thread {\n    a.at(i) = 1.0f;\n  }\n}\n",
+    );
+    assert_eq!(d.code, "E0020", "{d}");
 }
 
 #[test]
@@ -816,4 +913,44 @@ fn an_accumulator_no_mma_uses_is_a_language_error() {
     let d = first_error(src);
     assert_eq!(d.code, "E1114", "{d}");
     assert_eq!(d.span.start.line, 3, "{d}");
+}
+
+/// A `__co_device__` helper is skipped like host code (one `E0030` note over its lines), and a
+/// `call` of it is checked and gated (`E1300`).
+#[test]
+fn device_helpers_are_skipped_and_their_calls_gated() {
+    let p = parse(&read("device_helper"));
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert_eq!(p.notes[0].code, "E0030");
+    assert_eq!(p.notes[0].span.start.line, 3, "{}", p.notes[0]);
+    let m = checked_not_lowered("device_helper", &["E1300"]);
+    let notes = language(&m).unwrap();
+    assert!(
+        notes.iter().any(|d| d.message.contains("`call`")),
+        "{notes}"
+    );
+}
+
+/// s8/u8/s16/u16/s32/f64/tf32 parameters parse and check; s32 lowers, and each other type is
+/// noted under its own type where no lowering handles it.
+#[test]
+fn element_types_check_and_the_unlowered_ones_are_gated() {
+    let m = checked_not_lowered("elem_types", &["E0306", "E1301", "E1363"]);
+    let notes = language(&m).unwrap();
+    let gated: BTreeSet<String> = notes
+        .iter()
+        .filter(|d| d.code == "E1301")
+        .map(|d| d.message.clone())
+        .collect();
+    let want: BTreeSet<String> = ["s16", "u16", "f64", "tf32"]
+        .iter()
+        .map(|t| format!("not supported yet: element type `{t}`"))
+        .collect();
+    assert_eq!(gated, want, "{notes}");
+}
+
+/// `[[schedule(k_tiles(…))]]` on a dense WGMMA checks and is gated (`E1313`).
+#[test]
+fn a_schedule_attribute_checks_and_is_gated() {
+    checked_not_lowered("schedule", &["E1313"]);
 }

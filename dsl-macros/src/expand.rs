@@ -11,6 +11,64 @@ pub fn gemm_kernel(input: TokenStream) -> TokenStream {
         Some(Err(e)) => return stub(None, e.to_compile_error()),
         None => {}
     }
+    // Several `__co__` functions: each is its own kernel module, with the header items written
+    // before it.
+    let parts = split_functions(&input);
+    if parts.len() > 1 {
+        return parts.into_iter().map(one_kernel).collect();
+    }
+    one_kernel(input)
+}
+
+/// The invocation split into one token stream per `__co__` function, each with the tokens that
+/// precede it outside any function (header items: tunables, constants, `#define`s), so each
+/// parses as a one-function invocation; tokens after the last function stay with it (so a
+/// stray token is still reported). Fewer than two functions: the input as it is.
+fn split_functions(input: &TokenStream) -> Vec<TokenStream> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = input.clone().into_iter().collect();
+    let mut header: Vec<TokenTree> = Vec::new();
+    let mut parts: Vec<Vec<TokenTree>> = Vec::new();
+    // How much of `header` the last function saw: what follows it is trailing.
+    let mut seen_by_last = 0;
+    let mut i = 0;
+    while i < tokens.len() {
+        if !matches!(&tokens[i], TokenTree::Ident(id) if id == "__co__") {
+            header.push(tokens[i].clone());
+            i += 1;
+            continue;
+        }
+        // The function runs to the first brace group after its parameter list.
+        let mut j = i + 1;
+        let mut seen_params = false;
+        while j < tokens.len() {
+            match &tokens[j] {
+                TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
+                    seen_params = true
+                }
+                TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && seen_params => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        let end = (j + 1).min(tokens.len());
+        let mut part = header.clone();
+        part.extend(tokens[i..end].iter().cloned());
+        parts.push(part);
+        seen_by_last = header.len();
+        i = end;
+    }
+    if parts.len() < 2 {
+        return vec![input.clone()];
+    }
+    if let Some(last) = parts.last_mut() {
+        last.extend(header[seen_by_last..].iter().cloned());
+    }
+    parts.into_iter().map(|p| p.into_iter().collect()).collect()
+}
+
+/// One `__co__` function (with its header items): parse, check, lower, emit, expand.
+fn one_kernel(input: TokenStream) -> TokenStream {
     let dsl_text = crate::layout::dsl_text(&input);
     let table = dsl_core::parse::token_spans(input.clone());
     let origin = Origin::Tokens(&table);
@@ -51,6 +109,25 @@ fn file_mode(rel: &str, lit: Span) -> TokenStream {
     let track = quote!(
         const _: &[u8] = ::core::include_bytes!(#full_s);
     );
+    // A file of several `__co__` functions: one kernel module per function, each carrying its
+    // own text (the others blanked) for the later stages.
+    let texts = dsl_core::parse::function_texts(&text);
+    if texts.len() > 1 {
+        let mut out = track;
+        for (_, one) in &texts {
+            out.extend(match dsl_core::parse::parse_str(one, Some(rel)) {
+                Ok(p) => finish(
+                    &dsl_core::lower::launch_form(p.module),
+                    one,
+                    Some(rel),
+                    &origin,
+                    TokenStream::new(),
+                ),
+                Err(d) => stub(None, errors(&d.0, &origin)),
+            });
+        }
+        return out;
+    }
     match dsl_core::parse::parse_str(&text, Some(rel)) {
         Ok(p) => finish(
             &dsl_core::lower::launch_form(p.module),

@@ -428,6 +428,8 @@ pub const NOT_LOWERED_FRAG_REBIND: &str = "E1474";
 /// Not supported yet: a name declared again inside a nested `parallel` (the lowering emits a
 /// nested level's body in its parent's C++ scope).
 pub const NOT_LOWERED_PARALLEL_SHADOW: &str = "E1475";
+/// Not supported yet: a 6- or 4-bit float element type (`f6_e2m3`, `f6_e3m2`, `f4_e2m1`).
+pub const NOT_LOWERED_FP6_FP4: &str = "E1635";
 /// `pingpong` in a kernel that is not `persistent`.
 pub const PINGPONG_PERSISTENT: &str = "E1630";
 /// `pingpong` without one producer branch on warpgroup 0 and one consumer branch `wg >= L`.
@@ -773,6 +775,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_DTYPE,
         "not supported yet: an element type no lowering handles",
+    ),
+    (
+        NOT_LOWERED_FP6_FP4,
+        "not supported yet: a 6-/4-bit float element type (`f6_e2m3`, `f6_e3m2`, `f4_e2m1`)",
     ),
     (
         NOT_LOWERED_RETURN,

@@ -217,7 +217,7 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
     }
 }
 
-/// E1635: each `mma.store` into shared memory in the consumer branch names a tile that depends
+/// E1634: each `mma.store` into shared memory in the consumer branch names a tile that depends
 /// on the warpgroup (directly or through `let`s of the branch).
 fn per_consumer_stores(cx: &Cx, wg: Binding, inside: &[StmtId], diags: &mut Diagnostics) {
     let m = cx.m;

@@ -172,6 +172,26 @@ impl Parser {
                         .map(|(_, dims)| dims.clone()),
                     _ => None,
                 },
+                // `[x.span(d)]`: the `d`-th dimension of `x` (a literal `d` within its rank).
+                Expr::View {
+                    base,
+                    op: crate::ir::ViewOp::SpanOf,
+                    args,
+                } => match (&self.exprs[*base], args.as_slice()) {
+                    (Expr::Name(n), [d]) => match &self.exprs[*d] {
+                        Expr::Int(d) => self
+                            .shapes
+                            .iter()
+                            .rev()
+                            .find(|(k, _)| k == n)
+                            .and_then(|(_, dims)| {
+                                usize::try_from(*d).ok().and_then(|d| dims.get(d))
+                            })
+                            .map(|&dim| vec![dim]),
+                        _ => None,
+                    },
+                    _ => None,
+                },
                 _ => None,
             };
             match spliced {

@@ -32,6 +32,7 @@
 //! | E0040 | `#x` of a name that is not a parallel or loop variable in scope |
 //! | E0045 | a named shape (`sp : [7, 8];`) of an unsupported form or the wrong rank |
 //! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(-n)` |
+//! | E1636 | not supported yet: one loop variable over several dimensions (an i-tuple index) |
 
 pub const LEX: &str = "E0001";
 pub const DELIM: &str = "E0002";
@@ -63,3 +64,4 @@ pub const BAD_LOOP: &str = "E0033";
 pub const BOUND_OF: &str = "E0040";
 pub const SHAPE_VALUE: &str = "E0045";
 pub const LOOP_RANGE: &str = "E0047";
+pub const ITUPLE_LOOP: &str = "E1636";

@@ -11,7 +11,9 @@ use super::codes;
 use super::cursor::{PResult, Parser, Reported};
 use super::lexer::{Delim, TokKind};
 use crate::diag::Diagnostic;
-use crate::ir::{Block, CopyDst, Expr, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind};
+use crate::ir::{
+    Block, CopyDst, Expr, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind, ViewOp,
+};
 
 /// `dma` operations beyond the core `copy` and `wait`.
 const DMA_EXT_OPS: &[&str] = &["copy", "pad", "transp", "any"];
@@ -452,6 +454,9 @@ impl Parser {
             Some(b) => b.span.join(self.span_from(first)),
             None => self.span_from(first),
         };
+        if let (Some(b), CopyDst::Fresh(_)) = (&bind, &dst) {
+            self.record_fresh_shape(&b.name, src);
+        }
         Ok(self.add_stmt(
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
@@ -464,6 +469,39 @@ impl Parser {
             }),
             span,
         ))
+    }
+
+    /// `f = dma.copy SRC => shared;`: when the parser knows the shape of `SRC` — a whole
+    /// tensor declared before, or a `t.subspan(A, B, …).at(…)` tile — the future's fresh buffer
+    /// has that shape, so a later `[f.span]` in a declaration is spliced like a tensor's. Other
+    /// sources (`.chunkat`) are sized by the checker, and `[f.span]` stays as written.
+    pub(crate) fn record_fresh_shape(&mut self, name: &str, src: ExprId) {
+        let dims = match &self.exprs[src] {
+            Expr::Name(n) => self
+                .shapes
+                .iter()
+                .rev()
+                .find(|(k, _)| k == n)
+                .map(|(_, dims)| dims.clone()),
+            Expr::View {
+                base,
+                op: ViewOp::At,
+                ..
+            } => match &self.exprs[*base] {
+                Expr::View {
+                    op: ViewOp::Subspan,
+                    args,
+                    ..
+                } => Some(args.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match dims {
+            Some(dims) => self.shapes.push((name.to_string(), dims)),
+            // A name bound again to a copy of unknown shape must not keep its old shape.
+            None => self.shapes.retain(|(k, _)| k != name),
+        }
     }
 
     /// `__asm__ [volatile] ("template" …);` — the template is kept, the operand lists skipped.

@@ -116,6 +116,28 @@ pub fn parse_file(text: &str, file: Option<&str>) -> Vec<(String, Result<Parsed,
         .collect()
 }
 
+/// Each `__co__` function of a program file with a text of its own: the file with host code
+/// and every other function blanked (lines and columns kept), so that [`parse_str`] of it is
+/// that function's module (as [`parse_file`] parses it). With one function or none: the text
+/// as it is.
+pub fn function_texts(text: &str) -> Vec<(String, String)> {
+    let filtered = filemode::filter(text);
+    let kernels = filemode::kernels(&filtered.text);
+    if kernels.len() <= 1 {
+        let name = kernels.first().map(|k| k.0.clone()).unwrap_or_default();
+        return vec![(name, text.to_string())];
+    }
+    kernels
+        .iter()
+        .map(|(name, range)| {
+            (
+                name.clone(),
+                filemode::keep_only(&filtered.text, range, &kernels),
+            )
+        })
+        .collect()
+}
+
 /// One note listing the skipped line ranges (none when nothing was skipped).
 fn skipped_note(skipped: &[(u32, u32)]) -> Option<crate::Diagnostic> {
     let &(first, _) = skipped.first()?;

@@ -218,6 +218,9 @@ impl Parser {
                 .map(|sw| (Ident::new("swiz", self.exprs.get_span(sw)), vec![sw]))
                 .into_iter()
                 .collect();
+            if let (Some(b), crate::ir::CopyDst::Fresh(_)) = (&bind, &dst) {
+                self.record_fresh_shape(&b.name, src);
+            }
             let id = self.add_stmt(
                 Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                     tma: true,

@@ -534,6 +534,23 @@ impl Parser {
             return Ok(());
         }
         let span = vars[0].span.join(vars[vars.len() - 1].span);
+        if let [var] = vars {
+            // Croqtile's i-tuple loop variable (`foreach index in [t.span]`, then
+            // `t.at(index)`): one name for every dimension.
+            let n = extents.len();
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::ITUPLE_LOOP,
+                    span,
+                    format!("not supported yet: one loop variable over {n} dimensions (an i-tuple index)"),
+                )
+                .with_help(format!(
+                    "name one variable per dimension, `{{{}}}`, and index with them: `t.at({})`",
+                    (0..n).map(|d| format!("{}{d}", var.name)).collect::<Vec<_>>().join(", "),
+                    (0..n).map(|d| format!("{}{d}", var.name)).collect::<Vec<_>>().join(", "),
+                )),
+            ));
+        }
         let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
         let msg = format!(
             "{} but {}",

@@ -124,6 +124,24 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
                     index_reads(cx, *d, &mut rd);
                 }
             }
+            // `f = dma.copy src => t;`: a copy bound to a future writes its destination as an
+            // unbound one does.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                src,
+                dst,
+                after,
+                modifiers,
+                ..
+            }) => {
+                rd.push(*src);
+                rd.extend(modifiers.iter().flat_map(|(_, a)| a.iter().copied()));
+                rd.extend(after.iter().copied());
+                if let CopyDst::Expr(d) = dst {
+                    copy_to = root(cx, *d).map(|(_, b)| b).filter(|b| on_chip(cx, *b));
+                    wr.push(*d);
+                    index_reads(cx, *d, &mut rd);
+                }
+            }
             Stmt::MmaStore { dst, .. } => {
                 wr.push(*dst);
                 index_reads(cx, *dst, &mut rd);
