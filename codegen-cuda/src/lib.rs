@@ -47,7 +47,7 @@ struct File<'a> {
     launch_bounds: &'a str,
     name: &'a str,
     params: &'a [String],
-    constants: &'a [(String, String)],
+    constants: Vec<(String, String)>,
     uses_smem: bool,
     smem_align: i64,
     body: Vec<String>,
@@ -154,7 +154,11 @@ pub fn emit(e: &Emit) -> String {
         launch_bounds: &k.launch_bounds,
         name: &k.name,
         params: &k.params,
-        constants: &k.constants,
+        constants: k
+            .constants
+            .iter()
+            .map(|(n, v)| (n.clone(), v.to_string()))
+            .collect(),
         uses_smem: !plan.dynamic_smem_bytes.eq(&dsl_core::lower::Sym::Int(0)),
         smem_align: if k.path == KernelPath::Hopper {
             1024

@@ -271,3 +271,47 @@ fn lowering_takes_view_shapes_from_the_checker() {
         found.join("\n")
     );
 }
+
+/// Whether a line of lowering builds shared-memory layout or constant text, or reads names
+/// back out of C++ text: the offsets and constants are typed values (`ConstValue`) that
+/// `kernel.rs` prints, and a constant's names are the value's own.
+fn builds_layout_text(line: &str) -> bool {
+    ["tsl_align_up(", "identifiers(", "offset_cpp"]
+        .iter()
+        .any(|p| line.contains(p))
+}
+
+#[test]
+fn the_layout_check_sees_text_offsets() {
+    assert!(builds_layout_text(
+        r#"Some((pn, pb)) => format!("tsl_align_up({pn} + {pb}, {align})"),"#
+    ));
+    assert!(builds_layout_text(
+        "            super::kernel::identifiers(&value, &mut used);"
+    ));
+    assert!(!builds_layout_text("            value.names(&mut used);"));
+}
+
+/// The shared-memory layout and the kernel's constants are typed values; only the printer
+/// (`kernel.rs`) spells them as C++.
+#[test]
+fn lowering_builds_no_layout_text() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        if name == "kernel" {
+            continue;
+        }
+        // A file's unit tests may spell the printed form they expect.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, line) in code.lines().enumerate() {
+            if builds_layout_text(line) {
+                found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "layout or constant text built in lowering:\n{}",
+        found.join("\n")
+    );
+}

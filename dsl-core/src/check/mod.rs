@@ -303,6 +303,21 @@ impl SharedBuffer {
             })
             .collect()
     }
+
+    /// The bytes of all its entries (array count × elements × element size) in symbolic form:
+    /// the one formula the budget check evaluates and the lowering's `memory` pass places.
+    pub fn sym_bytes(&self, m: &Module) -> Result<crate::sym::Sym, ExprId> {
+        use crate::sym::Sym;
+        let elems = self.sym_shape(m)?.into_iter().fold(Sym::Int(1), Sym::mul);
+        let count = match self.count {
+            Some(c) => Sym::from_expr(m, c).ok_or(c)?,
+            None => Sym::Int(1),
+        };
+        Ok(Sym::mul(
+            Sym::mul(count, elems),
+            Sym::Int(self.dtype.size_bytes() as i64),
+        ))
+    }
 }
 
 /// Everything later passes need, established by the checks.
@@ -328,7 +343,8 @@ pub struct KernelInfo {
     /// variable's formula over `blockIdx` / `threadIdx` — or why it has none
     /// (`check/geometry_sym.rs`).
     pub sym_geometry: Result<Geometry, GeometryError>,
-    /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
+    /// Σ [`SharedBuffer::sym_bytes`] (+ 8 B per event), evaluated: the budget the checks
+    /// hold the kernel to (the `memory` pass adds the alignment between buffers).
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
     pub shared: Vec<SharedBuffer>,
