@@ -315,3 +315,60 @@ fn lowering_builds_no_layout_text() {
         found.join("\n")
     );
 }
+
+/// The 1-based line of byte `i`.
+fn line_of(text: &str, i: usize) -> usize {
+    text[..i].matches('\n').count() + 1
+}
+
+/// The lines where lowering takes a tensor declaration's shape apart
+/// (`Stmt::TensorDecl { shape, .. }`) or evaluates an extent itself (`constant_of`): the
+/// shapes, counts and fixed dimensions are the checker's (`KernelInfo::tensors`).
+fn reads_declared_shape(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("Stmt::TensorDecl") {
+        let rest = &text[i..];
+        let fields = &rest[..rest.find('}').unwrap_or(rest.len())];
+        let binds_shape = fields
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == "shape");
+        if binds_shape {
+            out.push(line_of(text, i));
+        }
+    }
+    for (i, _) in text.match_indices("constant_of(") {
+        out.push(line_of(text, i));
+    }
+    out
+}
+
+#[test]
+fn the_shape_check_sees_a_declaration_taken_apart() {
+    let decl = "match st {\n    Stmt::TensorDecl {\n        dtype,\n        shape,\n        names,\n        ..\n    } => {}\n}";
+    assert_eq!(reads_declared_shape(decl), [2]);
+    assert_eq!(
+        reads_declared_shape("let v = warp::constant_of(m, x);"),
+        [1]
+    );
+    assert!(reads_declared_shape("Stmt::TensorDecl { dtype, names, .. } => {}").is_empty());
+}
+
+/// Lowering declares tensors of the checker's shapes. `launch.rs` is exempt: it rewrites the
+/// module (outputs become parameters) before the checker sees it.
+#[test]
+fn lowering_takes_declared_shapes_from_the_checker() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        if name == "launch" {
+            continue;
+        }
+        for l in reads_declared_shape(&text) {
+            found.push(format!("{name}.rs:{l}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "declared shapes read in lowering:\n{}",
+        found.join("\n")
+    );
+}

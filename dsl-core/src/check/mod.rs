@@ -61,6 +61,7 @@ mod streams;
 mod suggest;
 mod support;
 mod swizzle;
+mod tensors;
 mod view;
 mod view_state;
 mod view_sym;
@@ -77,6 +78,7 @@ pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
+pub use tensors::DeclaredTensor;
 pub(crate) use view_state::var_extent_in;
 pub use view_sym::{OriginTerm, Root, Squeezed, SymView, TermForm, ViewError, root_of, sym_view};
 pub(crate) use views_ext::{is_view_let, tile_pick};
@@ -348,6 +350,9 @@ pub struct KernelInfo {
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
     pub shared: Vec<SharedBuffer>,
+    /// Each parameter and declared tensor by its binding: shape and array count in symbolic
+    /// form, the dimensions no tunable changes (`check/tensors.rs`).
+    pub tensors: HashMap<Binding, DeclaredTensor>,
     /// Resolved swizzle in bytes (0 = none) for every `TmaCopy` and `MmaLoad`.
     pub swizzle: HashMap<StmtId, u32>,
     /// The expression each swizzled `TmaCopy` and `MmaLoad` takes its swizzle from: its own
@@ -519,6 +524,7 @@ fn run_checks(
         smem_bytes: smem,
         sym_views: view_sym::sym_views(m, &cx.res.bindings, &shared),
         shared,
+        tensors: tensors::declared_tensors(m),
         swizzle,
         swizzle_source,
         views: views.public_views(),

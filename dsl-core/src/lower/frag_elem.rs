@@ -28,6 +28,7 @@ use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Op};
 use super::scope::{FragKind, Local};
 use super::warp_frags::{Frag, TileFrag};
+use crate::check::Binding;
 use crate::ir::{AssignOp, BinaryOp, DType, Expr, ExprId, Stmt, StmtId, ViewOp};
 use crate::sym::Sym;
 
@@ -214,22 +215,17 @@ fn layout(e: &Emitter, name: &str, at: crate::span::Span) -> Result<Layout, Lowe
 /// kernel's accumulator layout.
 pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
     let m = e.m;
-    let Stmt::TensorDecl {
-        dtype,
-        shape,
-        names,
-        ..
-    } = &m.stmts[s]
-    else {
+    let Stmt::TensorDecl { dtype, names, .. } = &m.stmts[s] else {
         return Err(LowerError::new(
             m.stmt_span(s),
             "internal: not a `frag` declaration",
         ));
     };
-    let value = |x: ExprId| super::warp::constant_of(m, x);
-    let dims: Vec<i64> = shape
-        .iter()
-        .map(|&x| value(x))
+    // The checker's dimensions that no tunable changes (every declarator has the one shape).
+    let dims: Vec<i64> = e
+        .declared(Binding::Tensor(s, 0), m.stmt_span(s))?
+        .fixed
+        .into_iter()
         .collect::<Option<_>>()
         .ok_or_else(|| {
             LowerError::new(m.stmt_span(s), "internal: a `frag` tile of run-time shape")

@@ -1495,36 +1495,27 @@ fn promote_every(e: &Emitter, acc: &str, dtype: DType) -> Option<Sym> {
     if dtype != DType::F32 {
         return None;
     }
-    let f8_operand = m.stmts.iter().any(|(_, st)| match st {
-        Stmt::Mma { acc: c, a, .. } if c.name == acc => {
-            operand_dtype(e, &a.name).is_some_and(DType::is_f8)
-        }
+    let f8_operand = m.stmts.iter().any(|(s, st)| match st {
+        Stmt::Mma { acc: c, .. } if c.name == acc => operand_dtype(e, s).is_some_and(DType::is_f8),
         _ => false,
     });
     f8_operand.then(|| Sym::from_expr(m, p)).flatten()
 }
 
-/// The element type of the shared tensor the operand fragment `name` is loaded from.
-fn operand_dtype(e: &Emitter, name: &str) -> Option<DType> {
-    let m = e.m;
-    let src = m.stmts.iter().find_map(|(_, st)| match st {
-        Stmt::MmaLoad { name: n, src, .. } if n.name == name => Some(*src),
-        _ => None,
-    })?;
-    let mut root = src;
-    let tensor = loop {
-        match &m.exprs[root] {
-            Expr::View { base, .. } | Expr::Index { base, .. } => root = *base,
-            Expr::Name(n) => break n.clone(),
-            _ => return None,
-        }
+/// The element type of the tensor the `A` operand of `mma` statement `s` is loaded from: the
+/// checker's binding of the operand (its `mma.load`) and of that load's source root.
+fn operand_dtype(e: &Emitter, s: StmtId) -> Option<DType> {
+    let Binding::Frag(load) = *e.info.idents.get(&(s, IdentRole::A))? else {
+        return None;
     };
-    m.stmts.iter().find_map(|(_, st)| match st {
-        Stmt::TensorDecl { dtype, names, .. } if names.iter().any(|d| d.name.name == tensor) => {
-            Some(*dtype)
-        }
+    let Stmt::MmaLoad { src, .. } = &e.m.stmts[load] else {
+        return None;
+    };
+    let root = e.info.sym_views.get(src)?.as_ref().ok()?.root;
+    match e.info.bindings.get(&root)? {
+        b @ Binding::Tensor(..) => Some(e.info.tensors.get(b)?.dtype),
         _ => None,
-    })
+    }
 }
 
 fn promote_part(acc: &str) -> String {

@@ -192,11 +192,10 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             e.scopes.declare(b, scope::Local::Scalar(d));
             continue;
         }
-        let shape = p
-            .shape
-            .iter()
-            .map(|&d| Sym::from_expr(m, d).unwrap_or(Sym::Int(0)))
-            .collect();
+        let shape = e
+            .declared(crate::check::Binding::Param(i), p.name.span)
+            .map_err(|x| vec![x])?
+            .shape;
         let t = scope::TensorLocal {
             name: p.name.name.clone(),
             space: p.space,
