@@ -372,3 +372,42 @@ fn lowering_takes_declared_shapes_from_the_checker() {
         found.join("\n")
     );
 }
+
+/// Whether a line of lowering looks a fragment up by its name: the checker's name-keyed table
+/// (`info.frags`) or a "latest declaration under this name" map. Fragments are keyed by the
+/// checker's binding of their declaration, so one name in two scopes is two fragments.
+fn finds_fragment_by_name(line: &str) -> bool {
+    ["info.frags", ".named(", "frag_named(", "latest.get("]
+        .iter()
+        .any(|p| line.contains(p))
+}
+
+#[test]
+fn the_fragment_check_sees_a_lookup_by_name() {
+    assert!(finds_fragment_by_name(
+        "        KernelPath::Simt => match e.warp.named(name) {"
+    ));
+    assert!(finds_fragment_by_name(
+        "    let def = e.info.frags.get(name)?.def;"
+    ));
+    assert!(!finds_fragment_by_name(
+        "    match e.info.bindings.get(&x) {"
+    ));
+}
+
+#[test]
+fn lowering_finds_fragments_by_binding() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        for (i, line) in text.lines().enumerate() {
+            if finds_fragment_by_name(line) {
+                found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "fragments found by name in lowering:\n{}",
+        found.join("\n")
+    );
+}

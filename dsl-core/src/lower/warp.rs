@@ -155,7 +155,6 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             );
             e.warp.declare(
                 Binding::Frag(s),
-                &name.name,
                 Frag::Acc {
                     dtype: *dtype,
                     tiles: None,
@@ -569,7 +568,6 @@ fn load(
     }
     e.warp.declare(
         Binding::Frag(s),
-        name,
         Frag::Operand {
             dtype: v.tensor.dtype,
             tiles: (tiles.0, tiles.1),
@@ -634,7 +632,6 @@ fn load_acc(
     );
     e.warp.declare(
         Binding::Frag(s),
-        name,
         Frag::Acc {
             dtype,
             tiles: Some(tiles),
