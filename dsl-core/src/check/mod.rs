@@ -72,7 +72,6 @@ mod wgmma;
 
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
-pub use fresh::FreshDim;
 pub(crate) use fresh::fresh_tile;
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
@@ -281,9 +280,9 @@ pub struct SharedBuffer {
     /// The declaration, or the `dma.copy` that first binds a fresh buffer.
     pub stmt: StmtId,
     pub dtype: DType,
-    /// The shape of one array entry (a future's buffer: its source's tile, whose dimensions
-    /// may be quotients, see [`FreshDim`]).
-    pub shape: Vec<FreshDim>,
+    /// The shape of one array entry in symbolic form (a future's buffer: its source's tile,
+    /// `check/fresh.rs`), or the dimension that is not integer arithmetic.
+    pub shape: Result<Vec<crate::sym::Sym>, ExprId>,
     /// The array count (`lhs_s[STAGES]`).
     pub count: Option<ExprId>,
     /// The fresh buffer of a future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`).
@@ -291,26 +290,17 @@ pub struct SharedBuffer {
 }
 
 impl SharedBuffer {
-    /// The shape of one entry in symbolic form (a quotient dimension `D / E` as a division),
-    /// or the dimension expression that is not arithmetic over tunables and constants.
-    pub fn sym_shape(&self, m: &Module) -> Result<Vec<crate::sym::Sym>, ExprId> {
-        use crate::sym::Sym;
-        let sym = |e: ExprId| Sym::from_expr(m, e).ok_or(e);
-        self.shape
-            .iter()
-            .map(|d| {
-                d.div.iter().try_fold(sym(d.num)?, |v, &x| {
-                    Ok(Sym::bin(crate::ir::BinaryOp::Div, v, sym(x)?))
-                })
-            })
-            .collect()
+    /// The shape of one entry in symbolic form, or the dimension expression that is not
+    /// arithmetic over tunables and constants.
+    pub fn sym_shape(&self) -> Result<Vec<crate::sym::Sym>, ExprId> {
+        self.shape.clone()
     }
 
     /// The bytes of all its entries (array count × elements × element size) in symbolic form:
     /// the one formula the budget check evaluates and the lowering's `memory` pass places.
     pub fn sym_bytes(&self, m: &Module) -> Result<crate::sym::Sym, ExprId> {
         use crate::sym::Sym;
-        let elems = self.sym_shape(m)?.into_iter().fold(Sym::Int(1), Sym::mul);
+        let elems = self.sym_shape()?.into_iter().fold(Sym::Int(1), Sym::mul);
         let count = match self.count {
             Some(c) => Sym::from_expr(m, c).ok_or(c)?,
             None => Sym::Int(1),
@@ -583,6 +573,16 @@ impl Cx<'_> {
     /// Evaluates `e` under the config (and problem dims when given); `None` if it has no value.
     pub fn value(&self, e: ExprId) -> Option<i64> {
         eval(self.m, e, &self.env).ok()
+    }
+    /// Evaluates a symbolic value (a fresh buffer's dimension) as [`Cx::value`] does.
+    pub fn sym_value(&self, s: &crate::sym::Sym) -> Option<i64> {
+        let env: crate::sym::SymEnv = self
+            .env
+            .values
+            .iter()
+            .map(|(n, &v)| (n.clone(), v))
+            .collect();
+        s.eval(&env).ok()
     }
     /// Evaluates `e` without problem dims.
     pub fn static_value(&self, e: ExprId) -> Option<i64> {

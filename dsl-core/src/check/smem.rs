@@ -1,11 +1,11 @@
 //! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event)
 //! must fit the per-block budget; shared and local shapes are positive compile-time values.
 
-use super::{Cx, FreshDim, Limits, SharedBuffer, all_stmts, at_expr, codes};
+use super::{Cx, Limits, SharedBuffer, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{CopyDst, ExtStmt, MemSpace, Module, Stmt};
 use crate::span::Span;
-use crate::sym::{SymEnv, SymError};
+use crate::sym::{Sym, SymEnv, SymError};
 
 /// The kernel's shared buffers in source order: each declarator of a `shared` tensor
 /// declaration, and the fresh buffer of each future `f = dma.copy … => shared;` or
@@ -30,7 +30,10 @@ pub(crate) fn shared_buffers(
                         name: d.name.name.clone(),
                         stmt: s,
                         dtype: *dtype,
-                        shape: shape.iter().map(|&d| FreshDim::whole(d)).collect(),
+                        shape: shape
+                            .iter()
+                            .map(|&d| Sym::from_expr(m, d).ok_or(d))
+                            .collect(),
                         count: d.count,
                         fresh: false,
                     });
@@ -47,7 +50,7 @@ pub(crate) fn shared_buffers(
                         name: f.name.clone(),
                         stmt: s,
                         dtype,
-                        shape,
+                        shape: Ok(shape),
                         count: None,
                         fresh: true,
                     });
@@ -76,8 +79,8 @@ fn buffer_bytes(cx: &Cx, b: &SharedBuffer, env: &SymEnv) -> Option<u64> {
     let positive = |e| cx.static_value(e).is_some_and(|v| v >= 1);
     let dims_ok = b
         .shape
-        .iter()
-        .all(|d| d.eval(|e| cx.static_value(e)).is_some_and(|v| v >= 1));
+        .as_ref()
+        .is_ok_and(|s| s.iter().all(|d| d.eval(env).is_ok_and(|v| v >= 1)));
     if !dims_ok || !b.count.is_none_or(positive) {
         return None;
     }
@@ -208,7 +211,8 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
         let dims: Vec<String> = b
             .shape
             .iter()
-            .map(|d| d.eval(|e| cx.static_value(e)).unwrap_or(0).to_string())
+            .flatten()
+            .map(|d| d.eval(&env).unwrap_or(0).to_string())
             .collect();
         contribs.push(Contrib {
             span: m.stmt_span(b.stmt),

@@ -72,7 +72,7 @@ pub fn run(m: &Module, info: &KernelInfo, path: KernelPath) -> Result<Memory, Lo
     let mut prev: Option<(String, Sym)> = None;
     for buf in &info.shared {
         if buf.fresh {
-            let shape = buf.sym_shape(m).map_err(|d| shape_error(m, d))?;
+            let shape = buf.sym_shape().map_err(|d| shape_error(m, d))?;
             mem.fresh.push((buf.name.clone(), buf.dtype, shape));
         }
         let bytes = buf.sym_bytes(m).map_err(|d| shape_error(m, d))?;
