@@ -272,13 +272,20 @@ fn lowering_takes_view_shapes_from_the_checker() {
     );
 }
 
-/// Whether a line of lowering builds shared-memory layout or constant text, or reads names
-/// back out of C++ text: the offsets and constants are typed values (`ConstValue`) that
-/// `kernel.rs` prints, and a constant's names are the value's own.
+/// Whether a line of lowering builds shared-memory layout, constant or launch-bound text, or
+/// reads names back out of C++ text: the offsets and constants are typed values (`ConstValue`),
+/// the launch bounds a `LaunchBounds`, which `kernel.rs` prints, and a constant's names are
+/// the value's own.
 fn builds_layout_text(line: &str) -> bool {
-    ["tsl_align_up(", "identifiers(", "offset_cpp"]
-        .iter()
-        .any(|p| line.contains(p))
+    [
+        "tsl_align_up(",
+        "identifiers(",
+        "offset_cpp",
+        "__launch_bounds__(",
+        "__cluster_dims__(",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
 }
 
 #[test]
@@ -289,11 +296,14 @@ fn the_layout_check_sees_text_offsets() {
     assert!(builds_layout_text(
         "            super::kernel::identifiers(&value, &mut used);"
     ));
+    assert!(builds_layout_text(
+        r#"None => format!("__launch_bounds__({})", threads.to_cpp()),"#
+    ));
     assert!(!builds_layout_text("            value.names(&mut used);"));
 }
 
-/// The shared-memory layout and the kernel's constants are typed values; only the printer
-/// (`kernel.rs`) spells them as C++.
+/// The shared-memory layout, the kernel's constants and its launch bounds are typed values;
+/// only the printer (`kernel.rs`) spells them as C++.
 #[test]
 fn lowering_builds_no_layout_text() {
     let mut found = Vec::new();

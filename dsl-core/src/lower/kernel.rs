@@ -476,6 +476,40 @@ pub struct LaunchPlan {
     pub launch_requires: Vec<(Sym, String)>,
 }
 
+/// A kernel parameter: its C++ type and name (`const float* __restrict__` `lhs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamDecl {
+    pub ty: String,
+    pub name: String,
+}
+
+impl fmt::Display for ParamDecl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.ty, self.name)
+    }
+}
+
+/// The kernel's `__cluster_dims__` and `__launch_bounds__`: threads per block, the blocks per
+/// SM asked for (`occupancy N;`, the Hopper register split), the cluster size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchBounds {
+    pub threads: Sym,
+    pub min_blocks: Option<Sym>,
+    pub cluster: Option<Sym>,
+}
+
+impl fmt::Display for LaunchBounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(c) = &self.cluster {
+            write!(f, "__cluster_dims__({c}, 1, 1) ")?;
+        }
+        match &self.min_blocks {
+            Some(b) => write!(f, "__launch_bounds__({}, ({b}))", self.threads),
+            None => write!(f, "__launch_bounds__({})", self.threads),
+        }
+    }
+}
+
 /// The value of a kernel-scope `constexpr int`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConstValue {
@@ -535,9 +569,9 @@ pub struct CudaKernel {
     pub tunables: Vec<crate::tunable::Tunable>,
     /// `constexpr int NAME = value;` lines, in dependency order.
     pub constants: Vec<(String, ConstValue)>,
-    /// C++ parameter declarations, in launch order.
-    pub params: Vec<String>,
-    pub launch_bounds: String,
+    /// The parameters, in launch order.
+    pub params: Vec<ParamDecl>,
+    pub launch_bounds: LaunchBounds,
     pub body: Vec<Line>,
     pub plan: LaunchPlan,
     /// WGMMA instantiations the kernel needs: (accumulator, input) dtype names, e.g. ("f16","f16").

@@ -5,7 +5,10 @@
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
 use super::emitter::Emitter;
-use super::kernel::{Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
+use super::kernel::{
+    Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
+    ParamDecl,
+};
 use super::memory::Memory;
 use crate::check::Geometry;
 use crate::check::KernelInfo;
@@ -92,7 +95,7 @@ pub fn finish(
         if p.shape.is_empty() {
             let float = p.dtype.is_float();
             let cty = if float { "float" } else { "int" };
-            params.push(format!("const {cty} {}", p.name.name));
+            params.push(param(format!("const {cty}"), &p.name.name));
             args.push(KernelArg::Scalar { param: i, float });
             continue;
         }
@@ -102,13 +105,13 @@ pub fn finish(
             } else {
                 "const "
             };
-            params.push(format!("{c}{ty}* __restrict__ {}", p.name.name));
+            params.push(param(format!("{c}{ty}* __restrict__"), &p.name.name));
             args.push(KernelArg::Pointer { param: i });
         }
         for t in e.tma_maps.iter().filter(|t| t.param == i) {
-            params.push(format!(
-                "const __grid_constant__ tsl_tensor_map {}",
-                t.cpp_name
+            params.push(param(
+                "const __grid_constant__ tsl_tensor_map".into(),
+                &t.cpp_name,
             ));
             args.push(KernelArg::TensorMap {
                 param: i,
@@ -119,7 +122,7 @@ pub fn finish(
         }
     }
     for d in &dims {
-        params.push(format!("const int {d}"));
+        params.push(param("const int".into(), d));
         args.push(KernelArg::Dim { name: d.clone() });
     }
     let mut constants: Vec<(String, ConstValue)> = m
@@ -140,7 +143,6 @@ pub fn finish(
     let blocks_per_sm = blocks_per_sm(m, &threads, &e);
     let launch_bounds = match e.path {
         KernelPath::Hopper => {
-            let blocks = format!("({})", blocks_per_sm.to_cpp());
             if !e.roles.is_empty() {
                 use crate::ir::BinaryOp::{Div, Mul, Sub};
                 constants.push((
@@ -171,21 +173,21 @@ pub fn finish(
                     ConstValue::Int(Sym::Min(Box::new(Sym::Int(240)), Box::new(regs))),
                 ));
             }
-            let dims = match &geo.cluster {
-                Some(c) => format!("__cluster_dims__({}, 1, 1) ", expand(m, c).to_cpp()),
-                None => String::new(),
-            };
-            format!("{dims}__launch_bounds__({}, {blocks})", threads.to_cpp())
+            LaunchBounds {
+                threads: threads.clone(),
+                min_blocks: Some(blocks_per_sm.clone()),
+                cluster: geo.cluster.as_ref().map(|c| expand(m, c)),
+            }
         }
         // `occupancy N;`: at least N blocks per SM, so ptxas caps registers at 65536 / (T × N).
-        KernelPath::Simt => match m.occupancy {
-            Some(o) => {
-                let blocks = Sym::from_expr(m, o)
-                    .map(|s| expand(m, &s).to_cpp())
-                    .unwrap_or_else(|| m.expr_to_string(o));
-                format!("__launch_bounds__({}, ({blocks}))", threads.to_cpp())
-            }
-            None => format!("__launch_bounds__({})", threads.to_cpp()),
+        // (The checker evaluated the occupancy as integer arithmetic.)
+        KernelPath::Simt => LaunchBounds {
+            threads: threads.clone(),
+            min_blocks: m
+                .occupancy
+                .and_then(|o| Sym::from_expr(m, o))
+                .map(|s| expand(m, &s)),
+            cluster: None,
         },
     };
     let mut grid: Vec<Sym> = geo.grid.iter().map(|g| expand(m, g)).collect();
@@ -252,6 +254,13 @@ pub fn finish(
         written_params: e.written_params.iter().copied().collect(),
         wgmma_types: e.wgmma_types,
         wgmma_ns: ns,
+    }
+}
+
+fn param(ty: String, name: &str) -> ParamDecl {
+    ParamDecl {
+        ty,
+        name: name.to_string(),
     }
 }
 
