@@ -387,9 +387,16 @@ fn lowering_takes_declared_shapes_from_the_checker() {
 /// (`info.frags`) or a "latest declaration under this name" map. Fragments are keyed by the
 /// checker's binding of their declaration, so one name in two scopes is two fragments.
 fn finds_fragment_by_name(line: &str) -> bool {
-    ["info.frags", ".named(", "frag_named(", "latest.get("]
-        .iter()
-        .any(|p| line.contains(p))
+    [
+        "info.frags",
+        ".named(",
+        "frag_named(",
+        "latest.get(",
+        "c.name == acc",
+        "acc.name == name",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
 }
 
 #[test]
@@ -399,6 +406,9 @@ fn the_fragment_check_sees_a_lookup_by_name() {
     ));
     assert!(finds_fragment_by_name(
         "    let def = e.info.frags.get(name)?.def;"
+    ));
+    assert!(finds_fragment_by_name(
+        "        Stmt::Mma { acc: c, .. } if c.name == acc => operand_dtype(e, s),"
     ));
     assert!(!finds_fragment_by_name(
         "    match e.info.bindings.get(&x) {"
