@@ -44,10 +44,10 @@ struct File<'a> {
     tunables: Vec<TunableRow>,
     sections: Vec<Section>,
     template_params: String,
-    launch_bounds: &'a str,
+    launch_bounds: String,
     name: &'a str,
-    params: &'a [String],
-    constants: &'a [(String, String)],
+    params: Vec<String>,
+    constants: Vec<(String, String)>,
     uses_smem: bool,
     smem_align: i64,
     body: Vec<String>,
@@ -96,7 +96,7 @@ pub fn emit(e: &Emit) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let param_types: Vec<String> = k.params.iter().map(|p| param_type(p)).collect();
+    let param_types: Vec<String> = k.params.iter().map(|p| p.ty.clone()).collect();
     // A kernel without tunables is a plain function: nothing to instantiate.
     let instances = match &e.instance {
         Some(v) if !k.tunables.is_empty() => vec![format!(
@@ -151,10 +151,14 @@ pub fn emit(e: &Emit) -> String {
         tunables,
         sections: prelude::sections(k, &body.calls),
         template_params,
-        launch_bounds: &k.launch_bounds,
+        launch_bounds: k.launch_bounds.to_string(),
         name: &k.name,
-        params: &k.params,
-        constants: &k.constants,
+        params: k.params.iter().map(|p| p.to_string()).collect(),
+        constants: k
+            .constants
+            .iter()
+            .map(|(n, v)| (n.clone(), v.to_string()))
+            .collect(),
         uses_smem: !plan.dynamic_smem_bytes.eq(&dsl_core::lower::Sym::Int(0)),
         smem_align: if k.path == KernelPath::Hopper {
             1024
@@ -180,12 +184,4 @@ pub fn emit(e: &Emit) -> String {
         s.push('\n');
     }
     s
-}
-
-/// `const tsl_f16* __restrict__ lhs` → `const tsl_f16* __restrict__`.
-fn param_type(decl: &str) -> String {
-    match decl.rfind(' ') {
-        Some(i) => decl[..i].trim_end().to_string(),
-        None => decl.to_string(),
-    }
 }

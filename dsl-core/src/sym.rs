@@ -153,6 +153,17 @@ impl Sym {
         self.to_cpp_with(&|n| n.to_string())
     }
 
+    /// C++ text to stand as an operand of any operator: parenthesised unless it is a number,
+    /// a name or a call.
+    pub fn to_cpp_operand(&self) -> String {
+        match self {
+            Sym::Int(_) | Sym::Name(_) | Sym::Cdiv(..) | Sym::Min(..) | Sym::Max(..) => {
+                self.to_cpp()
+            }
+            _ => format!("({})", self.to_cpp()),
+        }
+    }
+
     fn write(&self, s: &mut String, min_prec: u8, rename: &dyn Fn(&str) -> String) {
         match self {
             Sym::Int(v) => s.push_str(&v.to_string()),

@@ -107,8 +107,13 @@ fn lowering_multicasts_rhs_and_makes_empty_cluster_scope() {
     );
     // Cluster barriers after the barrier init and at the end; clusters in the launch bounds.
     assert_eq!(text.matches("tsl_cluster_sync();").count(), 2, "{text}");
+    assert_eq!(
+        k.launch_bounds.cluster.as_ref().map(|c| c.to_cpp()),
+        Some("CLUSTER".to_string())
+    );
     assert!(
         k.launch_bounds
+            .to_string()
             .starts_with("__cluster_dims__(CLUSTER, 1, 1) "),
         "{}",
         k.launch_bounds

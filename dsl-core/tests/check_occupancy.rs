@@ -144,17 +144,21 @@ fn simt_launch_bounds_carry_the_block_count() {
     let m = parse(&kernel_file("sgemm_k8_warptile"));
     let info = check::check(&m).unwrap();
     let k = dsl_core::lower::lower(&m, &info).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(
+        k.launch_bounds.min_blocks,
+        Some(dsl_core::lower::Sym::name("MINB"))
+    );
+    let text = k.launch_bounds.to_string();
     assert!(
-        k.launch_bounds.starts_with("__launch_bounds__(") && k.launch_bounds.ends_with(", (MINB))"),
-        "{}",
-        k.launch_bounds
+        text.starts_with("__launch_bounds__(") && text.ends_with(", (MINB))"),
+        "{text}"
     );
     // Without the item: threads only.
     let text = kernel_file("sgemm_k8_warptile").replace("occupancy MINB;", "");
     let m = parse(&text);
     let info = check::check(&m).unwrap();
     let k = dsl_core::lower::lower(&m, &info).unwrap();
-    assert!(!k.launch_bounds.contains("MINB"), "{}", k.launch_bounds);
+    assert_eq!(k.launch_bounds.min_blocks, None, "{}", k.launch_bounds);
 }
 
 #[test]

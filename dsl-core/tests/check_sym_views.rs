@@ -135,3 +135,64 @@ fn a_view_method_with_the_wrong_number_of_arguments_is_refused_without_a_panic()
     // The checker rejects it; the symbolic analysis, which runs all the same, does not panic.
     assert!(check::check(&m).is_err());
 }
+
+/// The declared tensors the lowering lays out (`KernelInfo::tensors`): parameters and each
+/// declarator, shapes and counts in symbolic form, and the dimensions no tunable changes.
+#[test]
+fn declared_tensors_carry_symbolic_shapes_and_fixed_dimensions() {
+    use check::Binding;
+    let src = r#"
+tunable BM in [16, 32] = 32;
+const W = 8;
+const H = BM / 2;
+__co__ void decls(global f32 [M, K] x) {
+  parallel {bm} by [cdiv(M, BM)] : block, {t} by [BM] : thread {
+    shared f32 [BM, W] a[2], b;
+    local f32 [W, H] r;
+    foreach {j} in [W] : unroll {
+      a[0].at(t, j) = x.at(bm, j);
+      b.at(t, j) = x.at(bm, j);
+      r.at(j, 0) = a[0].at(t, j) + b.at(t, j);
+      x.at(bm, j) = r.at(j, 0);
+    }
+  }
+}
+"#;
+    let m = dsl_core::parse::parse_str(src, None)
+        .expect("parses")
+        .module;
+    let info = check::check_config(&m, &Config::defaults(&m), None, &Limits::default())
+        .unwrap_or_else(|d| panic!("checks:\n{d}"));
+    let shape = |t: &check::DeclaredTensor| -> Vec<String> {
+        t.shape
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|s| s.to_cpp())
+            .collect()
+    };
+    let x = &info.tensors[&Binding::Param(0)];
+    assert_eq!(
+        (x.name.as_str(), shape(x)),
+        ("x", vec!["M".into(), "K".into()])
+    );
+    assert_eq!(x.fixed, [None, None]);
+    let decl = |name: &str| {
+        info.tensors
+            .iter()
+            .find(|(b, t)| matches!(b, Binding::Tensor(..)) && t.name == name)
+            .map(|(_, t)| t)
+            .unwrap_or_else(|| panic!("no tensor `{name}`"))
+    };
+    let (a, b, r) = (decl("a"), decl("b"), decl("r"));
+    assert_eq!(shape(a), ["BM", "W"]);
+    assert_eq!(
+        a.count.as_ref().map(|c| c.as_ref().unwrap().to_cpp()),
+        Some("2".into())
+    );
+    assert_eq!(b.count, None);
+    // BM is a tunable and H is computed from it; W is a constant no tunable changes.
+    assert_eq!(a.fixed, [None, Some(8)]);
+    assert_eq!(shape(r), ["W", "H"]);
+    assert_eq!(r.fixed, [Some(8), None]);
+}

@@ -239,6 +239,7 @@ fn lowering_multicasts_each_operand_along_its_sharers() {
     assert_eq!(text.matches("tsl_raster_cluster_2d(").count(), 2, "{text}");
     assert!(
         k.launch_bounds
+            .to_string()
             .starts_with("__cluster_dims__((1 + MULTICAST / 2) * (1 + MULTICAST % 2), 1, 1) "),
         "{}",
         k.launch_bounds
@@ -287,6 +288,7 @@ fn synchronous_multicast_loads_start_with_a_cluster_barrier() {
     assert_eq!(text.matches("tsl_cluster_sync();").count(), 2, "{text}");
     assert!(
         k.launch_bounds
+            .to_string()
             .starts_with("__cluster_dims__(CLUSTER_M, 1, 1) "),
         "{}",
         k.launch_bounds

@@ -90,6 +90,29 @@ fn chunks_of_static_tensors_divide_their_dims() {
     assert!(copy.contains("<16, 32, 32, tsl_threads>(x, a,"), "{copy}");
 }
 
+/// The buffer has the shape of the view the copy moves, in one symbolic form: with a tunable
+/// split, its leading dimension and the copied tile's columns are both `128 / (T * 2)` (the
+/// checker's view of the source), not two spellings of one value.
+#[test]
+fn the_buffer_is_the_copied_view_in_one_form() {
+    let src = "tunable T in [2, 4] = 2;\n__co__ void f(f16 [64, 128] a, f32 [64, 128] o) {\n  parallel {bm, bk} by [4, T] : block, {t} by [16] : thread {\n    foreach {h} in [2] {\n      x = dma.copy.async a.chunkat(bm, bk # h) => shared;\n      wait x;\n      o.at(bm#t, bk#h) = x.data.at(t, 0);\n    }\n  }\n}\n";
+    let k = lowered(src).unwrap_or_else(|c| panic!("{c:?}"));
+    let b = body(&k);
+    let copy = b
+        .lines()
+        .find(|l| l.contains("tsl_copy_g2s"))
+        .unwrap_or_else(|| panic!("{b}"));
+    assert!(
+        copy.contains("<16, 128 / (T * 2), (128 / (T * 2)), tsl_threads>(x, a,"),
+        "{copy}"
+    );
+    assert!(b.contains("x[t * (128 / (T * 2))]"), "{b}");
+    assert_eq!(
+        k.plan.dynamic_smem_bytes.to_cpp(),
+        "16 * (128 / (T * 2)) * 2 + 128"
+    );
+}
+
 /// A Hopper kernel: a TMA future and a metadata future feeding a sparse WGMMA, `extra` inserted
 /// after the copies.
 fn sparse(lhs_copy: &str, meta_copy: &str) -> String {

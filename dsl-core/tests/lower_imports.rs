@@ -271,3 +271,163 @@ fn lowering_takes_view_shapes_from_the_checker() {
         found.join("\n")
     );
 }
+
+/// Whether a line of lowering builds shared-memory layout, constant or launch-bound text, or
+/// reads names back out of C++ text: the offsets and constants are typed values (`ConstValue`),
+/// the launch bounds a `LaunchBounds`, which `kernel.rs` prints, and a constant's names are
+/// the value's own.
+fn builds_layout_text(line: &str) -> bool {
+    [
+        "tsl_align_up(",
+        "identifiers(",
+        "offset_cpp",
+        "__launch_bounds__(",
+        "__cluster_dims__(",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
+}
+
+#[test]
+fn the_layout_check_sees_text_offsets() {
+    assert!(builds_layout_text(
+        r#"Some((pn, pb)) => format!("tsl_align_up({pn} + {pb}, {align})"),"#
+    ));
+    assert!(builds_layout_text(
+        "            super::kernel::identifiers(&value, &mut used);"
+    ));
+    assert!(builds_layout_text(
+        r#"None => format!("__launch_bounds__({})", threads.to_cpp()),"#
+    ));
+    assert!(!builds_layout_text("            value.names(&mut used);"));
+}
+
+/// The shared-memory layout, the kernel's constants and its launch bounds are typed values;
+/// only the printer (`kernel.rs`) spells them as C++.
+#[test]
+fn lowering_builds_no_layout_text() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        if name == "kernel" {
+            continue;
+        }
+        // A file's unit tests may spell the printed form they expect.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, line) in code.lines().enumerate() {
+            if builds_layout_text(line) {
+                found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "layout or constant text built in lowering:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The 1-based line of byte `i`.
+fn line_of(text: &str, i: usize) -> usize {
+    text[..i].matches('\n').count() + 1
+}
+
+/// The lines where lowering takes a tensor declaration's shape apart
+/// (`Stmt::TensorDecl { shape, .. }`) or evaluates an extent itself (`constant_of`): the
+/// shapes, counts and fixed dimensions are the checker's (`KernelInfo::tensors`).
+fn reads_declared_shape(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("Stmt::TensorDecl") {
+        let rest = &text[i..];
+        let fields = &rest[..rest.find('}').unwrap_or(rest.len())];
+        let binds_shape = fields
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == "shape");
+        if binds_shape {
+            out.push(line_of(text, i));
+        }
+    }
+    for (i, _) in text.match_indices("constant_of(") {
+        out.push(line_of(text, i));
+    }
+    out
+}
+
+#[test]
+fn the_shape_check_sees_a_declaration_taken_apart() {
+    let decl = "match st {\n    Stmt::TensorDecl {\n        dtype,\n        shape,\n        names,\n        ..\n    } => {}\n}";
+    assert_eq!(reads_declared_shape(decl), [2]);
+    assert_eq!(
+        reads_declared_shape("let v = warp::constant_of(m, x);"),
+        [1]
+    );
+    assert!(reads_declared_shape("Stmt::TensorDecl { dtype, names, .. } => {}").is_empty());
+}
+
+/// Lowering declares tensors of the checker's shapes. `launch.rs` is exempt: it rewrites the
+/// module (outputs become parameters) before the checker sees it.
+#[test]
+fn lowering_takes_declared_shapes_from_the_checker() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        if name == "launch" {
+            continue;
+        }
+        for l in reads_declared_shape(&text) {
+            found.push(format!("{name}.rs:{l}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "declared shapes read in lowering:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Whether a line of lowering looks a fragment up by its name: the checker's name-keyed table
+/// (`info.frags`) or a "latest declaration under this name" map. Fragments are keyed by the
+/// checker's binding of their declaration, so one name in two scopes is two fragments.
+fn finds_fragment_by_name(line: &str) -> bool {
+    [
+        "info.frags",
+        ".named(",
+        "frag_named(",
+        "latest.get(",
+        "c.name == acc",
+        "acc.name == name",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
+}
+
+#[test]
+fn the_fragment_check_sees_a_lookup_by_name() {
+    assert!(finds_fragment_by_name(
+        "        KernelPath::Simt => match e.warp.named(name) {"
+    ));
+    assert!(finds_fragment_by_name(
+        "    let def = e.info.frags.get(name)?.def;"
+    ));
+    assert!(finds_fragment_by_name(
+        "        Stmt::Mma { acc: c, .. } if c.name == acc => operand_dtype(e, s),"
+    ));
+    assert!(!finds_fragment_by_name(
+        "    match e.info.bindings.get(&x) {"
+    ));
+}
+
+#[test]
+fn lowering_finds_fragments_by_binding() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        for (i, line) in text.lines().enumerate() {
+            if finds_fragment_by_name(line) {
+                found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "fragments found by name in lowering:\n{}",
+        found.join("\n")
+    );
+}

@@ -88,6 +88,7 @@ fn v4_consumer_loop_is_pipelined_and_roles_rebalance_registers() {
     assert!(text.contains("tsl_setmaxnreg_inc<tsl_regs_consumer>();"));
     assert!(
         k.launch_bounds
+            .to_string()
             .contains("(CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64)"),
         "{}",
         k.launch_bounds
@@ -258,7 +259,7 @@ fn two_blocks_per_sm_only_when_the_accumulator_fits_the_entry_registers() {
     );
     assert_eq!(k.plan.grid[0].eval(&e).unwrap(), 264);
     assert!(
-        k.launch_bounds.contains("WARP_N / 2 <= 64"),
+        k.launch_bounds.to_string().contains("WARP_N / 2 <= 64"),
         "{}",
         k.launch_bounds
     );

@@ -83,8 +83,9 @@ fn a_body_declared_output_becomes_the_last_parameter() {
         "two pointers and the dims M, N: {:?}",
         k.params
     );
-    assert!(
-        k.params[1].starts_with("float* __restrict__ y"),
+    assert_eq!(
+        (k.params[1].ty.as_str(), k.params[1].name.as_str()),
+        ("float* __restrict__", "y"),
         "{:?}",
         k.params
     );

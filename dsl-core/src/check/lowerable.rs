@@ -360,7 +360,7 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 // shape per future name (the name is the buffer).
                 if let (CopyDst::Fresh(MemSpace::Shared), Some(f)) = (dst, bind) {
                     let shape = super::fresh::fresh_tile(m, &cx.res.bindings, *src)
-                        .map(|(sh, _)| sh.iter().map(|d| d.text(m)).collect::<Vec<_>>());
+                        .map(|(sh, _)| sh.iter().map(|d| d.to_cpp()).collect::<Vec<_>>());
                     match (shape, fresh_shapes.iter().find(|x| x.0 == f.name)) {
                         (None, _) => diags.push(
                             at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = {op} … => shared` sizes its buffer from the source's tile, and this source's tile has no compile-time shape", f.name))

@@ -61,6 +61,7 @@ mod streams;
 mod suggest;
 mod support;
 mod swizzle;
+mod tensors;
 mod view;
 mod view_state;
 mod view_sym;
@@ -71,12 +72,12 @@ mod wgmma;
 
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
-pub use fresh::FreshDim;
 pub(crate) use fresh::fresh_tile;
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
+pub use tensors::DeclaredTensor;
 pub(crate) use view_state::var_extent_in;
 pub use view_sym::{OriginTerm, Root, Squeezed, SymView, TermForm, ViewError, root_of, sym_view};
 pub(crate) use views_ext::{is_view_let, tile_pick};
@@ -279,9 +280,9 @@ pub struct SharedBuffer {
     /// The declaration, or the `dma.copy` that first binds a fresh buffer.
     pub stmt: StmtId,
     pub dtype: DType,
-    /// The shape of one array entry (a future's buffer: its source's tile, whose dimensions
-    /// may be quotients, see [`FreshDim`]).
-    pub shape: Vec<FreshDim>,
+    /// The shape of one array entry in symbolic form (a future's buffer: its source's tile,
+    /// `check/fresh.rs`), or the dimension that is not integer arithmetic.
+    pub shape: Result<Vec<crate::sym::Sym>, ExprId>,
     /// The array count (`lhs_s[STAGES]`).
     pub count: Option<ExprId>,
     /// The fresh buffer of a future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`).
@@ -289,19 +290,25 @@ pub struct SharedBuffer {
 }
 
 impl SharedBuffer {
-    /// The shape of one entry in symbolic form (a quotient dimension `D / E` as a division),
-    /// or the dimension expression that is not arithmetic over tunables and constants.
-    pub fn sym_shape(&self, m: &Module) -> Result<Vec<crate::sym::Sym>, ExprId> {
+    /// The shape of one entry in symbolic form, or the dimension expression that is not
+    /// arithmetic over tunables and constants.
+    pub fn sym_shape(&self) -> Result<Vec<crate::sym::Sym>, ExprId> {
+        self.shape.clone()
+    }
+
+    /// The bytes of all its entries (array count × elements × element size) in symbolic form:
+    /// the one formula the budget check evaluates and the lowering's `memory` pass places.
+    pub fn sym_bytes(&self, m: &Module) -> Result<crate::sym::Sym, ExprId> {
         use crate::sym::Sym;
-        let sym = |e: ExprId| Sym::from_expr(m, e).ok_or(e);
-        self.shape
-            .iter()
-            .map(|d| {
-                d.div.iter().try_fold(sym(d.num)?, |v, &x| {
-                    Ok(Sym::bin(crate::ir::BinaryOp::Div, v, sym(x)?))
-                })
-            })
-            .collect()
+        let elems = self.sym_shape()?.into_iter().fold(Sym::Int(1), Sym::mul);
+        let count = match self.count {
+            Some(c) => Sym::from_expr(m, c).ok_or(c)?,
+            None => Sym::Int(1),
+        };
+        Ok(Sym::mul(
+            Sym::mul(count, elems),
+            Sym::Int(self.dtype.size_bytes() as i64),
+        ))
     }
 }
 
@@ -328,10 +335,14 @@ pub struct KernelInfo {
     /// variable's formula over `blockIdx` / `threadIdx` — or why it has none
     /// (`check/geometry_sym.rs`).
     pub sym_geometry: Result<Geometry, GeometryError>,
-    /// Σ shared buffers × array counts (+ 8 B per event), evaluated.
+    /// Σ [`SharedBuffer::sym_bytes`] (+ 8 B per event), evaluated: the budget the checks
+    /// hold the kernel to (the `memory` pass adds the alignment between buffers).
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
     pub shared: Vec<SharedBuffer>,
+    /// Each parameter and declared tensor by its binding: shape and array count in symbolic
+    /// form, the dimensions no tunable changes (`check/tensors.rs`).
+    pub tensors: HashMap<Binding, DeclaredTensor>,
     /// Resolved swizzle in bytes (0 = none) for every `TmaCopy` and `MmaLoad`.
     pub swizzle: HashMap<StmtId, u32>,
     /// The expression each swizzled `TmaCopy` and `MmaLoad` takes its swizzle from: its own
@@ -503,6 +514,7 @@ fn run_checks(
         smem_bytes: smem,
         sym_views: view_sym::sym_views(m, &cx.res.bindings, &shared),
         shared,
+        tensors: tensors::declared_tensors(m),
         swizzle,
         swizzle_source,
         views: views.public_views(),
@@ -561,6 +573,16 @@ impl Cx<'_> {
     /// Evaluates `e` under the config (and problem dims when given); `None` if it has no value.
     pub fn value(&self, e: ExprId) -> Option<i64> {
         eval(self.m, e, &self.env).ok()
+    }
+    /// Evaluates a symbolic value (a fresh buffer's dimension) as [`Cx::value`] does.
+    pub fn sym_value(&self, s: &crate::sym::Sym) -> Option<i64> {
+        let env: crate::sym::SymEnv = self
+            .env
+            .values
+            .iter()
+            .map(|(n, &v)| (n.clone(), v))
+            .collect();
+        s.eval(&env).ok()
     }
     /// Evaluates `e` without problem dims.
     pub fn static_value(&self, e: ExprId) -> Option<i64> {

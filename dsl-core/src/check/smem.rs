@@ -1,10 +1,11 @@
 //! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event)
 //! must fit the per-block budget; shared and local shapes are positive compile-time values.
 
-use super::{Cx, FreshDim, Limits, SharedBuffer, all_stmts, at_expr, codes};
+use super::{Cx, Limits, SharedBuffer, all_stmts, at_expr, codes};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{CopyDst, ExtStmt, MemSpace, Module, Stmt};
 use crate::span::Span;
+use crate::sym::{Sym, SymEnv, SymError};
 
 /// The kernel's shared buffers in source order: each declarator of a `shared` tensor
 /// declaration, and the fresh buffer of each future `f = dma.copy … => shared;` or
@@ -29,7 +30,10 @@ pub(crate) fn shared_buffers(
                         name: d.name.name.clone(),
                         stmt: s,
                         dtype: *dtype,
-                        shape: shape.iter().map(|&d| FreshDim::whole(d)).collect(),
+                        shape: shape
+                            .iter()
+                            .map(|&d| Sym::from_expr(m, d).ok_or(d))
+                            .collect(),
                         count: d.count,
                         fresh: false,
                     });
@@ -46,7 +50,7 @@ pub(crate) fn shared_buffers(
                         name: f.name.clone(),
                         stmt: s,
                         dtype,
-                        shape,
+                        shape: Ok(shape),
                         count: None,
                         fresh: true,
                     });
@@ -68,9 +72,35 @@ struct Contrib {
 /// Bytes of one `shared event` (an mbarrier).
 const EVENT_BYTES: u64 = 8;
 
+/// The bytes of a shared buffer under the config: its [`SharedBuffer::sym_bytes`] evaluated
+/// (saturated when it overflows); `None` when a dimension or the count has no value of at
+/// least 1 (reported where it is written).
+fn buffer_bytes(cx: &Cx, b: &SharedBuffer, env: &SymEnv) -> Option<u64> {
+    let positive = |e| cx.static_value(e).is_some_and(|v| v >= 1);
+    let dims_ok = b
+        .shape
+        .as_ref()
+        .is_ok_and(|s| s.iter().all(|d| d.eval(env).is_ok_and(|v| v >= 1)));
+    if !dims_ok || !b.count.is_none_or(positive) {
+        return None;
+    }
+    match b.sym_bytes(cx.m).ok()?.eval(env) {
+        Ok(v) => u64::try_from(v).ok(),
+        Err(SymError::Overflow) => Some(u64::MAX),
+        Err(_) => None,
+    }
+}
+
 fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
     let m = cx.m;
     let mut contribs = Vec::new();
+    let buffers = shared_buffers(m, &cx.res.bindings);
+    let env: SymEnv = cx
+        .static_env
+        .values
+        .iter()
+        .map(|(n, &v)| (n.clone(), v))
+        .collect();
     let positive = |e, what: &str, diags: &mut Diagnostics| -> Option<u64> {
         match cx.static_value(e) {
             Some(v) if v >= 1 => Some(v as u64),
@@ -108,13 +138,8 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
                 names,
                 ..
             } if *space != MemSpace::Global => {
-                let mut elems = Some(1u64);
                 for &d in shape {
-                    let v = positive(d, "dimension", diags);
-                    elems = match (elems, v) {
-                        (Some(a), Some(b)) => a.checked_mul(b),
-                        _ => None,
-                    };
+                    positive(d, "dimension", diags);
                 }
                 let dims: Vec<String> = shape.iter().map(|&d| m.expr_to_string(d)).collect();
                 let vals: Vec<String> = shape
@@ -133,10 +158,12 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
                     if *space != MemSpace::Shared {
                         continue;
                     }
-                    if let (Some(e), Some(c)) = (elems, count) {
-                        let bytes = e
-                            .saturating_mul(c)
-                            .saturating_mul(dtype.size_bytes() as u64);
+                    let buffer = buffers
+                        .iter()
+                        .find(|b| b.stmt == s && !b.fresh && b.name == d.name.name);
+                    if let (Some(c), Some(bytes)) =
+                        (count, buffer.and_then(|b| buffer_bytes(cx, b, &env)))
+                    {
                         let (ct, cv) = match d.count {
                             Some(ce) => (format!("{} × ", m.expr_to_string(ce)), format!("{c} × ")),
                             None => (String::new(), String::new()),
@@ -177,23 +204,16 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
         }
     }
     // The fresh buffers of futures (their shapes are static: `check/fresh.rs`).
-    for b in shared_buffers(m, &cx.res.bindings)
-        .into_iter()
-        .filter(|b| b.fresh)
-    {
-        let vals: Option<Vec<u64>> = b
+    for b in buffers.iter().filter(|b| b.fresh) {
+        let Some(bytes) = buffer_bytes(cx, b, &env) else {
+            continue;
+        };
+        let dims: Vec<String> = b
             .shape
             .iter()
-            .map(|d| {
-                d.eval(|e| cx.static_value(e))
-                    .filter(|&v| v >= 1)
-                    .map(|v| v as u64)
-            })
+            .flatten()
+            .map(|d| d.eval(&env).unwrap_or(0).to_string())
             .collect();
-        let Some(vals) = vals else { continue };
-        let size = b.dtype.size_bytes() as u64;
-        let bytes = vals.iter().fold(size, |a, &v| a.saturating_mul(v));
-        let dims: Vec<String> = vals.iter().map(u64::to_string).collect();
         contribs.push(Contrib {
             span: m.stmt_span(b.stmt),
             text: format!(

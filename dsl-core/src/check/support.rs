@@ -525,7 +525,7 @@ fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
             let (shape, dtype) = super::fresh_tile(m, &cx.res.bindings, *src)?;
             let dims = shape
                 .iter()
-                .map(|d| d.eval(|e| cx.value(e)))
+                .map(|d| cx.sym_value(d))
                 .collect::<Option<Vec<i64>>>()?;
             match &found {
                 Some(f) if *f != (dtype, dims.clone()) => return None,
@@ -572,7 +572,7 @@ fn swizzled_future_lowers(
     let global = matches!(root_space(cx, src), Some(MemSpace::Global));
     let row = tile
         .get(1)
-        .and_then(|d| d.eval(|e| cx.value(e)))
+        .and_then(|d| cx.sym_value(d))
         .map(|c| c * dtype.size_bytes() as i64);
     global
         && tile.len() == 2

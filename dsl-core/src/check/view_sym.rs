@@ -197,7 +197,7 @@ pub fn root_of(
                             at: r,
                             msg: "internal: a fresh buffer without a shape".into(),
                         })?;
-                    let shape = buf.sym_shape(m).map_err(|d| ViewError {
+                    let shape = buf.sym_shape().map_err(|d| ViewError {
                         at: d,
                         msg:
                             "a shared tensor's shape must be arithmetic over tunables and constants"

@@ -29,6 +29,30 @@ impl Emitter<'_> {
         }
     }
 
+    /// The shape, fixed dimensions and array count the checker recorded for the parameter or
+    /// declared tensor `b` (`KernelInfo::tensors`).
+    pub(super) fn declared(
+        &self,
+        b: Binding,
+        at: crate::span::Span,
+    ) -> Result<Declared, LowerError> {
+        let t =
+            self.info.tensors.get(&b).ok_or_else(|| {
+                LowerError::new(at, "internal: a tensor the checker did not record")
+            })?;
+        let arith = |e| {
+            LowerError::new(
+                self.m.expr_span(e),
+                "expected integer arithmetic over tunables, constants and dims",
+            )
+        };
+        Ok(Declared {
+            shape: t.shape.clone().map_err(arith)?,
+            fixed: t.fixed.clone(),
+            count: t.count.clone().transpose().map_err(arith)?,
+        })
+    }
+
     /// The statements of one branch of an `if`, up to its close.
     fn branch(&mut self, body: &[StmtId]) {
         self.block(body);
@@ -271,19 +295,13 @@ impl Emitter<'_> {
             Stmt::TensorDecl {
                 space,
                 dtype,
-                shape,
                 names,
                 ..
             } => {
-                let dims: Vec<Option<i64>> = shape
-                    .iter()
-                    .map(|&x| super::warp::constant_of(m, x))
-                    .collect();
-                let shape: Vec<Sym> = shape
-                    .iter()
-                    .map(|&e| self.cx().sym(e))
-                    .collect::<Result<_, _>>()?;
                 for (di, d) in names.iter().enumerate() {
+                    // The checker's shape of the declarator.
+                    let fact = self.declared(Binding::Tensor(s, di), d.name.span)?;
+                    let (shape, dims) = (fact.shape, fact.fixed);
                     // A `frag` read whole as a register-A WGMMA operand (`lower/hopper.rs`).
                     if *space == MemSpace::Local
                         && d.count.is_none()
@@ -312,7 +330,7 @@ impl Emitter<'_> {
                         }
                         continue;
                     }
-                    let count = d.count.map(|c| self.cx().sym(c)).transpose()?;
+                    let count = fact.count;
                     let t = TensorLocal {
                         name: d.name.name.clone(),
                         space: *space,
@@ -737,6 +755,14 @@ impl Emitter<'_> {
 }
 
 /// `const int name = value;`
+/// A declared tensor's layout, as the checker recorded it.
+pub(super) struct Declared {
+    pub shape: Vec<Sym>,
+    /// Each dimension's value where no tunable changes it.
+    pub fixed: Vec<Option<i64>>,
+    pub count: Option<Sym>,
+}
+
 fn const_int(name: &str, value: String) -> Op {
     Op::Decl {
         ty: "const int".into(),

@@ -225,10 +225,7 @@ fn factors(s: &Sym) -> Vec<Sym> {
 }
 
 pub fn cpp_paren(s: &Sym) -> String {
-    match s {
-        Sym::Int(_) | Sym::Name(_) | Sym::Cdiv(..) | Sym::Min(..) | Sym::Max(..) => s.to_cpp(),
-        _ => format!("({})", s.to_cpp()),
-    }
+    s.to_cpp_operand()
 }
 
 pub struct ExprCx<'a> {

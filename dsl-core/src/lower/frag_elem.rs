@@ -28,6 +28,7 @@ use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Op};
 use super::scope::{FragKind, Local};
 use super::warp_frags::{Frag, TileFrag};
+use crate::check::Binding;
 use crate::ir::{AssignOp, BinaryOp, DType, Expr, ExprId, Stmt, StmtId, ViewOp};
 use crate::sym::Sym;
 
@@ -177,12 +178,19 @@ fn tile_layout(e: &Emitter, name: &str, t: &TileFrag) -> Layout {
     }
 }
 
-fn layout(e: &Emitter, name: &str, at: crate::span::Span) -> Result<Layout, LowerError> {
+/// The layout of the fragment the name `x` denotes: a `frag` tile, or the accumulator the
+/// checker bound `x` to (its `mma.fill` or `mma.load`, [`acc_of`]).
+fn layout(e: &Emitter, x: ExprId) -> Result<Layout, LowerError> {
+    let m = e.m;
+    let at = m.expr_span(x);
+    let Expr::Name(name) = &m.exprs[x] else {
+        return Err(LowerError::new(at, "internal: not a fragment"));
+    };
     if let Some(t) = e.warp.tiles.get(name) {
         return Ok(tile_layout(e, name, t));
     }
     match e.path {
-        KernelPath::Simt => match e.warp.named(name) {
+        KernelPath::Simt => match acc_of(e, x).and_then(|b| e.warp.get(&b)) {
             Some(Frag::Acc {
                 dtype,
                 tiles: Some((fm, fnn)),
@@ -200,8 +208,8 @@ fn layout(e: &Emitter, name: &str, at: crate::span::Span) -> Result<Layout, Lowe
                 format!("internal: `{name}` is not a warp accumulator laid out by an `mma`"),
             )),
         },
-        KernelPath::Hopper => match frag_named(e, name) {
-            Some(FragKind::Acc { n, dtype }) => Ok(wgmma_layout(name.to_string(), dtype, n, true)),
+        KernelPath::Hopper => match hopper_acc(e, x) {
+            Some((n, dtype)) => Ok(wgmma_layout(name.to_string(), dtype, n, true)),
             _ => Err(LowerError::new(
                 at,
                 format!("internal: `{name}` is not a WGMMA accumulator"),
@@ -214,22 +222,17 @@ fn layout(e: &Emitter, name: &str, at: crate::span::Span) -> Result<Layout, Lowe
 /// kernel's accumulator layout.
 pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
     let m = e.m;
-    let Stmt::TensorDecl {
-        dtype,
-        shape,
-        names,
-        ..
-    } = &m.stmts[s]
-    else {
+    let Stmt::TensorDecl { dtype, names, .. } = &m.stmts[s] else {
         return Err(LowerError::new(
             m.stmt_span(s),
             "internal: not a `frag` declaration",
         ));
     };
-    let value = |x: ExprId| super::warp::constant_of(m, x);
-    let dims: Vec<i64> = shape
-        .iter()
-        .map(|&x| value(x))
+    // The checker's dimensions that no tunable changes (every declarator has the one shape).
+    let dims: Vec<i64> = e
+        .declared(Binding::Tensor(s, 0), m.stmt_span(s))?
+        .fixed
+        .into_iter()
         .collect::<Option<_>>()
         .ok_or_else(|| {
             LowerError::new(m.stmt_span(s), "internal: a `frag` tile of run-time shape")
@@ -309,11 +312,7 @@ pub fn is_tile_decl(e: &Emitter, s: StmtId) -> bool {
 
 /// The C++ name and layout of what a fragment operand names: a tile or an accumulator.
 fn operand(e: &Emitter, x: ExprId) -> Result<(String, Layout), LowerError> {
-    let m = e.m;
-    let Expr::Name(n) = &m.exprs[x] else {
-        return Err(LowerError::new(m.expr_span(x), "internal: not a fragment"));
-    };
-    let l = layout(e, n, m.expr_span(x))?;
+    let l = layout(e, x)?;
     Ok((l.cpp.clone(), l))
 }
 
@@ -421,37 +420,70 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
 
 /// Whether `target` of an assignment is a whole accumulator (`mc *= s;`).
 pub fn is_whole(e: &Emitter, target: ExprId) -> bool {
-    let Expr::Name(n) = &e.m.exprs[target] else {
-        return false;
-    };
+    matches!(e.m.exprs[target], Expr::Name(_)) && is_acc(e, target)
+}
+
+/// Whether the name `x` denotes a lowered accumulator: the checker's binding of `x` (a name
+/// declared again in an inner scope is another fragment).
+fn is_acc(e: &Emitter, x: ExprId) -> bool {
     match e.path {
-        KernelPath::Simt => matches!(e.warp.named(n), Some(Frag::Acc { .. })),
-        KernelPath::Hopper => matches!(frag_named(e, n), Some(FragKind::Acc { .. })),
+        KernelPath::Simt => matches!(
+            acc_of(e, x).and_then(|b| e.warp.get(&b)),
+            Some(Frag::Acc { .. })
+        ),
+        KernelPath::Hopper => hopper_acc(e, x).is_some(),
+    }
+}
+
+/// The checker's binding of the fragment name `x` (its `mma.fill` or `mma.load`).
+fn acc_of(e: &Emitter, x: ExprId) -> Option<Binding> {
+    match e.info.bindings.get(&x) {
+        Some(b @ Binding::Frag(_)) => Some(*b),
+        _ => None,
+    }
+}
+
+/// The WGMMA accumulator `x` names, as lowered: its N and element type.
+fn hopper_acc(e: &Emitter, x: ExprId) -> Option<(Sym, DType)> {
+    match e.scopes.decl(&acc_of(e, x)?) {
+        Some(Local::Frag(FragKind::Acc { n, dtype })) => Some((n.clone(), *dtype)),
+        _ => None,
     }
 }
 
 /// The accumulator or `frag` tile an `apply` walks (`apply {i, j} in acc.span`), if `s` is
-/// one.
-pub fn walked(e: &Emitter, s: StmtId) -> Option<String> {
-    let Stmt::Foreach { extents, .. } = &e.m.stmts[s] else {
+/// one: its name and the name's expression (of the first extent; all name the one fragment).
+pub fn walked(e: &Emitter, s: StmtId) -> Option<(String, ExprId)> {
+    let m = e.m;
+    let Stmt::Foreach { extents, .. } = &m.stmts[s] else {
         return None;
     };
-    let name = e.m.walked_fragment(extents)?;
-    if e.warp.tiles.contains_key(&name) {
-        return Some(name);
-    }
-    let acc = match e.path {
-        KernelPath::Simt => matches!(e.warp.named(&name), Some(Frag::Acc { .. })),
-        KernelPath::Hopper => matches!(frag_named(e, &name), Some(FragKind::Acc { .. })),
+    let name = m.walked_fragment(extents)?;
+    let x = match &m.exprs[*extents.first()?] {
+        Expr::View { base, .. } | Expr::Field { base, .. } => *base,
+        _ => return None,
     };
-    acc.then_some(name)
+    (e.warp.tiles.contains_key(&name) || is_acc(e, x)).then_some((name, x))
 }
 
-/// Whether a WGMMA may accumulate into `name` after statement `s`: an `mma` into it later in
-/// the program, or in a loop around `s` (its next iteration).
-fn accumulated_after(e: &Emitter, s: StmtId, name: &str) -> bool {
+/// Whether a WGMMA may accumulate into the accumulator `x` names after statement `s`: an
+/// `mma` into it (the checker's binding of its accumulator operand) later in the program, or
+/// in a loop around `s` (its next iteration).
+fn accumulated_after(e: &Emitter, s: StmtId, x: ExprId) -> bool {
     let m = e.m;
-    let into = |st: &Stmt| matches!(st, Stmt::Mma { acc, .. } if acc.name == name);
+    let Some(acc) = acc_of(e, x) else {
+        return false;
+    };
+    let mmas: Vec<StmtId> = m
+        .stmts
+        .iter()
+        .filter(|(id, st)| {
+            matches!(st, Stmt::Mma { .. })
+                && e.info.idents.get(&(*id, crate::check::IdentRole::Acc)) == Some(&acc)
+        })
+        .map(|(id, _)| id)
+        .collect();
+    let into = |st: &Stmt| mmas.iter().any(|&i| std::ptr::eq(&m.stmts[i], st));
     let order = crate::check::all_stmts(m);
     let at = order.iter().position(|&x| x == s).unwrap_or(0);
     order[at..].iter().any(|&x| into(&m.stmts[x]))
@@ -603,7 +635,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
 
 /// Closes the element loop; on the WGMMA path fences the written registers before a later
 /// WGMMA reads them.
-fn close(e: &mut Emitter, s: StmtId, name: &str, l: &Layout, line: Option<u32>) {
+fn close(e: &mut Emitter, s: StmtId, x: ExprId, l: &Layout, line: Option<u32>) {
     e.close(None);
     if l.wgmma {
         e.call(
@@ -611,7 +643,7 @@ fn close(e: &mut Emitter, s: StmtId, name: &str, l: &Layout, line: Option<u32>) 
             Some("the writes stay before what follows"),
             line,
         );
-        if accumulated_after(e, s, name) && !next_is_elementwise(e.m, s) {
+        if accumulated_after(e, s, x) && !next_is_elementwise(e.m, s) {
             super::hopper::wgmma_fence(e, line);
         }
     }
@@ -661,11 +693,11 @@ pub fn whole(
             "internal: not a fragment name",
         ));
     };
-    let l = layout(e, name, m.expr_span(target))?;
+    let l = layout(e, target)?;
     open(e, name, &l, "element-wise", line);
     let r = assign_elem(e, &l.place(), l.dtype, op, value, line);
     e.scopes.pop();
-    close(e, s, name, &l, line);
+    close(e, s, target, &l, line);
     r
 }
 
@@ -676,9 +708,9 @@ pub fn open_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), L
     let Stmt::Foreach { vars, .. } = &m.stmts[s] else {
         return Err(LowerError::new(m.stmt_span(s), "internal: not an `apply`"));
     };
-    let name =
+    let (name, x) =
         walked(e, s).ok_or_else(|| LowerError::new(m.stmt_span(s), "internal: not an `apply`"))?;
-    let l = layout(e, &name, m.stmt_span(s))?;
+    let l = layout(e, x)?;
     open(e, &name, &l, "apply", line);
     let at = [Some(l.row.clone()), l.col.clone()];
     for (k, (v, at)) in vars.iter().zip(at).enumerate() {
@@ -704,10 +736,10 @@ pub fn close_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), 
     let m = e.m;
     // The loop's scope binds the name to the element; the accumulator is the enclosing one.
     e.scopes.pop();
-    let name =
+    let (_, x) =
         walked(e, s).ok_or_else(|| LowerError::new(m.stmt_span(s), "internal: not an `apply`"))?;
-    let l = layout(e, &name, m.stmt_span(s))?;
-    close(e, s, &name, &l, line);
+    let l = layout(e, x)?;
+    close(e, s, x, &l, line);
     Ok(())
 }
 
@@ -760,13 +792,4 @@ pub fn assign_elem(
         line,
     );
     Ok(())
-}
-
-/// The lowered fragment named `name`: the one the checker's fragment of that name defines.
-fn frag_named(e: &Emitter, name: &str) -> Option<FragKind> {
-    let def = e.info.frags.get(name)?.def;
-    match e.scopes.decl(&crate::check::Binding::Frag(def)) {
-        Some(Local::Frag(f)) => Some(f.clone()),
-        _ => None,
-    }
 }

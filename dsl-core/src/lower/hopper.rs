@@ -682,7 +682,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     dtype: *dtype,
                 }),
             );
-            if let Some(every) = promote_every(e, &name.name, *dtype) {
+            if let Some(every) = promote_every(e, s, *dtype) {
                 let part = promote_part(&name.name);
                 e.emit(
                     array("float", &part, &regs),
@@ -708,9 +708,9 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
             }
-            if scaled_acc(e.m, &name.name) {
+            if scaled_acc(e, s) {
                 let part = scaled_part(&name.name);
-                let what = if scaled_later(e.m, &name.name) {
+                let what = if scaled_later(e, s) {
                     "`mma.scale`: the products since the last `mma.scale` in f32, then added into"
                 } else {
                     "`mma….scale`: one scaled mma's product in f32, then added into"
@@ -729,7 +729,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     None,
                     line,
                 );
-                if scaled_later(e.m, &name.name) {
+                if scaled_later(e, s) {
                     e.emit(
                         Op::Decl {
                             ty: "int".into(),
@@ -832,7 +832,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             };
             let key = (acc_ty.to_string(), in_ty.name().to_string());
             // (An accumulator `mma.scale` scales is fed through its f32 partial, below.)
-            if !e.wgmma_types.contains(&key) && !scaled_later(m, &acc.name) {
+            if !e.wgmma_types.contains(&key) && !scaled_later(e, s) {
                 e.wgmma_types.push(key);
             }
             // The instruction's K is 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit ones.
@@ -873,7 +873,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             }
             // An accumulator that `mma.scale` scales later: the products sum into its f32
             // partial fragment (the statement adds them into the accumulator, scaled).
-            let (target, op) = if scaled_later(m, &acc.name) {
+            let (target, op) = if scaled_later(e, s) {
                 (scaled_part(&acc.name), f32_partial_op(e, in_ty, &n))
             } else {
                 (acc.name.clone(), op)
@@ -891,7 +891,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let one_step = super::domain::configs(e.m)
                 .iter()
                 .all(|cfg| full.eval(cfg) == Ok(1));
-            if let Some(every) = promote_every(e, &acc.name, dtype) {
+            if let Some(every) = promote_every(e, s, dtype) {
                 emit_promoted(
                     e,
                     &op,
@@ -945,7 +945,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 e.emit(assign(partial_sums(&acc.name), "1"), None, line);
             }
             e.wgmma_uncommitted = true;
-            if m.mma_async(s).is_some() && promote_every(e, &acc.name, dtype).is_none() {
+            if m.mma_async(s).is_some() && promote_every(e, s, dtype).is_none() {
                 // `.async`: its own commit group, completed by `wait f` (or a later wait).
                 super::wgmma_issue::commit_async(e, line);
             }
@@ -978,7 +978,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             } else {
                 wgmma_wait_all(e, line, "accumulators are final");
             }
-            if let Some(every) = promote_every(e, &acc.name, dtype) {
+            if let Some(every) = promote_every(e, s, dtype) {
                 e.open(
                     Op::If {
                         cond: format!("{} > 0", cpp_paren(&every)),
@@ -1195,19 +1195,36 @@ fn register_a_mma(
     Ok(())
 }
 
-/// Whether some `mma….scale` accumulates into `acc`.
-fn scaled_acc(m: &crate::ir::Module, acc: &str) -> bool {
-    m.mma_scales
-        .iter()
-        .any(|sc| matches!(&m.stmts[sc.stmt], Stmt::Mma { acc: c, .. } if c.name == acc))
-        || scaled_later(m, acc)
+/// The accumulator statement `s` is about, by the checker's binding: its own declaration for
+/// an `mma.fill`, its accumulator operand's otherwise (an `mma`, `mma.store`, re-fill).
+fn acc_of(e: &Emitter, s: StmtId) -> Option<Binding> {
+    match &e.m.stmts[s] {
+        Stmt::MmaFill { .. } => Some(Binding::Frag(s)),
+        _ => e.info.idents.get(&(s, IdentRole::Acc)).copied(),
+    }
 }
 
-/// Whether a standalone `mma.scale acc, sl, sr;` scales `acc`: then every `mma` into `acc`
-/// sums into its f32 partial fragment, which each `mma.scale` adds into `acc`, scaled.
-fn scaled_later(m: &crate::ir::Module, acc: &str) -> bool {
-    m.stmts.iter().any(|(_, s)| {
-        matches!(s, Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc: c, .. }) if c.name == acc)
+/// Whether statement `x` names the accumulator `acc` (by binding) as its accumulator operand.
+fn names_acc(e: &Emitter, x: StmtId, acc: Option<Binding>) -> bool {
+    acc.is_some() && e.info.idents.get(&(x, IdentRole::Acc)).copied() == acc
+}
+
+/// Whether some `mma….scale` accumulates into the accumulator of statement `s`.
+fn scaled_acc(e: &Emitter, s: StmtId) -> bool {
+    let acc = acc_of(e, s);
+    e.m.mma_scales
+        .iter()
+        .any(|sc| matches!(&e.m.stmts[sc.stmt], Stmt::Mma { .. }) && names_acc(e, sc.stmt, acc))
+        || scaled_later(e, s)
+}
+
+/// Whether a standalone `mma.scale acc, sl, sr;` scales the accumulator of statement `s`: then
+/// every `mma` into it sums into its f32 partial fragment, which each `mma.scale` adds into
+/// the accumulator, scaled.
+fn scaled_later(e: &Emitter, s: StmtId) -> bool {
+    let acc = acc_of(e, s);
+    e.m.stmts.iter().any(|(x, st)| {
+        matches!(st, Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { .. })) && names_acc(e, x, acc)
     })
 }
 
@@ -1388,14 +1405,14 @@ pub fn refill(
         None,
         line,
     );
-    if scaled_later(e.m, &acc.name) {
+    if scaled_later(e, s) {
         e.emit(
             assign(partial_sums(&acc.name), "0"),
             Some("and the partial `mma.scale` adds in restarts"),
             line,
         );
     }
-    if promote_every(e, &acc.name, dtype).is_some() {
+    if promote_every(e, s, dtype).is_some() {
         e.call(
             Call::new("tsl_acc_fill").args([promote_part(&acc.name), "0.0f".into()]),
             None,
@@ -1487,44 +1504,37 @@ fn store_pitched(
     Ok(())
 }
 
-/// `promote P;` applies to `acc` (an f32 accumulator of an `mma` with 8-bit float operands):
-/// P as a C++ expression.
-fn promote_every(e: &Emitter, acc: &str, dtype: DType) -> Option<Sym> {
+/// `promote P;` applies to the accumulator of statement `s` (an f32 accumulator of an `mma`
+/// with 8-bit float operands): P as a C++ expression.
+fn promote_every(e: &Emitter, s: StmtId, dtype: DType) -> Option<Sym> {
     let m = e.m;
     let p = m.promote?;
     if dtype != DType::F32 {
         return None;
     }
-    let f8_operand = m.stmts.iter().any(|(_, st)| match st {
-        Stmt::Mma { acc: c, a, .. } if c.name == acc => {
-            operand_dtype(e, &a.name).is_some_and(DType::is_f8)
-        }
-        _ => false,
+    let acc = acc_of(e, s);
+    let f8_operand = m.stmts.iter().any(|(x, st)| {
+        matches!(st, Stmt::Mma { .. })
+            && names_acc(e, x, acc)
+            && operand_dtype(e, x).is_some_and(DType::is_f8)
     });
     f8_operand.then(|| Sym::from_expr(m, p)).flatten()
 }
 
-/// The element type of the shared tensor the operand fragment `name` is loaded from.
-fn operand_dtype(e: &Emitter, name: &str) -> Option<DType> {
-    let m = e.m;
-    let src = m.stmts.iter().find_map(|(_, st)| match st {
-        Stmt::MmaLoad { name: n, src, .. } if n.name == name => Some(*src),
-        _ => None,
-    })?;
-    let mut root = src;
-    let tensor = loop {
-        match &m.exprs[root] {
-            Expr::View { base, .. } | Expr::Index { base, .. } => root = *base,
-            Expr::Name(n) => break n.clone(),
-            _ => return None,
-        }
+/// The element type of the tensor the `A` operand of `mma` statement `s` is loaded from: the
+/// checker's binding of the operand (its `mma.load`) and of that load's source root.
+fn operand_dtype(e: &Emitter, s: StmtId) -> Option<DType> {
+    let Binding::Frag(load) = *e.info.idents.get(&(s, IdentRole::A))? else {
+        return None;
     };
-    m.stmts.iter().find_map(|(_, st)| match st {
-        Stmt::TensorDecl { dtype, names, .. } if names.iter().any(|d| d.name.name == tensor) => {
-            Some(*dtype)
-        }
+    let Stmt::MmaLoad { src, .. } = &e.m.stmts[load] else {
+        return None;
+    };
+    let root = e.info.sym_views.get(src)?.as_ref().ok()?.root;
+    match e.info.bindings.get(&root)? {
+        b @ Binding::Tensor(..) => Some(e.info.tensors.get(b)?.dtype),
         _ => None,
-    })
+    }
 }
 
 fn promote_part(acc: &str) -> String {

@@ -476,6 +476,89 @@ pub struct LaunchPlan {
     pub launch_requires: Vec<(Sym, String)>,
 }
 
+/// A kernel parameter: its C++ type and name (`const float* __restrict__` `lhs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamDecl {
+    pub ty: String,
+    pub name: String,
+}
+
+impl fmt::Display for ParamDecl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.ty, self.name)
+    }
+}
+
+/// The kernel's `__cluster_dims__` and `__launch_bounds__`: threads per block, the blocks per
+/// SM asked for (`occupancy N;`, the Hopper register split), the cluster size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchBounds {
+    pub threads: Sym,
+    pub min_blocks: Option<Sym>,
+    pub cluster: Option<Sym>,
+}
+
+impl fmt::Display for LaunchBounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(c) = &self.cluster {
+            write!(f, "__cluster_dims__({c}, 1, 1) ")?;
+        }
+        match &self.min_blocks {
+            Some(b) => write!(f, "__launch_bounds__({}, ({b}))", self.threads),
+            None => write!(f, "__launch_bounds__({})", self.threads),
+        }
+    }
+}
+
+/// The value of a kernel-scope `constexpr int`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstValue {
+    /// Integer arithmetic over tunables and earlier constants.
+    Int(Sym),
+    /// The same, printed in parentheses as the launch bounds print it (`(1 + (T <= 256))`).
+    Grouped(Sym),
+    /// A shared buffer's byte offset after the buffer at offset `after` of `bytes` bytes:
+    /// `after + bytes` rounded up to `align` (`tsl_align_up`).
+    AlignUp {
+        after: String,
+        bytes: Sym,
+        align: i64,
+    },
+}
+
+impl ConstValue {
+    /// The names the value mentions (tunables, earlier constants).
+    pub fn names(&self, out: &mut BTreeSet<String>) {
+        let mut v = Vec::new();
+        match self {
+            ConstValue::Int(s) | ConstValue::Grouped(s) => s.names(&mut v),
+            ConstValue::AlignUp { after, bytes, .. } => {
+                v.push(after.clone());
+                bytes.names(&mut v);
+            }
+        }
+        out.extend(v);
+    }
+}
+
+impl fmt::Display for ConstValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConstValue::Int(s) => write!(f, "{s}"),
+            ConstValue::Grouped(s) => write!(f, "({s})"),
+            ConstValue::AlignUp {
+                after,
+                bytes,
+                align,
+            } => write!(
+                f,
+                "tsl_align_up({after} + {}, {align})",
+                bytes.to_cpp_operand()
+            ),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct CudaKernel {
     /// The DSL function name.
@@ -484,11 +567,11 @@ pub struct CudaKernel {
     pub name: String,
     pub path: KernelPath,
     pub tunables: Vec<crate::tunable::Tunable>,
-    /// `constexpr int NAME = expr;` lines, in dependency order.
-    pub constants: Vec<(String, String)>,
-    /// C++ parameter declarations, in launch order.
-    pub params: Vec<String>,
-    pub launch_bounds: String,
+    /// `constexpr int NAME = value;` lines, in dependency order.
+    pub constants: Vec<(String, ConstValue)>,
+    /// The parameters, in launch order.
+    pub params: Vec<ParamDecl>,
+    pub launch_bounds: LaunchBounds,
     pub body: Vec<Line>,
     pub plan: LaunchPlan,
     /// WGMMA instantiations the kernel needs: (accumulator, input) dtype names, e.g. ("f16","f16").

@@ -3,10 +3,11 @@
 //! and WGMMA swizzle patterns repeat every 1024 B; 128 B otherwise), and counts the bytes.
 //! The buffers are the checker's ([`KernelInfo::shared`]): the shared tensors and the fresh
 //! buffer of each future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`: a shared
-//! tensor named `f`, of its source's tile shape, `check::fresh_tile`).
+//! tensor named `f`, of its source's tile shape, `check::fresh_tile`), each of the checker's
+//! size (`SharedBuffer::sym_bytes`, the formula the budget check evaluates).
 
 use super::error::LowerError;
-use super::kernel::KernelPath;
+use super::kernel::{ConstValue, KernelPath};
 use crate::check::KernelInfo;
 use crate::ir::{DType, Module};
 use crate::sym::Sym;
@@ -18,8 +19,8 @@ pub struct SharedSlot {
     pub bytes: Sym,
     /// `constexpr` name of the byte offset in the emitted kernel.
     pub offset_name: String,
-    /// C++ initializer of the offset (in terms of the previous slot).
-    pub offset_cpp: String,
+    /// The offset: 0 for the first slot, else the end of the previous slot aligned up.
+    pub offset: ConstValue,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -46,6 +47,13 @@ impl Memory {
     }
 }
 
+fn shape_error(m: &Module, d: crate::ir::ExprId) -> LowerError {
+    LowerError::new(
+        m.expr_span(d),
+        "a shared buffer's shape and array count must be arithmetic over tunables and constants",
+    )
+}
+
 fn align_up(x: Sym, a: i64) -> Sym {
     Sym::mul(Sym::cdiv(x, Sym::Int(a)), Sym::Int(a))
 }
@@ -61,39 +69,21 @@ pub fn run(m: &Module, info: &KernelInfo, path: KernelPath) -> Result<Memory, Lo
         ..Default::default()
     };
     let mut end = Sym::Int(0);
-    let mut prev: Option<(String, String)> = None;
+    let mut prev: Option<(String, Sym)> = None;
     for buf in &info.shared {
-        let dtype = buf.dtype;
-        let shape = buf.sym_shape(m).map_err(|d| {
-            LowerError::new(
-                m.expr_span(d),
-                "a shared tensor's shape must be arithmetic over tunables and constants",
-            )
-        })?;
-        let mut elems = Sym::Int(1);
-        for d in &shape {
-            elems = Sym::mul(elems, d.clone());
-        }
         if buf.fresh {
-            mem.fresh.push((buf.name.clone(), dtype, shape));
+            let shape = buf.sym_shape().map_err(|d| shape_error(m, d))?;
+            mem.fresh.push((buf.name.clone(), buf.dtype, shape));
         }
-        let count = match buf.count {
-            Some(c) => Sym::from_expr(m, c).ok_or_else(|| {
-                LowerError::new(
-                    m.expr_span(c),
-                    "array count must be arithmetic over tunables and constants",
-                )
-            })?,
-            None => Sym::Int(1),
-        };
-        let bytes = Sym::mul(
-            Sym::mul(count, elems.clone()),
-            Sym::Int(dtype.size_bytes() as i64),
-        );
+        let bytes = buf.sym_bytes(m).map_err(|d| shape_error(m, d))?;
         let offset_name = format!("tsl_smem_{}", buf.name);
-        let offset_cpp = match &prev {
-            None => "0".to_string(),
-            Some((pn, pb)) => format!("tsl_align_up({pn} + {pb}, {align})"),
+        let offset = match &prev {
+            None => ConstValue::Int(Sym::Int(0)),
+            Some((after, bytes)) => ConstValue::AlignUp {
+                after: after.clone(),
+                bytes: bytes.clone(),
+                align,
+            },
         };
         let start = if prev.is_none() {
             Sym::Int(0)
@@ -101,12 +91,12 @@ pub fn run(m: &Module, info: &KernelInfo, path: KernelPath) -> Result<Memory, Lo
             align_up(end.clone(), align)
         };
         end = Sym::add(start, bytes.clone());
-        prev = Some((offset_name.clone(), super::cexpr::cpp_paren(&bytes)));
+        prev = Some((offset_name.clone(), bytes.clone()));
         mem.slots.push(SharedSlot {
             name: buf.name.clone(),
             bytes,
             offset_name,
-            offset_cpp,
+            offset,
         });
     }
     // Slack so the kernel can round the dynamic base up to the alignment.

@@ -66,7 +66,10 @@ pub use crate::sym::{Sym, SymEnv};
 pub use dma_swiz::SWIZZLED_G2S;
 pub use error::LowerError;
 pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
-pub use kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
+pub use kernel::{
+    Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
+    ParamDecl,
+};
 pub use launch::launch_form;
 pub use lowered::{
     G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
@@ -192,11 +195,10 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             e.scopes.declare(b, scope::Local::Scalar(d));
             continue;
         }
-        let shape = p
-            .shape
-            .iter()
-            .map(|&d| Sym::from_expr(m, d).unwrap_or(Sym::Int(0)))
-            .collect();
+        let shape = e
+            .declared(crate::check::Binding::Param(i), p.name.span)
+            .map_err(|x| vec![x])?
+            .shape;
         let t = scope::TensorLocal {
             name: p.name.name.clone(),
             space: p.space,

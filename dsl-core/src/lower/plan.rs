@@ -5,7 +5,10 @@
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
 use super::emitter::Emitter;
-use super::kernel::{Call, CudaKernel, KernelArg, KernelPath, LaunchPlan, Line, Op};
+use super::kernel::{
+    Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
+    ParamDecl,
+};
 use super::memory::Memory;
 use crate::check::Geometry;
 use crate::check::KernelInfo;
@@ -92,7 +95,7 @@ pub fn finish(
         if p.shape.is_empty() {
             let float = p.dtype.is_float();
             let cty = if float { "float" } else { "int" };
-            params.push(format!("const {cty} {}", p.name.name));
+            params.push(param(format!("const {cty}"), &p.name.name));
             args.push(KernelArg::Scalar { param: i, float });
             continue;
         }
@@ -102,13 +105,13 @@ pub fn finish(
             } else {
                 "const "
             };
-            params.push(format!("{c}{ty}* __restrict__ {}", p.name.name));
+            params.push(param(format!("{c}{ty}* __restrict__"), &p.name.name));
             args.push(KernelArg::Pointer { param: i });
         }
         for t in e.tma_maps.iter().filter(|t| t.param == i) {
-            params.push(format!(
-                "const __grid_constant__ tsl_tensor_map {}",
-                t.cpp_name
+            params.push(param(
+                "const __grid_constant__ tsl_tensor_map".into(),
+                &t.cpp_name,
             ));
             args.push(KernelArg::TensorMap {
                 param: i,
@@ -119,65 +122,72 @@ pub fn finish(
         }
     }
     for d in &dims {
-        params.push(format!("const int {d}"));
+        params.push(param("const int".into(), d));
         args.push(KernelArg::Dim { name: d.clone() });
     }
-    let mut constants: Vec<(String, String)> = m
+    let mut constants: Vec<(String, ConstValue)> = m
         .constants
         .iter()
         .map(|c| {
-            (
-                c.name.name.clone(),
-                Sym::from_expr(m, c.value)
-                    .map(|s| s.to_cpp())
-                    .unwrap_or_else(|| m.expr_to_string(c.value)),
-            )
+            // The checker evaluated every constant as integer arithmetic.
+            let v =
+                Sym::from_expr(m, c.value).unwrap_or_else(|| Sym::name(m.expr_to_string(c.value)));
+            (c.name.name.clone(), ConstValue::Int(v))
         })
         .collect();
-    constants.push(("tsl_threads".into(), geo.threads.to_cpp()));
+    constants.push(("tsl_threads".into(), ConstValue::Int(geo.threads.clone())));
     for s in &mem.slots {
-        constants.push((s.offset_name.clone(), s.offset_cpp.clone()));
+        constants.push((s.offset_name.clone(), s.offset.clone()));
     }
     let threads = expand(m, &geo.threads);
     let blocks_per_sm = blocks_per_sm(m, &threads, &e);
     let launch_bounds = match e.path {
         KernelPath::Hopper => {
-            let blocks = format!("({})", blocks_per_sm.to_cpp());
             if !e.roles.is_empty() {
-                constants.push(("tsl_blocks_per_sm".into(), blocks.clone()));
-                constants.push(("tsl_regs_producer".into(), "40".into()));
+                use crate::ir::BinaryOp::{Div, Mul, Sub};
+                constants.push((
+                    "tsl_blocks_per_sm".into(),
+                    ConstValue::Grouped(blocks_per_sm.clone()),
+                ));
+                constants.push(("tsl_regs_producer".into(), ConstValue::Int(Sym::Int(40))));
                 let wg = geo
                     .thread_vars
                     .iter()
                     .find(|v| v.level == crate::ir::Level::Group4)
                     .map(|v| v.extent.clone())
                     .unwrap_or(Sym::Int(2));
-                let consumers = Sym::bin(crate::ir::BinaryOp::Sub, wg, Sym::Int(1));
+                let consumers = Sym::bin(Sub, wg, Sym::Int(1));
                 // The producer's freed registers fund the consumers (setmaxnreg): per block
-                // 65536 / blocks registers, 128 threads at 40, the rest shared by the consumers.
+                // 65536 / blocks registers, 128 threads at 40, the rest shared by the consumers
+                // (unfolded, so the formula reads as this comment).
+                let raw = |op, a, b| Sym::Bin(op, Box::new(a), Box::new(b));
+                let free = raw(
+                    Sub,
+                    raw(Div, Sym::Int(65536), Sym::name("tsl_blocks_per_sm")),
+                    raw(Mul, Sym::Int(128), Sym::name("tsl_regs_producer")),
+                );
+                let per_thread = raw(Div, free, raw(Mul, Sym::Int(128), consumers));
+                let regs = raw(Mul, raw(Div, per_thread, Sym::Int(8)), Sym::Int(8));
                 constants.push((
                     "tsl_regs_consumer".into(),
-                    format!(
-                        "tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * {}) / 8 * 8)",
-                        super::cexpr::cpp_paren(&consumers)
-                    ),
+                    ConstValue::Int(Sym::Min(Box::new(Sym::Int(240)), Box::new(regs))),
                 ));
             }
-            let dims = match &geo.cluster {
-                Some(c) => format!("__cluster_dims__({}, 1, 1) ", expand(m, c).to_cpp()),
-                None => String::new(),
-            };
-            format!("{dims}__launch_bounds__({}, {blocks})", threads.to_cpp())
+            LaunchBounds {
+                threads: threads.clone(),
+                min_blocks: Some(blocks_per_sm.clone()),
+                cluster: geo.cluster.as_ref().map(|c| expand(m, c)),
+            }
         }
         // `occupancy N;`: at least N blocks per SM, so ptxas caps registers at 65536 / (T × N).
-        KernelPath::Simt => match m.occupancy {
-            Some(o) => {
-                let blocks = Sym::from_expr(m, o)
-                    .map(|s| expand(m, &s).to_cpp())
-                    .unwrap_or_else(|| m.expr_to_string(o));
-                format!("__launch_bounds__({}, ({blocks}))", threads.to_cpp())
-            }
-            None => format!("__launch_bounds__({})", threads.to_cpp()),
+        // (The checker evaluated the occupancy as integer arithmetic.)
+        KernelPath::Simt => LaunchBounds {
+            threads: threads.clone(),
+            min_blocks: m
+                .occupancy
+                .and_then(|o| Sym::from_expr(m, o))
+                .map(|s| expand(m, &s)),
+            cluster: None,
         },
     };
     let mut grid: Vec<Sym> = geo.grid.iter().map(|g| expand(m, g)).collect();
@@ -247,6 +257,13 @@ pub fn finish(
     }
 }
 
+fn param(ty: String, name: &str) -> ParamDecl {
+    ParamDecl {
+        ty,
+        name: name.to_string(),
+    }
+}
+
 /// Pass `constants`: keeps the constants the body uses (see [`used_constants`]).
 pub fn drop_unused_constants(k: &mut CudaKernel) {
     k.constants = used_constants(std::mem::take(&mut k.constants), &k.body);
@@ -255,15 +272,18 @@ pub fn drop_unused_constants(k: &mut CudaKernel) {
 /// The constants the body uses, directly or through a later constant (the list is in
 /// dependency order); a `const` the DSL only needs in a `require` or a launch expression would
 /// be an unused `constexpr` (dead code, and an NVRTC warning) in the kernel.
-fn used_constants(constants: Vec<(String, String)>, body: &[Line]) -> Vec<(String, String)> {
+fn used_constants(
+    constants: Vec<(String, ConstValue)>,
+    body: &[Line],
+) -> Vec<(String, ConstValue)> {
     let mut used = BTreeSet::new();
     for l in body {
         l.op.names(&mut used);
     }
-    let mut kept: Vec<(String, String)> = Vec::new();
+    let mut kept: Vec<(String, ConstValue)> = Vec::new();
     for (name, value) in constants.into_iter().rev() {
         if used.contains(&name) {
-            super::kernel::identifiers(&value, &mut used);
+            value.names(&mut used);
             kept.push((name, value));
         }
     }
@@ -318,18 +338,43 @@ mod tests {
 
     #[test]
     fn constants_the_body_does_not_reach_are_dropped() {
-        let c = |n: &str, v: &str| (n.to_string(), v.to_string());
+        use crate::ir::BinaryOp::{Div, Mul};
+        let c = |n: &str, v: Sym| (n.to_string(), ConstValue::Int(v));
+        let name = Sym::name;
         let constants = vec![
-            c("WMITER", "WM / TM"),
-            c("WSUBM", "WM / WMITER"),
-            c("THREADS", "BM / WM * 32"),
-            c("tsl_threads", "WSUBM * 4"),
+            c("WMITER", Sym::bin(Div, name("WM"), name("TM"))),
+            c("WSUBM", Sym::bin(Div, name("WM"), name("WMITER"))),
+            c(
+                "THREADS",
+                Sym::mul(Sym::bin(Div, name("BM"), name("WM")), Sym::Int(32)),
+            ),
+            c("tsl_threads", Sym::bin(Mul, name("WSUBM"), Sym::Int(4))),
         ];
         let kept = used_constants(constants, &[line("acc", "tsl_threads + 1")]);
         let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
         // THREADS only served a `require`; WMITER is reached through WSUBM and tsl_threads.
         assert_eq!(names, ["WMITER", "WSUBM", "tsl_threads"]);
         // A name that merely contains a constant's name does not keep it.
-        assert!(used_constants(vec![c("PAD", "4")], &[line("PADDED", "1")]).is_empty());
+        assert!(used_constants(vec![c("PAD", Sym::Int(4))], &[line("PADDED", "1")]).is_empty());
+        // A shared buffer's offset keeps the buffer before it and the names of its size.
+        let offsets = vec![
+            c("TK", Sym::Int(32)),
+            c("tsl_smem_a", Sym::Int(0)),
+            (
+                "tsl_smem_b".to_string(),
+                ConstValue::AlignUp {
+                    after: "tsl_smem_a".into(),
+                    bytes: Sym::mul(name("TK"), Sym::Int(2)),
+                    align: 128,
+                },
+            ),
+        ];
+        let kept = used_constants(offsets, &[line("b", "tsl_smem_b")]);
+        let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["TK", "tsl_smem_a", "tsl_smem_b"]);
+        assert_eq!(
+            kept[2].1.to_string(),
+            "tsl_align_up(tsl_smem_a + (TK * 2), 128)"
+        );
     }
 }

@@ -134,7 +134,6 @@ pub fn store(
 ) -> Result<(), LowerError> {
     let map = e.tma_map(dv, swz)?;
     e.written_params.insert(dv.tensor.param.unwrap_or(0));
-    let coords = format!("{}, {}", dv.origin[1], dv.origin[0]);
     e.call(
         Call::new("tsl_fence_proxy_async"),
         Some("make the tile's st.shared visible to the TMA engine"),
@@ -147,7 +146,13 @@ pub fn store(
         barrier(e, Some("the tile is complete"), line);
         "threadIdx.x == 0"
     };
-    let issue = Call::new("tsl_tma_store_2d").args([format!("&{map}"), sv.tile_ptr(), coords]);
+    // The box's coordinates, innermost first: one argument each.
+    let issue = Call::new("tsl_tma_store_2d").args([
+        format!("&{map}"),
+        sv.tile_ptr(),
+        dv.origin[1].clone(),
+        dv.origin[0].clone(),
+    ]);
     if e.lazy_store_tiles.contains(&sv.tensor.name) {
         let calls = vec![issue, Call::new("tsl_tma_store_commit")];
         e.guarded(

@@ -133,11 +133,6 @@ fn constant(m: &Module, s: &Sym) -> Option<i64> {
     s.eval(&env).ok()
 }
 
-/// The compile-time value of extent `x` (literals and the module's constants).
-pub fn constant_of(m: &Module, x: ExprId) -> Option<i64> {
-    Sym::from_expr(m, x).and_then(|s| constant(m, &s))
-}
-
 pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
     let m = e.m;
     match &m.stmts[s] {
@@ -160,7 +155,6 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             );
             e.warp.declare(
                 Binding::Frag(s),
-                &name.name,
                 Frag::Acc {
                     dtype: *dtype,
                     tiles: None,
@@ -574,7 +568,6 @@ fn load(
     }
     e.warp.declare(
         Binding::Frag(s),
-        name,
         Frag::Operand {
             dtype: v.tensor.dtype,
             tiles: (tiles.0, tiles.1),
@@ -639,7 +632,6 @@ fn load_acc(
     );
     e.warp.declare(
         Binding::Frag(s),
-        name,
         Frag::Acc {
             dtype,
             tiles: Some(tiles),

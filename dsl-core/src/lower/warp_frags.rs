@@ -188,9 +188,6 @@ pub struct TileFrag {
 #[derive(Debug, Default)]
 pub struct WarpState {
     frags: HashMap<Binding, Frag>,
-    /// The latest declaration lowered under each name, for the fragment-element statements
-    /// (`super::frag_elem`), which name an accumulator by a plain name.
-    latest: HashMap<String, Binding>,
     /// The `frag` register tiles (either path).
     pub tiles: HashMap<String, TileFrag>,
     /// The operands loaded into double buffers, by their `mma.load`'s binding.
@@ -198,9 +195,8 @@ pub struct WarpState {
 }
 
 impl WarpState {
-    /// Records the fragment the declaration `b` (named `name`) lowered to.
-    pub fn declare(&mut self, b: Binding, name: &str, f: Frag) {
-        self.latest.insert(name.to_string(), b);
+    /// Records the fragment the declaration `b` lowered to.
+    pub fn declare(&mut self, b: Binding, f: Frag) {
         self.frags.insert(b, f);
     }
     pub fn get(&self, b: &Binding) -> Option<&Frag> {
@@ -212,11 +208,6 @@ impl WarpState {
     /// Every fragment lowered, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&Binding, &Frag)> {
         self.frags.iter()
-    }
-    /// The fragment a fragment-element statement names `name`: the latest declaration of
-    /// that name lowered before it.
-    pub fn named(&self, name: &str) -> Option<&Frag> {
-        self.frags.get(self.latest.get(name)?)
     }
 }
 
