@@ -276,7 +276,7 @@ static Contender v4(const Problem& p, Kern k, int wn, int stages, int epi) {
 // The stream-K kernel with `sk_tiles` stream-K cluster tiles (0: the plain persistent walk).
 template <typename TM, typename Kern>
 static Contender sk(const Problem& p, Kern k, int wn, int stages, int epi, int sk_tiles,
-                    const char* label) {
+                    const char* label, int split = 0) {
   Geo g = geo(p, wn, stages, epi);
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem));
   // Every block must be resident (a k = 0 segment waits for later units): at most the clusters
@@ -302,13 +302,22 @@ static Contender sk(const Problem& p, Kern k, int wn, int stages, int epi, int s
   snprintf(buf, sizeof buf, "sk %d/%d E%d %s", wn, stages, epi, label);
   r.name = buf;
   int dp = g.cluster_tiles - sk_tiles;
-  snprintf(buf, sizeof buf, "%d units (max %d clusters), %d whole tiles = %.2f waves, %d sk tiles = %.1f k-iters/unit (tile: %d)",
-           units, clusters, dp, (double)dp / units, sk_tiles, (double)sk_tiles * g.kt / units, g.kt);
+  if (split > 0 && sk_tiles * split > units) {
+    printf("  %s: split-K needs sk_tiles * S <= units (%d * %d > %d)\n", r.name.c_str(), sk_tiles,
+           split, units);
+    exit(2);
+  }
+  if (split > 0)
+    snprintf(buf, sizeof buf, "%d units (max %d clusters), %d whole tiles = %.2f waves, %d sk tiles in %d k-chunks of %d k-iters on %d units",
+             units, clusters, dp, (double)dp / units, sk_tiles, split, g.kt / split, sk_tiles * split);
+  else
+    snprintf(buf, sizeof buf, "%d units (max %d clusters), %d whole tiles = %.2f waves, %d sk tiles = %.1f k-iters/unit (tile: %d)",
+             units, clusters, dp, (double)dp / units, sk_tiles, (double)sk_tiles * g.kt / units, g.kt);
   r.note = buf;
   int M = p.M, N = p.N, K = p.K;
   float* ws = g_sk_ws;
   int* flags = g_sk_flags;
-  r.launch = [=] { k<<<grid, 384, g.smem>>>(a, b, c, M, K, N, ws, flags, sk_tiles); };
+  r.launch = [=] { k<<<grid, 384, g.smem>>>(a, b, c, M, K, N, ws, flags, sk_tiles, split); };
   return r;
 }
 
@@ -438,6 +447,16 @@ static int table(const Opts& o, int size, bool bf16, KDP208 d208, KDP224 d224, K
   cs.push_back(sk<TM>(p, s208, 208, 4, 1, 0, "sk_tiles=0 (persistent walk)"));
   cs.push_back(sk<TM>(p, s208, 208, 4, 1, rem(208), "sk_tiles=R"));
   cs.push_back(sk<TM>(p, s208, 208, 4, 1, two(208), "sk_tiles=R+U"));
+  // Split-K of the same tail, where the tail is small enough: S = U / R >= 2 chunks per tile.
+  {
+    Geo g = geo(p, 208, 4, 1);
+    int r = rem(208);
+    if (r > 0 && g.units / r >= 2) {
+      char label[64];
+      snprintf(label, sizeof label, "split-K S=%d of the R tail", g.units / r);
+      cs.push_back(sk<TM>(p, s208, 208, 4, 1, r, label, g.units / r));
+    }
+  }
   cs.push_back(v4<TM>(p, d224, 224, 4, 2));
   cs.push_back(sk<TM>(p, s224, 224, 4, 2, rem(224), "sk_tiles=R"));
   cs.push_back(v4<TM>(p, d256, 256, 4, 2));

@@ -17,7 +17,7 @@
 #      verified of its top 8, the emitted v4 at WARP_N 208 / 224 / 256 and the stream-K kernel at
 #      the same widths with sk_tiles = 0 (the plain persistent walk, a control), R (the partial
 #      last wave's tiles spread over every SM) and R + U (one full wave more in the stream-K
-#      range); every output verified over every element on the first and on a late launch;
+#      range), and split-K of the R tail where R <= U / 2; every output verified over every element on the first and on a late launch;
 #      back-to-back medians (5 rounds x 20 launches, after a 5 s soak) and a burst sample (2 s
 #      idle, L2 flushed, median of 3 single launches) with NVML's SM clock.
 # About 3 minutes of GPU time. Exit 1 if any output fails verification.
@@ -48,6 +48,10 @@
 #   clock partly makes up for them, and the fix-up traffic costs energy: stream-K gains about
 #   half its burst gain, 0 to +1% at 4096³ — not enough alone to lift 4096³ sustained from
 #   0.976 / 0.995 to the 1.03x target.
+#   Split-K of the tail (S = U / R chunks per tail tile) only exists where R <= U / 2: at
+#   8192³, 208 wide (R = 26, S = 2: the tail takes half a tile instead of 26/66 = 0.39 of one
+#   under stream-K): +1.5 to +2.5% over v4 208, ~0.5-1% behind sk 208 R. At 4096³ every tail
+#   is over half a wave (R = 56 / 40 / 58), so split-K has nothing to split (no row).
 #   sk_tiles = R + U: within +-0.5% of R (each unit still has one partial store and one partial
 #   read; the balance is the same). sk_tiles = 0 (control): within +-0.5% of the emitted v4 208
 #   (the same walk; only the ring index runs across tiles instead of restarting at each tile).

@@ -21,7 +21,9 @@
 // waits only on later units, so the waits cannot deadlock.
 //
 // sk_tiles = 0 is the plain persistent walk (the emitted kernel's schedule); the host picks
-// T % U (one partial wave spread) or T % U + U.
+// T % U (one partial wave spread) or T % U + U. sk_split = S > 0 is split-K of the same tail
+// instead: each stream-K tile in S equal k-chunks on S units (sk_tiles * S <= U), the same
+// fix-up.
 
 // ld.global.acquire.gpu: read a flag another block released (PTX memory model, acquire pattern).
 TSL_DEVICE int sk_load_acquire(const int *p) {
@@ -54,10 +56,16 @@ TSL_DEVICE void sk_load4(const float *p, float &a, float &b, float &c, float &d)
 // special registers cost no registers to keep, and the consumers have none to spare at
 // WARP_N = 256).
 struct sk_plan {
-  int units, tiles, sk_tiles, kt;
+  int units, tiles, sk_tiles, kt, split;
   TSL_DEVICE int dp_tiles() const { return tiles - sk_tiles; }
-  // First stream-K iteration of unit u (u = units gives the end).
-  TSL_DEVICE int start(int u) const { return (int)((long long)sk_tiles * kt * u / units); }
+  // First stream-K iteration of unit u (u = units gives the end). split = 0: the iterations
+  // spread evenly; split = S > 0 (split-K, needs sk_tiles * S <= units): unit u takes chunk
+  // u % S of stream-K tile u / S, and units past sk_tiles * S have none.
+  TSL_DEVICE int start(int u) const {
+    if (split == 0) return (int)((long long)sk_tiles * kt * u / units);
+    if (u < sk_tiles * split) return u / split * kt + u % split * kt / split;
+    return sk_tiles * kt;
+  }
 };
 struct sk_walk {
   int next_dp, g, g_end;
@@ -92,7 +100,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
     sk_matmul(const __grid_constant__ tsl_tensor_map tsl_tm_lhs,
               const __grid_constant__ tsl_tensor_map tsl_tm_rhs,
               const __grid_constant__ tsl_tensor_map tsl_tm_output, const int M, const int K,
-              const int N, float *sk_ws, int *sk_flags, const int sk_tiles) {
+              const int N, float *sk_ws, int *sk_flags, const int sk_tiles,
+              const int sk_split) {
   static_assert(CONSUMERS == 2, "one block per SM: two consumer warpgroups");
   constexpr int WARP_M = 64;
   constexpr int WARP_K = 16;
@@ -113,7 +122,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
   const int grid_n = tsl_cdiv(N, WARP_N);
   const int kt = tsl_cdiv(K, TILE_K);
   // cluster tiles, stream-K tiles among them
-  const sk_plan plan{(int)gridDim.x / CLUSTER, tsl_cdiv(grid_m, CLUSTER) * grid_n, sk_tiles, kt};
+  const sk_plan plan{(int)gridDim.x / CLUSTER, tsl_cdiv(grid_m, CLUSTER) * grid_n, sk_tiles, kt,
+                     sk_split};
   const int rank = blockIdx.x % CLUSTER;
   const int unit = blockIdx.x / CLUSTER;
 

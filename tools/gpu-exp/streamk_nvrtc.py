@@ -76,7 +76,7 @@ def main():
                 f"template __global__ void sk_matmul<{tin}, {wn}, {st}, 2, 64, 16, 2, {es}>("
                 "const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, "
                 "const __grid_constant__ tsl_tensor_map, const int, const int, const int, float *, "
-                "int *, const int);")
+                "int *, const int, const int);")
         # The emitted file instantiates its own configuration; drop that line (one of ours).
         emitted = re.sub(r"^template __global__ void tsl_matmul<.*$", "", emitted, flags=re.M)
         src = emitted + "\n" + kernel + "\n" + "\n".join(inst) + "\n"
