@@ -10,8 +10,8 @@
 // cluster (CLUSTER blocks that multicast the shared rhs tile run the same k-iterations on their
 // own row tiles). With U units and T cluster tiles, the first T - sk_tiles tiles are whole tiles,
 // unit u taking u, u + U, ... (the persistent walk); the k-iterations of the last sk_tiles tiles
-// (KT each) are one range of sk_tiles * KT iterations split evenly: unit u takes
-// [u * total / U, (u + 1) * total / U). A unit's range covers the end of one tile, whole tiles
+// (KT each) are one range of sk_tiles * KT iterations split evenly (the first total % U units
+// take one more). A unit's range covers the end of one tile, whole tiles
 // and the start of another, so each unit has at most one segment that does not start at k = 0:
 // its first. That segment's partial sum (f32, this block's rows of the tile) goes to the block's
 // own workspace slot, then a flag (release). The segment that starts at k = 0 is its unit's last
@@ -51,46 +51,49 @@ TSL_DEVICE void sk_load4(const float *p, float &a, float &b, float &c, float &d)
 }
 
 // One unit's work list: whole tiles first, then its stream-K range. Producer and consumers walk
-// the same list (they must issue and consume the same k-iterations in the same order). The
-// state is three integers; the rest is recomputed from the launch (kernel parameters and
-// special registers cost no registers to keep, and the consumers have none to spare at
-// WARP_N = 256).
+// the same list (they must issue and consume the same k-iterations in the same order). Each
+// segment (its tile and k-range) is a pure function of its index and the launch: no state
+// carried from segment to segment, so the compiler keeps the walk in uniform registers, as it
+// does the persistent walk's `tile += gridDim.x`. (A first version carried the walk's position
+// from one segment to the next; its main loop then ran on per-thread registers with a
+// WARPSYNC per k-tile, and the sk_tiles = 0 control was 3-5% slower than the emitted kernel.)
 struct sk_plan {
-  int units, tiles, sk_tiles, kt, split;
+  // units, cluster tiles, stream-K tiles, k-tiles per tile, split-K chunks (0: stream-K);
+  // the stream-K k-tiles sk_tiles * kt = q * units + r.
+  int units, tiles, sk_tiles, kt, split, q, r;
+  TSL_DEVICE sk_plan(int units_, int tiles_, int sk_tiles_, int kt_, int split_) {
+    units = units_;
+    tiles = tiles_;
+    sk_tiles = sk_tiles_;
+    kt = kt_;
+    split = split_;
+    const long long total = (long long)sk_tiles_ * kt_;
+    q = (int)(total / units_);
+    r = (int)(total % units_);
+  }
   TSL_DEVICE int dp_tiles() const { return tiles - sk_tiles; }
   // First stream-K iteration of unit u (u = units gives the end). split = 0: the iterations
-  // spread evenly; split = S > 0 (split-K, needs sk_tiles * S <= units): unit u takes chunk
-  // u % S of stream-K tile u / S, and units past sk_tiles * S have none.
+  // spread evenly (the first r units take one more); split = S > 0 (split-K, needs
+  // sk_tiles * S <= units): unit u takes chunk u % S of stream-K tile u / S, and units past
+  // sk_tiles * S have none.
   TSL_DEVICE int start(int u) const {
-    if (split == 0) return (int)((long long)sk_tiles * kt * u / units);
+    if (split == 0) return u * q + tsl_min(u, r);
     if (u < sk_tiles * split) return u / split * kt + u % split * kt / split;
     return sk_tiles * kt;
   }
-};
-struct sk_walk {
-  int next_dp, g, g_end;
-  TSL_DEVICE sk_walk(const sk_plan &p, int unit) {
-    next_dp = unit;
-    g = p.start(unit);
-    g_end = p.start(unit + 1);
+  TSL_DEVICE int whole(int u) const { return u < dp_tiles() ? (dp_tiles() - 1 - u) / units + 1 : 0; }
+  TSL_DEVICE int segments(int u) const {
+    const int g0 = start(u), g1 = start(u + 1);
+    return whole(u) + (g1 > g0 ? (g1 - 1) / kt - g0 / kt + 1 : 0);
   }
-  // The next segment: cluster tile `tile`, k-tiles [kb, ke). False when the unit is done.
-  TSL_DEVICE bool next(const sk_plan &p, int &tile, int &kb, int &ke) {
-    if (next_dp < p.dp_tiles()) {
-      tile = next_dp;
-      kb = 0;
-      ke = p.kt;
-      next_dp += p.units;
-      return true;
-    }
-    if (g < g_end) {
-      tile = p.dp_tiles() + g / p.kt;
-      kb = g % p.kt;
-      ke = tsl_min(p.kt, kb + (g_end - g));
-      g += ke - kb;
-      return true;
-    }
-    return false;
+  // Segment s of unit u: its cluster tile and k-tiles [kb, ke).
+  TSL_DEVICE int tile(int u, int s) const {
+    return s < whole(u) ? u + s * units : dp_tiles() + start(u) / kt + (s - whole(u));
+  }
+  TSL_DEVICE int kb(int u, int s) const { return s == whole(u) ? start(u) % kt : 0; }
+  TSL_DEVICE int ke(int u, int s) const {
+    if (s < whole(u)) return kt;
+    return tsl_min(kt, start(u + 1) - (start(u) / kt + (s - whole(u))) * kt);
   }
 };
 
@@ -122,8 +125,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
   const int grid_n = tsl_cdiv(N, WARP_N);
   const int kt = tsl_cdiv(K, TILE_K);
   // cluster tiles, stream-K tiles among them
-  const sk_plan plan{(int)gridDim.x / CLUSTER, tsl_cdiv(grid_m, CLUSTER) * grid_n, sk_tiles, kt,
-                     sk_split};
+  const sk_plan plan((int)gridDim.x / CLUSTER, tsl_cdiv(grid_m, CLUSTER) * grid_n, sk_tiles, kt,
+                     sk_split);
   const int rank = blockIdx.x % CLUSTER;
   const int unit = blockIdx.x / CLUSTER;
 
@@ -146,14 +149,12 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
   if (wg == 0) {
     tsl_setmaxnreg_dec<tsl_regs_producer>();
     if (t == 0) {
-      sk_walk w(plan, unit);
-      int tile, kb, ke;
-      unsigned it = 0;  // k-iterations so far: the ring position
-      while (w.next(plan, tile, kb, ke)) {
+      for (int seg = 0; seg < plan.segments(unit); ++seg) {
+        const int tile = plan.tile(unit, seg), kb = plan.kb(unit, seg), ke = plan.ke(unit, seg);
         int block_m, block_n;
         tsl_raster_cluster(tile * CLUSTER + rank, grid_m, grid_n, GROUP_M, CLUSTER, block_m, block_n);
-        for (int iv_k = kb; iv_k < ke; ++iv_k, ++it) {
-          const int stage = it % STAGES;
+        for (int iv_k = kb; iv_k < ke; ++iv_k) {
+          const int stage = iv_k % STAGES;
           tsl_mbar_wait_ring(empty, stage, tsl_phase_empty);
           tsl_mbar_expect_tx(&full[stage], TILE_M * TILE_K * 2);
           tsl_tma_load_2d((lhs_s + stage * (TILE_M * TILE_K)), &tsl_tm_lhs, iv_k * TILE_K, block_m * TILE_M, &full[stage]);
@@ -170,16 +171,14 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
     const int ctid = threadIdx.x - 128;
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) tsl_mbar_arrive_cluster<CLUSTER, true>(&empty[s]);
-    sk_walk w(plan, unit);
-    int tile, kb, ke;
-    unsigned it = 0;
-    while (w.next(plan, tile, kb, ke)) {
+    for (int seg = 0; seg < plan.segments(unit); ++seg) {
+      const int tile = plan.tile(unit, seg), kb = plan.kb(unit, seg), ke = plan.ke(unit, seg);
       int block_m, block_n;
       tsl_raster_cluster(tile * CLUSTER + rank, grid_m, grid_n, GROUP_M, CLUSTER, block_m, block_n);
       float mc[NREG];
       tsl_acc_fill(mc, 0.0f);
-      for (int iv_k = kb; iv_k < ke; ++iv_k, ++it) {
-        const int stage = it % STAGES;
+      for (int iv_k = kb; iv_k < ke; ++iv_k) {
+        const int stage = iv_k % STAGES;
         tsl_mbar_wait_ring(full, stage, tsl_phase_full);
         tsl_wgmma_fence();
 #pragma unroll
@@ -191,7 +190,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
         tsl_wgmma_commit();
         if constexpr (STAGES > 2) {
           tsl_wgmma_wait<1>();
-          if (iv_k > kb) tsl_mbar_arrive_cluster<CLUSTER, true>(&empty[(it - 1) % STAGES]);
+          if (iv_k > kb) tsl_mbar_arrive_cluster<CLUSTER, true>(&empty[(iv_k - 1) % STAGES]);
         } else {
           tsl_wgmma_wait<0>();
           tsl_mbar_arrive_cluster<CLUSTER, true>(&empty[stage]);
@@ -199,7 +198,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
       }
       if constexpr (STAGES > 2) {
         tsl_wgmma_wait<0>();
-        tsl_mbar_arrive_cluster<CLUSTER, true>(&empty[(it - 1) % STAGES]);
+        tsl_mbar_arrive_cluster<CLUSTER, true>(&empty[(ke - 1) % STAGES]);
       }
       tsl_pin(mc);
       if (kb != 0) {
