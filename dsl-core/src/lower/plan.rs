@@ -122,6 +122,19 @@ pub fn finish(
         params.push(format!("const int {d}"));
         args.push(KernelArg::Dim { name: d.clone() });
     }
+    if m.streamk.is_some() && geo.persistent_tiles.is_some() {
+        // `streamk;`: the partial sums' workspace, zeroed once (see `lower/streamk.rs`).
+        params.push(format!(
+            "unsigned char* __restrict__ {}",
+            super::streamk::WORKSPACE
+        ));
+        args.push(KernelArg::Workspace {
+            block_bytes: Sym::mul(
+                expand(m, &geo.threads),
+                Sym::Int(super::streamk::BYTES_PER_THREAD),
+            ),
+        });
+    }
     let mut constants: Vec<(String, String)> = m
         .constants
         .iter()
