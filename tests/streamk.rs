@@ -57,7 +57,8 @@ fn codes_with(from: &str, to: &str) -> Vec<&'static str> {
 }
 
 /// E1653 beyond the ui case: branches whose main loops differ, a branch with two loops that
-/// wait, a generation wait; E1654 for a second accumulator.
+/// wait, a comparison of the main loop's index, a generation wait; E1654 for a second
+/// accumulator.
 #[test]
 fn the_main_loops_and_the_accumulator_are_checked() {
     assert!(codes_with("", "").is_empty(), "the kernel itself checks");
@@ -72,6 +73,14 @@ fn the_main_loops_and_the_accumulator_are_checked() {
         codes_with(
             "mc = mma.fill.f32 0.0f;",
             "mc = mma.fill.f32 0.0f;\n        foreach {s} in [1] { wait full[s]; trigger empty[s]; }"
+        ),
+        ["E1653"]
+    );
+    // A comparison of the main loop's index: the segment's first k-tile is not k = 0.
+    assert_eq!(
+        codes_with(
+            "          trigger full[stage];",
+            "          if (iv_k > 0) { trigger full[stage]; } else { trigger full[stage]; }"
         ),
         ["E1653"]
     );

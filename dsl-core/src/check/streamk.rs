@@ -6,8 +6,9 @@
 //! under a `: cluster` level (`cluster C;` is fine, E1652); it is a warp-specialized WGMMA
 //! kernel, every `inthreads` branch has exactly one main loop — a top-level `foreach` of one
 //! variable over its whole range that waits on an event — all over the same extent, which does
-//! not depend on the tile, and its waits are on rings, not generations `e.at(k)` (a segment
-//! starts mid-tile) (E1653); the main loops' `mma`s accumulate into exactly one fragment,
+//! not depend on the tile; a segment starts mid-tile, so the loop's waits are on rings, not
+//! generations `e.at(k)`, and its body compares its index with nothing (`k > 0` would not mark
+//! the tile's first k-tile) (E1653); the main loops' `mma`s accumulate into exactly one fragment,
 //! filled with `mma.fill.f32` (the partial sums meet in an f32 workspace, E1654).
 
 use super::{Cx, all_stmts, codes};
@@ -34,6 +35,33 @@ pub fn main_loop(m: &Module, body: &[StmtId]) -> Option<StmtId> {
     });
     let first = loops.next()?;
     loops.next().is_none().then_some(first)
+}
+
+/// A comparison (`<`, `==`, …) that mentions the index `iv` of loop `l`, in its body.
+fn compares_index(m: &Module, l: StmtId, iv: &str) -> Option<crate::ir::ExprId> {
+    use crate::ir::{BinaryOp::*, Expr};
+    let mut stack: Vec<StmtId> = match &m.stmts[l] {
+        Stmt::Foreach { body, .. } => body.clone(),
+        _ => return None,
+    };
+    let mut found = None;
+    while let Some(s) = stack.pop() {
+        for e in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, e, &mut |x| {
+                if let Expr::Binary { op, lhs, rhs } = &m.exprs[x]
+                    && matches!(op, Lt | Le | Gt | Ge | Eq | Ne)
+                    && (super::kernel_scope::mentions(m, *lhs, iv)
+                        || super::kernel_scope::mentions(m, *rhs, iv))
+                {
+                    found.get_or_insert(x);
+                }
+            });
+        }
+        for inner in super::stmt_blocks(&m.stmts[s]) {
+            stack.extend(inner.iter().copied());
+        }
+    }
+    found
 }
 
 /// The accumulators the `mma`s of `s` (nested) add into.
@@ -136,6 +164,22 @@ pub(crate) fn check_streamk(cx: &Cx, diags: &mut Diagnostics) {
                 "`streamk` runs each segment's part of the k-loop; the main loop must be a `foreach` of one variable over its whole extent, the same for every tile".into(),
                 loop_help,
             ));
+            return;
+        }
+        // The loop's first iteration is the segment's, not 0: a comparison of its index (`k > 0`,
+        // `k == K_TILES - 1`) would single out the wrong iteration.
+        if let Some(at) = compares_index(m, l, &vars[0].name) {
+            diags.push(
+                Diagnostic::new(
+                    codes::STREAMK_MAIN_LOOP,
+                    m.expr_span(at),
+                    format!(
+                        "under `streamk` the main loop runs over a segment of the k-tiles, so `{}` compared here does not mark the tile's first or last k-tile",
+                        vars[0].name
+                    ),
+                )
+                .with_help("let the loop body depend on its index only through values (`k % STAGES`, `.at(…, k)`), or drop `streamk`"),
+            );
             return;
         }
         extents.push(Sym::from_expr(m, ex[0]));
