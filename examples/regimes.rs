@@ -12,8 +12,8 @@
 //!       [--set NAME=V …] [--soak 15] [--samples 40]`
 //!
 //! Schedules side by side: `--contender KERNEL[:NAME=V,…]` (repeatable; KERNEL is `coop`, the
-//! cooperative `kernels/v4_tuned.co`, `pingpong`, `kernels/v4_pingpong.co`, or `pingpong128`,
-//! `kernels/v4_pingpong_m128.co`) times every contender at once, interleaved with both
+//! cooperative `kernels/v4_tuned.co`, `pingpong`, `kernels/v4_pingpong.co`, `pingpong128`,
+//! `kernels/v4_pingpong_m128.co`, or `streamk`, `kernels/v4_streamk.co`) times every contender at once, interleaved with both
 //! references, on each `--shape MxNxK` (repeatable; default `--size`³). Every contender's output
 //! is verified over the whole output; one that fails is reported and the program exits 1.
 
@@ -38,6 +38,11 @@ mod pingpong {
 /// The ping-pong schedule, 128-row tiles.
 mod pingpong128 {
     tessel::gemm_kernel!(file = "kernels/v4_pingpong_m128.co");
+}
+
+/// The cooperative schedule with stream-K for the last wave (f32 accumulator only).
+mod streamk {
+    tessel::gemm_kernel!(file = "kernels/v4_streamk.co");
 }
 
 #[derive(Parser, Debug)]
@@ -71,7 +76,8 @@ struct Args {
     /// cuBLASLt heuristic candidates to time.
     #[arg(long, default_value_t = 8)]
     lt_candidates: usize,
-    /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128); repeatable.
+    /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk);
+    /// repeatable.
     #[arg(long = "contender", value_name = "KERNEL[:NAME=V,…]")]
     contenders: Vec<String>,
     /// A GEMM shape for the contenders, `MxNxK`; repeatable (default: the size cubed).
@@ -181,10 +187,13 @@ fn contender(spec: &str, variant: Variant) -> Result<regimes::Contender, (u8, St
         "coop" => &matmul::KERNEL,
         "pingpong" => &pingpong::matmul::KERNEL,
         "pingpong128" => &pingpong128::matmul::KERNEL,
+        "streamk" => &streamk::matmul::KERNEL,
         _ => {
             return Err((
                 2,
-                format!("--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128)"),
+                format!(
+                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk)"
+                ),
             ));
         }
     };

@@ -131,6 +131,9 @@ pub fn emit(e: &Emit) -> String {
                 "{} value of scalar parameter #{param}",
                 if *float { "float" } else { "int" }
             ),
+            KernelArg::Workspace { block_bytes } => format!(
+                "workspace of grid.x * {block_bytes} bytes, zeroed once (kept between launches)"
+            ),
         })
         .collect();
     let file = File {

@@ -34,6 +34,8 @@ const GLUE_HOPPER_SCALE_ACC: &str = include_str!("../cuda/lowering/hopper_scale_
 const GLUE_HOPPER_ASYNC: &str = include_str!("../cuda/lowering/hopper_async.cuh");
 /// `pingpong;`: the consumers' main-loop turns and parity bits.
 const GLUE_PINGPONG: &str = include_str!("../cuda/lowering/pingpong.cuh");
+/// `streamk;`: the stream-K walk and the fix-up of shared tiles.
+const GLUE_STREAMK: &str = include_str!("../cuda/lowering/streamk.cuh");
 const GLUE_HOPPER_DMA: &str = include_str!("../cuda/lowering/hopper_dma.cuh");
 const GLUE_HOPPER_COPY: &str = include_str!("../cuda/lowering/hopper_copy.cuh");
 const SM90_CLUSTER: &str = include_str!("../cuda/sm90_cluster.cuh");
@@ -189,6 +191,12 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "ping-pong consumers (lowering/pingpong.cuh)",
                     text: body(GLUE_PINGPONG),
+                });
+            }
+            if calls.contains("tsl_sk_publish") {
+                s.push(Section {
+                    name: "stream-K walk and fix-up (lowering/streamk.cuh)",
+                    text: body(GLUE_STREAMK),
                 });
             }
             if calls.contains("tsl_wgmma_k_steps_d") {

@@ -333,6 +333,11 @@ impl LaunchTemplate {
                         "parameter #{param} is a scalar: kernels with scalar parameters launch through `dsl::Instance` (`TensorArg::scalar`), not a tensor-only handle"
                     )));
                 }
+                PlanArg::Workspace { .. } => {
+                    return Err(plan_err(
+                        "a `streamk` kernel keeps a workspace between launches: it launches through `dsl::Instance` (`tessel run`), not a tensor-only handle".into(),
+                    ));
+                }
                 PlanArg::Dim { name } => ArgSpec::Dim {
                     slot: dims.iter().position(|d| d == name).ok_or_else(|| {
                         plan_err(format!("kernel argument `{name}` is not a symbolic dim"))

@@ -403,6 +403,11 @@ pub struct Instance {
     /// The argument lists [`Instance::args`] produced (the last few): the only ones
     /// [`Instance::launch`] accepts.
     issued: Mutex<Vec<Vec<KernelArg>>>,
+    /// A `streamk` kernel's workspace (`KernelArg::Workspace`): allocated zeroed with the
+    /// instance — its grid is fixed — and left zeroed by every launch, so each launch passes
+    /// the same buffer. Launches of one instance run in order on its stream; two streams
+    /// launching one instance at once would share it.
+    workspace: Option<cudarc::driver::CudaSlice<u8>>,
 }
 
 impl Instance {
@@ -501,6 +506,19 @@ impl Instance {
             .to_string();
         let resources = module.resources.iter().find(|r| r.name == lowered).cloned();
         let kernel = LoadedModule::load(dev, &module.cubin)?.kernel(&lowered)?;
+        let mut workspace = None;
+        for a in &k.plan.args {
+            if let PlanArg::Workspace { block_bytes } = a {
+                let bytes = eval(block_bytes, &env)?.max(0) as usize * launch.grid.0 as usize;
+                let buf = kernel
+                    .stream()
+                    .alloc_zeros::<u8>(bytes.max(1))
+                    .map_err(|e| {
+                        DslError::Plan(format!("streamk workspace ({bytes} bytes): {e}"))
+                    })?;
+                workspace = Some(buf);
+            }
+        }
         Ok(Instance {
             prepared,
             config: config.clone(),
@@ -512,6 +530,7 @@ impl Instance {
             kernel,
             env,
             issued: Mutex::new(Vec::new()),
+            workspace,
         })
     }
 
@@ -589,6 +608,14 @@ impl Instance {
                         max: INDEX_MAX,
                     })?;
                     out.push(KernelArg::I32(v))
+                }
+                PlanArg::Workspace { .. } => {
+                    let ws = self.workspace.as_ref().ok_or_else(|| {
+                        DslError::Plan("the streamk workspace was not allocated".into())
+                    })?;
+                    let (ptr, _sync) =
+                        cudarc::driver::DevicePtr::device_ptr(ws, self.kernel.stream());
+                    out.push(KernelArg::Ptr(ptr))
                 }
             }
         }

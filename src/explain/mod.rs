@@ -322,6 +322,13 @@ pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
                 if *float { "float" } else { "int" },
                 pname(*param)
             ),
+            KernelArg::Workspace { block_bytes } => format!(
+                "workspace of {} bytes per block, zeroed once",
+                block_bytes
+                    .eval(&env)
+                    .map(|v| v.to_string())
+                    .unwrap_or("?".into())
+            ),
         })
         .collect();
 

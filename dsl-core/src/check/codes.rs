@@ -441,6 +441,17 @@ pub const PINGPONG_TRIGGER: &str = "E1633";
 /// `pingpong`: an `mma.store` of the consumer branch into one shared tile for all consumers.
 pub const PINGPONG_SHARED_STORE: &str = "E1634";
 
+/// `streamk` in a kernel that is not `persistent`.
+pub const STREAMK_PERSISTENT: &str = "E1650";
+/// `streamk` together with `pingpong`.
+pub const STREAMK_PINGPONG: &str = "E1651";
+/// `streamk` under a `: cluster` level.
+pub const STREAMK_CLUSTER_LEVEL: &str = "E1652";
+/// `streamk`: an `inthreads` branch without one main k-loop, or main loops over different extents.
+pub const STREAMK_MAIN_LOOP: &str = "E1653";
+/// `streamk`: the main loops accumulate into other than one `mma.fill.f32` fragment.
+pub const STREAMK_ACCUMULATOR: &str = "E1654";
+
 /// `[[frag_prefetch]]` not on a one-variable `foreach` of warp-level `mma`s, or with arguments.
 pub const FRAG_PREFETCH_TARGET: &str = "E1600";
 /// A `[[frag_prefetch]]` loop that does not begin with the `dma.wait` that lands its tile.
@@ -1141,6 +1152,20 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         PINGPONG_PERSISTENT,
         "`pingpong` in a kernel that is not `persistent`",
+    ),
+    (
+        STREAMK_PERSISTENT,
+        "`streamk` in a kernel that is not `persistent`",
+    ),
+    (STREAMK_PINGPONG, "`streamk` together with `pingpong`"),
+    (STREAMK_CLUSTER_LEVEL, "`streamk` under a `: cluster` level"),
+    (
+        STREAMK_MAIN_LOOP,
+        "`streamk` without one main k-loop per `inthreads` branch over one extent",
+    ),
+    (
+        STREAMK_ACCUMULATOR,
+        "`streamk` main loops not accumulating into one `mma.fill.f32` fragment",
     ),
     (
         PINGPONG_ROLES,

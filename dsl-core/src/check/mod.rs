@@ -57,6 +57,7 @@ mod simt;
 mod smem;
 mod sparse;
 mod squeeze;
+pub mod streamk;
 mod streams;
 mod suggest;
 mod support;
@@ -456,6 +457,7 @@ fn run_checks(
     cluster::check_cluster(&cx, &mut diags);
     cluster::check_cluster_level(&cx, &views, &mut diags);
     schedule::check_pingpong(&cx, &mut diags);
+    streamk::check_streamk(&cx, &mut diags);
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);

@@ -75,6 +75,9 @@ impl Printer<'_> {
         if self.m.pingpong.is_some() {
             self.out.push_str("pingpong\n");
         }
+        if self.m.streamk.is_some() {
+            self.out.push_str("streamk\n");
+        }
         if self.m.cluster_nonportable.is_some() {
             self.out.push_str("cluster nonportable\n");
         }

@@ -146,6 +146,11 @@ pub struct Module {
     /// initial credits) are made by consumer 0, and its events' arrivals count one warpgroup.
     /// Without it, every consumer warpgroup runs every tile ("cooperative").
     pub pingpong: Option<crate::span::Span>,
+    /// `streamk;`: a persistent kernel's last tiles are shared out by k-iterations. The grid
+    /// walks whole tiles in full waves (as `persistent`); the k-iterations of the tiles left
+    /// over (fewer than one per walking unit) are split evenly over every unit, and the
+    /// partial sums of a tile meet in an f32 workspace before its epilogue (`lower/streamk.rs`).
+    pub streamk: Option<crate::span::Span>,
     /// `cluster C;`: launch the `: block` grid in thread-block clusters of `C` blocks along its
     /// first variable; a TMA load whose tile does not depend on that variable (the operand the
     /// cluster's blocks share) is multicast: each block loads 1/C of its rows for all of them.
@@ -341,6 +346,7 @@ impl Module {
             frag_loads: Vec::new(),
             persistent: None,
             pingpong: None,
+            streamk: None,
             occupancy: None,
             promote: None,
             kernel: Kernel {

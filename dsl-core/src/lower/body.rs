@@ -211,6 +211,7 @@ impl Emitter<'_> {
                     && !super::walk::contains(m, body, &|s| matches!(s, Stmt::MmaCommit));
                 let deferred = if self.path == KernelPath::Hopper && exts.len() == 1 {
                     super::pipeline::match_loop(m, self.info, vars, &exts[0], body)
+                        .map(|d| super::streamk::segment_deferred(self, s, d))
                 } else {
                     None
                 };
@@ -241,6 +242,7 @@ impl Emitter<'_> {
                     }
                     // `foreach k(lo:hi)`: the loop runs over part of `k`'s bound.
                     let (init, bound) = match m.loop_range(s, i) {
+                        _ if self.sk_loop == Some(s) => super::streamk::segment_range(),
                         Some(r) => (
                             self.cx().sym(r.start)?.to_cpp(),
                             self.cx().sym(r.end)?.to_cpp(),
@@ -735,6 +737,8 @@ impl Emitter<'_> {
         let pingpong = super::persistent::pingpong(self).filter(|p| p.branch == s);
         if let (Some(pp), Some(_)) = (pingpong, &self.geo.persistent_tiles) {
             super::persistent::pingpong_body(self, body, &pp, line);
+        } else if self.geo.persistent_tiles.is_some() && self.m.streamk.is_some() {
+            super::streamk::branch_body(self, body, line);
         } else if self.geo.persistent_tiles.is_some() {
             let split = super::persistent::once_prefix(self, body);
             self.scopes.push();

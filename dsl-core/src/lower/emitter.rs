@@ -67,6 +67,8 @@ pub struct Emitter<'a> {
     /// Calls to make when a pipelined k-loop lowered at this indent closes, before its tail
     /// waits for the last WGMMAs (the ping-pong turn, handed on while they finish).
     pub before_tail: Option<(usize, Vec<(Call, Option<&'static str>)>)>,
+    /// `streamk;`: the main k-loop being lowered runs over this segment's `[tsl_kb, tsl_ke)`.
+    pub sk_loop: Option<StmtId>,
     /// Shared tiles whose TMA stores wait for their read lazily (see `tma_store`).
     pub lazy_store_tiles: BTreeSet<String>,
     /// Shared tiles that `mma.store` may write again after a TMA store read them.

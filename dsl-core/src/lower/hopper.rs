@@ -1695,7 +1695,7 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
     let prev = format!("({} - 1) % {s}", d.iv);
     let (arrive, note) = arrive_call(e, &d.event, &prev);
-    e.guarded(format!("{} > 0", d.iv), vec![arrive], note, line);
+    e.guarded(format!("{} > {}", d.iv, d.lo), vec![arrive], note, line);
     e.otherwise(
         Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,

@@ -463,6 +463,10 @@ pub enum KernelArg {
     /// Scalar parameter `param` (`f16 bias`, `int n`) by value: a `float` for a floating
     /// type (the caller's value rounded to the declared type first), else an `int`.
     Scalar { param: usize, float: bool },
+    /// Device memory the kernel keeps between its blocks (`streamk;`): `block_bytes` per block
+    /// of the launch's grid, zeroed once when allocated and left zeroed by every launch, so the
+    /// runtime allocates it once per kernel instance and grid and passes the same buffer again.
+    Workspace { block_bytes: Sym },
 }
 
 /// What the runtime needs to launch an instance.

@@ -55,6 +55,7 @@ pub mod scope;
 mod simt;
 mod sparse;
 mod squeeze;
+mod streamk;
 mod tma_store;
 mod walk;
 mod warp;
@@ -165,6 +166,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         wgmma_pending: false,
         deferred: None,
         before_tail: None,
+        sk_loop: None,
         lazy_store_tiles: tma_store::lazy_tiles(m),
         rewritten_store_tiles: tma_store::rewritten_tiles(m),
         even_copies: Vec::new(),

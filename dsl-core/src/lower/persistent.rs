@@ -69,7 +69,6 @@ pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
 
 /// Opens a loop over tiles `init`, `step`, … of the walk and binds the block variables.
 fn open_tile_walk(e: &mut Emitter, init: &str, step: &str, note: &str, line: Option<u32>) {
-    let vars: Vec<ParVar> = e.geo.block_vars.clone();
     e.open(
         Op::For {
             var: "tsl_tile".into(),
@@ -81,6 +80,12 @@ fn open_tile_walk(e: &mut Emitter, init: &str, step: &str, note: &str, line: Opt
         line,
     );
     e.scopes.push();
+    bind_block_vars(e, line);
+}
+
+/// Binds the block variables to the tile `tsl_tile` (in the scope the tile loop opened).
+pub(super) fn bind_block_vars(e: &mut Emitter, line: Option<u32>) {
+    let vars: Vec<ParVar> = e.geo.block_vars.clone();
     match (&e.geo.raster, vars.as_slice()) {
         (Some(_), [bm, bn]) => {
             let names = vec![bm.name.clone(), bn.name.clone()];

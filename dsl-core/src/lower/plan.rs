@@ -125,6 +125,19 @@ pub fn finish(
         params.push(param("const int".into(), d));
         args.push(KernelArg::Dim { name: d.clone() });
     }
+    if m.streamk.is_some() && geo.persistent_tiles.is_some() {
+        // `streamk;`: the partial sums' workspace, zeroed once (see `lower/streamk.rs`).
+        params.push(param(
+            "unsigned char* __restrict__".into(),
+            super::streamk::WORKSPACE,
+        ));
+        args.push(KernelArg::Workspace {
+            block_bytes: Sym::mul(
+                expand(m, &geo.threads),
+                Sym::Int(super::streamk::BYTES_PER_THREAD),
+            ),
+        });
+    }
     let mut constants: Vec<(String, ConstValue)> = m
         .constants
         .iter()

@@ -52,6 +52,7 @@ const DSL_ITEMS: &[&str] = &[
     "raster",
     "persistent",
     "pingpong",
+    "streamk",
     "cluster",
     "occupancy",
     "promote",

@@ -18,6 +18,7 @@ const ITEMS: &[&str] = &[
     "raster",
     "persistent",
     "pingpong",
+    "streamk",
     "cluster",
     "occupancy",
     "promote",
@@ -34,6 +35,8 @@ pub(crate) struct Items {
     pub persistent: Option<crate::ir::ExprId>,
     /// `pingpong;`: the consumer warpgroups take turns on whole tiles.
     pub pingpong: Option<Span>,
+    /// `streamk;`: the last partial wave's tiles split by k-iterations over every unit.
+    pub streamk: Option<Span>,
     pub cluster: Option<crate::ir::ExprId>,
     /// `cluster nonportable;`: the opt-in to clusters of 9..=16 blocks.
     pub cluster_nonportable: Option<Span>,
@@ -142,6 +145,13 @@ impl Parser {
                 let span = self.span_from(first);
                 self.expect_semi("`pingpong`")?;
                 items.pingpong = Some(span);
+            }
+            Some("streamk") => {
+                // `streamk;`: stream-K for a persistent kernel's last wave (no argument).
+                let first = self.bump();
+                let span = self.span_from(first);
+                self.expect_semi("`streamk`")?;
+                items.streamk = Some(span);
             }
             Some("cluster") if self.ident_at(self.pos + 1) == Some("nonportable") => {
                 // `cluster nonportable;`: allow 9..=16 blocks per `: cluster` level.

@@ -208,6 +208,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         raster: items.raster,
         persistent: items.persistent,
         pingpong: items.pingpong,
+        streamk: items.streamk,
         cluster: items.cluster,
         cluster_level,
         cluster_nonportable: items.cluster_nonportable,
