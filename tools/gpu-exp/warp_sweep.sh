@@ -54,7 +54,7 @@ echo "== nvcc (ptxas registers per instantiation)"
     -o warp_sweep -lcublas -lcuda -Xptxas -v 2>&1 ) \
   | grep -E "Compiling entry|Used|spill" | paste - - - | sed -E 's/ptxas info +: //g' | cut -c1-220
 echo "== sweep"
-"$OUT/warp_sweep" | tee "$OUT/sweep.log"
+timeout 600 "$OUT/warp_sweep" | tee "$OUT/sweep.log"
 rc=${PIPESTATUS[0]}
 if command -v ncu > /dev/null; then
   # The best verified row of each kind (the table's rows: | kernel | cfg | ...).

@@ -48,24 +48,33 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) 
       "r"(cta)
       : "memory");
 }
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t phase) {
-  asm volatile(
-      "{ .reg .pred p;\n"
-      "WAIT:\n"
-      "  mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-      "  @!p bra WAIT; }" ::"r"(bar),
-      "r"(phase)
-      : "memory");
+// One try_wait (the hardware suspends the thread for a while before it answers false).
+template <bool CLUSTER_SCOPE>
+__device__ __forceinline__ bool mbar_try(uint32_t bar, uint32_t phase) {
+  uint32_t ok;
+  if constexpr (CLUSTER_SCOPE)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "  selp.u32 %0, 1, 0, p; }"
+        : "=r"(ok)
+        : "r"(bar), "r"(phase)
+        : "memory");
+  else
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "  selp.u32 %0, 1, 0, p; }"
+        : "=r"(ok)
+        : "r"(bar), "r"(phase)
+        : "memory");
+  return ok != 0;
 }
-// Same, acquiring at cluster scope (the peer's arrivals are cluster-scope releases).
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t phase) {
-  asm volatile(
-      "{ .reg .pred p;\n"
-      "WAIT:\n"
-      "  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n"
-      "  @!p bra WAIT; }" ::"r"(bar),
-      "r"(phase)
-      : "memory");
+// Waits for the phase of parity `phase` to complete; a wait that never ends (a protocol bug)
+// traps after about 2^26 tries instead of hanging the GPU batch. CLUSTER_SCOPE: acquire at
+// cluster scope (the peer's arrivals are cluster-scope releases).
+template <bool CLUSTER_SCOPE = false>
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t phase) {
+  for (long long i = 0; !mbar_try<CLUSTER_SCOPE>(bar, phase); ++i)
+    if (i == (1ll << 26)) __trap();
 }
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0,
                                          int c1) {
@@ -218,7 +227,7 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, MINB)
         if constexpr (CLUSTER == 1)
           mbar_wait(empty + 8 * sp, ((kt - 1) / STAGES) & 1);
         else
-          mbar_wait_cluster(empty + 8 * sp, ((kt - 1) / STAGES) & 1);
+          mbar_wait<true>(empty + 8 * sp, ((kt - 1) / STAGES) & 1);
         issue(sp, kt - 1 + STAGES);
       }
     }
