@@ -13,8 +13,9 @@
 #      1000×777×4104 (verified); a table, exit 1 if any variant fails to verify;
 #   4. ncu of the best TMA-fed and the best cp.async variant (stall reasons, tensor pipe, L2 and
 #      shared traffic), when ncu is installed;
-#   5. `tessel run` of v2_warp_pipe at ragged shapes and configurations (NVRTC, the runtime's
-#      own launch, every output checked against cuBLAS);
+#   5. `tessel run` of v2_warp_pipe and of the TMA-fed kernels/v2_warp_tma.co (and the two
+#      TMA warp test kernels of tests/data/warp/) at ragged shapes and configurations (NVRTC,
+#      the runtime's own launch and tensor maps, every output checked against cuBLAS);
 #   6. the examples v2_warp_mma and v2_warp_pipe at 8192³ (if `cargo build --release
 #      --examples` built them; carry target/release/examples/v2_warp_{mma,pipe}).
 # About 5 minutes of GPU time (most of it nvcc).
@@ -38,8 +39,11 @@
 #   (c) The emitted cp.async kernel at 128 × 256 / 256 × 128 BK 64 (one block of 8 warps per
 #       SM): 320–380 TF/s — its block barrier stalls all 8 warps each k-tile with nothing to
 #       overlap it (two blocks per SM at 128 × 128 overlap each other's).
-#   The target is reachable on this path if a warp_tma row reaches ≥ 0.6× cuBLAS; then the DSL
-#   lowering of `mma.load` on a TMA-loaded swizzled tile is the lever (kernels/v2_warp_tma.co).
+#   (d) kernels/v2_warp_tma.co, the same kernel written in the DSL (`mma.load.swiz<128>` of TMA
+#       stages, `full`/`empty` events; rows `v2_warp_tma`): within ±5% of warp_tma at the same
+#       tile (the swizzle XOR is computed per fragment load, ~35 more integer instructions per
+#       k-tile; the refill is issued at the top of the iteration instead of after a k-step).
+#   The target is reachable on this path if a warp_tma / v2_warp_tma row reaches ≥ 0.6× cuBLAS.
 set -u
 cd "$(dirname "$0")/../.."
 T="${1:-target/release/tessel}"
@@ -47,10 +51,11 @@ OUT=.gpu/exp
 mkdir -p "$OUT"
 "$T" emit kernels/v2_warp_mma.co > "$OUT/v2w.cu" || exit 2
 "$T" emit kernels/v2_warp_pipe.co > "$OUT/v2p.cu" || exit 2
+"$T" emit kernels/v2_warp_tma.co > "$OUT/v2t.cu" || exit 2
 cp tools/gpu-exp/warp_sweep.cu tools/gpu-exp/warp_tma.cu "$OUT/"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version --format=csv,noheader
 echo "== nvcc (ptxas registers per instantiation)"
-( cd "$OUT" && nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo warp_sweep.cu \
+( cd "$OUT" && nvcc -O3 -std=c++17 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo warp_sweep.cu \
     -o warp_sweep -lcublas -lcuda -Xptxas -v 2>&1 ) \
   | grep -E "Compiling entry|Used|spill" | paste - - - | sed -E 's/ptxas info +: //g' | cut -c1-220
 echo "== sweep"
@@ -78,6 +83,27 @@ for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
     echo "-- v2_warp_pipe $shape $cfg"
     # shellcheck disable=SC2086
     log=$("$T" run kernels/v2_warp_pipe.co --shape "$shape" $cfg --runs 20 2>&1)
+    code=$?
+    echo "$log" | tail -4
+    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
+  done
+done
+echo "== the TMA-fed DSL kernel through the runtime (tessel run: its own tensor maps and launch)"
+for shape in M=8192,N=8192,K=8192 M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
+  for cfg in "" "--set BN=256 --set STAGES=4" "--set BM=256 --set STAGES=4" "--set WN=32" \
+             "--set BM=64 --set WM=32 --set STAGES=2"; do
+    echo "-- v2_warp_tma $shape $cfg"
+    # shellcheck disable=SC2086
+    log=$("$T" run kernels/v2_warp_tma.co --shape "$shape" $cfg --runs 20 2>&1)
+    code=$?
+    echo "$log" | tail -4
+    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
+  done
+done
+for k in tests/data/warp/tma_sync_plain.co tests/data/warp/tma_swz_col.co; do
+  for shape in M=4095,N=4104,K=1000 M=1000,N=776,K=4104 M=64,N=64,K=32; do
+    echo "-- $k $shape"
+    log=$("$T" run "$k" --shape "$shape" --runs 20 2>&1)
     code=$?
     echo "$log" | tail -4
     [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }

@@ -28,6 +28,10 @@ use crate::ir::{BinaryOp, DType, ExprId, ExtStmt, Major, MemSpace, Module, Stmt,
 use crate::sym::Sym;
 use crate::sym::SymEnv;
 
+/// The helpers of `lowering/warp_swz.cuh` (ldmatrix from swizzled tiles; they build on
+/// `lowering/warp_mma.cuh`): the writer includes both sections when the body calls one.
+pub const SWZ_HELPERS: [&str; 2] = ["tsl_mma_load_a_swz", "tsl_mma_load_b_swz"];
+
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
 pub const HELPERS: [&str; 8] = [
@@ -527,7 +531,43 @@ fn load(
     if let Some(kv) = kt {
         extra.push(kv.to_string());
     }
-    if v.tensor.space == MemSpace::Shared {
+    // A tile a swizzled TMA load wrote (or that states `.swiz<N>`): ldmatrix at swizzled
+    // addresses. The checker admits only tiles of full instructions here (E1670).
+    let swizzle = e
+        .swizzle
+        .get(&s)
+        .filter(|z| **z != Sym::Int(0))
+        .cloned()
+        .filter(|_| v.tensor.space == MemSpace::Shared && hopper_warp(e));
+    if let Some(sw) = swizzle {
+        if !extra.is_empty() {
+            return Err(LowerError::new(
+                span,
+                "a swizzled warp operand tile takes whole full-shape instructions",
+            ));
+        }
+        let helper = if is_a {
+            "tsl_mma_load_a_swz"
+        } else {
+            "tsl_mma_load_b_swz"
+        };
+        let targs = vec![
+            kind.cpp().to_string(),
+            fa,
+            fb,
+            trans_cpp.to_string(),
+            v.tensor.ld().to_cpp(),
+            sw.to_cpp(),
+        ];
+        let call = Call::new(helper)
+            .targs(targs)
+            .args([dest.clone(), v.tile_ptr()]);
+        let note = format!(
+            "ldmatrix at addresses swizzled as the TMA wrote them ({} bytes)",
+            sw.to_cpp()
+        );
+        e.call(call, Some(&note), line);
+    } else if v.tensor.space == MemSpace::Shared {
         // ldmatrix reads 16-byte rows: every row the warp addresses must start 16-byte aligned.
         let elems = 16 / v.tensor.dtype.size_bytes().max(1) as i64;
         let ldsm = v.aligned_cpp(elems);
@@ -672,4 +712,14 @@ pub fn finish(e: &mut Emitter) {
             format!("internal: the warp accumulator `{n}` is never used by an `mma`"),
         ));
     }
+}
+
+/// Whether this is a Hopper-path kernel (TMA copies or events) with warp-level `mma`s: it has
+/// an `mma` and no `: group-4` level, so its `mma`s run under `: group` (the checker's rule).
+pub fn hopper_warp(e: &Emitter) -> bool {
+    e.path == super::KernelPath::Hopper
+        && !e.geo.has_group4
+        && crate::check::all_stmts(e.m)
+            .into_iter()
+            .any(|s| matches!(e.m.stmts[s], Stmt::Mma { .. }))
 }
