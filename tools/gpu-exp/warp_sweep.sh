@@ -18,7 +18,8 @@
 #      the runtime's own launch and tensor maps, every output checked against cuBLAS);
 #   6. the examples v2_warp_mma and v2_warp_pipe at 8192³ (if `cargo build --release
 #      --examples` built them; carry target/release/examples/v2_warp_{mma,pipe}).
-# About 5 minutes of GPU time (most of it nvcc).
+# About 6 minutes of GPU time: steps 1-4 about 3 (SKIP_RUNTIME=1 runs only them), steps 5-6
+# about 3 (RUNTIME_ONLY=1 runs only them).
 #
 # Predictions (H200, cuBLAS ≈ 750 TF/s, mma.sync ceiling ≈ 611–634 TF/s; 0.6× ≈ 451 TF/s),
 # written before this sweep ran:
@@ -49,88 +50,93 @@ cd "$(dirname "$0")/../.."
 T="${1:-target/release/tessel}"
 OUT=.gpu/exp
 mkdir -p "$OUT"
-"$T" emit kernels/v2_warp_mma.co > "$OUT/v2w.cu" || exit 2
-"$T" emit kernels/v2_warp_pipe.co > "$OUT/v2p.cu" || exit 2
-"$T" emit kernels/v2_warp_tma.co > "$OUT/v2t.cu" || exit 2
-cp tools/gpu-exp/warp_sweep.cu tools/gpu-exp/warp_tma.cu "$OUT/"
-nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version --format=csv,noheader
-echo "== nvcc (ptxas registers per instantiation)"
-( cd "$OUT" && nvcc -O3 -std=c++17 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo warp_sweep.cu \
-    -o warp_sweep -lcublas -lcuda -Xptxas -v 2>&1 ) \
-  | grep -E "Compiling entry|Used|spill" | paste - - - | sed -E 's/ptxas info +: //g' | cut -c1-220
-echo "== sweep"
-timeout 600 "$OUT/warp_sweep" | tee "$OUT/sweep.log"
-rc=${PIPESTATUS[0]}
-if command -v ncu > /dev/null; then
-  # The best verified row of each kind (the table's rows: | kernel | cfg | ...).
-  for kind in warp_tma v2_warp_mma; do
-    best=$(grep "^| $kind |" "$OUT/sweep.log" | grep -v FAIL | grep -v SPILLS \
-           | sort -t'|' -k5 -g -r | head -1 | awk -F'|' '{gsub(/^ +| +$/, "", $3); print $3}')
-    [ -n "$best" ] || continue
-    echo "== ncu: $kind $best"
-    ncu --clock-control none -k regex:"warp_tma_gemm|tsl_matmul" --launch-skip 2 -c 1 \
-      --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats \
-      --section MemoryWorkloadAnalysis --section Occupancy \
-      --metrics sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum.per_second,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum \
-      "$OUT/warp_sweep" "$kind $best" 2>&1 | grep -vE "^==PROF==" \
-      | grep -E "gemm|tsl_matmul|Stall|Issue|Warp Cycles|Eligible|Active Warps|Pipe|Throughput|Bank|Executed Ipc|No Eligible|Occupancy|sm__pipe|lts__t|l1tex__|smsp__inst|L2|Shared" | head -60
+rc=0
+if [ -z "${RUNTIME_ONLY:-}" ]; then
+  "$T" emit kernels/v2_warp_mma.co > "$OUT/v2w.cu" || exit 2
+  "$T" emit kernels/v2_warp_pipe.co > "$OUT/v2p.cu" || exit 2
+  "$T" emit kernels/v2_warp_tma.co > "$OUT/v2t.cu" || exit 2
+  cp tools/gpu-exp/warp_sweep.cu tools/gpu-exp/warp_tma.cu "$OUT/"
+  nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version --format=csv,noheader
+  echo "== nvcc (ptxas registers per instantiation)"
+  ( cd "$OUT" && nvcc -O3 -std=c++17 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo warp_sweep.cu \
+      -o warp_sweep -lcublas -lcuda -Xptxas -v 2>&1 ) \
+    | grep -E "Compiling entry|Used|spill" | paste - - - | sed -E 's/ptxas info +: //g' | cut -c1-220
+  echo "== sweep"
+  timeout 600 "$OUT/warp_sweep" | tee "$OUT/sweep.log"
+  rc=${PIPESTATUS[0]}
+  if command -v ncu > /dev/null; then
+    # The best verified row of each kind (the table's rows: | kernel | cfg | ...).
+    for kind in warp_tma v2_warp_tma v2_warp_mma; do
+      best=$(grep "^| $kind |" "$OUT/sweep.log" | grep -v FAIL | grep -v SPILLS \
+             | sort -t'|' -k5 -g -r | head -1 | awk -F'|' '{gsub(/^ +| +$/, "", $3); print $3}')
+      [ -n "$best" ] || continue
+      echo "== ncu: $kind $best"
+      ncu --clock-control none -k regex:"warp_tma_gemm|tsl_matmul" --launch-skip 2 -c 1 \
+        --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats \
+        --section MemoryWorkloadAnalysis --section Occupancy \
+        --metrics sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum.per_second,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum \
+        "$OUT/warp_sweep" "$kind $best" 2>&1 | grep -vE "^==PROF==" \
+        | grep -E "gemm|tsl_matmul|Stall|Issue|Warp Cycles|Eligible|Active Warps|Pipe|Throughput|Bank|Executed Ipc|No Eligible|Occupancy|sm__pipe|lts__t|l1tex__|smsp__inst|L2|Shared" | head -60
+    done
+  fi
+fi
+if [ -z "${SKIP_RUNTIME:-}" ]; then
+  echo "== ragged shapes through the runtime (tessel run: NVRTC, every output against cuBLAS)"
+  for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
+    for cfg in "" "--set BK=64 --set STAGES=3" "--set BN=256 --set WN=64 --set STAGES=3" \
+               "--set BM=64 --set WM=32 --set WN=64 --set MINB=2"; do
+      echo "-- v2_warp_pipe $shape $cfg"
+      # shellcheck disable=SC2086
+      log=$("$T" run kernels/v2_warp_pipe.co --shape "$shape" $cfg --runs 20 2>&1)
+      code=$?
+      echo "$log" | tail -4
+      [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
+    done
+  done
+  echo "== the TMA-fed DSL kernel through the runtime (tessel run: its own tensor maps and launch)"
+  for shape in M=8192,N=8192,K=8192 M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
+    for cfg in "" "--set BN=256 --set STAGES=4" "--set BM=256 --set STAGES=4" "--set WN=32" \
+               "--set BM=64 --set WM=32 --set STAGES=2"; do
+      echo "-- v2_warp_tma $shape $cfg"
+      # shellcheck disable=SC2086
+      log=$("$T" run kernels/v2_warp_tma.co --shape "$shape" $cfg --runs 20 2>&1)
+      code=$?
+      echo "$log" | tail -4
+      [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
+    done
+  done
+  for k in tests/data/warp/tma_sync_plain.co tests/data/warp/tma_swz_col.co; do
+    for shape in M=4095,N=4104,K=1000 M=1000,N=776,K=4104 M=64,N=64,K=32; do
+      echo "-- $k $shape"
+      log=$("$T" run "$k" --shape "$shape" --runs 20 2>&1)
+      code=$?
+      echo "$log" | tail -4
+      [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
+    done
+  done
+  echo "== other prefetched kernels (bf16 with a K x N operand against cuBLAS; s8 against a host reference)"
+  for k in tests/data/warp/bf16_prefetch_col.co tests/data/warp/s8_prefetch.co; do
+    for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4160; do
+      echo "-- $k $shape"
+      log=$("$T" run "$k" --shape "$shape" --runs 20 2>&1)
+      code=$?
+      echo "$log" | tail -4
+      [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
+    done
+  done
+  echo "== 8192^3 through the runtime (NVRTC; the examples verify every output against cuBLAS)"
+  for ex in "v2_warp_mma --set BN=128 --set WN=32" "v2_warp_pipe" \
+            "v2_warp_pipe --set BN=256 --set WN=64 --set STAGES=3"; do
+    bin="target/release/examples/${ex%% *}"
+    [ -x "$bin" ] || { echo "-- $bin not built (cargo build --release --examples)"; continue; }
+    args=""
+    case "$ex" in *" "*) args="${ex#* }" ;; esac
+    echo "-- $ex"
+    # shellcheck disable=SC2086
+    log=$("$bin" $args 2>&1)
+    code=$?
+    echo "$log" | tail -6
+    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
   done
 fi
-echo "== ragged shapes through the runtime (tessel run: NVRTC, every output against cuBLAS)"
-for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
-  for cfg in "" "--set BK=64 --set STAGES=3" "--set BN=256 --set WN=64 --set STAGES=3" \
-             "--set BM=64 --set WM=32 --set WN=64 --set MINB=2"; do
-    echo "-- v2_warp_pipe $shape $cfg"
-    # shellcheck disable=SC2086
-    log=$("$T" run kernels/v2_warp_pipe.co --shape "$shape" $cfg --runs 20 2>&1)
-    code=$?
-    echo "$log" | tail -4
-    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
-  done
-done
-echo "== the TMA-fed DSL kernel through the runtime (tessel run: its own tensor maps and launch)"
-for shape in M=8192,N=8192,K=8192 M=4095,N=4097,K=1000 M=1000,N=777,K=4104 M=257,N=129,K=96; do
-  for cfg in "" "--set BN=256 --set STAGES=4" "--set BM=256 --set STAGES=4" "--set WN=32" \
-             "--set BM=64 --set WM=32 --set STAGES=2"; do
-    echo "-- v2_warp_tma $shape $cfg"
-    # shellcheck disable=SC2086
-    log=$("$T" run kernels/v2_warp_tma.co --shape "$shape" $cfg --runs 20 2>&1)
-    code=$?
-    echo "$log" | tail -4
-    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
-  done
-done
-for k in tests/data/warp/tma_sync_plain.co tests/data/warp/tma_swz_col.co; do
-  for shape in M=4095,N=4104,K=1000 M=1000,N=776,K=4104 M=64,N=64,K=32; do
-    echo "-- $k $shape"
-    log=$("$T" run "$k" --shape "$shape" --runs 20 2>&1)
-    code=$?
-    echo "$log" | tail -4
-    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
-  done
-done
-echo "== other prefetched kernels (bf16 with a K x N operand against cuBLAS; s8 against a host reference)"
-for k in tests/data/warp/bf16_prefetch_col.co tests/data/warp/s8_prefetch.co; do
-  for shape in M=4095,N=4097,K=1000 M=1000,N=777,K=4160; do
-    echo "-- $k $shape"
-    log=$("$T" run "$k" --shape "$shape" --runs 20 2>&1)
-    code=$?
-    echo "$log" | tail -4
-    [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
-  done
-done
-echo "== 8192^3 through the runtime (NVRTC; the examples verify every output against cuBLAS)"
-for ex in "v2_warp_mma --set BN=128 --set WN=32" "v2_warp_pipe" \
-          "v2_warp_pipe --set BN=256 --set WN=64 --set STAGES=3"; do
-  bin="target/release/examples/${ex%% *}"
-  [ -x "$bin" ] || { echo "-- $bin not built (cargo build --release --examples)"; continue; }
-  args=""
-  case "$ex" in *" "*) args="${ex#* }" ;; esac
-  echo "-- $ex"
-  # shellcheck disable=SC2086
-  log=$("$bin" $args 2>&1)
-  code=$?
-  echo "$log" | tail -6
-  [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
-done
 exit $rc
