@@ -2,7 +2,11 @@
 //!
 //! A kernel whose `mma`s all run under `: group` (no `: group-4`, TMA or events) takes the SIMT
 //! path — cp.async tile copies, any sm_80+ GPU — and its `mma.*` statements lower here to the
-//! helpers of `lowering/warp_mma.cuh`:
+//! helpers of `lowering/warp_mma.cuh`. With TMA copies or events (and no `: group-4`) the
+//! kernel takes the Hopper path for those — TMA loads, mbarrier events — and its `mma`s still
+//! lower here ([`hopper_warp`]): no WGMMA fence or commit, one block per SM unless `occupancy`
+//! says otherwise, and a fragment of a swizzled tile (a TMA load's `.swiz<N>`) loads with the
+//! helpers of `lowering/warp_swz.cuh` (ldmatrix at swizzled addresses).
 //!
 //! - `mc = mma.fill v;` → a register array in the accumulator layout of `mma.sync` (f32 and s32:
 //!   4 values per m16n8 tile per thread, f16: 2 f16x2 registers). Its size is known at the first
