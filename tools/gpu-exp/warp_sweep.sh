@@ -19,7 +19,7 @@
 #   6. the examples v2_warp_mma and v2_warp_pipe at 8192³ (if `cargo build --release
 #      --examples` built them; carry target/release/examples/v2_warp_{mma,pipe}).
 # About 6 minutes of GPU time: steps 1-4 about 3 (SKIP_RUNTIME=1 runs only them), steps 5-6
-# about 3 (RUNTIME_ONLY=1 runs only them).
+# about 5 with a 2-minute `tessel tune` of v2_warp_tma (RUNTIME_ONLY=1 runs only them).
 #
 # Predictions (H200, cuBLAS ≈ 750 TF/s, mma.sync ceiling ≈ 611–634 TF/s; 0.6× ≈ 451 TF/s),
 # written before this sweep ran:
@@ -105,6 +105,8 @@ if [ -z "${SKIP_RUNTIME:-}" ]; then
       [ "$code" -eq 0 ] || { echo "   exit $code"; rc=1; }
     done
   done
+  echo "-- tessel tune kernels/v2_warp_tma.co at 8192^3 (every admitted configuration, 120 s at most)"
+  "$T" tune kernels/v2_warp_tma.co --shape M=8192,N=8192,K=8192 --budget 120s --retune 2>&1 | tail -8
   for k in tests/data/warp/tma_sync_plain.co tests/data/warp/tma_swz_col.co; do
     for shape in M=4095,N=4104,K=1000 M=1000,N=776,K=4104 M=64,N=64,K=32; do
       echo "-- $k $shape"
