@@ -9,14 +9,12 @@ gemm_kernel! {
       parallel {bm, bn} by [cdiv(M, BM), cdiv(N, BN)] : block,
                {w} by [1] : group {
         shared f16 [BM, BK] lhs_s;
-        shared f16 [BN, BK] rhs_s;
         mc = mma.fill.f32 0.0f;
         foreach {kt} in [cdiv(K, BK)] {
           tma.copy.swiz<128> lhs.subspan(BM, BK).at(bm, kt) => lhs_s;
-          tma.copy.swiz<128> rhs.subspan(BN, BK).at(bn, kt) => rhs_s;
           foreach {kk} in [BK / 8] {
             ma = mma.load lhs_s.subspan(BM, 8).at(0, kk);
-            mb = mma.load rhs_s.subspan(BN, 8).at(0, kk);
+            mb = mma.load rhs.subspan(BN, 8).at(bn, kt * (BK / 8) + kk);
             mma.row.row mc, ma, mb;
           }
         }

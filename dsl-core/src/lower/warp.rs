@@ -721,7 +721,7 @@ pub fn finish(e: &mut Emitter) {
 /// Whether this is a Hopper-path kernel (TMA copies or events) with warp-level `mma`s: it has
 /// an `mma` and no `: group-4` level, so its `mma`s run under `: group` (the checker's rule).
 pub fn hopper_warp(e: &Emitter) -> bool {
-    e.path == super::KernelPath::Hopper
+    e.path == super::kernel::KernelPath::Hopper
         && !e.geo.has_group4
         && crate::check::all_stmts(e.m)
             .into_iter()
