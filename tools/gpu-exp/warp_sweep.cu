@@ -269,9 +269,9 @@ static CUtensorMap tma_map(const __half* p, int rows, int cols, int box_rows) {
 
 // One TMA-fed variant (tools/gpu-exp/warp_tma.cu): timed and verified at 8192^3, verified at
 // the ragged shapes. MATH = false: the loads alone, timed only (its output is not a GEMM).
-template <int BM, int BN, int WM, int WN, int ST, int CL, bool MATH, int MINB = 1>
+template <int BM, int BN, int WM, int WN, int ST, int CL, bool MATH, int MINB = 1, int RA = 0>
 static void run_tma(const char* cfg, int group_m) {
-  auto k = wtma::warp_tma_gemm<BM, BN, WM, WN, ST, CL, MATH, MINB>;
+  auto k = wtma::warp_tma_gemm<BM, BN, WM, WN, ST, CL, MATH, MINB, RA>;
   if (!selected(MATH ? "warp_tma" : "tma_loads", cfg)) return;
   Row r{};
   r.kernel = MATH ? "warp_tma" : "tma_loads";
@@ -400,6 +400,8 @@ static void run_dsl_tma(const char* cfg) {
   run_tma<BM, BN, WM, WN, ST, 1, true, MINB>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C1 MINB" #MINB, 8)
 #define TG(BM, BN, WM, WN, ST, CL, G)                                                     \
   run_tma<BM, BN, WM, WN, ST, CL, true>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C" #CL " G" #G, G)
+#define TR(BM, BN, WM, WN, ST, RA)                                                        \
+  run_tma<BM, BN, WM, WN, ST, 1, true, 1, RA>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C1 refill@" #RA, 8)
 #define TL(BM, BN, WM, WN, ST, CL)                                                        \
   run_tma<BM, BN, WM, WN, ST, CL, false>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C" #CL, 8)
 
@@ -452,6 +454,10 @@ int main(int argc, char** argv) {
   T(128, 128, 32, 64, 3, 1);
   // Three resident blocks (registers capped at 168, two stages of 64 KB).
   TM(128, 128, 64, 64, 2, 3);
+  // Where thread 0 refills: at the top of the iteration (as the DSL kernel does), after k-step 2.
+  TR(128, 128, 64, 64, 3, -1);
+  TR(128, 128, 64, 64, 3, 2);
+  TR(128, 256, 64, 64, 4, -1);
   // Rasterization groups of 16 block rows instead of 8.
   TG(128, 256, 64, 64, 4, 1, 16);
   // The same from the DSL: kernels/v2_warp_tma.co (`mma.load.swiz<128>` of TMA stages,

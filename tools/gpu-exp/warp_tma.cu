@@ -18,6 +18,8 @@
 // its rows and multicasts it to both (L2 reads of B halved); a stage is refilled once both
 // blocks' warps have released it (remote arrivals on the peer's `empty`).
 // MINB: resident blocks per SM ptxas sizes the registers for (__launch_bounds__).
+// REFILL_AT: thread 0 refills after k-step REFILL_AT of the tile (0 … 3), or, at -1, at the top
+// of the iteration before its wait for the tile (as kernels/v2_warp_tma.co does).
 // MATH = false: the same loads and barriers without ldmatrix or mma: the load side's own time,
 // which bounds the kernel from below (is L2 → SM bandwidth the wall?).
 #pragma once
@@ -126,7 +128,8 @@ struct Layout {
   static constexpr int SMEM = BAR + 16 * STAGES + 1024;
 };
 
-template <int BM, int BN, int WM, int WN, int STAGES, int CLUSTER, bool MATH, int MINB = 1>
+template <int BM, int BN, int WM, int WN, int STAGES, int CLUSTER, bool MATH, int MINB = 1,
+          int REFILL_AT = 0>
 __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, MINB)
     warp_tma_gemm(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
          __half* __restrict__ C, int M, int N, int K, int group_m) {
@@ -200,8 +203,21 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, MINB)
   const uint32_t b_row = (uint32_t)(wn * WN + (lane / 16) * 8 + lane % 8) * 128;
   const uint32_t key = lane % 8, a_hi = lane / 16, b_hi = (lane / 8) % 2;
 
+  // Thread 0's refill of the stage tile kt - 1 used with tile kt - 1 + STAGES, once every warp
+  // (of the cluster) released it.
+  auto refill = [&](int kt) {
+    if (tid == 0 && kt >= 1 && kt - 1 + STAGES < KT) {
+      const int sp = (kt - 1) % STAGES;
+      if constexpr (CLUSTER == 1)
+        mbar_wait(empty + 8 * sp, ((kt - 1) / STAGES) & 1);
+      else
+        mbar_wait<true>(empty + 8 * sp, ((kt - 1) / STAGES) & 1);
+      issue(sp, kt - 1 + STAGES);
+    }
+  };
   for (int kt = 0; kt < KT; ++kt) {
     const int s = kt % STAGES;
+    if constexpr (REFILL_AT < 0) refill(kt);
     mbar_wait(full + 8 * s, (kt / STAGES) & 1);
     const uint32_t a_s = sA + s * L::A_BYTES + a_row, b_s = sB + s * L::B_BYTES + b_row;
 #pragma unroll
@@ -221,15 +237,7 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, MINB)
             mma16816(acc[i][jj], a[i], &b[jj / 2][(jj % 2) * 2]);
           }
       }
-      if (kk == 0 && tid == 0 && kt >= 1 && kt - 1 + STAGES < KT) {
-        // Refill the stage tile kt - 1 used once every warp (of the cluster) released it.
-        const int sp = (kt - 1) % STAGES;
-        if constexpr (CLUSTER == 1)
-          mbar_wait(empty + 8 * sp, ((kt - 1) / STAGES) & 1);
-        else
-          mbar_wait<true>(empty + 8 * sp, ((kt - 1) / STAGES) & 1);
-        issue(sp, kt - 1 + STAGES);
-      }
+      if (kk == REFILL_AT) refill(kt);
     }
     // This warp's reads of stage s are done (release orders the ldmatrix reads before it).
     __syncwarp();
