@@ -59,8 +59,10 @@ if [ -z "${RUNTIME_ONLY:-}" ]; then
   nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version --format=csv,noheader
   echo "== nvcc (ptxas registers per instantiation)"
   ( cd "$OUT" && nvcc -O3 -std=c++17 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo warp_sweep.cu \
-      -o warp_sweep -lcublas -lcuda -Xptxas -v 2>&1 ) \
-    | grep -E "Compiling entry|Used|spill" | paste - - - | sed -E 's/ptxas info +: //g' | cut -c1-220
+      -o warp_sweep -lcublas -lcuda -Xptxas -v > nvcc.log 2>&1 )
+  nvcc_rc=$?
+  grep -E "Compiling entry|Used|spill" "$OUT/nvcc.log" | paste - - - | sed -E 's/ptxas info +: //g' | cut -c1-220
+  [ "$nvcc_rc" -eq 0 ] || { echo "nvcc failed ($nvcc_rc):"; grep -vE "ptxas info|bytes stack frame" "$OUT/nvcc.log" | head -40; }
   echo "== sweep"
   timeout 600 "$OUT/warp_sweep" | tee "$OUT/sweep.log"
   rc=${PIPESTATUS[0]}
