@@ -13,6 +13,7 @@
 #include <vector>
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -248,13 +249,30 @@ static void run(const char* name, const char* cfg, Kern k, int BM, int BN, int B
 
 // A K-major [rows, cols] f16 tensor as TMA sees it: boxes of 64 columns (128 bytes) by
 // box_rows rows, swizzled 128B, zeros past the edges.
+// cuTensorMapEncodeTiled through the runtime's driver entry point (no -lcuda at link time).
+static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static PFN_cuTensorMapEncodeTiled_v12000 f = nullptr;
+  if (!f) {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                        &q));
+    if (!p || q != cudaDriverEntryPointSuccess) {
+      printf("cuTensorMapEncodeTiled not found in the driver\n");
+      exit(2);
+    }
+    f = (PFN_cuTensorMapEncodeTiled_v12000)p;
+  }
+  return f;
+}
+
 static CUtensorMap tma_map(const __half* p, int rows, int cols, int box_rows) {
   CUtensorMap m;
   cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
   cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
   cuuint32_t box[2] = {64, (cuuint32_t)box_rows};
   cuuint32_t es[2] = {1, 1};
-  CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void*)p, dims,
+  CUresult r = encode_tiled()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void*)p, dims,
                                       strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                       CU_TENSOR_MAP_SWIZZLE_128B,
                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,

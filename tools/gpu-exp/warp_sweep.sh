@@ -4,7 +4,7 @@
 #   bash tools/gpu-exp/warp_sweep.sh [path/to/tessel]      # default: target/release/tessel
 #
 # Needs, on the GPU machine: the release `tessel` binary built from this tree (`cargo build
-# --release --bin tessel`; carry `target/release/tessel`), nvcc 13, cuBLAS and libcuda. Steps:
+# --release --bin tessel`; carry `target/release/tessel`), nvcc 13 and cuBLAS. Steps:
 #   1. `tessel emit` of kernels/v2_warp_mma.co and kernels/v2_warp_pipe.co into .gpu/exp/;
 #   2. nvcc builds warp_sweep.cu (both emitted kernels, each in a namespace of its own, and the
 #      hand-written TMA-fed kernel of warp_tma.cu) and prints ptxas's registers and spills;
@@ -59,7 +59,7 @@ if [ -z "${RUNTIME_ONLY:-}" ]; then
   nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version --format=csv,noheader
   echo "== nvcc (ptxas registers per instantiation)"
   ( cd "$OUT" && nvcc -O3 -std=c++17 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -lineinfo warp_sweep.cu \
-      -o warp_sweep -lcublas -lcuda -Xptxas -v > nvcc.log 2>&1 )
+      -o warp_sweep -lcublas -Xptxas -v > nvcc.log 2>&1 )
   nvcc_rc=$?
   grep -E "Compiling entry|Used|spill" "$OUT/nvcc.log" | paste - - - | sed -E 's/ptxas info +: //g' | cut -c1-220
   [ "$nvcc_rc" -eq 0 ] || { echo "nvcc failed ($nvcc_rc):"; grep -vE "ptxas info|bytes stack frame" "$OUT/nvcc.log" | head -40; }
