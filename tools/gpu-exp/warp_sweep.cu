@@ -287,9 +287,10 @@ static CUtensorMap tma_map(const __half* p, int rows, int cols, int box_rows) {
 
 // One TMA-fed variant (tools/gpu-exp/warp_tma.cu): timed and verified at 8192^3, verified at
 // the ragged shapes. MATH = false: the loads alone, timed only (its output is not a GEMM).
-template <int BM, int BN, int WM, int WN, int ST, int CL, bool MATH, int MINB = 1, int RA = 0>
+template <int BM, int BN, int WM, int WN, int ST, int CL, bool MATH, int MINB = 1, int RA = 0,
+          bool PF = false>
 static void run_tma(const char* cfg, int group_m) {
-  auto k = wtma::warp_tma_gemm<BM, BN, WM, WN, ST, CL, MATH, MINB, RA>;
+  auto k = wtma::warp_tma_gemm<BM, BN, WM, WN, ST, CL, MATH, MINB, RA, PF>;
   if (!selected(MATH ? "warp_tma" : "tma_loads", cfg)) return;
   Row r{};
   r.kernel = MATH ? "warp_tma" : "tma_loads";
@@ -420,6 +421,8 @@ static void run_dsl_tma(const char* cfg) {
   run_tma<BM, BN, WM, WN, ST, CL, true>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C" #CL " G" #G, G)
 #define TR(BM, BN, WM, WN, ST, RA)                                                        \
   run_tma<BM, BN, WM, WN, ST, 1, true, 1, RA>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C1 refill@" #RA, 8)
+#define TP(BM, BN, WM, WN, ST)                                                            \
+  run_tma<BM, BN, WM, WN, ST, 1, true, 1, 0, true>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C1 prefetch", 8)
 #define TL(BM, BN, WM, WN, ST, CL)                                                        \
   run_tma<BM, BN, WM, WN, ST, CL, false>(#BM "/" #BN "/64 " #WM "x" #WN " S" #ST " C" #CL, 8)
 
@@ -476,6 +479,10 @@ int main(int argc, char** argv) {
   TR(128, 128, 64, 64, 3, -1);
   TR(128, 128, 64, 64, 3, 2);
   TR(128, 256, 64, 64, 4, -1);
+  // Fragments one k-step ahead (register double buffer; the TMA kernel has the registers).
+  TP(128, 128, 64, 64, 3);
+  TP(128, 256, 64, 64, 4);
+  TP(256, 128, 64, 64, 4);
   // Rasterization groups of 16 block rows instead of 8.
   TG(128, 256, 64, 64, 4, 1, 16);
   // The same from the DSL: kernels/v2_warp_tma.co (`mma.load.swiz<128>` of TMA stages,

@@ -20,6 +20,9 @@
 // MINB: resident blocks per SM ptxas sizes the registers for (__launch_bounds__).
 // REFILL_AT: thread 0 refills after k-step REFILL_AT of the tile (0 … 3), or, at -1, at the top
 // of the iteration before its wait for the tile (as kernels/v2_warp_tma.co does).
+// PF: each k-step's fragments are loaded one step ahead into a register double buffer; the
+// last k-step of a tile releases its stage, waits for the next tile and loads its first
+// fragments before its own mma.sync (the sm_80 multistage order, with 64 more registers).
 // MATH = false: the same loads and barriers without ldmatrix or mma: the load side's own time,
 // which bounds the kernel from below (is L2 → SM bandwidth the wall?).
 #pragma once
@@ -129,7 +132,7 @@ struct Layout {
 };
 
 template <int BM, int BN, int WM, int WN, int STAGES, int CLUSTER, bool MATH, int MINB = 1,
-          int REFILL_AT = 0>
+          int REFILL_AT = 0, bool PF = false>
 __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, MINB)
     warp_tma_gemm(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
          __half* __restrict__ C, int M, int N, int K, int group_m) {
@@ -215,7 +218,61 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, MINB)
       issue(sp, kt - 1 + STAGES);
     }
   };
-  for (int kt = 0; kt < KT; ++kt) {
+  // This warp's release of stage s (release orders its ldmatrix reads before the arrival).
+  auto release = [&](int s) {
+    __syncwarp();
+    if (lane == 0) {
+      if constexpr (CLUSTER == 1) {
+        mbar_arrive(empty + 8 * s);
+      } else {
+#pragma unroll
+        for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(empty + 8 * s, c);
+      }
+    }
+  };
+  if constexpr (PF && MATH) {
+    static_assert(BK / 16 % 2 == 0, "an even number of k-steps per tile");
+    uint32_t fa[2][FM][4], fb[2][FN / 2][4];
+    auto load = [&](int buf, int stage, int kk) {
+      const uint32_t a_s = sA + stage * L::A_BYTES + a_row, b_s = sB + stage * L::B_BYTES + b_row;
+      const uint32_t ca = ((2 * kk + a_hi) ^ key) << 4, cb = ((2 * kk + b_hi) ^ key) << 4;
+#pragma unroll
+      for (int i = 0; i < FM; ++i) ldsm_x4(fa[buf][i], a_s + i * 16 * 128 + ca);
+#pragma unroll
+      for (int j = 0; j < FN / 2; ++j) ldsm_x4(fb[buf][j], b_s + j * 16 * 128 + cb);
+    };
+    if (KT > 0) {
+      mbar_wait(full, 0);
+      load(0, 0, 0);
+    }
+    for (int kt = 0; kt < KT; ++kt) {
+      const int s = kt % STAGES;
+      if constexpr (REFILL_AT < 0) refill(kt);
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk) {
+        const int cur = kk % 2;
+        if (kk + 1 < BK / 16) {
+          load(cur ^ 1, s, kk + 1);
+        } else {
+          release(s);
+          if (kt + 1 < KT) {
+            const int sn = (kt + 1) % STAGES;
+            mbar_wait(full + 8 * sn, ((kt + 1) / STAGES) & 1);
+            load(cur ^ 1, sn, 0);
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < FM; ++i)
+#pragma unroll
+          for (int j = 0; j < FN; ++j) {
+            const int jj = (i % 2) ? FN - 1 - j : j;
+            mma16816(acc[i][jj], fa[cur][i], &fb[cur][jj / 2][(jj % 2) * 2]);
+          }
+        if (kk == REFILL_AT) refill(kt);
+      }
+    }
+  }
+  for (int kt = 0; kt < (PF && MATH ? 0 : KT); ++kt) {
     const int s = kt % STAGES;
     if constexpr (REFILL_AT < 0) refill(kt);
     mbar_wait(full + 8 * s, (kt / STAGES) & 1);
@@ -239,16 +296,7 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, MINB)
       }
       if (kk == REFILL_AT) refill(kt);
     }
-    // This warp's reads of stage s are done (release orders the ldmatrix reads before it).
-    __syncwarp();
-    if (lane == 0) {
-      if constexpr (CLUSTER == 1) {
-        mbar_arrive(empty + 8 * s);
-      } else {
-#pragma unroll
-        for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(empty + 8 * s, c);
-      }
-    }
+    release(s);
   }
 
   // The accumulator: rows g and g + 8, columns 2t, 2t + 1 of each m16n8 tile; pairs stored as
