@@ -44,6 +44,12 @@
 #       stages, `full`/`empty` events; rows `v2_warp_tma`): within ±5% of warp_tma at the same
 #       tile (the swizzle XOR is computed per fragment load, ~35 more integer instructions per
 #       k-tile; the refill is issued at the top of the iteration instead of after a k-step).
+#   (e) warp_tma's refill point (rows `refill@-1` = the DSL kernel's, top of the iteration;
+#       `refill@2`; the default after k-step 0): within ±3% of each other (thread 0 waits for a
+#       stage the other warps released a whole tile earlier).
+#   (f) warp_tma `prefetch` (fragments one k-step ahead, 215 registers, still 2 blocks/SM at
+#       128 × 128): +0–8% over the same tile without it (ptxas already overlaps loads and mmas
+#       inside a tile; the prefetch also covers the tile boundary).
 #   The target is reachable on this path if a warp_tma / v2_warp_tma row reaches ≥ 0.6× cuBLAS.
 set -u
 cd "$(dirname "$0")/../.."
