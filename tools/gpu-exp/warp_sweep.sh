@@ -72,6 +72,15 @@ if [ -z "${RUNTIME_ONLY:-}" ]; then
   echo "== sweep"
   timeout 600 "$OUT/warp_sweep" | tee "$OUT/sweep.log"
   rc=${PIPESTATUS[0]}
+  if [ "$rc" -ge 2 ]; then
+    # A CUDA error (exit 2) or a trap ends the process: each kind again in a process of its own,
+    # so that one failing kernel does not hide the others' rows.
+    echo "== the sweep ended with $rc: each kernel kind in its own process"
+    for kind in "v2_warp_mma " "v2_warp_pipe " "v2_warp_tma " "warp_tma " "tma_loads "; do
+      echo "-- $kind"
+      timeout 300 "$OUT/warp_sweep" "$kind" | grep -E "^  |^\||^best|error" | tee -a "$OUT/sweep.log"
+    done
+  fi
   if command -v ncu > /dev/null; then
     # The best verified row of each kind (the table's rows: | kernel | cfg | ...).
     for kind in warp_tma v2_warp_tma v2_warp_mma; do
