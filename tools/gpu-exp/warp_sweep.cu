@@ -171,12 +171,13 @@ struct Row {
 };
 
 static std::vector<Row> g_rows;
-// `warp_sweep FILTER`: only the variants whose "kernel cfg" contains FILTER (for ncu).
+// `warp_sweep PREFIX`: only the variants whose "kernel cfg" starts with PREFIX (one kind, or
+// one variant for ncu).
 static const char* g_filter = nullptr;
 static bool selected(const char* kernel, const char* cfg) {
   if (!g_filter) return true;
   std::string name = std::string(kernel) + " " + cfg;
-  return name.find(g_filter) != std::string::npos;
+  return name.rfind(g_filter, 0) == 0;
 }
 static Problem g_big, g_ragged[2];
 static float g_ref_ms;
