@@ -469,6 +469,13 @@ pub const NOT_LOWERED_WARP_SWIZZLE_SHAPE: &str = "E1670";
 pub const NOT_LOWERED_WARP_SWIZZLE_CP_ASYNC: &str = "E1671";
 /// Not supported yet: a warp accumulator loaded from or stored to a swizzled shared tile.
 pub const NOT_LOWERED_WARP_SWIZZLE_ACC: &str = "E1672";
+/// Not supported yet: element-wise work on a warp accumulator (`mc *= s`, `apply`), a `frag`
+/// tile, a fragment operation or an accumulator re-fill in a warp kernel with TMA copies or
+/// events.
+pub const NOT_LOWERED_WARP_TMA_ELEMENTWISE: &str = "E1673";
+/// Not supported yet: `persistent`, `cluster`, a `: cluster` level, `pingpong`, a `.multicast`
+/// load, `promote` or a scaled `mma` in a warp kernel with TMA copies or events.
+pub const NOT_LOWERED_WARP_TMA_SCHEDULE: &str = "E1674";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1209,5 +1216,13 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_WARP_SWIZZLE_ACC,
         "not supported yet: a warp accumulator loaded from or stored to a swizzled shared tile",
+    ),
+    (
+        NOT_LOWERED_WARP_TMA_SCHEDULE,
+        "not supported yet: `persistent`, clusters, `pingpong`, `.multicast`, `promote` or `.scale` in a warp kernel with TMA or events",
+    ),
+    (
+        NOT_LOWERED_WARP_TMA_ELEMENTWISE,
+        "not supported yet: element-wise work on warp accumulators, `frag` tiles or re-fills in a warp kernel with TMA or events",
     ),
 ];

@@ -571,8 +571,10 @@ fn full_k(d: DType) -> i64 {
 /// warp `mma` in a kernel with a `: group-4` level (E1310), an `mma.store` of a view of the
 /// accumulator (E1331); on the TMA path (warp `mma` in a kernel with TMA copies or events): a
 /// swizzled operand tile that is not whole full-shape instructions (E1670), an accumulator
-/// loaded from or stored to a swizzled tile (E1672); on the cp.async path a swizzled operand
-/// tile (E1671: only a TMA load writes one).
+/// loaded from or stored to a swizzled tile (E1672), element-wise work on accumulators, `frag`
+/// tiles and re-fills (E1673), `persistent`, clusters, `pingpong`, `.multicast`, `promote` and
+/// scaled `mma`s (E1674); on the cp.async path a swizzled operand tile (E1671: only a TMA
+/// load writes one).
 pub(crate) fn warp_gate(
     cx: &Cx,
     views: &Views,
@@ -648,6 +650,49 @@ pub(crate) fn warp_gate(
         }
     }
     if tma_path {
+        // The Hopper path's block-level schedules assume warp-specialized WGMMA kernels.
+        let schedules = [
+            m.persistent.map(|e| (m.expr_span(e), "`persistent`")),
+            m.cluster.map(|e| (m.expr_span(e), "`cluster`")),
+            m.cluster_level
+                .as_ref()
+                .map(|c| (c.span, "a `: cluster` level")),
+            m.pingpong.map(|sp| (sp, "`pingpong`")),
+            m.multicast.first().map(|(_, sp)| (*sp, "`.multicast`")),
+            m.promote.map(|e| (m.expr_span(e), "`promote`")),
+            m.mma_scales
+                .first()
+                .map(|x| (m.stmt_span(x.stmt), "`mma….scale`")),
+        ];
+        for (span, what) in schedules.into_iter().flatten() {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_WARP_TMA_SCHEDULE,
+                span,
+                &format!("{what} in a warp-level `mma` kernel with TMA copies or events"),
+            ));
+        }
+        // Element-wise work on accumulators, `frag` tiles and re-fills are lowered in the
+        // layout of the kernel's path: the Hopper path's is WGMMA's, not `mma.sync`'s.
+        let mut elementwise: Vec<StmtId> = super::frag_elem::sites(cx)
+            .iter()
+            .map(|x| x.stmt())
+            .collect();
+        elementwise.extend(super::frag_elem::tiles(cx).iter().map(|t| t.decl));
+        elementwise.extend(all_stmts(m).into_iter().filter(|&s| {
+            matches!(
+                m.stmts[s],
+                Stmt::Ext(ExtStmt::MmaRefill { .. } | ExtStmt::FragOp { .. })
+            )
+        }));
+        elementwise.sort();
+        elementwise.dedup();
+        for s in elementwise {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_WARP_TMA_ELEMENTWISE,
+                m.stmt_span(s),
+                "element-wise work on a warp accumulator, a `frag` tile or a re-fill in a kernel with TMA copies or events (their layout there is WGMMA's)",
+            ));
+        }
         // The shared tensors a swizzled TMA copy reads or writes.
         let mut swizzled_roots = Vec::new();
         for s in all_stmts(m) {
