@@ -16,8 +16,8 @@
 #   5. `tessel run` of v2_warp_pipe and of the TMA-fed kernels/v2_warp_tma.co (and the two
 #      TMA warp test kernels of tests/data/warp/) at ragged shapes and configurations (NVRTC,
 #      the runtime's own launch and tensor maps, every output checked against cuBLAS);
-#   6. the examples v2_warp_mma and v2_warp_pipe at 8192³ (if `cargo build --release
-#      --examples` built them; carry target/release/examples/v2_warp_{mma,pipe}).
+#   6. the examples v2_warp_mma, v2_warp_pipe and v2_warp_tma at 8192³ (if `cargo build
+#      --release --examples` built them; carry target/release/examples/v2_warp_{mma,pipe,tma}).
 # About 6 minutes of GPU time: steps 1-4 about 3 (SKIP_RUNTIME=1 runs only them), steps 5-6
 # about 5 with a 2-minute `tessel tune` of v2_warp_tma (RUNTIME_ONLY=1 runs only them).
 #
@@ -145,7 +145,8 @@ if [ -z "${SKIP_RUNTIME:-}" ]; then
   done
   echo "== 8192^3 through the runtime (NVRTC; the examples verify every output against cuBLAS)"
   for ex in "v2_warp_mma --set BN=128 --set WN=32" "v2_warp_pipe" \
-            "v2_warp_pipe --set BN=256 --set WN=64 --set STAGES=3"; do
+            "v2_warp_pipe --set BN=256 --set WN=64 --set STAGES=3" "v2_warp_tma" \
+              "v2_warp_tma --set BN=256 --set STAGES=4"; do
     bin="target/release/examples/${ex%% *}"
     [ -x "$bin" ] || { echo "-- $bin not built (cargo build --release --examples)"; continue; }
     args=""
