@@ -35,8 +35,17 @@ fn tessel_compile_reports_every_kernel() {
         let size = std::fs::metadata(&cubin).map(|m| m.len()).unwrap_or(0);
         // An ELF file: the cubin was written.
         let elf = std::fs::read(&cubin).is_ok_and(|b| b.starts_with(b"\x7fELF"));
-        // 8-bit kernels issue QGMMA (f8) or IGMMA (s8) instead of HGMMA.
-        let gmma = if name.contains("fp8") {
+        // 8-bit kernels issue QGMMA (f8) or IGMMA (s8) instead of HGMMA; warp-level `mma`s
+        // fed by TMA issue HMMA (mma.sync).
+        let lowered = common::lower_for(&m, &Config::defaults(&m), &name);
+        let warp_mma = lowered.body.iter().any(|l| {
+            l.op.calls()
+                .iter()
+                .any(|c| dsl_core::lower::WARP_MMA_HELPERS.contains(&c.name.as_str()))
+        });
+        let gmma = if warp_mma {
+            "HMMA"
+        } else if name.contains("fp8") {
             "QGMMA"
         } else if name.contains("s8") {
             "IGMMA"
@@ -45,7 +54,6 @@ fn tessel_compile_reports_every_kernel() {
         };
         // Operand tiles arrive by TMA, or through the threads' own swizzled shared stores when
         // `dma.copy.swiz` futures fill them (`lower/dma_swiz.rs`).
-        let lowered = common::lower_for(&m, &Config::defaults(&m), &name);
         let by_threads = lowered.body.iter().any(|l| {
             l.op.calls()
                 .iter()

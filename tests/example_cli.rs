@@ -36,6 +36,7 @@ const EXAMPLES: &[&str] = &[
     "v2_tma_wgmma",
     "v2_warp_mma",
     "v2_warp_pipe",
+    "v2_warp_tma",
     "v3_warpspec",
     "v4_fp8",
     "v4_s8",

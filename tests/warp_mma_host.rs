@@ -1,7 +1,8 @@
-//! The warp-level MMA helpers (`codegen-cuda/cuda/lowering/warp_mma.cuh`) run on the host, no
-//! GPU: `tests/warp_host/emulate.cpp` models `ldmatrix` and `mma.sync` from the PTX ISA's
+//! The warp-level MMA helpers (`codegen-cuda/cuda/lowering/warp_mma.cuh`, and
+//! `warp_swz.cuh`'s loads of swizzled tiles) run on the host, no GPU:
+//! `tests/warp_host/emulate.cpp` models `ldmatrix` and `mma.sync` from the PTX ISA's
 //! fragment tables and runs one warp through the helpers — ldmatrix loads (both major orders,
-//! odd n8 counts), element gathers from shared and global tensors with ragged edges, every
+//! odd n8 counts; swizzled 32-, 64- and 128-byte rows as a TMA load writes them), element gathers from shared and global tensors with ragged edges, every
 //! instruction family (f16 and bf16 with f32 or f16 accumulators, tf32, s8 → s32) and the
 //! bounds-checked stores — against a reference product. The header's inline-PTX functions
 //! (the `tsl_ldsm_*` wrappers and the `tsl_mma_m16n8` instructions) are left out; everything
@@ -47,7 +48,10 @@ fn warp_mma_helpers_compute_the_product_in_an_emulated_warp() {
     let root = common::root();
     let header = std::fs::read_to_string(root.join("codegen-cuda/cuda/lowering/warp_mma.cuh"))
         .expect("read warp_mma.cuh");
-    let stripped = strip_ptx(&header);
+    // The swizzled loads build on warp_mma.cuh's ldmatrix wrappers (no PTX of their own).
+    let swz = std::fs::read_to_string(root.join("codegen-cuda/cuda/lowering/warp_swz.cuh"))
+        .expect("read warp_swz.cuh");
+    let stripped = format!("{}\n{}", strip_ptx(&header), strip_ptx(&swz));
     assert!(
         !stripped.contains("asm("),
         "inline PTX left after stripping:\n{stripped}"
@@ -69,7 +73,7 @@ fn warp_mma_helpers_compute_the_product_in_an_emulated_warp() {
     // Every case ran.
     assert_eq!(
         text.lines().filter(|l| l.ends_with(": ok")).count(),
-        37,
+        45,
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);

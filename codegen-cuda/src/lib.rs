@@ -148,6 +148,14 @@ pub fn emit(e: &Emit) -> String {
                 "SIMT with warp-level tensor cores (mma.sync, ldmatrix, cp.async tile copies)"
             }
             KernelPath::Simt => "SIMT (scalar FMA, cp.async tile copies)",
+            KernelPath::Hopper
+                if dsl_core::lower::WARP_MMA_HELPERS
+                    .iter()
+                    .chain(dsl_core::lower::WARP_SWZ_HELPERS.iter())
+                    .any(|h| body.calls.contains(*h)) =>
+            {
+                "Hopper with warp-level tensor cores (TMA + mbarrier, ldmatrix, mma.sync)"
+            }
             KernelPath::Hopper => "Hopper (TMA + WGMMA + mbarrier)",
         },
         arch: k.path.min_arch(),

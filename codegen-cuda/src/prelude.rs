@@ -14,6 +14,8 @@ const GLUE_SIMT: &str = include_str!("../cuda/lowering/simt.cuh");
 const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
 const GLUE_SIMT_STORE: &str = include_str!("../cuda/lowering/simt_store.cuh");
 const GLUE_WARP_MMA: &str = include_str!("../cuda/lowering/warp_mma.cuh");
+/// `mma.load` of swizzled (TMA-written) tiles into warp fragments.
+const GLUE_WARP_SWZ: &str = include_str!("../cuda/lowering/warp_swz.cuh");
 /// Element numbering of accumulators: with kernels that update accumulators element-wise.
 const GLUE_FRAG_ELEM: &str = include_str!("../cuda/lowering/frag_elem.cuh");
 /// `frag` tiles: row fragments, copies, fills, row reductions.
@@ -223,6 +225,26 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "`: cluster` levels (lowering/cluster_level.cuh)",
                     text: body(GLUE_CLUSTER_LEVEL),
+                });
+            }
+            // Warp-level `mma` fed by TMA (`: group` levels, no `: group-4`).
+            let swz = dsl_core::lower::WARP_SWZ_HELPERS
+                .iter()
+                .any(|h| calls.contains(*h));
+            if swz
+                || dsl_core::lower::WARP_MMA_HELPERS
+                    .iter()
+                    .any(|h| calls.contains(*h))
+            {
+                s.push(Section {
+                    name: "warp-level tensor cores: mma.sync, ldmatrix (lowering/warp_mma.cuh)",
+                    text: body(GLUE_WARP_MMA),
+                });
+            }
+            if swz {
+                s.push(Section {
+                    name: "ldmatrix from swizzled tiles (lowering/warp_swz.cuh)",
+                    text: body(GLUE_WARP_SWZ),
                 });
             }
         }

@@ -331,6 +331,53 @@ static void loadc_case(const char *name, int rows, int cols) {
   printf("%s: %s\n", name, failures == before ? "ok" : "FAILED");
 }
 
+// A warp tile from swizzled shared buffers (lowering/warp_swz.cuh): A's buffer has rows of SWA
+// bytes (TA: K rows of M), B's of SWB bytes (TB: K rows of N), each element at the address a TMA
+// load of that swizzle writes (16-byte chunk bits XOR'd with the row bits above them, the
+// buffers 1024-byte aligned); the warp tile starts at row r0, column c0 of its buffer. The rest
+// of each buffer holds a value the product must not see.
+template <int KIND, typename T, typename Acc, typename O, int M, int N, int K, bool TA, bool TB, int SWA, int SWB>
+static void swz_case(const char *name, int ar0, int ac0, int br0, int bc0) {
+  constexpr int KI = tsl_mma_kind<KIND>::K, WA = SWA / (int)sizeof(T), WB = SWB / (int)sizeof(T);
+  constexpr int FM = M / 16, FN = N / 8, FK = K / KI;
+  static_assert(K % KI == 0 && M % 16 == 0, "full instructions");
+  memset(SMEM, 0, sizeof SMEM);
+  unsigned char *a_buf = SMEM + 1024, *b_buf = SMEM + 1024 + 65536;
+  const int rows = 128;
+  auto swz = [](int sw, tsl_u32 a) { return a ^ ((a >> 3) & (tsl_u32)((sw / 16 - 1) << 4)); };
+  auto at = [&](unsigned char *buf, int sw, int w, int r, int c) {
+    return reinterpret_cast<T *>(SMEM + swz(sw, tsl_smem_addr(buf) + (r * w + c) * (int)sizeof(T)));
+  };
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < WA; ++c) put(at(a_buf, SWA, WA, r, c), 3.0);
+    for (int c = 0; c < WB; ++c) put(at(b_buf, SWB, WB, r, c), 3.0);
+  }
+  auto va = [](int m, int k) { return val<T>(m * 7, k * 3, 9); };
+  auto vb = [](int n, int k) { return val<T>(n * 5, k * 11, 7); };
+  for (int m = 0; m < M; ++m) for (int k = 0; k < K; ++k)
+    put(TA ? at(a_buf, SWA, WA, ar0 + k, ac0 + m) : at(a_buf, SWA, WA, ar0 + m, ac0 + k), va(m, k));
+  for (int n = 0; n < N; ++n) for (int k = 0; k < K; ++k)
+    put(TB ? at(b_buf, SWB, WB, br0 + k, bc0 + n) : at(b_buf, SWB, WB, br0 + n, bc0 + k), vb(n, k));
+  const T *a_tile = reinterpret_cast<const T *>(a_buf) + ar0 * WA + ac0;
+  const T *b_tile = reinterpret_cast<const T *>(b_buf) + br0 * WB + bc0;
+  std::vector<O> C(M * N);
+  run_warp([&] {
+    Acc acc[FM * FN * tsl_mma_acc<Acc>::R];
+    tsl_mma_fill<FM * FN * tsl_mma_acc<Acc>::R>(acc, 0.0f);
+    tsl_u32 a[FM * FK * 4], b[FN * FK * 2];
+    tsl_mma_load_a_swz<KIND, FM, FK, TA, WA, SWA>(a, a_tile);
+    tsl_mma_load_b_swz<KIND, FN, FK, TB, WB, SWB>(b, b_tile);
+    tsl_warp_mma<KIND, FM, FN, FK>(acc, a, b);
+    tsl_mma_store<FM, FN>(acc, C.data(), 0, 0, M, N, N);
+  });
+  int before = failures;
+  for (int m = 0; m < M; ++m) for (int n = 0; n < N; ++n) {
+    double r = 0; for (int k = 0; k < K; ++k) r += va(m, k) * vb(n, k);
+    CHECK(get(C[m * N + n]) == r, "%s: C[%d][%d] = %g, expected %g", name, m, n, get(C[m * N + n]), r);
+  }
+  printf("%s: %s\n", name, failures == before ? "ok" : "FAILED");
+}
+
 template <> struct tsl_from_f32_impl<float> { static float cvt(float x) { return x; } };
 int main() {
   using f16 = tsl_f16; using bf16 = tsl_bf16; using s8 = signed char; using u8 = unsigned char;
@@ -377,6 +424,16 @@ int main() {
   loadc_case<TSL_MMA_F16, f16, float, float, 8, 8, 4, TSL_MMA_M8, 4>("f16 8x8x4 loaded f32 C, ragged", 12, 10);
   loadc_case<TSL_MMA_S8, s8, int, int, 16, 8, 32>("s8 loaded s32 C", 14, 8);
   loadc_case<TSL_MMA_BF16, bf16, float, bf16, 16, 8, 16>("bf16 loaded bf16 C", 16, 8);
+  // Swizzled tiles (TMA layouts): 128, 64 and 32-byte rows, tiles at row and column offsets,
+  // two K steps, both major orders, an odd n8 count, every element type of the full shapes.
+  swz_case<TSL_MMA_F16, f16, float, float, 64, 64, 16, false, false, 128, 128>("f16 swz128 row.row 64x64x16", 64, 16, 8, 48);
+  swz_case<TSL_MMA_F16, f16, float, float, 32, 32, 32, false, false, 128, 128>("f16 swz128 two k-steps", 16, 32, 24, 0);
+  swz_case<TSL_MMA_F16, f16, float, float, 32, 16, 16, false, false, 64, 64>("f16 swz64", 32, 16, 16, 16);
+  swz_case<TSL_MMA_F16, f16, float, float, 16, 16, 16, false, false, 32, 32>("f16 swz32", 16, 0, 0, 0);
+  swz_case<TSL_MMA_F16, f16, float, float, 32, 40, 32, true, true, 128, 128>("f16 swz128 col.col, 5 n8 tiles", 16, 32, 0, 8);
+  swz_case<TSL_MMA_BF16, bf16, float, float, 32, 32, 16, false, true, 64, 128>("bf16 swz64 x swz128 row.col", 0, 16, 16, 32);
+  swz_case<TSL_MMA_S8, s8, int, int, 32, 16, 64, false, false, 128, 128>("s8 swz128 m16n8k32", 16, 64, 8, 0);
+  swz_case<TSL_MMA_TF32, float, float, float, 16, 16, 16, false, false, 128, 64>("tf32 swz128 x swz64", 8, 8, 8, 0);
   printf("%d failures\n", failures);
   return failures != 0;
 }

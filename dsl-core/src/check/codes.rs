@@ -226,8 +226,8 @@ pub const NOT_LOWERED_VIEW: &str = "E1307";
 pub const TRIGGER_AFTER_WAITED: &str = "E1305";
 /// A `trigger … after f` whose `f` is not a TMA copy's future.
 pub const TRIGGER_AFTER_DMA: &str = "E1308";
-/// Not supported yet: a warp-level `mma` (under `: group`) in a kernel with TMA copies, events
-/// or a `: group-4` level.
+/// Not supported yet: a warp-level `mma` (under `: group`) in a kernel with a `: group-4`
+/// level.
 pub const NOT_LOWERED_WARP_MMA: &str = "E1310";
 /// A warp-level `mma` (under `: group`) whose A tile is not 2-D or has an M no `mma.sync` shape
 /// of its type tiles (a multiple of 8 for f16 and s8, of 16 for bf16 and tf32).
@@ -472,6 +472,23 @@ pub const FRAG_PREFETCH_STEPS: &str = "E1606";
 /// A statement outside every `parallel` with an effect (a tensor write, a copy, a print, an
 /// `mma`, a barrier): Croqtile runs it once on the host, every thread would repeat it.
 pub const KERNEL_SCOPE_EFFECT: &str = "E1610";
+
+/// Not supported yet: a swizzled warp-level `mma` operand tile (TMA path) that is not whole
+/// full-shape `mma.sync` instructions (A's M a multiple of 16, K of the full K), or stored in
+/// the other major order with 8-bit or 32-bit elements.
+pub const NOT_LOWERED_WARP_SWIZZLE_SHAPE: &str = "E1670";
+/// Not supported yet: a swizzled warp-level `mma` operand tile in a kernel without TMA loads
+/// (its `dma.copy`s write plain rows).
+pub const NOT_LOWERED_WARP_SWIZZLE_CP_ASYNC: &str = "E1671";
+/// Not supported yet: a warp accumulator loaded from or stored to a swizzled shared tile.
+pub const NOT_LOWERED_WARP_SWIZZLE_ACC: &str = "E1672";
+/// Not supported yet: element-wise work on a warp accumulator (`mc *= s`, `apply`), a `frag`
+/// tile, a fragment operation or an accumulator re-fill in a warp kernel with TMA copies or
+/// events.
+pub const NOT_LOWERED_WARP_TMA_ELEMENTWISE: &str = "E1673";
+/// Not supported yet: `persistent`, `cluster`, a `: cluster` level, `pingpong`, a `.multicast`
+/// load, `promote` or a scaled `mma` in a warp kernel with TMA copies or events.
+pub const NOT_LOWERED_WARP_TMA_SCHEDULE: &str = "E1674";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -821,7 +838,7 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         NOT_LOWERED_WARP_MMA,
-        "not supported yet: a warp-level `mma` (under `: group`) in a kernel with TMA, events or `: group-4`",
+        "not supported yet: a warp-level `mma` (under `: group`) in a kernel with a `: group-4` level",
     ),
     (
         WARP_MMA_SHAPE,
@@ -1218,5 +1235,25 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         KERNEL_SCOPE_EFFECT,
         "not supported yet: a statement with an effect outside every `parallel` (only scalar values are computed there)",
+    ),
+    (
+        NOT_LOWERED_WARP_SWIZZLE_SHAPE,
+        "not supported yet: a swizzled warp `mma` operand tile that is not whole full-shape `mma.sync` instructions",
+    ),
+    (
+        NOT_LOWERED_WARP_SWIZZLE_CP_ASYNC,
+        "not supported yet: a swizzled warp `mma` operand tile in a kernel without TMA loads",
+    ),
+    (
+        NOT_LOWERED_WARP_SWIZZLE_ACC,
+        "not supported yet: a warp accumulator loaded from or stored to a swizzled shared tile",
+    ),
+    (
+        NOT_LOWERED_WARP_TMA_SCHEDULE,
+        "not supported yet: `persistent`, clusters, `pingpong`, `.multicast`, `promote` or `.scale` in a warp kernel with TMA or events",
+    ),
+    (
+        NOT_LOWERED_WARP_TMA_ELEMENTWISE,
+        "not supported yet: element-wise work on warp accumulators, `frag` tiles or re-fills in a warp kernel with TMA or events",
     ),
 ];

@@ -461,7 +461,7 @@ fn run_checks(
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
-    warp_mma::warp_gate(&cx, &mut gate);
+    warp_mma::warp_gate(&cx, &views, &swizzle, &mut gate);
     frag_elem::gate(&cx, &mut gate);
     frag_elem::tile_gate(&cx, &mut gate);
     sparse::gate(&cx, &mut gate);

@@ -32,8 +32,11 @@ pub(crate) fn check_occupancy(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     let Some(o) = m.occupancy else { return };
     let span = m.expr_span(o);
-    // A warp-level `mma` kernel is a SIMT kernel (`mma.sync`), whatever its `mma` statements.
-    if let Some(s) = hopper_stmt(m).filter(|_| !cx.warp_kernel()) {
+    // A warp-level `mma` kernel is a SIMT kernel (`mma.sync`), whatever its `mma` statements;
+    // fed by TMA it sizes its blocks per SM as one (`lower/plan.rs`).
+    if let Some(s) =
+        hopper_stmt(m).filter(|_| !cx.warp_kernel() && !super::warp_mma::tma_warp_kernel(cx))
+    {
         diags.push(
             Diagnostic::new(
                 codes::OCCUPANCY_PATH,

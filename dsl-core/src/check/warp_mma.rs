@@ -116,6 +116,19 @@ pub(crate) fn loaded_acc_dtype(cx: &Cx, views: &Views, def: StmtId) -> Option<DT
     }
 }
 
+/// Whether `def` (an `mma.load`) loads an accumulator some warp `mma` updates.
+fn loaded_acc_def(cx: &Cx, def: StmtId) -> bool {
+    let m = cx.m;
+    let Stmt::MmaLoad { name, .. } = &m.stmts[def] else {
+        return false;
+    };
+    all_stmts(m).into_iter().any(|s| {
+        matches!(&m.stmts[s], Stmt::Mma { acc, .. } if acc.name == name.name)
+            && cx.in_warp_mma(s)
+            && frag_def(cx, s, Role::Acc) == Some(def)
+    })
+}
+
 /// Whether the kernel has a warp-level `mma`.
 pub(crate) fn has_warp_mma(cx: &Cx) -> bool {
     all_stmts(cx.m)
@@ -525,27 +538,196 @@ fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
     }
 }
 
+/// The `: group-4` level of the kernel, if any (WGMMA: warp-level `mma` cannot share a kernel
+/// with it).
+fn group4_level(cx: &Cx) -> Option<crate::span::Span> {
+    let m = cx.m;
+    all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
+        Stmt::Parallel { levels, .. } => levels
+            .iter()
+            .find(|l| l.level == Level::Group4)
+            .map(|_| m.stmt_span(s)),
+        _ => None,
+    })
+}
+
+/// Whether the kernel's `mma`s are warp-level ones fed by TMA: a warp `mma`, TMA copies or
+/// events, no `: group-4` level (the Hopper path lowers them as `mma.sync`).
+pub(crate) fn tma_warp_kernel(cx: &Cx) -> bool {
+    has_warp_mma(cx) && group4_level(cx).is_none() && hopper_constructs(cx).is_some()
+}
+
+/// The K of the full `mma.sync` shape of operand type `d` (f16/bf16 m16n8k16, tf32 m16n8k8,
+/// 8-bit m16n8k32).
+fn full_k(d: DType) -> i64 {
+    match d {
+        DType::F32 | DType::TF32 => 8,
+        DType::S8 | DType::U8 => 32,
+        _ => 16,
+    }
+}
+
 /// The warp-level forms no lowering handles yet, each "not supported yet" with its own code:
-/// warp `mma` in a Hopper kernel (E1310), an `mma.store` of a view of the accumulator (E1331).
-pub(crate) fn warp_gate(cx: &Cx, diags: &mut Diagnostics) {
+/// warp `mma` in a kernel with a `: group-4` level (E1310), an `mma.store` of a view of the
+/// accumulator (E1331); on the TMA path (warp `mma` in a kernel with TMA copies or events): a
+/// swizzled operand tile that is not whole full-shape instructions (E1670), an accumulator
+/// loaded from or stored to a swizzled tile (E1672), element-wise work on accumulators, `frag`
+/// tiles and re-fills (E1673), `persistent`, clusters, `pingpong`, `.multicast`, `promote` and
+/// scaled `mma`s (E1674); on the cp.async path a swizzled operand tile (E1671: only a TMA
+/// load writes one).
+pub(crate) fn warp_gate(
+    cx: &Cx,
+    views: &Views,
+    swizzle: &HashMap<StmtId, u32>,
+    diags: &mut Diagnostics,
+) {
     let m = cx.m;
     if !has_warp_mma(cx) {
         return;
     }
-    if let Some(at) = hopper_constructs(cx) {
+    if let Some(at) = group4_level(cx) {
         for s in all_stmts(m) {
             if matches!(m.stmts[s], Stmt::Mma { .. }) && cx.in_warp_mma(s) {
                 diags.push(
                     not_lowered(
                         codes::NOT_LOWERED_WARP_MMA,
                         m.stmt_span(s),
-                        "a warp-level `mma` (under `: group`) in a kernel with TMA copies, events or a `: group-4` level",
+                        "a warp-level `mma` (under `: group`) in a kernel with a `: group-4` level",
                     )
-                    .with_note(at, "this makes it a Hopper kernel"),
+                    .with_note(at, "this level makes its `mma`s WGMMAs"),
                 );
             }
         }
         return;
+    }
+    let tma_path = hopper_constructs(cx).is_some();
+    let swizzled = |s: StmtId| swizzle.get(&s).copied().unwrap_or(0) != 0;
+    for s in all_stmts(m) {
+        let Stmt::Mma {
+            a_major, b_major, ..
+        } = &m.stmts[s]
+        else {
+            continue;
+        };
+        if !cx.in_warp_mma(s) {
+            continue;
+        }
+        for (role, major) in [(Role::A, *a_major), (Role::B, *b_major)] {
+            let Some(def) = frag_def(cx, s, role) else {
+                continue;
+            };
+            let Stmt::MmaLoad { src, .. } = &m.stmts[def] else {
+                continue;
+            };
+            if !swizzled(def) {
+                continue;
+            }
+            let span = m.expr_span(*src);
+            if !tma_path {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_WARP_SWIZZLE_CP_ASYNC,
+                    span,
+                    "a swizzled warp `mma` operand tile in a kernel without TMA loads (its `dma.copy`s write plain rows)",
+                ));
+                continue;
+            }
+            let Some(v) = views.get(*src) else {
+                continue;
+            };
+            let (mn, k) = mk(v, major);
+            let kf = full_k(v.dtype);
+            let whole = |d: &Dim, q: i64| cx.dim_value(d).is_some_and(|x| x % q == 0);
+            let trans_ok = major == Major::Row || v.dtype.size_bytes() == 2;
+            if !whole(&k, kf) || (role == Role::A && !whole(&mn, 16)) || !trans_ok {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_WARP_SWIZZLE_SHAPE,
+                    span,
+                    &format!(
+                        "a swizzled warp `mma` operand tile that is not whole m16n8k{kf} instructions (A's M a multiple of 16, K of {kf}; the other major order for 16-bit types only)"
+                    ),
+                ));
+            }
+        }
+    }
+    if tma_path {
+        // The Hopper path's block-level schedules assume warp-specialized WGMMA kernels.
+        let schedules = [
+            m.persistent.map(|e| (m.expr_span(e), "`persistent`")),
+            m.cluster.map(|e| (m.expr_span(e), "`cluster`")),
+            m.cluster_level
+                .as_ref()
+                .map(|c| (c.span, "a `: cluster` level")),
+            m.pingpong.map(|sp| (sp, "`pingpong`")),
+            m.multicast.first().map(|(_, sp)| (*sp, "`.multicast`")),
+            m.promote.map(|e| (m.expr_span(e), "`promote`")),
+            m.mma_scales
+                .first()
+                .map(|x| (m.stmt_span(x.stmt), "`mma….scale`")),
+        ];
+        for (span, what) in schedules.into_iter().flatten() {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_WARP_TMA_SCHEDULE,
+                span,
+                &format!("{what} in a warp-level `mma` kernel with TMA copies or events"),
+            ));
+        }
+        // Element-wise work on accumulators, `frag` tiles and re-fills are lowered in the
+        // layout of the kernel's path: the Hopper path's is WGMMA's, not `mma.sync`'s.
+        let mut elementwise: Vec<StmtId> = super::frag_elem::sites(cx)
+            .iter()
+            .map(|x| x.stmt())
+            .collect();
+        elementwise.extend(super::frag_elem::tiles(cx).iter().map(|t| t.decl));
+        elementwise.extend(all_stmts(m).into_iter().filter(|&s| {
+            matches!(
+                m.stmts[s],
+                Stmt::Ext(ExtStmt::MmaRefill { .. } | ExtStmt::FragOp { .. })
+            )
+        }));
+        elementwise.sort();
+        elementwise.dedup();
+        for s in elementwise {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_WARP_TMA_ELEMENTWISE,
+                m.stmt_span(s),
+                "element-wise work on a warp accumulator, a `frag` tile or a re-fill in a kernel with TMA copies or events (their layout there is WGMMA's)",
+            ));
+        }
+        // The shared tensors a swizzled TMA copy reads or writes.
+        let mut swizzled_roots = Vec::new();
+        for s in all_stmts(m) {
+            if let Stmt::TmaCopy { src, dst, .. } = &m.stmts[s]
+                && swizzled(s)
+            {
+                let dst = match dst {
+                    crate::ir::CopyDst::Expr(d) => Some(*d),
+                    crate::ir::CopyDst::Fresh(_) => None,
+                };
+                for e in [Some(*src), dst].into_iter().flatten() {
+                    if let Some(v) = views.get(e).filter(|v| v.space == MemSpace::Shared) {
+                        swizzled_roots.push(v.root);
+                    }
+                }
+            }
+        }
+        for s in all_stmts(m) {
+            let (span, root) = match &m.stmts[s] {
+                Stmt::MmaLoad { src, .. } if loaded_acc_def(cx, s) => {
+                    (m.expr_span(*src), views.get(*src).map(|v| v.root))
+                }
+                Stmt::MmaStore { dst, .. } if cx.in_warp_mma(s) => {
+                    (m.expr_span(*dst), views.get(*dst).map(|v| v.root))
+                }
+                _ => continue,
+            };
+            if swizzled(s) || root.is_some_and(|r| swizzled_roots.contains(&r)) {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_WARP_SWIZZLE_ACC,
+                    span,
+                    "a warp accumulator loaded from or stored to a swizzled shared tile",
+                ));
+            }
+        }
     }
     for s in all_stmts(m) {
         if let Stmt::MmaStore { view: Some(x), .. } = &m.stmts[s] {

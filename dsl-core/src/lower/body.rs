@@ -195,10 +195,12 @@ impl Emitter<'_> {
                     .map(|&e| self.cx().sym(e))
                     .collect::<Result<_, _>>()?;
                 let has_mma = body.iter().any(|&b| matches!(m.stmts[b], Stmt::Mma { .. }));
-                if has_mma && self.path == KernelPath::Hopper {
+                // (Warp-level `mma.sync` on the Hopper path needs neither fence nor commit.)
+                let wgmma = self.path == KernelPath::Hopper && !super::warp::hopper_warp(self);
+                if has_mma && wgmma {
                     super::hopper::wgmma_fence(self, line);
                 }
-                let implicit_commit = self.path == KernelPath::Hopper
+                let implicit_commit = wgmma
                     && super::walk::contains(m, body, &|s| matches!(s, Stmt::Mma { .. }))
                     && super::walk::contains(m, body, &|s| {
                         matches!(
@@ -563,6 +565,9 @@ impl Emitter<'_> {
             | Stmt::MmaStore { .. }
             | Stmt::MmaCommit => match self.path {
                 KernelPath::Simt => super::warp::mma_stmt(self, s, line)?,
+                KernelPath::Hopper if super::warp::hopper_warp(self) => {
+                    super::warp::mma_stmt(self, s, line)?
+                }
                 KernelPath::Hopper => super::hopper::mma_stmt(self, s, line)?,
             },
             Stmt::Ext(crate::ir::ExtStmt::MmaRefill { acc, value })

@@ -322,6 +322,15 @@ fn element_params(info: &KernelInfo, e: &mut Emitter) {
 /// entry limit: a 32-bit (f32 or s32) fragment of N = 216 alone needs 108), else one.
 fn blocks_per_sm(m: &Module, threads: &Sym, e: &Emitter) -> Sym {
     use crate::ir::BinaryOp;
+    // Warp-level `mma.sync` fed by TMA: its accumulators are the warps' registers, as on the
+    // SIMT path — `occupancy N;` or one block.
+    if super::warp::hopper_warp(e) {
+        return m
+            .occupancy
+            .and_then(|o| Sym::from_expr(m, o))
+            .map(|s| expand(m, &s))
+            .unwrap_or(Sym::Int(1));
+    }
     let small_block = Sym::bin(BinaryOp::Le, threads.clone(), Sym::Int(256));
     let wide_acc = e.wgmma_types.iter().any(|(acc, _)| acc != "f16");
     let fits = e.wgmma_ns.iter().fold(Sym::Int(1), |ok, n| {

@@ -2,7 +2,11 @@
 //!
 //! A kernel whose `mma`s all run under `: group` (no `: group-4`, TMA or events) takes the SIMT
 //! path — cp.async tile copies, any sm_80+ GPU — and its `mma.*` statements lower here to the
-//! helpers of `lowering/warp_mma.cuh`:
+//! helpers of `lowering/warp_mma.cuh`. With TMA copies or events (and no `: group-4`) the
+//! kernel takes the Hopper path for those — TMA loads, mbarrier events — and its `mma`s still
+//! lower here ([`hopper_warp`]): no WGMMA fence or commit, one block per SM unless `occupancy`
+//! says otherwise, and a fragment of a swizzled tile (a TMA load's `.swiz<N>`) loads with the
+//! helpers of `lowering/warp_swz.cuh` (ldmatrix at swizzled addresses).
 //!
 //! - `mc = mma.fill v;` → a register array in the accumulator layout of `mma.sync` (f32 and s32:
 //!   4 values per m16n8 tile per thread, f16: 2 f16x2 registers). Its size is known at the first
@@ -27,6 +31,10 @@ use crate::check::{Binding, IdentRole};
 use crate::ir::{BinaryOp, DType, ExprId, ExtStmt, Major, MemSpace, Module, Stmt, StmtId};
 use crate::sym::Sym;
 use crate::sym::SymEnv;
+
+/// The helpers of `lowering/warp_swz.cuh` (ldmatrix from swizzled tiles; they build on
+/// `lowering/warp_mma.cuh`): the writer includes both sections when the body calls one.
+pub const SWZ_HELPERS: [&str; 2] = ["tsl_mma_load_a_swz", "tsl_mma_load_b_swz"];
 
 /// The helpers of `lowering/warp_mma.cuh` a body may call (the writer includes the section
 /// when it calls one).
@@ -521,7 +529,43 @@ fn load(
     if let Some(kv) = kt {
         extra.push(kv.to_string());
     }
-    if v.tensor.space == MemSpace::Shared {
+    // A tile a swizzled TMA load wrote (or that states `.swiz<N>`): ldmatrix at swizzled
+    // addresses. The checker admits only tiles of full instructions here (E1670).
+    let swizzle = e
+        .swizzle
+        .get(&s)
+        .filter(|z| **z != Sym::Int(0))
+        .cloned()
+        .filter(|_| v.tensor.space == MemSpace::Shared && hopper_warp(e));
+    if let Some(sw) = swizzle {
+        if !extra.is_empty() {
+            return Err(LowerError::new(
+                span,
+                "a swizzled warp operand tile takes whole full-shape instructions",
+            ));
+        }
+        let helper = if is_a {
+            "tsl_mma_load_a_swz"
+        } else {
+            "tsl_mma_load_b_swz"
+        };
+        let targs = vec![
+            kind.cpp().to_string(),
+            fa,
+            fb,
+            trans_cpp.to_string(),
+            v.tensor.ld().to_cpp(),
+            sw.to_cpp(),
+        ];
+        let call = Call::new(helper)
+            .targs(targs)
+            .args([dest.clone(), v.tile_ptr()]);
+        let note = format!(
+            "ldmatrix at addresses swizzled as the TMA wrote them ({} bytes)",
+            sw.to_cpp()
+        );
+        e.call(call, Some(&note), line);
+    } else if v.tensor.space == MemSpace::Shared {
         // ldmatrix reads 16-byte rows: every row the warp addresses must start 16-byte aligned.
         let elems = 16 / v.tensor.dtype.size_bytes().max(1) as i64;
         let ldsm = v.aligned_cpp(elems);
@@ -664,4 +708,14 @@ pub fn finish(e: &mut Emitter) {
             format!("internal: the warp accumulator `{n}` is never used by an `mma`"),
         ));
     }
+}
+
+/// Whether this is a Hopper-path kernel (TMA copies or events) with warp-level `mma`s: it has
+/// an `mma` and no `: group-4` level, so its `mma`s run under `: group` (the checker's rule).
+pub fn hopper_warp(e: &Emitter) -> bool {
+    e.path == super::kernel::KernelPath::Hopper
+        && !e.geo.has_group4
+        && crate::check::all_stmts(e.m)
+            .into_iter()
+            .any(|s| matches!(e.m.stmts[s], Stmt::Mma { .. }))
 }

@@ -1,0 +1,28 @@
+// expect: E1671 — not supported yet: a swizzled warp operand tile that dma.copy fills.
+use tessel::gemm_kernel;
+
+gemm_kernel! {
+    const BM = 32;
+    const BN = 32;
+    const BK = 64;
+    __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] output) {
+      parallel {bm, bn} by [cdiv(M, BM), cdiv(N, BN)] : block,
+               {w} by [1] : group {
+        shared f16 [BM, BK] lhs_s;
+        shared f16 [BN, BK] rhs_s;
+        mc = mma.fill.f32 0.0f;
+        foreach {kt} in [cdiv(K, BK)] {
+          dma.copy lhs.subspan(BM, BK).at(bm, kt) => lhs_s;
+          dma.copy rhs.subspan(BN, BK).at(bn, kt) => rhs_s;
+          foreach {kk} in [BK / 16] {
+            ma = mma.load.swiz<128> lhs_s.subspan(BM, 16).at(0, kk);
+            mb = mma.load rhs_s.subspan(BN, 16).at(0, kk);
+            mma.row.row mc, ma, mb;
+          }
+        }
+        mma.store mc, output.subspan(BM, BN).at(bm, bn);
+      }
+    }
+}
+
+fn main() {}
