@@ -188,7 +188,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 );
                 let reach = format!(
                     "[](int tsl_tid) {{ {} return {arrivals}; }}",
-                    thread_decls(e)
+                    thread_decls(e, s)?
                 );
                 let decl = |ty: &str, name: String, init: String| Op::Decl {
                     ty: ty.into(),
@@ -433,7 +433,7 @@ fn bound_load(
             // Evaluated by the C++ compiler, like the arrival counts.
             init: Some(format!(
                 "[] {{ for (int tsl_tid = 0; tsl_tid < tsl_threads; ++tsl_tid) {{ {} if ({conds}) return tsl_tid; }} return 0; }}()",
-                thread_decls(e)
+                thread_decls(e, s)?
             )),
         },
         Some("the first thread running this load issues it"),
@@ -488,13 +488,30 @@ fn tma_load_on(
 }
 
 /// `const int wg = tsl_tid / 128; …` for the thread-counting lambda.
-fn thread_decls(e: &Emitter) -> String {
-    e.geo
-        .thread_formulas_for("tsl_tid")
+/// The thread variables as functions of `tsl_tid`, for the compile-time thread counts. Sibling
+/// `parallel` levels may reuse a name (`lane by 32` in two places): one declaration when the
+/// index is the same; a name with two different indexes cannot be told apart here.
+fn thread_decls(e: &Emitter, s: StmtId) -> Result<String, LowerError> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (n, f) in e.geo.thread_formulas_for("tsl_tid") {
+        match seen.iter().find(|(sn, _)| *sn == n) {
+            Some((_, sf)) if *sf == f => {}
+            Some(_) => {
+                return Err(LowerError::new(
+                    e.m.stmt_span(s),
+                    format!(
+                        "two thread levels name `{n}` with different thread indexes; rename one of them"
+                    ),
+                ));
+            }
+            None => seen.push((n, f)),
+        }
+    }
+    Ok(seen
         .iter()
         .map(|(n, f)| format!("const int {n} = {f}; (void){n};"))
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" "))
 }
 
 fn tma_load(

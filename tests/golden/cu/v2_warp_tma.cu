@@ -5,10 +5,10 @@
 //
 // Tunables (C++ template parameters: name, domain, default):
 //   BM in [64, 128, 256], default 128, this file: 128
-//   BN in [64, 128, 256], default 128, this file: 128
+//   BN in [64, 128, 256], default 256, this file: 256
 //   WM in [32, 64], default 64, this file: 64
 //   WN in [32, 64], default 64, this file: 64
-//   STAGES in [2, 3, 4], default 3, this file: 3
+//   STAGES in [2, 3, 4], default 4, this file: 4
 //   GROUP_M in [1, 8, 16], default 8, this file: 8
 //
 // How to read it: each statement carries `// dsl:LINE`, the line of the DSL statement it
@@ -1277,67 +1277,78 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, (1)) tsl_matmul(
   constexpr int tsl_smem_lhs_s = 0;
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (STAGES * (BM * BK) * 2), 1024);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
-  int bm, bn;  // dsl:35  grouped rasterization: GROUP_M tiles of `bm` per group, then `bn`
-  tsl_raster_grouped(blockIdx.x, tsl_cdiv(M, BM), tsl_cdiv(N, BN), GROUP_M, bm, bn);  // dsl:35
-  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:36
-  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; const int lane = tsl_tid % 32; (void)lane; return (wm == 0 && wn == 0 && lane == 0); };  // dsl:36  threads that reach `trigger full`
-  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:36  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:36
-  if (threadIdx.x == 0) {  // dsl:36
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:36
-    tsl_mbar_init_fence();  // dsl:36
-  }  // dsl:36
-  unsigned tsl_phase_full = 0;  // dsl:36  one parity bit per barrier, flipped by each wait
-  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:36
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; const int lane = tsl_tid % 32; (void)lane; return true; };  // dsl:36  threads that reach `trigger empty`
-  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:36  whole warps: one arrival per warp
-  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:36
-  if (threadIdx.x == 0) {  // dsl:36
-    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:36
-    tsl_mbar_init_fence();  // dsl:36
-  }  // dsl:36
-  unsigned tsl_phase_empty = 0;  // dsl:36  one parity bit per barrier, flipped by each wait
-  __syncthreads();  // dsl:36  barriers are initialised before anyone uses them
-  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:37
-  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:38
-  const int wm = (threadIdx.x / 32) / (BN / WN);  // dsl:39
-  const int wn = threadIdx.x / 32 % (BN / WN);  // dsl:39
-  float mc[WM / 16 * (WN / 8) * 4];  // dsl:40  warp accumulator, f32, in the mma.sync fragment layout
-  tsl_mma_fill<WM / 16 * (WN / 8) * 4>(mc, 0.0f);  // dsl:40
+  int bm, bn;  // dsl:37  grouped rasterization: GROUP_M tiles of `bm` per group, then `bn`
+  tsl_raster_grouped(blockIdx.x, tsl_cdiv(M, BM), tsl_cdiv(N, BN), GROUP_M, bm, bn);  // dsl:37
+  __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:38
+  constexpr auto tsl_reach_full = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; const int lane = tsl_tid % 32; (void)lane; return (wm == 0 && wn == 0 && lane == 0); };  // dsl:38  threads that reach `trigger full`
+  constexpr bool tsl_warp_full = tsl_warp_uniform<tsl_threads>(tsl_reach_full);  // dsl:38  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_full = tsl_count_threads<tsl_threads>(tsl_reach_full) / (tsl_warp_full ? 32 : 1);  // dsl:38
+  if (threadIdx.x == 0) {  // dsl:38
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&full[i], tsl_arrivals_full);  // dsl:38
+    tsl_mbar_init_fence();  // dsl:38
+  }  // dsl:38
+  unsigned tsl_phase_full = 0;  // dsl:38  one parity bit per barrier, flipped by each wait
+  __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:38
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; const int lane = tsl_tid % 32; (void)lane; return true; };  // dsl:38  threads that reach `trigger empty`
+  constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:38  whole warps: one arrival per warp
+  constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:38
+  if (threadIdx.x == 0) {  // dsl:38
+    for (int i = 0; i < STAGES; ++i) tsl_mbar_init(&empty[i], tsl_arrivals_empty);  // dsl:38
+    tsl_mbar_init_fence();  // dsl:38
+  }  // dsl:38
+  unsigned tsl_phase_empty = 0;  // dsl:38  one parity bit per barrier, flipped by each wait
+  __syncthreads();  // dsl:38  barriers are initialised before anyone uses them
+  tsl_f16* lhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_lhs_s);  // dsl:39
+  tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:40
+  const int wm = (threadIdx.x / 32) / (BN / WN);  // dsl:41
+  const int wn = threadIdx.x / 32 % (BN / WN);  // dsl:41
+  float mc[WM / 16 * (WN / 8) * 4];  // dsl:42  warp accumulator, f32, in the mma.sync fragment layout
+  tsl_mma_fill<WM / 16 * (WN / 8) * 4>(mc, 0.0f);  // dsl:42
   #pragma unroll
-  for (int s = 0; s < STAGES; ++s) {  // dsl:41
-    tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:41
+  for (int s = 0; s < STAGES; ++s) {  // dsl:43
+    tsl_mbar_arrive_from<tsl_warp_empty>(&empty[s]);  // dsl:43
   }
-  for (int kt = 0; kt < tsl_cdiv(K, BK); ++kt) {  // dsl:42
-    const int lane = threadIdx.x % 32;  // dsl:43
-    if (wm == 0 && wn == 0 && lane == 0) {  // dsl:44
-      #pragma unroll
-      for (int j = 0; j < STAGES; ++j) {  // dsl:45
-        const int nt = kt + j;  // dsl:46
-        if ((kt == 0 || j == STAGES - 1) && nt < tsl_cdiv(K, BK)) {  // dsl:47
-          tsl_mbar_wait_ring(empty, nt % STAGES, tsl_phase_empty);  // dsl:48
-          tsl_mbar_expect_tx(&full[nt % STAGES], BM * BK * 2);  // dsl:49  bytes this copy adds to the phase
-          tsl_tma_load_2d((lhs_s + (nt % STAGES) * (BM * BK)), &tsl_tm_lhs, nt * BK, bm * BM, &full[nt % STAGES]);  // dsl:49  coords: column, row
-          tsl_mbar_expect_tx(&full[nt % STAGES], BN * BK * 2);  // dsl:51  bytes this copy adds to the phase
-          tsl_tma_load_2d((rhs_s + (nt % STAGES) * (BN * BK)), &tsl_tm_rhs, nt * BK, bn * BN, &full[nt % STAGES]);  // dsl:51  coords: column, row
-          tsl_mbar_arrive_from<tsl_warp_full>(&full[nt % STAGES]);  // dsl:53
+  const int lane = threadIdx.x % 32;  // dsl:44
+  if (wm == 0 && wn == 0 && lane == 0) {  // dsl:45
+    #pragma unroll
+    for (int j = 0; j < STAGES - 1; ++j) {  // dsl:46
+      if (j < tsl_cdiv(K, BK)) {  // dsl:47
+        tsl_mbar_wait_ring(empty, j, tsl_phase_empty);  // dsl:48
+        tsl_mbar_expect_tx(&full[j], BM * BK * 2);  // dsl:49  bytes this copy adds to the phase
+        tsl_tma_load_2d((lhs_s + j * (BM * BK)), &tsl_tm_lhs, j * BK, bm * BM, &full[j]);  // dsl:49  coords: column, row
+        tsl_mbar_expect_tx(&full[j], BN * BK * 2);  // dsl:50  bytes this copy adds to the phase
+        tsl_tma_load_2d((rhs_s + j * (BN * BK)), &tsl_tm_rhs, j * BK, bn * BN, &full[j]);  // dsl:50  coords: column, row
+        tsl_mbar_arrive_from<tsl_warp_full>(&full[j]);  // dsl:51
+      }
+    }
+  }
+  for (int kt = 0; kt < tsl_cdiv(K, BK); ++kt) {  // dsl:56
+    const int stage = kt % STAGES;  // dsl:57
+    tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:58
+    #pragma unroll
+    for (int kk = 0; kk < BK / 16; ++kk) {  // dsl:59
+      static_assert(WM % 16 == 0, "the warp tile `ma` takes whole m16n8k16 instructions");  // dsl:60
+      tsl_u32 ma[WM / 16 * 4];  // dsl:60  A fragment, WM × 16 f16, (WM / 16) m16 tile(s) of the m16n8k16 mma.sync
+      tsl_mma_load_a_swz<TSL_MMA_F16, WM / 16, 1, false, BK, 128>(ma, (lhs_s + stage * (BM * BK)) + (wm * WM) * BK + kk * 16);  // dsl:60  ldmatrix at addresses swizzled as the TMA wrote them (128 bytes)
+      tsl_u32 mb[WN / 8 * 2];  // dsl:61  B fragment, WN × 16 f16, (WN / 8) n8 tile(s) of the m16n8k16 mma.sync
+      tsl_mma_load_b_swz<TSL_MMA_F16, WN / 8, 1, false, BK, 128>(mb, (rhs_s + stage * (BN * BK)) + (wn * WN) * BK + kk * 16);  // dsl:61  ldmatrix at addresses swizzled as the TMA wrote them (128 bytes)
+      tsl_warp_mma<TSL_MMA_F16, WM / 16, WN / 8, 1>(mc, ma, mb);  // dsl:62  mc += ma·mbᵀ: WM / 16 × WN / 8 × 1 mma.sync.m16n8k16
+      const int lane = threadIdx.x % 32;  // dsl:64
+      if (wm == 0 && wn == 0 && lane == 0 && kk == 0) {  // dsl:65
+        const int nt = kt + STAGES - 1;  // dsl:66
+        if (nt < tsl_cdiv(K, BK)) {  // dsl:67
+          tsl_mbar_wait_ring(empty, nt % STAGES, tsl_phase_empty);  // dsl:68
+          tsl_mbar_expect_tx(&full[nt % STAGES], BM * BK * 2);  // dsl:69  bytes this copy adds to the phase
+          tsl_tma_load_2d((lhs_s + (nt % STAGES) * (BM * BK)), &tsl_tm_lhs, nt * BK, bm * BM, &full[nt % STAGES]);  // dsl:69  coords: column, row
+          tsl_mbar_expect_tx(&full[nt % STAGES], BN * BK * 2);  // dsl:71  bytes this copy adds to the phase
+          tsl_tma_load_2d((rhs_s + (nt % STAGES) * (BN * BK)), &tsl_tm_rhs, nt * BK, bn * BN, &full[nt % STAGES]);  // dsl:71  coords: column, row
+          tsl_mbar_arrive_from<tsl_warp_full>(&full[nt % STAGES]);  // dsl:73
         }
       }
     }
-    const int stage = kt % STAGES;  // dsl:58
-    tsl_mbar_wait_ring(full, stage, tsl_phase_full);  // dsl:59
-    #pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk) {  // dsl:60
-      static_assert(WM % 16 == 0, "the warp tile `ma` takes whole m16n8k16 instructions");  // dsl:61
-      tsl_u32 ma[WM / 16 * 4];  // dsl:61  A fragment, WM × 16 f16, (WM / 16) m16 tile(s) of the m16n8k16 mma.sync
-      tsl_mma_load_a_swz<TSL_MMA_F16, WM / 16, 1, false, BK, 128>(ma, (lhs_s + stage * (BM * BK)) + (wm * WM) * BK + kk * 16);  // dsl:61  ldmatrix at addresses swizzled as the TMA wrote them (128 bytes)
-      tsl_u32 mb[WN / 8 * 2];  // dsl:62  B fragment, WN × 16 f16, (WN / 8) n8 tile(s) of the m16n8k16 mma.sync
-      tsl_mma_load_b_swz<TSL_MMA_F16, WN / 8, 1, false, BK, 128>(mb, (rhs_s + stage * (BN * BK)) + (wn * WN) * BK + kk * 16);  // dsl:62  ldmatrix at addresses swizzled as the TMA wrote them (128 bytes)
-      tsl_warp_mma<TSL_MMA_F16, WM / 16, WN / 8, 1>(mc, ma, mb);  // dsl:63  mc += ma·mbᵀ: WM / 16 × WN / 8 × 1 mma.sync.m16n8k16
-    }
-    tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:65
+    tsl_mbar_arrive_from<tsl_warp_empty>(&empty[stage]);  // dsl:78
   }
-  tsl_mma_store<WM / 16, WN / 8>(mc, output, (bm * (BM / WM) + wm) * WM, (bn * (BN / WN) + wn) * WN, M, N, N);  // dsl:67  the accumulator layout, bounds-checked per element pair
+  tsl_mma_store<WM / 16, WN / 8>(mc, output, (bm * (BM / WM) + wm) * WM, (bn * (BN / WN) + wn) * WN, M, N, N);  // dsl:80  the accumulator layout, bounds-checked per element pair
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
@@ -1350,4 +1361,4 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, (1)) tsl_matmul(
 // arg 3: int M
 // arg 4: int K
 // arg 5: int N
-template __global__ void tsl_matmul<128, 128, 64, 64, 3, 8>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, tsl_f16* __restrict__, const int, const int, const int);
+template __global__ void tsl_matmul<128, 256, 64, 64, 4, 8>(const __grid_constant__ tsl_tensor_map, const __grid_constant__ tsl_tensor_map, tsl_f16* __restrict__, const int, const int, const int);
