@@ -24,7 +24,7 @@ use dsl_core::def::{Variant, retype};
 use dsl_core::ir::DType;
 use dsl_core::lower::KernelArg;
 use dsl_core::parse::parse_str;
-use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
+use tessel_runtime::nvrtc::Arch;
 use tessel_runtime::sass;
 
 fn defaults() -> Config {
@@ -293,32 +293,11 @@ fn the_walk_covers_every_k_tile_once_and_pairs_every_partial_with_its_gather() {
     assert_eq!((p.q, p.r), (54, 20));
 }
 
-/// Compiles an emitted instance for sm_90a: its SASS, after the checks every kernel must pass.
+/// Compiles an emitted instance for sm_90a: its SASS, after the checks every kernel must pass
+/// (no spill, no local memory, no ptxas performance warning).
 fn compiled(what: &str, (_, cu, expr): (dsl_core::lower::CudaKernel, String, String)) -> String {
-    let what = format!("{what} `{expr}`");
-    let req = CompileRequest::new(cu, Arch::Sm90a).name_expression(expr.clone());
-    let module = compile(&req).unwrap_or_else(|e| panic!("{what}: NVRTC failed: {e}"));
-    let lowered = module
-        .lowered_name(&expr)
-        .expect("lowered name")
-        .to_string();
-    let all = sass::disassemble(&module.cubin).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let sass = sass::function_sass(&all, &lowered)
-        .unwrap_or_else(|| panic!("{what}: `{lowered}` is not in the SASS"))
-        .to_string();
-    let r = module.resources_for(&expr).expect("ptxas report").clone();
-    assert!(
-        r.spill_stores == 0 && r.spill_loads == 0,
-        "{what}: spills\n{}",
-        module.log
-    );
-    assert!(!sass::has_local_memory(&sass), "{what}: local memory");
-    assert!(
-        module.perf_warnings().is_empty(),
-        "{what}: {:?}",
-        module.perf_warnings()
-    );
-    eprintln!("{what}: {} registers", r.registers);
+    let (sass, warnings) = common::clean_sass(what, &cu, &expr, Arch::Sm90a);
+    assert!(warnings.is_empty(), "{what}: {warnings:?}");
     sass
 }
 

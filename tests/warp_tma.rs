@@ -17,11 +17,14 @@
 
 mod common;
 
-use common::{golden, instance, lower_for, nvrtc_and_nvdisasm_available, parse_kernel, read};
+use common::{
+    assert_ops, clean_sass, emit_source, golden, nvrtc_and_nvdisasm_available, parse_file,
+    parse_kernel, read,
+};
 use dsl_core::check::Config;
 use dsl_core::ir::Module;
 use dsl_core::lower::KernelPath;
-use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
+use tessel_runtime::nvrtc::Arch;
 use tessel_runtime::sass;
 
 /// The TMA-fed warp kernels of `tests/data/warp/`, with the instructions their SASS must show.
@@ -43,64 +46,18 @@ const SMALL: [(&str, &[&str]); 2] = [
 ];
 
 fn parse_data(name: &str) -> Module {
-    let rel = format!("tests/data/warp/{name}.co");
-    dsl_core::parse::parse_str(&read(&rel), Some(&rel))
-        .unwrap_or_else(|d| panic!("{rel} does not parse:\n{d}"))
-        .module
+    parse_file(&format!("tests/data/warp/{name}.co"))
 }
 
 /// The `.cu` of `m` (from `source`) at `cfg`, its path and the instance's name expression.
 fn emit(m: &Module, source: &str, cfg: &Config) -> (KernelPath, String, String) {
-    let k = lower_for(m, cfg, source);
-    let inst = instance(&k, cfg);
-    let expr = k.name_expression(&inst);
-    let cu = codegen_cuda::emit(&codegen_cuda::Emit {
-        kernel: &k,
-        source,
-        instance: Some(inst),
-    });
+    let (k, cu, expr) = emit_source(m, source, cfg);
     (k.path, cu, expr)
 }
 
-/// Compiles `cu` for sm_90a and returns the SASS of `expr`, after checking that it uses no
-/// local memory and does not spill.
+/// The SASS of `expr` for sm_90a: no local memory and no spill.
 fn sass_of(what: &str, cu: &str, expr: &str) -> String {
-    let what = format!("{what} `{expr}`");
-    let req = CompileRequest::new(cu.to_string(), Arch::Sm90a).name_expression(expr.to_string());
-    let module = compile(&req).unwrap_or_else(|e| panic!("{what}: NVRTC failed: {e}"));
-    let lowered = module
-        .lowered_name(expr)
-        .unwrap_or_else(|| panic!("{what}: no lowered name"))
-        .to_string();
-    let all = sass::disassemble(&module.cubin).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let sass = sass::function_sass(&all, &lowered)
-        .unwrap_or_else(|| panic!("{what}: `{lowered}` is not in the SASS"))
-        .to_string();
-    let r = module
-        .resources_for(expr)
-        .unwrap_or_else(|| panic!("{what}: no ptxas report:\n{}", module.log));
-    assert!(
-        r.spill_stores == 0 && r.spill_loads == 0,
-        "{what}: spills {} / {} bytes\n{}",
-        r.spill_stores,
-        r.spill_loads,
-        module.log
-    );
-    assert!(
-        !sass::has_local_memory(&sass),
-        "{what}: local memory (LDL/STL) in the SASS"
-    );
-    sass
-}
-
-fn assert_ops(what: &str, sass: &str, ops: &[&str]) {
-    for op in ops {
-        assert!(
-            sass::count(sass, op) > 0,
-            "{what}: no {op} in the SASS; instructions used: {:?}",
-            sass::instruction_set(sass)
-        );
-    }
+    clean_sass(what, cu, expr, Arch::Sm90a).0
 }
 
 #[test]

@@ -82,15 +82,82 @@ pub fn emit_kernel(name: &str, cfg: &Config) -> (CudaKernel, String, String) {
 
 /// As [`emit_kernel`], for `m`: `kernels/<name>.co` parsed, possibly changed (a dtype variant).
 pub fn emit_module(name: &str, m: &Module, cfg: &Config) -> (CudaKernel, String, String) {
-    let k = lower_for(m, cfg, &format!("kernels/{name}.co"));
+    emit_source(m, &format!("kernels/{name}.co"), cfg)
+}
+
+/// The lowered kernel of `m` (read from `source`) at `cfg`, its `.cu` and its name expression.
+pub fn emit_source(m: &Module, source: &str, cfg: &Config) -> (CudaKernel, String, String) {
+    let k = lower_for(m, cfg, source);
     let inst = instance(&k, cfg);
     let expr = k.name_expression(&inst);
     let cu = codegen_cuda::emit(&codegen_cuda::Emit {
         kernel: &k,
-        source: &format!("kernels/{name}.co"),
+        source,
         instance: Some(inst),
     });
     (k, cu, expr)
+}
+
+/// The module of the `.co` file at `rel` (relative to the repository root).
+pub fn parse_file(rel: &str) -> Module {
+    dsl_core::parse::parse_str(&read(rel), Some(rel))
+        .unwrap_or_else(|d| panic!("{rel} does not parse:\n{d}"))
+        .module
+}
+
+/// Compiles `cu` for `arch` and returns the SASS of `expr` and ptxas's performance warnings,
+/// after checking that it uses no local memory and does not spill.
+pub fn clean_sass(
+    what: &str,
+    cu: &str,
+    expr: &str,
+    arch: tessel_runtime::nvrtc::Arch,
+) -> (String, Vec<String>) {
+    use tessel_runtime::nvrtc::{CompileRequest, compile};
+    use tessel_runtime::sass;
+    let what = format!("{what} `{expr}` for {arch}");
+    let req = CompileRequest::new(cu.to_string(), arch).name_expression(expr.to_string());
+    let module = compile(&req).unwrap_or_else(|e| panic!("{what}: NVRTC failed: {e}"));
+    let lowered = module
+        .lowered_name(expr)
+        .unwrap_or_else(|| panic!("{what}: no lowered name"))
+        .to_string();
+    let all = sass::disassemble(&module.cubin).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let sass = sass::function_sass(&all, &lowered)
+        .unwrap_or_else(|| panic!("{what}: `{lowered}` is not in the SASS"))
+        .to_string();
+    let r = module
+        .resources_for(expr)
+        .unwrap_or_else(|| panic!("{what}: no ptxas report:\n{}", module.log));
+    assert!(
+        r.spill_stores == 0 && r.spill_loads == 0,
+        "{what}: spills {} / {} bytes\n{}",
+        r.spill_stores,
+        r.spill_loads,
+        module.log
+    );
+    assert!(
+        !sass::has_local_memory(&sass),
+        "{what}: local memory (LDL/STL) in the SASS"
+    );
+    let warnings = module
+        .perf_warnings()
+        .into_iter()
+        .map(|w| w.to_string())
+        .collect();
+    (sass, warnings)
+}
+
+/// Fails unless every instruction of `ops` occurs in `sass`.
+pub fn assert_ops(what: &str, sass: &str, ops: &[&str]) {
+    use tessel_runtime::sass;
+    for op in ops {
+        assert!(
+            sass::count(sass, op) > 0,
+            "{what}: no {op} in the SASS; instructions used: {:?}",
+            sass::instruction_set(sass)
+        );
+    }
 }
 
 /// A line diff that shows the first differing lines (at most `max` of them).
