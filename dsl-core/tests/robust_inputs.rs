@@ -144,3 +144,24 @@ __co__ void zc(global f32 [M, K] src, global f32 [M, K] dst) {
     let d = check(&parsed.module).expect_err("no chunk size");
     assert!(d.iter().all(|e| !e.code.is_empty()), "{d}");
 }
+
+#[test]
+fn an_event_generation_takes_one_index() {
+    // `e.at()` and `e.at(k, 1)` passed the checker and stopped the lowering (E1199).
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/lowered/trigger_compose.co"
+    );
+    let text = std::fs::read_to_string(path).expect("the kernel");
+    assert!(text.contains("wait loaded.at(k);"));
+    for (bad, n) in [("wait loaded.at();", 0), ("wait loaded.at(k, 1);", 2)] {
+        let src = text.replace("wait loaded.at(k);", bad);
+        let parsed = parse_str(&src, Some("t.co")).expect("parses");
+        let d = check(&parsed.module).expect_err("one index");
+        assert!(
+            d.iter()
+                .any(|e| e.code == "E0104" && e.message.contains(&format!("found {n}"))),
+            "{d}"
+        );
+    }
+}

@@ -160,6 +160,20 @@ impl R<'_> {
                 for &a in args {
                     self.expr(a, Want::Value, false);
                 }
+                if args.len() != 1 {
+                    self.diags.push(
+                        at_expr(
+                            m,
+                            codes::WRONG_KIND,
+                            e,
+                            format!(
+                                "an event generation `e.at(k)` takes one index, found {}",
+                                args.len()
+                            ),
+                        )
+                        .with_help("name the generation with one integer, e.g. `full.at(k)`"),
+                    );
+                }
             }
             // `acc.at(i, j)` inside `apply {i, j} in acc.span`: an element of the fragment.
             Expr::View {
