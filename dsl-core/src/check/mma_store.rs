@@ -37,7 +37,7 @@ pub(crate) fn check_stores(
         let Some(def) = frag_def(cx, s, Role::Acc) else {
             continue;
         };
-        let loaded = super::warp_mma::loaded_acc_dtype(cx, views, def);
+        let loaded = super::loaded_acc_dtype(cx, views, def);
         let acc_dt = match (&m.stmts[def], loaded) {
             (Stmt::MmaFill { dtype, .. }, _) => *dtype,
             // A warp accumulator loaded from a tensor.

@@ -561,6 +561,14 @@ impl Cx<'_> {
         warp_mma::has_warp_mma(self) && warp_mma::hopper_constructs(self).is_none()
     }
 
+    /// Whether the kernel's `mma`s are warp-level ones fed by TMA: a warp `mma`, TMA copies or
+    /// events, no `: group-4` level (the Hopper path lowers them as `mma.sync`).
+    pub fn tma_warp_kernel(&self) -> bool {
+        warp_mma::has_warp_mma(self)
+            && warp_mma::group4_level(self).is_none()
+            && warp_mma::hopper_constructs(self).is_some()
+    }
+
     /// The path the lowering takes ([`KernelInfo::path`]).
     pub fn lowering_path(&self) -> LoweringPath {
         if self.warp_kernel() {
@@ -888,6 +896,31 @@ impl Cx<'_> {
             }
         });
         ok
+    }
+}
+
+/// The accumulator type of `def` when it is a warp accumulator loaded from a tensor
+/// (`mc = mma.load c;` then `mma.row.row mc, a, b;` in a warp kernel): f32 for floating-point
+/// tensors (converted exactly), s32 for s32 ones; `None` for anything else.
+pub(crate) fn loaded_acc_dtype(cx: &Cx, views: &view::Views, def: StmtId) -> Option<DType> {
+    let m = cx.m;
+    let crate::ir::Stmt::MmaLoad { name, src, .. } = &m.stmts[def] else {
+        return None;
+    };
+    if !cx.warp_kernel() {
+        return None;
+    }
+    let is_acc = all_stmts(m).into_iter().any(|s| {
+        matches!(&m.stmts[s], crate::ir::Stmt::Mma { acc, .. } if acc.name == name.name)
+            && frag_def(cx, s, resolve::Role::Acc) == Some(def)
+    });
+    if !is_acc {
+        return None;
+    }
+    match views.get(*src)?.dtype {
+        DType::F16 | DType::BF16 | DType::F32 | DType::TF32 => Some(DType::F32),
+        DType::I32 => Some(DType::I32),
+        _ => None,
     }
 }
 

@@ -34,9 +34,7 @@ pub(crate) fn check_occupancy(cx: &Cx, diags: &mut Diagnostics) {
     let span = m.expr_span(o);
     // A warp-level `mma` kernel is a SIMT kernel (`mma.sync`), whatever its `mma` statements;
     // fed by TMA it sizes its blocks per SM as one (`lower/plan.rs`).
-    if let Some(s) =
-        hopper_stmt(m).filter(|_| !cx.warp_kernel() && !super::warp_mma::tma_warp_kernel(cx))
-    {
+    if let Some(s) = hopper_stmt(m).filter(|_| !cx.warp_kernel() && !cx.tma_warp_kernel()) {
         diags.push(
             Diagnostic::new(
                 codes::OCCUPANCY_PATH,

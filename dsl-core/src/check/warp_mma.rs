@@ -91,31 +91,6 @@ fn not_lowered(code: &'static str, span: crate::span::Span, what: &str) -> Diagn
     )
 }
 
-/// The accumulator type of `def` when it is a warp accumulator loaded from a tensor
-/// (`mc = mma.load c;` then `mma.row.row mc, a, b;` in a warp kernel): f32 for floating-point
-/// tensors (converted exactly), s32 for s32 ones; `None` for anything else.
-pub(crate) fn loaded_acc_dtype(cx: &Cx, views: &Views, def: StmtId) -> Option<DType> {
-    let m = cx.m;
-    let Stmt::MmaLoad { name, src, .. } = &m.stmts[def] else {
-        return None;
-    };
-    if !has_warp_mma(cx) || hopper_constructs(cx).is_some() {
-        return None;
-    }
-    let is_acc = all_stmts(m).into_iter().any(|s| {
-        matches!(&m.stmts[s], Stmt::Mma { acc, .. } if acc.name == name.name)
-            && frag_def(cx, s, Role::Acc) == Some(def)
-    });
-    if !is_acc {
-        return None;
-    }
-    match views.get(*src)?.dtype {
-        DType::F16 | DType::BF16 | DType::F32 | DType::TF32 => Some(DType::F32),
-        DType::I32 => Some(DType::I32),
-        _ => None,
-    }
-}
-
 /// Whether `def` (an `mma.load`) loads an accumulator some warp `mma` updates.
 fn loaded_acc_def(cx: &Cx, def: StmtId) -> bool {
     let m = cx.m;
@@ -240,7 +215,7 @@ pub(crate) fn check_warp_mma(
                 // Accumulator type.
                 let acc_dtype = match &m.stmts[acc_def] {
                     Stmt::MmaFill { dtype, .. } => Some(*dtype),
-                    _ => loaded_acc_dtype(cx, views, acc_def),
+                    _ => super::loaded_acc_dtype(cx, views, acc_def),
                 };
                 if let Some(ad) = acc_dtype
                     && !acc_ok(av.dtype, ad)
@@ -540,7 +515,7 @@ fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
 
 /// The `: group-4` level of the kernel, if any (WGMMA: warp-level `mma` cannot share a kernel
 /// with it).
-fn group4_level(cx: &Cx) -> Option<crate::span::Span> {
+pub(crate) fn group4_level(cx: &Cx) -> Option<crate::span::Span> {
     let m = cx.m;
     all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
         Stmt::Parallel { levels, .. } => levels
@@ -549,12 +524,6 @@ fn group4_level(cx: &Cx) -> Option<crate::span::Span> {
             .map(|_| m.stmt_span(s)),
         _ => None,
     })
-}
-
-/// Whether the kernel's `mma`s are warp-level ones fed by TMA: a warp `mma`, TMA copies or
-/// events, no `: group-4` level (the Hopper path lowers them as `mma.sync`).
-pub(crate) fn tma_warp_kernel(cx: &Cx) -> bool {
-    has_warp_mma(cx) && group4_level(cx).is_none() && hopper_constructs(cx).is_some()
 }
 
 /// The K of the full `mma.sync` shape of operand type `d` (f16/bf16 m16n8k16, tf32 m16n8k8,

@@ -230,11 +230,7 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         }
     }
     // A warp-level `mma` kernel (`lower/warp.rs`) lowers its own s8 operands (`mma.sync`).
-    let warp_s8 = |d: DType| {
-        d == DType::S8
-            && super::warp_mma::has_warp_mma(cx)
-            && super::warp_mma::hopper_constructs(cx).is_none()
-    };
+    let warp_s8 = |d: DType| d == DType::S8 && cx.warp_kernel();
     let tensor = |d: DType, span, name: &str| {
         Diagnostic::new(
             codes::F8,
