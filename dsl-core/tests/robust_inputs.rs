@@ -165,3 +165,22 @@ fn an_event_generation_takes_one_index() {
         );
     }
 }
+
+#[test]
+fn division_by_zero_is_an_error_in_a_kernel_the_lowering_does_not_support() {
+    // A body-declared global tensor is "not supported yet" (a note); `cdiv(N, 0)` is an error
+    // of the program all the same (before, only `emit` said so).
+    let text = "__co__ auto twice(f32 [N] x) {
+  f32 [x.span] y;
+  parallel b by cdiv(N, 0) : block, t by 64 : thread {
+    if (b # t < N)
+      y.at(b # t) = x.at(b # t) * 2.0f;
+  }
+}
+";
+    let m = parse_str(text, Some("z.co")).expect("parses").module;
+    let cfg = dsl_core::check::Config::defaults(&m);
+    let d = dsl_core::check::check_language(&m, &cfg, None, &dsl_core::check::Limits::SM90)
+        .expect_err("division by zero");
+    assert!(d.iter().any(|e| e.code == "E1205"), "{d}");
+}

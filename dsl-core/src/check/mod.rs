@@ -484,6 +484,9 @@ fn run_checks(
     // resolved names, consistent shapes, a well-formed geometry and constructs the lowering
     // supports).
     let mut warnings = Vec::new();
+    if diags.is_empty() {
+        hazard::check_arith(&cx, &mut diags);
+    }
     if diags.is_empty() && gate.is_empty() {
         hazard::check_hazards(&cx, &mut diags, &mut warnings);
     }
