@@ -32,9 +32,9 @@ fn defaults() -> Config {
 /// Compiles an emitted instance for sm_90a: its SASS, after the checks every kernel must pass
 /// (no spill, no local memory, no ptxas performance warning).
 fn compiled(what: &str, (_, cu, expr): (CudaKernel, String, String)) -> String {
-    let (sass, warnings) = common::clean_sass(what, &cu, &expr, Arch::Sm90a);
-    assert!(warnings.is_empty(), "{what}: {warnings:?}");
-    sass
+    let c = common::clean_sass(what, &cu, &expr, Arch::Sm90a);
+    assert!(c.warnings.is_empty(), "{what}: {:?}", c.warnings);
+    c.sass
 }
 
 #[test]

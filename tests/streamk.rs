@@ -296,9 +296,9 @@ fn the_walk_covers_every_k_tile_once_and_pairs_every_partial_with_its_gather() {
 /// Compiles an emitted instance for sm_90a: its SASS, after the checks every kernel must pass
 /// (no spill, no local memory, no ptxas performance warning).
 fn compiled(what: &str, (_, cu, expr): (dsl_core::lower::CudaKernel, String, String)) -> String {
-    let (sass, warnings) = common::clean_sass(what, &cu, &expr, Arch::Sm90a);
-    assert!(warnings.is_empty(), "{what}: {warnings:?}");
-    sass
+    let c = common::clean_sass(what, &cu, &expr, Arch::Sm90a);
+    assert!(c.warnings.is_empty(), "{what}: {:?}", c.warnings);
+    c.sass
 }
 
 #[test]

@@ -89,9 +89,9 @@ fn emit(m: &Module, source: &str, cfg: &Config) -> (KernelPath, String, String) 
 
 /// The SASS of `expr`: no local memory, no spill and no ptxas performance warning.
 fn sass_of(what: &str, cu: &str, expr: &str, arch: Arch) -> String {
-    let (sass, warnings) = clean_sass(what, cu, expr, arch);
-    assert!(warnings.is_empty(), "{what}: {}", warnings.join("\n"));
-    sass
+    let c = clean_sass(what, cu, expr, arch);
+    assert!(c.warnings.is_empty(), "{what}: {}", c.warnings.join("\n"));
+    c.sass
 }
 
 #[test]

@@ -17,8 +17,7 @@ mod common;
 
 use common::{emit_kernel, nvrtc_and_nvdisasm_available, parse_kernel};
 use dsl_core::check::Config;
-use tessel_runtime::nvrtc::{Arch, CompileRequest, compile};
-use tessel_runtime::sass;
+use tessel_runtime::nvrtc::Arch;
 
 const KERNEL: &str = "v2_warp_pipe";
 
@@ -140,40 +139,10 @@ fn the_loop_loads_each_steps_fragments_one_step_ahead() {
 fn compiled(cfg: &Config, arch: Arch) -> (String, u32) {
     let (_, cu, expr) = emit_kernel(KERNEL, cfg);
     let what = format!("{KERNEL} `{expr}` for {arch}");
-    let req = CompileRequest::new(cu, arch).name_expression(expr.clone());
-    let module = compile(&req).unwrap_or_else(|e| panic!("{what}: NVRTC failed: {e}"));
-    let lowered = module
-        .lowered_name(&expr)
-        .expect("lowered name")
-        .to_string();
-    let all = sass::disassemble(&module.cubin).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let sass = sass::function_sass(&all, &lowered)
-        .unwrap_or_else(|| panic!("{what}: not in the SASS"))
-        .to_string();
-    let r = module
-        .resources_for(&expr)
-        .unwrap_or_else(|| panic!("{what}: no ptxas report:\n{}", module.log));
-    assert!(
-        r.spill_stores == 0 && r.spill_loads == 0,
-        "{what}: spills {} / {} bytes\n{}",
-        r.spill_stores,
-        r.spill_loads,
-        module.log
-    );
-    assert!(
-        !sass::has_local_memory(&sass),
-        "{what}: local memory (LDL/STL) in the SASS"
-    );
-    let warnings = module.perf_warnings();
-    assert!(warnings.is_empty(), "{what}: {}", warnings.join("\n"));
-    for op in ["HMMA.16816.F32", "LDSM.16.M88", "LDGSTS"] {
-        assert!(
-            sass::count(&sass, op) > 0,
-            "{what}: no {op}; instructions: {:?}",
-            sass::instruction_set(&sass)
-        );
-    }
-    (sass, r.registers)
+    let c = common::clean_sass(KERNEL, &cu, &expr, arch);
+    assert!(c.warnings.is_empty(), "{what}: {}", c.warnings.join("\n"));
+    common::assert_ops(&what, &c.sass, &["HMMA.16816.F32", "LDSM.16.M88", "LDGSTS"]);
+    (c.sass, c.registers)
 }
 
 fn cfg(pairs: &[(&str, i64)]) -> Config {

@@ -57,7 +57,7 @@ fn emit(m: &Module, source: &str, cfg: &Config) -> (KernelPath, String, String) 
 
 /// The SASS of `expr` for sm_90a: no local memory and no spill.
 fn sass_of(what: &str, cu: &str, expr: &str) -> String {
-    clean_sass(what, cu, expr, Arch::Sm90a).0
+    clean_sass(what, cu, expr, Arch::Sm90a).sass
 }
 
 #[test]

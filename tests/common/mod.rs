@@ -105,14 +105,19 @@ pub fn parse_file(rel: &str) -> Module {
         .module
 }
 
-/// Compiles `cu` for `arch` and returns the SASS of `expr` and ptxas's performance warnings,
-/// after checking that it uses no local memory and does not spill.
-pub fn clean_sass(
-    what: &str,
-    cu: &str,
-    expr: &str,
-    arch: tessel_runtime::nvrtc::Arch,
-) -> (String, Vec<String>) {
+/// A kernel compiled by [`clean_sass`].
+pub struct Compiled {
+    /// The SASS of the kernel's function.
+    pub sass: String,
+    /// ptxas's performance warnings.
+    pub warnings: Vec<String>,
+    /// Registers per thread.
+    pub registers: u32,
+}
+
+/// Compiles `cu` for `arch` and returns the SASS of `expr`, ptxas's performance warnings and
+/// its registers, after checking that it uses no local memory and does not spill.
+pub fn clean_sass(what: &str, cu: &str, expr: &str, arch: tessel_runtime::nvrtc::Arch) -> Compiled {
     use tessel_runtime::nvrtc::{CompileRequest, compile};
     use tessel_runtime::sass;
     let what = format!("{what} `{expr}` for {arch}");
@@ -145,7 +150,11 @@ pub fn clean_sass(
         .into_iter()
         .map(|w| w.to_string())
         .collect();
-    (sass, warnings)
+    Compiled {
+        sass,
+        warnings,
+        registers: r.registers,
+    }
 }
 
 /// Fails unless every instruction of `ops` occurs in `sass`.
