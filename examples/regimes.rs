@@ -13,7 +13,8 @@
 //!
 //! Schedules side by side: `--contender KERNEL[:NAME=V,…]` (repeatable; KERNEL is `coop`, the
 //! cooperative `kernels/v4_tuned.co`, `pingpong`, `kernels/v4_pingpong.co`, `pingpong128`,
-//! `kernels/v4_pingpong_m128.co`, or `streamk`, `kernels/v4_streamk.co`) times every contender at once, interleaved with both
+//! `kernels/v4_pingpong_m128.co`, `streamk`, `kernels/v4_streamk.co`, or `cluster`,
+//! `kernels/v4_cluster.co`: clusters as a parallel level) times every contender at once, interleaved with both
 //! references, on each `--shape MxNxK` (repeatable; default `--size`³). Every contender's output
 //! is verified over the whole output; one that fails is reported and the program exits 1.
 
@@ -43,6 +44,11 @@ mod pingpong128 {
 /// The cooperative schedule with stream-K for the last wave (f32 accumulator only).
 mod streamk {
     tessel::gemm_kernel!(file = "kernels/v4_streamk.co");
+}
+
+/// Clusters as a parallel level: the multicast operand(s) picked by `MULTICAST`.
+mod cluster {
+    tessel::gemm_kernel!(file = "kernels/v4_cluster.co");
 }
 
 #[derive(Parser, Debug)]
@@ -76,7 +82,7 @@ struct Args {
     /// cuBLASLt heuristic candidates to time.
     #[arg(long, default_value_t = 8)]
     lt_candidates: usize,
-    /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk);
+    /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk, cluster);
     /// repeatable.
     #[arg(long = "contender", value_name = "KERNEL[:NAME=V,…]")]
     contenders: Vec<String>,
@@ -188,11 +194,12 @@ fn contender(spec: &str, variant: Variant) -> Result<regimes::Contender, (u8, St
         "pingpong" => &pingpong::matmul::KERNEL,
         "pingpong128" => &pingpong128::matmul::KERNEL,
         "streamk" => &streamk::matmul::KERNEL,
+        "cluster" => &cluster::matmul::KERNEL,
         _ => {
             return Err((
                 2,
                 format!(
-                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk)"
+                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster)"
                 ),
             ));
         }

@@ -226,6 +226,14 @@ impl Bound {
 }
 
 impl LaunchTemplate {
+    /// Threads per block and dynamic shared memory when neither depends on the problem size
+    /// (what an occupancy query needs before any launch).
+    pub fn fixed_block_and_smem(&self) -> Option<(u32, u32)> {
+        let block = u32::try_from(self.block.is_const()?).ok()?;
+        let smem = u32::try_from(self.smem.is_const()?).ok()?;
+        Some((block, smem))
+    }
+
     /// Resolves `prepared`'s plan for `config`. `constants` are the kernel's constants
     /// evaluated under `config` (from the checker); `sm_count` sizes `persistent` grids.
     pub fn new(

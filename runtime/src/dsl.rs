@@ -445,7 +445,8 @@ impl Instance {
         let mut env: SymEnv = config.values.clone().into_iter().collect();
         env.extend(kinfo.constants.iter().map(|(k, v)| (k.clone(), *v)));
         env.extend(problem.dims.iter().map(|(k, v)| (k.clone(), *v)));
-        // `persistent` kernels size their grid by the device's multiprocessors.
+        // `persistent` kernels size their grid by the device's multiprocessors (for a cluster
+        // kernel, those its clusters can occupy at once: set once the kernel is loaded).
         env.insert("TSL_SM_COUNT".into(), info.sm_count.max(1) as i64);
         for (cond, text) in &k.plan.launch_requires {
             if eval(cond, &env)? == 0 {
@@ -466,32 +467,27 @@ impl Instance {
                 });
             }
         }
-        let range = |what: &'static str, s: &Sym, max: i64| -> Result<u32, DslError> {
-            let v = eval(s, &env)?;
-            if (0..=max).contains(&v) {
-                Ok(v as u32)
-            } else {
-                Err(DslError::LaunchRange {
-                    kernel: prepared.def.name.into(),
-                    what,
-                    value: v,
-                    max,
-                })
-            }
-        };
-        let launch = LaunchConfig {
-            grid: (
-                range("grid x", &k.plan.grid[0], i32::MAX as i64)?,
-                range("grid y", &k.plan.grid[1], 65535)?,
-                range("grid z", &k.plan.grid[2], 65535)?,
-            ),
-            block: (range("block", &k.plan.block_threads, 1024)?, 1, 1),
-            dynamic_smem_bytes: range(
-                "dynamic shared memory",
-                &k.plan.dynamic_smem_bytes,
-                u32::MAX as i64,
-            )?,
-        };
+        let range =
+            |env: &SymEnv, what: &'static str, s: &Sym, max: i64| -> Result<u32, DslError> {
+                let v = eval(s, env)?;
+                if (0..=max).contains(&v) {
+                    Ok(v as u32)
+                } else {
+                    Err(DslError::LaunchRange {
+                        kernel: prepared.def.name.into(),
+                        what,
+                        value: v,
+                        max,
+                    })
+                }
+            };
+        let block = range(&env, "block", &k.plan.block_threads, 1024)?;
+        let dynamic_smem_bytes = range(
+            &env,
+            "dynamic shared memory",
+            &k.plan.dynamic_smem_bytes,
+            u32::MAX as i64,
+        )?;
         let name_expression = k.name_expression(&prepared.template_values(config));
         let req =
             CompileRequest::new(prepared.cuda.clone(), arch).name_expression(&name_expression);
@@ -506,6 +502,19 @@ impl Instance {
             .to_string();
         let resources = module.resources.iter().find(|r| r.name == lowered).cloned();
         let kernel = LoadedModule::load(dev, &module.cubin)?.kernel(&lowered)?;
+        // A persistent grid covers the SMs its clusters can occupy at once.
+        let resident =
+            kernel.resident_sms(block, dynamic_smem_bytes, info.sm_count.max(1).into())?;
+        env.insert("TSL_SM_COUNT".into(), resident);
+        let launch = LaunchConfig {
+            grid: (
+                range(&env, "grid x", &k.plan.grid[0], i32::MAX as i64)?,
+                range(&env, "grid y", &k.plan.grid[1], 65535)?,
+                range(&env, "grid z", &k.plan.grid[2], 65535)?,
+            ),
+            block: (block, 1, 1),
+            dynamic_smem_bytes,
+        };
         let mut workspace = None;
         for a in &k.plan.args {
             if let PlanArg::Workspace { block_bytes } = a {

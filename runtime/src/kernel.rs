@@ -183,7 +183,7 @@ impl CompiledKernel {
         if prepared.kernel.path == KernelPath::Hopper && arch != Arch::Sm90a {
             return Err(unsupported());
         }
-        let template =
+        let mut template =
             LaunchTemplate::new(&prepared, config, &info.constants, i64::from(dev.sm_count))?;
         if template.arity() > MAX_ARGS {
             return Err(DslError::Plan(format!(
@@ -213,6 +213,13 @@ impl CompiledKernel {
         };
         let kernel =
             LoadedModule::load_on(stream, launch_limits, &module.cubin)?.kernel(&lowered)?;
+        // A persistent grid covers the SMs the kernel's clusters can occupy at once.
+        if let Some((block, smem)) = template.fixed_block_and_smem() {
+            let resident = kernel.resident_sms(block, smem, i64::from(dev.sm_count))?;
+            if resident != i64::from(dev.sm_count) {
+                template = LaunchTemplate::new(&prepared, config, &info.constants, resident)?;
+            }
+        }
         let maps = template
             .args
             .iter()

@@ -155,6 +155,25 @@ pub fn validate_launch(
     Ok(())
 }
 
+/// The multiprocessors a persistent grid may count on: `sm_count` for a kernel without
+/// clusters (`cluster_blocks` ≤ 1); otherwise the blocks of `max_clusters` clusters (what the
+/// driver can place at once: a GPC holds whole clusters only, so clusters of 4 on a GPC of 18
+/// SMs leave 2 idle) over the `blocks_per_sm` one SM holds. A grid sized by the device's SM
+/// count instead would leave its last clusters waiting for a whole earlier cluster's walk.
+/// When the driver places no cluster (0), the launch itself reports it: `sm_count` stands.
+pub fn resident_sm_count(
+    sm_count: i64,
+    cluster_blocks: u32,
+    max_clusters: u32,
+    blocks_per_sm: u32,
+) -> i64 {
+    if cluster_blocks <= 1 || max_clusters == 0 {
+        return sm_count;
+    }
+    let blocks = i64::from(max_clusters) * i64::from(cluster_blocks);
+    (blocks / i64::from(blocks_per_sm.max(1))).clamp(1, sm_count.max(1))
+}
+
 /// Blocks per cluster a kernel may use without opting in to non-portable cluster sizes.
 pub const PORTABLE_CLUSTER_BLOCKS: u32 = 8;
 
@@ -384,17 +403,7 @@ impl Kernel {
         params: &mut [*mut c_void],
     ) -> Result<(), LaunchError> {
         validate_cluster(&self.name, cfg, self.cluster)?;
-        if cfg.dynamic_smem_bytes > self.smem_opt_in.load(Ordering::Relaxed) {
-            guard("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", || {
-                self.function.set_attribute(
-                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    cfg.dynamic_smem_bytes as i32,
-                )
-            })
-            .map_err(|e| self.driver_err(e))?;
-            self.smem_opt_in
-                .store(cfg.dynamic_smem_bytes, Ordering::Relaxed);
-        }
+        self.opt_in_smem(cfg.dynamic_smem_bytes)?;
         let stream = &self.stream;
         guard("cuLaunchKernel", || {
             // SAFETY: the caller guarantees the parameter array; the driver copies the values
@@ -411,6 +420,64 @@ impl Kernel {
             }
         })
         .map_err(|e| self.driver_err(e))
+    }
+
+    /// Raises the kernel's dynamic shared-memory limit to `bytes` if it is below.
+    fn opt_in_smem(&self, bytes: u32) -> Result<(), LaunchError> {
+        if bytes > self.smem_opt_in.load(Ordering::Relaxed) {
+            guard("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", || {
+                self.function.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+            })
+            .map_err(|e| self.driver_err(e))?;
+            self.smem_opt_in.store(bytes, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// The multiprocessors a grid of this kernel (`block_threads` threads, `smem_bytes` of
+    /// dynamic shared memory) keeps busy at once: `sm_count`, or for a cluster kernel the
+    /// blocks of the clusters the driver can place at once over the blocks one SM holds
+    /// ([`resident_sm_count`]). A `persistent` grid is sized by it.
+    pub fn resident_sms(
+        &self,
+        block_threads: u32,
+        smem_bytes: u32,
+        sm_count: i64,
+    ) -> Result<i64, LaunchError> {
+        let (cx, cy, cz) = self.cluster;
+        let cluster_blocks = cx.max(1) * cy.max(1) * cz.max(1);
+        if cluster_blocks <= 1 {
+            return Ok(sm_count);
+        }
+        self.opt_in_smem(smem_bytes)?;
+        let per_sm = guard("cuOccupancyMaxActiveBlocksPerMultiprocessor", || {
+            self.function
+                .occupancy_max_active_blocks_per_multiprocessor(
+                    block_threads,
+                    smem_bytes as usize,
+                    None,
+                )
+        })
+        .map_err(|e| self.driver_err(e))?;
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (cx.max(1), cy.max(1), cz.max(1)),
+            block_dim: (block_threads, 1, 1),
+            shared_mem_bytes: smem_bytes,
+        };
+        let clusters = guard("cuOccupancyMaxActiveClusters", || {
+            self.function
+                .occupancy_max_active_clusters(cfg, &self.stream)
+        })
+        .map_err(|e| self.driver_err(e))?;
+        Ok(resident_sm_count(
+            sm_count,
+            cluster_blocks,
+            clusters,
+            per_sm,
+        ))
     }
 
     /// The stream launches go to.
@@ -466,6 +533,23 @@ mod tests {
             assert!(matches!(e, LaunchError::InvalidConfig { .. }));
             assert!(e.to_string().contains("gemm_v4"), "{e}");
         }
+    }
+
+    #[test]
+    fn persistent_grids_count_only_placeable_clusters() {
+        // No clusters: the device's count.
+        assert_eq!(resident_sm_count(132, 1, 0, 1), 132);
+        // Pairs of blocks fit every GPC of an H100 (even SM counts): all 132.
+        assert_eq!(resident_sm_count(132, 2, 66, 1), 132);
+        // Clusters of 4: 32 placeable at once → 128 SMs, not 132 (33 clusters would leave one
+        // cluster's tiles to a second pass).
+        assert_eq!(resident_sm_count(132, 4, 32, 1), 128);
+        // Two blocks per SM: the count is of SMs, the grid multiplies back.
+        assert_eq!(resident_sm_count(132, 4, 64, 2), 128);
+        // The driver places nothing: left to the launch to report.
+        assert_eq!(resident_sm_count(132, 4, 0, 1), 132);
+        // Never more than the device has.
+        assert_eq!(resident_sm_count(132, 2, 80, 1), 132);
     }
 
     #[test]
