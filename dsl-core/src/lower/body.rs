@@ -3,6 +3,7 @@
 //! `super::hopper`, the cooperative copies of the SIMT path in `super::simt`.
 
 use super::cexpr::{Ty, convert, scalar_type};
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Mark, Op};
@@ -106,7 +107,7 @@ impl Emitter<'_> {
                             Op::Decl {
                                 ty: "constexpr int".into(),
                                 name: "tsl_consumers".into(),
-                                init: Some(pp.consumers.to_cpp()),
+                                init: Some(CExpr::untyped(pp.consumers.to_cpp())),
                             },
                             Some("pingpong: consumer warpgroups that take turns on whole tiles"),
                             line,
@@ -227,7 +228,7 @@ impl Emitter<'_> {
                         Op::Decl {
                             ty: format!("{ty}* const"),
                             name: name.clone(),
-                            init: Some(text.clone()),
+                            init: Some(CExpr::untyped(text.clone())),
                         },
                         Some(&format!("this loop's entry of `{tensor}`")),
                         line,
@@ -254,8 +255,8 @@ impl Emitter<'_> {
                     self.open(
                         Op::For {
                             var: v.name.clone(),
-                            init,
-                            bound,
+                            init: CExpr::untyped(init),
+                            bound: CExpr::untyped(bound),
                             step: None,
                         },
                         None,
@@ -356,7 +357,7 @@ impl Emitter<'_> {
                                 Op::SharedPtr {
                                     ty: ty.to_string(),
                                     name: d.name.name.clone(),
-                                    offset: slot.offset_name.clone(),
+                                    offset: CExpr::untyped(slot.offset_name.clone()),
                                 },
                                 None,
                                 line,
@@ -367,7 +368,7 @@ impl Emitter<'_> {
                             let arr = Op::Array {
                                 ty: ty.to_string(),
                                 name: d.name.name.clone(),
-                                len: n.to_cpp(),
+                                len: CExpr::untyped(n.to_cpp()),
                             };
                             self.emit(arr, None, line);
                         }
@@ -393,7 +394,7 @@ impl Emitter<'_> {
                 let decl = Op::Decl {
                     ty: scalar_type(*dtype).into(),
                     name: name.name.clone(),
-                    init,
+                    init: init.map(CExpr::untyped),
                 };
                 self.emit(decl, None, line);
                 self.scopes
@@ -417,7 +418,7 @@ impl Emitter<'_> {
                         let decl = Op::Decl {
                             ty: format!("const {}", scalar_type(d)),
                             name: name.name.clone(),
-                            init: Some(v),
+                            init: Some(CExpr::untyped(v)),
                         };
                         self.emit(decl, None, line);
                         self.scopes.declare(Binding::Let(s), Local::Scalar(d));
@@ -441,7 +442,7 @@ impl Emitter<'_> {
                 let (c, _) = self.cx().value(*cond)?;
                 self.open(
                     Op::If {
-                        cond: c,
+                        cond: CExpr::untyped(c),
                         constexpr: false,
                     },
                     None,
@@ -462,17 +463,17 @@ impl Emitter<'_> {
                         let (what, call) = match role {
                             Role::Producer => (
                                 "producer warpgroup: hands registers back",
-                                Call::new("tsl_setmaxnreg_dec").targs(["tsl_regs_producer"]),
+                                Call::new("tsl_setmaxnreg_dec").targs_text(["tsl_regs_producer"]),
                             ),
                             Role::Consumer => (
                                 "consumer warpgroups: take the producer's registers",
-                                Call::new("tsl_setmaxnreg_inc").targs(["tsl_regs_consumer"]),
+                                Call::new("tsl_setmaxnreg_inc").targs_text(["tsl_regs_consumer"]),
                             ),
                         };
                         let same = wg_pred == c;
                         self.open(
                             Op::If {
-                                cond: wg_pred,
+                                cond: CExpr::untyped(wg_pred),
                                 constexpr: false,
                             },
                             Some(what),
@@ -484,7 +485,7 @@ impl Emitter<'_> {
                         } else {
                             self.open(
                                 Op::If {
-                                    cond: c.clone(),
+                                    cond: CExpr::untyped(c.clone()),
                                     constexpr: false,
                                 },
                                 None,
@@ -498,7 +499,7 @@ impl Emitter<'_> {
                     None => {
                         self.open(
                             Op::If {
-                                cond: c.clone(),
+                                cond: CExpr::untyped(c.clone()),
                                 constexpr: false,
                             },
                             None,
@@ -633,7 +634,14 @@ impl Emitter<'_> {
                 }
                 let place = self.cx().element_access(&v);
                 let rhs = self.update(&place, v.tensor.dtype, op, value)?;
-                self.emit(Op::Assign { place, value: rhs }, None, line);
+                self.emit(
+                    Op::Assign {
+                        place: CExpr::untyped(place),
+                        value: CExpr::untyped(rhs),
+                    },
+                    None,
+                    line,
+                );
                 return Ok(());
             }
             let (val, ty) = self.cx().value(value)?;
@@ -643,7 +651,7 @@ impl Emitter<'_> {
                 self.written_params.insert(p);
                 self.pointer_params.insert(p);
                 let (r, c, rows, cols) = v.global_rc();
-                let store = Call::new("tsl_st_guarded").args([
+                let store = Call::new("tsl_st_guarded").args_text([
                     v.tensor.name.clone(),
                     r,
                     c,
@@ -654,7 +662,14 @@ impl Emitter<'_> {
                 self.call(store, None, line);
             } else {
                 let place = self.cx().element_access(&v);
-                self.emit(Op::Assign { place, value: val }, None, line);
+                self.emit(
+                    Op::Assign {
+                        place: CExpr::untyped(place),
+                        value: CExpr::untyped(val),
+                    },
+                    None,
+                    line,
+                );
             }
             return Ok(());
         }
@@ -676,8 +691,8 @@ impl Emitter<'_> {
         let rhs = self.update(n, dtype, op, value)?;
         self.emit(
             Op::Assign {
-                place: n.clone(),
-                value: rhs,
+                place: CExpr::untyped(n.clone()),
+                value: CExpr::untyped(rhs),
             },
             None,
             line,
@@ -776,7 +791,7 @@ fn const_int(name: &str, value: String) -> Op {
     Op::Decl {
         ty: "const int".into(),
         name: name.to_string(),
-        init: Some(value),
+        init: Some(CExpr::untyped(value)),
     }
 }
 

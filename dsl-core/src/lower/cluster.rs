@@ -71,7 +71,7 @@ impl Cluster {
             let c = self.size.clone();
             return Some(McLoad {
                 slice: format!("tsl_cta_rank<{c}>()"),
-                load: Call::new("tsl_tma_load_2d_mc").targs([c.to_string()]),
+                load: Call::new("tsl_tma_load_2d_mc").targs_text([c.to_string()]),
                 slices: c,
             });
         };
@@ -86,7 +86,7 @@ impl Cluster {
         Some(McLoad {
             slices: Sym::mul(pick(am, cm), pick(an, cn)),
             slice: format!("tsl_cluster_slice<{}>()", targs.join(", ")),
-            load: Call::new("tsl_tma_load_2d_cluster").targs(targs),
+            load: Call::new("tsl_tma_load_2d_cluster").targs_text(targs),
         })
     }
 }
@@ -216,7 +216,7 @@ pub fn raster_call(geo: &crate::check::Geometry, tile: &str) -> Call {
     let group = geo.raster.clone().unwrap_or(Sym::Int(1));
     let (rows, cols) = (bm.extent.to_string(), bn.extent.to_string());
     match &geo.cluster {
-        Some(c) => Call::new("tsl_raster_cluster").args([
+        Some(c) => Call::new("tsl_raster_cluster").args_text([
             tile.to_string(),
             rows,
             cols,
@@ -225,7 +225,7 @@ pub fn raster_call(geo: &crate::check::Geometry, tile: &str) -> Call {
             bm.name.clone(),
             bn.name.clone(),
         ]),
-        None => Call::new("tsl_raster_grouped").args([
+        None => Call::new("tsl_raster_grouped").args_text([
             tile.to_string(),
             rows,
             cols,

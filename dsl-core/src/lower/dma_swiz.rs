@@ -61,13 +61,13 @@ pub fn future_copy(
     }
     e.call(
         Call::new(SWIZZLED_G2S)
-            .targs([
+            .targs_text([
                 sv.tile[0].to_cpp(),
                 sv.tile[1].to_cpp(),
                 swz.to_cpp(),
                 "tsl_threads".to_string(),
             ])
-            .args([
+            .args_text([
                 t.name.clone(),
                 sv.tensor.name.clone(),
                 sv.origin[0].clone(),

@@ -5,6 +5,7 @@
 
 use super::cexpr::{ExprCx, View};
 use super::cluster::Cluster;
+use super::cxx::CExpr;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Line, Op};
 use super::lowered::Stage;
@@ -115,7 +116,14 @@ impl<'a> Emitter<'a> {
         dsl_line: Option<u32>,
     ) {
         let cond = cond.into();
-        self.emit(Op::Guarded { cond, calls }, note, dsl_line);
+        self.emit(
+            Op::Guarded {
+                cond: CExpr::untyped(cond),
+                calls,
+            },
+            note,
+            dsl_line,
+        );
     }
 
     /// Appends a node that opens a block (`for`, `if`) and enters it.
@@ -166,10 +174,10 @@ impl<'a> Emitter<'a> {
     pub fn flush_sync_tma(&mut self) {
         if self.pending_sync_tma {
             self.pending_sync_tma = false;
-            let arrive = Call::new("tsl_mbar_arrive").args(["&tsl_tma_bar"]);
+            let arrive = Call::new("tsl_mbar_arrive").args_text(["&tsl_tma_bar"]);
             self.guarded("threadIdx.x == 0", vec![arrive], None, None);
             self.call(
-                Call::new("tsl_mbar_wait_ring").args(["&tsl_tma_bar", "0", "tsl_tma_phase"]),
+                Call::new("tsl_mbar_wait_ring").args_text(["&tsl_tma_bar", "0", "tsl_tma_phase"]),
                 Some("all threads: the tiles have landed"),
                 None,
             );

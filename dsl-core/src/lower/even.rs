@@ -25,6 +25,7 @@
 //! nested in one already versioned.
 
 use super::cexpr::{View, cpp_paren};
+use super::cxx::CExpr;
 use super::kernel::{Line, Mark, Op};
 use super::lowered::Body;
 use crate::check::KernelInfo;
@@ -165,14 +166,14 @@ fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
             Op::Decl {
                 ty: "const bool".into(),
                 name: name.clone(),
-                init: Some(conds.join(" && ")),
+                init: Some(CExpr::untyped(conds.join(" && "))),
             },
             "each tile this loop copies lies wholly inside its tensor or wholly past its end",
             dsl_line,
         ),
         node(
             Op::If {
-                cond: name,
+                cond: CExpr::untyped(name),
                 constexpr: false,
             },
             "the copies without bounds tests or branches",
@@ -185,7 +186,7 @@ fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
             && e.even_copies.iter().any(|(copy, _)| copy == c)
         {
             // The branch-free form: `EVEN = true` after the copy's template arguments.
-            c.targs.push("true".into());
+            c.targs.push(CExpr::Lit("true"));
         }
         out.push(l);
     }

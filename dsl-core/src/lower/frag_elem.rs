@@ -23,6 +23,7 @@
 //! The checker (`check/frag_elem.rs`) guarantees the forms: an accumulator, indexed by the
 //! apply's own variables, a warp accumulator laid out by an `mma` before the loop.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Op};
@@ -277,14 +278,14 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             Op::Array {
                 ty: ty.to_string(),
                 name: name.clone(),
-                len: regs.to_string(),
+                len: CExpr::untyped(regs.to_string()),
             },
             Some(&format!("fragment: {what}")),
             line,
         );
         if let Some(v) = &init {
             e.call(
-                Call::new("tsl_frag_fill").args([name.clone(), v.clone()]),
+                Call::new("tsl_frag_fill").args_text([name.clone(), v.clone()]),
                 None,
                 line,
             );
@@ -330,11 +331,11 @@ fn wgmma_ready(e: &mut Emitter, cpp: &str, line: Option<u32>) {
     }
     let pinned = matches!(
         e.lines.last().map(|l| &l.op),
-        Some(Op::Call(c)) if c.name == "tsl_frag_pin" && c.args.first().is_some_and(|a| a == cpp)
+        Some(Op::Call(c)) if c.name == "tsl_frag_pin" && c.args.first().is_some_and(|a| *a == CExpr::var(cpp))
     );
     if !pinned {
         e.call(
-            Call::new("tsl_frag_pin").args([cpp.to_string()]),
+            Call::new("tsl_frag_pin").args([CExpr::var(cpp)]),
             Some("its registers are read after the WGMMAs' wait"),
             line,
         );
@@ -359,8 +360,8 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
     if args.len() == 1 {
         e.call(
             Call::new("tsl_frag_all_reduce")
-                .targs([code(op).to_string()])
-                .args([dst]),
+                .targs_text([code(op).to_string()])
+                .args_text([dst]),
             Some("each row's values combined across the row's quad"),
             line,
         );
@@ -375,13 +376,13 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             wgmma_ready(e, &dst, line);
         }
         e.call(
-            Call::new("tsl_frag_copy").args([dst.clone(), src]),
+            Call::new("tsl_frag_copy").args_text([dst.clone(), src]),
             Some("element by element, in one layout"),
             line,
         );
         if dl.wgmma {
             e.call(
-                Call::new("tsl_frag_pin").args([dst.clone()]),
+                Call::new("tsl_frag_pin").args([CExpr::var(dst.clone())]),
                 Some("the writes stay before what follows"),
                 line,
             );
@@ -396,7 +397,7 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
     let call = match e.path {
         KernelPath::Hopper => {
             let n = format!("2 * ({})", sl.elems);
-            Call::new("tsl_frag_wgmma_reduce").targs([code.to_string(), n])
+            Call::new("tsl_frag_wgmma_reduce").targs_text([code.to_string(), n])
         }
         KernelPath::Simt => {
             let (fm, fnn, mb) = sl.warp_tiles.clone().ok_or_else(|| {
@@ -405,11 +406,16 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
                     "internal: a row reduction of a row fragment",
                 )
             })?;
-            Call::new("tsl_frag_warp_reduce").targs([code.to_string(), fm, fnn, mb.to_string()])
+            Call::new("tsl_frag_warp_reduce").targs_text([
+                code.to_string(),
+                fm,
+                fnn,
+                mb.to_string(),
+            ])
         }
     };
     e.call(
-        call.args([dst, src]),
+        call.args_text([dst, src]),
         Some(&format!(
             "{op}: each row's elements this thread holds, then across the row's quad"
         )),
@@ -504,10 +510,9 @@ fn all_waited(e: &Emitter) -> bool {
         return false;
     }
     for l in e.lines.iter().rev() {
-        let full_wait =
-            l.op.calls()
-                .iter()
-                .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"));
+        let full_wait = l.op.calls().iter().any(|c| {
+            c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t.as_int() == Some(0))
+        });
         // A wait inside an `if` that has closed ran on one path only.
         if full_wait && !in_closed_branch(e, l) {
             return true;
@@ -556,9 +561,9 @@ fn waited_in_a_branch(e: &Emitter) -> bool {
         .iter()
         .rev()
         .find(|l| {
-            l.op.calls()
-                .iter()
-                .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"))
+            l.op.calls().iter().any(|c| {
+                c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t.as_int() == Some(0))
+            })
         })
         .is_some_and(|l| in_closed_branch(e, l))
 }
@@ -572,8 +577,8 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     e.open(
         Op::For {
             var: ELEM.into(),
-            init: "0".into(),
-            bound: l.elems.clone(),
+            init: CExpr::untyped("0"),
+            bound: CExpr::untyped(l.elems.clone()),
             step: None,
         },
         Some(&format!(
@@ -584,7 +589,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     if let Some(skip) = &l.skip {
         e.open(
             Op::If {
-                cond: skip.clone(),
+                cond: CExpr::untyped(skip.clone()),
                 constexpr: false,
             },
             Some("rows 8-15 of an 8-row tile: not in the accumulator"),
@@ -639,7 +644,7 @@ fn close(e: &mut Emitter, s: StmtId, x: ExprId, l: &Layout, line: Option<u32>) {
     e.close(None);
     if l.wgmma {
         e.call(
-            Call::new("tsl_frag_pin").args([l.cpp.clone()]),
+            Call::new("tsl_frag_pin").args([CExpr::var(l.cpp.clone())]),
             Some("the writes stay before what follows"),
             line,
         );
@@ -719,7 +724,7 @@ pub fn open_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), L
             Op::Decl {
                 ty: "const int".into(),
                 name: v.name.clone(),
-                init: Some(at),
+                init: Some(CExpr::untyped(at)),
             },
             None,
             line,
@@ -785,8 +790,8 @@ pub fn assign_elem(
     };
     e.emit(
         Op::Assign {
-            place: place.to_string(),
-            value: rhs,
+            place: CExpr::untyped(place.to_string()),
+            value: CExpr::untyped(rhs),
         },
         None,
         line,

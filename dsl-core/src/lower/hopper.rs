@@ -14,6 +14,7 @@
 //!   shared tile.
 
 use super::cexpr::{View, cpp_paren};
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
@@ -41,14 +42,14 @@ pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> (Call, Option<&'stati
     match &e.cluster {
         Some(c) if c.events.contains(event) => (
             Call::new("tsl_mbar_arrive_cluster")
-                .targs([c.size.to_string(), format!("tsl_warp_{event}")])
-                .args([bar]),
+                .targs_text([c.size.to_string(), format!("tsl_warp_{event}")])
+                .args_text([bar]),
             Some("every block of the cluster"),
         ),
         _ => (
             Call::new("tsl_mbar_arrive_from")
-                .targs([format!("tsl_warp_{event}")])
-                .args([bar]),
+                .targs_text([format!("tsl_warp_{event}")])
+                .args_text([bar]),
             None,
         ),
     }
@@ -57,7 +58,11 @@ pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> (Call, Option<&'stati
 /// Waits for every committed WGMMA group (`mma….async` ones left in flight).
 pub fn wgmma_wait_all(e: &mut Emitter, line: Option<u32>, why: &str) {
     e.wgmma_pending = false;
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), Some(why), line);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
+        Some(why),
+        line,
+    );
 }
 
 /// The `mma….async` statement whose future `event` names.
@@ -138,8 +143,8 @@ pub fn wait_mma(
     }
     e.call(
         Call::new("tsl_wgmma_wait_for")
-            .targs([later.to_string()])
-            .args([acc.name.clone()]),
+            .targs_text([later.to_string()])
+            .args_text([acc.name.clone()]),
         Some(&format!(
             "`{}`'s WGMMAs are complete ({later} later group(s) may still run)",
             m.expr_to_string(event)
@@ -193,7 +198,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let decl = |ty: &str, name: String, init: String| Op::Decl {
                     ty: ty.into(),
                     name,
-                    init: Some(init),
+                    init: Some(CExpr::untyped(init)),
                 };
                 e.emit(
                     decl("constexpr auto", format!("tsl_reach_{n}"), reach),
@@ -234,18 +239,18 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 );
                 e.open(
                     Op::If {
-                        cond: "threadIdx.x == 0".into(),
+                        cond: CExpr::untyped("threadIdx.x == 0"),
                         constexpr: false,
                     },
                     None,
                     line,
                 );
                 let init = Call::new("tsl_mbar_init")
-                    .args([format!("&{n}[i]"), format!("tsl_arrivals_{n}")]);
+                    .args_text([format!("&{n}[i]"), format!("tsl_arrivals_{n}")]);
                 e.emit(
                     Op::ForCall {
                         var: "i".into(),
-                        bound: len.to_cpp(),
+                        bound: CExpr::untyped(len.to_cpp()),
                         call: init,
                     },
                     None,
@@ -288,7 +293,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             };
             e.call(
                 Call::new("tsl_mbar_wait")
-                    .args([format!("tsl_smem_addr(&{}[{}])", g.array, g.slot), g.parity]),
+                    .args_text([format!("tsl_smem_addr(&{}[{}])", g.array, g.slot), g.parity]),
                 Some("generation k of the ring: barrier k % N, phase parity (k / N) % 2"),
                 line,
             );
@@ -297,7 +302,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             let (_, arr, idx) = event_ref(e, *event)?;
             let phase = format!("tsl_phase_{arr}");
             e.call(
-                Call::new("tsl_mbar_wait_ring").args([arr, idx, phase]),
+                Call::new("tsl_mbar_wait_ring").args_text([arr, idx, phase]),
                 None,
                 line,
             );
@@ -431,17 +436,17 @@ fn bound_load(
             ty: "constexpr int".into(),
             name: lead.clone(),
             // Evaluated by the C++ compiler, like the arrival counts.
-            init: Some(format!(
+            init: Some(CExpr::untyped(format!(
                 "[] {{ for (int tsl_tid = 0; tsl_tid < tsl_threads; ++tsl_tid) {{ {} if ({conds}) return tsl_tid; }} return 0; }}()",
                 thread_decls(e, s)?
-            )),
+            ))),
         },
         Some("the first thread running this load issues it"),
         line,
     );
     e.open(
         Op::If {
-            cond: format!("threadIdx.x == {lead}"),
+            cond: CExpr::untyped(format!("threadIdx.x == {lead}")),
             constexpr: false,
         },
         None,
@@ -473,11 +478,11 @@ fn tma_load_on(
     line: Option<u32>,
 ) {
     e.call(
-        Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
+        Call::new("tsl_mbar_expect_tx").args_text([p.clone(), bytes.to_cpp()]),
         Some(&format!("bytes this copy adds to {phase}")),
         line,
     );
-    let load = Call::new("tsl_tma_load_2d").args([
+    let load = Call::new("tsl_tma_load_2d").args_text([
         dv.tile_ptr(),
         format!("&{map}"),
         sv.origin[1].clone(),
@@ -551,7 +556,7 @@ fn tma_load(
         }
         e.open(
             Op::If {
-                cond: "threadIdx.x == 0".into(),
+                cond: CExpr::untyped("threadIdx.x == 0"),
                 constexpr: false,
             },
             None,
@@ -584,8 +589,8 @@ fn tma_load(
                 }
             }
             let expect =
-                Call::new("tsl_mbar_expect_tx").args(["&tsl_tma_bar".into(), bytes.to_cpp()]);
-            let load = Call::new("tsl_tma_load_2d").args([
+                Call::new("tsl_mbar_expect_tx").args_text(["&tsl_tma_bar".into(), bytes.to_cpp()]);
+            let load = Call::new("tsl_tma_load_2d").args_text([
                 dv.tile_ptr(),
                 format!("&{map}"),
                 coords,
@@ -620,14 +625,18 @@ fn tma_load_multicast(
     let map = e.tma_map(&part, swz)?;
     let rank = mc.slice;
     e.call(
-        Call::new("tsl_mbar_expect_tx").args([p.to_string(), bytes.to_cpp()]),
+        Call::new("tsl_mbar_expect_tx").args_text([p.to_string(), bytes.to_cpp()]),
         Some(&format!(
             "bytes this copy adds to the phase (all {c} slices)"
         )),
         line,
     );
     let whole = Op::StaticAssert {
-        cond: format!("{} % (8 * {}) == 0", cpp_paren(&sv.tile[0]), cpp_paren(&c)),
+        cond: CExpr::untyped(format!(
+            "{} % (8 * {}) == 0",
+            cpp_paren(&sv.tile[0]),
+            cpp_paren(&c)
+        )),
         message: "cluster multicast: each block's slice must be whole 8-row swizzle atoms".into(),
     };
     e.emit(whole, None, line);
@@ -639,7 +648,7 @@ fn tma_load_multicast(
     let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
     let load = mc
         .load
-        .args([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
+        .args_text([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
     e.call(
         load,
         Some(&format!(
@@ -688,7 +697,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 line,
             );
             e.call(
-                Call::new("tsl_acc_fill").args([name.name.clone(), v]),
+                Call::new("tsl_acc_fill").args_text([name.name.clone(), v]),
                 None,
                 line,
             );
@@ -711,7 +720,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    Call::new("tsl_acc_fill").args_text([part, "0.0f".into()]),
                     None,
                     line,
                 );
@@ -719,7 +728,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     Op::Decl {
                         ty: "int".into(),
                         name: promote_count(&name.name),
-                        init: Some("0".into()),
+                        init: Some(CExpr::untyped("0")),
                     },
                     Some("k-tiles summed into the partial since the last promotion"),
                     line,
@@ -742,7 +751,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    Call::new("tsl_acc_fill").args_text([part, "0.0f".into()]),
                     None,
                     line,
                 );
@@ -751,7 +760,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         Op::Decl {
                             ty: "int".into(),
                             name: partial_sums(&name.name),
-                            init: Some("0".into()),
+                            init: Some(CExpr::untyped("0")),
                         },
                         Some(
                             "whether the partial holds products (0: the next WGMMA overwrites it)",
@@ -795,12 +804,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let desc = Op::Decl {
                 ty: "const tsl_u64".into(),
                 name: desc_cpp(&name.name),
-                init: Some(format!(
+                init: Some(CExpr::untyped(format!(
                     "tsl_wgmma_desc<{}>({}, {})",
                     swz.to_cpp(),
                     v.tensor.name,
                     v.tile_offset()
-                )),
+                ))),
             };
             let why = format!("descriptor: K-major, swizzle {} B", swz.to_cpp());
             e.emit(desc, Some(&why), line);
@@ -933,7 +942,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 } else {
                     partial_sums(&acc.name)
                 };
-                let mma = Call::new(format!("{op}::mma")).args([target.clone(), a_cpp, b_cpp, d]);
+                let mma =
+                    Call::new(format!("{op}::mma")).args_text([target.clone(), a_cpp, b_cpp, d]);
                 e.call(mma, Some(&what), line);
             } else {
                 // One fence per batch (CUTLASS's convention): the accumulators were last
@@ -945,12 +955,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
                 let call = if target == acc.name {
                     Call::new("tsl_wgmma_k_steps")
-                        .targs([op, steps.to_cpp()])
-                        .args([target.clone(), a_cpp, b_cpp])
+                        .targs_text([op, steps.to_cpp()])
+                        .args_text([target.clone(), a_cpp, b_cpp])
                 } else {
                     Call::new("tsl_wgmma_k_steps_d")
-                        .targs([op, steps.to_cpp()])
-                        .args([target.clone(), a_cpp, b_cpp, partial_sums(&acc.name)])
+                        .targs_text([op, steps.to_cpp()])
+                        .args_text([target.clone(), a_cpp, b_cpp, partial_sums(&acc.name)])
                 };
                 e.call(
                     call,
@@ -998,14 +1008,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if let Some(every) = promote_every(e, s, dtype) {
                 e.open(
                     Op::If {
-                        cond: format!("{} > 0", cpp_paren(&every)),
+                        cond: CExpr::untyped(format!("{} > 0", cpp_paren(&every))),
                         constexpr: true,
                     },
                     Some("promote: the last partial sums"),
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_promote").args([acc.name.clone(), promote_part(&acc.name)]),
+                    Call::new("tsl_acc_promote")
+                        .args_text([acc.name.clone(), promote_part(&acc.name)]),
                     None,
                     line,
                 );
@@ -1022,14 +1033,14 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let (call, note) = match slice {
                 None => (
                     Call::new("tsl_acc_store")
-                        .targs([n.to_cpp()])
-                        .args([acc.name.clone(), v.tile_ptr()]),
+                        .targs_text([n.to_cpp()])
+                        .args_text([acc.name.clone(), v.tile_ptr()]),
                     "fragment → row-major tile".to_string(),
                 ),
                 Some((w, c0)) => (
                     Call::new("tsl_acc_store_cols")
-                        .targs([n.to_cpp(), w.to_cpp()])
-                        .args([acc.name.clone(), c0.clone(), v.tile_ptr()]),
+                        .targs_text([n.to_cpp(), w.to_cpp()])
+                        .args_text([acc.name.clone(), c0.clone(), v.tile_ptr()]),
                     format!("{} fragment columns from {c0} → row-major tile", w.to_cpp()),
                 ),
             };
@@ -1089,8 +1100,8 @@ pub fn afrag_decl(
         let (v, _) = e.cx().value(v)?;
         e.call(
             Call::new("tsl_afrag_fill")
-                .targs([super::cexpr::scalar_type(dtype).to_string()])
-                .args([name.to_string(), v]),
+                .targs_text([super::cexpr::scalar_type(dtype).to_string()])
+                .args_text([name.to_string(), v]),
             None,
             line,
         );
@@ -1136,8 +1147,8 @@ fn afrag_load(
     );
     e.call(
         Call::new("tsl_afrag_load")
-            .targs([swz.to_cpp(), v.tensor.ld().to_cpp()])
-            .args([name.name.clone(), v.tensor.name.clone(), v.tile_offset()]),
+            .targs_text([swz.to_cpp(), v.tensor.ld().to_cpp()])
+            .args_text([name.name.clone(), v.tensor.name.clone(), v.tile_offset()]),
         Some(&format!(
             "shared tile → A-fragment registers (swizzle {} B)",
             swz.to_cpp()
@@ -1206,8 +1217,8 @@ fn register_a_mma(
         steps.to_cpp()
     );
     let k_steps = Call::new("tsl_wgmma_rs_k_steps")
-        .targs([op, steps.to_cpp()])
-        .args([acc.name.clone(), regs.clone(), b_cpp]);
+        .targs_text([op, steps.to_cpp()])
+        .args_text([acc.name.clone(), regs.clone(), b_cpp]);
     register_a_issue(e, s, &regs, k_steps, &what, line);
     Ok(())
 }
@@ -1267,7 +1278,7 @@ pub fn scale_acc(
         wgmma_commit_wait(e, line, "the partial sums are complete");
     } else {
         e.call(
-            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
             Some("the partial sums are complete"),
             line,
         );
@@ -1275,7 +1286,7 @@ pub fn scale_acc(
     let flag = partial_sums(&acc.name);
     e.open(
         Op::If {
-            cond: flag.clone(),
+            cond: CExpr::untyped(flag.clone()),
             constexpr: false,
         },
         Some("an `mma` has summed products into the partial since the last `mma.scale`"),
@@ -1296,8 +1307,8 @@ pub fn scale_acc(
 /// `place = value;`
 fn assign(place: impl Into<String>, value: impl Into<String>) -> Op {
     Op::Assign {
-        place: place.into(),
-        value: value.into(),
+        place: CExpr::untyped(place.into()),
+        value: CExpr::untyped(value.into()),
     }
 }
 
@@ -1331,8 +1342,8 @@ fn emit_scaled(
     );
     e.call(
         Call::new("tsl_wgmma_k_steps_fresh")
-            .targs([op.to_string(), steps.to_cpp()])
-            .args([part.clone(), a.to_string(), b.to_string()]),
+            .targs_text([op.to_string(), steps.to_cpp()])
+            .args_text([part.clone(), a.to_string(), b.to_string()]),
         Some(&format!(
             "{part} = A·Bᵀ: {what}, {} K-steps",
             steps.to_cpp()
@@ -1367,7 +1378,7 @@ fn scale_add(
         } else {
             format!("{} - ({})", cpp_paren(&t.shape[0]), v.origin[0])
         };
-        Call::new("tsl_acc_scale_add").args([
+        Call::new("tsl_acc_scale_add").args_text([
             acc.to_string(),
             part,
             v.tile_ptr(),
@@ -1377,7 +1388,7 @@ fn scale_add(
         ])
     } else {
         let sl = e.cx().value(sc.lhs)?.0;
-        Call::new("tsl_acc_scale_add").args([acc.to_string(), part, sl, sr])
+        Call::new("tsl_acc_scale_add").args_text([acc.to_string(), part, sl, sr])
     };
     e.call(
         call,
@@ -1412,13 +1423,13 @@ pub fn refill(
         wgmma_commit_wait(e, line, "the WGMMAs writing the accumulator are done");
     } else {
         e.call(
-            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
             Some("the WGMMAs writing the accumulator are done"),
             line,
         );
     }
     e.call(
-        Call::new("tsl_acc_fill").args([acc.name.clone(), v]),
+        Call::new("tsl_acc_fill").args_text([acc.name.clone(), v]),
         None,
         line,
     );
@@ -1431,7 +1442,7 @@ pub fn refill(
     }
     if promote_every(e, s, dtype).is_some() {
         e.call(
-            Call::new("tsl_acc_fill").args([promote_part(&acc.name), "0.0f".into()]),
+            Call::new("tsl_acc_fill").args_text([promote_part(&acc.name), "0.0f".into()]),
             None,
             line,
         );
@@ -1499,8 +1510,8 @@ fn store_pitched(
         None => ext,
     };
     let call = Call::new("tsl_acc_store_pitched")
-        .targs([w.to_cpp(), trans.to_string()])
-        .args([
+        .targs_text([w.to_cpp(), trans.to_string()])
+        .args_text([
             acc.to_string(),
             c0,
             v.tile_ptr(),
@@ -1585,15 +1596,15 @@ fn emit_promoted(
         );
         e.call(
             Call::new("tsl_wgmma_k_steps")
-                .targs([op.to_string(), steps.to_cpp()])
-                .args([into.to_string(), a.to_string(), b.to_string()]),
+                .targs_text([op.to_string(), steps.to_cpp()])
+                .args_text([into.to_string(), a.to_string(), b.to_string()]),
             Some(&format!("{what}, {} K-steps", steps.to_cpp())),
             line,
         );
     };
     e.open(
         Op::If {
-            cond: format!("{p} > 0"),
+            cond: CExpr::untyped(format!("{p} > 0")),
             constexpr: true,
         },
         Some(&format!("promote: this k-tile sums into `{part}`")),
@@ -1602,7 +1613,7 @@ fn emit_promoted(
     batch(e, &part);
     e.open(
         Op::If {
-            cond: format!("++{count} == {p}"),
+            cond: CExpr::untyped(format!("++{count} == {p}")),
             constexpr: false,
         },
         Some(&format!("every {p} k-tiles: {acc} += {part} in f32")),
@@ -1610,7 +1621,7 @@ fn emit_promoted(
     );
     e.emit(commit_wait(), Some("the partial is complete"), line);
     e.call(
-        Call::new("tsl_acc_promote").args([acc.to_string(), part.clone()]),
+        Call::new("tsl_acc_promote").args_text([acc.to_string(), part.clone()]),
         None,
         line,
     );
@@ -1703,13 +1714,17 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     e.call(Call::new("tsl_wgmma_commit"), None, line);
     e.open(
         Op::If {
-            cond: format!("{s} > 2"),
+            cond: CExpr::untyped(format!("{s} > 2")),
             constexpr: true,
         },
         Some("pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"),
         line,
     );
-    e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(1)]),
+        None,
+        line,
+    );
     let prev = format!("({} - 1) % {s}", d.iv);
     let (arrive, note) = arrive_call(e, &d.event, &prev);
     e.guarded(format!("{} > {}", d.iv, d.lo), vec![arrive], note, line);
@@ -1717,7 +1732,11 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,
     );
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
+        None,
+        line,
+    );
     let (arrive, note) = arrive_call(e, &d.event, &d.stage);
     e.call(arrive, note, line);
     e.close(line);
@@ -1737,13 +1756,17 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
     e.open(
         Op::If {
-            cond: format!("{s} > 2"),
+            cond: CExpr::untyped(format!("{s} > 2")),
             constexpr: true,
         },
         Some("the last k-tile's WGMMAs, then its stage"),
         line,
     );
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
+        None,
+        line,
+    );
     let (arrive, note) = arrive_call(e, &d.event, &last);
     let cond = format!("{} > 0", super::cexpr::cpp_paren(&d.trip));
     e.guarded(cond, vec![arrive], note, line);
@@ -1774,14 +1797,14 @@ fn array(ty: &str, name: &str, len: &Sym) -> Op {
     Op::Array {
         ty: ty.into(),
         name: name.into(),
-        len: len.to_cpp(),
+        len: CExpr::untyped(len.to_cpp()),
     }
 }
 
 /// `place = 0;`
 fn zero(place: String) -> Op {
     Op::Assign {
-        place,
-        value: "0".into(),
+        place: CExpr::untyped(place),
+        value: CExpr::untyped("0"),
     }
 }

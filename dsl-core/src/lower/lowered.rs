@@ -1,6 +1,7 @@
 //! The lowered body as the passes see it ([`Body`]): the nodes and the facts lowering recorded
 //! about them, and the helper names the passes and the writer recognise.
 
+use super::cxx::CExpr;
 use super::kernel::{Call, Line};
 
 /// The lowered body and the facts the passes need about it.
@@ -40,12 +41,12 @@ impl Stage {
     /// The call that lands the stage (its transposed shared stores).
     pub fn land(&self) -> Call {
         Call::new(G2S_T)
-            .targs(self.targs.clone())
-            .args([self.var()])
+            .targs_text(self.targs.clone())
+            .args_text([self.var()])
     }
     /// Whether `c` issues a copy into this stage.
     pub fn issued_by(&self, c: &Call) -> bool {
-        c.name == G2S_T && c.args.len() > 1 && c.args[0] == self.var()
+        c.name == G2S_T && c.args.len() > 1 && c.args[0] == CExpr::untyped(self.var())
     }
 }
 

@@ -84,8 +84,8 @@ pub fn mma(
     match regs {
         Some(regs) => {
             let k_steps = Call::new("tsl_wgmma_rstb_k_steps")
-                .targs([op, steps.to_cpp(), swz.to_cpp()])
-                .args([acc.name.clone(), regs.clone(), b_cpp.clone()]);
+                .targs_text([op, steps.to_cpp(), swz.to_cpp()])
+                .args_text([acc.name.clone(), regs.clone(), b_cpp.clone()]);
             super::wgmma_issue::register_a_issue(e, s, &regs, k_steps, &what(&regs), line);
         }
         None => {
@@ -97,8 +97,8 @@ pub fn mma(
             );
             e.call(
                 Call::new("tsl_wgmma_tb_k_steps")
-                    .targs([op, steps.to_cpp(), swz.to_cpp()])
-                    .args([acc.name.clone(), a_cpp.clone(), b_cpp.clone()]),
+                    .targs_text([op, steps.to_cpp(), swz.to_cpp()])
+                    .args_text([acc.name.clone(), a_cpp.clone(), b_cpp.clone()]),
                 Some(&what(&a_cpp)),
                 line,
             );

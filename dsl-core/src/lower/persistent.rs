@@ -21,6 +21,7 @@
 //! 0 only, and an event the branch triggers counts one warpgroup's arrivals per phase
 //! (`tsl_arrivals_e / tsl_consumers`).
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::kernel::{Call, Op};
 use super::scope::Local;
@@ -72,9 +73,9 @@ fn open_tile_walk(e: &mut Emitter, init: &str, step: &str, note: &str, line: Opt
     e.open(
         Op::For {
             var: "tsl_tile".into(),
-            init: init.into(),
-            bound: "tsl_tiles".into(),
-            step: Some(step.into()),
+            init: CExpr::untyped(init),
+            bound: CExpr::untyped("tsl_tiles"),
+            step: Some(CExpr::untyped(step)),
         },
         Some(note),
         line,
@@ -143,7 +144,7 @@ pub fn emit_raster(e: &mut Emitter, tile: &str, line: Option<u32>) {
     };
     let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
     let group = geo.raster.clone().unwrap_or(Sym::Int(1));
-    let call = super::kernel::Call::new("tsl_raster_cluster_2d").args([
+    let call = super::kernel::Call::new("tsl_raster_cluster_2d").args_text([
         tile.to_string(),
         bm.extent.to_string(),
         bn.extent.to_string(),
@@ -161,7 +162,7 @@ fn const_int(name: &str, init: String) -> Op {
     Op::Decl {
         ty: "const int".into(),
         name: name.into(),
-        init: Some(init),
+        init: Some(CExpr::untyped(init)),
     }
 }
 
@@ -246,7 +247,7 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
         }
         e.open(
             Op::If {
-                cond: "tsl_consumer == 0".into(),
+                cond: CExpr::untyped("tsl_consumer == 0"),
                 constexpr: false,
             },
             Some("pingpong: one warpgroup makes the block's once-only triggers"),
@@ -289,16 +290,16 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
         if Some(i) == first {
             e.call(
                 Call::new("tsl_pingpong_wait_turn")
-                    .targs(["tsl_consumers"])
-                    .args(["tsl_consumer", "tsl_tile != blockIdx.x"]),
+                    .targs_text(["tsl_consumers"])
+                    .args_text(["tsl_consumer", "tsl_tile != blockIdx.x"]),
                 Some("pingpong: the main loop starts when the previous tile's has ended"),
                 sl,
             );
             for r in &rings {
                 e.call(
                     Call::new("tsl_pingpong_take_phase")
-                        .targs(["tsl_consumers"])
-                        .args([
+                        .targs_text(["tsl_consumers"])
+                        .args_text([
                             format!("tsl_phase_{r}"),
                             format!("tsl_pingpong_phase_{r}"),
                             "tsl_tile != blockIdx.x".into(),
@@ -316,8 +317,8 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
             .iter()
             .map(|r| {
                 let call = Call::new("tsl_pingpong_hand_phase")
-                    .targs(["tsl_consumers"])
-                    .args([
+                    .targs_text(["tsl_consumers"])
+                    .args_text([
                         format!("tsl_phase_{r}"),
                         format!("tsl_pingpong_phase_{r}"),
                         "tsl_tile + gridDim.x < tsl_tiles".into(),
@@ -327,8 +328,8 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
             .collect();
         pass.push((
             Call::new("tsl_pingpong_pass_turn")
-                .targs(["tsl_consumers"])
-                .args(["tsl_consumer", "tsl_tile + gridDim.x < tsl_tiles"]),
+                .targs_text(["tsl_consumers"])
+                .args_text(["tsl_consumer", "tsl_tile + gridDim.x < tsl_tiles"]),
             Some("pingpong: the next tile's main loop may start; this epilogue overlaps it"),
         ));
         // A pipelined k-loop hands the turn on when it closes, while its last WGMMAs finish

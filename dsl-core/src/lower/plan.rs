@@ -4,6 +4,7 @@
 //! `dma.copy`, a `CUtensorMap` for each distinct TMA box over it, then the symbolic dims as
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::kernel::{
     Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
@@ -66,9 +67,9 @@ pub fn finish(
             Line::new(
                 0,
                 Op::Guarded {
-                    cond: "threadIdx.x == 0".into(),
+                    cond: CExpr::untyped("threadIdx.x == 0"),
                     calls: vec![
-                        Call::new("tsl_mbar_init").args(["&tsl_tma_bar", "1"]),
+                        Call::new("tsl_mbar_init").args_text(["&tsl_tma_bar", "1"]),
                         Call::new("tsl_mbar_init_fence"),
                     ],
                 },
@@ -79,7 +80,7 @@ pub fn finish(
                 Op::Decl {
                     ty: "unsigned".into(),
                     name: "tsl_tma_phase".into(),
-                    init: Some("0".into()),
+                    init: Some(CExpr::untyped("0")),
                 },
             ),
         ];
@@ -349,11 +350,11 @@ mod tests {
     use super::*;
 
     /// `int name[len];`
-    fn line(name: &str, len: &str) -> Line {
+    fn line(name: &str, len: CExpr) -> Line {
         let op = Op::Array {
             ty: "int".into(),
             name: name.into(),
-            len: len.into(),
+            len,
         };
         Line::new(0, op)
     }
@@ -372,12 +373,21 @@ mod tests {
             ),
             c("tsl_threads", Sym::bin(Mul, name("WSUBM"), Sym::Int(4))),
         ];
-        let kept = used_constants(constants, &[line("acc", "tsl_threads + 1")]);
+        let kept = used_constants(
+            constants,
+            &[line("acc", CExpr::var("tsl_threads").add(CExpr::int(1)))],
+        );
         let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
         // THREADS only served a `require`; WMITER is reached through WSUBM and tsl_threads.
         assert_eq!(names, ["WMITER", "WSUBM", "tsl_threads"]);
         // A name that merely contains a constant's name does not keep it.
-        assert!(used_constants(vec![c("PAD", Sym::Int(4))], &[line("PADDED", "1")]).is_empty());
+        assert!(
+            used_constants(
+                vec![c("PAD", Sym::Int(4))],
+                &[line("PADDED", CExpr::int(1))]
+            )
+            .is_empty()
+        );
         // A shared buffer's offset keeps the buffer before it and the names of its size.
         let offsets = vec![
             c("TK", Sym::Int(32)),
@@ -391,7 +401,7 @@ mod tests {
                 },
             ),
         ];
-        let kept = used_constants(offsets, &[line("b", "tsl_smem_b")]);
+        let kept = used_constants(offsets, &[line("b", CExpr::var("tsl_smem_b"))]);
         let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["TK", "tsl_smem_a", "tsl_smem_b"]);
         assert_eq!(

@@ -111,8 +111,8 @@ pub fn copy(
             e.pointer_params.insert(p);
             e.call(
                 Call::new("tsl_copy_g2r")
-                    .targs([rows.to_cpp(), cols.to_cpp(), dld.to_cpp()])
-                    .args([ptr_of(dv), sv.tensor.name.clone(), r0, c0, gr, gc]),
+                    .targs_text([rows.to_cpp(), cols.to_cpp(), dld.to_cpp()])
+                    .args_text([ptr_of(dv), sv.tensor.name.clone(), r0, c0, gr, gc]),
                 None,
                 line,
             );
@@ -126,8 +126,8 @@ pub fn copy(
             e.written_params.insert(p);
             e.call(
                 Call::new("tsl_copy_r2g")
-                    .targs([rows.to_cpp(), cols.to_cpp(), sld.to_cpp()])
-                    .args([dv.tensor.name.clone(), ptr_of(sv), r0, c0, gr, gc]),
+                    .targs_text([rows.to_cpp(), cols.to_cpp(), sld.to_cpp()])
+                    .args_text([dv.tensor.name.clone(), ptr_of(sv), r0, c0, gr, gc]),
                 None,
                 line,
             );
@@ -149,14 +149,14 @@ pub fn copy(
             };
             e.call(
                 Call::new("tsl_copy_tile")
-                    .targs([
+                    .targs_text([
                         rows.to_cpp(),
                         cols.to_cpp(),
                         sld.to_cpp(),
                         dld.to_cpp(),
                         template_bool(&aligned),
                     ])
-                    .args([ptr_of(dv), ptr_of(sv)]),
+                    .args_text([ptr_of(dv), ptr_of(sv)]),
                 None,
                 line,
             );
@@ -172,14 +172,14 @@ pub fn copy(
             };
             e.call(
                 Call::new("tsl_copy_tile_st")
-                    .targs([
+                    .targs_text([
                         rows.to_cpp(),
                         cols.to_cpp(),
                         sld.to_cpp(),
                         dld.to_cpp(),
                         template_bool(&dv.aligned_cpp(vec)),
                     ])
-                    .args([ptr_of(dv), ptr_of(sv)]),
+                    .args_text([ptr_of(dv), ptr_of(sv)]),
                 None,
                 line,
             );

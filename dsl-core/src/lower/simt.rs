@@ -29,6 +29,7 @@
 //! `reduce.sum x : group` is a butterfly all-reduce over the warp's 32 lanes (SHFL.BFLY).
 
 use super::cexpr::cpp_paren;
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
@@ -155,7 +156,7 @@ fn g2s(
         g.tensor_rows,
         g.tensor_cols,
     ]);
-    let call = Call::new(helper).targs(targs).args(args);
+    let call = Call::new(helper).targs_text(targs).args_text(args);
     if is_async && let Some(cond) = super::even::grid_tile_conditions(e.info, src, &sv) {
         e.even_copies.push((call.clone(), cond));
     }
@@ -248,7 +249,7 @@ pub(super) fn declare_fresh(
         Op::SharedPtr {
             ty: ty.to_string(),
             name: f.name.clone(),
-            offset: slot.offset_name.clone(),
+            offset: CExpr::untyped(slot.offset_name.clone()),
         },
         Some("the future's fresh buffer"),
         line,
@@ -339,7 +340,7 @@ pub fn println(
         fmt.push_str("\\n");
     }
     let args = std::iter::once(format!("\"{fmt}\"")).chain(values);
-    e.call(Call::new("printf").args(args), None, line);
+    e.call(Call::new("printf").args_text(args), None, line);
     Ok(())
 }
 
@@ -369,8 +370,8 @@ pub fn swap_futures(
     };
     let swap = Op::SwapPtrs {
         ty: ty.into(),
-        a: a.name.clone(),
-        b: b.name.clone(),
+        a: CExpr::untyped(a.name.clone()),
+        b: CExpr::untyped(b.name.clone()),
     };
     e.emit(swap, None, line);
     Ok(())
@@ -412,8 +413,8 @@ pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
                 || (c.name == WAIT
                     && c.targs
                         .first()
-                        .and_then(|t| t.parse::<usize>().ok())
-                        .is_some_and(|p| p <= pending))
+                        .and_then(CExpr::as_int)
+                        .is_some_and(|p| p <= pending as i64))
         });
     if waited {
         return;
@@ -421,7 +422,7 @@ pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
     let call = if pending == 0 {
         Call::new(WAIT_ALL)
     } else {
-        Call::new(WAIT).targs([pending.to_string()])
+        Call::new(WAIT).targs([CExpr::int(pending as i64)])
     };
     e.call(call, None, line);
     e.barrier(Some("the futures' tiles are visible to every thread"), line);
@@ -545,8 +546,8 @@ fn store_tile(
         e.barrier(Some("the shared tile's writers are done"), line);
     }
     let call = Call::new(S2G)
-        .targs([g.rows, g.cols, ld, "tsl_threads".to_string()])
-        .args([
+        .targs_text([g.rows, g.cols, ld, "tsl_threads".to_string()])
+        .args_text([
             dv.tensor.name.clone(),
             g.r0,
             g.c0,
@@ -816,7 +817,7 @@ fn indexes(m: &Module, x: ExprId, out: &mut Vec<ExprId>) {
 /// `dma.wait N;`
 pub fn dma_wait(e: &mut Emitter, pending: ExprId, line: Option<u32>) -> Result<(), LowerError> {
     let n = e.cx().sym(pending)?;
-    e.call(Call::new(WAIT).targs([n.to_cpp()]), None, line);
+    e.call(Call::new(WAIT).targs([CExpr::sym(&n)]), None, line);
     e.barrier(Some("the landed tiles are visible to every thread"), line);
     Ok(())
 }
@@ -833,7 +834,9 @@ pub fn reduce(
         ReduceOp::Max => "tsl_warp_max",
     };
     e.call(
-        Call::new(f).args([&target.name]).assign(&target.name),
+        Call::new(f)
+            .args_text([&target.name])
+            .assign_text(&target.name),
         Some("across the 32 lanes of the warp"),
         line,
     );
@@ -917,9 +920,9 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         e.open(
             Op::For {
                 var: "tsl_i".into(),
-                init: "threadIdx.x".into(),
-                bound: elems.to_cpp(),
-                step: Some("tsl_i += tsl_threads".into()),
+                init: CExpr::untyped("threadIdx.x"),
+                bound: CExpr::untyped(elems.to_cpp()),
+                step: Some(CExpr::untyped("tsl_i += tsl_threads")),
             },
             Some(&format!(
                 "`{}` starts at {v}: this block's chunk of it, before any access",
@@ -950,7 +953,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             let at = Op::Decl {
                 ty: "const int".into(),
                 name: g.clone(),
-                init: Some(format!("{} + {c}", origin[d])),
+                init: Some(CExpr::untyped(format!("{} + {c}", origin[d]))),
             };
             e.emit(at, None, line);
             conds.push(format!("{g} < {}", cpp_paren(&t.shape[d])));
@@ -968,9 +971,9 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             }
         }
         let store = Op::GuardedAssign {
-            cond: conds.join(" && "),
-            place: format!("{}[{offset}]", t.name),
-            value: v,
+            cond: CExpr::untyped(conds.join(" && ")),
+            place: CExpr::untyped(format!("{}[{offset}]", t.name)),
+            value: CExpr::untyped(v),
         };
         e.emit(store, None, line);
         e.close(line);

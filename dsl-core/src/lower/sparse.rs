@@ -11,6 +11,7 @@
 //! The checker accepted only the forms lowered here (`check/sparse.rs`), so the errors below
 //! are lowering bugs, reported as such.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
@@ -53,7 +54,10 @@ pub fn meta_load(
     let meta = Op::Decl {
         ty: "const tsl_u8*".into(),
         name: meta_cpp(&name.name),
-        init: Some(format!("reinterpret_cast<const tsl_u8*>({})", v.tile_ptr())),
+        init: Some(CExpr::untyped(format!(
+            "reinterpret_cast<const tsl_u8*>({})",
+            v.tile_ptr()
+        ))),
     };
     let why = format!(
         "sparsity metadata: 64 rows, {} bytes apart, 4 bits per 4 elements of A's K",
@@ -113,8 +117,8 @@ pub fn mma(
     );
     e.call(
         Call::new("tsl_wgmma_sp_k_steps")
-            .targs([op, steps.to_cpp(), ld.to_cpp()])
-            .args([acc.name.clone(), a_cpp.clone(), b_cpp.clone(), m_cpp.clone()]),
+            .targs_text([op, steps.to_cpp(), ld.to_cpp()])
+            .args_text([acc.name.clone(), a_cpp.clone(), b_cpp.clone(), m_cpp.clone()]),
         Some(&format!(
             "{} += {a_cpp}·{b_cpp}ᵀ, A 2:4-sparse with metadata {m_cpp} (wgmma.sp m64nNk{ik}, N = {}), {} K-steps",
             acc.name,
@@ -151,13 +155,13 @@ pub fn byte_copy(
     e.barrier(Some("earlier readers of the destination are done"), line);
     e.call(
         Call::new("tsl_copy_g2s_bytes")
-            .targs([
+            .targs_text([
                 sv.tile[0].to_cpp(),
                 sv.tile[1].to_cpp(),
                 super::cexpr::cpp_paren(&dv.tensor.ld()),
                 "tsl_threads".to_string(),
             ])
-            .args([
+            .args_text([
                 dv.tile_ptr(),
                 t.name.clone(),
                 sv.origin[0].clone(),

@@ -14,6 +14,7 @@
 //! (`Deferred::lo`). The workspace is the kernel's last parameter, `tsl_sk_ws`
 //! (`KernelArg::Workspace`).
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
@@ -78,7 +79,7 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
             Op::Decl {
                 ty: "const tsl_sk_plan".into(),
                 name: "tsl_sk".into(),
-                init: Some(format!("tsl_sk_make_plan(tsl_tiles, {c}, {kt})")),
+                init: Some(CExpr::untyped(format!("tsl_sk_make_plan(tsl_tiles, {c}, {kt})"))),
             },
             Some("streamk: whole tiles in full waves, the last tiles' k-tiles spread over every block"),
             line,
@@ -86,8 +87,8 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         e.open(
             Op::For {
                 var: "tsl_seg".into(),
-                init: "0".into(),
-                bound: "tsl_sk.segments()".into(),
+                init: CExpr::untyped("0"),
+                bound: CExpr::untyped("tsl_sk.segments()"),
                 step: None,
             },
             Some(
@@ -105,7 +106,7 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
                 Op::Decl {
                     ty: "const int".into(),
                     name: name.into(),
-                    init: Some(init.into()),
+                    init: Some(CExpr::untyped(init)),
                 },
                 None,
                 line,
@@ -134,7 +135,7 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
 fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     e.open(
         Op::If {
-            cond: "tsl_kb != 0".into(),
+            cond: CExpr::untyped("tsl_kb != 0"),
             constexpr: false,
         },
         Some("streamk: not the tile's first k-tiles: the block that has those adds these partial sums"),
@@ -142,8 +143,8 @@ fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     );
     e.call(
         Call::new("tsl_sk_publish")
-            .targs(["tsl_threads"])
-            .args([acc.to_string(), WORKSPACE.to_string()]),
+            .targs_text(["tsl_threads"])
+            .args_text([acc.to_string(), WORKSPACE.to_string()]),
         None,
         line,
     );
@@ -151,13 +152,17 @@ fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     e.close(line);
     e.emit(
         Op::Guarded {
-            cond: "tsl_ke != tsl_sk.kt".into(),
-            calls: vec![Call::new("tsl_sk_gather").targs(["tsl_threads"]).args([
-                acc.to_string(),
-                WORKSPACE.to_string(),
-                "tsl_sk".into(),
-                "tsl_tile".into(),
-            ])],
+            cond: CExpr::untyped("tsl_ke != tsl_sk.kt"),
+            calls: vec![
+                Call::new("tsl_sk_gather")
+                    .targs_text(["tsl_threads"])
+                    .args_text([
+                        acc.to_string(),
+                        WORKSPACE.to_string(),
+                        "tsl_sk".into(),
+                        "tsl_tile".into(),
+                    ]),
+            ],
         },
         Some("streamk: later blocks hold the rest of the tile: add their partial sums"),
         line,

@@ -147,7 +147,7 @@ pub fn store(
         "threadIdx.x == 0"
     };
     // The box's coordinates, innermost first: one argument each.
-    let issue = Call::new("tsl_tma_store_2d").args([
+    let issue = Call::new("tsl_tma_store_2d").args_text([
         format!("&{map}"),
         sv.tile_ptr(),
         dv.origin[1].clone(),
@@ -177,7 +177,7 @@ pub fn store(
 /// warpgroup stores its own tile, else the block's.
 fn barrier(e: &mut Emitter, note: Option<&str>, line: Option<u32>) {
     if per_warpgroup(e) {
-        let sync = Call::new("tsl_named_barrier_sync").args(["1 + threadIdx.x / 128", "128"]);
+        let sync = Call::new("tsl_named_barrier_sync").args_text(["1 + threadIdx.x / 128", "128"]);
         e.call(sync, note, line);
     } else {
         e.barrier(note, line);
@@ -232,5 +232,5 @@ pub fn end_of_branch(e: &mut Emitter, line: Option<u32>) {
 
 /// Waits until the TMA stores issued by this thread have read their shared tiles.
 fn wait_read() -> Call {
-    Call::new("tsl_tma_store_wait_read").targs(["0"])
+    Call::new("tsl_tma_store_wait_read").targs_text(["0"])
 }

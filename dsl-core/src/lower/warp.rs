@@ -23,6 +23,7 @@
 //! the instruction's K), the operand and accumulator types, and that every shape is a
 //! compile-time constant.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
@@ -98,7 +99,7 @@ fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, String
     let decl = Op::Array {
         ty: ty.into(),
         name,
-        len: regs.clone(),
+        len: CExpr::untyped(regs.clone()),
     };
     (decl, regs)
 }
@@ -120,11 +121,11 @@ fn size_acc(e: &mut Emitter, b: Binding, tiles: (Sym, Sym), rows: i64) {
     *slot_rows = rows;
     let (decl, fills) = (*decl, fills.clone());
     if let Op::Array { len, .. } = &mut e.lines[decl].op {
-        *len = regs.clone();
+        *len = CExpr::untyped(regs.clone());
     }
     for fill in fills {
         if let Op::Call(c) = &mut e.lines[fill].op {
-            c.targs = vec![regs.clone()];
+            c.targs = vec![CExpr::untyped(regs.clone())];
         }
     }
 }
@@ -156,8 +157,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let fill_at = e.lines.len();
             e.call(
                 Call::new("tsl_mma_fill")
-                    .targs(["0"])
-                    .args([cpp_name(&name.name), v]),
+                    .targs_text(["0"])
+                    .args_text([cpp_name(&name.name), v]),
                 None,
                 line,
             );
@@ -196,8 +197,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let at = e.lines.len();
             e.call(
                 Call::new("tsl_mma_fill")
-                    .targs([regs])
-                    .args([cpp_name(&acc.name), v]),
+                    .targs_text([regs])
+                    .args_text([cpp_name(&acc.name), v]),
                 Some("re-initialized"),
                 line,
             );
@@ -252,10 +253,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if shape != Shape::Full {
                 targs.push(shape.cpp().to_string());
             }
-            let call =
-                Call::new("tsl_warp_mma")
-                    .targs(targs)
-                    .args([cpp_name(&acc.name), a_cpp, b_cpp]);
+            let call = Call::new("tsl_warp_mma").targs_text(targs).args_text([
+                cpp_name(&acc.name),
+                a_cpp,
+                b_cpp,
+            ]);
             let padded = if kind == Kind::F16 && shape == Shape::M8 {
                 " (rows 8-15 zero)"
             } else {
@@ -315,7 +317,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if v.transposed {
                 targs.push("true".to_string());
             }
-            let call = Call::new("tsl_mma_store").targs(targs).args([
+            let call = Call::new("tsl_mma_store").targs_text(targs).args_text([
                 cpp_name(&acc.name),
                 ptr,
                 r0,
@@ -471,7 +473,7 @@ fn load(
     }
     if !conds.is_empty() {
         let whole = Op::StaticAssert {
-            cond: conds.join(" && "),
+            cond: CExpr::untyped(conds.join(" && ")),
             message: format!(
                 "the warp tile `{name}` takes whole {} instructions",
                 kind.inst(shape)
@@ -502,7 +504,7 @@ fn load(
     let dest = match e.warp.buffers.get(&Binding::Frag(s)).cloned() {
         Some(buf) => {
             if let Op::Array { len, .. } = &mut e.lines[buf.decl].op {
-                *len = regs.to_cpp();
+                *len = CExpr::sym(&regs);
             }
             if e.lines[buf.decl].note.is_none() {
                 e.lines[buf.decl].note = Some(format!("{what}, two k-steps"));
@@ -513,7 +515,7 @@ fn load(
             let arr = Op::Array {
                 ty: "tsl_u32".into(),
                 name: name.to_string(),
-                len: regs.to_cpp(),
+                len: CExpr::untyped(regs.to_cpp()),
             };
             e.emit(arr, Some(&what), line);
             name.to_string()
@@ -558,8 +560,8 @@ fn load(
             sw.to_cpp(),
         ];
         let call = Call::new(helper)
-            .targs(targs)
-            .args([dest.clone(), v.tile_ptr()]);
+            .targs_text(targs)
+            .args_text([dest.clone(), v.tile_ptr()]);
         let note = format!(
             "ldmatrix at addresses swizzled as the TMA wrote them ({} bytes)",
             sw.to_cpp()
@@ -584,8 +586,8 @@ fn load(
         ];
         targs.extend(extra);
         let call = Call::new(helper)
-            .targs(targs)
-            .args([dest.clone(), v.tile_ptr()]);
+            .targs_text(targs)
+            .args_text([dest.clone(), v.tile_ptr()]);
         let note = if kt.is_some() {
             "gathered: the tile is narrower than its instructions"
         } else {
@@ -601,9 +603,15 @@ fn load(
         };
         let mut targs = vec![kind.cpp().to_string(), fa, fb, trans_cpp.to_string()];
         targs.extend(extra);
-        let call = Call::new(helper)
-            .targs(targs)
-            .args([dest.clone(), ptr, r0, c0, rows, cols, ld]);
+        let call = Call::new(helper).targs_text(targs).args_text([
+            dest.clone(),
+            ptr,
+            r0,
+            c0,
+            rows,
+            cols,
+            ld,
+        ]);
         e.call(
             call,
             Some("per-thread loads in the fragment layout, zeros past the edges"),
@@ -662,7 +670,7 @@ fn load_acc(
         targs.push(rows.to_string());
     }
     e.call(
-        Call::new("tsl_mma_load_c").targs(targs).args([
+        Call::new("tsl_mma_load_c").targs_text(targs).args_text([
             name.to_string(),
             ptr,
             r0,

@@ -34,6 +34,7 @@
 //! variables as C++ constants of the same names in a block of their own; past the last tile
 //! they read the last tile again (never past the staged tiles), and nothing uses them.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Op;
@@ -116,7 +117,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     );
     e.emit(
         Op::StaticAssert {
-            cond: format!("{} % 2 == 0", paren(&f)),
+            cond: CExpr::untyped(format!("{} % 2 == 0", paren(&f))),
             message: "a k-step's fragments take the slot of its parity".into(),
         },
         None,
@@ -145,7 +146,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
             Op::Array {
                 ty: "tsl_u32".into(),
                 name: format!("{buf}[2]"),
-                len: "0".into(),
+                len: CExpr::untyped("0"),
             },
             None,
             e.dsl_line(l),
@@ -172,7 +173,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
             Op::Decl {
                 ty: "const int".into(),
                 name: v.into(),
-                init: Some(init.into()),
+                init: Some(CExpr::untyped(init)),
             },
             None,
             line,
@@ -191,8 +192,8 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     e.open(
         Op::For {
             var: kt.into(),
-            init: "0".into(),
-            bound: n.to_cpp(),
+            init: CExpr::untyped("0"),
+            bound: CExpr::untyped(n.to_cpp()),
             step: None,
         },
         None,
@@ -202,8 +203,8 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     e.open(
         Op::For {
             var: kk.into(),
-            init: "0".into(),
-            bound: f.to_cpp(),
+            init: CExpr::untyped("0"),
+            bound: CExpr::untyped(f.to_cpp()),
             step: None,
         },
         None,
@@ -215,7 +216,11 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     // may refill.
     e.open(
         Op::If {
-            cond: format!("{kk} == {} - 1 && {kt} + 1 < {}", paren(&f), paren(&n)),
+            cond: CExpr::untyped(format!(
+                "{kk} == {} - 1 && {kt} + 1 < {}",
+                paren(&f),
+                paren(&n)
+            )),
             constexpr: false,
         },
         Some("before the last k-step: the next tile's wait and copies"),
@@ -225,7 +230,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         Op::Decl {
             ty: "const int".into(),
             name: "tsl_next_tile".into(),
-            init: Some(format!("{kt} + 1")),
+            init: Some(CExpr::untyped(format!("{kt} + 1"))),
         },
         None,
         e.dsl_line(wait),
@@ -236,7 +241,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         Op::Decl {
             ty: "const int".into(),
             name: kt.into(),
-            init: Some("tsl_next_tile".into()),
+            init: Some(CExpr::untyped("tsl_next_tile")),
         },
         None,
         e.dsl_line(wait),
@@ -266,7 +271,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
             Op::Decl {
                 ty: "const int".into(),
                 name: name.into(),
-                init: Some(init),
+                init: Some(CExpr::untyped(init)),
             },
             Some(note),
             step_line,
@@ -283,7 +288,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
             Op::Decl {
                 ty: "const int".into(),
                 name: v.into(),
-                init: Some(init.into()),
+                init: Some(CExpr::untyped(init)),
             },
             None,
             step_line,
