@@ -432,3 +432,177 @@ fn lowering_finds_fragments_by_binding() {
         found.join("\n")
     );
 }
+
+/// The files of `src/lower/` whose producers still build C++ expressions as text (wrapped in
+/// `CExpr::Untyped` through `CExpr::untyped`, `Call::args_text`/`targs_text`/`assign_text`).
+/// Every other file builds typed expressions (`lower/cxx.rs`), and the test below keeps it so:
+/// this list only shrinks.
+const UNTYPED_FILES: &[&str] = &[
+    "cluster",
+    "even",
+    "frag_elem",
+    "hopper",
+    "lowered",
+    "mn_major",
+    "persistent",
+    "regtile",
+    "simt",
+    "sparse",
+    "streamk",
+    "tma_store",
+    "warp",
+    "warp_pipe",
+    "wgmma_issue",
+];
+
+/// The string literal a `format!(` at the start of `rest` formats, if it is on the same line.
+fn format_template(rest: &str) -> Option<&str> {
+    let rest = rest.strip_prefix("format!(")?.trim_start();
+    let body = rest.strip_prefix('"')?;
+    let mut prev = ' ';
+    for (i, c) in body.char_indices() {
+        if c == '"' && prev != '\\' {
+            return Some(&body[..i]);
+        }
+        prev = c;
+    }
+    None
+}
+
+/// Whether a `format!` template builds C++ expression text. What may be formatted: a name
+/// (`tsl_tm_{}`, `__{base}f`: letters, digits, `_` and placeholders only), prose (a note, a
+/// comment, a diagnostic: words, with no C++ operator), and a C++ type on a type line (`ty:`,
+/// `param(`), types being spelled as text in the kernel IR. Anything else — an operator or
+/// bracket between placeholders (`{} * {ld}`, `&{map}`, `{}[{}]`, `({})`) — is an expression.
+fn formats_expression(template: &str, line: &str) -> bool {
+    let mut rest = String::new();
+    let mut depth = 0;
+    for c in template.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth > 0 => depth -= 1,
+            _ if depth == 0 => rest.push(c),
+            _ => {}
+        }
+    }
+    // `{{`/`}}` are literal braces: count them as punctuation.
+    let literal_braces = template.contains("{{") || template.contains("}}");
+    let name = !literal_braces && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if name {
+        return false;
+    }
+    let is_type = line.contains("ty:") || line.contains("param(");
+    if is_type {
+        return false;
+    }
+    let prose = rest.contains('`')
+        || rest
+            .split_whitespace()
+            .filter(|w| {
+                w.len() > 2
+                    && w.chars()
+                        .all(|c| c.is_alphabetic() || c == '\'' || c == ',' || c == ':')
+            })
+            .count()
+            >= 2;
+    let operators = literal_braces || rest.chars().any(|c| "*+-/%<>&|?[]()=!;^~".contains(c));
+    if prose && !operators {
+        return false;
+    }
+    if prose && rest.contains('`') {
+        // A diagnostic quoting DSL text (`` `{}` is not a tensor ``).
+        return false;
+    }
+    operators || !rest.chars().any(|c| c.is_alphabetic())
+}
+
+/// The places where a file builds C++ expression text: a `format!` of an expression, the
+/// transitional untyped constructors, or text joined with an operator.
+fn builds_expression_text(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        for pat in ["untyped(", "args_text(", "targs_text(", "assign_text("] {
+            if line.contains(pat) {
+                found.push(format!("{}: {}", i + 1, line.trim()));
+            }
+        }
+        for sep in [" && ", " + ", " * ", ", "] {
+            if line.contains(&format!(".join(\"{sep}\")")) {
+                found.push(format!("{}: {}", i + 1, line.trim()));
+            }
+        }
+        for (at, _) in line.match_indices("format!(") {
+            if let Some(t) = format_template(&line[at..])
+                && formats_expression(t, line)
+            {
+                found.push(format!("{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_expression_text_check_tells_names_prose_and_types_from_expressions() {
+    let bad = [
+        r#"        format!("{} * {ld}", wrap(&self.origin[0]))"#,
+        r#"    let load = format!("&{map}");"#,
+        r#"        _ => format!("{}[{}]", v.entry_ptr(), v.origin_offset()),"#,
+        r#"    let c = format!("({c})");"#,
+        r#"            format!("[] {{ for (int t = 0; t < n; ++t) {{ }} }}()")"#,
+        r#"        Call::new("f").args_text([a, b])"#,
+        r#"            cond: CExpr::untyped(c),"#,
+        r#"        conds.join(" && ")"#,
+    ];
+    for b in bad {
+        assert!(!builds_expression_text(b).is_empty(), "not caught: {b}");
+    }
+    let good = [
+        r#"            format!("tsl_tm_{}_{k}", v.tensor.name)"#,
+        r#"        && let Some(e) = math_call(&format!("__{b}"), a)"#,
+        r#"                    format!("`{n}` is not a mutable scalar"),"#,
+        r#"        Some(&format!("swizzle {} B, zeros past the edge", swz.to_cpp())),"#,
+        r#"                            ty: format!("{ty}* const"),"#,
+        r#"                        Some(&format!("this loop's entry of `{tensor}`")),"#,
+        r#"    verify(&body.lines).map_err(|e| format!("after `body`: {e}"))?;"#,
+    ];
+    for g in good {
+        assert!(builds_expression_text(g).is_empty(), "flagged: {g}");
+    }
+}
+
+/// A file converted to typed expressions does not go back to building C++ text; the files
+/// still building it are listed in `UNTYPED_FILES`, and a listed file that no longer builds
+/// any must leave the list.
+#[test]
+fn converted_files_build_typed_expressions() {
+    let mut found = Vec::new();
+    let mut stale = Vec::new();
+    for (name, text) in sources() {
+        // The kernel IR's printers, and the transitional constructors they define.
+        if name == "kernel" || name == "cxx" {
+            continue;
+        }
+        // A file's unit tests may spell the printed form they expect.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        // The stage dump prints the constants as C++ declarations.
+        let code = code.replace(r#"format!("constexpr int {n} = {v};")"#, "");
+        let hits = builds_expression_text(&code);
+        let listed = UNTYPED_FILES.contains(&name.as_str());
+        if listed && hits.is_empty() {
+            stale.push(name.clone());
+        }
+        if !listed {
+            found.extend(hits.into_iter().map(|h| format!("{name}.rs:{h}")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "C++ expression text built in a converted file:\n{}",
+        found.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "these files build typed expressions only; remove them from UNTYPED_FILES: {stale:?}"
+    );
+}

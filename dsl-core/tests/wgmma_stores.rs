@@ -202,10 +202,10 @@ fn async_mmas_commit_their_group_and_wait_by_count() {
     let k = lowered(&m);
     // f0 may leave f1's group running; f1 is the newest.
     let w1 = k
-        .find("tsl_wgmma_wait_for\", targs: [\"1\"]")
+        .find("tsl_wgmma_wait_for\", targs: [Int(1)]")
         .expect("wait_group 1 for f0");
     let w0 = k
-        .find("tsl_wgmma_wait_for\", targs: [\"0\"]")
+        .find("tsl_wgmma_wait_for\", targs: [Int(0)]")
         .expect("wait_group 0 for f1");
     assert!(w1 < w0, "{k}");
     assert_eq!(k.matches("\"tsl_wgmma_commit\"").count(), 2, "{k}");

@@ -98,7 +98,7 @@ impl Emitter<'_> {
                 }
                 if let (Some(tiles), true) = (&self.geo.persistent_tiles, is_block) {
                     self.emit(
-                        const_int("tsl_tiles", tiles.to_cpp()),
+                        const_int("tsl_tiles", CExpr::sym(tiles)),
                         Some("persistent: tiles of the block level, walked by gridDim.x blocks"),
                         line,
                     );
@@ -107,7 +107,7 @@ impl Emitter<'_> {
                             Op::Decl {
                                 ty: "constexpr int".into(),
                                 name: "tsl_consumers".into(),
-                                init: Some(CExpr::untyped(pp.consumers.to_cpp())),
+                                init: Some(CExpr::sym(&pp.consumers)),
                             },
                             Some("pingpong: consumer warpgroups that take turns on whole tiles"),
                             line,
@@ -151,7 +151,8 @@ impl Emitter<'_> {
                             continue;
                         }
                         self.scopes.declare(b, Local::ParVar);
-                        self.emit(const_int(&v.name, pv.index.cpp("threadIdx.x")), None, line);
+                        let tid = CExpr::builtin("threadIdx", "x");
+                        self.emit(const_int(&v.name, par_index(&pv.index, tid)), None, line);
                     }
                 }
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
@@ -223,20 +224,20 @@ impl Emitter<'_> {
                     KernelPath::Simt => super::simt::hoist_entries(self, body),
                     KernelPath::Hopper => Vec::new(),
                 };
-                for (text, name, ty, tensor) in &hoisted {
+                for (entry, name, ty, tensor) in &hoisted {
                     self.emit(
                         Op::Decl {
                             ty: format!("{ty}* const"),
                             name: name.clone(),
-                            init: Some(CExpr::untyped(text.clone())),
+                            init: Some(entry.clone()),
                         },
                         Some(&format!("this loop's entry of `{tensor}`")),
                         line,
                     );
                 }
                 self.scopes.push();
-                for (text, name, ..) in &hoisted {
-                    self.scopes.hoist(text, name);
+                for (entry, name, ..) in &hoisted {
+                    self.scopes.hoist(entry, name);
                 }
                 let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
                 for (i, (v, e)) in vars.iter().zip(&exts).enumerate() {
@@ -247,16 +248,16 @@ impl Emitter<'_> {
                     let (init, bound) = match m.loop_range(s, i) {
                         _ if self.sk_loop == Some(s) => super::streamk::segment_range(),
                         Some(r) => (
-                            self.cx().sym(r.start)?.to_cpp(),
-                            self.cx().sym(r.end)?.to_cpp(),
+                            CExpr::sym(&self.cx().sym(r.start)?),
+                            CExpr::sym(&self.cx().sym(r.end)?),
                         ),
-                        None => ("0".into(), e.to_cpp()),
+                        None => (CExpr::int(0), CExpr::sym(e)),
                     };
                     self.open(
                         Op::For {
                             var: v.name.clone(),
-                            init: CExpr::untyped(init),
-                            bound: CExpr::untyped(bound),
+                            init,
+                            bound,
                             step: None,
                         },
                         None,
@@ -343,6 +344,7 @@ impl Emitter<'_> {
                         shape: shape.clone(),
                         count: count.clone(),
                         param: None,
+                        squeezed: None,
                     };
                     let ty = scalar_type(*dtype);
                     match space {
@@ -357,7 +359,7 @@ impl Emitter<'_> {
                                 Op::SharedPtr {
                                     ty: ty.to_string(),
                                     name: d.name.name.clone(),
-                                    offset: CExpr::untyped(slot.offset_name.clone()),
+                                    offset: CExpr::var(&slot.offset_name),
                                 },
                                 None,
                                 line,
@@ -368,7 +370,7 @@ impl Emitter<'_> {
                             let arr = Op::Array {
                                 ty: ty.to_string(),
                                 name: d.name.name.clone(),
-                                len: CExpr::untyped(n.to_cpp()),
+                                len: CExpr::sym(&n),
                             };
                             self.emit(arr, None, line);
                         }
@@ -387,14 +389,14 @@ impl Emitter<'_> {
                 let init = match init {
                     Some(e) => {
                         let (v, t) = self.cx().value(*e)?;
-                        Some(convert(&v, t, *dtype))
+                        Some(convert(v, t, *dtype))
                     }
                     None => None,
                 };
                 let decl = Op::Decl {
                     ty: scalar_type(*dtype).into(),
                     name: name.name.clone(),
-                    init: init.map(CExpr::untyped),
+                    init,
                 };
                 self.emit(decl, None, line);
                 self.scopes
@@ -418,7 +420,7 @@ impl Emitter<'_> {
                         let decl = Op::Decl {
                             ty: format!("const {}", scalar_type(d)),
                             name: name.name.clone(),
-                            init: Some(CExpr::untyped(v)),
+                            init: Some(v),
                         };
                         self.emit(decl, None, line);
                         self.scopes.declare(Binding::Let(s), Local::Scalar(d));
@@ -442,7 +444,7 @@ impl Emitter<'_> {
                 let (c, _) = self.cx().value(*cond)?;
                 self.open(
                     Op::If {
-                        cond: CExpr::untyped(c),
+                        cond: c,
                         constexpr: false,
                     },
                     None,
@@ -457,23 +459,25 @@ impl Emitter<'_> {
             }
             Stmt::InThreads { cond, body, .. } => {
                 let (c, _) = self.cx().value(*cond)?;
-                self.thread_conds.push(c.clone());
+                self.thread_conds.push(c.to_string());
                 match self.roles.get(&s).cloned() {
                     Some((role, wg_pred)) => {
                         let (what, call) = match role {
                             Role::Producer => (
                                 "producer warpgroup: hands registers back",
-                                Call::new("tsl_setmaxnreg_dec").targs_text(["tsl_regs_producer"]),
+                                Call::new("tsl_setmaxnreg_dec")
+                                    .targs([CExpr::var("tsl_regs_producer")]),
                             ),
                             Role::Consumer => (
                                 "consumer warpgroups: take the producer's registers",
-                                Call::new("tsl_setmaxnreg_inc").targs_text(["tsl_regs_consumer"]),
+                                Call::new("tsl_setmaxnreg_inc")
+                                    .targs([CExpr::var("tsl_regs_consumer")]),
                             ),
                         };
                         let same = wg_pred == c;
                         self.open(
                             Op::If {
-                                cond: CExpr::untyped(wg_pred),
+                                cond: wg_pred,
                                 constexpr: false,
                             },
                             Some(what),
@@ -485,7 +489,7 @@ impl Emitter<'_> {
                         } else {
                             self.open(
                                 Op::If {
-                                    cond: CExpr::untyped(c.clone()),
+                                    cond: c.clone(),
                                     constexpr: false,
                                 },
                                 None,
@@ -499,7 +503,7 @@ impl Emitter<'_> {
                     None => {
                         self.open(
                             Op::If {
-                                cond: CExpr::untyped(c.clone()),
+                                cond: c.clone(),
                                 constexpr: false,
                             },
                             None,
@@ -634,42 +638,22 @@ impl Emitter<'_> {
                 }
                 let place = self.cx().element_access(&v);
                 let rhs = self.update(&place, v.tensor.dtype, op, value)?;
-                self.emit(
-                    Op::Assign {
-                        place: CExpr::untyped(place),
-                        value: CExpr::untyped(rhs),
-                    },
-                    None,
-                    line,
-                );
+                self.emit(Op::Assign { place, value: rhs }, None, line);
                 return Ok(());
             }
             let (val, ty) = self.cx().value(value)?;
-            let val = convert(&val, ty, v.tensor.dtype);
+            let val = convert(val, ty, v.tensor.dtype);
             if v.tensor.space == MemSpace::Global {
                 let p = v.tensor.param.unwrap_or(0);
                 self.written_params.insert(p);
                 self.pointer_params.insert(p);
                 let (r, c, rows, cols) = v.global_rc();
-                let store = Call::new("tsl_st_guarded").args_text([
-                    v.tensor.name.clone(),
-                    r,
-                    c,
-                    rows,
-                    cols,
-                    val,
-                ]);
+                let store =
+                    Call::new("tsl_st_guarded").args([v.tensor.ptr(), r, c, rows, cols, val]);
                 self.call(store, None, line);
             } else {
                 let place = self.cx().element_access(&v);
-                self.emit(
-                    Op::Assign {
-                        place: CExpr::untyped(place),
-                        value: CExpr::untyped(val),
-                    },
-                    None,
-                    line,
-                );
+                self.emit(Op::Assign { place, value: val }, None, line);
             }
             return Ok(());
         }
@@ -688,15 +672,9 @@ impl Emitter<'_> {
                 ));
             }
         };
-        let rhs = self.update(n, dtype, op, value)?;
-        self.emit(
-            Op::Assign {
-                place: CExpr::untyped(n.clone()),
-                value: CExpr::untyped(rhs),
-            },
-            None,
-            line,
-        );
+        let place = CExpr::var(n);
+        let rhs = self.update(&place, dtype, op, value)?;
+        self.emit(Op::Assign { place, value: rhs }, None, line);
         Ok(())
     }
 
@@ -704,11 +682,11 @@ impl Emitter<'_> {
     /// fused multiply-add (FFMA / HFMA2).
     fn update(
         &self,
-        place: &str,
+        place: &CExpr,
         dtype: DType,
         op: AssignOp,
         value: crate::ir::ExprId,
-    ) -> Result<String, LowerError> {
+    ) -> Result<CExpr, LowerError> {
         let m = self.m;
         if op == AssignOp::Add
             && let Expr::Binary {
@@ -719,26 +697,22 @@ impl Emitter<'_> {
         {
             let (a, ta) = self.cx().value(*lhs)?;
             let (b, tb) = self.cx().value(*rhs)?;
-            let (a, b) = (convert(&a, ta, dtype), convert(&b, tb, dtype));
+            let (a, b) = (convert(a, ta, dtype), convert(b, tb, dtype));
             let f = match dtype {
                 DType::F32 => "fmaf",
                 DType::F16 => "tsl_fma",
                 DType::BF16 => "tsl_fma",
                 _ => "tsl_ifma",
             };
-            return Ok(format!("{f}({a}, {b}, {place})"));
+            return Ok(CExpr::call(f, vec![a, b, place.clone()]));
         }
         let (v, t) = self.cx().value(value)?;
         Ok(match op {
-            AssignOp::Set => convert(&v, t, dtype),
+            AssignOp::Set => convert(v, t, dtype),
             _ => {
-                let sym = &op.symbol()[..1];
-                let cur = convert(place, Ty::Float(dtype), DType::F32);
-                convert(
-                    &format!("{cur} {sym} {}", convert(&v, t, DType::F32)),
-                    Ty::Float(DType::F32),
-                    dtype,
-                )
+                let cur = convert(place.clone(), Ty::Float(dtype), DType::F32);
+                let new = cur.bin(compound_op(op), convert(v, t, DType::F32));
+                convert(new, Ty::Float(DType::F32), dtype)
             }
         })
     }
@@ -787,11 +761,61 @@ pub(super) struct Declared {
     pub count: Option<Sym>,
 }
 
-fn const_int(name: &str, value: String) -> Op {
+fn const_int(name: &str, value: CExpr) -> Op {
     Op::Decl {
         ty: "const int".into(),
         name: name.to_string(),
-        init: Some(CExpr::untyped(value)),
+        init: Some(value),
+    }
+}
+
+/// A parallel variable's value: its block index, or its place in the thread index `tid`.
+fn par_index(index: &crate::check::Index, tid: CExpr) -> CExpr {
+    use crate::check::Index;
+    // A term of one token prints bare, any other in parentheses.
+    let paren = |s: &Sym| match s {
+        Sym::Int(_) | Sym::Name(_) => CExpr::sym(s),
+        _ => CExpr::sym(s).paren(),
+    };
+    let (inner, level, stride, extent) = match index {
+        Index::Block(axis) => return CExpr::builtin("blockIdx", axis),
+        Index::Thread {
+            inner,
+            level,
+            stride,
+            extent,
+        } => (inner, level, stride, extent),
+    };
+    let one = Sym::Int(1);
+    let mut linear = if *inner == one {
+        tid.clone()
+    } else {
+        tid.clone().div(paren(inner))
+    };
+    if let Some(total) = level {
+        linear = linear.rem(paren(total));
+    }
+    let mut f = if *stride == one {
+        linear
+    } else if *inner == one && level.is_none() {
+        tid.div(paren(stride))
+    } else {
+        linear.paren().div(paren(stride))
+    };
+    if let Some(e) = extent {
+        f = f.rem(paren(e));
+    }
+    f
+}
+
+/// The operator of a compound assignment (`+=` → `+`).
+fn compound_op(op: AssignOp) -> crate::lower::cxx::COp {
+    use crate::lower::cxx::COp;
+    match op {
+        AssignOp::Set | AssignOp::Add => COp::Add,
+        AssignOp::Sub => COp::Sub,
+        AssignOp::Mul => COp::Mul,
+        AssignOp::Div => COp::Div,
     }
 }
 

@@ -38,9 +38,9 @@ pub struct Emitter<'a> {
     pub path: KernelPath,
     /// The swizzle (bytes, as a C++/host expression) of every `tma.copy` and `mma.load`.
     pub swizzle: HashMap<StmtId, Sym>,
-    pub roles: HashMap<StmtId, (Role, String)>,
+    pub roles: HashMap<StmtId, (Role, CExpr)>,
     /// First trigger site of each event: the C++ predicate of the threads that reach it.
-    pub arrivals: HashMap<String, String>,
+    pub arrivals: HashMap<String, CExpr>,
     /// TMA loads that complete on the event of the `trigger … after` naming their future
     /// (`KernelInfo::bound_copies`): copy → event expression.
     pub bound_copies: &'a HashMap<StmtId, crate::ir::ExprId>,
@@ -110,20 +110,12 @@ impl<'a> Emitter<'a> {
     /// Helper calls that only the threads for which `cond` holds make (one line).
     pub fn guarded(
         &mut self,
-        cond: impl Into<String>,
+        cond: CExpr,
         calls: Vec<Call>,
         note: Option<&str>,
         dsl_line: Option<u32>,
     ) {
-        let cond = cond.into();
-        self.emit(
-            Op::Guarded {
-                cond: CExpr::untyped(cond),
-                calls,
-            },
-            note,
-            dsl_line,
-        );
+        self.emit(Op::Guarded { cond, calls }, note, dsl_line);
     }
 
     /// Appends a node that opens a block (`for`, `if`) and enters it.
@@ -174,10 +166,16 @@ impl<'a> Emitter<'a> {
     pub fn flush_sync_tma(&mut self) {
         if self.pending_sync_tma {
             self.pending_sync_tma = false;
-            let arrive = Call::new("tsl_mbar_arrive").args_text(["&tsl_tma_bar"]);
-            self.guarded("threadIdx.x == 0", vec![arrive], None, None);
+            let bar = || CExpr::var("tsl_tma_bar").addr();
+            let arrive = Call::new("tsl_mbar_arrive").args([bar()]);
+            let first = CExpr::builtin("threadIdx", "x").eq(CExpr::int(0));
+            self.guarded(first, vec![arrive], None, None);
             self.call(
-                Call::new("tsl_mbar_wait_ring").args_text(["&tsl_tma_bar", "0", "tsl_tma_phase"]),
+                Call::new("tsl_mbar_wait_ring").args([
+                    bar(),
+                    CExpr::int(0),
+                    CExpr::var("tsl_tma_phase"),
+                ]),
                 Some("all threads: the tiles have landed"),
                 None,
             );

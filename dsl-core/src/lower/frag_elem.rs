@@ -250,7 +250,7 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
     let init = match init {
         Some(v) => {
             let (v, ty) = e.cx().value(v)?;
-            Some(super::cexpr::convert(&v, ty, DType::F32))
+            Some(super::cexpr::convert(v.clone(), ty, DType::F32))
         }
         None => None,
     };
@@ -285,7 +285,7 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
         );
         if let Some(v) = &init {
             e.call(
-                Call::new("tsl_frag_fill").args_text([name.clone(), v.clone()]),
+                Call::new("tsl_frag_fill").args_text([name.clone(), v.clone().to_string()]),
                 None,
                 line,
             );
@@ -620,7 +620,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
         e.scopes.insert_cpp(
             &tn,
             Local::FragElem {
-                place,
+                place: CExpr::untyped(place),
                 dtype: DType::F32,
             },
         );
@@ -632,7 +632,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     e.scopes.insert_cpp(
         name,
         Local::FragElem {
-            place: l.place(),
+            place: CExpr::untyped(l.place()),
             dtype: ty,
         },
     );
@@ -765,7 +765,7 @@ pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(String, DType)> {
         _ => return None,
     };
     match e.scopes.cpp(n) {
-        Some(Local::FragElem { place, dtype }) => Some((place.clone(), *dtype)),
+        Some(Local::FragElem { place, dtype }) => Some((place.clone().to_string(), *dtype)),
         _ => None,
     }
 }
@@ -782,16 +782,16 @@ pub fn assign_elem(
     let (v, t) = e.cx().value(value)?;
     let v = match dtype {
         DType::I32 => v,
-        _ => super::cexpr::convert(&v, t, DType::F32),
+        _ => super::cexpr::convert(v.clone(), t, DType::F32),
     };
     let rhs = match op {
         AssignOp::Set => v,
-        _ => format!("{place} {} ({v})", &op.symbol()[..1]),
+        _ => CExpr::untyped(format!("{place} {} ({v})", &op.symbol()[..1])),
     };
     e.emit(
         Op::Assign {
             place: CExpr::untyped(place.to_string()),
-            value: CExpr::untyped(rhs),
+            value: rhs,
         },
         None,
         line,

@@ -143,8 +143,8 @@ pub fn wait_mma(
     }
     e.call(
         Call::new("tsl_wgmma_wait_for")
-            .targs_text([later.to_string()])
-            .args_text([acc.name.clone()]),
+            .targs([CExpr::int(later as i64)])
+            .args([CExpr::var(&acc.name)]),
         Some(&format!(
             "`{}`'s WGMMAs are complete ({later} later group(s) may still run)",
             m.expr_to_string(event)
@@ -167,10 +167,14 @@ fn event_ref(
                 return Err(LowerError::new(m.expr_span(ev), "expected an event"));
             };
             let (i, _) = e.cx().value(*index)?;
-            Ok((format!("&{n}[{i}]"), n.clone(), i))
+            Ok((format!("&{n}[{i}]"), n.clone(), i.to_string()))
         }
         Expr::View { .. } => match super::roles::generation(&e.cx(), ev)? {
-            Some(g) => Ok((format!("&{}[{}]", g.array, g.slot), g.array, g.slot)),
+            Some(g) => Ok((
+                format!("&{}[{}]", g.array, g.slot),
+                g.array,
+                g.slot.to_string(),
+            )),
             None => Err(LowerError::new(m.expr_span(ev), "expected an event")),
         },
         _ => Err(LowerError::new(m.expr_span(ev), "expected an event")),
@@ -185,7 +189,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let n = &d.name.name;
                 let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
                 let len = count.clone().unwrap_or(Sym::Int(1));
-                let arrivals = e.arrivals.get(n).cloned().unwrap_or_else(|| "true".into());
+                let arrivals = e.arrivals.get(n).cloned().unwrap_or(CExpr::Lit("true"));
                 e.emit(
                     array("__shared__ alignas(8) unsigned long long", n, &len),
                     None,
@@ -292,8 +296,10 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 return Err(LowerError::new(m.expr_span(*event), "expected an event"));
             };
             e.call(
-                Call::new("tsl_mbar_wait")
-                    .args_text([format!("tsl_smem_addr(&{}[{}])", g.array, g.slot), g.parity]),
+                Call::new("tsl_mbar_wait").args_text([
+                    format!("tsl_smem_addr(&{}[{}])", g.array, g.slot),
+                    g.parity.to_string(),
+                ]),
                 Some("generation k of the ring: barrier k % N, phase parity (k / N) % 2"),
                 line,
             );
@@ -482,12 +488,12 @@ fn tma_load_on(
         Some(&format!("bytes this copy adds to {phase}")),
         line,
     );
-    let load = Call::new("tsl_tma_load_2d").args_text([
+    let load = Call::new("tsl_tma_load_2d").args([
         dv.tile_ptr(),
-        format!("&{map}"),
+        CExpr::untyped(format!("&{map}")),
         sv.origin[1].clone(),
         sv.origin[0].clone(),
-        p,
+        CExpr::untyped(p),
     ]);
     e.call(load, Some("coords: column, row"), line);
 }
@@ -590,13 +596,18 @@ fn tma_load(
             }
             let expect =
                 Call::new("tsl_mbar_expect_tx").args_text(["&tsl_tma_bar".into(), bytes.to_cpp()]);
-            let load = Call::new("tsl_tma_load_2d").args_text([
+            let load = Call::new("tsl_tma_load_2d").args([
                 dv.tile_ptr(),
-                format!("&{map}"),
-                coords,
-                "&tsl_tma_bar".into(),
+                CExpr::untyped(format!("&{map}")),
+                CExpr::untyped(coords),
+                CExpr::untyped("&tsl_tma_bar"),
             ]);
-            e.guarded("threadIdx.x == 0", vec![expect, load], None, line);
+            e.guarded(
+                CExpr::untyped("threadIdx.x == 0"),
+                vec![expect, load],
+                None,
+                line,
+            );
             e.pending_sync_tma = true;
         }
     }
@@ -646,9 +657,13 @@ fn tma_load_multicast(
         cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
     );
     let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
-    let load = mc
-        .load
-        .args_text([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
+    let load = mc.load.args_text([
+        dst,
+        format!("&{map}"),
+        sv.origin[1].clone().to_string(),
+        row,
+        p,
+    ]);
     e.call(
         load,
         Some(&format!(
@@ -697,7 +712,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 line,
             );
             e.call(
-                Call::new("tsl_acc_fill").args_text([name.name.clone(), v]),
+                Call::new("tsl_acc_fill").args_text([name.name.clone(), v.to_string()]),
                 None,
                 line,
             );
@@ -1034,13 +1049,13 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 None => (
                     Call::new("tsl_acc_store")
                         .targs_text([n.to_cpp()])
-                        .args_text([acc.name.clone(), v.tile_ptr()]),
+                        .args_text([acc.name.clone(), v.tile_ptr().to_string()]),
                     "fragment → row-major tile".to_string(),
                 ),
                 Some((w, c0)) => (
                     Call::new("tsl_acc_store_cols")
                         .targs_text([n.to_cpp(), w.to_cpp()])
-                        .args_text([acc.name.clone(), c0.clone(), v.tile_ptr()]),
+                        .args_text([acc.name.clone(), c0.clone(), v.tile_ptr().to_string()]),
                     format!("{} fragment columns from {c0} → row-major tile", w.to_cpp()),
                 ),
             };
@@ -1101,7 +1116,7 @@ pub fn afrag_decl(
         e.call(
             Call::new("tsl_afrag_fill")
                 .targs_text([super::cexpr::scalar_type(dtype).to_string()])
-                .args_text([name.to_string(), v]),
+                .args_text([name.to_string(), v.to_string()]),
             None,
             line,
         );
@@ -1148,7 +1163,11 @@ fn afrag_load(
     e.call(
         Call::new("tsl_afrag_load")
             .targs_text([swz.to_cpp(), v.tensor.ld().to_cpp()])
-            .args_text([name.name.clone(), v.tensor.name.clone(), v.tile_offset()]),
+            .args_text([
+                name.name.clone(),
+                v.tensor.name.clone(),
+                v.tile_offset().to_string(),
+            ]),
         Some(&format!(
             "shared tile → A-fragment registers (swizzle {} B)",
             swz.to_cpp()
@@ -1373,7 +1392,7 @@ fn scale_add(
         if t.space == MemSpace::Global {
             e.pointer_params.insert(t.param.unwrap_or(0));
         }
-        let rows = if v.origin[0] == "0" {
+        let rows = if v.origin[0].is_zero() {
             t.shape[0].to_cpp()
         } else {
             format!("{} - ({})", cpp_paren(&t.shape[0]), v.origin[0])
@@ -1381,14 +1400,19 @@ fn scale_add(
         Call::new("tsl_acc_scale_add").args_text([
             acc.to_string(),
             part,
-            v.tile_ptr(),
+            v.tile_ptr().to_string(),
             t.ld().to_cpp(),
             rows,
-            sr,
+            sr.to_string(),
         ])
     } else {
         let sl = e.cx().value(sc.lhs)?.0;
-        Call::new("tsl_acc_scale_add").args_text([acc.to_string(), part, sl, sr])
+        Call::new("tsl_acc_scale_add").args_text([
+            acc.to_string(),
+            part,
+            sl.to_string(),
+            sr.to_string(),
+        ])
     };
     e.call(
         call,
@@ -1429,7 +1453,7 @@ pub fn refill(
         );
     }
     e.call(
-        Call::new("tsl_acc_fill").args_text([acc.name.clone(), v]),
+        Call::new("tsl_acc_fill").args_text([acc.name.clone(), v.to_string()]),
         None,
         line,
     );
@@ -1487,7 +1511,7 @@ fn store_pitched(
     // The destination's extent from the tile origin, per tensor dimension.
     let extent = |d: usize| {
         let o = &v.origin[d];
-        if o == "0" {
+        if o.is_zero() {
             t.shape[d].to_cpp()
         } else {
             format!("{} - ({o})", cpp_paren(&t.shape[d]))
@@ -1514,10 +1538,10 @@ fn store_pitched(
         .args_text([
             acc.to_string(),
             c0,
-            v.tile_ptr(),
+            v.tile_ptr().to_string(),
             t.ld().to_cpp(),
-            bound(rows_ext, rg),
-            bound(cols_ext, cg),
+            bound(rows_ext, rg.map(|g| g.to_string())),
+            bound(cols_ext, cg.map(|g| g.to_string())),
         ]);
     let what = match (t.space, trans, mods.mask.is_some()) {
         (MemSpace::Global, false, false) => {
@@ -1657,15 +1681,16 @@ fn acc_slice(
         shape: vec![Sym::Int(64), n.clone()],
         count: None,
         param: None,
+        squeezed: None,
     };
     let v = e.cx().fragment_view(x, &frag)?;
-    if v.element || v.transposed || v.tile.len() != 2 || v.origin[0] != "0" {
+    if v.element || v.transposed || v.tile.len() != 2 || !v.origin[0].is_zero() {
         return Err(LowerError::new(
             e.m.expr_span(x),
             "`mma.store` stores all 64 rows of a column slice of the accumulator",
         ));
     }
-    Ok((v.tile[1].clone(), v.origin[1].clone()))
+    Ok((v.tile[1].clone(), v.origin[1].clone().to_string()))
 }
 
 /// N of the accumulator `fill` defines: the rows of the B operand's tile (the checker's view of
@@ -1727,7 +1752,12 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     );
     let prev = format!("({} - 1) % {s}", d.iv);
     let (arrive, note) = arrive_call(e, &d.event, &prev);
-    e.guarded(format!("{} > {}", d.iv, d.lo), vec![arrive], note, line);
+    e.guarded(
+        CExpr::untyped(format!("{} > {}", d.iv, d.lo)),
+        vec![arrive],
+        note,
+        line,
+    );
     e.otherwise(
         Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,
@@ -1769,7 +1799,7 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
     );
     let (arrive, note) = arrive_call(e, &d.event, &last);
     let cond = format!("{} > 0", super::cexpr::cpp_paren(&d.trip));
-    e.guarded(cond, vec![arrive], note, line);
+    e.guarded(CExpr::untyped(cond), vec![arrive], note, line);
     e.close(line);
 }
 

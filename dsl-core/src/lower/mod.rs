@@ -210,6 +210,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             shape,
             count: None,
             param: Some(i),
+            squeezed: None,
         };
         e.scopes
             .declare(crate::check::Binding::Param(i), scope::Local::Tensor(t));

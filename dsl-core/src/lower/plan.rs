@@ -67,9 +67,10 @@ pub fn finish(
             Line::new(
                 0,
                 Op::Guarded {
-                    cond: CExpr::untyped("threadIdx.x == 0"),
+                    cond: CExpr::builtin("threadIdx", "x").eq(CExpr::int(0)),
                     calls: vec![
-                        Call::new("tsl_mbar_init").args_text(["&tsl_tma_bar", "1"]),
+                        Call::new("tsl_mbar_init")
+                            .args([CExpr::var("tsl_tma_bar").addr(), CExpr::int(1)]),
                         Call::new("tsl_mbar_init_fence"),
                     ],
                 },
@@ -80,7 +81,7 @@ pub fn finish(
                 Op::Decl {
                     ty: "unsigned".into(),
                     name: "tsl_tma_phase".into(),
-                    init: Some(CExpr::untyped("0")),
+                    init: Some(CExpr::int(0)),
                 },
             ),
         ];

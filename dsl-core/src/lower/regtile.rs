@@ -16,6 +16,7 @@
 //! constant expression over the tunables ([`View::aligned_cpp`]), decided per instantiation.
 
 use super::cexpr::View;
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
@@ -29,13 +30,13 @@ fn rows_cols(v: &View) -> (Sym, Sym, String, String) {
             Sym::Int(1),
             v.tile[0].clone(),
             "0".into(),
-            v.origin[0].clone(),
+            v.origin[0].clone().to_string(),
         ),
         _ => (
             v.tile[0].clone(),
             v.tile[1].clone(),
-            v.origin[0].clone(),
-            v.origin[1].clone(),
+            v.origin[0].clone().to_string(),
+            v.origin[1].clone().to_string(),
         ),
     }
 }
@@ -69,7 +70,7 @@ fn reg_pitch(
 }
 
 fn ptr_of(v: &View) -> String {
-    v.tile_ptr()
+    v.tile_ptr().to_string()
 }
 
 fn check_2d(e: &Emitter, v: &View, at: ExprId) -> Result<(), LowerError> {
@@ -145,7 +146,7 @@ pub fn copy(
             let aligned = if sv.tensor.space == MemSpace::Shared {
                 sv.aligned_cpp(vec)
             } else {
-                "false".into()
+                CExpr::Lit("false")
             };
             e.call(
                 Call::new("tsl_copy_tile")
@@ -195,10 +196,6 @@ pub fn copy(
 }
 
 /// A condition as a template argument (parenthesized unless a single token).
-fn template_bool(c: &str) -> String {
-    if c.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
-        c.to_string()
-    } else {
-        format!("({c})")
-    }
+fn template_bool(c: &CExpr) -> String {
+    c.clone().wrap().to_string()
 }

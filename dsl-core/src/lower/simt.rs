@@ -149,8 +149,8 @@ fn g2s(
         }
     }
     args.extend([
-        dv.tile_ptr(),
-        t.name.clone(),
+        dv.tile_ptr().to_string(),
+        t.ptr().to_string(),
         g.r0,
         g.c0,
         g.tensor_rows,
@@ -263,6 +263,7 @@ pub(super) fn declare_fresh(
             shape,
             count: None,
             param: None,
+            squeezed: None,
         }),
     );
     Ok(())
@@ -329,7 +330,7 @@ pub fn println(
                         fmt.push_str("%f");
                         values.push(format!(
                             "(double)({})",
-                            super::cexpr::convert(&v, t, crate::ir::DType::F32)
+                            super::cexpr::convert(v.clone(), t, crate::ir::DType::F32)
                         ));
                     }
                 }
@@ -500,15 +501,15 @@ impl Rows2 {
                 rows: "1".into(),
                 cols: v.tile[0].to_cpp(),
                 r0: "0".into(),
-                c0: v.origin[0].clone(),
+                c0: v.origin[0].clone().to_string(),
                 tensor_rows: "1".into(),
                 tensor_cols: t.shape[0].to_cpp(),
             },
             _ => Rows2 {
                 rows: v.tile[0].to_cpp(),
                 cols: v.tile[1].to_cpp(),
-                r0: v.origin[0].clone(),
-                c0: v.origin[1].clone(),
+                r0: v.origin[0].clone().to_string(),
+                c0: v.origin[1].clone().to_string(),
                 tensor_rows: t.shape[0].to_cpp(),
                 tensor_cols: t.shape[1].to_cpp(),
             },
@@ -553,7 +554,7 @@ fn store_tile(
             g.c0,
             g.tensor_rows,
             g.tensor_cols,
-            sv.tile_ptr(),
+            sv.tile_ptr().to_string(),
         ]);
     e.call(call, None, line);
     e.barrier(Some("the shared tile's readers are done"), line);
@@ -694,7 +695,7 @@ fn is_land(c: &Call) -> bool {
 /// the C++ of the entry pointer, a name for it, its element type and the tensor. Entries whose
 /// index names a declaration of the loop (its variables, or anything declared inside), as the
 /// checker binds the names, are not.
-pub fn hoist_entries(e: &Emitter, body: &[StmtId]) -> Vec<(String, String, &'static str, String)> {
+pub fn hoist_entries(e: &Emitter, body: &[StmtId]) -> Vec<(CExpr, String, &'static str, String)> {
     let m = e.m;
     // The loop's own statement: the `foreach` whose body this is (statement ids are unique).
     let this_loop = crate::check::all_stmts(m).into_iter().find(
@@ -718,7 +719,7 @@ pub fn hoist_entries(e: &Emitter, body: &[StmtId]) -> Vec<(String, String, &'sta
         });
         any
     };
-    let mut out: Vec<(String, String, &'static str, String)> = Vec::new();
+    let mut out: Vec<(CExpr, String, &'static str, String)> = Vec::new();
     for ix in indexed {
         let Expr::Index { base, index } = &m.exprs[ix] else {
             continue;
@@ -910,7 +911,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
             chunk.push(c);
         }
         let (v, ty) = e.cx().value(fill.value)?;
-        let v = super::cexpr::convert(&v, ty, p.dtype);
+        let v = super::cexpr::convert(v.clone(), ty, p.dtype);
         let elems = chunk
             .iter()
             .cloned()
@@ -973,7 +974,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         let store = Op::GuardedAssign {
             cond: CExpr::untyped(conds.join(" && ")),
             place: CExpr::untyped(format!("{}[{offset}]", t.name)),
-            value: CExpr::untyped(v),
+            value: v,
         };
         e.emit(store, None, line);
         e.close(line);

@@ -161,13 +161,13 @@ pub fn byte_copy(
                 super::cexpr::cpp_paren(&dv.tensor.ld()),
                 "tsl_threads".to_string(),
             ])
-            .args_text([
+            .args([
                 dv.tile_ptr(),
-                t.name.clone(),
+                t.ptr(),
                 sv.origin[0].clone(),
                 sv.origin[1].clone(),
-                t.shape[0].to_cpp(),
-                t.shape[1].to_cpp(),
+                CExpr::sym(&t.shape[0]),
+                CExpr::sym(&t.shape[1]),
             ]),
         None,
         line,

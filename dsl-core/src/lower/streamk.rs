@@ -27,8 +27,8 @@ pub const WORKSPACE: &str = "tsl_sk_ws";
 pub const BYTES_PER_THREAD: i64 = 128 * 4 + 4;
 
 /// The main loop of a segment runs over `[tsl_kb, tsl_ke)`.
-pub fn segment_range() -> (String, String) {
-    ("tsl_kb".into(), "tsl_ke".into())
+pub fn segment_range() -> (CExpr, CExpr) {
+    (CExpr::var("tsl_kb"), CExpr::var("tsl_ke"))
 }
 
 /// A pipelined main loop's tail under `streamk`: the first k-tile is `tsl_kb`, the last

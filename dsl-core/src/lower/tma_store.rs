@@ -11,6 +11,7 @@
 //! overlaps the next tile's MMAs instead of stalling the warpgroup between tiles.
 
 use super::cexpr::View;
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
@@ -147,8 +148,8 @@ pub fn store(
         "threadIdx.x == 0"
     };
     // The box's coordinates, innermost first: one argument each.
-    let issue = Call::new("tsl_tma_store_2d").args_text([
-        format!("&{map}"),
+    let issue = Call::new("tsl_tma_store_2d").args([
+        CExpr::var(&map).addr(),
         sv.tile_ptr(),
         dv.origin[1].clone(),
         dv.origin[0].clone(),
@@ -156,7 +157,7 @@ pub fn store(
     if e.lazy_store_tiles.contains(&sv.tensor.name) {
         let calls = vec![issue, Call::new("tsl_tma_store_commit")];
         e.guarded(
-            first,
+            CExpr::untyped(first),
             calls,
             Some("read-wait deferred to the tile's next write"),
             line,
@@ -164,7 +165,7 @@ pub fn store(
         e.pending_store_read = true;
     } else {
         e.guarded(
-            first,
+            CExpr::untyped(first),
             vec![issue, Call::new("tsl_tma_store_flush")],
             None,
             line,
@@ -204,7 +205,7 @@ pub fn before_write(e: &mut Emitter, tile: &str, line: Option<u32>) {
         "threadIdx.x == 0"
     };
     e.guarded(
-        first,
+        CExpr::untyped(first),
         vec![wait_read()],
         Some("the last TMA store from this tile has read it"),
         line,
@@ -222,7 +223,7 @@ pub fn end_of_branch(e: &mut Emitter, line: Option<u32>) {
             "threadIdx.x == 0"
         };
         e.guarded(
-            first,
+            CExpr::untyped(first),
             vec![wait_read()],
             Some("the last TMA stores have read their tiles"),
             line,

@@ -149,7 +149,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !acc_used(e, s) => {}
         Stmt::MmaFill { name, dtype, value } => {
             let (v, t) = e.cx().value(*value)?;
-            let v = super::cexpr::convert(&v, t, DType::F32);
+            let v = super::cexpr::convert(v.clone(), t, DType::F32);
             let (decl, _) = acc_decl(&name.name, *dtype, None);
             let decl_at = e.lines.len();
             let note = format!("warp accumulator, {dtype}, in the mma.sync fragment layout");
@@ -158,7 +158,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.call(
                 Call::new("tsl_mma_fill")
                     .targs_text(["0"])
-                    .args_text([cpp_name(&name.name), v]),
+                    .args_text([cpp_name(&name.name), v.to_string()]),
                 None,
                 line,
             );
@@ -175,7 +175,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         }
         Stmt::Ext(ExtStmt::MmaRefill { acc, value }) => {
             let (v, t) = e.cx().value(*value)?;
-            let v = super::cexpr::convert(&v, t, DType::F32);
+            let v = super::cexpr::convert(v.clone(), t, DType::F32);
             let b = ident(e, s, IdentRole::Acc);
             let Some(Frag::Acc {
                 dtype,
@@ -198,7 +198,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             e.call(
                 Call::new("tsl_mma_fill")
                     .targs_text([regs])
-                    .args_text([cpp_name(&acc.name), v]),
+                    .args_text([cpp_name(&acc.name), v.to_string()]),
                 Some("re-initialized"),
                 line,
             );
@@ -385,9 +385,9 @@ fn placement(
         e.pointer_params.insert(t.param.unwrap_or(0));
     }
     Ok((
-        v.entry_ptr(),
-        v.origin[0].clone(),
-        v.origin[1].clone(),
+        v.entry_ptr().to_string(),
+        v.origin[0].clone().to_string(),
+        v.origin[1].clone().to_string(),
         t.shape[0].to_cpp(),
         t.shape[1].to_cpp(),
         t.ld().to_cpp(),
@@ -561,7 +561,7 @@ fn load(
         ];
         let call = Call::new(helper)
             .targs_text(targs)
-            .args_text([dest.clone(), v.tile_ptr()]);
+            .args_text([dest.clone(), v.tile_ptr().to_string()]);
         let note = format!(
             "ldmatrix at addresses swizzled as the TMA wrote them ({} bytes)",
             sw.to_cpp()
@@ -582,12 +582,12 @@ fn load(
             fb,
             trans_cpp.to_string(),
             v.tensor.ld().to_cpp(),
-            ldsm,
+            ldsm.to_string(),
         ];
         targs.extend(extra);
         let call = Call::new(helper)
             .targs_text(targs)
-            .args_text([dest.clone(), v.tile_ptr()]);
+            .args_text([dest.clone(), v.tile_ptr().to_string()]);
         let note = if kt.is_some() {
             "gathered: the tile is narrower than its instructions"
         } else {
