@@ -147,6 +147,8 @@ pub enum CExpr {
     /// A keyword literal or a value the CUDA headers name (`true`, `nullptr`, `0u`).
     Lit(&'static str),
     Float(FloatLit),
+    /// A C string literal, its escapes already C's (`"%d\n"` holds `%d\n`).
+    Str(String),
     /// A C++ type in a template argument or a cast (`tsl_f16`, `unsigned char`).
     Type(&'static str),
     /// `a op b`, without parentheses of its own.
@@ -323,7 +325,7 @@ impl CExpr {
             CExpr::Var(n) => {
                 out.insert(n.clone());
             }
-            CExpr::Int(_) | CExpr::Lit(_) | CExpr::Float(_) | CExpr::Type(_) => {}
+            CExpr::Int(_) | CExpr::Lit(_) | CExpr::Float(_) | CExpr::Type(_) | CExpr::Str(_) => {}
             CExpr::Bin(_, a, b) | CExpr::Index(a, b) => {
                 a.names(out);
                 b.names(out);
@@ -362,6 +364,17 @@ pub fn identifiers(text: &str, out: &mut BTreeSet<String>) {
     }
 }
 
+/// `a, b, c` as text, for a type's template arguments (types are spelled as text).
+pub fn comma_list(items: &[CExpr]) -> String {
+    struct List<'a>(&'a [CExpr]);
+    impl fmt::Display for List<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            comma(f, self.0)
+        }
+    }
+    List(items).to_string()
+}
+
 /// `a, b, c`.
 pub fn comma(f: &mut fmt::Formatter<'_>, items: &[CExpr]) -> fmt::Result {
     for (i, a) in items.iter().enumerate() {
@@ -380,6 +393,7 @@ impl fmt::Display for CExpr {
             CExpr::Int(v) => write!(f, "{v}"),
             CExpr::Lit(s) | CExpr::Type(s) => f.write_str(s),
             CExpr::Float(x) => write!(f, "{x}"),
+            CExpr::Str(s) => write!(f, "\"{s}\""),
             CExpr::Bin(op, a, b) => write!(f, "{a} {} {b}", op.symbol()),
             CExpr::Un(op, a) => write!(f, "{}{a}", op.symbol()),
             CExpr::Call { name, targs, args } => {

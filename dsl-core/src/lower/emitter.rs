@@ -80,7 +80,7 @@ pub struct Emitter<'a> {
     pub cluster: Option<Cluster>,
     /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
     /// line and the C++ conditions under which the tile grid divides the tensor (`super::even`).
-    pub even_copies: Vec<(Call, Vec<String>)>,
+    pub even_copies: Vec<(Call, Vec<CExpr>)>,
     /// The register stages of the async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,
     pub errors: Vec<LowerError>,

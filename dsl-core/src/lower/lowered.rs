@@ -10,7 +10,7 @@ pub struct Body {
     pub lines: Vec<Line>,
     /// Async grid-tile copies that may take their branch-free form, with the conditions under
     /// which the tile grid divides the tensor.
-    pub even_copies: Vec<(Call, Vec<String>)>,
+    pub even_copies: Vec<(Call, Vec<CExpr>)>,
     /// The register stages of async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,
 }
@@ -26,7 +26,7 @@ pub const S2G: &str = "tsl_copy_s2g";
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stage {
     pub tensor: String,
-    pub targs: Vec<String>,
+    pub targs: Vec<CExpr>,
     /// The element type.
     pub ty: &'static str,
     /// The DSL line of its first issue.
@@ -41,12 +41,12 @@ impl Stage {
     /// The call that lands the stage (its transposed shared stores).
     pub fn land(&self) -> Call {
         Call::new(G2S_T)
-            .targs_text(self.targs.clone())
-            .args_text([self.var()])
+            .targs(self.targs.clone())
+            .args([CExpr::var(self.var())])
     }
     /// Whether `c` issues a copy into this stage.
     pub fn issued_by(&self, c: &Call) -> bool {
-        c.name == G2S_T && c.args.len() > 1 && c.args[0] == CExpr::untyped(self.var())
+        c.name == G2S_T && c.args.len() > 1 && c.args[0] == CExpr::var(self.var())
     }
 }
 

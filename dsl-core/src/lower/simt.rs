@@ -28,13 +28,13 @@
 //!
 //! `reduce.sum x : group` is a butterfly all-reduce over the warp's 32 lanes (SHFL.BFLY).
 
-use super::cexpr::cpp_paren;
-use super::cxx::CExpr;
+use super::cxx::{CExpr, COp, comma_list};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
 use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
 use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
+use std::fmt::Write as _;
 
 pub fn dma_copy(
     e: &mut Emitter,
@@ -103,7 +103,7 @@ fn g2s(
     let ld = if sv.tile.len() == 1 {
         cols.clone()
     } else {
-        cpp_paren(&dv.tensor.ld())
+        CExpr::sym_operand(&dv.tensor.ld())
     };
     let barrier = if is_async {
         !follows_barrier_or_async_copy(e)
@@ -118,7 +118,7 @@ fn g2s(
         (false, true) => G2S_ASYNC,
         (false, false) => G2S,
     };
-    let targs = vec![rows, cols, ld, "tsl_threads".to_string()];
+    let targs = vec![rows, cols, ld, CExpr::var("tsl_threads")];
     let mut args = Vec::new();
     if dv.transposed && is_async {
         // One register stage per destination tensor: every async copy into it has one shape.
@@ -138,25 +138,25 @@ fn g2s(
                 format!(
                     "the async copies into `{}.transpose()` share one register stage, so they need one tile shape: `<{}>` here, `<{}>` before",
                     dv.tensor.name,
-                    stage.targs.join(", "),
-                    other.targs.join(", ")
+                    comma_list(&stage.targs),
+                    comma_list(&other.targs)
                 ),
             ));
         }
-        args.push(stage.var());
+        args.push(CExpr::var(stage.var()));
         if !e.stages.iter().any(|o| o.tensor == stage.tensor) {
             e.stages.push(stage);
         }
     }
     args.extend([
-        dv.tile_ptr().to_string(),
-        t.ptr().to_string(),
+        dv.tile_ptr(),
+        t.ptr(),
         g.r0,
         g.c0,
         g.tensor_rows,
         g.tensor_cols,
     ]);
-    let call = Call::new(helper).targs_text(targs).args_text(args);
+    let call = Call::new(helper).targs(targs).args(args);
     if is_async && let Some(cond) = super::even::grid_tile_conditions(e.info, src, &sv) {
         e.even_copies.push((call.clone(), cond));
     }
@@ -249,7 +249,7 @@ pub(super) fn declare_fresh(
         Op::SharedPtr {
             ty: ty.to_string(),
             name: f.name.clone(),
-            offset: CExpr::untyped(slot.offset_name.clone()),
+            offset: CExpr::var(&slot.offset_name),
         },
         Some("the future's fresh buffer"),
         line,
@@ -313,7 +313,8 @@ pub fn println(
                         c => {
                             let mut buf = [0u8; 4];
                             for b in c.encode_utf8(&mut buf).bytes() {
-                                fmt.push_str(&format!("\\{b:03o}"));
+                                // An octal escape of the C string literal.
+                                let _ = write!(fmt, "\\{b:03o}");
                             }
                         }
                     }
@@ -324,14 +325,12 @@ pub fn println(
                 match t {
                     Ty::Int => {
                         fmt.push_str("%d");
-                        values.push(format!("(int)({v})"));
+                        values.push(CExpr::Cast("int", Box::new(v.paren())));
                     }
                     _ => {
                         fmt.push_str("%f");
-                        values.push(format!(
-                            "(double)({})",
-                            super::cexpr::convert(v.clone(), t, crate::ir::DType::F32)
-                        ));
+                        let f32 = super::cexpr::convert(v, t, crate::ir::DType::F32);
+                        values.push(CExpr::Cast("double", Box::new(f32.paren())));
                     }
                 }
             }
@@ -340,8 +339,8 @@ pub fn println(
     if newline {
         fmt.push_str("\\n");
     }
-    let args = std::iter::once(format!("\"{fmt}\"")).chain(values);
-    e.call(Call::new("printf").args_text(args), None, line);
+    let args = std::iter::once(CExpr::Str(fmt)).chain(values);
+    e.call(Call::new("printf").args(args), None, line);
     Ok(())
 }
 
@@ -371,8 +370,8 @@ pub fn swap_futures(
     };
     let swap = Op::SwapPtrs {
         ty: ty.into(),
-        a: CExpr::untyped(a.name.clone()),
-        b: CExpr::untyped(b.name.clone()),
+        a: CExpr::var(&a.name),
+        b: CExpr::var(&b.name),
     };
     e.emit(swap, None, line);
     Ok(())
@@ -485,12 +484,12 @@ fn in_flight_after(m: &Module, s: StmtId) -> usize {
 
 /// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.
 struct Rows2 {
-    rows: String,
-    cols: String,
-    r0: String,
-    c0: String,
-    tensor_rows: String,
-    tensor_cols: String,
+    rows: CExpr,
+    cols: CExpr,
+    r0: CExpr,
+    c0: CExpr,
+    tensor_rows: CExpr,
+    tensor_cols: CExpr,
 }
 
 impl Rows2 {
@@ -498,20 +497,20 @@ impl Rows2 {
         let t = &v.tensor;
         match v.tile.len() {
             1 => Rows2 {
-                rows: "1".into(),
-                cols: v.tile[0].to_cpp(),
-                r0: "0".into(),
-                c0: v.origin[0].clone().to_string(),
-                tensor_rows: "1".into(),
-                tensor_cols: t.shape[0].to_cpp(),
+                rows: CExpr::int(1),
+                cols: CExpr::sym(&v.tile[0]),
+                r0: CExpr::int(0),
+                c0: v.origin[0].clone(),
+                tensor_rows: CExpr::int(1),
+                tensor_cols: CExpr::sym(&t.shape[0]),
             },
             _ => Rows2 {
-                rows: v.tile[0].to_cpp(),
-                cols: v.tile[1].to_cpp(),
-                r0: v.origin[0].clone().to_string(),
-                c0: v.origin[1].clone().to_string(),
-                tensor_rows: t.shape[0].to_cpp(),
-                tensor_cols: t.shape[1].to_cpp(),
+                rows: CExpr::sym(&v.tile[0]),
+                cols: CExpr::sym(&v.tile[1]),
+                r0: v.origin[0].clone(),
+                c0: v.origin[1].clone(),
+                tensor_rows: CExpr::sym(&t.shape[0]),
+                tensor_cols: CExpr::sym(&t.shape[1]),
             },
         }
     }
@@ -541,20 +540,20 @@ fn store_tile(
     let ld = if sv.tile.len() == 1 {
         g.cols.clone()
     } else {
-        cpp_paren(&sv.tensor.ld())
+        CExpr::sym_operand(&sv.tensor.ld())
     };
     if !e.lines.last().is_some_and(|l| matches!(l.op, Op::Barrier)) {
         e.barrier(Some("the shared tile's writers are done"), line);
     }
     let call = Call::new(S2G)
-        .targs_text([g.rows, g.cols, ld, "tsl_threads".to_string()])
-        .args_text([
-            dv.tensor.name.clone(),
+        .targs([g.rows, g.cols, ld, CExpr::var("tsl_threads")])
+        .args([
+            dv.tensor.ptr(),
             g.r0,
             g.c0,
             g.tensor_rows,
             g.tensor_cols,
-            sv.tile_ptr().to_string(),
+            sv.tile_ptr(),
         ]);
     e.call(call, None, line);
     e.barrier(Some("the shared tile's readers are done"), line);
@@ -667,7 +666,7 @@ pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
     let indent = e.lines[start].indent;
     for st in stages.iter().rev() {
         let decl = Op::Decl {
-            ty: format!("tsl_stage_t<{}, {}>", st.targs.join(", "), st.ty),
+            ty: format!("tsl_stage_t<{}, {}>", comma_list(&st.targs), st.ty),
             name: st.var(),
             init: None,
         };
@@ -823,6 +822,11 @@ pub fn dma_wait(e: &mut Emitter, pending: ExprId, line: Option<u32>) -> Result<(
     Ok(())
 }
 
+/// `tsl_i`, the element index of a cooperative loop.
+fn tsl_i() -> CExpr {
+    CExpr::var("tsl_i")
+}
+
 /// `reduce.<op> x : group;`
 pub fn reduce(
     e: &mut Emitter,
@@ -836,8 +840,8 @@ pub fn reduce(
     };
     e.call(
         Call::new(f)
-            .args_text([&target.name])
-            .assign_text(&target.name),
+            .args([CExpr::var(&target.name)])
+            .assign(CExpr::var(&target.name)),
         Some("across the 32 lanes of the warp"),
         line,
     );
@@ -874,13 +878,13 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         };
         // Per dimension: the chunk's extent and first index.
         let mut chunk: Vec<crate::sym::Sym> = Vec::new();
-        let mut origin: Vec<String> = Vec::new();
+        let mut origin: Vec<CExpr> = Vec::new();
         for (d, owned) in fill.dims.iter().enumerate() {
             let full = t.shape[d].clone();
             let (b, c) = match owned {
                 crate::check::Owned::Whole => {
                     chunk.push(full);
-                    origin.push("0".into());
+                    origin.push(CExpr::int(0));
                     continue;
                 }
                 crate::check::Owned::Chunk(b, composed) => {
@@ -907,7 +911,7 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                     (b, c)
                 }
             };
-            origin.push(format!("{b} * {}", cpp_paren(&c)));
+            origin.push(CExpr::var(b).mul(CExpr::sym_operand(&c)));
             chunk.push(c);
         }
         let (v, ty) = e.cx().value(fill.value)?;
@@ -921,9 +925,9 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         e.open(
             Op::For {
                 var: "tsl_i".into(),
-                init: CExpr::untyped("threadIdx.x"),
-                bound: CExpr::untyped(elems.to_cpp()),
-                step: Some(CExpr::untyped("tsl_i += tsl_threads")),
+                init: CExpr::builtin("threadIdx", "x"),
+                bound: CExpr::sym(&elems),
+                step: Some(tsl_i().bin(COp::AddAssign, CExpr::var("tsl_threads"))),
             },
             Some(&format!(
                 "`{}` starts at {v}: this block's chunk of it, before any access",
@@ -934,46 +938,48 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         // Row-major coordinates of element `tsl_i` of the chunk, then of the tensor.
         let rank = chunk.len();
         let mut conds = Vec::new();
-        let mut offset = String::new();
+        let mut offset: Option<CExpr> = None;
         for d in 0..rank {
             let inner = chunk[d + 1..]
                 .iter()
                 .cloned()
                 .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
             let q = if inner == crate::sym::Sym::Int(1) {
-                "tsl_i".to_string()
+                tsl_i()
             } else {
-                format!("tsl_i / {}", cpp_paren(&inner))
+                tsl_i().div(CExpr::sym_operand(&inner))
             };
             let c = if d == 0 {
                 q
             } else {
-                format!("{q} % {}", cpp_paren(&chunk[d]))
+                q.rem(CExpr::sym_operand(&chunk[d]))
             };
             let g = format!("tsl_g{d}");
             let at = Op::Decl {
                 ty: "const int".into(),
                 name: g.clone(),
-                init: Some(CExpr::untyped(format!("{} + {c}", origin[d]))),
+                init: Some(origin[d].clone().add(c)),
             };
             e.emit(at, None, line);
-            conds.push(format!("{g} < {}", cpp_paren(&t.shape[d])));
+            conds.push(CExpr::var(&g).lt(CExpr::sym_operand(&t.shape[d])));
             let stride = t.shape[d + 1..]
                 .iter()
                 .cloned()
                 .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
-            if !offset.is_empty() {
-                offset.push_str(" + ");
-            }
-            if stride == crate::sym::Sym::Int(1) {
-                offset.push_str(&g);
+            let term = if stride == crate::sym::Sym::Int(1) {
+                CExpr::var(&g)
             } else {
-                offset.push_str(&format!("(long long){g} * {}", cpp_paren(&stride)));
-            }
+                let wide = CExpr::Cast("long long", Box::new(CExpr::var(&g)));
+                wide.mul(CExpr::sym_operand(&stride))
+            };
+            offset = Some(match offset {
+                None => term,
+                Some(o) => o.add(term),
+            });
         }
         let store = Op::GuardedAssign {
-            cond: CExpr::untyped(conds.join(" && ")),
-            place: CExpr::untyped(format!("{}[{offset}]", t.name)),
+            cond: CExpr::join(COp::And, conds).expect("a dimension"),
+            place: t.ptr().index(offset.expect("a dimension")),
             value: v,
         };
         e.emit(store, None, line);
