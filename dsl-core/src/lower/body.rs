@@ -130,7 +130,7 @@ impl Emitter<'_> {
                         names,
                     };
                     self.emit(decl, Some(&note), line);
-                    super::persistent::emit_raster(self, "blockIdx.x", line);
+                    super::persistent::emit_raster(self, CExpr::builtin("blockIdx", "x"), line);
                     for v in [bm, bn] {
                         self.scopes.declare(v.binding, Local::ParVar);
                     }

@@ -161,6 +161,18 @@ pub enum CExpr {
         targs: Vec<CExpr>,
         args: Vec<CExpr>,
     },
+    /// `name<targs…>`: a class or variable template as a template argument
+    /// (`tsl_wgmma_f32_f16<128>`).
+    Template {
+        name: String,
+        targs: Vec<CExpr>,
+    },
+    /// `obj.name(args…)`: a member function call (`tsl_sk.tile(tsl_seg)`).
+    Method {
+        obj: Box<CExpr>,
+        name: &'static str,
+        args: Vec<CExpr>,
+    },
     /// `a[i]`.
     Index(Box<CExpr>, Box<CExpr>),
     /// `a.field` (`threadIdx.x`).
@@ -265,6 +277,13 @@ impl CExpr {
     pub fn member(self, field: &'static str) -> CExpr {
         CExpr::Member(Box::new(self), field)
     }
+    pub fn method(self, name: &'static str, args: Vec<CExpr>) -> CExpr {
+        CExpr::Method {
+            obj: Box::new(self),
+            name,
+            args,
+        }
+    }
     pub fn ternary(self, a: CExpr, b: CExpr) -> CExpr {
         CExpr::Ternary(Box::new(self), Box::new(a), Box::new(b))
     }
@@ -339,6 +358,18 @@ impl CExpr {
                     a.names(out);
                 }
             }
+            CExpr::Template { name, targs } => {
+                out.insert(name.clone());
+                for a in targs {
+                    a.names(out);
+                }
+            }
+            CExpr::Method { obj, args, .. } => {
+                obj.names(out);
+                for a in args {
+                    a.names(out);
+                }
+            }
             CExpr::Ternary(c, a, b) => {
                 c.names(out);
                 a.names(out);
@@ -404,6 +435,16 @@ impl fmt::Display for CExpr {
                     f.write_str(">")?;
                 }
                 f.write_str("(")?;
+                comma(f, args)?;
+                f.write_str(")")
+            }
+            CExpr::Template { name, targs } => {
+                write!(f, "{name}<")?;
+                comma(f, targs)?;
+                f.write_str(">")
+            }
+            CExpr::Method { obj, name, args } => {
+                write!(f, "{obj}.{name}(")?;
                 comma(f, args)?;
                 f.write_str(")")
             }

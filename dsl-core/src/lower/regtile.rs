@@ -24,29 +24,29 @@ use crate::ir::{ExprId, MemSpace};
 use crate::sym::Sym;
 
 /// `[ROWS, COLS]` of a view, a 1-D view being one row; and the C++ (row, col) origin.
-fn rows_cols(v: &View) -> (Sym, Sym, String, String) {
+fn rows_cols(v: &View) -> (Sym, Sym, CExpr, CExpr) {
     match v.tile.len() {
         1 => (
             Sym::Int(1),
             v.tile[0].clone(),
-            "0".into(),
-            v.origin[0].clone().to_string(),
+            CExpr::int(0),
+            v.origin[0].clone(),
         ),
         _ => (
             v.tile[0].clone(),
             v.tile[1].clone(),
-            v.origin[0].clone().to_string(),
-            v.origin[1].clone().to_string(),
+            v.origin[0].clone(),
+            v.origin[1].clone(),
         ),
     }
 }
 
 /// The global tensor's `[rows, cols]` as C++ (a 1-D tensor is one row).
-fn global_extent(v: &View) -> (String, String) {
+fn global_extent(v: &View) -> (CExpr, CExpr) {
     let t = &v.tensor;
     match t.shape.len() {
-        1 => ("1".into(), t.shape[0].to_cpp()),
-        _ => (t.shape[0].to_cpp(), t.shape[1].to_cpp()),
+        1 => (CExpr::int(1), CExpr::sym(&t.shape[0])),
+        _ => (CExpr::sym(&t.shape[0]), CExpr::sym(&t.shape[1])),
     }
 }
 
@@ -69,8 +69,8 @@ fn reg_pitch(
     }
 }
 
-fn ptr_of(v: &View) -> String {
-    v.tile_ptr().to_string()
+fn ptr_of(v: &View) -> CExpr {
+    v.tile_ptr()
 }
 
 fn check_2d(e: &Emitter, v: &View, at: ExprId) -> Result<(), LowerError> {
@@ -112,8 +112,8 @@ pub fn copy(
             e.pointer_params.insert(p);
             e.call(
                 Call::new("tsl_copy_g2r")
-                    .targs_text([rows.to_cpp(), cols.to_cpp(), dld.to_cpp()])
-                    .args_text([ptr_of(dv), sv.tensor.name.clone(), r0, c0, gr, gc]),
+                    .targs([CExpr::sym(&rows), CExpr::sym(&cols), CExpr::sym(&dld)])
+                    .args([ptr_of(dv), sv.tensor.ptr(), r0, c0, gr, gc]),
                 None,
                 line,
             );
@@ -127,8 +127,8 @@ pub fn copy(
             e.written_params.insert(p);
             e.call(
                 Call::new("tsl_copy_r2g")
-                    .targs_text([rows.to_cpp(), cols.to_cpp(), sld.to_cpp()])
-                    .args_text([dv.tensor.name.clone(), ptr_of(sv), r0, c0, gr, gc]),
+                    .targs([CExpr::sym(&rows), CExpr::sym(&cols), CExpr::sym(&sld)])
+                    .args([dv.tensor.ptr(), ptr_of(sv), r0, c0, gr, gc]),
                 None,
                 line,
             );
@@ -150,14 +150,14 @@ pub fn copy(
             };
             e.call(
                 Call::new("tsl_copy_tile")
-                    .targs_text([
-                        rows.to_cpp(),
-                        cols.to_cpp(),
-                        sld.to_cpp(),
-                        dld.to_cpp(),
-                        template_bool(&aligned),
+                    .targs([
+                        CExpr::sym(&rows),
+                        CExpr::sym(&cols),
+                        CExpr::sym(&sld),
+                        CExpr::sym(&dld),
+                        aligned.wrap(),
                     ])
-                    .args_text([ptr_of(dv), ptr_of(sv)]),
+                    .args([ptr_of(dv), ptr_of(sv)]),
                 None,
                 line,
             );
@@ -173,14 +173,14 @@ pub fn copy(
             };
             e.call(
                 Call::new("tsl_copy_tile_st")
-                    .targs_text([
-                        rows.to_cpp(),
-                        cols.to_cpp(),
-                        sld.to_cpp(),
-                        dld.to_cpp(),
-                        template_bool(&dv.aligned_cpp(vec)),
+                    .targs([
+                        CExpr::sym(&rows),
+                        CExpr::sym(&cols),
+                        CExpr::sym(&sld),
+                        CExpr::sym(&dld),
+                        dv.aligned_cpp(vec).wrap(),
                     ])
-                    .args_text([ptr_of(dv), ptr_of(sv)]),
+                    .args([ptr_of(dv), ptr_of(sv)]),
                 None,
                 line,
             );
@@ -193,9 +193,4 @@ pub fn copy(
         }
     }
     Ok(())
-}
-
-/// A condition as a template argument (parenthesized unless a single token).
-fn template_bool(c: &CExpr) -> String {
-    c.clone().wrap().to_string()
 }

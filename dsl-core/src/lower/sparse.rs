@@ -54,10 +54,11 @@ pub fn meta_load(
     let meta = Op::Decl {
         ty: "const tsl_u8*".into(),
         name: meta_cpp(&name.name),
-        init: Some(CExpr::untyped(format!(
-            "reinterpret_cast<const tsl_u8*>({})",
-            v.tile_ptr()
-        ))),
+        init: Some(CExpr::call_t(
+            "reinterpret_cast",
+            vec![CExpr::Type("const tsl_u8*")],
+            vec![v.tile_ptr()],
+        )),
     };
     let why = format!(
         "sparsity metadata: 64 rows, {} bytes apart, 4 bits per 4 elements of A's K",
@@ -108,7 +109,10 @@ pub fn mma(
     // One instruction takes 64 bytes of dense K.
     let ik = 64 / i64::from(in_ty.size_bytes());
     let steps = Sym::bin(crate::ir::BinaryOp::Div, bk, Sym::Int(ik));
-    let op = format!("tsl_wgmma_sp_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp());
+    let op = CExpr::Template {
+        name: format!("tsl_wgmma_sp_{acc_ty}_{}", in_ty.name()),
+        targs: vec![CExpr::sym(&n)],
+    };
     let (a_cpp, b_cpp, m_cpp) = (desc_cpp(&a.name), desc_cpp(&b.name), meta_cpp(&meta.name));
     e.call(
         Call::new("tsl_wgmma_fence"),
@@ -117,8 +121,13 @@ pub fn mma(
     );
     e.call(
         Call::new("tsl_wgmma_sp_k_steps")
-            .targs_text([op, steps.to_cpp(), ld.to_cpp()])
-            .args_text([acc.name.clone(), a_cpp.clone(), b_cpp.clone(), m_cpp.clone()]),
+            .targs([op, CExpr::sym(&steps), CExpr::sym(&ld)])
+            .args([
+                CExpr::var(&acc.name),
+                CExpr::var(&a_cpp),
+                CExpr::var(&b_cpp),
+                CExpr::var(&m_cpp),
+            ]),
         Some(&format!(
             "{} += {a_cpp}·{b_cpp}ᵀ, A 2:4-sparse with metadata {m_cpp} (wgmma.sp m64nNk{ik}, N = {}), {} K-steps",
             acc.name,
@@ -155,11 +164,11 @@ pub fn byte_copy(
     e.barrier(Some("earlier readers of the destination are done"), line);
     e.call(
         Call::new("tsl_copy_g2s_bytes")
-            .targs_text([
-                sv.tile[0].to_cpp(),
-                sv.tile[1].to_cpp(),
-                super::cexpr::cpp_paren(&dv.tensor.ld()),
-                "tsl_threads".to_string(),
+            .targs([
+                CExpr::sym(&sv.tile[0]),
+                CExpr::sym(&sv.tile[1]),
+                CExpr::sym_operand(&dv.tensor.ld()),
+                CExpr::var("tsl_threads"),
             ])
             .args([
                 dv.tile_ptr(),

@@ -14,7 +14,7 @@
 //! (`Deferred::lo`). The workspace is the kernel's last parameter, `tsl_sk_ws`
 //! (`KernelArg::Workspace`).
 
-use super::cxx::CExpr;
+use super::cxx::{CExpr, COp};
 use super::emitter::Emitter;
 use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
@@ -55,7 +55,7 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         let main = crate::check::streamk::main_loop(m, rest);
         let kt = match main.map(|l| &m.stmts[l]) {
             Some(Stmt::Foreach { extents, .. }) if extents.len() == 1 => {
-                e.cx().sym(extents[0]).map(|s| s.to_cpp())
+                e.cx().sym(extents[0]).map(|s| CExpr::sym(&s))
             }
             _ => Err(super::error::LowerError::new(
                 crate::span::Span::DUMMY,
@@ -74,12 +74,15 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
             .geo
             .cluster
             .as_ref()
-            .map_or("1".to_string(), super::cexpr::cpp_paren);
+            .map_or(CExpr::int(1), CExpr::sym_operand);
         e.emit(
             Op::Decl {
                 ty: "const tsl_sk_plan".into(),
                 name: "tsl_sk".into(),
-                init: Some(CExpr::untyped(format!("tsl_sk_make_plan(tsl_tiles, {c}, {kt})"))),
+                init: Some(CExpr::call(
+                    "tsl_sk_make_plan",
+                    vec![CExpr::var("tsl_tiles"), c, kt],
+                )),
             },
             Some("streamk: whole tiles in full waves, the last tiles' k-tiles spread over every block"),
             line,
@@ -87,8 +90,8 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         e.open(
             Op::For {
                 var: "tsl_seg".into(),
-                init: CExpr::untyped("0"),
-                bound: CExpr::untyped("tsl_sk.segments()"),
+                init: CExpr::int(0),
+                bound: sk().method("segments", vec![]),
                 step: None,
             },
             Some(
@@ -97,16 +100,12 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
             line,
         );
         e.scopes.push();
-        for (name, init) in [
-            ("tsl_tile", "tsl_sk.tile(tsl_seg)"),
-            ("tsl_kb", "tsl_sk.kb(tsl_seg)"),
-            ("tsl_ke", "tsl_sk.ke(tsl_seg)"),
-        ] {
+        for (name, part) in [("tsl_tile", "tile"), ("tsl_kb", "kb"), ("tsl_ke", "ke")] {
             e.emit(
                 Op::Decl {
                     ty: "const int".into(),
                     name: name.into(),
-                    init: Some(CExpr::untyped(init)),
+                    init: Some(sk().method(part, vec![CExpr::var("tsl_seg")])),
                 },
                 None,
                 line,
@@ -131,11 +130,16 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
     e.scopes.pop();
 }
 
+/// `tsl_sk`, the segment plan.
+fn sk() -> CExpr {
+    CExpr::var("tsl_sk")
+}
+
 /// After the accumulating main loop: hand the partial sums on, or add the later blocks'.
 fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     e.open(
         Op::If {
-            cond: CExpr::untyped("tsl_kb != 0"),
+            cond: CExpr::var("tsl_kb").bin(COp::Ne, CExpr::int(0)),
             constexpr: false,
         },
         Some("streamk: not the tile's first k-tiles: the block that has those adds these partial sums"),
@@ -143,8 +147,8 @@ fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     );
     e.call(
         Call::new("tsl_sk_publish")
-            .targs_text(["tsl_threads"])
-            .args_text([acc.to_string(), WORKSPACE.to_string()]),
+            .targs([CExpr::var("tsl_threads")])
+            .args([CExpr::var(acc), CExpr::var(WORKSPACE)]),
         None,
         line,
     );
@@ -152,15 +156,15 @@ fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     e.close(line);
     e.emit(
         Op::Guarded {
-            cond: CExpr::untyped("tsl_ke != tsl_sk.kt"),
+            cond: CExpr::var("tsl_ke").bin(COp::Ne, sk().member("kt")),
             calls: vec![
                 Call::new("tsl_sk_gather")
-                    .targs_text(["tsl_threads"])
-                    .args_text([
-                        acc.to_string(),
-                        WORKSPACE.to_string(),
-                        "tsl_sk".into(),
-                        "tsl_tile".into(),
+                    .targs([CExpr::var("tsl_threads")])
+                    .args([
+                        CExpr::var(acc),
+                        CExpr::var(WORKSPACE),
+                        sk(),
+                        CExpr::var("tsl_tile"),
                     ]),
             ],
         },

@@ -27,7 +27,7 @@ pub(super) fn register_a_issue(
     line: Option<u32>,
 ) {
     e.call(
-        Call::new("tsl_pin").args_text([regs.to_string()]),
+        Call::new("tsl_pin").args([CExpr::var(regs)]),
         Some("the A registers are written before the fence"),
         line,
     );
