@@ -83,6 +83,13 @@ pub enum Op {
         name: String,
         len: CExpr,
     },
+    /// `ty name[rows][len];`: `rows` arrays of `len` (a register double buffer).
+    Array2D {
+        ty: String,
+        name: String,
+        rows: CExpr,
+        len: CExpr,
+    },
     /// `if (cond) a();` or `if (cond) { a(); b(); }`: helper calls only the threads for which
     /// `cond` holds make, on one line.
     Guarded { cond: CExpr, calls: Vec<Call> },
@@ -176,9 +183,10 @@ impl Op {
     /// The name a declaration node introduces.
     pub fn declared(&self) -> Option<&str> {
         match self {
-            Op::Decl { name, .. } | Op::SharedPtr { name, .. } | Op::Array { name, .. } => {
-                Some(name)
-            }
+            Op::Decl { name, .. }
+            | Op::SharedPtr { name, .. }
+            | Op::Array { name, .. }
+            | Op::Array2D { name, .. } => Some(name),
             _ => None,
         }
     }
@@ -210,6 +218,17 @@ impl Op {
             Op::Array { ty, name, len } => {
                 type_names(ty, out);
                 out.insert(name.clone());
+                len.names(out);
+            }
+            Op::Array2D {
+                ty,
+                name,
+                rows,
+                len,
+            } => {
+                type_names(ty, out);
+                out.insert(name.clone());
+                rows.names(out);
                 len.names(out);
             }
             Op::SwapPtrs { ty, a, b } => {
@@ -335,6 +354,12 @@ impl fmt::Display for Op {
                 )
             }
             Op::Array { ty, name, len } => write!(f, "{ty} {name}[{len}];"),
+            Op::Array2D {
+                ty,
+                name,
+                rows,
+                len,
+            } => write!(f, "{ty} {name}[{rows}][{len}];"),
             Op::Guarded { cond, calls } => match calls.as_slice() {
                 [c] => write!(f, "if ({cond}) {c}"),
                 cs => {

@@ -23,7 +23,7 @@
 //! the instruction's K), the operand and accumulator types, and that every shape is a
 //! compile-time constant.
 
-use super::cxx::CExpr;
+use super::cxx::{CExpr, COp};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
@@ -54,17 +54,29 @@ fn div(a: Sym, b: i64) -> Sym {
     Sym::bin(BinaryOp::Div, a, Sym::Int(b))
 }
 
-fn paren(s: &Sym) -> String {
-    super::cexpr::cpp_paren(s)
+fn paren(s: &Sym) -> CExpr {
+    CExpr::sym_operand(s)
+}
+
+fn sym(s: &Sym) -> CExpr {
+    CExpr::sym(s)
+}
+
+fn flag(b: bool) -> CExpr {
+    CExpr::Lit(if b { "true" } else { "false" })
 }
 
 /// The C++ name of an accumulator: an element `mc[0][1]` of an accumulator array is `mc_0_1`.
-fn cpp_name(name: &str) -> String {
+fn cpp_ident(name: &str) -> String {
     if name.ends_with(']') {
         name.replace("][", "_").replace('[', "_").replace(']', "")
     } else {
         name.to_string()
     }
+}
+
+fn cpp_name(name: &str) -> CExpr {
+    CExpr::var(cpp_ident(name))
 }
 
 /// The fragment the identifier `role` of statement `s` names (the checker's resolution).
@@ -84,8 +96,8 @@ fn acc_used(e: &Emitter, def: StmtId) -> bool {
 }
 
 /// The accumulator's declaration (an [`Op::Array`]) and register count for `fm × fn` tiles.
-fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, String) {
-    let name = cpp_name(name);
+fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, CExpr) {
+    let name = cpp_ident(name);
     let per_tile = if dtype == DType::F16 { 2 } else { 4 };
     let ty = match dtype {
         DType::F16 => "tsl_u32",
@@ -93,13 +105,16 @@ fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, String
         _ => "float",
     };
     let regs = match tiles {
-        Some((fm, fnn)) => Sym::mul(Sym::mul(fm.clone(), fnn.clone()), Sym::Int(per_tile)).to_cpp(),
-        None => "0".into(),
+        Some((fm, fnn)) => sym(&Sym::mul(
+            Sym::mul(fm.clone(), fnn.clone()),
+            Sym::Int(per_tile),
+        )),
+        None => CExpr::int(0),
     };
     let decl = Op::Array {
         ty: ty.into(),
         name,
-        len: CExpr::untyped(regs.clone()),
+        len: regs.clone(),
     };
     (decl, regs)
 }
@@ -121,11 +136,11 @@ fn size_acc(e: &mut Emitter, b: Binding, tiles: (Sym, Sym), rows: i64) {
     *slot_rows = rows;
     let (decl, fills) = (*decl, fills.clone());
     if let Op::Array { len, .. } = &mut e.lines[decl].op {
-        *len = CExpr::untyped(regs.clone());
+        *len = regs.clone();
     }
     for fill in fills {
         if let Op::Call(c) = &mut e.lines[fill].op {
-            c.targs = vec![CExpr::untyped(regs.clone())];
+            c.targs = vec![regs.clone()];
         }
     }
 }
@@ -157,8 +172,8 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let fill_at = e.lines.len();
             e.call(
                 Call::new("tsl_mma_fill")
-                    .targs_text(["0"])
-                    .args_text([cpp_name(&name.name), v.to_string()]),
+                    .targs([CExpr::int(0)])
+                    .args([cpp_name(&name.name), v]),
                 None,
                 line,
             );
@@ -193,12 +208,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             // declaration's).
             let regs = tiles
                 .as_ref()
-                .map_or("0".to_string(), |t| acc_decl(&acc.name, dtype, Some(t)).1);
+                .map_or(CExpr::int(0), |t| acc_decl(&acc.name, dtype, Some(t)).1);
             let at = e.lines.len();
             e.call(
                 Call::new("tsl_mma_fill")
-                    .targs_text([regs])
-                    .args_text([cpp_name(&acc.name), v.to_string()]),
+                    .targs([regs])
+                    .args([cpp_name(&acc.name), v]),
                 Some("re-initialized"),
                 line,
             );
@@ -244,20 +259,14 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 // The first `mma` into the accumulator sizes it.
                 size_acc(e, acc_b, (fm.clone(), fnn.clone()), shape.rows());
             }
-            let mut targs = vec![
-                kind.cpp().to_string(),
-                fm.to_cpp(),
-                fnn.to_cpp(),
-                fk.to_cpp(),
-            ];
+            let mut targs = vec![CExpr::Lit(kind.cpp()), sym(&fm), sym(&fnn), sym(&fk)];
             if shape != Shape::Full {
-                targs.push(shape.cpp().to_string());
+                targs.push(CExpr::Lit(shape.cpp()));
             }
-            let call = Call::new("tsl_warp_mma").targs_text(targs).args_text([
-                cpp_name(&acc.name),
-                a_cpp,
-                b_cpp,
-            ]);
+            let call =
+                Call::new("tsl_warp_mma")
+                    .targs(targs)
+                    .args([cpp_name(&acc.name), a_cpp, b_cpp]);
             let padded = if kind == Kind::F16 && shape == Shape::M8 {
                 " (rows 8-15 zero)"
             } else {
@@ -310,14 +319,14 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 let p = v.tensor.param.unwrap_or(0);
                 e.written_params.insert(p);
             }
-            let mut targs = vec![fm.to_cpp(), fnn.to_cpp()];
+            let mut targs = vec![sym(&fm), sym(&fnn)];
             if rows != 16 || v.transposed {
-                targs.push(rows.to_string());
+                targs.push(CExpr::int(rows));
             }
             if v.transposed {
-                targs.push("true".to_string());
+                targs.push(flag(true));
             }
-            let call = Call::new("tsl_mma_store").targs_text(targs).args_text([
+            let call = Call::new("tsl_mma_store").targs(targs).args([
                 cpp_name(&acc.name),
                 ptr,
                 r0,
@@ -373,7 +382,7 @@ fn operand_view(e: &Emitter, x: ExprId) -> Result<super::cexpr::View, LowerError
 fn placement(
     e: &mut Emitter,
     v: &super::cexpr::View,
-) -> Result<(String, String, String, String, String, String), LowerError> {
+) -> Result<(CExpr, CExpr, CExpr, CExpr, CExpr, CExpr), LowerError> {
     let t = &v.tensor;
     if t.shape.len() != 2 || v.origin.len() != 2 {
         return Err(LowerError::new(
@@ -385,12 +394,12 @@ fn placement(
         e.pointer_params.insert(t.param.unwrap_or(0));
     }
     Ok((
-        v.entry_ptr().to_string(),
-        v.origin[0].clone().to_string(),
-        v.origin[1].clone().to_string(),
-        t.shape[0].to_cpp(),
-        t.shape[1].to_cpp(),
-        t.ld().to_cpp(),
+        v.entry_ptr(),
+        v.origin[0].clone(),
+        v.origin[1].clone(),
+        sym(&t.shape[0]),
+        sym(&t.shape[1]),
+        sym(&t.ld()),
     ))
 }
 
@@ -466,14 +475,14 @@ fn load(
     // The symbolic extents.
     let mut conds = Vec::new();
     if is_a && mv.is_none() {
-        conds.push(format!("{} % 16 == 0", paren(&mn)));
+        conds.push(paren(&mn).rem(CExpr::int(16)).eq(CExpr::int(0)));
     }
     if kv.is_none() {
-        conds.push(format!("{} % {ki} == 0", paren(&k)));
+        conds.push(paren(&k).rem(CExpr::int(ki)).eq(CExpr::int(0)));
     }
-    if !conds.is_empty() {
+    if let Some(cond) = CExpr::join(COp::And, conds) {
         let whole = Op::StaticAssert {
-            cond: CExpr::untyped(conds.join(" && ")),
+            cond,
             message: format!(
                 "the warp tile `{name}` takes whole {} instructions",
                 kind.inst(shape)
@@ -503,33 +512,33 @@ fn load(
     // Its registers: an array of its own, or a slot of its double buffer (sized here).
     let dest = match e.warp.buffers.get(&Binding::Frag(s)).cloned() {
         Some(buf) => {
-            if let Op::Array { len, .. } = &mut e.lines[buf.decl].op {
+            if let Op::Array2D { len, .. } = &mut e.lines[buf.decl].op {
                 *len = CExpr::sym(&regs);
             }
             if e.lines[buf.decl].note.is_none() {
                 e.lines[buf.decl].note = Some(format!("{what}, two k-steps"));
             }
-            format!("{}[{}]", buf.name, buf.slot)
+            CExpr::var(&buf.name).index(buf.slot)
         }
         None => {
             let arr = Op::Array {
                 ty: "tsl_u32".into(),
                 name: name.to_string(),
-                len: CExpr::untyped(regs.to_cpp()),
+                len: sym(&regs),
             };
             e.emit(arr, Some(&what), line);
-            name.to_string()
+            CExpr::var(name)
         }
     };
-    let (fa, fb) = (tiles.0.to_cpp(), tiles.1.to_cpp());
-    let trans_cpp = if trans { "true" } else { "false" };
+    let (fa, fb) = (sym(&tiles.0), sym(&tiles.1));
+    let trans_cpp = flag(trans);
     // The shape and tile K, where not the defaults (full shape, no padding).
     let mut extra = Vec::new();
     if shape != Shape::Full || kt.is_some() {
-        extra.push(shape.cpp().to_string());
+        extra.push(CExpr::Lit(shape.cpp()));
     }
     if let Some(kv) = kt {
-        extra.push(kv.to_string());
+        extra.push(CExpr::int(kv));
     }
     // A tile a swizzled TMA load wrote (or that states `.swiz<N>`): ldmatrix at swizzled
     // addresses. The checker admits only tiles of full instructions here (E1670).
@@ -552,16 +561,16 @@ fn load(
             "tsl_mma_load_b_swz"
         };
         let targs = vec![
-            kind.cpp().to_string(),
+            CExpr::Lit(kind.cpp()),
             fa,
             fb,
-            trans_cpp.to_string(),
-            v.tensor.ld().to_cpp(),
-            sw.to_cpp(),
+            trans_cpp,
+            sym(&v.tensor.ld()),
+            sym(&sw),
         ];
         let call = Call::new(helper)
-            .targs_text(targs)
-            .args_text([dest.clone(), v.tile_ptr().to_string()]);
+            .targs(targs)
+            .args([dest.clone(), v.tile_ptr()]);
         let note = format!(
             "ldmatrix at addresses swizzled as the TMA wrote them ({} bytes)",
             sw.to_cpp()
@@ -577,17 +586,17 @@ fn load(
             "tsl_mma_load_b"
         };
         let mut targs = vec![
-            kind.cpp().to_string(),
+            CExpr::Lit(kind.cpp()),
             fa,
             fb,
-            trans_cpp.to_string(),
-            v.tensor.ld().to_cpp(),
-            ldsm.to_string(),
+            trans_cpp,
+            sym(&v.tensor.ld()),
+            ldsm,
         ];
         targs.extend(extra);
         let call = Call::new(helper)
-            .targs_text(targs)
-            .args_text([dest.clone(), v.tile_ptr().to_string()]);
+            .targs(targs)
+            .args([dest.clone(), v.tile_ptr()]);
         let note = if kt.is_some() {
             "gathered: the tile is narrower than its instructions"
         } else {
@@ -601,17 +610,11 @@ fn load(
         } else {
             "tsl_mma_gather_b"
         };
-        let mut targs = vec![kind.cpp().to_string(), fa, fb, trans_cpp.to_string()];
+        let mut targs = vec![CExpr::Lit(kind.cpp()), fa, fb, trans_cpp];
         targs.extend(extra);
-        let call = Call::new(helper).targs_text(targs).args_text([
-            dest.clone(),
-            ptr,
-            r0,
-            c0,
-            rows,
-            cols,
-            ld,
-        ]);
+        let call = Call::new(helper)
+            .targs(targs)
+            .args([dest.clone(), ptr, r0, c0, rows, cols, ld]);
         e.call(
             call,
             Some("per-thread loads in the fragment layout, zeros past the edges"),
@@ -665,13 +668,13 @@ fn load_acc(
     );
     e.emit(decl, Some(&note), line);
     let (ptr, r0, c0, nrows, cols, ld) = placement(e, &v)?;
-    let mut targs = vec![tiles.0.to_cpp(), tiles.1.to_cpp()];
+    let mut targs = vec![sym(&tiles.0), sym(&tiles.1)];
     if rows != 16 {
-        targs.push(rows.to_string());
+        targs.push(CExpr::int(rows));
     }
     e.call(
-        Call::new("tsl_mma_load_c").targs_text(targs).args_text([
-            name.to_string(),
+        Call::new("tsl_mma_load_c").targs(targs).args([
+            CExpr::var(name),
             ptr,
             r0,
             c0,
