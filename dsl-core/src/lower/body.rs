@@ -707,11 +707,11 @@ impl Emitter<'_> {
             return Ok(CExpr::call(f, vec![a, b, place.clone()]));
         }
         let (v, t) = self.cx().value(value)?;
-        Ok(match op {
-            AssignOp::Set => convert(v, t, dtype),
-            _ => {
+        Ok(match crate::lower::cxx::COp::of_assign(op) {
+            None => convert(v, t, dtype),
+            Some(op) => {
                 let cur = convert(place.clone(), Ty::Float(dtype), DType::F32);
-                let new = cur.bin(compound_op(op), convert(v, t, DType::F32));
+                let new = cur.bin(op, convert(v, t, DType::F32));
                 convert(new, Ty::Float(DType::F32), dtype)
             }
         })
@@ -806,17 +806,6 @@ fn par_index(index: &crate::check::Index, tid: CExpr) -> CExpr {
         f = f.rem(paren(e));
     }
     f
-}
-
-/// The operator of a compound assignment (`+=` → `+`).
-fn compound_op(op: AssignOp) -> crate::lower::cxx::COp {
-    use crate::lower::cxx::COp;
-    match op {
-        AssignOp::Set | AssignOp::Add => COp::Add,
-        AssignOp::Sub => COp::Sub,
-        AssignOp::Mul => COp::Mul,
-        AssignOp::Div => COp::Div,
-    }
 }
 
 /// Whether a size depends on a symbolic problem dim (so a loop over it is not unrolled).

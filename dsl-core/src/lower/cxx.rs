@@ -60,6 +60,20 @@ impl COp {
     }
 }
 
+impl COp {
+    /// The operator of a compound assignment (`+=` → `+`); `None` for `=`.
+    pub fn of_assign(op: crate::ir::AssignOp) -> Option<COp> {
+        use crate::ir::AssignOp as A;
+        match op {
+            A::Set => None,
+            A::Add => Some(COp::Add),
+            A::Sub => Some(COp::Sub),
+            A::Mul => Some(COp::Mul),
+            A::Div => Some(COp::Div),
+        }
+    }
+}
+
 impl From<crate::ir::BinaryOp> for COp {
     fn from(op: crate::ir::BinaryOp) -> COp {
         use crate::ir::BinaryOp as B;

@@ -23,7 +23,7 @@
 //! The checker (`check/frag_elem.rs`) guarantees the forms: an accumulator, indexed by the
 //! apply's own variables, a warp accumulator laid out by an `mma` before the loop.
 
-use super::cxx::CExpr;
+use super::cxx::{CExpr, COp};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Op};
@@ -66,30 +66,45 @@ struct Layout {
     /// The fragment's C++ name.
     cpp: String,
     dtype: DType,
-    /// Loop trips: elements, or row slots of a one-value-per-row fragment (C++).
-    elems: String,
-    /// Row and column of trip `tsl_e` (C++); a row fragment has no column.
-    row: String,
-    col: Option<String>,
+    /// Loop trips: elements, or row slots of a one-value-per-row fragment.
+    elems: CExpr,
+    /// Row and column of trip `tsl_e`; a row fragment has no column.
+    row: CExpr,
+    col: Option<CExpr>,
     /// The row slot of trip `tsl_e` (where a row fragment keeps that row's value).
-    slot: String,
+    slot: CExpr,
     /// Trips a thread's registers hold but the tile does not (an 8-row warp tile's upper
     /// half): skipped.
-    skip: Option<String>,
+    skip: Option<CExpr>,
     /// An accumulator on the WGMMA path: its registers are written asynchronously.
     wgmma: bool,
-    /// Warp layouts: the tiles along M and N (C++) and the rows per tile.
-    warp_tiles: Option<(String, String, i64)>,
+    /// Warp layouts: the tiles along M and N and the rows per tile.
+    warp_tiles: Option<(CExpr, CExpr, i64)>,
 }
 
 impl Layout {
     /// The C++ place of element `tsl_e`.
-    fn place(&self) -> String {
-        match self.dtype {
-            DType::F16 => format!("tsl_frag_f16({}, {ELEM})", self.cpp),
-            _ => format!("{}[{ELEM}]", self.cpp),
-        }
+    fn place(&self) -> CExpr {
+        element(&self.cpp, self.dtype)
     }
+}
+
+/// Element `tsl_e` of the registers `cpp` holding `dtype` values (f16 ones packed in pairs).
+fn element(cpp: &str, dtype: DType) -> CExpr {
+    match dtype {
+        DType::F16 => CExpr::call("tsl_frag_f16", vec![CExpr::var(cpp), elem()]),
+        _ => CExpr::var(cpp).index(elem()),
+    }
+}
+
+/// `tsl_e`, the element loop's variable.
+fn elem() -> CExpr {
+    CExpr::var(ELEM)
+}
+
+/// `name<targs…>(tsl_e)`: a layout helper at element `tsl_e`.
+fn at_elem(name: &str, targs: Vec<CExpr>) -> CExpr {
+    CExpr::call_t(name, targs, vec![elem()])
 }
 
 /// The C++ name of a warp accumulator (an element `mc[0][1]` of an array is `mc_0_1`).
@@ -107,16 +122,22 @@ fn warp_rows(m: i64) -> i64 {
 
 /// The warp (`mma.sync`) layout of `fm × fnn` tiles of `rows` rows.
 fn warp_layout(cpp: String, dtype: DType, fm: Sym, fnn: Sym, rows: i64) -> Layout {
-    let fnc = fnn.to_cpp();
-    let fmc = fm.to_cpp();
+    let fnc = CExpr::sym(&fnn);
+    let fmc = CExpr::sym(&fm);
+    let r = CExpr::int(rows);
     Layout {
         cpp,
         dtype,
-        elems: Sym::mul(Sym::mul(fm, fnn), Sym::Int(4)).to_cpp(),
-        row: format!("tsl_frag_warp_row<{fnc}, {rows}>({ELEM})"),
-        col: Some(format!("tsl_frag_warp_col<{fnc}>({ELEM})")),
-        slot: format!("tsl_frag_warp_slot<{fnc}, {rows}>({ELEM})"),
-        skip: (rows == 8).then(|| format!("({ELEM} & 2) != 0")),
+        elems: CExpr::sym(&Sym::mul(Sym::mul(fm, fnn), Sym::Int(4))),
+        row: at_elem("tsl_frag_warp_row", vec![fnc.clone(), r.clone()]),
+        col: Some(at_elem("tsl_frag_warp_col", vec![fnc.clone()])),
+        slot: at_elem("tsl_frag_warp_slot", vec![fnc.clone(), r]),
+        skip: (rows == 8).then(|| {
+            elem()
+                .bin(COp::BitAnd, CExpr::int(2))
+                .paren()
+                .bin(COp::Ne, CExpr::int(0))
+        }),
         wgmma: false,
         warp_tiles: Some((fmc, fnc, rows)),
     }
@@ -127,10 +148,10 @@ fn wgmma_layout(cpp: String, dtype: DType, n: Sym, acc: bool) -> Layout {
     Layout {
         cpp,
         dtype,
-        elems: Sym::bin(BinaryOp::Div, n, Sym::Int(2)).to_cpp(),
-        row: format!("tsl_frag_wgmma_row({ELEM})"),
-        col: Some(format!("tsl_frag_wgmma_col({ELEM})")),
-        slot: format!("tsl_frag_wgmma_slot({ELEM})"),
+        elems: CExpr::sym(&Sym::bin(BinaryOp::Div, n, Sym::Int(2))),
+        row: at_elem("tsl_frag_wgmma_row", vec![]),
+        col: Some(at_elem("tsl_frag_wgmma_col", vec![])),
+        slot: at_elem("tsl_frag_wgmma_slot", vec![]),
         skip: None,
         wgmma: acc,
         warp_tiles: None,
@@ -159,18 +180,18 @@ fn tile_layout(e: &Emitter, name: &str, t: &TileFrag) -> Layout {
                     let rows = warp_rows(t.m);
                     (
                         (t.m / rows) * (rows / 8),
-                        format!("tsl_frag_warp_slot_row<{rows}>({ELEM})"),
+                        at_elem("tsl_frag_warp_slot_row", vec![CExpr::int(rows)]),
                     )
                 }
-                KernelPath::Hopper => (2, format!("tsl_frag_wgmma_slot_row({ELEM})")),
+                KernelPath::Hopper => (2, at_elem("tsl_frag_wgmma_slot_row", vec![])),
             };
             Layout {
                 cpp: name.to_string(),
                 dtype: t.dtype,
-                elems: elems.to_string(),
+                elems: CExpr::int(elems),
                 row,
                 col: None,
-                slot: ELEM.to_string(),
+                slot: elem(),
                 skip: None,
                 wgmma: false,
                 warp_tiles: None,
@@ -278,14 +299,14 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             Op::Array {
                 ty: ty.to_string(),
                 name: name.clone(),
-                len: CExpr::untyped(regs.to_string()),
+                len: CExpr::int(regs),
             },
             Some(&format!("fragment: {what}")),
             line,
         );
         if let Some(v) = &init {
             e.call(
-                Call::new("tsl_frag_fill").args_text([name.clone(), v.clone().to_string()]),
+                Call::new("tsl_frag_fill").args([CExpr::var(name), v.clone()]),
                 None,
                 line,
             );
@@ -351,17 +372,19 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             "internal: not a fragment operation",
         ));
     };
-    let code = |op: &str| match op.trim_start_matches("all_") {
-        "reduce_sum" => "0",
-        "reduce_max" => "1",
-        _ => "2",
+    let code = |op: &str| {
+        CExpr::int(match op.trim_start_matches("all_") {
+            "reduce_sum" => 0,
+            "reduce_max" => 1,
+            _ => 2,
+        })
     };
     let (dst, dl) = operand(e, args[0])?;
     if args.len() == 1 {
         e.call(
             Call::new("tsl_frag_all_reduce")
-                .targs_text([code(op).to_string()])
-                .args_text([dst]),
+                .targs([code(op)])
+                .args([CExpr::var(dst)]),
             Some("each row's values combined across the row's quad"),
             line,
         );
@@ -376,7 +399,7 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             wgmma_ready(e, &dst, line);
         }
         e.call(
-            Call::new("tsl_frag_copy").args_text([dst.clone(), src]),
+            Call::new("tsl_frag_copy").args([CExpr::var(&dst), CExpr::var(src)]),
             Some("element by element, in one layout"),
             line,
         );
@@ -396,8 +419,8 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
     // The source's columns: from its layout's element count.
     let call = match e.path {
         KernelPath::Hopper => {
-            let n = format!("2 * ({})", sl.elems);
-            Call::new("tsl_frag_wgmma_reduce").targs_text([code.to_string(), n])
+            let n = CExpr::int(2).mul(sl.elems.clone().paren());
+            Call::new("tsl_frag_wgmma_reduce").targs([code, n])
         }
         KernelPath::Simt => {
             let (fm, fnn, mb) = sl.warp_tiles.clone().ok_or_else(|| {
@@ -406,16 +429,11 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
                     "internal: a row reduction of a row fragment",
                 )
             })?;
-            Call::new("tsl_frag_warp_reduce").targs_text([
-                code.to_string(),
-                fm,
-                fnn,
-                mb.to_string(),
-            ])
+            Call::new("tsl_frag_warp_reduce").targs([code, fm, fnn, CExpr::int(mb)])
         }
     };
     e.call(
-        call.args_text([dst, src]),
+        call.args([CExpr::var(dst), CExpr::var(src)]),
         Some(&format!(
             "{op}: each row's elements this thread holds, then across the row's quad"
         )),
@@ -577,8 +595,8 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     e.open(
         Op::For {
             var: ELEM.into(),
-            init: CExpr::untyped("0"),
-            bound: CExpr::untyped(l.elems.clone()),
+            init: CExpr::int(0),
+            bound: l.elems.clone(),
             step: None,
         },
         Some(&format!(
@@ -589,7 +607,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     if let Some(skip) = &l.skip {
         e.open(
             Op::If {
-                cond: CExpr::untyped(skip.clone()),
+                cond: skip.clone(),
                 constexpr: false,
             },
             Some("rows 8-15 of an 8-row tile: not in the accumulator"),
@@ -612,15 +630,14 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
         if tn == name {
             continue;
         }
-        let place = match (t.n, t.dtype) {
-            (Some(_), DType::F16) => format!("tsl_frag_f16({tn}, {ELEM})"),
-            (Some(_), _) => format!("{tn}[{ELEM}]"),
-            (None, _) => format!("{tn}[{}]", l.slot),
+        let place = match t.n {
+            Some(_) => element(&tn, t.dtype),
+            None => CExpr::var(&tn).index(l.slot.clone()),
         };
         e.scopes.insert_cpp(
             &tn,
             Local::FragElem {
-                place: CExpr::untyped(place),
+                place,
                 dtype: DType::F32,
             },
         );
@@ -632,7 +649,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     e.scopes.insert_cpp(
         name,
         Local::FragElem {
-            place: CExpr::untyped(l.place()),
+            place: l.place(),
             dtype: ty,
         },
     );
@@ -724,7 +741,7 @@ pub fn open_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), L
             Op::Decl {
                 ty: "const int".into(),
                 name: v.name.clone(),
-                init: Some(CExpr::untyped(at)),
+                init: Some(at),
             },
             None,
             line,
@@ -750,7 +767,7 @@ pub fn close_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), 
 
 /// The element a fragment-element target (`acc.at(i, j)` inside `apply`, or `acc` inside
 /// whole-fragment arithmetic) names: its C++ place and type.
-pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(String, DType)> {
+pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(CExpr, DType)> {
     let m = e.m;
     let n = match &m.exprs[target] {
         Expr::Name(n) => n,
@@ -765,7 +782,7 @@ pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(String, DType)> {
         _ => return None,
     };
     match e.scopes.cpp(n) {
-        Some(Local::FragElem { place, dtype }) => Some((place.clone().to_string(), *dtype)),
+        Some(Local::FragElem { place, dtype }) => Some((place.clone(), *dtype)),
         _ => None,
     }
 }
@@ -773,7 +790,7 @@ pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(String, DType)> {
 /// `place op= value` for one element of type `dtype` (f32 for floating accumulators).
 pub fn assign_elem(
     e: &mut Emitter,
-    place: &str,
+    place: &CExpr,
     dtype: DType,
     op: AssignOp,
     value: ExprId,
@@ -784,13 +801,13 @@ pub fn assign_elem(
         DType::I32 => v,
         _ => super::cexpr::convert(v.clone(), t, DType::F32),
     };
-    let rhs = match op {
-        AssignOp::Set => v,
-        _ => CExpr::untyped(format!("{place} {} ({v})", &op.symbol()[..1])),
+    let rhs = match COp::of_assign(op) {
+        None => v,
+        Some(op) => place.clone().bin(op, v.paren()),
     };
     e.emit(
         Op::Assign {
-            place: CExpr::untyped(place.to_string()),
+            place: place.clone(),
             value: rhs,
         },
         None,
