@@ -152,7 +152,11 @@ impl Emitter<'_> {
                         }
                         self.scopes.declare(b, Local::ParVar);
                         let tid = CExpr::builtin("threadIdx", "x");
-                        self.emit(const_int(&v.name, par_index(&pv.index, tid)), None, line);
+                        self.emit(
+                            const_int(&v.name, super::emitter::par_index(&pv.index, tid)),
+                            None,
+                            line,
+                        );
                     }
                 }
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
@@ -459,7 +463,7 @@ impl Emitter<'_> {
             }
             Stmt::InThreads { cond, body, .. } => {
                 let (c, _) = self.cx().value(*cond)?;
-                self.thread_conds.push(c.to_string());
+                self.thread_conds.push(c.clone());
                 match self.roles.get(&s).cloned() {
                     Some((role, wg_pred)) => {
                         let (what, call) = match role {
@@ -767,45 +771,6 @@ fn const_int(name: &str, value: CExpr) -> Op {
         name: name.to_string(),
         init: Some(value),
     }
-}
-
-/// A parallel variable's value: its block index, or its place in the thread index `tid`.
-fn par_index(index: &crate::check::Index, tid: CExpr) -> CExpr {
-    use crate::check::Index;
-    // A term of one token prints bare, any other in parentheses.
-    let paren = |s: &Sym| match s {
-        Sym::Int(_) | Sym::Name(_) => CExpr::sym(s),
-        _ => CExpr::sym(s).paren(),
-    };
-    let (inner, level, stride, extent) = match index {
-        Index::Block(axis) => return CExpr::builtin("blockIdx", axis),
-        Index::Thread {
-            inner,
-            level,
-            stride,
-            extent,
-        } => (inner, level, stride, extent),
-    };
-    let one = Sym::Int(1);
-    let mut linear = if *inner == one {
-        tid.clone()
-    } else {
-        tid.clone().div(paren(inner))
-    };
-    if let Some(total) = level {
-        linear = linear.rem(paren(total));
-    }
-    let mut f = if *stride == one {
-        linear
-    } else if *inner == one && level.is_none() {
-        tid.div(paren(stride))
-    } else {
-        linear.paren().div(paren(stride))
-    };
-    if let Some(e) = extent {
-        f = f.rem(paren(e));
-    }
-    f
 }
 
 /// Whether a size depends on a symbolic problem dim (so a loop over it is not unrolled).

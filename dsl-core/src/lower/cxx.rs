@@ -151,6 +151,57 @@ impl fmt::Display for FloatLit {
     }
 }
 
+/// The thread variables as functions of `tsl_tid` (`const int wg = tsl_tid / 128; (void)wg;`),
+/// then what the lambda computes from them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ThreadLambda {
+    /// `[](int tsl_tid) { lets return value; }`: a predicate of thread `tsl_tid`.
+    OfThread {
+        lets: Vec<(String, CExpr)>,
+        value: CExpr,
+    },
+    /// `[] { for (int tsl_tid = 0; tsl_tid < tsl_threads; ++tsl_tid) { lets if (cond) return
+    /// tsl_tid; } return 0; }()`: the first thread for which `cond` holds.
+    FirstThread {
+        lets: Vec<(String, CExpr)>,
+        cond: CExpr,
+    },
+}
+
+impl ThreadLambda {
+    fn lets(&self) -> &[(String, CExpr)] {
+        match self {
+            ThreadLambda::OfThread { lets, .. } | ThreadLambda::FirstThread { lets, .. } => lets,
+        }
+    }
+}
+
+impl fmt::Display for ThreadLambda {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lets = |f: &mut fmt::Formatter<'_>| {
+            for (i, (n, v)) in self.lets().iter().enumerate() {
+                if i > 0 {
+                    f.write_str(" ")?;
+                }
+                write!(f, "const int {n} = {v}; (void){n};")?;
+            }
+            Ok(())
+        };
+        match self {
+            ThreadLambda::OfThread { value, .. } => {
+                f.write_str("[](int tsl_tid) { ")?;
+                lets(f)?;
+                write!(f, " return {value}; }}")
+            }
+            ThreadLambda::FirstThread { cond, .. } => {
+                f.write_str("[] { for (int tsl_tid = 0; tsl_tid < tsl_threads; ++tsl_tid) { ")?;
+                lets(f)?;
+                write!(f, " if ({cond}) return tsl_tid; }} return 0; }}()")
+            }
+        }
+    }
+}
+
 /// A C++ expression.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CExpr {
@@ -199,9 +250,9 @@ pub enum CExpr {
     Paren(Box<CExpr>),
     /// The checker's symbolic integer (tunables, constants, problem sizes), printed as C++.
     Sym(Sym),
-    /// C++ text from a lowering file not yet converted to typed expressions (the files
-    /// `dsl-core/tests/lower_imports.rs` still allows): printed as is, its names scanned.
-    Untyped(String),
+    /// A lambda the C++ compiler evaluates over the block's threads (arrival counts, the
+    /// thread that issues a load).
+    Lambda(Box<ThreadLambda>),
 }
 
 impl CExpr {
@@ -227,10 +278,6 @@ impl CExpr {
             }
             _ => CExpr::Sym(s.clone()).paren(),
         }
-    }
-    /// Transitional: C++ text from a file whose expressions are not typed yet.
-    pub fn untyped(s: impl Into<String>) -> CExpr {
-        CExpr::Untyped(s.into())
     }
     pub fn call(name: impl Into<String>, args: Vec<CExpr>) -> CExpr {
         CExpr::Call {
@@ -322,7 +369,6 @@ impl CExpr {
             CExpr::Lit(s) | CExpr::Type(s) => word(s),
             CExpr::Sym(Sym::Int(v)) => *v >= 0,
             CExpr::Sym(Sym::Name(_)) => true,
-            CExpr::Untyped(s) => word(s),
             _ => false,
         }
     }
@@ -337,7 +383,6 @@ impl CExpr {
     pub fn is_zero(&self) -> bool {
         match self {
             CExpr::Int(0) | CExpr::Sym(Sym::Int(0)) => true,
-            CExpr::Untyped(s) => s == "0",
             _ => false,
         }
     }
@@ -394,12 +439,26 @@ impl CExpr {
                 s.names(&mut v);
                 out.extend(v);
             }
-            CExpr::Untyped(s) => identifiers(s, out),
+            CExpr::Lambda(l) => {
+                for (n, v) in l.lets() {
+                    out.insert(n.clone());
+                    v.names(out);
+                }
+                out.insert("tsl_tid".into());
+                match &**l {
+                    ThreadLambda::OfThread { value, .. } => value.names(out),
+                    ThreadLambda::FirstThread { cond, .. } => {
+                        out.insert("tsl_threads".into());
+                        cond.names(out)
+                    }
+                }
+            }
         }
     }
 }
 
-/// The C++ identifiers of untyped text (`BM * (WN + PAD)` → `BM`, `WN`, `PAD`).
+/// The C++ identifiers of text (a type's spelling: `tsl_stage_t<BM, float>` → `tsl_stage_t`,
+/// `BM`, `float`).
 pub fn identifiers(text: &str, out: &mut BTreeSet<String>) {
     let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
     for w in text.split(|c: char| !is_id(c)) {
@@ -468,7 +527,7 @@ impl fmt::Display for CExpr {
             CExpr::Ternary(c, a, b) => write!(f, "{c} ? {a} : {b}"),
             CExpr::Paren(a) => write!(f, "({a})"),
             CExpr::Sym(s) => f.write_str(&s.to_cpp()),
-            CExpr::Untyped(s) => f.write_str(s),
+            CExpr::Lambda(l) => write!(f, "{l}"),
         }
     }
 }

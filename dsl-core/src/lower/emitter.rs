@@ -52,8 +52,8 @@ pub struct Emitter<'a> {
     pub written_params: BTreeSet<usize>,
     pub wgmma_types: Vec<(String, String)>,
     pub wgmma_ns: Vec<Sym>,
-    /// Enclosing `inthreads` predicates (C++), innermost last.
-    pub thread_conds: Vec<String>,
+    /// Enclosing `inthreads` predicates, innermost last.
+    pub thread_conds: Vec<CExpr>,
     /// Synchronous TMA loads issued but not yet waited on.
     pub pending_sync_tma: bool,
     /// Cooperative `dma.copy`s issued but not yet waited on.
@@ -219,4 +219,43 @@ impl<'a> Emitter<'a> {
         });
         Ok(cpp_name)
     }
+}
+
+/// A parallel variable's value: its block index, or its place in the thread index `tid`.
+pub fn par_index(index: &crate::check::Index, tid: CExpr) -> CExpr {
+    use crate::check::Index;
+    // A term of one token prints bare, any other in parentheses.
+    let paren = |s: &Sym| match s {
+        Sym::Int(_) | Sym::Name(_) => CExpr::sym(s),
+        _ => CExpr::sym(s).paren(),
+    };
+    let (inner, level, stride, extent) = match index {
+        Index::Block(axis) => return CExpr::builtin("blockIdx", axis),
+        Index::Thread {
+            inner,
+            level,
+            stride,
+            extent,
+        } => (inner, level, stride, extent),
+    };
+    let one = Sym::Int(1);
+    let mut linear = if *inner == one {
+        tid.clone()
+    } else {
+        tid.clone().div(paren(inner))
+    };
+    if let Some(total) = level {
+        linear = linear.rem(paren(total));
+    }
+    let mut f = if *stride == one {
+        linear
+    } else if *inner == one && level.is_none() {
+        tid.div(paren(stride))
+    } else {
+        linear.paren().div(paren(stride))
+    };
+    if let Some(e) = extent {
+        f = f.rem(paren(e));
+    }
+    f
 }

@@ -13,8 +13,8 @@
 //!   accumulator fragment (or a column slice of it: a range of its registers) written to a
 //!   shared tile.
 
-use super::cexpr::{View, cpp_paren};
-use super::cxx::CExpr;
+use super::cexpr::View;
+use super::cxx::{CExpr, COp, CUn, ThreadLambda};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
@@ -37,22 +37,36 @@ pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
 /// whole warps reach it).
 /// Under `cluster C;` a cluster-scope event's arrival goes to the barrier in every block of the
 /// cluster.
-pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> (Call, Option<&'static str>) {
-    let bar = format!("&{event}[{idx}]");
+pub fn arrive_call(e: &Emitter, event: &str, idx: &CExpr) -> (Call, Option<&'static str>) {
+    let bar = barrier_ptr(event, idx.clone());
+    let warp = CExpr::var(format!("tsl_warp_{event}"));
     match &e.cluster {
         Some(c) if c.events.contains(event) => (
             Call::new("tsl_mbar_arrive_cluster")
-                .targs_text([c.size.to_string(), format!("tsl_warp_{event}")])
-                .args_text([bar]),
+                .targs([CExpr::sym(&c.size), warp])
+                .args([bar]),
             Some("every block of the cluster"),
         ),
         _ => (
-            Call::new("tsl_mbar_arrive_from")
-                .targs_text([format!("tsl_warp_{event}")])
-                .args_text([bar]),
+            Call::new("tsl_mbar_arrive_from").targs([warp]).args([bar]),
             None,
         ),
     }
+}
+
+/// `&event[idx]`: the barrier of an event array's entry.
+fn barrier_ptr(event: &str, idx: CExpr) -> CExpr {
+    CExpr::var(event).index(idx).addr()
+}
+
+/// `&tsl_tma_bar`, the barrier of the synchronous TMA loads.
+fn tma_bar() -> CExpr {
+    CExpr::var("tsl_tma_bar").addr()
+}
+
+/// `threadIdx.x == 0`.
+fn first_thread() -> CExpr {
+    CExpr::builtin("threadIdx", "x").eq(CExpr::int(0))
 }
 
 /// Waits for every committed WGMMA group (`mma….async` ones left in flight).
@@ -154,27 +168,20 @@ pub fn wait_mma(
     Ok(())
 }
 
-fn event_ref(
-    e: &mut Emitter,
-    ev: crate::ir::ExprId,
-) -> Result<(String, String, String), LowerError> {
+fn event_ref(e: &mut Emitter, ev: crate::ir::ExprId) -> Result<(CExpr, String, CExpr), LowerError> {
     // Returns (C++ pointer to the barrier, barrier array name, index).
     let m = e.m;
     match &m.exprs[ev] {
-        Expr::Name(n) => Ok((format!("&{n}[0]"), n.clone(), "0".into())),
+        Expr::Name(n) => Ok((barrier_ptr(n, CExpr::int(0)), n.clone(), CExpr::int(0))),
         Expr::Index { base, index } => {
             let Expr::Name(n) = &m.exprs[*base] else {
                 return Err(LowerError::new(m.expr_span(ev), "expected an event"));
             };
             let (i, _) = e.cx().value(*index)?;
-            Ok((format!("&{n}[{i}]"), n.clone(), i.to_string()))
+            Ok((barrier_ptr(n, i.clone()), n.clone(), i))
         }
         Expr::View { .. } => match super::roles::generation(&e.cx(), ev)? {
-            Some(g) => Ok((
-                format!("&{}[{}]", g.array, g.slot),
-                g.array,
-                g.slot.to_string(),
-            )),
+            Some(g) => Ok((barrier_ptr(&g.array, g.slot.clone()), g.array, g.slot)),
             None => Err(LowerError::new(m.expr_span(ev), "expected an event")),
         },
         _ => Err(LowerError::new(m.expr_span(ev), "expected an event")),
@@ -195,15 +202,17 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     None,
                     line,
                 );
-                let reach = format!(
-                    "[](int tsl_tid) {{ {} return {arrivals}; }}",
-                    thread_decls(e, s)?
-                );
-                let decl = |ty: &str, name: String, init: String| Op::Decl {
+                let reach = CExpr::Lambda(Box::new(ThreadLambda::OfThread {
+                    lets: thread_decls(e, s)?,
+                    value: arrivals,
+                }));
+                let decl = |ty: &str, name: String, init: CExpr| Op::Decl {
                     ty: ty.into(),
                     name,
-                    init: Some(CExpr::untyped(init)),
+                    init: Some(init),
                 };
+                let reach_n = || CExpr::var(format!("tsl_reach_{n}"));
+                let threads = || CExpr::var("tsl_threads");
                 e.emit(
                     decl("constexpr auto", format!("tsl_reach_{n}"), reach),
                     Some(&format!("threads that reach `trigger {n}`")),
@@ -213,48 +222,51 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     decl(
                         "constexpr bool",
                         format!("tsl_warp_{n}"),
-                        format!("tsl_warp_uniform<tsl_threads>(tsl_reach_{n})"),
+                        CExpr::call_t("tsl_warp_uniform", vec![threads()], vec![reach_n()]),
                     ),
                     Some("whole warps: one arrival per warp"),
                     line,
                 );
-                let per_cluster = match &e.cluster {
-                    Some(c) if c.events.contains(n) => {
-                        format!(" * {}", super::cexpr::cpp_paren(&c.size))
-                    }
-                    _ => String::new(),
-                };
+                // Threads, or warps when whole warps arrive.
+                let per_warp = CExpr::var(format!("tsl_warp_{n}"))
+                    .ternary(CExpr::int(32), CExpr::int(1))
+                    .paren();
+                let mut expected =
+                    CExpr::call_t("tsl_count_threads", vec![threads()], vec![reach_n()])
+                        .div(per_warp);
                 // `pingpong;`: one consumer warpgroup makes each phase of the events its branch
                 // triggers.
-                let per_turn = match super::persistent::pingpong(e) {
-                    Some(pp) if super::persistent::pingpong_triggers(m, pp.branch).contains(n) => {
-                        " / tsl_consumers"
-                    }
-                    _ => "",
-                };
+                if let Some(pp) = super::persistent::pingpong(e)
+                    && super::persistent::pingpong_triggers(m, pp.branch).contains(n)
+                {
+                    expected = expected.div(CExpr::var("tsl_consumers"));
+                }
+                if let Some(c) = &e.cluster
+                    && c.events.contains(n)
+                {
+                    expected = expected.mul(CExpr::sym_operand(&c.size));
+                }
                 e.emit(
-                    decl(
-                        "constexpr int",
-                        format!("tsl_arrivals_{n}"),
-                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_turn}{per_cluster}"),
-                    ),
+                    decl("constexpr int", format!("tsl_arrivals_{n}"), expected),
                     None,
                     line,
                 );
                 e.open(
                     Op::If {
-                        cond: CExpr::untyped("threadIdx.x == 0"),
+                        cond: first_thread(),
                         constexpr: false,
                     },
                     None,
                     line,
                 );
-                let init = Call::new("tsl_mbar_init")
-                    .args_text([format!("&{n}[i]"), format!("tsl_arrivals_{n}")]);
+                let init = Call::new("tsl_mbar_init").args([
+                    barrier_ptr(n, CExpr::var("i")),
+                    CExpr::var(format!("tsl_arrivals_{n}")),
+                ]);
                 e.emit(
                     Op::ForCall {
                         var: "i".into(),
-                        bound: CExpr::untyped(len.to_cpp()),
+                        bound: CExpr::sym(&len),
                         call: init,
                     },
                     None,
@@ -270,7 +282,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 });
                 if ring_waits {
                     e.emit(
-                        decl("unsigned", format!("tsl_phase_{n}"), "0".into()),
+                        decl("unsigned", format!("tsl_phase_{n}"), CExpr::int(0)),
                         Some("one parity bit per barrier, flipped by each wait"),
                         line,
                     );
@@ -296,9 +308,9 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 return Err(LowerError::new(m.expr_span(*event), "expected an event"));
             };
             e.call(
-                Call::new("tsl_mbar_wait").args_text([
-                    format!("tsl_smem_addr(&{}[{}])", g.array, g.slot),
-                    g.parity.to_string(),
+                Call::new("tsl_mbar_wait").args([
+                    CExpr::call("tsl_smem_addr", vec![barrier_ptr(&g.array, g.slot)]),
+                    g.parity,
                 ]),
                 Some("generation k of the ring: barrier k % N, phase parity (k / N) % 2"),
                 line,
@@ -306,9 +318,9 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
         }
         Stmt::Wait { event } => {
             let (_, arr, idx) = event_ref(e, *event)?;
-            let phase = format!("tsl_phase_{arr}");
+            let phase = CExpr::var(format!("tsl_phase_{arr}"));
             e.call(
-                Call::new("tsl_mbar_wait_ring").args_text([arr, idx, phase]),
+                Call::new("tsl_mbar_wait_ring").args([CExpr::var(arr), idx, phase]),
                 None,
                 line,
             );
@@ -428,31 +440,24 @@ fn bound_load(
         Stmt::TmaCopy { bind: Some(f), .. } => format!("tsl_lead_{}", f.name),
         _ => format!("tsl_lead_{arr}"),
     };
-    let conds = if e.thread_conds.is_empty() {
-        "true".to_string()
-    } else {
-        e.thread_conds
-            .iter()
-            .map(|c| format!("({c})"))
-            .collect::<Vec<_>>()
-            .join(" && ")
-    };
+    let cond = CExpr::join(COp::And, e.thread_conds.iter().map(|c| c.clone().paren()))
+        .unwrap_or(CExpr::Lit("true"));
     e.emit(
         Op::Decl {
             ty: "constexpr int".into(),
             name: lead.clone(),
             // Evaluated by the C++ compiler, like the arrival counts.
-            init: Some(CExpr::untyped(format!(
-                "[] {{ for (int tsl_tid = 0; tsl_tid < tsl_threads; ++tsl_tid) {{ {} if ({conds}) return tsl_tid; }} return 0; }}()",
-                thread_decls(e, s)?
-            ))),
+            init: Some(CExpr::Lambda(Box::new(ThreadLambda::FirstThread {
+                lets: thread_decls(e, s)?,
+                cond,
+            }))),
         },
         Some("the first thread running this load issues it"),
         line,
     );
     e.open(
         Op::If {
-            cond: CExpr::untyped(format!("threadIdx.x == {lead}")),
+            cond: CExpr::builtin("threadIdx", "x").eq(CExpr::var(&lead)),
             constexpr: false,
         },
         None,
@@ -475,7 +480,7 @@ fn bound_load(
 #[allow(clippy::too_many_arguments)]
 fn tma_load_on(
     e: &mut Emitter,
-    p: String,
+    p: CExpr,
     map: &str,
     sv: &View,
     dv: &View,
@@ -484,16 +489,16 @@ fn tma_load_on(
     line: Option<u32>,
 ) {
     e.call(
-        Call::new("tsl_mbar_expect_tx").args_text([p.clone(), bytes.to_cpp()]),
+        Call::new("tsl_mbar_expect_tx").args([p.clone(), CExpr::sym(&bytes)]),
         Some(&format!("bytes this copy adds to {phase}")),
         line,
     );
     let load = Call::new("tsl_tma_load_2d").args([
         dv.tile_ptr(),
-        CExpr::untyped(format!("&{map}")),
+        CExpr::var(map).addr(),
         sv.origin[1].clone(),
         sv.origin[0].clone(),
-        CExpr::untyped(p),
+        p,
     ]);
     e.call(load, Some("coords: column, row"), line);
 }
@@ -502,9 +507,14 @@ fn tma_load_on(
 /// The thread variables as functions of `tsl_tid`, for the compile-time thread counts. Sibling
 /// `parallel` levels may reuse a name (`lane by 32` in two places): one declaration when the
 /// index is the same; a name with two different indexes cannot be told apart here.
-fn thread_decls(e: &Emitter, s: StmtId) -> Result<String, LowerError> {
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for (n, f) in e.geo.thread_formulas_for("tsl_tid") {
+fn thread_decls(e: &Emitter, s: StmtId) -> Result<Vec<(String, CExpr)>, LowerError> {
+    let mut seen: Vec<(String, CExpr)> = Vec::new();
+    let tid = CExpr::var("tsl_tid");
+    for v in &e.geo.thread_vars {
+        let (n, f) = (
+            v.name.clone(),
+            super::emitter::par_index(&v.index, tid.clone()),
+        );
         match seen.iter().find(|(sn, _)| *sn == n) {
             Some((_, sf)) if *sf == f => {}
             Some(_) => {
@@ -518,11 +528,7 @@ fn thread_decls(e: &Emitter, s: StmtId) -> Result<String, LowerError> {
             None => seen.push((n, f)),
         }
     }
-    Ok(seen
-        .iter()
-        .map(|(n, f)| format!("const int {n} = {f}; (void){n};"))
-        .collect::<Vec<_>>()
-        .join(" "))
+    Ok(seen)
 }
 
 fn tma_load(
@@ -562,19 +568,18 @@ fn tma_load(
         }
         e.open(
             Op::If {
-                cond: CExpr::untyped("threadIdx.x == 0"),
+                cond: first_thread(),
                 constexpr: false,
             },
             None,
             line,
         );
-        tma_load_multicast(e, "&tsl_tma_bar".into(), sv, dv, swz, mc, bytes, line)?;
+        tma_load_multicast(e, tma_bar(), sv, dv, swz, mc, bytes, line)?;
         e.close(line);
         e.pending_sync_tma = true;
         return Ok(());
     }
     let map = e.tma_map(sv, swz)?;
-    let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
     match event {
         Some(ev) => {
             let (p, _, _) = event_ref(e, ev)?;
@@ -594,20 +599,15 @@ fn tma_load(
                     e.barrier(Some("everyone is done with the previous tiles"), line);
                 }
             }
-            let expect =
-                Call::new("tsl_mbar_expect_tx").args_text(["&tsl_tma_bar".into(), bytes.to_cpp()]);
+            let expect = Call::new("tsl_mbar_expect_tx").args([tma_bar(), CExpr::sym(&bytes)]);
             let load = Call::new("tsl_tma_load_2d").args([
                 dv.tile_ptr(),
-                CExpr::untyped(format!("&{map}")),
-                CExpr::untyped(coords),
-                CExpr::untyped("&tsl_tma_bar"),
+                CExpr::var(&map).addr(),
+                sv.origin[1].clone(),
+                sv.origin[0].clone(),
+                tma_bar(),
             ]);
-            e.guarded(
-                CExpr::untyped("threadIdx.x == 0"),
-                vec![expect, load],
-                None,
-                line,
-            );
+            e.guarded(first_thread(), vec![expect, load], None, line);
             e.pending_sync_tma = true;
         }
     }
@@ -621,7 +621,7 @@ fn tma_load(
 #[allow(clippy::too_many_arguments)]
 fn tma_load_multicast(
     e: &mut Emitter,
-    p: String,
+    p: CExpr,
     sv: &View,
     dv: &View,
     swz: Sym,
@@ -636,34 +636,29 @@ fn tma_load_multicast(
     let map = e.tma_map(&part, swz)?;
     let rank = mc.slice;
     e.call(
-        Call::new("tsl_mbar_expect_tx").args_text([p.to_string(), bytes.to_cpp()]),
+        Call::new("tsl_mbar_expect_tx").args([p.clone(), CExpr::sym(&bytes)]),
         Some(&format!(
             "bytes this copy adds to the phase (all {c} slices)"
         )),
         line,
     );
     let whole = Op::StaticAssert {
-        cond: CExpr::untyped(format!(
-            "{} % (8 * {}) == 0",
-            cpp_paren(&sv.tile[0]),
-            cpp_paren(&c)
-        )),
+        cond: CExpr::sym_operand(&sv.tile[0])
+            .rem(CExpr::int(8).mul(CExpr::sym_operand(&c)).paren())
+            .eq(CExpr::int(0)),
         message: "cluster multicast: each block's slice must be whole 8-row swizzle atoms".into(),
     };
     e.emit(whole, None, line);
-    let dst = format!(
-        "{} + {rank} * {}",
-        dv.tile_ptr(),
-        cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
-    );
-    let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
-    let load = mc.load.args_text([
-        dst,
-        format!("&{map}"),
-        sv.origin[1].clone().to_string(),
-        row,
-        p,
-    ]);
+    let slice_elems = Sym::mul(slice.clone(), sv.tile[1].clone());
+    let dst = dv
+        .tile_ptr()
+        .add(rank.clone().mul(CExpr::sym_operand(&slice_elems)));
+    let row = sv.origin[0]
+        .clone()
+        .add(rank.mul(CExpr::sym_operand(&slice)));
+    let load = mc
+        .load
+        .args([dst, CExpr::var(&map).addr(), sv.origin[1].clone(), row, p]);
     e.call(
         load,
         Some(&format!(
@@ -712,7 +707,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 line,
             );
             e.call(
-                Call::new("tsl_acc_fill").args_text([name.name.clone(), v.to_string()]),
+                Call::new("tsl_acc_fill").args([CExpr::var(&name.name), v]),
                 None,
                 line,
             );
@@ -735,7 +730,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_fill").args_text([part, "0.0f".into()]),
+                    Call::new("tsl_acc_fill").args([CExpr::var(part), CExpr::float(0.0)]),
                     None,
                     line,
                 );
@@ -743,7 +738,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     Op::Decl {
                         ty: "int".into(),
                         name: promote_count(&name.name),
-                        init: Some(CExpr::untyped("0")),
+                        init: Some(CExpr::int(0)),
                     },
                     Some("k-tiles summed into the partial since the last promotion"),
                     line,
@@ -766,7 +761,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_fill").args_text([part, "0.0f".into()]),
+                    Call::new("tsl_acc_fill").args([CExpr::var(part), CExpr::float(0.0)]),
                     None,
                     line,
                 );
@@ -775,7 +770,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         Op::Decl {
                             ty: "int".into(),
                             name: partial_sums(&name.name),
-                            init: Some(CExpr::untyped("0")),
+                            init: Some(CExpr::int(0)),
                         },
                         Some(
                             "whether the partial holds products (0: the next WGMMA overwrites it)",
@@ -819,12 +814,11 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let desc = Op::Decl {
                 ty: "const tsl_u64".into(),
                 name: desc_cpp(&name.name),
-                init: Some(CExpr::untyped(format!(
-                    "tsl_wgmma_desc<{}>({}, {})",
-                    swz.to_cpp(),
-                    v.tensor.name,
-                    v.tile_offset()
-                ))),
+                init: Some(CExpr::call_t(
+                    "tsl_wgmma_desc",
+                    vec![CExpr::sym(&swz)],
+                    vec![v.tensor.ptr(), v.tile_offset()],
+                )),
             };
             let why = format!("descriptor: K-major, swizzle {} B", swz.to_cpp());
             e.emit(desc, Some(&why), line);
@@ -882,18 +876,17 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             // 16-bit operands go through the dispatch on C++ element types; the 8-bit types
             // share one C++ byte type, so their variant is named.
             let op = if in_ty.size_bytes() == 1 {
-                format!("tsl_wgmma_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp())
+                CExpr::Template {
+                    name: format!("tsl_wgmma_{acc_ty}_{}", in_ty.name()),
+                    targs: vec![CExpr::sym(&n)],
+                }
             } else {
                 let acc_cpp = if dtype == DType::F32 {
                     "float"
                 } else {
                     super::cexpr::scalar_type(dtype)
                 };
-                format!(
-                    "tsl_wgmma<{}, {acc_cpp}, {}>",
-                    super::cexpr::scalar_type(in_ty),
-                    n.to_cpp()
-                )
+                wgmma_template(in_ty, acc_cpp, &n)
             };
             let (a_cpp, b_cpp) = (desc_cpp(&a.name), desc_cpp(&b.name));
             let what = format!(
@@ -906,7 +899,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 return emit_scaled(
                     e,
                     sc,
-                    (&f32_op, &steps),
+                    (f32_op, &steps),
                     (&acc.name, &a_cpp, &b_cpp),
                     &what,
                     line,
@@ -935,7 +928,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if let Some(every) = promote_every(e, s, dtype) {
                 emit_promoted(
                     e,
-                    &op,
+                    op,
                     &steps,
                     (&acc.name, &a_cpp, &b_cpp),
                     &every,
@@ -953,12 +946,16 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     );
                 }
                 let d = if target == acc.name {
-                    "1".to_string()
+                    CExpr::int(1)
                 } else {
-                    partial_sums(&acc.name)
+                    CExpr::var(partial_sums(&acc.name))
                 };
-                let mma =
-                    Call::new(format!("{op}::mma")).args_text([target.clone(), a_cpp, b_cpp, d]);
+                let mma = Call::new("mma").of(op).args([
+                    CExpr::var(&target),
+                    CExpr::var(a_cpp),
+                    CExpr::var(b_cpp),
+                    d,
+                ]);
                 e.call(mma, Some(&what), line);
             } else {
                 // One fence per batch (CUTLASS's convention): the accumulators were last
@@ -970,12 +967,17 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
                 let call = if target == acc.name {
                     Call::new("tsl_wgmma_k_steps")
-                        .targs_text([op, steps.to_cpp()])
-                        .args_text([target.clone(), a_cpp, b_cpp])
+                        .targs([op, CExpr::sym(&steps)])
+                        .args([CExpr::var(&target), CExpr::var(a_cpp), CExpr::var(b_cpp)])
                 } else {
                     Call::new("tsl_wgmma_k_steps_d")
-                        .targs_text([op, steps.to_cpp()])
-                        .args_text([target.clone(), a_cpp, b_cpp, partial_sums(&acc.name)])
+                        .targs([op, CExpr::sym(&steps)])
+                        .args([
+                            CExpr::var(&target),
+                            CExpr::var(a_cpp),
+                            CExpr::var(b_cpp),
+                            CExpr::var(partial_sums(&acc.name)),
+                        ])
                 };
                 e.call(
                     call,
@@ -984,7 +986,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
             }
             if target != acc.name {
-                e.emit(assign(partial_sums(&acc.name), "1"), None, line);
+                e.emit(set_flag(&acc.name, 1), None, line);
             }
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() && promote_every(e, s, dtype).is_none() {
@@ -1023,7 +1025,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if let Some(every) = promote_every(e, s, dtype) {
                 e.open(
                     Op::If {
-                        cond: CExpr::untyped(format!("{} > 0", cpp_paren(&every))),
+                        cond: CExpr::sym_operand(&every).bin(COp::Gt, CExpr::int(0)),
                         constexpr: true,
                     },
                     Some("promote: the last partial sums"),
@@ -1031,7 +1033,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
                 e.call(
                     Call::new("tsl_acc_promote")
-                        .args_text([acc.name.clone(), promote_part(&acc.name)]),
+                        .args([CExpr::var(&acc.name), CExpr::var(promote_part(&acc.name))]),
                     None,
                     line,
                 );
@@ -1048,14 +1050,14 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let (call, note) = match slice {
                 None => (
                     Call::new("tsl_acc_store")
-                        .targs_text([n.to_cpp()])
-                        .args_text([acc.name.clone(), v.tile_ptr().to_string()]),
+                        .targs([CExpr::sym(&n)])
+                        .args([CExpr::var(&acc.name), v.tile_ptr()]),
                     "fragment → row-major tile".to_string(),
                 ),
                 Some((w, c0)) => (
                     Call::new("tsl_acc_store_cols")
-                        .targs_text([n.to_cpp(), w.to_cpp()])
-                        .args_text([acc.name.clone(), c0.clone(), v.tile_ptr().to_string()]),
+                        .targs([CExpr::sym(&n), CExpr::sym(&w)])
+                        .args([CExpr::var(&acc.name), c0.clone(), v.tile_ptr()]),
                     format!("{} fragment columns from {c0} → row-major tile", w.to_cpp()),
                 ),
             };
@@ -1115,8 +1117,8 @@ pub fn afrag_decl(
         let (v, _) = e.cx().value(v)?;
         e.call(
             Call::new("tsl_afrag_fill")
-                .targs_text([super::cexpr::scalar_type(dtype).to_string()])
-                .args_text([name.to_string(), v.to_string()]),
+                .targs([CExpr::Type(super::cexpr::scalar_type(dtype))])
+                .args([CExpr::var(name), v]),
             None,
             line,
         );
@@ -1162,12 +1164,8 @@ fn afrag_load(
     );
     e.call(
         Call::new("tsl_afrag_load")
-            .targs_text([swz.to_cpp(), v.tensor.ld().to_cpp()])
-            .args_text([
-                name.name.clone(),
-                v.tensor.name.clone(),
-                v.tile_offset().to_string(),
-            ]),
+            .targs([CExpr::sym(&swz), CExpr::sym(&v.tensor.ld())])
+            .args([CExpr::var(&name.name), v.tensor.ptr(), v.tile_offset()]),
         Some(&format!(
             "shared tile → A-fragment registers (swizzle {} B)",
             swz.to_cpp()
@@ -1226,7 +1224,10 @@ fn register_a_mma(
     if !e.wgmma_ns.contains(&n) {
         e.wgmma_ns.push(n.clone());
     }
-    let op = format!("tsl_wgmma_rs_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp());
+    let op = CExpr::Template {
+        name: format!("tsl_wgmma_rs_{acc_ty}_{}", in_ty.name()),
+        targs: vec![CExpr::sym(&n)],
+    };
     let steps = Sym::bin(crate::ir::BinaryOp::Div, k, Sym::Int(16));
     let b_cpp = desc_cpp(&b.name);
     let what = format!(
@@ -1236,8 +1237,8 @@ fn register_a_mma(
         steps.to_cpp()
     );
     let k_steps = Call::new("tsl_wgmma_rs_k_steps")
-        .targs_text([op, steps.to_cpp()])
-        .args_text([acc.name.clone(), regs.clone(), b_cpp]);
+        .targs([op, CExpr::sym(&steps)])
+        .args([CExpr::var(&acc.name), CExpr::var(&regs), CExpr::var(b_cpp)]);
     register_a_issue(e, s, &regs, k_steps, &what, line);
     Ok(())
 }
@@ -1302,10 +1303,9 @@ pub fn scale_acc(
             line,
         );
     }
-    let flag = partial_sums(&acc.name);
     e.open(
         Op::If {
-            cond: CExpr::untyped(flag.clone()),
+            cond: CExpr::var(partial_sums(&acc.name)),
             constexpr: false,
         },
         Some("an `mma` has summed products into the partial since the last `mma.scale`"),
@@ -1316,18 +1316,18 @@ pub fn scale_acc(
     // The next WGMMA writes the partial with scale-d 0 (no register writes here for the
     // WGMMAs to wait on).
     e.emit(
-        assign(flag, "0"),
+        set_flag(&acc.name, 0),
         Some("the next block of K starts a new partial"),
         line,
     );
     Ok(())
 }
 
-/// `place = value;`
-fn assign(place: impl Into<String>, value: impl Into<String>) -> Op {
+/// `acc_scaled_d = v;`: whether the partial `mma.scale` adds into `acc` holds products.
+fn set_flag(acc: &str, v: i64) -> Op {
     Op::Assign {
-        place: CExpr::untyped(place.into()),
-        value: CExpr::untyped(value.into()),
+        place: CExpr::var(partial_sums(acc)),
+        value: CExpr::int(v),
     }
 }
 
@@ -1348,7 +1348,7 @@ fn scaled_part(acc: &str) -> String {
 fn emit_scaled(
     e: &mut Emitter,
     sc: crate::ir::MmaScale,
-    (op, steps): (&str, &Sym),
+    (op, steps): (CExpr, &Sym),
     (acc, a, b): (&str, &str, &str),
     what: &str,
     line: Option<u32>,
@@ -1361,8 +1361,8 @@ fn emit_scaled(
     );
     e.call(
         Call::new("tsl_wgmma_k_steps_fresh")
-            .targs_text([op.to_string(), steps.to_cpp()])
-            .args_text([part.clone(), a.to_string(), b.to_string()]),
+            .targs([op, CExpr::sym(steps)])
+            .args([CExpr::var(&part), CExpr::var(a), CExpr::var(b)]),
         Some(&format!(
             "{part} = A·Bᵀ: {what}, {} K-steps",
             steps.to_cpp()
@@ -1392,27 +1392,17 @@ fn scale_add(
         if t.space == MemSpace::Global {
             e.pointer_params.insert(t.param.unwrap_or(0));
         }
-        let rows = if v.origin[0].is_zero() {
-            t.shape[0].to_cpp()
-        } else {
-            format!("{} - ({})", cpp_paren(&t.shape[0]), v.origin[0])
-        };
-        Call::new("tsl_acc_scale_add").args_text([
-            acc.to_string(),
-            part,
-            v.tile_ptr().to_string(),
-            t.ld().to_cpp(),
-            rows,
-            sr.to_string(),
+        Call::new("tsl_acc_scale_add").args([
+            CExpr::var(acc),
+            CExpr::var(part),
+            v.tile_ptr(),
+            CExpr::sym(&t.ld()),
+            extent_from(&t.shape[0], &v.origin[0]),
+            sr,
         ])
     } else {
         let sl = e.cx().value(sc.lhs)?.0;
-        Call::new("tsl_acc_scale_add").args_text([
-            acc.to_string(),
-            part,
-            sl.to_string(),
-            sr.to_string(),
-        ])
+        Call::new("tsl_acc_scale_add").args([CExpr::var(acc), CExpr::var(part), sl, sr])
     };
     e.call(
         call,
@@ -1453,24 +1443,25 @@ pub fn refill(
         );
     }
     e.call(
-        Call::new("tsl_acc_fill").args_text([acc.name.clone(), v.to_string()]),
+        Call::new("tsl_acc_fill").args([CExpr::var(&acc.name), v]),
         None,
         line,
     );
     if scaled_later(e, s) {
         e.emit(
-            assign(partial_sums(&acc.name), "0"),
+            set_flag(&acc.name, 0),
             Some("and the partial `mma.scale` adds in restarts"),
             line,
         );
     }
     if promote_every(e, s, dtype).is_some() {
         e.call(
-            Call::new("tsl_acc_fill").args_text([promote_part(&acc.name), "0.0f".into()]),
+            Call::new("tsl_acc_fill")
+                .args([CExpr::var(promote_part(&acc.name)), CExpr::float(0.0)]),
             None,
             line,
         );
-        e.emit(zero(promote_count(&acc.name)), None, line);
+        e.emit(zero(CExpr::var(promote_count(&acc.name))), None, line);
     }
     wgmma_fence(e, line);
     Ok(())
@@ -1484,7 +1475,7 @@ fn store_pitched(
     e: &mut Emitter,
     (acc, n): (&str, &Sym),
     v: &View,
-    slice: Option<(Sym, String)>,
+    slice: Option<(Sym, CExpr)>,
     mods: &crate::ir::StoreMods,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
@@ -1507,16 +1498,9 @@ fn store_pitched(
         _ => super::tma_store::before_write(e, &t.name, line),
     }
     let trans = mods.transpose != v.transposed;
-    let (w, c0) = slice.unwrap_or_else(|| (n.clone(), "0".into()));
+    let (w, c0) = slice.unwrap_or_else(|| (n.clone(), CExpr::int(0)));
     // The destination's extent from the tile origin, per tensor dimension.
-    let extent = |d: usize| {
-        let o = &v.origin[d];
-        if o.is_zero() {
-            t.shape[d].to_cpp()
-        } else {
-            format!("{} - ({o})", cpp_paren(&t.shape[d]))
-        }
-    };
+    let extent = |d: usize| extent_from(&t.shape[d], &v.origin[d]);
     let (rows_ext, cols_ext) = match trans {
         false => (extent(0), extent(1)),
         true => (extent(1), extent(0)),
@@ -1529,19 +1513,22 @@ fn store_pitched(
         ),
         None => (None, None),
     };
-    let bound = |ext: String, g: Option<String>| match g {
-        Some(g) => format!("tsl_store_bound({ext}, {g})"),
+    let bound = |ext: CExpr, g: Option<CExpr>| match g {
+        Some(g) => CExpr::call("tsl_store_bound", vec![ext, g]),
         None => ext,
     };
     let call = Call::new("tsl_acc_store_pitched")
-        .targs_text([w.to_cpp(), trans.to_string()])
-        .args_text([
-            acc.to_string(),
+        .targs([
+            CExpr::sym(&w),
+            CExpr::Lit(if trans { "true" } else { "false" }),
+        ])
+        .args([
+            CExpr::var(acc),
             c0,
-            v.tile_ptr().to_string(),
-            t.ld().to_cpp(),
-            bound(rows_ext, rg.map(|g| g.to_string())),
-            bound(cols_ext, cg.map(|g| g.to_string())),
+            v.tile_ptr(),
+            CExpr::sym(&t.ld()),
+            bound(rows_ext, rg),
+            bound(cols_ext, cg),
         ]);
     let what = match (t.space, trans, mods.mask.is_some()) {
         (MemSpace::Global, false, false) => {
@@ -1602,14 +1589,14 @@ fn promote_count(acc: &str) -> String {
 /// `P = 0` it is an ordinary `mma`.
 fn emit_promoted(
     e: &mut Emitter,
-    op: &str,
+    op: CExpr,
     steps: &Sym,
     (acc, a, b): (&str, &str, &str),
     every: &Sym,
     what: &str,
     line: Option<u32>,
 ) {
-    let p = cpp_paren(every);
+    let p = CExpr::sym_operand(every);
     let part = promote_part(acc);
     let count = promote_count(acc);
     let batch = |e: &mut Emitter, into: &str| {
@@ -1620,15 +1607,15 @@ fn emit_promoted(
         );
         e.call(
             Call::new("tsl_wgmma_k_steps")
-                .targs_text([op.to_string(), steps.to_cpp()])
-                .args_text([into.to_string(), a.to_string(), b.to_string()]),
+                .targs([op.clone(), CExpr::sym(steps)])
+                .args([CExpr::var(into), CExpr::var(a), CExpr::var(b)]),
             Some(&format!("{what}, {} K-steps", steps.to_cpp())),
             line,
         );
     };
     e.open(
         Op::If {
-            cond: CExpr::untyped(format!("{p} > 0")),
+            cond: p.clone().bin(COp::Gt, CExpr::int(0)),
             constexpr: true,
         },
         Some(&format!("promote: this k-tile sums into `{part}`")),
@@ -1637,7 +1624,7 @@ fn emit_promoted(
     batch(e, &part);
     e.open(
         Op::If {
-            cond: CExpr::untyped(format!("++{count} == {p}")),
+            cond: CExpr::var(&count).un(CUn::PreInc).eq(p.clone()),
             constexpr: false,
         },
         Some(&format!("every {p} k-tiles: {acc} += {part} in f32")),
@@ -1645,11 +1632,11 @@ fn emit_promoted(
     );
     e.emit(commit_wait(), Some("the partial is complete"), line);
     e.call(
-        Call::new("tsl_acc_promote").args_text([acc.to_string(), part.clone()]),
+        Call::new("tsl_acc_promote").args([CExpr::var(acc), CExpr::var(&part)]),
         None,
         line,
     );
-    e.emit(zero(count.clone()), None, line);
+    e.emit(zero(CExpr::var(&count)), None, line);
     e.close(line);
     e.otherwise(None, line);
     batch(e, acc);
@@ -1673,7 +1660,7 @@ fn acc_slice(
     acc: &str,
     n: &Sym,
     dtype: DType,
-) -> Result<(Sym, String), LowerError> {
+) -> Result<(Sym, CExpr), LowerError> {
     let frag = TensorLocal {
         name: acc.to_string(),
         space: MemSpace::Local,
@@ -1690,7 +1677,7 @@ fn acc_slice(
             "`mma.store` stores all 64 rows of a column slice of the accumulator",
         ));
     }
-    Ok((v.tile[1].clone(), v.origin[1].clone().to_string()))
+    Ok((v.tile[1].clone(), v.origin[1].clone()))
 }
 
 /// N of the accumulator `fill` defines: the rows of the B operand's tile (the checker's view of
@@ -1735,11 +1722,11 @@ fn acc_n(e: &Emitter, fill: StmtId) -> Option<Sym> {
 
 /// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
 pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
-    let s = super::cexpr::cpp_paren(&d.stages);
+    let s = CExpr::sym_operand(&d.stages);
     e.call(Call::new("tsl_wgmma_commit"), None, line);
     e.open(
         Op::If {
-            cond: CExpr::untyped(format!("{s} > 2")),
+            cond: s.clone().bin(COp::Gt, CExpr::int(2)),
             constexpr: true,
         },
         Some("pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"),
@@ -1750,14 +1737,10 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         None,
         line,
     );
-    let prev = format!("({} - 1) % {s}", d.iv);
+    let iv = CExpr::var(&d.iv);
+    let prev = iv.clone().sub(CExpr::int(1)).paren().rem(s);
     let (arrive, note) = arrive_call(e, &d.event, &prev);
-    e.guarded(
-        CExpr::untyped(format!("{} > {}", d.iv, d.lo)),
-        vec![arrive],
-        note,
-        line,
-    );
+    e.guarded(iv.bin(COp::Gt, d.lo.clone()), vec![arrive], note, line);
     e.otherwise(
         Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,
@@ -1767,7 +1750,7 @@ pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         None,
         line,
     );
-    let (arrive, note) = arrive_call(e, &d.event, &d.stage);
+    let (arrive, note) = arrive_call(e, &d.event, &CExpr::var(&d.stage));
     e.call(arrive, note, line);
     e.close(line);
 }
@@ -1782,11 +1765,12 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
             e.call(call, note, line);
         }
     }
-    let s = super::cexpr::cpp_paren(&d.stages);
-    let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
+    let s = CExpr::sym_operand(&d.stages);
+    let trip = CExpr::sym_operand(&d.trip);
+    let last = trip.clone().sub(CExpr::int(1)).paren().rem(s.clone());
     e.open(
         Op::If {
-            cond: CExpr::untyped(format!("{s} > 2")),
+            cond: s.bin(COp::Gt, CExpr::int(2)),
             constexpr: true,
         },
         Some("the last k-tile's WGMMAs, then its stage"),
@@ -1798,8 +1782,8 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
         line,
     );
     let (arrive, note) = arrive_call(e, &d.event, &last);
-    let cond = format!("{} > 0", super::cexpr::cpp_paren(&d.trip));
-    e.guarded(CExpr::untyped(cond), vec![arrive], note, line);
+    let cond = trip.bin(COp::Gt, CExpr::int(0));
+    e.guarded(cond, vec![arrive], note, line);
     e.close(line);
 }
 
@@ -1807,19 +1791,39 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
 /// The WGMMA wrapper that multiplies `in_ty` operands into an f32 partial fragment of width `n`
 /// (a scaled `mma`'s product, or the sums a later `mma.scale` scales), recorded among the
 /// kernel's WGMMA type pairs.
-fn f32_partial_op(e: &mut Emitter, in_ty: DType, n: &Sym) -> String {
+fn f32_partial_op(e: &mut Emitter, in_ty: DType, n: &Sym) -> CExpr {
     let key = ("f32".to_string(), in_ty.name().to_string());
     if !e.wgmma_types.contains(&key) {
         e.wgmma_types.push(key);
     }
     if in_ty.size_bytes() == 1 {
-        format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
+        CExpr::Template {
+            name: format!("tsl_wgmma_f32_{}", in_ty.name()),
+            targs: vec![CExpr::sym(n)],
+        }
     } else {
-        format!(
-            "tsl_wgmma<{}, float, {}>",
-            super::cexpr::scalar_type(in_ty),
-            n.to_cpp()
-        )
+        wgmma_template(in_ty, "float", n)
+    }
+}
+
+/// `tsl_wgmma<A, C, N>`: the WGMMA of `in_ty` operands into `acc` accumulators, width `n`.
+fn wgmma_template(in_ty: DType, acc: &'static str, n: &Sym) -> CExpr {
+    CExpr::Template {
+        name: "tsl_wgmma".into(),
+        targs: vec![
+            CExpr::Type(super::cexpr::scalar_type(in_ty)),
+            CExpr::Type(acc),
+            CExpr::sym(n),
+        ],
+    }
+}
+
+/// A tensor dimension's extent from an origin on it: `S`, or `S - (o)`.
+fn extent_from(dim: &Sym, origin: &CExpr) -> CExpr {
+    if origin.is_zero() {
+        CExpr::sym(dim)
+    } else {
+        CExpr::sym_operand(dim).sub(origin.clone().paren())
     }
 }
 
@@ -1827,14 +1831,14 @@ fn array(ty: &str, name: &str, len: &Sym) -> Op {
     Op::Array {
         ty: ty.into(),
         name: name.into(),
-        len: CExpr::untyped(len.to_cpp()),
+        len: CExpr::sym(len),
     }
 }
 
 /// `place = 0;`
-fn zero(place: String) -> Op {
+fn zero(place: CExpr) -> Op {
     Op::Assign {
-        place: CExpr::untyped(place),
-        value: CExpr::untyped("0"),
+        place,
+        value: CExpr::int(0),
     }
 }

@@ -133,6 +133,8 @@ pub enum Mark {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Call {
     pub result: Option<CExpr>,
+    /// The class the function is a static member of (`tsl_wgmma<tsl_f16, float, 128>::mma`).
+    pub scope: Option<CExpr>,
     pub name: String,
     pub targs: Vec<CExpr>,
     pub args: Vec<CExpr>,
@@ -142,6 +144,7 @@ impl Call {
     pub fn new(name: impl Into<String>) -> Self {
         Call {
             result: None,
+            scope: None,
             name: name.into(),
             targs: Vec::new(),
             args: Vec::new(),
@@ -159,17 +162,10 @@ impl Call {
         self.result = Some(to);
         self
     }
-    /// Transitional: template arguments as C++ text (see [`CExpr::Untyped`]).
-    pub fn targs_text<S: Into<String>>(self, t: impl IntoIterator<Item = S>) -> Self {
-        self.targs(t.into_iter().map(CExpr::untyped))
-    }
-    /// Transitional: arguments as C++ text (see [`CExpr::Untyped`]).
-    pub fn args_text<S: Into<String>>(self, a: impl IntoIterator<Item = S>) -> Self {
-        self.args(a.into_iter().map(CExpr::untyped))
-    }
-    /// Transitional: the assigned place as C++ text (see [`CExpr::Untyped`]).
-    pub fn assign_text(self, to: impl Into<String>) -> Self {
-        self.assign(CExpr::untyped(to))
+    /// `scope::name(…)`: a static member function of the class `scope`.
+    pub fn of(mut self, scope: CExpr) -> Self {
+        self.scope = Some(scope);
+        self
     }
 }
 
@@ -273,7 +269,13 @@ impl Op {
         }
         for c in self.calls() {
             out.insert(c.name.clone());
-            for a in c.result.iter().chain(&c.targs).chain(&c.args) {
+            for a in c
+                .result
+                .iter()
+                .chain(&c.scope)
+                .chain(&c.targs)
+                .chain(&c.args)
+            {
                 a.names(out);
             }
         }
@@ -304,6 +306,9 @@ impl fmt::Display for Call {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(r) = &self.result {
             write!(f, "{r} = ")?;
+        }
+        if let Some(s) = &self.scope {
+            write!(f, "{s}::")?;
         }
         f.write_str(&self.name)?;
         if !self.targs.is_empty() {

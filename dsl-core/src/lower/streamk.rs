@@ -35,7 +35,7 @@ pub fn segment_range() -> (CExpr, CExpr) {
 /// `tsl_ke - 1`.
 pub fn segment_deferred(e: &Emitter, s: StmtId, mut d: Deferred) -> Deferred {
     if e.sk_loop == Some(s) {
-        d.lo = "tsl_kb".into();
+        d.lo = CExpr::var("tsl_kb");
         d.trip = Sym::Name("tsl_ke".into());
     }
     d
