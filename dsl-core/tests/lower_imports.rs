@@ -395,9 +395,14 @@ fn finds_fragment_by_name(line: &str) -> bool {
         "latest.get(",
         "c.name == acc",
         "acc.name == name",
+        "meta.name == name",
+        "ln.name == op",
+        "b.name == name",
     ]
     .iter()
     .any(|p| line.contains(p))
+        // `e.info` / `.frags` / `.get(…)` split over lines by rustfmt.
+        || line.trim() == ".frags"
 }
 
 #[test]
@@ -410,6 +415,10 @@ fn the_fragment_check_sees_a_lookup_by_name() {
     ));
     assert!(finds_fragment_by_name(
         "        Stmt::Mma { acc: c, .. } if c.name == acc => operand_dtype(e, s),"
+    ));
+    assert!(finds_fragment_by_name("            .frags"));
+    assert!(finds_fragment_by_name(
+        "    m.sparse.iter().any(|sp| sp.meta.name == name)"
     ));
     assert!(!finds_fragment_by_name(
         "    match e.info.bindings.get(&x) {"

@@ -315,7 +315,7 @@ impl Emitter<'_> {
                     // A `frag` read whole as a register-A WGMMA operand (`lower/hopper.rs`).
                     if *space == MemSpace::Local
                         && d.count.is_none()
-                        && super::hopper::is_register_a_frag(m, s, &d.name.name)
+                        && super::hopper::is_register_a_frag(self, s, di)
                     {
                         super::hopper::afrag_decl(
                             self,

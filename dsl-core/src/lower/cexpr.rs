@@ -231,10 +231,6 @@ fn factors(s: &Sym) -> Vec<Sym> {
     }
 }
 
-pub fn cpp_paren(s: &Sym) -> String {
-    s.to_cpp_operand()
-}
-
 pub struct ExprCx<'a> {
     pub m: &'a Module,
     pub info: &'a KernelInfo,

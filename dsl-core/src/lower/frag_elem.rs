@@ -321,9 +321,9 @@ pub fn is_tile_decl(e: &Emitter, s: StmtId) -> bool {
     let m = e.m;
     // A `frag` read whole as a register-A WGMMA operand is declared by `lower/hopper.rs`.
     let register_a = match &m.stmts[s] {
-        Stmt::TensorDecl { names, .. } => names
-            .iter()
-            .any(|d| super::hopper::is_register_a_frag(m, s, &d.name.name)),
+        Stmt::TensorDecl { names, .. } => {
+            (0..names.len()).any(|di| super::hopper::is_register_a_frag(e, s, di))
+        }
         _ => false,
     };
     !register_a

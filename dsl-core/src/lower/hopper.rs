@@ -783,7 +783,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 e.wgmma_ns.push(n);
             }
         }
-        Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(m, &name.name) => {
+        Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(e, s) => {
             super::sparse::meta_load(e, s, name, *src, line)?;
         }
         // A whole `frag` register tile as an operand: its registers are the operand.
@@ -1068,24 +1068,25 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     Ok(())
 }
 
-/// Whether the `frag` tile `name`, declared by `decl`, is read whole as the A operand of a
-/// warpgroup `mma` (the checker's `register_a_frags`): it is declared as A-fragment registers.
-pub fn is_register_a_frag(m: &crate::ir::Module, decl: StmtId, name: &str) -> bool {
+/// Whether declarator `declarator` of the `frag` declaration `decl` is read whole as the A
+/// operand of a warpgroup `mma`: some `mma`'s A operand is (by the checker's binding) an
+/// `mma.load` of the name bound to this declaration. It is declared as A-fragment registers.
+pub fn is_register_a_frag(e: &Emitter, decl: StmtId, declarator: usize) -> bool {
+    let m = e.m;
     let is_frag = m
         .decl_ext
         .iter()
         .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl: d } if *d == decl));
-    let stmts = crate::check::all_stmts(m);
-    let loads_whole = |op: &str| {
-        stmts.iter().any(|&l| {
-            matches!(&m.stmts[l], Stmt::MmaLoad { name: ln, src, .. }
-                if ln.name == op && matches!(&m.exprs[*src], Expr::Name(n) if n == name))
-        })
+    let this = Binding::Tensor(decl, declarator);
+    let loads_whole = |l: StmtId| {
+        matches!(&m.stmts[l], Stmt::MmaLoad { src, .. }
+            if matches!(m.exprs[*src], Expr::Name(_)) && e.info.bindings.get(src) == Some(&this))
     };
     is_frag
-        && stmts
-            .iter()
-            .any(|&s| matches!(&m.stmts[s], Stmt::Mma { a, .. } if loads_whole(&a.name)))
+        && crate::check::all_stmts(m).into_iter().any(|s| {
+            matches!(m.stmts[s], Stmt::Mma { .. })
+                && matches!(e.info.idents.get(&(s, IdentRole::A)), Some(Binding::Frag(l)) if loads_whole(*l))
+        })
 }
 
 /// `frag f16 [64, K] a {v};` read whole as a register-A operand: K/4 f16x2 registers per thread
@@ -1695,23 +1696,15 @@ fn acc_n(e: &Emitter, fill: StmtId) -> Option<Sym> {
         }
         _ => None,
     })?;
-    // An MN-major B (`mma.row.col`, `lower/mn_major.rs`) is [K, N]: N is the accumulator's, as
-    // the checker shaped it.
+    // An MN-major B (`mma.row.col`, `lower/mn_major.rs`) is [K, N]: N is its second dimension.
     if let Stmt::Mma { b_major, .. } = &m.stmts[mma]
         && *b_major != crate::ir::Major::Row
     {
-        let Stmt::MmaFill { name, .. } = &m.stmts[fill] else {
+        let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
             return None;
         };
-        return e
-            .info
-            .frags
-            .get(&name.name)
-            .and_then(|f| f.shape.get(1))
-            .and_then(|d| match d.expr {
-                crate::check::DimExpr::Expr(x) => Sym::from_expr(m, x),
-                crate::check::DimExpr::Const(v) => Some(Sym::Int(v)),
-            });
+        let v = e.info.sym_views.get(src)?.as_ref().ok()?;
+        return v.tile.get(1).cloned();
     }
     let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
         return None;

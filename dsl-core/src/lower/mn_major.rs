@@ -35,13 +35,12 @@ pub fn mma(
             "the MN-major B operand of a WGMMA is a shared tile",
         ));
     };
-    let swz = e
-        .info
-        .frags
-        .get(&b.name)
-        .and_then(|f| e.swizzle.get(&f.def))
-        .cloned()
-        .unwrap_or(Sym::Int(0));
+    // The swizzle of the tile B's `mma.load` reads (the checker's binding of the operand).
+    let swz = match e.info.idents.get(&(s, IdentRole::B)) {
+        Some(crate::check::Binding::Frag(def)) => e.swizzle.get(def).cloned(),
+        _ => None,
+    }
+    .unwrap_or(Sym::Int(0));
     if swz == Sym::Int(0) {
         return Err(LowerError::new(
             b.span,

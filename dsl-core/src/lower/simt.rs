@@ -399,8 +399,8 @@ fn copy_into_named(
 pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
     // A future of a synchronous copy has completed when its copy statement ended.
     if let Stmt::Wait { event } = &e.m.stmts[s]
-        && let Expr::Name(n) = &e.m.exprs[*event]
-        && synchronous_future(e.m, n)
+        && matches!(e.m.exprs[*event], Expr::Name(_))
+        && synchronous_future(e, *event)
     {
         return;
     }
@@ -992,28 +992,65 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
     Ok(())
 }
 
-/// Whether every copy bound to future `name` is synchronous (`f = dma.copy …`, `f = tma.copy …`
-/// without `.async`).
-fn synchronous_future(m: &Module, name: &str) -> bool {
+/// Whether the future the name `ev` denotes has completed when its copies ended: the checker's
+/// binding of `ev` is its definition, and every copy that binds the variable — the definition
+/// and the copies that bind the name again inside the definition's block (`x = dma.copy …` in a
+/// loop, a rebinding of the one variable) — is synchronous (`f = dma.copy …`, `f = tma.copy …`
+/// without `.async`). A future of the same name in another block is another variable.
+fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
+    let m = e.m;
+    let Some(crate::check::Binding::Future(def)) = e.info.bindings.get(&ev) else {
+        return false;
+    };
+    let bound = |st: &Stmt| -> Option<String> {
+        match st {
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { bind: Some(b), .. })
+            | Stmt::TmaCopy { bind: Some(b), .. } => Some(b.name.clone()),
+            Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind, .. }) => Some(bind.name.clone()),
+            _ => None,
+        }
+    };
+    let Some(name) = bound(&m.stmts[*def]) else {
+        return false;
+    };
+    let Some(block) = enclosing_block(m, &m.kernel.body, *def) else {
+        return false;
+    };
+    let mut inside = Vec::new();
+    subtree(m, block, &mut inside);
     let mut any = false;
-    for s in crate::check::all_stmts(m) {
+    for s in inside {
+        if bound(&m.stmts[s]).as_deref() != Some(name.as_str()) {
+            continue;
+        }
         match &m.stmts[s] {
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
-                bind: Some(b),
-                is_async,
-                ..
-            }) if b.name == name => {
-                if *is_async {
-                    return false;
-                }
-                any = true;
-            }
-            Stmt::TmaCopy { bind: Some(b), .. } if b.name == name => return false,
-            Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind, .. }) if bind.name == name => {
-                return false;
-            }
-            _ => {}
+                is_async: false, ..
+            }) => any = true,
+            _ => return false,
         }
     }
     any
+}
+
+/// The statement list that holds `s`.
+fn enclosing_block<'m>(m: &'m Module, b: &'m [StmtId], s: StmtId) -> Option<&'m [StmtId]> {
+    if b.contains(&s) {
+        return Some(b);
+    }
+    b.iter().find_map(|&x| {
+        crate::check::stmt_blocks(&m.stmts[x])
+            .into_iter()
+            .find_map(|inner| enclosing_block(m, inner, s))
+    })
+}
+
+/// The statements of `b` and of the blocks nested in it, in order.
+fn subtree(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
+    for &x in b {
+        out.push(x);
+        for inner in crate::check::stmt_blocks(&m.stmts[x]) {
+            subtree(m, inner, out);
+        }
+    }
 }

@@ -18,12 +18,15 @@ use super::kernel::{Call, Op};
 use super::scope::{FragKind, Local};
 use super::wgmma_issue::desc_cpp;
 use crate::check::{Binding, IdentRole};
-use crate::ir::{DType, ExprId, Ident, MemSpace, Module, StmtId};
+use crate::ir::{DType, ExprId, Ident, MemSpace, StmtId};
 use crate::sym::Sym;
 
-/// Whether the fragment `name` is the metadata operand of some sparse `mma`.
-pub fn is_meta(m: &Module, name: &str) -> bool {
-    m.sparse.iter().any(|sp| sp.meta.name == name)
+/// Whether the fragment `load` defines is the metadata operand of some sparse `mma`, by the
+/// checker's binding of the operand.
+pub fn is_meta(e: &Emitter, load: StmtId) -> bool {
+    e.m.sparse
+        .iter()
+        .any(|sp| e.info.idents.get(&(sp.stmt, IdentRole::Meta)) == Some(&Binding::Frag(load)))
 }
 
 /// The C++ name of a metadata fragment: the user's name, or for a shared tile passed straight
