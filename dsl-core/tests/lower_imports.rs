@@ -398,6 +398,8 @@ fn finds_fragment_by_name(line: &str) -> bool {
         "meta.name == name",
         "ln.name == op",
         "b.name == name",
+        "tiles.get(name",
+        "tiles.contains_key(&name",
     ]
     .iter()
     .any(|p| line.contains(p))

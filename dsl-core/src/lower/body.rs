@@ -329,14 +329,14 @@ impl Emitter<'_> {
                         // the A fragment of K-step j/2), so element-wise work (`apply`, `p.at(i,
                         // j) = …`) addresses it as `lower/frag_elem.rs` addresses a tile.
                         if let (DType::F16, [Some(64), Some(k)]) = (*dtype, dims.as_slice()) {
-                            self.warp.tiles.insert(
-                                d.name.name.clone(),
-                                super::warp_frags::TileFrag {
-                                    dtype: DType::F16,
-                                    m: 64,
-                                    n: Some(*k),
-                                },
-                            );
+                            let tile = super::warp_frags::TileFrag {
+                                dtype: DType::F16,
+                                m: 64,
+                                n: Some(*k),
+                            };
+                            self.warp
+                                .tiles
+                                .insert(Binding::Tensor(s, di), (d.name.name.clone(), tile));
                         }
                         continue;
                     }

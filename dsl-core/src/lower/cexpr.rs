@@ -241,13 +241,11 @@ impl ExprCx<'_> {
     /// What the name `e` refers to, as the checker resolved it: a lowered declaration, or the
     /// fresh buffer a future names (a pointer the lowering declared under the future's name).
     pub fn local(&self, e: ExprId) -> Option<&Local> {
-        // Inside an element loop a fragment's name is its element (`lower/frag_elem.rs`).
-        if let Expr::Name(n) = &self.m.exprs[e]
-            && let Some(l @ Local::FragElem { .. }) = self.scopes.cpp(n)
-        {
+        let b = self.info.bindings.get(&e)?;
+        // Inside an element loop a fragment stands for its element (`lower/frag_elem.rs`).
+        if let Some(l) = self.scopes.elem(b) {
             return Some(l);
         }
-        let b = self.info.bindings.get(&e)?;
         self.scopes.decl(b).or_else(|| match (b, &self.m.exprs[e]) {
             (Binding::Future(_), Expr::Name(n)) => self.scopes.cpp(n),
             _ => None,
@@ -414,7 +412,8 @@ impl ExprCx<'_> {
                 op: ViewOp::At,
                 base,
                 ..
-            } if matches!(&m.exprs[*base], Expr::Name(n) if matches!(self.scopes.cpp(n), Some(Local::FragElem { .. }))) =>
+            } if matches!(&m.exprs[*base], Expr::Name(_))
+                && matches!(self.local(*base), Some(Local::FragElem { .. })) =>
             {
                 return self.value_prec(*base, min_prec);
             }

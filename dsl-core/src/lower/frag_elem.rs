@@ -208,7 +208,7 @@ fn layout(e: &Emitter, x: ExprId) -> Result<Layout, LowerError> {
     let Expr::Name(name) = &m.exprs[x] else {
         return Err(LowerError::new(at, "internal: not a fragment"));
     };
-    if let Some(t) = e.warp.tiles.get(name) {
+    if let Some((_, t)) = tile_of(e, x) {
         return Ok(tile_layout(e, name, t));
     }
     match e.path {
@@ -275,7 +275,7 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
         }
         None => None,
     };
-    for d in names {
+    for (di, d) in names.iter().enumerate() {
         let name = &d.name.name;
         let rows = warp_rows(t.m);
         let elems = match (e.path, t.n) {
@@ -311,7 +311,9 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
                 line,
             );
         }
-        e.warp.tiles.insert(name.clone(), t.clone());
+        e.warp
+            .tiles
+            .insert(Binding::Tensor(s, di), (name.clone(), t.clone()));
     }
     Ok(())
 }
@@ -487,7 +489,12 @@ pub fn walked(e: &Emitter, s: StmtId) -> Option<(String, ExprId)> {
         Expr::View { base, .. } | Expr::Field { base, .. } => *base,
         _ => return None,
     };
-    (e.warp.tiles.contains_key(&name) || is_acc(e, x)).then_some((name, x))
+    (tile_of(e, x).is_some() || is_acc(e, x)).then_some((name, x))
+}
+
+/// The `frag` tile the name `x` denotes (the checker's binding of `x`): its name and shape.
+fn tile_of<'e>(e: &'e Emitter, x: ExprId) -> Option<&'e (String, TileFrag)> {
+    e.warp.tiles.get(e.info.bindings.get(&x)?)
 }
 
 /// Whether a WGMMA may accumulate into the accumulator `x` names after statement `s`: an
@@ -587,7 +594,7 @@ fn waited_in_a_branch(e: &Emitter) -> bool {
 }
 
 /// Opens the element loop over `name` and binds the name to the element.
-fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) {
+fn open(e: &mut Emitter, x: ExprId, name: &str, l: &Layout, what: &str, line: Option<u32>) {
     if l.wgmma {
         wgmma_ready(e, &l.cpp, line);
     }
@@ -619,23 +626,23 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     e.scopes.push();
     // The `frag` tiles in this layout: an [M, N] one's element is the same register, a row
     // fragment's the row's slot (the checker allows only these uses).
-    let mut tiles: Vec<(String, TileFrag)> = e
+    let walked = e.info.bindings.get(&x).copied();
+    let tiles: Vec<(Binding, String, TileFrag)> = e
         .warp
         .tiles
         .iter()
-        .map(|(n, t)| (n.clone(), t.clone()))
+        .map(|(b, (n, t))| (*b, n.clone(), t.clone()))
         .collect();
-    tiles.sort_by(|a, b| a.0.cmp(&b.0));
-    for (tn, t) in tiles {
-        if tn == name {
+    for (tb, tn, t) in tiles {
+        if Some(tb) == walked {
             continue;
         }
         let place = match t.n {
             Some(_) => element(&tn, t.dtype),
             None => CExpr::var(&tn).index(l.slot.clone()),
         };
-        e.scopes.insert_cpp(
-            &tn,
+        e.scopes.insert_elem(
+            tb,
             Local::FragElem {
                 place,
                 dtype: DType::F32,
@@ -646,13 +653,15 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
         DType::I32 => DType::I32,
         _ => DType::F32,
     };
-    e.scopes.insert_cpp(
-        name,
-        Local::FragElem {
-            place: l.place(),
-            dtype: ty,
-        },
-    );
+    if let Some(b) = walked {
+        e.scopes.insert_elem(
+            b,
+            Local::FragElem {
+                place: l.place(),
+                dtype: ty,
+            },
+        );
+    }
 }
 
 /// Closes the element loop; on the WGMMA path fences the written registers before a later
@@ -716,7 +725,7 @@ pub fn whole(
         ));
     };
     let l = layout(e, target)?;
-    open(e, name, &l, "element-wise", line);
+    open(e, target, name, &l, "element-wise", line);
     let r = assign_elem(e, &l.place(), l.dtype, op, value, line);
     e.scopes.pop();
     close(e, s, target, &l, line);
@@ -733,7 +742,7 @@ pub fn open_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), L
     let (name, x) =
         walked(e, s).ok_or_else(|| LowerError::new(m.stmt_span(s), "internal: not an `apply`"))?;
     let l = layout(e, x)?;
-    open(e, &name, &l, "apply", line);
+    open(e, x, &name, &l, "apply", line);
     let at = [Some(l.row.clone()), l.col.clone()];
     for (k, (v, at)) in vars.iter().zip(at).enumerate() {
         let Some(at) = at else { continue };
@@ -770,18 +779,15 @@ pub fn close_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), 
 pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(CExpr, DType)> {
     let m = e.m;
     let n = match &m.exprs[target] {
-        Expr::Name(n) => n,
+        Expr::Name(_) => target,
         Expr::View {
             base,
             op: ViewOp::At,
             ..
-        } => match &m.exprs[*base] {
-            Expr::Name(n) => n,
-            _ => return None,
-        },
+        } if matches!(m.exprs[*base], Expr::Name(_)) => *base,
         _ => return None,
     };
-    match e.scopes.cpp(n) {
+    match e.cx().local(n) {
         Some(Local::FragElem { place, dtype }) => Some((place.clone(), *dtype)),
         _ => None,
     }

@@ -85,6 +85,9 @@ pub struct Scopes {
     /// Per C++ block, the array entries (pointer expressions) a loop computes once, and the
     /// name of each one's pointer.
     hoisted: Vec<HashMap<CExpr, String>>,
+    /// Per C++ block, inside an element loop: the element each fragment (by the checker's
+    /// binding of its declaration) stands for ([`Local::FragElem`]).
+    elems: Vec<HashMap<Binding, Local>>,
 }
 
 impl Scopes {
@@ -92,11 +95,13 @@ impl Scopes {
     pub fn push(&mut self) {
         self.cpp.push(HashMap::new());
         self.hoisted.push(HashMap::new());
+        self.elems.push(HashMap::new());
     }
     /// Leaves a C++ block: the names declared in it go out of scope.
     pub fn pop(&mut self) {
         self.cpp.pop();
         self.hoisted.pop();
+        self.elems.pop();
     }
     /// Records what the declaration `b` is.
     pub fn declare(&mut self, b: Binding, l: Local) {
@@ -123,6 +128,17 @@ impl Scopes {
             Some(Local::Tensor(t)) => Some(t),
             _ => None,
         }
+    }
+    /// Records, in the current block, the element the fragment `b` stands for.
+    pub fn insert_elem(&mut self, b: Binding, l: Local) {
+        if self.elems.is_empty() {
+            self.push();
+        }
+        self.elems.last_mut().unwrap().insert(b, l);
+    }
+    /// The element the fragment `b` stands for inside an enclosing element loop.
+    pub fn elem(&self, b: &Binding) -> Option<&Local> {
+        self.elems.iter().rev().find_map(|s| s.get(b))
     }
     /// Records that an enclosing loop computes the array entry `entry` once, as `name`.
     pub fn hoist(&mut self, entry: &CExpr, name: &str) {

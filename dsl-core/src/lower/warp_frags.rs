@@ -189,8 +189,9 @@ pub struct TileFrag {
 #[derive(Debug, Default)]
 pub struct WarpState {
     frags: HashMap<Binding, Frag>,
-    /// The `frag` register tiles (either path).
-    pub tiles: HashMap<String, TileFrag>,
+    /// The `frag` register tiles (either path), by the checker's binding of each declarator,
+    /// with the declarator's name.
+    pub tiles: HashMap<Binding, (String, TileFrag)>,
     /// The operands loaded into double buffers, by their `mma.load`'s binding.
     pub buffers: HashMap<Binding, Buffer>,
 }
