@@ -459,11 +459,10 @@ fn format_template(rest: &str) -> Option<&str> {
 }
 
 /// Whether a `format!` template builds C++ expression text. What may be formatted: a name
-/// (`tsl_tm_{}`, `__{base}f`: letters, digits, `_` and placeholders only), prose (a note, a
-/// comment, a diagnostic: words, with no C++ operator), and a C++ type on a type line (`ty:`,
-/// `param(`), types being spelled as text in the kernel IR. Anything else — an operator or
+/// (`tsl_tm_{}`, `__{base}f`: letters, digits, `_` and placeholders only) and prose (a note, a
+/// comment, a diagnostic: words, with no C++ operator). Anything else — a type, an operator or
 /// bracket between placeholders (`{} * {ld}`, `&{map}`, `{}[{}]`, `({})`) — is an expression.
-fn formats_expression(template: &str, line: &str) -> bool {
+fn formats_expression(template: &str) -> bool {
     let mut rest = String::new();
     let mut depth = 0;
     for c in template.chars() {
@@ -478,10 +477,6 @@ fn formats_expression(template: &str, line: &str) -> bool {
     let literal_braces = template.contains("{{") || template.contains("}}");
     let name = !literal_braces && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if name {
-        return false;
-    }
-    let is_type = line.contains("ty:") || line.contains("param(");
-    if is_type {
         return false;
     }
     // Prose (a note, a comment, a diagnostic) has words: two or more that are not C++
@@ -550,7 +545,7 @@ fn builds_expression_text(code: &str) -> Vec<String> {
         let end = code[at..].find('\n').map_or(code.len(), |i| at + i);
         let line = &code[start..end];
         if let Some(t) = format_template(&code[at..])
-            && formats_expression(t, line)
+            && formats_expression(t)
         {
             let n = code[..at].matches('\n').count() + 1;
             found.push(format!("{n}: {}", line.trim()));
@@ -581,7 +576,6 @@ fn the_expression_text_check_tells_names_prose_and_types_from_expressions() {
         r#"        && let Some(e) = math_call(&format!("__{b}"), a)"#,
         r#"                    format!("`{n}` is not a mutable scalar"),"#,
         r#"        Some(&format!("swizzle {} B, zeros past the edge", swz.to_cpp())),"#,
-        r#"                            ty: format!("{ty}* const"),"#,
         r#"                        Some(&format!("this loop's entry of `{tensor}`")),"#,
         r#"    verify(&body.lines).map_err(|e| format!("after `body`: {e}"))?;"#,
         r#"        Some(&format!("{} += {a_cpp}·{b_cpp}ᵀ, A 2:4-sparse with metadata {m_cpp}", x)),"#,
@@ -592,8 +586,8 @@ fn the_expression_text_check_tells_names_prose_and_types_from_expressions() {
     }
 }
 
-/// Lowering builds typed expressions (`lower/cxx.rs`), never C++ expression text: names, notes,
-/// diagnostics and types are the only text it formats.
+/// Lowering builds typed expressions and types (`lower/cxx.rs`), never C++ text: names, notes
+/// and diagnostics are the only text it formats.
 #[test]
 fn lowering_builds_typed_expressions() {
     let mut found = Vec::new();

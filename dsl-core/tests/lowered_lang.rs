@@ -84,7 +84,10 @@ fn a_body_declared_output_becomes_the_last_parameter() {
         k.params
     );
     assert_eq!(
-        (k.params[1].ty.as_str(), k.params[1].name.as_str()),
+        (
+            k.params[1].ty.to_string().as_str(),
+            k.params[1].name.as_str()
+        ),
         ("float* __restrict__", "y"),
         "{:?}",
         k.params

@@ -3,7 +3,7 @@
 //! `super::hopper`, the cooperative copies of the SIMT path in `super::simt`.
 
 use super::cexpr::{Ty, convert, scalar_type};
-use super::cxx::CExpr;
+use super::cxx::{CExpr, CType};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Mark, Op};
@@ -231,7 +231,7 @@ impl Emitter<'_> {
                 for (entry, name, ty, tensor) in &hoisted {
                     self.emit(
                         Op::Decl {
-                            ty: format!("{ty}* const"),
+                            ty: CType::Named(ty).ptr(" const"),
                             name: name.clone(),
                             init: Some(entry.clone()),
                         },
@@ -361,7 +361,7 @@ impl Emitter<'_> {
                             })?;
                             self.emit(
                                 Op::SharedPtr {
-                                    ty: ty.to_string(),
+                                    ty: ty.into(),
                                     name: d.name.name.clone(),
                                     offset: CExpr::var(&slot.offset_name),
                                 },
@@ -372,7 +372,7 @@ impl Emitter<'_> {
                         MemSpace::Local => {
                             let n = Sym::mul(count.clone().unwrap_or(Sym::Int(1)), t.elems());
                             let arr = Op::Array {
-                                ty: ty.to_string(),
+                                ty: ty.into(),
                                 name: d.name.name.clone(),
                                 len: CExpr::sym(&n),
                             };
@@ -422,7 +422,7 @@ impl Emitter<'_> {
                     // `b = bs.at(k, j);`: a named element value, typed like the element.
                     Ty::Float(d) => {
                         let decl = Op::Decl {
-                            ty: format!("const {}", scalar_type(d)),
+                            ty: CType::Named(scalar_type(d)).konst(),
                             name: name.name.clone(),
                             init: Some(v),
                         };

@@ -202,6 +202,66 @@ impl fmt::Display for ThreadLambda {
     }
 }
 
+/// A C++ type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CType {
+    /// A type of the lowering's fixed vocabulary, with its qualifiers (`int`, `const int`,
+    /// `tsl_u32`, `__shared__ alignas(8) unsigned long long`).
+    Named(&'static str),
+    /// `const T`.
+    Const(Box<CType>),
+    /// `T*`, followed by `suffix` (` const`, ` __restrict__`, or nothing).
+    Ptr(Box<CType>, &'static str),
+    /// `name<targs…>` (`tsl_stage_t<BM, BK, ld, tsl_threads, float>`).
+    Template {
+        name: &'static str,
+        targs: Vec<CExpr>,
+    },
+}
+
+impl CType {
+    pub fn konst(self) -> CType {
+        CType::Const(Box::new(self))
+    }
+    pub fn ptr(self, suffix: &'static str) -> CType {
+        CType::Ptr(Box::new(self), suffix)
+    }
+    /// The names the type mentions (a template's arguments).
+    pub fn names(&self, out: &mut BTreeSet<String>) {
+        match self {
+            CType::Named(_) => {}
+            CType::Const(t) | CType::Ptr(t, _) => t.names(out),
+            CType::Template { name, targs } => {
+                out.insert((*name).to_string());
+                for a in targs {
+                    a.names(out);
+                }
+            }
+        }
+    }
+}
+
+impl From<&'static str> for CType {
+    fn from(s: &'static str) -> CType {
+        CType::Named(s)
+    }
+}
+
+impl fmt::Display for CType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CType::Named(s) => f.write_str(s),
+            CType::Const(t) => write!(f, "const {t}"),
+            CType::Ptr(t, suffix) => write!(f, "{t}*{suffix}"),
+            CType::Template { name, targs } => {
+                write!(f, "{name}<")?;
+                comma(f, targs)?;
+                f.write_str(">")
+            }
+        }
+    }
+}
+
 /// A C++ expression.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CExpr {
@@ -453,17 +513,6 @@ impl CExpr {
                     }
                 }
             }
-        }
-    }
-}
-
-/// The C++ identifiers of text (a type's spelling: `tsl_stage_t<BM, float>` → `tsl_stage_t`,
-/// `BM`, `float`).
-pub fn identifiers(text: &str, out: &mut BTreeSet<String>) {
-    let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    for w in text.split(|c: char| !is_id(c)) {
-        if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-            out.insert(w.to_string());
         }
     }
 }

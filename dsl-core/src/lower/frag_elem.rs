@@ -297,7 +297,7 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
         };
         e.emit(
             Op::Array {
-                ty: ty.to_string(),
+                ty: ty.into(),
                 name: name.clone(),
                 len: CExpr::int(regs),
             },

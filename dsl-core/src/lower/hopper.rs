@@ -206,7 +206,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     lets: thread_decls(e, s)?,
                     value: arrivals,
                 }));
-                let decl = |ty: &str, name: String, init: CExpr| Op::Decl {
+                let decl = |ty: &'static str, name: String, init: CExpr| Op::Decl {
                     ty: ty.into(),
                     name,
                     init: Some(init),
@@ -1820,7 +1820,7 @@ fn extent_from(dim: &Sym, origin: &CExpr) -> CExpr {
     }
 }
 
-fn array(ty: &str, name: &str, len: &Sym) -> Op {
+fn array(ty: &'static str, name: &str, len: &Sym) -> Op {
     Op::Array {
         ty: ty.into(),
         name: name.into(),

@@ -1,7 +1,7 @@
 //! The lowered kernel: a template-ready description of one CUDA C++ kernel. Every string the
 //! templates print is computed here; `codegen-cuda` only arranges them.
 
-pub use super::cxx::{CExpr, COp, CUn};
+pub use super::cxx::{CExpr, COp, CType, CUn};
 use crate::sym::Sym;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -66,26 +66,22 @@ pub enum Op {
     Assign { place: CExpr, value: CExpr },
     /// `ty name = init;` (`ty` is the whole C++ type: `const int`, `tsl_f16*`, …).
     Decl {
-        ty: String,
+        ty: CType,
         name: String,
         init: Option<CExpr>,
     },
     /// `ty* name = reinterpret_cast<ty*>(tsl_smem + offset);`: a shared tensor's place in the
     /// kernel's dynamic shared memory (`offset` names its byte offset). Reads no memory.
     SharedPtr {
-        ty: String,
+        ty: CType,
         name: String,
         offset: CExpr,
     },
     /// `ty name[len];`: an array (of registers, or `__shared__` with its qualifiers in `ty`).
-    Array {
-        ty: String,
-        name: String,
-        len: CExpr,
-    },
+    Array { ty: CType, name: String, len: CExpr },
     /// `ty name[rows][len];`: `rows` arrays of `len` (a register double buffer).
     Array2D {
-        ty: String,
+        ty: CType,
         name: String,
         rows: CExpr,
         len: CExpr,
@@ -100,9 +96,9 @@ pub enum Op {
     /// `// text`: a line of explanation.
     Comment(String),
     /// `{ ty* const tsl_t = a; a = b; b = tsl_t; }`: exchanges two pointers.
-    SwapPtrs { ty: String, a: CExpr, b: CExpr },
+    SwapPtrs { ty: CType, a: CExpr, b: CExpr },
     /// `ty a, b;`: several names of one type, declared uninitialised.
-    Decls { ty: String, names: Vec<String> },
+    Decls { ty: CType, names: Vec<String> },
     /// `if (cond) place = value;`: an assignment only the threads for which `cond` holds make.
     GuardedAssign {
         cond: CExpr,
@@ -169,10 +165,9 @@ impl Call {
     }
 }
 
-/// The identifiers of a C++ type's spelling (`tsl_stage_t<BM, float>` → `tsl_stage_t`, `BM`,
-/// `float`): types are the one part of a node still spelled as text.
-fn type_names(ty: &str, out: &mut BTreeSet<String>) {
-    super::cxx::identifiers(ty, out)
+/// The names a type mentions.
+fn type_names(ty: &CType, out: &mut BTreeSet<String>) {
+    ty.names(out)
 }
 
 impl Op {
@@ -520,7 +515,7 @@ pub struct LaunchPlan {
 /// A kernel parameter: its C++ type and name (`const float* __restrict__` `lhs`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamDecl {
-    pub ty: String,
+    pub ty: CType,
     pub name: String,
 }
 

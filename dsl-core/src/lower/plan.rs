@@ -4,7 +4,7 @@
 //! `dma.copy`, a `CUtensorMap` for each distinct TMA box over it, then the symbolic dims as
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
-use super::cxx::CExpr;
+use super::cxx::{CExpr, CType};
 use super::emitter::Emitter;
 use super::kernel::{
     Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
@@ -97,17 +97,17 @@ pub fn finish(
         if p.shape.is_empty() {
             let float = p.dtype.is_float();
             let cty = if float { "float" } else { "int" };
-            params.push(param(format!("const {cty}"), &p.name.name));
+            params.push(param(CType::Named(cty).konst(), &p.name.name));
             args.push(KernelArg::Scalar { param: i, float });
             continue;
         }
         if e.pointer_params.contains(&i) {
-            let c = if e.written_params.contains(&i) {
-                ""
+            let elem = if e.written_params.contains(&i) {
+                CType::Named(ty)
             } else {
-                "const "
+                CType::Named(ty).konst()
             };
-            params.push(param(format!("{c}{ty}* __restrict__"), &p.name.name));
+            params.push(param(elem.ptr(" __restrict__"), &p.name.name));
             args.push(KernelArg::Pointer { param: i });
         }
         for t in e.tma_maps.iter().filter(|t| t.param == i) {
@@ -272,7 +272,7 @@ pub fn finish(
     }
 }
 
-fn param(ty: String, name: &str) -> ParamDecl {
+fn param(ty: CType, name: &str) -> ParamDecl {
     ParamDecl {
         ty,
         name: name.to_string(),

@@ -28,7 +28,7 @@
 //!
 //! `reduce.sum x : group` is a butterfly all-reduce over the warp's 32 lanes (SHFL.BFLY).
 
-use super::cxx::{CExpr, COp, comma_list};
+use super::cxx::{CExpr, COp, CType, comma_list};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
@@ -247,7 +247,7 @@ pub(super) fn declare_fresh(
     let ty = super::cexpr::scalar_type(dtype);
     e.emit(
         Op::SharedPtr {
-            ty: ty.to_string(),
+            ty: ty.into(),
             name: f.name.clone(),
             offset: CExpr::var(&slot.offset_name),
         },
@@ -666,7 +666,15 @@ pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
     let indent = e.lines[start].indent;
     for st in stages.iter().rev() {
         let decl = Op::Decl {
-            ty: format!("tsl_stage_t<{}, {}>", comma_list(&st.targs), st.ty),
+            ty: CType::Template {
+                name: "tsl_stage_t",
+                targs: st
+                    .targs
+                    .iter()
+                    .cloned()
+                    .chain([CExpr::Type(st.ty)])
+                    .collect(),
+            },
             name: st.var(),
             init: None,
         };
