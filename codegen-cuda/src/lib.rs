@@ -96,7 +96,7 @@ pub fn emit(e: &Emit) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let param_types: Vec<String> = k.params.iter().map(|p| p.ty.clone()).collect();
+    let param_types: Vec<String> = k.params.iter().map(|p| p.ty.to_string()).collect();
     // A kernel without tunables is a plain function: nothing to instantiate.
     let instances = match &e.instance {
         Some(v) if !k.tunables.is_empty() => vec![format!(

@@ -43,7 +43,7 @@ fn line(l: &Line) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dsl_core::lower::{Call, Op};
+    use dsl_core::lower::{CExpr, Call, Op};
 
     #[test]
     fn nodes_print_with_indent_line_and_note_and_calls_are_recorded() {
@@ -54,8 +54,8 @@ mod tests {
                     0,
                     Op::For {
                         var: "k".into(),
-                        init: "0".into(),
-                        bound: "K".into(),
+                        init: CExpr::int(0),
+                        bound: CExpr::var("K"),
                         step: None,
                     },
                 )
@@ -64,7 +64,11 @@ mod tests {
                 note: Some("why".into()),
                 ..Line::new(
                     1,
-                    Op::Call(Call::new("tsl_f").targs(["4"]).args(["a", "b"])),
+                    Op::Call(
+                        Call::new("tsl_f")
+                            .targs([CExpr::int(4)])
+                            .args([CExpr::var("a"), CExpr::var("b")]),
+                    ),
                 )
             },
             Line::new(0, Op::End),

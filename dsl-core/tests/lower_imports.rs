@@ -308,7 +308,8 @@ fn the_layout_check_sees_text_offsets() {
 fn lowering_builds_no_layout_text() {
     let mut found = Vec::new();
     for (name, text) in sources() {
-        if name == "kernel" {
+        // The kernel IR's printers: the nodes (`kernel.rs`) and their expressions (`cxx.rs`).
+        if name == "kernel" || name == "cxx" {
             continue;
         }
         // A file's unit tests may spell the printed form they expect.
@@ -394,9 +395,16 @@ fn finds_fragment_by_name(line: &str) -> bool {
         "latest.get(",
         "c.name == acc",
         "acc.name == name",
+        "meta.name == name",
+        "ln.name == op",
+        "b.name == name",
+        "tiles.get(name",
+        "tiles.contains_key(&name",
     ]
     .iter()
     .any(|p| line.contains(p))
+        // `e.info` / `.frags` / `.get(…)` split over lines by rustfmt.
+        || line.trim() == ".frags"
 }
 
 #[test]
@@ -409,6 +417,10 @@ fn the_fragment_check_sees_a_lookup_by_name() {
     ));
     assert!(finds_fragment_by_name(
         "        Stmt::Mma { acc: c, .. } if c.name == acc => operand_dtype(e, s),"
+    ));
+    assert!(finds_fragment_by_name("            .frags"));
+    assert!(finds_fragment_by_name(
+        "    m.sparse.iter().any(|sp| sp.meta.name == name)"
     ));
     assert!(!finds_fragment_by_name(
         "    match e.info.bindings.get(&x) {"
@@ -428,6 +440,172 @@ fn lowering_finds_fragments_by_binding() {
     assert!(
         found.is_empty(),
         "fragments found by name in lowering:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The string literal a `format!(` at the start of `rest` formats (on its line or the next).
+fn format_template(rest: &str) -> Option<&str> {
+    let rest = rest.strip_prefix("format!(")?.trim_start();
+    let body = rest.strip_prefix('"')?;
+    let mut prev = ' ';
+    for (i, c) in body.char_indices() {
+        if c == '"' && prev != '\\' {
+            return Some(&body[..i]);
+        }
+        prev = c;
+    }
+    None
+}
+
+/// Whether a `format!` template builds C++ expression text. What may be formatted: a name
+/// (`tsl_tm_{}`, `__{base}f`: letters, digits, `_` and placeholders only) and prose (a note, a
+/// comment, a diagnostic: words, with no C++ operator). Anything else — a type, an operator or
+/// bracket between placeholders (`{} * {ld}`, `&{map}`, `{}[{}]`, `({})`) — is an expression.
+fn formats_expression(template: &str) -> bool {
+    let mut rest = String::new();
+    let mut depth = 0;
+    for c in template.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth > 0 => depth -= 1,
+            _ if depth == 0 => rest.push(c),
+            _ => {}
+        }
+    }
+    // `{{`/`}}` are literal braces: count them as punctuation.
+    let literal_braces = template.contains("{{") || template.contains("}}");
+    let name = !literal_braces && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if name {
+        return false;
+    }
+    // Prose (a note, a comment, a diagnostic) has words: two or more that are not C++
+    // keywords, or a quotation of DSL text in backticks. It may spell operators
+    // (`acc += a·b`, `K-steps`).
+    const KEYWORDS: &[&str] = &[
+        "for",
+        "int",
+        "if",
+        "else",
+        "return",
+        "const",
+        "unsigned",
+        "long",
+        "char",
+        "float",
+        "double",
+        "bool",
+        "true",
+        "false",
+        "auto",
+        "constexpr",
+        "static",
+        "void",
+        "while",
+    ];
+    let words = rest
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() > 2 && !KEYWORDS.contains(w))
+        .count();
+    if rest.contains('`') || words >= 2 {
+        return false;
+    }
+    let operators = literal_braces || rest.chars().any(|c| "*+-/%<>&|?[]()=!;^~".contains(c));
+    operators || !rest.chars().any(|c| c.is_alphabetic())
+}
+
+/// The places where a file builds C++ expression text: a `format!` of an expression, text
+/// joined with an operator, or a variable that holds printed C++ (`CExpr::var(x.to_cpp())`).
+fn builds_expression_text(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        if let Some(at) = line.find("CExpr::var(")
+            && [".to_cpp()", ".to_string()"]
+                .iter()
+                .any(|p| line[at..].contains(p))
+        {
+            found.push(format!("{}: {}", i + 1, line.trim()));
+        }
+        for sep in [" && ", " + ", " * ", ", "] {
+            if line.contains(&format!(".join(\"{sep}\")")) {
+                found.push(format!("{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    for (at, _) in code.match_indices("format!(") {
+        // A note or comment (where the text goes says so): prose, whatever it spells.
+        let before = code[..at].trim_end();
+        let note = ["Some(&", "Comment(", "what =", "note =", "why ="]
+            .iter()
+            .any(|p| before.ends_with(p));
+        if note {
+            continue;
+        }
+        let start = code[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = code[at..].find('\n').map_or(code.len(), |i| at + i);
+        let line = &code[start..end];
+        if let Some(t) = format_template(&code[at..])
+            && formats_expression(t)
+        {
+            let n = code[..at].matches('\n').count() + 1;
+            found.push(format!("{n}: {}", line.trim()));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_expression_text_check_tells_names_prose_and_types_from_expressions() {
+    let bad = [
+        r#"        format!("{} * {ld}", wrap(&self.origin[0]))"#,
+        r#"    let load = format!("&{map}");"#,
+        r#"        _ => format!("{}[{}]", v.entry_ptr(), v.origin_offset()),"#,
+        r#"    let c = format!("({c})");"#,
+        r#"            format!("[] {{ for (int t = 0; t < n; ++t) {{ }} }}()")"#,
+        r#"        let n = CExpr::var(v.tile[0].to_cpp());"#,
+        r#"        let p = CExpr::var(format!("&{map}"));"#,
+        r#"                init: Some(CExpr::var(format!("{kt} + 1"))),"#,
+        r#"        conds.join(" && ")"#,
+        "    let s = format!(\n        \"{} + {}\",\n        a, b\n    );",
+    ];
+    for b in bad {
+        assert!(!builds_expression_text(b).is_empty(), "not caught: {b}");
+    }
+    let good = [
+        r#"            format!("tsl_tm_{}_{k}", v.tensor.name)"#,
+        r#"        && let Some(e) = math_call(&format!("__{b}"), a)"#,
+        r#"                    format!("`{n}` is not a mutable scalar"),"#,
+        r#"        Some(&format!("swizzle {} B, zeros past the edge", swz.to_cpp())),"#,
+        r#"                        Some(&format!("this loop's entry of `{tensor}`")),"#,
+        r#"    verify(&body.lines).map_err(|e| format!("after `body`: {e}"))?;"#,
+        r#"        Some(&format!("{} += {a_cpp}·{b_cpp}ᵀ, A 2:4-sparse with metadata {m_cpp}", x)),"#,
+        r#"                    Some(&format!("{what}, {} K-steps of {ik}", steps.to_cpp())),"#,
+    ];
+    for g in good {
+        assert!(builds_expression_text(g).is_empty(), "flagged: {g}");
+    }
+}
+
+/// Lowering builds typed expressions and types (`lower/cxx.rs`), never C++ text: names, notes
+/// and diagnostics are the only text it formats.
+#[test]
+fn lowering_builds_typed_expressions() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        // The kernel IR's printers.
+        if name == "kernel" || name == "cxx" {
+            continue;
+        }
+        // A file's unit tests may spell the printed form they expect.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        // The stage dump prints the constants as C++ declarations.
+        let code = code.replace(r#"format!("constexpr int {n} = {v};")"#, "");
+        let hits = builds_expression_text(&code);
+        found.extend(hits.into_iter().map(|h| format!("{name}.rs:{h}")));
+    }
+    assert!(
+        found.is_empty(),
+        "C++ expression text built in lowering:\n{}",
         found.join("\n")
     );
 }

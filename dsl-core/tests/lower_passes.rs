@@ -2,7 +2,7 @@
 //! verifier runs between them, and a region pass sees each `parallel` body.
 
 use dsl_core::lower::STAGES;
-use dsl_core::lower::kernel::{Call, Line, Mark, Op};
+use dsl_core::lower::kernel::{CExpr, Call, Line, Mark, Op};
 use dsl_core::lower::lowered::Body;
 use dsl_core::lower::passes::{PASSES, run};
 
@@ -19,7 +19,12 @@ fn the_passes_run_in_the_order_the_stage_list_gives() {
 
 #[test]
 fn an_async_copy_body_is_drained_and_the_marks_are_removed() {
-    let async_copy = Call::new("tsl_copy_g2s_async").targs(["4", "4", "4", "tsl_threads"]);
+    let async_copy = Call::new("tsl_copy_g2s_async").targs([
+        CExpr::int(4),
+        CExpr::int(4),
+        CExpr::int(4),
+        CExpr::var("tsl_threads"),
+    ]);
     let mut body = Body {
         lines: vec![
             Line::new(0, Op::Mark(Mark::ParallelStart)),

@@ -84,7 +84,10 @@ fn a_body_declared_output_becomes_the_last_parameter() {
         k.params
     );
     assert_eq!(
-        (k.params[1].ty.as_str(), k.params[1].name.as_str()),
+        (
+            k.params[1].ty.to_string().as_str(),
+            k.params[1].name.as_str()
+        ),
         ("float* __restrict__", "y"),
         "{:?}",
         k.params
@@ -171,7 +174,10 @@ fn an_arrival_predicate_is_cpp_over_the_thread_variables() {
         .iter()
         .filter_map(|l| match &l.op {
             dsl_core::lower::Op::Decl { name, init, .. } if name.starts_with("tsl_reach_") => {
-                Some(format!("{name}: {}", init.as_deref().unwrap_or("")))
+                Some(format!(
+                    "{name}: {}",
+                    init.as_ref().map(|i| i.to_string()).unwrap_or_default()
+                ))
             }
             _ => None,
         })
@@ -197,7 +203,10 @@ fn sibling_thread_parallels_share_the_blocks_threads() {
         .iter()
         .filter_map(|l| match &l.op {
             dsl_core::lower::Op::Decl { name, init, .. } if name == "t" || name == "u" => {
-                Some(format!("{name} = {}", init.as_deref().unwrap_or("")))
+                Some(format!(
+                    "{name} = {}",
+                    init.as_ref().map(|i| i.to_string()).unwrap_or_default()
+                ))
             }
             _ => None,
         })
@@ -217,7 +226,10 @@ fn a_reused_variable_name_is_its_own_variable() {
         .iter()
         .filter_map(|l| match &l.op {
             dsl_core::lower::Op::Decl { name, init, .. } if name == "t" || name == "u" => {
-                Some(format!("{name} = {}", init.as_deref().unwrap_or("")))
+                Some(format!(
+                    "{name} = {}",
+                    init.as_ref().map(|i| i.to_string()).unwrap_or_default()
+                ))
             }
             _ => None,
         })

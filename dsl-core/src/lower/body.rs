@@ -3,6 +3,7 @@
 //! `super::hopper`, the cooperative copies of the SIMT path in `super::simt`.
 
 use super::cexpr::{Ty, convert, scalar_type};
+use super::cxx::{CExpr, CType};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Mark, Op};
@@ -97,7 +98,7 @@ impl Emitter<'_> {
                 }
                 if let (Some(tiles), true) = (&self.geo.persistent_tiles, is_block) {
                     self.emit(
-                        const_int("tsl_tiles", tiles.to_cpp()),
+                        const_int("tsl_tiles", CExpr::sym(tiles)),
                         Some("persistent: tiles of the block level, walked by gridDim.x blocks"),
                         line,
                     );
@@ -106,7 +107,7 @@ impl Emitter<'_> {
                             Op::Decl {
                                 ty: "constexpr int".into(),
                                 name: "tsl_consumers".into(),
-                                init: Some(pp.consumers.to_cpp()),
+                                init: Some(CExpr::sym(&pp.consumers)),
                             },
                             Some("pingpong: consumer warpgroups that take turns on whole tiles"),
                             line,
@@ -129,7 +130,7 @@ impl Emitter<'_> {
                         names,
                     };
                     self.emit(decl, Some(&note), line);
-                    super::persistent::emit_raster(self, "blockIdx.x", line);
+                    super::persistent::emit_raster(self, CExpr::builtin("blockIdx", "x"), line);
                     for v in [bm, bn] {
                         self.scopes.declare(v.binding, Local::ParVar);
                     }
@@ -150,7 +151,12 @@ impl Emitter<'_> {
                             continue;
                         }
                         self.scopes.declare(b, Local::ParVar);
-                        self.emit(const_int(&v.name, pv.index.cpp("threadIdx.x")), None, line);
+                        let tid = CExpr::builtin("threadIdx", "x");
+                        self.emit(
+                            const_int(&v.name, super::emitter::par_index(&pv.index, tid)),
+                            None,
+                            line,
+                        );
                     }
                 }
                 self.emit(Op::Mark(Mark::ParallelStart), None, line);
@@ -222,20 +228,20 @@ impl Emitter<'_> {
                     KernelPath::Simt => super::simt::hoist_entries(self, body),
                     KernelPath::Hopper => Vec::new(),
                 };
-                for (text, name, ty, tensor) in &hoisted {
+                for (entry, name, ty, tensor) in &hoisted {
                     self.emit(
                         Op::Decl {
-                            ty: format!("{ty}* const"),
+                            ty: CType::Named(ty).ptr(" const"),
                             name: name.clone(),
-                            init: Some(text.clone()),
+                            init: Some(entry.clone()),
                         },
                         Some(&format!("this loop's entry of `{tensor}`")),
                         line,
                     );
                 }
                 self.scopes.push();
-                for (text, name, ..) in &hoisted {
-                    self.scopes.hoist(text, name);
+                for (entry, name, ..) in &hoisted {
+                    self.scopes.hoist(entry, name);
                 }
                 let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
                 for (i, (v, e)) in vars.iter().zip(&exts).enumerate() {
@@ -246,10 +252,10 @@ impl Emitter<'_> {
                     let (init, bound) = match m.loop_range(s, i) {
                         _ if self.sk_loop == Some(s) => super::streamk::segment_range(),
                         Some(r) => (
-                            self.cx().sym(r.start)?.to_cpp(),
-                            self.cx().sym(r.end)?.to_cpp(),
+                            CExpr::sym(&self.cx().sym(r.start)?),
+                            CExpr::sym(&self.cx().sym(r.end)?),
                         ),
-                        None => ("0".into(), e.to_cpp()),
+                        None => (CExpr::int(0), CExpr::sym(e)),
                     };
                     self.open(
                         Op::For {
@@ -309,7 +315,7 @@ impl Emitter<'_> {
                     // A `frag` read whole as a register-A WGMMA operand (`lower/hopper.rs`).
                     if *space == MemSpace::Local
                         && d.count.is_none()
-                        && super::hopper::is_register_a_frag(m, s, &d.name.name)
+                        && super::hopper::is_register_a_frag(self, s, di)
                     {
                         super::hopper::afrag_decl(
                             self,
@@ -323,14 +329,14 @@ impl Emitter<'_> {
                         // the A fragment of K-step j/2), so element-wise work (`apply`, `p.at(i,
                         // j) = …`) addresses it as `lower/frag_elem.rs` addresses a tile.
                         if let (DType::F16, [Some(64), Some(k)]) = (*dtype, dims.as_slice()) {
-                            self.warp.tiles.insert(
-                                d.name.name.clone(),
-                                super::warp_frags::TileFrag {
-                                    dtype: DType::F16,
-                                    m: 64,
-                                    n: Some(*k),
-                                },
-                            );
+                            let tile = super::warp_frags::TileFrag {
+                                dtype: DType::F16,
+                                m: 64,
+                                n: Some(*k),
+                            };
+                            self.warp
+                                .tiles
+                                .insert(Binding::Tensor(s, di), (d.name.name.clone(), tile));
                         }
                         continue;
                     }
@@ -342,6 +348,7 @@ impl Emitter<'_> {
                         shape: shape.clone(),
                         count: count.clone(),
                         param: None,
+                        squeezed: None,
                     };
                     let ty = scalar_type(*dtype);
                     match space {
@@ -354,9 +361,9 @@ impl Emitter<'_> {
                             })?;
                             self.emit(
                                 Op::SharedPtr {
-                                    ty: ty.to_string(),
+                                    ty: ty.into(),
                                     name: d.name.name.clone(),
-                                    offset: slot.offset_name.clone(),
+                                    offset: CExpr::var(&slot.offset_name),
                                 },
                                 None,
                                 line,
@@ -365,9 +372,9 @@ impl Emitter<'_> {
                         MemSpace::Local => {
                             let n = Sym::mul(count.clone().unwrap_or(Sym::Int(1)), t.elems());
                             let arr = Op::Array {
-                                ty: ty.to_string(),
+                                ty: ty.into(),
                                 name: d.name.name.clone(),
-                                len: n.to_cpp(),
+                                len: CExpr::sym(&n),
                             };
                             self.emit(arr, None, line);
                         }
@@ -386,7 +393,7 @@ impl Emitter<'_> {
                 let init = match init {
                     Some(e) => {
                         let (v, t) = self.cx().value(*e)?;
-                        Some(convert(&v, t, *dtype))
+                        Some(convert(v, t, *dtype))
                     }
                     None => None,
                 };
@@ -415,7 +422,7 @@ impl Emitter<'_> {
                     // `b = bs.at(k, j);`: a named element value, typed like the element.
                     Ty::Float(d) => {
                         let decl = Op::Decl {
-                            ty: format!("const {}", scalar_type(d)),
+                            ty: CType::Named(scalar_type(d)).konst(),
                             name: name.name.clone(),
                             init: Some(v),
                         };
@@ -462,11 +469,13 @@ impl Emitter<'_> {
                         let (what, call) = match role {
                             Role::Producer => (
                                 "producer warpgroup: hands registers back",
-                                Call::new("tsl_setmaxnreg_dec").targs(["tsl_regs_producer"]),
+                                Call::new("tsl_setmaxnreg_dec")
+                                    .targs([CExpr::var("tsl_regs_producer")]),
                             ),
                             Role::Consumer => (
                                 "consumer warpgroups: take the producer's registers",
-                                Call::new("tsl_setmaxnreg_inc").targs(["tsl_regs_consumer"]),
+                                Call::new("tsl_setmaxnreg_inc")
+                                    .targs([CExpr::var("tsl_regs_consumer")]),
                             ),
                         };
                         let same = wg_pred == c;
@@ -637,20 +646,14 @@ impl Emitter<'_> {
                 return Ok(());
             }
             let (val, ty) = self.cx().value(value)?;
-            let val = convert(&val, ty, v.tensor.dtype);
+            let val = convert(val, ty, v.tensor.dtype);
             if v.tensor.space == MemSpace::Global {
                 let p = v.tensor.param.unwrap_or(0);
                 self.written_params.insert(p);
                 self.pointer_params.insert(p);
                 let (r, c, rows, cols) = v.global_rc();
-                let store = Call::new("tsl_st_guarded").args([
-                    v.tensor.name.clone(),
-                    r,
-                    c,
-                    rows,
-                    cols,
-                    val,
-                ]);
+                let store =
+                    Call::new("tsl_st_guarded").args([v.tensor.ptr(), r, c, rows, cols, val]);
                 self.call(store, None, line);
             } else {
                 let place = self.cx().element_access(&v);
@@ -673,15 +676,9 @@ impl Emitter<'_> {
                 ));
             }
         };
-        let rhs = self.update(n, dtype, op, value)?;
-        self.emit(
-            Op::Assign {
-                place: n.clone(),
-                value: rhs,
-            },
-            None,
-            line,
-        );
+        let place = CExpr::var(n);
+        let rhs = self.update(&place, dtype, op, value)?;
+        self.emit(Op::Assign { place, value: rhs }, None, line);
         Ok(())
     }
 
@@ -689,11 +686,11 @@ impl Emitter<'_> {
     /// fused multiply-add (FFMA / HFMA2).
     fn update(
         &self,
-        place: &str,
+        place: &CExpr,
         dtype: DType,
         op: AssignOp,
         value: crate::ir::ExprId,
-    ) -> Result<String, LowerError> {
+    ) -> Result<CExpr, LowerError> {
         let m = self.m;
         if op == AssignOp::Add
             && let Expr::Binary {
@@ -704,26 +701,22 @@ impl Emitter<'_> {
         {
             let (a, ta) = self.cx().value(*lhs)?;
             let (b, tb) = self.cx().value(*rhs)?;
-            let (a, b) = (convert(&a, ta, dtype), convert(&b, tb, dtype));
+            let (a, b) = (convert(a, ta, dtype), convert(b, tb, dtype));
             let f = match dtype {
                 DType::F32 => "fmaf",
                 DType::F16 => "tsl_fma",
                 DType::BF16 => "tsl_fma",
                 _ => "tsl_ifma",
             };
-            return Ok(format!("{f}({a}, {b}, {place})"));
+            return Ok(CExpr::call(f, vec![a, b, place.clone()]));
         }
         let (v, t) = self.cx().value(value)?;
-        Ok(match op {
-            AssignOp::Set => convert(&v, t, dtype),
-            _ => {
-                let sym = &op.symbol()[..1];
-                let cur = convert(place, Ty::Float(dtype), DType::F32);
-                convert(
-                    &format!("{cur} {sym} {}", convert(&v, t, DType::F32)),
-                    Ty::Float(DType::F32),
-                    dtype,
-                )
+        Ok(match crate::lower::cxx::COp::of_assign(op) {
+            None => convert(v, t, dtype),
+            Some(op) => {
+                let cur = convert(place.clone(), Ty::Float(dtype), DType::F32);
+                let new = cur.bin(op, convert(v, t, DType::F32));
+                convert(new, Ty::Float(DType::F32), dtype)
             }
         })
     }
@@ -772,7 +765,7 @@ pub(super) struct Declared {
     pub count: Option<Sym>,
 }
 
-fn const_int(name: &str, value: String) -> Op {
+fn const_int(name: &str, value: CExpr) -> Op {
     Op::Decl {
         ty: "const int".into(),
         name: name.to_string(),

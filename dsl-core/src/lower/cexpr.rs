@@ -3,6 +3,7 @@
 //! (`KernelInfo::sym_views`: tile shape and origin terms) printed over the tensor's C++ name —
 //! a base pointer, a tile shape and the tile's origin.
 
+use super::cxx::{CExpr, COp, CUn};
 use super::error::LowerError;
 use super::scope::{Local, Scopes, TensorLocal};
 use crate::check::{Binding, KernelInfo, OriginTerm, Root, TermForm};
@@ -23,11 +24,11 @@ pub enum Ty {
 pub struct View {
     pub tensor: TensorLocal,
     /// C++ index into a tensor array (`stage`), if any.
-    pub array_index: Option<String>,
+    pub array_index: Option<CExpr>,
     /// Tile shape (elements).
     pub tile: Vec<Sym>,
     /// C++ row/column of the tile's first element inside the tensor (array entry).
-    pub origin: Vec<String>,
+    pub origin: Vec<CExpr>,
     /// `.at(i, j)` on a whole tensor: one element.
     pub element: bool,
     /// `.transpose()`: the view's dimensions are the tensor's reversed (`tile` and `origin`
@@ -48,7 +49,7 @@ impl View {
     pub fn whole(t: TensorLocal) -> View {
         View {
             tile: t.shape.clone(),
-            origin: vec!["0".into(); t.shape.len()],
+            origin: vec![CExpr::int(0); t.shape.len()],
             terms: vec![Vec::new(); t.shape.len()],
             array_terms: Vec::new(),
             tensor: t,
@@ -59,66 +60,71 @@ impl View {
         }
     }
     /// C++ pointer to the first element of the array entry (shared/local tensors).
-    pub fn entry_ptr(&self) -> String {
+    pub fn entry_ptr(&self) -> CExpr {
         match &self.hoisted {
-            Some(name) => name.clone(),
+            Some(name) => CExpr::var(name),
             None => self.entry_ptr_expr(),
         }
     }
     /// [`View::entry_ptr`] as an expression, even where a loop computes it once.
-    pub fn entry_ptr_expr(&self) -> String {
+    pub fn entry_ptr_expr(&self) -> CExpr {
         match &self.array_index {
-            Some(i) => format!(
-                "({} + {} * {})",
-                self.tensor.name,
-                wrap(i),
-                cpp_paren(&self.tensor.elems())
-            ),
-            None => self.tensor.name.clone(),
+            Some(i) => self
+                .tensor
+                .ptr()
+                .add(
+                    i.clone()
+                        .wrap()
+                        .mul(CExpr::sym_operand(&self.tensor.elems())),
+                )
+                .paren(),
+            None => self.tensor.ptr(),
         }
     }
     /// C++ element offset of the tile origin within the entry (row-major 2-D or 1-D).
-    pub fn origin_offset(&self) -> String {
+    pub fn origin_offset(&self) -> CExpr {
         match self.origin.len() {
-            0 => "0".into(),
+            0 => CExpr::int(0),
             1 => self.origin[0].clone(),
             _ => {
-                let ld = cpp_paren(&self.tensor.ld());
-                if self.origin[1] == "0" {
-                    if self.origin[0] == "0" {
-                        "0".into()
+                let ld = CExpr::sym_operand(&self.tensor.ld());
+                let (o0, o1) = (&self.origin[0], &self.origin[1]);
+                if o1.is_zero() {
+                    if o0.is_zero() {
+                        CExpr::int(0)
                     } else {
-                        format!("{} * {ld}", wrap(&self.origin[0]))
+                        o0.clone().wrap().mul(ld)
                     }
-                } else if self.origin[0] == "0" {
-                    self.origin[1].clone()
+                } else if o0.is_zero() {
+                    o1.clone()
                 } else {
-                    format!("{} * {ld} + {}", wrap(&self.origin[0]), self.origin[1])
+                    o0.clone().wrap().mul(ld).add(o1.clone())
                 }
             }
         }
     }
     /// C++ element offset of the tile's first element from the tensor's base (array entry
-    /// included): `tile_ptr() == tensor.name + tile_offset()`.
-    pub fn tile_offset(&self) -> String {
+    /// included): `tile_ptr() == tensor.ptr() + tile_offset()`.
+    pub fn tile_offset(&self) -> CExpr {
         let off = self.origin_offset();
-        let entry = self
-            .array_index
-            .as_ref()
-            .map(|i| format!("{} * {}", wrap(i), cpp_paren(&self.tensor.elems())));
-        match (entry, off.as_str()) {
-            (None, _) => off,
-            (Some(e), "0") => e,
-            (Some(e), _) => format!("{e} + {off}"),
+        let entry = self.array_index.as_ref().map(|i| {
+            i.clone()
+                .wrap()
+                .mul(CExpr::sym_operand(&self.tensor.elems()))
+        });
+        match entry {
+            None => off,
+            Some(e) if off.is_zero() => e,
+            Some(e) => e.add(off),
         }
     }
     /// C++ pointer to the tile's first element.
-    pub fn tile_ptr(&self) -> String {
+    pub fn tile_ptr(&self) -> CExpr {
         let off = self.origin_offset();
-        if off == "0" {
+        if off.is_zero() {
             self.entry_ptr()
         } else {
-            format!("{} + {off}", self.entry_ptr())
+            self.entry_ptr().add(off)
         }
     }
     /// An element of a global tensor as (row, column, rows, columns) of the row-major matrix
@@ -127,38 +133,41 @@ impl View {
     /// (`(i0 · S1 + i1) · S2 + i2`, of S0 · S1 · S2 rows), and a leading index past its own
     /// dimension makes the row `rows` — outside, so the element reads as zero and is not
     /// stored, as for a 2-D tensor.
-    pub fn global_rc(&self) -> (String, String, String, String) {
+    pub fn global_rc(&self) -> (CExpr, CExpr, CExpr, CExpr) {
         let t = &self.tensor;
         let n = t.shape.len();
         if n <= 2 {
-            let c = self.origin.get(1).cloned().unwrap_or_else(|| "0".into());
-            let cols = t
-                .shape
-                .get(1)
-                .map(|s| s.to_cpp())
-                .unwrap_or_else(|| "1".into());
-            return (self.origin[0].clone(), c, t.shape[0].to_cpp(), cols);
+            let c = self.origin.get(1).cloned().unwrap_or(CExpr::int(0));
+            let cols = t.shape.get(1).map(CExpr::sym).unwrap_or(CExpr::int(1));
+            return (self.origin[0].clone(), c, CExpr::sym(&t.shape[0]), cols);
         }
         let lead = n - 1;
-        let mut row = wrap(&self.origin[0]);
+        let mut row = self.origin[0].clone().wrap();
         for d in 1..lead {
-            row = format!(
-                "{row} * {} + {}",
-                cpp_paren(&t.shape[d]),
-                wrap(&self.origin[d])
-            );
-            row = format!("({row})");
+            row = row
+                .mul(CExpr::sym_operand(&t.shape[d]))
+                .add(self.origin[d].clone().wrap())
+                .paren();
         }
-        let rows = t.shape[..lead]
-            .iter()
-            .map(cpp_paren)
-            .collect::<Vec<_>>()
-            .join(" * ");
-        let inside: Vec<String> = (1..lead)
-            .map(|d| format!("{} < {}", wrap(&self.origin[d]), cpp_paren(&t.shape[d])))
-            .collect();
-        let row = format!("({} ? {row} : {rows})", inside.join(" && "));
-        (row, self.origin[lead].clone(), rows, t.shape[lead].to_cpp())
+        let rows = CExpr::join(COp::Mul, t.shape[..lead].iter().map(CExpr::sym_operand))
+            .expect("a leading dimension");
+        let inside = CExpr::join(
+            COp::And,
+            (1..lead).map(|d| {
+                self.origin[d]
+                    .clone()
+                    .wrap()
+                    .lt(CExpr::sym_operand(&t.shape[d]))
+            }),
+        )
+        .expect("a middle dimension");
+        let row = inside.ternary(row, rows.clone()).paren();
+        (
+            row,
+            self.origin[lead].clone(),
+            rows,
+            CExpr::sym(&t.shape[lead]),
+        )
     }
 
     pub fn tile_elems(&self) -> Sym {
@@ -169,7 +178,7 @@ impl View {
     /// of several rows, every row's first element — is a multiple of `v` elements from the
     /// tensor's (aligned) base: `"true"`, `"false"` or a condition over tunables such as
     /// `BM % 4 == 0 && TM % 4 == 0`. For shared and register tensors, whose shapes are static.
-    pub fn aligned_cpp(&self, v: i64) -> String {
+    pub fn aligned_cpp(&self, v: i64) -> CExpr {
         let ld = self.tensor.ld();
         let mut strides: Vec<Sym> = self.array_terms.clone();
         for (d, ts) in self.terms.iter().enumerate() {
@@ -187,16 +196,18 @@ impl View {
         // of its own: visit strides with fewer factors first.
         strides.sort_by_key(|s| factors(s).len());
         let mut required: Vec<Sym> = Vec::new();
-        let mut conds: Vec<String> = Vec::new();
+        let mut conds: Vec<CExpr> = Vec::new();
         for s in strides {
             match s {
                 Sym::Int(x) if x % v == 0 => {}
-                Sym::Int(_) => return "false".into(),
+                Sym::Int(_) => return CExpr::Lit("false"),
                 other => {
                     if factors(&other).iter().any(|f| required.contains(f)) {
                         continue;
                     }
-                    let c = format!("{} % {v} == 0", cpp_paren(&other));
+                    let c = CExpr::sym_operand(&other)
+                        .rem(CExpr::int(v))
+                        .eq(CExpr::int(0));
                     if !conds.contains(&c) {
                         conds.push(c);
                     }
@@ -204,11 +215,7 @@ impl View {
                 }
             }
         }
-        if conds.is_empty() {
-            "true".into()
-        } else {
-            conds.join(" && ")
-        }
+        CExpr::join(COp::And, conds).unwrap_or(CExpr::Lit("true"))
     }
 }
 
@@ -224,10 +231,6 @@ fn factors(s: &Sym) -> Vec<Sym> {
     }
 }
 
-pub fn cpp_paren(s: &Sym) -> String {
-    s.to_cpp_operand()
-}
-
 pub struct ExprCx<'a> {
     pub m: &'a Module,
     pub info: &'a KernelInfo,
@@ -238,13 +241,11 @@ impl ExprCx<'_> {
     /// What the name `e` refers to, as the checker resolved it: a lowered declaration, or the
     /// fresh buffer a future names (a pointer the lowering declared under the future's name).
     pub fn local(&self, e: ExprId) -> Option<&Local> {
-        // Inside an element loop a fragment's name is its element (`lower/frag_elem.rs`).
-        if let Expr::Name(n) = &self.m.exprs[e]
-            && let Some(l @ Local::FragElem { .. }) = self.scopes.cpp(n)
-        {
+        let b = self.info.bindings.get(&e)?;
+        // Inside an element loop a fragment stands for its element (`lower/frag_elem.rs`).
+        if let Some(l) = self.scopes.elem(b) {
             return Some(l);
         }
-        let b = self.info.bindings.get(&e)?;
         self.scopes.decl(b).or_else(|| match (b, &self.m.exprs[e]) {
             (Binding::Future(_), Expr::Name(n)) => self.scopes.cpp(n),
             _ => None,
@@ -280,16 +281,16 @@ impl ExprCx<'_> {
     }
 
     /// Renders a value expression as C++.
-    pub fn value(&self, e: ExprId) -> Result<(String, Ty), LowerError> {
+    pub fn value(&self, e: ExprId) -> Result<(CExpr, Ty), LowerError> {
         self.value_prec(e, 0)
     }
 
-    fn value_prec(&self, e: ExprId, min_prec: u8) -> Result<(String, Ty), LowerError> {
+    fn value_prec(&self, e: ExprId, min_prec: u8) -> Result<(CExpr, Ty), LowerError> {
         let m = self.m;
         Ok(match &m.exprs[e] {
-            Expr::Int(v) => (v.to_string(), Ty::Int),
-            Expr::Bool(b) => ((*b as i32).to_string(), Ty::Int),
-            Expr::Float { value, .. } => (float_literal(*value), Ty::Literal),
+            Expr::Int(v) => (CExpr::int(*v), Ty::Int),
+            Expr::Bool(b) => (CExpr::int(*b as i64), Ty::Int),
+            Expr::Float { value, .. } => (CExpr::float(*value), Ty::Literal),
             Expr::Name(n) => {
                 let ty = match self.local(e) {
                     // An accumulator's element inside its element loop (`lower/frag_elem.rs`).
@@ -307,14 +308,18 @@ impl ExprCx<'_> {
                     }
                     _ => Ty::Int,
                 };
-                (n.clone(), ty)
+                (CExpr::var(n), ty)
             }
             Expr::Wildcard => {
                 return Err(self.err(e, "`_` is only meaningful inside `.chunkat(..)`"));
             }
             Expr::Unary { op, expr } => {
                 let (s, t) = self.value_prec(*expr, 11)?;
-                (format!("{}{s}", op.symbol()), t)
+                let op = match op {
+                    crate::ir::UnaryOp::Neg => CUn::Neg,
+                    crate::ir::UnaryOp::Not => CUn::Not,
+                };
+                (s.un(op), t)
             }
             Expr::Binary { op, lhs, rhs } => {
                 let p = op.precedence();
@@ -324,8 +329,8 @@ impl ExprCx<'_> {
                     (Ty::Int, Ty::Int) => (a, b, Ty::Int),
                     (Ty::Float(_), _) | (_, Ty::Float(_)) | (Ty::Literal, _) | (_, Ty::Literal) => {
                         (
-                            to_float(&a, ta),
-                            to_float(&b, tb),
+                            to_float(a, ta),
+                            to_float(b, tb),
                             if op.is_comparison() || op.is_logical() {
                                 Ty::Int
                             } else {
@@ -337,21 +342,21 @@ impl ExprCx<'_> {
                 if *op == BinaryOp::Rem && matches!(t, Ty::Float(_)) {
                     // C++ has no `%` on floating-point values: the truncated remainder (the
                     // sign of the dividend, as `%` on integers).
-                    return Ok((format!("fmodf({a}, {b})"), t));
+                    return Ok((CExpr::call("fmodf", vec![a, b]), t));
                 }
-                let s = format!("{a} {} {b}", op.symbol());
-                (if p < min_prec { format!("({s})") } else { s }, t)
+                let s = a.bin(COp::from(*op), b);
+                (if p < min_prec { s.paren() } else { s }, t)
             }
             Expr::Compose { outer, inner } => {
                 let ext = self.compose_extent(*inner)
                 .ok_or_else(|| self.err(*inner, "the right side of `#` must be a parallel or loop variable, or a composition of them (its extent is the stride)"))?;
                 let (o, _) = self.value_prec(*outer, 10)?;
                 let (i, _) = self.value_prec(*inner, 10)?;
-                let s = format!("{o} * {} + {i}", cpp_paren(&ext));
-                (if 9 < min_prec { format!("({s})") } else { s }, Ty::Int)
+                let s = o.mul(CExpr::sym_operand(&ext)).add(i);
+                (if 9 < min_prec { s.paren() } else { s }, Ty::Int)
             }
             Expr::Call { func, args } => {
-                let vals: Vec<(String, Ty)> = args
+                let vals: Vec<(CExpr, Ty)> = args
                     .iter()
                     .map(|&a| self.value(a))
                     .collect::<Result<_, _>>()?;
@@ -363,9 +368,13 @@ impl ExprCx<'_> {
                     let (a, b, t) = if *ta == Ty::Int && *tb == Ty::Int {
                         (a.clone(), b.clone(), Ty::Int)
                     } else {
-                        (to_float(a, *ta), to_float(b, *tb), Ty::Float(DType::F32))
+                        (
+                            to_float(a.clone(), *ta),
+                            to_float(b.clone(), *tb),
+                            Ty::Float(DType::F32),
+                        )
                     };
-                    return Ok((format!("({} ? {a} : {b})", wrap(c)), t));
+                    return Ok((c.clone().wrap().ternary(a, b).paren(), t));
                 }
                 let f = match func.name.as_str() {
                     "cdiv" => "tsl_cdiv",
@@ -382,28 +391,29 @@ impl ExprCx<'_> {
                         };
                         let (v, t) = vals[0].clone();
                         return Ok(match to {
-                            DType::I32 => (format!("(int)({v})"), Ty::Int),
-                            _ => (convert(&v, t, to), Ty::Float(to)),
+                            DType::I32 => (CExpr::Cast("int", Box::new(v.paren())), Ty::Int),
+                            _ => (convert(v, t, to), Ty::Float(to)),
                         });
                     }
                     other => {
-                        let floats: Vec<String> =
-                            vals.iter().map(|(v, t)| to_float(v, *t)).collect();
+                        let floats: Vec<CExpr> =
+                            vals.into_iter().map(|(v, t)| to_float(v, t)).collect();
                         let text = math_call(other, &floats).ok_or_else(|| {
                             self.err(e, format!("not supported yet: the built-in `{other}`"))
                         })?;
                         return Ok((text, Ty::Float(DType::F32)));
                     }
                 };
-                let a: Vec<String> = vals.into_iter().map(|v| v.0).collect();
-                (format!("{f}({})", a.join(", ")), Ty::Int)
+                let a: Vec<CExpr> = vals.into_iter().map(|v| v.0).collect();
+                (CExpr::call(f, a), Ty::Int)
             }
             // `acc.at(i, j)` inside `apply {i, j} in acc.span`: the element.
             Expr::View {
                 op: ViewOp::At,
                 base,
                 ..
-            } if matches!(&m.exprs[*base], Expr::Name(n) if matches!(self.scopes.cpp(n), Some(Local::FragElem { .. }))) =>
+            } if matches!(&m.exprs[*base], Expr::Name(_))
+                && matches!(self.local(*base), Some(Local::FragElem { .. })) =>
             {
                 return self.value_prec(*base, min_prec);
             }
@@ -443,14 +453,14 @@ impl ExprCx<'_> {
     }
 
     /// A load or store location for an element view.
-    pub fn element_access(&self, v: &View) -> String {
+    pub fn element_access(&self, v: &View) -> CExpr {
         let t = &v.tensor;
         match t.space {
             MemSpace::Global => {
                 let (r, c, rows, cols) = v.global_rc();
-                format!("tsl_ld_or_zero({}, {r}, {c}, {rows}, {cols})", t.name)
+                CExpr::call("tsl_ld_or_zero", vec![t.ptr(), r, c, rows, cols])
             }
-            _ => format!("{}[{}]", v.entry_ptr(), v.origin_offset()),
+            _ => v.entry_ptr().index(v.origin_offset()),
         }
     }
 
@@ -466,25 +476,27 @@ impl ExprCx<'_> {
     }
 
     /// The C++ of a view's origin, per dimension: the sum of its terms.
-    fn print_origin(&self, origin: &[Vec<OriginTerm>]) -> Result<Vec<String>, LowerError> {
+    fn print_origin(&self, origin: &[Vec<OriginTerm>]) -> Result<Vec<CExpr>, LowerError> {
         let mut out = Vec::with_capacity(origin.len());
         for terms in origin {
-            let mut o = "0".to_string();
+            let mut o = CExpr::int(0);
             for t in terms {
                 let term = match (t.form, &t.stride) {
                     (TermForm::Element, _) | (TermForm::Tile, Sym::Int(1)) => {
                         self.value(t.index)?.0
                     }
-                    (TermForm::Tile, stride) => format!(
-                        "{} * {}",
-                        self.value_prec(t.index, 10)?.0,
-                        cpp_paren(stride)
-                    ),
-                    (TermForm::Chunk, stride) => {
-                        format!("{} * {}", wrap(&self.value(t.index)?.0), cpp_paren(stride))
-                    }
+                    (TermForm::Tile, stride) => self
+                        .value_prec(t.index, 10)?
+                        .0
+                        .mul(CExpr::sym_operand(stride)),
+                    (TermForm::Chunk, stride) => self
+                        .value(t.index)?
+                        .0
+                        .wrap()
+                        .mul(CExpr::sym_operand(stride)),
                 };
-                o = offset(&o, &term);
+                // The first non-zero term replaces the `0` it starts from.
+                o = if o.is_zero() { term } else { o.add(term) };
             }
             out.push(o);
         }
@@ -534,11 +546,11 @@ impl ExprCx<'_> {
         let mut array_terms = sv.array_terms;
         if let Some(base) = &sv.squeezed {
             let base_origin = self.print_origin(&base.origin)?;
-            let (name, shape, moved) =
+            let (ptr, shape, moved) =
                 super::squeeze::squeeze(&tensor.name, &tensor.shape, &base.tile, &base_origin)
                     .map_err(|why| self.err(e, why))?;
             tensor = TensorLocal {
-                name,
+                squeezed: ptr,
                 shape,
                 ..tensor
             };
@@ -568,19 +580,26 @@ impl ExprCx<'_> {
 /// names are CUDA's fast intrinsics (`__expf`) where CUDA has one. The activations are
 /// written out inline rather than as helpers: the writer selects helper sections by the calls
 /// a body makes, and these live inside expressions.
-pub fn math_call(name: &str, a: &[String]) -> Option<String> {
+pub fn math_call(name: &str, a: &[CExpr]) -> Option<CExpr> {
     let intrinsic = name.starts_with("__");
     let base = name.strip_prefix("__").unwrap_or(name);
     // `__exp2f`, `__expf`: CUDA's f32 spelling of a built-in, lowered as `__exp2`, `__exp`.
     if intrinsic
         && let Some(b) = base.strip_suffix('f')
         && !b.is_empty()
-        && let Some(text) = math_call(&format!("__{b}"), a)
+        && let Some(e) = math_call(&format!("__{b}"), a)
     {
-        return Some(text);
+        return Some(e);
     }
-    let x = || wrap(&a[0]);
-    let f = |cuda: &str| format!("{cuda}({})", a.join(", "));
+    let x = || a[0].clone().wrap();
+    let f = |cuda: &str| CExpr::call(cuda, a.to_vec());
+    let one = || CExpr::float(1.0);
+    // `1.0f + expf(-x)`
+    let one_plus_exp_neg = || {
+        one()
+            .add(CExpr::call("expf", vec![x().un(CUn::Neg)]))
+            .paren()
+    };
     Some(match (base, a.len()) {
         ("exp" | "exp10" | "log" | "log2" | "log10" | "sin" | "cos" | "tan", 1) | ("pow", 2)
             if intrinsic =>
@@ -595,11 +614,17 @@ pub fn math_call(name: &str, a: &[String]) -> Option<String> {
             1,
         ) => f(&format!("{base}f")),
         ("abs" | "fabs", 1) => f("fabsf"),
-        ("relu", 1) => format!("fmaxf({}, 0.0f)", a[0]),
-        ("sigmoid", 1) => format!("(1.0f / (1.0f + expf(-{})))", x()),
-        ("silu", 1) => format!("({} / (1.0f + expf(-{})))", x(), x()),
-        ("gelu", 1) => format!("(0.5f * {} * (1.0f + erff({} * 0.70710678f)))", x(), x()),
-        ("rcp", 1) => format!("(1.0f / {})", x()),
+        ("relu", 1) => CExpr::call("fmaxf", vec![a[0].clone(), CExpr::float(0.0)]),
+        ("sigmoid", 1) => one().div(one_plus_exp_neg()).paren(),
+        ("silu", 1) => x().div(one_plus_exp_neg()).paren(),
+        ("gelu", 1) => {
+            let erf = CExpr::call("erff", vec![x().mul(CExpr::float(0.70710678))]);
+            CExpr::float(0.5)
+                .mul(x())
+                .mul(one().add(erf).paren())
+                .paren()
+        }
+        ("rcp", 1) => one().div(x()).paren(),
         ("min" | "fmin", 2) => f("fminf"),
         ("max" | "fmax", 2) => f("fmaxf"),
         ("pow" | "atan2" | "hypot" | "fmod" | "copysign", 2) => f(&format!("{base}f")),
@@ -608,62 +633,38 @@ pub fn math_call(name: &str, a: &[String]) -> Option<String> {
     })
 }
 
-/// Parenthesizes C++ text unless it is a single token.
-fn wrap(s: &str) -> String {
-    if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
-        s.to_string()
-    } else {
-        format!("({s})")
-    }
-}
-
-fn offset(base: &str, add: &str) -> String {
-    if base == "0" {
-        add.to_string()
-    } else {
-        format!("{base} + {add}")
-    }
-}
-
-fn to_float(s: &str, t: Ty) -> String {
+fn to_float(s: CExpr, t: Ty) -> CExpr {
     match t {
-        Ty::Float(DType::F32) | Ty::Literal => s.to_string(),
-        Ty::Float(_) => format!("tsl_to_f32({s})"),
-        Ty::Int => format!("float({s})"),
+        Ty::Float(DType::F32) | Ty::Literal => s,
+        Ty::Float(_) => CExpr::call("tsl_to_f32", vec![s]),
+        Ty::Int => CExpr::call("float", vec![s]),
     }
 }
 
-/// `0.0f`-style literal text.
-pub fn float_literal(v: f64) -> String {
-    // `inf`: no C++ literal spells it without a header; the bit pattern does.
-    if v.is_infinite() {
-        let bits = if v > 0.0 { "0x7f800000" } else { "0xff800000" };
-        return format!("__int_as_float({bits})");
-    }
-    let s = format!("{v:?}");
-    let s = if s.contains('.') || s.contains('e') {
-        s
-    } else {
-        format!("{s}.0")
+/// Converts a C++ value of type `from` to a value of dtype `to`.
+pub fn convert(s: CExpr, from: Ty, to: DType) -> CExpr {
+    let from_f32 = |ty: &'static str, s: CExpr| {
+        CExpr::call_t(
+            "tsl_from_f32",
+            vec![CExpr::Type(ty)],
+            vec![to_float(s, from)],
+        )
     };
-    format!("{s}f")
-}
-
-/// Converts C++ text of type `from` to a value of dtype `to`.
-pub fn convert(s: &str, from: Ty, to: DType) -> String {
     match (from, to) {
-        (Ty::Float(a), b) if a == b => s.to_string(),
+        (Ty::Float(a), b) if a == b => s,
         (_, DType::F32) => to_float(s, from),
-        (_, DType::F16) => format!("tsl_from_f32<tsl_f16>({})", to_float(s, from)),
-        (_, DType::BF16) => format!("tsl_from_f32<tsl_bf16>({})", to_float(s, from)),
-        (Ty::Int, DType::I32) => s.to_string(),
+        (_, DType::F16) => from_f32("tsl_f16", s),
+        (_, DType::BF16) => from_f32("tsl_bf16", s),
+        (Ty::Int, DType::I32) => s,
         // Into an integer element: an explicit conversion (the stores take `T` from both the
         // pointer and the value).
-        (Ty::Int, d) => format!("static_cast<{}>({s})", scalar_type(d)),
-        (_, d) if !d.is_float() => {
-            format!("static_cast<{}>({})", scalar_type(d), to_float(s, from))
-        }
-        (_, _) => s.to_string(),
+        (Ty::Int, d) => CExpr::call_t("static_cast", vec![CExpr::Type(scalar_type(d))], vec![s]),
+        (_, d) if !d.is_float() => CExpr::call_t(
+            "static_cast",
+            vec![CExpr::Type(scalar_type(d))],
+            vec![to_float(s, from)],
+        ),
+        (_, _) => s,
     }
 }
 

@@ -22,6 +22,7 @@
 //! share `rhs`, the columns of a cluster row share `lhs`), which load one slice each and send
 //! it to all of them (the mask of that group). A load shared by one block is a plain load.
 
+use super::cxx::CExpr;
 use super::error::LowerError;
 use super::kernel::Call;
 use super::walk::root;
@@ -54,8 +55,8 @@ pub struct Cluster {
 /// `slice`), and `load` sends it to all of them.
 pub struct McLoad {
     pub slices: Sym,
-    /// C++ expression: this block's slice index.
-    pub slice: String,
+    /// This block's slice index.
+    pub slice: CExpr,
     /// The load helper, with its template arguments.
     pub load: super::kernel::Call,
 }
@@ -70,22 +71,23 @@ impl Cluster {
         let Some((cm, cn, along)) = &self.level else {
             let c = self.size.clone();
             return Some(McLoad {
-                slice: format!("tsl_cta_rank<{c}>()"),
-                load: Call::new("tsl_tma_load_2d_mc").targs([c.to_string()]),
+                slice: CExpr::call_t("tsl_cta_rank", vec![CExpr::sym(&c)], vec![]),
+                load: Call::new("tsl_tma_load_2d_mc").targs([CExpr::sym(&c)]),
                 slices: c,
             });
         };
         let (am, an) = along.get(&s).copied().unwrap_or((false, false));
         let pick = |on: bool, x: &Sym| if on { x.clone() } else { Sym::Int(1) };
-        let targs = [
-            super::cexpr::cpp_paren(cm),
-            super::cexpr::cpp_paren(cn),
-            am.to_string(),
-            an.to_string(),
+        let flag = |b: bool| CExpr::Lit(if b { "true" } else { "false" });
+        let targs = vec![
+            CExpr::sym_operand(cm),
+            CExpr::sym_operand(cn),
+            flag(am),
+            flag(an),
         ];
         Some(McLoad {
             slices: Sym::mul(pick(am, cm), pick(an, cn)),
-            slice: format!("tsl_cluster_slice<{}>()", targs.join(", ")),
+            slice: CExpr::call_t("tsl_cluster_slice", targs.clone(), vec![]),
             load: Call::new("tsl_tma_load_2d_cluster").targs(targs),
         })
     }
@@ -211,27 +213,23 @@ pub fn plan(
 
 /// The call that maps a linear tile index to the two block variables under `raster G;` (and
 /// `cluster C;`: cluster-tiles rasterized, then the block's rank picks the row).
-pub fn raster_call(geo: &crate::check::Geometry, tile: &str) -> Call {
+pub fn raster_call(geo: &crate::check::Geometry, tile: CExpr) -> Call {
     let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
     let group = geo.raster.clone().unwrap_or(Sym::Int(1));
-    let (rows, cols) = (bm.extent.to_string(), bn.extent.to_string());
+    let (rows, cols) = (CExpr::sym(&bm.extent), CExpr::sym(&bn.extent));
+    let (vm, vn) = (CExpr::var(&bm.name), CExpr::var(&bn.name));
     match &geo.cluster {
         Some(c) => Call::new("tsl_raster_cluster").args([
-            tile.to_string(),
+            tile,
             rows,
             cols,
-            group.to_string(),
-            c.to_string(),
-            bm.name.clone(),
-            bn.name.clone(),
+            CExpr::sym(&group),
+            CExpr::sym(c),
+            vm,
+            vn,
         ]),
-        None => Call::new("tsl_raster_grouped").args([
-            tile.to_string(),
-            rows,
-            cols,
-            group.to_string(),
-            bm.name.clone(),
-            bn.name.clone(),
-        ]),
+        None => {
+            Call::new("tsl_raster_grouped").args([tile, rows, cols, CExpr::sym(&group), vm, vn])
+        }
     }
 }

@@ -7,6 +7,7 @@
 //! load this reads any view the lowering can address — a rank-reducing `.sqz()` view of a 4-D
 //! tensor, for one — with that view's own bounds.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
@@ -62,18 +63,18 @@ pub fn future_copy(
     e.call(
         Call::new(SWIZZLED_G2S)
             .targs([
-                sv.tile[0].to_cpp(),
-                sv.tile[1].to_cpp(),
-                swz.to_cpp(),
-                "tsl_threads".to_string(),
+                CExpr::sym(&sv.tile[0]),
+                CExpr::sym(&sv.tile[1]),
+                CExpr::sym(&swz),
+                CExpr::var("tsl_threads"),
             ])
             .args([
-                t.name.clone(),
-                sv.tensor.name.clone(),
+                CExpr::var(&t.name),
+                sv.tensor.ptr(),
                 sv.origin[0].clone(),
                 sv.origin[1].clone(),
-                sv.tensor.shape[0].to_cpp(),
-                sv.tensor.shape[1].to_cpp(),
+                CExpr::sym(&sv.tensor.shape[0]),
+                CExpr::sym(&sv.tensor.shape[1]),
             ]),
         Some(&format!("swizzle {} B, zeros past the edge", swz.to_cpp())),
         line,

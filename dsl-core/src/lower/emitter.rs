@@ -5,6 +5,7 @@
 
 use super::cexpr::{ExprCx, View};
 use super::cluster::Cluster;
+use super::cxx::CExpr;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Line, Op};
 use super::lowered::Stage;
@@ -37,9 +38,9 @@ pub struct Emitter<'a> {
     pub path: KernelPath,
     /// The swizzle (bytes, as a C++/host expression) of every `tma.copy` and `mma.load`.
     pub swizzle: HashMap<StmtId, Sym>,
-    pub roles: HashMap<StmtId, (Role, String)>,
+    pub roles: HashMap<StmtId, (Role, CExpr)>,
     /// First trigger site of each event: the C++ predicate of the threads that reach it.
-    pub arrivals: HashMap<String, String>,
+    pub arrivals: HashMap<String, CExpr>,
     /// TMA loads that complete on the event of the `trigger … after` naming their future
     /// (`KernelInfo::bound_copies`): copy → event expression.
     pub bound_copies: &'a HashMap<StmtId, crate::ir::ExprId>,
@@ -51,8 +52,8 @@ pub struct Emitter<'a> {
     pub written_params: BTreeSet<usize>,
     pub wgmma_types: Vec<(String, String)>,
     pub wgmma_ns: Vec<Sym>,
-    /// Enclosing `inthreads` predicates (C++), innermost last.
-    pub thread_conds: Vec<String>,
+    /// Enclosing `inthreads` predicates, innermost last.
+    pub thread_conds: Vec<CExpr>,
     /// Synchronous TMA loads issued but not yet waited on.
     pub pending_sync_tma: bool,
     /// Cooperative `dma.copy`s issued but not yet waited on.
@@ -79,7 +80,7 @@ pub struct Emitter<'a> {
     pub cluster: Option<Cluster>,
     /// Async tile copies that may take their branch-free form in a versioned loop: the emitted
     /// line and the C++ conditions under which the tile grid divides the tensor (`super::even`).
-    pub even_copies: Vec<(Call, Vec<String>)>,
+    pub even_copies: Vec<(Call, Vec<CExpr>)>,
     /// The register stages of the async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,
     pub errors: Vec<LowerError>,
@@ -109,12 +110,11 @@ impl<'a> Emitter<'a> {
     /// Helper calls that only the threads for which `cond` holds make (one line).
     pub fn guarded(
         &mut self,
-        cond: impl Into<String>,
+        cond: CExpr,
         calls: Vec<Call>,
         note: Option<&str>,
         dsl_line: Option<u32>,
     ) {
-        let cond = cond.into();
         self.emit(Op::Guarded { cond, calls }, note, dsl_line);
     }
 
@@ -166,10 +166,16 @@ impl<'a> Emitter<'a> {
     pub fn flush_sync_tma(&mut self) {
         if self.pending_sync_tma {
             self.pending_sync_tma = false;
-            let arrive = Call::new("tsl_mbar_arrive").args(["&tsl_tma_bar"]);
-            self.guarded("threadIdx.x == 0", vec![arrive], None, None);
+            let bar = || CExpr::var("tsl_tma_bar").addr();
+            let arrive = Call::new("tsl_mbar_arrive").args([bar()]);
+            let first = CExpr::builtin("threadIdx", "x").eq(CExpr::int(0));
+            self.guarded(first, vec![arrive], None, None);
             self.call(
-                Call::new("tsl_mbar_wait_ring").args(["&tsl_tma_bar", "0", "tsl_tma_phase"]),
+                Call::new("tsl_mbar_wait_ring").args([
+                    bar(),
+                    CExpr::int(0),
+                    CExpr::var("tsl_tma_phase"),
+                ]),
                 Some("all threads: the tiles have landed"),
                 None,
             );
@@ -213,4 +219,43 @@ impl<'a> Emitter<'a> {
         });
         Ok(cpp_name)
     }
+}
+
+/// A parallel variable's value: its block index, or its place in the thread index `tid`.
+pub fn par_index(index: &crate::check::Index, tid: CExpr) -> CExpr {
+    use crate::check::Index;
+    // A term of one token prints bare, any other in parentheses.
+    let paren = |s: &Sym| match s {
+        Sym::Int(_) | Sym::Name(_) => CExpr::sym(s),
+        _ => CExpr::sym(s).paren(),
+    };
+    let (inner, level, stride, extent) = match index {
+        Index::Block(axis) => return CExpr::builtin("blockIdx", axis),
+        Index::Thread {
+            inner,
+            level,
+            stride,
+            extent,
+        } => (inner, level, stride, extent),
+    };
+    let one = Sym::Int(1);
+    let mut linear = if *inner == one {
+        tid.clone()
+    } else {
+        tid.clone().div(paren(inner))
+    };
+    if let Some(total) = level {
+        linear = linear.rem(paren(total));
+    }
+    let mut f = if *stride == one {
+        linear
+    } else if *inner == one && level.is_none() {
+        tid.div(paren(stride))
+    } else {
+        linear.paren().div(paren(stride))
+    };
+    if let Some(e) = extent {
+        f = f.rem(paren(e));
+    }
+    f
 }

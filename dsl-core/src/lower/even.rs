@@ -24,7 +24,8 @@
 //! Loops of a static trip count (`#pragma unroll`ed prologues) are left alone, and so is a loop
 //! nested in one already versioned.
 
-use super::cexpr::{View, cpp_paren};
+use super::cexpr::View;
+use super::cxx::{CExpr, COp};
 use super::kernel::{Line, Mark, Op};
 use super::lowered::Body;
 use crate::check::KernelInfo;
@@ -36,7 +37,7 @@ use crate::sym::Sym;
 /// under which that grid divides the tensor (`["M % BM == 0", "K % BK == 0"]`, none for a
 /// tile of 1 × 1): then the tile lies wholly inside it or wholly past its end, and 16-byte
 /// aligned, its rows being whole chunks.
-pub fn grid_tile_conditions(info: &KernelInfo, src: ExprId, sv: &View) -> Option<Vec<String>> {
+pub fn grid_tile_conditions(info: &KernelInfo, src: ExprId, sv: &View) -> Option<Vec<CExpr>> {
     if !info.sym_views.get(&src)?.as_ref().ok()?.grid_tile {
         return None;
     }
@@ -44,11 +45,9 @@ pub fn grid_tile_conditions(info: &KernelInfo, src: ExprId, sv: &View) -> Option
         (0..sv.tile.len())
             .filter(|&d| sv.tile[d] != Sym::Int(1))
             .map(|d| {
-                format!(
-                    "{} % {} == 0",
-                    sv.tensor.shape[d].to_cpp(),
-                    cpp_paren(&sv.tile[d])
-                )
+                CExpr::sym(&sv.tensor.shape[d])
+                    .rem(CExpr::sym_operand(&sv.tile[d]))
+                    .eq(CExpr::int(0))
             })
             .collect(),
     )
@@ -121,8 +120,8 @@ fn loop_end(lines: &[Line], i: usize) -> Option<usize> {
 
 /// The distinct conditions of the recorded grid-tile copies in `lines[from..=to]`, in order
 /// (`["true"]` when they have none); `None` when the range has no such copy.
-fn copy_conditions(e: &Body, from: usize, to: usize) -> Option<Vec<String>> {
-    let mut conds: Option<Vec<String>> = None;
+fn copy_conditions(e: &Body, from: usize, to: usize) -> Option<Vec<CExpr>> {
+    let mut conds: Option<Vec<CExpr>> = None;
     for l in &e.lines[from..=to] {
         let Some(c) = l.op.call() else { continue };
         if let Some((_, c)) = e.even_copies.iter().find(|(copy, _)| copy == c) {
@@ -134,12 +133,18 @@ fn copy_conditions(e: &Body, from: usize, to: usize) -> Option<Vec<String>> {
             }
         }
     }
-    conds.map(|c| if c.is_empty() { vec!["true".into()] } else { c })
+    conds.map(|c| {
+        if c.is_empty() {
+            vec![CExpr::Lit("true")]
+        } else {
+            c
+        }
+    })
 }
 
 /// Replaces the loop `lines[from..=to]` by the test and both versions; returns the number of
 /// nodes that now stand in its place.
-fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
+fn version(e: &mut Body, from: usize, to: usize, conds: &[CExpr]) -> usize {
     let indent = e.lines[from].indent;
     let dsl_line = e.lines[from].dsl_line;
     let name = (0..)
@@ -165,14 +170,14 @@ fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
             Op::Decl {
                 ty: "const bool".into(),
                 name: name.clone(),
-                init: Some(conds.join(" && ")),
+                init: CExpr::join(COp::And, conds.iter().cloned()),
             },
             "each tile this loop copies lies wholly inside its tensor or wholly past its end",
             dsl_line,
         ),
         node(
             Op::If {
-                cond: name,
+                cond: CExpr::var(name),
                 constexpr: false,
             },
             "the copies without bounds tests or branches",
@@ -185,7 +190,7 @@ fn version(e: &mut Body, from: usize, to: usize, conds: &[String]) -> usize {
             && e.even_copies.iter().any(|(copy, _)| copy == c)
         {
             // The branch-free form: `EVEN = true` after the copy's template arguments.
-            c.targs.push("true".into());
+            c.targs.push(CExpr::Lit("true"));
         }
         out.push(l);
     }

@@ -23,6 +23,7 @@
 //! The checker (`check/frag_elem.rs`) guarantees the forms: an accumulator, indexed by the
 //! apply's own variables, a warp accumulator laid out by an `mma` before the loop.
 
+use super::cxx::{CExpr, COp};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Op};
@@ -65,30 +66,45 @@ struct Layout {
     /// The fragment's C++ name.
     cpp: String,
     dtype: DType,
-    /// Loop trips: elements, or row slots of a one-value-per-row fragment (C++).
-    elems: String,
-    /// Row and column of trip `tsl_e` (C++); a row fragment has no column.
-    row: String,
-    col: Option<String>,
+    /// Loop trips: elements, or row slots of a one-value-per-row fragment.
+    elems: CExpr,
+    /// Row and column of trip `tsl_e`; a row fragment has no column.
+    row: CExpr,
+    col: Option<CExpr>,
     /// The row slot of trip `tsl_e` (where a row fragment keeps that row's value).
-    slot: String,
+    slot: CExpr,
     /// Trips a thread's registers hold but the tile does not (an 8-row warp tile's upper
     /// half): skipped.
-    skip: Option<String>,
+    skip: Option<CExpr>,
     /// An accumulator on the WGMMA path: its registers are written asynchronously.
     wgmma: bool,
-    /// Warp layouts: the tiles along M and N (C++) and the rows per tile.
-    warp_tiles: Option<(String, String, i64)>,
+    /// Warp layouts: the tiles along M and N and the rows per tile.
+    warp_tiles: Option<(CExpr, CExpr, i64)>,
 }
 
 impl Layout {
     /// The C++ place of element `tsl_e`.
-    fn place(&self) -> String {
-        match self.dtype {
-            DType::F16 => format!("tsl_frag_f16({}, {ELEM})", self.cpp),
-            _ => format!("{}[{ELEM}]", self.cpp),
-        }
+    fn place(&self) -> CExpr {
+        element(&self.cpp, self.dtype)
     }
+}
+
+/// Element `tsl_e` of the registers `cpp` holding `dtype` values (f16 ones packed in pairs).
+fn element(cpp: &str, dtype: DType) -> CExpr {
+    match dtype {
+        DType::F16 => CExpr::call("tsl_frag_f16", vec![CExpr::var(cpp), elem()]),
+        _ => CExpr::var(cpp).index(elem()),
+    }
+}
+
+/// `tsl_e`, the element loop's variable.
+fn elem() -> CExpr {
+    CExpr::var(ELEM)
+}
+
+/// `name<targs…>(tsl_e)`: a layout helper at element `tsl_e`.
+fn at_elem(name: &str, targs: Vec<CExpr>) -> CExpr {
+    CExpr::call_t(name, targs, vec![elem()])
 }
 
 /// The C++ name of a warp accumulator (an element `mc[0][1]` of an array is `mc_0_1`).
@@ -106,16 +122,22 @@ fn warp_rows(m: i64) -> i64 {
 
 /// The warp (`mma.sync`) layout of `fm × fnn` tiles of `rows` rows.
 fn warp_layout(cpp: String, dtype: DType, fm: Sym, fnn: Sym, rows: i64) -> Layout {
-    let fnc = fnn.to_cpp();
-    let fmc = fm.to_cpp();
+    let fnc = CExpr::sym(&fnn);
+    let fmc = CExpr::sym(&fm);
+    let r = CExpr::int(rows);
     Layout {
         cpp,
         dtype,
-        elems: Sym::mul(Sym::mul(fm, fnn), Sym::Int(4)).to_cpp(),
-        row: format!("tsl_frag_warp_row<{fnc}, {rows}>({ELEM})"),
-        col: Some(format!("tsl_frag_warp_col<{fnc}>({ELEM})")),
-        slot: format!("tsl_frag_warp_slot<{fnc}, {rows}>({ELEM})"),
-        skip: (rows == 8).then(|| format!("({ELEM} & 2) != 0")),
+        elems: CExpr::sym(&Sym::mul(Sym::mul(fm, fnn), Sym::Int(4))),
+        row: at_elem("tsl_frag_warp_row", vec![fnc.clone(), r.clone()]),
+        col: Some(at_elem("tsl_frag_warp_col", vec![fnc.clone()])),
+        slot: at_elem("tsl_frag_warp_slot", vec![fnc.clone(), r]),
+        skip: (rows == 8).then(|| {
+            elem()
+                .bin(COp::BitAnd, CExpr::int(2))
+                .paren()
+                .bin(COp::Ne, CExpr::int(0))
+        }),
         wgmma: false,
         warp_tiles: Some((fmc, fnc, rows)),
     }
@@ -126,10 +148,10 @@ fn wgmma_layout(cpp: String, dtype: DType, n: Sym, acc: bool) -> Layout {
     Layout {
         cpp,
         dtype,
-        elems: Sym::bin(BinaryOp::Div, n, Sym::Int(2)).to_cpp(),
-        row: format!("tsl_frag_wgmma_row({ELEM})"),
-        col: Some(format!("tsl_frag_wgmma_col({ELEM})")),
-        slot: format!("tsl_frag_wgmma_slot({ELEM})"),
+        elems: CExpr::sym(&Sym::bin(BinaryOp::Div, n, Sym::Int(2))),
+        row: at_elem("tsl_frag_wgmma_row", vec![]),
+        col: Some(at_elem("tsl_frag_wgmma_col", vec![])),
+        slot: at_elem("tsl_frag_wgmma_slot", vec![]),
         skip: None,
         wgmma: acc,
         warp_tiles: None,
@@ -158,18 +180,18 @@ fn tile_layout(e: &Emitter, name: &str, t: &TileFrag) -> Layout {
                     let rows = warp_rows(t.m);
                     (
                         (t.m / rows) * (rows / 8),
-                        format!("tsl_frag_warp_slot_row<{rows}>({ELEM})"),
+                        at_elem("tsl_frag_warp_slot_row", vec![CExpr::int(rows)]),
                     )
                 }
-                KernelPath::Hopper => (2, format!("tsl_frag_wgmma_slot_row({ELEM})")),
+                KernelPath::Hopper => (2, at_elem("tsl_frag_wgmma_slot_row", vec![])),
             };
             Layout {
                 cpp: name.to_string(),
                 dtype: t.dtype,
-                elems: elems.to_string(),
+                elems: CExpr::int(elems),
                 row,
                 col: None,
-                slot: ELEM.to_string(),
+                slot: elem(),
                 skip: None,
                 wgmma: false,
                 warp_tiles: None,
@@ -186,7 +208,7 @@ fn layout(e: &Emitter, x: ExprId) -> Result<Layout, LowerError> {
     let Expr::Name(name) = &m.exprs[x] else {
         return Err(LowerError::new(at, "internal: not a fragment"));
     };
-    if let Some(t) = e.warp.tiles.get(name) {
+    if let Some((_, t)) = tile_of(e, x) {
         return Ok(tile_layout(e, name, t));
     }
     match e.path {
@@ -249,11 +271,11 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
     let init = match init {
         Some(v) => {
             let (v, ty) = e.cx().value(v)?;
-            Some(super::cexpr::convert(&v, ty, DType::F32))
+            Some(super::cexpr::convert(v.clone(), ty, DType::F32))
         }
         None => None,
     };
-    for d in names {
+    for (di, d) in names.iter().enumerate() {
         let name = &d.name.name;
         let rows = warp_rows(t.m);
         let elems = match (e.path, t.n) {
@@ -275,21 +297,23 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
         };
         e.emit(
             Op::Array {
-                ty: ty.to_string(),
+                ty: ty.into(),
                 name: name.clone(),
-                len: regs.to_string(),
+                len: CExpr::int(regs),
             },
             Some(&format!("fragment: {what}")),
             line,
         );
         if let Some(v) = &init {
             e.call(
-                Call::new("tsl_frag_fill").args([name.clone(), v.clone()]),
+                Call::new("tsl_frag_fill").args([CExpr::var(name), v.clone()]),
                 None,
                 line,
             );
         }
-        e.warp.tiles.insert(name.clone(), t.clone());
+        e.warp
+            .tiles
+            .insert(Binding::Tensor(s, di), (name.clone(), t.clone()));
     }
     Ok(())
 }
@@ -299,9 +323,9 @@ pub fn is_tile_decl(e: &Emitter, s: StmtId) -> bool {
     let m = e.m;
     // A `frag` read whole as a register-A WGMMA operand is declared by `lower/hopper.rs`.
     let register_a = match &m.stmts[s] {
-        Stmt::TensorDecl { names, .. } => names
-            .iter()
-            .any(|d| super::hopper::is_register_a_frag(m, s, &d.name.name)),
+        Stmt::TensorDecl { names, .. } => {
+            (0..names.len()).any(|di| super::hopper::is_register_a_frag(e, s, di))
+        }
         _ => false,
     };
     !register_a
@@ -330,11 +354,11 @@ fn wgmma_ready(e: &mut Emitter, cpp: &str, line: Option<u32>) {
     }
     let pinned = matches!(
         e.lines.last().map(|l| &l.op),
-        Some(Op::Call(c)) if c.name == "tsl_frag_pin" && c.args.first().is_some_and(|a| a == cpp)
+        Some(Op::Call(c)) if c.name == "tsl_frag_pin" && c.args.first().is_some_and(|a| *a == CExpr::var(cpp))
     );
     if !pinned {
         e.call(
-            Call::new("tsl_frag_pin").args([cpp.to_string()]),
+            Call::new("tsl_frag_pin").args([CExpr::var(cpp)]),
             Some("its registers are read after the WGMMAs' wait"),
             line,
         );
@@ -350,17 +374,19 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             "internal: not a fragment operation",
         ));
     };
-    let code = |op: &str| match op.trim_start_matches("all_") {
-        "reduce_sum" => "0",
-        "reduce_max" => "1",
-        _ => "2",
+    let code = |op: &str| {
+        CExpr::int(match op.trim_start_matches("all_") {
+            "reduce_sum" => 0,
+            "reduce_max" => 1,
+            _ => 2,
+        })
     };
     let (dst, dl) = operand(e, args[0])?;
     if args.len() == 1 {
         e.call(
             Call::new("tsl_frag_all_reduce")
-                .targs([code(op).to_string()])
-                .args([dst]),
+                .targs([code(op)])
+                .args([CExpr::var(dst)]),
             Some("each row's values combined across the row's quad"),
             line,
         );
@@ -375,13 +401,13 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
             wgmma_ready(e, &dst, line);
         }
         e.call(
-            Call::new("tsl_frag_copy").args([dst.clone(), src]),
+            Call::new("tsl_frag_copy").args([CExpr::var(&dst), CExpr::var(src)]),
             Some("element by element, in one layout"),
             line,
         );
         if dl.wgmma {
             e.call(
-                Call::new("tsl_frag_pin").args([dst.clone()]),
+                Call::new("tsl_frag_pin").args([CExpr::var(dst.clone())]),
                 Some("the writes stay before what follows"),
                 line,
             );
@@ -395,8 +421,8 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
     // The source's columns: from its layout's element count.
     let call = match e.path {
         KernelPath::Hopper => {
-            let n = format!("2 * ({})", sl.elems);
-            Call::new("tsl_frag_wgmma_reduce").targs([code.to_string(), n])
+            let n = CExpr::int(2).mul(sl.elems.clone().paren());
+            Call::new("tsl_frag_wgmma_reduce").targs([code, n])
         }
         KernelPath::Simt => {
             let (fm, fnn, mb) = sl.warp_tiles.clone().ok_or_else(|| {
@@ -405,11 +431,11 @@ pub fn frag_op(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
                     "internal: a row reduction of a row fragment",
                 )
             })?;
-            Call::new("tsl_frag_warp_reduce").targs([code.to_string(), fm, fnn, mb.to_string()])
+            Call::new("tsl_frag_warp_reduce").targs([code, fm, fnn, CExpr::int(mb)])
         }
     };
     e.call(
-        call.args([dst, src]),
+        call.args([CExpr::var(dst), CExpr::var(src)]),
         Some(&format!(
             "{op}: each row's elements this thread holds, then across the row's quad"
         )),
@@ -463,7 +489,12 @@ pub fn walked(e: &Emitter, s: StmtId) -> Option<(String, ExprId)> {
         Expr::View { base, .. } | Expr::Field { base, .. } => *base,
         _ => return None,
     };
-    (e.warp.tiles.contains_key(&name) || is_acc(e, x)).then_some((name, x))
+    (tile_of(e, x).is_some() || is_acc(e, x)).then_some((name, x))
+}
+
+/// The `frag` tile the name `x` denotes (the checker's binding of `x`): its name and shape.
+fn tile_of<'e>(e: &'e Emitter, x: ExprId) -> Option<&'e (String, TileFrag)> {
+    e.warp.tiles.get(e.info.bindings.get(&x)?)
 }
 
 /// Whether a WGMMA may accumulate into the accumulator `x` names after statement `s`: an
@@ -504,10 +535,9 @@ fn all_waited(e: &Emitter) -> bool {
         return false;
     }
     for l in e.lines.iter().rev() {
-        let full_wait =
-            l.op.calls()
-                .iter()
-                .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"));
+        let full_wait = l.op.calls().iter().any(|c| {
+            c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t.as_int() == Some(0))
+        });
         // A wait inside an `if` that has closed ran on one path only.
         if full_wait && !in_closed_branch(e, l) {
             return true;
@@ -556,15 +586,15 @@ fn waited_in_a_branch(e: &Emitter) -> bool {
         .iter()
         .rev()
         .find(|l| {
-            l.op.calls()
-                .iter()
-                .any(|c| c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t == "0"))
+            l.op.calls().iter().any(|c| {
+                c.name == "tsl_wgmma_wait" && c.targs.first().is_some_and(|t| t.as_int() == Some(0))
+            })
         })
         .is_some_and(|l| in_closed_branch(e, l))
 }
 
 /// Opens the element loop over `name` and binds the name to the element.
-fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) {
+fn open(e: &mut Emitter, x: ExprId, name: &str, l: &Layout, what: &str, line: Option<u32>) {
     if l.wgmma {
         wgmma_ready(e, &l.cpp, line);
     }
@@ -572,7 +602,7 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     e.open(
         Op::For {
             var: ELEM.into(),
-            init: "0".into(),
+            init: CExpr::int(0),
             bound: l.elems.clone(),
             step: None,
         },
@@ -596,24 +626,23 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
     e.scopes.push();
     // The `frag` tiles in this layout: an [M, N] one's element is the same register, a row
     // fragment's the row's slot (the checker allows only these uses).
-    let mut tiles: Vec<(String, TileFrag)> = e
+    let walked = e.info.bindings.get(&x).copied();
+    let tiles: Vec<(Binding, String, TileFrag)> = e
         .warp
         .tiles
         .iter()
-        .map(|(n, t)| (n.clone(), t.clone()))
+        .map(|(b, (n, t))| (*b, n.clone(), t.clone()))
         .collect();
-    tiles.sort_by(|a, b| a.0.cmp(&b.0));
-    for (tn, t) in tiles {
-        if tn == name {
+    for (tb, tn, t) in tiles {
+        if Some(tb) == walked {
             continue;
         }
-        let place = match (t.n, t.dtype) {
-            (Some(_), DType::F16) => format!("tsl_frag_f16({tn}, {ELEM})"),
-            (Some(_), _) => format!("{tn}[{ELEM}]"),
-            (None, _) => format!("{tn}[{}]", l.slot),
+        let place = match t.n {
+            Some(_) => element(&tn, t.dtype),
+            None => CExpr::var(&tn).index(l.slot.clone()),
         };
-        e.scopes.insert_cpp(
-            &tn,
+        e.scopes.insert_elem(
+            tb,
             Local::FragElem {
                 place,
                 dtype: DType::F32,
@@ -624,13 +653,15 @@ fn open(e: &mut Emitter, name: &str, l: &Layout, what: &str, line: Option<u32>) 
         DType::I32 => DType::I32,
         _ => DType::F32,
     };
-    e.scopes.insert_cpp(
-        name,
-        Local::FragElem {
-            place: l.place(),
-            dtype: ty,
-        },
-    );
+    if let Some(b) = walked {
+        e.scopes.insert_elem(
+            b,
+            Local::FragElem {
+                place: l.place(),
+                dtype: ty,
+            },
+        );
+    }
 }
 
 /// Closes the element loop; on the WGMMA path fences the written registers before a later
@@ -639,7 +670,7 @@ fn close(e: &mut Emitter, s: StmtId, x: ExprId, l: &Layout, line: Option<u32>) {
     e.close(None);
     if l.wgmma {
         e.call(
-            Call::new("tsl_frag_pin").args([l.cpp.clone()]),
+            Call::new("tsl_frag_pin").args([CExpr::var(l.cpp.clone())]),
             Some("the writes stay before what follows"),
             line,
         );
@@ -694,7 +725,7 @@ pub fn whole(
         ));
     };
     let l = layout(e, target)?;
-    open(e, name, &l, "element-wise", line);
+    open(e, target, name, &l, "element-wise", line);
     let r = assign_elem(e, &l.place(), l.dtype, op, value, line);
     e.scopes.pop();
     close(e, s, target, &l, line);
@@ -711,7 +742,7 @@ pub fn open_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), L
     let (name, x) =
         walked(e, s).ok_or_else(|| LowerError::new(m.stmt_span(s), "internal: not an `apply`"))?;
     let l = layout(e, x)?;
-    open(e, &name, &l, "apply", line);
+    open(e, x, &name, &l, "apply", line);
     let at = [Some(l.row.clone()), l.col.clone()];
     for (k, (v, at)) in vars.iter().zip(at).enumerate() {
         let Some(at) = at else { continue };
@@ -745,21 +776,18 @@ pub fn close_apply(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), 
 
 /// The element a fragment-element target (`acc.at(i, j)` inside `apply`, or `acc` inside
 /// whole-fragment arithmetic) names: its C++ place and type.
-pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(String, DType)> {
+pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(CExpr, DType)> {
     let m = e.m;
     let n = match &m.exprs[target] {
-        Expr::Name(n) => n,
+        Expr::Name(_) => target,
         Expr::View {
             base,
             op: ViewOp::At,
             ..
-        } => match &m.exprs[*base] {
-            Expr::Name(n) => n,
-            _ => return None,
-        },
+        } if matches!(m.exprs[*base], Expr::Name(_)) => *base,
         _ => return None,
     };
-    match e.scopes.cpp(n) {
+    match e.cx().local(n) {
         Some(Local::FragElem { place, dtype }) => Some((place.clone(), *dtype)),
         _ => None,
     }
@@ -768,7 +796,7 @@ pub fn elem_target(e: &Emitter, target: ExprId) -> Option<(String, DType)> {
 /// `place op= value` for one element of type `dtype` (f32 for floating accumulators).
 pub fn assign_elem(
     e: &mut Emitter,
-    place: &str,
+    place: &CExpr,
     dtype: DType,
     op: AssignOp,
     value: ExprId,
@@ -777,15 +805,15 @@ pub fn assign_elem(
     let (v, t) = e.cx().value(value)?;
     let v = match dtype {
         DType::I32 => v,
-        _ => super::cexpr::convert(&v, t, DType::F32),
+        _ => super::cexpr::convert(v.clone(), t, DType::F32),
     };
-    let rhs = match op {
-        AssignOp::Set => v,
-        _ => format!("{place} {} ({v})", &op.symbol()[..1]),
+    let rhs = match COp::of_assign(op) {
+        None => v,
+        Some(op) => place.clone().bin(op, v.paren()),
     };
     e.emit(
         Op::Assign {
-            place: place.to_string(),
+            place: place.clone(),
             value: rhs,
         },
         None,

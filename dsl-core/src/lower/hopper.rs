@@ -13,7 +13,8 @@
 //!   accumulator fragment (or a column slice of it: a range of its registers) written to a
 //!   shared tile.
 
-use super::cexpr::{View, cpp_paren};
+use super::cexpr::View;
+use super::cxx::{CExpr, COp, CUn, ThreadLambda};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
@@ -36,28 +37,46 @@ pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
 /// whole warps reach it).
 /// Under `cluster C;` a cluster-scope event's arrival goes to the barrier in every block of the
 /// cluster.
-pub fn arrive_call(e: &Emitter, event: &str, idx: &str) -> (Call, Option<&'static str>) {
-    let bar = format!("&{event}[{idx}]");
+pub fn arrive_call(e: &Emitter, event: &str, idx: &CExpr) -> (Call, Option<&'static str>) {
+    let bar = barrier_ptr(event, idx.clone());
+    let warp = CExpr::var(format!("tsl_warp_{event}"));
     match &e.cluster {
         Some(c) if c.events.contains(event) => (
             Call::new("tsl_mbar_arrive_cluster")
-                .targs([c.size.to_string(), format!("tsl_warp_{event}")])
+                .targs([CExpr::sym(&c.size), warp])
                 .args([bar]),
             Some("every block of the cluster"),
         ),
         _ => (
-            Call::new("tsl_mbar_arrive_from")
-                .targs([format!("tsl_warp_{event}")])
-                .args([bar]),
+            Call::new("tsl_mbar_arrive_from").targs([warp]).args([bar]),
             None,
         ),
     }
 }
 
+/// `&event[idx]`: the barrier of an event array's entry.
+fn barrier_ptr(event: &str, idx: CExpr) -> CExpr {
+    CExpr::var(event).index(idx).addr()
+}
+
+/// `&tsl_tma_bar`, the barrier of the synchronous TMA loads.
+fn tma_bar() -> CExpr {
+    CExpr::var("tsl_tma_bar").addr()
+}
+
+/// `threadIdx.x == 0`.
+fn first_thread() -> CExpr {
+    CExpr::builtin("threadIdx", "x").eq(CExpr::int(0))
+}
+
 /// Waits for every committed WGMMA group (`mma….async` ones left in flight).
 pub fn wgmma_wait_all(e: &mut Emitter, line: Option<u32>, why: &str) {
     e.wgmma_pending = false;
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), Some(why), line);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
+        Some(why),
+        line,
+    );
 }
 
 /// The `mma….async` statement whose future `event` names.
@@ -138,8 +157,8 @@ pub fn wait_mma(
     }
     e.call(
         Call::new("tsl_wgmma_wait_for")
-            .targs([later.to_string()])
-            .args([acc.name.clone()]),
+            .targs([CExpr::int(later as i64)])
+            .args([CExpr::var(&acc.name)]),
         Some(&format!(
             "`{}`'s WGMMAs are complete ({later} later group(s) may still run)",
             m.expr_to_string(event)
@@ -149,23 +168,20 @@ pub fn wait_mma(
     Ok(())
 }
 
-fn event_ref(
-    e: &mut Emitter,
-    ev: crate::ir::ExprId,
-) -> Result<(String, String, String), LowerError> {
+fn event_ref(e: &mut Emitter, ev: crate::ir::ExprId) -> Result<(CExpr, String, CExpr), LowerError> {
     // Returns (C++ pointer to the barrier, barrier array name, index).
     let m = e.m;
     match &m.exprs[ev] {
-        Expr::Name(n) => Ok((format!("&{n}[0]"), n.clone(), "0".into())),
+        Expr::Name(n) => Ok((barrier_ptr(n, CExpr::int(0)), n.clone(), CExpr::int(0))),
         Expr::Index { base, index } => {
             let Expr::Name(n) = &m.exprs[*base] else {
                 return Err(LowerError::new(m.expr_span(ev), "expected an event"));
             };
             let (i, _) = e.cx().value(*index)?;
-            Ok((format!("&{n}[{i}]"), n.clone(), i))
+            Ok((barrier_ptr(n, i.clone()), n.clone(), i))
         }
         Expr::View { .. } => match super::roles::generation(&e.cx(), ev)? {
-            Some(g) => Ok((format!("&{}[{}]", g.array, g.slot), g.array, g.slot)),
+            Some(g) => Ok((barrier_ptr(&g.array, g.slot.clone()), g.array, g.slot)),
             None => Err(LowerError::new(m.expr_span(ev), "expected an event")),
         },
         _ => Err(LowerError::new(m.expr_span(ev), "expected an event")),
@@ -180,21 +196,23 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let n = &d.name.name;
                 let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
                 let len = count.clone().unwrap_or(Sym::Int(1));
-                let arrivals = e.arrivals.get(n).cloned().unwrap_or_else(|| "true".into());
+                let arrivals = e.arrivals.get(n).cloned().unwrap_or(CExpr::Lit("true"));
                 e.emit(
                     array("__shared__ alignas(8) unsigned long long", n, &len),
                     None,
                     line,
                 );
-                let reach = format!(
-                    "[](int tsl_tid) {{ {} return {arrivals}; }}",
-                    thread_decls(e, s)?
-                );
-                let decl = |ty: &str, name: String, init: String| Op::Decl {
+                let reach = CExpr::Lambda(Box::new(ThreadLambda::OfThread {
+                    lets: thread_decls(e, s)?,
+                    value: arrivals,
+                }));
+                let decl = |ty: &'static str, name: String, init: CExpr| Op::Decl {
                     ty: ty.into(),
                     name,
                     init: Some(init),
                 };
+                let reach_n = || CExpr::var(format!("tsl_reach_{n}"));
+                let threads = || CExpr::var("tsl_threads");
                 e.emit(
                     decl("constexpr auto", format!("tsl_reach_{n}"), reach),
                     Some(&format!("threads that reach `trigger {n}`")),
@@ -204,48 +222,51 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     decl(
                         "constexpr bool",
                         format!("tsl_warp_{n}"),
-                        format!("tsl_warp_uniform<tsl_threads>(tsl_reach_{n})"),
+                        CExpr::call_t("tsl_warp_uniform", vec![threads()], vec![reach_n()]),
                     ),
                     Some("whole warps: one arrival per warp"),
                     line,
                 );
-                let per_cluster = match &e.cluster {
-                    Some(c) if c.events.contains(n) => {
-                        format!(" * {}", super::cexpr::cpp_paren(&c.size))
-                    }
-                    _ => String::new(),
-                };
+                // Threads, or warps when whole warps arrive.
+                let per_warp = CExpr::var(format!("tsl_warp_{n}"))
+                    .ternary(CExpr::int(32), CExpr::int(1))
+                    .paren();
+                let mut expected =
+                    CExpr::call_t("tsl_count_threads", vec![threads()], vec![reach_n()])
+                        .div(per_warp);
                 // `pingpong;`: one consumer warpgroup makes each phase of the events its branch
                 // triggers.
-                let per_turn = match super::persistent::pingpong(e) {
-                    Some(pp) if super::persistent::pingpong_triggers(m, pp.branch).contains(n) => {
-                        " / tsl_consumers"
-                    }
-                    _ => "",
-                };
+                if let Some(pp) = super::persistent::pingpong(e)
+                    && super::persistent::pingpong_triggers(m, pp.branch).contains(n)
+                {
+                    expected = expected.div(CExpr::var("tsl_consumers"));
+                }
+                if let Some(c) = &e.cluster
+                    && c.events.contains(n)
+                {
+                    expected = expected.mul(CExpr::sym_operand(&c.size));
+                }
                 e.emit(
-                    decl(
-                        "constexpr int",
-                        format!("tsl_arrivals_{n}"),
-                        format!("tsl_count_threads<tsl_threads>(tsl_reach_{n}) / (tsl_warp_{n} ? 32 : 1){per_turn}{per_cluster}"),
-                    ),
+                    decl("constexpr int", format!("tsl_arrivals_{n}"), expected),
                     None,
                     line,
                 );
                 e.open(
                     Op::If {
-                        cond: "threadIdx.x == 0".into(),
+                        cond: first_thread(),
                         constexpr: false,
                     },
                     None,
                     line,
                 );
-                let init = Call::new("tsl_mbar_init")
-                    .args([format!("&{n}[i]"), format!("tsl_arrivals_{n}")]);
+                let init = Call::new("tsl_mbar_init").args([
+                    barrier_ptr(n, CExpr::var("i")),
+                    CExpr::var(format!("tsl_arrivals_{n}")),
+                ]);
                 e.emit(
                     Op::ForCall {
                         var: "i".into(),
-                        bound: len.to_cpp(),
+                        bound: CExpr::sym(&len),
                         call: init,
                     },
                     None,
@@ -261,7 +282,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 });
                 if ring_waits {
                     e.emit(
-                        decl("unsigned", format!("tsl_phase_{n}"), "0".into()),
+                        decl("unsigned", format!("tsl_phase_{n}"), CExpr::int(0)),
                         Some("one parity bit per barrier, flipped by each wait"),
                         line,
                     );
@@ -287,17 +308,19 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 return Err(LowerError::new(m.expr_span(*event), "expected an event"));
             };
             e.call(
-                Call::new("tsl_mbar_wait")
-                    .args([format!("tsl_smem_addr(&{}[{}])", g.array, g.slot), g.parity]),
+                Call::new("tsl_mbar_wait").args([
+                    CExpr::call("tsl_smem_addr", vec![barrier_ptr(&g.array, g.slot)]),
+                    g.parity,
+                ]),
                 Some("generation k of the ring: barrier k % N, phase parity (k / N) % 2"),
                 line,
             );
         }
         Stmt::Wait { event } => {
             let (_, arr, idx) = event_ref(e, *event)?;
-            let phase = format!("tsl_phase_{arr}");
+            let phase = CExpr::var(format!("tsl_phase_{arr}"));
             e.call(
-                Call::new("tsl_mbar_wait_ring").args([arr, idx, phase]),
+                Call::new("tsl_mbar_wait_ring").args([CExpr::var(arr), idx, phase]),
                 None,
                 line,
             );
@@ -417,31 +440,24 @@ fn bound_load(
         Stmt::TmaCopy { bind: Some(f), .. } => format!("tsl_lead_{}", f.name),
         _ => format!("tsl_lead_{arr}"),
     };
-    let conds = if e.thread_conds.is_empty() {
-        "true".to_string()
-    } else {
-        e.thread_conds
-            .iter()
-            .map(|c| format!("({c})"))
-            .collect::<Vec<_>>()
-            .join(" && ")
-    };
+    let cond = CExpr::join(COp::And, e.thread_conds.iter().map(|c| c.clone().paren()))
+        .unwrap_or(CExpr::Lit("true"));
     e.emit(
         Op::Decl {
             ty: "constexpr int".into(),
             name: lead.clone(),
             // Evaluated by the C++ compiler, like the arrival counts.
-            init: Some(format!(
-                "[] {{ for (int tsl_tid = 0; tsl_tid < tsl_threads; ++tsl_tid) {{ {} if ({conds}) return tsl_tid; }} return 0; }}()",
-                thread_decls(e, s)?
-            )),
+            init: Some(CExpr::Lambda(Box::new(ThreadLambda::FirstThread {
+                lets: thread_decls(e, s)?,
+                cond,
+            }))),
         },
         Some("the first thread running this load issues it"),
         line,
     );
     e.open(
         Op::If {
-            cond: format!("threadIdx.x == {lead}"),
+            cond: CExpr::builtin("threadIdx", "x").eq(CExpr::var(&lead)),
             constexpr: false,
         },
         None,
@@ -464,7 +480,7 @@ fn bound_load(
 #[allow(clippy::too_many_arguments)]
 fn tma_load_on(
     e: &mut Emitter,
-    p: String,
+    p: CExpr,
     map: &str,
     sv: &View,
     dv: &View,
@@ -473,13 +489,13 @@ fn tma_load_on(
     line: Option<u32>,
 ) {
     e.call(
-        Call::new("tsl_mbar_expect_tx").args([p.clone(), bytes.to_cpp()]),
+        Call::new("tsl_mbar_expect_tx").args([p.clone(), CExpr::sym(&bytes)]),
         Some(&format!("bytes this copy adds to {phase}")),
         line,
     );
     let load = Call::new("tsl_tma_load_2d").args([
         dv.tile_ptr(),
-        format!("&{map}"),
+        CExpr::var(map).addr(),
         sv.origin[1].clone(),
         sv.origin[0].clone(),
         p,
@@ -491,9 +507,14 @@ fn tma_load_on(
 /// The thread variables as functions of `tsl_tid`, for the compile-time thread counts. Sibling
 /// `parallel` levels may reuse a name (`lane by 32` in two places): one declaration when the
 /// index is the same; a name with two different indexes cannot be told apart here.
-fn thread_decls(e: &Emitter, s: StmtId) -> Result<String, LowerError> {
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for (n, f) in e.geo.thread_formulas_for("tsl_tid") {
+fn thread_decls(e: &Emitter, s: StmtId) -> Result<Vec<(String, CExpr)>, LowerError> {
+    let mut seen: Vec<(String, CExpr)> = Vec::new();
+    let tid = CExpr::var("tsl_tid");
+    for v in &e.geo.thread_vars {
+        let (n, f) = (
+            v.name.clone(),
+            super::emitter::par_index(&v.index, tid.clone()),
+        );
         match seen.iter().find(|(sn, _)| *sn == n) {
             Some((_, sf)) if *sf == f => {}
             Some(_) => {
@@ -507,11 +528,7 @@ fn thread_decls(e: &Emitter, s: StmtId) -> Result<String, LowerError> {
             None => seen.push((n, f)),
         }
     }
-    Ok(seen
-        .iter()
-        .map(|(n, f)| format!("const int {n} = {f}; (void){n};"))
-        .collect::<Vec<_>>()
-        .join(" "))
+    Ok(seen)
 }
 
 fn tma_load(
@@ -551,19 +568,18 @@ fn tma_load(
         }
         e.open(
             Op::If {
-                cond: "threadIdx.x == 0".into(),
+                cond: first_thread(),
                 constexpr: false,
             },
             None,
             line,
         );
-        tma_load_multicast(e, "&tsl_tma_bar".into(), sv, dv, swz, mc, bytes, line)?;
+        tma_load_multicast(e, tma_bar(), sv, dv, swz, mc, bytes, line)?;
         e.close(line);
         e.pending_sync_tma = true;
         return Ok(());
     }
     let map = e.tma_map(sv, swz)?;
-    let coords = format!("{}, {}", sv.origin[1], sv.origin[0]);
     match event {
         Some(ev) => {
             let (p, _, _) = event_ref(e, ev)?;
@@ -583,15 +599,15 @@ fn tma_load(
                     e.barrier(Some("everyone is done with the previous tiles"), line);
                 }
             }
-            let expect =
-                Call::new("tsl_mbar_expect_tx").args(["&tsl_tma_bar".into(), bytes.to_cpp()]);
+            let expect = Call::new("tsl_mbar_expect_tx").args([tma_bar(), CExpr::sym(&bytes)]);
             let load = Call::new("tsl_tma_load_2d").args([
                 dv.tile_ptr(),
-                format!("&{map}"),
-                coords,
-                "&tsl_tma_bar".into(),
+                CExpr::var(&map).addr(),
+                sv.origin[1].clone(),
+                sv.origin[0].clone(),
+                tma_bar(),
             ]);
-            e.guarded("threadIdx.x == 0", vec![expect, load], None, line);
+            e.guarded(first_thread(), vec![expect, load], None, line);
             e.pending_sync_tma = true;
         }
     }
@@ -605,7 +621,7 @@ fn tma_load(
 #[allow(clippy::too_many_arguments)]
 fn tma_load_multicast(
     e: &mut Emitter,
-    p: String,
+    p: CExpr,
     sv: &View,
     dv: &View,
     swz: Sym,
@@ -620,26 +636,29 @@ fn tma_load_multicast(
     let map = e.tma_map(&part, swz)?;
     let rank = mc.slice;
     e.call(
-        Call::new("tsl_mbar_expect_tx").args([p.to_string(), bytes.to_cpp()]),
+        Call::new("tsl_mbar_expect_tx").args([p.clone(), CExpr::sym(&bytes)]),
         Some(&format!(
             "bytes this copy adds to the phase (all {c} slices)"
         )),
         line,
     );
     let whole = Op::StaticAssert {
-        cond: format!("{} % (8 * {}) == 0", cpp_paren(&sv.tile[0]), cpp_paren(&c)),
+        cond: CExpr::sym_operand(&sv.tile[0])
+            .rem(CExpr::int(8).mul(CExpr::sym_operand(&c)).paren())
+            .eq(CExpr::int(0)),
         message: "cluster multicast: each block's slice must be whole 8-row swizzle atoms".into(),
     };
     e.emit(whole, None, line);
-    let dst = format!(
-        "{} + {rank} * {}",
-        dv.tile_ptr(),
-        cpp_paren(&Sym::mul(slice.clone(), sv.tile[1].clone()))
-    );
-    let row = format!("{} + {rank} * {}", sv.origin[0], cpp_paren(&slice));
+    let slice_elems = Sym::mul(slice.clone(), sv.tile[1].clone());
+    let dst = dv
+        .tile_ptr()
+        .add(rank.clone().mul(CExpr::sym_operand(&slice_elems)));
+    let row = sv.origin[0]
+        .clone()
+        .add(rank.mul(CExpr::sym_operand(&slice)));
     let load = mc
         .load
-        .args([dst, format!("&{map}"), sv.origin[1].clone(), row, p]);
+        .args([dst, CExpr::var(&map).addr(), sv.origin[1].clone(), row, p]);
     e.call(
         load,
         Some(&format!(
@@ -688,7 +707,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 line,
             );
             e.call(
-                Call::new("tsl_acc_fill").args([name.name.clone(), v]),
+                Call::new("tsl_acc_fill").args([CExpr::var(&name.name), v]),
                 None,
                 line,
             );
@@ -711,7 +730,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    Call::new("tsl_acc_fill").args([CExpr::var(part), CExpr::float(0.0)]),
                     None,
                     line,
                 );
@@ -719,7 +738,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     Op::Decl {
                         ty: "int".into(),
                         name: promote_count(&name.name),
-                        init: Some("0".into()),
+                        init: Some(CExpr::int(0)),
                     },
                     Some("k-tiles summed into the partial since the last promotion"),
                     line,
@@ -742,7 +761,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_fill").args([part, "0.0f".into()]),
+                    Call::new("tsl_acc_fill").args([CExpr::var(part), CExpr::float(0.0)]),
                     None,
                     line,
                 );
@@ -751,7 +770,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                         Op::Decl {
                             ty: "int".into(),
                             name: partial_sums(&name.name),
-                            init: Some("0".into()),
+                            init: Some(CExpr::int(0)),
                         },
                         Some(
                             "whether the partial holds products (0: the next WGMMA overwrites it)",
@@ -764,7 +783,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 e.wgmma_ns.push(n);
             }
         }
-        Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(m, &name.name) => {
+        Stmt::MmaLoad { name, src, .. } if super::sparse::is_meta(e, s) => {
             super::sparse::meta_load(e, s, name, *src, line)?;
         }
         // A whole `frag` register tile as an operand: its registers are the operand.
@@ -795,11 +814,10 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let desc = Op::Decl {
                 ty: "const tsl_u64".into(),
                 name: desc_cpp(&name.name),
-                init: Some(format!(
-                    "tsl_wgmma_desc<{}>({}, {})",
-                    swz.to_cpp(),
-                    v.tensor.name,
-                    v.tile_offset()
+                init: Some(CExpr::call_t(
+                    "tsl_wgmma_desc",
+                    vec![CExpr::sym(&swz)],
+                    vec![v.tensor.ptr(), v.tile_offset()],
                 )),
             };
             let why = format!("descriptor: K-major, swizzle {} B", swz.to_cpp());
@@ -858,18 +876,17 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             // 16-bit operands go through the dispatch on C++ element types; the 8-bit types
             // share one C++ byte type, so their variant is named.
             let op = if in_ty.size_bytes() == 1 {
-                format!("tsl_wgmma_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp())
+                CExpr::Template {
+                    name: format!("tsl_wgmma_{acc_ty}_{}", in_ty.name()),
+                    targs: vec![CExpr::sym(&n)],
+                }
             } else {
                 let acc_cpp = if dtype == DType::F32 {
                     "float"
                 } else {
                     super::cexpr::scalar_type(dtype)
                 };
-                format!(
-                    "tsl_wgmma<{}, {acc_cpp}, {}>",
-                    super::cexpr::scalar_type(in_ty),
-                    n.to_cpp()
-                )
+                wgmma_template(in_ty, acc_cpp, &n)
             };
             let (a_cpp, b_cpp) = (desc_cpp(&a.name), desc_cpp(&b.name));
             let what = format!(
@@ -882,7 +899,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 return emit_scaled(
                     e,
                     sc,
-                    (&f32_op, &steps),
+                    (f32_op, &steps),
                     (&acc.name, &a_cpp, &b_cpp),
                     &what,
                     line,
@@ -911,7 +928,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if let Some(every) = promote_every(e, s, dtype) {
                 emit_promoted(
                     e,
-                    &op,
+                    op,
                     &steps,
                     (&acc.name, &a_cpp, &b_cpp),
                     &every,
@@ -929,11 +946,16 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                     );
                 }
                 let d = if target == acc.name {
-                    "1".to_string()
+                    CExpr::int(1)
                 } else {
-                    partial_sums(&acc.name)
+                    CExpr::var(partial_sums(&acc.name))
                 };
-                let mma = Call::new(format!("{op}::mma")).args([target.clone(), a_cpp, b_cpp, d]);
+                let mma = Call::new("mma").of(op).args([
+                    CExpr::var(&target),
+                    CExpr::var(a_cpp),
+                    CExpr::var(b_cpp),
+                    d,
+                ]);
                 e.call(mma, Some(&what), line);
             } else {
                 // One fence per batch (CUTLASS's convention): the accumulators were last
@@ -945,12 +967,17 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
                 let call = if target == acc.name {
                     Call::new("tsl_wgmma_k_steps")
-                        .targs([op, steps.to_cpp()])
-                        .args([target.clone(), a_cpp, b_cpp])
+                        .targs([op, CExpr::sym(&steps)])
+                        .args([CExpr::var(&target), CExpr::var(a_cpp), CExpr::var(b_cpp)])
                 } else {
                     Call::new("tsl_wgmma_k_steps_d")
-                        .targs([op, steps.to_cpp()])
-                        .args([target.clone(), a_cpp, b_cpp, partial_sums(&acc.name)])
+                        .targs([op, CExpr::sym(&steps)])
+                        .args([
+                            CExpr::var(&target),
+                            CExpr::var(a_cpp),
+                            CExpr::var(b_cpp),
+                            CExpr::var(partial_sums(&acc.name)),
+                        ])
                 };
                 e.call(
                     call,
@@ -959,7 +986,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 );
             }
             if target != acc.name {
-                e.emit(assign(partial_sums(&acc.name), "1"), None, line);
+                e.emit(set_flag(&acc.name, 1), None, line);
             }
             e.wgmma_uncommitted = true;
             if m.mma_async(s).is_some() && promote_every(e, s, dtype).is_none() {
@@ -998,14 +1025,15 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             if let Some(every) = promote_every(e, s, dtype) {
                 e.open(
                     Op::If {
-                        cond: format!("{} > 0", cpp_paren(&every)),
+                        cond: CExpr::sym_operand(&every).bin(COp::Gt, CExpr::int(0)),
                         constexpr: true,
                     },
                     Some("promote: the last partial sums"),
                     line,
                 );
                 e.call(
-                    Call::new("tsl_acc_promote").args([acc.name.clone(), promote_part(&acc.name)]),
+                    Call::new("tsl_acc_promote")
+                        .args([CExpr::var(&acc.name), CExpr::var(promote_part(&acc.name))]),
                     None,
                     line,
                 );
@@ -1022,14 +1050,14 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let (call, note) = match slice {
                 None => (
                     Call::new("tsl_acc_store")
-                        .targs([n.to_cpp()])
-                        .args([acc.name.clone(), v.tile_ptr()]),
+                        .targs([CExpr::sym(&n)])
+                        .args([CExpr::var(&acc.name), v.tile_ptr()]),
                     "fragment → row-major tile".to_string(),
                 ),
                 Some((w, c0)) => (
                     Call::new("tsl_acc_store_cols")
-                        .targs([n.to_cpp(), w.to_cpp()])
-                        .args([acc.name.clone(), c0.clone(), v.tile_ptr()]),
+                        .targs([CExpr::sym(&n), CExpr::sym(&w)])
+                        .args([CExpr::var(&acc.name), c0.clone(), v.tile_ptr()]),
                     format!("{} fragment columns from {c0} → row-major tile", w.to_cpp()),
                 ),
             };
@@ -1040,24 +1068,25 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
     Ok(())
 }
 
-/// Whether the `frag` tile `name`, declared by `decl`, is read whole as the A operand of a
-/// warpgroup `mma` (the checker's `register_a_frags`): it is declared as A-fragment registers.
-pub fn is_register_a_frag(m: &crate::ir::Module, decl: StmtId, name: &str) -> bool {
+/// Whether declarator `declarator` of the `frag` declaration `decl` is read whole as the A
+/// operand of a warpgroup `mma`: some `mma`'s A operand is (by the checker's binding) an
+/// `mma.load` of the name bound to this declaration. It is declared as A-fragment registers.
+pub fn is_register_a_frag(e: &Emitter, decl: StmtId, declarator: usize) -> bool {
+    let m = e.m;
     let is_frag = m
         .decl_ext
         .iter()
         .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl: d } if *d == decl));
-    let stmts = crate::check::all_stmts(m);
-    let loads_whole = |op: &str| {
-        stmts.iter().any(|&l| {
-            matches!(&m.stmts[l], Stmt::MmaLoad { name: ln, src, .. }
-                if ln.name == op && matches!(&m.exprs[*src], Expr::Name(n) if n == name))
-        })
+    let this = Binding::Tensor(decl, declarator);
+    let loads_whole = |l: StmtId| {
+        matches!(&m.stmts[l], Stmt::MmaLoad { src, .. }
+            if matches!(m.exprs[*src], Expr::Name(_)) && e.info.bindings.get(src) == Some(&this))
     };
     is_frag
-        && stmts
-            .iter()
-            .any(|&s| matches!(&m.stmts[s], Stmt::Mma { a, .. } if loads_whole(&a.name)))
+        && crate::check::all_stmts(m).into_iter().any(|s| {
+            matches!(m.stmts[s], Stmt::Mma { .. })
+                && matches!(e.info.idents.get(&(s, IdentRole::A)), Some(Binding::Frag(l)) if loads_whole(*l))
+        })
 }
 
 /// `frag f16 [64, K] a {v};` read whole as a register-A operand: K/4 f16x2 registers per thread
@@ -1089,8 +1118,8 @@ pub fn afrag_decl(
         let (v, _) = e.cx().value(v)?;
         e.call(
             Call::new("tsl_afrag_fill")
-                .targs([super::cexpr::scalar_type(dtype).to_string()])
-                .args([name.to_string(), v]),
+                .targs([CExpr::Type(super::cexpr::scalar_type(dtype))])
+                .args([CExpr::var(name), v]),
             None,
             line,
         );
@@ -1136,8 +1165,8 @@ fn afrag_load(
     );
     e.call(
         Call::new("tsl_afrag_load")
-            .targs([swz.to_cpp(), v.tensor.ld().to_cpp()])
-            .args([name.name.clone(), v.tensor.name.clone(), v.tile_offset()]),
+            .targs([CExpr::sym(&swz), CExpr::sym(&v.tensor.ld())])
+            .args([CExpr::var(&name.name), v.tensor.ptr(), v.tile_offset()]),
         Some(&format!(
             "shared tile → A-fragment registers (swizzle {} B)",
             swz.to_cpp()
@@ -1196,7 +1225,10 @@ fn register_a_mma(
     if !e.wgmma_ns.contains(&n) {
         e.wgmma_ns.push(n.clone());
     }
-    let op = format!("tsl_wgmma_rs_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp());
+    let op = CExpr::Template {
+        name: format!("tsl_wgmma_rs_{acc_ty}_{}", in_ty.name()),
+        targs: vec![CExpr::sym(&n)],
+    };
     let steps = Sym::bin(crate::ir::BinaryOp::Div, k, Sym::Int(16));
     let b_cpp = desc_cpp(&b.name);
     let what = format!(
@@ -1206,8 +1238,8 @@ fn register_a_mma(
         steps.to_cpp()
     );
     let k_steps = Call::new("tsl_wgmma_rs_k_steps")
-        .targs([op, steps.to_cpp()])
-        .args([acc.name.clone(), regs.clone(), b_cpp]);
+        .targs([op, CExpr::sym(&steps)])
+        .args([CExpr::var(&acc.name), CExpr::var(&regs), CExpr::var(b_cpp)]);
     register_a_issue(e, s, &regs, k_steps, &what, line);
     Ok(())
 }
@@ -1267,15 +1299,14 @@ pub fn scale_acc(
         wgmma_commit_wait(e, line, "the partial sums are complete");
     } else {
         e.call(
-            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
             Some("the partial sums are complete"),
             line,
         );
     }
-    let flag = partial_sums(&acc.name);
     e.open(
         Op::If {
-            cond: flag.clone(),
+            cond: CExpr::var(partial_sums(&acc.name)),
             constexpr: false,
         },
         Some("an `mma` has summed products into the partial since the last `mma.scale`"),
@@ -1286,18 +1317,18 @@ pub fn scale_acc(
     // The next WGMMA writes the partial with scale-d 0 (no register writes here for the
     // WGMMAs to wait on).
     e.emit(
-        assign(flag, "0"),
+        set_flag(&acc.name, 0),
         Some("the next block of K starts a new partial"),
         line,
     );
     Ok(())
 }
 
-/// `place = value;`
-fn assign(place: impl Into<String>, value: impl Into<String>) -> Op {
+/// `acc_scaled_d = v;`: whether the partial `mma.scale` adds into `acc` holds products.
+fn set_flag(acc: &str, v: i64) -> Op {
     Op::Assign {
-        place: place.into(),
-        value: value.into(),
+        place: CExpr::var(partial_sums(acc)),
+        value: CExpr::int(v),
     }
 }
 
@@ -1318,7 +1349,7 @@ fn scaled_part(acc: &str) -> String {
 fn emit_scaled(
     e: &mut Emitter,
     sc: crate::ir::MmaScale,
-    (op, steps): (&str, &Sym),
+    (op, steps): (CExpr, &Sym),
     (acc, a, b): (&str, &str, &str),
     what: &str,
     line: Option<u32>,
@@ -1331,8 +1362,8 @@ fn emit_scaled(
     );
     e.call(
         Call::new("tsl_wgmma_k_steps_fresh")
-            .targs([op.to_string(), steps.to_cpp()])
-            .args([part.clone(), a.to_string(), b.to_string()]),
+            .targs([op, CExpr::sym(steps)])
+            .args([CExpr::var(&part), CExpr::var(a), CExpr::var(b)]),
         Some(&format!(
             "{part} = A·Bᵀ: {what}, {} K-steps",
             steps.to_cpp()
@@ -1362,22 +1393,17 @@ fn scale_add(
         if t.space == MemSpace::Global {
             e.pointer_params.insert(t.param.unwrap_or(0));
         }
-        let rows = if v.origin[0] == "0" {
-            t.shape[0].to_cpp()
-        } else {
-            format!("{} - ({})", cpp_paren(&t.shape[0]), v.origin[0])
-        };
         Call::new("tsl_acc_scale_add").args([
-            acc.to_string(),
-            part,
+            CExpr::var(acc),
+            CExpr::var(part),
             v.tile_ptr(),
-            t.ld().to_cpp(),
-            rows,
+            CExpr::sym(&t.ld()),
+            extent_from(&t.shape[0], &v.origin[0]),
             sr,
         ])
     } else {
         let sl = e.cx().value(sc.lhs)?.0;
-        Call::new("tsl_acc_scale_add").args([acc.to_string(), part, sl, sr])
+        Call::new("tsl_acc_scale_add").args([CExpr::var(acc), CExpr::var(part), sl, sr])
     };
     e.call(
         call,
@@ -1412,30 +1438,31 @@ pub fn refill(
         wgmma_commit_wait(e, line, "the WGMMAs writing the accumulator are done");
     } else {
         e.call(
-            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
             Some("the WGMMAs writing the accumulator are done"),
             line,
         );
     }
     e.call(
-        Call::new("tsl_acc_fill").args([acc.name.clone(), v]),
+        Call::new("tsl_acc_fill").args([CExpr::var(&acc.name), v]),
         None,
         line,
     );
     if scaled_later(e, s) {
         e.emit(
-            assign(partial_sums(&acc.name), "0"),
+            set_flag(&acc.name, 0),
             Some("and the partial `mma.scale` adds in restarts"),
             line,
         );
     }
     if promote_every(e, s, dtype).is_some() {
         e.call(
-            Call::new("tsl_acc_fill").args([promote_part(&acc.name), "0.0f".into()]),
+            Call::new("tsl_acc_fill")
+                .args([CExpr::var(promote_part(&acc.name)), CExpr::float(0.0)]),
             None,
             line,
         );
-        e.emit(zero(promote_count(&acc.name)), None, line);
+        e.emit(zero(CExpr::var(promote_count(&acc.name))), None, line);
     }
     wgmma_fence(e, line);
     Ok(())
@@ -1449,7 +1476,7 @@ fn store_pitched(
     e: &mut Emitter,
     (acc, n): (&str, &Sym),
     v: &View,
-    slice: Option<(Sym, String)>,
+    slice: Option<(Sym, CExpr)>,
     mods: &crate::ir::StoreMods,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
@@ -1472,16 +1499,9 @@ fn store_pitched(
         _ => super::tma_store::before_write(e, &t.name, line),
     }
     let trans = mods.transpose != v.transposed;
-    let (w, c0) = slice.unwrap_or_else(|| (n.clone(), "0".into()));
+    let (w, c0) = slice.unwrap_or_else(|| (n.clone(), CExpr::int(0)));
     // The destination's extent from the tile origin, per tensor dimension.
-    let extent = |d: usize| {
-        let o = &v.origin[d];
-        if o == "0" {
-            t.shape[d].to_cpp()
-        } else {
-            format!("{} - ({o})", cpp_paren(&t.shape[d]))
-        }
-    };
+    let extent = |d: usize| extent_from(&t.shape[d], &v.origin[d]);
     let (rows_ext, cols_ext) = match trans {
         false => (extent(0), extent(1)),
         true => (extent(1), extent(0)),
@@ -1494,17 +1514,20 @@ fn store_pitched(
         ),
         None => (None, None),
     };
-    let bound = |ext: String, g: Option<String>| match g {
-        Some(g) => format!("tsl_store_bound({ext}, {g})"),
+    let bound = |ext: CExpr, g: Option<CExpr>| match g {
+        Some(g) => CExpr::call("tsl_store_bound", vec![ext, g]),
         None => ext,
     };
     let call = Call::new("tsl_acc_store_pitched")
-        .targs([w.to_cpp(), trans.to_string()])
+        .targs([
+            CExpr::sym(&w),
+            CExpr::Lit(if trans { "true" } else { "false" }),
+        ])
         .args([
-            acc.to_string(),
+            CExpr::var(acc),
             c0,
             v.tile_ptr(),
-            t.ld().to_cpp(),
+            CExpr::sym(&t.ld()),
             bound(rows_ext, rg),
             bound(cols_ext, cg),
         ]);
@@ -1567,14 +1590,14 @@ fn promote_count(acc: &str) -> String {
 /// `P = 0` it is an ordinary `mma`.
 fn emit_promoted(
     e: &mut Emitter,
-    op: &str,
+    op: CExpr,
     steps: &Sym,
     (acc, a, b): (&str, &str, &str),
     every: &Sym,
     what: &str,
     line: Option<u32>,
 ) {
-    let p = cpp_paren(every);
+    let p = CExpr::sym_operand(every);
     let part = promote_part(acc);
     let count = promote_count(acc);
     let batch = |e: &mut Emitter, into: &str| {
@@ -1585,15 +1608,15 @@ fn emit_promoted(
         );
         e.call(
             Call::new("tsl_wgmma_k_steps")
-                .targs([op.to_string(), steps.to_cpp()])
-                .args([into.to_string(), a.to_string(), b.to_string()]),
+                .targs([op.clone(), CExpr::sym(steps)])
+                .args([CExpr::var(into), CExpr::var(a), CExpr::var(b)]),
             Some(&format!("{what}, {} K-steps", steps.to_cpp())),
             line,
         );
     };
     e.open(
         Op::If {
-            cond: format!("{p} > 0"),
+            cond: p.clone().bin(COp::Gt, CExpr::int(0)),
             constexpr: true,
         },
         Some(&format!("promote: this k-tile sums into `{part}`")),
@@ -1602,7 +1625,7 @@ fn emit_promoted(
     batch(e, &part);
     e.open(
         Op::If {
-            cond: format!("++{count} == {p}"),
+            cond: CExpr::var(&count).un(CUn::PreInc).eq(p.clone()),
             constexpr: false,
         },
         Some(&format!("every {p} k-tiles: {acc} += {part} in f32")),
@@ -1610,11 +1633,11 @@ fn emit_promoted(
     );
     e.emit(commit_wait(), Some("the partial is complete"), line);
     e.call(
-        Call::new("tsl_acc_promote").args([acc.to_string(), part.clone()]),
+        Call::new("tsl_acc_promote").args([CExpr::var(acc), CExpr::var(&part)]),
         None,
         line,
     );
-    e.emit(zero(count.clone()), None, line);
+    e.emit(zero(CExpr::var(&count)), None, line);
     e.close(line);
     e.otherwise(None, line);
     batch(e, acc);
@@ -1638,7 +1661,7 @@ fn acc_slice(
     acc: &str,
     n: &Sym,
     dtype: DType,
-) -> Result<(Sym, String), LowerError> {
+) -> Result<(Sym, CExpr), LowerError> {
     let frag = TensorLocal {
         name: acc.to_string(),
         space: MemSpace::Local,
@@ -1646,9 +1669,10 @@ fn acc_slice(
         shape: vec![Sym::Int(64), n.clone()],
         count: None,
         param: None,
+        squeezed: None,
     };
     let v = e.cx().fragment_view(x, &frag)?;
-    if v.element || v.transposed || v.tile.len() != 2 || v.origin[0] != "0" {
+    if v.element || v.transposed || v.tile.len() != 2 || !v.origin[0].is_zero() {
         return Err(LowerError::new(
             e.m.expr_span(x),
             "`mma.store` stores all 64 rows of a column slice of the accumulator",
@@ -1672,23 +1696,15 @@ fn acc_n(e: &Emitter, fill: StmtId) -> Option<Sym> {
         }
         _ => None,
     })?;
-    // An MN-major B (`mma.row.col`, `lower/mn_major.rs`) is [K, N]: N is the accumulator's, as
-    // the checker shaped it.
+    // An MN-major B (`mma.row.col`, `lower/mn_major.rs`) is [K, N]: N is its second dimension.
     if let Stmt::Mma { b_major, .. } = &m.stmts[mma]
         && *b_major != crate::ir::Major::Row
     {
-        let Stmt::MmaFill { name, .. } = &m.stmts[fill] else {
+        let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
             return None;
         };
-        return e
-            .info
-            .frags
-            .get(&name.name)
-            .and_then(|f| f.shape.get(1))
-            .and_then(|d| match d.expr {
-                crate::check::DimExpr::Expr(x) => Sym::from_expr(m, x),
-                crate::check::DimExpr::Const(v) => Some(Sym::Int(v)),
-            });
+        let v = e.info.sym_views.get(src)?.as_ref().ok()?;
+        return v.tile.get(1).cloned();
     }
     let Stmt::MmaLoad { src, .. } = &m.stmts[load] else {
         return None;
@@ -1699,26 +1715,35 @@ fn acc_n(e: &Emitter, fill: StmtId) -> Option<Sym> {
 
 /// The loop tail that replaces `mma.commit` (the trigger itself then emits nothing).
 pub fn emit_commit(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
-    let s = super::cexpr::cpp_paren(&d.stages);
+    let s = CExpr::sym_operand(&d.stages);
     e.call(Call::new("tsl_wgmma_commit"), None, line);
     e.open(
         Op::If {
-            cond: format!("{s} > 2"),
+            cond: s.clone().bin(COp::Gt, CExpr::int(2)),
             constexpr: true,
         },
         Some("pipelined: this k-tile's WGMMAs stay in flight, the previous one's stage is free"),
         line,
     );
-    e.call(Call::new("tsl_wgmma_wait").targs(["1"]), None, line);
-    let prev = format!("({} - 1) % {s}", d.iv);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(1)]),
+        None,
+        line,
+    );
+    let iv = CExpr::var(&d.iv);
+    let prev = iv.clone().sub(CExpr::int(1)).paren().rem(s);
     let (arrive, note) = arrive_call(e, &d.event, &prev);
-    e.guarded(format!("{} > {}", d.iv, d.lo), vec![arrive], note, line);
+    e.guarded(iv.bin(COp::Gt, d.lo.clone()), vec![arrive], note, line);
     e.otherwise(
         Some("shallow ring: free this stage as soon as its WGMMAs are done"),
         line,
     );
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
-    let (arrive, note) = arrive_call(e, &d.event, &d.stage);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
+        None,
+        line,
+    );
+    let (arrive, note) = arrive_call(e, &d.event, &CExpr::var(&d.stage));
     e.call(arrive, note, line);
     e.close(line);
 }
@@ -1733,19 +1758,24 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
             e.call(call, note, line);
         }
     }
-    let s = super::cexpr::cpp_paren(&d.stages);
-    let last = format!("({} - 1) % {s}", super::cexpr::cpp_paren(&d.trip));
+    let s = CExpr::sym_operand(&d.stages);
+    let trip = CExpr::sym_operand(&d.trip);
+    let last = trip.clone().sub(CExpr::int(1)).paren().rem(s.clone());
     e.open(
         Op::If {
-            cond: format!("{s} > 2"),
+            cond: s.bin(COp::Gt, CExpr::int(2)),
             constexpr: true,
         },
         Some("the last k-tile's WGMMAs, then its stage"),
         line,
     );
-    e.call(Call::new("tsl_wgmma_wait").targs(["0"]), None, line);
+    e.call(
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
+        None,
+        line,
+    );
     let (arrive, note) = arrive_call(e, &d.event, &last);
-    let cond = format!("{} > 0", super::cexpr::cpp_paren(&d.trip));
+    let cond = trip.bin(COp::Gt, CExpr::int(0));
     e.guarded(cond, vec![arrive], note, line);
     e.close(line);
 }
@@ -1754,34 +1784,54 @@ pub fn emit_tail(e: &mut Emitter, d: &Deferred, line: Option<u32>) {
 /// The WGMMA wrapper that multiplies `in_ty` operands into an f32 partial fragment of width `n`
 /// (a scaled `mma`'s product, or the sums a later `mma.scale` scales), recorded among the
 /// kernel's WGMMA type pairs.
-fn f32_partial_op(e: &mut Emitter, in_ty: DType, n: &Sym) -> String {
+fn f32_partial_op(e: &mut Emitter, in_ty: DType, n: &Sym) -> CExpr {
     let key = ("f32".to_string(), in_ty.name().to_string());
     if !e.wgmma_types.contains(&key) {
         e.wgmma_types.push(key);
     }
     if in_ty.size_bytes() == 1 {
-        format!("tsl_wgmma_f32_{}<{}>", in_ty.name(), n.to_cpp())
+        CExpr::Template {
+            name: format!("tsl_wgmma_f32_{}", in_ty.name()),
+            targs: vec![CExpr::sym(n)],
+        }
     } else {
-        format!(
-            "tsl_wgmma<{}, float, {}>",
-            super::cexpr::scalar_type(in_ty),
-            n.to_cpp()
-        )
+        wgmma_template(in_ty, "float", n)
     }
 }
 
-fn array(ty: &str, name: &str, len: &Sym) -> Op {
+/// `tsl_wgmma<A, C, N>`: the WGMMA of `in_ty` operands into `acc` accumulators, width `n`.
+fn wgmma_template(in_ty: DType, acc: &'static str, n: &Sym) -> CExpr {
+    CExpr::Template {
+        name: "tsl_wgmma".into(),
+        targs: vec![
+            CExpr::Type(super::cexpr::scalar_type(in_ty)),
+            CExpr::Type(acc),
+            CExpr::sym(n),
+        ],
+    }
+}
+
+/// A tensor dimension's extent from an origin on it: `S`, or `S - (o)`.
+fn extent_from(dim: &Sym, origin: &CExpr) -> CExpr {
+    if origin.is_zero() {
+        CExpr::sym(dim)
+    } else {
+        CExpr::sym_operand(dim).sub(origin.clone().paren())
+    }
+}
+
+fn array(ty: &'static str, name: &str, len: &Sym) -> Op {
     Op::Array {
         ty: ty.into(),
         name: name.into(),
-        len: len.to_cpp(),
+        len: CExpr::sym(len),
     }
 }
 
 /// `place = 0;`
-fn zero(place: String) -> Op {
+fn zero(place: CExpr) -> Op {
     Op::Assign {
         place,
-        value: "0".into(),
+        value: CExpr::int(0),
     }
 }

@@ -1,6 +1,7 @@
 //! The lowered kernel: a template-ready description of one CUDA C++ kernel. Every string the
 //! templates print is computed here; `codegen-cuda` only arranges them.
 
+pub use super::cxx::{CExpr, COp, CType, CUn};
 use crate::sym::Sym;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -43,12 +44,12 @@ pub enum Op {
     /// `for (int var = init; var < bound; step) {` (`step` defaults to `++var`).
     For {
         var: String,
-        init: String,
-        bound: String,
-        step: Option<String>,
+        init: CExpr,
+        bound: CExpr,
+        step: Option<CExpr>,
     },
     /// `if (cond) {`, or `if constexpr (cond) {`.
-    If { cond: String, constexpr: bool },
+    If { cond: CExpr, constexpr: bool },
     /// `{`: a block of its own, for the declarations in it.
     Scope,
     /// `} else {`: the second branch of the innermost `If`.
@@ -62,50 +63,53 @@ pub enum Op {
     /// A call of a helper (`tsl_…`), optionally assigning its result.
     Call(Call),
     /// `place = value;`
-    Assign { place: String, value: String },
+    Assign { place: CExpr, value: CExpr },
     /// `ty name = init;` (`ty` is the whole C++ type: `const int`, `tsl_f16*`, …).
     Decl {
-        ty: String,
+        ty: CType,
         name: String,
-        init: Option<String>,
+        init: Option<CExpr>,
     },
     /// `ty* name = reinterpret_cast<ty*>(tsl_smem + offset);`: a shared tensor's place in the
     /// kernel's dynamic shared memory (`offset` names its byte offset). Reads no memory.
     SharedPtr {
-        ty: String,
+        ty: CType,
         name: String,
-        offset: String,
+        offset: CExpr,
     },
     /// `ty name[len];`: an array (of registers, or `__shared__` with its qualifiers in `ty`).
-    Array {
-        ty: String,
+    Array { ty: CType, name: String, len: CExpr },
+    /// `ty name[rows][len];`: `rows` arrays of `len` (a register double buffer).
+    Array2D {
+        ty: CType,
         name: String,
-        len: String,
+        rows: CExpr,
+        len: CExpr,
     },
     /// `if (cond) a();` or `if (cond) { a(); b(); }`: helper calls only the threads for which
     /// `cond` holds make, on one line.
-    Guarded { cond: String, calls: Vec<Call> },
+    Guarded { cond: CExpr, calls: Vec<Call> },
     /// `a(); b();`: helper calls that form one step, on one line.
     Calls(Vec<Call>),
     /// `static_assert(cond, "message");`
-    StaticAssert { cond: String, message: String },
+    StaticAssert { cond: CExpr, message: String },
     /// `// text`: a line of explanation.
     Comment(String),
     /// `{ ty* const tsl_t = a; a = b; b = tsl_t; }`: exchanges two pointers.
-    SwapPtrs { ty: String, a: String, b: String },
+    SwapPtrs { ty: CType, a: CExpr, b: CExpr },
     /// `ty a, b;`: several names of one type, declared uninitialised.
-    Decls { ty: String, names: Vec<String> },
+    Decls { ty: CType, names: Vec<String> },
     /// `if (cond) place = value;`: an assignment only the threads for which `cond` holds make.
     GuardedAssign {
-        cond: String,
-        place: String,
-        value: String,
+        cond: CExpr,
+        place: CExpr,
+        value: CExpr,
     },
     /// `for (int var = 0; var < bound; ++var) call;`: a helper called once per index, on one
     /// line.
     ForCall {
         var: String,
-        bound: String,
+        bound: CExpr,
         call: Call,
     },
     /// `continue;`
@@ -124,60 +128,62 @@ pub enum Mark {
 /// `[result = ]name<targs…>(args…);`
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Call {
-    pub result: Option<String>,
+    pub result: Option<CExpr>,
+    /// The class the function is a static member of (`tsl_wgmma<tsl_f16, float, 128>::mma`).
+    pub scope: Option<CExpr>,
     pub name: String,
-    pub targs: Vec<String>,
-    pub args: Vec<String>,
+    pub targs: Vec<CExpr>,
+    pub args: Vec<CExpr>,
 }
 
 impl Call {
     pub fn new(name: impl Into<String>) -> Self {
         Call {
             result: None,
+            scope: None,
             name: name.into(),
             targs: Vec::new(),
             args: Vec::new(),
         }
     }
-    pub fn targs<S: Into<String>>(mut self, t: impl IntoIterator<Item = S>) -> Self {
-        self.targs = t.into_iter().map(Into::into).collect();
+    pub fn targs(mut self, t: impl IntoIterator<Item = CExpr>) -> Self {
+        self.targs = t.into_iter().collect();
         self
     }
-    pub fn args<S: Into<String>>(mut self, a: impl IntoIterator<Item = S>) -> Self {
-        self.args = a.into_iter().map(Into::into).collect();
+    pub fn args(mut self, a: impl IntoIterator<Item = CExpr>) -> Self {
+        self.args = a.into_iter().collect();
         self
     }
-    pub fn assign(mut self, to: impl Into<String>) -> Self {
-        self.result = Some(to.into());
+    pub fn assign(mut self, to: CExpr) -> Self {
+        self.result = Some(to);
+        self
+    }
+    /// `scope::name(…)`: a static member function of the class `scope`.
+    pub fn of(mut self, scope: CExpr) -> Self {
+        self.scope = Some(scope);
         self
     }
 }
 
-/// The C++ identifiers of an expression (`BM * (WN + PAD)` → `BM`, `WN`, `PAD`). Expressions
-/// inside nodes are C++ text built from the checked IR, so a name's uses are found here.
-pub fn identifiers(expr: &str, out: &mut BTreeSet<String>) {
-    let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    for w in expr.split(|c: char| !is_id(c)) {
-        if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-            out.insert(w.to_string());
-        }
-    }
+/// The names a type mentions.
+fn type_names(ty: &CType, out: &mut BTreeSet<String>) {
+    ty.names(out)
 }
 
 impl Op {
     /// The name a declaration node introduces.
     pub fn declared(&self) -> Option<&str> {
         match self {
-            Op::Decl { name, .. } | Op::SharedPtr { name, .. } | Op::Array { name, .. } => {
-                Some(name)
-            }
+            Op::Decl { name, .. }
+            | Op::SharedPtr { name, .. }
+            | Op::Array { name, .. }
+            | Op::Array2D { name, .. } => Some(name),
             _ => None,
         }
     }
 
-    /// The identifiers this node's C++ mentions (types, names, operands).
+    /// The names this node's C++ mentions (types, names, operands).
     pub fn names(&self, out: &mut BTreeSet<String>) {
-        let mut add = |s: &str| identifiers(s, out);
         match self {
             Op::For {
                 var,
@@ -185,58 +191,67 @@ impl Op {
                 bound,
                 step,
             } => {
-                for s in [var, init, bound] {
-                    add(s);
-                }
+                out.insert(var.clone());
+                init.names(out);
+                bound.names(out);
                 if let Some(s) = step {
-                    add(s);
+                    s.names(out);
                 }
             }
-            Op::If { cond, .. } => add(cond),
+            Op::If { cond, .. } | Op::Guarded { cond, .. } | Op::StaticAssert { cond, .. } => {
+                cond.names(out)
+            }
             Op::Assign { place, value } => {
-                add(place);
-                add(value);
+                place.names(out);
+                value.names(out);
             }
             Op::Call(_) | Op::Calls(_) => {}
-            Op::Guarded { cond, .. } => add(cond),
             Op::Array { ty, name, len } => {
-                add(ty);
-                add(name);
-                add(len);
+                type_names(ty, out);
+                out.insert(name.clone());
+                len.names(out);
             }
-            Op::StaticAssert { cond, .. } => add(cond),
+            Op::Array2D {
+                ty,
+                name,
+                rows,
+                len,
+            } => {
+                type_names(ty, out);
+                out.insert(name.clone());
+                rows.names(out);
+                len.names(out);
+            }
             Op::SwapPtrs { ty, a, b } => {
-                add(ty);
-                add(a);
-                add(b);
+                type_names(ty, out);
+                a.names(out);
+                b.names(out);
             }
             Op::Decl { ty, name, init } => {
-                add(ty);
-                add(name);
+                type_names(ty, out);
+                out.insert(name.clone());
                 if let Some(i) = init {
-                    add(i);
+                    i.names(out);
                 }
             }
             Op::SharedPtr { ty, name, offset } => {
-                add(ty);
-                add(name);
-                add(offset);
-                add("tsl_smem");
+                type_names(ty, out);
+                out.insert(name.clone());
+                offset.names(out);
+                out.insert("tsl_smem".into());
             }
             Op::Decls { ty, names } => {
-                add(ty);
-                for n in names {
-                    add(n);
-                }
+                type_names(ty, out);
+                out.extend(names.iter().cloned());
             }
             Op::GuardedAssign { cond, place, value } => {
-                add(cond);
-                add(place);
-                add(value);
+                cond.names(out);
+                place.names(out);
+                value.names(out);
             }
             Op::ForCall { var, bound, .. } => {
-                add(var);
-                add(bound);
+                out.insert(var.clone());
+                bound.names(out);
             }
             Op::Else
             | Op::End
@@ -248,14 +263,15 @@ impl Op {
             | Op::Comment(_) => {}
         }
         for c in self.calls() {
-            for s in c
+            out.insert(c.name.clone());
+            for a in c
                 .result
                 .iter()
-                .chain([&c.name])
+                .chain(&c.scope)
                 .chain(&c.targs)
                 .chain(&c.args)
             {
-                identifiers(s, out);
+                a.names(out);
             }
         }
     }
@@ -286,11 +302,18 @@ impl fmt::Display for Call {
         if let Some(r) = &self.result {
             write!(f, "{r} = ")?;
         }
+        if let Some(s) = &self.scope {
+            write!(f, "{s}::")?;
+        }
         f.write_str(&self.name)?;
         if !self.targs.is_empty() {
-            write!(f, "<{}>", self.targs.join(", "))?;
+            f.write_str("<")?;
+            super::cxx::comma(f, &self.targs)?;
+            f.write_str(">")?;
         }
-        write!(f, "({});", self.args.join(", "))
+        f.write_str("(")?;
+        super::cxx::comma(f, &self.args)?;
+        f.write_str(");")
     }
 }
 
@@ -303,8 +326,11 @@ impl fmt::Display for Op {
                 bound,
                 step,
             } => {
-                let step = step.clone().unwrap_or_else(|| format!("++{var}"));
-                write!(f, "for (int {var} = {init}; {var} < {bound}; {step}) {{")
+                write!(f, "for (int {var} = {init}; {var} < {bound}; ")?;
+                match step {
+                    Some(s) => write!(f, "{s}) {{"),
+                    None => write!(f, "++{var}) {{"),
+                }
             }
             Op::If { cond, constexpr } => {
                 let c = if *constexpr { " constexpr" } else { "" };
@@ -328,6 +354,12 @@ impl fmt::Display for Op {
                 )
             }
             Op::Array { ty, name, len } => write!(f, "{ty} {name}[{len}];"),
+            Op::Array2D {
+                ty,
+                name,
+                rows,
+                len,
+            } => write!(f, "{ty} {name}[{rows}][{len}];"),
             Op::Guarded { cond, calls } => match calls.as_slice() {
                 [c] => write!(f, "if ({cond}) {c}"),
                 cs => {
@@ -483,7 +515,7 @@ pub struct LaunchPlan {
 /// A kernel parameter: its C++ type and name (`const float* __restrict__` `lhs`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamDecl {
-    pub ty: String,
+    pub ty: CType,
     pub name: String,
 }
 
@@ -607,7 +639,7 @@ mod tests {
     }
     fn cond() -> Op {
         Op::If {
-            cond: "x".into(),
+            cond: CExpr::var("x"),
             constexpr: false,
         }
     }
@@ -623,16 +655,16 @@ mod tests {
                 1,
                 Op::For {
                     var: "i".into(),
-                    init: "0".into(),
-                    bound: "4".into(),
+                    init: CExpr::int(0),
+                    bound: CExpr::int(4),
                     step: None,
                 },
             ),
             at(
                 2,
                 Op::Assign {
-                    place: "a".into(),
-                    value: "1".into(),
+                    place: CExpr::var("a"),
+                    value: CExpr::int(1),
                 },
             ),
             at(1, Op::End),
@@ -662,15 +694,17 @@ mod tests {
 
     #[test]
     fn nodes_print_as_cpp() {
-        let c = Call::new("tsl_warp_sum").args(["acc"]).assign("acc");
+        let c = Call::new("tsl_warp_sum")
+            .args([CExpr::var("acc")])
+            .assign(CExpr::var("acc"));
         assert_eq!(Op::Call(c).to_string(), "acc = tsl_warp_sum(acc);");
-        let c = Call::new("tsl_cp_async_wait").targs(["1"]);
+        let c = Call::new("tsl_cp_async_wait").targs([CExpr::int(1)]);
         assert_eq!(Op::Call(c).to_string(), "tsl_cp_async_wait<1>();");
         let f = Op::For {
             var: "t".into(),
-            init: "blockIdx.x".into(),
-            bound: "n".into(),
-            step: Some("t += gridDim.x".into()),
+            init: CExpr::builtin("blockIdx", "x"),
+            bound: CExpr::var("n"),
+            step: Some(CExpr::var("t").bin(COp::AddAssign, CExpr::builtin("gridDim", "x"))),
         };
         assert_eq!(
             f.to_string(),
@@ -679,17 +713,20 @@ mod tests {
         let d = Op::Decl {
             ty: "const bool".into(),
             name: "e".into(),
-            init: Some("true".into()),
+            init: Some(CExpr::Lit("true")),
         };
         assert_eq!(d.to_string(), "const bool e = true;");
         let i = Op::If {
-            cond: "S > 2".into(),
+            cond: CExpr::var("S").bin(COp::Gt, CExpr::int(2)),
             constexpr: true,
         };
         assert_eq!(i.to_string(), "if constexpr (S > 2) {");
         let a = Op::Assign {
-            place: "acc".into(),
-            value: "fmaf(a, b, acc)".into(),
+            place: CExpr::var("acc"),
+            value: CExpr::call(
+                "fmaf",
+                vec![CExpr::var("a"), CExpr::var("b"), CExpr::var("acc")],
+            ),
         };
         assert_eq!(a.to_string(), "acc = fmaf(a, b, acc);");
         let mut names = BTreeSet::new();
@@ -701,16 +738,16 @@ mod tests {
         let arr = Op::Array {
             ty: "__shared__ alignas(8) unsigned long long".into(),
             name: "full".into(),
-            len: "STAGES".into(),
+            len: CExpr::var("STAGES"),
         };
         assert_eq!(
             arr.to_string(),
             "__shared__ alignas(8) unsigned long long full[STAGES];"
         );
         assert_eq!(arr.declared(), Some("full"));
-        let arrive = Call::new("tsl_mbar_arrive").args(["&bar"]);
+        let arrive = Call::new("tsl_mbar_arrive").args([CExpr::var("bar").addr()]);
         let one = Op::Guarded {
-            cond: "threadIdx.x == 0".into(),
+            cond: CExpr::builtin("threadIdx", "x").eq(CExpr::int(0)),
             calls: vec![arrive.clone()],
         };
         assert_eq!(
@@ -718,7 +755,7 @@ mod tests {
             "if (threadIdx.x == 0) tsl_mbar_arrive(&bar);"
         );
         let two = Op::Guarded {
-            cond: "lead".into(),
+            cond: CExpr::var("lead"),
             calls: vec![arrive.clone(), Call::new("tsl_commit")],
         };
         assert_eq!(
@@ -732,11 +769,11 @@ mod tests {
         assert!(ids.contains("lead") && ids.contains("bar") && ids.contains("tsl_commit"));
         let seq = Op::Calls(vec![
             Call::new("tsl_wgmma_commit"),
-            Call::new("tsl_wgmma_wait").targs(["0"]),
+            Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
         ]);
         assert_eq!(seq.to_string(), "tsl_wgmma_commit(); tsl_wgmma_wait<0>();");
         let sa = Op::StaticAssert {
-            cond: "BM % 64 == 0".into(),
+            cond: CExpr::var("BM").rem(CExpr::int(64)).eq(CExpr::int(0)),
             message: "whole tiles".into(),
         };
         assert_eq!(
@@ -750,8 +787,8 @@ mod tests {
         assert!(verify(&[at(0, Op::Scope), at(1, Op::Else), at(0, Op::End)]).is_err());
         let sw = Op::SwapPtrs {
             ty: "float".into(),
-            a: "x".into(),
-            b: "y".into(),
+            a: CExpr::var("x"),
+            b: CExpr::var("y"),
         };
         assert_eq!(
             sw.to_string(),

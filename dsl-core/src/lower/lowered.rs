@@ -1,6 +1,7 @@
 //! The lowered body as the passes see it ([`Body`]): the nodes and the facts lowering recorded
 //! about them, and the helper names the passes and the writer recognise.
 
+use super::cxx::CExpr;
 use super::kernel::{Call, Line};
 
 /// The lowered body and the facts the passes need about it.
@@ -9,7 +10,7 @@ pub struct Body {
     pub lines: Vec<Line>,
     /// Async grid-tile copies that may take their branch-free form, with the conditions under
     /// which the tile grid divides the tensor.
-    pub even_copies: Vec<(Call, Vec<String>)>,
+    pub even_copies: Vec<(Call, Vec<CExpr>)>,
     /// The register stages of async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,
 }
@@ -25,7 +26,7 @@ pub const S2G: &str = "tsl_copy_s2g";
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stage {
     pub tensor: String,
-    pub targs: Vec<String>,
+    pub targs: Vec<CExpr>,
     /// The element type.
     pub ty: &'static str,
     /// The DSL line of its first issue.
@@ -41,11 +42,11 @@ impl Stage {
     pub fn land(&self) -> Call {
         Call::new(G2S_T)
             .targs(self.targs.clone())
-            .args([self.var()])
+            .args([CExpr::var(self.var())])
     }
     /// Whether `c` issues a copy into this stage.
     pub fn issued_by(&self, c: &Call) -> bool {
-        c.name == G2S_T && c.args.len() > 1 && c.args[0] == self.var()
+        c.name == G2S_T && c.args.len() > 1 && c.args[0] == CExpr::var(self.var())
     }
 }
 

@@ -6,6 +6,7 @@
 //! from shared memory, or 4 registers per thread when A is a register fragment). The wrappers
 //! are generated per (accumulator, input, N) (`codegen-cuda/src/wgmma_tb.rs`).
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
@@ -34,13 +35,12 @@ pub fn mma(
             "the MN-major B operand of a WGMMA is a shared tile",
         ));
     };
-    let swz = e
-        .info
-        .frags
-        .get(&b.name)
-        .and_then(|f| e.swizzle.get(&f.def))
-        .cloned()
-        .unwrap_or(Sym::Int(0));
+    // The swizzle of the tile B's `mma.load` reads (the checker's binding of the operand).
+    let swz = match e.info.idents.get(&(s, IdentRole::B)) {
+        Some(crate::check::Binding::Frag(def)) => e.swizzle.get(def).cloned(),
+        _ => None,
+    }
+    .unwrap_or(Sym::Int(0));
     if swz == Sym::Int(0) {
         return Err(LowerError::new(
             b.span,
@@ -66,11 +66,10 @@ pub fn mma(
     if !e.wgmma_ns.contains(&n) {
         e.wgmma_ns.push(n.clone());
     }
-    let op = format!(
-        "tsl_wgmma_{family}_{acc_ty}_{}<{}>",
-        in_ty.name(),
-        n.to_cpp()
-    );
+    let op = CExpr::Template {
+        name: format!("tsl_wgmma_{family}_{acc_ty}_{}", in_ty.name()),
+        targs: vec![CExpr::sym(&n)],
+    };
     let steps = Sym::bin(crate::ir::BinaryOp::Div, k, Sym::Int(16));
     let b_cpp = desc_cpp(&b.name);
     let what = |a_cpp: &str| {
@@ -84,8 +83,8 @@ pub fn mma(
     match regs {
         Some(regs) => {
             let k_steps = Call::new("tsl_wgmma_rstb_k_steps")
-                .targs([op, steps.to_cpp(), swz.to_cpp()])
-                .args([acc.name.clone(), regs.clone(), b_cpp.clone()]);
+                .targs([op, CExpr::sym(&steps), CExpr::sym(&swz)])
+                .args([CExpr::var(&acc.name), CExpr::var(&regs), CExpr::var(&b_cpp)]);
             super::wgmma_issue::register_a_issue(e, s, &regs, k_steps, &what(&regs), line);
         }
         None => {
@@ -97,8 +96,12 @@ pub fn mma(
             );
             e.call(
                 Call::new("tsl_wgmma_tb_k_steps")
-                    .targs([op, steps.to_cpp(), swz.to_cpp()])
-                    .args([acc.name.clone(), a_cpp.clone(), b_cpp.clone()]),
+                    .targs([op, CExpr::sym(&steps), CExpr::sym(&swz)])
+                    .args([
+                        CExpr::var(&acc.name),
+                        CExpr::var(&a_cpp),
+                        CExpr::var(&b_cpp),
+                    ]),
                 Some(&what(&a_cpp)),
                 line,
             );

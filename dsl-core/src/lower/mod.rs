@@ -33,6 +33,7 @@
 pub mod body;
 pub mod cexpr;
 mod cluster;
+pub mod cxx;
 mod dma_swiz;
 mod domain;
 pub mod emitter;
@@ -68,8 +69,8 @@ pub use dma_swiz::SWIZZLED_G2S;
 pub use error::LowerError;
 pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
 pub use kernel::{
-    Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
-    ParamDecl,
+    CExpr, COp, CUn, Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan,
+    Line, Op, ParamDecl,
 };
 pub use launch::launch_form;
 pub use lowered::{
@@ -209,6 +210,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             shape,
             count: None,
             param: Some(i),
+            squeezed: None,
         };
         e.scopes
             .declare(crate::check::Binding::Param(i), scope::Local::Tensor(t));

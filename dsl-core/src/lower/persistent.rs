@@ -21,6 +21,7 @@
 //! 0 only, and an event the branch triggers counts one warpgroup's arrivals per phase
 //! (`tsl_arrivals_e / tsl_consumers`).
 
+use super::cxx::{CExpr, COp};
 use super::emitter::Emitter;
 use super::kernel::{Call, Op};
 use super::scope::Local;
@@ -58,23 +59,24 @@ pub fn once_prefix(e: &Emitter, body: &[StmtId]) -> usize {
 
 /// Opens the loop over this block's tiles and binds the block variables to the tile.
 pub fn open_tile_loop(e: &mut Emitter, line: Option<u32>) {
+    let grid = CExpr::builtin("gridDim", "x");
     open_tile_walk(
         e,
-        "blockIdx.x",
-        "tsl_tile += gridDim.x",
+        CExpr::builtin("blockIdx", "x"),
+        tile().bin(COp::AddAssign, grid),
         "persistent: this block's tiles",
         line,
     );
 }
 
 /// Opens a loop over tiles `init`, `step`, … of the walk and binds the block variables.
-fn open_tile_walk(e: &mut Emitter, init: &str, step: &str, note: &str, line: Option<u32>) {
+fn open_tile_walk(e: &mut Emitter, init: CExpr, step: CExpr, note: &str, line: Option<u32>) {
     e.open(
         Op::For {
             var: "tsl_tile".into(),
-            init: init.into(),
-            bound: "tsl_tiles".into(),
-            step: Some(step.into()),
+            init,
+            bound: CExpr::var("tsl_tiles"),
+            step: Some(step),
         },
         Some(note),
         line,
@@ -97,22 +99,14 @@ pub(super) fn bind_block_vars(e: &mut Emitter, line: Option<u32>) {
                 None,
                 line,
             );
-            emit_raster(e, "tsl_tile", line);
+            emit_raster(e, tile(), line);
         }
         (_, [bm, bn]) => {
-            let rows = super::cexpr::cpp_paren(&bm.extent);
-            e.emit(
-                const_int(&bm.name, format!("tsl_tile % {rows}")),
-                None,
-                line,
-            );
-            e.emit(
-                const_int(&bn.name, format!("tsl_tile / {rows}")),
-                None,
-                line,
-            );
+            let rows = CExpr::sym_operand(&bm.extent);
+            e.emit(const_int(&bm.name, tile().rem(rows.clone())), None, line);
+            e.emit(const_int(&bn.name, tile().div(rows)), None, line);
         }
-        (_, [b]) => e.emit(const_int(&b.name, "tsl_tile".into()), None, line),
+        (_, [b]) => e.emit(const_int(&b.name, tile()), None, line),
         _ => e.errors.push(super::error::LowerError::new(
             crate::span::Span::DUMMY,
             "`persistent` supports a `: block` level of one or two variables",
@@ -135,7 +129,7 @@ pub fn close_tile_loop(e: &mut Emitter, line: Option<u32>) {
 /// Emits the rasterization of `tile` (see [`super::cluster::raster_call`]). Under a `: cluster` level: cluster
 /// tiles rasterized in groups, then the block's rank gives its row and column inside the
 /// cluster (a recorded call, so the writer includes the level's helpers).
-pub fn emit_raster(e: &mut Emitter, tile: &str, line: Option<u32>) {
+pub fn emit_raster(e: &mut Emitter, tile: CExpr, line: Option<u32>) {
     let geo = e.geo;
     let Some((cm, cn)) = &geo.cluster_shape else {
         e.call(super::cluster::raster_call(geo, tile), None, line);
@@ -144,25 +138,42 @@ pub fn emit_raster(e: &mut Emitter, tile: &str, line: Option<u32>) {
     let (bm, bn) = (&geo.block_vars[0], &geo.block_vars[1]);
     let group = geo.raster.clone().unwrap_or(Sym::Int(1));
     let call = super::kernel::Call::new("tsl_raster_cluster_2d").args([
-        tile.to_string(),
-        bm.extent.to_string(),
-        bn.extent.to_string(),
-        group.to_string(),
-        super::cexpr::cpp_paren(cm),
-        super::cexpr::cpp_paren(cn),
-        bm.name.clone(),
-        bn.name.clone(),
+        tile,
+        CExpr::sym(&bm.extent),
+        CExpr::sym(&bn.extent),
+        CExpr::sym(&group),
+        CExpr::sym_operand(cm),
+        CExpr::sym_operand(cn),
+        CExpr::var(&bm.name),
+        CExpr::var(&bn.name),
     ]);
     e.call(call, None, line);
 }
 
 /// `const int name = init;`
-fn const_int(name: &str, init: String) -> Op {
+fn const_int(name: &str, init: CExpr) -> Op {
     Op::Decl {
         ty: "const int".into(),
         name: name.into(),
         init: Some(init),
     }
+}
+
+/// `tsl_tile`, the tile a walk is at.
+fn tile() -> CExpr {
+    CExpr::var("tsl_tile")
+}
+
+/// `tsl_tile != blockIdx.x`: not this block's first tile.
+fn not_first_tile() -> CExpr {
+    tile().bin(COp::Ne, CExpr::builtin("blockIdx", "x"))
+}
+
+/// `tsl_tile + gridDim.x < tsl_tiles`: the block has a later tile.
+fn has_next_tile() -> CExpr {
+    tile()
+        .add(CExpr::builtin("gridDim", "x"))
+        .lt(CExpr::var("tsl_tiles"))
 }
 
 /// `pingpong;`: the consumer branch, the first warpgroup it runs on, and how many take turns.
@@ -234,7 +245,9 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
     e.emit(
         const_int(
             "tsl_consumer",
-            format!("threadIdx.x / 128 - {}", pp.first_wg),
+            CExpr::builtin("threadIdx", "x")
+                .div(CExpr::int(128))
+                .sub(CExpr::int(pp.first_wg)),
         ),
         Some("pingpong: this warpgroup's place among the tsl_consumers that take turns"),
         line,
@@ -246,7 +259,7 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
         }
         e.open(
             Op::If {
-                cond: "tsl_consumer == 0".into(),
+                cond: CExpr::var("tsl_consumer").eq(CExpr::int(0)),
                 constexpr: false,
             },
             Some("pingpong: one warpgroup makes the block's once-only triggers"),
@@ -274,10 +287,11 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
             line,
         );
     }
+    let grid = || CExpr::builtin("gridDim", "x");
     open_tile_walk(
         e,
-        "blockIdx.x + tsl_consumer * gridDim.x",
-        "tsl_tile += tsl_consumers * gridDim.x",
+        CExpr::builtin("blockIdx", "x").add(CExpr::var("tsl_consumer").mul(grid())),
+        tile().bin(COp::AddAssign, CExpr::var("tsl_consumers").mul(grid())),
         "pingpong: this warpgroup's tiles, every tsl_consumers-th of the block's",
         line,
     );
@@ -289,19 +303,19 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
         if Some(i) == first {
             e.call(
                 Call::new("tsl_pingpong_wait_turn")
-                    .targs(["tsl_consumers"])
-                    .args(["tsl_consumer", "tsl_tile != blockIdx.x"]),
+                    .targs([CExpr::var("tsl_consumers")])
+                    .args([CExpr::var("tsl_consumer"), not_first_tile()]),
                 Some("pingpong: the main loop starts when the previous tile's has ended"),
                 sl,
             );
             for r in &rings {
                 e.call(
                     Call::new("tsl_pingpong_take_phase")
-                        .targs(["tsl_consumers"])
+                        .targs([CExpr::var("tsl_consumers")])
                         .args([
-                            format!("tsl_phase_{r}"),
-                            format!("tsl_pingpong_phase_{r}"),
-                            "tsl_tile != blockIdx.x".into(),
+                            CExpr::var(format!("tsl_phase_{r}")),
+                            CExpr::var(format!("tsl_pingpong_phase_{r}")),
+                            not_first_tile(),
                         ]),
                     Some("continue the ring where the previous tile left it"),
                     sl,
@@ -316,19 +330,19 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
             .iter()
             .map(|r| {
                 let call = Call::new("tsl_pingpong_hand_phase")
-                    .targs(["tsl_consumers"])
+                    .targs([CExpr::var("tsl_consumers")])
                     .args([
-                        format!("tsl_phase_{r}"),
-                        format!("tsl_pingpong_phase_{r}"),
-                        "tsl_tile + gridDim.x < tsl_tiles".into(),
+                        CExpr::var(format!("tsl_phase_{r}")),
+                        CExpr::var(format!("tsl_pingpong_phase_{r}")),
+                        has_next_tile(),
                     ]);
                 (call, None)
             })
             .collect();
         pass.push((
             Call::new("tsl_pingpong_pass_turn")
-                .targs(["tsl_consumers"])
-                .args(["tsl_consumer", "tsl_tile + gridDim.x < tsl_tiles"]),
+                .targs([CExpr::var("tsl_consumers")])
+                .args([CExpr::var("tsl_consumer"), has_next_tile()]),
             Some("pingpong: the next tile's main loop may start; this epilogue overlaps it"),
         ));
         // A pipelined k-loop hands the turn on when it closes, while its last WGMMAs finish

@@ -26,8 +26,8 @@ pub struct Deferred {
     pub stage: String,
     /// The loop's trip count.
     pub trip: Sym,
-    /// The loop variable's first value (C++): `0`, or `tsl_kb` for a `streamk` segment.
-    pub lo: String,
+    /// The loop variable's first value: `0`, or `tsl_kb` for a `streamk` segment.
+    pub lo: super::cxx::CExpr,
 }
 
 /// Matches the loop `foreach {iv} in [trip] { …; stage = iv % S; …; mma.commit; trigger E[stage]; }`,
@@ -89,6 +89,6 @@ pub fn match_loop(
         iv: iv.clone(),
         stage: stage.clone(),
         trip: trip.clone(),
-        lo: "0".into(),
+        lo: super::cxx::CExpr::int(0),
     })
 }

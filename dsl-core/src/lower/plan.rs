@@ -4,6 +4,7 @@
 //! `dma.copy`, a `CUtensorMap` for each distinct TMA box over it, then the symbolic dims as
 //! `int`s. Constants become `constexpr int`s; the launch plan keeps them as host expressions.
 
+use super::cxx::{CExpr, CType};
 use super::emitter::Emitter;
 use super::kernel::{
     Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
@@ -66,9 +67,10 @@ pub fn finish(
             Line::new(
                 0,
                 Op::Guarded {
-                    cond: "threadIdx.x == 0".into(),
+                    cond: CExpr::builtin("threadIdx", "x").eq(CExpr::int(0)),
                     calls: vec![
-                        Call::new("tsl_mbar_init").args(["&tsl_tma_bar", "1"]),
+                        Call::new("tsl_mbar_init")
+                            .args([CExpr::var("tsl_tma_bar").addr(), CExpr::int(1)]),
                         Call::new("tsl_mbar_init_fence"),
                     ],
                 },
@@ -79,7 +81,7 @@ pub fn finish(
                 Op::Decl {
                     ty: "unsigned".into(),
                     name: "tsl_tma_phase".into(),
-                    init: Some("0".into()),
+                    init: Some(CExpr::int(0)),
                 },
             ),
         ];
@@ -95,17 +97,17 @@ pub fn finish(
         if p.shape.is_empty() {
             let float = p.dtype.is_float();
             let cty = if float { "float" } else { "int" };
-            params.push(param(format!("const {cty}"), &p.name.name));
+            params.push(param(CType::Named(cty).konst(), &p.name.name));
             args.push(KernelArg::Scalar { param: i, float });
             continue;
         }
         if e.pointer_params.contains(&i) {
-            let c = if e.written_params.contains(&i) {
-                ""
+            let elem = if e.written_params.contains(&i) {
+                CType::Named(ty)
             } else {
-                "const "
+                CType::Named(ty).konst()
             };
-            params.push(param(format!("{c}{ty}* __restrict__"), &p.name.name));
+            params.push(param(elem.ptr(" __restrict__"), &p.name.name));
             args.push(KernelArg::Pointer { param: i });
         }
         for t in e.tma_maps.iter().filter(|t| t.param == i) {
@@ -270,7 +272,7 @@ pub fn finish(
     }
 }
 
-fn param(ty: String, name: &str) -> ParamDecl {
+fn param(ty: CType, name: &str) -> ParamDecl {
     ParamDecl {
         ty,
         name: name.to_string(),
@@ -349,11 +351,11 @@ mod tests {
     use super::*;
 
     /// `int name[len];`
-    fn line(name: &str, len: &str) -> Line {
+    fn line(name: &str, len: CExpr) -> Line {
         let op = Op::Array {
             ty: "int".into(),
             name: name.into(),
-            len: len.into(),
+            len,
         };
         Line::new(0, op)
     }
@@ -372,12 +374,21 @@ mod tests {
             ),
             c("tsl_threads", Sym::bin(Mul, name("WSUBM"), Sym::Int(4))),
         ];
-        let kept = used_constants(constants, &[line("acc", "tsl_threads + 1")]);
+        let kept = used_constants(
+            constants,
+            &[line("acc", CExpr::var("tsl_threads").add(CExpr::int(1)))],
+        );
         let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
         // THREADS only served a `require`; WMITER is reached through WSUBM and tsl_threads.
         assert_eq!(names, ["WMITER", "WSUBM", "tsl_threads"]);
         // A name that merely contains a constant's name does not keep it.
-        assert!(used_constants(vec![c("PAD", Sym::Int(4))], &[line("PADDED", "1")]).is_empty());
+        assert!(
+            used_constants(
+                vec![c("PAD", Sym::Int(4))],
+                &[line("PADDED", CExpr::int(1))]
+            )
+            .is_empty()
+        );
         // A shared buffer's offset keeps the buffer before it and the names of its size.
         let offsets = vec![
             c("TK", Sym::Int(32)),
@@ -391,7 +402,7 @@ mod tests {
                 },
             ),
         ];
-        let kept = used_constants(offsets, &[line("b", "tsl_smem_b")]);
+        let kept = used_constants(offsets, &[line("b", CExpr::var("tsl_smem_b"))]);
         let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["TK", "tsl_smem_a", "tsl_smem_b"]);
         assert_eq!(

@@ -16,6 +16,7 @@
 //! constant expression over the tunables ([`View::aligned_cpp`]), decided per instantiation.
 
 use super::cexpr::View;
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
@@ -23,12 +24,12 @@ use crate::ir::{ExprId, MemSpace};
 use crate::sym::Sym;
 
 /// `[ROWS, COLS]` of a view, a 1-D view being one row; and the C++ (row, col) origin.
-fn rows_cols(v: &View) -> (Sym, Sym, String, String) {
+fn rows_cols(v: &View) -> (Sym, Sym, CExpr, CExpr) {
     match v.tile.len() {
         1 => (
             Sym::Int(1),
             v.tile[0].clone(),
-            "0".into(),
+            CExpr::int(0),
             v.origin[0].clone(),
         ),
         _ => (
@@ -41,11 +42,11 @@ fn rows_cols(v: &View) -> (Sym, Sym, String, String) {
 }
 
 /// The global tensor's `[rows, cols]` as C++ (a 1-D tensor is one row).
-fn global_extent(v: &View) -> (String, String) {
+fn global_extent(v: &View) -> (CExpr, CExpr) {
     let t = &v.tensor;
     match t.shape.len() {
-        1 => ("1".into(), t.shape[0].to_cpp()),
-        _ => (t.shape[0].to_cpp(), t.shape[1].to_cpp()),
+        1 => (CExpr::int(1), CExpr::sym(&t.shape[0])),
+        _ => (CExpr::sym(&t.shape[0]), CExpr::sym(&t.shape[1])),
     }
 }
 
@@ -68,7 +69,7 @@ fn reg_pitch(
     }
 }
 
-fn ptr_of(v: &View) -> String {
+fn ptr_of(v: &View) -> CExpr {
     v.tile_ptr()
 }
 
@@ -111,8 +112,8 @@ pub fn copy(
             e.pointer_params.insert(p);
             e.call(
                 Call::new("tsl_copy_g2r")
-                    .targs([rows.to_cpp(), cols.to_cpp(), dld.to_cpp()])
-                    .args([ptr_of(dv), sv.tensor.name.clone(), r0, c0, gr, gc]),
+                    .targs([CExpr::sym(&rows), CExpr::sym(&cols), CExpr::sym(&dld)])
+                    .args([ptr_of(dv), sv.tensor.ptr(), r0, c0, gr, gc]),
                 None,
                 line,
             );
@@ -126,8 +127,8 @@ pub fn copy(
             e.written_params.insert(p);
             e.call(
                 Call::new("tsl_copy_r2g")
-                    .targs([rows.to_cpp(), cols.to_cpp(), sld.to_cpp()])
-                    .args([dv.tensor.name.clone(), ptr_of(sv), r0, c0, gr, gc]),
+                    .targs([CExpr::sym(&rows), CExpr::sym(&cols), CExpr::sym(&sld)])
+                    .args([dv.tensor.ptr(), ptr_of(sv), r0, c0, gr, gc]),
                 None,
                 line,
             );
@@ -145,16 +146,16 @@ pub fn copy(
             let aligned = if sv.tensor.space == MemSpace::Shared {
                 sv.aligned_cpp(vec)
             } else {
-                "false".into()
+                CExpr::Lit("false")
             };
             e.call(
                 Call::new("tsl_copy_tile")
                     .targs([
-                        rows.to_cpp(),
-                        cols.to_cpp(),
-                        sld.to_cpp(),
-                        dld.to_cpp(),
-                        template_bool(&aligned),
+                        CExpr::sym(&rows),
+                        CExpr::sym(&cols),
+                        CExpr::sym(&sld),
+                        CExpr::sym(&dld),
+                        aligned.wrap(),
                     ])
                     .args([ptr_of(dv), ptr_of(sv)]),
                 None,
@@ -173,11 +174,11 @@ pub fn copy(
             e.call(
                 Call::new("tsl_copy_tile_st")
                     .targs([
-                        rows.to_cpp(),
-                        cols.to_cpp(),
-                        sld.to_cpp(),
-                        dld.to_cpp(),
-                        template_bool(&dv.aligned_cpp(vec)),
+                        CExpr::sym(&rows),
+                        CExpr::sym(&cols),
+                        CExpr::sym(&sld),
+                        CExpr::sym(&dld),
+                        dv.aligned_cpp(vec).wrap(),
                     ])
                     .args([ptr_of(dv), ptr_of(sv)]),
                 None,
@@ -192,13 +193,4 @@ pub fn copy(
         }
     }
     Ok(())
-}
-
-/// A condition as a template argument (parenthesized unless a single token).
-fn template_bool(c: &str) -> String {
-    if c.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
-        c.to_string()
-    } else {
-        format!("({c})")
-    }
 }

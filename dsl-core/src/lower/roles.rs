@@ -6,6 +6,7 @@
 //! - Each event's arrival count is the number of threads that reach its first `trigger`: the
 //!   conjunction of the enclosing `inthreads` conditions, counted at C++ compile time.
 
+use super::cxx::{CExpr, COp};
 use crate::check::Geometry;
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ pub fn warp_roles(
     m: &Module,
     info: &crate::check::KernelInfo,
     geo: &Geometry,
-) -> HashMap<StmtId, (Role, String)> {
+) -> HashMap<StmtId, (Role, CExpr)> {
     let mut out = HashMap::new();
     let Some(wg) = geo.thread_vars.iter().find(|v| v.level == Level::Group4) else {
         return out;
@@ -35,9 +36,11 @@ pub fn warp_roles(
         let is_wg = |e: ExprId| info.bindings.get(&e) == Some(&wg.binding);
         let (lo, hi) = wg_range(m, *cond, &is_wg);
         if lo == Some(0) && hi == Some(0) {
-            out.insert(s, (Role::Producer, format!("{} == 0", wg.name)));
+            let pred = CExpr::var(&wg.name).eq(CExpr::int(0));
+            out.insert(s, (Role::Producer, pred));
         } else if let Some(l) = lo.filter(|&l| l >= 1) {
-            out.insert(s, (Role::Consumer, format!("{} >= {l}", wg.name)));
+            let pred = CExpr::var(&wg.name).bin(COp::Ge, CExpr::int(l));
+            out.insert(s, (Role::Consumer, pred));
         }
     }
     let producers = out.values().filter(|r| r.0 == Role::Producer).count();
@@ -112,7 +115,7 @@ pub fn arrivals(
     m: &Module,
     info: &crate::check::KernelInfo,
     geo: &Geometry,
-) -> Result<HashMap<String, String>, super::error::LowerError> {
+) -> Result<HashMap<String, CExpr>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
         scopes.declare(v.binding, super::scope::Local::ParVar);
@@ -131,14 +134,14 @@ pub fn arrivals(
 fn walk(
     cx: &super::cexpr::ExprCx,
     b: &[StmtId],
-    conds: &mut Vec<String>,
-    out: &mut HashMap<String, String>,
+    conds: &mut Vec<CExpr>,
+    out: &mut HashMap<String, CExpr>,
 ) -> Result<(), super::error::LowerError> {
     let m = cx.m;
     for &s in b {
         match &m.stmts[s] {
             Stmt::InThreads { cond, body, .. } => {
-                conds.push(format!("({})", cx.value(*cond)?.0));
+                conds.push(cx.value(*cond)?.0.paren());
                 walk(cx, body, conds, out)?;
                 conds.pop();
             }
@@ -159,11 +162,7 @@ fn walk(
                     continue;
                 };
                 out.entry(name.to_string()).or_insert_with(|| {
-                    if conds.is_empty() {
-                        "true".to_string()
-                    } else {
-                        conds.join(" && ")
-                    }
+                    CExpr::join(COp::And, conds.iter().cloned()).unwrap_or(CExpr::Lit("true"))
                 });
             }
             _ => {}
@@ -177,8 +176,8 @@ fn walk(
 /// `(k / N) % 2` — the language's meaning of `.at`, so a wait needs no per-thread phase state.
 pub struct Generation {
     pub array: String,
-    pub slot: String,
-    pub parity: String,
+    pub slot: CExpr,
+    pub parity: CExpr,
 }
 
 pub fn generation(
@@ -204,17 +203,14 @@ pub fn generation(
         Some(super::scope::Local::Event { count: Some(c) }) => c.clone(),
         _ => crate::sym::Sym::Int(1),
     };
-    let (k, _) = cx.value(*k)?;
-    let k = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        k
-    } else {
-        format!("({k})")
-    };
+    let k = cx.value(*k)?.0.wrap();
+    let one = || CExpr::int(1);
     let (slot, parity) = match len {
-        crate::sym::Sym::Int(1) => ("0".to_string(), format!("{k} & 1")),
+        crate::sym::Sym::Int(1) => (CExpr::int(0), k.bin(COp::BitAnd, one())),
         l => {
-            let l = super::cexpr::cpp_paren(&l);
-            (format!("{k} % {l}"), format!("({k} / {l}) & 1"))
+            let l = CExpr::sym_operand(&l);
+            let parity = k.clone().div(l.clone()).paren().bin(COp::BitAnd, one());
+            (k.rem(l), parity)
         }
     };
     Ok(Some(Generation {

@@ -1,6 +1,7 @@
 //! What the lowering knows about each DSL declaration (loop and parallel variables, tensor
 //! shapes, events, MMA fragments), found through the checker's resolution of names.
 
+use super::cxx::CExpr;
 use crate::check::Binding;
 use crate::ir::{DType, MemSpace};
 use crate::sym::Sym;
@@ -16,9 +17,18 @@ pub struct TensorLocal {
     pub count: Option<Sym>,
     /// Index of the kernel parameter, for global tensors.
     pub param: Option<usize>,
+    /// A `.sqz()` view's tensor: the pointer to its block of the tensor `name`
+    /// (`super::squeeze`).
+    pub squeezed: Option<CExpr>,
 }
 
 impl TensorLocal {
+    /// The C++ pointer to the tensor's first element.
+    pub fn ptr(&self) -> CExpr {
+        self.squeezed
+            .clone()
+            .unwrap_or_else(|| CExpr::var(&self.name))
+    }
     /// Elements of one array entry.
     pub fn elems(&self) -> Sym {
         self.shape.iter().cloned().fold(Sym::Int(1), Sym::mul)
@@ -59,7 +69,7 @@ pub enum Local {
     /// Inside an element loop over an accumulator (`apply`, whole-fragment arithmetic): the
     /// accumulator's name stands for the element, C++ `place`, a value of `dtype`.
     FragElem {
-        place: String,
+        place: CExpr,
         dtype: DType,
     },
 }
@@ -72,22 +82,26 @@ pub enum Local {
 pub struct Scopes {
     decls: HashMap<Binding, Local>,
     cpp: Vec<HashMap<String, Local>>,
-}
-
-/// The key under which the pointer `entry` (C++ of an array entry) is hoisted: not a C++
-/// name, so it cannot shadow one.
-fn hoist_key(entry: &str) -> String {
-    format!("tsl hoisted {entry}")
+    /// Per C++ block, the array entries (pointer expressions) a loop computes once, and the
+    /// name of each one's pointer.
+    hoisted: Vec<HashMap<CExpr, String>>,
+    /// Per C++ block, inside an element loop: the element each fragment (by the checker's
+    /// binding of its declaration) stands for ([`Local::FragElem`]).
+    elems: Vec<HashMap<Binding, Local>>,
 }
 
 impl Scopes {
     /// Enters a C++ block.
     pub fn push(&mut self) {
         self.cpp.push(HashMap::new());
+        self.hoisted.push(HashMap::new());
+        self.elems.push(HashMap::new());
     }
     /// Leaves a C++ block: the names declared in it go out of scope.
     pub fn pop(&mut self) {
         self.cpp.pop();
+        self.hoisted.pop();
+        self.elems.pop();
     }
     /// Records what the declaration `b` is.
     pub fn declare(&mut self, b: Binding, l: Local) {
@@ -115,15 +129,30 @@ impl Scopes {
             _ => None,
         }
     }
+    /// Records, in the current block, the element the fragment `b` stands for.
+    pub fn insert_elem(&mut self, b: Binding, l: Local) {
+        if self.elems.is_empty() {
+            self.push();
+        }
+        self.elems.last_mut().unwrap().insert(b, l);
+    }
+    /// The element the fragment `b` stands for inside an enclosing element loop.
+    pub fn elem(&self, b: &Binding) -> Option<&Local> {
+        self.elems.iter().rev().find_map(|s| s.get(b))
+    }
     /// Records that an enclosing loop computes the array entry `entry` once, as `name`.
-    pub fn hoist(&mut self, entry: &str, name: &str) {
-        self.insert_cpp(&hoist_key(entry), Local::Hoisted(name.to_string()));
+    pub fn hoist(&mut self, entry: &CExpr, name: &str) {
+        if self.hoisted.is_empty() {
+            self.push();
+        }
+        let block = self.hoisted.last_mut().unwrap();
+        block.insert(entry.clone(), name.to_string());
     }
     /// The name of the hoisted pointer to the array entry `entry`, if a loop hoisted it.
-    pub fn hoisted(&self, entry: &str) -> Option<String> {
-        match self.cpp(&hoist_key(entry)) {
-            Some(Local::Hoisted(n)) => Some(n.clone()),
-            _ => None,
-        }
+    pub fn hoisted(&self, entry: &CExpr) -> Option<String> {
+        self.hoisted
+            .iter()
+            .rev()
+            .find_map(|s| s.get(entry).cloned())
     }
 }

@@ -28,12 +28,13 @@
 //!
 //! `reduce.sum x : group` is a butterfly all-reduce over the warp's 32 lanes (SHFL.BFLY).
 
-use super::cexpr::cpp_paren;
+use super::cxx::{CExpr, COp, CType, comma_list};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
 use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
 use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
+use std::fmt::Write as _;
 
 pub fn dma_copy(
     e: &mut Emitter,
@@ -102,7 +103,7 @@ fn g2s(
     let ld = if sv.tile.len() == 1 {
         cols.clone()
     } else {
-        cpp_paren(&dv.tensor.ld())
+        CExpr::sym_operand(&dv.tensor.ld())
     };
     let barrier = if is_async {
         !follows_barrier_or_async_copy(e)
@@ -117,7 +118,7 @@ fn g2s(
         (false, true) => G2S_ASYNC,
         (false, false) => G2S,
     };
-    let targs = vec![rows, cols, ld, "tsl_threads".to_string()];
+    let targs = vec![rows, cols, ld, CExpr::var("tsl_threads")];
     let mut args = Vec::new();
     if dv.transposed && is_async {
         // One register stage per destination tensor: every async copy into it has one shape.
@@ -137,19 +138,19 @@ fn g2s(
                 format!(
                     "the async copies into `{}.transpose()` share one register stage, so they need one tile shape: `<{}>` here, `<{}>` before",
                     dv.tensor.name,
-                    stage.targs.join(", "),
-                    other.targs.join(", ")
+                    comma_list(&stage.targs),
+                    comma_list(&other.targs)
                 ),
             ));
         }
-        args.push(stage.var());
+        args.push(CExpr::var(stage.var()));
         if !e.stages.iter().any(|o| o.tensor == stage.tensor) {
             e.stages.push(stage);
         }
     }
     args.extend([
         dv.tile_ptr(),
-        t.name.clone(),
+        t.ptr(),
         g.r0,
         g.c0,
         g.tensor_rows,
@@ -246,9 +247,9 @@ pub(super) fn declare_fresh(
     let ty = super::cexpr::scalar_type(dtype);
     e.emit(
         Op::SharedPtr {
-            ty: ty.to_string(),
+            ty: ty.into(),
             name: f.name.clone(),
-            offset: slot.offset_name.clone(),
+            offset: CExpr::var(&slot.offset_name),
         },
         Some("the future's fresh buffer"),
         line,
@@ -262,6 +263,7 @@ pub(super) fn declare_fresh(
             shape,
             count: None,
             param: None,
+            squeezed: None,
         }),
     );
     Ok(())
@@ -311,7 +313,8 @@ pub fn println(
                         c => {
                             let mut buf = [0u8; 4];
                             for b in c.encode_utf8(&mut buf).bytes() {
-                                fmt.push_str(&format!("\\{b:03o}"));
+                                // An octal escape of the C string literal.
+                                let _ = write!(fmt, "\\{b:03o}");
                             }
                         }
                     }
@@ -322,14 +325,12 @@ pub fn println(
                 match t {
                     Ty::Int => {
                         fmt.push_str("%d");
-                        values.push(format!("(int)({v})"));
+                        values.push(CExpr::Cast("int", Box::new(v.paren())));
                     }
                     _ => {
                         fmt.push_str("%f");
-                        values.push(format!(
-                            "(double)({})",
-                            super::cexpr::convert(&v, t, crate::ir::DType::F32)
-                        ));
+                        let f32 = super::cexpr::convert(v, t, crate::ir::DType::F32);
+                        values.push(CExpr::Cast("double", Box::new(f32.paren())));
                     }
                 }
             }
@@ -338,7 +339,7 @@ pub fn println(
     if newline {
         fmt.push_str("\\n");
     }
-    let args = std::iter::once(format!("\"{fmt}\"")).chain(values);
+    let args = std::iter::once(CExpr::Str(fmt)).chain(values);
     e.call(Call::new("printf").args(args), None, line);
     Ok(())
 }
@@ -369,8 +370,8 @@ pub fn swap_futures(
     };
     let swap = Op::SwapPtrs {
         ty: ty.into(),
-        a: a.name.clone(),
-        b: b.name.clone(),
+        a: CExpr::var(&a.name),
+        b: CExpr::var(&b.name),
     };
     e.emit(swap, None, line);
     Ok(())
@@ -398,8 +399,8 @@ fn copy_into_named(
 pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
     // A future of a synchronous copy has completed when its copy statement ended.
     if let Stmt::Wait { event } = &e.m.stmts[s]
-        && let Expr::Name(n) = &e.m.exprs[*event]
-        && synchronous_future(e.m, n)
+        && matches!(e.m.exprs[*event], Expr::Name(_))
+        && synchronous_future(e, *event)
     {
         return;
     }
@@ -412,8 +413,8 @@ pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
                 || (c.name == WAIT
                     && c.targs
                         .first()
-                        .and_then(|t| t.parse::<usize>().ok())
-                        .is_some_and(|p| p <= pending))
+                        .and_then(CExpr::as_int)
+                        .is_some_and(|p| p <= pending as i64))
         });
     if waited {
         return;
@@ -421,7 +422,7 @@ pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
     let call = if pending == 0 {
         Call::new(WAIT_ALL)
     } else {
-        Call::new(WAIT).targs([pending.to_string()])
+        Call::new(WAIT).targs([CExpr::int(pending as i64)])
     };
     e.call(call, None, line);
     e.barrier(Some("the futures' tiles are visible to every thread"), line);
@@ -483,12 +484,12 @@ fn in_flight_after(m: &Module, s: StmtId) -> usize {
 
 /// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.
 struct Rows2 {
-    rows: String,
-    cols: String,
-    r0: String,
-    c0: String,
-    tensor_rows: String,
-    tensor_cols: String,
+    rows: CExpr,
+    cols: CExpr,
+    r0: CExpr,
+    c0: CExpr,
+    tensor_rows: CExpr,
+    tensor_cols: CExpr,
 }
 
 impl Rows2 {
@@ -496,20 +497,20 @@ impl Rows2 {
         let t = &v.tensor;
         match v.tile.len() {
             1 => Rows2 {
-                rows: "1".into(),
-                cols: v.tile[0].to_cpp(),
-                r0: "0".into(),
+                rows: CExpr::int(1),
+                cols: CExpr::sym(&v.tile[0]),
+                r0: CExpr::int(0),
                 c0: v.origin[0].clone(),
-                tensor_rows: "1".into(),
-                tensor_cols: t.shape[0].to_cpp(),
+                tensor_rows: CExpr::int(1),
+                tensor_cols: CExpr::sym(&t.shape[0]),
             },
             _ => Rows2 {
-                rows: v.tile[0].to_cpp(),
-                cols: v.tile[1].to_cpp(),
+                rows: CExpr::sym(&v.tile[0]),
+                cols: CExpr::sym(&v.tile[1]),
                 r0: v.origin[0].clone(),
                 c0: v.origin[1].clone(),
-                tensor_rows: t.shape[0].to_cpp(),
-                tensor_cols: t.shape[1].to_cpp(),
+                tensor_rows: CExpr::sym(&t.shape[0]),
+                tensor_cols: CExpr::sym(&t.shape[1]),
             },
         }
     }
@@ -539,15 +540,15 @@ fn store_tile(
     let ld = if sv.tile.len() == 1 {
         g.cols.clone()
     } else {
-        cpp_paren(&sv.tensor.ld())
+        CExpr::sym_operand(&sv.tensor.ld())
     };
     if !e.lines.last().is_some_and(|l| matches!(l.op, Op::Barrier)) {
         e.barrier(Some("the shared tile's writers are done"), line);
     }
     let call = Call::new(S2G)
-        .targs([g.rows, g.cols, ld, "tsl_threads".to_string()])
+        .targs([g.rows, g.cols, ld, CExpr::var("tsl_threads")])
         .args([
-            dv.tensor.name.clone(),
+            dv.tensor.ptr(),
             g.r0,
             g.c0,
             g.tensor_rows,
@@ -665,7 +666,15 @@ pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
     let indent = e.lines[start].indent;
     for st in stages.iter().rev() {
         let decl = Op::Decl {
-            ty: format!("tsl_stage_t<{}, {}>", st.targs.join(", "), st.ty),
+            ty: CType::Template {
+                name: "tsl_stage_t",
+                targs: st
+                    .targs
+                    .iter()
+                    .cloned()
+                    .chain([CExpr::Type(st.ty)])
+                    .collect(),
+            },
             name: st.var(),
             init: None,
         };
@@ -693,7 +702,7 @@ fn is_land(c: &Call) -> bool {
 /// the C++ of the entry pointer, a name for it, its element type and the tensor. Entries whose
 /// index names a declaration of the loop (its variables, or anything declared inside), as the
 /// checker binds the names, are not.
-pub fn hoist_entries(e: &Emitter, body: &[StmtId]) -> Vec<(String, String, &'static str, String)> {
+pub fn hoist_entries(e: &Emitter, body: &[StmtId]) -> Vec<(CExpr, String, &'static str, String)> {
     let m = e.m;
     // The loop's own statement: the `foreach` whose body this is (statement ids are unique).
     let this_loop = crate::check::all_stmts(m).into_iter().find(
@@ -717,7 +726,7 @@ pub fn hoist_entries(e: &Emitter, body: &[StmtId]) -> Vec<(String, String, &'sta
         });
         any
     };
-    let mut out: Vec<(String, String, &'static str, String)> = Vec::new();
+    let mut out: Vec<(CExpr, String, &'static str, String)> = Vec::new();
     for ix in indexed {
         let Expr::Index { base, index } = &m.exprs[ix] else {
             continue;
@@ -816,9 +825,14 @@ fn indexes(m: &Module, x: ExprId, out: &mut Vec<ExprId>) {
 /// `dma.wait N;`
 pub fn dma_wait(e: &mut Emitter, pending: ExprId, line: Option<u32>) -> Result<(), LowerError> {
     let n = e.cx().sym(pending)?;
-    e.call(Call::new(WAIT).targs([n.to_cpp()]), None, line);
+    e.call(Call::new(WAIT).targs([CExpr::sym(&n)]), None, line);
     e.barrier(Some("the landed tiles are visible to every thread"), line);
     Ok(())
+}
+
+/// `tsl_i`, the element index of a cooperative loop.
+fn tsl_i() -> CExpr {
+    CExpr::var("tsl_i")
 }
 
 /// `reduce.<op> x : group;`
@@ -833,7 +847,9 @@ pub fn reduce(
         ReduceOp::Max => "tsl_warp_max",
     };
     e.call(
-        Call::new(f).args([&target.name]).assign(&target.name),
+        Call::new(f)
+            .args([CExpr::var(&target.name)])
+            .assign(CExpr::var(&target.name)),
         Some("across the 32 lanes of the warp"),
         line,
     );
@@ -870,13 +886,13 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         };
         // Per dimension: the chunk's extent and first index.
         let mut chunk: Vec<crate::sym::Sym> = Vec::new();
-        let mut origin: Vec<String> = Vec::new();
+        let mut origin: Vec<CExpr> = Vec::new();
         for (d, owned) in fill.dims.iter().enumerate() {
             let full = t.shape[d].clone();
             let (b, c) = match owned {
                 crate::check::Owned::Whole => {
                     chunk.push(full);
-                    origin.push("0".into());
+                    origin.push(CExpr::int(0));
                     continue;
                 }
                 crate::check::Owned::Chunk(b, composed) => {
@@ -903,11 +919,11 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
                     (b, c)
                 }
             };
-            origin.push(format!("{b} * {}", cpp_paren(&c)));
+            origin.push(CExpr::var(b).mul(CExpr::sym_operand(&c)));
             chunk.push(c);
         }
         let (v, ty) = e.cx().value(fill.value)?;
-        let v = super::cexpr::convert(&v, ty, p.dtype);
+        let v = super::cexpr::convert(v.clone(), ty, p.dtype);
         let elems = chunk
             .iter()
             .cloned()
@@ -917,9 +933,9 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         e.open(
             Op::For {
                 var: "tsl_i".into(),
-                init: "threadIdx.x".into(),
-                bound: elems.to_cpp(),
-                step: Some("tsl_i += tsl_threads".into()),
+                init: CExpr::builtin("threadIdx", "x"),
+                bound: CExpr::sym(&elems),
+                step: Some(tsl_i().bin(COp::AddAssign, CExpr::var("tsl_threads"))),
             },
             Some(&format!(
                 "`{}` starts at {v}: this block's chunk of it, before any access",
@@ -930,46 +946,48 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
         // Row-major coordinates of element `tsl_i` of the chunk, then of the tensor.
         let rank = chunk.len();
         let mut conds = Vec::new();
-        let mut offset = String::new();
+        let mut offset: Option<CExpr> = None;
         for d in 0..rank {
             let inner = chunk[d + 1..]
                 .iter()
                 .cloned()
                 .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
             let q = if inner == crate::sym::Sym::Int(1) {
-                "tsl_i".to_string()
+                tsl_i()
             } else {
-                format!("tsl_i / {}", cpp_paren(&inner))
+                tsl_i().div(CExpr::sym_operand(&inner))
             };
             let c = if d == 0 {
                 q
             } else {
-                format!("{q} % {}", cpp_paren(&chunk[d]))
+                q.rem(CExpr::sym_operand(&chunk[d]))
             };
             let g = format!("tsl_g{d}");
             let at = Op::Decl {
                 ty: "const int".into(),
                 name: g.clone(),
-                init: Some(format!("{} + {c}", origin[d])),
+                init: Some(origin[d].clone().add(c)),
             };
             e.emit(at, None, line);
-            conds.push(format!("{g} < {}", cpp_paren(&t.shape[d])));
+            conds.push(CExpr::var(&g).lt(CExpr::sym_operand(&t.shape[d])));
             let stride = t.shape[d + 1..]
                 .iter()
                 .cloned()
                 .fold(crate::sym::Sym::Int(1), crate::sym::Sym::mul);
-            if !offset.is_empty() {
-                offset.push_str(" + ");
-            }
-            if stride == crate::sym::Sym::Int(1) {
-                offset.push_str(&g);
+            let term = if stride == crate::sym::Sym::Int(1) {
+                CExpr::var(&g)
             } else {
-                offset.push_str(&format!("(long long){g} * {}", cpp_paren(&stride)));
-            }
+                let wide = CExpr::Cast("long long", Box::new(CExpr::var(&g)));
+                wide.mul(CExpr::sym_operand(&stride))
+            };
+            offset = Some(match offset {
+                None => term,
+                Some(o) => o.add(term),
+            });
         }
         let store = Op::GuardedAssign {
-            cond: conds.join(" && "),
-            place: format!("{}[{offset}]", t.name),
+            cond: CExpr::join(COp::And, conds).expect("a dimension"),
+            place: t.ptr().index(offset.expect("a dimension")),
             value: v,
         };
         e.emit(store, None, line);
@@ -982,28 +1000,65 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
     Ok(())
 }
 
-/// Whether every copy bound to future `name` is synchronous (`f = dma.copy …`, `f = tma.copy …`
-/// without `.async`).
-fn synchronous_future(m: &Module, name: &str) -> bool {
+/// Whether the future the name `ev` denotes has completed when its copies ended: the checker's
+/// binding of `ev` is its definition, and every copy that binds the variable — the definition
+/// and the copies that bind the name again inside the definition's block (`x = dma.copy …` in a
+/// loop, a rebinding of the one variable) — is synchronous (`f = dma.copy …`, `f = tma.copy …`
+/// without `.async`). A future of the same name in another block is another variable.
+fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
+    let m = e.m;
+    let Some(crate::check::Binding::Future(def)) = e.info.bindings.get(&ev) else {
+        return false;
+    };
+    let bound = |st: &Stmt| -> Option<String> {
+        match st {
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { bind: Some(b), .. })
+            | Stmt::TmaCopy { bind: Some(b), .. } => Some(b.name.clone()),
+            Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind, .. }) => Some(bind.name.clone()),
+            _ => None,
+        }
+    };
+    let Some(name) = bound(&m.stmts[*def]) else {
+        return false;
+    };
+    let Some(block) = enclosing_block(m, &m.kernel.body, *def) else {
+        return false;
+    };
+    let mut inside = Vec::new();
+    subtree(m, block, &mut inside);
     let mut any = false;
-    for s in crate::check::all_stmts(m) {
+    for s in inside {
+        if bound(&m.stmts[s]).as_deref() != Some(name.as_str()) {
+            continue;
+        }
         match &m.stmts[s] {
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
-                bind: Some(b),
-                is_async,
-                ..
-            }) if b.name == name => {
-                if *is_async {
-                    return false;
-                }
-                any = true;
-            }
-            Stmt::TmaCopy { bind: Some(b), .. } if b.name == name => return false,
-            Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind, .. }) if bind.name == name => {
-                return false;
-            }
-            _ => {}
+                is_async: false, ..
+            }) => any = true,
+            _ => return false,
         }
     }
     any
+}
+
+/// The statement list that holds `s`.
+fn enclosing_block<'m>(m: &'m Module, b: &'m [StmtId], s: StmtId) -> Option<&'m [StmtId]> {
+    if b.contains(&s) {
+        return Some(b);
+    }
+    b.iter().find_map(|&x| {
+        crate::check::stmt_blocks(&m.stmts[x])
+            .into_iter()
+            .find_map(|inner| enclosing_block(m, inner, s))
+    })
+}
+
+/// The statements of `b` and of the blocks nested in it, in order.
+fn subtree(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
+    for &x in b {
+        out.push(x);
+        for inner in crate::check::stmt_blocks(&m.stmts[x]) {
+            subtree(m, inner, out);
+        }
+    }
 }

@@ -11,18 +11,22 @@
 //! The checker accepted only the forms lowered here (`check/sparse.rs`), so the errors below
 //! are lowering bugs, reported as such.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
 use super::scope::{FragKind, Local};
 use super::wgmma_issue::desc_cpp;
 use crate::check::{Binding, IdentRole};
-use crate::ir::{DType, ExprId, Ident, MemSpace, Module, StmtId};
+use crate::ir::{DType, ExprId, Ident, MemSpace, StmtId};
 use crate::sym::Sym;
 
-/// Whether the fragment `name` is the metadata operand of some sparse `mma`.
-pub fn is_meta(m: &Module, name: &str) -> bool {
-    m.sparse.iter().any(|sp| sp.meta.name == name)
+/// Whether the fragment `load` defines is the metadata operand of some sparse `mma`, by the
+/// checker's binding of the operand.
+pub fn is_meta(e: &Emitter, load: StmtId) -> bool {
+    e.m.sparse
+        .iter()
+        .any(|sp| e.info.idents.get(&(sp.stmt, IdentRole::Meta)) == Some(&Binding::Frag(load)))
 }
 
 /// The C++ name of a metadata fragment: the user's name, or for a shared tile passed straight
@@ -53,7 +57,11 @@ pub fn meta_load(
     let meta = Op::Decl {
         ty: "const tsl_u8*".into(),
         name: meta_cpp(&name.name),
-        init: Some(format!("reinterpret_cast<const tsl_u8*>({})", v.tile_ptr())),
+        init: Some(CExpr::call_t(
+            "reinterpret_cast",
+            vec![CExpr::Type("const tsl_u8*")],
+            vec![v.tile_ptr()],
+        )),
     };
     let why = format!(
         "sparsity metadata: 64 rows, {} bytes apart, 4 bits per 4 elements of A's K",
@@ -104,7 +112,10 @@ pub fn mma(
     // One instruction takes 64 bytes of dense K.
     let ik = 64 / i64::from(in_ty.size_bytes());
     let steps = Sym::bin(crate::ir::BinaryOp::Div, bk, Sym::Int(ik));
-    let op = format!("tsl_wgmma_sp_{acc_ty}_{}<{}>", in_ty.name(), n.to_cpp());
+    let op = CExpr::Template {
+        name: format!("tsl_wgmma_sp_{acc_ty}_{}", in_ty.name()),
+        targs: vec![CExpr::sym(&n)],
+    };
     let (a_cpp, b_cpp, m_cpp) = (desc_cpp(&a.name), desc_cpp(&b.name), meta_cpp(&meta.name));
     e.call(
         Call::new("tsl_wgmma_fence"),
@@ -113,8 +124,13 @@ pub fn mma(
     );
     e.call(
         Call::new("tsl_wgmma_sp_k_steps")
-            .targs([op, steps.to_cpp(), ld.to_cpp()])
-            .args([acc.name.clone(), a_cpp.clone(), b_cpp.clone(), m_cpp.clone()]),
+            .targs([op, CExpr::sym(&steps), CExpr::sym(&ld)])
+            .args([
+                CExpr::var(&acc.name),
+                CExpr::var(&a_cpp),
+                CExpr::var(&b_cpp),
+                CExpr::var(&m_cpp),
+            ]),
         Some(&format!(
             "{} += {a_cpp}·{b_cpp}ᵀ, A 2:4-sparse with metadata {m_cpp} (wgmma.sp m64nNk{ik}, N = {}), {} K-steps",
             acc.name,
@@ -152,18 +168,18 @@ pub fn byte_copy(
     e.call(
         Call::new("tsl_copy_g2s_bytes")
             .targs([
-                sv.tile[0].to_cpp(),
-                sv.tile[1].to_cpp(),
-                super::cexpr::cpp_paren(&dv.tensor.ld()),
-                "tsl_threads".to_string(),
+                CExpr::sym(&sv.tile[0]),
+                CExpr::sym(&sv.tile[1]),
+                CExpr::sym_operand(&dv.tensor.ld()),
+                CExpr::var("tsl_threads"),
             ])
             .args([
                 dv.tile_ptr(),
-                t.name.clone(),
+                t.ptr(),
                 sv.origin[0].clone(),
                 sv.origin[1].clone(),
-                t.shape[0].to_cpp(),
-                t.shape[1].to_cpp(),
+                CExpr::sym(&t.shape[0]),
+                CExpr::sym(&t.shape[1]),
             ]),
         None,
         line,

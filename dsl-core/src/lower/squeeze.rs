@@ -8,18 +8,19 @@
 //! have extent `1` and come before the kept ones; at most two are kept, each whole (the
 //! tensor's extent, index 0), so the result is a row-major tensor with the original row pitch.
 
+use super::cxx::CExpr;
 use crate::sym::Sym;
 
-/// The squeezed tensor of a tile: `tile` at `origin` (C++ text per dimension) of a tensor
-/// named `name` of shape `shape`. Returns the C++ pointer of the picked block, the kept shape,
-/// and the element stride its base moved by (`None` when it did not move), which alignment
-/// reasoning can rely on.
+/// The squeezed tensor of a tile: `tile` at `origin` (C++ per dimension) of a tensor named
+/// `name` of shape `shape`. Returns the C++ pointer of the picked block (`None` when it is the
+/// tensor's own), the kept shape, and the element stride its base moved by (`None` when it did
+/// not move), which alignment reasoning can rely on.
 pub fn squeeze(
     name: &str,
     shape: &[Sym],
     tile: &[Sym],
-    origin: &[String],
-) -> Result<(String, Vec<Sym>, Option<Sym>), String> {
+    origin: &[CExpr],
+) -> Result<(Option<CExpr>, Vec<Sym>, Option<Sym>), String> {
     let n = tile.len();
     if shape.len() != n || origin.len() != n {
         return Err("not supported yet: `.sqz()` of anything but a `.subspan(…).at(…)` tile of a whole tensor".into());
@@ -31,37 +32,32 @@ pub fn squeeze(
     }
     if kept
         .iter()
-        .any(|&d| origin[d] != "0" || tile[d] != shape[d])
+        .any(|&d| !origin[d].is_zero() || tile[d] != shape[d])
     {
         return Err("not supported yet: `.sqz()` of a tile that does not keep its dimensions whole (extent the tensor's, index 0)".into());
     }
     // Horner's rule over the origin: ((o0 · S1 + o1) · S2 + o2) · …, zeros left out.
-    let mut off = String::from("0");
+    let mut off = CExpr::int(0);
     for d in 0..n {
-        if d > 0 && off != "0" {
-            off = format!("{} * {}", paren(&off), paren(&shape[d].to_cpp()));
+        if d > 0 && !off.is_zero() {
+            off = off.wrap().mul(CExpr::sym(&shape[d]).wrap());
         }
-        if origin[d] != "0" {
-            off = if off == "0" {
+        if !origin[d].is_zero() {
+            off = if off.is_zero() {
                 origin[d].clone()
             } else {
-                format!("{off} + {}", origin[d])
+                off.add(origin[d].clone())
             };
         }
     }
     let kept_shape: Vec<Sym> = kept.iter().map(|&d| shape[d].clone()).collect();
-    if off == "0" {
-        return Ok((name.to_string(), kept_shape, None));
+    if off.is_zero() {
+        return Ok((None, kept_shape, None));
     }
     let elems = kept_shape.iter().cloned().fold(Sym::Int(1), Sym::mul);
-    Ok((format!("({name} + {off})"), kept_shape, Some(elems)))
-}
-
-/// Parenthesizes C++ text unless it is a single token.
-fn paren(s: &str) -> String {
-    if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
-        s.to_string()
-    } else {
-        format!("({s})")
-    }
+    Ok((
+        Some(CExpr::var(name).add(off).paren()),
+        kept_shape,
+        Some(elems),
+    ))
 }

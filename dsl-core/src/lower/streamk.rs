@@ -14,6 +14,7 @@
 //! (`Deferred::lo`). The workspace is the kernel's last parameter, `tsl_sk_ws`
 //! (`KernelArg::Workspace`).
 
+use super::cxx::{CExpr, COp};
 use super::emitter::Emitter;
 use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
@@ -26,15 +27,15 @@ pub const WORKSPACE: &str = "tsl_sk_ws";
 pub const BYTES_PER_THREAD: i64 = 128 * 4 + 4;
 
 /// The main loop of a segment runs over `[tsl_kb, tsl_ke)`.
-pub fn segment_range() -> (String, String) {
-    ("tsl_kb".into(), "tsl_ke".into())
+pub fn segment_range() -> (CExpr, CExpr) {
+    (CExpr::var("tsl_kb"), CExpr::var("tsl_ke"))
 }
 
 /// A pipelined main loop's tail under `streamk`: the first k-tile is `tsl_kb`, the last
 /// `tsl_ke - 1`.
 pub fn segment_deferred(e: &Emitter, s: StmtId, mut d: Deferred) -> Deferred {
     if e.sk_loop == Some(s) {
-        d.lo = "tsl_kb".into();
+        d.lo = CExpr::var("tsl_kb");
         d.trip = Sym::Name("tsl_ke".into());
     }
     d
@@ -54,7 +55,7 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         let main = crate::check::streamk::main_loop(m, rest);
         let kt = match main.map(|l| &m.stmts[l]) {
             Some(Stmt::Foreach { extents, .. }) if extents.len() == 1 => {
-                e.cx().sym(extents[0]).map(|s| s.to_cpp())
+                e.cx().sym(extents[0]).map(|s| CExpr::sym(&s))
             }
             _ => Err(super::error::LowerError::new(
                 crate::span::Span::DUMMY,
@@ -73,12 +74,15 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
             .geo
             .cluster
             .as_ref()
-            .map_or("1".to_string(), super::cexpr::cpp_paren);
+            .map_or(CExpr::int(1), CExpr::sym_operand);
         e.emit(
             Op::Decl {
                 ty: "const tsl_sk_plan".into(),
                 name: "tsl_sk".into(),
-                init: Some(format!("tsl_sk_make_plan(tsl_tiles, {c}, {kt})")),
+                init: Some(CExpr::call(
+                    "tsl_sk_make_plan",
+                    vec![CExpr::var("tsl_tiles"), c, kt],
+                )),
             },
             Some("streamk: whole tiles in full waves, the last tiles' k-tiles spread over every block"),
             line,
@@ -86,8 +90,8 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
         e.open(
             Op::For {
                 var: "tsl_seg".into(),
-                init: "0".into(),
-                bound: "tsl_sk.segments()".into(),
+                init: CExpr::int(0),
+                bound: sk().method("segments", vec![]),
                 step: None,
             },
             Some(
@@ -96,16 +100,12 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
             line,
         );
         e.scopes.push();
-        for (name, init) in [
-            ("tsl_tile", "tsl_sk.tile(tsl_seg)"),
-            ("tsl_kb", "tsl_sk.kb(tsl_seg)"),
-            ("tsl_ke", "tsl_sk.ke(tsl_seg)"),
-        ] {
+        for (name, part) in [("tsl_tile", "tile"), ("tsl_kb", "kb"), ("tsl_ke", "ke")] {
             e.emit(
                 Op::Decl {
                     ty: "const int".into(),
                     name: name.into(),
-                    init: Some(init.into()),
+                    init: Some(sk().method(part, vec![CExpr::var("tsl_seg")])),
                 },
                 None,
                 line,
@@ -130,11 +130,16 @@ pub fn branch_body(e: &mut Emitter, body: &[StmtId], line: Option<u32>) {
     e.scopes.pop();
 }
 
+/// `tsl_sk`, the segment plan.
+fn sk() -> CExpr {
+    CExpr::var("tsl_sk")
+}
+
 /// After the accumulating main loop: hand the partial sums on, or add the later blocks'.
 fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     e.open(
         Op::If {
-            cond: "tsl_kb != 0".into(),
+            cond: CExpr::var("tsl_kb").bin(COp::Ne, CExpr::int(0)),
             constexpr: false,
         },
         Some("streamk: not the tile's first k-tiles: the block that has those adds these partial sums"),
@@ -142,8 +147,8 @@ fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     );
     e.call(
         Call::new("tsl_sk_publish")
-            .targs(["tsl_threads"])
-            .args([acc.to_string(), WORKSPACE.to_string()]),
+            .targs([CExpr::var("tsl_threads")])
+            .args([CExpr::var(acc), CExpr::var(WORKSPACE)]),
         None,
         line,
     );
@@ -151,13 +156,17 @@ fn fixup(e: &mut Emitter, acc: &str, line: Option<u32>) {
     e.close(line);
     e.emit(
         Op::Guarded {
-            cond: "tsl_ke != tsl_sk.kt".into(),
-            calls: vec![Call::new("tsl_sk_gather").targs(["tsl_threads"]).args([
-                acc.to_string(),
-                WORKSPACE.to_string(),
-                "tsl_sk".into(),
-                "tsl_tile".into(),
-            ])],
+            cond: CExpr::var("tsl_ke").bin(COp::Ne, sk().member("kt")),
+            calls: vec![
+                Call::new("tsl_sk_gather")
+                    .targs([CExpr::var("tsl_threads")])
+                    .args([
+                        CExpr::var(acc),
+                        CExpr::var(WORKSPACE),
+                        sk(),
+                        CExpr::var("tsl_tile"),
+                    ]),
+            ],
         },
         Some("streamk: later blocks hold the rest of the tile: add their partial sums"),
         line,

@@ -11,6 +11,7 @@
 //! overlaps the next tile's MMAs instead of stalling the warpgroup between tiles.
 
 use super::cexpr::View;
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
@@ -139,16 +140,15 @@ pub fn store(
         Some("make the tile's st.shared visible to the TMA engine"),
         line,
     );
-    let first = if per_warpgroup(e) {
+    if per_warpgroup(e) {
         barrier(e, Some("this warpgroup's tile is complete"), line);
-        "threadIdx.x % 128 == 0"
     } else {
         barrier(e, Some("the tile is complete"), line);
-        "threadIdx.x == 0"
-    };
+    }
+    let first = first_thread(e);
     // The box's coordinates, innermost first: one argument each.
     let issue = Call::new("tsl_tma_store_2d").args([
-        format!("&{map}"),
+        CExpr::var(&map).addr(),
         sv.tile_ptr(),
         dv.origin[1].clone(),
         dv.origin[0].clone(),
@@ -177,7 +177,9 @@ pub fn store(
 /// warpgroup stores its own tile, else the block's.
 fn barrier(e: &mut Emitter, note: Option<&str>, line: Option<u32>) {
     if per_warpgroup(e) {
-        let sync = Call::new("tsl_named_barrier_sync").args(["1 + threadIdx.x / 128", "128"]);
+        let wg = CExpr::builtin("threadIdx", "x").div(CExpr::int(128));
+        let id = CExpr::int(1).add(wg);
+        let sync = Call::new("tsl_named_barrier_sync").args([id, CExpr::int(128)]);
         e.call(sync, note, line);
     } else {
         e.barrier(note, line);
@@ -198,13 +200,8 @@ pub fn before_write(e: &mut Emitter, tile: &str, line: Option<u32>) {
         }
         return;
     }
-    let first = if per_warpgroup(e) {
-        "threadIdx.x % 128 == 0"
-    } else {
-        "threadIdx.x == 0"
-    };
     e.guarded(
-        first,
+        first_thread(e),
         vec![wait_read()],
         Some("the last TMA store from this tile has read it"),
         line,
@@ -216,13 +213,8 @@ pub fn before_write(e: &mut Emitter, tile: &str, line: Option<u32>) {
 /// outlive the reads).
 pub fn end_of_branch(e: &mut Emitter, line: Option<u32>) {
     if std::mem::take(&mut e.pending_store_read) {
-        let first = if per_warpgroup(e) {
-            "threadIdx.x % 128 == 0"
-        } else {
-            "threadIdx.x == 0"
-        };
         e.guarded(
-            first,
+            first_thread(e),
             vec![wait_read()],
             Some("the last TMA stores have read their tiles"),
             line,
@@ -232,5 +224,17 @@ pub fn end_of_branch(e: &mut Emitter, line: Option<u32>) {
 
 /// Waits until the TMA stores issued by this thread have read their shared tiles.
 fn wait_read() -> Call {
-    Call::new("tsl_tma_store_wait_read").targs(["0"])
+    Call::new("tsl_tma_store_wait_read").targs([CExpr::int(0)])
+}
+
+/// The thread that issues the stores: its warpgroup's first when each warpgroup stores its own
+/// tile, else the block's.
+fn first_thread(e: &Emitter) -> CExpr {
+    let tid = CExpr::builtin("threadIdx", "x");
+    let tid = if per_warpgroup(e) {
+        tid.rem(CExpr::int(128))
+    } else {
+        tid
+    };
+    tid.eq(CExpr::int(0))
 }

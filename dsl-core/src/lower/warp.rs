@@ -23,6 +23,7 @@
 //! the instruction's K), the operand and accumulator types, and that every shape is a
 //! compile-time constant.
 
+use super::cxx::{CExpr, COp};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Op};
@@ -53,17 +54,29 @@ fn div(a: Sym, b: i64) -> Sym {
     Sym::bin(BinaryOp::Div, a, Sym::Int(b))
 }
 
-fn paren(s: &Sym) -> String {
-    super::cexpr::cpp_paren(s)
+fn paren(s: &Sym) -> CExpr {
+    CExpr::sym_operand(s)
+}
+
+fn sym(s: &Sym) -> CExpr {
+    CExpr::sym(s)
+}
+
+fn flag(b: bool) -> CExpr {
+    CExpr::Lit(if b { "true" } else { "false" })
 }
 
 /// The C++ name of an accumulator: an element `mc[0][1]` of an accumulator array is `mc_0_1`.
-fn cpp_name(name: &str) -> String {
+fn cpp_ident(name: &str) -> String {
     if name.ends_with(']') {
         name.replace("][", "_").replace('[', "_").replace(']', "")
     } else {
         name.to_string()
     }
+}
+
+fn cpp_name(name: &str) -> CExpr {
+    CExpr::var(cpp_ident(name))
 }
 
 /// The fragment the identifier `role` of statement `s` names (the checker's resolution).
@@ -83,8 +96,8 @@ fn acc_used(e: &Emitter, def: StmtId) -> bool {
 }
 
 /// The accumulator's declaration (an [`Op::Array`]) and register count for `fm × fn` tiles.
-fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, String) {
-    let name = cpp_name(name);
+fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, CExpr) {
+    let name = cpp_ident(name);
     let per_tile = if dtype == DType::F16 { 2 } else { 4 };
     let ty = match dtype {
         DType::F16 => "tsl_u32",
@@ -92,8 +105,11 @@ fn acc_decl(name: &str, dtype: DType, tiles: Option<&(Sym, Sym)>) -> (Op, String
         _ => "float",
     };
     let regs = match tiles {
-        Some((fm, fnn)) => Sym::mul(Sym::mul(fm.clone(), fnn.clone()), Sym::Int(per_tile)).to_cpp(),
-        None => "0".into(),
+        Some((fm, fnn)) => sym(&Sym::mul(
+            Sym::mul(fm.clone(), fnn.clone()),
+            Sym::Int(per_tile),
+        )),
+        None => CExpr::int(0),
     };
     let decl = Op::Array {
         ty: ty.into(),
@@ -148,7 +164,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         Stmt::MmaFill { name, .. } if name.name.ends_with(']') && !acc_used(e, s) => {}
         Stmt::MmaFill { name, dtype, value } => {
             let (v, t) = e.cx().value(*value)?;
-            let v = super::cexpr::convert(&v, t, DType::F32);
+            let v = super::cexpr::convert(v.clone(), t, DType::F32);
             let (decl, _) = acc_decl(&name.name, *dtype, None);
             let decl_at = e.lines.len();
             let note = format!("warp accumulator, {dtype}, in the mma.sync fragment layout");
@@ -156,7 +172,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             let fill_at = e.lines.len();
             e.call(
                 Call::new("tsl_mma_fill")
-                    .targs(["0"])
+                    .targs([CExpr::int(0)])
                     .args([cpp_name(&name.name), v]),
                 None,
                 line,
@@ -174,7 +190,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
         }
         Stmt::Ext(ExtStmt::MmaRefill { acc, value }) => {
             let (v, t) = e.cx().value(*value)?;
-            let v = super::cexpr::convert(&v, t, DType::F32);
+            let v = super::cexpr::convert(v.clone(), t, DType::F32);
             let b = ident(e, s, IdentRole::Acc);
             let Some(Frag::Acc {
                 dtype,
@@ -192,7 +208,7 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
             // declaration's).
             let regs = tiles
                 .as_ref()
-                .map_or("0".to_string(), |t| acc_decl(&acc.name, dtype, Some(t)).1);
+                .map_or(CExpr::int(0), |t| acc_decl(&acc.name, dtype, Some(t)).1);
             let at = e.lines.len();
             e.call(
                 Call::new("tsl_mma_fill")
@@ -243,14 +259,9 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 // The first `mma` into the accumulator sizes it.
                 size_acc(e, acc_b, (fm.clone(), fnn.clone()), shape.rows());
             }
-            let mut targs = vec![
-                kind.cpp().to_string(),
-                fm.to_cpp(),
-                fnn.to_cpp(),
-                fk.to_cpp(),
-            ];
+            let mut targs = vec![CExpr::Lit(kind.cpp()), sym(&fm), sym(&fnn), sym(&fk)];
             if shape != Shape::Full {
-                targs.push(shape.cpp().to_string());
+                targs.push(CExpr::Lit(shape.cpp()));
             }
             let call =
                 Call::new("tsl_warp_mma")
@@ -308,12 +319,12 @@ pub fn mma_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Low
                 let p = v.tensor.param.unwrap_or(0);
                 e.written_params.insert(p);
             }
-            let mut targs = vec![fm.to_cpp(), fnn.to_cpp()];
+            let mut targs = vec![sym(&fm), sym(&fnn)];
             if rows != 16 || v.transposed {
-                targs.push(rows.to_string());
+                targs.push(CExpr::int(rows));
             }
             if v.transposed {
-                targs.push("true".to_string());
+                targs.push(flag(true));
             }
             let call = Call::new("tsl_mma_store").targs(targs).args([
                 cpp_name(&acc.name),
@@ -371,7 +382,7 @@ fn operand_view(e: &Emitter, x: ExprId) -> Result<super::cexpr::View, LowerError
 fn placement(
     e: &mut Emitter,
     v: &super::cexpr::View,
-) -> Result<(String, String, String, String, String, String), LowerError> {
+) -> Result<(CExpr, CExpr, CExpr, CExpr, CExpr, CExpr), LowerError> {
     let t = &v.tensor;
     if t.shape.len() != 2 || v.origin.len() != 2 {
         return Err(LowerError::new(
@@ -386,9 +397,9 @@ fn placement(
         v.entry_ptr(),
         v.origin[0].clone(),
         v.origin[1].clone(),
-        t.shape[0].to_cpp(),
-        t.shape[1].to_cpp(),
-        t.ld().to_cpp(),
+        sym(&t.shape[0]),
+        sym(&t.shape[1]),
+        sym(&t.ld()),
     ))
 }
 
@@ -464,14 +475,14 @@ fn load(
     // The symbolic extents.
     let mut conds = Vec::new();
     if is_a && mv.is_none() {
-        conds.push(format!("{} % 16 == 0", paren(&mn)));
+        conds.push(paren(&mn).rem(CExpr::int(16)).eq(CExpr::int(0)));
     }
     if kv.is_none() {
-        conds.push(format!("{} % {ki} == 0", paren(&k)));
+        conds.push(paren(&k).rem(CExpr::int(ki)).eq(CExpr::int(0)));
     }
-    if !conds.is_empty() {
+    if let Some(cond) = CExpr::join(COp::And, conds) {
         let whole = Op::StaticAssert {
-            cond: conds.join(" && "),
+            cond,
             message: format!(
                 "the warp tile `{name}` takes whole {} instructions",
                 kind.inst(shape)
@@ -501,33 +512,33 @@ fn load(
     // Its registers: an array of its own, or a slot of its double buffer (sized here).
     let dest = match e.warp.buffers.get(&Binding::Frag(s)).cloned() {
         Some(buf) => {
-            if let Op::Array { len, .. } = &mut e.lines[buf.decl].op {
-                *len = regs.to_cpp();
+            if let Op::Array2D { len, .. } = &mut e.lines[buf.decl].op {
+                *len = CExpr::sym(&regs);
             }
             if e.lines[buf.decl].note.is_none() {
                 e.lines[buf.decl].note = Some(format!("{what}, two k-steps"));
             }
-            format!("{}[{}]", buf.name, buf.slot)
+            CExpr::var(&buf.name).index(buf.slot)
         }
         None => {
             let arr = Op::Array {
                 ty: "tsl_u32".into(),
                 name: name.to_string(),
-                len: regs.to_cpp(),
+                len: sym(&regs),
             };
             e.emit(arr, Some(&what), line);
-            name.to_string()
+            CExpr::var(name)
         }
     };
-    let (fa, fb) = (tiles.0.to_cpp(), tiles.1.to_cpp());
-    let trans_cpp = if trans { "true" } else { "false" };
+    let (fa, fb) = (sym(&tiles.0), sym(&tiles.1));
+    let trans_cpp = flag(trans);
     // The shape and tile K, where not the defaults (full shape, no padding).
     let mut extra = Vec::new();
     if shape != Shape::Full || kt.is_some() {
-        extra.push(shape.cpp().to_string());
+        extra.push(CExpr::Lit(shape.cpp()));
     }
     if let Some(kv) = kt {
-        extra.push(kv.to_string());
+        extra.push(CExpr::int(kv));
     }
     // A tile a swizzled TMA load wrote (or that states `.swiz<N>`): ldmatrix at swizzled
     // addresses. The checker admits only tiles of full instructions here (E1670).
@@ -550,12 +561,12 @@ fn load(
             "tsl_mma_load_b_swz"
         };
         let targs = vec![
-            kind.cpp().to_string(),
+            CExpr::Lit(kind.cpp()),
             fa,
             fb,
-            trans_cpp.to_string(),
-            v.tensor.ld().to_cpp(),
-            sw.to_cpp(),
+            trans_cpp,
+            sym(&v.tensor.ld()),
+            sym(&sw),
         ];
         let call = Call::new(helper)
             .targs(targs)
@@ -575,11 +586,11 @@ fn load(
             "tsl_mma_load_b"
         };
         let mut targs = vec![
-            kind.cpp().to_string(),
+            CExpr::Lit(kind.cpp()),
             fa,
             fb,
-            trans_cpp.to_string(),
-            v.tensor.ld().to_cpp(),
+            trans_cpp,
+            sym(&v.tensor.ld()),
             ldsm,
         ];
         targs.extend(extra);
@@ -599,7 +610,7 @@ fn load(
         } else {
             "tsl_mma_gather_b"
         };
-        let mut targs = vec![kind.cpp().to_string(), fa, fb, trans_cpp.to_string()];
+        let mut targs = vec![CExpr::Lit(kind.cpp()), fa, fb, trans_cpp];
         targs.extend(extra);
         let call = Call::new(helper)
             .targs(targs)
@@ -657,13 +668,13 @@ fn load_acc(
     );
     e.emit(decl, Some(&note), line);
     let (ptr, r0, c0, nrows, cols, ld) = placement(e, &v)?;
-    let mut targs = vec![tiles.0.to_cpp(), tiles.1.to_cpp()];
+    let mut targs = vec![sym(&tiles.0), sym(&tiles.1)];
     if rows != 16 {
-        targs.push(rows.to_string());
+        targs.push(CExpr::int(rows));
     }
     e.call(
         Call::new("tsl_mma_load_c").targs(targs).args([
-            name.to_string(),
+            CExpr::var(name),
             ptr,
             r0,
             c0,

@@ -1,6 +1,7 @@
 //! What the warp-level `mma` lowering (`super::warp`) knows about the fragments in scope: kept
 //! apart from it so that the emitter can hold it without importing the lowering.
 
+use super::cxx::CExpr;
 use crate::check::Binding;
 use crate::ir::DType;
 use crate::sym::Sym;
@@ -158,7 +159,7 @@ pub enum Frag {
         tiles: (Sym, Sym),
         shape: Shape,
         /// The C++ registers that hold it: its name, or its slot of a double buffer.
-        cpp: String,
+        cpp: CExpr,
     },
 }
 
@@ -169,7 +170,7 @@ pub enum Frag {
 pub struct Buffer {
     pub name: String,
     pub decl: usize,
-    pub slot: String,
+    pub slot: CExpr,
 }
 
 /// A `frag` register tile laid out like an accumulator (`super::frag_elem`): `[m]` (one
@@ -188,8 +189,9 @@ pub struct TileFrag {
 #[derive(Debug, Default)]
 pub struct WarpState {
     frags: HashMap<Binding, Frag>,
-    /// The `frag` register tiles (either path).
-    pub tiles: HashMap<String, TileFrag>,
+    /// The `frag` register tiles (either path), by the checker's binding of each declarator,
+    /// with the declarator's name.
+    pub tiles: HashMap<Binding, (String, TileFrag)>,
     /// The operands loaded into double buffers, by their `mma.load`'s binding.
     pub buffers: HashMap<Binding, Buffer>,
 }

@@ -34,6 +34,7 @@
 //! variables as C++ constants of the same names in a block of their own; past the last tile
 //! they read the last tile again (never past the staged tiles), and nothing uses them.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Op;
@@ -49,8 +50,16 @@ pub fn marked(e: &Emitter, s: StmtId) -> bool {
         .any(|a| a.target == s && a.name.name == "frag_prefetch")
 }
 
-fn paren(s: &crate::sym::Sym) -> String {
-    super::cexpr::cpp_paren(s)
+fn paren(s: &crate::sym::Sym) -> CExpr {
+    CExpr::sym_operand(s)
+}
+
+fn var(n: &str) -> CExpr {
+    CExpr::var(n)
+}
+
+fn one() -> CExpr {
+    CExpr::int(1)
 }
 
 pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
@@ -116,7 +125,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     );
     e.emit(
         Op::StaticAssert {
-            cond: format!("{} % 2 == 0", paren(&f)),
+            cond: paren(&f).rem(CExpr::int(2)).eq(CExpr::int(0)),
             message: "a k-step's fragments take the slot of its parity".into(),
         },
         None,
@@ -133,19 +142,15 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
                 0 => format!("tsl_{}_buf", name.name),
                 _ => format!("tsl_{}_buf{i}", name.name),
             })
-            .find(|b| {
-                let arr = format!("{b}[2]");
-                !e.lines
-                    .iter()
-                    .any(|l| l.op.declared() == Some(arr.as_str()))
-            })
+            .find(|b| !e.lines.iter().any(|l| l.op.declared() == Some(b.as_str())))
             .unwrap_or_default();
         let decl = e.lines.len();
         e.emit(
-            Op::Array {
+            Op::Array2D {
                 ty: "tsl_u32".into(),
-                name: format!("{buf}[2]"),
-                len: "0".into(),
+                name: buf.clone(),
+                rows: CExpr::int(2),
+                len: CExpr::int(0),
             },
             None,
             e.dsl_line(l),
@@ -155,7 +160,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
             Buffer {
                 name: buf,
                 decl,
-                slot: format!("{kk} % 2"),
+                slot: CExpr::var(kk).rem(CExpr::int(2)),
             },
         );
     }
@@ -167,12 +172,12 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         line,
     );
     e.scopes.push();
-    for (v, init) in [(kt, "0"), (kk, "0")] {
+    for v in [kt, kk] {
         e.emit(
             Op::Decl {
                 ty: "const int".into(),
                 name: v.into(),
-                init: Some(init.into()),
+                init: Some(CExpr::int(0)),
             },
             None,
             line,
@@ -191,8 +196,8 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     e.open(
         Op::For {
             var: kt.into(),
-            init: "0".into(),
-            bound: n.to_cpp(),
+            init: CExpr::int(0),
+            bound: CExpr::sym(&n),
             step: None,
         },
         None,
@@ -202,8 +207,8 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     e.open(
         Op::For {
             var: kk.into(),
-            init: "0".into(),
-            bound: f.to_cpp(),
+            init: CExpr::int(0),
+            bound: CExpr::sym(&f),
             step: None,
         },
         None,
@@ -215,7 +220,9 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     // may refill.
     e.open(
         Op::If {
-            cond: format!("{kk} == {} - 1 && {kt} + 1 < {}", paren(&f), paren(&n)),
+            cond: var(kk)
+                .eq(paren(&f).sub(one()))
+                .and(var(kt).add(one()).lt(paren(&n))),
             constexpr: false,
         },
         Some("before the last k-step: the next tile's wait and copies"),
@@ -225,7 +232,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         Op::Decl {
             ty: "const int".into(),
             name: "tsl_next_tile".into(),
-            init: Some(format!("{kt} + 1")),
+            init: Some(var(kt).add(one())),
         },
         None,
         e.dsl_line(wait),
@@ -236,7 +243,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         Op::Decl {
             ty: "const int".into(),
             name: kt.into(),
-            init: Some("tsl_next_tile".into()),
+            init: Some(var("tsl_next_tile")),
         },
         None,
         e.dsl_line(wait),
@@ -248,12 +255,14 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
     e.scopes.pop();
     e.close(None);
     e.close(None);
-    let next_kt = format!(
-        "{kk} + 1 < {f} ? {kt} : ({kt} + 1 < {n} ? {kt} + 1 : {kt})",
-        f = paren(&f),
-        n = paren(&n)
-    );
-    let next_kk = format!("{kk} + 1 < {} ? {kk} + 1 : 0", paren(&f));
+    let in_tile = var(kk).add(one()).lt(paren(&f));
+    let next_tile = var(kt)
+        .add(one())
+        .lt(paren(&n))
+        .ternary(var(kt).add(one()), var(kt))
+        .paren();
+    let next_kt = in_tile.clone().ternary(var(kt), next_tile);
+    let next_kk = in_tile.ternary(var(kk).add(one()), CExpr::int(0));
     for (name, init, note) in [
         (
             "tsl_next_kt",
@@ -283,7 +292,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
             Op::Decl {
                 ty: "const int".into(),
                 name: v.into(),
-                init: Some(init.into()),
+                init: Some(var(init)),
             },
             None,
             step_line,

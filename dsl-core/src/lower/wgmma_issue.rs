@@ -1,6 +1,7 @@
 //! Small WGMMA-issuing pieces shared by the Hopper lowerings (`hopper.rs`, `mn_major.rs`,
 //! `sparse.rs`), kept apart so that those files need not import each other.
 
+use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::kernel::{Call, Op};
 use crate::ir::StmtId;
@@ -26,7 +27,7 @@ pub(super) fn register_a_issue(
     line: Option<u32>,
 ) {
     e.call(
-        Call::new("tsl_pin").args([regs.to_string()]),
+        Call::new("tsl_pin").args([CExpr::var(regs)]),
         Some("the A registers are written before the fence"),
         line,
     );
@@ -53,7 +54,7 @@ pub fn wgmma_commit_wait(e: &mut Emitter, line: Option<u32>, why: &str) {
 pub(super) fn commit_wait() -> Op {
     Op::Calls(vec![
         Call::new("tsl_wgmma_commit"),
-        Call::new("tsl_wgmma_wait").targs(["0"]),
+        Call::new("tsl_wgmma_wait").targs([CExpr::int(0)]),
     ])
 }
 
