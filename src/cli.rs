@@ -8,6 +8,7 @@ use dsl_core::Diagnostics;
 
 use clap::{Parser, Subcommand};
 
+mod answer;
 mod cache;
 mod check;
 mod compile;
