@@ -285,14 +285,14 @@ pub(super) enum Fill {
     Poison,
 }
 
+/// One [`Fill`] per tensor parameter, and the expected arrays by tensor position.
+pub(super) type AnswerPlan = (Vec<Fill>, Vec<(usize, Array)>);
+
 /// `--input` and `--expect` matched against the kernel's tensor parameters: one [`Fill`] per
 /// tensor parameter, and the expected arrays by tensor position. Every mistake is a usage
 /// error found before any GPU work: an unknown name, a name given twice, an unreadable or
 /// non-`.npy` file, a shape other than the parameter's, values its type cannot hold.
-pub(super) fn answer_plan(
-    t: &Tensors,
-    args: &RunArgs,
-) -> Result<(Vec<Fill>, Vec<(usize, Array)>), Failure> {
+pub(super) fn answer_plan(t: &Tensors, args: &RunArgs) -> Result<AnswerPlan, Failure> {
     let usage = |msg: String| Failure::new(exit::USAGE, msg);
     if args.expects.is_empty() {
         return Err(usage(
