@@ -74,6 +74,22 @@ fn a_correct_answer_command_reaches_the_gpu() {
         "--rtol",
         "1e-2",
     ]);
+    // A `bool` scalar is given as 0 or 1 (it reaches the kernel as an `int`).
+    let y = save_f32(&d, "y88.npy", &[8, 8], &[0.125; 64]);
+    reaches_the_gpu(&[
+        "run",
+        "kernels/row_softmax.co",
+        "--shape",
+        "M=8,N=8",
+        "--scalar",
+        "temperature=1",
+        "--scalar",
+        "log_out=0",
+        "--expect",
+        &format!("y={y}"),
+        "--rtol",
+        "1e-5",
+    ]);
     std::fs::remove_dir_all(&d).ok();
 }
 

@@ -121,7 +121,13 @@ pub(super) fn tensors(
     for (i, p) in m.kernel.params.iter().enumerate() {
         let name = p.name.name.clone();
         if p.shape.is_empty() {
-            let dtype = DType::from_ir(p.dtype).ok_or_else(|| {
+            // A `bool` scalar reaches the kernel as an `int` (0 or 1).
+            let ir_dtype = if p.dtype == dsl_core::ir::DType::Bool {
+                dsl_core::ir::DType::I32
+            } else {
+                p.dtype
+            };
+            let dtype = DType::from_ir(ir_dtype).ok_or_else(|| {
                 Failure::new(
                     exit::RUNTIME,
                     format!("scalar parameter `{name}` is {}", p.dtype),
@@ -165,7 +171,16 @@ pub(super) fn tensors(
     }
     for (d, _) in &args.shape {
         if !dims_of.iter().flatten().any(|x| x == d) {
-            let mut all: Vec<&String> = dims_of.iter().flatten().collect();
+            // The names a `--shape` can size: not literals, tunables or constants.
+            let mut all: Vec<&String> = dims_of
+                .iter()
+                .flatten()
+                .filter(|d| {
+                    d.parse::<i64>().is_err()
+                        && !k.config.values.contains_key(*d)
+                        && !k.info.constants.contains_key(*d)
+                })
+                .collect();
             all.sort();
             all.dedup();
             return Err(usage(format!(
@@ -205,13 +220,25 @@ pub(super) fn signature(
         )
     };
     let last = params.len().saturating_sub(1);
-    let epilogue =
-        Epilogue::of(m, param_index.get(last).copied().unwrap_or(0)).unwrap_or(Epilogue {
+    let out = param_index.get(last).copied().unwrap_or(0);
+    let epilogue = match Epilogue::of(m, out) {
+        Some(e) => e,
+        // Element stores of a value the reference does not describe (`alpha * acc + beta *
+        // c.at(i, j)`, `acc * acc`): comparing them with the bare contraction would report a
+        // correct kernel as failing.
+        None if assigns_elements(m, out) => {
+            return Err(no_reference(format!(
+                "stores into `{}` a value other than `ACT(alpha * acc + bias)` (the forms its reference computes)",
+                m.kernel.params[out].name.name
+            )));
+        }
+        None => Epilogue {
             activation: Activation::Identity,
             bias: None,
             scale: None,
             offset: None,
-        });
+        },
+    };
     match (params.len(), &epilogue.bias) {
         (3, None) => {}
         // `out = act(a · b + bias)`: the bias is the third tensor, along an output dimension.
@@ -234,6 +261,25 @@ pub(super) fn signature(
     })
 }
 
+/// Whether the kernel assigns elements of parameter `out` (`out.at(i, j) = …`).
+fn assigns_elements(m: &dsl_core::ir::Module, out: usize) -> bool {
+    use dsl_core::ir::{Expr, Stmt};
+    let name = &m.kernel.params[out].name.name;
+    m.stmts.iter().any(|(_, st)| {
+        let Stmt::Assign { target, .. } = st else {
+            return false;
+        };
+        let mut e = *target;
+        loop {
+            match &m.exprs[e] {
+                Expr::View { base, .. } => e = *base,
+                Expr::Name(n) => return n == name,
+                _ => return false,
+            }
+        }
+    })
+}
+
 /// Runs `run`.
 pub fn run(args: &RunArgs) -> Result<String, Failure> {
     let k = Loaded::load(&args.problem.kernel)?;
@@ -248,7 +294,15 @@ pub fn run(args: &RunArgs) -> Result<String, Failure> {
         return run_with_answers(&k, &prepared, args);
     }
     // Everything that can be refused without a GPU is refused first.
-    let sig = signature(&k, &prepared, &args.problem)?;
+    let sig = signature(&k, &prepared, &args.problem).map_err(|mut f| {
+        if f.code == exit::RUNTIME && f.text.contains("tessel run verifies kernels") {
+            f.text = format!(
+                "{}; to verify any other kernel, give the expected outputs: --expect NAME=FILE.npy (and --input NAME=FILE.npy for its inputs)\n",
+                f.text.trim_end()
+            );
+        }
+        f
+    })?;
     check_scalars(&sig.scalars, args)?;
     let dev = open_device()?;
     measure(&k, &prepared, &sig, &dev, args)
