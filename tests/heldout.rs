@@ -57,6 +57,8 @@ const REJECTED: &[(&str, &str, u32)] = &[
     ("bad_barrier_in_branch", "E1690", 7),
     ("bad_copy_shape", "E0202", 5),
     ("bad_dtype_store", "E0206", 10),
+    ("bad_keyword_param", "E0107", 2),
+    ("bad_math_function_name", "E0107", 4),
     ("bad_mixed_operand_types", "E1403", 8),
     ("bad_mma_k_mismatch", "E1402", 8),
     ("bad_smem_overflow", "E0501", 4),
