@@ -125,8 +125,8 @@ impl View {
     /// the guarded accessors (`tsl_ld_or_zero`, `tsl_st_guarded`) take: a 1-D tensor is one
     /// row; a tensor of rank 3 or more folds its leading dimensions into the row
     /// (`(i0 · S1 + i1) · S2 + i2`, of S0 · S1 · S2 rows), and a leading index past its own
-    /// dimension makes the row `rows` — outside, so the element reads as zero and is not
-    /// stored, as for a 2-D tensor.
+    /// dimension (or negative) makes the row `rows` — outside, so the element reads as zero and
+    /// is not stored, as for a 2-D tensor.
     pub fn global_rc(&self) -> (String, String, String, String) {
         let t = &self.tensor;
         let n = t.shape.len();
@@ -154,8 +154,15 @@ impl View {
             .map(cpp_paren)
             .collect::<Vec<_>>()
             .join(" * ");
+        // Unsigned, so that a negative index is outside too (it would fold into the row before).
         let inside: Vec<String> = (1..lead)
-            .map(|d| format!("{} < {}", wrap(&self.origin[d]), cpp_paren(&t.shape[d])))
+            .map(|d| {
+                format!(
+                    "(unsigned){} < (unsigned){}",
+                    wrap(&self.origin[d]),
+                    cpp_paren(&t.shape[d])
+                )
+            })
             .collect();
         let row = format!("({} ? {row} : {rows})", inside.join(" && "));
         (row, self.origin[lead].clone(), rows, t.shape[lead].to_cpp())
