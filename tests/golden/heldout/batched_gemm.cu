@@ -326,9 +326,9 @@ __global__ void __launch_bounds__(T * T) tsl_batched_gemm(
   const int j = bn * T + tj;  // dsl:8
   float acc = 0.0f;  // dsl:9
   for (int k = 0; k < K; ++k) {  // dsl:10
-    acc = fmaf(tsl_ld_or_zero(a, (i < M ? (bb * M + i) : B * M), k, B * M, K), tsl_ld_or_zero(w, (j < N ? (bb * N + j) : B * N), k, B * N, K), acc);  // dsl:11
+    acc = fmaf(tsl_ld_or_zero(a, ((unsigned)i < (unsigned)M ? (bb * M + i) : B * M), k, B * M, K), tsl_ld_or_zero(w, ((unsigned)j < (unsigned)N ? (bb * N + j) : B * N), k, B * N, K), acc);  // dsl:11
   }
-  tsl_st_guarded(c, (i < M ? (bb * M + i) : B * M), j, B * M, N, acc);  // dsl:12
+  tsl_st_guarded(c, ((unsigned)i < (unsigned)M ? (bb * M + i) : B * M), j, B * M, N, acc);  // dsl:12
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
