@@ -28,6 +28,7 @@ use tessel_runtime::nvrtc::Arch;
 /// must use.
 const ACCEPTED: &[(&str, Option<&str>, &[&str])] = &[
     ("axpy", None, &["FFMA", "STG"]),
+    ("backward_diff", None, &["LDG", "FADD", "STG"]),
     ("batched_gemm", None, &["FFMA", "STG"]),
     ("default_levels_relu", None, &["FMNMX", "STG"]),
     ("fp8_scaled_gemm", None, &["UTMALDG", "QGMMA", "STG"]),

@@ -190,6 +190,15 @@ def stencil(out):
     return c
 
 
+def backward_diff(out):
+    c = Case(out, "backward_diff", "backward_diff", "N=1000")
+    x = normal(1000)
+    prev = np.concatenate([[0.0], x[:-1]]).astype(np.float32)  # x[-1] reads as zero
+    c.save("in", "x", x)
+    c.save("out", "y", (x - prev).astype(np.float32))
+    return c
+
+
 def relu(out):
     c = Case(out, "default_levels_relu", "default_levels_relu", "R=33")
     x = normal(33, 256)
@@ -259,7 +268,7 @@ def wgmma_gelu(out):
 
 
 CASES = [softmax, rmsnorm, layernorm, row_sum, gemm_bias_relu, gemm_alpha_beta, batched_gemm,
-         gemm_tn_simt, gemm_tt_simt, transpose, axpy, stencil, relu, affine, ragged, int8,
+         gemm_tn_simt, gemm_tt_simt, transpose, axpy, stencil, backward_diff, relu, affine, ragged, int8,
          warp_f16, warp_tn, wgmma_gelu]
 
 
