@@ -203,6 +203,8 @@ fn reserved(name: &str) -> Option<&'static str> {
         Some("it is a CUDA built-in variable, which the emitted kernel uses")
     } else if RESERVED.contains(&name) {
         Some("it is a C++ keyword, and the emitted CUDA keeps the names you write")
+    } else if !name.is_ascii() {
+        Some("NVRTC reads only ASCII identifiers, and the emitted CUDA keeps the names you write")
     } else if name == "printf"
         || name
             .strip_suffix('f')
@@ -367,10 +369,11 @@ impl R<'_> {
                     span,
                     format!("`{name}` cannot name a variable: {why}"),
                 )
-                .with_help(format!(
-                    "rename it (e.g. `{}_`)",
-                    name.trim_start_matches('_')
-                )),
+                .with_help(if name.is_ascii() {
+                    format!("rename it (e.g. `{}_`)", name.trim_start_matches('_'))
+                } else {
+                    "rename it with ASCII letters, digits and `_`".to_string()
+                }),
             );
         }
     }
