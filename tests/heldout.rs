@@ -63,6 +63,7 @@ const REJECTED: &[(&str, &str, u32)] = &[
     ("bad_math_function_name", "E0107", 4),
     ("bad_mixed_operand_types", "E1403", 8),
     ("bad_mma_k_mismatch", "E1402", 8),
+    ("bad_non_ascii_name", "E0107", 2),
     ("bad_smem_overflow", "E0501", 4),
     ("bad_thread_extent_runtime", "E0606", 4),
     ("bad_too_many_threads", "E0601", 3),
