@@ -68,6 +68,7 @@ const REJECTED: &[(&str, &str, u32)] = &[
     ("bad_thread_extent_runtime", "E0606", 4),
     ("bad_too_many_threads", "E0601", 3),
     ("bad_tunable_default", "E1002", 2),
+    ("bad_tunable_twice", "E1003", 3),
     ("bad_undefined_name", "E0101", 5),
     ("bad_wait_not_future", "E0104", 6),
     ("bad_wrong_rank_index", "E0205", 4),
