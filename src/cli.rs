@@ -8,6 +8,7 @@ use dsl_core::Diagnostics;
 
 use clap::{Parser, Subcommand};
 
+mod answer;
 mod cache;
 mod check;
 mod compile;
@@ -59,8 +60,10 @@ pub enum Command {
     /// The reference comes from the signature: the last parameter is the output, a contraction
     /// of the two others over the dimensions it lacks (a GEMM in any layout, a GEMV). Row-major
     /// NT and NN GEMMs are checked against cuBLAS over every output and timed against it; other
-    /// contractions against an f64 host computation at sampled outputs. Exit 1 when the output
-    /// does not verify, 3 without a GPU.
+    /// contractions against an f64 host computation at sampled outputs. Any other kernel is
+    /// verified against your answers: `--expect NAME=FILE.npy` (and `--input NAME=FILE.npy`),
+    /// every element compared within `--atol`/`--rtol`. Exit 1 when the output does not verify,
+    /// 3 without a GPU.
     Run(run::RunArgs),
     /// Tune the kernel's tunables on GPU 0 for a problem shape (cached per GPU and shape).
     ///

@@ -296,14 +296,16 @@ fn a_wgmma_wait_inside_an_if_does_not_cover_the_code_after_it() {
 }
 
 /// An element of a rank-3 global tensor: the leading dimensions fold into the row of the
-/// guarded accessor, and a middle index past its dimension reads zero.
+/// guarded accessor, and a middle index past its dimension (or negative) reads zero.
 #[test]
 fn rank_three_elements_fold_their_leading_dimensions() {
     let src = "__co__ void f(f32 [B, S, D] u, f32 [S, D] o) {\n  parallel {b} by [B] : block, {i, j} by [16, 16] : thread {\n    o.at(i, j) = u.at(b, i, j);\n  }\n}\n";
     let m = launch_form(parse(src));
     let b = body_text(&lowers(&m, "rank 3"));
     assert!(
-        b.contains("tsl_ld_or_zero(u, (i < S ? (b * S + i) : B * S), j, B * S, D)"),
+        b.contains(
+            "tsl_ld_or_zero(u, ((unsigned)i < (unsigned)S ? (b * S + i) : B * S), j, B * S, D)"
+        ),
         "{b}"
     );
 }

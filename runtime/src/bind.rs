@@ -508,32 +508,47 @@ impl LaunchTemplate {
                 });
             }
         }
-        let range = |what: &'static str, v: i64, max: i64| {
-            if (0..=max).contains(&v) {
+        let range = |what: &'static str, v: i64, min: i64, max: i64| {
+            if (min..=max).contains(&v) {
                 Ok(v as u32)
             } else {
                 Err(DslError::LaunchRange {
                     kernel: self.kernel.clone(),
                     what,
                     value: v,
+                    min,
                     max,
                 })
             }
         };
+        // A grid or block of 0 (a dimension of size 0) is refused here: the driver would
+        // reject the launch with a bare "invalid argument".
         let launch = LaunchConfig {
             grid: (
                 range(
                     "grid x",
                     eval(&self.grid[0], &|| "the grid".into())?,
+                    1,
                     i32::MAX as i64,
                 )?,
-                range("grid y", eval(&self.grid[1], &|| "the grid".into())?, 65535)?,
-                range("grid z", eval(&self.grid[2], &|| "the grid".into())?, 65535)?,
+                range(
+                    "grid y",
+                    eval(&self.grid[1], &|| "the grid".into())?,
+                    1,
+                    65535,
+                )?,
+                range(
+                    "grid z",
+                    eval(&self.grid[2], &|| "the grid".into())?,
+                    1,
+                    65535,
+                )?,
             ),
             block: (
                 range(
                     "block",
                     eval(&self.block, &|| "the block size".into())?,
+                    1,
                     1024,
                 )?,
                 1,
@@ -542,6 +557,7 @@ impl LaunchTemplate {
             dynamic_smem_bytes: range(
                 "dynamic shared memory",
                 eval(&self.smem, &|| "the shared memory size".into())?,
+                0,
                 u32::MAX as i64,
             )?,
         };
@@ -711,6 +727,28 @@ __co__ void matmul(global f32 [M, K] lhs, global f32 [N, K] rhs, global f32 [M, 
         let ok = (i32::MAX as usize) / 32 * 32;
         let b = t.bind(&[&[ok, 1], &[32, 1], &[ok, 32]], None).unwrap();
         assert_eq!(b.launch.grid.0 as usize, ok / 32);
+    }
+
+    #[test]
+    fn an_empty_dimension_is_a_typed_error_not_a_zero_grid() {
+        let (_, t) = template(&GEMM.default_config());
+        let e = t.bind(&[&[0, 64], &[70, 64], &[0, 70]], None).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DslError::LaunchRange {
+                    what: "grid x",
+                    value: 0,
+                    min: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("grid x of 0 is outside 1..="), "{e}");
+        // K = 0 is a legal (empty) sum: the grid covers the output.
+        let b = t.bind(&[&[64, 0], &[70, 0], &[64, 70]], None).unwrap();
+        assert_eq!(b.launch.grid, (2, 3, 1));
     }
 
     #[test]

@@ -150,8 +150,9 @@ pub enum DslError {
         /// The largest value allowed.
         max: i64,
     },
-    /// A grid, block or shared memory size outside what a launch can take.
-    #[error("kernel `{kernel}`: {what} of {value} is outside 0..={max} for this problem")]
+    /// A grid, block or shared memory size outside what a launch can take (a grid or block of
+    /// 0 is an empty problem: a dimension of size 0).
+    #[error("kernel `{kernel}`: {what} of {value} is outside {min}..={max} for this problem")]
     LaunchRange {
         /// The kernel.
         kernel: String,
@@ -159,6 +160,8 @@ pub enum DslError {
         what: &'static str,
         /// The value.
         value: i64,
+        /// The smallest value allowed (1 for the grid and the block).
+        min: i64,
         /// The limit.
         max: i64,
     },
@@ -380,6 +383,40 @@ impl Prepared {
         }
         Ok(problem)
     }
+
+    /// Checks every parameter dimension written as a constant or an expression (`f32 [R, 256]
+    /// x`, `[2 * N]`, `[TM]`) against the tensor's size, with the values `env` gives to the
+    /// tunables, constants and problem sizes: [`Prepared::bind`] binds the problem sizes only,
+    /// and a tensor narrower than such a dimension would be read and written past its end.
+    pub fn check_dims(&self, tensors: &[TensorArg], env: &SymEnv) -> Result<(), DslError> {
+        let m = &self.module;
+        for (p, t) in m.kernel.params.iter().zip(tensors) {
+            for (i, (&d, &got)) in p.shape.iter().zip(&t.shape).enumerate() {
+                if matches!(&m.exprs[d], ir::Expr::Name(n)
+                    if m.tunable(n).is_none() && m.constant(n).is_none())
+                {
+                    continue;
+                }
+                let text = m.expr_to_string(d);
+                let sym = Sym::from_expr(m, d).ok_or_else(|| {
+                    DslError::Plan(format!(
+                        "parameter `{}`: dimension `{text}` is not an integer expression",
+                        p.name.name
+                    ))
+                })?;
+                let expected = eval(&sym, env)?;
+                if i64::try_from(got).ok() != Some(expected) {
+                    return Err(DslError::FixedDim {
+                        param: p.name.name.clone(),
+                        dim: i,
+                        expected,
+                        got,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One configuration of a prepared kernel, compiled and ready to launch for one problem shape.
@@ -467,25 +504,31 @@ impl Instance {
                 });
             }
         }
-        let range =
-            |env: &SymEnv, what: &'static str, s: &Sym, max: i64| -> Result<u32, DslError> {
-                let v = eval(s, env)?;
-                if (0..=max).contains(&v) {
-                    Ok(v as u32)
-                } else {
-                    Err(DslError::LaunchRange {
-                        kernel: prepared.def.name.into(),
-                        what,
-                        value: v,
-                        max,
-                    })
-                }
-            };
-        let block = range(&env, "block", &k.plan.block_threads, 1024)?;
+        let range = |env: &SymEnv,
+                     what: &'static str,
+                     s: &Sym,
+                     min: i64,
+                     max: i64|
+         -> Result<u32, DslError> {
+            let v = eval(s, env)?;
+            if (min..=max).contains(&v) {
+                Ok(v as u32)
+            } else {
+                Err(DslError::LaunchRange {
+                    kernel: prepared.def.name.into(),
+                    what,
+                    value: v,
+                    min,
+                    max,
+                })
+            }
+        };
+        let block = range(&env, "block", &k.plan.block_threads, 1, 1024)?;
         let dynamic_smem_bytes = range(
             &env,
             "dynamic shared memory",
             &k.plan.dynamic_smem_bytes,
+            0,
             u32::MAX as i64,
         )?;
         let name_expression = k.name_expression(&prepared.template_values(config));
@@ -508,9 +551,9 @@ impl Instance {
         env.insert("TSL_SM_COUNT".into(), resident);
         let launch = LaunchConfig {
             grid: (
-                range(&env, "grid x", &k.plan.grid[0], i32::MAX as i64)?,
-                range(&env, "grid y", &k.plan.grid[1], 65535)?,
-                range(&env, "grid z", &k.plan.grid[2], 65535)?,
+                range(&env, "grid x", &k.plan.grid[0], 1, i32::MAX as i64)?,
+                range(&env, "grid y", &k.plan.grid[1], 1, 65535)?,
+                range(&env, "grid z", &k.plan.grid[2], 1, 65535)?,
             ),
             block: (block, 1, 1),
             dynamic_smem_bytes,
@@ -552,6 +595,7 @@ impl Instance {
                 p.dims, self.problem.dims
             )));
         }
+        self.prepared.check_dims(tensors, &self.env)?;
         let params = &self.prepared.module.kernel.params;
         // `TensorArg` carries raw addresses: each must be device memory holding its tensor.
         guard("cuCtxSetCurrent", || {
@@ -675,4 +719,137 @@ fn eval(s: &Sym, env: &SymEnv) -> Result<i64, DslError> {
 pub fn module_cache() -> &'static ModuleCache {
     static C: OnceLock<ModuleCache> = OnceLock::new();
     C.get_or_init(ModuleCache::from_env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static FIXED: KernelDef = KernelDef {
+        name: "dsl_fixed_dims",
+        dsl: r#"
+tunable TB in [64, 128] = 64;
+const W = 2 * TB;
+__co__ void scale_rows(f32 [R, 256] x, f32 [W] w, f32 alpha, f32 [R, 256] y) {
+  parallel {r} by [R] : block, {t} by [256] : thread {
+    y.at(r, t) = alpha * x.at(r, t) * w.at(t % W);
+  }
+}
+"#,
+        file: None,
+        cuda: "",
+        ir: "",
+        params: &[],
+        tunables: &[],
+    };
+
+    fn tensor(shape: &[usize]) -> TensorArg {
+        TensorArg {
+            ptr: 0x1000,
+            shape: shape.to_vec(),
+            dtype: DType::F32,
+        }
+    }
+
+    fn env(tb: i64, r: i64) -> SymEnv {
+        [("TB", tb), ("W", 2 * tb), ("R", r)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+    }
+
+    #[test]
+    fn fixed_dimensions_are_checked_against_the_tensors() {
+        let p = Prepared::get(&FIXED, Variant::default()).unwrap();
+        let good = [
+            tensor(&[10, 256]),
+            tensor(&[128]),
+            TensorArg::scalar(DType::F32, 0.5),
+            tensor(&[10, 256]),
+        ];
+        let problem = p.bind(&good).unwrap();
+        assert_eq!(problem.dims.get("R"), Some(&10));
+        p.check_dims(&good, &env(64, 10)).unwrap();
+        // A tensor narrower than the literal dimension would be read past its end.
+        let narrow = [
+            tensor(&[10, 100]),
+            tensor(&[128]),
+            TensorArg::scalar(DType::F32, 0.5),
+            tensor(&[10, 256]),
+        ];
+        p.bind(&narrow).unwrap();
+        let e = p.check_dims(&narrow, &env(64, 10)).unwrap_err();
+        assert!(
+            matches!(&e, DslError::FixedDim { param, dim: 1, expected: 256, got: 100 } if param == "x"),
+            "{e}"
+        );
+        // A dimension of a constant over a tunable follows the configuration.
+        let e = p.check_dims(&good, &env(128, 10)).unwrap_err();
+        assert!(
+            matches!(&e, DslError::FixedDim { param, dim: 0, expected: 256, got: 128 } if param == "w"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("parameter `w` dimension 0 must be 256, got 128")
+        );
+    }
+
+    #[test]
+    fn scalars_and_tensors_are_not_interchangeable() {
+        let p = Prepared::get(&FIXED, Variant::default()).unwrap();
+        // A tensor where the scalar `alpha` goes, and a scalar where the tensor `w` goes.
+        let e = p
+            .bind(&[
+                tensor(&[10, 256]),
+                tensor(&[128]),
+                tensor(&[1]),
+                tensor(&[10, 256]),
+            ])
+            .unwrap_err();
+        assert!(
+            matches!(&e, DslError::Rank { param, expected: 0, .. } if param == "alpha"),
+            "{e}"
+        );
+        let e = p
+            .bind(&[
+                tensor(&[10, 256]),
+                TensorArg::scalar(DType::F32, 1.0),
+                TensorArg::scalar(DType::F32, 0.5),
+                tensor(&[10, 256]),
+            ])
+            .unwrap_err();
+        assert!(
+            matches!(&e, DslError::Rank { param, expected: 1, .. } if param == "w"),
+            "{e}"
+        );
+        // A missing scalar: one argument short.
+        let e = p
+            .bind(&[tensor(&[10, 256]), tensor(&[128]), tensor(&[10, 256])])
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DslError::Arity {
+                    expected: 4,
+                    got: 3,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A scalar of another type than declared.
+        let e = p
+            .bind(&[
+                tensor(&[10, 256]),
+                tensor(&[128]),
+                TensorArg::scalar(DType::S32, 2.0),
+                tensor(&[10, 256]),
+            ])
+            .unwrap_err();
+        assert!(
+            matches!(&e, DslError::DType { param, .. } if param == "alpha"),
+            "{e}"
+        );
+    }
 }

@@ -276,8 +276,18 @@ impl Epilogue {
             if !matches!(&m.exprs[*base], Expr::Name(n) if n == out_name) {
                 continue;
             }
-            // The accumulator: a name that is no parameter.
-            let acc = |e: dsl_core::ir::ExprId| matches!(&m.exprs[e], Expr::Name(n) if !params.iter().any(|p| &p.name.name == n));
+            // The accumulator: a name that is no parameter, or an element of a register or
+            // shared tile (`sum.at(i, j)`, `acc.at(mi # i, ni # j)`).
+            let local = |n: &String| !params.iter().any(|p| &p.name.name == n);
+            let acc = |e: dsl_core::ir::ExprId| match &m.exprs[e] {
+                Expr::Name(n) => local(n),
+                Expr::View {
+                    base,
+                    op: dsl_core::ir::ViewOp::At,
+                    ..
+                } => matches!(&m.exprs[*base], Expr::Name(n) if local(n)),
+                _ => false,
+            };
             let e = Self::value_form(m, *value, &acc)?;
             match &found {
                 Some(f) if *f != e => return None,

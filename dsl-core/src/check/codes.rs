@@ -490,6 +490,10 @@ pub const NOT_LOWERED_WARP_TMA_ELEMENTWISE: &str = "E1673";
 /// load, `promote` or a scaled `mma` in a warp kernel with TMA copies or events.
 pub const NOT_LOWERED_WARP_TMA_SCHEDULE: &str = "E1674";
 
+/// `sync.shared` (a block barrier) under an `if` whose condition may differ between the
+/// threads of a block, or under `inthreads`: the threads that skip it never arrive.
+pub const BARRIER_DIVERGENT: &str = "E1690";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -1255,5 +1259,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_WARP_TMA_ELEMENTWISE,
         "not supported yet: element-wise work on warp accumulators, `frag` tiles or re-fills in a warp kernel with TMA or events",
+    ),
+    (
+        BARRIER_DIVERGENT,
+        "`sync.shared` under a condition that may differ between the threads of a block",
     ),
 ];

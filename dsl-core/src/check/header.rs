@@ -252,7 +252,15 @@ fn config_values(m: &Module, cfg: &Config, env: &mut Env, diags: &mut Diagnostic
     }
     for t in &m.tunables {
         let v = cfg.get(&t.name.name).unwrap_or(t.default);
-        if v != t.default && !t.domain.is_empty() && !t.domain.contains(&v) {
+        // A tunable declared twice is reported as such (E1003); the configuration holds one
+        // value for both, the other's default, which is not the mistake.
+        let twice = m
+            .tunables
+            .iter()
+            .filter(|u| u.name.name == t.name.name)
+            .count()
+            > 1;
+        if v != t.default && !twice && !t.domain.is_empty() && !t.domain.contains(&v) {
             diags.push(
                 Diagnostic::new(
                     codes::CONFIG,

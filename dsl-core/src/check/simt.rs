@@ -20,6 +20,7 @@ use std::collections::HashSet;
 pub(crate) fn check_simt(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     local_indices(cx, views, diags);
     reductions(cx, diags);
+    barriers(cx, diags);
     transposes(cx, diags);
     waits(cx, diags);
 }
@@ -167,6 +168,38 @@ fn reductions(cx: &Cx, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// `sync.shared` is `__syncthreads()`: every thread of the block must reach it. Under an `if`
+/// whose condition may differ between threads (`super::events::block_uniform`), or under
+/// `inthreads`, the threads that skip it never arrive (undefined behaviour, in practice a hang).
+fn barriers(cx: &Cx, diags: &mut Diagnostics) {
+    fn walk(cx: &Cx, b: &[StmtId], guard: Option<StmtId>, diags: &mut Diagnostics) {
+        let m = cx.m;
+        for &s in b {
+            let st = &m.stmts[s];
+            if let (Stmt::SyncShared, Some(g)) = (st, guard) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::BARRIER_DIVERGENT,
+                        m.stmt_span(s),
+                        "`sync.shared` under a condition that may differ between the threads of the block: the threads that skip it never reach the barrier",
+                    )
+                    .with_note(m.stmt_span(g), "the condition")
+                    .with_help("move `sync.shared` out of the `if` / `inthreads`, or branch on values every thread of the block shares (`: block` and loop variables, tunables, sizes)"),
+                );
+            }
+            let inner = match st {
+                Stmt::InThreads { .. } => Some(s),
+                Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
+                _ => guard,
+            };
+            for blk in super::stmt_blocks(st) {
+                walk(cx, blk, inner, diags);
+            }
+        }
+    }
+    walk(cx, &cx.m.kernel.body, None, diags);
 }
 
 /// Statements under an `if` or `inthreads`, with the innermost such statement.

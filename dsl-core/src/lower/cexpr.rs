@@ -131,8 +131,8 @@ impl View {
     /// the guarded accessors (`tsl_ld_or_zero`, `tsl_st_guarded`) take: a 1-D tensor is one
     /// row; a tensor of rank 3 or more folds its leading dimensions into the row
     /// (`(i0 · S1 + i1) · S2 + i2`, of S0 · S1 · S2 rows), and a leading index past its own
-    /// dimension makes the row `rows` — outside, so the element reads as zero and is not
-    /// stored, as for a 2-D tensor.
+    /// dimension (or negative) makes the row `rows` — outside, so the element reads as zero and
+    /// is not stored, as for a 2-D tensor.
     pub fn global_rc(&self) -> (CExpr, CExpr, CExpr, CExpr) {
         let t = &self.tensor;
         let n = t.shape.len();
@@ -151,13 +151,13 @@ impl View {
         }
         let rows = CExpr::join(COp::Mul, t.shape[..lead].iter().map(CExpr::sym_operand))
             .expect("a leading dimension");
+        // Unsigned, so that a negative index is outside too (it would fold into the row before).
         let inside = CExpr::join(
             COp::And,
             (1..lead).map(|d| {
-                self.origin[d]
-                    .clone()
-                    .wrap()
-                    .lt(CExpr::sym_operand(&t.shape[d]))
+                let unsigned = |e: CExpr| CExpr::Cast("unsigned", Box::new(e));
+                unsigned(self.origin[d].clone().wrap())
+                    .lt(unsigned(CExpr::sym_operand(&t.shape[d])))
             }),
         )
         .expect("a middle dimension");

@@ -655,13 +655,14 @@ template <bool PER_WARP> TSL_DEVICE void tsl_mbar_arrive_from(unsigned long long
 // this path. Needs hopper.cuh (and hopper_wide.cuh for s32 accumulators).
 
 // The element (r, c) of a row-major [rows, cols] tensor, or 0 outside it; and the store of v
-// there when (r, c) is inside it (the Hopper path's copies of lowering/simt.cuh's, whose other
-// helpers need cp.async).
+// there when (r, c) is inside it, a negative index being outside (the Hopper path's copies of
+// lowering/simt.cuh's, whose other helpers need cp.async).
 template <typename T> TSL_DEVICE T tsl_ld_or_zero(const T *p, int r, int c, int rows, int cols) {
-  return (r < rows && c < cols) ? p[(long long)r * cols + c] : tsl_from_f32<T>(0.0f);
+  return ((unsigned)r < (unsigned)rows && (unsigned)c < (unsigned)cols) ? p[(long long)r * cols + c]
+                                                                        : tsl_from_f32<T>(0.0f);
 }
 template <typename T> TSL_DEVICE void tsl_st_guarded(T *p, int r, int c, int rows, int cols, T v) {
-  if (r < rows && c < cols) p[(long long)r * cols + c] = v;
+  if ((unsigned)r < (unsigned)rows && (unsigned)c < (unsigned)cols) p[(long long)r * cols + c] = v;
 }
 
 // Element i of a fragment in the f32 numbering d[4j + 2h + e] (row 16w + lane/4 + 8h, column

@@ -123,13 +123,30 @@ fn global_read_write(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
 fn names(cx: &Cx, e: ExprId, out: &mut HashSet<String>, depth: u32) {
     let m = cx.m;
     walk_expr(m, e, &mut |x| {
-        if let Expr::Name(n) = &m.exprs[x]
-            && out.insert(n.clone())
-            && depth < 32
-            && let Some(Binding::Let(s)) = cx.res.bindings.get(&x)
-            && let Stmt::Let { value, .. } = &m.stmts[*s]
-        {
-            names(cx, *value, out, depth + 1);
+        let Expr::Name(n) = &m.exprs[x] else { return };
+        if !out.insert(n.clone()) || depth >= 32 {
+            return;
+        }
+        match cx.res.bindings.get(&x) {
+            Some(Binding::Let(s)) => {
+                if let Stmt::Let { value, .. } = &m.stmts[*s] {
+                    names(cx, *value, out, depth + 1);
+                }
+            }
+            // A scalar (`int i = b # t;`): what its initializer and every assignment to it read.
+            Some(&Binding::Scalar(d)) => {
+                if let Stmt::ScalarDecl { init: Some(v), .. } = &m.stmts[d] {
+                    names(cx, *v, out, depth + 1);
+                }
+                for s in super::super::all_stmts(m) {
+                    if let Stmt::Assign { target, value, .. } = &m.stmts[s]
+                        && cx.res.bindings.get(target) == Some(&Binding::Scalar(d))
+                    {
+                        names(cx, *value, out, depth + 1);
+                    }
+                }
+            }
+            _ => {}
         }
     });
 }

@@ -17,7 +17,10 @@ impl R<'_> {
                 "a tensor or view",
                 "copies and mma loads/stores take tensors, e.g. `lhs.subspan(TM, TK).at(i, k)`",
             ),
-            Want::Event => ("an event", "declare one with `shared event name;`"),
+            Want::Event => (
+                "an event or a copy future",
+                "name an event (`shared event name;`) or a copy's future (`f = dma.copy … => shared;`)",
+            ),
             Want::Any => ("a name", "name a value, tensor, event or future"),
         };
         self.diags.push(

@@ -99,6 +99,21 @@ const RESERVED: &[&str] = &[
     "and",
     "and_eq",
     "asm",
+    "auto",
+    "bool",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "false",
+    "float",
+    "for",
+    "if",
+    "int",
+    "mutable",
+    "return",
+    "void",
+    "while",
     "bitand",
     "bitor",
     "case",
@@ -156,6 +171,7 @@ const RESERVED: &[&str] = &[
     "switch",
     "template",
     "this",
+    "true",
     "thread_local",
     "throw",
     "try",
@@ -187,6 +203,16 @@ fn reserved(name: &str) -> Option<&'static str> {
         Some("it is a CUDA built-in variable, which the emitted kernel uses")
     } else if RESERVED.contains(&name) {
         Some("it is a C++ keyword, and the emitted CUDA keeps the names you write")
+    } else if !name.is_ascii() {
+        Some("NVRTC reads only ASCII identifiers, and the emitted CUDA keeps the names you write")
+    } else if name == "printf"
+        || name
+            .strip_suffix('f')
+            .is_some_and(|b| super::LOWERED_MATH.contains(&b))
+    {
+        Some(
+            "it is a CUDA function the emitted kernel calls (`expf`, `fmaf`, `printf`, …), which a variable of that name would hide",
+        )
     } else {
         None
     }
@@ -343,10 +369,11 @@ impl R<'_> {
                     span,
                     format!("`{name}` cannot name a variable: {why}"),
                 )
-                .with_help(format!(
-                    "rename it (e.g. `{}_`)",
-                    name.trim_start_matches('_')
-                )),
+                .with_help(if name.is_ascii() {
+                    format!("rename it (e.g. `{}_`)", name.trim_start_matches('_'))
+                } else {
+                    "rename it with ASCII letters, digits and `_`".to_string()
+                }),
             );
         }
     }
