@@ -151,7 +151,8 @@ impl AnyTensor {
         Self::new(dev, dtype, shape, None)
     }
 
-    /// A tensor holding `values` (each rounded to `dtype`).
+    /// A tensor holding `values` (each rounded to `dtype`). Given values are values: an s8
+    /// `-128` stays `-128` ([`s8_values`]), though [`Element::from_f64`] keeps it for the poison.
     pub fn from_f64(
         dev: &Device,
         shape: &[usize],
@@ -166,7 +167,10 @@ impl AnyTensor {
             let host: Vec<T> = v.iter().map(|x| T::from_f64(*x)).collect();
             DeviceTensor::from_host(dev, shape, &host)
         }
-        Ok(of_dtype!(dtype, upload(dev, shape, values)))
+        Ok(match dtype {
+            DType::S8 => AnyTensor::S8(DeviceTensor::from_host(dev, shape, &s8_values(values))?),
+            d => of_dtype!(d, upload(dev, shape, values)),
+        })
     }
 
     /// The element type.
@@ -508,8 +512,26 @@ fn run(
     })
 }
 
+/// `values` rounded and saturated to the whole s8 range, `-128` included (a user's input;
+/// [`Element::from_f64`] stops at `-127` so that random and reference data never hold the
+/// poison byte).
+pub fn s8_values(values: &[f64]) -> Vec<i8> {
+    values
+        .iter()
+        .map(|v| v.round().clamp(-128.0, 127.0) as i8)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn given_s8_values_keep_the_whole_range() {
+        assert_eq!(
+            super::s8_values(&[-128.0, -127.4, 127.0, 300.0, -1e9]),
+            vec![-128, -127, 127, 127, -128]
+        );
+    }
+
     use super::*;
     use dsl_core::def::{KernelDef, Variant};
 
