@@ -184,10 +184,55 @@ fn run_and_compile_refuse_bad_arguments_before_any_gpu_work() {
         exit::USAGE,
         "lowers to the Hopper path (TMA, WGMMA), which only sm_90a has",
     );
-    // `emit` takes one function: a file of two names the second with E0018.
+    // `emit` takes one function: a file of two asks which (`--function`).
     expect(
         &["emit", "tests/data/heldout/multi_kernels.co"],
-        exit::FAILED,
-        "error[E0018]: a module holds one `__co__` kernel",
+        exit::USAGE,
+        "choose one with --function NAME",
     );
+}
+
+#[test]
+fn a_file_of_several_functions_names_the_one_a_command_works_on() {
+    let d = scratch("functions");
+    let two = d.join("two.co");
+    let body = |name: &str, k: &str| {
+        format!(
+            "__co__ void {name}(global f32 [N] x, global f32 [N] y) {{\n  parallel {{b}} by [cdiv(N, 128)] : block, {{t}} by [128] : thread {{\n    y.at(b # t) = x.at(b # t) * {k};\n  }}\n}}\n"
+        )
+    };
+    std::fs::write(&two, body("twice", "2.0f") + &body("thrice", "3.0f")).unwrap();
+    let two = two.display().to_string();
+    // `check` takes every function; the others need one named.
+    expect(&["check", &two], 0, "::thrice: ok");
+    for cmd in ["ir", "emit", "compile"] {
+        expect(
+            &[cmd, &two],
+            exit::USAGE,
+            "holds 2 `__co__` functions (twice, thrice): choose one with --function NAME",
+        );
+        expect(
+            &[cmd, &two, "--function", "halve"],
+            exit::USAGE,
+            "has no `__co__` function `halve` (it holds: twice, thrice)",
+        );
+    }
+    let (cu, code) = cli(&["emit", &two, "--function", "thrice"]);
+    assert_eq!(code, 0, "{cu}");
+    assert!(
+        cu.contains("tsl_thrice(") && !cu.contains("tsl_twice("),
+        "{cu}"
+    );
+    expect(&["check", &two, "--function", "twice"], 0, "ok");
+    // Two functions of one name: a spanned error, whichever command.
+    let dup = d.join("dup.co");
+    std::fs::write(&dup, body("twice", "2.0f") + &body("twice", "3.0f")).unwrap();
+    let dup = dup.display().to_string();
+    for cmd in ["check", "emit"] {
+        expect(
+            &[cmd, &dup],
+            exit::FAILED,
+            "error[E0018]: a second `__co__` function named `twice` (the first is on line 1)",
+        );
+    }
 }

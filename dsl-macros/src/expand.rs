@@ -15,9 +15,50 @@ pub fn gemm_kernel(input: TokenStream) -> TokenStream {
     // before it.
     let parts = split_functions(&input);
     if parts.len() > 1 {
+        if let Some(err) = duplicate_name(&input) {
+            return stub(None, err);
+        }
         return parts.into_iter().map(one_kernel).collect();
     }
     one_kernel(input)
+}
+
+/// A `compile_error!` at the name of a `__co__` function an earlier function of the invocation
+/// already took (each function becomes a module of its name), if any.
+fn duplicate_name(input: &TokenStream) -> Option<TokenStream> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = input.clone().into_iter().collect();
+    let mut seen: Vec<String> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if !matches!(t, TokenTree::Ident(id) if id == "__co__") {
+            continue;
+        }
+        // The name is the last identifier before the parameter list.
+        let name = tokens[i + 1..]
+            .iter()
+            .take_while(
+                |t| !matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis),
+            )
+            .filter_map(|t| match t {
+                TokenTree::Ident(id) => Some(id.clone()),
+                _ => None,
+            })
+            .last()?;
+        let text = name.to_string();
+        if seen.contains(&text) {
+            let d = dsl_core::Diagnostic::new(
+                dsl_core::parse::codes::BAD_KERNEL,
+                dsl_core::Span::DUMMY,
+                format!("a second `__co__` function named `{text}`"),
+            )
+            .with_help("each function of an invocation is a kernel module of its name: rename one");
+            let msg = d.rendered_message();
+            let span = name.span();
+            return Some(quote::quote_spanned!(span=> ::core::compile_error!{ #msg }));
+        }
+        seen.push(text);
+    }
+    None
 }
 
 /// The invocation split into one token stream per `__co__` function, each with the tokens that
@@ -113,6 +154,10 @@ fn file_mode(rel: &str, lit: Span) -> TokenStream {
     // own text (the others blanked) for the later stages.
     let texts = dsl_core::parse::function_texts(&text);
     if texts.len() > 1 {
+        let dups = dsl_core::parse::duplicate_functions(&text);
+        if !dups.is_empty() {
+            return stub(None, errors(&dups, &origin));
+        }
         let mut out = track;
         for (_, one) in &texts {
             out.extend(match dsl_core::parse::parse_str(one, Some(rel)) {

@@ -123,6 +123,7 @@ pub fn kernel_def_from_file(file: &str) -> Result<&'static KernelDef, Failure> {
     let k = Loaded::load(&KernelArgs {
         file: file.to_string(),
         sets: Vec::new(),
+        function: None,
     })?;
     Ok(kernel_def(&k))
 }

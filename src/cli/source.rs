@@ -19,6 +19,10 @@ pub struct KernelArgs {
     /// Set a tunable (repeatable); the others keep their defaults.
     #[arg(long = "set", value_name = "NAME=V", value_parser = parse_set)]
     pub sets: Vec<(String, i64)>,
+    /// The `__co__` function to use, in a file that holds several (`check` takes every one
+    /// without it).
+    #[arg(long = "function", value_name = "NAME")]
+    pub function: Option<String>,
 }
 
 /// A failed command: the text to print (on stderr) and the exit code ([`exit`]).
@@ -85,7 +89,7 @@ impl Loaded {
     /// Reads, parses and checks (sm_90 limits, no problem size): exit 2 for an unreadable file
     /// or an unknown tunable, exit 1 with the rendered diagnostics for a DSL error.
     pub fn load(args: &KernelArgs) -> Result<Loaded, Failure> {
-        let text = read(&args.file)?;
+        let text = function_text(args, read(&args.file)?)?;
         let parsed = dsl_core::parse::parse_str(&text, Some(&args.file))
             .map_err(|d| diagnostics(&args.file, &text, &d))?;
         Self::checked(args, text, parsed, Checks::Lowering)
@@ -94,7 +98,7 @@ impl Loaded {
     /// Like [`Loaded::load`], with the language's checks only: what no lowering handles yet
     /// is in [`Loaded::notes`] instead of an error.
     pub fn load_language(args: &KernelArgs) -> Result<Loaded, Failure> {
-        let text = read(&args.file)?;
+        let text = function_text(args, read(&args.file)?)?;
         let parsed = dsl_core::parse::parse_str(&text, Some(&args.file))
             .map_err(|d| diagnostics(&args.file, &text, &d))?;
         Self::checked(args, text, parsed, Checks::Language)
@@ -103,6 +107,9 @@ impl Loaded {
     /// Every `__co__` function of the file, each checked for the language on its own (a file
     /// with one function gives one entry, named by that function).
     pub fn load_each(args: &KernelArgs) -> Result<Vec<(String, Result<Loaded, Failure>)>, Failure> {
+        if let Some(name) = &args.function {
+            return Ok(vec![(name.clone(), Self::load_language(args))]);
+        }
         let text = read(&args.file)?;
         Ok(dsl_core::parse::parse_file(&text, Some(&args.file))
             .into_iter()
@@ -200,6 +207,43 @@ impl Loaded {
 fn read(file: &str) -> Result<String, Failure> {
     std::fs::read_to_string(file)
         .map_err(|e| Failure::new(exit::USAGE, format!("cannot read {file}: {e}")))
+}
+
+/// The text of the function a command works on: the file as it is when it holds one `__co__`
+/// function (or `--function` names its only one); the named function with the others blanked
+/// (lines and columns kept) when it holds several. Several and none named, or a name the file
+/// lacks: exit 2, naming the functions.
+fn function_text(args: &KernelArgs, text: String) -> Result<String, Failure> {
+    let mut texts = dsl_core::parse::function_texts(&text);
+    let dups = dsl_core::parse::duplicate_functions(&text);
+    if !dups.is_empty() {
+        return Err(diagnostics(&args.file, &text, &dsl_core::Diagnostics(dups)));
+    }
+    let names: Vec<String> = texts.iter().map(|(n, _)| n.clone()).collect();
+    match &args.function {
+        None if texts.len() <= 1 => Ok(text),
+        None => Err(Failure::new(
+            exit::USAGE,
+            format!(
+                "{} holds {} `__co__` functions ({}): choose one with --function NAME",
+                args.file,
+                texts.len(),
+                names.join(", ")
+            ),
+        )),
+        Some(want) => match texts.iter().position(|(n, _)| n == want) {
+            Some(_) if texts.len() == 1 => Ok(text),
+            Some(i) => Ok(texts.swap_remove(i).1),
+            None => Err(Failure::new(
+                exit::USAGE,
+                format!(
+                    "{} has no `__co__` function `{want}` (it holds: {})",
+                    args.file,
+                    names.join(", ")
+                ),
+            )),
+        },
+    }
 }
 
 fn diagnostics(file: &str, text: &str, d: &dsl_core::Diagnostics) -> Failure {

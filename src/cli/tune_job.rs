@@ -93,6 +93,7 @@ mod tests {
             kernel: KernelArgs {
                 file: format!("{}/kernels/{file}", env!("CARGO_MANIFEST_DIR")),
                 sets: Vec::new(),
+                function: None,
             },
             shape: shape.iter().map(|(d, v)| (d.to_string(), *v)).collect(),
             dtype: dtype.map(|d| dsl_core::ir::DType::from_name(d).unwrap()),

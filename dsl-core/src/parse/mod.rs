@@ -100,9 +100,14 @@ pub fn parse_file(text: &str, file: Option<&str>) -> Vec<(String, Result<Parsed,
         let name = kernels.first().map(|k| k.0.clone()).unwrap_or_default();
         return vec![(name, parse_str(text, file))];
     }
+    let dups = duplicates(&filtered.text, &kernels);
     kernels
         .iter()
-        .map(|(name, range)| {
+        .enumerate()
+        .map(|(i, (name, range))| {
+            if let Some((_, d)) = dups.iter().find(|(j, _)| *j == i) {
+                return (name.clone(), Err(Diagnostics(vec![d.clone()])));
+            }
             let one = filemode::keep_only(&filtered.text, range, &kernels);
             let r = lexer::lex_file(&one)
                 .map_err(|d| Diagnostics(vec![d]))
@@ -114,6 +119,59 @@ pub fn parse_file(text: &str, file: Option<&str>) -> Vec<(String, Result<Parsed,
             (name.clone(), r)
         })
         .collect()
+}
+
+/// A diagnostic for each `__co__` function whose name an earlier function of the file took:
+/// each function becomes a module of its name, so two of one name cannot both be kernels.
+pub fn duplicate_functions(text: &str) -> Vec<crate::Diagnostic> {
+    let filtered = filemode::filter(text);
+    let kernels = filemode::kernels(&filtered.text);
+    duplicates(&filtered.text, &kernels)
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect()
+}
+
+/// The index of each function whose name is taken by an earlier one, with its diagnostic.
+fn duplicates(
+    text: &str,
+    kernels: &[(String, std::ops::Range<usize>)],
+) -> Vec<(usize, crate::Diagnostic)> {
+    let at = |char_index: usize| {
+        let before: Vec<char> = text.chars().take(char_index).collect();
+        let line = before.iter().filter(|c| **c == '\n').count() as u32 + 1;
+        let col = before.iter().rev().take_while(|c| **c != '\n').count() as u32;
+        crate::span::LineCol { line, col }
+    };
+    let mut out = Vec::new();
+    for (i, (name, range)) in kernels.iter().enumerate() {
+        let Some((_, first)) = kernels[..i].iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        let start = at(range.start);
+        let span = crate::Span {
+            start,
+            end: crate::span::LineCol {
+                line: start.line,
+                col: start.col + 6,
+            },
+            first_token: u32::MAX,
+            last_token: u32::MAX,
+        };
+        out.push((
+            i,
+            crate::Diagnostic::new(
+                codes::BAD_KERNEL,
+                span,
+                format!(
+                    "a second `__co__` function named `{name}` (the first is on line {})",
+                    at(first.start).line
+                ),
+            )
+            .with_help("each function of a file is a kernel of its own name: rename one"),
+        ));
+    }
+    out
 }
 
 /// Each `__co__` function of a program file with a text of its own: the file with host code
