@@ -668,50 +668,6 @@ fn a_futures_span_sizes_a_declaration() {
     assert!(rebound.contains("shared f32 [f.span] h;"), "{rebound}");
 }
 
-/// Croqtile's i-tuple loop variable (one name over several dimensions) is a parse error of its
-/// own, "not supported yet", spanned at the variable, whose help names one variable per
-/// dimension.
-#[test]
-fn one_loop_variable_over_several_dimensions_is_not_supported_yet() {
-    for (src, n) in [
-        (
-            "__co__ void k(f32 [8, 4] a, f32 [8, 4] b) {\n  parallel p by 1 : block {\n    foreach ix in [a.span]\n      b.at(ix) = a.at(ix);\n  }\n}\n",
-            2,
-        ),
-        (
-            "__co__ void k(f32 [8, 4, 2] a) {\n  parallel q by [2, 4, 2] : thread {\n    a.at(0, 0, 0) = 1.0f;\n  }\n}\n",
-            3,
-        ),
-    ] {
-        let d = first_error(src);
-        assert_eq!(d.code, "E1636", "{d}");
-        assert!(
-            d.message.starts_with(&format!(
-                "not supported yet: one loop variable over {n} dimensions"
-            )),
-            "{d}"
-        );
-        // At the variable (line 3, `ix`; line 2, `q`).
-        assert!(!d.span.is_dummy(), "{d}");
-        assert_eq!(
-            d.span.end.col - d.span.start.col,
-            if n == 2 { 2 } else { 1 },
-            "{d}"
-        );
-        assert!(
-            d.help
-                .as_deref()
-                .is_some_and(|h| h.contains("per dimension")),
-            "{d}"
-        );
-    }
-    // Two variables over one extent stay the count error.
-    let d = first_error(
-        "__co__ void k(f32 [8] a) {\n  parallel {i, j} by [8] : thread {\n    a.at(i) = 1.0f;\n  }\n}\n",
-    );
-    assert_eq!(d.code, "E0020", "{d}");
-}
-
 #[test]
 fn tma_boxes_must_be_known_on_the_host() {
     let src = "__co__ void k(global f16 [M, K] input, global f16 [M, 64] out) {\n  parallel b by cdiv(M, 128) : block, g by 1 : group-4 {\n    shared f16 [128, 64] s;\n    tm = b * 2;\n    tma.copy input.view(tm, 64).from(b * 128, 0) => s;\n  }\n}\n";

@@ -32,7 +32,8 @@
 //! | E0040 | `#x` of a name that is not a parallel or loop variable in scope |
 //! | E0045 | a named shape (`sp : [7, 8];`) of an unsupported form or the wrong rank |
 //! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(-n)` |
-//! | E1636 | not supported yet: one loop variable over several dimensions (an i-tuple index) |
+//! | E1680 | a parallel variable given several bounds (`parallel p by [A, B]`; name them: `p = {x, y}`) |
+//! | E1681 | an i-tuple name used as one value, or `t(d)` past its elements |
 
 pub const LEX: &str = "E0001";
 pub const DELIM: &str = "E0002";
@@ -64,4 +65,5 @@ pub const BAD_LOOP: &str = "E0033";
 pub const BOUND_OF: &str = "E0040";
 pub const SHAPE_VALUE: &str = "E0045";
 pub const LOOP_RANGE: &str = "E0047";
-pub const ITUPLE_LOOP: &str = "E1636";
+pub const PARALLEL_TUPLE: &str = "E1680";
+pub const ITUPLE_VALUE: &str = "E1681";

@@ -114,6 +114,12 @@ pub(crate) struct Parser {
     pub bounded_values: Vec<crate::ir::BoundedValue>,
     /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
     pub cooperative: bool,
+    /// I-tuple names in scope and their element variables, innermost last (`ituple.rs`).
+    pub ituples: Vec<(String, Vec<crate::ir::Ident>)>,
+    /// Element names made for i-tuples so far (never made twice).
+    pub ituple_names: Vec<String>,
+    /// Tuples named by the levels of the `parallel` head being parsed (`p = {x, y} by …`).
+    pub level_tuples: Vec<(String, Vec<crate::ir::Ident>)>,
 }
 
 impl Parser {
@@ -159,6 +165,9 @@ impl Parser {
             loop_ranges: Vec::new(),
             bounded_values: Vec::new(),
             cooperative: false,
+            ituples: Vec::new(),
+            ituple_names: Vec::new(),
+            level_tuples: Vec::new(),
         }
     }
 

@@ -429,7 +429,7 @@ impl Parser {
                 self.close(close, "after the shape");
                 dims
             } else {
-                self.comma_list(close, "the argument list", |p| p.expr())?
+                self.spliced_list(close, "the argument list")?
             };
             return self.add_bounded(Expr::View { base, op, args }, self.span_from(first));
         }
@@ -478,6 +478,11 @@ impl Parser {
                         text: "inf".into(),
                     },
                     "_" => Expr::Wildcard,
+                    // An i-tuple name outside a list that splices it: `index(d)` or an error.
+                    _ if self.ituple(&name).is_some() => {
+                        let elems = self.ituple(&name).unwrap_or_default();
+                        return self.ituple_use(elems, first);
+                    }
                     _ if name.starts_with("r#") => {
                         let msg = format!("raw identifier `{name}` is not supported");
                         let help = format!(
@@ -547,7 +552,7 @@ impl Parser {
             // `{a, b, c}`: an i-tuple value (a call of the built-in `ituple`).
             Some(TokKind::Open(Delim::Brace)) => {
                 let (open, close) = self.open(Delim::Brace).ok_or(Reported)?;
-                let args = self.comma_list(close, "the i-tuple", |p| p.expr())?;
+                let args = self.spliced_list(close, "the i-tuple")?;
                 let span = self.span(open, close);
                 let func = Ident::new("ituple", span);
                 Ok(self.add_expr(Expr::Call { func, args }, span))

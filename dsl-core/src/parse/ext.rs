@@ -215,8 +215,15 @@ impl Parser {
                 break;
             }
         }
+        // Tuples of several names (`index = {x, y}`, `index in [A, B]`) stand for their
+        // elements in the body (`ituple.rs`).
+        let tuples = frame
+            .iter()
+            .filter(|(_, _, elems)| elems.len() > 1)
+            .map(|(n, _, elems)| (n.clone(), elems.clone()))
+            .collect();
         self.with_bounds.push(frame);
-        let body = self.body(&named);
+        let body = self.with_ituples(tuples, |p| p.body(&named));
         self.with_bounds.pop();
         out.extend(body?);
         Ok(())
@@ -276,7 +283,17 @@ impl Parser {
         // tuple's name bounded by the first extent only when there is one.
         if vars.is_empty() {
             if let Some(t) = &tuple {
-                frame.push((t.name.clone(), extents.clone(), Vec::new()));
+                // `with index in [A, B]`: an i-tuple; its elements are bounded names of
+                // their own (0 outside a `foreach index`).
+                let elems = if extents.len() > 1 {
+                    self.ituple_elements(t, extents.len())
+                } else {
+                    Vec::new()
+                };
+                for (v, e) in elems.iter().zip(&extents) {
+                    frame.push((v.name.clone(), vec![*e], Vec::new()));
+                }
+                frame.push((t.name.clone(), extents.clone(), elems));
             }
         } else {
             for (v, e) in vars.iter().zip(&extents) {

@@ -22,6 +22,7 @@ mod ext;
 mod filemode;
 mod frag_array;
 mod header;
+mod ituple;
 mod levels;
 mod lexer;
 mod limits;
