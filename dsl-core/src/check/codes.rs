@@ -490,6 +490,12 @@ pub const NOT_LOWERED_WARP_TMA_ELEMENTWISE: &str = "E1673";
 /// load, `promote` or a scaled `mma` in a warp kernel with TMA copies or events.
 pub const NOT_LOWERED_WARP_TMA_SCHEDULE: &str = "E1674";
 
+/// A `return` inside a `parallel` (a function returns once, from its own code).
+pub const RETURN_IN_PARALLEL: &str = "E1682";
+/// A `return` of something that is not data: a copy future, a placeholder, a loop or bounded
+/// index, an i-tuple.
+pub const RETURN_KIND: &str = "E1683";
+
 pub const TABLE: &[(&str, &str)] = &[
     (
         UNKNOWN_NAME,
@@ -1255,5 +1261,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_WARP_TMA_ELEMENTWISE,
         "not supported yet: element-wise work on warp accumulators, `frag` tiles or re-fills in a warp kernel with TMA or events",
+    ),
+    (RETURN_IN_PARALLEL, "a `return` inside a `parallel`"),
+    (
+        RETURN_KIND,
+        "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
     ),
 ];
