@@ -382,6 +382,7 @@ impl Parser {
                             | crate::ir::ViewOp::Step
                             | crate::ir::ViewOp::Transpose
                             | crate::ir::ViewOp::Window
+                            | crate::ir::ViewOp::Strides
                             | crate::ir::ViewOp::From,
                         ..
                     }

@@ -264,6 +264,10 @@ impl Parser {
         if self.op_at(self.pos).is_some_and(|(o, _)| o == "#") {
             return self.bound_of();
         }
+        // `|x|`: the element count of a shape.
+        if self.op_at(self.pos).is_some_and(|(o, _)| o == "|") {
+            return self.element_count();
+        }
         let op = match self.op_at(self.pos) {
             Some((o, _)) if o == "-" => UnaryOp::Neg,
             Some((o, _)) if o == "!" => UnaryOp::Not,
@@ -423,6 +427,23 @@ impl Parser {
                     Diagnostic::new(codes::UNKNOWN_METHOD, name.span, msg).with_help(help),
                 ));
             };
+            // `.view(A, B : SA, SB)`: a window with strides.
+            if op == ViewOp::Window {
+                let (args, strides) = self.window_args(close)?;
+                let window =
+                    self.add_bounded(Expr::View { base, op, args }, self.span_from(first))?;
+                return match strides {
+                    Some(args) => self.add_bounded(
+                        Expr::View {
+                            base: window,
+                            op: ViewOp::Strides,
+                            args,
+                        },
+                        self.span_from(first),
+                    ),
+                    None => Ok(window),
+                };
+            }
             // `.span_as([A, B])`: the new shape may be written as a bracketed list.
             let args = if op == ViewOp::SpanAs && self.is_open(Delim::Bracket) {
                 let dims = self.extents(true)?;

@@ -27,6 +27,7 @@ mod levels;
 mod lexer;
 mod limits;
 mod ops;
+mod shape_ops;
 mod stmt;
 mod suggest;
 mod wgmma_copies;

@@ -536,6 +536,14 @@ impl Parser {
                 "write `in [N]` or `in [M, N]`",
             ));
         }
+        // Croqtile's grammar takes an element count `|x|` as an extent only in brackets.
+        if self.is_op("|") {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "a bound (a number, a name or `[…]`)",
+                "bracket an element count: `[|x.span|]`",
+            ));
+        }
         Ok(vec![self.expr()?])
     }
 
