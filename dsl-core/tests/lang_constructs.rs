@@ -361,9 +361,13 @@ fn named_shapes_ituples_with_clauses_and_named_views() {
     };
     // The stated rank must match.
     bad(&k("mdspan<3> s : [8, 4];"), "E0045");
-    // Arithmetic on a whole shape is not supported (tessel would lose the dimensions).
-    bad(&k("s : [8, 4];\n  local f32 [a.span + 1] b;"), "E0045");
-    bad(&k("s : [8, 4];\n  with i in [a.span / s] { }"), "E0045");
+    // Arithmetic on whole shapes is element-wise (`lang_shape_ops.rs`); shapes of two ranks
+    // do not combine.
+    bad(&k("s : [8, 4, 2];\n  local f32 [a.span + s] b;"), "E0045");
+    bad(
+        &k("s : [8];\n  with i in [a.span / {s(0), 1, 2}] { }"),
+        "E0045",
+    );
     // `s(i)` takes an index within the rank.
     bad(&k("s : [8, 4];\n  int x = s(2);"), "E0045");
     // `ituple<N>` counts the elements.

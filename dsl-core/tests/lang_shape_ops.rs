@@ -80,3 +80,49 @@ fn a_window_with_strides_checks_and_prints_as_written() {
     assert_eq!(d.code, "E0020", "{d}");
     assert_eq!(d.message, "2 extents but 1 strides", "{d}");
 }
+
+#[test]
+fn shape_arithmetic_is_written_out_per_dimension() {
+    let m = parse(
+        "__co__ void k(f32 [8, 12] a) {\n  half : a.span / 2;\n  parallel p by 2 : block, q by 3 : thread {\n    local f32 [a.span / {#p, #q}] l;\n    shared f32 [a.span + 1] s;\n    shared f32 [(a.span - half) * 2, 4] t;\n    l.at(0, 0) = 1.0f;\n    s.at(0, 0) = 1.0f;\n    t.at(0, 0, 0) = 1.0f;\n  }\n}\n",
+    );
+    let text = m.to_string();
+    for want in [
+        "local f32 [8 / 2, 12 / 3] l;",
+        "shared f32 [8 + 1, 12 + 1] s;",
+        "shared f32 [(8 - 8 / 2) * 2, (12 - 12 / 2) * 2, 4] t;",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    language(&m).unwrap_or_else(|d| panic!("{d}"));
+    // Shapes of different ranks, and a shape the parser does not know, are errors.
+    for (decl, msg) in [
+        (
+            "shared f32 [a.span / {2, 2, 2}] s;",
+            "shape arithmetic on a shape of 2 dimensions and one of 3",
+        ),
+        (
+            "shared f32 [f.span + 1] s;",
+            "arithmetic on the whole shape `f.span`, whose dimensions are not known here",
+        ),
+    ] {
+        let d = parse_error(&format!(
+            "__co__ void k(f32 [8, 12] a) {{\n  parallel p by 1 : block {{\n    f = dma.any;\n    {decl}\n  }}\n}}\n"
+        ));
+        assert_eq!(d.code, "E0045", "{d}");
+        assert_eq!(d.message, msg, "{d}");
+    }
+}
+
+#[test]
+fn a_with_bound_below_one_is_an_error() {
+    let m = parse(
+        "__co__ void k(f32 [2, 2] a) {\n  tile : [4, 4];\n  parallel p by 1 : block {\n    with t in [a.span / tile] { a.at(0, 0) = 1.0f; }\n  }\n}\n",
+    );
+    let d = language(&m).expect_err("a zero bound");
+    assert_eq!(d.0[0].code, "E1204", "{d}");
+    assert!(
+        d.0[0].message.starts_with("this `with` bound is 2 / 4 = 0"),
+        "{d}"
+    );
+}

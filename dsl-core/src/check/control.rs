@@ -12,6 +12,25 @@ use crate::ir::{Block, ExtStmt, Returns, Stmt};
 pub(crate) fn check_control(cx: &Cx, diags: &mut Diagnostics) {
     walk(cx, &cx.m.kernel.body, false, false, diags);
     check_returns(cx, diags);
+    // A `with` bound is a shape of indices: each of its extents is at least 1.
+    for &e in &cx.m.with_extents {
+        if let Some(v) = cx.static_value(e)
+            && v < 1
+        {
+            diags.push(
+                super::at_expr(
+                    cx.m,
+                    codes::NON_POSITIVE_EXTENT,
+                    e,
+                    format!(
+                        "this `with` bound is {} under this configuration: its names have no value",
+                        cx.describe_value(e, v)
+                    ),
+                )
+                .with_help("a bound must be at least 1; check the tunables and constants it uses"),
+            );
+        }
+    }
     for u in &cx.m.unroll_factors {
         // The factor unrolls the innermost variable's loop: it cannot exceed its extent.
         let extent = match &cx.m.stmts[u.stmt] {

@@ -205,6 +205,9 @@ pub struct Module {
     pub loop_ranges: Vec<LoopRange>,
     /// `k(-1)`: values of bounded names (their arithmetic, and the bound).
     pub bounded_values: Vec<BoundedValue>,
+    /// The bounds `with … in` gave its names (`with` is sugar: its body joins the enclosing
+    /// block, and only a `foreach` over a name makes a loop of its bound).
+    pub with_extents: Vec<ExprId>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -362,6 +365,7 @@ impl Module {
             unroll_factors: Vec::new(),
             loop_ranges: Vec::new(),
             bounded_values: Vec::new(),
+            with_extents: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

@@ -112,6 +112,8 @@ pub(crate) struct Parser {
     pub loop_ranges: Vec<crate::ir::LoopRange>,
     /// `k(-1)` values seen so far.
     pub bounded_values: Vec<crate::ir::BoundedValue>,
+    /// The bounds of `with … in` clauses seen so far.
+    pub with_extents: Vec<crate::ir::ExprId>,
     /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
     pub cooperative: bool,
     /// I-tuple names in scope and their element variables, innermost last (`ituple.rs`).
@@ -164,6 +166,7 @@ impl Parser {
             unroll_factors: Vec::new(),
             loop_ranges: Vec::new(),
             bounded_values: Vec::new(),
+            with_extents: Vec::new(),
             cooperative: false,
             ituples: Vec::new(),
             ituple_names: Vec::new(),

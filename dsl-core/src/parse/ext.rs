@@ -263,6 +263,7 @@ impl Parser {
         let extents = self.extents(false)?;
         // `with i in sp` over a named shape: its dimensions.
         let extents = self.splice_spans(extents);
+        self.with_extents.extend(extents.iter().copied());
         if !vars.is_empty() && vars.len() != extents.len() {
             let span = self.span_from(first);
             return Err(self.error(
@@ -952,8 +953,13 @@ impl Parser {
             let dims = self.extents(true)?;
             self.splice_spans(dims)
         } else {
-            let e = self.postfix()?;
+            let e = self.expr()?;
             let dims = match &self.exprs[e] {
+                // `sp : t.span / 2;`: shape arithmetic, per dimension.
+                Expr::Binary { .. } | Expr::Unary { .. } => match self.shape_arithmetic(e) {
+                    Some(dims) => Some(dims?),
+                    None => None,
+                },
                 Expr::Name(n) => self.shape_value_dims(n),
                 Expr::Field { base, field } if field.name == "span" => match &self.exprs[*base] {
                     Expr::Name(n) => self
@@ -1012,8 +1018,8 @@ impl Parser {
 
 impl Parser {
     /// A named shape, or a tensor's `.span`, stands for its dimensions only as a whole entry
-    /// of a shape list (`[sp]`, `[t.span, 4]`); arithmetic on a whole shape (`[t.span / sp]`,
-    /// `[t.span + 1]`) is not supported.
+    /// of a shape list (`[sp]`, `[t.span, 4]`) or in element-wise shape arithmetic
+    /// (`shape_ops.rs`); anywhere else inside an entry (`[min(t.span, 4)]`) it is not supported.
     pub(crate) fn no_shape_arithmetic(&mut self, e: ExprId) -> PResult<()> {
         let whole = |p: &Self, x: ExprId| match &p.exprs[x] {
             Expr::Field { field, .. } => field.name == "span",

@@ -230,6 +230,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         unroll_factors: std::mem::take(&mut p.unroll_factors),
         loop_ranges: std::mem::take(&mut p.loop_ranges),
         bounded_values: std::mem::take(&mut p.bounded_values),
+        with_extents: std::mem::take(&mut p.with_extents),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

@@ -128,3 +128,105 @@ impl Parser {
         Ok((extents, Some(strides)))
     }
 }
+
+/// A term of shape arithmetic: one value, or one value per dimension.
+enum Term {
+    Scalar(ExprId),
+    Shape(Vec<ExprId>),
+}
+
+/// Why shape arithmetic cannot be written per dimension.
+enum ShapeErr {
+    /// A whole shape whose dimensions the parser does not know.
+    Unknown(ExprId),
+    /// Two shapes of different ranks.
+    Rank(usize, usize),
+}
+
+impl Parser {
+    /// Arithmetic on whole shapes, element-wise (`[t.span / {2, 4}]`, `[t.span + 1]`,
+    /// `[a.span / sp]`): the dimensions it stands for, each written out (sugar). `None` when
+    /// `e` is no such arithmetic (a plain entry, or arithmetic on single values).
+    pub(crate) fn shape_arithmetic(&mut self, e: ExprId) -> Option<PResult<Vec<ExprId>>> {
+        if !matches!(self.exprs[e], Expr::Binary { .. } | Expr::Unary { .. }) {
+            return None;
+        }
+        let span = self.exprs.get_span(e);
+        match self.shape_term(e) {
+            Ok(Term::Scalar(_)) => None,
+            Ok(Term::Shape(dims)) => Some(Ok(dims)),
+            Err(err) => {
+                let msg = match err {
+                    ShapeErr::Unknown(x) => format!(
+                        "arithmetic on the whole shape `{}`, whose dimensions are not known here",
+                        self.exprs_text(x)
+                    ),
+                    ShapeErr::Rank(a, b) => {
+                        format!("shape arithmetic on a shape of {a} dimensions and one of {b}")
+                    }
+                };
+                Some(Err(self.error(
+                    Diagnostic::new(codes::SHAPE_VALUE, span, msg).with_help(
+                        "shapes combine element-wise with shapes of their rank, i-tuples `{a, b}` and single values; or write each dimension, e.g. `[t.span(0) / 2, t.span(1)]`",
+                    ),
+                )))
+            }
+        }
+    }
+
+    fn shape_term(&mut self, e: ExprId) -> Result<Term, ShapeErr> {
+        let span = self.exprs.get_span(e);
+        match self.exprs[e].clone() {
+            Expr::Field { ref field, .. } if field.name == "span" => match self.shape_dims_of(e) {
+                Some(dims) => Ok(Term::Shape(
+                    dims.iter().map(|&d| self.copy_expr(d, span)).collect(),
+                )),
+                None => Err(ShapeErr::Unknown(e)),
+            },
+            Expr::Name(ref n) if self.shape_value_dims(n).is_some() => {
+                let dims = self.shape_value_dims(n).unwrap_or_default();
+                Ok(Term::Shape(
+                    dims.iter().map(|&d| self.copy_expr(d, span)).collect(),
+                ))
+            }
+            Expr::Call { ref func, ref args } if func.name == "ituple" => Ok(Term::Shape(
+                args.iter().map(|&a| self.copy_expr(a, span)).collect(),
+            )),
+            Expr::Unary { op, expr } => match self.shape_term(expr)? {
+                Term::Scalar(_) => Ok(Term::Scalar(e)),
+                Term::Shape(dims) => Ok(Term::Shape(
+                    dims.into_iter()
+                        .map(|d| self.add_expr(Expr::Unary { op, expr: d }, span))
+                        .collect(),
+                )),
+            },
+            Expr::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.shape_term(lhs)?, self.shape_term(rhs)?);
+                let pairs: Vec<(ExprId, ExprId)> = match (l, r) {
+                    (Term::Scalar(_), Term::Scalar(_)) => return Ok(Term::Scalar(e)),
+                    (Term::Shape(a), Term::Scalar(s)) => a
+                        .into_iter()
+                        .map(|x| (x, self.copy_expr(s, span)))
+                        .collect(),
+                    (Term::Scalar(s), Term::Shape(b)) => b
+                        .into_iter()
+                        .map(|x| (self.copy_expr(s, span), x))
+                        .collect(),
+                    (Term::Shape(a), Term::Shape(b)) if a.len() == b.len() => {
+                        a.into_iter().zip(b).collect()
+                    }
+                    (Term::Shape(a), Term::Shape(b)) => {
+                        return Err(ShapeErr::Rank(a.len(), b.len()));
+                    }
+                };
+                Ok(Term::Shape(
+                    pairs
+                        .into_iter()
+                        .map(|(lhs, rhs)| self.add_expr(Expr::Binary { op, lhs, rhs }, span))
+                        .collect(),
+                ))
+            }
+            _ => Ok(Term::Scalar(e)),
+        }
+    }
+}

@@ -516,9 +516,17 @@ impl Parser {
     /// `[A, B]`, or a single unbracketed expression when `bracket_only` is false.
     pub(crate) fn extents(&mut self, bracket_only: bool) -> PResult<Vec<ExprId>> {
         if let Some((_, close)) = self.open(Delim::Bracket) {
-            let list = self.comma_list(close, "the extent list", |p| p.expr())?;
-            for &e in &list {
-                self.no_shape_arithmetic(e)?;
+            let written = self.comma_list(close, "the extent list", |p| p.expr())?;
+            // Arithmetic on whole shapes is written out per dimension (`shape_ops.rs`).
+            let mut list = Vec::new();
+            for e in written {
+                match self.shape_arithmetic(e) {
+                    Some(dims) => list.extend(dims?),
+                    None => {
+                        self.no_shape_arithmetic(e)?;
+                        list.push(e);
+                    }
+                }
             }
             if list.is_empty() {
                 let span = self.span(close, close);
