@@ -495,6 +495,9 @@ pub const RETURN_IN_PARALLEL: &str = "E1682";
 /// A `return` of something that is not data: a copy future, a placeholder, a loop or bounded
 /// index, an i-tuple.
 pub const RETURN_KIND: &str = "E1683";
+/// Not supported yet: one name for two thread variables of different indexes (sibling
+/// `parallel`s) in a Hopper kernel with events.
+pub const NOT_LOWERED_THREAD_NAME: &str = "E1685";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1263,6 +1266,10 @@ pub const TABLE: &[(&str, &str)] = &[
         "not supported yet: element-wise work on warp accumulators, `frag` tiles or re-fills in a warp kernel with TMA or events",
     ),
     (RETURN_IN_PARALLEL, "a `return` inside a `parallel`"),
+    (
+        NOT_LOWERED_THREAD_NAME,
+        "not supported yet: one name for two thread variables of different indexes in a Hopper kernel with events",
+    ),
     (
         RETURN_KIND,
         "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
