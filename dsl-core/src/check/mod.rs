@@ -667,7 +667,9 @@ impl Cx<'_> {
                 _ => String::new(),
             },
             Binding::Future(s) => match &self.m.stmts[s] {
-                Stmt::TmaCopy { bind: Some(b), .. } => b.name.clone(),
+                Stmt::TmaCopy { bind: Some(b), .. }
+                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { bind: Some(b), .. })
+                | Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind: b, .. }) => b.name.clone(),
                 _ => String::new(),
             },
             Binding::Frag(s) => match &self.m.stmts[s] {

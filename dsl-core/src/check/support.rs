@@ -15,10 +15,11 @@ use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 
 /// Codes of the other passes that state a limit of the lowering rather than a rule of the
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
-/// top-level `parallel`s — several launches —, f8 element types): `check_language` reports
-/// them as notes.
+/// top-level `parallel`s — several launches —, f8 element types, a register tile indexed at
+/// run time): `check_language` reports them as notes.
 pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::OUTSIDE_PARALLEL,
+    codes::LOCAL_INDEX,
     codes::KERNEL_SCOPE_EFFECT,
     codes::F8,
     codes::NO_BLOCK,
