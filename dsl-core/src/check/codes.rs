@@ -498,6 +498,9 @@ pub const RETURN_KIND: &str = "E1683";
 /// Not supported yet: one name for two thread variables of different indexes (sibling
 /// `parallel`s) in a Hopper kernel with events.
 pub const NOT_LOWERED_THREAD_NAME: &str = "E1685";
+/// Not supported yet: a shared or local buffer whose shape is known only at launch (problem
+/// sizes, scalar parameters).
+pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1266,6 +1269,10 @@ pub const TABLE: &[(&str, &str)] = &[
         "not supported yet: element-wise work on warp accumulators, `frag` tiles or re-fills in a warp kernel with TMA or events",
     ),
     (RETURN_IN_PARALLEL, "a `return` inside a `parallel`"),
+    (
+        NOT_LOWERED_LAUNCH_SIZED,
+        "not supported yet: a shared or local buffer sized at launch",
+    ),
     (
         NOT_LOWERED_THREAD_NAME,
         "not supported yet: one name for two thread variables of different indexes in a Hopper kernel with events",

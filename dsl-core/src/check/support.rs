@@ -20,6 +20,7 @@ use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::OUTSIDE_PARALLEL,
     codes::LOCAL_INDEX,
+    codes::NOT_LOWERED_LAUNCH_SIZED,
     codes::KERNEL_SCOPE_EFFECT,
     codes::F8,
     codes::NO_BLOCK,
