@@ -114,6 +114,10 @@ pub(crate) struct Parser {
     pub bounded_values: Vec<crate::ir::BoundedValue>,
     /// The bounds of `with … in` clauses seen so far.
     pub with_extents: Vec<crate::ir::ExprId>,
+    /// Tensor and event arrays of several dimensions declared so far (`s[4][2]`).
+    pub array_dims: Vec<(String, Vec<crate::ir::ExprId>)>,
+    /// Their flattened indices.
+    pub array_indices: Vec<crate::ir::ArrayIndex>,
     /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
     pub cooperative: bool,
     /// I-tuple names in scope and their element variables, innermost last (`ituple.rs`).
@@ -167,6 +171,8 @@ impl Parser {
             loop_ranges: Vec::new(),
             bounded_values: Vec::new(),
             with_extents: Vec::new(),
+            array_dims: Vec::new(),
+            array_indices: Vec::new(),
             cooperative: false,
             ituples: Vec::new(),
             ituple_names: Vec::new(),

@@ -395,13 +395,18 @@ impl Parser {
                         .with_help("index arrays with one expression: `x[i]`"),
                     ));
                 }
-                base = self.add_bounded(
-                    Expr::Index {
-                        base,
-                        index: args[0],
+                // `s[i][j]` of an array of several dimensions: its flat index (`array.rs`).
+                let index = match &self.exprs[base] {
+                    Expr::Name(n) => match self.array_of(n) {
+                        Some(dims) => {
+                            let n = n.clone();
+                            self.array_index(&n, &dims, args[0], first)?
+                        }
+                        None => args[0],
                     },
-                    self.span_from(first),
-                )?;
+                    _ => args[0],
+                };
+                base = self.add_bounded(Expr::Index { base, index }, self.span_from(first))?;
             } else if self.is_op(".") {
                 base = self.member(first, base)?;
             } else {

@@ -13,6 +13,7 @@
 //! (codes in [`codes`]), and it recovers at `;`, `}` and header items to report several
 //! errors per run.
 
+mod array;
 mod bind;
 mod cluster;
 pub mod codes;
@@ -231,6 +232,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         loop_ranges: std::mem::take(&mut p.loop_ranges),
         bounded_values: std::mem::take(&mut p.bounded_values),
         with_extents: std::mem::take(&mut p.with_extents),
+        array_indices: std::mem::take(&mut p.array_indices),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },
