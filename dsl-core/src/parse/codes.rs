@@ -34,6 +34,7 @@
 //! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(-n)` |
 //! | E1680 | a parallel variable given several bounds (`parallel p by [A, B]`; name them: `p = {x, y}`) |
 //! | E1681 | an i-tuple name used as one value, or `t(d)` past its elements |
+//! | E1688 | not supported yet: a `: device(…)` level |
 //! | E1687 | not supported yet: an index of fewer dimensions than its array (`s[1]` of `s[4][2]`) |
 //! | E1684 | not supported yet: the element count `|x|` of a shape the parser does not know |
 
@@ -71,3 +72,4 @@ pub const PARALLEL_TUPLE: &str = "E1680";
 pub const ITUPLE_VALUE: &str = "E1681";
 pub const ELEMENT_COUNT: &str = "E1684";
 pub const PARTIAL_ARRAY_INDEX: &str = "E1687";
+pub const DEVICE_LEVEL: &str = "E1688";

@@ -493,6 +493,25 @@ impl Parser {
                 Level::Group4
             }
             "group" => Level::Group,
+            // `: device(cpu)` / `: device(gpu)`: Croqtile's heterogeneous launches.
+            "device" => {
+                let mut what = "device".to_string();
+                if let Some((_, close)) = self.open(Delim::Paren) {
+                    if let Some(target) = self.peek_ident() {
+                        what = format!("device({target})");
+                    }
+                    self.pos = close + 1;
+                }
+                let span = self.span_from(first);
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::DEVICE_LEVEL,
+                        span,
+                        format!("not supported yet: a `: {what}` level (a launch on a chosen device)"),
+                    )
+                    .with_help("tessel launches every `parallel` on the GPU: leave the level out, or write `: block`"),
+                ));
+            }
             w => {
                 let span = self.span_from(first);
                 let msg = format!("unknown parallel level `{w}`");
