@@ -16,9 +16,11 @@ use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 /// Codes of the other passes that state a limit of the lowering rather than a rule of the
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
 /// top-level `parallel`s — several launches —, f8 element types, a register tile indexed at
-/// run time): `check_language` reports them as notes.
+/// run time, a swizzle wider or narrower than the tile's rows — Croqtile leaves the swizzle
+/// configuration to the target): `check_language` reports them as notes.
 pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::OUTSIDE_PARALLEL,
+    codes::SWIZZLE_ROW,
     codes::LOCAL_INDEX,
     codes::NOT_LOWERED_LAUNCH_SIZED,
     codes::KERNEL_SCOPE_EFFECT,
