@@ -182,7 +182,7 @@ fn the_column_is_known_after_unrolling() {
     let e = only(&d, c::LOCAL_INDEX);
     assert!(
         e.message
-            .contains("`mc` is a register tile, but the index `h` depends on `h`"),
+            .contains("`mc` is a register tile, but the index `h` is only known at run time"),
         "{e}"
     );
     assert_eq!(d.len(), 1, "{d}");

@@ -122,6 +122,20 @@ fn row_bytes_must_equal_swizzle() {
     );
     assert!(mentions(e[0], "use .swiz<64>"), "{d}");
     assert_eq!(d.len(), 2, "{d}");
+    // Croqtile leaves the swizzle configuration to the target: for `tessel check` (the
+    // language) these are notes of the lowering.
+    let (_, notes) = dsl_core::check::check_language(
+        &m,
+        &dsl_core::check::Config::defaults(&m),
+        None,
+        &dsl_core::check::Limits::SM90,
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(
+        notes.0.iter().filter(|x| x.code == c::SWIZZLE_ROW).count(),
+        2,
+        "{notes}"
+    );
 }
 
 #[test]

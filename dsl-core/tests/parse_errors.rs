@@ -411,3 +411,19 @@ fn doc_comments_are_ignored() {
     let p = parse_str(src, None).expect("parses");
     assert_eq!(p.module.tunables.len(), 1);
 }
+
+/// Croqtile's heterogeneous launches (`: device(cpu)`) are recognised and not supported yet,
+/// with their own code, rather than an unknown level.
+#[test]
+fn a_device_level_is_not_supported_yet() {
+    for level in ["device(cpu)", "device(gpu)", "device"] {
+        let src = format!(
+            "__co__ void k(f32 [8] a) {{\n  parallel.async by 1 : {level} {{\n    a.at(0) = 1.0f;\n  }}\n}}\n"
+        );
+        let d = expect_first(&src, "E1688", at(&src, level));
+        assert_eq!(
+            d.message,
+            format!("not supported yet: a `: {level}` level (a launch on a chosen device)")
+        );
+    }
+}

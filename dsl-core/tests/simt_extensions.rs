@@ -93,6 +93,26 @@ fn register_tile_indexed_at_run_time_is_an_error() {
         2,
         "{d}"
     );
+    // The index that is the variable itself says so once.
+    assert!(
+        d.0.iter().any(|x| x
+            .message
+            .ends_with("the index `tr` is only known at run time")),
+        "{d}"
+    );
+    // Croqtile allows a run-time index (the tile then lives in local memory): a restriction
+    // of the lowering, which `tessel check` notes.
+    let text = sgemm(
+        "",
+        "    local f32 [16] acc;
+    foreach {i} in [16]
+      acc.at(i) = 0.0f;",
+    );
+    let m = parse(&text);
+    let (_, notes) =
+        check::check_language(&m, &check::Config::defaults(&m), None, &check::Limits::SM90)
+            .unwrap_or_else(|d| panic!("{d}"));
+    assert!(notes.0.iter().any(|x| x.code == c::LOCAL_INDEX), "{notes}");
 }
 
 #[test]

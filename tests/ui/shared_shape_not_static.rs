@@ -1,4 +1,4 @@
-// expect: E0502 — a shared buffer sized by a problem dim.
+// expect: E1686 — a shared buffer sized by a problem dim (sized at launch: not lowered yet).
 use tessel::gemm_kernel;
 
 gemm_kernel! {

@@ -493,6 +493,17 @@ pub const NOT_LOWERED_WARP_TMA_SCHEDULE: &str = "E1674";
 /// `sync.shared` (a block barrier) under an `if` whose condition may differ between the
 /// threads of a block, or under `inthreads`: the threads that skip it never arrive.
 pub const BARRIER_DIVERGENT: &str = "E1690";
+/// A `return` inside a `parallel` (a function returns once, from its own code).
+pub const RETURN_IN_PARALLEL: &str = "E1682";
+/// A `return` of something that is not data: a copy future, a placeholder, a loop or bounded
+/// index, an i-tuple.
+pub const RETURN_KIND: &str = "E1683";
+/// Not supported yet: one name for two thread variables of different indexes (sibling
+/// `parallel`s) in a Hopper kernel with events.
+pub const NOT_LOWERED_THREAD_NAME: &str = "E1685";
+/// Not supported yet: a shared or local buffer whose shape is known only at launch (problem
+/// sizes, scalar parameters).
+pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1263,5 +1274,18 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         BARRIER_DIVERGENT,
         "`sync.shared` under a condition that may differ between the threads of a block",
+    ),
+    (RETURN_IN_PARALLEL, "a `return` inside a `parallel`"),
+    (
+        NOT_LOWERED_LAUNCH_SIZED,
+        "not supported yet: a shared or local buffer sized at launch",
+    ),
+    (
+        NOT_LOWERED_THREAD_NAME,
+        "not supported yet: one name for two thread variables of different indexes in a Hopper kernel with events",
+    ),
+    (
+        RETURN_KIND,
+        "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
     ),
 ];

@@ -1,7 +1,9 @@
 //! Where jumps may stand: `break` and `continue` inside a loop (`foreach`, `while`) of the same
 //! thread code, `yield` inside a `parallel` (it hands the thread's turn back within a launch).
 //! And `return`s agree with the declared result: a function with a return type returns a
-//! value somewhere; a `void` one returns none.
+//! value somewhere; a `void` one returns none. A function returns from its own code, never
+//! from inside a `parallel`, and what it returns is data — a tensor or a scalar — not a copy
+//! future, a placeholder, a loop or bounded index, or an i-tuple.
 
 use super::{Cx, codes};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -10,6 +12,25 @@ use crate::ir::{Block, ExtStmt, Returns, Stmt};
 pub(crate) fn check_control(cx: &Cx, diags: &mut Diagnostics) {
     walk(cx, &cx.m.kernel.body, false, false, diags);
     check_returns(cx, diags);
+    // A `with` bound is a shape of indices: each of its extents is at least 1.
+    for &e in &cx.m.with_extents {
+        if let Some(v) = cx.static_value(e)
+            && v < 1
+        {
+            diags.push(
+                super::at_expr(
+                    cx.m,
+                    codes::NON_POSITIVE_EXTENT,
+                    e,
+                    format!(
+                        "this `with` bound is {} under this configuration: its names have no value",
+                        cx.describe_value(e, v)
+                    ),
+                )
+                .with_help("a bound must be at least 1; check the tunables and constants it uses"),
+            );
+        }
+    }
     for u in &cx.m.unroll_factors {
         // The factor unrolls the innermost variable's loop: it cannot exceed its extent.
         let extent = match &cx.m.stmts[u.stmt] {
@@ -46,6 +67,38 @@ pub(crate) fn check_control(cx: &Cx, diags: &mut Diagnostics) {
 
 fn check_returns(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
+    let mut in_parallel = Vec::new();
+    returns_in_parallel(m, &m.kernel.body, false, &mut in_parallel);
+    for s in super::all_stmts(m) {
+        let Stmt::Ext(ExtStmt::Return { value }) = &m.stmts[s] else {
+            continue;
+        };
+        if in_parallel.contains(&s) {
+            diags.push(
+                Diagnostic::new(
+                    codes::RETURN_IN_PARALLEL,
+                    m.stmt_span(s),
+                    "`return` inside a `parallel`",
+                )
+                .with_help("a function returns from its own code: write the result into a tensor inside the `parallel` and `return` it after"),
+            );
+            continue;
+        }
+        if let Some(v) = value
+            && let Some(what) = not_data(cx, *v)
+        {
+            diags.push(
+                Diagnostic::new(
+                    codes::RETURN_KIND,
+                    m.expr_span(*v),
+                    format!("a `__co__` function returns a tensor or a scalar, not {what}"),
+                )
+                .with_help(
+                    "return a tensor (copy a future's `.data` into one first) or a scalar value",
+                ),
+            );
+        }
+    }
     let returns: Vec<(crate::ir::StmtId, bool)> = super::all_stmts(m)
         .into_iter()
         .filter_map(|s| match &m.stmts[s] {
@@ -113,6 +166,53 @@ fn walk(cx: &Cx, b: &Block, in_loop: bool, in_parallel: bool, diags: &mut Diagno
             other => {
                 for inner in super::stmt_blocks(other) {
                     walk(cx, inner, in_loop, in_parallel, diags);
+                }
+            }
+        }
+    }
+}
+
+/// What a returned value is when it is not data, if so.
+fn not_data(cx: &Cx, v: crate::ir::ExprId) -> Option<&'static str> {
+    let m = cx.m;
+    if m.bounded_values.iter().any(|b| b.value == v) {
+        return Some("a bounded index");
+    }
+    match &m.exprs[v] {
+        crate::ir::Expr::Call { func, .. } if func.name == "ituple" => Some("an i-tuple"),
+        crate::ir::Expr::Name(_) => match cx.res.bindings.get(&v)? {
+            super::Binding::Future(d) => Some(match &m.stmts[*d] {
+                Stmt::Ext(ExtStmt::AnyFuture { .. }) => "a placeholder future",
+                _ => "a copy future",
+            }),
+            super::Binding::LoopVar { .. } | super::Binding::ParallelVar { .. } => {
+                Some("a loop index")
+            }
+            super::Binding::Event(..) => Some("an event"),
+            super::Binding::Let(d) => match &m.stmts[*d] {
+                Stmt::Let { value, .. } if *value != v => not_data(cx, *value),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The `return` statements inside a `parallel`.
+fn returns_in_parallel(
+    m: &crate::ir::Module,
+    b: &Block,
+    inside: bool,
+    out: &mut Vec<crate::ir::StmtId>,
+) {
+    for &s in b {
+        match &m.stmts[s] {
+            Stmt::Ext(ExtStmt::Return { .. }) if inside => out.push(s),
+            Stmt::Parallel { body, .. } => returns_in_parallel(m, body, true, out),
+            other => {
+                for inner in super::stmt_blocks(other) {
+                    returns_in_parallel(m, inner, inside, out);
                 }
             }
         }

@@ -392,14 +392,20 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         };
         let op = if tma { "tma.copy" } else { "dma.copy" };
         let CopyDst::Expr(d) = dst else {
+            let space = match dst {
+                CopyDst::Fresh(space) => *space,
+                CopyDst::Expr(_) => MemSpace::Shared,
+            };
             diags.push(
                 at_stmt(
                     m,
                     codes::FRESH_COPY,
                     s,
-                    format!("`{op} … => shared` into a fresh buffer is not supported"),
+                    format!("`{op} … => {space}` into a fresh buffer is not supported"),
                 )
-                .with_help("declare the destination (`shared f16 [BM, BK] a_s;`) and copy into it"),
+                .with_help(format!(
+                    "declare the destination (`{space} f16 [BM, BK] a_s;`) and copy into it"
+                )),
             );
             continue;
         };

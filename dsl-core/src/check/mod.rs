@@ -63,6 +63,7 @@ mod suggest;
 mod support;
 mod swizzle;
 mod tensors;
+mod thread_names;
 mod view;
 mod view_state;
 mod view_sym;
@@ -466,6 +467,7 @@ fn run_checks(
     frag_elem::tile_gate(&cx, &mut gate);
     sparse::gate(&cx, &mut gate);
     schedule::gate(&cx, &mut gate);
+    thread_names::gate(&cx, &geo, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.
@@ -665,7 +667,9 @@ impl Cx<'_> {
                 _ => String::new(),
             },
             Binding::Future(s) => match &self.m.stmts[s] {
-                Stmt::TmaCopy { bind: Some(b), .. } => b.name.clone(),
+                Stmt::TmaCopy { bind: Some(b), .. }
+                | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { bind: Some(b), .. })
+                | Stmt::Ext(crate::ir::ExtStmt::AnyFuture { bind: b, .. }) => b.name.clone(),
                 _ => String::new(),
             },
             Binding::Frag(s) => match &self.m.stmts[s] {

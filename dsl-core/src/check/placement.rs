@@ -34,6 +34,9 @@ pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 );
             }
             Stmt::TensorDecl { .. } => {}
+            // The function's result: the launch form drops a returned tensor, and the gate
+            // reports a returned scalar (E1302).
+            Stmt::Ext(crate::ir::ExtStmt::Return { .. }) => {}
             // Kernel-scope scalars: every thread computes them (`check/kernel_scope.rs`).
             _ if hoisted.contains(&s) => {}
             _ if let Some(what) = super::kernel_scope::effect(m, s) => diags.push(

@@ -326,6 +326,23 @@ impl W<'_, '_> {
                     let (Some(ce), Some(name)) = (count_expr, name) else {
                         continue;
                     };
+                    // `s[i][j]` of an array of several dimensions: each index within its
+                    // own dimension.
+                    if let Some(ai) = m.array_indices.iter().find(|a| a.index == *index) {
+                        let rank = ai.parts.len();
+                        for (k, &(i, d)) in ai.parts.iter().enumerate() {
+                            let Some(n) = cx.value(d) else { continue };
+                            let what = format!(
+                                "dimension {k} of the {rank}-dimensional {what} `{}` has {} element{}",
+                                name.name,
+                                describe(cx, d, n),
+                                plural(n)
+                            );
+                            let note = (name.span, format!("`{}` is declared here", name.name));
+                            self.check_index(i, n, st, true, &what, Some(d), note);
+                        }
+                        continue;
+                    }
                     let Some(n) = cx.value(ce) else { continue };
                     let cdesc = describe(cx, ce, n);
                     let decl_note = (name.span, format!("`{}` is declared here", name.name));

@@ -4,7 +4,8 @@
 //! - A `local` tensor is a register tile: every coordinate (and array index) of a view of it
 //!   must be known once the loops around it are unrolled — literals, tunables, constants,
 //!   variables of `foreach … : unroll` loops and bindings of those. A run-time index would put
-//!   the tile in local memory (the DRAM-backed stack).
+//!   the tile in local memory (the DRAM-backed stack). Croqtile allows it: a restriction of
+//!   the lowering (a note for `tessel check`).
 //! - `reduce.sum x : group` combines a scalar across the 32 threads of a warp: it needs an
 //!   enclosing `: group` level, every thread of the warp must reach it (no enclosing `if` or
 //!   `inthreads`), and it works on `f32` or `int` scalars.
@@ -42,14 +43,19 @@ fn local_indices(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 continue;
             }
             if let Some(bad) = runtime_name(cx, *c, 0) {
+                let index = m.expr_to_string(*c);
+                let why = if index == bad {
+                    String::new()
+                } else {
+                    format!(" depends on `{bad}`, which")
+                };
                 diags.push(
                     at_expr(
                         m,
                         codes::LOCAL_INDEX,
                         *c,
                         format!(
-                            "`{name}` is a register tile, but the index `{}` depends on `{bad}`, which is only known at run time",
-                            m.expr_to_string(*c)
+                            "`{name}` is a register tile, but the index `{index}`{why} is only known at run time"
                         ),
                     )
                     .with_help(format!(

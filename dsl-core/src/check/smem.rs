@@ -119,6 +119,15 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
                 );
                 None
             }
+            // Sized at launch (problem sizes, scalar parameters): Croqtile's dynamic shared
+            // memory and run-time local buffers, which tessel does not lower yet.
+            None if cx.resolved(e) && launch_sized(cx, e) => {
+                diags.push(
+                    at_expr(m, codes::NOT_LOWERED_LAUNCH_SIZED, e, format!("not supported yet: a shared or local buffer sized at launch ({what} `{}`)", m.expr_to_string(e)))
+                        .with_help("tessel sizes shared and local buffers by tunables and constants; tile the problem size with a tunable (`[TM]` with `require M % TM == 0;`)"),
+                );
+                None
+            }
             None if cx.resolved(e) => {
                 diags.push(
                     at_expr(m, codes::STATIC_SHAPE, e, format!("{what} `{}` must be a compile-time constant", m.expr_to_string(e)))
@@ -260,4 +269,29 @@ pub(crate) fn check_smem(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) -> u
         diags.push(d);
     }
     total
+}
+
+/// Whether `e` is an integer known at launch: problem sizes, scalar parameters, tunables and
+/// constants (not loop, parallel or local variables, a whole shape `x.span`, or a float).
+fn launch_sized(cx: &Cx, e: crate::ir::ExprId) -> bool {
+    let m = cx.m;
+    let mut ok = true;
+    super::walk_expr(m, e, &mut |x| {
+        ok &= match &m.exprs[x] {
+            crate::ir::Expr::Name(_) => match cx.res.bindings.get(&x) {
+                Some(
+                    super::Binding::SymDim { .. }
+                    | super::Binding::Tunable
+                    | super::Binding::Constant,
+                ) => true,
+                Some(super::Binding::Param(i)) => m.kernel.params.get(*i).is_some_and(|p| {
+                    p.shape.is_empty() && matches!(p.dtype, crate::ir::DType::I32)
+                }),
+                _ => false,
+            },
+            crate::ir::Expr::Float { .. } | crate::ir::Expr::Field { .. } => false,
+            _ => true,
+        };
+    });
+    ok
 }

@@ -15,10 +15,14 @@ use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Returns, Stmt};
 
 /// Codes of the other passes that state a limit of the lowering rather than a rule of the
 /// language (statements outside any `parallel` — host code of a `__co__` function —, several
-/// top-level `parallel`s — several launches —, f8 element types): `check_language` reports
-/// them as notes.
+/// top-level `parallel`s — several launches —, f8 element types, a register tile indexed at
+/// run time, a swizzle wider or narrower than the tile's rows — Croqtile leaves the swizzle
+/// configuration to the target): `check_language` reports them as notes.
 pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::OUTSIDE_PARALLEL,
+    codes::SWIZZLE_ROW,
+    codes::LOCAL_INDEX,
+    codes::NOT_LOWERED_LAUNCH_SIZED,
     codes::KERNEL_SCOPE_EFFECT,
     codes::F8,
     codes::NO_BLOCK,
@@ -89,6 +93,9 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             "a `__co__` function that returns a value",
         ));
     }
+    // `__co__ auto` returning what the launch form keeps (a scalar): one E1302, at its first
+    // `return` (the function's other returns say nothing more).
+    let mut value_returned = matches!(m.kernel.returns, Returns::Value { .. });
     for p in &m.kernel.params {
         for &d in p
             .shape
@@ -349,6 +356,32 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             ),
             // `copy` and row reductions of lowered fragments (`lower/frag_elem.rs`).
             Stmt::Ext(ExtStmt::FragOp { .. }) if super::frag_elem::lowered_frag_op(cx, s) => {}
+            // A returned tensor is the launch form's output parameter (as written: `return`).
+            Stmt::Ext(ExtStmt::Return { value: Some(v) })
+                if !value_returned
+                    && match cx.res.bindings.get(v) {
+                        Some(super::Binding::Tensor(..)) => true,
+                        Some(super::Binding::Param(i)) => {
+                            m.kernel.params.get(*i).is_some_and(|p| !p.shape.is_empty())
+                        }
+                        _ => false,
+                    } =>
+            {
+                diags.push(not_lowered(
+                    codes::NOT_LOWERED_STMT,
+                    span,
+                    "`return`",
+                ));
+            }
+            Stmt::Ext(ExtStmt::Return { value: Some(_) }) => {
+                if !std::mem::replace(&mut value_returned, true) {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_RETURN,
+                        span,
+                        "a `__co__` function that returns a value",
+                    ));
+                }
+            }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.

@@ -374,6 +374,7 @@ impl A<'_, '_> {
             }
             ViewOp::Transpose
             | ViewOp::Window
+            | ViewOp::Strides
             | ViewOp::From
             | ViewOp::SpanAs
             | ViewOp::Sqz

@@ -434,7 +434,7 @@ impl Analysis<'_> {
                 v.terms = vec![Vec::new(); kept.len()];
                 v.squeezed = Some(base);
             }
-            ViewOp::Window | ViewOp::From | ViewOp::SpanAs | ViewOp::SpanOf => {
+            ViewOp::Window | ViewOp::Strides | ViewOp::From | ViewOp::SpanAs | ViewOp::SpanOf => {
                 return err(
                     e,
                     format!("not supported yet: the view method `.{}`", op.name()),

@@ -38,6 +38,8 @@ pub(crate) fn apply(
             v.tiled = Some(args.iter().map(|&a| cx.dim(a)).collect());
             Some(v)
         }
+        // The strides of a window change where its elements are, not its shape.
+        ViewOp::Strides => (v.tiled.as_ref().is_some_and(|t| t.len() == args.len())).then_some(v),
         ViewOp::From => {
             let Some(tile) = v.tiled.take() else {
                 return Ok(None);
@@ -300,6 +302,7 @@ pub(crate) fn is_view_let(m: &crate::ir::Module, value: ExprId) -> bool {
                     | ViewOp::Step
                     | ViewOp::Transpose
                     | ViewOp::Window
+                    | ViewOp::Strides
                     | ViewOp::From,
                 ..
             }

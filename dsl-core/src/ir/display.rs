@@ -732,6 +732,35 @@ impl Printer<'_> {
                 self.expr(*index, 0);
                 self.out.push(']');
             }
+            // `t.view(A, B : SA, SB)`, as written.
+            Expr::View {
+                base,
+                op: ViewOp::Strides,
+                args,
+            } if matches!(
+                &self.m.exprs[*base],
+                Expr::View {
+                    op: ViewOp::Window,
+                    ..
+                }
+            ) =>
+            {
+                let Expr::View {
+                    base: tensor,
+                    args: extents,
+                    ..
+                } = self.m.exprs[*base].clone()
+                else {
+                    return;
+                };
+                let strides = args.clone();
+                self.expr(tensor, 100);
+                self.out.push_str(".view(");
+                self.list(&extents);
+                self.out.push_str(" : ");
+                self.list(&strides);
+                self.out.push(')');
+            }
             Expr::View { base, op, args } => {
                 self.expr(*base, 100);
                 let _ = write!(self.out, ".{}(", op.name());

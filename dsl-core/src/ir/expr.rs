@@ -179,6 +179,9 @@ pub enum ViewOp {
     Window,
     /// `.from(i, j)`: the element offset of a `.view` window.
     From,
+    /// The strides of a `.view` window, written `t.view(A, B : SA, SB)`: elements `SA` (`SB`)
+    /// apart along each dimension in the viewed tensor's memory. Not a method of its own.
+    Strides,
     /// `t.span_as(A, B)` / `t.span_as([A, B])`: the same elements under another shape.
     SpanAs,
     /// `.sqz()` / `.sqz(d)`: drop dimensions of extent 1.
@@ -220,6 +223,7 @@ impl ViewOp {
             ViewOp::Transpose => "transpose",
             ViewOp::Window => "view",
             ViewOp::From => "from",
+            ViewOp::Strides => "strides",
             ViewOp::SpanAs => "span_as",
             ViewOp::Sqz => "sqz",
             ViewOp::Step => "step",

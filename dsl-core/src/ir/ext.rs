@@ -227,6 +227,16 @@ pub struct LoopRange {
 /// `k(c)` of a bounded name `k` (a `with` or loop bound): the value `c` (`c >= 0`) or
 /// `bound + c` (`c < 0`, so `k(-1)` is the last value), kept as that arithmetic in `value`;
 /// `bound` is the chunk count when the value indexes a `.chunkat`.
+/// `s[i][j]` of an array declared `s[A][B]`: the parser writes the element's place in the
+/// array's flat storage, `index` = `i * B + j` (an array of several dimensions is an array of
+/// `A * B` elements), and keeps each written index with its dimension in `parts`, so the
+/// range check holds each index within its own dimension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayIndex {
+    pub index: ExprId,
+    pub parts: Vec<(ExprId, ExprId)>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoundedValue {
     pub value: ExprId,

@@ -20,8 +20,8 @@ pub mod types;
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
 pub use ext::{
-    Attribute, BoundedValue, DeclExt, ExtStmt, LoopRange, ParallelExt, PrintArg, StreamParam,
-    SyncKind, UnrollFactor,
+    ArrayIndex, Attribute, BoundedValue, DeclExt, ExtStmt, LoopRange, ParallelExt, PrintArg,
+    StreamParam, SyncKind, UnrollFactor,
 };
 pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt, StoreMods};
 pub use types::{DType, Level, Major, MemSpace};
@@ -205,6 +205,11 @@ pub struct Module {
     pub loop_ranges: Vec<LoopRange>,
     /// `k(-1)`: values of bounded names (their arithmetic, and the bound).
     pub bounded_values: Vec<BoundedValue>,
+    /// The bounds `with … in` gave its names (`with` is sugar: its body joins the enclosing
+    /// block, and only a `foreach` over a name makes a loop of its bound).
+    pub with_extents: Vec<ExprId>,
+    /// Indices into arrays of several dimensions (`s[i][j]`), flattened.
+    pub array_indices: Vec<ArrayIndex>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -362,6 +367,8 @@ impl Module {
             unroll_factors: Vec::new(),
             loop_ranges: Vec::new(),
             bounded_values: Vec::new(),
+            with_extents: Vec::new(),
+            array_indices: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

@@ -42,18 +42,18 @@ impl Parser {
         }
     }
 
-    /// `name` or `name[count]`, comma-separated, up to `;`.
+    /// `name`, `name[count]` or `name[A][B]…` (an array of several dimensions: `A * B`
+    /// elements, `array.rs`), comma-separated, up to `;`.
     fn declarators(&mut self) -> PResult<Vec<Declarator>> {
         let mut out = Vec::new();
         loop {
             let name = self.expect_ident("a name to declare")?;
-            let count = match self.open(Delim::Bracket) {
-                Some((_, close)) => {
-                    let c = self.expr();
-                    Some(self.finish_group(close, "after the array count", c)?)
-                }
-                None => None,
-            };
+            let mut dims = Vec::new();
+            while let Some((_, close)) = self.open(Delim::Bracket) {
+                let c = self.expr();
+                dims.push(self.finish_group(close, "after the array count", c)?);
+            }
+            let count = self.array_count(&name.name, &dims);
             self.bind(&name.name);
             out.push(Declarator { name, count });
             if self.eat_op(",").is_none() {
@@ -382,6 +382,7 @@ impl Parser {
                             | crate::ir::ViewOp::Step
                             | crate::ir::ViewOp::Transpose
                             | crate::ir::ViewOp::Window
+                            | crate::ir::ViewOp::Strides
                             | crate::ir::ViewOp::From,
                         ..
                     }

@@ -32,7 +32,11 @@
 //! | E0040 | `#x` of a name that is not a parallel or loop variable in scope |
 //! | E0045 | a named shape (`sp : [7, 8];`) of an unsupported form or the wrong rank |
 //! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(-n)` |
-//! | E1636 | not supported yet: one loop variable over several dimensions (an i-tuple index) |
+//! | E1680 | a parallel variable given several bounds (`parallel p by [A, B]`; name them: `p = {x, y}`) |
+//! | E1681 | an i-tuple name used as one value, or `t(d)` past its elements |
+//! | E1688 | not supported yet: a `: device(…)` level |
+//! | E1687 | not supported yet: an index of fewer dimensions than its array (`s[1]` of `s[4][2]`) |
+//! | E1684 | not supported yet: the element count `|x|` of a shape the parser does not know |
 
 pub const LEX: &str = "E0001";
 pub const DELIM: &str = "E0002";
@@ -64,4 +68,8 @@ pub const BAD_LOOP: &str = "E0033";
 pub const BOUND_OF: &str = "E0040";
 pub const SHAPE_VALUE: &str = "E0045";
 pub const LOOP_RANGE: &str = "E0047";
-pub const ITUPLE_LOOP: &str = "E1636";
+pub const PARALLEL_TUPLE: &str = "E1680";
+pub const ITUPLE_VALUE: &str = "E1681";
+pub const ELEMENT_COUNT: &str = "E1684";
+pub const PARTIAL_ARRAY_INDEX: &str = "E1687";
+pub const DEVICE_LEVEL: &str = "E1688";

@@ -112,8 +112,20 @@ pub(crate) struct Parser {
     pub loop_ranges: Vec<crate::ir::LoopRange>,
     /// `k(-1)` values seen so far.
     pub bounded_values: Vec<crate::ir::BoundedValue>,
+    /// The bounds of `with … in` clauses seen so far.
+    pub with_extents: Vec<crate::ir::ExprId>,
+    /// Tensor and event arrays of several dimensions declared so far (`s[4][2]`).
+    pub array_dims: Vec<(String, Vec<crate::ir::ExprId>)>,
+    /// Their flattened indices.
+    pub array_indices: Vec<crate::ir::ArrayIndex>,
     /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
     pub cooperative: bool,
+    /// I-tuple names in scope and their element variables, innermost last (`ituple.rs`).
+    pub ituples: Vec<(String, Vec<crate::ir::Ident>)>,
+    /// Element names made for i-tuples so far (never made twice).
+    pub ituple_names: Vec<String>,
+    /// Tuples named by the levels of the `parallel` head being parsed (`p = {x, y} by …`).
+    pub level_tuples: Vec<(String, Vec<crate::ir::Ident>)>,
 }
 
 impl Parser {
@@ -158,7 +170,13 @@ impl Parser {
             unroll_factors: Vec::new(),
             loop_ranges: Vec::new(),
             bounded_values: Vec::new(),
+            with_extents: Vec::new(),
+            array_dims: Vec::new(),
+            array_indices: Vec::new(),
             cooperative: false,
+            ituples: Vec::new(),
+            ituple_names: Vec::new(),
+            level_tuples: Vec::new(),
         }
     }
 

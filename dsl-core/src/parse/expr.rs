@@ -264,6 +264,10 @@ impl Parser {
         if self.op_at(self.pos).is_some_and(|(o, _)| o == "#") {
             return self.bound_of();
         }
+        // `|x|`: the element count of a shape.
+        if self.op_at(self.pos).is_some_and(|(o, _)| o == "|") {
+            return self.element_count();
+        }
         let op = match self.op_at(self.pos) {
             Some((o, _)) if o == "-" => UnaryOp::Neg,
             Some((o, _)) if o == "!" => UnaryOp::Not,
@@ -391,13 +395,18 @@ impl Parser {
                         .with_help("index arrays with one expression: `x[i]`"),
                     ));
                 }
-                base = self.add_bounded(
-                    Expr::Index {
-                        base,
-                        index: args[0],
+                // `s[i][j]` of an array of several dimensions: its flat index (`array.rs`).
+                let index = match &self.exprs[base] {
+                    Expr::Name(n) => match self.array_of(n) {
+                        Some(dims) => {
+                            let n = n.clone();
+                            self.array_index(&n, &dims, args[0], first)?
+                        }
+                        None => args[0],
                     },
-                    self.span_from(first),
-                )?;
+                    _ => args[0],
+                };
+                base = self.add_bounded(Expr::Index { base, index }, self.span_from(first))?;
             } else if self.is_op(".") {
                 base = self.member(first, base)?;
             } else {
@@ -423,13 +432,30 @@ impl Parser {
                     Diagnostic::new(codes::UNKNOWN_METHOD, name.span, msg).with_help(help),
                 ));
             };
+            // `.view(A, B : SA, SB)`: a window with strides.
+            if op == ViewOp::Window {
+                let (args, strides) = self.window_args(close)?;
+                let window =
+                    self.add_bounded(Expr::View { base, op, args }, self.span_from(first))?;
+                return match strides {
+                    Some(args) => self.add_bounded(
+                        Expr::View {
+                            base: window,
+                            op: ViewOp::Strides,
+                            args,
+                        },
+                        self.span_from(first),
+                    ),
+                    None => Ok(window),
+                };
+            }
             // `.span_as([A, B])`: the new shape may be written as a bracketed list.
             let args = if op == ViewOp::SpanAs && self.is_open(Delim::Bracket) {
                 let dims = self.extents(true)?;
                 self.close(close, "after the shape");
                 dims
             } else {
-                self.comma_list(close, "the argument list", |p| p.expr())?
+                self.spliced_list(close, "the argument list")?
             };
             return self.add_bounded(Expr::View { base, op, args }, self.span_from(first));
         }
@@ -478,6 +504,11 @@ impl Parser {
                         text: "inf".into(),
                     },
                     "_" => Expr::Wildcard,
+                    // An i-tuple name outside a list that splices it: `index(d)` or an error.
+                    _ if self.ituple(&name).is_some() => {
+                        let elems = self.ituple(&name).unwrap_or_default();
+                        return self.ituple_use(elems, first);
+                    }
                     _ if name.starts_with("r#") => {
                         let msg = format!("raw identifier `{name}` is not supported");
                         let help = format!(
@@ -547,7 +578,7 @@ impl Parser {
             // `{a, b, c}`: an i-tuple value (a call of the built-in `ituple`).
             Some(TokKind::Open(Delim::Brace)) => {
                 let (open, close) = self.open(Delim::Brace).ok_or(Reported)?;
-                let args = self.comma_list(close, "the i-tuple", |p| p.expr())?;
+                let args = self.spliced_list(close, "the i-tuple")?;
                 let span = self.span(open, close);
                 let func = Ident::new("ituple", span);
                 Ok(self.add_expr(Expr::Call { func, args }, span))

@@ -215,8 +215,15 @@ impl Parser {
                 break;
             }
         }
+        // Tuples of several names (`index = {x, y}`, `index in [A, B]`) stand for their
+        // elements in the body (`ituple.rs`).
+        let tuples = frame
+            .iter()
+            .filter(|(_, _, elems)| elems.len() > 1)
+            .map(|(n, _, elems)| (n.clone(), elems.clone()))
+            .collect();
         self.with_bounds.push(frame);
-        let body = self.body(&named);
+        let body = self.with_ituples(tuples, |p| p.body(&named));
         self.with_bounds.pop();
         out.extend(body?);
         Ok(())
@@ -256,6 +263,7 @@ impl Parser {
         let extents = self.extents(false)?;
         // `with i in sp` over a named shape: its dimensions.
         let extents = self.splice_spans(extents);
+        self.with_extents.extend(extents.iter().copied());
         if !vars.is_empty() && vars.len() != extents.len() {
             let span = self.span_from(first);
             return Err(self.error(
@@ -276,7 +284,17 @@ impl Parser {
         // tuple's name bounded by the first extent only when there is one.
         if vars.is_empty() {
             if let Some(t) = &tuple {
-                frame.push((t.name.clone(), extents.clone(), Vec::new()));
+                // `with index in [A, B]`: an i-tuple; its elements are bounded names of
+                // their own (0 outside a `foreach index`).
+                let elems = if extents.len() > 1 {
+                    self.ituple_elements(t, extents.len())
+                } else {
+                    Vec::new()
+                };
+                for (v, e) in elems.iter().zip(&extents) {
+                    frame.push((v.name.clone(), vec![*e], Vec::new()));
+                }
+                frame.push((t.name.clone(), extents.clone(), elems));
             }
         } else {
             for (v, e) in vars.iter().zip(&extents) {
@@ -472,11 +490,17 @@ impl Parser {
     }
 
     /// `f = dma.copy SRC => shared;`: when the parser knows the shape of `SRC` — a whole
-    /// tensor declared before, or a `t.subspan(A, B, …).at(…)` tile — the future's fresh buffer
-    /// has that shape, so a later `[f.span]` in a declaration is spliced like a tensor's. Other
-    /// sources (`.chunkat`) are sized by the checker, and `[f.span]` stays as written.
+    /// tensor declared before, a `t.subspan(A, B, …).at(…)` tile, or a `t.chunkat(…)` tile of
+    /// a tensor of known shape indexed by bounded names — the future's fresh buffer has that
+    /// shape, so a later `[f.span]` in a declaration is spliced like a tensor's. Other sources
+    /// are sized by the checker, and `[f.span]` stays as written.
     pub(crate) fn record_fresh_shape(&mut self, name: &str, src: ExprId) {
         let dims = match &self.exprs[src] {
+            Expr::View {
+                base,
+                op: ViewOp::Chunkat,
+                args,
+            } => self.chunk_dims(*base, &args.clone()),
             Expr::Name(n) => self
                 .shapes
                 .iter()
@@ -501,6 +525,112 @@ impl Parser {
             Some(dims) => self.shapes.push((name.to_string(), dims)),
             // A name bound again to a copy of unknown shape must not keep its old shape.
             None => self.shapes.retain(|(k, _)| k != name),
+        }
+    }
+
+    /// The tile `t.chunkat(i, j, …)` picks, as the checker sizes it, when `t`'s shape is known
+    /// and each index is `_` (the whole dimension `D`), or a bounded name or a composition of
+    /// them of extent `E` (`D / E`; `T` when `E` is written `cdiv(D, T)`).
+    fn chunk_dims(&mut self, base: ExprId, args: &[ExprId]) -> Option<Vec<ExprId>> {
+        let Expr::Name(t) = &self.exprs[base] else {
+            return None;
+        };
+        let dims = self
+            .shapes
+            .iter()
+            .rev()
+            .find(|(k, _)| k == t)
+            .map(|(_, d)| d.clone())?;
+        if dims.len() != args.len() {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (&d, &a) in dims.iter().zip(args) {
+            let span = self.exprs.get_span(a);
+            if matches!(self.exprs[a], Expr::Wildcard) {
+                out.push(self.copy_expr(d, span));
+                continue;
+            }
+            let extents = self.index_extents(a)?;
+            // `cdiv(D, T)` chunks of `D` are `T` long.
+            if let [e] = extents.as_slice()
+                && let Expr::Call { func, args } = &self.exprs[*e]
+                && func.name == "cdiv"
+                && args.len() == 2
+                && self.same_expr(args[0], d)
+            {
+                let tile = args[1];
+                out.push(self.copy_expr(tile, span));
+                continue;
+            }
+            let mut chunks = self.copy_expr(extents[0], span);
+            for &e in &extents[1..] {
+                let rhs = self.copy_expr(e, span);
+                chunks = self.add_expr(
+                    Expr::Binary {
+                        op: crate::ir::BinaryOp::Mul,
+                        lhs: chunks,
+                        rhs,
+                    },
+                    span,
+                );
+            }
+            let dim = self.copy_expr(d, span);
+            out.push(self.add_expr(
+                Expr::Binary {
+                    op: crate::ir::BinaryOp::Div,
+                    lhs: dim,
+                    rhs: chunks,
+                },
+                span,
+            ));
+        }
+        Some(out)
+    }
+
+    /// Whether two expressions are written alike (names, literals and operators).
+    fn same_expr(&self, a: ExprId, b: ExprId) -> bool {
+        match (&self.exprs[a], &self.exprs[b]) {
+            (Expr::Name(x), Expr::Name(y)) => x == y,
+            (Expr::Int(x), Expr::Int(y)) => x == y,
+            (
+                Expr::Binary { op, lhs, rhs },
+                Expr::Binary {
+                    op: op2,
+                    lhs: lhs2,
+                    rhs: rhs2,
+                },
+            ) => op == op2 && self.same_expr(*lhs, *lhs2) && self.same_expr(*rhs, *rhs2),
+            (
+                Expr::Call { func, args },
+                Expr::Call {
+                    func: func2,
+                    args: args2,
+                },
+            ) => {
+                func.name == func2.name
+                    && args.len() == args2.len()
+                    && args.iter().zip(args2).all(|(x, y)| self.same_expr(*x, *y))
+            }
+            _ => false,
+        }
+    }
+
+    /// The extents of the bounded names a `.chunkat` index is made of: one for a name (or
+    /// a `with` name's first value), one per side of `a # b`.
+    fn index_extents(&self, a: ExprId) -> Option<Vec<ExprId>> {
+        match &self.exprs[a] {
+            Expr::Name(n) => self.name_bound(n).map(|e| vec![e]),
+            Expr::Compose { outer, inner } => {
+                let mut v = self.index_extents(*outer)?;
+                v.extend(self.index_extents(*inner)?);
+                Some(v)
+            }
+            _ => self
+                .bounded_values
+                .iter()
+                .find(|b| b.value == a)
+                .map(|b| vec![b.bound]),
         }
     }
 
@@ -823,8 +953,13 @@ impl Parser {
             let dims = self.extents(true)?;
             self.splice_spans(dims)
         } else {
-            let e = self.postfix()?;
+            let e = self.expr()?;
             let dims = match &self.exprs[e] {
+                // `sp : t.span / 2;`: shape arithmetic, per dimension.
+                Expr::Binary { .. } | Expr::Unary { .. } => match self.shape_arithmetic(e) {
+                    Some(dims) => Some(dims?),
+                    None => None,
+                },
                 Expr::Name(n) => self.shape_value_dims(n),
                 Expr::Field { base, field } if field.name == "span" => match &self.exprs[*base] {
                     Expr::Name(n) => self
@@ -883,8 +1018,8 @@ impl Parser {
 
 impl Parser {
     /// A named shape, or a tensor's `.span`, stands for its dimensions only as a whole entry
-    /// of a shape list (`[sp]`, `[t.span, 4]`); arithmetic on a whole shape (`[t.span / sp]`,
-    /// `[t.span + 1]`) is not supported.
+    /// of a shape list (`[sp]`, `[t.span, 4]`) or in element-wise shape arithmetic
+    /// (`shape_ops.rs`); anywhere else inside an entry (`[min(t.span, 4)]`) it is not supported.
     pub(crate) fn no_shape_arithmetic(&mut self, e: ExprId) -> PResult<()> {
         let whole = |p: &Self, x: ExprId| match &p.exprs[x] {
             Expr::Field { field, .. } => field.name == "span",

@@ -13,6 +13,7 @@
 //! (codes in [`codes`]), and it recovers at `;`, `}` and header items to report several
 //! errors per run.
 
+mod array;
 mod bind;
 mod cluster;
 pub mod codes;
@@ -22,10 +23,12 @@ mod ext;
 mod filemode;
 mod frag_array;
 mod header;
+mod ituple;
 mod levels;
 mod lexer;
 mod limits;
 mod ops;
+mod shape_ops;
 mod stmt;
 mod suggest;
 mod wgmma_copies;
@@ -286,6 +289,8 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         unroll_factors: std::mem::take(&mut p.unroll_factors),
         loop_ranges: std::mem::take(&mut p.loop_ranges),
         bounded_values: std::mem::take(&mut p.bounded_values),
+        with_extents: std::mem::take(&mut p.with_extents),
+        array_indices: std::mem::take(&mut p.array_indices),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

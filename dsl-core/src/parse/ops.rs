@@ -241,6 +241,9 @@ impl Parser {
             Some(b) => b.span.join(self.span_from(first)),
             None => self.span_from(first),
         };
+        if let (Some(b), CopyDst::Fresh(_)) = (&bind, &dst) {
+            self.record_fresh_shape(&b.name, src);
+        }
         let id = self.add_stmt(
             Stmt::TmaCopy {
                 event: m.event,

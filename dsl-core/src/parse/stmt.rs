@@ -330,6 +330,9 @@ impl Parser {
             None
         };
         let mut levels = Vec::new();
+        // (Tuples named by the levels of this statement: a body's own `parallel` starts after
+        // they were taken.)
+        self.level_tuples.clear();
         loop {
             levels.push(self.parallel_level()?);
             if self.eat_op(",").is_some() {
@@ -369,7 +372,8 @@ impl Parser {
             }
         }
         self.parallel_depth += 1;
-        let body = self.body(&vars);
+        let tuples = std::mem::take(&mut self.level_tuples);
+        let body = self.with_ituples(tuples, |p| p.body(&vars));
         self.parallel_depth -= 1;
         self.var_extents.truncate(mark);
         let body = body?;
@@ -394,6 +398,13 @@ impl Parser {
             Vec::new()
         } else if self.is_open(Delim::Brace) {
             self.var_list()?
+        } else if self.peek_ident().is_some() && self.punct_at(self.pos + 1, '=') {
+            // `p = {x, y} by [A, B]`: the tuple `p` of the level's variables.
+            let tuple = self.expect_ident("a variable")?;
+            self.bump();
+            let vars = self.var_list()?;
+            self.level_tuples.push((tuple.name, vars.clone()));
+            vars
         } else if self.peek_ident().is_some() {
             vec![self.expect_ident("a variable")?]
         } else {
@@ -482,6 +493,25 @@ impl Parser {
                 Level::Group4
             }
             "group" => Level::Group,
+            // `: device(cpu)` / `: device(gpu)`: Croqtile's heterogeneous launches.
+            "device" => {
+                let mut what = "device".to_string();
+                if let Some((_, close)) = self.open(Delim::Paren) {
+                    if let Some(target) = self.peek_ident() {
+                        what = format!("device({target})");
+                    }
+                    self.pos = close + 1;
+                }
+                let span = self.span_from(first);
+                return Err(self.error(
+                    Diagnostic::new(
+                        codes::DEVICE_LEVEL,
+                        span,
+                        format!("not supported yet: a `: {what}` level (a launch on a chosen device)"),
+                    )
+                    .with_help("tessel launches every `parallel` on the GPU: leave the level out, or write `: block`"),
+                ));
+            }
             w => {
                 let span = self.span_from(first);
                 let msg = format!("unknown parallel level `{w}`");
@@ -505,9 +535,17 @@ impl Parser {
     /// `[A, B]`, or a single unbracketed expression when `bracket_only` is false.
     pub(crate) fn extents(&mut self, bracket_only: bool) -> PResult<Vec<ExprId>> {
         if let Some((_, close)) = self.open(Delim::Bracket) {
-            let list = self.comma_list(close, "the extent list", |p| p.expr())?;
-            for &e in &list {
-                self.no_shape_arithmetic(e)?;
+            let written = self.comma_list(close, "the extent list", |p| p.expr())?;
+            // Arithmetic on whole shapes is written out per dimension (`shape_ops.rs`).
+            let mut list = Vec::new();
+            for e in written {
+                match self.shape_arithmetic(e) {
+                    Some(dims) => list.extend(dims?),
+                    None => {
+                        self.no_shape_arithmetic(e)?;
+                        list.push(e);
+                    }
+                }
             }
             if list.is_empty() {
                 let span = self.span(close, close);
@@ -525,6 +563,14 @@ impl Parser {
                 "write `in [N]` or `in [M, N]`",
             ));
         }
+        // Croqtile's grammar takes an element count `|x|` as an extent only in brackets.
+        if self.is_op("|") {
+            return Err(self.unexpected_help(
+                codes::EXPECTED,
+                "a bound (a number, a name or `[…]`)",
+                "bracket an element count: `[|x.span|]`",
+            ));
+        }
         Ok(vec![self.expr()?])
     }
 
@@ -535,19 +581,21 @@ impl Parser {
         }
         let span = vars[0].span.join(vars[vars.len() - 1].span);
         if let [var] = vars {
-            // Croqtile's i-tuple loop variable (`foreach index in [t.span]`, then
-            // `t.at(index)`): one name for every dimension.
+            // A parallel variable takes one bound (Croqtile rejects `parallel p by [A, B]`);
+            // a tuple of them is named with its elements.
             let n = extents.len();
+            let elems: Vec<String> = (0..n).map(|d| format!("{}{d}", var.name)).collect();
             return Err(self.error(
                 Diagnostic::new(
-                    codes::ITUPLE_LOOP,
+                    codes::PARALLEL_TUPLE,
                     span,
-                    format!("not supported yet: one loop variable over {n} dimensions (an i-tuple index)"),
+                    format!("the parallel variable `{}` is given {n} bounds", var.name),
                 )
                 .with_help(format!(
-                    "name one variable per dimension, `{{{}}}`, and index with them: `t.at({})`",
-                    (0..n).map(|d| format!("{}{d}", var.name)).collect::<Vec<_>>().join(", "),
-                    (0..n).map(|d| format!("{}{d}", var.name)).collect::<Vec<_>>().join(", "),
+                    "name one variable per bound: `parallel {} = {{{}}} by [...]` or `parallel {{{}}} by [...]`",
+                    var.name,
+                    elems.join(", "),
+                    elems.join(", "),
                 )),
             ));
         }
@@ -595,6 +643,8 @@ impl Parser {
             ));
         };
         let in_kw = self.eat_kw("in");
+        // I-tuple loop variables and their elements (`ituple.rs`).
+        let mut tuples: Vec<(String, Vec<Ident>)> = Vec::new();
         if in_kw.is_none() && self.is_open(Delim::Bracket) {
             self.unexpected_help(
                 codes::EXPECTED,
@@ -609,10 +659,18 @@ impl Parser {
             for v in &vars {
                 match self.with_bound(&v.name) {
                     Some((b, elems)) => {
+                        // A tuple (`with index in [A, B]`, `with index = {x, y} in …`)
+                        // iterates its elements, outer to inner.
+                        let elems = if elems.is_empty() && b.len() > 1 {
+                            self.ituple_elements(v, b.len())
+                        } else {
+                            elems
+                        };
                         ext.extend(b);
                         if elems.is_empty() {
                             iterated.push(v.clone());
                         } else {
+                            tuples.push((v.name.clone(), elems.clone()));
                             iterated.extend(elems);
                         }
                     }
@@ -699,6 +757,15 @@ impl Parser {
                 _ => ext,
             }
         };
+        // `foreach index in [A, B]`: one variable over several dimensions is a tuple of
+        // loop variables.
+        if let [var] = vars.as_slice()
+            && extents.len() > 1
+        {
+            let elems = self.ituple_elements(var, extents.len());
+            tuples.push((var.name.clone(), elems.clone()));
+            vars = elems;
+        }
         self.count_check(&vars, &extents)?;
         if !ranges.is_empty() && in_kw.is_some() {
             let span = self.span_from(first);
@@ -727,7 +794,7 @@ impl Parser {
         for (v, &e) in vars.iter().zip(&extents) {
             self.var_extents.push((v.name.clone(), e));
         }
-        let body = self.body(&vars);
+        let body = self.with_ituples(tuples, |p| p.body(&vars));
         self.var_extents.truncate(mark);
         let body = body?;
         let s = self.add_stmt(
