@@ -257,13 +257,15 @@ template <int T, typename F> __host__ __device__ constexpr bool tsl_warp_uniform
 // tessel lowering glue, SIMT path: guarded element access and the cooperative tile copy that
 // `dma.copy global => shared` becomes. Needs prelude.cuh and sm80_async.cuh.
 
-// Element (r, c) of a row-major [rows, cols] tensor, or zero outside it.
+// Element (r, c) of a row-major [rows, cols] tensor, or zero outside it (a negative index is
+// outside too: the comparisons are unsigned).
 template <typename T> TSL_DEVICE T tsl_ld_or_zero(const T *p, int r, int c, int rows, int cols) {
-  return (r < rows && c < cols) ? p[(long long)r * cols + c] : tsl_from_f32<T>(0.0f);
+  return ((unsigned)r < (unsigned)rows && (unsigned)c < (unsigned)cols) ? p[(long long)r * cols + c]
+                                                                        : tsl_from_f32<T>(0.0f);
 }
 // Stores v at (r, c) of a row-major [rows, cols] tensor when (r, c) is inside it.
 template <typename T> TSL_DEVICE void tsl_st_guarded(T *p, int r, int c, int rows, int cols, T v) {
-  if (r < rows && c < cols) p[(long long)r * cols + c] = v;
+  if ((unsigned)r < (unsigned)rows && (unsigned)c < (unsigned)cols) p[(long long)r * cols + c] = v;
 }
 
 // Tile rows that are not whole 16-byte chunks (or a row pitch that is not a multiple of one):
