@@ -78,3 +78,18 @@ fn a_returned_scalar_is_one_not_supported_yet() {
     )));
     assert_eq!(codes(&m), Vec::<&str>::new());
 }
+
+/// The launch form drops `return x;` only where `x` is a tensor parameter (the output the
+/// caller passes in). A scalar parameter's value has nowhere to go: its return stays, and the
+/// lowering's gate reports it, instead of a `void` kernel losing the result.
+#[test]
+fn the_launch_form_keeps_the_return_of_a_scalar_parameter() {
+    let scalar = launch_form(parse(&format!(
+        "__co__ auto f(int n, f32 [8] a) {{\n{BODY}  return n;\n}}\n"
+    )));
+    assert_eq!(codes(&scalar), vec!["E1302"]);
+    let tensor = launch_form(parse(&format!(
+        "__co__ auto f(int n, f32 [8] a) {{\n{BODY}  return a;\n}}\n"
+    )));
+    assert_eq!(codes(&tensor), Vec::<&str>::new());
+}

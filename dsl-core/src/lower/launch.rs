@@ -59,7 +59,8 @@ fn drop_top_returns(m: &mut Module) {
     let is_param_return = |m: &Module, s: StmtId| match &m.stmts[s] {
         Stmt::Ext(ExtStmt::Return { value: None }) => true,
         Stmt::Ext(ExtStmt::Return { value: Some(v) }) => {
-            matches!(&m.exprs[*v], Expr::Name(n) if m.kernel.params.iter().any(|p| &p.name.name == n))
+            // A tensor parameter: a scalar one's value would be lost with the return.
+            matches!(&m.exprs[*v], Expr::Name(n) if m.kernel.params.iter().any(|p| &p.name.name == n && !p.shape.is_empty()))
         }
         _ => false,
     };
