@@ -157,6 +157,10 @@ pub const RING_AHEAD: &str = "E1209";
 /// A `trigger` no thread of the block reaches (its `inthreads` conditions select no thread):
 /// the event's phases would expect no arrival, so they never complete.
 pub const TRIGGER_UNREACHED: &str = "E1210";
+/// A `trigger` under an `inthreads` condition that names a value known only at run time
+/// (a problem size, a parameter, a block or loop variable): the event's arrival count is fixed
+/// when the kernel is compiled, from the thread indexes alone.
+pub const TRIGGER_RUNTIME_THREADS: &str = "E1211";
 /// Warning: a global tensor written by the kernel and also read at other elements.
 pub const GLOBAL_RW: &str = "W1201";
 /// Warning: an element store whose index ignores a thread variable of the level running it.
@@ -1270,6 +1274,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_WARP_TMA_ELEMENTWISE,
         "not supported yet: element-wise work on warp accumulators, `frag` tiles or re-fills in a warp kernel with TMA or events",
+    ),
+    (
+        TRIGGER_RUNTIME_THREADS,
+        "a `trigger` under an `inthreads` condition on a value known only at run time",
     ),
     (
         BARRIER_DIVERGENT,

@@ -18,7 +18,7 @@
 //! thread) leaves the protocol unchecked rather than guessed.
 
 use super::super::eval::{Env, eval};
-use super::super::{Binding, Cx, codes};
+use super::super::{Binding, Cx, codes, walk_expr};
 use super::{Scope, statements};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Block, Expr, ExprId, ExtStmt, Level, Stmt, StmtId};
@@ -143,12 +143,47 @@ fn reaching(cx: &Cx, s: StmtId, scope: &Scope) -> Option<u64> {
     Some(count)
 }
 
+/// The first name in an `inthreads` condition whose value is not fixed for a thread when the
+/// kernel is compiled: anything but the thread-level `parallel` variables, tunables and
+/// constants (and lets of those), if any.
+fn runtime_name(cx: &Cx, e: ExprId, depth: u32) -> Option<String> {
+    let m = cx.m;
+    let mut bad = None;
+    walk_expr(m, e, &mut |x| {
+        if bad.is_some() {
+            return;
+        }
+        let Expr::Name(n) = &m.exprs[x] else { return };
+        let ok = match cx.res.bindings.get(&x) {
+            Some(Binding::Tunable | Binding::Constant) => true,
+            Some(Binding::ParallelVar { stmt, level, .. }) => match &m.stmts[*stmt] {
+                Stmt::Parallel { levels, .. } => {
+                    levels.get(*level).is_some_and(|l| l.level != Level::Block)
+                }
+                _ => false,
+            },
+            Some(Binding::Let(s)) if depth < 16 => match &m.stmts[*s] {
+                Stmt::Let { value, .. } => runtime_name(cx, *value, depth + 1).is_none(),
+                _ => false,
+            },
+            // Unresolved names are reported by `resolve`.
+            None => true,
+            _ => false,
+        };
+        if !ok {
+            bad = Some(n.clone());
+        }
+    });
+    bad
+}
+
 /// Arrival counts: every `trigger` of an event is reached by as many threads as its first.
 /// Returns whether the protocol can be simulated (consistent counts, no `trigger` under an
 /// `if`, which the lowering reports).
 fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
     let m = cx.m;
     let mut first: HashMap<EventKey, (StmtId, Option<u64>)> = HashMap::new();
+    let mut runtime_conds: HashSet<ExprId> = HashSet::new();
     let mut ok = true;
     for (s, scope) in all {
         let Some(event) = trigger_operand(&m.stmts[*s]) else {
@@ -162,6 +197,30 @@ fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
             // The lowering rejects a `trigger` under `if` (its count would depend on data);
             // the protocol is not simulated then.
             ok = false;
+            continue;
+        }
+        if let Some((cond, bad)) = scope
+            .conds
+            .iter()
+            .filter(|c| c.1)
+            .find_map(|c| runtime_name(cx, c.0, 0).map(|n| (c.0, n)))
+        {
+            ok = false;
+            // One report per condition, at its first trigger.
+            if !runtime_conds.insert(cond) {
+                continue;
+            }
+            diags.push(
+                Diagnostic::new(
+                    codes::TRIGGER_RUNTIME_THREADS,
+                    m.expr_span(cond),
+                    format!(
+                        "this `inthreads` condition chooses the threads that `trigger {name}`, but `{bad}` is known only at run time: each phase of `{name}` expects a number of arrivals fixed when the kernel is compiled"
+                    ),
+                )
+                .with_note(m.stmt_span(*s), "the trigger")
+                .with_help("choose the triggering threads by thread indexes, tunables and constants; test run-time values inside the branch, around the work, not the trigger"),
+            );
             continue;
         }
         let n = reaching(cx, *s, scope);

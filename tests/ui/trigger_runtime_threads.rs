@@ -1,0 +1,75 @@
+// expect: E1211 — the consumers are chosen by a problem size: an event's arrival count is fixed
+// when the kernel is compiled, from the thread indexes alone.
+use tessel::gemm_kernel;
+
+gemm_kernel! {
+    tunable WARP_N in [64, 128, 192, 256] = 128;
+    tunable STAGES in [1, 2] = 1;
+    const WARP_M = 64;
+    const WARP_K = 16;
+    const TILE_K = 64;
+    const SWIZ = 128;
+    const CONSUMERS = 1;
+    const TILE_M = WARP_M * CONSUMERS;
+
+    __co__ void matmul(
+        global f16 [M, K] lhs,
+        global f16 [N, K] rhs,
+        global f16 [M, N] output) {
+      parallel {block_m, block_n} by [cdiv(M, TILE_M), cdiv(N, WARP_N)] : block {
+        shared event full[STAGES], empty[STAGES];
+        shared f16 [TILE_M, TILE_K] lhs_s[STAGES];
+        shared f16 [WARP_N, TILE_K] rhs_s[STAGES];
+        shared f16 [WARP_M, WARP_N] output_s[CONSUMERS];
+
+        // 2 warpgroups × 128 threads = 256 threads/block
+        parallel wg by 2 : group-4, t by 128 : thread {
+          // ── Producer (wg=0): one thread drives TMA ──
+          inthreads.async (wg == 0 && t == 0) {
+            foreach {iv_k} in [cdiv(K, TILE_K)] {
+              stage = iv_k % STAGES;
+              wait empty[stage];
+              tma.copy.async<full[stage]>.swiz<SWIZ>
+                lhs.subspan(TILE_M, TILE_K)
+                  .at(block_m, iv_k) => lhs_s[stage];
+              tma.copy.async<full[stage]>.swiz<SWIZ>
+                rhs.subspan(WARP_N, TILE_K)
+                  .at(block_n, iv_k) => rhs_s[stage];
+              trigger full[stage];
+            }
+          }
+
+          // ── Consumer (wg=1): compute WGMMA ──
+          inthreads.async (wg >= 1 && N > 64) {
+            cidx = wg - 1;
+            foreach {s} in [STAGES]
+              trigger empty[s];
+
+            mc = mma.fill.f16 0.0f;
+            foreach {iv_k} in [cdiv(K, TILE_K)] {
+              stage = iv_k % STAGES;
+              wait full[stage];
+
+              foreach {iv_wk} in [cdiv(TILE_K, WARP_K)] {
+                ma = mma.load.swiz<SWIZ>
+                  lhs_s[stage].subspan(WARP_M, WARP_K)
+                    .at(cidx, iv_wk);
+                mb = mma.load.swiz<SWIZ>
+                  rhs_s[stage].chunkat(_, iv_wk);
+                mma.row.row mc, ma, mb;
+              }
+              mma.commit;
+              trigger empty[stage];
+            }
+            mma.store mc, output_s[cidx];
+            tma.copy output_s[cidx] =>
+              output.subspan(WARP_M, WARP_N)
+                .at(block_m * CONSUMERS + cidx, block_n);
+          }
+
+        }
+      }
+    }
+}
+
+fn main() {}
