@@ -136,7 +136,9 @@ fn fake_worker() -> ! {
                 .append(true)
                 .open(p)
                 .unwrap();
-            let _ = writeln!(f, "{line}");
+            // One write per line: workers append to one log at once (`writeln!` may split the
+            // line and its newline into two writes that another worker's line lands between).
+            let _ = f.write_all(format!("{line}\n").as_bytes());
         }
     };
     tessel_runtime::tune::worker::exit_with_parent();
