@@ -160,12 +160,17 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 });
             }
             let s2g = calls.contains(dsl_core::lower::SIMT_S2G);
-            // A global element read (`scale.at(i, k)`) is a guarded load inside an expression.
+            // A global element read (`scale.at(i, k)`) is a guarded load inside an expression;
+            // a global element store (`output.at(i, j) = v`) a guarded store.
             let mut named = BTreeSet::new();
             for l in &k.body {
                 l.op.names(&mut named);
             }
-            if calls.contains("tsl_acc_store_pitched") || s2g || named.contains("tsl_ld_or_zero") {
+            if calls.contains("tsl_acc_store_pitched")
+                || s2g
+                || named.contains("tsl_ld_or_zero")
+                || calls.contains("tsl_st_guarded")
+            {
                 s.push(Section {
                     name: "`mma.store` to global, transposed or masked (lowering/hopper_store.cuh)",
                     text: body(GLUE_HOPPER_STORE),

@@ -1,7 +1,7 @@
 //! One name for two thread variables of different indexes (sibling `parallel`s, legal
-//! Croqtile) in a Hopper kernel with events is "not supported yet" (`E1685`): the lowering's
-//! thread-counting lambda declares every thread variable by name. Same-index reuse, other
-//! paths and kernels without events lower.
+//! Croqtile) lowers in a Hopper kernel with events: the lambda that counts the threads reaching
+//! a `trigger` declares only the variables of the levels around it. Same-index reuse, other
+//! names and kernels without events lower too.
 
 use dsl_core::check::{self, Config, Limits};
 use dsl_core::parse::parse_str;
@@ -58,30 +58,25 @@ fn gate(src: &str) -> Vec<dsl_core::Diagnostic> {
 }
 
 #[test]
-fn two_indexes_under_one_name_are_gated_with_events() {
+fn two_indexes_under_one_name_lower_with_events() {
     let src = kernel(
         true,
         "parallel {w, t} by [4, 32] : thread",
         "parallel t by 128 : thread",
     );
-    let d: Vec<_> = gate(&src)
-        .into_iter()
-        .filter(|d| d.code == "E1685")
-        .collect();
-    assert_eq!(d.len(), 1, "{d:?}");
-    assert!(
-        d[0].message
-            .starts_with("not supported yet: `t` names two thread variables"),
-        "{:?}",
-        d[0]
-    );
-    // At the second variable, with a note at the first.
-    assert_eq!(d[0].span.start.line, 24, "{:?}", d[0]);
-    assert_eq!(d[0].notes[0].0.start.line, 21, "{:?}", d[0]);
+    assert!(gate(&src).is_empty(), "{:?}", gate(&src));
     let m = parse_str(&src, Some("t.co")).unwrap().module;
-    let err = check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90)
-        .expect_err("the gate rejects it");
-    assert!(err.0.iter().all(|d| d.code == "E1685"), "{err}");
+    let info = check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let k = dsl_core::lower::lower(&m, &info).unwrap_or_else(|d| panic!("{d:?}"));
+    // The event's count: the trigger is under no thread level, so no thread variable.
+    let reach = k
+        .body
+        .iter()
+        .map(|l| l.op.to_string())
+        .find(|t| t.contains("tsl_reach_full"))
+        .expect("the arrival-count lambda");
+    assert!(!reach.contains("const int t ="), "{reach}");
 }
 
 #[test]

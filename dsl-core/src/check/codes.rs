@@ -502,9 +502,6 @@ pub const RETURN_IN_PARALLEL: &str = "E1682";
 /// A `return` of something that is not data: a copy future, a placeholder, a loop or bounded
 /// index, an i-tuple.
 pub const RETURN_KIND: &str = "E1683";
-/// Not supported yet: one name for two thread variables of different indexes (sibling
-/// `parallel`s) in a Hopper kernel with events.
-pub const NOT_LOWERED_THREAD_NAME: &str = "E1685";
 /// Not supported yet: a shared or local buffer whose shape is known only at launch (problem
 /// sizes, scalar parameters).
 pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
@@ -1287,10 +1284,6 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_LAUNCH_SIZED,
         "not supported yet: a shared or local buffer sized at launch",
-    ),
-    (
-        NOT_LOWERED_THREAD_NAME,
-        "not supported yet: one name for two thread variables of different indexes in a Hopper kernel with events",
     ),
     (
         RETURN_KIND,

@@ -63,7 +63,6 @@ mod suggest;
 mod support;
 mod swizzle;
 mod tensors;
-mod thread_names;
 mod view;
 mod view_state;
 mod view_sym;
@@ -467,7 +466,6 @@ fn run_checks(
     frag_elem::tile_gate(&cx, &mut gate);
     sparse::gate(&cx, &mut gate);
     schedule::gate(&cx, &mut gate);
-    thread_names::gate(&cx, &geo, &mut gate);
     match mode {
         // "Not supported yet" matters for a valid program only: with language errors, those
         // come alone.

@@ -196,14 +196,18 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let n = &d.name.name;
                 let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
                 let len = count.clone().unwrap_or(Sym::Int(1));
-                let arrivals = e.arrivals.get(n).cloned().unwrap_or(CExpr::Lit("true"));
+                let (arrivals, first) = e
+                    .arrivals
+                    .get(n)
+                    .cloned()
+                    .unwrap_or((CExpr::Lit("true"), s));
                 e.emit(
                     array("__shared__ alignas(8) unsigned long long", n, &len),
                     None,
                     line,
                 );
                 let reach = CExpr::Lambda(Box::new(ThreadLambda::OfThread {
-                    lets: thread_decls(e, s)?,
+                    lets: thread_decls(e, first)?,
                     value: arrivals,
                 }));
                 let decl = |ty: &'static str, name: String, init: CExpr| Op::Decl {
@@ -504,13 +508,18 @@ fn tma_load_on(
 }
 
 /// `const int wg = tsl_tid / 128; …` for the thread-counting lambda.
-/// The thread variables as functions of `tsl_tid`, for the compile-time thread counts. Sibling
-/// `parallel` levels may reuse a name (`lane by 32` in two places): one declaration when the
-/// index is the same; a name with two different indexes cannot be told apart here.
+/// The thread variables of the levels around `s` as functions of `tsl_tid`, for the
+/// compile-time thread counts of `s` (its `inthreads` conditions name only those). Sibling
+/// `parallel` levels may reuse a name with another index: only the enclosing one is declared.
 fn thread_decls(e: &Emitter, s: StmtId) -> Result<Vec<(String, CExpr)>, LowerError> {
+    let chain = super::roles::enclosing_levels(e.m, s);
+    let encloses = |b: &Binding| match b {
+        Binding::ParallelVar { stmt, level, .. } => chain.contains(&(*stmt, *level)),
+        _ => false,
+    };
     let mut seen: Vec<(String, CExpr)> = Vec::new();
     let tid = CExpr::var("tsl_tid");
-    for v in &e.geo.thread_vars {
+    for v in e.geo.thread_vars.iter().filter(|v| encloses(&v.binding)) {
         let (n, f) = (
             v.name.clone(),
             super::emitter::par_index(&v.index, tid.clone()),
@@ -520,9 +529,7 @@ fn thread_decls(e: &Emitter, s: StmtId) -> Result<Vec<(String, CExpr)>, LowerErr
             Some(_) => {
                 return Err(LowerError::new(
                     e.m.stmt_span(s),
-                    format!(
-                        "two thread levels name `{n}` with different thread indexes; rename one of them"
-                    ),
+                    format!("two enclosing thread levels name `{n}` with different thread indexes"),
                 ));
             }
             None => seen.push((n, f)),

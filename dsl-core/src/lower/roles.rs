@@ -106,7 +106,45 @@ fn wg_range(
     }
 }
 
-/// Event name → C++ predicate of the threads that reach its first `trigger`: the enclosing
+/// The `parallel` levels around `target` (statement, index of the level), outermost first.
+pub fn enclosing_levels(m: &Module, target: StmtId) -> Vec<(StmtId, usize)> {
+    fn go(m: &Module, b: &[StmtId], target: StmtId, path: &mut Vec<(StmtId, usize)>) -> bool {
+        for &s in b {
+            if s == target {
+                return true;
+            }
+            let n = path.len();
+            let bodies: Vec<&[StmtId]> = match &m.stmts[s] {
+                Stmt::Parallel { levels, body } => {
+                    path.extend((0..levels.len()).map(|i| (s, i)));
+                    vec![body]
+                }
+                Stmt::Foreach { body, .. }
+                | Stmt::InThreads { body, .. }
+                | Stmt::Ext(crate::ir::ExtStmt::While { body, .. }) => vec![body],
+                Stmt::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => std::iter::once(then_body.as_slice())
+                    .chain(else_body.as_deref())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if bodies.into_iter().any(|b| go(m, b, target, path)) {
+                return true;
+            }
+            path.truncate(n);
+        }
+        false
+    }
+    let mut path = Vec::new();
+    go(m, &m.kernel.body, target, &mut path);
+    path
+}
+
+/// Event name → C++ predicate of the threads that reach its first `trigger` (and that
+/// trigger, whose enclosing levels declare the predicate's thread variables): the enclosing
 /// `inthreads` conditions, rendered as C++ over the thread variables (whose extents give `#`
 /// its stride). An `if` around a `trigger` does not enter it: the checker admits only
 /// conditions with one value per block there (`check/lowerable.rs`, E1112), under which the
@@ -115,7 +153,7 @@ pub fn arrivals(
     m: &Module,
     info: &crate::check::KernelInfo,
     geo: &Geometry,
-) -> Result<HashMap<String, CExpr>, super::error::LowerError> {
+) -> Result<HashMap<String, (CExpr, StmtId)>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
         scopes.declare(v.binding, super::scope::Local::ParVar);
@@ -135,7 +173,7 @@ fn walk(
     cx: &super::cexpr::ExprCx,
     b: &[StmtId],
     conds: &mut Vec<CExpr>,
-    out: &mut HashMap<String, CExpr>,
+    out: &mut HashMap<String, (CExpr, StmtId)>,
 ) -> Result<(), super::error::LowerError> {
     let m = cx.m;
     for &s in b {
@@ -162,7 +200,10 @@ fn walk(
                     continue;
                 };
                 out.entry(name.to_string()).or_insert_with(|| {
-                    CExpr::join(COp::And, conds.iter().cloned()).unwrap_or(CExpr::Lit("true"))
+                    (
+                        CExpr::join(COp::And, conds.iter().cloned()).unwrap_or(CExpr::Lit("true")),
+                        s,
+                    )
                 });
             }
             _ => {}

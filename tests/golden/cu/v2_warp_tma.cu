@@ -1289,7 +1289,7 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, (1)) tsl_matmul(
   }  // dsl:38
   unsigned tsl_phase_full = 0;  // dsl:38  one parity bit per barrier, flipped by each wait
   __shared__ alignas(8) unsigned long long empty[STAGES];  // dsl:38
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; const int lane = tsl_tid % 32; (void)lane; return true; };  // dsl:38  threads that reach `trigger empty`
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; return true; };  // dsl:38  threads that reach `trigger empty`
   constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:38  whole warps: one arrival per warp
   constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:38
   if (threadIdx.x == 0) {  // dsl:38

@@ -1287,7 +1287,7 @@ __global__ void __launch_bounds__(128, (1)) tsl_matmul(
   }  // dsl:14
   unsigned tsl_phase_full = 0;  // dsl:14  one parity bit per barrier, flipped by each wait
   __shared__ alignas(8) unsigned long long empty[2];  // dsl:14
-  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; const int lane = tsl_tid % 32; (void)lane; return true; };  // dsl:14  threads that reach `trigger empty`
+  constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wm = (tsl_tid / 32) / (BN / WN); (void)wm; const int wn = tsl_tid / 32 % (BN / WN); (void)wn; return true; };  // dsl:14  threads that reach `trigger empty`
   constexpr bool tsl_warp_empty = tsl_warp_uniform<tsl_threads>(tsl_reach_empty);  // dsl:14  whole warps: one arrival per warp
   constexpr int tsl_arrivals_empty = tsl_count_threads<tsl_threads>(tsl_reach_empty) / (tsl_warp_empty ? 32 : 1);  // dsl:14
   if (threadIdx.x == 0) {  // dsl:14
