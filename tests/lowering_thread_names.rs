@@ -7,18 +7,26 @@
 
 mod common;
 
-use common::{assert_ops, clean_sass, emit_source, golden, nvrtc_and_nvdisasm_available, parse_file};
+use common::{
+    assert_ops, clean_sass, emit_source, golden, nvrtc_and_nvdisasm_available, parse_file,
+};
 use dsl_core::check::Config;
 use tessel_runtime::nvrtc::Arch;
 
 /// (kernel, a line its `.cu` must hold).
 const KERNELS: &[(&str, &str)] = &[
-    ("two_indexes", "constexpr auto tsl_reach_full = [](int tsl_tid) {  return true; };"),
+    (
+        "two_indexes",
+        "constexpr auto tsl_reach_full = [](int tsl_tid) {  return true; };",
+    ),
     (
         "ws_epilogue",
         "constexpr auto tsl_reach_empty = [](int tsl_tid) { const int wg = tsl_tid / 128; (void)wg; const int t = tsl_tid % 128; (void)t; return (wg >= 1); };",
     ),
-    ("element_stores", "tsl_st_guarded(output, bm * 64, bn * 128 + t, M, N, out_s[t]);"),
+    (
+        "element_stores",
+        "tsl_st_guarded(output, bm * 64, bn * 128 + t, M, N, out_s[t]);",
+    ),
 ];
 
 fn emit(name: &str) -> (String, String) {
