@@ -489,20 +489,7 @@ fn run_with_answers(
     };
     let mine = time_gpu(&dev, &timing, None, || inst.launch(&kargs)).map_err(|e| rt(&e))?;
 
-    let info = dev.info();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "kernel   {} ({}), {}",
-        prepared.module.kernel.name.name,
-        k.file,
-        k.config_text()
-    );
-    let _ = writeln!(
-        out,
-        "device   {} ({} SMs, {})",
-        info.name, info.sm_count, info.arch
-    );
+    let mut out = report_head(&k, &prepared.module.kernel.name.name, &dev);
     let described: Vec<String> = t
         .params
         .iter()
@@ -680,20 +667,7 @@ fn measure(
         }
     };
 
-    let info = dev.info();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "kernel   {} ({}), {}",
-        prepared.module.kernel.name.name,
-        k.file,
-        k.config_text()
-    );
-    let _ = writeln!(
-        out,
-        "device   {} ({} SMs, {})",
-        info.name, info.sm_count, info.arch
-    );
+    let mut out = report_head(&k, &prepared.module.kernel.name.name, &dev);
     let dtypes: Vec<String> = sig
         .params
         .iter()
@@ -801,4 +775,17 @@ fn typed<I: Element, O: Element>(
     )
     .map_err(|x| e(&x))?;
     Ok((v, theirs))
+}
+
+/// The first lines of a run's report: the kernel with its file and configuration, the device.
+fn report_head(k: &Loaded, kernel: &str, dev: &Device) -> String {
+    let info = dev.info();
+    let mut out = String::new();
+    let _ = writeln!(out, "kernel   {kernel} ({}), {}", k.file, k.config_text());
+    let _ = writeln!(
+        out,
+        "device   {} ({} SMs, {})",
+        info.name, info.sm_count, info.arch
+    );
+    out
 }

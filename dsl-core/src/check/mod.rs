@@ -690,6 +690,40 @@ pub(crate) fn at_expr(
 }
 
 /// Calls `f` on `e` and every sub-expression, pre-order.
+/// The first name in `e` whose binding `known` does not accept, following lets to their values
+/// (16 deep): the name that makes `e` a run-time value where only the accepted kinds may appear.
+/// Unresolved names are `resolve`'s to report, so they pass.
+pub(crate) fn first_unknown_name(
+    cx: &Cx,
+    e: ExprId,
+    known: &dyn Fn(&Binding) -> bool,
+) -> Option<String> {
+    fn go(cx: &Cx, e: ExprId, known: &dyn Fn(&Binding) -> bool, depth: u32) -> Option<String> {
+        use crate::ir::{Expr, Stmt};
+        let m = cx.m;
+        let mut bad = None;
+        walk_expr(m, e, &mut |x| {
+            if bad.is_some() {
+                return;
+            }
+            let Expr::Name(n) = &m.exprs[x] else { return };
+            let ok = match cx.res.bindings.get(&x) {
+                Some(Binding::Let(s)) if depth < 16 => match &m.stmts[*s] {
+                    Stmt::Let { value, .. } => go(cx, *value, known, depth + 1).is_none(),
+                    _ => false,
+                },
+                Some(b) => known(b),
+                None => true,
+            };
+            if !ok {
+                bad = Some(n.clone());
+            }
+        });
+        bad
+    }
+    go(cx, e, known, 0)
+}
+
 pub(crate) fn walk_expr(m: &Module, e: ExprId, f: &mut impl FnMut(ExprId)) {
     use crate::ir::Expr;
     f(e);

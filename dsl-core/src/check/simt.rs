@@ -13,7 +13,7 @@
 //! - `dma.wait N` takes a compile-time `N` in `0..=7` (the range of `cp.async.wait_group`).
 
 use super::view::Views;
-use super::{Binding, Cx, all_stmts, at_expr, codes, walk_expr};
+use super::{Binding, Cx, all_stmts, at_expr, codes, first_unknown_name, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Block, CopyDst, DType, Expr, ExprId, Level, MemSpace, Stmt, StmtId, ViewOp};
 use std::collections::HashSet;
@@ -42,7 +42,7 @@ fn local_indices(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             if !reported.insert(*c) {
                 continue;
             }
-            if let Some(bad) = runtime_name(cx, *c, 0) {
+            if let Some(bad) = runtime_name(cx, *c) {
                 let index = m.expr_to_string(*c);
                 let why = if index == bad {
                     String::new()
@@ -68,32 +68,15 @@ fn local_indices(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
 }
 
 /// The first name in `e` whose value is not known after unrolling, if any.
-fn runtime_name(cx: &Cx, e: ExprId, depth: u32) -> Option<String> {
+fn runtime_name(cx: &Cx, e: ExprId) -> Option<String> {
     let m = cx.m;
-    let mut bad = None;
-    walk_expr(m, e, &mut |x| {
-        if bad.is_some() {
-            return;
+    first_unknown_name(cx, e, &|b| match b {
+        Binding::Tunable | Binding::Constant => true,
+        Binding::LoopVar { stmt, .. } => {
+            matches!(m.stmts[*stmt], Stmt::Foreach { unroll: true, .. })
         }
-        let Expr::Name(n) = &m.exprs[x] else { return };
-        let ok = match cx.res.bindings.get(&x) {
-            Some(Binding::Tunable | Binding::Constant) => true,
-            Some(Binding::LoopVar { stmt, .. }) => {
-                matches!(m.stmts[*stmt], Stmt::Foreach { unroll: true, .. })
-            }
-            Some(Binding::Let(s)) if depth < 16 => match &m.stmts[*s] {
-                Stmt::Let { value, .. } => runtime_name(cx, *value, depth + 1).is_none(),
-                _ => false,
-            },
-            // Unresolved names are reported by `resolve`.
-            None => true,
-            _ => false,
-        };
-        if !ok {
-            bad = Some(n.clone());
-        }
-    });
-    bad
+        _ => false,
+    })
 }
 
 /// `reduce` placement, level and type.

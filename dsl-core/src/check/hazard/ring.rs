@@ -18,7 +18,7 @@
 //! thread) leaves the protocol unchecked rather than guessed.
 
 use super::super::eval::{Env, eval};
-use super::super::{Binding, Cx, codes, walk_expr};
+use super::super::{Binding, Cx, codes, first_unknown_name};
 use super::{Scope, statements};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Block, Expr, ExprId, ExtStmt, Level, Stmt, StmtId};
@@ -146,35 +146,18 @@ fn reaching(cx: &Cx, s: StmtId, scope: &Scope) -> Option<u64> {
 /// The first name in an `inthreads` condition whose value is not fixed for a thread when the
 /// kernel is compiled: anything but the thread-level `parallel` variables, tunables and
 /// constants (and lets of those), if any.
-fn runtime_name(cx: &Cx, e: ExprId, depth: u32) -> Option<String> {
+fn runtime_name(cx: &Cx, e: ExprId) -> Option<String> {
     let m = cx.m;
-    let mut bad = None;
-    walk_expr(m, e, &mut |x| {
-        if bad.is_some() {
-            return;
-        }
-        let Expr::Name(n) = &m.exprs[x] else { return };
-        let ok = match cx.res.bindings.get(&x) {
-            Some(Binding::Tunable | Binding::Constant) => true,
-            Some(Binding::ParallelVar { stmt, level, .. }) => match &m.stmts[*stmt] {
-                Stmt::Parallel { levels, .. } => {
-                    levels.get(*level).is_some_and(|l| l.level != Level::Block)
-                }
-                _ => false,
-            },
-            Some(Binding::Let(s)) if depth < 16 => match &m.stmts[*s] {
-                Stmt::Let { value, .. } => runtime_name(cx, *value, depth + 1).is_none(),
-                _ => false,
-            },
-            // Unresolved names are reported by `resolve`.
-            None => true,
+    first_unknown_name(cx, e, &|b| match b {
+        Binding::Tunable | Binding::Constant => true,
+        Binding::ParallelVar { stmt, level, .. } => match &m.stmts[*stmt] {
+            Stmt::Parallel { levels, .. } => {
+                levels.get(*level).is_some_and(|l| l.level != Level::Block)
+            }
             _ => false,
-        };
-        if !ok {
-            bad = Some(n.clone());
-        }
-    });
-    bad
+        },
+        _ => false,
+    })
 }
 
 /// Arrival counts: every `trigger` of an event is reached by as many threads as its first.
@@ -203,7 +186,7 @@ fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
             .conds
             .iter()
             .filter(|c| c.1)
-            .find_map(|c| runtime_name(cx, c.0, 0).map(|n| (c.0, n)))
+            .find_map(|c| runtime_name(cx, c.0).map(|n| (c.0, n)))
         {
             ok = false;
             // One report per condition, at its first trigger.
