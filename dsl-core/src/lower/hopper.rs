@@ -198,7 +198,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let len = count.clone().unwrap_or(Sym::Int(1));
                 let (arrivals, first) = e
                     .arrivals
-                    .get(n)
+                    .get(&Binding::Event(s, di))
                     .cloned()
                     .unwrap_or((CExpr::Lit("true"), s));
                 e.emit(
@@ -282,7 +282,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let ring_waits = crate::check::all_stmts(m).into_iter().any(|w| {
                     matches!(&m.stmts[w], Stmt::Wait { event }
                         if !matches!(m.exprs[*event], Expr::View { .. })
-                            && crate::check::events::event_root(m, *event) == Some(n.as_str()))
+                            && super::roles::event_binding(m, e.info, *event)
+                                == Some(Binding::Event(s, di)))
                 });
                 if ring_waits {
                     e.emit(

@@ -106,6 +106,20 @@ fn wg_range(
     }
 }
 
+/// The checker's binding of the event a `wait` or `trigger` operand names: the operand
+/// itself, or the base of `e[k]` / `e.at(k)`.
+pub fn event_binding(
+    m: &Module,
+    info: &crate::check::KernelInfo,
+    event: crate::ir::ExprId,
+) -> Option<crate::check::Binding> {
+    let root = match &m.exprs[event] {
+        crate::ir::Expr::Index { base, .. } | crate::ir::Expr::View { base, .. } => *base,
+        _ => event,
+    };
+    info.bindings.get(&root).copied()
+}
+
 /// The `parallel` levels around `target` (statement, index of the level), outermost first.
 pub fn enclosing_levels(m: &Module, target: StmtId) -> Vec<(StmtId, usize)> {
     fn go(m: &Module, b: &[StmtId], target: StmtId, path: &mut Vec<(StmtId, usize)>) -> bool {
@@ -143,8 +157,9 @@ pub fn enclosing_levels(m: &Module, target: StmtId) -> Vec<(StmtId, usize)> {
     path
 }
 
-/// Event name → C++ predicate of the threads that reach its first `trigger` (and that
-/// trigger, whose enclosing levels declare the predicate's thread variables): the enclosing
+/// Event (the checker's binding of its declarator) → C++ predicate of the threads that reach its
+/// first `trigger` (and that trigger, whose enclosing levels declare the predicate's thread
+/// variables): the enclosing
 /// `inthreads` conditions, rendered as C++ over the thread variables (whose extents give `#`
 /// its stride). An `if` around a `trigger` does not enter it: the checker admits only
 /// conditions with one value per block there (`check/lowerable.rs`, E1112), under which the
@@ -153,7 +168,7 @@ pub fn arrivals(
     m: &Module,
     info: &crate::check::KernelInfo,
     geo: &Geometry,
-) -> Result<HashMap<String, (CExpr, StmtId)>, super::error::LowerError> {
+) -> Result<HashMap<crate::check::Binding, (CExpr, StmtId)>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
         scopes.declare(v.binding, super::scope::Local::ParVar);
@@ -173,7 +188,7 @@ fn walk(
     cx: &super::cexpr::ExprCx,
     b: &[StmtId],
     conds: &mut Vec<CExpr>,
-    out: &mut HashMap<String, (CExpr, StmtId)>,
+    out: &mut HashMap<crate::check::Binding, (CExpr, StmtId)>,
 ) -> Result<(), super::error::LowerError> {
     let m = cx.m;
     for &s in b {
@@ -196,10 +211,10 @@ fn walk(
             }
             Stmt::Trigger { event, .. }
             | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { event, .. }) => {
-                let Some(name) = crate::check::events::event_root(m, *event) else {
+                let Some(binding) = event_binding(m, cx.info, *event) else {
                     continue;
                 };
-                out.entry(name.to_string()).or_insert_with(|| {
+                out.entry(binding).or_insert_with(|| {
                     (
                         CExpr::join(COp::And, conds.iter().cloned()).unwrap_or(CExpr::Lit("true")),
                         s,
