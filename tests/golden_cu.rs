@@ -25,19 +25,7 @@ fn every_kernel_matches_its_golden_cu() {
 #[test]
 fn no_golden_without_a_kernel() {
     let kernels = kernel_files();
-    let dir = common::root().join("tests/golden/cu");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        panic!("{} is missing", dir.display());
-    };
-    for e in entries.filter_map(Result::ok) {
-        let p = e.path();
-        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        assert!(
-            p.extension().is_some_and(|x| x == "cu") && kernels.contains(&stem),
-            "{} has no kernels/{stem}.co: delete it",
-            p.display()
-        );
-    }
+    common::assert_no_stray_goldens("tests/golden/cu", &kernels, "kernels/ kernel");
 }
 
 /// The emitted text is a pure function of the kernel: emitting twice gives the same bytes, and

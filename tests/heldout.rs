@@ -175,19 +175,7 @@ fn no_heldout_golden_without_a_kernel() {
         .iter()
         .map(|(s, f, _)| golden_stem(s, *f))
         .collect();
-    let dir = root().join("tests/golden/heldout");
-    for e in std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-    {
-        let p = e.path();
-        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        assert!(
-            p.extension().is_some_and(|x| x == "cu") && stems.contains(&stem),
-            "{} is no held-out kernel's golden: delete it",
-            p.display()
-        );
-    }
+    common::assert_no_stray_goldens("tests/golden/heldout", &stems, "held-out kernel");
 }
 
 #[test]

@@ -151,19 +151,7 @@ fn every_lowered_construct_matches_its_golden_cu() {
 #[test]
 fn no_golden_without_a_construct() {
     let stems: Vec<String> = cases().into_iter().map(|c| c.stem).collect();
-    let dir = root().join("tests/data/lang_cu");
-    for e in std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-    {
-        let p = e.path();
-        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        assert!(
-            p.extension().is_some_and(|x| x == "cu") && stems.contains(&stem),
-            "{} is no construct kernel's golden: delete it",
-            p.display()
-        );
-    }
+    common::assert_no_stray_goldens("tests/data/lang_cu", &stems, "construct kernel");
 }
 
 #[test]

@@ -122,8 +122,12 @@ fn the_geometry_is_symbolic() {
     assert_eq!(grid, ["tsl_cdiv(M, BM)"]);
     assert_eq!(g.threads.to_cpp(), "BM");
     let t = g.var("t").expect("t");
-    assert_eq!(t.index.cpp("threadIdx.x"), "threadIdx.x");
-    assert_eq!(g.var("bm").unwrap().index.cpp("threadIdx.x"), "blockIdx.x");
+    let formula = |i| {
+        dsl_core::lower::emitter::par_index(i, dsl_core::lower::cxx::CExpr::var("threadIdx.x"))
+            .to_string()
+    };
+    assert_eq!(formula(&t.index), "threadIdx.x");
+    assert_eq!(formula(&g.var("bm").unwrap().index), "blockIdx.x");
 }
 
 #[test]

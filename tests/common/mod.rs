@@ -332,3 +332,20 @@ pub fn host_cpp_run(
         String::from_utf8_lossy(&run.stdout).into_owned(),
     ))
 }
+
+/// Fails on a file of `dir` (relative to the repository root) that is not the `.cu` golden of
+/// one of `stems`: a golden whose kernel is gone is deleted, not kept. `what` names the kernels
+/// in the message.
+pub fn assert_no_stray_goldens(dir: &str, stems: &[String], what: &str) {
+    let dir = root().join(dir);
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for e in entries.filter_map(Result::ok) {
+        let p = e.path();
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(
+            p.extension().is_some_and(|x| x == "cu") && stems.contains(&stem),
+            "{} is no {what}'s golden: delete it",
+            p.display()
+        );
+    }
+}

@@ -59,40 +59,6 @@ pub enum Index {
     },
 }
 
-impl Index {
-    /// The C++ expression, with the thread index named `tid`.
-    pub fn cpp(&self, tid: &str) -> String {
-        let (inner, level, stride, extent) = match self {
-            Index::Block(axis) => return format!("blockIdx.{axis}"),
-            Index::Thread {
-                inner,
-                level,
-                stride,
-                extent,
-            } => (inner, level, stride, extent),
-        };
-        let mut linear = if *inner == Sym::Int(1) {
-            tid.to_string()
-        } else {
-            format!("{tid} / {}", paren(inner))
-        };
-        if let Some(total) = level {
-            linear = format!("{linear} % {}", paren(total));
-        }
-        let mut f = if *stride == Sym::Int(1) {
-            linear
-        } else if linear == tid {
-            format!("{tid} / {}", paren(stride))
-        } else {
-            format!("({linear}) / {}", paren(stride))
-        };
-        if let Some(e) = extent {
-            f = format!("{f} % {}", paren(e));
-        }
-        f
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Geometry {
     pub grid: Vec<Sym>,
@@ -132,13 +98,6 @@ impl Geometry {
             .iter()
             .chain(&self.thread_vars)
             .find(|v| v.binding == b)
-    }
-    /// The thread variables' C++ expressions over a thread index named `tid`.
-    pub fn thread_formulas_for(&self, tid: &str) -> Vec<(String, String)> {
-        self.thread_vars
-            .iter()
-            .map(|v| (v.name.clone(), v.index.cpp(tid)))
-            .collect()
     }
 }
 
@@ -339,13 +298,6 @@ pub(crate) fn sym_geometry(
         }
     }
     Ok(g)
-}
-
-fn paren(s: &Sym) -> String {
-    match s {
-        Sym::Int(_) | Sym::Name(_) => s.to_cpp(),
-        _ => format!("({})", s.to_cpp()),
-    }
 }
 
 fn sym(m: &Module, e: crate::ir::ExprId) -> Result<Sym, GeometryError> {

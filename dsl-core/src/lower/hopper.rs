@@ -96,21 +96,10 @@ fn parent_block(m: &crate::ir::Module, s: StmtId) -> Option<&[StmtId]> {
         return Some(&m.kernel.body);
     }
     m.stmts.iter().find_map(|(_, st)| {
-        let blocks: Vec<&[StmtId]> = match st {
-            Stmt::Parallel { body, .. }
-            | Stmt::Foreach { body, .. }
-            | Stmt::InThreads { body, .. } => vec![body],
-            Stmt::If {
-                then_body,
-                else_body,
-                ..
-            } => std::iter::once(then_body.as_slice())
-                .chain(else_body.as_deref())
-                .collect(),
-            Stmt::Ext(crate::ir::ExtStmt::While { body, .. }) => vec![body],
-            _ => vec![],
-        };
-        blocks.into_iter().find(|b| b.contains(&s))
+        crate::check::stmt_blocks(st)
+            .into_iter()
+            .find(|b| b.contains(&s))
+            .map(|b| b.as_slice())
     })
 }
 

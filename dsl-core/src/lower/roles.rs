@@ -128,23 +128,10 @@ pub fn enclosing_levels(m: &Module, target: StmtId) -> Vec<(StmtId, usize)> {
                 return true;
             }
             let n = path.len();
-            let bodies: Vec<&[StmtId]> = match &m.stmts[s] {
-                Stmt::Parallel { levels, body } => {
-                    path.extend((0..levels.len()).map(|i| (s, i)));
-                    vec![body]
-                }
-                Stmt::Foreach { body, .. }
-                | Stmt::InThreads { body, .. }
-                | Stmt::Ext(crate::ir::ExtStmt::While { body, .. }) => vec![body],
-                Stmt::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => std::iter::once(then_body.as_slice())
-                    .chain(else_body.as_deref())
-                    .collect(),
-                _ => Vec::new(),
-            };
+            if let Stmt::Parallel { levels, .. } = &m.stmts[s] {
+                path.extend((0..levels.len()).map(|i| (s, i)));
+            }
+            let bodies = crate::check::stmt_blocks(&m.stmts[s]);
             if bodies.into_iter().any(|b| go(m, b, target, path)) {
                 return true;
             }
@@ -159,9 +146,8 @@ pub fn enclosing_levels(m: &Module, target: StmtId) -> Vec<(StmtId, usize)> {
 
 /// Event (the checker's binding of its declarator) → C++ predicate of the threads that reach its
 /// first `trigger` (and that trigger, whose enclosing levels declare the predicate's thread
-/// variables): the enclosing
-/// `inthreads` conditions, rendered as C++ over the thread variables (whose extents give `#`
-/// its stride). An `if` around a `trigger` does not enter it: the checker admits only
+/// variables): the enclosing `inthreads` conditions, rendered as C++ over the thread variables
+/// (whose extents give `#` its stride). An `if` around a `trigger` does not enter it: the checker admits only
 /// conditions with one value per block there (`check/lowerable.rs`, E1112), under which the
 /// same threads reach the trigger or none do.
 pub fn arrivals(
