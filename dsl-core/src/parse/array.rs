@@ -24,19 +24,7 @@ impl Parser {
                     .exprs
                     .get_span(dims[0])
                     .join(self.exprs.get_span(dims[dims.len() - 1]));
-                let mut count = self.copy_expr(dims[0], span);
-                for &d in &dims[1..] {
-                    let rhs = self.copy_expr(d, span);
-                    count = self.add_expr(
-                        Expr::Binary {
-                            op: BinaryOp::Mul,
-                            lhs: count,
-                            rhs,
-                        },
-                        span,
-                    );
-                }
-                Some(count)
+                Some(self.product(dims, span))
             }
         }
     }

@@ -14,6 +14,23 @@ use crate::diag::Diagnostic;
 use crate::ir::{BinaryOp, Expr, ExprId, ViewOp};
 
 impl Parser {
+    /// `d0 * d1 * …` over fresh copies of `dims` (at least one), spanning `span`.
+    pub(super) fn product(&mut self, dims: &[ExprId], span: crate::Span) -> ExprId {
+        let mut count = self.copy_expr(dims[0], span);
+        for &d in &dims[1..] {
+            let rhs = self.copy_expr(d, span);
+            count = self.add_expr(
+                Expr::Binary {
+                    op: BinaryOp::Mul,
+                    lhs: count,
+                    rhs,
+                },
+                span,
+            );
+        }
+        count
+    }
+
     /// `|x|` (the cursor is at the first `|`).
     pub(crate) fn element_count(&mut self) -> PResult<ExprId> {
         let first = self.bump();
@@ -37,19 +54,7 @@ impl Parser {
                 .with_help("count a named shape, a parameter, a declared tensor or a future of a whole tensor or a `.subspan(…).at(…)` / `.chunkat(…)` tile (`|t.span|`), or write the product of the dimensions"),
             ));
         };
-        let mut count = self.copy_expr(dims[0], span);
-        for &d in &dims[1..] {
-            let rhs = self.copy_expr(d, span);
-            count = self.add_expr(
-                Expr::Binary {
-                    op: BinaryOp::Mul,
-                    lhs: count,
-                    rhs,
-                },
-                span,
-            );
-        }
-        Ok(count)
+        Ok(self.product(&dims, span))
     }
 
     /// The dimensions `x` stands for in `|x|`, when the parser knows them.
