@@ -1,6 +1,6 @@
 //! Held-out kernels: `tests/data/heldout/*.co`, written the way a user of Croqtile, Triton or
 //! CUTLASS writes them (batched and fused GEMMs, the TN / TT / NN layouts, softmax, norms,
-//! reductions, a transpose, AXPY, 8-bit GEMMs, ragged sizes, futures, default levels, several
+//! reductions, a transpose, AXPY, a persistent GEMV, 8-bit GEMMs, ragged sizes, futures, default levels, several
 //! functions per file), none of them shaped after the kernels under `kernels/`.
 //!
 //! Each file is either
@@ -37,6 +37,7 @@ const ACCEPTED: &[(&str, Option<&str>, &[&str])] = &[
     ("gemm_bias_relu", None, &["LDGSTS", "FMNMX", "STG"]),
     ("gemm_tn_simt", None, &["LDGSTS", "FFMA", "STG"]),
     ("gemm_tt_simt", None, &["FFMA", "STG"]),
+    ("gemv_persistent", None, &["LDGSTS", "SHFL.BFLY", "STG"]),
     ("int8_warp_gemm", None, &["LDGSTS", "IMMA", "STG"]),
     ("layernorm", None, &["SHFL.BFLY", "MUFU.RSQ", "STG"]),
     ("multi_kernels", Some("square"), &["FMUL", "STG"]),

@@ -321,11 +321,14 @@ pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
     go(cx, e, 0)
 }
 
-/// Whether a statement assigns the scalar declared by `decl`.
-fn assigned(cx: &Cx, decl: StmtId) -> bool {
-    all_stmts(cx.m).into_iter().any(|s| {
-        matches!(&cx.m.stmts[s], Stmt::Assign { target, .. }
-            if cx.res.bindings.get(target) == Some(&Binding::Scalar(decl)))
+/// Whether a statement assigns the scalar declared by `decl` (`=`, `+=`, … or `reduce`).
+pub(crate) fn assigned(cx: &Cx, decl: StmtId) -> bool {
+    all_stmts(cx.m).into_iter().any(|s| match &cx.m.stmts[s] {
+        Stmt::Assign { target, .. } => cx.res.bindings.get(target) == Some(&Binding::Scalar(decl)),
+        Stmt::Reduce { .. } => {
+            cx.res.idents.get(&(s, super::resolve::Role::Target)) == Some(&Binding::Scalar(decl))
+        }
+        _ => false,
     })
 }
 

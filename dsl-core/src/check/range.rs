@@ -172,6 +172,18 @@ impl W<'_, '_> {
                 st.env.ranges.insert(name.name.clone(), r);
                 st.lets.insert(name.name.clone(), *value);
             }
+            // A scalar never assigned again holds its initial value, as a `let` does — when that
+            // value is index arithmetic. One computed from tensor data (`x.at(i) % 16`) stays
+            // unknown, as the data does.
+            Stmt::ScalarDecl {
+                name,
+                init: Some(v),
+                ..
+            } if !super::events::assigned(self.cx, s) && !reads_data(m, *v) => {
+                let r = eval_interval(m, *v, &st.env);
+                st.forget(&name.name);
+                st.env.ranges.insert(name.name.clone(), r);
+            }
             Stmt::ScalarDecl { name, .. } => st.forget(&name.name),
             Stmt::MmaFill { name, .. } | Stmt::MmaLoad { name, .. } => st.forget(&name.name),
             Stmt::TensorDecl { names, .. } | Stmt::EventDecl { names, .. } => {
@@ -615,4 +627,17 @@ fn affine(m: &crate::ir::Module, e: ExprId, st: &St) -> Option<(String, i64)> {
         },
         _ => None,
     }
+}
+
+/// Whether `e` reads a tensor element, an array entry or a field (a value of the data, not of
+/// the indices).
+fn reads_data(m: &crate::ir::Module, e: ExprId) -> bool {
+    let mut data = false;
+    walk_expr(m, e, &mut |x| {
+        data |= matches!(
+            m.exprs[x],
+            Expr::View { .. } | Expr::Index { .. } | Expr::Field { .. }
+        );
+    });
+    data
 }

@@ -83,7 +83,7 @@ fn runtime_name(cx: &Cx, e: ExprId) -> Option<String> {
 fn reductions(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
     let mut divergent = Vec::new();
-    collect_divergent(m, &m.kernel.body, None, &mut divergent);
+    collect_divergent(cx, &m.kernel.body, None, &mut divergent);
     for s in all_stmts(m) {
         let Stmt::Reduce {
             op,
@@ -128,10 +128,10 @@ fn reductions(cx: &Cx, diags: &mut Diagnostics) {
                 Diagnostic::new(
                     codes::REDUCE,
                     m.stmt_span(s),
-                    "`reduce` inside a condition: every thread of the warp must reach it",
+                    "`reduce` inside a condition that may differ between threads: every thread of the warp must reach it",
                 )
                 .with_note(m.stmt_span(*guard), "the condition")
-                .with_help("move the `reduce` before the `if` / `inthreads` and branch after it"),
+                .with_help("move the `reduce` before the `if` / `inthreads` and branch after it, or branch on values every thread of the block shares (`: block` and loop variables, tunables, sizes)"),
             );
         }
         let dtype = match cx.res.idents.get(&(s, super::resolve::Role::Target)) {
@@ -191,23 +191,22 @@ fn barriers(cx: &Cx, diags: &mut Diagnostics) {
     walk(cx, &cx.m.kernel.body, None, diags);
 }
 
-/// Statements under an `if` or `inthreads`, with the innermost such statement.
-fn collect_divergent(
-    m: &crate::ir::Module,
-    b: &Block,
-    guard: Option<StmtId>,
-    out: &mut Vec<(StmtId, StmtId)>,
-) {
+/// Statements under an `inthreads` or under an `if` whose condition may differ between the
+/// threads of a block, with the innermost such statement. (A condition every thread of the
+/// block shares, `super::events::block_uniform`, keeps whole warps together.)
+fn collect_divergent(cx: &Cx, b: &Block, guard: Option<StmtId>, out: &mut Vec<(StmtId, StmtId)>) {
+    let m = cx.m;
     for &s in b {
         if let Some(g) = guard {
             out.push((s, g));
         }
         let inner = match &m.stmts[s] {
-            Stmt::If { .. } | Stmt::InThreads { .. } => Some(s),
+            Stmt::InThreads { .. } => Some(s),
+            Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
             _ => guard,
         };
         for blk in super::stmt_blocks(&m.stmts[s]) {
-            collect_divergent(m, blk, inner, out);
+            collect_divergent(cx, blk, inner, out);
         }
     }
 }
