@@ -49,6 +49,7 @@ mod mma_store;
 mod occupancy;
 mod out_init;
 mod placement;
+mod race;
 mod range;
 mod resolve;
 mod schedule;
@@ -489,6 +490,7 @@ fn run_checks(
     }
     if diags.is_empty() && gate.is_empty() {
         hazard::check_hazards(&cx, &mut diags, &mut warnings);
+        race::check(&cx, &geo, &mut warnings);
     }
 
     let path = cx.lowering_path();

@@ -1,0 +1,1036 @@
+//! Shared-memory races between the threads of one block: warnings **W1212** (a read and a
+//! write of one element) and **W1213** (two writes of one element).
+//!
+//! An access is an element of a `shared` tensor read in an expression (`… = s.at(i) * 2`,
+//! an index, a condition), stored (`s.at(i) = …`; `s.at(i) += …` reads then stores it), or a
+//! thread's own tile moved by a register copy (`dma.copy s.subspan(…).at(…) => r` reads it,
+//! `dma.copy r => s.subspan(…).at(…)` stores it: `lower/regtile.rs` lowers those per thread,
+//! without a barrier). The statements that order the threads of a block are those the
+//! lowering turns into a block barrier or a wait on one: `sync.shared`, a cooperative
+//! `dma.copy` between global and shared memory (with a barrier before and after it,
+//! `lower/simt.rs`), `dma.wait`, a TMA copy without an event, and the event statements `wait`
+//! and `trigger` (an arrival before a wait orders the producer's stores before the consumer's
+//! loads).
+//!
+//! Two accesses race when one writes, nothing of the above lies between them on some path —
+//! through `if`/`inthreads` branches (either may be taken) and across a loop's back edge (a
+//! read at the top of iteration i+1 after a write at the bottom of iteration i) — and two
+//! *different* threads touch one element. That last part is decided, not guessed: every thread
+//! of the block (its `threadIdx.x`, each parallel variable recovered by the launch geometry's
+//! formula) evaluates its `if`/`inthreads` conditions and its indices, under sampled values of
+//! what all threads of the block share — block variables (0 and 1), loop variables (a handful
+//! of iterations; the same one for both accesses when no back edge lies between them, the next
+//! one across the back edge), problem sizes (those of the launch, else 4096) — and the race is
+//! reported with the two threads and the element found. `s.at(t)` stored then read by the same
+//! `t` is not a race; neither is an element a thread reads after storing it itself (every
+//! thread storing the same element is `W1202`'s business). An access whose index or guard
+//! cannot be evaluated (it reads memory, a mutable scalar, a run-time parameter) is never
+//! reported.
+
+use super::geometry::Geometry as Geo;
+use super::geometry_sym::{Index, sym_geometry};
+use super::view_sym::{SymView, root_of, sym_view};
+use super::{Binding, Cx, codes, stmt_exprs, walk_expr};
+use crate::diag::Diagnostic;
+use crate::ir::{
+    AssignOp, BinaryOp, Block, CopyDst, Expr, ExprId, ExtStmt, Level, MemSpace, Stmt, StmtId,
+    SyncKind, UnaryOp, ViewOp,
+};
+use crate::sym::{Sym, SymEnv};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+
+/// The value a problem size takes when the check runs without the launch's sizes: large
+/// enough that bounds guards (`i < N`) let every thread of the sampled blocks through.
+const DIM_SAMPLE: i64 = 4096;
+/// Sampled assignments of the shared values (loop and block variables) per pair of accesses.
+const MAX_COMBOS: usize = 48;
+/// Pairs of accesses decided per kernel (a bound on the work, not on what is found: pairs are
+/// taken in program order).
+const MAX_PAIRS: usize = 2048;
+/// Elements one access may touch over all threads under one assignment (register tiles).
+const MAX_ELEMS: usize = 1 << 16;
+
+pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
+    let m = cx.m;
+    let threads = geo.threads_per_block as usize;
+    if threads == 0 || threads > 1024 {
+        return;
+    }
+    let mut coll = Collect {
+        cx,
+        shared: super::smem::shared_buffers(m, &cx.res.bindings),
+        list: Vec::new(),
+        by_stmt: HashMap::new(),
+        barriers: HashSet::new(),
+    };
+    coll.block(&m.kernel.body, &mut Vec::new(), &mut Vec::new());
+    if coll.list.is_empty() {
+        return;
+    }
+    let mut flow = Flow {
+        m,
+        accesses: &coll.list,
+        by_stmt: &coll.by_stmt,
+        barriers: &coll.barriers,
+        pairs: BTreeSet::new(),
+    };
+    flow.block(&m.kernel.body, BTreeSet::new());
+    if flow.pairs.is_empty() {
+        return;
+    }
+    let chains: Vec<Vec<(StmtId, usize)>> = geo
+        .chains
+        .iter()
+        .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
+        .collect();
+    let Some(ev) = Evaluator::new(cx, &chains, threads) else {
+        return;
+    };
+    let pairs = std::mem::take(&mut flow.pairs);
+    let list = &coll.list;
+    let mut reported: HashSet<ExprId> = HashSet::new();
+    let mut found: Vec<Diagnostic> = Vec::new();
+    let mut cache = HashMap::new();
+    for &(first, second, carried) in pairs.iter().take(MAX_PAIRS) {
+        let (a, b) = (&list[first], &list[second]);
+        // The read is reported (or the second of two writes); once is enough.
+        let at = match (a.write, b.write) {
+            (true, false) | (true, true) => b.at,
+            (false, true) => a.at,
+            (false, false) => continue,
+        };
+        if reported.contains(&at) {
+            continue;
+        }
+        if let Some(w) = ev.witness(list, first, second, carried, &mut cache) {
+            reported.insert(at);
+            found.push(ev.diagnostic(list, first, second, carried, &w));
+        }
+    }
+    found.sort_by_key(|d| (d.span.start, d.code));
+    warnings.extend(found);
+}
+
+/// One access to a shared tensor.
+struct Access {
+    stmt: StmtId,
+    /// The view expression (the warning's span).
+    at: ExprId,
+    /// The shared tensor.
+    buf: Binding,
+    write: bool,
+    view: SymView,
+    /// Enclosing `if`/`inthreads` conditions, with whether each must hold (`false` in an
+    /// `else`).
+    conds: Vec<(ExprId, bool)>,
+    /// Enclosing `foreach` loops, outermost first.
+    loops: Vec<StmtId>,
+}
+
+/// The accesses of every statement and the statements that order the block.
+struct Collect<'a> {
+    cx: &'a Cx<'a>,
+    shared: Vec<super::SharedBuffer>,
+    list: Vec<Access>,
+    by_stmt: HashMap<StmtId, Vec<usize>>,
+    barriers: HashSet<StmtId>,
+}
+
+impl Collect<'_> {
+    fn block(&mut self, b: &Block, conds: &mut Vec<(ExprId, bool)>, loops: &mut Vec<StmtId>) {
+        for &s in b {
+            self.stmt(s, conds, loops);
+        }
+    }
+
+    fn stmt(&mut self, s: StmtId, conds: &mut Vec<(ExprId, bool)>, loops: &mut Vec<StmtId>) {
+        let m = self.cx.m;
+        let st = &m.stmts[s];
+        if orders_the_block(self.cx, st) {
+            self.barriers.insert(s);
+            return;
+        }
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+        // A register copy's shared side: a tile, not an element.
+        let mut tiles = Vec::new();
+        match st {
+            Stmt::Assign { target, op, value } => {
+                if self.shared_root(*target).is_some() {
+                    writes.push(*target);
+                    if *op != AssignOp::Set {
+                        reads.push(*target);
+                    }
+                }
+                self.element_reads(*value, &mut reads);
+                self.index_reads(*target, &mut reads);
+            }
+            // A register copy with a shared side: this thread's tile of it.
+            Stmt::DmaCopy { src, dst, .. } => {
+                if self.shared_root(*src).is_some() {
+                    tiles.push((*src, false));
+                }
+                self.index_reads(*src, &mut reads);
+                if let CopyDst::Expr(d) = dst {
+                    if self.shared_root(*d).is_some() {
+                        tiles.push((*d, true));
+                    }
+                    self.index_reads(*d, &mut reads);
+                }
+            }
+            Stmt::Let { value, .. } if super::is_view_let(m, *value) => {}
+            Stmt::Parallel { .. } => {}
+            other => {
+                for e in stmt_exprs(other) {
+                    self.element_reads(e, &mut reads);
+                }
+            }
+        }
+        let reads = reads.into_iter().map(|e| (e, false, false));
+        let writes = writes.into_iter().map(|e| (e, true, false));
+        let tiles = tiles.into_iter().map(|(e, w)| (e, w, true));
+        // Reads first: a statement reads its operands before it stores.
+        let mut all: Vec<(ExprId, bool, bool)> = reads.collect();
+        all.extend(tiles.clone().filter(|t| !t.1));
+        all.extend(writes);
+        all.extend(tiles.filter(|t| t.1));
+        for (e, write, tile) in all {
+            self.add(s, e, write, tile, conds, loops);
+        }
+        match st {
+            Stmt::Parallel { body, .. } => self.block(body, conds, loops),
+            Stmt::Foreach { body, .. } | Stmt::Ext(ExtStmt::While { body, .. }) => {
+                loops.push(s);
+                self.block(body, conds, loops);
+                loops.pop();
+            }
+            Stmt::InThreads { cond, body, .. } => {
+                conds.push((*cond, true));
+                self.block(body, conds, loops);
+                conds.pop();
+            }
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                conds.push((*cond, true));
+                self.block(then_body, conds, loops);
+                conds.pop();
+                if let Some(e) = else_body {
+                    conds.push((*cond, false));
+                    self.block(e, conds, loops);
+                    conds.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn add(
+        &mut self,
+        s: StmtId,
+        e: ExprId,
+        write: bool,
+        tile: bool,
+        conds: &[(ExprId, bool)],
+        loops: &[StmtId],
+    ) {
+        let Some(buf) = self.shared_root(e) else {
+            return;
+        };
+        let m = self.cx.m;
+        let bindings = &self.cx.res.bindings;
+        let root = |r: ExprId| root_of(m, bindings, &self.shared, r, 0);
+        // A view the symbolic form does not describe, or of a squeezed tensor, is left out.
+        let Ok(view) = sym_view(m, bindings, &root, e) else {
+            return;
+        };
+        if view.squeezed.is_some() || !(tile || view.element) {
+            return;
+        }
+        let i = self.list.len();
+        self.list.push(Access {
+            stmt: s,
+            at: e,
+            buf,
+            write,
+            view,
+            conds: conds.to_vec(),
+            loops: loops.to_vec(),
+        });
+        self.by_stmt.entry(s).or_default().push(i);
+    }
+
+    /// The declared shared tensor a view expression starts from.
+    fn shared_root(&self, mut e: ExprId) -> Option<Binding> {
+        let m = self.cx.m;
+        loop {
+            match &m.exprs[e] {
+                Expr::View { base, .. } | Expr::Index { base, .. } | Expr::Field { base, .. } => {
+                    e = *base
+                }
+                Expr::Name(_) => break,
+                _ => return None,
+            }
+        }
+        let b = *self.cx.res.bindings.get(&e)?;
+        match b {
+            Binding::Tensor(d, _)
+                if matches!(
+                    m.stmts[d],
+                    Stmt::TensorDecl {
+                        space: MemSpace::Shared,
+                        ..
+                    }
+                ) =>
+            {
+                Some(b)
+            }
+            _ => None,
+        }
+    }
+
+    /// The element reads of shared tensors in `e`: its views that are no larger view's base,
+    /// of one element (`s.at(i)`; a view's shape, `s.span`, reads nothing).
+    fn element_reads(&self, e: ExprId, out: &mut Vec<ExprId>) {
+        let m = self.cx.m;
+        let mut bases = HashSet::new();
+        let mut shape_only = HashSet::new();
+        let mut all = Vec::new();
+        walk_expr(m, e, &mut |x| match &m.exprs[x] {
+            Expr::View {
+                op: ViewOp::SpanOf,
+                base,
+                ..
+            } => {
+                walk_expr(m, *base, &mut |y| {
+                    shape_only.insert(y);
+                });
+            }
+            Expr::View {
+                op: ViewOp::At,
+                base,
+                ..
+            } => {
+                bases.insert(*base);
+                all.push(x);
+            }
+            Expr::View { base, .. } | Expr::Index { base, .. } | Expr::Field { base, .. } => {
+                bases.insert(*base);
+            }
+            _ => {}
+        });
+        out.extend(all.into_iter().filter(|x| {
+            !bases.contains(x) && !shape_only.contains(x) && self.shared_root(*x).is_some()
+        }));
+    }
+
+    /// The element reads in the indices of view `e` (at every level).
+    fn index_reads(&self, mut e: ExprId, out: &mut Vec<ExprId>) {
+        let m = self.cx.m;
+        loop {
+            match &m.exprs[e] {
+                Expr::View { base, args, .. } => {
+                    for &a in args {
+                        self.element_reads(a, out);
+                    }
+                    e = *base;
+                }
+                Expr::Index { base, index } => {
+                    self.element_reads(*index, out);
+                    e = *base;
+                }
+                Expr::Field { base, .. } => e = *base,
+                _ => return,
+            }
+        }
+    }
+}
+
+/// Whether the lowering orders every thread of the block at `st`: a block barrier, a
+/// cooperative copy between global and shared memory (a barrier before and after), a wait
+/// for copies, a TMA copy without an event, an event's `wait` or `trigger`.
+fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
+    match st {
+        Stmt::SyncShared | Stmt::DmaWait { .. } | Stmt::Wait { .. } | Stmt::Trigger { .. } => true,
+        Stmt::TmaCopy { event, .. } => event.is_none(),
+        Stmt::DmaCopy { src, dst, .. } => {
+            let d = match dst {
+                CopyDst::Expr(d) => space(cx, *d),
+                CopyDst::Fresh(sp) => Some(*sp),
+            };
+            let s = space(cx, *src);
+            let shared = |x: Option<MemSpace>| x == Some(MemSpace::Shared);
+            let local = |x: Option<MemSpace>| x == Some(MemSpace::Local);
+            (shared(s) || shared(d)) && !local(s) && !local(d)
+        }
+        Stmt::Ext(
+            ExtStmt::DmaFuture { .. }
+            | ExtStmt::TriggerAfter { .. }
+            | ExtStmt::Sync {
+                kind: SyncKind::Barrier | SyncKind::Global,
+                ..
+            },
+        ) => true,
+        _ => false,
+    }
+}
+
+/// The memory a view's tensor lives in (a future's buffer is shared).
+fn space(cx: &Cx, mut e: ExprId) -> Option<MemSpace> {
+    let m = cx.m;
+    loop {
+        match &m.exprs[e] {
+            Expr::View { base, .. } | Expr::Index { base, .. } | Expr::Field { base, .. } => {
+                e = *base
+            }
+            Expr::Name(_) => break,
+            _ => return None,
+        }
+    }
+    match cx.res.bindings.get(&e)? {
+        Binding::Param(p) => m.kernel.params.get(*p).map(|p| p.space),
+        Binding::Tensor(d, _) => match &m.stmts[*d] {
+            Stmt::TensorDecl { space, .. } => Some(*space),
+            _ => None,
+        },
+        Binding::Future(_) => Some(MemSpace::Shared),
+        _ => None,
+    }
+}
+
+/// A pending access: its index, and the outermost loop whose back edge lies between it and
+/// the point reached (then the later access runs in a later iteration of that loop).
+type Pending = (usize, Option<StmtId>);
+
+/// The unordered pairs found: (earlier access, later access, loop crossed).
+struct Flow<'a> {
+    m: &'a crate::ir::Module,
+    accesses: &'a [Access],
+    by_stmt: &'a HashMap<StmtId, Vec<usize>>,
+    barriers: &'a HashSet<StmtId>,
+    pairs: BTreeSet<(usize, usize, Option<StmtId>)>,
+}
+
+impl Flow<'_> {
+    /// The accesses no barrier separates from the end of `b`, given those pending at its start.
+    fn block(&mut self, b: &Block, mut state: BTreeSet<Pending>) -> BTreeSet<Pending> {
+        for &s in b {
+            state = self.stmt(s, state);
+        }
+        state
+    }
+
+    fn stmt(&mut self, s: StmtId, mut state: BTreeSet<Pending>) -> BTreeSet<Pending> {
+        if self.barriers.contains(&s) {
+            return BTreeSet::new();
+        }
+        if let Some(list) = self.by_stmt.get(&s) {
+            for &i in list {
+                let a = &self.accesses[i];
+                for &(p, carried) in &state {
+                    let o = &self.accesses[p];
+                    // `s.at(i) += …` reads and writes its own element: not a pair.
+                    if o.buf == a.buf && (o.write || a.write) && o.at != a.at {
+                        self.pairs.insert((p, i, carried));
+                    }
+                }
+                state.insert((i, None));
+            }
+        }
+        match &self.m.stmts[s] {
+            Stmt::Parallel { body, .. } => self.block(body, state),
+            Stmt::Foreach { body, .. } | Stmt::Ext(ExtStmt::While { body, .. }) => {
+                // Once through, then again with what the first pass leaves pending carried
+                // over the back edge; the loop may also run zero times.
+                let once = self.block(body, state.clone());
+                let mut again = state.clone();
+                for &(i, c) in &once {
+                    // The outermost loop crossed counts: an enclosing one crossed before stays.
+                    let loops = &self.accesses[i].loops;
+                    let pos = |l: StmtId| loops.iter().position(|&x| x == l);
+                    let carried = match (pos(s), c.and_then(pos)) {
+                        (Some(here), Some(before)) if before < here => c,
+                        (Some(_), _) => Some(s),
+                        (None, _) => c,
+                    };
+                    again.insert((i, carried));
+                }
+                let twice = self.block(body, again);
+                state.extend(once);
+                state.extend(twice);
+                state
+            }
+            Stmt::InThreads { body, .. } => {
+                let inner = self.block(body, state.clone());
+                state.extend(inner);
+                state
+            }
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                let mut out = self.block(then_body, state.clone());
+                match else_body {
+                    Some(e) => out.extend(self.block(e, state)),
+                    None => out.extend(state),
+                }
+                out
+            }
+            _ => state,
+        }
+    }
+}
+
+/// Values of the loop and block variables for one access.
+type Env = Vec<(Binding, i64)>;
+
+/// What one access touches under one assignment: per thread, `None` where the thread does not
+/// run it, else its elements (array entry first, then the coordinates).
+type Touch = Vec<Option<Vec<Vec<i64>>>>;
+
+/// A race found: the threads and element, and the assignment that shows it.
+struct Witness {
+    tid_a: usize,
+    tid_b: usize,
+    element: Vec<i64>,
+}
+
+/// One choice of the shared values: for the earlier access and the later one.
+type Choice = (Env, Env);
+
+struct Evaluator<'a> {
+    cx: &'a Cx<'a>,
+    threads: usize,
+    syms: SymEnv,
+    /// Each thread-level parallel variable's value for every thread of the block.
+    thread_vars: HashMap<Binding, Vec<i64>>,
+    /// Block-level variables with their extents (where known).
+    block_vars: Vec<(Binding, Option<i64>)>,
+    /// Scalars some statement assigns after their declaration.
+    mutable: HashSet<StmtId>,
+}
+
+impl<'a> Evaluator<'a> {
+    fn new(cx: &'a Cx<'a>, chains: &[Vec<(StmtId, usize)>], threads: usize) -> Option<Self> {
+        let m = cx.m;
+        let g = sym_geometry(m, chains).ok()?;
+        let mut syms: SymEnv = cx
+            .static_env
+            .values
+            .iter()
+            .map(|(n, &v)| (n.clone(), v))
+            .collect();
+        for (n, &v) in &cx.env.values {
+            syms.insert(n.clone(), v);
+        }
+        for (&e, b) in &cx.res.bindings {
+            if let (Binding::SymDim { .. }, Expr::Name(n)) = (b, &m.exprs[e]) {
+                syms.entry(n.clone()).or_insert(DIM_SAMPLE);
+            }
+        }
+        let mut thread_vars = HashMap::new();
+        for v in &g.thread_vars {
+            let Index::Thread {
+                inner,
+                level,
+                stride,
+                extent,
+            } = &v.index
+            else {
+                continue;
+            };
+            let pos = |s: &Sym| s.eval(&syms).ok().filter(|&x| x > 0);
+            let inner = pos(inner)?;
+            let level = match level {
+                Some(l) => Some(pos(l)?),
+                None => None,
+            };
+            let stride = pos(stride)?;
+            let extent = match extent {
+                Some(x) => Some(pos(x)?),
+                None => None,
+            };
+            let values = (0..threads as i64)
+                .map(|tid| {
+                    let mut lin = tid / inner;
+                    if let Some(l) = level {
+                        lin %= l;
+                    }
+                    let mut f = lin / stride;
+                    if let Some(x) = extent {
+                        f %= x;
+                    }
+                    f
+                })
+                .collect();
+            thread_vars.insert(v.binding, values);
+        }
+        let block_vars = g
+            .block_vars
+            .iter()
+            .map(|v| (v.binding, v.extent.eval(&syms).ok()))
+            .collect();
+        let mut mutable = HashSet::new();
+        for s in super::all_stmts(m) {
+            if let Stmt::Assign { target, .. } = &m.stmts[s]
+                && let Some(Binding::Scalar(d)) = cx.res.bindings.get(target)
+            {
+                mutable.insert(*d);
+            }
+        }
+        Some(Evaluator {
+            cx,
+            threads,
+            syms,
+            thread_vars,
+            block_vars,
+            mutable,
+        })
+    }
+
+    /// `e`'s value for thread `tid` under `env`; `None` where it has none known here.
+    fn value(&self, e: ExprId, env: &Env, tid: usize, depth: u32) -> Option<i64> {
+        let m = self.cx.m;
+        if depth > 32 {
+            return None;
+        }
+        let v = |x: ExprId| self.value(x, env, tid, depth + 1);
+        Some(match &m.exprs[e] {
+            Expr::Int(i) => *i,
+            Expr::Bool(b) => *b as i64,
+            Expr::Name(n) => match *self.cx.res.bindings.get(&e)? {
+                Binding::Tunable | Binding::Constant | Binding::SymDim { .. } => {
+                    *self.syms.get(n)?
+                }
+                b @ Binding::ParallelVar { .. } => match self.thread_vars.get(&b) {
+                    Some(vals) => *vals.get(tid)?,
+                    None => lookup(env, b)?,
+                },
+                b @ Binding::LoopVar { .. } => lookup(env, b)?,
+                Binding::Let(s) => match &m.stmts[s] {
+                    Stmt::Let { value, .. } => v(*value)?,
+                    _ => return None,
+                },
+                Binding::Scalar(d) if !self.mutable.contains(&d) => match &m.stmts[d] {
+                    Stmt::ScalarDecl { init: Some(i), .. } => v(*i)?,
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            Expr::Unary { op, expr } => {
+                let x = v(*expr)?;
+                match op {
+                    UnaryOp::Neg => x.checked_neg()?,
+                    UnaryOp::Not => (x == 0) as i64,
+                }
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                let a = v(*lhs)?;
+                match op {
+                    BinaryOp::And if a == 0 => return Some(0),
+                    BinaryOp::Or if a != 0 => return Some(1),
+                    BinaryOp::And | BinaryOp::Or => (v(*rhs)? != 0) as i64,
+                    _ => op.apply(a, v(*rhs)?).ok()?,
+                }
+            }
+            Expr::Compose { outer, inner } => {
+                let ext = self.compose_extent(*inner, env, tid, depth + 1)?;
+                v(*outer)?.checked_mul(ext)?.checked_add(v(*inner)?)?
+            }
+            Expr::Call { func, args } if args.len() == 2 => {
+                let (a, b) = (v(args[0])?, v(args[1])?);
+                match func.name.as_str() {
+                    "min" => a.min(b),
+                    "max" => a.max(b),
+                    "cdiv" if b != 0 => {
+                        let q = a.checked_div(b)?;
+                        if a % b != 0 && ((a < 0) == (b < 0)) {
+                            q + 1
+                        } else {
+                            q
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// The extent of the right side of `#`.
+    fn compose_extent(&self, e: ExprId, env: &Env, tid: usize, depth: u32) -> Option<i64> {
+        let m = self.cx.m;
+        match &m.exprs[e] {
+            Expr::Name(_) => {
+                let x = super::var_extent_in(m, &self.cx.res.bindings, e)?;
+                self.value(x, env, tid, depth + 1)
+            }
+            Expr::Compose { outer, inner } => self
+                .compose_extent(*outer, env, tid, depth + 1)?
+                .checked_mul(self.compose_extent(*inner, env, tid, depth + 1)?),
+            _ => None,
+        }
+    }
+
+    /// What access `a` touches, thread by thread; `None` when a guard or index has no value.
+    fn touch(&self, a: &Access, env: &Env) -> Option<Touch> {
+        let v = &a.view;
+        let tile: Vec<i64> = v
+            .tile
+            .iter()
+            .map(|t| t.eval(&self.syms).ok().filter(|&x| x >= 0))
+            .collect::<Option<_>>()?;
+        let strides: Vec<Vec<i64>> = v
+            .origin
+            .iter()
+            .map(|terms| {
+                terms
+                    .iter()
+                    .map(|t| t.stride.eval(&self.syms).ok())
+                    .collect::<Option<_>>()
+            })
+            .collect::<Option<_>>()?;
+        let per_thread: usize = tile.iter().map(|&t| t as usize).product();
+        if per_thread.saturating_mul(self.threads) > MAX_ELEMS {
+            return None;
+        }
+        let mut out = Vec::with_capacity(self.threads);
+        for tid in 0..self.threads {
+            let mut runs = true;
+            for &(c, holds) in &a.conds {
+                if (self.value(c, env, tid, 0)? != 0) != holds {
+                    runs = false;
+                    break;
+                }
+            }
+            if !runs {
+                out.push(None);
+                continue;
+            }
+            let entry = match v.array_index {
+                Some(i) => self.value(i, env, tid, 0)?,
+                None => 0,
+            };
+            let mut origin = Vec::with_capacity(v.origin.len());
+            for (terms, strides) in v.origin.iter().zip(&strides) {
+                let mut o = 0i64;
+                for (t, &s) in terms.iter().zip(strides) {
+                    o = o.checked_add(self.value(t.index, env, tid, 0)?.checked_mul(s)?)?;
+                }
+                origin.push(o);
+            }
+            // Every element of the box [origin, origin + tile).
+            let mut elems = vec![vec![entry]];
+            for (&o, &t) in origin.iter().zip(&tile) {
+                elems = elems
+                    .into_iter()
+                    .flat_map(|p| {
+                        (o..o + t).map(move |x| {
+                            let mut q = p.clone();
+                            q.push(x);
+                            q
+                        })
+                    })
+                    .collect();
+            }
+            out.push(Some(elems));
+        }
+        Some(out)
+    }
+
+    /// Loop `l`'s variables as (first value, count) each, and its number of iterations;
+    /// `None` when a bound has no value the whole block shares.
+    fn loop_ranges(&self, l: StmtId) -> Option<(Vec<(i64, i64)>, i64)> {
+        let m = self.cx.m;
+        let Stmt::Foreach { vars, extents, .. } = &m.stmts[l] else {
+            return None;
+        };
+        // No thread: a bound that differs between threads has no value here.
+        let uniform = |e: ExprId| self.value(e, &Vec::new(), usize::MAX, 0);
+        let mut ranges = Vec::new();
+        for (i, &e) in extents.iter().enumerate().take(vars.len()) {
+            let (lo, hi) = match m.loop_range(l, i) {
+                Some(r) => (uniform(r.start)?, uniform(r.end)?),
+                None => (0, uniform(e)?),
+            };
+            ranges.push((lo, hi.checked_sub(lo)?.max(0)));
+        }
+        let count = ranges
+            .iter()
+            .try_fold(1i64, |acc, &(_, n)| acc.checked_mul(n))?;
+        Some((ranges, count))
+    }
+
+    /// The assignment of loop `l`'s variables in its iteration `f` (row-major).
+    fn decode(l: StmtId, ranges: &[(i64, i64)], f: i64) -> Env {
+        let mut env = Vec::new();
+        let mut rest = f;
+        for (i, &(lo, n)) in ranges.iter().enumerate().rev() {
+            env.push((Binding::LoopVar { stmt: l, index: i }, lo + rest % n));
+            rest /= n;
+        }
+        env
+    }
+
+    /// A few iterations of loop `l` (all of them when it runs at most 8 times) as
+    /// (iteration, assignment), with the next iteration's assignment where there is one.
+    fn iterations(&self, l: StmtId) -> Option<Vec<(Env, Option<Env>)>> {
+        let (ranges, count) = self.loop_ranges(l)?;
+        let picks: Vec<i64> = if count <= 8 {
+            (0..count).collect()
+        } else {
+            let mut p = vec![0, 1, 2, count / 2, count - 2, count - 1];
+            p.dedup();
+            p
+        };
+        Some(
+            picks
+                .into_iter()
+                .map(|f| {
+                    let next = (f + 1 < count).then(|| Self::decode(l, &ranges, f + 1));
+                    (Self::decode(l, &ranges, f), next)
+                })
+                .collect(),
+        )
+    }
+
+    /// The assignments to try for accesses `a` (earlier) and `b` (later): block variables
+    /// shared, the loops around both shared — but the loop `carried` (b runs in the next
+    /// iteration) and the loops inside it, which each access iterates on its own.
+    fn choices(&self, a: &Access, b: &Access, carried: Option<StmtId>) -> Option<Vec<Choice>> {
+        let mut slots: Vec<Vec<Choice>> = Vec::new();
+        let mut blocks: Vec<Choice> = Vec::new();
+        for k in 0..2 {
+            if k == 1
+                && !self
+                    .block_vars
+                    .iter()
+                    .any(|(_, e)| e.is_some_and(|e| e > 1))
+            {
+                break;
+            }
+            let env: Env = self
+                .block_vars
+                .iter()
+                .map(|(b, e)| (*b, if e.is_some_and(|e| e > k) { k } else { 0 }))
+                .collect();
+            blocks.push((env.clone(), env));
+        }
+        slots.push(blocks);
+        let common: Vec<StmtId> = a
+            .loops
+            .iter()
+            .zip(&b.loops)
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| *x)
+            .collect();
+        let carried = carried.filter(|c| common.contains(c));
+        let mut tied = true;
+        for &l in &common {
+            let its = self.iterations(l)?;
+            if Some(l) == carried {
+                tied = false;
+                slots.push(
+                    its.into_iter()
+                        .filter_map(|(e, next)| Some((e, next?)))
+                        .collect(),
+                );
+            } else if tied {
+                slots.push(its.into_iter().map(|(e, _)| (e.clone(), e)).collect());
+            } else {
+                slots.push(its.iter().map(|(e, _)| (e.clone(), Vec::new())).collect());
+                slots.push(its.into_iter().map(|(e, _)| (Vec::new(), e)).collect());
+            }
+        }
+        for &l in &a.loops[common.len()..] {
+            let its = self.iterations(l)?;
+            slots.push(its.into_iter().map(|(e, _)| (e, Vec::new())).collect());
+        }
+        for &l in &b.loops[common.len()..] {
+            let its = self.iterations(l)?;
+            slots.push(its.into_iter().map(|(e, _)| (Vec::new(), e)).collect());
+        }
+        if slots.iter().any(Vec::is_empty) {
+            return Some(Vec::new());
+        }
+        // The first MAX_COMBOS of the product, the first slot varying fastest.
+        let total = slots
+            .iter()
+            .try_fold(1usize, |acc, s| acc.checked_mul(s.len()))
+            .unwrap_or(usize::MAX);
+        let mut out = Vec::new();
+        for mut k in 0..total.min(MAX_COMBOS) {
+            let (mut ea, mut eb) = (Vec::new(), Vec::new());
+            for s in &slots {
+                let (x, y) = &s[k % s.len()];
+                k /= s.len();
+                ea.extend(x.iter().copied());
+                eb.extend(y.iter().copied());
+            }
+            out.push((ea, eb));
+        }
+        Some(out)
+    }
+
+    /// Two different threads touching one element, `a` before `b` with nothing ordering them.
+    fn witness(
+        &self,
+        list: &[Access],
+        first: usize,
+        second: usize,
+        carried: Option<StmtId>,
+        cache: &mut HashMap<(usize, Env), Option<Rc<Touch>>>,
+    ) -> Option<Witness> {
+        let (a, b) = (&list[first], &list[second]);
+        let mut touch = |i: usize, env: &Env| -> Option<Rc<Touch>> {
+            cache
+                .entry((i, env.clone()))
+                .or_insert_with(|| self.touch(&list[i], env).map(Rc::new))
+                .clone()
+        };
+        for (ea, eb) in self.choices(a, b, carried)? {
+            let (Some(ta), Some(tb)) = (touch(first, &ea), touch(second, &eb)) else {
+                continue;
+            };
+            let mut by_elem: HashMap<&[i64], Vec<usize>> = HashMap::new();
+            for (tid, elems) in ta.iter().enumerate() {
+                for x in elems.iter().flatten() {
+                    let ts = by_elem.entry(x.as_slice()).or_default();
+                    if ts.last() != Some(&tid) {
+                        ts.push(tid);
+                    }
+                }
+            }
+            for (tid_b, elems) in tb.iter().enumerate() {
+                for x in elems.iter().flatten() {
+                    let Some(ts) = by_elem.get(x.as_slice()) else {
+                        continue;
+                    };
+                    // A thread that stored the element itself reads its own store or a later
+                    // one of that statement (all threads storing it is W1202's business).
+                    if a.write && !b.write && ts.contains(&tid_b) {
+                        continue;
+                    }
+                    if let Some(&tid_a) = ts.iter().find(|&&t| t != tid_b) {
+                        return Some(Witness {
+                            tid_a,
+                            tid_b,
+                            element: x.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// `t = 5` (the thread's parallel variables at `s`), or `threadIdx.x = 5`.
+    fn thread_name(&self, s: StmtId, tid: usize) -> String {
+        let cx = self.cx;
+        let mut parts = Vec::new();
+        for l in cx.res.chains.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
+            let Some(pl) = cx.level(*l) else { continue };
+            if pl.level == Level::Block {
+                continue;
+            }
+            for (j, v) in pl.vars.iter().enumerate() {
+                let b = Binding::ParallelVar {
+                    stmt: l.stmt,
+                    level: l.level,
+                    index: j,
+                };
+                if let Some(x) = self.thread_vars.get(&b).and_then(|vals| vals.get(tid)) {
+                    parts.push(format!("{} = {x}", v.name));
+                }
+            }
+        }
+        if parts.is_empty() {
+            format!("threadIdx.x = {tid}")
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    fn diagnostic(
+        &self,
+        list: &[Access],
+        first: usize,
+        second: usize,
+        carried: Option<StmtId>,
+        w: &Witness,
+    ) -> Diagnostic {
+        let m = self.cx.m;
+        let (a, b) = (&list[first], &list[second]);
+        let name = self.cx.binding_name(a.buf);
+        let element = match a.view.array_index {
+            Some(_) => format!("[{}] of entry {}", comma(&w.element[1..]), w.element[0]),
+            None => format!("[{}]", comma(&w.element[1..])),
+        };
+        let ta = self.thread_name(a.stmt, w.tid_a);
+        let tb = self.thread_name(b.stmt, w.tid_b);
+        let line = |s: StmtId| m.stmt_span(s).start.line;
+        let (code, at, message, note_at, note) = match (a.write, b.write) {
+            (true, false) => (
+                codes::SHARED_RACE,
+                b.at,
+                format!(
+                    "data race on shared `{name}`: thread `{tb}` reads element {element}, which thread `{ta}` writes at line {} with no barrier in between",
+                    line(a.stmt)
+                ),
+                a.at,
+                match carried {
+                    Some(_) => format!(
+                        "thread `{ta}` writes it here in the previous iteration of the loop"
+                    ),
+                    None => format!("thread `{ta}` writes it here"),
+                },
+            ),
+            (false, true) => (
+                codes::SHARED_RACE,
+                a.at,
+                format!(
+                    "data race on shared `{name}`: thread `{ta}` reads element {element}, which thread `{tb}` overwrites at line {} with no barrier in between",
+                    line(b.stmt)
+                ),
+                b.at,
+                match carried {
+                    Some(_) => format!(
+                        "thread `{tb}` overwrites it here in the next iteration of the loop, possibly before the read"
+                    ),
+                    None => format!("thread `{tb}` overwrites it here, possibly before the read"),
+                },
+            ),
+            _ => (
+                codes::SHARED_WRITE_RACE,
+                b.at,
+                format!(
+                    "data race on shared `{name}`: threads `{ta}` and `{tb}` both write element {element} with no barrier in between, so which value stays is unordered"
+                ),
+                a.at,
+                match carried {
+                    Some(_) => format!(
+                        "thread `{ta}` writes it here in the previous iteration of the loop"
+                    ),
+                    None => format!("thread `{ta}` writes it here"),
+                },
+            ),
+        };
+        Diagnostic::warning(code, m.expr_span(at), message)
+            .with_note(m.expr_span(note_at), note)
+            .with_help("add `sync.shared;` between them")
+    }
+}
+
+fn lookup(env: &Env, b: Binding) -> Option<i64> {
+    env.iter().find(|(x, _)| *x == b).map(|(_, v)| *v)
+}
+
+fn comma(xs: &[i64]) -> String {
+    xs.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
