@@ -27,18 +27,17 @@
 //! cannot be evaluated (it reads memory, a mutable scalar, a run-time parameter) is never
 //! reported.
 
+mod threads;
+
 use super::geometry::Geometry as Geo;
-use super::geometry_sym::{Index, sym_geometry};
 use super::view_sym::{SymView, root_of, sym_view};
 use super::{Binding, Cx, codes, stmt_exprs, walk_expr};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    AssignOp, BinaryOp, Block, CopyDst, Expr, ExprId, ExtStmt, Level, MemSpace, Stmt, StmtId,
-    SyncKind, UnaryOp, ViewOp,
+    AssignOp, Block, CopyDst, Expr, ExprId, ExtStmt, MemSpace, Stmt, StmtId, SyncKind, ViewOp,
 };
-use crate::sym::{Sym, SymEnv};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::rc::Rc;
+use threads::{Evaluator, Witness};
 
 /// The value a problem size takes when the check runs without the launch's sizes: large
 /// enough that bounds guards (`i < N`) let every thread of the sampled blocks through.
@@ -105,7 +104,7 @@ pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
         }
         if let Some(w) = ev.witness(list, first, second, carried, &mut cache) {
             reported.insert(at);
-            found.push(ev.diagnostic(list, first, second, carried, &w));
+            found.push(diagnostic(&ev, list, first, second, carried, &w));
         }
     }
     found.sort_by_key(|d| (d.span.start, d.code));
@@ -484,548 +483,74 @@ impl Flow<'_> {
     }
 }
 
-/// Values of the loop and block variables for one access.
-type Env = Vec<(Binding, i64)>;
-
-/// What one access touches under one assignment: per thread, `None` where the thread does not
-/// run it, else its elements (array entry first, then the coordinates).
-type Touch = Vec<Option<Vec<Vec<i64>>>>;
-
-/// A race found: the threads and element, and the assignment that shows it.
-struct Witness {
-    tid_a: usize,
-    tid_b: usize,
-    element: Vec<i64>,
-}
-
-/// One choice of the shared values: for the earlier access and the later one.
-type Choice = (Env, Env);
-
-struct Evaluator<'a> {
-    cx: &'a Cx<'a>,
-    threads: usize,
-    syms: SymEnv,
-    /// Each thread-level parallel variable's value for every thread of the block.
-    thread_vars: HashMap<Binding, Vec<i64>>,
-    /// Block-level variables with their extents (where known).
-    block_vars: Vec<(Binding, Option<i64>)>,
-    /// Scalars some statement assigns after their declaration.
-    mutable: HashSet<StmtId>,
-}
-
-impl<'a> Evaluator<'a> {
-    fn new(cx: &'a Cx<'a>, chains: &[Vec<(StmtId, usize)>], threads: usize) -> Option<Self> {
-        let m = cx.m;
-        let g = sym_geometry(m, chains).ok()?;
-        let mut syms: SymEnv = cx
-            .static_env
-            .values
-            .iter()
-            .map(|(n, &v)| (n.clone(), v))
-            .collect();
-        for (n, &v) in &cx.env.values {
-            syms.insert(n.clone(), v);
-        }
-        for (&e, b) in &cx.res.bindings {
-            if let (Binding::SymDim { .. }, Expr::Name(n)) = (b, &m.exprs[e]) {
-                syms.entry(n.clone()).or_insert(DIM_SAMPLE);
-            }
-        }
-        let mut thread_vars = HashMap::new();
-        for v in &g.thread_vars {
-            let Index::Thread {
-                inner,
-                level,
-                stride,
-                extent,
-            } = &v.index
-            else {
-                continue;
-            };
-            let pos = |s: &Sym| s.eval(&syms).ok().filter(|&x| x > 0);
-            let inner = pos(inner)?;
-            let level = match level {
-                Some(l) => Some(pos(l)?),
-                None => None,
-            };
-            let stride = pos(stride)?;
-            let extent = match extent {
-                Some(x) => Some(pos(x)?),
-                None => None,
-            };
-            let values = (0..threads as i64)
-                .map(|tid| {
-                    let mut lin = tid / inner;
-                    if let Some(l) = level {
-                        lin %= l;
-                    }
-                    let mut f = lin / stride;
-                    if let Some(x) = extent {
-                        f %= x;
-                    }
-                    f
-                })
-                .collect();
-            thread_vars.insert(v.binding, values);
-        }
-        let block_vars = g
-            .block_vars
-            .iter()
-            .map(|v| (v.binding, v.extent.eval(&syms).ok()))
-            .collect();
-        let mut mutable = HashSet::new();
-        for s in super::all_stmts(m) {
-            if let Stmt::Assign { target, .. } = &m.stmts[s]
-                && let Some(Binding::Scalar(d)) = cx.res.bindings.get(target)
-            {
-                mutable.insert(*d);
-            }
-        }
-        Some(Evaluator {
-            cx,
-            threads,
-            syms,
-            thread_vars,
-            block_vars,
-            mutable,
-        })
-    }
-
-    /// `e`'s value for thread `tid` under `env`; `None` where it has none known here.
-    fn value(&self, e: ExprId, env: &Env, tid: usize, depth: u32) -> Option<i64> {
-        let m = self.cx.m;
-        if depth > 32 {
-            return None;
-        }
-        let v = |x: ExprId| self.value(x, env, tid, depth + 1);
-        Some(match &m.exprs[e] {
-            Expr::Int(i) => *i,
-            Expr::Bool(b) => *b as i64,
-            Expr::Name(n) => match *self.cx.res.bindings.get(&e)? {
-                Binding::Tunable | Binding::Constant | Binding::SymDim { .. } => {
-                    *self.syms.get(n)?
+/// The warning for a race `w` between `first` and `second`.
+fn diagnostic(
+    ev: &Evaluator,
+    list: &[Access],
+    first: usize,
+    second: usize,
+    carried: Option<StmtId>,
+    w: &Witness,
+) -> Diagnostic {
+    let m = ev.cx.m;
+    let (a, b) = (&list[first], &list[second]);
+    let name = ev.cx.binding_name(a.buf);
+    let element = match a.view.array_index {
+        Some(_) => format!("[{}] of entry {}", comma(&w.element[1..]), w.element[0]),
+        None => format!("[{}]", comma(&w.element[1..])),
+    };
+    let ta = ev.thread_name(a.stmt, w.tid_a);
+    let tb = ev.thread_name(b.stmt, w.tid_b);
+    let line = |s: StmtId| m.stmt_span(s).start.line;
+    let (code, at, message, note_at, note) = match (a.write, b.write) {
+        (true, false) => (
+            codes::SHARED_RACE,
+            b.at,
+            format!(
+                "data race on shared `{name}`: thread `{tb}` reads element {element}, which thread `{ta}` writes at line {} with no barrier in between",
+                line(a.stmt)
+            ),
+            a.at,
+            match carried {
+                Some(_) => {
+                    format!("thread `{ta}` writes it here in the previous iteration of the loop")
                 }
-                b @ Binding::ParallelVar { .. } => match self.thread_vars.get(&b) {
-                    Some(vals) => *vals.get(tid)?,
-                    None => lookup(env, b)?,
-                },
-                b @ Binding::LoopVar { .. } => lookup(env, b)?,
-                Binding::Let(s) => match &m.stmts[s] {
-                    Stmt::Let { value, .. } => v(*value)?,
-                    _ => return None,
-                },
-                Binding::Scalar(d) if !self.mutable.contains(&d) => match &m.stmts[d] {
-                    Stmt::ScalarDecl { init: Some(i), .. } => v(*i)?,
-                    _ => return None,
-                },
-                _ => return None,
+                None => format!("thread `{ta}` writes it here"),
             },
-            Expr::Unary { op, expr } => {
-                let x = v(*expr)?;
-                match op {
-                    UnaryOp::Neg => x.checked_neg()?,
-                    UnaryOp::Not => (x == 0) as i64,
-                }
-            }
-            Expr::Binary { op, lhs, rhs } => {
-                let a = v(*lhs)?;
-                match op {
-                    BinaryOp::And if a == 0 => return Some(0),
-                    BinaryOp::Or if a != 0 => return Some(1),
-                    BinaryOp::And | BinaryOp::Or => (v(*rhs)? != 0) as i64,
-                    _ => op.apply(a, v(*rhs)?).ok()?,
-                }
-            }
-            Expr::Compose { outer, inner } => {
-                let ext = self.compose_extent(*inner, env, tid, depth + 1)?;
-                v(*outer)?.checked_mul(ext)?.checked_add(v(*inner)?)?
-            }
-            Expr::Call { func, args } if args.len() == 2 => {
-                let (a, b) = (v(args[0])?, v(args[1])?);
-                match func.name.as_str() {
-                    "min" => a.min(b),
-                    "max" => a.max(b),
-                    "cdiv" if b != 0 => {
-                        let q = a.checked_div(b)?;
-                        if a % b != 0 && ((a < 0) == (b < 0)) {
-                            q + 1
-                        } else {
-                            q
-                        }
-                    }
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        })
-    }
-
-    /// The extent of the right side of `#`.
-    fn compose_extent(&self, e: ExprId, env: &Env, tid: usize, depth: u32) -> Option<i64> {
-        let m = self.cx.m;
-        match &m.exprs[e] {
-            Expr::Name(_) => {
-                let x = super::var_extent_in(m, &self.cx.res.bindings, e)?;
-                self.value(x, env, tid, depth + 1)
-            }
-            Expr::Compose { outer, inner } => self
-                .compose_extent(*outer, env, tid, depth + 1)?
-                .checked_mul(self.compose_extent(*inner, env, tid, depth + 1)?),
-            _ => None,
-        }
-    }
-
-    /// What access `a` touches, thread by thread; `None` when a guard or index has no value.
-    fn touch(&self, a: &Access, env: &Env) -> Option<Touch> {
-        let v = &a.view;
-        let tile: Vec<i64> = v
-            .tile
-            .iter()
-            .map(|t| t.eval(&self.syms).ok().filter(|&x| x >= 0))
-            .collect::<Option<_>>()?;
-        let strides: Vec<Vec<i64>> = v
-            .origin
-            .iter()
-            .map(|terms| {
-                terms
-                    .iter()
-                    .map(|t| t.stride.eval(&self.syms).ok())
-                    .collect::<Option<_>>()
-            })
-            .collect::<Option<_>>()?;
-        let per_thread: usize = tile.iter().map(|&t| t as usize).product();
-        if per_thread.saturating_mul(self.threads) > MAX_ELEMS {
-            return None;
-        }
-        let mut out = Vec::with_capacity(self.threads);
-        for tid in 0..self.threads {
-            let mut runs = true;
-            for &(c, holds) in &a.conds {
-                if (self.value(c, env, tid, 0)? != 0) != holds {
-                    runs = false;
-                    break;
-                }
-            }
-            if !runs {
-                out.push(None);
-                continue;
-            }
-            let entry = match v.array_index {
-                Some(i) => self.value(i, env, tid, 0)?,
-                None => 0,
-            };
-            let mut origin = Vec::with_capacity(v.origin.len());
-            for (terms, strides) in v.origin.iter().zip(&strides) {
-                let mut o = 0i64;
-                for (t, &s) in terms.iter().zip(strides) {
-                    o = o.checked_add(self.value(t.index, env, tid, 0)?.checked_mul(s)?)?;
-                }
-                origin.push(o);
-            }
-            // Every element of the box [origin, origin + tile).
-            let mut elems = vec![vec![entry]];
-            for (&o, &t) in origin.iter().zip(&tile) {
-                elems = elems
-                    .into_iter()
-                    .flat_map(|p| {
-                        (o..o + t).map(move |x| {
-                            let mut q = p.clone();
-                            q.push(x);
-                            q
-                        })
-                    })
-                    .collect();
-            }
-            out.push(Some(elems));
-        }
-        Some(out)
-    }
-
-    /// Loop `l`'s variables as (first value, count) each, and its number of iterations;
-    /// `None` when a bound has no value the whole block shares.
-    fn loop_ranges(&self, l: StmtId) -> Option<(Vec<(i64, i64)>, i64)> {
-        let m = self.cx.m;
-        let Stmt::Foreach { vars, extents, .. } = &m.stmts[l] else {
-            return None;
-        };
-        // No thread: a bound that differs between threads has no value here.
-        let uniform = |e: ExprId| self.value(e, &Vec::new(), usize::MAX, 0);
-        let mut ranges = Vec::new();
-        for (i, &e) in extents.iter().enumerate().take(vars.len()) {
-            let (lo, hi) = match m.loop_range(l, i) {
-                Some(r) => (uniform(r.start)?, uniform(r.end)?),
-                None => (0, uniform(e)?),
-            };
-            ranges.push((lo, hi.checked_sub(lo)?.max(0)));
-        }
-        let count = ranges
-            .iter()
-            .try_fold(1i64, |acc, &(_, n)| acc.checked_mul(n))?;
-        Some((ranges, count))
-    }
-
-    /// The assignment of loop `l`'s variables in its iteration `f` (row-major).
-    fn decode(l: StmtId, ranges: &[(i64, i64)], f: i64) -> Env {
-        let mut env = Vec::new();
-        let mut rest = f;
-        for (i, &(lo, n)) in ranges.iter().enumerate().rev() {
-            env.push((Binding::LoopVar { stmt: l, index: i }, lo + rest % n));
-            rest /= n;
-        }
-        env
-    }
-
-    /// A few iterations of loop `l` (all of them when it runs at most 8 times) as
-    /// (iteration, assignment), with the next iteration's assignment where there is one.
-    fn iterations(&self, l: StmtId) -> Option<Vec<(Env, Option<Env>)>> {
-        let (ranges, count) = self.loop_ranges(l)?;
-        let picks: Vec<i64> = if count <= 8 {
-            (0..count).collect()
-        } else {
-            let mut p = vec![0, 1, 2, count / 2, count - 2, count - 1];
-            p.dedup();
-            p
-        };
-        Some(
-            picks
-                .into_iter()
-                .map(|f| {
-                    let next = (f + 1 < count).then(|| Self::decode(l, &ranges, f + 1));
-                    (Self::decode(l, &ranges, f), next)
-                })
-                .collect(),
-        )
-    }
-
-    /// The assignments to try for accesses `a` (earlier) and `b` (later): block variables
-    /// shared, the loops around both shared — but the loop `carried` (b runs in the next
-    /// iteration) and the loops inside it, which each access iterates on its own.
-    fn choices(&self, a: &Access, b: &Access, carried: Option<StmtId>) -> Option<Vec<Choice>> {
-        let mut slots: Vec<Vec<Choice>> = Vec::new();
-        let mut blocks: Vec<Choice> = Vec::new();
-        for k in 0..2 {
-            if k == 1
-                && !self
-                    .block_vars
-                    .iter()
-                    .any(|(_, e)| e.is_some_and(|e| e > 1))
-            {
-                break;
-            }
-            let env: Env = self
-                .block_vars
-                .iter()
-                .map(|(b, e)| (*b, if e.is_some_and(|e| e > k) { k } else { 0 }))
-                .collect();
-            blocks.push((env.clone(), env));
-        }
-        slots.push(blocks);
-        let common: Vec<StmtId> = a
-            .loops
-            .iter()
-            .zip(&b.loops)
-            .take_while(|(x, y)| x == y)
-            .map(|(x, _)| *x)
-            .collect();
-        let carried = carried.filter(|c| common.contains(c));
-        let mut tied = true;
-        for &l in &common {
-            let its = self.iterations(l)?;
-            if Some(l) == carried {
-                tied = false;
-                slots.push(
-                    its.into_iter()
-                        .filter_map(|(e, next)| Some((e, next?)))
-                        .collect(),
-                );
-            } else if tied {
-                slots.push(its.into_iter().map(|(e, _)| (e.clone(), e)).collect());
-            } else {
-                slots.push(its.iter().map(|(e, _)| (e.clone(), Vec::new())).collect());
-                slots.push(its.into_iter().map(|(e, _)| (Vec::new(), e)).collect());
-            }
-        }
-        for &l in &a.loops[common.len()..] {
-            let its = self.iterations(l)?;
-            slots.push(its.into_iter().map(|(e, _)| (e, Vec::new())).collect());
-        }
-        for &l in &b.loops[common.len()..] {
-            let its = self.iterations(l)?;
-            slots.push(its.into_iter().map(|(e, _)| (Vec::new(), e)).collect());
-        }
-        if slots.iter().any(Vec::is_empty) {
-            return Some(Vec::new());
-        }
-        // The first MAX_COMBOS of the product, the first slot varying fastest.
-        let total = slots
-            .iter()
-            .try_fold(1usize, |acc, s| acc.checked_mul(s.len()))
-            .unwrap_or(usize::MAX);
-        let mut out = Vec::new();
-        for mut k in 0..total.min(MAX_COMBOS) {
-            let (mut ea, mut eb) = (Vec::new(), Vec::new());
-            for s in &slots {
-                let (x, y) = &s[k % s.len()];
-                k /= s.len();
-                ea.extend(x.iter().copied());
-                eb.extend(y.iter().copied());
-            }
-            out.push((ea, eb));
-        }
-        Some(out)
-    }
-
-    /// Two different threads touching one element, `a` before `b` with nothing ordering them.
-    fn witness(
-        &self,
-        list: &[Access],
-        first: usize,
-        second: usize,
-        carried: Option<StmtId>,
-        cache: &mut HashMap<(usize, Env), Option<Rc<Touch>>>,
-    ) -> Option<Witness> {
-        let (a, b) = (&list[first], &list[second]);
-        let mut touch = |i: usize, env: &Env| -> Option<Rc<Touch>> {
-            cache
-                .entry((i, env.clone()))
-                .or_insert_with(|| self.touch(&list[i], env).map(Rc::new))
-                .clone()
-        };
-        for (ea, eb) in self.choices(a, b, carried)? {
-            let (Some(ta), Some(tb)) = (touch(first, &ea), touch(second, &eb)) else {
-                continue;
-            };
-            let mut by_elem: HashMap<&[i64], Vec<usize>> = HashMap::new();
-            for (tid, elems) in ta.iter().enumerate() {
-                for x in elems.iter().flatten() {
-                    let ts = by_elem.entry(x.as_slice()).or_default();
-                    if ts.last() != Some(&tid) {
-                        ts.push(tid);
-                    }
-                }
-            }
-            for (tid_b, elems) in tb.iter().enumerate() {
-                for x in elems.iter().flatten() {
-                    let Some(ts) = by_elem.get(x.as_slice()) else {
-                        continue;
-                    };
-                    // A thread that stored the element itself reads its own store or a later
-                    // one of that statement (all threads storing it is W1202's business).
-                    if a.write && !b.write && ts.contains(&tid_b) {
-                        continue;
-                    }
-                    if let Some(&tid_a) = ts.iter().find(|&&t| t != tid_b) {
-                        return Some(Witness {
-                            tid_a,
-                            tid_b,
-                            element: x.clone(),
-                        });
-                    }
-                }
-            }
-        }
-        None
-    }
-
-    /// `t = 5` (the thread's parallel variables at `s`), or `threadIdx.x = 5`.
-    fn thread_name(&self, s: StmtId, tid: usize) -> String {
-        let cx = self.cx;
-        let mut parts = Vec::new();
-        for l in cx.res.chains.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
-            let Some(pl) = cx.level(*l) else { continue };
-            if pl.level == Level::Block {
-                continue;
-            }
-            for (j, v) in pl.vars.iter().enumerate() {
-                let b = Binding::ParallelVar {
-                    stmt: l.stmt,
-                    level: l.level,
-                    index: j,
-                };
-                if let Some(x) = self.thread_vars.get(&b).and_then(|vals| vals.get(tid)) {
-                    parts.push(format!("{} = {x}", v.name));
-                }
-            }
-        }
-        if parts.is_empty() {
-            format!("threadIdx.x = {tid}")
-        } else {
-            parts.join(", ")
-        }
-    }
-
-    fn diagnostic(
-        &self,
-        list: &[Access],
-        first: usize,
-        second: usize,
-        carried: Option<StmtId>,
-        w: &Witness,
-    ) -> Diagnostic {
-        let m = self.cx.m;
-        let (a, b) = (&list[first], &list[second]);
-        let name = self.cx.binding_name(a.buf);
-        let element = match a.view.array_index {
-            Some(_) => format!("[{}] of entry {}", comma(&w.element[1..]), w.element[0]),
-            None => format!("[{}]", comma(&w.element[1..])),
-        };
-        let ta = self.thread_name(a.stmt, w.tid_a);
-        let tb = self.thread_name(b.stmt, w.tid_b);
-        let line = |s: StmtId| m.stmt_span(s).start.line;
-        let (code, at, message, note_at, note) = match (a.write, b.write) {
-            (true, false) => (
-                codes::SHARED_RACE,
-                b.at,
-                format!(
-                    "data race on shared `{name}`: thread `{tb}` reads element {element}, which thread `{ta}` writes at line {} with no barrier in between",
-                    line(a.stmt)
-                ),
-                a.at,
-                match carried {
-                    Some(_) => format!(
-                        "thread `{ta}` writes it here in the previous iteration of the loop"
-                    ),
-                    None => format!("thread `{ta}` writes it here"),
-                },
+        ),
+        (false, true) => (
+            codes::SHARED_RACE,
+            a.at,
+            format!(
+                "data race on shared `{name}`: thread `{ta}` reads element {element}, which thread `{tb}` overwrites at line {} with no barrier in between",
+                line(b.stmt)
             ),
-            (false, true) => (
-                codes::SHARED_RACE,
-                a.at,
-                format!(
-                    "data race on shared `{name}`: thread `{ta}` reads element {element}, which thread `{tb}` overwrites at line {} with no barrier in between",
-                    line(b.stmt)
+            b.at,
+            match carried {
+                Some(_) => format!(
+                    "thread `{tb}` overwrites it here in the next iteration of the loop, possibly before the read"
                 ),
-                b.at,
-                match carried {
-                    Some(_) => format!(
-                        "thread `{tb}` overwrites it here in the next iteration of the loop, possibly before the read"
-                    ),
-                    None => format!("thread `{tb}` overwrites it here, possibly before the read"),
-                },
+                None => format!("thread `{tb}` overwrites it here, possibly before the read"),
+            },
+        ),
+        _ => (
+            codes::SHARED_WRITE_RACE,
+            b.at,
+            format!(
+                "data race on shared `{name}`: threads `{ta}` and `{tb}` both write element {element} with no barrier in between, so which value stays is unordered"
             ),
-            _ => (
-                codes::SHARED_WRITE_RACE,
-                b.at,
-                format!(
-                    "data race on shared `{name}`: threads `{ta}` and `{tb}` both write element {element} with no barrier in between, so which value stays is unordered"
-                ),
-                a.at,
-                match carried {
-                    Some(_) => format!(
-                        "thread `{ta}` writes it here in the previous iteration of the loop"
-                    ),
-                    None => format!("thread `{ta}` writes it here"),
-                },
-            ),
-        };
-        Diagnostic::warning(code, m.expr_span(at), message)
-            .with_note(m.expr_span(note_at), note)
-            .with_help("add `sync.shared;` between them")
-    }
-}
-
-fn lookup(env: &Env, b: Binding) -> Option<i64> {
-    env.iter().find(|(x, _)| *x == b).map(|(_, v)| *v)
+            a.at,
+            match carried {
+                Some(_) => {
+                    format!("thread `{ta}` writes it here in the previous iteration of the loop")
+                }
+                None => format!("thread `{ta}` writes it here"),
+            },
+        ),
+    };
+    Diagnostic::warning(code, m.expr_span(at), message)
+        .with_note(m.expr_span(note_at), note)
+        .with_help("add `sync.shared;` between them")
 }
 
 fn comma(xs: &[i64]) -> String {
