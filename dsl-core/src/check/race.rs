@@ -49,6 +49,11 @@ const MAX_COMBOS: usize = 48;
 const MAX_PAIRS: usize = 2048;
 /// Elements one access may touch over all threads under one assignment (register tiles).
 const MAX_ELEMS: usize = 1 << 16;
+/// Dimensions of the tensors looked at.
+const MAX_RANK: usize = 4;
+/// Work per kernel (elements evaluated and looked up): beyond it, the pairs left are not
+/// decided, so that the check stays well under a second on any kernel.
+const BUDGET: usize = 1_000_000;
 
 pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
     let m = cx.m;

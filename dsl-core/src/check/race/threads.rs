@@ -5,18 +5,27 @@
 
 use super::super::geometry_sym::{Index, sym_geometry};
 use super::super::{Binding, Cx};
-use super::{Access, DIM_SAMPLE, MAX_COMBOS, MAX_ELEMS};
+use super::{Access, BUDGET, DIM_SAMPLE, MAX_COMBOS, MAX_ELEMS, MAX_RANK};
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Stmt, StmtId, UnaryOp};
 use crate::sym::{Sym, SymEnv};
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// Values of the loop and block variables for one access.
 type Env = Vec<(Binding, i64)>;
 
-/// What one access touches under one assignment: per thread, `None` where the thread does not
-/// run it, else its elements (array entry first, then the coordinates).
-type Touch = Vec<Option<Vec<Vec<i64>>>>;
+/// An element: its array entry, then its coordinates (those past the tensor's rank 0).
+type Key = [i64; MAX_RANK + 1];
+
+/// What one access touches under one assignment, thread by thread.
+pub(super) struct Touch {
+    /// Per thread, its elements' range in `elems` (empty where it does not run the access).
+    spans: Vec<(u32, u32)>,
+    elems: Vec<Key>,
+    /// Each element's threads, in order.
+    owners: HashMap<Key, Vec<u32>>,
+}
 
 /// A race found: the threads and element, and the assignment that shows it.
 pub(super) struct Witness {
@@ -38,6 +47,9 @@ pub(super) struct Evaluator<'a> {
     block_vars: Vec<(Binding, Option<i64>)>,
     /// Scalars some statement assigns after their declaration.
     mutable: HashSet<StmtId>,
+    /// What is left of the work the check may do on this kernel (elements evaluated and
+    /// looked up).
+    budget: Cell<usize>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -119,6 +131,7 @@ impl<'a> Evaluator<'a> {
             thread_vars,
             block_vars,
             mutable,
+            budget: Cell::new(BUDGET),
         })
     }
 
@@ -209,6 +222,9 @@ impl<'a> Evaluator<'a> {
     /// What access `a` touches, thread by thread; `None` when a guard or index has no value.
     fn touch(&self, a: &Access, env: &Env) -> Option<Touch> {
         let v = &a.view;
+        if v.origin.len() > MAX_RANK || v.tile.len() != v.origin.len() {
+            return None;
+        }
         let tile: Vec<i64> = v
             .tile
             .iter()
@@ -228,8 +244,14 @@ impl<'a> Evaluator<'a> {
         if per_thread.saturating_mul(self.threads) > MAX_ELEMS {
             return None;
         }
-        let mut out = Vec::with_capacity(self.threads);
+        self.spend(self.threads * (1 + a.conds.len() + v.origin.len()) + per_thread)?;
+        let mut t = Touch {
+            spans: Vec::with_capacity(self.threads),
+            elems: Vec::new(),
+            owners: HashMap::new(),
+        };
         for tid in 0..self.threads {
+            let start = t.elems.len() as u32;
             let mut runs = true;
             for &(c, holds) in &a.conds {
                 if (self.value(c, env, tid, 0)? != 0) != holds {
@@ -237,39 +259,39 @@ impl<'a> Evaluator<'a> {
                     break;
                 }
             }
-            if !runs {
-                out.push(None);
-                continue;
-            }
-            let entry = match v.array_index {
-                Some(i) => self.value(i, env, tid, 0)?,
-                None => 0,
-            };
-            let mut origin = Vec::with_capacity(v.origin.len());
-            for (terms, strides) in v.origin.iter().zip(&strides) {
-                let mut o = 0i64;
-                for (t, &s) in terms.iter().zip(strides) {
-                    o = o.checked_add(self.value(t.index, env, tid, 0)?.checked_mul(s)?)?;
+            if runs {
+                let mut first: Key = [0; MAX_RANK + 1];
+                if let Some(i) = v.array_index {
+                    first[0] = self.value(i, env, tid, 0)?;
                 }
-                origin.push(o);
+                for (d, (terms, strides)) in v.origin.iter().zip(&strides).enumerate() {
+                    for (term, &s) in terms.iter().zip(strides) {
+                        let x = self.value(term.index, env, tid, 0)?.checked_mul(s)?;
+                        first[d + 1] = first[d + 1].checked_add(x)?;
+                    }
+                }
+                // Every element of the box [first, first + tile), the last dimension fastest.
+                for k in 0..per_thread {
+                    let mut e = first;
+                    let mut rest = k as i64;
+                    for d in (0..tile.len()).rev() {
+                        e[d + 1] += rest % tile[d].max(1);
+                        rest /= tile[d].max(1);
+                    }
+                    t.elems.push(e);
+                }
             }
-            // Every element of the box [origin, origin + tile).
-            let mut elems = vec![vec![entry]];
-            for (&o, &t) in origin.iter().zip(&tile) {
-                elems = elems
-                    .into_iter()
-                    .flat_map(|p| {
-                        (o..o + t).map(move |x| {
-                            let mut q = p.clone();
-                            q.push(x);
-                            q
-                        })
-                    })
-                    .collect();
-            }
-            out.push(Some(elems));
+            t.spans.push((start, t.elems.len() as u32));
         }
-        Some(out)
+        for (tid, &(s, e)) in t.spans.iter().enumerate() {
+            for x in &t.elems[s as usize..e as usize] {
+                let ts = t.owners.entry(*x).or_default();
+                if ts.last() != Some(&(tid as u32)) {
+                    ts.push(tid as u32);
+                }
+            }
+        }
+        Some(t)
     }
 
     /// Loop `l`'s variables as (first value, count) each, and its number of iterations;
@@ -426,20 +448,13 @@ impl<'a> Evaluator<'a> {
             let (Some(ta), Some(tb)) = (touch(first, &ea), touch(second, &eb)) else {
                 continue;
             };
-            let mut by_elem: HashMap<&[i64], Vec<usize>> = HashMap::new();
-            for (tid, elems) in ta.iter().enumerate() {
-                for x in elems.iter().flatten() {
-                    let ts = by_elem.entry(x.as_slice()).or_default();
-                    if ts.last() != Some(&tid) {
-                        ts.push(tid);
-                    }
-                }
-            }
-            for (tid_b, elems) in tb.iter().enumerate() {
-                for x in elems.iter().flatten() {
-                    let Some(ts) = by_elem.get(x.as_slice()) else {
+            self.spend(tb.elems.len())?;
+            for (tid_b, &(s, e)) in tb.spans.iter().enumerate() {
+                for x in &tb.elems[s as usize..e as usize] {
+                    let Some(ts) = ta.owners.get(x) else {
                         continue;
                     };
+                    let tid_b = tid_b as u32;
                     // A thread that stored the element itself reads its own store or a later
                     // one of that statement (all threads storing it is W1202's business).
                     if a.write && !b.write && ts.contains(&tid_b) {
@@ -447,15 +462,22 @@ impl<'a> Evaluator<'a> {
                     }
                     if let Some(&tid_a) = ts.iter().find(|&&t| t != tid_b) {
                         return Some(Witness {
-                            tid_a,
-                            tid_b,
-                            element: x.clone(),
+                            tid_a: tid_a as usize,
+                            tid_b: tid_b as usize,
+                            element: x[..=a.view.origin.len()].to_vec(),
                         });
                     }
                 }
             }
         }
         None
+    }
+
+    /// Takes `n` units of the kernel's work budget; `None` once it is spent.
+    fn spend(&self, n: usize) -> Option<()> {
+        let left = self.budget.get().checked_sub(n)?;
+        self.budget.set(left);
+        Some(())
     }
 
     /// `t = 5` (the thread's parallel variables at `s`), or `threadIdx.x = 5`.
