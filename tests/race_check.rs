@@ -203,3 +203,47 @@ fn the_message_names_the_threads_the_element_and_the_iteration() {
     let (_, w) = warnings("transpose");
     assert!(w[0].message.contains("`ty = 0, tx = 1`"), "{}", w[0]);
 }
+
+/// Extreme numbers in place of each literal, and other operators in place of each one, of every
+/// race kernel: `check` ends in diagnostics or warnings, never in a panic (the race check
+/// evaluates indices, guards and loop bounds with checked arithmetic).
+#[test]
+fn mutated_race_kernels_never_panic() {
+    const NUMBERS: &[&str] = &["0", "-1", "65", "2147483648", "9223372036854775807"];
+    const OPS: &[&str] = &["-", "*", "/", "%", "<<", ">>", "#"];
+    let mut count = 0;
+    for &(stem, _) in KERNELS {
+        let text = read(&rel(stem));
+        let body = text.split_once('\n').map_or("", |(_, b)| b);
+        let mut variants = Vec::new();
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            if c.is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) {
+                let end = (i..bytes.len())
+                    .find(|&j| !bytes[j].is_ascii_digit())
+                    .unwrap_or(bytes.len());
+                for n in NUMBERS {
+                    variants.push(format!("{}{n}{}", &body[..i], &body[end..]));
+                }
+                i = end;
+                continue;
+            }
+            if c == b'+' && bytes.get(i + 1) == Some(&b' ') {
+                for op in OPS {
+                    variants.push(format!("{}{op}{}", &body[..i], &body[i + 1..]));
+                }
+            }
+            i += 1;
+        }
+        for v in variants {
+            count += 1;
+            if let Ok(p) = dsl_core::parse::parse_str(&v, Some("mutant.co")) {
+                let m = dsl_core::lower::launch_form(p.module);
+                let _ = check::check_config(&m, &Config::defaults(&m), None, &Limits::default());
+            }
+        }
+    }
+    assert!(count > 500, "only {count} mutants");
+}

@@ -487,10 +487,10 @@ fn run_checks(
     let mut warnings = Vec::new();
     if diags.is_empty() {
         hazard::check_arith(&cx, &mut diags);
+        race::check(&cx, &geo, &mut warnings);
     }
     if diags.is_empty() && gate.is_empty() {
         hazard::check_hazards(&cx, &mut diags, &mut warnings);
-        race::check(&cx, &geo, &mut warnings);
     }
 
     let path = cx.lowering_path();

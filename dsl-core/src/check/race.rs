@@ -369,8 +369,11 @@ fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
             let local = |x: Option<MemSpace>| x == Some(MemSpace::Local);
             (shared(s) || shared(d)) && !local(s) && !local(d)
         }
+        // A device function or inline assembly may hold a barrier of its own.
         Stmt::Ext(
-            ExtStmt::DmaFuture { .. }
+            ExtStmt::Call { .. }
+            | ExtStmt::Asm { .. }
+            | ExtStmt::DmaFuture { .. }
             | ExtStmt::TriggerAfter { .. }
             | ExtStmt::Sync {
                 kind: SyncKind::Barrier | SyncKind::Global,

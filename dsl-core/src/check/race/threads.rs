@@ -240,7 +240,9 @@ impl<'a> Evaluator<'a> {
                     .collect::<Option<_>>()
             })
             .collect::<Option<_>>()?;
-        let per_thread: usize = tile.iter().map(|&t| t as usize).product();
+        let per_thread = tile
+            .iter()
+            .try_fold(1usize, |acc, &t| acc.checked_mul(t as usize))?;
         if per_thread.saturating_mul(self.threads) > MAX_ELEMS {
             return None;
         }
@@ -275,8 +277,8 @@ impl<'a> Evaluator<'a> {
                     let mut e = first;
                     let mut rest = k as i64;
                     for d in (0..tile.len()).rev() {
-                        e[d + 1] += rest % tile[d].max(1);
-                        rest /= tile[d].max(1);
+                        e[d + 1] = e[d + 1].checked_add(rest % tile[d])?;
+                        rest /= tile[d];
                     }
                     t.elems.push(e);
                 }
