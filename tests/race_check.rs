@@ -50,6 +50,33 @@ const KERNELS: &[(&str, &[Expect])] = &[
     ),
     // Sibling thread levels: no barrier between them.
     ("sibling_levels", &[(RACE, "s.at(l # w)", "s.at(t)")]),
+    // `mma.store` / `mma.load`: each element by one unknown thread of the warps running it.
+    (
+        "mma_store_read",
+        &[(
+            RACE,
+            "out_s.at(w # r, l)",
+            "out_s.subspan(16, 16).at(wm, wn)",
+        )],
+    ),
+    ("mma_store_read_synced", &[]),
+    (
+        "mma_load_after_stores",
+        &[(
+            RACE,
+            "a_s.subspan(16, 16).at(wm, 0)",
+            "a_s.at(wm # wn # i # r, c)",
+        )],
+    ),
+    (
+        "mma_load_loop_carried",
+        &[(
+            RACE,
+            "a_s.subspan(16, 16).at(wm, 0)",
+            "a_s.at(wm # wn # i # r, c)",
+        )],
+    ),
+    ("mma_load_after_stores_synced", &[]),
     // A cooperative copy between the accesses has barriers before and after it.
     ("copy_between", &[]),
     // An index read from memory: undecided, never reported.

@@ -124,6 +124,9 @@ struct Access {
     /// The shared tensor.
     buf: Binding,
     write: bool,
+    /// `mma.store` / `mma.load`: the threads running it move the tile together, each element
+    /// by one of them (which one, the fragment layout decides).
+    collective: Option<&'static str>,
     view: SymView,
     /// Enclosing `if`/`inthreads` conditions, with whether each must hold (`false` in an
     /// `else`).
@@ -158,6 +161,8 @@ impl Collect<'_> {
         let (mut reads, mut writes) = (Vec::new(), Vec::new());
         // A register copy's shared side: a tile, not an element.
         let mut tiles = Vec::new();
+        // The tile of an `mma.store` / `mma.load`.
+        let mut group: Vec<(ExprId, bool, &'static str)> = Vec::new();
         match st {
             Stmt::Assign { target, op, value } => {
                 if self.shared_root(*target).is_some() {
@@ -182,6 +187,24 @@ impl Collect<'_> {
                     self.index_reads(*d, &mut reads);
                 }
             }
+            Stmt::MmaStore { dst, mods, .. } => {
+                if self.shared_root(*dst).is_some() {
+                    group.push((*dst, true, "mma.store"));
+                }
+                self.index_reads(*dst, &mut reads);
+                if let Some((r, c)) = &mods.mask {
+                    self.element_reads(*r, &mut reads);
+                    if let Some(c) = c {
+                        self.element_reads(*c, &mut reads);
+                    }
+                }
+            }
+            Stmt::MmaLoad { src, .. } => {
+                if self.shared_root(*src).is_some() {
+                    group.push((*src, false, "mma.load"));
+                }
+                self.index_reads(*src, &mut reads);
+            }
             Stmt::Let { value, .. } if super::is_view_let(m, *value) => {}
             Stmt::Parallel { .. } => {}
             other => {
@@ -199,7 +222,10 @@ impl Collect<'_> {
         all.extend(writes);
         all.extend(tiles.filter(|t| t.1));
         for (e, write, tile) in all {
-            self.add(s, e, write, tile, conds, loops);
+            self.add(s, e, write, tile.then_some(None), conds, loops);
+        }
+        for (e, write, op) in group {
+            self.add(s, e, write, Some(Some(op)), conds, loops);
         }
         match st {
             Stmt::Parallel { body, .. } => self.block(body, conds, loops),
@@ -236,7 +262,8 @@ impl Collect<'_> {
         s: StmtId,
         e: ExprId,
         write: bool,
-        tile: bool,
+        // `Some` for a tile (of a register copy, or of a collective `op`), not an element.
+        tile: Option<Option<&'static str>>,
         conds: &[(ExprId, bool)],
         loops: &[StmtId],
     ) {
@@ -250,7 +277,7 @@ impl Collect<'_> {
         let Ok(view) = sym_view(m, bindings, &root, e) else {
             return;
         };
-        if view.squeezed.is_some() || !(tile || view.element) {
+        if view.squeezed.is_some() || !(tile.is_some() || view.element) {
             return;
         }
         let i = self.list.len();
@@ -259,6 +286,7 @@ impl Collect<'_> {
             at: e,
             buf,
             write,
+            collective: tile.flatten(),
             view,
             conds: conds.to_vec(),
             loops: loops.to_vec(),
@@ -438,8 +466,10 @@ impl Flow<'_> {
                 let a = &self.accesses[i];
                 for &(p, carried) in &state {
                     let o = &self.accesses[p];
-                    // `s.at(i) += …` reads and writes its own element: not a pair.
-                    if o.buf == a.buf && (o.write || a.write) && o.at != a.at {
+                    // `s.at(i) += …` reads and writes its own element: not a pair. Two
+                    // collective accesses are left to the lowering (fragment layouts).
+                    let apart = o.collective.is_none() || a.collective.is_none();
+                    if o.buf == a.buf && (o.write || a.write) && o.at != a.at && apart {
                         self.pairs.insert((p, i, carried));
                     }
                 }
@@ -507,53 +537,55 @@ fn diagnostic(
         Some(_) => format!("[{}] of entry {}", comma(&w.element[1..]), w.element[0]),
         None => format!("[{}]", comma(&w.element[1..])),
     };
-    let ta = ev.thread_name(a.stmt, w.tid_a);
-    let tb = ev.thread_name(b.stmt, w.tid_b);
+    // Who does it: a thread, or the threads of an `mma.store` / `mma.load` (one of them).
+    let who = |x: &Access, tid: usize| match x.collective {
+        Some(op) => format!("`{op}`"),
+        None => format!("thread `{}`", ev.thread_name(x.stmt, tid)),
+    };
+    let (wa, wb) = (who(a, w.tid_a), who(b, w.tid_b));
     let line = |s: StmtId| m.stmt_span(s).start.line;
+    let fragment = |x: &Access| match x.collective {
+        Some(_) => " (from another thread's fragment)",
+        None => "",
+    };
+    let (earlier, later) = match carried {
+        Some(_) => (
+            " in the previous iteration of the loop",
+            " in the next iteration of the loop",
+        ),
+        None => ("", ""),
+    };
     let (code, at, message, note_at, note) = match (a.write, b.write) {
         (true, false) => (
             codes::SHARED_RACE,
             b.at,
             format!(
-                "data race on shared `{name}`: thread `{tb}` reads element {element}, which thread `{ta}` writes at line {} with no barrier in between",
-                line(a.stmt)
+                "data race on shared `{name}`: {wb} reads element {element}, which {wa} writes at line {}{} with no barrier in between",
+                line(a.stmt),
+                fragment(a)
             ),
             a.at,
-            match carried {
-                Some(_) => {
-                    format!("thread `{ta}` writes it here in the previous iteration of the loop")
-                }
-                None => format!("thread `{ta}` writes it here"),
-            },
+            format!("{wa} writes it here{earlier}"),
         ),
         (false, true) => (
             codes::SHARED_RACE,
             a.at,
             format!(
-                "data race on shared `{name}`: thread `{ta}` reads element {element}, which thread `{tb}` overwrites at line {} with no barrier in between",
-                line(b.stmt)
+                "data race on shared `{name}`: {wa} reads element {element}, which {wb} overwrites at line {}{} with no barrier in between",
+                line(b.stmt),
+                fragment(b)
             ),
             b.at,
-            match carried {
-                Some(_) => format!(
-                    "thread `{tb}` overwrites it here in the next iteration of the loop, possibly before the read"
-                ),
-                None => format!("thread `{tb}` overwrites it here, possibly before the read"),
-            },
+            format!("{wb} overwrites it here{later}, possibly before the read"),
         ),
         _ => (
             codes::SHARED_WRITE_RACE,
             b.at,
             format!(
-                "data race on shared `{name}`: threads `{ta}` and `{tb}` both write element {element} with no barrier in between, so which value stays is unordered"
+                "data race on shared `{name}`: {wa} and {wb} both write element {element} with no barrier in between, so which value stays is unordered"
             ),
             a.at,
-            match carried {
-                Some(_) => {
-                    format!("thread `{ta}` writes it here in the previous iteration of the loop")
-                }
-                None => format!("thread `{ta}` writes it here"),
-            },
+            format!("{wa} writes it here{earlier}"),
         ),
     };
     Diagnostic::warning(code, m.expr_span(at), message)

@@ -18,12 +18,14 @@ type Env = Vec<(Binding, i64)>;
 /// An element: its array entry, then its coordinates (those past the tensor's rank 0).
 type Key = [i64; MAX_RANK + 1];
 
-/// What one access touches under one assignment, thread by thread.
+/// What one access touches under one assignment.
 pub(super) struct Touch {
-    /// Per thread, its elements' range in `elems` (empty where it does not run the access).
-    spans: Vec<(u32, u32)>,
+    /// Who touches which elements: one thread and its elements, or, for a collective access
+    /// (`mma.store`, `mma.load`), the threads that run it together and their tile, each
+    /// element by one of them.
+    items: Vec<(Vec<u32>, std::ops::Range<usize>)>,
     elems: Vec<Key>,
-    /// Each element's threads, in order.
+    /// Each element's threads (those of the items that hold it), sorted.
     owners: HashMap<Key, Vec<u32>>,
 }
 
@@ -243,17 +245,10 @@ impl<'a> Evaluator<'a> {
         let per_thread = tile
             .iter()
             .try_fold(1usize, |acc, &t| acc.checked_mul(t as usize))?;
-        if per_thread.saturating_mul(self.threads) > MAX_ELEMS {
-            return None;
-        }
-        self.spend(self.threads * (1 + a.conds.len() + v.origin.len()) + per_thread)?;
-        let mut t = Touch {
-            spans: Vec::with_capacity(self.threads),
-            elems: Vec::new(),
-            owners: HashMap::new(),
-        };
+        self.spend(self.threads * (1 + a.conds.len() + v.origin.len()))?;
+        // Each running thread's first element, in thread order.
+        let mut starts: Vec<(u32, Key)> = Vec::new();
         for tid in 0..self.threads {
-            let start = t.elems.len() as u32;
             let mut runs = true;
             for &(c, holds) in &a.conds {
                 if (self.value(c, env, tid, 0)? != 0) != holds {
@@ -261,37 +256,70 @@ impl<'a> Evaluator<'a> {
                     break;
                 }
             }
-            if runs {
-                let mut first: Key = [0; MAX_RANK + 1];
-                if let Some(i) = v.array_index {
-                    first[0] = self.value(i, env, tid, 0)?;
-                }
-                for (d, (terms, strides)) in v.origin.iter().zip(&strides).enumerate() {
-                    for (term, &s) in terms.iter().zip(strides) {
-                        let x = self.value(term.index, env, tid, 0)?.checked_mul(s)?;
-                        first[d + 1] = first[d + 1].checked_add(x)?;
-                    }
-                }
-                // Every element of the box [first, first + tile), the last dimension fastest.
-                for k in 0..per_thread {
-                    let mut e = first;
-                    let mut rest = k as i64;
-                    for d in (0..tile.len()).rev() {
-                        e[d + 1] = e[d + 1].checked_add(rest % tile[d])?;
-                        rest /= tile[d];
-                    }
-                    t.elems.push(e);
+            if !runs {
+                continue;
+            }
+            let mut first: Key = [0; MAX_RANK + 1];
+            if let Some(i) = v.array_index {
+                first[0] = self.value(i, env, tid, 0)?;
+            }
+            for (d, (terms, strides)) in v.origin.iter().zip(&strides).enumerate() {
+                for (term, &s) in terms.iter().zip(strides) {
+                    let x = self.value(term.index, env, tid, 0)?.checked_mul(s)?;
+                    first[d + 1] = first[d + 1].checked_add(x)?;
                 }
             }
-            t.spans.push((start, t.elems.len() as u32));
+            starts.push((tid as u32, first));
         }
-        for (tid, &(s, e)) in t.spans.iter().enumerate() {
-            for x in &t.elems[s as usize..e as usize] {
-                let ts = t.owners.entry(*x).or_default();
-                if ts.last() != Some(&(tid as u32)) {
-                    ts.push(tid as u32);
+        // A collective access: the threads that share a tile store (or load) it together.
+        let groups: Vec<(Vec<u32>, Key)> = if a.collective.is_some() {
+            let mut by_tile: Vec<(Vec<u32>, Key)> = Vec::new();
+            for (tid, first) in starts {
+                match by_tile.iter_mut().find(|(_, f)| *f == first) {
+                    Some((ts, _)) => ts.push(tid),
+                    None => by_tile.push((vec![tid], first)),
                 }
             }
+            by_tile
+        } else {
+            starts.into_iter().map(|(t, f)| (vec![t], f)).collect()
+        };
+        let total = per_thread.checked_mul(groups.len())?;
+        if total > MAX_ELEMS {
+            return None;
+        }
+        self.spend(total)?;
+        let mut t = Touch {
+            items: Vec::with_capacity(groups.len()),
+            elems: Vec::with_capacity(total),
+            owners: HashMap::new(),
+        };
+        for (ts, first) in groups {
+            let start = t.elems.len();
+            // Every element of the box [first, first + tile), the last dimension fastest.
+            for k in 0..per_thread {
+                let mut e = first;
+                let mut rest = k as i64;
+                for d in (0..tile.len()).rev() {
+                    e[d + 1] = e[d + 1].checked_add(rest % tile[d])?;
+                    rest /= tile[d];
+                }
+                let owners = t.owners.entry(e).or_default();
+                if owners.is_empty() {
+                    owners.extend_from_slice(&ts);
+                } else {
+                    owners.extend(
+                        ts.iter()
+                            .filter(|&&t| !owners.contains(&t))
+                            .collect::<Vec<_>>(),
+                    );
+                }
+                t.elems.push(e);
+            }
+            t.items.push((ts, start..t.elems.len()));
+        }
+        for ts in t.owners.values_mut() {
+            ts.sort_unstable();
         }
         Some(t)
     }
@@ -450,19 +478,33 @@ impl<'a> Evaluator<'a> {
             let (Some(ta), Some(tb)) = (touch(first, &ea), touch(second, &eb)) else {
                 continue;
             };
-            self.spend(tb.elems.len())?;
-            for (tid_b, &(s, e)) in tb.spans.iter().enumerate() {
-                for x in &tb.elems[s as usize..e as usize] {
+            // A thread that stored the element itself reads its own store or a later one of
+            // that statement (all threads storing it is W1202's business). An `mma.load`'s
+            // element is read by one unknown thread of its group: a race unless each of them
+            // stored it itself; an `mma.store`'s is written by one unknown thread: never known
+            // to be the reader's own.
+            let own_store = a.write && !b.write && a.collective.is_none();
+            for (threads, range) in &tb.items {
+                self.spend(range.len())?;
+                for x in &tb.elems[range.clone()] {
                     let Some(ts) = ta.owners.get(x) else {
                         continue;
                     };
-                    let tid_b = tid_b as u32;
-                    // A thread that stored the element itself reads its own store or a later
-                    // one of that statement (all threads storing it is W1202's business).
-                    if a.write && !b.write && ts.contains(&tid_b) {
-                        continue;
-                    }
-                    if let Some(&tid_a) = ts.iter().find(|&&t| t != tid_b) {
+                    // A reader of `threads` that did not store the element itself (`ts` is
+                    // sorted), else any reader and another thread's store.
+                    let pair = if own_store {
+                        threads
+                            .iter()
+                            .find(|t| ts.binary_search(t).is_err())
+                            .map(|&b| (ts[0], b))
+                    } else {
+                        let b = threads[0];
+                        ts.iter()
+                            .find(|&&t| t != b)
+                            .map(|&a| (a, b))
+                            .or_else(|| threads.get(1).map(|&b| (ts[0], b)))
+                    };
+                    if let Some((tid_a, tid_b)) = pair {
                         return Some(Witness {
                             tid_a: tid_a as usize,
                             tid_b: tid_b as usize,
