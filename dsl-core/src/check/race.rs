@@ -5,12 +5,14 @@
 //! an index, a condition), stored (`s.at(i) = …`; `s.at(i) += …` reads then stores it), or a
 //! thread's own tile moved by a register copy (`dma.copy s.subspan(…).at(…) => r` reads it,
 //! `dma.copy r => s.subspan(…).at(…)` stores it: `lower/regtile.rs` lowers those per thread,
-//! without a barrier). The statements that order the threads of a block are those the
-//! lowering turns into a block barrier or a wait on one: `sync.shared`, a cooperative
-//! `dma.copy` between global and shared memory (with a barrier before and after it,
-//! `lower/simt.rs`), `dma.wait`, a TMA copy without an event, and the event statements `wait`
-//! and `trigger` (an arrival before a wait orders the producer's stores before the consumer's
-//! loads).
+//! without a barrier), or the tile of an `mma.store` / `mma.load`, which the threads running it
+//! move together, each element by one of them (which one, the fragment layout decides). The
+//! statements that order the threads of a block are those the lowering turns into a block
+//! barrier or a wait on one: `sync.shared`, a cooperative `dma.copy` between global and shared
+//! memory (with a barrier before and after it, `lower/simt.rs`), `dma.wait`, a TMA copy
+//! without an event, an event's `wait` (the triggering threads' stores before their arrival
+//! are visible after it); where the lowering does not go yet, `sync.barrier`, a device
+//! function's `call` and inline `__asm__` too (either may hold a barrier).
 //!
 //! Two accesses race when one writes, nothing of the above lies between them on some path —
 //! through `if`/`inthreads` branches (either may be taken) and across a loop's back edge (a
@@ -67,6 +69,7 @@ pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
         list: Vec::new(),
         by_stmt: HashMap::new(),
         barriers: HashSet::new(),
+        branches: Vec::new(),
     };
     coll.block(&m.kernel.body, &mut Vec::new(), &mut Vec::new());
     if coll.list.is_empty() {
@@ -133,6 +136,8 @@ struct Access {
     conds: Vec<(ExprId, bool)>,
     /// Enclosing `foreach` loops, outermost first.
     loops: Vec<StmtId>,
+    /// The outermost `inthreads` around it.
+    branch: Option<StmtId>,
 }
 
 /// The accesses of every statement and the statements that order the block.
@@ -142,6 +147,8 @@ struct Collect<'a> {
     list: Vec<Access>,
     by_stmt: HashMap<StmtId, Vec<usize>>,
     barriers: HashSet<StmtId>,
+    /// The `inthreads` statements around the statement visited, outermost first.
+    branches: Vec<StmtId>,
 }
 
 impl Collect<'_> {
@@ -236,7 +243,9 @@ impl Collect<'_> {
             }
             Stmt::InThreads { cond, body, .. } => {
                 conds.push((*cond, true));
+                self.branches.push(s);
                 self.block(body, conds, loops);
+                self.branches.pop();
                 conds.pop();
             }
             Stmt::If {
@@ -290,6 +299,7 @@ impl Collect<'_> {
             view,
             conds: conds.to_vec(),
             loops: loops.to_vec(),
+            branch: self.branches.first().copied(),
         });
         self.by_stmt.entry(s).or_default().push(i);
     }
@@ -382,10 +392,12 @@ impl Collect<'_> {
 
 /// Whether the lowering orders every thread of the block at `st`: a block barrier, a
 /// cooperative copy between global and shared memory (a barrier before and after), a wait
-/// for copies, a TMA copy without an event, an event's `wait` or `trigger`.
+/// for copies, a TMA copy without an event, an event's `wait`.
 fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
     match st {
-        Stmt::SyncShared | Stmt::DmaWait { .. } | Stmt::Wait { .. } | Stmt::Trigger { .. } => true,
+        // An event's `wait` orders what its triggering threads did before they arrived; a
+        // `trigger` alone orders nothing for the threads that do not wait.
+        Stmt::SyncShared | Stmt::DmaWait { .. } | Stmt::Wait { .. } => true,
         Stmt::TmaCopy { event, .. } => event.is_none(),
         Stmt::DmaCopy { src, dst, .. } => {
             let d = match dst {
@@ -402,7 +414,6 @@ fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
             ExtStmt::Call { .. }
             | ExtStmt::Asm { .. }
             | ExtStmt::DmaFuture { .. }
-            | ExtStmt::TriggerAfter { .. }
             | ExtStmt::Sync {
                 kind: SyncKind::Barrier | SyncKind::Global,
                 ..
@@ -588,9 +599,16 @@ fn diagnostic(
             format!("{wa} writes it here{earlier}"),
         ),
     };
+    // Between two `inthreads` branches (a barrier there is E1690), an event orders them.
+    let help = match (a.branch, b.branch) {
+        (Some(x), Some(y)) if x != y => {
+            "order them with an event: `trigger e;` after the first, `wait e;` before the second"
+        }
+        _ => "add `sync.shared;` between them",
+    };
     Diagnostic::warning(code, m.expr_span(at), message)
         .with_note(m.expr_span(note_at), note)
-        .with_help("add `sync.shared;` between them")
+        .with_help(help)
 }
 
 fn comma(xs: &[i64]) -> String {
