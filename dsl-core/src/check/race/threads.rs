@@ -4,7 +4,7 @@
 //! one element.
 
 use super::super::geometry_sym::{Index, sym_geometry};
-use super::super::{Binding, Cx};
+use super::super::{Binding, Cx, IdentRole};
 use super::{Access, BUDGET, DIM_SAMPLE, MAX_COMBOS, MAX_ELEMS, MAX_RANK};
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Stmt, StmtId, UnaryOp};
 use crate::sym::{Sym, SymEnv};
@@ -120,9 +120,12 @@ impl<'a> Evaluator<'a> {
             .collect();
         let mut mutable = HashSet::new();
         for s in super::super::all_stmts(m) {
-            if let Stmt::Assign { target, .. } = &m.stmts[s]
-                && let Some(Binding::Scalar(d)) = cx.res.bindings.get(target)
-            {
+            let changed = match &m.stmts[s] {
+                Stmt::Assign { target, .. } => cx.res.bindings.get(target),
+                Stmt::Reduce { .. } => cx.res.idents.get(&(s, IdentRole::Target)),
+                _ => None,
+            };
+            if let Some(Binding::Scalar(d)) = changed {
                 mutable.insert(*d);
             }
         }
