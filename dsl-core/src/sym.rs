@@ -110,7 +110,7 @@ impl Sym {
         Ok(match self {
             Sym::Int(v) => *v,
             Sym::Name(n) => *env.get(n).ok_or_else(|| SymError::Unbound(n.clone()))?,
-            Sym::Neg(a) => -a.eval(env)?,
+            Sym::Neg(a) => a.eval(env)?.checked_neg().ok_or(SymError::Overflow)?,
             Sym::Not(a) => (a.eval(env)? == 0) as i64,
             Sym::Bin(op, a, b) => eval_bin(*op, a.eval(env)?, b.eval(env)?)?,
             Sym::Cdiv(a, b) => {
@@ -118,7 +118,9 @@ impl Sym {
                 if b == 0 {
                     return Err(SymError::DivByZero);
                 }
-                (a + b - 1).div_euclid(b)
+                // In 128 bits: `a + b - 1` may not fit in 64.
+                i64::try_from((a as i128 + b as i128 - 1).div_euclid(b as i128))
+                    .map_err(|_| SymError::Overflow)?
             }
             Sym::Min(a, b) => a.eval(env)?.min(b.eval(env)?),
             Sym::Max(a, b) => a.eval(env)?.max(b.eval(env)?),

@@ -165,6 +165,11 @@ pub const TRIGGER_RUNTIME_THREADS: &str = "E1211";
 pub const GLOBAL_RW: &str = "W1201";
 /// Warning: an element store whose index ignores a thread variable of the level running it.
 pub const SAME_ELEMENT_STORE: &str = "W1202";
+/// Warning: a shared element that one thread writes and another reads with no barrier
+/// between them (`check/race.rs`).
+pub const SHARED_RACE: &str = "W1212";
+/// Warning: a shared element that two threads write with no barrier between them.
+pub const SHARED_WRITE_RACE: &str = "W1213";
 // What lowering can translate (check/lowerable.rs).
 /// A copy into a fresh buffer (`=> shared`): declare the destination.
 pub const FRESH_COPY: &str = "E1101";
@@ -738,6 +743,14 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         SAME_ELEMENT_STORE,
         "warning: store index ignores a thread variable of the executing level (same element)",
+    ),
+    (
+        SHARED_RACE,
+        "warning: shared element written by one thread, read by another, no barrier between",
+    ),
+    (
+        SHARED_WRITE_RACE,
+        "warning: shared element written by two threads with no barrier between",
     ),
     (
         FRESH_COPY,

@@ -49,6 +49,7 @@ mod mma_store;
 mod occupancy;
 mod out_init;
 mod placement;
+mod race;
 mod range;
 mod resolve;
 mod schedule;
@@ -486,6 +487,7 @@ fn run_checks(
     let mut warnings = Vec::new();
     if diags.is_empty() {
         hazard::check_arith(&cx, &mut diags);
+        race::check(&cx, &geo, &mut warnings);
     }
     if diags.is_empty() && gate.is_empty() {
         hazard::check_hazards(&cx, &mut diags, &mut warnings);
