@@ -766,15 +766,18 @@ __global__ void __launch_bounds__(128, (2)) tsl_k(
     tsl_wgmma_wait<0>();  // dsl:22  accumulators are final
     tsl_acc_store<128>(mc, out_s);  // dsl:22  fragment → row-major tile
   }  // dsl:10
-  {  // dsl:24
-    const int w = threadIdx.x / 32;  // dsl:24
-    const int t = threadIdx.x % 32;  // dsl:24
-    tsl_st_guarded(rowsum, bm * 64 + t % 64, 0, M, 1, 0.0f);  // dsl:25
-  }  // dsl:24
-  {  // dsl:27
-    const int t = threadIdx.x;  // dsl:27
-    tsl_st_guarded(output, bm * 64, bn * 128 + t, M, N, out_s[t]);  // dsl:28
-  }  // dsl:27
+  __syncthreads();  // dsl:24
+  {  // dsl:25
+    const int w = threadIdx.x / 32;  // dsl:25
+    const int t = threadIdx.x % 32;  // dsl:25
+    if (w < 2) {  // dsl:26
+      tsl_st_guarded(rowsum, bm * 64 + (w * 32 + t), 0, M, 1, 0.0f);  // dsl:27
+    }
+  }  // dsl:25
+  {  // dsl:29
+    const int t = threadIdx.x;  // dsl:29
+    tsl_st_guarded(output, bm * 64, bn * 128 + t, M, N, out_s[t]);  // dsl:30
+  }  // dsl:29
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
