@@ -505,6 +505,12 @@ pub const RETURN_KIND: &str = "E1683";
 /// Not supported yet: a shared or local buffer whose shape is known only at launch (problem
 /// sizes, scalar parameters).
 pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
+/// `dma.pad` with other than four arguments (low, high, middle padding, pad value).
+pub const PAD_ARITY: &str = "E1695";
+/// A `dma.pad` padding i-tuple whose entry count is not the source's rank.
+pub const PAD_RANK: &str = "E1696";
+/// A `dma.pad` with a non-zero middle (interior) padding: no CUDA code generator emits it.
+pub const PAD_MIDDLE: &str = "E1697";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1288,5 +1294,17 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         RETURN_KIND,
         "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
+    ),
+    (
+        PAD_ARITY,
+        "`dma.pad` without its four arguments `<low, high, mid, value>`",
+    ),
+    (
+        PAD_RANK,
+        "a `dma.pad` padding i-tuple with other than one entry per source dimension",
+    ),
+    (
+        PAD_MIDDLE,
+        "a `dma.pad` with non-zero middle padding (not supported on the CUDA target)",
     ),
 ];

@@ -48,6 +48,7 @@ mod lowerable;
 mod mma_store;
 mod occupancy;
 mod out_init;
+mod pad;
 mod placement;
 mod range;
 mod resolve;
@@ -449,6 +450,7 @@ fn run_checks(
     header::check_param_dims(&cx, &mut diags);
     views_ext::check_tma_boxes(&cx, &views, &mut diags);
     views_ext::check_ext_copies(&cx, &views, &mut diags);
+    pad::check_pad(&cx, &views, &mut diags);
     attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
