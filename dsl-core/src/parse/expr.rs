@@ -523,7 +523,7 @@ impl Parser {
                     _ if self.is_open(Delim::Paren) && self.shape_value_dims(&name).is_some() => {
                         return self.shape_dim(&name, first);
                     }
-                    // `k(-1)`: the last value of a bounded name `k`.
+                    // `k(0)`, `k(-1)`: a value of a bounded name `k` by its position.
                     _ if self.is_open(Delim::Paren)
                         && crate::ir::builtin_arity(&name).is_none()
                         && self.name_bound(&name).is_some() =>

@@ -829,14 +829,17 @@ impl Parser {
             })
     }
 
-    /// `k(-n)` of a bounded name `k`: its value `bound - n` (`k(-1)` is the last value).
+    /// `k(n)` of a bounded name `k`: the value at position `n` of `k`'s bound, counted from
+    /// its start when `n >= 0` (`k(0)` is the first value) and back from its end when `n < 0`
+    /// (`k(-1)` is the last, `bound - 1`). The value keeps the bound, so a `.chunkat` index
+    /// `k(n)` splits the dimension into `bound` chunks like `k` itself.
     pub(crate) fn bounded_value(&mut self, name: &Ident, first: usize) -> PResult<ExprId> {
         let bound = self.name_bound(&name.name).ok_or(Reported)?;
         let (_, close) = self.expect_open(Delim::Paren, "and the position")?;
         let lit = self.int_literal();
         let span = self.span(first, close);
         let n = match lit {
-            Some(Ok((v, _))) if self.pos == close && v < 0 => v.wrapping_neg(),
+            Some(Ok((v, _))) if self.pos == close => v,
             _ => {
                 self.pos = close + 1;
                 return Err(self.error(
@@ -844,25 +847,32 @@ impl Parser {
                         codes::LOOP_RANGE,
                         span,
                         format!(
-                            "`{}(…)` takes a negative integer: the position counted back from the end of `{}`'s bound",
+                            "`{}(…)` takes an integer: a position in `{}`'s bound, counted back from its end when negative",
                             name.name, name.name
                         ),
                     )
-                    .with_help(format!("write `{}(-1)` for its last value", name.name)),
+                    .with_help(format!(
+                        "write `{}(0)` for its first value and `{}(-1)` for its last",
+                        name.name, name.name
+                    )),
                 ));
             }
         };
         self.pos = close + 1;
-        let lhs = self.copy_expr(bound, span);
-        let rhs = self.add_expr(Expr::Int(n), span);
-        let value = self.add_expr(
-            Expr::Binary {
-                op: crate::ir::BinaryOp::Sub,
-                lhs,
-                rhs,
-            },
-            span,
-        );
+        let value = if n >= 0 {
+            self.add_expr(Expr::Int(n), span)
+        } else {
+            let lhs = self.copy_expr(bound, span);
+            let rhs = self.add_expr(Expr::Int(n.wrapping_neg()), span);
+            self.add_expr(
+                Expr::Binary {
+                    op: crate::ir::BinaryOp::Sub,
+                    lhs,
+                    rhs,
+                },
+                span,
+            )
+        };
         self.bounded_values
             .push(crate::ir::BoundedValue { value, bound });
         Ok(value)
