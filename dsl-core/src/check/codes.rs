@@ -511,6 +511,9 @@ pub const PAD_ARITY: &str = "E1695";
 pub const PAD_RANK: &str = "E1696";
 /// A `dma.pad` with a non-zero middle (interior) padding: no CUDA code generator emits it.
 pub const PAD_MIDDLE: &str = "E1697";
+/// Not supported yet: a thread-level `parallel` extent known only at launch (a problem size,
+/// a scalar parameter).
+pub const NOT_LOWERED_LAUNCH_THREADS: &str = "E1698";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1302,6 +1305,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         PAD_RANK,
         "a `dma.pad` padding i-tuple with other than one entry per source dimension",
+    ),
+    (
+        NOT_LOWERED_LAUNCH_THREADS,
+        "not supported yet: a thread-level `parallel` extent known only at launch",
     ),
     (
         PAD_MIDDLE,

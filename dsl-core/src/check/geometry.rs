@@ -107,19 +107,21 @@ pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) 
                         )
                         .with_help("check the tunables and constants it uses"),
                     ),
+                    // Legal Croqtile (the launch sets the block's shape), but the lowering
+                    // sizes the block at compile time (`__launch_bounds__`, cooperative copies).
                     None if l.level != Level::Block && cx.resolved(e) => diags.push(
                         at_expr(
                             m,
-                            codes::EXTENT,
+                            codes::NOT_LOWERED_LAUNCH_THREADS,
                             e,
                             format!(
-                                "the `: {}` extent `{}` must be a compile-time constant",
+                                "not supported yet: the `: {}` extent `{}`, known only at launch",
                                 l.level,
                                 m.expr_to_string(e)
                             ),
                         )
                         .with_help(
-                            "thread counts may use tunables and constants, not problem sizes",
+                            "tessel lowers thread counts of tunables and constants: make it a `tunable` or a `const`",
                         ),
                     ),
                     _ => {}
