@@ -507,6 +507,8 @@ pub const RETURN_KIND: &str = "E1683";
 pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
 /// `dma.pad` with other than four arguments (low, high, middle padding, pad value).
 pub const PAD_ARITY: &str = "E1695";
+/// A `parallel` extent that is no integer (a float or `bool` literal or scalar).
+pub const EXTENT_NOT_INTEGER: &str = "E0108";
 /// A `dma.pad` padding i-tuple whose entry count is not the source's rank.
 pub const PAD_RANK: &str = "E1696";
 /// A `dma.pad` with a non-zero middle (interior) padding: no CUDA code generator emits it.
@@ -1297,6 +1299,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         RETURN_KIND,
         "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
+    ),
+    (
+        EXTENT_NOT_INTEGER,
+        "a `parallel` extent that is a float or a `bool`, not an integer",
     ),
     (
         PAD_ARITY,

@@ -253,9 +253,15 @@ fn integer_extents(cx: &Cx, diags: &mut Diagnostics) {
     let mut indices: Vec<ExprId> = Vec::new();
     for s in all_stmts(m) {
         match &m.stmts[s] {
+            // A float or `bool` extent is the language error `E0108` (`geometry`).
             Stmt::Parallel { levels, .. } => {
                 for l in levels {
-                    sites.extend(l.extents.iter().map(|&e| (e, "a parallel extent")));
+                    sites.extend(
+                        l.extents
+                            .iter()
+                            .filter(|&&e| super::geometry::not_integer(cx, e).is_none())
+                            .map(|&e| (e, "a parallel extent")),
+                    );
                 }
             }
             // `apply {i, j} in acc.span`: the accumulator's shape (`check/frag_elem.rs`).
