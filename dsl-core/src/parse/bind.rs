@@ -116,6 +116,10 @@ impl Parser {
         self.expect_semi("the declaration")?;
         for d in &names {
             self.shapes.push((d.name.name.clone(), shape.clone()));
+            self.buffer_arrays.retain(|n| *n != d.name.name);
+            if d.count.is_some() {
+                self.buffer_arrays.push(d.name.name.clone());
+            }
         }
         let s = self.add_stmt(
             Stmt::TensorDecl {
@@ -365,13 +369,20 @@ impl Parser {
         let value = self.expr()?;
         self.expect_semi("the assignment")?;
         let span = self.span_from(first);
+        // `b = s[1];` of an array of buffers `s`: `b` names that buffer, a view like those below.
+        let buffer = matches!(&self.exprs[value], Expr::Index { base, .. }
+            if matches!(&self.exprs[*base], Expr::Name(n) if self.buffer_arrays.contains(n)));
+        if buffer {
+            self.buffer_aliases.push(value);
+        }
         // `v = t.span_as(6, 64);` (a view, not a value): `v` names that view from here on
         // (each use is the view's expression; views are pure). The `let` stays, so the view
         // is checked even when unused.
         if let Some(name) = &plain
             && op == AssignOp::Set
             && !self.is_bound(&name.name)
-            && (crate::check::tile_pick(&self.exprs, value)
+            && (buffer
+                || crate::check::tile_pick(&self.exprs, value)
                 || matches!(
                     &self.exprs[value],
                     Expr::View {
