@@ -122,6 +122,9 @@ pub(crate) struct Parser {
     /// `let`s that name one of their buffers (`Module::buffer_aliases`).
     pub buffer_arrays: Vec<String>,
     pub buffer_aliases: Vec<crate::ir::ExprId>,
+    /// Inside the brackets of a shape derivation `sp : base [(1), (0) / 2];`: the dimensions
+    /// of `base` that a parenthesized integer `(i)` stands for.
+    pub derived_from: Option<Vec<crate::ir::ExprId>>,
     /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
     pub cooperative: bool,
     /// I-tuple names in scope and their element variables, innermost last (`ituple.rs`).
@@ -179,6 +182,7 @@ impl Parser {
             array_indices: Vec::new(),
             buffer_arrays: Vec::new(),
             buffer_aliases: Vec::new(),
+            derived_from: None,
             cooperative: false,
             ituples: Vec::new(),
             ituple_names: Vec::new(),

@@ -932,6 +932,28 @@ impl Parser {
 }
 
 impl Parser {
+    /// At `base [` of a shape derivation — `base` a named shape, a tensor or `t.span` — the
+    /// dimensions of `base`, the cursor moved to the `[`.
+    fn derivation_base(&mut self) -> Option<Vec<ExprId>> {
+        let name = self.peek_ident()?.to_string();
+        let span_field = self.punct_at(self.pos + 1, '.')
+            && self.kw_at(self.pos + 2, "span")
+            && self.open_at(self.pos + 3, Delim::Bracket);
+        let direct = self.open_at(self.pos + 1, Delim::Bracket);
+        if !span_field && !direct {
+            return None;
+        }
+        let dims = self.shape_value_dims(&name).or_else(|| {
+            self.shapes
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == name)
+                .map(|(_, d)| d.clone())
+        })?;
+        self.pos += if span_field { 3 } else { 1 };
+        Some(dims)
+    }
+
     /// The dimensions of the named shape `name` in scope.
     pub(crate) fn shape_value_dims(&self, name: &str) -> Option<Vec<ExprId>> {
         self.shape_values
@@ -961,6 +983,13 @@ impl Parser {
         let first = self.pos;
         let dims = if self.is_open(Delim::Bracket) {
             let dims = self.extents(true)?;
+            self.splice_spans(dims)
+        } else if let Some(base) = self.derivation_base() {
+            // `sp : base [(1), (0) / 2];`: each entry over the dimensions `(i)` of `base`.
+            let outer = self.derived_from.replace(base);
+            let dims = self.extents(true);
+            self.derived_from = outer;
+            let dims = dims?;
             self.splice_spans(dims)
         } else {
             let e = self.expr()?;
