@@ -263,6 +263,8 @@ impl Parser {
     pub(crate) fn assign_or_let(&mut self, first: usize, out: &mut Block) -> PResult<()> {
         let word = self.peek_ident().unwrap_or_default().to_string();
         let continues = self.open_at(self.pos + 1, Delim::Bracket)
+            || self.step_op(self.pos + 1).is_some()
+            || self.rem_assign_at(self.pos + 1)
             || self
                 .op_at(self.pos + 1)
                 .is_some_and(|(o, _)| matches!(o.as_str(), "=" | "+=" | "-=" | "*=" | "/=" | "."));
@@ -276,6 +278,38 @@ impl Parser {
             return Err(self.error(Diagnostic::new(codes::UNKNOWN_STMT, span, msg).with_help(help)));
         }
         let target = self.postfix()?;
+        // `x++;` / `x--;`: `x += 1;` / `x -= 1;`.
+        if let Some(add) = self.step_op(self.pos) {
+            self.pos += 2;
+            return self.step_stmt(first, target, add, out);
+        }
+        // `x %= e;`: `x = x % (e);` (the target is a name or an element: reading it again is
+        // reading the same value).
+        if self.rem_assign_at(self.pos) {
+            self.pos += 2;
+            self.check_target(target)?;
+            let rhs = self.expr()?;
+            self.expect_semi("the assignment")?;
+            let span = self.span_from(first);
+            let lhs = self.copy_expr(target, span);
+            let value = self.add_expr(
+                Expr::Binary {
+                    op: crate::ir::BinaryOp::Rem,
+                    lhs,
+                    rhs,
+                },
+                span,
+            );
+            out.push(self.add_stmt(
+                Stmt::Assign {
+                    target,
+                    op: AssignOp::Set,
+                    value,
+                },
+                span,
+            ));
+            return Ok(());
+        }
         let Some(op) = self.assign_op() else {
             return Err(self.unexpected_help(
                 codes::EXPECTED,
@@ -421,6 +455,53 @@ impl Parser {
             }
         };
         out.push(self.add_stmt(s, span));
+        Ok(())
+    }
+
+    /// `++` (true) or `--` (false) written as one operator at token `i`.
+    pub(crate) fn step_op(&self, i: usize) -> Option<bool> {
+        let joint = matches!(
+            self.kind_at(i),
+            Some(super::lexer::TokKind::Punct { joint: true, .. })
+        );
+        if !joint {
+            return None;
+        }
+        if self.punct_at(i, '+') && self.punct_at(i + 1, '+') {
+            Some(true)
+        } else if self.punct_at(i, '-') && self.punct_at(i + 1, '-') {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// `%=` at token `i`.
+    fn rem_assign_at(&self, i: usize) -> bool {
+        matches!(
+            self.kind_at(i),
+            Some(super::lexer::TokKind::Punct {
+                ch: '%',
+                joint: true
+            })
+        ) && self.punct_at(i + 1, '=')
+    }
+
+    /// `x++;` / `++x;` (`add`) or `x--;` / `--x;`: `x += 1;` / `x -= 1;`; the cursor is past
+    /// the operator and the target.
+    pub(crate) fn step_stmt(
+        &mut self,
+        first: usize,
+        target: ExprId,
+        add: bool,
+        out: &mut Block,
+    ) -> PResult<()> {
+        self.check_target(target)?;
+        self.expect_semi(if add { "`++`" } else { "`--`" })?;
+        let span = self.span_from(first);
+        let value = self.add_expr(Expr::Int(1), span);
+        let op = if add { AssignOp::Add } else { AssignOp::Sub };
+        out.push(self.add_stmt(Stmt::Assign { target, op, value }, span));
         Ok(())
     }
 
