@@ -507,6 +507,9 @@ pub const RETURN_KIND: &str = "E1683";
 pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
 /// `dma.pad` with other than four arguments (low, high, middle padding, pad value).
 pub const PAD_ARITY: &str = "E1695";
+/// Not supported yet: a scalar parameter hidden by a typed scalar or a loop or parallel
+/// variable of the same name inside the body.
+pub const NOT_LOWERED_HEADER_SHADOW: &str = "E0109";
 /// A `parallel` extent that is no integer (a float or `bool` literal or scalar).
 pub const EXTENT_NOT_INTEGER: &str = "E0108";
 /// A `dma.pad` padding i-tuple whose entry count is not the source's rank.
@@ -1299,6 +1302,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         RETURN_KIND,
         "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
+    ),
+    (
+        NOT_LOWERED_HEADER_SHADOW,
+        "not supported yet: a scalar parameter hidden by a body declaration of its name",
     ),
     (
         EXTENT_NOT_INTEGER,
