@@ -389,6 +389,23 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                             )
                             .with_help("copy from a global tensor"),
                         );
+                    } else if let Some(v) = views.get(*src)
+                        && !*tma
+                        && !(1..=2).contains(&v.shape.len())
+                    {
+                        // The cooperative copy that fills it moves 1-D and 2-D tiles.
+                        diags.push(
+                            at_expr(
+                                m,
+                                codes::SHARED_COPY_RANK,
+                                *src,
+                                format!(
+                                    "a cooperative copy into shared memory moves a 1-D or 2-D tile; this one has {} dimensions",
+                                    v.shape.len()
+                                ),
+                            )
+                            .with_help("copy a 1-D or 2-D view of the tile"),
+                        );
                     }
                     continue;
                 }
