@@ -928,3 +928,35 @@ fn element_types_check_and_the_unlowered_ones_are_gated() {
 fn a_schedule_attribute_checks_and_is_gated() {
     checked_not_lowered("schedule", &["E1313"]);
 }
+
+#[test]
+fn named_barriers_are_checked_and_gated() {
+    let src = "__co__ void k(f32 [256] a) {
+  parallel p by 1 : block
+    parallel t by 256 : thread {
+      a.at(t) = a.at(t) + 1.0f;
+      __bar_arrive(1, 128);
+      __bar_sync(1, 256);
+    }
+}
+";
+    let m = parse(src).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    let gated: Vec<&str> = notes
+        .iter()
+        .filter(|d| d.code == "E1300")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(gated.len(), 2, "{notes}");
+    assert!(
+        gated.iter().all(|m| m.contains("named barrier")),
+        "{gated:?}"
+    );
+    // Two arguments: the barrier and the thread count.
+    let d = parse_str(
+        &src.replace("__bar_sync(1, 256)", "__bar_sync(1)"),
+        Some("t.co"),
+    )
+    .expect_err("one argument");
+    assert!(d.iter().any(|x| x.code == "E0032"), "{d}");
+}

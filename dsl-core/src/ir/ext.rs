@@ -117,6 +117,12 @@ impl ExtStmt {
     pub fn construct(&self) -> &'static str {
         match self {
             ExtStmt::Return { .. } => "`return`",
+            ExtStmt::Call { func, .. } if func.name.starts_with("__bar_") => {
+                "a named barrier (`__bar_arrive`, `__bar_sync`)"
+            }
+            ExtStmt::Call { func, .. } if func.name.starts_with("__atomic_") => {
+                "an atomic update (`__atomic_add`, …)"
+            }
             ExtStmt::Call { .. } => "`call` of a device function",
             ExtStmt::Println { .. } => "`println` (device printf)",
             ExtStmt::Assert { .. } => "`assert`",
