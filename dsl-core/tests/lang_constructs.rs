@@ -98,6 +98,7 @@ fn ir_dumps_match_goldens() {
         "elem_types",
         "schedule",
         "println",
+        "frag_load",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -959,4 +960,33 @@ fn named_barriers_are_checked_and_gated() {
     )
     .expect_err("one argument");
     assert!(d.iter().any(|x| x.code == "E0032"), "{d}");
+}
+
+#[test]
+fn a_load_into_a_frag_tile_is_checked_and_gated() {
+    let m = parse(&read("frag_load")).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    let load: Vec<_> = notes
+        .iter()
+        .filter(|d| d.code == "E1300" && d.message.contains("into a declared `frag` tile"))
+        .collect();
+    assert_eq!(load.len(), 1, "{notes}");
+    assert!(full(&m).is_err());
+    // Into a shared tile: E0110; a tile of another shape: E0111.
+    let text = read("frag_load");
+    let bad = |from: &str, to: &str, code: &str| {
+        let m = parse(&text.replace(from, to)).module;
+        let d = language(&m).expect_err("rejected");
+        assert!(d.iter().any(|x| x.code == code), "{d}");
+    };
+    bad(
+        "mma.load a_s.data, a_regs;",
+        "mma.load a_s.data, b_s.data;",
+        "E0110",
+    );
+    bad(
+        "mma.load a_s.data, a_regs;",
+        "mma.load lhs.subspan(64, 32).at(bm, 0), a_regs;",
+        "E0111",
+    );
 }

@@ -510,6 +510,10 @@ pub const PAD_ARITY: &str = "E1695";
 /// Not supported yet: a scalar parameter hidden by a typed scalar or a loop or parallel
 /// variable of the same name inside the body.
 pub const NOT_LOWERED_HEADER_SHADOW: &str = "E0109";
+/// `mma.load src, t;` into something other than a declared `frag` tile.
+pub const LOAD_INTO_NOT_FRAG: &str = "E0110";
+/// `mma.load src, t;` of a tile whose shape is not the `frag` tile's.
+pub const LOAD_INTO_SHAPE: &str = "E0111";
 /// A `parallel` extent that is no integer (a float or `bool` literal or scalar).
 pub const EXTENT_NOT_INTEGER: &str = "E0108";
 /// A `dma.pad` padding i-tuple whose entry count is not the source's rank.
@@ -1306,6 +1310,14 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_HEADER_SHADOW,
         "not supported yet: a scalar parameter hidden by a body declaration of its name",
+    ),
+    (
+        LOAD_INTO_NOT_FRAG,
+        "`mma.load src, t;` into something other than a declared `frag` tile",
+    ),
+    (
+        LOAD_INTO_SHAPE,
+        "`mma.load src, t;` of a tile whose shape is not the `frag` tile's",
     ),
     (
         EXTENT_NOT_INTEGER,

@@ -793,6 +793,10 @@ impl R<'_> {
                 self.ident(s, Role::A, a, false);
                 self.ident(s, Role::B, b, false);
             }
+            ExtStmt::LoadInto { src, dst } => {
+                self.expr(*src, Want::Tensor, false);
+                self.expr(*dst, Want::Tensor, false);
+            }
         }
     }
 
