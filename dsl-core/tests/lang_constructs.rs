@@ -989,4 +989,10 @@ fn a_load_into_a_frag_tile_is_checked_and_gated() {
         "mma.load lhs.subspan(64, 32).at(bm, 0), a_regs;",
         "E0111",
     );
+    // A future's buffer has the shape of the tile it copied.
+    bad(
+        "lhs.subspan(64, 16).at(bm, k)",
+        "lhs.subspan(64, 32).at(bm, 0)",
+        "E0111",
+    );
 }
