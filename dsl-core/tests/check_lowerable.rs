@@ -106,6 +106,31 @@ fn cooperative_copies_of_1d_tiles_lower() {
 }
 
 #[test]
+fn a_fresh_shared_buffer_of_a_3d_tile() {
+    // `f = dma.copy … => shared;` sizes its buffer from the tile; its cooperative copy moves
+    // 1-D and 2-D tiles like a copy into a declared buffer.
+    let src = "__co__ void k(s32 [4, 8, 16] a, s32 [4, 8, 16] c) {
+  parallel p by 4 : block
+    parallel t by 16 : thread {
+      f = dma.copy a.chunkat(p, _, _) => shared;
+      c.at(p, 0, t) = f.data.at(0, 0, t);
+    }
+}
+";
+    rejects(src, c::SHARED_COPY_RANK, "f = dma.copy");
+    // A 2-D tile lowers.
+    let flat = "__co__ void k(s32 [4, 16] a, s32 [4, 16] c) {
+  parallel p by 4 : block
+    parallel t by 16 : thread {
+      f = dma.copy a.chunkat(p, _) => shared;
+      c.at(p, t) = f.data.at(0, t);
+    }
+}
+";
+    check(flat).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
 fn register_copy_of_a_3d_tile() {
     let b = "    local f32 [2, 2, 2] r3, q3;\n    dma.copy r3 => q3;";
     rejects(&simt("", b), c::REGISTER_COPY_RANK, "dma.copy r3");

@@ -119,11 +119,23 @@ fn ranges_count_from_the_bound() {
 }
 
 #[test]
+fn a_bounded_value_counts_from_the_start_or_back_from_the_end() {
+    let m = parse(&kernel(
+        "      x = kt(2);\n      y = kt(-2);\n      z = kt(0);",
+    ));
+    let dump = m.to_string();
+    assert!(dump.contains("x = 2;"), "{dump}");
+    assert!(dump.contains("y = cdiv(K, 32) - 2;"), "{dump}");
+    assert!(dump.contains("z = 0;"), "{dump}");
+    assert_eq!(m.bounded_values.len(), 3);
+}
+
+#[test]
 fn malformed_ranges_and_values_are_parse_errors() {
     for bad in [
         "      foreach kt(1:2:3) { }",
         "      foreach kt(1) { }",
-        "      x = kt(2);",
+        "      x = kt(M);",
         "      x = kt(-1 + 1);",
     ] {
         let d = parse_err(&kernel(bad));

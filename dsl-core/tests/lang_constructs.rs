@@ -98,6 +98,7 @@ fn ir_dumps_match_goldens() {
         "elem_types",
         "schedule",
         "println",
+        "frag_load",
     ] {
         let mut dump = String::new();
         for (fname, r) in parse_file(&read(name), Some(&format!("{name}.co"))) {
@@ -927,4 +928,71 @@ fn element_types_check_and_the_unlowered_ones_are_gated() {
 #[test]
 fn a_schedule_attribute_checks_and_is_gated() {
     checked_not_lowered("schedule", &["E1313"]);
+}
+
+#[test]
+fn named_barriers_are_checked_and_gated() {
+    let src = "__co__ void k(f32 [256] a) {
+  parallel p by 1 : block
+    parallel t by 256 : thread {
+      a.at(t) = a.at(t) + 1.0f;
+      __bar_arrive(1, 128);
+      __bar_sync(1, 256);
+    }
+}
+";
+    let m = parse(src).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    let gated: Vec<&str> = notes
+        .iter()
+        .filter(|d| d.code == "E1300")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(gated.len(), 2, "{notes}");
+    assert!(
+        gated.iter().all(|m| m.contains("named barrier")),
+        "{gated:?}"
+    );
+    // Two arguments: the barrier and the thread count.
+    let d = parse_str(
+        &src.replace("__bar_sync(1, 256)", "__bar_sync(1)"),
+        Some("t.co"),
+    )
+    .expect_err("one argument");
+    assert!(d.iter().any(|x| x.code == "E0032"), "{d}");
+}
+
+#[test]
+fn a_load_into_a_frag_tile_is_checked_and_gated() {
+    let m = parse(&read("frag_load")).module;
+    let notes = language(&m).unwrap_or_else(|d| panic!("{d}"));
+    let load: Vec<_> = notes
+        .iter()
+        .filter(|d| d.code == "E1300" && d.message.contains("into a declared `frag` tile"))
+        .collect();
+    assert_eq!(load.len(), 1, "{notes}");
+    assert!(full(&m).is_err());
+    // Into a shared tile: E0110; a tile of another shape: E0111.
+    let text = read("frag_load");
+    let bad = |from: &str, to: &str, code: &str| {
+        let m = parse(&text.replace(from, to)).module;
+        let d = language(&m).expect_err("rejected");
+        assert!(d.iter().any(|x| x.code == code), "{d}");
+    };
+    bad(
+        "mma.load a_s.data, a_regs;",
+        "mma.load a_s.data, b_s.data;",
+        "E0110",
+    );
+    bad(
+        "mma.load a_s.data, a_regs;",
+        "mma.load lhs.subspan(64, 32).at(bm, 0), a_regs;",
+        "E0111",
+    );
+    // A future's buffer has the shape of the tile it copied.
+    bad(
+        "lhs.subspan(64, 16).at(bm, k)",
+        "lhs.subspan(64, 32).at(bm, 0)",
+        "E0111",
+    );
 }

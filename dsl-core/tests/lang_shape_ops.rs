@@ -126,3 +126,36 @@ fn a_with_bound_below_one_is_an_error() {
         "{d}"
     );
 }
+
+#[test]
+fn a_derived_shape_names_the_dimensions_of_its_base_in_parentheses() {
+    let k = |line: &str| {
+        format!(
+            "__co__ void k(f32 [8, 12, 4] x) {{\n  base : [5, 1, 6];\n  {line}\n  parallel p by 1 : block {{\n    shared f32 [d] t;\n  }}\n}}\n"
+        )
+    };
+    for (line, want) in [
+        ("d : x.span[(1), (0)];", "shared f32 [12, 8] t;"),
+        ("d : x[(2), (0) * 2, 3];", "shared f32 [4, 8 * 2, 3] t;"),
+        (
+            "d : base[(0) / 5, 3 + (2)];",
+            "shared f32 [5 / 5, 3 + 6] t;",
+        ),
+        // Parentheses around other expressions group as usual.
+        ("d : base[(1 + 1), (2)];", "shared f32 [1 + 1, 6] t;"),
+    ] {
+        let m = parse(&k(line));
+        assert!(m.to_string().contains(want), "{line}: {want}:\n{m}");
+        language(&m).unwrap_or_else(|d| panic!("{line}: {d}"));
+    }
+    let d = parse_error(&k("d : base[(3)];"));
+    assert_eq!(d.code, "E0045");
+    assert!(
+        d.message.contains("dimension 3 of a shape of 3"),
+        "{}",
+        d.message
+    );
+    // Outside a derivation `(1)` is the number 1.
+    let m = parse(&k("d : [(1), 2];"));
+    assert!(m.to_string().contains("shared f32 [1, 2] t;"), "{m}");
+}

@@ -510,6 +510,24 @@ pub const RETURN_KIND: &str = "E1683";
 /// Not supported yet: a shared or local buffer whose shape is known only at launch (problem
 /// sizes, scalar parameters).
 pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
+/// `dma.pad` with other than four arguments (low, high, middle padding, pad value).
+pub const PAD_ARITY: &str = "E1695";
+/// Not supported yet: a scalar parameter hidden by a typed scalar or a loop or parallel
+/// variable of the same name inside the body.
+pub const NOT_LOWERED_HEADER_SHADOW: &str = "E0109";
+/// `mma.load src, t;` into something other than a declared `frag` tile.
+pub const LOAD_INTO_NOT_FRAG: &str = "E0110";
+/// `mma.load src, t;` of a tile whose shape is not the `frag` tile's.
+pub const LOAD_INTO_SHAPE: &str = "E0111";
+/// A `parallel` extent that is no integer (a float or `bool` literal or scalar).
+pub const EXTENT_NOT_INTEGER: &str = "E0108";
+/// A `dma.pad` padding i-tuple whose entry count is not the source's rank.
+pub const PAD_RANK: &str = "E1696";
+/// A `dma.pad` with a non-zero middle (interior) padding: no CUDA code generator emits it.
+pub const PAD_MIDDLE: &str = "E1697";
+/// Not supported yet: a thread-level `parallel` extent known only at launch (a problem size,
+/// a scalar parameter).
+pub const NOT_LOWERED_LAUNCH_THREADS: &str = "E1698";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1301,5 +1319,37 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         RETURN_KIND,
         "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
+    ),
+    (
+        NOT_LOWERED_HEADER_SHADOW,
+        "not supported yet: a scalar parameter hidden by a body declaration of its name",
+    ),
+    (
+        LOAD_INTO_NOT_FRAG,
+        "`mma.load src, t;` into something other than a declared `frag` tile",
+    ),
+    (
+        LOAD_INTO_SHAPE,
+        "`mma.load src, t;` of a tile whose shape is not the `frag` tile's",
+    ),
+    (
+        EXTENT_NOT_INTEGER,
+        "a `parallel` extent that is a float or a `bool`, not an integer",
+    ),
+    (
+        PAD_ARITY,
+        "`dma.pad` without its four arguments `<low, high, mid, value>`",
+    ),
+    (
+        PAD_RANK,
+        "a `dma.pad` padding i-tuple with other than one entry per source dimension",
+    ),
+    (
+        NOT_LOWERED_LAUNCH_THREADS,
+        "not supported yet: a thread-level `parallel` extent known only at launch",
+    ),
+    (
+        PAD_MIDDLE,
+        "a `dma.pad` with non-zero middle padding (not supported on the CUDA target)",
     ),
 ];

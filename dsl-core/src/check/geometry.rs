@@ -1,7 +1,8 @@
 //! Thread geometry: `parallel` levels nest block ⊃ group-4 ⊃ group ⊃ thread, the outermost
 //! one is `: block`, a `group-4` level encloses at most 128 threads and a `group` level at
 //! most 32 (a whole warpgroup or warp either way: lanes the inner levels leave are idle),
-//! thread extents are compile-time constants, and a block has at most `max_threads` threads.
+//! extents are integers (E0108), thread extents are compile-time constants (one known only at
+//! launch is legal but not lowered yet, E1698), and a block has at most `max_threads` threads.
 //! Produces the threads per block and the grid extents.
 
 use super::resolve::LevelRef;
@@ -89,6 +90,21 @@ pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) 
                 );
             }
             for &e in &l.extents {
+                if let Some((x, what)) = not_integer(cx, e) {
+                    diags.push(
+                        at_expr(
+                            m,
+                            codes::EXTENT_NOT_INTEGER,
+                            x,
+                            format!(
+                                "a parallel extent counts threads or blocks: an integer, but `{}` is {what}",
+                                m.expr_to_string(x)
+                            ),
+                        )
+                        .with_help("write the extent with integers, `int` parameters, tunables, constants and dims; convert a value with `__to<s32>(…)` if it must come from one"),
+                    );
+                    continue;
+                }
                 let v = if l.level == Level::Block {
                     cx.value(e)
                 } else {
@@ -107,19 +123,21 @@ pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) 
                         )
                         .with_help("check the tunables and constants it uses"),
                     ),
+                    // Legal Croqtile (the launch sets the block's shape), but the lowering
+                    // sizes the block at compile time (`__launch_bounds__`, cooperative copies).
                     None if l.level != Level::Block && cx.resolved(e) => diags.push(
                         at_expr(
                             m,
-                            codes::EXTENT,
+                            codes::NOT_LOWERED_LAUNCH_THREADS,
                             e,
                             format!(
-                                "the `: {}` extent `{}` must be a compile-time constant",
+                                "not supported yet: the `: {}` extent `{}`, known only at launch",
                                 l.level,
                                 m.expr_to_string(e)
                             ),
                         )
                         .with_help(
-                            "thread counts may use tunables and constants, not problem sizes",
+                            "tessel lowers thread counts of tunables and constants: make it a `tunable` or a `const`",
                         ),
                     ),
                     _ => {}
@@ -173,6 +191,57 @@ pub(crate) fn check_geometry(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) 
         grid,
         chains,
     }
+}
+
+/// The first part of `e` that is no integer — a float or `bool` literal, or a name bound to a
+/// float or `bool` scalar — with what it is. Arithmetic and calls are looked into, except a
+/// `__to<…>(…)` conversion and a `select`'s condition; views and indexing are not.
+pub(crate) fn not_integer(cx: &Cx, e: ExprId) -> Option<(ExprId, &'static str)> {
+    use super::Binding;
+    use crate::ir::{DType, Expr};
+    let m = cx.m;
+    let kind = |d: DType| {
+        if d == DType::Bool {
+            Some("a `bool`")
+        } else if d.is_float() {
+            Some("a floating-point value")
+        } else {
+            None
+        }
+    };
+    let what = match &m.exprs[e] {
+        Expr::Float { .. } => Some("a floating-point value"),
+        Expr::Bool(_) => Some("a `bool`"),
+        Expr::Name(_) => match cx.res.bindings.get(&e) {
+            Some(Binding::Param(i)) => m
+                .kernel
+                .params
+                .get(*i)
+                .filter(|p| p.shape.is_empty())
+                .and_then(|p| kind(p.dtype)),
+            Some(Binding::Scalar(s)) => match &m.stmts[*s] {
+                Stmt::ScalarDecl { dtype, .. } => kind(*dtype),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(w) = what {
+        return Some((e, w));
+    }
+    // The operands whose values the extent takes (a `select`'s condition is not one).
+    let parts: Vec<ExprId> = match &m.exprs[e] {
+        Expr::Unary { expr, .. } => vec![*expr],
+        Expr::Binary { lhs, rhs, .. } => vec![*lhs, *rhs],
+        Expr::Compose { outer, inner } => vec![*outer, *inner],
+        Expr::Call { func, args } if func.name == "select" => {
+            args.iter().skip(1).copied().collect()
+        }
+        Expr::Call { func, args } if !func.name.starts_with("__to<") => args.clone(),
+        _ => Vec::new(),
+    };
+    parts.into_iter().find_map(|p| not_integer(cx, p))
 }
 
 /// Levels strictly increasing, starting with `: block`.

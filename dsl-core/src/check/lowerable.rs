@@ -253,9 +253,15 @@ fn integer_extents(cx: &Cx, diags: &mut Diagnostics) {
     let mut indices: Vec<ExprId> = Vec::new();
     for s in all_stmts(m) {
         match &m.stmts[s] {
+            // A float or `bool` extent is the language error `E0108` (`geometry`).
             Stmt::Parallel { levels, .. } => {
                 for l in levels {
-                    sites.extend(l.extents.iter().map(|&e| (e, "a parallel extent")));
+                    sites.extend(
+                        l.extents
+                            .iter()
+                            .filter(|&&e| super::geometry::not_integer(cx, e).is_none())
+                            .map(|&e| (e, "a parallel extent")),
+                    );
                 }
             }
             // `apply {i, j} in acc.span`: the accumulator's shape (`check/frag_elem.rs`).
@@ -382,6 +388,23 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                                 "a fresh `=> shared` buffer is filled from global memory",
                             )
                             .with_help("copy from a global tensor"),
+                        );
+                    } else if let Some(v) = views.get(*src)
+                        && !*tma
+                        && !(1..=2).contains(&v.shape.len())
+                    {
+                        // The cooperative copy that fills it moves 1-D and 2-D tiles.
+                        diags.push(
+                            at_expr(
+                                m,
+                                codes::SHARED_COPY_RANK,
+                                *src,
+                                format!(
+                                    "a cooperative copy into shared memory moves a 1-D or 2-D tile; this one has {} dimensions",
+                                    v.shape.len()
+                                ),
+                            )
+                            .with_help("copy a 1-D or 2-D view of the tile"),
                         );
                     }
                     continue;

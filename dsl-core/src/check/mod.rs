@@ -37,6 +37,7 @@ mod control;
 mod eval;
 pub(crate) mod events;
 pub(crate) mod frag_elem;
+mod frag_load;
 mod fresh;
 mod futures;
 mod geometry;
@@ -48,6 +49,7 @@ mod lowerable;
 mod mma_store;
 mod occupancy;
 mod out_init;
+mod pad;
 mod placement;
 mod race;
 mod range;
@@ -450,6 +452,8 @@ fn run_checks(
     header::check_param_dims(&cx, &mut diags);
     views_ext::check_tma_boxes(&cx, &views, &mut diags);
     views_ext::check_ext_copies(&cx, &views, &mut diags);
+    pad::check_pad(&cx, &views, &mut diags);
+    frag_load::check_frag_loads(&cx, &views, &mut diags);
     attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
@@ -856,6 +860,7 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
         ExtStmt::MmaRefill { value, .. } => vec![*value],
         ExtStmt::MmaScaleAcc { lhs, rhs, .. } => vec![*lhs, *rhs],
         ExtStmt::FragOp { args, .. } => args.clone(),
+        ExtStmt::LoadInto { src, dst } => vec![*src, *dst],
         ExtStmt::Asm { .. }
         | ExtStmt::Jump { .. }
         | ExtStmt::AnyFuture { .. }

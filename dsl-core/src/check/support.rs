@@ -23,6 +23,8 @@ pub(crate) const LOWERING_ONLY: &[&str] = &[
     codes::SWIZZLE_ROW,
     codes::LOCAL_INDEX,
     codes::NOT_LOWERED_LAUNCH_SIZED,
+    codes::NOT_LOWERED_LAUNCH_THREADS,
+    codes::NOT_LOWERED_HEADER_SHADOW,
     codes::KERNEL_SCOPE_EFFECT,
     codes::F8,
     codes::NO_BLOCK,

@@ -40,7 +40,9 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
                     }
                 }
             }
-            Stmt::MmaLoad { src, .. } => a.publish(*src),
+            Stmt::MmaLoad { src, .. } | Stmt::Ext(crate::ir::ExtStmt::LoadInto { src, .. }) => {
+                a.publish(*src)
+            }
             // A named view: analysed (and its errors reported) even when unused.
             Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {
                 let _ = a.view(*value);

@@ -291,7 +291,8 @@ pub(crate) fn untiled_operands(
 /// Whether a `let` value is a view (`t.span_as(…)`, `t.subspan(…)`, …) rather than an
 /// integer: the parser expands the name's uses into the view, the `let` stays to be checked.
 pub(crate) fn is_view_let(m: &crate::ir::Module, value: ExprId) -> bool {
-    tile_pick(&m.exprs, value)
+    m.buffer_aliases.contains(&value)
+        || tile_pick(&m.exprs, value)
         || matches!(
             &m.exprs[value],
             crate::ir::Expr::View {

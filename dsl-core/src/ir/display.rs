@@ -664,6 +664,13 @@ impl Printer<'_> {
             ExtStmt::Swap { a, b } => {
                 let _ = writeln!(self.out, "swap({}, {});", a.name, b.name);
             }
+            ExtStmt::LoadInto { src, dst } => {
+                self.out.push_str("mma.load ");
+                self.expr(*src, 0);
+                self.out.push_str(", ");
+                self.expr(*dst, 0);
+                self.out.push_str(";\n");
+            }
         }
     }
 

@@ -310,6 +310,8 @@ pub fn builtin_arity(name: &str) -> Option<usize> {
         "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" | "atomic_exch"
         | "atomic_and" | "atomic_or" | "atomic_xor" => 2,
         "atomic_cas" => 3,
+        // `__bar_arrive(id, threads)`, `__bar_sync(id, threads)`: named barriers (PTX `bar`).
+        "bar_arrive" | "bar_sync" if base.len() != name.len() => 2,
         "exp" | "exp2" | "exp10" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sqrt"
         | "rsqrt" | "cbrt" | "tanh" | "sinh" | "cosh" | "asinh" | "acosh" | "atanh" | "erf"
         | "erfc" | "abs" | "fabs" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "floor"

@@ -110,6 +110,10 @@ pub enum ExtStmt {
     /// `swap(a, b);`: the two futures exchange what they name (their buffers), without
     /// copying data — double buffering by renaming.
     Swap { a: Ident, b: Ident },
+    /// `mma.load src, t;`: the tile `src` loaded into the registers of the declared `frag`
+    /// tile `t` (a register-A operand written in place, rather than bound by
+    /// `ma = mma.load.frag src;`).
+    LoadInto { src: ExprId, dst: ExprId },
 }
 
 impl ExtStmt {
@@ -117,6 +121,12 @@ impl ExtStmt {
     pub fn construct(&self) -> &'static str {
         match self {
             ExtStmt::Return { .. } => "`return`",
+            ExtStmt::Call { func, .. } if func.name.starts_with("__bar_") => {
+                "a named barrier (`__bar_arrive`, `__bar_sync`)"
+            }
+            ExtStmt::Call { func, .. } if func.name.starts_with("__atomic_") => {
+                "an atomic update (`__atomic_add`, …)"
+            }
             ExtStmt::Call { .. } => "`call` of a device function",
             ExtStmt::Println { .. } => "`println` (device printf)",
             ExtStmt::Assert { .. } => "`assert`",
@@ -138,6 +148,7 @@ impl ExtStmt {
             ExtStmt::AnyFuture { tma: false, .. } => "`dma.any` futures",
             ExtStmt::AnyFuture { tma: true, .. } => "`tma.any` futures",
             ExtStmt::Swap { .. } => "`swap` of futures",
+            ExtStmt::LoadInto { .. } => "`mma.load src, t;` into a declared `frag` tile",
             ExtStmt::FragOp { op: "copy", .. } => "`copy` between fragments",
             ExtStmt::FragOp { .. } => {
                 "fragment reductions (`reduce_max`, `reduce_sum`, `reduce_min`)"

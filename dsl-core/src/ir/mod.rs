@@ -210,6 +210,9 @@ pub struct Module {
     pub with_extents: Vec<ExprId>,
     /// Indices into arrays of several dimensions (`s[i][j]`), flattened.
     pub array_indices: Vec<ArrayIndex>,
+    /// `b = s[i];` of an array of buffers `s`: the values of the `let`s that name one buffer
+    /// of it (a view, like `v = t.span_as(…)`: the parser wrote `s[i]` at each use of `b`).
+    pub buffer_aliases: Vec<ExprId>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
@@ -369,6 +372,7 @@ impl Module {
             bounded_values: Vec::new(),
             with_extents: Vec::new(),
             array_indices: Vec::new(),
+            buffer_aliases: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

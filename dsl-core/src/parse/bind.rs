@@ -116,6 +116,10 @@ impl Parser {
         self.expect_semi("the declaration")?;
         for d in &names {
             self.shapes.push((d.name.name.clone(), shape.clone()));
+            self.buffer_arrays.retain(|n| *n != d.name.name);
+            if d.count.is_some() {
+                self.buffer_arrays.push(d.name.name.clone());
+            }
         }
         let s = self.add_stmt(
             Stmt::TensorDecl {
@@ -259,6 +263,8 @@ impl Parser {
     pub(crate) fn assign_or_let(&mut self, first: usize, out: &mut Block) -> PResult<()> {
         let word = self.peek_ident().unwrap_or_default().to_string();
         let continues = self.open_at(self.pos + 1, Delim::Bracket)
+            || self.step_op(self.pos + 1).is_some()
+            || self.rem_assign_at(self.pos + 1)
             || self
                 .op_at(self.pos + 1)
                 .is_some_and(|(o, _)| matches!(o.as_str(), "=" | "+=" | "-=" | "*=" | "/=" | "."));
@@ -272,6 +278,38 @@ impl Parser {
             return Err(self.error(Diagnostic::new(codes::UNKNOWN_STMT, span, msg).with_help(help)));
         }
         let target = self.postfix()?;
+        // `x++;` / `x--;`: `x += 1;` / `x -= 1;`.
+        if let Some(add) = self.step_op(self.pos) {
+            self.pos += 2;
+            return self.step_stmt(first, target, add, out);
+        }
+        // `x %= e;`: `x = x % (e);` (the target is a name or an element: reading it again is
+        // reading the same value).
+        if self.rem_assign_at(self.pos) {
+            self.pos += 2;
+            self.check_target(target)?;
+            let rhs = self.expr()?;
+            self.expect_semi("the assignment")?;
+            let span = self.span_from(first);
+            let lhs = self.copy_expr(target, span);
+            let value = self.add_expr(
+                Expr::Binary {
+                    op: crate::ir::BinaryOp::Rem,
+                    lhs,
+                    rhs,
+                },
+                span,
+            );
+            out.push(self.add_stmt(
+                Stmt::Assign {
+                    target,
+                    op: AssignOp::Set,
+                    value,
+                },
+                span,
+            ));
+            return Ok(());
+        }
         let Some(op) = self.assign_op() else {
             return Err(self.unexpected_help(
                 codes::EXPECTED,
@@ -365,13 +403,20 @@ impl Parser {
         let value = self.expr()?;
         self.expect_semi("the assignment")?;
         let span = self.span_from(first);
+        // `b = s[1];` of an array of buffers `s`: `b` names that buffer, a view like those below.
+        let buffer = matches!(&self.exprs[value], Expr::Index { base, .. }
+            if matches!(&self.exprs[*base], Expr::Name(n) if self.buffer_arrays.contains(n)));
+        if buffer {
+            self.buffer_aliases.push(value);
+        }
         // `v = t.span_as(6, 64);` (a view, not a value): `v` names that view from here on
         // (each use is the view's expression; views are pure). The `let` stays, so the view
         // is checked even when unused.
         if let Some(name) = &plain
             && op == AssignOp::Set
             && !self.is_bound(&name.name)
-            && (crate::check::tile_pick(&self.exprs, value)
+            && (buffer
+                || crate::check::tile_pick(&self.exprs, value)
                 || matches!(
                     &self.exprs[value],
                     Expr::View {
@@ -410,6 +455,53 @@ impl Parser {
             }
         };
         out.push(self.add_stmt(s, span));
+        Ok(())
+    }
+
+    /// `++` (true) or `--` (false) written as one operator at token `i`.
+    pub(crate) fn step_op(&self, i: usize) -> Option<bool> {
+        let joint = matches!(
+            self.kind_at(i),
+            Some(super::lexer::TokKind::Punct { joint: true, .. })
+        );
+        if !joint {
+            return None;
+        }
+        if self.punct_at(i, '+') && self.punct_at(i + 1, '+') {
+            Some(true)
+        } else if self.punct_at(i, '-') && self.punct_at(i + 1, '-') {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// `%=` at token `i`.
+    fn rem_assign_at(&self, i: usize) -> bool {
+        matches!(
+            self.kind_at(i),
+            Some(super::lexer::TokKind::Punct {
+                ch: '%',
+                joint: true
+            })
+        ) && self.punct_at(i + 1, '=')
+    }
+
+    /// `x++;` / `++x;` (`add`) or `x--;` / `--x;`: `x += 1;` / `x -= 1;`; the cursor is past
+    /// the operator and the target.
+    pub(crate) fn step_stmt(
+        &mut self,
+        first: usize,
+        target: ExprId,
+        add: bool,
+        out: &mut Block,
+    ) -> PResult<()> {
+        self.check_target(target)?;
+        self.expect_semi(if add { "`++`" } else { "`--`" })?;
+        let span = self.span_from(first);
+        let value = self.add_expr(Expr::Int(1), span);
+        let op = if add { AssignOp::Add } else { AssignOp::Sub };
+        out.push(self.add_stmt(Stmt::Assign { target, op, value }, span));
         Ok(())
     }
 

@@ -31,7 +31,7 @@
 //! | E0033 | malformed loop (`while`, `with … in`, ranged `foreach`) |
 //! | E0040 | `#x` of a name that is not a parallel or loop variable in scope |
 //! | E0045 | a named shape (`sp : [7, 8];`) of an unsupported form or the wrong rank |
-//! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(-n)` |
+//! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(n)` (an integer literal) |
 //! | E1680 | a parallel variable given several bounds (`parallel p by [A, B]`; name them: `p = {x, y}`) |
 //! | E1681 | an i-tuple name used as one value, or `t(d)` past its elements |
 //! | E1688 | not supported yet: a `: device(…)` level |

@@ -118,6 +118,13 @@ pub(crate) struct Parser {
     pub array_dims: Vec<(String, Vec<crate::ir::ExprId>)>,
     /// Their flattened indices.
     pub array_indices: Vec<crate::ir::ArrayIndex>,
+    /// Arrays of buffers declared so far (`shared f32 [32] s[4];`), and the values of the
+    /// `let`s that name one of their buffers (`Module::buffer_aliases`).
+    pub buffer_arrays: Vec<String>,
+    pub buffer_aliases: Vec<crate::ir::ExprId>,
+    /// Inside the brackets of a shape derivation `sp : base [(1), (0) / 2];`: the dimensions
+    /// of `base` that a parenthesized integer `(i)` stands for.
+    pub derived_from: Option<Vec<crate::ir::ExprId>>,
     /// Set by a `: block<cooperative>` level of the `parallel` being parsed.
     pub cooperative: bool,
     /// I-tuple names in scope and their element variables, innermost last (`ituple.rs`).
@@ -173,6 +180,9 @@ impl Parser {
             with_extents: Vec::new(),
             array_dims: Vec::new(),
             array_indices: Vec::new(),
+            buffer_arrays: Vec::new(),
+            buffer_aliases: Vec::new(),
+            derived_from: None,
             cooperative: false,
             ituples: Vec::new(),
             ituple_names: Vec::new(),

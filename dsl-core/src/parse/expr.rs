@@ -523,7 +523,7 @@ impl Parser {
                     _ if self.is_open(Delim::Paren) && self.shape_value_dims(&name).is_some() => {
                         return self.shape_dim(&name, first);
                     }
-                    // `k(-1)`: the last value of a bounded name `k`.
+                    // `k(0)`, `k(-1)`: a value of a bounded name `k` by its position.
                     _ if self.is_open(Delim::Paren)
                         && crate::ir::builtin_arity(&name).is_none()
                         && self.name_bound(&name).is_some() =>
@@ -584,6 +584,34 @@ impl Parser {
                 Ok(self.add_expr(Expr::Call { func, args }, span))
             }
             Some(TokKind::Open(Delim::Paren)) => {
+                let (open, close) = self.open(Delim::Paren).ok_or(Reported)?;
+                // `(i)` in a shape derivation: dimension `i` of the shape derived from.
+                if let Some(base) = self.derived_from.clone()
+                    && let Some(Ok((i, _))) = self.int_literal()
+                    && self.pos == close
+                {
+                    self.pos = close + 1;
+                    let span = self.span(open, close);
+                    return match usize::try_from(i).ok().and_then(|i| base.get(i)) {
+                        Some(&d) => Ok(self.copy_expr(d, span)),
+                        None => Err(self.error(
+                            Diagnostic::new(
+                                codes::SHAPE_VALUE,
+                                span,
+                                format!(
+                                    "`({i})` names dimension {i} of a shape of {} dimension{}",
+                                    base.len(),
+                                    if base.len() == 1 { "" } else { "s" }
+                                ),
+                            )
+                            .with_help(format!(
+                                "`(0)` … `({})` are its dimensions",
+                                base.len().saturating_sub(1)
+                            )),
+                        )),
+                    };
+                }
+                self.pos = open;
                 let (_, close) = self.open(Delim::Paren).ok_or(Reported)?;
                 let inner = self.expr();
                 self.finish_group(close, "to close the parenthesis", inner)

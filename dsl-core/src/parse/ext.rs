@@ -829,14 +829,17 @@ impl Parser {
             })
     }
 
-    /// `k(-n)` of a bounded name `k`: its value `bound - n` (`k(-1)` is the last value).
+    /// `k(n)` of a bounded name `k`: the value at position `n` of `k`'s bound, counted from
+    /// its start when `n >= 0` (`k(0)` is the first value) and back from its end when `n < 0`
+    /// (`k(-1)` is the last, `bound - 1`). The value keeps the bound, so a `.chunkat` index
+    /// `k(n)` splits the dimension into `bound` chunks like `k` itself.
     pub(crate) fn bounded_value(&mut self, name: &Ident, first: usize) -> PResult<ExprId> {
         let bound = self.name_bound(&name.name).ok_or(Reported)?;
         let (_, close) = self.expect_open(Delim::Paren, "and the position")?;
         let lit = self.int_literal();
         let span = self.span(first, close);
         let n = match lit {
-            Some(Ok((v, _))) if self.pos == close && v < 0 => v.wrapping_neg(),
+            Some(Ok((v, _))) if self.pos == close => v,
             _ => {
                 self.pos = close + 1;
                 return Err(self.error(
@@ -844,25 +847,32 @@ impl Parser {
                         codes::LOOP_RANGE,
                         span,
                         format!(
-                            "`{}(…)` takes a negative integer: the position counted back from the end of `{}`'s bound",
+                            "`{}(…)` takes an integer: a position in `{}`'s bound, counted back from its end when negative",
                             name.name, name.name
                         ),
                     )
-                    .with_help(format!("write `{}(-1)` for its last value", name.name)),
+                    .with_help(format!(
+                        "write `{}(0)` for its first value and `{}(-1)` for its last",
+                        name.name, name.name
+                    )),
                 ));
             }
         };
         self.pos = close + 1;
-        let lhs = self.copy_expr(bound, span);
-        let rhs = self.add_expr(Expr::Int(n), span);
-        let value = self.add_expr(
-            Expr::Binary {
-                op: crate::ir::BinaryOp::Sub,
-                lhs,
-                rhs,
-            },
-            span,
-        );
+        let value = if n >= 0 {
+            self.add_expr(Expr::Int(n), span)
+        } else {
+            let lhs = self.copy_expr(bound, span);
+            let rhs = self.add_expr(Expr::Int(n.wrapping_neg()), span);
+            self.add_expr(
+                Expr::Binary {
+                    op: crate::ir::BinaryOp::Sub,
+                    lhs,
+                    rhs,
+                },
+                span,
+            )
+        };
         self.bounded_values
             .push(crate::ir::BoundedValue { value, bound });
         Ok(value)
@@ -922,6 +932,28 @@ impl Parser {
 }
 
 impl Parser {
+    /// At `base [` of a shape derivation — `base` a named shape, a tensor or `t.span` — the
+    /// dimensions of `base`, the cursor moved to the `[`.
+    fn derivation_base(&mut self) -> Option<Vec<ExprId>> {
+        let name = self.peek_ident()?.to_string();
+        let span_field = self.punct_at(self.pos + 1, '.')
+            && self.kw_at(self.pos + 2, "span")
+            && self.open_at(self.pos + 3, Delim::Bracket);
+        let direct = self.open_at(self.pos + 1, Delim::Bracket);
+        if !span_field && !direct {
+            return None;
+        }
+        let dims = self.shape_value_dims(&name).or_else(|| {
+            self.shapes
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == name)
+                .map(|(_, d)| d.clone())
+        })?;
+        self.pos += if span_field { 3 } else { 1 };
+        Some(dims)
+    }
+
     /// The dimensions of the named shape `name` in scope.
     pub(crate) fn shape_value_dims(&self, name: &str) -> Option<Vec<ExprId>> {
         self.shape_values
@@ -951,6 +983,13 @@ impl Parser {
         let first = self.pos;
         let dims = if self.is_open(Delim::Bracket) {
             let dims = self.extents(true)?;
+            self.splice_spans(dims)
+        } else if let Some(base) = self.derivation_base() {
+            // `sp : base [(1), (0) / 2];`: each entry over the dimensions `(i)` of `base`.
+            let outer = self.derived_from.replace(base);
+            let dims = self.extents(true);
+            self.derived_from = outer;
+            let dims = dims?;
             self.splice_spans(dims)
         } else {
             let e = self.expr()?;

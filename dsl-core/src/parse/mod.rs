@@ -291,6 +291,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         bounded_values: std::mem::take(&mut p.bounded_values),
         with_extents: std::mem::take(&mut p.with_extents),
         array_indices: std::mem::take(&mut p.array_indices),
+        buffer_aliases: std::mem::take(&mut p.buffer_aliases),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

@@ -258,11 +258,43 @@ impl Parser {
         Ok(id)
     }
 
+    /// Whether the statement from the cursor to its `;` has a `,` outside brackets (the
+    /// two-operand form `mma.load src, t;`).
+    fn load_into_ahead(&self) -> bool {
+        let mut depth = 0i32;
+        let mut i = self.pos;
+        while let Some(k) = self.kind_at(i) {
+            match k {
+                super::lexer::TokKind::Open(_) => depth += 1,
+                super::lexer::TokKind::Close(_) => depth -= 1,
+                super::lexer::TokKind::Punct { ch: ';', .. } if depth == 0 => return false,
+                super::lexer::TokKind::Punct { ch: ',', .. } if depth == 0 => return true,
+                _ => {}
+            }
+            if depth < 0 {
+                return false;
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// `mma.<a>.<b> acc, a, b;`, `mma.store acc, dst;`, `mma.commit;` (unbound forms).
     pub(crate) fn mma(&mut self) -> PResult<StmtId> {
         let first = self.pos;
         let op = self.namespace_op("mma", MMA_OPS)?;
         let s = match op.name.as_str() {
+            // `mma.load src, t;`: into the registers of a declared `frag` tile.
+            "load" if self.load_into_ahead() => {
+                let src = self.expr()?;
+                self.expect_op(",", "between the source and the `frag` tile")?;
+                let dst = self.expr()?;
+                self.expect_semi("`mma.load`")?;
+                return Ok(self.add_stmt(
+                    Stmt::Ext(crate::ir::ExtStmt::LoadInto { src, dst }),
+                    self.span_from(first),
+                ));
+            }
             "fill" | "load" => {
                 let msg = format!(
                     "`mma.{}` produces a fragment that must be bound to a name",

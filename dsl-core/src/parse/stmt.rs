@@ -97,6 +97,12 @@ impl Parser {
         if self.is_open(Delim::Bracket) && self.open_at(self.pos + 1, Delim::Bracket) {
             return self.attributed(out);
         }
+        // `++x;` / `--x;`: `x += 1;` / `x -= 1;`.
+        if let Some(add) = self.step_op(self.pos) {
+            self.pos += 2;
+            let target = self.postfix()?;
+            return self.step_stmt(first, target, add, out);
+        }
         let Some(word) = self.peek_ident().map(str::to_string) else {
             if self.is_open(Delim::Brace) {
                 let span = self.here();

@@ -165,6 +165,16 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
                 wr.push(args[0]);
                 rd.extend(args[1..].iter().copied());
             }
+            // `mma.load src, t;` fills the `frag` tile `t`.
+            Stmt::Ext(crate::ir::ExtStmt::LoadInto { src, dst }) => {
+                rd.push(*src);
+                wr.push(*dst);
+            }
+            // `b = s[1];`, `v = t.span_as(…);`: naming a view reads only its indices (each use
+            // of the name is the view itself, read or written there).
+            Stmt::Let { value, .. } if super::super::is_view_let(m, *value) => {
+                index_reads(cx, *value, &mut rd)
+            }
             other => rd.extend(stmt_exprs(other)),
         }
         let record = |list: &mut HashMap<Binding, Vec<Access>>, e: ExprId, whole: bool| {

@@ -399,18 +399,41 @@ impl R<'_> {
             return;
         }
         if scope_len > 1 && self.header.contains(&id.name) {
-            let first = self.scopes[0]
+            let (outer, first) = self.scopes[0]
                 .get(&id.name)
-                .map(|(_, s)| *s)
-                .unwrap_or(Span::DUMMY);
-            self.diags.push(
+                .map(|(b, s)| (Some(*b), *s))
+                .unwrap_or((None, Span::DUMMY));
+            // A scalar parameter hidden by a typed scalar or a loop or parallel variable is
+            // legal Croqtile (the inner name hides the outer one from its declaration on), but
+            // the lowering declares the parameter as an argument of the same C++ function,
+            // where `int a = a + 5;` would read the new `a`: not supported yet. Hiding a
+            // tunable, a constant, a dimension or a tensor, or rebinding one with `x = e;`,
+            // stays an error.
+            let scalar_param = matches!(outer, Some(Binding::Param(i))
+                if self.m.kernel.params.get(i).is_some_and(|p| p.shape.is_empty()));
+            let typed = matches!(
+                b,
+                Binding::Scalar(_) | Binding::LoopVar { .. } | Binding::ParallelVar { .. }
+            );
+            let d = if scalar_param && typed {
+                Diagnostic::new(
+                    codes::NOT_LOWERED_HEADER_SHADOW,
+                    id.span,
+                    format!(
+                        "not supported yet: `{}` declared again in the body, hiding the parameter `{}`",
+                        id.name, id.name
+                    ),
+                )
+            } else {
                 Diagnostic::new(
                     codes::DUPLICATE_DECL,
                     id.span,
                     format!("`{}` shadows a name declared in the kernel header", id.name),
                 )
-                .with_note(first, "declared here")
-                .with_help("use a different name: header names become template parameters and kernel arguments"),
+            };
+            self.diags.push(
+                d.with_note(first, "declared here")
+                    .with_help("use a different name: header names become template parameters and kernel arguments"),
             );
         }
         if let Some(s) = self.scopes.last_mut() {
@@ -769,6 +792,10 @@ impl R<'_> {
             ExtStmt::Swap { a, b } => {
                 self.ident(s, Role::A, a, false);
                 self.ident(s, Role::B, b, false);
+            }
+            ExtStmt::LoadInto { src, dst } => {
+                self.expr(*src, Want::Tensor, false);
+                self.expr(*dst, Want::Tensor, false);
             }
         }
     }
