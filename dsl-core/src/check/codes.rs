@@ -505,6 +505,8 @@ pub const RETURN_KIND: &str = "E1683";
 /// Not supported yet: a shared or local buffer whose shape is known only at launch (problem
 /// sizes, scalar parameters).
 pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
+/// An event declared under `inthreads` or an `if` that may differ between the threads of a block.
+pub const EVENT_DIVERGENT_DECL: &str = "E1691";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1288,5 +1290,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         RETURN_KIND,
         "a `return` of a future, a placeholder, an index or an i-tuple (not a tensor or a scalar)",
+    ),
+    (
+        EVENT_DIVERGENT_DECL,
+        "an event declared under a condition that may differ between the threads of a block",
     ),
 ];
