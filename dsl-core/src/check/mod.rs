@@ -355,8 +355,9 @@ pub struct KernelInfo {
     /// symbolic form — tile shape and origin over tunables, constants and problem sizes, what
     /// the lowering prints — or why it has none (`check/view_sym.rs`).
     pub sym_views: HashMap<ExprId, Result<SymView, ViewError>>,
-    /// mma fragments by name.
-    pub frags: HashMap<String, FragInfo>,
+    /// WGMMA fragments by their defining statement (the `mma.fill` / `mma.load` the checker
+    /// binds each operand to): two fragments of one name in different scopes are two entries.
+    pub frags: HashMap<StmtId, FragInfo>,
     pub events: Vec<EventInfo>,
     /// The TMA loads that complete on the event of the `trigger … after` naming their future
     /// (`tma.copy.async<e>` in effect): copy → the event expression.
