@@ -75,7 +75,7 @@ pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use fresh::fresh_tile;
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
-pub use out_init::{BlockFill, Owned, block_owned, unobservable};
+pub use out_init::{BlockFill, Owned, block_owned, header_outputs, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
 pub use tensors::DeclaredTensor;
