@@ -507,6 +507,9 @@ pub const RETURN_KIND: &str = "E1683";
 pub const NOT_LOWERED_LAUNCH_SIZED: &str = "E1686";
 /// An event declared under `inthreads` or an `if` that may differ between the threads of a block.
 pub const EVENT_DIVERGENT_DECL: &str = "E1691";
+/// Not supported yet: a TMA load on no event under `inthreads` or an `if` that may differ
+/// between the threads of a block.
+pub const NOT_LOWERED_DIVERGENT_SYNC_TMA: &str = "E1692";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1294,5 +1297,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         EVENT_DIVERGENT_DECL,
         "an event declared under a condition that may differ between the threads of a block",
+    ),
+    (
+        NOT_LOWERED_DIVERGENT_SYNC_TMA,
+        "not supported yet: a TMA load on no event under a condition that may differ between the threads of a block",
     ),
 ];

@@ -86,6 +86,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         frag_rebinds(m, &m.kernel.body, diags);
     }
     parallel_shadows(m, &m.kernel.body, &mut Vec::new(), 0, diags);
+    divergent_sync_loads(cx, &m.kernel.body, None, diags);
     if let Returns::Value { span, .. } = &m.kernel.returns {
         diags.push(not_lowered(
             codes::NOT_LOWERED_RETURN,
@@ -725,6 +726,69 @@ fn frag_rebinds(m: &crate::ir::Module, b: &crate::ir::Block, diags: &mut Diagnos
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// A TMA load that completes on no event (`tma.copy g => s;`, or `f = tma.copy.async …` whose
+/// future no `trigger … after` binds to one) is synchronous: thread 0 issues it on a barrier of
+/// the kernel's own, after a barrier of the whole block, and every thread of the block waits for
+/// it. Under `inthreads`, or an `if` whose condition may differ between threads
+/// (`super::events::block_uniform`), the threads outside never reach those barriers, and thread
+/// 0 may not be inside to issue it: the kernel would hang.
+fn divergent_sync_loads(
+    cx: &Cx,
+    b: &[crate::ir::StmtId],
+    guard: Option<crate::ir::StmtId>,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let bound = super::events::bound_copies(m);
+    let of_param = |e: crate::ir::ExprId| {
+        let mut root = e;
+        while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
+            root = *base;
+        }
+        matches!(cx.res.bindings.get(&root), Some(super::Binding::Param(i))
+            if m.kernel.params.get(*i).is_some_and(|p| !p.shape.is_empty()))
+    };
+    for &s in b {
+        let st = &m.stmts[s];
+        // A multicast load bound to a future is E1341 already.
+        if let (
+            Stmt::TmaCopy {
+                event: None,
+                src,
+                bind,
+                ..
+            },
+            Some(g),
+        ) = (st, guard)
+            && of_param(*src)
+            && !bound.contains_key(&s)
+            && !(bind.is_some() && m.is_multicast(s))
+        {
+            let cond = match &m.stmts[g] {
+                Stmt::InThreads { cond, .. } | Stmt::If { cond, .. } => m.expr_span(*cond),
+                _ => m.stmt_span(g),
+            };
+            diags.push(
+                Diagnostic::new(
+                    codes::NOT_LOWERED_DIVERGENT_SYNC_TMA,
+                    m.stmt_span(s),
+                    "not supported yet: a TMA load that completes on no event, under a condition that may differ between the threads of the block (tessel issues it from thread 0 and waits for it with barriers of the whole block, which the threads outside never reach)",
+                )
+                .with_note(cond, "the condition")
+                .with_help("let it complete on an event the branch waits on: `tma.copy.async<full> … => s;` then `wait full;`, or `f = tma.copy.async …; trigger full after f;`"),
+            );
+        }
+        let inner = match st {
+            Stmt::InThreads { .. } => Some(s),
+            Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
+            _ => guard,
+        };
+        for blk in super::stmt_blocks(st) {
+            divergent_sync_loads(cx, blk, inner, diags);
         }
     }
 }

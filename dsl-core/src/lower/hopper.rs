@@ -187,8 +187,9 @@ fn barrier_of(
 }
 
 /// Whether `wait f;` (statement `s`) waits on the future of a TMA load without an event issued
-/// earlier in the same statement list: the lowering waits for such a load before the next
-/// statement, on every thread that ran it, so the wait has nothing left to wait for.
+/// before it in the load's statement list (or in a statement after the load there): the
+/// lowering waits for such a load before the next statement, on every thread of the block (the
+/// gate admits it nowhere else, E1692), so the wait has nothing left to wait for.
 fn synchronous_copy_before(e: &Emitter, s: StmtId, event: crate::ir::ExprId) -> bool {
     let m = e.m;
     let Some(Binding::Future(def)) = e.info.bindings.get(&event).copied() else {
@@ -199,9 +200,17 @@ fn synchronous_copy_before(e: &Emitter, s: StmtId, event: crate::ir::ExprId) -> 
     {
         return false;
     }
+    fn holds(m: &crate::ir::Module, b: &[StmtId], s: StmtId) -> bool {
+        b.iter().any(|&x| {
+            x == s
+                || crate::check::stmt_blocks(&m.stmts[x])
+                    .into_iter()
+                    .any(|inner| holds(m, inner, s))
+        })
+    }
     parent_block(m, def).is_some_and(|b| {
-        let at = |x: StmtId| b.iter().position(|y| *y == x);
-        matches!((at(def), at(s)), (Some(i), Some(j)) if i < j)
+        let i = b.iter().position(|y| *y == def).unwrap_or(b.len());
+        holds(m, &b[(i + 1).min(b.len())..], s)
     })
 }
 
