@@ -510,6 +510,9 @@ pub const EVENT_DIVERGENT_DECL: &str = "E1691";
 /// Not supported yet: a TMA load on no event under `inthreads` or an `if` that may differ
 /// between the threads of a block.
 pub const NOT_LOWERED_DIVERGENT_SYNC_TMA: &str = "E1692";
+/// Not supported yet: a `dma.copy` to or from shared memory under `inthreads` or an `if` that
+/// may differ between the threads of a block.
+pub const NOT_LOWERED_DIVERGENT_DMA: &str = "E1693";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1301,5 +1304,9 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_DIVERGENT_SYNC_TMA,
         "not supported yet: a TMA load on no event under a condition that may differ between the threads of a block",
+    ),
+    (
+        NOT_LOWERED_DIVERGENT_DMA,
+        "not supported yet: a `dma.copy` to or from shared memory under a condition that may differ between the threads of a block",
     ),
 ];
