@@ -71,16 +71,21 @@ fn v2_passes_and_infers_chunks() {
         vec![Some(128), Some(16)]
     );
     assert!(info.views[&b].coords[0].is_none());
-    // Fragments.
-    assert_eq!(info.frags["mc"].kind, FragKind::Acc);
-    assert_eq!(info.frags["ma"].kind, FragKind::A);
-    assert_eq!(info.frags["mb"].kind, FragKind::B);
+    // Fragments, keyed by their defining `mma.fill` / `mma.load`.
+    let frag = |name: &str| {
+        info.frags
+            .values()
+            .find(|f| {
+                matches!(&m.stmts[f.def], Stmt::MmaFill { name: n, .. } | Stmt::MmaLoad { name: n, .. } if n.name == name)
+            })
+            .unwrap_or_else(|| panic!("no fragment `{name}`"))
+    };
+    assert!(info.frags.iter().all(|(d, f)| *d == f.def));
+    assert_eq!(frag("mc").kind, FragKind::Acc);
+    assert_eq!(frag("ma").kind, FragKind::A);
+    assert_eq!(frag("mb").kind, FragKind::B);
     assert_eq!(
-        info.frags["mc"]
-            .shape
-            .iter()
-            .map(|d| d.value)
-            .collect::<Vec<_>>(),
+        frag("mc").shape.iter().map(|d| d.value).collect::<Vec<_>>(),
         vec![Some(64), Some(128)]
     );
     // Every TmaCopy and MmaLoad has a resolved swizzle; the output copy has none.

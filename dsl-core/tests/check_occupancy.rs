@@ -177,3 +177,53 @@ fn wgmma_accumulators_must_fit_the_block_s_registers() {
     let two = parse(&text.replace("parallel by 1 : group-4", "parallel by 2 : group-4"));
     check::check(&two).unwrap_or_else(|d| panic!("{d}"));
 }
+
+#[test]
+fn two_accumulators_of_one_name_are_estimated_each() {
+    // wgmma_epilogue under seven warpgroups: its [64, BN] accumulator `mc` does not fit (see
+    // above). A later scope of the block computes a narrow [64, 8] product into an accumulator
+    // of the same name: it fits, and it must not hide the first one's shortage (the fragments
+    // are told apart by their `mma.fill`, not by their name).
+    let text =
+        kernel_file("wgmma_epilogue").replace("parallel by 1 : group-4", "parallel by 7 : group-4");
+    let tail = "    mma.store mc, output.subspan(64, BN).at(bm, bn);\n  }\n}";
+    assert!(text.contains(tail));
+    let narrow = r#"    mma.store mc, output.subspan(64, BN).at(bm, bn);
+    foreach {p} in [1] {
+      shared f16 [8, TILE_K] rhs_n;
+      mc = mma.fill.f32 0.0f;
+      foreach {kt} in [cdiv(K, TILE_K)] {
+        tma.copy.swiz<128> lhs.subspan(64, TILE_K).at(bm, kt) => lhs_s;
+        tma.copy.swiz<128> rhs.subspan(8, TILE_K).at(bn * (BN / 8), kt) => rhs_n;
+        foreach {kk} in [TILE_K / 16] {
+          parallel by 7 : group-4 {
+            ma2 = lhs_s.chunkat(_, kk);
+            mb2 = rhs_n.chunkat(_, kk);
+            mma.row.row mc, ma2, mb2;
+          }
+        }
+      }
+      mma.store mc, output.subspan(64, 8).at(bm, bn * (BN / 8));
+    }
+  }
+}"#;
+    let both = parse(&text.replace(tail, narrow));
+    let d = check::check(&both).unwrap_err();
+    assert_eq!(codes(&d), vec![c::ACC_REGISTERS], "{d}");
+    assert!(mentions(&d.0[0], "[64, 128] f32"), "{d}");
+    assert_eq!(d.0[0].span.start.line, 15, "{d}");
+    // The narrow accumulator alone fits.
+    let one = parse(&narrow_only(&text, narrow));
+    check::check(&one).unwrap_or_else(|d| panic!("{d}"));
+}
+
+/// `text` with the wide accumulator's GEMM (to the end of the kernel) replaced by the narrow one.
+fn narrow_only(text: &str, narrow: &str) -> String {
+    let start = text
+        .find("    mc = mma.fill.f32 0.0f;")
+        .expect("the wide accumulator");
+    let inner = narrow
+        .strip_prefix("    mma.store mc, output.subspan(64, BN).at(bm, bn);\n")
+        .expect("the narrow scope");
+    format!("{}{}", &text[..start], inner)
+}

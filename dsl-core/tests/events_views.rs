@@ -94,12 +94,37 @@ fn a_waited_future_is_not_bound_to_the_event() {
     );
     let m = parse(&text);
     // `b` is waited: the load of `a` alone completes on `full`.
-    let info = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90);
-    assert!(info.is_ok(), "{:?}", info.err());
+    let (info, gate) = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let loads: Vec<String> = info
+        .bound_copies
+        .keys()
+        .map(|&s| m.stmt_span(s).start.line.to_string())
+        .collect();
+    assert_eq!(loads, ["24"], "{:?}", info.bound_copies);
+    // `b`'s load completes on no event: a synchronous load, which the producer's one thread
+    // cannot issue and wait for with the block's barriers (not lowered yet).
+    assert_eq!(
+        gate.0.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [codes::NOT_LOWERED_DIVERGENT_SYNC_TMA],
+        "{gate}"
+    );
+    assert_eq!(gate.0[0].span.start.line, 25, "{gate}");
+}
+
+/// A future of a load that completes on no event, waited after it by every thread of the block:
+/// the load was waited where it was issued, so the `wait` is a comment.
+#[test]
+fn a_synchronous_load_s_future_is_waited_where_it_is_issued() {
+    let text = kernel_file("wgmma_epilogue").replace(
+        "      tma.copy.swiz<128> rhs.subspan(BN, TILE_K).at(bn, kt) => rhs_s;",
+        "      f = tma.copy.async.swiz<128> rhs.subspan(BN, TILE_K).at(bn, kt) => rhs_s;\n      foreach {w} in [1] {\n        wait f;\n      }",
+    );
+    assert!(text.contains("wait f;"));
     let body = lowered(&text);
-    position(&body, "if (threadIdx.x == tsl_lead_a) {");
+    position(&body, "// `f` landed with its load above");
     assert!(
-        !body.iter().any(|l| l.contains("tsl_lead_b")),
+        !body.iter().any(|l| l.contains("tsl_phase_f")),
         "{}",
         body.join("\n")
     );

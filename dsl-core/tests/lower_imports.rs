@@ -444,6 +444,51 @@ fn lowering_finds_fragments_by_binding() {
     );
 }
 
+/// Whether a line of lowering takes an event by its spelled name: the root name of a
+/// `wait`/`trigger` operand (`check::events::event_root`, or `walk::root` of an event). Events
+/// are the checker's bindings (`check::events::event_ref`), so one name in two scopes is two
+/// events; the name only spells the C++ identifiers.
+fn finds_event_by_name(line: &str) -> bool {
+    [
+        "event_root(",
+        "root(m, *event)",
+        "root(m, *ev)",
+        "root(m, ev)",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
+}
+
+#[test]
+fn the_event_check_sees_a_lookup_by_name() {
+    assert!(finds_event_by_name(
+        "                crate::check::events::event_root(m, *event).map(str::to_string)"
+    ));
+    assert!(finds_event_by_name(
+        "                    Stmt::Wait { event } => root(m, *event).map(str::to_string),"
+    ));
+    assert!(!finds_event_by_name(
+        "                event_ref(m, &info.bindings, *event)"
+    ));
+}
+
+#[test]
+fn lowering_finds_events_by_binding() {
+    let mut found = Vec::new();
+    for (name, text) in sources() {
+        for (i, line) in text.lines().enumerate() {
+            if finds_event_by_name(line) {
+                found.push(format!("{name}.rs:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "events found by name in lowering:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The string literal a `format!(` at the start of `rest` formats (on its line or the next).
 fn format_template(rest: &str) -> Option<&str> {
     let rest = rest.strip_prefix("format!(")?.trim_start();

@@ -160,13 +160,13 @@ impl Loaded {
         let info = match checks {
             Checks::Lowering => check::check_config(&module, &config, None, &Limits::default()),
             Checks::Language => check::check_language(&module, &config, None, &Limits::default())
-                .map(|(info, gate)| {
-                    // What no lowering handles is judged on the launch form, which `emit` lowers.
-                    let gate = check::check_language(&launch, &config, None, &Limits::default())
-                        .map(|(_, g)| g)
-                        .unwrap_or(gate);
+                .and_then(|(info, _)| {
+                    // What no lowering handles is judged on the launch form, which `emit` lowers;
+                    // so are its errors (a body-declared output's dimensions as a parameter's).
+                    let (_, gate) =
+                        check::check_language(&launch, &config, None, &Limits::default())?;
                     notes.extend(gate.0);
-                    info
+                    Ok(info)
                 }),
         }
         .map_err(|d| diagnostics(&file, &text, &d))?;

@@ -528,6 +528,14 @@ pub const PAD_MIDDLE: &str = "E1697";
 /// Not supported yet: a thread-level `parallel` extent known only at launch (a problem size,
 /// a scalar parameter).
 pub const NOT_LOWERED_LAUNCH_THREADS: &str = "E1698";
+/// An event declared under `inthreads` or an `if` that may differ between the threads of a block.
+pub const EVENT_DIVERGENT_DECL: &str = "E1691";
+/// Not supported yet: a TMA load on no event under `inthreads` or an `if` that may differ
+/// between the threads of a block.
+pub const NOT_LOWERED_DIVERGENT_SYNC_TMA: &str = "E1692";
+/// Not supported yet: a `dma.copy` to or from shared memory under `inthreads` or an `if` that
+/// may differ between the threads of a block.
+pub const NOT_LOWERED_DIVERGENT_DMA: &str = "E1693";
 
 pub const TABLE: &[(&str, &str)] = &[
     (
@@ -1351,5 +1359,17 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         PAD_MIDDLE,
         "a `dma.pad` with non-zero middle padding (not supported on the CUDA target)",
+    ),
+    (
+        EVENT_DIVERGENT_DECL,
+        "an event declared under a condition that may differ between the threads of a block",
+    ),
+    (
+        NOT_LOWERED_DIVERGENT_SYNC_TMA,
+        "not supported yet: a TMA load on no event under a condition that may differ between the threads of a block",
+    ),
+    (
+        NOT_LOWERED_DIVERGENT_DMA,
+        "not supported yet: a `dma.copy` to or from shared memory under a condition that may differ between the threads of a block",
     ),
 ];

@@ -276,6 +276,51 @@ pub(crate) fn event_root(m: &Module, e: ExprId) -> Option<&str> {
     }
 }
 
+/// An event declarator as the resolver bound one use of it (`e`, `e[i]`, `e.at(k)`): its
+/// `EventDecl` and the declarator's place in it, with the spelling kept to name C++ identifiers.
+/// Ordered by name first, so a set of them lists events as their names sort.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EventRef {
+    pub name: String,
+    pub decl: StmtId,
+    pub declarator: usize,
+}
+
+impl EventRef {
+    /// The checker's binding of the event.
+    pub fn binding(&self) -> Binding {
+        Binding::Event(self.decl, self.declarator)
+    }
+}
+
+/// The event a `wait`/`trigger` operand names, by the resolver's binding of its root (`None`
+/// for a copy future or an unresolved name).
+pub fn event_ref(m: &Module, bindings: &HashMap<ExprId, Binding>, e: ExprId) -> Option<EventRef> {
+    let root = match &m.exprs[e] {
+        Expr::Name(_) => e,
+        Expr::Index { base, .. }
+        | Expr::View {
+            base,
+            op: crate::ir::ViewOp::At,
+            ..
+        } => match &m.exprs[*base] {
+            Expr::Name(_) => *base,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let (Expr::Name(name), Some(Binding::Event(decl, declarator))) =
+        (&m.exprs[root], bindings.get(&root).copied())
+    else {
+        return None;
+    };
+    Some(EventRef {
+        name: name.clone(),
+        decl,
+        declarator,
+    })
+}
+
 /// Whether `e` has one value for every thread of a block: it names only tunables, constants,
 /// dimensions, scalar parameters, `: block` variables, loop variables of loops whose extents
 /// are such values, and `let`s of such values. A `trigger` under an `if` on such a condition
@@ -336,16 +381,17 @@ pub(crate) fn assigned(cx: &Cx, decl: StmtId) -> bool {
 /// statement list. The peers write into this block's tile, so the load must wait until every
 /// block of the cluster has released it: the lowering makes these events cluster-wide (each
 /// arrival goes to every block; `lower/cluster.rs`).
-pub(crate) fn cluster_wide_events(m: &Module) -> HashSet<String> {
+pub(crate) fn cluster_wide_events(cx: &Cx) -> HashSet<EventRef> {
+    let m = cx.m;
     let mut out = HashSet::new();
     let mut lists: Vec<&[StmtId]> = vec![&m.kernel.body];
     while let Some(list) = lists.pop() {
         if let Some(load) = list.iter().position(|s| m.is_multicast(*s)) {
             for &w in &list[..load] {
                 if let Stmt::Wait { event } = &m.stmts[w]
-                    && let Some(n) = event_root(m, *event)
+                    && let Some(ev) = event_ref(m, &cx.res.bindings, *event)
                 {
-                    out.insert(n.to_string());
+                    out.insert(ev);
                 }
             }
         }
@@ -366,7 +412,7 @@ pub(crate) fn cluster_wide_events(m: &Module) -> HashSet<String> {
 pub(crate) fn cluster_triggers(cx: &Cx, gate: bool, diags: &mut Diagnostics) {
     let m = cx.m;
     let clustered = m.cluster.is_some() || m.cluster_level.is_some();
-    let wide = cluster_wide_events(m);
+    let wide = cluster_wide_events(cx);
     for &s in &m.cluster_triggers {
         let event = match &m.stmts[s] {
             Stmt::Trigger { event, .. } | Stmt::Ext(ExtStmt::TriggerAfter { event, .. }) => *event,
@@ -382,7 +428,10 @@ pub(crate) fn cluster_triggers(cx: &Cx, gate: bool, diags: &mut Diagnostics) {
                 )
                 .with_help("add a `: cluster` level (`parallel {c} by [2] : cluster { … }`) or write `trigger`"),
             );
-        } else if clustered && gate && !wide.contains(name) {
+        } else if clustered
+            && gate
+            && !event_ref(m, &cx.res.bindings, event).is_some_and(|ev| wide.contains(&ev))
+        {
             diags.push(
                 crate::diag::Diagnostic::new(
                     codes::NOT_LOWERED_CLUSTER_TRIGGER,

@@ -411,7 +411,7 @@ pub(crate) fn lowerable_tile(cx: &Cx, t: &Tile) -> bool {
 /// The M × N of each accumulator (by definition): warp ones from the `mma.sync` checks, WGMMA
 /// ones from the `mma`'s operands (one warpgroup's 64 rows).
 pub(crate) fn acc_shapes(
-    frags: &std::collections::HashMap<String, super::FragInfo>,
+    frags: &std::collections::HashMap<StmtId, super::FragInfo>,
     warp: &std::collections::HashMap<StmtId, (i64, i64)>,
 ) -> std::collections::HashMap<StmtId, (i64, i64)> {
     let mut out = warp.clone();

@@ -78,7 +78,7 @@ pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub(crate) use fresh::fresh_tile;
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
-pub use out_init::{BlockFill, Owned, block_owned, unobservable};
+pub use out_init::{BlockFill, Owned, block_owned, header_outputs, unobservable};
 pub use resolve::Role as IdentRole;
 pub use support::LOWERED_MATH;
 pub use tensors::DeclaredTensor;
@@ -358,8 +358,9 @@ pub struct KernelInfo {
     /// symbolic form — tile shape and origin over tunables, constants and problem sizes, what
     /// the lowering prints — or why it has none (`check/view_sym.rs`).
     pub sym_views: HashMap<ExprId, Result<SymView, ViewError>>,
-    /// mma fragments by name.
-    pub frags: HashMap<String, FragInfo>,
+    /// WGMMA fragments by their defining statement (the `mma.fill` / `mma.load` the checker
+    /// binds each operand to): two fragments of one name in different scopes are two entries.
+    pub frags: HashMap<StmtId, FragInfo>,
     pub events: Vec<EventInfo>,
     /// The TMA loads that complete on the event of the `trigger … after` naming their future
     /// (`tma.copy.async<e>` in effect): copy → the event expression.

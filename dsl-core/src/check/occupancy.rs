@@ -151,7 +151,7 @@ const NON_ACC_REGISTERS: u32 = 16;
 /// when one block runs per SM (64K registers shared, in units of 8, at most 255).
 pub(crate) fn check_acc_registers(
     cx: &Cx,
-    frags: &std::collections::HashMap<String, FragInfo>,
+    frags: &std::collections::HashMap<crate::ir::StmtId, FragInfo>,
     threads: u32,
     diags: &mut Diagnostics,
 ) {
@@ -159,12 +159,15 @@ pub(crate) fn check_acc_registers(
         return;
     }
     let limit = (65536 / threads / 8 * 8).min(255);
-    let mut accs: Vec<(&String, &FragInfo)> = frags
-        .iter()
-        .filter(|(_, f)| f.kind == FragKind::Acc)
-        .collect();
-    accs.sort_by_key(|(_, f)| f.def);
-    for (name, f) in accs {
+    let mut accs: Vec<&FragInfo> = frags.values().filter(|f| f.kind == FragKind::Acc).collect();
+    accs.sort_by_key(|f| f.def);
+    for f in accs {
+        let name = match &cx.m.stmts[f.def] {
+            crate::ir::Stmt::MmaFill { name, .. } | crate::ir::Stmt::MmaLoad { name, .. } => {
+                name.name.as_str()
+            }
+            _ => "?",
+        };
         let [Some(rows), Some(cols)] =
             [f.shape.first(), f.shape.get(1)].map(|d| d.and_then(|d| d.value))
         else {

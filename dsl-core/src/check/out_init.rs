@@ -22,6 +22,43 @@ use super::{Binding, all_stmts, stmt_blocks, stmt_exprs, walk_expr};
 use crate::ir::{CopyDst, DeclExt, Expr, ExprId, ExtStmt, Level, Module, Stmt, StmtId, ViewOp};
 use std::collections::HashMap;
 
+/// The global tensors declared at the top of the body (a function's outputs) whose shapes the
+/// launch form (`lower::launch_form`) can state as parameters: every name in their dimensions
+/// is, as the resolver binds it in the function as written, a problem size, a tunable, a
+/// constant or a tensor parameter (`input.span`) — or unknown (an error of the function itself).
+/// A dimension naming a value of the body (a `let`, a named shape, a scalar parameter) has no
+/// meaning in the parameter list: moved there, it would be an unknown name or a new problem
+/// size its body declaration shadows, so such an output stays where it is (E1304, not lowered).
+pub fn header_outputs(m: &Module) -> std::collections::HashSet<StmtId> {
+    let mut diags = crate::diag::Diagnostics::default();
+    let res = super::resolve::resolve(m, &mut diags);
+    let in_header = |e: ExprId| {
+        let mut ok = true;
+        walk_expr(m, e, &mut |x| {
+            if !matches!(m.exprs[x], Expr::Name(_)) {
+                return;
+            }
+            ok &= match res.bindings.get(&x) {
+                None | Some(Binding::SymDim { .. } | Binding::Tunable | Binding::Constant) => true,
+                Some(Binding::Param(i)) => {
+                    m.kernel.params.get(*i).is_some_and(|p| !p.shape.is_empty())
+                }
+                Some(_) => false,
+            };
+        });
+        ok
+    };
+    m.kernel
+        .body
+        .iter()
+        .copied()
+        .filter(|&s| {
+            matches!(&m.stmts[s], Stmt::TensorDecl { space: crate::ir::MemSpace::Global, shape, .. }
+                if shape.iter().all(|&d| in_header(d)))
+        })
+        .collect()
+}
+
 /// Whether the initializer `x` is unobservable (see the module comment). `bindings` resolves
 /// names (the checker's); without them (in the lowering, after the checker accepted the
 /// kernel) names are matched by text.

@@ -129,4 +129,45 @@ pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             _ => {}
         }
     }
+    divergent_events(cx, &m.kernel.body, None, diags);
+}
+
+/// Events declared where only some threads of the block run (under `inthreads`, or an `if`
+/// whose condition may differ between threads, `super::events::block_uniform`): an event is a
+/// barrier in shared memory that the lowering initialises from one thread and then publishes
+/// with a barrier over the whole block, which the threads outside the condition never reach.
+fn divergent_events(
+    cx: &Cx,
+    b: &[crate::ir::StmtId],
+    guard: Option<crate::ir::StmtId>,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    for &s in b {
+        let st = &m.stmts[s];
+        if let (Stmt::EventDecl { names, .. }, Some(g)) = (st, guard) {
+            let at = names.first().map(|d| d.name.span).unwrap_or(m.stmt_span(s));
+            let cond = match &m.stmts[g] {
+                Stmt::InThreads { cond, .. } | Stmt::If { cond, .. } => m.expr_span(*cond),
+                _ => m.stmt_span(g),
+            };
+            diags.push(
+                Diagnostic::new(
+                    codes::EVENT_DIVERGENT_DECL,
+                    at,
+                    "an event declared under a condition that may differ between the threads of the block: its barrier is initialised and published with a synchronisation of the whole block, which the threads that skip the declaration never reach",
+                )
+                .with_note(cond, "the condition")
+                .with_help("declare the event beside the block's shared buffers, before the `inthreads` / `if` (the threads that do not use it still share it)"),
+            );
+        }
+        let inner = match st {
+            Stmt::InThreads { .. } => Some(s),
+            Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
+            _ => guard,
+        };
+        for blk in super::stmt_blocks(st) {
+            divergent_events(cx, blk, inner, diags);
+        }
+    }
 }

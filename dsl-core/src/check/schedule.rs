@@ -169,8 +169,8 @@ pub(crate) fn check_pingpong(cx: &Cx, diags: &mut Diagnostics) {
             }
             Stmt::Trigger { event, .. }
             | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { event, .. }) => {
-                if let Some(r) = super::events::event_root(m, *event) {
-                    triggered.insert(r.to_string());
+                if let Some(r) = super::events::event_ref(m, &cx.res.bindings, *event) {
+                    triggered.insert(r);
                 }
             }
             _ => {}
@@ -185,10 +185,11 @@ pub(crate) fn check_pingpong(cx: &Cx, diags: &mut Diagnostics) {
         else {
             continue;
         };
-        let Some(r) = super::events::event_root(m, *event) else {
+        let Some(ev) = super::events::event_ref(m, &cx.res.bindings, *event) else {
             continue;
         };
-        if triggered.contains(r) {
+        if triggered.contains(&ev) {
+            let r = &ev.name;
             diags.push(
                 Diagnostic::new(
                     codes::PINGPONG_TRIGGER,

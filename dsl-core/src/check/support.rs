@@ -88,6 +88,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         frag_rebinds(m, &m.kernel.body, diags);
     }
     parallel_shadows(m, &m.kernel.body, &mut Vec::new(), 0, diags);
+    divergent_sync_loads(cx, &m.kernel.body, None, diags);
     if let Returns::Value { span, .. } = &m.kernel.returns {
         diags.push(not_lowered(
             codes::NOT_LOWERED_RETURN,
@@ -727,6 +728,123 @@ fn frag_rebinds(m: &crate::ir::Module, b: &crate::ir::Block, diags: &mut Diagnos
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Copies the lowering makes with barriers of the whole block, under a condition some threads
+/// of the block skip. A TMA load that completes on no event (`tma.copy g => s;`, or
+/// `f = tma.copy.async …` whose future no `trigger … after` binds to one) is synchronous: thread 0 issues it on a barrier of
+/// the kernel's own, after a barrier of the whole block, and every thread of the block waits for
+/// it. Under `inthreads`, or an `if` whose condition may differ between threads
+/// (`super::events::block_uniform`), the threads outside never reach those barriers, and thread
+/// 0 may not be inside to issue it: the kernel would hang (E1692). A `dma.copy` to or from
+/// shared memory is cooperative: every thread of the block copies its share of the tile
+/// between such barriers, so under the condition part of the tile is never copied (E1693).
+fn divergent_sync_loads(
+    cx: &Cx,
+    b: &[crate::ir::StmtId],
+    guard: Option<crate::ir::StmtId>,
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let bound = super::events::bound_copies(m);
+    let of_param = |e: crate::ir::ExprId| {
+        let mut root = e;
+        while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
+            root = *base;
+        }
+        matches!(cx.res.bindings.get(&root), Some(super::Binding::Param(i))
+            if m.kernel.params.get(*i).is_some_and(|p| !p.shape.is_empty()))
+    };
+    // The memory space of the tensor a copy operand views (a tensor parameter is global).
+    let space_of = |e: crate::ir::ExprId| {
+        let mut root = e;
+        while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
+            root = *base;
+        }
+        match cx.res.bindings.get(&root)? {
+            super::Binding::Param(i) => m
+                .kernel
+                .params
+                .get(*i)
+                .filter(|p| !p.shape.is_empty())
+                .map(|p| p.space),
+            super::Binding::Tensor(d, _) => match &m.stmts[*d] {
+                Stmt::TensorDecl { space, .. } => Some(*space),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let cond_span = |g: crate::ir::StmtId| match &m.stmts[g] {
+        Stmt::InThreads { cond, .. } | Stmt::If { cond, .. } => m.expr_span(*cond),
+        _ => m.stmt_span(g),
+    };
+    for &s in b {
+        let st = &m.stmts[s];
+        // A multicast load bound to a future is E1341 already.
+        if let (
+            Stmt::TmaCopy {
+                event: None,
+                src,
+                bind,
+                ..
+            },
+            Some(g),
+        ) = (st, guard)
+            && of_param(*src)
+            && !bound.contains_key(&s)
+            && !(bind.is_some() && m.is_multicast(s))
+        {
+            let cond = cond_span(g);
+            diags.push(
+                Diagnostic::new(
+                    codes::NOT_LOWERED_DIVERGENT_SYNC_TMA,
+                    m.stmt_span(s),
+                    "not supported yet: a TMA load that completes on no event, under a condition that may differ between the threads of the block (tessel issues it from thread 0 and waits for it with barriers of the whole block, which the threads outside never reach)",
+                )
+                .with_note(cond, "the condition")
+                .with_help("let it complete on an event the branch waits on: `tma.copy.async<full> … => s;` then `wait full;`, or `f = tma.copy.async …; trigger full after f;`"),
+            );
+        }
+        // A `dma.copy` between global or shared memory and shared memory: every thread of the
+        // block copies its share of the tile, between barriers of the whole block.
+        let cooperative = match st {
+            Stmt::DmaCopy { src, dst, .. }
+            | Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                src,
+                dst,
+                ..
+            }) => {
+                let dst_space = match dst {
+                    CopyDst::Expr(d) => space_of(*d),
+                    CopyDst::Fresh(sp) => Some(*sp),
+                };
+                let spaces = [space_of(*src), dst_space];
+                !spaces.contains(&Some(MemSpace::Local)) && spaces.contains(&Some(MemSpace::Shared))
+            }
+            _ => false,
+        };
+        if let (true, Some(g)) = (cooperative, guard) {
+            diags.push(
+                Diagnostic::new(
+                    codes::NOT_LOWERED_DIVERGENT_DMA,
+                    m.stmt_span(s),
+                    "not supported yet: a `dma.copy` to or from shared memory under a condition that may differ between the threads of the block (tessel has every thread of the block copy a share of the tile, between barriers of the whole block)",
+                )
+                .with_note(cond_span(g), "the condition")
+                .with_help("move the copy before the `inthreads` / `if` (every thread then helps), or copy with `tma.copy.async<e>` from one thread and `wait e;`"),
+            );
+        }
+        let inner = match st {
+            Stmt::InThreads { .. } => Some(s),
+            Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
+            _ => guard,
+        };
+        for blk in super::stmt_blocks(st) {
+            divergent_sync_loads(cx, blk, inner, diags);
         }
     }
 }

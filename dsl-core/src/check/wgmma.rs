@@ -284,7 +284,7 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
 /// `promote P;`: P evaluates to an integer ≥ 0 under the configuration, and unless it is 0 (off)
 /// some warpgroup `mma` has 8-bit float operands and an f32 accumulator (the only WGMMAs whose
 /// accumulation is narrower than their accumulator).
-pub(crate) fn check_promote(cx: &Cx, frags: &HashMap<String, FragInfo>, diags: &mut Diagnostics) {
+pub(crate) fn check_promote(cx: &Cx, frags: &HashMap<StmtId, FragInfo>, diags: &mut Diagnostics) {
     let m = cx.m;
     let Some(p) = m.promote else { return };
     if let Some(v) = cx.value(p)
@@ -319,20 +319,23 @@ pub(crate) fn check_promote(cx: &Cx, frags: &HashMap<String, FragInfo>, diags: &
     );
 }
 
-/// The accumulators `promote` applies to: those of warpgroup `mma`s with 8-bit float operands
-/// and an f32 accumulator.
-pub(crate) fn promoted_accs(cx: &Cx, frags: &HashMap<String, FragInfo>) -> Vec<String> {
+/// The accumulators `promote` applies to (their `mma.fill`s): those of warpgroup `mma`s with
+/// 8-bit float operands and an f32 accumulator.
+pub(crate) fn promoted_accs(cx: &Cx, frags: &HashMap<StmtId, FragInfo>) -> Vec<StmtId> {
     let m = cx.m;
     let mut out = Vec::new();
     for s in all_stmts(m) {
-        let Stmt::Mma { acc, a, .. } = &m.stmts[s] else {
+        if !matches!(m.stmts[s], Stmt::Mma { .. }) {
+            continue;
+        }
+        let (Some(a), Some(acc)) = (frag_def(cx, s, Role::A), frag_def(cx, s, Role::Acc)) else {
             continue;
         };
-        let (Some(af), Some(cf)) = (frags.get(&a.name), frags.get(&acc.name)) else {
+        let (Some(af), Some(cf)) = (frags.get(&a), frags.get(&acc)) else {
             continue;
         };
-        if af.dtype.is_f8() && cf.dtype == DType::F32 && !out.contains(&acc.name) {
-            out.push(acc.name.clone());
+        if af.dtype.is_f8() && cf.dtype == DType::F32 && !out.contains(&acc) {
+            out.push(acc);
         }
     }
     out
@@ -343,7 +346,7 @@ pub(crate) fn promoted_accs(cx: &Cx, frags: &HashMap<String, FragInfo>) -> Vec<S
 /// Only loads the WGMMA check accepted as operands (`frags`) are looked at.
 pub(crate) fn check_operand_swizzle(
     cx: &Cx,
-    frags: &HashMap<String, FragInfo>,
+    frags: &HashMap<StmtId, FragInfo>,
     swizzle: &HashMap<StmtId, u32>,
     diags: &mut Diagnostics,
 ) {
@@ -357,8 +360,8 @@ pub(crate) fn check_operand_swizzle(
             continue;
         };
         let operand = frags
-            .values()
-            .any(|f| f.def == s && matches!(f.kind, FragKind::A | FragKind::B));
+            .get(&s)
+            .is_some_and(|f| matches!(f.kind, FragKind::A | FragKind::B));
         // A register operand is read by ordinary loads (or is registers already): any layout.
         if !operand || is_register_operand(cx, s) || swizzle.get(&s).copied().unwrap_or(0) != 0 {
             continue;
@@ -391,9 +394,9 @@ pub(crate) fn check_mma(
     cx: &Cx,
     views: &mut Views,
     diags: &mut Diagnostics,
-) -> HashMap<String, FragInfo> {
+) -> HashMap<StmtId, FragInfo> {
     let m = cx.m;
-    let mut frags: HashMap<String, FragInfo> = HashMap::new();
+    let mut frags: HashMap<StmtId, FragInfo> = HashMap::new();
     let mut acc_shape: HashMap<StmtId, Vec<Dim>> = HashMap::new();
     for s in all_stmts(m) {
         let Stmt::Mma {
@@ -697,7 +700,7 @@ pub(crate) fn check_mma(
         }
         acc_shape.entry(acc_def).or_insert_with(|| vec![am, bn]);
         frags.insert(
-            acc.name.clone(),
+            acc_def,
             FragInfo {
                 kind: FragKind::Acc,
                 dtype: acc_dtype,
@@ -706,7 +709,7 @@ pub(crate) fn check_mma(
             },
         );
         frags.insert(
-            a.name.clone(),
+            a_def,
             FragInfo {
                 kind: FragKind::A,
                 dtype: av.dtype,
@@ -715,7 +718,7 @@ pub(crate) fn check_mma(
             },
         );
         frags.insert(
-            b.name.clone(),
+            b_def,
             FragInfo {
                 kind: FragKind::B,
                 dtype: bv.dtype,
@@ -731,7 +734,7 @@ pub(crate) fn check_mma(
 /// An accumulator a standalone `mma.scale` scales sums its `mma`s' products into an f32 partial
 /// fragment: not yet lowered when a `.scale` `mma`, a register-A `mma` or `promote` feeds it too
 /// (E1472).
-pub(crate) fn check_scale_mix(cx: &Cx, frags: &HashMap<String, FragInfo>, diags: &mut Diagnostics) {
+pub(crate) fn check_scale_mix(cx: &Cx, frags: &HashMap<StmtId, FragInfo>, diags: &mut Diagnostics) {
     let m = cx.m;
     let promoted = promoted_accs(cx, frags);
     let promote_on = m.promote.is_some_and(|p| cx.value(p) != Some(0));
@@ -739,8 +742,9 @@ pub(crate) fn check_scale_mix(cx: &Cx, frags: &HashMap<String, FragInfo>, diags:
         let Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. }) = &m.stmts[s] else {
             continue;
         };
+        let acc_def = frag_def(cx, s, Role::Acc);
         let other = all_stmts(m).into_iter().find_map(|x| match &m.stmts[x] {
-            Stmt::Mma { acc: c, .. } if c.name == acc.name => {
+            Stmt::Mma { .. } if acc_def.is_some() && frag_def(cx, x, Role::Acc) == acc_def => {
                 if m.mma_scale(x).is_some() {
                     Some("a `.scale` `mma`")
                 } else if frag_def(cx, x, Role::A).is_some_and(|d| is_register_operand(cx, d)) {
@@ -751,7 +755,8 @@ pub(crate) fn check_scale_mix(cx: &Cx, frags: &HashMap<String, FragInfo>, diags:
             }
             _ => None,
         });
-        let other = other.or((promote_on && promoted.contains(&acc.name)).then_some("`promote`"));
+        let promoted = acc_def.is_some_and(|d| promoted.contains(&d));
+        let other = other.or((promote_on && promoted).then_some("`promote`"));
         if let Some(what) = other {
             diags.push(
                 Diagnostic::new(
@@ -771,7 +776,7 @@ pub(crate) fn check_scale_mix(cx: &Cx, frags: &HashMap<String, FragInfo>, diags:
 pub(crate) fn check_scales(
     cx: &Cx,
     views: &Views,
-    frags: &HashMap<String, FragInfo>,
+    frags: &HashMap<StmtId, FragInfo>,
     diags: &mut Diagnostics,
 ) {
     use crate::ir::{Expr, ViewOp};
@@ -792,14 +797,14 @@ pub(crate) fn check_scales(
         if cx.in_warp_mma(s) || !cx.in_group4(s) {
             continue;
         }
-        let (acc, a) = match &m.stmts[s] {
-            Stmt::Mma { acc, a, .. } => (acc, Some(a.name.clone())),
+        // The accumulator and the A operand, by the definitions the checker binds them to.
+        let acc_def = frag_def(cx, s, Role::Acc);
+        let acc_frag = acc_def.and_then(|d| frags.get(&d));
+        let a = match &m.stmts[s] {
+            Stmt::Mma { .. } => frag_def(cx, s, Role::A),
             // `mma.scale acc, …`: the operands of the `mma`s into `acc`.
             Stmt::Ext(crate::ir::ExtStmt::MmaScaleAcc { acc, .. }) => {
-                if !frags
-                    .get(&acc.name)
-                    .is_some_and(|f| f.kind == FragKind::Acc)
-                {
+                if !acc_frag.is_some_and(|f| f.kind == FragKind::Acc) {
                     diags.push(
                         Diagnostic::new(
                             codes::MMA_OPERAND,
@@ -810,16 +815,16 @@ pub(crate) fn check_scales(
                     );
                     continue;
                 }
-                let a = all_stmts(m).into_iter().find_map(|x| match &m.stmts[x] {
-                    Stmt::Mma { acc: c, a, .. } if c.name == acc.name => Some(a.name.clone()),
+                all_stmts(m).into_iter().find_map(|x| match &m.stmts[x] {
+                    Stmt::Mma { .. } if frag_def(cx, x, Role::Acc) == acc_def => {
+                        frag_def(cx, x, Role::A)
+                    }
                     _ => None,
-                });
-                (acc, a)
+                })
             }
             _ => continue,
         };
-        let a = crate::ir::Ident::new(a.unwrap_or_default(), acc.span);
-        if let (Some(af), Some(cf)) = (frags.get(&a.name), frags.get(&acc.name))
+        if let (Some(af), Some(cf)) = (a.and_then(|d| frags.get(&d)), acc_frag)
             && (!af.dtype.is_float() || !matches!(cf.dtype, DType::F32 | DType::F16))
         {
             diags.push(
@@ -846,8 +851,7 @@ pub(crate) fn check_scales(
         if let Some(v) = lhs_tile {
             let rows = v.shape.first().and_then(|d| cx.dim_value(d));
             let cols = v.shape.get(1).and_then(|d| cx.dim_value(d));
-            let m_rows = frags
-                .get(&acc.name)
+            let m_rows = acc_frag
                 .and_then(|f| f.shape.first())
                 .and_then(|d| cx.dim_value(d));
             let fits = v.shape.len() == 2

@@ -25,8 +25,8 @@
 use super::cxx::CExpr;
 use super::error::LowerError;
 use super::kernel::Call;
-use super::walk::root;
 use crate::check::Binding;
+use crate::check::events::{EventRef, event_ref};
 use crate::ir::{CopyDst, Module, Stmt, StmtId};
 use crate::sym::Sym;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -41,8 +41,8 @@ pub struct Cluster {
     pub size: Sym,
     /// The TMA loads that are multicast.
     pub multicast: HashSet<StmtId>,
-    /// Events whose arrivals go to every block of the cluster.
-    pub events: BTreeSet<String>,
+    /// Events whose arrivals go to every block of the cluster (the checker's bindings of them).
+    pub events: BTreeSet<EventRef>,
     /// A `: cluster` level: its shape `(CM, CN)` and, per multicast load, whether it is shared
     /// along the first and the second block variable.
     pub level: Option<(Sym, Sym, Sharing)>,
@@ -173,7 +173,7 @@ pub fn plan(
                 .iter()
                 .take_while(|&&s| s != load)
                 .filter_map(|&s| match &m.stmts[s] {
-                    Stmt::Wait { event } => root(m, *event).map(str::to_string),
+                    Stmt::Wait { event } => Some(*event),
                     _ => None,
                 })
                 .collect::<Vec<_>>();
@@ -183,7 +183,11 @@ pub fn plan(
                     "under `cluster`, this load is multicast into every block of the cluster, so it must wait for an event that says the destination is free in all of them (`wait empty[stage];` before it)",
                 ));
             }
-            events.extend(waits);
+            events.extend(
+                waits
+                    .into_iter()
+                    .filter_map(|w| event_ref(m, &info.bindings, w)),
+            );
         }
         for &s in list {
             match &m.stmts[s] {

@@ -21,6 +21,7 @@ use super::kernel::{Call, Op};
 use super::pipeline::Deferred;
 use super::scope::{FragKind, Local, TensorLocal};
 use super::wgmma_issue::{commit_wait, desc_cpp, register_a_issue, wgmma_commit_wait};
+use crate::check::events::{EventRef, event_ref};
 use crate::check::{Binding, IdentRole};
 use crate::ir::{CopyDst, DType, Expr, ExtStmt, MemSpace, Stmt, StmtId};
 use crate::sym::Sym;
@@ -37,9 +38,9 @@ pub fn wgmma_fence(e: &mut Emitter, line: Option<u32>) {
 /// whole warps reach it).
 /// Under `cluster C;` a cluster-scope event's arrival goes to the barrier in every block of the
 /// cluster.
-pub fn arrive_call(e: &Emitter, event: &str, idx: &CExpr) -> (Call, Option<&'static str>) {
-    let bar = barrier_ptr(event, idx.clone());
-    let warp = CExpr::var(format!("tsl_warp_{event}"));
+pub fn arrive_call(e: &Emitter, event: &EventRef, idx: &CExpr) -> (Call, Option<&'static str>) {
+    let bar = barrier_ptr(&event.name, idx.clone());
+    let warp = CExpr::var(format!("tsl_warp_{}", event.name));
     match &e.cluster {
         Some(c) if c.events.contains(event) => (
             Call::new("tsl_mbar_arrive_cluster")
@@ -157,24 +158,60 @@ pub fn wait_mma(
     Ok(())
 }
 
-fn event_ref(e: &mut Emitter, ev: crate::ir::ExprId) -> Result<(CExpr, String, CExpr), LowerError> {
-    // Returns (C++ pointer to the barrier, barrier array name, index).
+/// The barrier a `wait`/`trigger`/`tma.copy.async<…>` operand names: (C++ pointer to it, the
+/// event — the checker's binding of its declarator, whose name spells the barrier array —,
+/// index in the array).
+fn barrier_of(
+    e: &mut Emitter,
+    ev: crate::ir::ExprId,
+) -> Result<(CExpr, EventRef, CExpr), LowerError> {
     let m = e.m;
+    let not_event = || LowerError::new(m.expr_span(ev), "expected an event");
+    let event = event_ref(m, &e.info.bindings, ev).ok_or_else(not_event)?;
     match &m.exprs[ev] {
-        Expr::Name(n) => Ok((barrier_ptr(n, CExpr::int(0)), n.clone(), CExpr::int(0))),
-        Expr::Index { base, index } => {
-            let Expr::Name(n) = &m.exprs[*base] else {
-                return Err(LowerError::new(m.expr_span(ev), "expected an event"));
-            };
+        Expr::Name(_) => Ok((
+            barrier_ptr(&event.name, CExpr::int(0)),
+            event,
+            CExpr::int(0),
+        )),
+        Expr::Index { index, .. } => {
             let (i, _) = e.cx().value(*index)?;
-            Ok((barrier_ptr(n, i.clone()), n.clone(), i))
+            Ok((barrier_ptr(&event.name, i.clone()), event, i))
         }
         Expr::View { .. } => match super::roles::generation(&e.cx(), ev)? {
-            Some(g) => Ok((barrier_ptr(&g.array, g.slot.clone()), g.array, g.slot)),
-            None => Err(LowerError::new(m.expr_span(ev), "expected an event")),
+            Some(g) => Ok((barrier_ptr(&g.array, g.slot.clone()), event, g.slot)),
+            None => Err(not_event()),
         },
-        _ => Err(LowerError::new(m.expr_span(ev), "expected an event")),
+        _ => Err(not_event()),
     }
+}
+
+/// Whether `wait f;` (statement `s`) waits on the future of a TMA load without an event issued
+/// before it in the load's statement list (or in a statement after the load there): the
+/// lowering waits for such a load before the next statement, on every thread of the block (the
+/// gate admits it nowhere else, E1692), so the wait has nothing left to wait for.
+fn synchronous_copy_before(e: &Emitter, s: StmtId, event: crate::ir::ExprId) -> bool {
+    let m = e.m;
+    let Some(Binding::Future(def)) = e.info.bindings.get(&event).copied() else {
+        return false;
+    };
+    if !matches!(m.stmts[def], Stmt::TmaCopy { event: None, .. })
+        || e.info.bound_copies.contains_key(&def)
+    {
+        return false;
+    }
+    fn holds(m: &crate::ir::Module, b: &[StmtId], s: StmtId) -> bool {
+        b.iter().any(|&x| {
+            x == s
+                || crate::check::stmt_blocks(&m.stmts[x])
+                    .into_iter()
+                    .any(|inner| holds(m, inner, s))
+        })
+    }
+    parent_block(m, def).is_some_and(|b| {
+        let i = b.iter().position(|y| *y == def).unwrap_or(b.len());
+        holds(m, &b[(i + 1).min(b.len())..], s)
+    })
 }
 
 pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerError> {
@@ -229,13 +266,18 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                         .div(per_warp);
                 // `pingpong;`: one consumer warpgroup makes each phase of the events its branch
                 // triggers.
+                let this = EventRef {
+                    name: n.clone(),
+                    decl: s,
+                    declarator: di,
+                };
                 if let Some(pp) = super::persistent::pingpong(e)
-                    && super::persistent::pingpong_triggers(m, pp.branch).contains(n)
+                    && super::persistent::pingpong_triggers(m, e.info, pp.branch).contains(&this)
                 {
                     expected = expected.div(CExpr::var("tsl_consumers"));
                 }
                 if let Some(c) = &e.cluster
-                    && c.events.contains(n)
+                    && c.events.contains(&this)
                 {
                     expected = expected.mul(CExpr::sym_operand(&c.size));
                 }
@@ -310,11 +352,18 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 line,
             );
         }
+        Stmt::Wait { event } if synchronous_copy_before(e, s, *event) => {
+            let why = format!(
+                "`{}` landed with its load above (a TMA load without an event is waited where it is issued)",
+                m.expr_to_string(*event)
+            );
+            e.emit(Op::Comment(why), None, line);
+        }
         Stmt::Wait { event } => {
-            let (_, arr, idx) = event_ref(e, *event)?;
-            let phase = CExpr::var(format!("tsl_phase_{arr}"));
+            let (_, ev, idx) = barrier_of(e, *event)?;
+            let phase = CExpr::var(format!("tsl_phase_{}", ev.name));
             e.call(
-                Call::new("tsl_mbar_wait_ring").args([CExpr::var(arr), idx, phase]),
+                Call::new("tsl_mbar_wait_ring").args([CExpr::var(ev.name), idx, phase]),
                 None,
                 line,
             );
@@ -331,8 +380,8 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                     // Under an `if`, the path around the trigger has not committed them.
                     e.wgmma_uncommitted = super::roles::under_if(m, s);
                 }
-                let (_, arr, idx) = event_ref(e, *event)?;
-                let (call, note) = arrive_call(e, &arr, &idx);
+                let (_, ev, idx) = barrier_of(e, *event)?;
+                let (call, note) = arrive_call(e, &ev, &idx);
                 e.call(call, note, line);
             }
         }
@@ -419,7 +468,7 @@ fn bound_load(
     swz: Sym,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let (p, arr, _) = event_ref(e, ev)?;
+    let (p, arr, _) = barrier_of(e, ev)?;
     if sv.tile.len() != 2 {
         return Err(LowerError::new(
             e.m.stmt_span(s),
@@ -432,7 +481,7 @@ fn bound_load(
     );
     let lead = match &e.m.stmts[s] {
         Stmt::TmaCopy { bind: Some(f), .. } => format!("tsl_lead_{}", f.name),
-        _ => format!("tsl_lead_{arr}"),
+        _ => format!("tsl_lead_{}", arr.name),
     };
     let cond = CExpr::join(COp::And, e.thread_conds.iter().map(|c| c.clone().paren()))
         .unwrap_or(CExpr::Lit("true"));
@@ -549,7 +598,7 @@ fn tma_load(
     );
     let cluster = e.cluster.as_ref().and_then(|c| c.load(s));
     if let (Some(mc), Some(ev)) = (cluster, event) {
-        let (p, _, _) = event_ref(e, ev)?;
+        let (p, _, _) = barrier_of(e, ev)?;
         return tma_load_multicast(e, p, sv, dv, swz, mc, bytes, line);
     }
     if let (Some(mc), None) = (e.cluster.as_ref().and_then(|c| c.load(s)), event) {
@@ -579,7 +628,7 @@ fn tma_load(
     let map = e.tma_map(sv, swz)?;
     match event {
         Some(ev) => {
-            let (p, _, _) = event_ref(e, ev)?;
+            let (p, _, _) = barrier_of(e, ev)?;
             tma_load_on(e, p, &map, sv, dv, bytes, "the phase", line);
         }
         None => {

@@ -4,7 +4,8 @@
 //!
 //! - a global tensor declared in the body outside every `parallel` (`f16 [M, N] output;`
 //!   in a `__co__ auto` function) becomes an output parameter after the declared ones, in
-//!   declaration order: the caller allocates it and passes it like any other tensor;
+//!   declaration order: the caller allocates it and passes it like any other tensor — when its
+//!   shape names only what a parameter's may (`check::header_outputs`);
 //! - `return output;` at the top level (naming such a tensor or a parameter) is dropped and
 //!   the function becomes `void`: the result is in the parameter;
 //! - a scalar computed outside every `parallel` from parameters, problem sizes, constants and
@@ -27,6 +28,7 @@ pub fn launch_form(mut m: Module) -> Module {
 }
 
 fn outputs_as_params(m: &mut Module) {
+    let movable = crate::check::header_outputs(m);
     let mut kept = Vec::new();
     for &s in &m.kernel.body {
         match &m.stmts[s] {
@@ -36,7 +38,7 @@ fn outputs_as_params(m: &mut Module) {
                 dtype_span,
                 shape,
                 names,
-            } if names.iter().all(|d| d.count.is_none()) => {
+            } if names.iter().all(|d| d.count.is_none()) && movable.contains(&s) => {
                 for d in names {
                     m.kernel.params.push(Param {
                         name: d.name.clone(),

@@ -26,6 +26,7 @@ use super::emitter::Emitter;
 use super::kernel::{Call, Op};
 use super::scope::Local;
 use crate::check::ParVar;
+use crate::check::events::{EventRef, event_ref};
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Module, Stmt, StmtId};
 use crate::sym::Sym;
 use std::collections::BTreeSet;
@@ -207,30 +208,35 @@ fn nested(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
     }
 }
 
-/// Events that some statement of `branch` triggers: under `pingpong;` one warpgroup makes
-/// each of their phases.
-pub fn pingpong_triggers(m: &Module, branch: StmtId) -> BTreeSet<String> {
+/// Events that some statement of `branch` triggers (by the checker's binding of each): under
+/// `pingpong;` one warpgroup makes each of their phases.
+pub fn pingpong_triggers(
+    m: &Module,
+    info: &crate::check::KernelInfo,
+    branch: StmtId,
+) -> BTreeSet<EventRef> {
     let mut all = Vec::new();
     nested(m, &[branch], &mut all);
     all.into_iter()
         .filter_map(|s| match &m.stmts[s] {
             Stmt::Trigger { event, .. }
             | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { event, .. }) => {
-                crate::check::events::event_root(m, *event).map(str::to_string)
+                event_ref(m, &info.bindings, *event)
             }
             _ => None,
         })
         .collect()
 }
 
-/// The ring events `b` waits on with per-thread parity bits (`wait e[i]`, not `e.at(k)`).
-fn ring_waits(m: &Module, b: &[StmtId]) -> BTreeSet<String> {
+/// The ring events `b` waits on with per-thread parity bits (`wait e[i]`, not `e.at(k)`), by
+/// the checker's binding of each; the name spells their C++ identifiers.
+fn ring_waits(m: &Module, info: &crate::check::KernelInfo, b: &[StmtId]) -> BTreeSet<EventRef> {
     let mut all = Vec::new();
     nested(m, b, &mut all);
     all.into_iter()
         .filter_map(|s| match &m.stmts[s] {
             Stmt::Wait { event } if !matches!(m.exprs[*event], Expr::View { .. }) => {
-                crate::check::events::event_root(m, *event).map(str::to_string)
+                event_ref(m, &info.bindings, *event)
             }
             _ => None,
         })
@@ -273,7 +279,10 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
         return;
     }
     let rest = &body[split..];
-    let rings: Vec<String> = ring_waits(m, rest).into_iter().collect();
+    let rings: Vec<String> = ring_waits(m, e.info, rest)
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
     for r in &rings {
         e.emit(
             Op::Decl {
@@ -295,7 +304,8 @@ pub fn pingpong_body(e: &mut Emitter, body: &[StmtId], pp: &PingPong, line: Opti
         "pingpong: this warpgroup's tiles, every tsl_consumers-th of the block's",
         line,
     );
-    let waits = |s: StmtId| !ring_waits(m, &[s]).is_empty();
+    let info = e.info;
+    let waits = |s: StmtId| !ring_waits(m, info, &[s]).is_empty();
     let first = rest.iter().position(|&s| waits(s));
     let last = rest.iter().rposition(|&s| waits(s));
     for (i, &s) in rest.iter().enumerate() {

@@ -19,7 +19,8 @@ use crate::sym::Sym;
 pub struct Deferred {
     pub commit: StmtId,
     pub trigger: StmtId,
-    pub event: String,
+    /// The event the loop's `trigger` releases (the checker's binding of it).
+    pub event: crate::check::events::EventRef,
     /// The ring size `S` of `stage = iv % S`.
     pub stages: Sym,
     pub iv: String,
@@ -53,9 +54,10 @@ pub fn match_loop(
     let Expr::Index { base, index } = &m.exprs[*event] else {
         return None;
     };
-    let (Expr::Name(ev), Expr::Name(stage)) = (&m.exprs[*base], &m.exprs[*index]) else {
+    let (Expr::Name(_), Expr::Name(stage)) = (&m.exprs[*base], &m.exprs[*index]) else {
         return None;
     };
+    let ev = crate::check::events::event_ref(m, &info.bindings, *event)?;
     let Some(&Binding::Let(decl)) = info.bindings.get(index) else {
         return None;
     };
@@ -84,7 +86,7 @@ pub fn match_loop(
     Some(Deferred {
         commit,
         trigger,
-        event: ev.clone(),
+        event: ev,
         stages,
         iv: iv.clone(),
         stage: stage.clone(),
