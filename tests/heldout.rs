@@ -38,6 +38,7 @@ const ACCEPTED: &[(&str, Option<&str>, &[&str])] = &[
     ("gemm_tn_simt", None, &["LDGSTS", "FFMA", "STG"]),
     ("gemm_tt_simt", None, &["FFMA", "STG"]),
     ("gemv_persistent", None, &["LDGSTS", "SHFL.BFLY", "STG"]),
+    ("int_update", None, &["IMAD", "STG"]),
     ("int8_warp_gemm", None, &["LDGSTS", "IMMA", "STG"]),
     ("layernorm", None, &["SHFL.BFLY", "MUFU.RSQ", "STG"]),
     ("multi_kernels", Some("square"), &["FMUL", "STG"]),
@@ -197,6 +198,25 @@ fn accepted_kernels_compile_with_nvrtc_into_the_expected_sass() {
             let c = clean_sass(&what, &cu, &expr, arch);
             assert_ops(&what, &c.sass, ops);
         }
+    }
+}
+
+/// Integer scalars updated in place (`n += 3; n *= 2;`) stay integer arithmetic: no conversion
+/// to or from a float (through f32 they would be exact only up to 2^24).
+#[test]
+fn integer_updates_convert_nothing_to_float() {
+    if !nvrtc_and_nvdisasm_available("integer_updates_convert_nothing_to_float") {
+        return;
+    }
+    let m = module("int_update", None).unwrap_or_else(|d| panic!("int_update:\n{d}"));
+    let (_, cu, expr) = emit_source(&m, &rel("int_update"), &Config::defaults(&m));
+    let sass = clean_sass("int_update", &cu, &expr, Arch::Sm90a).sass;
+    for op in ["I2F", "F2I", "FADD", "FMUL"] {
+        assert_eq!(
+            tessel_runtime::sass::count(&sass, op),
+            0,
+            "int_update: {op} in the SASS of integer updates"
+        );
     }
 }
 

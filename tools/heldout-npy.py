@@ -109,6 +109,14 @@ def gemv_persistent(out):
     return c
 
 
+def int_update(out):
+    c = Case(out, "int_update", "int_update", "N=100003")
+    x = RNG.integers(-(1 << 29), 1 << 29, size=100003, dtype=np.int32)
+    c.save("in", "x", x)
+    c.save("out", "y", ((x.astype(np.int64) + 3) * 2 - 1).astype(np.int32))
+    return c
+
+
 def gemm_bias_relu(out):
     c = Case(out, "gemm_bias_relu", "gemm_bias_relu", "M=200,N=300,K=170",
              tol=["--rtol 2e-3", "--atol 1e-3"])
@@ -279,7 +287,7 @@ def wgmma_gelu(out):
     return c
 
 
-CASES = [softmax, rmsnorm, layernorm, row_sum, gemv_persistent, gemm_bias_relu, gemm_alpha_beta, batched_gemm,
+CASES = [softmax, rmsnorm, layernorm, row_sum, gemv_persistent, int_update, gemm_bias_relu, gemm_alpha_beta, batched_gemm,
          gemm_tn_simt, gemm_tt_simt, transpose, axpy, stencil, backward_diff, relu, affine, ragged, int8,
          warp_f16, warp_tn, wgmma_gelu]
 

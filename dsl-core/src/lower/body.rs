@@ -713,6 +713,9 @@ impl Emitter<'_> {
         let (v, t) = self.cx().value(value)?;
         Ok(match crate::lower::cxx::COp::of_assign(op) {
             None => convert(v, t, dtype),
+            // An integer updated by an integer: integer arithmetic (through f32 it would be
+            // exact only up to 2^24).
+            Some(op) if !dtype.is_float() && matches!(t, Ty::Int) => place.clone().bin(op, v),
             Some(op) => {
                 let cur = convert(place.clone(), Ty::Float(dtype), DType::F32);
                 let new = cur.bin(op, convert(v, t, DType::F32));

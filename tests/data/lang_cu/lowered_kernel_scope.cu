@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(256) tsl_kernel_scope(
   float g2 = gain * 2.0f;  // dsl:6
   int half_n = N / 2;  // dsl:7
   int shift = 1;  // dsl:8
-  shift = static_cast<int>(tsl_to_f32(shift) + float(half_n % 3));  // dsl:9
+  shift = shift + half_n % 3;  // dsl:9
   float v = tsl_ld_or_zero(x, bm * 16 + tm, bn * 16 + tn, M, N) * g2;  // dsl:11
   tsl_st_guarded(y, bm * 16 + tm, bn * 16 + tn, M, N, (negate ? -v : ((bn * 16 + tn < half_n) ? v : v + float(shift))));  // dsl:12
 }

@@ -314,9 +314,9 @@ __global__ void __launch_bounds__(16) tsl_steps(
   const int p = blockIdx.x;  // dsl:5
   const int t = threadIdx.x;  // dsl:6
   int n = t;  // dsl:7
-  n = static_cast<int>(tsl_to_f32(n) + float(1));  // dsl:8
-  n = static_cast<int>(tsl_to_f32(n) + float(1));  // dsl:9
-  n = static_cast<int>(tsl_to_f32(n) - float(1));  // dsl:10
+  n = n + 1;  // dsl:8
+  n = n + 1;  // dsl:9
+  n = n - 1;  // dsl:10
   n = n % 5;  // dsl:11
   tsl_st_guarded(out, t, 0, 16, 1, tsl_ld_or_zero(b, t, 0, 16, 1) + n);  // dsl:12
   tsl_st_guarded(out, t, 0, 16, 1, tsl_ld_or_zero(out, t, 0, 16, 1) % 7);  // dsl:13
