@@ -370,9 +370,7 @@ pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
 pub(crate) fn assigned(cx: &Cx, decl: StmtId) -> bool {
     all_stmts(cx.m).into_iter().any(|s| match &cx.m.stmts[s] {
         Stmt::Assign { target, .. } => cx.res.bindings.get(target) == Some(&Binding::Scalar(decl)),
-        Stmt::Reduce { .. } => {
-            cx.res.idents.get(&(s, super::resolve::Role::Target)) == Some(&Binding::Scalar(decl))
-        }
+        Stmt::Reduce { .. } => cx.res.reduce_target(s) == Some(&Binding::Scalar(decl)),
         _ => false,
     })
 }

@@ -134,7 +134,7 @@ fn reductions(cx: &Cx, diags: &mut Diagnostics) {
                 .with_help("move the `reduce` before the `if` / `inthreads` and branch after it, or branch on values every thread of the block shares (`: block` and loop variables, tunables, sizes)"),
             );
         }
-        let dtype = match cx.res.idents.get(&(s, super::resolve::Role::Target)) {
+        let dtype = match cx.res.reduce_target(s) {
             Some(Binding::Scalar(d)) => match &m.stmts[*d] {
                 Stmt::ScalarDecl { dtype, .. } => Some(*dtype),
                 _ => None,

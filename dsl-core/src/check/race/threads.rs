@@ -4,7 +4,7 @@
 //! one element.
 
 use super::super::geometry_sym::{Index, sym_geometry};
-use super::super::{Binding, Cx, IdentRole};
+use super::super::{Binding, Cx};
 use super::{Access, BUDGET, DIM_SAMPLE, MAX_COMBOS, MAX_ELEMS, MAX_RANK};
 use crate::ir::{BinaryOp, Expr, ExprId, Level, Stmt, StmtId, UnaryOp};
 use crate::sym::{Sym, SymEnv};
@@ -122,7 +122,7 @@ impl<'a> Evaluator<'a> {
         for s in super::super::all_stmts(m) {
             let changed = match &m.stmts[s] {
                 Stmt::Assign { target, .. } => cx.res.bindings.get(target),
-                Stmt::Reduce { .. } => cx.res.idents.get(&(s, IdentRole::Target)),
+                Stmt::Reduce { .. } => cx.res.reduce_target(s),
                 _ => None,
             };
             if let Some(Binding::Scalar(d)) = changed {

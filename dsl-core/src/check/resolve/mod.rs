@@ -45,6 +45,13 @@ pub(crate) struct Resolved {
     pub chains: HashMap<StmtId, Vec<LevelRef>>,
 }
 
+impl Resolved {
+    /// The binding of the scalar the `reduce` statement `s` updates.
+    pub(crate) fn reduce_target(&self, s: StmtId) -> Option<&Binding> {
+        self.idents.get(&(s, Role::Target))
+    }
+}
+
 /// What an expression position expects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Want {
