@@ -67,7 +67,7 @@ const REJECTED: &[(&str, &str, u32)] = &[
     ("bad_mma_k_mismatch", "E1402", 8),
     ("bad_non_ascii_name", "E0107", 2),
     ("bad_smem_overflow", "E0501", 4),
-    ("bad_thread_extent_runtime", "E1698", 4),
+    ("bad_thread_extent_runtime", "E1698", 5),
     ("bad_too_many_threads", "E0601", 3),
     ("bad_tunable_default", "E1002", 2),
     ("bad_tunable_twice", "E1003", 3),

@@ -38,3 +38,15 @@ fn emit_lowers_a_program_file() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("__global__"), "{out}");
 }
+
+#[test]
+fn check_says_a_thread_count_set_at_launch_has_no_number() {
+    let (out, code) = cli(&["check", "tests/data/heldout/bad_thread_extent_runtime.co"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("ok (threads per block set at launch,"),
+        "{out}"
+    );
+    assert!(out.contains("note[E1698]"), "{out}");
+    assert!(!out.contains("1 threads per block"), "{out}");
+}

@@ -19,9 +19,19 @@ pub fn run(args: &KernelArgs) -> Result<String, Failure> {
                 } else {
                     k.file.clone()
                 };
+                // A thread count known only at launch (a note of the check) has no number here.
+                let launch_threads = k
+                    .notes
+                    .iter()
+                    .any(|d| d.code == dsl_core::check::codes::NOT_LOWERED_LAUNCH_THREADS);
+                let threads = if launch_threads {
+                    "threads per block set at launch".to_string()
+                } else {
+                    format!("{} threads per block", k.info.threads_per_block)
+                };
                 out.push_str(&format!(
-                    "{label}: ok ({} threads per block, {} bytes of shared memory)\n",
-                    k.info.threads_per_block, k.info.smem_bytes
+                    "{label}: ok ({threads}, {} bytes of shared memory)\n",
+                    k.info.smem_bytes
                 ));
                 for d in &k.notes {
                     out.push_str(&format!(
