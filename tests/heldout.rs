@@ -16,9 +16,7 @@
 
 mod common;
 
-use common::{
-    assert_ops, clean_sass, emit_source, golden, nvrtc_and_nvdisasm_available, read, root,
-};
+use common::{assert_ops, clean_sass, emit_source, golden, nvrtc_and_nvdisasm_available, read};
 use dsl_core::check::{self, Config, Limits};
 use dsl_core::ir::Module;
 use dsl_core::lower::{KernelPath, launch_form};
@@ -112,14 +110,7 @@ fn first_line(text: &str) -> &str {
 
 #[test]
 fn every_heldout_file_is_listed_once_and_says_what_it_computes() {
-    let dir = root().join("tests/data/heldout");
-    let mut stems: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "co"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    stems.sort();
+    let stems = common::co_stems("tests/data/heldout");
     let mut listed: Vec<String> = ACCEPTED
         .iter()
         .map(|(s, _, _)| s.to_string())

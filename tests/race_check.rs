@@ -122,14 +122,7 @@ fn warnings(stem: &str) -> (String, Vec<Diagnostic>) {
 
 #[test]
 fn every_race_kernel_is_listed_once_and_says_what_it_does() {
-    let dir = root().join("tests/data/race");
-    let mut stems: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "co"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    stems.sort();
+    let stems = common::co_stems("tests/data/race");
     let mut listed: Vec<String> = KERNELS.iter().map(|(s, _)| s.to_string()).collect();
     listed.sort();
     assert_eq!(stems, listed, "tests/data/race/ and KERNELS differ");

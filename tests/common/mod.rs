@@ -349,3 +349,16 @@ pub fn assert_no_stray_goldens(dir: &str, stems: &[String], what: &str) {
         );
     }
 }
+
+/// The stems of the `.co` files of a folder of the repository, sorted.
+pub fn co_stems(dir: &str) -> Vec<String> {
+    let dir = root().join(dir);
+    let mut stems: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "co"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    stems.sort();
+    stems
+}

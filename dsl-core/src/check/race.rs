@@ -305,18 +305,9 @@ impl Collect<'_> {
     }
 
     /// The declared shared tensor a view expression starts from.
-    fn shared_root(&self, mut e: ExprId) -> Option<Binding> {
+    fn shared_root(&self, e: ExprId) -> Option<Binding> {
         let m = self.cx.m;
-        loop {
-            match &m.exprs[e] {
-                Expr::View { base, .. } | Expr::Index { base, .. } | Expr::Field { base, .. } => {
-                    e = *base
-                }
-                Expr::Name(_) => break,
-                _ => return None,
-            }
-        }
-        let b = *self.cx.res.bindings.get(&e)?;
+        let b = view_root(self.cx, e)?;
         match b {
             Binding::Tensor(d, _)
                 if matches!(
@@ -423,21 +414,25 @@ fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
     }
 }
 
-/// The memory a view's tensor lives in (a future's buffer is shared).
-fn space(cx: &Cx, mut e: ExprId) -> Option<MemSpace> {
-    let m = cx.m;
+/// The binding of the name a view expression starts from (through views, indexes and fields).
+fn view_root(cx: &Cx, mut e: ExprId) -> Option<Binding> {
     loop {
-        match &m.exprs[e] {
+        match &cx.m.exprs[e] {
             Expr::View { base, .. } | Expr::Index { base, .. } | Expr::Field { base, .. } => {
                 e = *base
             }
-            Expr::Name(_) => break,
+            Expr::Name(_) => return cx.res.bindings.get(&e).copied(),
             _ => return None,
         }
     }
-    match cx.res.bindings.get(&e)? {
-        Binding::Param(p) => m.kernel.params.get(*p).map(|p| p.space),
-        Binding::Tensor(d, _) => match &m.stmts[*d] {
+}
+
+/// The memory a view's tensor lives in (a future's buffer is shared).
+fn space(cx: &Cx, e: ExprId) -> Option<MemSpace> {
+    let m = cx.m;
+    match view_root(cx, e)? {
+        Binding::Param(p) => m.kernel.params.get(p).map(|p| p.space),
+        Binding::Tensor(d, _) => match &m.stmts[d] {
             Stmt::TensorDecl { space, .. } => Some(*space),
             _ => None,
         },
