@@ -188,7 +188,7 @@ fn sgemm_k8_warptile_uses_16_byte_loads() {
 
 /// When its tile grids divide the matrices, k8's K step is one basic block: the lowering emits
 /// the loop a second time with branch-free copies (`if (tsl_even)`), so ptxas schedules the
-/// copies' global loads together with every FFMA of the step (BENCHMARKS.md runs 29-30). In
+/// copies' global loads together with every FFMA of the step (BENCHMARKS.md). In
 /// the loop of the general copies, their edge tests keep the loads in blocks of their own.
 #[test]
 fn sgemm_k8_even_k_step_is_one_basic_block() {

@@ -1,4 +1,4 @@
-// Exploration harness for SIMT SGEMM variants (BENCHMARKS.md run 29): loads NVRTC cubins of
+// Exploration harness for SIMT SGEMM variants (BENCHMARKS.md): loads NVRTC cubins of
 // `tsl_sgemm_k8` instances (any edit of the emitted .cu, compiled here with NVRTC) and times
 // each against cuBLAS SGEMM (CUBLAS_COMPUTE_32F_PEDANTIC: no TF32) in the same process,
 // interleaved, on random inputs, after verifying it against cuBLAS over the full output.

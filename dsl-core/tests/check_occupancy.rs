@@ -35,7 +35,7 @@ fn k8_parses_checks_and_dumps_its_occupancy() {
     let small = cfg([128, 128, 8, 64, 32, 2, 4, 4]).with("MINB", 2);
     check_config(&m, &small, None, &Limits::SM90).unwrap_or_else(|d| panic!("{d}"));
     // … 64 outputs at BK = 32 (an earlier default) do not (they spill 224 bytes), nor
-    // does the 128-output winner of runs 7-27.
+    // does the 128-output tile that won the earlier sweeps.
     let d = check_config(
         &m,
         &cfg([64, 256, 32, 64, 32, 1, 4, 8]).with("MINB", 2),

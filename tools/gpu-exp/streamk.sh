@@ -6,7 +6,7 @@
 # Needs, on the GPU machine: the release `tessel` binary built from this tree (`cargo build
 # --release --bin tessel`; carry `target/release/tessel`), nvcc 13 and cuBLAS. Steps:
 #   1. `tessel emit` of kernels/v4_tuned.co at its 4096³ configuration (WARP_N 208, STAGES 4,
-#      CONSUMERS 2, TILE_K 64, GROUP_M 16, persistent, CLUSTER 2, EPI_SPLIT 1; run 41/52's winner)
+#      CONSUMERS 2, TILE_K 64, GROUP_M 16, persistent, CLUSTER 2, EPI_SPLIT 1; the tuner's 4096³ winner)
 #      with an f32 accumulator, once with f16 and once with bf16 operands (the .co declares f16
 #      operands and an f16 accumulator; `tessel emit` has no dtype flags, so the two variants are
 #      the same text with the element types replaced, as `tessel run --dtype/--acc` does in the

@@ -15,7 +15,7 @@
 # at 8192³ for WARP_N 208 and 256 (last waves 39% and 52% full), -1% to 0 at 224 (94% full); the
 # best 8192³ contender overall moves by at most +1% (streamk 256 against coop 224).
 # 2048 x 2048 x 16384 is stream-K's own case: 80 cluster tiles of 128 x 208 on 66 units are one
-# full wave and a second with 14 units busy (2 tile times); stream-K runs 1 + 14/66 = 1.21 tile
+# full wave and a second with 14 units busy (2 tile times); stream-K takes 1 + 14/66 = 1.21 tile
 # times plus the fix-up: streamk 208 predicted 1.4-1.6x coop 208 there (at 256 wide the 64
 # tiles fit one wave: no stream-K work, streamk = coop within 1%).
 set -u
