@@ -368,11 +368,23 @@ pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
 
 /// Whether a statement assigns the scalar declared by `decl` (`=`, `+=`, … or `reduce`).
 pub(crate) fn assigned(cx: &Cx, decl: StmtId) -> bool {
-    all_stmts(cx.m).into_iter().any(|s| match &cx.m.stmts[s] {
-        Stmt::Assign { target, .. } => cx.res.bindings.get(target) == Some(&Binding::Scalar(decl)),
-        Stmt::Reduce { .. } => cx.res.reduce_target(s) == Some(&Binding::Scalar(decl)),
-        _ => false,
-    })
+    assigned_scalars(cx).contains(&decl)
+}
+
+/// The declarations of every scalar some statement assigns (`=`, `+=`, … or `reduce`).
+pub(crate) fn assigned_scalars(cx: &Cx) -> HashSet<StmtId> {
+    all_stmts(cx.m)
+        .into_iter()
+        .filter_map(|s| match &cx.m.stmts[s] {
+            Stmt::Assign { target, .. } => cx.res.bindings.get(target),
+            Stmt::Reduce { .. } => cx.res.reduce_target(s),
+            _ => None,
+        })
+        .filter_map(|b| match b {
+            Binding::Scalar(d) => Some(*d),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The events a multicast load depends on: those waited before a `.multicast` TMA load in its

@@ -118,17 +118,7 @@ impl<'a> Evaluator<'a> {
             .iter()
             .map(|v| (v.binding, v.extent.eval(&syms).ok()))
             .collect();
-        let mut mutable = HashSet::new();
-        for s in super::super::all_stmts(m) {
-            let changed = match &m.stmts[s] {
-                Stmt::Assign { target, .. } => cx.res.bindings.get(target),
-                Stmt::Reduce { .. } => cx.res.reduce_target(s),
-                _ => None,
-            };
-            if let Some(Binding::Scalar(d)) = changed {
-                mutable.insert(*d);
-            }
-        }
+        let mutable = super::super::events::assigned_scalars(cx);
         Some(Evaluator {
             cx,
             threads,
