@@ -14,7 +14,9 @@
 //! Schedules side by side: `--contender KERNEL[:NAME=V,…]` (repeatable; KERNEL is `coop`, the
 //! cooperative `kernels/v4_tuned.co`, `pingpong`, `kernels/v4_pingpong.co`, `pingpong128`,
 //! `kernels/v4_pingpong_m128.co`, `streamk`, `kernels/v4_streamk.co`, or `cluster`,
-//! `kernels/v4_cluster.co`: clusters as a parallel level) times every contender at once, interleaved with both
+//! `kernels/v4_cluster.co`: clusters as a parallel level; `warp`, the warp-level `mma.sync` kernel
+//! `kernels/v2_warp_tma.co`, or `warpws`, `kernels/v2_warp_ws.co`, the same with a producer
+//! warpgroup) times every contender at once, interleaved with both
 //! references, on each `--shape MxNxK` (repeatable; default `--size`³). Every contender's output
 //! is verified over the whole output; one that fails is reported and the program exits 1.
 
@@ -51,6 +53,16 @@ mod cluster {
     tessel::gemm_kernel!(file = "kernels/v4_cluster.co");
 }
 
+/// Warp-level `mma.sync` fed by TMA; one lane of a computing warp issues the copies.
+mod warp {
+    tessel::gemm_kernel!(file = "kernels/v2_warp_tma.co");
+}
+
+/// Warp-level `mma.sync` fed by TMA from a producer warpgroup.
+mod warpws {
+    tessel::gemm_kernel!(file = "kernels/v2_warp_ws.co");
+}
+
 #[derive(Parser, Debug)]
 #[command(
     version,
@@ -82,7 +94,8 @@ struct Args {
     /// cuBLASLt heuristic candidates to time.
     #[arg(long, default_value_t = 8)]
     lt_candidates: usize,
-    /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk, cluster);
+    /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk, cluster,
+    /// warp, warpws);
     /// repeatable.
     #[arg(long = "contender", value_name = "KERNEL[:NAME=V,…]")]
     contenders: Vec<String>,
@@ -195,11 +208,13 @@ fn contender(spec: &str, variant: Variant) -> Result<regimes::Contender, (u8, St
         "pingpong128" => &pingpong128::matmul::KERNEL,
         "streamk" => &streamk::matmul::KERNEL,
         "cluster" => &cluster::matmul::KERNEL,
+        "warp" => &warp::matmul::KERNEL,
+        "warpws" => &warpws::matmul::KERNEL,
         _ => {
             return Err((
                 2,
                 format!(
-                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster)"
+                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster, warp, warpws)"
                 ),
             ));
         }

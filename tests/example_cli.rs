@@ -37,6 +37,7 @@ const EXAMPLES: &[&str] = &[
     "v2_warp_mma",
     "v2_warp_pipe",
     "v2_warp_tma",
+    "v2_warp_ws",
     "v3_warpspec",
     "v4_fp8",
     "v4_s8",

@@ -185,3 +185,73 @@ fn v2_warp_tma_uses_hmma_ldsm_and_tma_without_a_loop_barrier() {
         );
     }
 }
+
+/// A `: group` level inside a `: group-4` level makes warp-level `mma`s: kernels/v2_warp_ws.co's
+/// computing warps (warpgroups 1 …) each issue `mma.sync` on their own warp tile, never a
+/// warpgroup-wide WGMMA, while warpgroup 0 issues the TMA loads with its registers handed to
+/// them (`setmaxnreg`).
+#[test]
+fn group_inside_group4_makes_warp_level_mma() {
+    let m = parse_kernel("v2_warp_ws");
+    let (path, cu, _) = emit(&m, "kernels/v2_warp_ws.co", &Config::defaults(&m));
+    assert_eq!(path, KernelPath::Hopper);
+    let body = &cu[cu.find("__global__").expect("a kernel")..];
+    for want in [
+        "tsl_warp_mma<TSL_MMA_F16, WM / 16, WN / 8, 1>(mc, ma, mb);",
+        "tsl_mma_load_a_swz<",
+        "tsl_setmaxnreg_dec<tsl_regs_producer>();",
+        "tsl_setmaxnreg_inc<tsl_regs_consumer>();",
+    ] {
+        assert!(body.contains(want), "no `{want}` in\n{body}");
+    }
+    for absent in ["tsl_wgmma", "wgmma_fence"] {
+        assert!(!body.contains(absent), "`{absent}` in\n{body}");
+    }
+}
+
+/// kernels/v2_warp_ws.co at its defaults (a producer warpgroup and two of computing warps,
+/// 128 × 256 blocks of 64 × 64 warp tiles, four stages) and across its domain: 256 × 128
+/// blocks, two resident blocks of 128 × 128 with three stages, 64 × 32 warp tiles.
+#[test]
+fn v2_warp_ws_uses_hmma_and_a_producer_warpgroup_without_a_loop_barrier() {
+    if !nvrtc_and_nvdisasm_available(
+        "v2_warp_ws_uses_hmma_and_a_producer_warpgroup_without_a_loop_barrier",
+    ) {
+        return;
+    }
+    let m = parse_kernel("v2_warp_ws");
+    let base = Config::defaults(&m);
+    let configs = [
+        base.clone(),
+        base.clone().with("BM", 256).with("BN", 128),
+        base.clone()
+            .with("BN", 128)
+            .with("STAGES", 3)
+            .with("MINB", 2),
+        base.clone()
+            .with("BM", 64)
+            .with("BN", 128)
+            .with("WN", 32)
+            .with("STAGES", 3),
+    ];
+    for cfg in &configs {
+        let (_, cu, expr) = emit(&m, "kernels/v2_warp_ws.co", cfg);
+        let sass = sass_of("v2_warp_ws", &cu, &expr);
+        assert_ops(
+            &expr,
+            &sass,
+            &[
+                "HMMA.16816.F32",
+                "LDSM.16.M88.4",
+                "UTMALDG.2D",
+                "SYNCS",
+                "USETMAXREG",
+            ],
+        );
+        assert_eq!(
+            sass::count(&sass, "BAR.SYNC"),
+            1,
+            "{expr}: a block barrier besides the one after the barriers' init"
+        );
+    }
+}

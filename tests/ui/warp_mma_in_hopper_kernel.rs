@@ -1,4 +1,4 @@
-// expect: E1310 — not supported yet: a warp-level mma in a kernel with a group-4 level.
+// expect: E1310 — not supported yet: a warp-level mma in a kernel with WGMMAs.
 use tessel::gemm_kernel;
 
 gemm_kernel! {

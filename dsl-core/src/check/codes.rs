@@ -110,6 +110,9 @@ pub const ACC_SLICE_ROWS: &str = "E0910";
 pub const ACC_SLICE_COLS: &str = "E0911";
 /// `mma.store` into a tile whose rows are not contiguous (a sub-tile of a wider tensor).
 pub const MMA_STORE_DENSE: &str = "E0912";
+/// An `mma.load` or `mma.store` tile that differs between the threads of the warp (`mma.sync`)
+/// or warpgroup (WGMMA) that runs it.
+pub const MMA_TILE_VARIES: &str = "E0913";
 
 /// A `require` that is false for this configuration / problem.
 pub const REQUIRE: &str = "E1001";
@@ -697,6 +700,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         MMA_STORE_DENSE,
         "`mma.store` into a sub-tile of a wider tensor (rows not contiguous)",
+    ),
+    (
+        MMA_TILE_VARIES,
+        "`mma.load`/`mma.store` tile that differs between the threads of its warp or warpgroup",
     ),
     (REQUIRE, "`require` false for this configuration / problem"),
     (

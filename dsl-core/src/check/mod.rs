@@ -47,6 +47,7 @@ mod header;
 pub mod kernel_scope;
 mod lowerable;
 mod mma_store;
+mod mma_uniform;
 mod occupancy;
 mod out_init;
 mod pad;
@@ -321,6 +322,9 @@ impl SharedBuffer {
 pub struct KernelInfo {
     pub config: Config,
     pub path: LoweringPath,
+    /// On the Hopper path: the `mma`s are warp-level `mma.sync`s fed by TMA
+    /// ([`Cx::tma_warp_kernel`]), not WGMMAs.
+    pub warp_mma_on_hopper: bool,
     /// Every constant evaluated under the config.
     pub constants: BTreeMap<String, i64>,
     /// Resolution of every `Expr::Name` (including names in `Index` bases).
@@ -442,6 +446,7 @@ fn run_checks(
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
     let warp_shapes = warp_mma::check_warp_mma(&cx, &views, &mut diags);
+    mma_uniform::check(&cx, &mut diags);
     frag_elem::check_frag_elem(&cx, &mut diags);
     frag_elem::check_tiles(
         &cx,
@@ -508,6 +513,7 @@ fn run_checks(
     let info = KernelInfo {
         config: cfg.clone(),
         path,
+        warp_mma_on_hopper: path == LoweringPath::Hopper && cx.tma_warp_kernel(),
         constants: hdr.constants,
         bindings: cx.res.bindings.clone(),
         idents: cx.res.idents.clone(),
@@ -572,11 +578,12 @@ impl Cx<'_> {
     }
 
     /// Whether the kernel's `mma`s are warp-level ones fed by TMA: a warp `mma`, TMA copies or
-    /// events, no `: group-4` level (the Hopper path lowers them as `mma.sync`).
+    /// events, no WGMMA (the Hopper path lowers them as `mma.sync`; a `: group-4` level may
+    /// split the block into a producer and consumer warpgroups around them).
     pub fn tma_warp_kernel(&self) -> bool {
         warp_mma::has_warp_mma(self)
-            && warp_mma::group4_level(self).is_none()
-            && warp_mma::hopper_constructs(self).is_some()
+            && !warp_mma::has_wgmma(self)
+            && warp_mma::tma_or_event(self).is_some()
     }
 
     /// The path the lowering takes ([`KernelInfo::path`]).
@@ -909,25 +916,26 @@ impl Cx<'_> {
             _ => None,
         }
     }
-    /// Whether `s` runs under a `: group` level (one warp) and no `: group-4` level: Croqtile's
-    /// warp-level tensor cores (`mma.sync`/`wmma`), checked but not lowered yet.
-    pub fn in_warp_mma(&self, s: StmtId) -> bool {
-        !self.in_group4(s)
-            && self.res.chains.get(&s).is_some_and(|c| {
-                c.iter().any(|l| {
-                    self.level(*l)
-                        .is_some_and(|pl| pl.level == crate::ir::Level::Group)
-                })
-            })
-    }
-    /// Whether `s` runs under a `: group-4` level (the WGMMA path).
-    pub fn in_group4(&self, s: StmtId) -> bool {
-        self.res.chains.get(&s).is_some_and(|c| {
-            c.iter().any(|l| {
-                self.level(*l)
-                    .is_some_and(|pl| pl.level == crate::ir::Level::Group4)
-            })
+    /// The innermost `: group` or `: group-4` level `s` runs under: it decides what an `mma`
+    /// there is — a warp-level `mma.sync` (`: group`, one warp) or a WGMMA (`: group-4`, one
+    /// warpgroup). A `: group` level nested in a `: group-4` one makes warp-level `mma`s.
+    fn collective_level(&self, s: StmtId) -> Option<crate::ir::Level> {
+        use crate::ir::Level;
+        self.res.chains.get(&s)?.iter().rev().find_map(|l| {
+            self.level(*l)
+                .map(|pl| pl.level)
+                .filter(|lv| matches!(lv, Level::Group | Level::Group4))
         })
+    }
+    /// Whether `s` runs under a `: group` level (one warp) nested in no `: group-4` level of its
+    /// own: an `mma` there is a warp-level tensor-core instruction (`mma.sync`).
+    pub fn in_warp_mma(&self, s: StmtId) -> bool {
+        self.collective_level(s) == Some(crate::ir::Level::Group)
+    }
+    /// Whether `s` runs under a `: group-4` level with no `: group` level inside it (the WGMMA
+    /// path).
+    pub fn in_group4(&self, s: StmtId) -> bool {
+        self.collective_level(s) == Some(crate::ir::Level::Group4)
     }
 }
 

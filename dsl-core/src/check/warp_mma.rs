@@ -513,15 +513,30 @@ fn operand_roles(cx: &Cx, diags: &mut Diagnostics) {
     }
 }
 
-/// The `: group-4` level of the kernel, if any (WGMMA: warp-level `mma` cannot share a kernel
-/// with it).
-pub(crate) fn group4_level(cx: &Cx) -> Option<crate::span::Span> {
+/// The `: group-4` level of the kernel, if any.
+fn group4_level(cx: &Cx) -> Option<crate::span::Span> {
     let m = cx.m;
     all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
         Stmt::Parallel { levels, .. } => levels
             .iter()
             .find(|l| l.level == Level::Group4)
             .map(|_| m.stmt_span(s)),
+        _ => None,
+    })
+}
+
+/// Whether the kernel has a WGMMA: an `mma` whose innermost collective level is `: group-4`.
+pub(crate) fn has_wgmma(cx: &Cx) -> bool {
+    all_stmts(cx.m)
+        .into_iter()
+        .any(|s| matches!(cx.m.stmts[s], Stmt::Mma { .. }) && cx.in_group4(s))
+}
+
+/// A TMA copy or event of the kernel: what feeds warp-level `mma`s on the Hopper path.
+pub(crate) fn tma_or_event(cx: &Cx) -> Option<crate::span::Span> {
+    let m = cx.m;
+    all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
+        Stmt::TmaCopy { .. } | Stmt::EventDecl { .. } => Some(m.stmt_span(s)),
         _ => None,
     })
 }
@@ -537,7 +552,8 @@ fn full_k(d: DType) -> i64 {
 }
 
 /// The warp-level forms no lowering handles yet, each "not supported yet" with its own code:
-/// warp `mma` in a kernel with a `: group-4` level (E1310), an `mma.store` of a view of the
+/// warp `mma` in a kernel with WGMMAs, or with a `: group-4` level but no TMA copy or event
+/// (E1310), an `mma.store` of a view of the
 /// accumulator (E1331); on the TMA path (warp `mma` in a kernel with TMA copies or events): a
 /// swizzled operand tile that is not whole full-shape instructions (E1670), an accumulator
 /// loaded from or stored to a swizzled tile (E1672), element-wise work on accumulators, `frag`
@@ -554,16 +570,30 @@ pub(crate) fn warp_gate(
     if !has_warp_mma(cx) {
         return;
     }
-    if let Some(at) = group4_level(cx) {
+    // Warp-level `mma`s share a kernel with a `: group-4` level only on the TMA path, where
+    // the level splits the block into warpgroups (a producer and consumers); never with WGMMAs.
+    let wgmma = all_stmts(m)
+        .into_iter()
+        .find(|&s| matches!(m.stmts[s], Stmt::Mma { .. }) && cx.in_group4(s));
+    let blocked = match (wgmma, group4_level(cx)) {
+        (Some(w), _) => Some((
+            "a warp-level `mma` (under `: group`) in a kernel with WGMMAs",
+            m.stmt_span(w),
+            "this `mma` runs under `: group-4`: a WGMMA",
+        )),
+        (None, Some(at)) if tma_or_event(cx).is_none() => Some((
+            "a warp-level `mma` in a kernel with a `: group-4` level and no TMA copy or event",
+            at,
+            "this level takes the kernel to the Hopper path, whose warp-level `mma`s are fed by TMA",
+        )),
+        _ => None,
+    };
+    if let Some((what, at, note)) = blocked {
         for s in all_stmts(m) {
             if matches!(m.stmts[s], Stmt::Mma { .. }) && cx.in_warp_mma(s) {
                 diags.push(
-                    not_lowered(
-                        codes::NOT_LOWERED_WARP_MMA,
-                        m.stmt_span(s),
-                        "a warp-level `mma` (under `: group`) in a kernel with a `: group-4` level",
-                    )
-                    .with_note(at, "this level makes its `mma`s WGMMAs"),
+                    not_lowered(codes::NOT_LOWERED_WARP_MMA, m.stmt_span(s), what)
+                        .with_note(at, note),
                 );
             }
         }

@@ -721,12 +721,9 @@ pub fn finish(e: &mut Emitter) {
     }
 }
 
-/// Whether this is a Hopper-path kernel (TMA copies or events) with warp-level `mma`s: it has
-/// an `mma` and no `: group-4` level, so its `mma`s run under `: group` (the checker's rule).
+/// Whether this is a Hopper-path kernel (TMA copies or events) with warp-level `mma`s: its
+/// `mma`s run under `: group` levels, none under a `: group-4` one of its own (the checker's
+/// rule, [`crate::check::KernelInfo::warp_mma_on_hopper`]).
 pub fn hopper_warp(e: &Emitter) -> bool {
-    e.path == super::kernel::KernelPath::Hopper
-        && !e.geo.has_group4
-        && crate::check::all_stmts(e.m)
-            .into_iter()
-            .any(|s| matches!(e.m.stmts[s], Stmt::Mma { .. }))
+    e.path == super::kernel::KernelPath::Hopper && e.info.warp_mma_on_hopper
 }
