@@ -19,10 +19,11 @@ R="${2:-target/release/examples/regimes}"
 rc=0
 export TESSEL_TUNE_CACHE="${TMPDIR:-/tmp}/warp_ws_tune_cache"
 rm -rf "$TESSEL_TUNE_CACHE"
-winner() { grep -E '^winner' | head -1 | awk '{s=""; for (i=2;i<=NF;i++) if ($i ~ /=/) s = s (s==""?"":",") $i; print s}'; }
+winner() { grep -E '^winner' | head -1 | awk '{s=""; for (i=2;i<=NF;i++) if ($i ~ /^[A-Z_]+=[0-9]+$/) s = s (s==""?"":",") $i; print s}'; }
 for k in v2_warp_tma v2_warp_ws; do
   echo "== tessel tune kernels/$k.co at 8192^3"
-  "$T" tune "kernels/$k.co" --shape M=8192,N=8192,K=8192 2>&1 | tee "/tmp/tune_$k.txt" | tail -8
+  "$T" tune "kernels/$k.co" --shape M=8192,N=8192,K=8192 2>&1 | tee "/tmp/tune_$k.txt" \
+    | grep -viE "^\s*[0-9]+\s+BM=.*[0-9]\s*$" | tail -40
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "   FAIL"; rc=1; }
 done
 W=$(winner < /tmp/tune_v2_warp_tma.txt); WS=$(winner < /tmp/tune_v2_warp_ws.txt)

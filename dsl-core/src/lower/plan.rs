@@ -159,12 +159,11 @@ pub fn finish(
     let launch_bounds = match e.path {
         KernelPath::Hopper => {
             if !e.roles.is_empty() {
-                use crate::ir::BinaryOp::{Div, Mul, Sub};
+                use crate::ir::BinaryOp::{Add, Div, Mul, Sub};
                 constants.push((
                     "tsl_blocks_per_sm".into(),
                     ConstValue::Grouped(blocks_per_sm.clone()),
                 ));
-                constants.push(("tsl_regs_producer".into(), ConstValue::Int(Sym::Int(40))));
                 let wg = geo
                     .thread_vars
                     .iter()
@@ -172,21 +171,9 @@ pub fn finish(
                     .map(|v| v.extent.clone())
                     .unwrap_or(Sym::Int(2));
                 let consumers = Sym::bin(Sub, wg, Sym::Int(1));
-                // The producer's freed registers fund the consumers (setmaxnreg): per block
-                // 65536 / blocks registers, 128 threads at 40, the rest shared by the consumers
-                // (unfolded, so the formula reads as this comment).
-                let raw = |op, a, b| Sym::Bin(op, Box::new(a), Box::new(b));
-                let free = raw(
-                    Sub,
-                    raw(Div, Sym::Int(65536), Sym::name("tsl_blocks_per_sm")),
-                    raw(Mul, Sym::Int(128), Sym::name("tsl_regs_producer")),
-                );
-                let per_thread = raw(Div, free, raw(Mul, Sym::Int(128), consumers));
-                let regs = raw(Mul, raw(Div, per_thread, Sym::Int(8)), Sym::Int(8));
-                constants.push((
-                    "tsl_regs_consumer".into(),
-                    ConstValue::Int(Sym::Min(Box::new(Sym::Int(240)), Box::new(regs))),
-                ));
+                for (name, v) in register_split(consumers) {
+                    constants.push((name.into(), ConstValue::Int(v)));
+                }
             }
             LaunchBounds {
                 threads: threads.clone(),
@@ -318,6 +305,56 @@ fn element_params(info: &KernelInfo, e: &mut Emitter) {
     }
 }
 
+/// The `setmaxnreg` split of a warp-specialized block with `consumers` consumer warpgroups:
+/// `tsl_regs_entry`, the registers each thread starts with — what `__launch_bounds__` leaves it,
+/// 65536 over the block's threads times its blocks per SM, in steps of 8, at most 248 — and
+/// `tsl_regs_producer`, 40 (the entry count if that is lower: a block of 1024 threads at two
+/// per SM starts with 32), and `tsl_regs_consumer`. `setmaxnreg.inc` waits until the registers
+/// the producer hands back fund the consumers' increase, so the consumers share the producer's
+/// `entry − producer`: 128 × C × (consumer − entry) ≤ 128 × (entry − producer). Sized from 65536
+/// / blocks instead, an entry count rounded down to 8 (384 threads at 2 blocks: 80, not 85)
+/// leaves the increase unfunded and the block hangs. (Unfolded, so the emitted formulas read as
+/// this comment.)
+fn register_split(consumers: Sym) -> [(&'static str, Sym); 3] {
+    use crate::ir::BinaryOp::{Add, Div, Mul, Sub};
+    let raw = |op, a, b| Sym::Bin(op, Box::new(a), Box::new(b));
+    let round8 = |x| raw(Mul, raw(Div, x, Sym::Int(8)), Sym::Int(8));
+    let entry = Sym::Min(
+        Box::new(Sym::Int(248)),
+        Box::new(round8(raw(
+            Div,
+            Sym::Int(65536),
+            raw(
+                Mul,
+                Sym::name("tsl_blocks_per_sm"),
+                Sym::name("tsl_threads"),
+            ),
+        ))),
+    );
+    let producer = Sym::Min(
+        Box::new(Sym::Int(40)),
+        Box::new(Sym::name("tsl_regs_entry")),
+    );
+    let share = raw(
+        Div,
+        raw(
+            Sub,
+            Sym::name("tsl_regs_entry"),
+            Sym::name("tsl_regs_producer"),
+        ),
+        consumers,
+    );
+    let consumer = Sym::Min(
+        Box::new(Sym::Int(240)),
+        Box::new(round8(raw(Add, Sym::name("tsl_regs_entry"), share))),
+    );
+    [
+        ("tsl_regs_entry", entry),
+        ("tsl_regs_producer", producer),
+        ("tsl_regs_consumer", consumer),
+    ]
+}
+
 /// Blocks per SM the Hopper register split is sized for: two when a block has at most 256
 /// threads (one producer + one consumer warpgroup: 128 registers each at entry) and the
 /// accumulator fragment fits in 64 registers (ptxas allocates every WGMMA operand under the
@@ -349,6 +386,47 @@ fn blocks_per_sm(m: &Module, threads: &Sym, e: &Emitter) -> Sym {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every warp-specialized block the lowering can make — 2 to 8 warpgroups, 1 or 2 blocks
+    /// per SM — gets a consumer register count the producer's hand-back funds and no lower than
+    /// the entry count (`setmaxnreg.inc` never shrinks), and a producer count `setmaxnreg.dec`
+    /// can take (24 up to the entry count).
+    #[test]
+    fn setmaxnreg_increase_is_always_funded() {
+        for wgs in 2..=8i64 {
+            for blocks in 1..=2i64 {
+                let threads = 128 * wgs;
+                if threads * blocks > 2048 {
+                    continue; // more threads than an SM holds
+                }
+                let consumers = wgs - 1;
+                let mut env = crate::sym::SymEnv::new();
+                env.insert("tsl_threads".into(), threads);
+                env.insert("tsl_blocks_per_sm".into(), blocks);
+                let [(_, entry), (_, producer), (_, consumer)] =
+                    super::register_split(Sym::Int(consumers));
+                let entry = entry.eval(&env).unwrap();
+                env.insert("tsl_regs_entry".into(), entry);
+                let producer = producer.eval(&env).unwrap();
+                env.insert("tsl_regs_producer".into(), producer);
+                let consumer = consumer.eval(&env).unwrap();
+                let what = format!(
+                    "{wgs} warpgroups, {blocks} blocks: entry {entry}, consumer {consumer}"
+                );
+                assert!(entry * threads * blocks <= 65536, "{what}");
+                assert!(consumer >= entry.min(240), "{what}");
+                assert!(
+                    (24..=entry).contains(&producer),
+                    "{what}: producer {producer}"
+                );
+                assert!(
+                    consumers * (consumer - entry) <= entry - producer,
+                    "{what}: the increase is not funded"
+                );
+                assert_eq!(consumer % 8, 0, "{what}");
+            }
+        }
+    }
 
     /// `int name[len];`
     fn line(name: &str, len: CExpr) -> Line {

@@ -727,8 +727,9 @@ __global__ void __launch_bounds__(256, (2)) tsl_trigger_compose(
   constexpr int tsl_smem_ys = tsl_align_up(tsl_smem_xs + (RING * (TM * TK) * 2), 1024);
   constexpr int tsl_smem_zs = tsl_align_up(tsl_smem_ys + (RING * (TN * TK) * 2), 1024);
   constexpr int tsl_blocks_per_sm = (2);
-  constexpr int tsl_regs_producer = 40;
-  constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * 1) / 8 * 8);
+  constexpr int tsl_regs_entry = tsl_min(248, 65536 / (tsl_blocks_per_sm * tsl_threads) / 8 * 8);
+  constexpr int tsl_regs_producer = tsl_min(40, tsl_regs_entry);
+  constexpr int tsl_regs_consumer = tsl_min(240, (tsl_regs_entry + (tsl_regs_entry - tsl_regs_producer) / 1) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
   const int bm = blockIdx.x;  // dsl:11
   const int bn = blockIdx.y;  // dsl:11

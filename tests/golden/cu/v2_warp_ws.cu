@@ -1279,8 +1279,9 @@ __global__ void __launch_bounds__((BM / WM * (BN / WN) / 4 + 1) * 128, (MINB)) t
   constexpr int tsl_smem_lhs_s = 0;
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (STAGES * (BM * BK) * 2), 1024);
   constexpr int tsl_blocks_per_sm = (MINB);
-  constexpr int tsl_regs_producer = 40;
-  constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (WARPS / 4 + 1 - 1)) / 8 * 8);
+  constexpr int tsl_regs_entry = tsl_min(248, 65536 / (tsl_blocks_per_sm * tsl_threads) / 8 * 8);
+  constexpr int tsl_regs_producer = tsl_min(40, tsl_regs_entry);
+  constexpr int tsl_regs_consumer = tsl_min(240, (tsl_regs_entry + (tsl_regs_entry - tsl_regs_producer) / (WARPS / 4 + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
   int bm, bn;  // dsl:42  grouped rasterization: GROUP_M tiles of `bm` per group, then `bn`
   tsl_raster_grouped(blockIdx.x, tsl_cdiv(M, BM), tsl_cdiv(N, BN), GROUP_M, bm, bn);  // dsl:42

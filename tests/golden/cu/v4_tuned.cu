@@ -1065,8 +1065,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__((CONSUMERS + 1
   constexpr int tsl_smem_rhs_s = tsl_align_up(tsl_smem_lhs_s + (STAGES * (TILE_M * TILE_K) * 2), 1024);
   constexpr int tsl_smem_output_s = tsl_align_up(tsl_smem_rhs_s + (STAGES * (WARP_N * TILE_K) * 2), 1024);
   constexpr int tsl_blocks_per_sm = (1 + ((CONSUMERS + 1) * 128 <= 256) * (WARP_N / 4 <= 64));
-  constexpr int tsl_regs_producer = 40;
-  constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
+  constexpr int tsl_regs_entry = tsl_min(248, 65536 / (tsl_blocks_per_sm * tsl_threads) / 8 * 8);
+  constexpr int tsl_regs_producer = tsl_min(40, tsl_regs_entry);
+  constexpr int tsl_regs_consumer = tsl_min(240, (tsl_regs_entry + (tsl_regs_entry - tsl_regs_producer) / (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
   const int tsl_tiles = tsl_cdiv(tsl_cdiv(M, TILE_M), CLUSTER) * CLUSTER * tsl_cdiv(N, WARP_N);  // dsl:28  persistent: tiles of the block level, walked by gridDim.x blocks
   __shared__ alignas(8) unsigned long long full[STAGES];  // dsl:29

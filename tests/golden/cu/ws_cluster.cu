@@ -800,8 +800,9 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(256, (2)) tsl_ws_clu
   constexpr int tsl_smem_b_s = tsl_align_up(tsl_smem_a_s + 24576, 1024);
   constexpr int tsl_smem_c_s = tsl_align_up(tsl_smem_b_s + 49152, 1024);
   constexpr int tsl_blocks_per_sm = (2);
-  constexpr int tsl_regs_producer = 40;
-  constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * 1) / 8 * 8);
+  constexpr int tsl_regs_entry = tsl_min(248, 65536 / (tsl_blocks_per_sm * tsl_threads) / 8 * 8);
+  constexpr int tsl_regs_producer = tsl_min(40, tsl_regs_entry);
+  constexpr int tsl_regs_consumer = tsl_min(240, (tsl_regs_entry + (tsl_regs_entry - tsl_regs_producer) / 1) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
   int bm, bn;  // dsl:6  grouped rasterization: 1 tiles of `bm` per group, then `bn`
   tsl_raster_cluster_2d(blockIdx.x, tsl_cdiv(M, 64), tsl_cdiv(N, 128), 1, 2, 1, bm, bn);  // dsl:6

@@ -734,8 +734,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, (1 + ((CONSUMERS + 1) *
   constexpr int tsl_smem_b_s = tsl_align_up(tsl_smem_a_s + (STAGES * (BM * CONSUMERS * BK) * 2), 1024);
   constexpr int tsl_smem_c_s = tsl_align_up(tsl_smem_b_s + (STAGES * (BN * BK) * 2), 1024);
   constexpr int tsl_blocks_per_sm = (1 + ((CONSUMERS + 1) * 128 <= 256));
-  constexpr int tsl_regs_producer = 40;
-  constexpr int tsl_regs_consumer = tsl_min(240, (65536 / tsl_blocks_per_sm - 128 * tsl_regs_producer) / (128 * (CONSUMERS + 1 - 1)) / 8 * 8);
+  constexpr int tsl_regs_entry = tsl_min(248, 65536 / (tsl_blocks_per_sm * tsl_threads) / 8 * 8);
+  constexpr int tsl_regs_producer = tsl_min(40, tsl_regs_entry);
+  constexpr int tsl_regs_consumer = tsl_min(240, (tsl_regs_entry + (tsl_regs_entry - tsl_regs_producer) / (CONSUMERS + 1 - 1)) / 8 * 8);
   unsigned char *tsl_smem = tsl_smem_base<1024>();
   const int bm = blockIdx.x;  // dsl:13
   const int bn = blockIdx.y;  // dsl:13
