@@ -14,7 +14,8 @@
 //! Schedules side by side: `--contender KERNEL[:NAME=V,…]` (repeatable; KERNEL is `coop`, the
 //! cooperative `kernels/v4_tuned.co`, `pingpong`, `kernels/v4_pingpong.co`, `pingpong128`,
 //! `kernels/v4_pingpong_m128.co`, `streamk`, `kernels/v4_streamk.co`, or `cluster`,
-//! `kernels/v4_cluster.co`: clusters as a parallel level; `warp`, the warp-level `mma.sync` kernel
+//! `kernels/v4_cluster.co`: clusters as a parallel level; `m256`, `kernels/v4_coop_m256.co`: 256-row
+//! block tiles; `warp`, the warp-level `mma.sync` kernel
 //! `kernels/v2_warp_tma.co`, or `warpws`, `kernels/v2_warp_ws.co`, the same with a producer
 //! warpgroup) times every contender at once, interleaved with both
 //! references, on each `--shape MxNxK` (repeatable; default `--size`³). Every contender's output
@@ -51,6 +52,11 @@ mod streamk {
 /// Clusters as a parallel level: the multicast operand(s) picked by `MULTICAST`.
 mod cluster {
     tessel::gemm_kernel!(file = "kernels/v4_cluster.co");
+}
+
+/// The cooperative schedule with 256-row block tiles (two 128-row consumers).
+mod m256 {
+    tessel::gemm_kernel!(file = "kernels/v4_coop_m256.co");
 }
 
 /// Warp-level `mma.sync` fed by TMA; one lane of a computing warp issues the copies.
@@ -95,7 +101,7 @@ struct Args {
     #[arg(long, default_value_t = 8)]
     lt_candidates: usize,
     /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk, cluster,
-    /// warp, warpws);
+    /// m256, warp, warpws);
     /// repeatable.
     #[arg(long = "contender", value_name = "KERNEL[:NAME=V,…]")]
     contenders: Vec<String>,
@@ -208,13 +214,14 @@ fn contender(spec: &str, variant: Variant) -> Result<regimes::Contender, (u8, St
         "pingpong128" => &pingpong128::matmul::KERNEL,
         "streamk" => &streamk::matmul::KERNEL,
         "cluster" => &cluster::matmul::KERNEL,
+        "m256" => &m256::matmul::KERNEL,
         "warp" => &warp::matmul::KERNEL,
         "warpws" => &warpws::matmul::KERNEL,
         _ => {
             return Err((
                 2,
                 format!(
-                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster, warp, warpws)"
+                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster, m256, warp, warpws)"
                 ),
             ));
         }

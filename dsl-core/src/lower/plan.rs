@@ -159,7 +159,7 @@ pub fn finish(
     let launch_bounds = match e.path {
         KernelPath::Hopper => {
             if !e.roles.is_empty() {
-                use crate::ir::BinaryOp::{Add, Div, Mul, Sub};
+                use crate::ir::BinaryOp::Sub;
                 constants.push((
                     "tsl_blocks_per_sm".into(),
                     ConstValue::Grouped(blocks_per_sm.clone()),
