@@ -7,7 +7,7 @@
 #
 #   bash tools/gpu-exp/coop_m256.sh [path/to/tessel] [path/to/regimes]
 #
-# Prediction (written before the run): the ncu profile of the 128-row kernel (run 66) moves
+# Prediction (written before the run): the ncu profile of the 128-row kernel (BENCHMARKS.md) moves
 # 1.4-1.85x cuBLAS's L2 bytes and runs at a 4-6% lower clock at the same time; 256-row tiles cut
 # the operand bytes per FLOP by 15-25% at the same tensor-pipe activity (~97%), so: burst +0-2%
 # over the 224-wide cluster kernel at 8192^3, sustained +1-4% (less L2 energy, higher clocks);

@@ -404,7 +404,7 @@ mod tests {
                 env.insert("tsl_threads".into(), threads);
                 env.insert("tsl_blocks_per_sm".into(), blocks);
                 let [(_, entry), (_, producer), (_, consumer)] =
-                    super::register_split(Sym::Int(consumers));
+                    register_split(Sym::Int(consumers));
                 let entry = entry.eval(&env).unwrap();
                 env.insert("tsl_regs_entry".into(), entry);
                 let producer = producer.eval(&env).unwrap();
