@@ -323,7 +323,7 @@ pub struct KernelInfo {
     pub config: Config,
     pub path: LoweringPath,
     /// On the Hopper path: the `mma`s are warp-level `mma.sync`s fed by TMA
-    /// ([`Cx::tma_warp_kernel`]), not WGMMAs.
+    /// (the checker's `tma_warp_kernel` rule), not WGMMAs.
     pub warp_mma_on_hopper: bool,
     /// Every constant evaluated under the config.
     pub constants: BTreeMap<String, i64>,
