@@ -582,7 +582,7 @@ impl Cx<'_> {
     /// split the block into a producer and consumer warpgroups around them).
     pub fn tma_warp_kernel(&self) -> bool {
         warp_mma::has_warp_mma(self)
-            && !warp_mma::has_wgmma(self)
+            && warp_mma::first_wgmma(self).is_none()
             && warp_mma::tma_or_event(self).is_some()
     }
 

@@ -73,15 +73,7 @@ fn acc_help(input: DType) -> &'static str {
 /// Whether the kernel's `mma`s are warp-level ones the SIMT path lowers: no `: group-4`
 /// level, TMA copy or event anywhere (those make it a Hopper kernel).
 pub(crate) fn hopper_constructs(cx: &Cx) -> Option<crate::span::Span> {
-    let m = cx.m;
-    all_stmts(m).into_iter().find_map(|s| match &m.stmts[s] {
-        Stmt::TmaCopy { .. } | Stmt::EventDecl { .. } => Some(m.stmt_span(s)),
-        Stmt::Parallel { levels, .. } => levels
-            .iter()
-            .find(|l| l.level == Level::Group4)
-            .map(|_| m.stmt_span(s)),
-        _ => None,
-    })
+    tma_or_event(cx).or_else(|| group4_level(cx))
 }
 
 /// A "not supported yet" finding of the gate.
@@ -525,11 +517,11 @@ fn group4_level(cx: &Cx) -> Option<crate::span::Span> {
     })
 }
 
-/// Whether the kernel has a WGMMA: an `mma` whose innermost collective level is `: group-4`.
-pub(crate) fn has_wgmma(cx: &Cx) -> bool {
+/// The kernel's first WGMMA: an `mma` whose innermost collective level is `: group-4`.
+pub(crate) fn first_wgmma(cx: &Cx) -> Option<StmtId> {
     all_stmts(cx.m)
         .into_iter()
-        .any(|s| matches!(cx.m.stmts[s], Stmt::Mma { .. }) && cx.in_group4(s))
+        .find(|&s| matches!(cx.m.stmts[s], Stmt::Mma { .. }) && cx.in_group4(s))
 }
 
 /// A TMA copy or event of the kernel: what feeds warp-level `mma`s on the Hopper path.
@@ -572,10 +564,7 @@ pub(crate) fn warp_gate(
     }
     // Warp-level `mma`s share a kernel with a `: group-4` level only on the TMA path, where
     // the level splits the block into warpgroups (a producer and consumers); never with WGMMAs.
-    let wgmma = all_stmts(m)
-        .into_iter()
-        .find(|&s| matches!(m.stmts[s], Stmt::Mma { .. }) && cx.in_group4(s));
-    let blocked = match (wgmma, group4_level(cx)) {
+    let blocked = match (first_wgmma(cx), group4_level(cx)) {
         (Some(w), _) => Some((
             "a warp-level `mma` (under `: group`) in a kernel with WGMMAs",
             m.stmt_span(w),
