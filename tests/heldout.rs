@@ -55,6 +55,7 @@ const ACCEPTED: &[(&str, Option<&str>, &[&str])] = &[
 
 /// Rejected kernels: file stem, the first error's code, its line.
 const REJECTED: &[(&str, &str, u32)] = &[
+    ("bad_assign_immutable_int", "E0106", 5),
     ("bad_assign_param_dim", "E0103", 4),
     ("bad_barrier_in_branch", "E1690", 7),
     ("bad_copy_shape", "E0202", 5),
@@ -67,6 +68,7 @@ const REJECTED: &[(&str, &str, u32)] = &[
     ("bad_smem_overflow", "E0501", 4),
     ("bad_thread_extent_runtime", "E1698", 5),
     ("bad_too_many_threads", "E0601", 3),
+    ("bad_ring_no_credits", "E1208", 14),
     ("bad_tunable_default", "E1002", 2),
     ("bad_tunable_twice", "E1003", 3),
     ("bad_undefined_name", "E0101", 5),

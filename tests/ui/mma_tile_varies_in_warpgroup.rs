@@ -19,7 +19,7 @@ gemm_kernel! {
               mma.row.row mc, ma, mb;
             }
           }
-          int col = bn;
+          mutable int col = bn;
           col += t / 64;
           mma.store mc, output.subspan(64, 128).at(bm, col);
         }

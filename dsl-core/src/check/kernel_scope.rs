@@ -33,7 +33,9 @@ pub fn hoistable(m: &Module) -> Vec<StmtId> {
     let mut out = Vec::new();
     for &s in &body[..last_par] {
         let (name, exprs) = match &m.stmts[s] {
-            Stmt::ScalarDecl { dtype, name, init } if scalar_type(*dtype) => {
+            Stmt::ScalarDecl {
+                dtype, name, init, ..
+            } if scalar_type(*dtype) => {
                 (name.name.clone(), init.iter().copied().collect::<Vec<_>>())
             }
             Stmt::Let { name, value } if !super::is_view_let(m, *value) => {

@@ -496,7 +496,7 @@ fn run_checks(
     // supports).
     let mut warnings = Vec::new();
     if diags.is_empty() {
-        hazard::check_arith(&cx, &mut diags);
+        hazard::check_program_hazards(&cx, &mut diags);
         race::check(&cx, &geo, &mut warnings);
     }
     if diags.is_empty() && gate.is_empty() {

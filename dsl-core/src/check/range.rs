@@ -184,6 +184,21 @@ impl W<'_, '_> {
                 st.forget(&name.name);
                 st.env.ranges.insert(name.name.clone(), r);
             }
+            // A counter (`mutable int order = 0;` that statements only step up, `order++`):
+            // never below its initial value. Its top is unknown.
+            Stmt::ScalarDecl {
+                name,
+                init: Some(v),
+                ..
+            } if !reads_data(m, *v) && only_grows(self.cx, s, &st.env) => {
+                let r = eval_interval(m, *v, &st.env);
+                st.forget(&name.name);
+                let counter = Interval {
+                    lo: r.lo,
+                    hi: Ext::PosInf,
+                };
+                st.env.ranges.insert(name.name.clone(), counter);
+            }
             Stmt::ScalarDecl { name, .. } => st.forget(&name.name),
             Stmt::MmaFill { name, .. } | Stmt::MmaLoad { name, .. } => st.forget(&name.name),
             Stmt::TensorDecl { names, .. } | Stmt::EventDecl { names, .. } => {
@@ -557,6 +572,41 @@ impl W<'_, '_> {
         }
         format!("guard the access so that `{text}` is at least 0")
     }
+}
+
+/// Whether every statement that assigns the scalar declared by `decl` adds a value that is
+/// never negative (`x += c`, `x++`, `x = x + c`) or subtracts one that is never positive; and
+/// at least one does. (A counter stepped past `i32::MAX` would be undefined in C++ anyway.)
+fn only_grows(cx: &Cx, decl: crate::ir::StmtId, env: &Env) -> bool {
+    use crate::ir::AssignOp;
+    let m = cx.m;
+    let this = |e: ExprId| cx.res.bindings.get(&e) == Some(&Binding::Scalar(decl));
+    let nonneg = |e: ExprId| matches!(eval_interval(m, e, env).lo, Ext::Fin(l) if l >= 0);
+    let nonpos = |e: ExprId| matches!(eval_interval(m, e, env).hi, Ext::Fin(h) if h <= 0);
+    let mut steps = 0;
+    for s in super::all_stmts(m) {
+        match &m.stmts[s] {
+            Stmt::Assign { target, op, value } if this(*target) => {
+                let up = match op {
+                    AssignOp::Add => nonneg(*value),
+                    AssignOp::Sub => nonpos(*value),
+                    AssignOp::Set => matches!(&m.exprs[*value],
+                        Expr::Binary { op: BinaryOp::Add, lhs, rhs }
+                            if (this(*lhs) && nonneg(*rhs)) || (this(*rhs) && nonneg(*lhs))),
+                    _ => false,
+                };
+                if !up {
+                    return false;
+                }
+                steps += 1;
+            }
+            Stmt::Reduce { .. } if cx.res.reduce_target(s) == Some(&Binding::Scalar(decl)) => {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    steps > 0
 }
 
 fn plural(n: i64) -> &'static str {

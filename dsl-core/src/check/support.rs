@@ -199,6 +199,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         if reg_a.contains(&x.decl()) {
             continue;
         }
+        // `= ready` events: their waits start from the other parity (`lower/hopper.rs`).
+        if matches!(x, crate::ir::DeclExt::Ready { .. }) {
+            continue;
+        }
         diags.push(not_lowered(
             codes::NOT_LOWERED_DECL,
             m.stmt_span(x.decl()),

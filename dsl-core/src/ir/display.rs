@@ -289,7 +289,16 @@ impl Printer<'_> {
                 }
                 self.out.push_str(";\n");
             }
-            Stmt::ScalarDecl { dtype, name, init } => {
+            Stmt::ScalarDecl {
+                dtype,
+                name,
+                init,
+                mutable,
+            } => {
+                // `int` and `bool` are immutable unless `mutable`; the other types are mutable.
+                if *mutable && matches!(dtype, crate::ir::DType::I32 | crate::ir::DType::Bool) {
+                    self.out.push_str("mutable ");
+                }
                 let _ = write!(self.out, "{dtype} {}", name.name);
                 if let Some(i) = init {
                     self.out.push_str(" = ");

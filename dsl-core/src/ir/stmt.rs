@@ -105,11 +105,14 @@ pub enum Stmt {
         shape: Vec<ExprId>,
         names: Vec<Declarator>,
     },
-    /// `f16 acc = 0.0f;`
+    /// `f16 acc = 0.0f;`, `mutable int n = 0;`
     ScalarDecl {
         dtype: DType,
         name: Ident,
         init: Option<ExprId>,
+        /// Whether statements may assign it: written `mutable`, or of a data type (`s32`,
+        /// `f32`, …). `int` and `bool` without `mutable` are immutable, as in Croqtile.
+        mutable: bool,
     },
     /// `shared event full[S], empty[S];`
     EventDecl {

@@ -389,7 +389,9 @@ impl Emitter<'_> {
                         .declare(Binding::Tensor(s, di), Local::Tensor(t));
                 }
             }
-            Stmt::ScalarDecl { dtype, name, init } => {
+            Stmt::ScalarDecl {
+                dtype, name, init, ..
+            } => {
                 let init = match init {
                     Some(e) => {
                         let (v, t) = self.cx().value(*e)?;

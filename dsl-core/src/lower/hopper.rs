@@ -158,6 +158,14 @@ pub fn wait_mma(
     Ok(())
 }
 
+/// Whether the event declaration `decl` is `= ready` (generation 0 of each barrier has
+/// completed when the kernel starts: its waits start from the other parity).
+fn ready(m: &crate::ir::Module, decl: StmtId) -> bool {
+    m.decl_ext
+        .iter()
+        .any(|x| matches!(x, crate::ir::DeclExt::Ready { decl: d } if *d == decl))
+}
+
 /// The barrier a `wait`/`trigger`/`tma.copy.async<…>` operand names: (C++ pointer to it, the
 /// event — the checker's binding of its declarator, whose name spells the barrier array —,
 /// index in the array).
@@ -317,9 +325,20 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                                 == Some(Binding::Event(s, di)))
                 });
                 if ring_waits {
+                    let (init, note) = if ready(m, s) {
+                        (
+                            CExpr::Lit("~0u"),
+                            "one parity bit per barrier, flipped by each wait; all set: `= ready`, so each first wait passes on the fresh barrier",
+                        )
+                    } else {
+                        (
+                            CExpr::int(0),
+                            "one parity bit per barrier, flipped by each wait",
+                        )
+                    };
                     e.emit(
-                        decl("unsigned", format!("tsl_phase_{n}"), CExpr::int(0)),
-                        Some("one parity bit per barrier, flipped by each wait"),
+                        decl("unsigned", format!("tsl_phase_{n}"), init),
+                        Some(note),
                         line,
                     );
                 }
@@ -343,12 +362,24 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             let Some(g) = super::roles::generation(&e.cx(), *event)? else {
                 return Err(LowerError::new(m.expr_span(*event), "expected an event"));
             };
+            let ready = event_ref(m, &e.info.bindings, *event).is_some_and(|r| ready(m, r.decl));
+            let (parity, note) = if ready {
+                (
+                    g.parity.paren().bin(COp::BitXor, CExpr::int(1)),
+                    "generation k of the ring: barrier k % N; `= ready`: generation 0 is the fresh barrier's, so generation g is phase g - 1, parity (k / N + 1) % 2",
+                )
+            } else {
+                (
+                    g.parity,
+                    "generation k of the ring: barrier k % N, phase parity (k / N) % 2",
+                )
+            };
             e.call(
                 Call::new("tsl_mbar_wait").args([
                     CExpr::call("tsl_smem_addr", vec![barrier_ptr(&g.array, g.slot)]),
-                    g.parity,
+                    parity,
                 ]),
-                Some("generation k of the ring: barrier k % N, phase parity (k / N) % 2"),
+                Some(note),
                 line,
             );
         }

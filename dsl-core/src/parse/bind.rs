@@ -47,19 +47,60 @@ impl Parser {
     fn declarators(&mut self) -> PResult<Vec<Declarator>> {
         let mut out = Vec::new();
         loop {
-            let name = self.expect_ident("a name to declare")?;
-            let mut dims = Vec::new();
-            while let Some((_, close)) = self.open(Delim::Bracket) {
-                let c = self.expr();
-                dims.push(self.finish_group(close, "after the array count", c)?);
-            }
-            let count = self.array_count(&name.name, &dims);
-            self.bind(&name.name);
-            out.push(Declarator { name, count });
+            out.push(self.declarator()?);
             if self.eat_op(",").is_none() {
                 return Ok(out);
             }
         }
+    }
+
+    /// One declarator of `declarators`.
+    fn declarator(&mut self) -> PResult<Declarator> {
+        let name = self.expect_ident("a name to declare")?;
+        let mut dims = Vec::new();
+        while let Some((_, close)) = self.open(Delim::Bracket) {
+            let c = self.expr();
+            dims.push(self.finish_group(close, "after the array count", c)?);
+        }
+        let count = self.array_count(&name.name, &dims);
+        self.bind(&name.name);
+        Ok(Declarator { name, count })
+    }
+
+    /// After `shared event`: `full[S], empty[S] = ready;`. `= ready` belongs to the declarator
+    /// before it, as an initializer does in C: `empty` starts signalled, `full` does not. Runs
+    /// of declarators that differ in it become declarations of their own, in order (all but
+    /// the last through `pre_stmts`).
+    fn event_decl(&mut self, first: usize, space: MemSpace) -> PResult<StmtId> {
+        let mut runs: Vec<(Vec<Declarator>, bool)> = Vec::new();
+        loop {
+            let one = self.declarator()?;
+            let ready = self.is_op("=") && self.kw_at(self.pos + 1, "ready");
+            if ready {
+                self.pos += 2;
+            }
+            match runs.last_mut() {
+                Some((names, r)) if *r == ready => names.push(one),
+                _ => runs.push((vec![one], ready)),
+            }
+            if self.eat_op(",").is_none() {
+                break;
+            }
+        }
+        self.expect_semi("the event declaration")?;
+        let span = self.span_from(first);
+        let mut last = None;
+        for (names, ready) in runs {
+            if let Some(s) = last.take() {
+                self.pre_stmts.push(s);
+            }
+            let s = self.add_stmt(Stmt::EventDecl { space, names }, span);
+            if ready {
+                self.decl_ext.push(crate::ir::DeclExt::Ready { decl: s });
+            }
+            last = Some(s);
+        }
+        last.ok_or(Reported)
     }
 
     /// `shared f16 [A, B] x, y[S];` or `shared event e[S];`.
@@ -83,17 +124,7 @@ impl Parser {
             None => return Err(Reported),
         };
         if self.eat_kw("event").is_some() {
-            let names = self.declarators()?;
-            let ready = self.is_op("=") && self.kw_at(self.pos + 1, "ready");
-            if ready {
-                self.pos += 2;
-            }
-            self.expect_semi("the event declaration")?;
-            let s = self.add_stmt(Stmt::EventDecl { space, names }, self.span_from(first));
-            if ready {
-                self.decl_ext.push(crate::ir::DeclExt::Ready { decl: s });
-            }
-            return Ok(s);
+            return self.event_decl(first, space);
         }
         let (dtype, dtype_span) = self.dtype()?;
         if !self.is_open(Delim::Bracket) {
@@ -215,6 +246,8 @@ impl Parser {
     /// its initial value is a constant, since later statements update it.
     pub(crate) fn scalar_decl_of(&mut self, out: &mut Block, mutable: bool) -> PResult<()> {
         let mut first = self.pos;
+        // `int` and `bool` (control values) are immutable unless `mutable`; data types are not.
+        let control = matches!(self.peek_ident(), Some("int" | "bool"));
         let (dtype, _) = self.dtype()?;
         loop {
             let name = self.expect_ident("a name to declare")?;
@@ -238,6 +271,7 @@ impl Parser {
             // the module (so it can size tiles and levels), like a `const` in the header.
             if let (DType::I32, Some(value), 0) = (dtype, init, self.parallel_depth)
                 && !mutable
+                && control
                 && self.body_depth == 1
                 && self.only_constants(value)
             {
@@ -246,7 +280,12 @@ impl Parser {
                     .push(crate::ir::Constant { name, value });
             } else {
                 out.push(self.add_stmt(
-                    Stmt::ScalarDecl { dtype, name, init },
+                    Stmt::ScalarDecl {
+                        dtype,
+                        name,
+                        init,
+                        mutable: mutable || !control,
+                    },
                     self.span_from(first),
                 ));
             }

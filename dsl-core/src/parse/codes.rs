@@ -32,6 +32,7 @@
 //! | E0040 | `#x` of a name that is not a parallel or loop variable in scope |
 //! | E0045 | a named shape (`sp : [7, 8];`) of an unsupported form or the wrong rank |
 //! | E0047 | a malformed loop range `foreach k(lo:hi)` or bounded value `k(n)` (an integer literal) |
+//! | E0048 | `++`/`--` inside an expression where its order is not defined: of something other than a name, in the head of a statement with a body, or of a name the statement also reads |
 //! | E1680 | a parallel variable given several bounds (`parallel p by [A, B]`; name them: `p = {x, y}`) |
 //! | E1681 | an i-tuple name used as one value, or `t(d)` past its elements |
 //! | E1688 | not supported yet: a `: device(…)` level |
@@ -68,6 +69,7 @@ pub const BAD_LOOP: &str = "E0033";
 pub const BOUND_OF: &str = "E0040";
 pub const SHAPE_VALUE: &str = "E0045";
 pub const LOOP_RANGE: &str = "E0047";
+pub const STEP_IN_EXPR: &str = "E0048";
 pub const PARALLEL_TUPLE: &str = "E1680";
 pub const ITUPLE_VALUE: &str = "E1681";
 pub const ELEMENT_COUNT: &str = "E1684";

@@ -133,6 +133,9 @@ pub(crate) struct Parser {
     pub ituple_names: Vec<String>,
     /// Tuples named by the levels of the `parallel` head being parsed (`p = {x, y} by …`).
     pub level_tuples: Vec<(String, Vec<crate::ir::Ident>)>,
+    /// Increments inside the expressions of the statement being parsed (`e.at(k++)`), which
+    /// `stmt` turns into statements of their own around it (`steps.rs`).
+    pub steps: Vec<super::steps::Step>,
 }
 
 impl Parser {
@@ -187,6 +190,7 @@ impl Parser {
             ituples: Vec::new(),
             ituple_names: Vec::new(),
             level_tuples: Vec::new(),
+            steps: Vec::new(),
         }
     }
 

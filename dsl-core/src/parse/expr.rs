@@ -268,10 +268,23 @@ impl Parser {
         if self.op_at(self.pos).is_some_and(|(o, _)| o == "|") {
             return self.element_count();
         }
+        // `++x` / `--x` (and `x++` / `x--` below): a read of `x` and a step (`steps.rs`).
+        if let Some(add) = self.step_op(self.pos) {
+            self.pos += 2;
+            let operand = self.postfix()?;
+            return self.expr_step(first, operand, add, true);
+        }
         let op = match self.op_at(self.pos) {
             Some((o, _)) if o == "-" => UnaryOp::Neg,
             Some((o, _)) if o == "!" => UnaryOp::Not,
-            _ => return self.postfix(),
+            _ => {
+                let operand = self.postfix()?;
+                let Some(add) = self.step_op(self.pos) else {
+                    return Ok(operand);
+                };
+                self.pos += 2;
+                return self.expr_step(first, operand, add, false);
+            }
         };
         self.bump();
         let expr = self.expr_bp(COMPOSE_PREC, no_gt)?;

@@ -29,6 +29,7 @@ mod lexer;
 mod limits;
 mod ops;
 mod shape_ops;
+mod steps;
 mod stmt;
 mod suggest;
 mod wgmma_copies;

@@ -86,8 +86,20 @@ impl Parser {
         r
     }
 
-    /// One statement (pushes zero or more statements to `out`).
+    /// One statement (pushes zero or more statements to `out`), with the increments inside its
+    /// expressions placed around it (`steps.rs`).
     pub(crate) fn stmt(&mut self, out: &mut Block) -> PResult<()> {
+        let outer = std::mem::take(&mut self.steps);
+        let (start, first_expr) = (out.len(), self.exprs.len());
+        let r = self.stmt_one(out);
+        let steps = std::mem::replace(&mut self.steps, outer);
+        match r {
+            Ok(()) if !steps.is_empty() => self.place_steps(out, start, first_expr, steps),
+            r => r,
+        }
+    }
+
+    fn stmt_one(&mut self, out: &mut Block) -> PResult<()> {
         let first = self.pos;
         if self.eat_op(";").is_some() {
             return Ok(());
@@ -144,6 +156,7 @@ impl Parser {
         if let Some(r) = compound {
             return match r {
                 Ok(s) => {
+                    self.steps_in_head()?;
                     out.push(s);
                     Ok(())
                 }

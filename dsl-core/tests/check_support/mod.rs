@@ -225,7 +225,16 @@ impl B {
         let l = self.next_line();
         let name = self.id(name);
         let init = init.map(|i| self.e(i));
-        self.stmt(Stmt::ScalarDecl { dtype, name, init }, l)
+        let mutable = true;
+        self.stmt(
+            Stmt::ScalarDecl {
+                dtype,
+                name,
+                init,
+                mutable,
+            },
+            l,
+        )
     }
 
     pub fn events(&mut self, space: MemSpace, names: &[(&str, Option<&str>)]) -> StmtId {

@@ -24,20 +24,24 @@ use super::Cx;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Block, ExprId, Module, Stmt, StmtId};
 
-/// Runs every hazard check but the arithmetic one: errors into `diags`, warnings into
-/// `warnings`.
+/// Runs every hazard check but the arithmetic and event-protocol ones: errors into `diags`,
+/// warnings into `warnings`.
 pub(crate) fn check_hazards(cx: &Cx, diags: &mut Diagnostics, warnings: &mut Vec<Diagnostic>) {
     extent::check(cx, diags);
     tiles::check(cx, warnings);
     init::check(cx, diags, warnings);
-    ring::check(cx, diags);
     races::check(cx, warnings);
 }
 
-/// Division by zero and 64-bit overflow in kernel expressions: it needs only resolved names and
-/// values, so it runs on kernels the lowering does not support too.
-pub(crate) fn check_arith(cx: &Cx, diags: &mut Diagnostics) {
+/// Division by zero and 64-bit overflow in kernel expressions, and event protocols (arrival
+/// counts, deadlocks, double triggers): they need only resolved names and values (the protocol
+/// is left unchecked where something cannot be evaluated), so they run on kernels the lowering
+/// does not support too — a deadlock is the program's, whatever compiles it.
+pub(crate) fn check_program_hazards(cx: &Cx, diags: &mut Diagnostics) {
     arith::check(cx, diags);
+    if diags.is_empty() {
+        ring::check(cx, diags);
+    }
 }
 
 /// What encloses a statement.

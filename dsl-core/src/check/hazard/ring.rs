@@ -33,7 +33,7 @@ pub(super) fn check(cx: &Cx, diags: &mut Diagnostics) {
     let mut triggered: HashSet<EventKey> = HashSet::new();
     for (s, _) in &all {
         if let Some(event) = trigger_operand(&m.stmts[*s])
-            && let Some((k, _)) = event_of(cx, event)
+            && let Some(k) = any_event_of(cx, event)
         {
             triggered.insert(k);
         }
@@ -251,10 +251,12 @@ fn arrivals(cx: &Cx, all: &[(StmtId, Scope)], diags: &mut Diagnostics) -> bool {
     ok
 }
 
-/// One step of an agent.
+/// One step of an agent: on barrier `i` of an event. A `wait e[i]` (generation `None`) returns
+/// once the barrier has completed one phase more than this agent's earlier waits on it; a
+/// `wait e.at(k)` once it has completed generation `k / N` (barrier `k % N`).
 #[derive(Clone, Copy)]
 enum Act {
-    Wait(EventKey, i64, StmtId),
+    Wait(EventKey, i64, Option<i64>, StmtId),
     Trigger(EventKey, i64, StmtId),
 }
 
@@ -292,21 +294,40 @@ impl Lister<'_, '_> {
                         env.values.remove(&name.name);
                     }
                 },
+                // Scalars (`mutable int order = 0;` … `order++`), for generations `e.at(order)`.
+                Stmt::ScalarDecl { name, init, .. } => {
+                    match init.map(|v| eval(m, v, env)) {
+                        Some(Ok(v)) => env.values.insert(name.name.clone(), v),
+                        _ => env.values.remove(&name.name),
+                    };
+                }
+                Stmt::Assign { target, op, value } => {
+                    if let Expr::Name(n) = &m.exprs[*target] {
+                        let now = env.values.get(n).copied();
+                        let v = eval(m, *value, env).ok();
+                        let next = match (op, now, v) {
+                            (crate::ir::AssignOp::Set, _, Some(v)) => Some(v),
+                            (crate::ir::AssignOp::Add, Some(a), Some(v)) => a.checked_add(v),
+                            (crate::ir::AssignOp::Sub, Some(a), Some(v)) => a.checked_sub(v),
+                            _ => None,
+                        };
+                        match next {
+                            Some(x) => env.values.insert(n.clone(), x),
+                            None => env.values.remove(n),
+                        };
+                    }
+                }
                 _ if !self.eventful.contains(&s) => {}
                 st if event_operand(st).is_some() => {
                     let event = event_operand(st).expect("matched above");
-                    let Some((k, index)) = event_of(self.cx, event) else {
+                    let Some((k, i, generation)) = self.slot(event, env)? else {
                         continue;
                     };
                     if !self.triggered.contains(&k) {
                         continue;
                     }
-                    let i = match index {
-                        Some(ix) => eval(m, ix, env).ok()?,
-                        None => 0,
-                    };
                     self.out.push(match &m.stmts[s] {
-                        Stmt::Wait { .. } => Act::Wait(k, i, s),
+                        Stmt::Wait { .. } => Act::Wait(k, i, generation, s),
                         _ => Act::Trigger(k, i, s),
                     });
                 }
@@ -366,6 +387,38 @@ impl Lister<'_, '_> {
         Some(())
     }
 
+    /// The event, barrier and generation (for `e.at(k)`) an operand names under `env`:
+    /// `Some(None)` for something that is not an event, `None` when it cannot be evaluated.
+    #[allow(clippy::type_complexity)]
+    fn slot(&self, event: ExprId, env: &Env) -> Option<Option<(EventKey, i64, Option<i64>)>> {
+        let m = self.cx.m;
+        if let Some((k, index)) = event_of(self.cx, event) {
+            let i = match index {
+                Some(ix) => eval(m, ix, env).ok()?,
+                None => 0,
+            };
+            return Some(Some((k, i, None)));
+        }
+        let Expr::View { args, .. } = &m.exprs[event] else {
+            return Some(None);
+        };
+        let (Some(k), [g]) = (any_event_of(self.cx, event), args.as_slice()) else {
+            return Some(None);
+        };
+        let n = match &m.stmts[k.0] {
+            Stmt::EventDecl { names, .. } => match names.get(k.1).and_then(|d| d.count) {
+                Some(c) => self.cx.static_value(c)?,
+                None => 1,
+            },
+            _ => return Some(None),
+        };
+        let g = eval(m, *g, env).ok()?;
+        if n < 1 || g < 0 {
+            return None;
+        }
+        Some(Some((k, g % n, Some(g / n))))
+    }
+
     /// Whether `e` names a problem dim (a symbolic dimension of a parameter).
     fn depends_on_dims(&self, e: ExprId) -> bool {
         let mut dims = false;
@@ -384,8 +437,8 @@ fn eventful(cx: &Cx, triggered: &HashSet<EventKey>) -> HashSet<StmtId> {
     fn go(cx: &Cx, s: StmtId, triggered: &HashSet<EventKey>, out: &mut HashSet<StmtId>) -> bool {
         let m = cx.m;
         let mut any = event_operand(&m.stmts[s])
-            .and_then(|event| event_of(cx, event))
-            .is_some_and(|(k, _)| triggered.contains(&k));
+            .and_then(|event| any_event_of(cx, event))
+            .is_some_and(|k| triggered.contains(&k));
         for b in super::super::stmt_blocks(&m.stmts[s]) {
             for &inner in b {
                 any |= go(cx, inner, triggered, out);
@@ -498,7 +551,7 @@ fn run(cx: &Cx, agents: &[Vec<Act>], diags: &mut Diagnostics) {
     let mut waiters: HashMap<EventKey, Vec<usize>> = HashMap::new();
     for (a, acts) in agents.iter().enumerate() {
         for act in acts {
-            if let Act::Wait(k, _, _) = act {
+            if let Act::Wait(k, _, None, _) = act {
                 let w = waiters.entry(*k).or_default();
                 if !w.contains(&a) {
                     w.push(a);
@@ -506,6 +559,14 @@ fn run(cx: &Cx, agents: &[Vec<Act>], diags: &mut Diagnostics) {
             }
         }
     }
+    // `= ready`: generation 0 of every barrier has completed before anyone runs.
+    let ready = |k: EventKey| {
+        u64::from(
+            m.decl_ext
+                .iter()
+                .any(|x| matches!(x, crate::ir::DeclExt::Ready { decl } if *decl == k.0)),
+        )
+    };
     let mut pos = vec![0usize; agents.len()];
     let mut completed: HashMap<(EventKey, i64), u64> = HashMap::new();
     let mut waited: Vec<HashMap<(EventKey, i64), u64>> = vec![HashMap::new(); agents.len()];
@@ -514,8 +575,14 @@ fn run(cx: &Cx, agents: &[Vec<Act>], diags: &mut Diagnostics) {
         for a in 0..agents.len() {
             while let Some(&act) = agents[a].get(pos[a]) {
                 match act {
-                    Act::Wait(k, i, _) => {
-                        let done = completed.get(&(k, i)).copied().unwrap_or(0);
+                    Act::Wait(k, i, Some(g), _) => {
+                        let done = completed.get(&(k, i)).copied().unwrap_or(ready(k));
+                        if done <= g as u64 {
+                            break;
+                        }
+                    }
+                    Act::Wait(k, i, None, _) => {
+                        let done = completed.get(&(k, i)).copied().unwrap_or(ready(k));
                         let w = waited[a].entry((k, i)).or_insert(0);
                         if done <= *w {
                             break;
@@ -523,7 +590,7 @@ fn run(cx: &Cx, agents: &[Vec<Act>], diags: &mut Diagnostics) {
                         *w += 1;
                     }
                     Act::Trigger(k, i, s) => {
-                        let done = completed.entry((k, i)).or_insert(0);
+                        let done = completed.entry((k, i)).or_insert(ready(k));
                         *done += 1;
                         let done = *done;
                         for &b in waiters.get(&k).map(Vec::as_slice).unwrap_or(&[]) {
@@ -559,31 +626,36 @@ fn run(cx: &Cx, agents: &[Vec<Act>], diags: &mut Diagnostics) {
         }
     }
     // Deadlock: every unfinished agent is blocked on a wait.
-    let mut blocked: Vec<(StmtId, EventKey, i64)> = (0..agents.len())
+    let mut blocked: Vec<(StmtId, EventKey, i64, Option<i64>)> = (0..agents.len())
         .filter_map(|a| match agents[a].get(pos[a]) {
-            Some(Act::Wait(k, i, s)) => Some((*s, *k, *i)),
+            Some(Act::Wait(k, i, g, s)) => Some((*s, *k, *i, *g)),
             _ => None,
         })
         .collect();
-    blocked.sort_by_key(|(s, _, _)| m.stmt_span(*s).start);
-    let Some(&(s, k, i)) = blocked.first() else {
+    blocked.sort_by_key(|(s, ..)| m.stmt_span(*s).start);
+    let Some(&(s, k, i, g)) = blocked.first() else {
         return;
+    };
+    let what = |k: EventKey, i: i64, g: Option<i64>| match g {
+        None => format!("`{}[{i}]`", event_name(cx, k)),
+        Some(g) => format!("generation {g} of `{}[{i}]`", event_name(cx, k)),
     };
     let name = event_name(cx, k);
     let mut d = Diagnostic::new(
         codes::RING_DEADLOCK,
         m.stmt_span(s),
         format!(
-            "deadlock: this `wait` on `{name}[{i}]` never returns: no `trigger` can complete the phase it waits for while the other side is blocked too"
+            "deadlock: this `wait` on {} never returns: no `trigger` can complete the phase it waits for while the other side is blocked too",
+            what(k, i, g)
         ),
     )
     .with_help(format!(
-        "grant the initial credits: before its first `wait`, the side that frees the slots triggers each one once (e.g. `foreach {{s}} in [N] trigger {name}[s];`)"
+        "grant the initial credits: declare the slots free (`shared event {name}[N] = ready;`), or, before its first `wait`, let the side that frees them trigger each one once (`foreach {{s}} in [N] trigger {name}[s];`)"
     ));
-    for &(o, ok, oi) in &blocked[1..] {
+    for &(o, ok, oi, og) in &blocked[1..] {
         d = d.with_note(
             m.stmt_span(o),
-            format!("also blocked here, on `{}[{oi}]`", event_name(cx, ok)),
+            format!("also blocked here, on {}", what(ok, oi, og)),
         );
     }
     diags.push(d);

@@ -4,7 +4,7 @@
 use super::{R, Want};
 use crate::check::{Binding, at_expr, codes, suggest};
 use crate::diag::Diagnostic;
-use crate::ir::{Expr, ExprId, ViewOp};
+use crate::ir::{Expr, ExprId, Stmt, ViewOp};
 
 impl R<'_> {
     fn kind_error(&mut self, e: ExprId, found: &str, want: Want) {
@@ -290,10 +290,22 @@ impl R<'_> {
                 Some(b) => {
                     self.out.bindings.insert(t, b);
                     let elem = matches!(b, Binding::Frag(_)) && self.elem_frags.contains(n);
-                    if !matches!(b, Binding::Scalar(_)) && !elem {
+                    if let Binding::Scalar(d) = b
+                        && let Stmt::ScalarDecl {
+                            dtype,
+                            mutable: false,
+                            ..
+                        } = &m.stmts[d]
+                    {
+                        self.diags.push(
+                            at_expr(m, codes::NOT_ASSIGNABLE, t, format!("cannot assign to `{n}`: an `{dtype}` declared without `mutable` is immutable"))
+                                .with_note(m.stmt_span(d), format!("`{n}` is declared here"))
+                                .with_help(format!("declare it `mutable {dtype} {n} = …;` to update it, or give the new value a name of its own")),
+                        );
+                    } else if !matches!(b, Binding::Scalar(_)) && !elem {
                         self.diags.push(
                             at_expr(m, codes::NOT_ASSIGNABLE, t, format!("cannot assign to `{n}`: only scalars and tensor elements are assignable"))
-                                .with_help("bindings (`x = expr;`), loop variables and header names are immutable; declare a scalar (`int x = 0;`) to update it"),
+                                .with_help("bindings (`x = expr;`), loop variables and header names are immutable; declare a mutable scalar (`mutable int x = 0;`) to update it"),
                         );
                     }
                 }
