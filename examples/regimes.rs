@@ -15,7 +15,7 @@
 //! cooperative `kernels/v4_tuned.co`, `pingpong`, `kernels/v4_pingpong.co`, `pingpong128`,
 //! `kernels/v4_pingpong_m128.co`, `streamk`, `kernels/v4_streamk.co`, or `cluster`,
 //! `kernels/v4_cluster.co`: clusters as a parallel level; `m256`, `kernels/v4_coop_m256.co`: 256-row
-//! block tiles; `warp`, the warp-level `mma.sync` kernel
+//! block tiles; `wide`, `kernels/v4_wide.co`: block tiles two WGMMAs wide; `warp`, the warp-level `mma.sync` kernel
 //! `kernels/v2_warp_tma.co`, or `warpws`, `kernels/v2_warp_ws.co`, the same with a producer
 //! warpgroup) times every contender at once, interleaved with both
 //! references, on each `--shape MxNxK` (repeatable; default `--size`³). Every contender's output
@@ -57,6 +57,11 @@ mod cluster {
 /// The cooperative schedule with 256-row block tiles (two 128-row consumers).
 mod m256 {
     tessel::gemm_kernel!(file = "kernels/v4_coop_m256.co");
+}
+
+/// The cooperative schedule with block tiles two WGMMAs wide (128 × 2·HALF_N).
+mod wide {
+    tessel::gemm_kernel!(file = "kernels/v4_wide.co");
 }
 
 /// Warp-level `mma.sync` fed by TMA; one lane of a computing warp issues the copies.
@@ -101,7 +106,7 @@ struct Args {
     #[arg(long, default_value_t = 8)]
     lt_candidates: usize,
     /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk, cluster,
-    /// m256, warp, warpws);
+    /// m256, wide, warp, warpws);
     /// repeatable.
     #[arg(long = "contender", value_name = "KERNEL[:NAME=V,…]")]
     contenders: Vec<String>,
@@ -215,13 +220,14 @@ fn contender(spec: &str, variant: Variant) -> Result<regimes::Contender, (u8, St
         "streamk" => &streamk::matmul::KERNEL,
         "cluster" => &cluster::matmul::KERNEL,
         "m256" => &m256::matmul::KERNEL,
+        "wide" => &wide::matmul::KERNEL,
         "warp" => &warp::matmul::KERNEL,
         "warpws" => &warpws::matmul::KERNEL,
         _ => {
             return Err((
                 2,
                 format!(
-                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster, m256, warp, warpws)"
+                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster, m256, wide, warp, warpws)"
                 ),
             ));
         }

@@ -143,6 +143,10 @@ pub struct GemvOutcome {
     pub cublas: Timing,
     pub verify: Verification,
     pub bytes: f64,
+    /// A device-to-device copy moving the same bytes (half read, half written), TB/s: the
+    /// bandwidth a copy reaches at this size, launch and ramp included (at 1024 × 1024 both
+    /// are launch-bound, far from the 1 GiB copy's rate).
+    pub copy_same_size: f64,
 }
 
 impl GemvOutcome {
@@ -152,18 +156,24 @@ impl GemvOutcome {
     pub fn cublas_tbps(&self) -> f64 {
         tbps(self.bytes, self.cublas.median_ms)
     }
+    /// Percent of the same-size copy's bandwidth.
+    pub fn of_same_size_copy(&self) -> f64 {
+        100.0 * self.tbps() / self.copy_same_size.max(1e-9)
+    }
 }
 
 /// The `result` line of one (shape, kernel).
 pub fn result_line(o: &GemvOutcome, dtype: ir::DType, copy_tbps: f64) -> String {
     format!(
-        "result   {} {}x{} {dtype} {:.2} TB/s = {:.1}% of copy ({:.2} TB/s) = {:.3}x cuBLAS ({:.2} TB/s) verify={} config {}",
+        "result   {} {}x{} {dtype} {:.2} TB/s = {:.1}% of copy ({:.2} TB/s) = {:.1}% of a same-size copy ({:.2} TB/s) = {:.3}x cuBLAS ({:.2} TB/s) verify={} config {}",
         o.kernel,
         o.n,
         o.k,
         o.tbps(),
         100.0 * o.tbps() / copy_tbps.max(1e-9),
         copy_tbps,
+        o.of_same_size_copy(),
+        o.copy_same_size,
         o.tbps() / o.cublas_tbps().max(1e-9),
         o.cublas_tbps(),
         if o.verify.passed() { "ok" } else { "FAIL" },
@@ -440,6 +450,7 @@ fn measure<T: Element>(
                 .map_err(|x| e(&x))?,
         );
     }
+    let bytes = gemv_bytes(s.n, s.k, T::DTYPE.size_bytes());
     Ok(GemvOutcome {
         kernel: p.def.name.to_string(),
         config: config_text(p.def, cfg),
@@ -448,7 +459,8 @@ fn measure<T: Element>(
         mine: combine(&mine, None),
         cublas: combine(&theirs, None),
         verify,
-        bytes: gemv_bytes(s.n, s.k, T::DTYPE.size_bytes()),
+        bytes,
+        copy_same_size: crate::bandwidth::copy_bandwidth(dev, (bytes / 2.0) as usize)?,
     })
 }
 
@@ -463,6 +475,7 @@ pub fn table(outcomes: &[GemvOutcome], copy: f64) -> String {
                 format!("{:.2}", o.mine.median_ms * 1e3),
                 format!("{:.2}", o.tbps()),
                 format!("{:.1}%", 100.0 * o.tbps() / copy.max(1e-9)),
+                format!("{:.1}%", o.of_same_size_copy()),
                 format!("{:.1}%", 100.0 * o.tbps() / o.cublas_tbps().max(1e-9)),
                 if o.verify.passed() { "ok" } else { "FAIL" }.into(),
                 o.config.clone(),
@@ -470,7 +483,7 @@ pub fn table(outcomes: &[GemvOutcome], copy: f64) -> String {
         })
         .collect();
     format!(
-        "{}\n(cuBLAS: cublasGemmEx with N = 1; copy: {copy:.2} TB/s measured)",
+        "{}\n(cuBLAS: cublasGemmEx with N = 1; copy: {copy:.2} TB/s measured over 1 GiB; same-size copy: a copy moving the GEMV's bytes, timed alike)",
         tessel_runtime::tune::outcome::plain_table(
             &[
                 "kernel",
@@ -478,6 +491,7 @@ pub fn table(outcomes: &[GemvOutcome], copy: f64) -> String {
                 "median us",
                 "TB/s",
                 "% copy",
+                "% same-size copy",
                 "vs cuBLAS",
                 "verify",
                 "config",

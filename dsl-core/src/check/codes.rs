@@ -164,6 +164,9 @@ pub const TRIGGER_UNREACHED: &str = "E1210";
 /// (a problem size, a parameter, a block or loop variable): the event's arrival count is fixed
 /// when the kernel is compiled, from the thread indexes alone.
 pub const TRIGGER_RUNTIME_THREADS: &str = "E1211";
+/// A TMA box (the global tile of a `tma.copy`) with a dimension over 256 elements, the limit of
+/// a tensor map (a load its cluster shares may span 256 per sharing block: each loads a slice).
+pub const TMA_BOX_TOO_LARGE: &str = "E1212";
 /// Warning: a global tensor written by the kernel and also read at other elements.
 pub const GLOBAL_RW: &str = "W1201";
 /// Warning: an element store whose index ignores a thread variable of the level running it.
@@ -1322,6 +1325,7 @@ pub const TABLE: &[(&str, &str)] = &[
         TRIGGER_RUNTIME_THREADS,
         "a `trigger` under an `inthreads` condition on a value known only at run time",
     ),
+    (TMA_BOX_TOO_LARGE, "a TMA box dimension over 256 elements"),
     (
         BARRIER_DIVERGENT,
         "`sync.shared` under a condition that may differ between the threads of a block",

@@ -151,8 +151,25 @@ pub(crate) fn check_tma_boxes(cx: &Cx, views: &Views, diags: &mut crate::diag::D
             CopyDst::Expr(e) => Some(*e),
             CopyDst::Fresh(_) => None,
         });
+        let mut boxed = false;
         for side in sides {
             let Some(v) = views.get(side) else { continue };
+            // A tensor map's box holds at most 256 elements per dimension; a load the blocks of
+            // a cluster share is loaded in slices of its rows, one per block.
+            if !boxed && let Some(over) = box_over_limit(cx, &v.shape) {
+                boxed = true;
+                diags.push(
+                    super::at_expr(
+                        m,
+                        super::codes::TMA_BOX_TOO_LARGE,
+                        side,
+                        format!(
+                            "this TMA copy's box is {over} elements along one dimension; a tensor map's box holds at most 256 (per block of a cluster that shares the load)"
+                        ),
+                    )
+                    .with_help("copy the tile in parts of at most 256 rows (`.subspan(256, …)` at two coordinates), or use a smaller tile"),
+                );
+            }
             for d in &v.shape {
                 let DimExpr::Expr(e) = d.expr else { continue };
                 let mut kernel_value = None;
@@ -185,6 +202,28 @@ pub(crate) fn check_tma_boxes(cx: &Cx, views: &Views, diags: &mut crate::diag::D
             }
         }
     }
+}
+
+/// The largest known dimension of a TMA box over the limit, if any: 256 elements, and for the
+/// rows (the first dimension) 256 per block of the kernel's cluster (a shared load is sliced
+/// by rows; which loads are shared the lowering decides, so every load gets that allowance and
+/// the launch rejects a non-shared one beyond 256 with a typed error).
+fn box_over_limit(cx: &Cx, shape: &[Dim]) -> Option<i64> {
+    let m = cx.m;
+    let cluster = match (&m.cluster, &m.cluster_level) {
+        (Some(c), _) => cx.static_value(*c).unwrap_or(1),
+        (None, Some(l)) => l
+            .extents
+            .iter()
+            .map(|&e| cx.static_value(e).unwrap_or(1))
+            .product(),
+        _ => 1,
+    }
+    .max(1);
+    shape.iter().enumerate().find_map(|(i, d)| {
+        let limit = if i == 0 { 256 * cluster } else { 256 };
+        d.value.filter(|&v| v > limit)
+    })
 }
 
 /// Shapes of the copies the core `dma.copy` check does not see: `dma.copy` with a future or
