@@ -173,6 +173,7 @@ fn rules_come_from_diagnostic_code_families() {
         ("E0302", Wgmma),
         ("E0403", Swizzle),
         ("T0101", TmaBox),
+        ("E0914", TmaBox),
         ("E0701", Other),
     ] {
         assert_eq!(FilterRule::of_code(code), rule, "{code}");

@@ -1,4 +1,4 @@
-// expect: E1212 — a TMA box of 320 rows: a tensor map's box holds at most 256 elements per
+// expect: E0914 — a TMA box of 320 rows: a tensor map's box holds at most 256 elements per
 // dimension (no cluster shares this load).
 use tessel::gemm_kernel;
 

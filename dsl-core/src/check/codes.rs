@@ -113,6 +113,9 @@ pub const MMA_STORE_DENSE: &str = "E0912";
 /// An `mma.load` or `mma.store` tile that differs between the threads of the warp (`mma.sync`)
 /// or warpgroup (WGMMA) that runs it.
 pub const MMA_TILE_VARIES: &str = "E0913";
+/// A TMA box (the global tile of a `tma.copy`) with a dimension over 256 elements, the limit of
+/// a tensor map (a load its cluster shares may span 256 per sharing block: each loads a slice).
+pub const TMA_BOX_TOO_LARGE: &str = "E0914";
 
 /// A `require` that is false for this configuration / problem.
 pub const REQUIRE: &str = "E1001";
@@ -164,9 +167,6 @@ pub const TRIGGER_UNREACHED: &str = "E1210";
 /// (a problem size, a parameter, a block or loop variable): the event's arrival count is fixed
 /// when the kernel is compiled, from the thread indexes alone.
 pub const TRIGGER_RUNTIME_THREADS: &str = "E1211";
-/// A TMA box (the global tile of a `tma.copy`) with a dimension over 256 elements, the limit of
-/// a tensor map (a load its cluster shares may span 256 per sharing block: each loads a slice).
-pub const TMA_BOX_TOO_LARGE: &str = "E1212";
 /// Warning: a global tensor written by the kernel and also read at other elements.
 pub const GLOBAL_RW: &str = "W1201";
 /// Warning: an element store whose index ignores a thread variable of the level running it.

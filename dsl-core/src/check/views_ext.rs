@@ -215,13 +215,17 @@ fn box_over_limit(cx: &Cx, shape: &[Dim]) -> Option<i64> {
         (None, Some(l)) => l
             .extents
             .iter()
-            .map(|&e| cx.static_value(e).unwrap_or(1))
-            .product(),
+            .map(|&e| cx.static_value(e).unwrap_or(1).max(1))
+            .fold(1i64, i64::saturating_mul),
         _ => 1,
     }
     .max(1);
     shape.iter().enumerate().find_map(|(i, d)| {
-        let limit = if i == 0 { 256 * cluster } else { 256 };
+        let limit = if i == 0 {
+            cluster.saturating_mul(256)
+        } else {
+            256
+        };
         d.value.filter(|&v| v > limit)
     })
 }

@@ -28,6 +28,15 @@ const OPS: &[&str] = &[
     "..=", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "=>", "..",
 ];
 
+/// One `x++`, `++x`, `x--` or `--x` inside an expression, waiting to become a statement of its
+/// own around the statement being parsed (`steps.rs`).
+pub(crate) struct Step {
+    pub name: String,
+    pub add: bool,
+    pub pre: bool,
+    pub span: crate::span::Span,
+}
+
 pub(crate) struct Parser {
     pub toks: Vec<Tok>,
     pub pos: usize,
@@ -135,7 +144,7 @@ pub(crate) struct Parser {
     pub level_tuples: Vec<(String, Vec<crate::ir::Ident>)>,
     /// Increments inside the expressions of the statement being parsed (`e.at(k++)`), which
     /// `stmt` turns into statements of their own around it (`steps.rs`).
-    pub steps: Vec<super::steps::Step>,
+    pub steps: Vec<Step>,
 }
 
 impl Parser {

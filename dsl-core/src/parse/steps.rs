@@ -13,18 +13,9 @@
 //! (`a.at(i) = i++;`).
 
 use super::codes;
-use super::cursor::{PResult, Parser};
+use super::cursor::{PResult, Parser, Step};
 use crate::diag::Diagnostic;
 use crate::ir::{AssignOp, Block, Expr, ExprId, Stmt};
-use crate::span::Span;
-
-/// One `x++`, `++x`, `x--` or `--x` inside an expression.
-pub(crate) struct Step {
-    name: String,
-    add: bool,
-    pre: bool,
-    span: Span,
-}
 
 impl Parser {
     /// Records the increment of `operand` (already parsed) spanning `first..` to the cursor;

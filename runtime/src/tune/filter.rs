@@ -5,7 +5,7 @@
 //! once, under the first rule in [`FilterRule::ALL`] order (a user's `require` first, then the
 //! hardware limits). Diagnostic codes map to rules by family: `E1001` → restriction,
 //! `E1002`/`E1004` → domain, `E06xx` → threads, `E05xx` → shared memory, `E03xx` → WGMMA,
-//! `E04xx` → swizzle, the tuner's `T0101` → TMA box and `T0102` → restriction (a launch-time
+//! `E04xx` → swizzle, `E0914` and the tuner's `T0101` → TMA box and `T0102` → restriction (a launch-time
 //! `require` over problem dims), anything else → other.
 //!
 //! After compiling, the ptxas report removes more: spills ([`FilterReport::spills`]) and

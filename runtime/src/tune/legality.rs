@@ -46,7 +46,7 @@ impl FilterRule {
         match code {
             "E1001" | "T0102" => FilterRule::Restriction,
             "E1002" | "E1004" => FilterRule::Domain,
-            "T0101" => FilterRule::TmaBox,
+            "T0101" | "E0914" => FilterRule::TmaBox,
             c if c.starts_with("E06") => FilterRule::Threads,
             c if c.starts_with("E05") => FilterRule::SharedMemory,
             c if c.starts_with("E03") => FilterRule::Wgmma,
