@@ -1,5 +1,6 @@
 //! Increments inside expressions (`e.at(order++)`, `int j = ++i;`), the immutability of `int`
-//! and `bool` scalars without `mutable`, `= ready` events and counters in the range check.
+//! and `bool` scalars without `mutable`, `= ready` events, `event<N>` participant counts and
+//! counters in the range check.
 
 use dsl_core::check::{self, Config, Limits};
 use dsl_core::ir::Module;
@@ -149,4 +150,36 @@ fn a_counter_that_only_grows_indexes_in_range_and_one_that_shrinks_does_not() {
     check(&parse(&kernel("c += 2;"))).unwrap_or_else(|d| panic!("{d}"));
     let d = check(&parse(&kernel("c -= 1;"))).expect_err("a counter stepped down may go below 0");
     assert!(d.iter().any(|x| x.code == "E0701"), "{d}");
+}
+
+/// A producer thread and a consumer warpgroup around `shared event<N> full[2], empty[2] = ready;`.
+fn participants_kernel(n: u32, producer: &str) -> String {
+    format!(
+        "__co__ void k(global f16 [M, K] a, global f16 [M, 64] out) {{\n  parallel b by cdiv(M, 64) : block {{\n    shared event<{n}> full[2], empty[2] = ready;\n    shared f16 [64, 64] s[2];\n    parallel p by 2 : group-4, t by 128 : thread {{\n      inthreads.async ({producer}) {{\n        foreach iv in [cdiv(K, 64)] {{\n          wait empty.at(iv);\n          l = tma.copy.async.swiz<128> a.subspan(64, 64).at(b, iv) => s[iv % 2];\n          trigger full.at(iv) after l;\n        }}\n      }}\n      inthreads.async (p == 1) {{\n        foreach iv in [cdiv(K, 64)] {{\n          wait full.at(iv);\n          trigger empty.at(iv);\n        }}\n      }}\n    }}\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn an_event_count_is_checked_against_the_threads_that_use_the_event() {
+    let warnings = |text: &str| -> Vec<String> {
+        let m = parse(text);
+        assert!(m.to_string().contains("shared event<"), "{m}");
+        check(&m)
+            .unwrap_or_else(|d| panic!("check failed:\n{d}"))
+            .warnings
+            .iter()
+            .filter(|w| w.code == "W1214")
+            .map(|w| w.message.clone())
+            .collect()
+    };
+    // A whole producer warpgroup and a consumer warpgroup: 256 take part in each event.
+    assert!(warnings(&participants_kernel(256, "p == 0")).is_empty());
+    // One producer thread: 129.
+    let w = warnings(&participants_kernel(256, "p == 0 && t == 0"));
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].contains("states 256") && w[0].contains("129 threads"),
+        "{w:?}"
+    );
+    assert!(warnings(&participants_kernel(129, "p == 0 && t == 0")).is_empty());
 }

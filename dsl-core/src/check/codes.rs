@@ -176,6 +176,9 @@ pub const SAME_ELEMENT_STORE: &str = "W1202";
 pub const SHARED_RACE: &str = "W1212";
 /// Warning: a shared element that two threads write with no barrier between them.
 pub const SHARED_WRITE_RACE: &str = "W1213";
+/// Warning: `shared event<N> e;` states another number of threads than take part in `e` (the
+/// threads that wait on or trigger it, over every use).
+pub const EVENT_PARTICIPANTS: &str = "W1214";
 // What lowering can translate (check/lowerable.rs).
 /// A copy into a fresh buffer (`=> shared`): declare the destination.
 pub const FRESH_COPY: &str = "E1101";
@@ -787,6 +790,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         SHARED_WRITE_RACE,
         "warning: shared element written by two threads with no barrier between",
+    ),
+    (
+        EVENT_PARTICIPANTS,
+        "warning: `event<N>` states another number of threads than wait on or trigger the event",
     ),
     (
         FRESH_COPY,

@@ -307,7 +307,13 @@ impl Printer<'_> {
                 self.out.push_str(";\n");
             }
             Stmt::EventDecl { space, names } => {
-                let _ = write!(self.out, "{space} event ");
+                let _ = write!(self.out, "{space} event");
+                if let Some((_, n)) = self.m.event_participants.iter().find(|(d, _)| *d == s) {
+                    self.out.push('<');
+                    self.expr(*n, 0);
+                    self.out.push('>');
+                }
+                self.out.push(' ');
                 self.declarators(names);
                 if self
                     .m

@@ -193,6 +193,10 @@ pub struct Module {
     pub kernel: Kernel,
     /// Initializers, `= ready` and `frag` of declarations (parsed and checked, not lowered).
     pub decl_ext: Vec<DeclExt>,
+    /// `shared event<N> e;`: the event declarations that state how many threads take part in
+    /// them (checked against the threads that wait on or trigger each: a warning; the lowering
+    /// counts arrivals itself).
+    pub event_participants: Vec<(StmtId, ExprId)>,
     /// `[[…]]` attributes of statements (checked, not lowered).
     pub attributes: Vec<Attribute>,
     /// `stream` parameters (checked, not lowered).
@@ -364,6 +368,7 @@ impl Module {
                 returns: Returns::Void,
             },
             decl_ext: Vec::new(),
+            event_participants: Vec::new(),
             attributes: Vec::new(),
             streams: Vec::new(),
             parallel_ext: Vec::new(),

@@ -71,7 +71,12 @@ impl Parser {
     /// before it, as an initializer does in C: `empty` starts signalled, `full` does not. Runs
     /// of declarators that differ in it become declarations of their own, in order (all but
     /// the last through `pre_stmts`).
-    fn event_decl(&mut self, first: usize, space: MemSpace) -> PResult<StmtId> {
+    fn event_decl(
+        &mut self,
+        first: usize,
+        space: MemSpace,
+        participants: Option<ExprId>,
+    ) -> PResult<StmtId> {
         let mut runs: Vec<(Vec<Declarator>, bool)> = Vec::new();
         loop {
             let one = self.declarator()?;
@@ -97,6 +102,9 @@ impl Parser {
             let s = self.add_stmt(Stmt::EventDecl { space, names }, span);
             if ready {
                 self.decl_ext.push(crate::ir::DeclExt::Ready { decl: s });
+            }
+            if let Some(n) = participants {
+                self.event_participants.push((s, n));
             }
             last = Some(s);
         }
@@ -124,7 +132,16 @@ impl Parser {
             None => return Err(Reported),
         };
         if self.eat_kw("event").is_some() {
-            return self.event_decl(first, space);
+            // `event<N>`: how many threads take part (a hint checked against the usage).
+            let participants = if self.punct_at(self.pos, '<') {
+                self.bump();
+                let n = self.expr_no_gt()?;
+                self.expect_op(">", "to close `event<…>`")?;
+                Some(n)
+            } else {
+                None
+            };
+            return self.event_decl(first, space, participants);
         }
         let (dtype, dtype_span) = self.dtype()?;
         if !self.is_open(Delim::Bracket) {

@@ -64,6 +64,8 @@ pub(crate) struct Parser {
     pub shapes: Vec<(String, Vec<crate::ir::ExprId>)>,
     /// What declarations carry beyond the core form (`{v}`, `= ready`, `frag`).
     pub decl_ext: Vec<crate::ir::DeclExt>,
+    /// `shared event<N> …;` declarations and their `N` (`Module::event_participants`).
+    pub event_participants: Vec<(crate::ir::StmtId, crate::ir::ExprId)>,
     /// Names with a compile-time value: tunables, constants, `#define`s and the integer
     /// constants of the kernel body (folded into constants).
     pub const_names: Vec<String>,
@@ -164,6 +166,7 @@ impl Parser {
             parallel_depth: 0,
             shapes: Vec::new(),
             decl_ext: Vec::new(),
+            event_participants: Vec::new(),
             const_names: Vec::new(),
             body_constants: Vec::new(),
             body_depth: 0,

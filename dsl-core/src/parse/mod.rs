@@ -284,6 +284,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         promote: items.promote,
         kernel,
         decl_ext: std::mem::take(&mut p.decl_ext),
+        event_participants: std::mem::take(&mut p.event_participants),
         attributes: std::mem::take(&mut p.attributes),
         streams: std::mem::take(&mut p.streams),
         parallel_ext: std::mem::take(&mut p.parallel_ext),

@@ -31,6 +31,7 @@ pub(crate) fn check_hazards(cx: &Cx, diags: &mut Diagnostics, warnings: &mut Vec
     tiles::check(cx, warnings);
     init::check(cx, diags, warnings);
     races::check(cx, warnings);
+    ring::participants(cx, warnings);
 }
 
 /// Division by zero and 64-bit overflow in kernel expressions, and event protocols (arrival

@@ -44,6 +44,110 @@ pub(super) fn check(cx: &Cx, diags: &mut Diagnostics) {
     }
 }
 
+/// `shared event<N> e;`: a warning where `N` is not the number of threads of the block that take
+/// part in `e` — that wait on it or trigger it, in any form, counted once each (Croqtile's
+/// participation of an event). tessel's barriers count the arrivals of the threads that reach
+/// a `trigger` themselves; the stated number is checked, not used.
+pub(super) fn participants(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
+    let m = cx.m;
+    if m.event_participants.is_empty() {
+        return;
+    }
+    let all = statements(m);
+    for &(decl, n) in &m.event_participants {
+        let Some(stated) = cx.static_value(n) else {
+            continue;
+        };
+        let Stmt::EventDecl { names, .. } = &m.stmts[decl] else {
+            continue;
+        };
+        for (di, d) in names.iter().enumerate() {
+            let uses: Vec<&(StmtId, Scope)> = all
+                .iter()
+                .filter(|(s, _)| {
+                    event_operand(&m.stmts[*s])
+                        .and_then(|e| any_event_of(cx, e))
+                        .is_some_and(|k| k == (decl, di))
+                })
+                .collect();
+            if uses.is_empty() {
+                continue;
+            }
+            let Some(taking_part) = union_reaching(cx, &uses) else {
+                continue;
+            };
+            if taking_part != stated as u64 {
+                warnings.push(
+                    Diagnostic::warning(
+                        codes::EVENT_PARTICIPANTS,
+                        m.expr_span(n),
+                        format!(
+                            "`{}` states {stated} participating threads, but {taking_part} threads of the block wait on it or trigger it",
+                            d.name.name
+                        ),
+                    )
+                    .with_note(m.stmt_span(uses[0].0), "a use of it")
+                    .with_help(format!(
+                        "write `event<{taking_part}>`, or drop the count: tessel counts each phase's arrivals from the threads that reach a `trigger`"
+                    )),
+                );
+            }
+        }
+    }
+}
+
+/// How many threads of the block reach at least one of `uses` (under their `inthreads`
+/// conditions), when the statements sit under the same `parallel` levels and the conditions
+/// evaluate per thread.
+fn union_reaching(cx: &Cx, uses: &[&(StmtId, Scope)]) -> Option<u64> {
+    let m = cx.m;
+    let levels = cx.res.chains.get(&uses[0].0)?;
+    if uses
+        .iter()
+        .any(|(s, _)| cx.res.chains.get(s) != Some(levels))
+    {
+        return None;
+    }
+    let mut vars: Vec<(String, i64)> = Vec::new();
+    for l in levels {
+        let pl = cx.level(*l)?;
+        if pl.level == Level::Block {
+            continue;
+        }
+        for (v, e) in pl.vars.iter().zip(&pl.extents) {
+            vars.push((v.name.clone(), cx.static_value(*e)?));
+        }
+    }
+    let total = vars
+        .iter()
+        .try_fold(1i64, |acc, (_, n)| acc.checked_mul(*n))?;
+    if !(1..=4096).contains(&total) {
+        return None;
+    }
+    let mut env = cx.env.clone();
+    for (name, n) in &vars {
+        env.extents.insert(name.clone(), *n);
+    }
+    let mut count = 0u64;
+    for t in 0..total {
+        let mut rest = t;
+        for (name, n) in vars.iter().rev() {
+            env.values.insert(name.clone(), rest % n);
+            rest /= n;
+        }
+        let mut any = false;
+        for (_, scope) in uses {
+            let mut all = true;
+            for c in scope.conds.iter().filter(|c| c.1) {
+                all &= eval(m, c.0, &env).ok()? != 0;
+            }
+            any |= all;
+        }
+        count += u64::from(any);
+    }
+    Some(count)
+}
+
 /// The event operand of a `trigger` in either form (`trigger e;`, `trigger e after f1, f2;`).
 fn trigger_operand(s: &Stmt) -> Option<ExprId> {
     match s {
