@@ -183,3 +183,19 @@ fn an_event_count_is_checked_against_the_threads_that_use_the_event() {
     );
     assert!(warnings(&participants_kernel(129, "p == 0 && t == 0")).is_empty());
 }
+
+#[test]
+fn a_counter_stepped_where_the_protocol_check_does_not_look_leaves_it_unchecked() {
+    // The consumers step their counter under an `if` that holds no event: the protocol check
+    // does not list that branch, so it must not run the ring with the counter's stale value.
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/ws_ready.co"),
+    )
+    .expect("kernels/ws_ready.co")
+    .replace(
+        "          trigger empty.at(order++);",
+        "          trigger empty.at(order);\n          if (kt >= 0) {\n            order += 1;\n          }",
+    );
+    assert!(text.contains("if (kt >= 0)"));
+    check(&parse(&text)).unwrap_or_else(|d| panic!("check failed:\n{d}"));
+}

@@ -421,7 +421,26 @@ impl Lister<'_, '_> {
                         };
                     }
                 }
-                _ if !self.eventful.contains(&s) => {}
+                // A statement the listing does not enter forgets the scalars it assigns: a
+                // counter stepped under an `if` without events is unknown from then on (the
+                // protocol is left unchecked rather than run with a stale value).
+                _ if !self.eventful.contains(&s) => {
+                    fn forget(m: &crate::ir::Module, b: &[StmtId], env: &mut Env) {
+                        for &t in b {
+                            if let Stmt::Assign { target, .. } = &m.stmts[t]
+                                && let Expr::Name(n) = &m.exprs[*target]
+                            {
+                                env.values.remove(n);
+                            }
+                            for inner in super::super::stmt_blocks(&m.stmts[t]) {
+                                forget(m, inner, env);
+                            }
+                        }
+                    }
+                    for b in super::super::stmt_blocks(&m.stmts[s]) {
+                        forget(m, b, env);
+                    }
+                }
                 st if event_operand(st).is_some() => {
                     let event = event_operand(st).expect("matched above");
                     let Some((k, i, generation)) = self.slot(event, env)? else {
