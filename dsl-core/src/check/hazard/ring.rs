@@ -125,6 +125,7 @@ fn union_reaching(cx: &Cx, uses: &[&(StmtId, Scope)]) -> Option<u64> {
         return None;
     }
     let mut env = cx.env.clone();
+    // Extents too, for compositions of thread variables (`p # lane`).
     for (name, n) in &vars {
         env.extents.insert(name.clone(), *n);
     }
@@ -204,47 +205,7 @@ fn event_name(cx: &Cx, k: EventKey) -> String {
 /// Number of threads of the block that satisfy every `inthreads` condition of `scope`, if the
 /// conditions only use thread variables and values known under the configuration.
 fn reaching(cx: &Cx, s: StmtId, scope: &Scope) -> Option<u64> {
-    let m = cx.m;
-    // The non-block parallel variables around `s` and their extents.
-    let mut vars: Vec<(String, i64)> = Vec::new();
-    for l in cx.res.chains.get(&s)? {
-        let pl = cx.level(*l)?;
-        if pl.level == Level::Block {
-            continue;
-        }
-        for (v, e) in pl.vars.iter().zip(&pl.extents) {
-            vars.push((v.name.clone(), cx.static_value(*e)?));
-        }
-    }
-    let total = vars
-        .iter()
-        .try_fold(1i64, |acc, (_, n)| acc.checked_mul(*n))?;
-    if !(1..=4096).contains(&total) {
-        return None;
-    }
-    let conds: Vec<ExprId> = scope.conds.iter().filter(|c| c.1).map(|c| c.0).collect();
-    let mut env = cx.env.clone();
-    // Extents too, for compositions of thread variables (`p # lane`).
-    for (name, n) in &vars {
-        env.extents.insert(name.clone(), *n);
-    }
-    let mut count = 0u64;
-    for t in 0..total {
-        let mut rest = t;
-        for (name, n) in vars.iter().rev() {
-            env.values.insert(name.clone(), rest % n);
-            rest /= n;
-        }
-        let mut all = true;
-        for &c in &conds {
-            match eval(m, c, &env) {
-                Ok(v) => all &= v != 0,
-                Err(_) => return None,
-            }
-        }
-        count += u64::from(all);
-    }
-    Some(count)
+    union_reaching(cx, &[&(s, scope.clone())])
 }
 
 /// The first name in an `inthreads` condition whose value is not fixed for a thread when the
