@@ -315,12 +315,7 @@ impl Printer<'_> {
                 }
                 self.out.push(' ');
                 self.declarators(names);
-                if self
-                    .m
-                    .decl_ext
-                    .iter()
-                    .any(|x| matches!(x, DeclExt::Ready { decl } if *decl == s))
-                {
+                if self.m.is_ready(s) {
                     self.out.push_str(" = ready");
                 }
                 self.out.push_str(";\n");

@@ -290,6 +290,14 @@ impl Module {
             .map(|(_, f)| f.as_ref())
     }
 
+    /// Whether the event declaration `decl` is `= ready`: generation 0 of each of its barriers
+    /// has completed when the kernel starts.
+    pub fn is_ready(&self, decl: StmtId) -> bool {
+        self.decl_ext
+            .iter()
+            .any(|x| matches!(x, DeclExt::Ready { decl: d } if *d == decl))
+    }
+
     /// Whether statement `s` was written with `.multicast`.
     pub fn is_multicast(&self, s: StmtId) -> bool {
         self.multicast.iter().any(|&(m, _)| m == s)

@@ -158,14 +158,6 @@ pub fn wait_mma(
     Ok(())
 }
 
-/// Whether the event declaration `decl` is `= ready` (generation 0 of each barrier has
-/// completed when the kernel starts: its waits start from the other parity).
-fn ready(m: &crate::ir::Module, decl: StmtId) -> bool {
-    m.decl_ext
-        .iter()
-        .any(|x| matches!(x, crate::ir::DeclExt::Ready { decl: d } if *d == decl))
-}
-
 /// The barrier a `wait`/`trigger`/`tma.copy.async<…>` operand names: (C++ pointer to it, the
 /// event — the checker's binding of its declarator, whose name spells the barrier array —,
 /// index in the array).
@@ -325,7 +317,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                                 == Some(Binding::Event(s, di)))
                 });
                 if ring_waits {
-                    let (init, note) = if ready(m, s) {
+                    let (init, note) = if m.is_ready(s) {
                         (
                             CExpr::Lit("~0u"),
                             "one parity bit per barrier, flipped by each wait; all set: `= ready`, so each first wait passes on the fresh barrier",
@@ -362,7 +354,7 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
             let Some(g) = super::roles::generation(&e.cx(), *event)? else {
                 return Err(LowerError::new(m.expr_span(*event), "expected an event"));
             };
-            let ready = event_ref(m, &e.info.bindings, *event).is_some_and(|r| ready(m, r.decl));
+            let ready = event_ref(m, &e.info.bindings, *event).is_some_and(|r| m.is_ready(r.decl));
             let (parity, note) = if ready {
                 (
                     g.parity.paren().bin(COp::BitXor, CExpr::int(1)),

@@ -644,13 +644,7 @@ fn run(cx: &Cx, agents: &[Vec<Act>], diags: &mut Diagnostics) {
         }
     }
     // `= ready`: generation 0 of every barrier has completed before anyone runs.
-    let ready = |k: EventKey| {
-        u64::from(
-            m.decl_ext
-                .iter()
-                .any(|x| matches!(x, crate::ir::DeclExt::Ready { decl } if *decl == k.0)),
-        )
-    };
+    let ready = |k: EventKey| u64::from(m.is_ready(k.0));
     let mut pos = vec![0usize; agents.len()];
     let mut completed: HashMap<(EventKey, i64), u64> = HashMap::new();
     let mut waited: Vec<HashMap<(EventKey, i64), u64>> = vec![HashMap::new(); agents.len()];
