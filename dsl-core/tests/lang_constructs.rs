@@ -383,8 +383,8 @@ fn named_shapes_ituples_with_clauses_and_named_views() {
 }
 
 #[test]
-fn cooperative_launches_and_unroll_factors_check_and_are_gated() {
-    let m = checked_not_lowered("launch_and_unroll", &["E1353", "E1355"]);
+fn cooperative_launches_are_gated_and_unroll_factors_checked() {
+    let m = checked_not_lowered("launch_and_unroll", &["E1353"]);
     assert!(m.parallel_ext.iter().any(|x| x.cooperative));
     assert_eq!(m.unroll_factors.len(), 1);
     let e0046 = |src: &str| {

@@ -370,8 +370,6 @@ pub const CLUSTER_TRIGGER: &str = "E1500";
 pub const NOT_LOWERED_CLUSTER_TRIGGER: &str = "E1385";
 /// Not supported yet: a view bound to a name (`v = t.span_as(…)`).
 pub const NOT_LOWERED_VIEW_LET: &str = "E1354";
-/// Not supported yet: `foreach … : unroll(N)`.
-pub const NOT_LOWERED_UNROLL_FACTOR: &str = "E1355";
 /// An unroll factor that is not a positive compile-time integer, or exceeds the loop extent.
 pub const UNROLL_FACTOR: &str = "E0046";
 /// A parameter or return dimension whose compile-time value is below 1.
@@ -1113,10 +1111,6 @@ pub const TABLE: &[(&str, &str)] = &[
         "`parallel<s>` names no `stream` parameter, or a stream parameter is declared twice",
     ),
     (PARAM_DIM, "a parameter dimension below 1"),
-    (
-        NOT_LOWERED_UNROLL_FACTOR,
-        "not supported yet: an unroll factor `: unroll(N)`",
-    ),
     (
         UNROLL_FACTOR,
         "an unroll factor that is not a positive compile-time integer or exceeds the loop",

@@ -157,13 +157,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             "`parallel.async` / `parallel<s>` / cooperative launches",
         ));
     }
-    for u in &m.unroll_factors {
-        diags.push(not_lowered(
-            codes::NOT_LOWERED_UNROLL_FACTOR,
-            m.expr_span(u.factor),
-            "an unroll factor `: unroll(N)`",
-        ));
-    }
     // `[[frag_prefetch]]` is lowered (`lower/warp_pipe.rs`); the other attributes are hints.
     for a in m
         .attributes

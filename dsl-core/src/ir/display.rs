@@ -247,9 +247,9 @@ impl Printer<'_> {
                 }
                 if *unroll {
                     self.out.push_str(" : unroll");
-                    if let Some(u) = self.m.unroll_factors.iter().find(|u| u.stmt == s) {
+                    if let Some(factor) = self.m.unroll_factor(s) {
                         self.out.push('(');
-                        self.expr(u.factor, 0);
+                        self.expr(factor, 0);
                         self.out.push(')');
                     }
                 }

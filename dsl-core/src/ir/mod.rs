@@ -309,6 +309,14 @@ impl Module {
     }
 
     /// The range of loop variable `var` of `foreach` statement `s` (`foreach k(lo:hi)`).
+    /// The factor of `foreach … : unroll(N)` at statement `s`, if it was written with one.
+    pub fn unroll_factor(&self, s: StmtId) -> Option<ExprId> {
+        self.unroll_factors
+            .iter()
+            .find(|u| u.stmt == s)
+            .map(|u| u.factor)
+    }
+
     pub fn loop_range(&self, s: StmtId, var: usize) -> Option<&LoopRange> {
         self.loop_ranges
             .iter()

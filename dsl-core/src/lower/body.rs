@@ -244,9 +244,20 @@ impl Emitter<'_> {
                     self.scopes.hoist(entry, name);
                 }
                 let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
+                // `: unroll(N)` unrolls the innermost variable's loop by N; `: unroll` and a
+                // static trip count unroll every loop of the nest whole.
+                let factor = match m.unroll_factor(s) {
+                    Some(f) => Some(CExpr::sym(&self.cx().sym(f)?)),
+                    None => None,
+                };
                 for (i, (v, e)) in vars.iter().zip(&exts).enumerate() {
-                    if *unroll || static_trip {
-                        self.emit(Op::Unroll, None, None);
+                    match &factor {
+                        Some(f) if i + 1 == vars.len() => {
+                            self.emit(Op::Unroll(Some(f.clone())), None, None)
+                        }
+                        Some(_) if static_trip => self.emit(Op::Unroll(None), None, None),
+                        None if *unroll || static_trip => self.emit(Op::Unroll(None), None, None),
+                        _ => {}
                     }
                     // `foreach k(lo:hi)`: the loop runs over part of `k`'s bound.
                     let (init, bound) = match m.loop_range(s, i) {

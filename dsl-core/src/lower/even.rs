@@ -112,7 +112,8 @@ fn loop_end(lines: &[Line], i: usize) -> Option<usize> {
     if !matches!(l.op, Op::For { .. }) {
         return None;
     }
-    if i > 0 && lines[i - 1].op == Op::Unroll {
+    // A fully unrolled loop has a static trip count; one unrolled by a factor need not.
+    if i > 0 && lines[i - 1].op == Op::Unroll(None) {
         return None;
     }
     (i + 1..lines.len()).find(|&j| lines[j].indent == l.indent && lines[j].op == Op::End)

@@ -598,7 +598,7 @@ fn open(e: &mut Emitter, x: ExprId, name: &str, l: &Layout, what: &str, line: Op
     if l.wgmma {
         wgmma_ready(e, &l.cpp, line);
     }
-    e.emit(Op::Unroll, None, None);
+    e.emit(Op::Unroll(None), None, None);
     e.open(
         Op::For {
             var: ELEM.into(),

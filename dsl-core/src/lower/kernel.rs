@@ -56,8 +56,8 @@ pub enum Op {
     Else,
     /// `}`: closes the innermost open block.
     End,
-    /// `#pragma unroll` for the loop that follows.
-    Unroll,
+    /// `#pragma unroll` for the loop that follows: the whole loop, or by a factor (`: unroll(N)`).
+    Unroll(Option<CExpr>),
     /// `__syncthreads();`
     Barrier,
     /// A call of a helper (`tsl_…`), optionally assigning its result.
@@ -253,10 +253,11 @@ impl Op {
                 out.insert(var.clone());
                 bound.names(out);
             }
+            Op::Unroll(Some(factor)) => factor.names(out),
             Op::Else
             | Op::End
             | Op::Scope
-            | Op::Unroll
+            | Op::Unroll(None)
             | Op::Barrier
             | Op::Continue
             | Op::Mark(_)
@@ -339,7 +340,12 @@ impl fmt::Display for Op {
             Op::Else => f.write_str("} else {"),
             Op::Scope => f.write_str("{"),
             Op::End => f.write_str("}"),
-            Op::Unroll => f.write_str("#pragma unroll"),
+            Op::Unroll(None) => f.write_str("#pragma unroll"),
+            // A template parameter or an expression needs the parenthesized form.
+            Op::Unroll(Some(n)) => match n.to_string() {
+                t if t.bytes().all(|b| b.is_ascii_digit()) => write!(f, "#pragma unroll {t}"),
+                t => write!(f, "#pragma unroll ({t})"),
+            },
             Op::Barrier => f.write_str("__syncthreads();"),
             Op::Call(c) => write!(f, "{c}"),
             Op::Assign { place, value } => write!(f, "{place} = {value};"),
@@ -463,7 +469,7 @@ pub fn verify(body: &[Line]) -> Result<(), String> {
             }
             Op::If { .. } => open.push(true),
             op if op.opens() => open.push(false),
-            Op::Unroll if !matches!(body.get(i + 1).map(|n| &n.op), Some(Op::For { .. })) => {
+            Op::Unroll(_) if !matches!(body.get(i + 1).map(|n| &n.op), Some(Op::For { .. })) => {
                 return Err(format!("line {i}: `#pragma unroll` before no loop"));
             }
             _ => {}
@@ -650,7 +656,7 @@ mod tests {
             at(0, cond()),
             at(1, Op::Barrier),
             at(0, Op::Else),
-            at(1, Op::Unroll),
+            at(1, Op::Unroll(None)),
             at(
                 1,
                 Op::For {
@@ -689,7 +695,7 @@ mod tests {
             at(0, Op::End),
         ];
         assert!(verify(&twice_else).unwrap_err().contains("else"));
-        assert!(verify(&[at(0, Op::Unroll), at(0, Op::Barrier)]).is_err());
+        assert!(verify(&[at(0, Op::Unroll(None)), at(0, Op::Barrier)]).is_err());
     }
 
     #[test]

@@ -203,7 +203,7 @@ pub fn lower(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), LowerE
         None,
         line,
     );
-    e.emit(Op::Unroll, None, None);
+    e.emit(Op::Unroll(None), None, None);
     e.open(
         Op::For {
             var: kk.into(),

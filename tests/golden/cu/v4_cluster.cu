@@ -5,7 +5,7 @@
 //
 // Tunables (C++ template parameters: name, domain, default):
 //   WARP_N in 128..=256 step 8, default 192, this file: 192
-//   STAGES in [1, 2, 3, 4, 5], default 2, this file: 2
+//   STAGES in 1..=8 step 1, default 2, this file: 2
 //   CONSUMERS in [1, 2], default 2, this file: 2
 //   TILE_K in [32, 64], default 64, this file: 64
 //   GROUP_M in [1, 8, 16, 32], default 16, this file: 16

@@ -5,7 +5,7 @@
 //
 // Tunables (C++ template parameters: name, domain, default):
 //   HALF_N in 96..=192 step 8, default 160, this file: 160
-//   STAGES in [2, 3, 4], default 3, this file: 3
+//   STAGES in 2..=8 step 1, default 3, this file: 3
 //   TILE_K in [32, 64], default 64, this file: 64
 //   GROUP_M in [1, 8, 16, 32], default 16, this file: 16
 //   EPI_SPLIT in [1, 2], default 2, this file: 2
