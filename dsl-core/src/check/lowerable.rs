@@ -296,7 +296,12 @@ fn integer_extents(cx: &Cx, diags: &mut Diagnostics) {
                     ..
                 } = &m.exprs[v]
                 {
-                    sites.extend(args.iter().map(|&a| (a, "a `.subspan` size")));
+                    // `_` (the whole dimension) takes the view's own extent.
+                    sites.extend(
+                        args.iter()
+                            .filter(|&&a| !matches!(m.exprs[a], Expr::Wildcard))
+                            .map(|&a| (a, "a `.subspan` size")),
+                    );
                 }
                 if let Expr::Index { index, .. } = &m.exprs[v] {
                     indices.push(*index);

@@ -49,12 +49,18 @@ pub(crate) fn lowers(m: &Module, bindings: &HashMap<ExprId, Binding>, e: ExprId)
     if sizes.len() != n || at.len() != n {
         return false;
     }
-    let first_kept = (0..n)
-        .find(|&d| !matches!(m.exprs[sizes[d]], Expr::Int(1)))
-        .unwrap_or(n);
+    // A size of 1, or `_` over a dimension of 1: the dimension `.sqz()` drops.
+    let one = |d: usize| match m.exprs[sizes[d]] {
+        Expr::Int(1) => true,
+        Expr::Wildcard => matches!(m.exprs[shape[d]], Expr::Int(1)),
+        _ => false,
+    };
+    let first_kept = (0..n).find(|&d| !one(d)).unwrap_or(n);
     let kept_ok = (first_kept..n).all(|d| {
-        super::view::same_expr(m, sizes[d], shape[d]) && matches!(m.exprs[at[d]], Expr::Int(0))
+        (matches!(m.exprs[sizes[d]], Expr::Wildcard)
+            || super::view::same_expr(m, sizes[d], shape[d]))
+            && matches!(m.exprs[at[d]], Expr::Int(0))
     });
-    let dropped_ok = (0..first_kept).all(|d| matches!(m.exprs[sizes[d]], Expr::Int(1)));
+    let dropped_ok = (0..first_kept).all(one);
     n - first_kept <= 2 && kept_ok && dropped_ok
 }

@@ -324,7 +324,15 @@ impl A<'_, '_> {
                         "pick a tile with `.at(i, j)` before tiling again",
                     );
                 }
-                let tile: Vec<Dim> = args.iter().map(|&a| cx.dim(a)).collect();
+                // `_` is the whole dimension.
+                let tile: Vec<Dim> = args
+                    .iter()
+                    .zip(&v.shape)
+                    .map(|(&a, full)| match m.exprs[a] {
+                        Expr::Wildcard => full.clone(),
+                        _ => cx.dim(a),
+                    })
+                    .collect();
                 for (d, (t, full)) in tile.iter().zip(&v.shape).enumerate() {
                     if let (Some(tv), Some(fv)) = (t.value, cx.dim_value(full))
                         && (tv < 1 || (v.space != MemSpace::Global && tv > fv))

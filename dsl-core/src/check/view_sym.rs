@@ -447,9 +447,17 @@ impl Analysis<'_> {
                 v.transposed = true;
             }
             ViewOp::Subspan => {
+                // `_` is the whole dimension of the view so far.
                 v.tile = args
                     .iter()
-                    .map(|&a| self.sym(a))
+                    .enumerate()
+                    .map(|(d, &a)| match m.exprs[a] {
+                        Expr::Wildcard => match v.tile.get(d) {
+                            Some(t) => Ok(t.clone()),
+                            None => err(a, "`_` names no dimension of the view"),
+                        },
+                        _ => self.sym(a),
+                    })
                     .collect::<Result<_, _>>()?;
                 b.tiled = true;
             }

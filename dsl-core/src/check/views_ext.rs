@@ -35,7 +35,16 @@ pub(crate) fn apply(
             if args.len() != v.shape.len() {
                 return Ok(None);
             }
-            v.tiled = Some(args.iter().map(|&a| cx.dim(a)).collect());
+            // `_` is the whole dimension, as in `.subspan`.
+            v.tiled = Some(
+                args.iter()
+                    .zip(&v.shape)
+                    .map(|(&a, full)| match cx.m.exprs[a] {
+                        crate::ir::Expr::Wildcard => full.clone(),
+                        _ => cx.dim(a),
+                    })
+                    .collect(),
+            );
             Some(v)
         }
         // The strides of a window change where its elements are, not its shape.

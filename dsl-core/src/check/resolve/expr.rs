@@ -83,10 +83,10 @@ impl R<'_> {
                             m,
                             codes::WILDCARD,
                             e,
-                            "`_` is only allowed as an index of `.chunkat(…)`",
+                            "`_` is only allowed as an index of `.chunkat(…)` or a size of `.subspan(…)` or `.view(…)`",
                         )
                         .with_help(
-                            "name the index, or use `.chunkat(_, k)` to keep a dimension whole",
+                            "name the index, or keep a dimension whole with `.chunkat(_, k)` or `.subspan(BM, _)`",
                         ),
                     );
                 }
@@ -210,8 +210,10 @@ impl R<'_> {
                         .with_help(format!("view the copied data: `{n}.data.{}(…)`", op.name())),
                     );
                 }
+                // `_` keeps a dimension whole: `.chunkat(_, k)`, `.subspan(BM, _)`, `.view(1, _)`.
+                let whole_ok = matches!(op, ViewOp::Chunkat | ViewOp::Subspan | ViewOp::Window);
                 for &a in args {
-                    self.expr(a, Want::Value, *op == ViewOp::Chunkat);
+                    self.expr(a, Want::Value, whole_ok);
                 }
                 let value_op = matches!(op, ViewOp::At | ViewOp::SpanOf);
                 if want == Want::Event || (want == Want::Value && !value_op) {
@@ -263,8 +265,10 @@ impl R<'_> {
         match &m.exprs[e] {
             Expr::View { base, op, args } => {
                 self.fragment_view(*base);
+                // `_` keeps a dimension whole: `.chunkat(_, k)`, `.subspan(BM, _)`, `.view(1, _)`.
+                let whole_ok = matches!(op, ViewOp::Chunkat | ViewOp::Subspan | ViewOp::Window);
                 for &a in args {
-                    self.expr(a, Want::Value, *op == ViewOp::Chunkat);
+                    self.expr(a, Want::Value, whole_ok);
                 }
             }
             Expr::Name(n) => {
