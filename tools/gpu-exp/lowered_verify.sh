@@ -1,0 +1,49 @@
+#!/bin/bash
+# GPU verification of three language-construct kernels of dsl-core/tests/lowered/: `_` as a
+# `.subspan` size on the SIMT path (subspan_whole: whole rows staged in shared memory, a
+# register tile cut from them) and on the Hopper path (subspan_whole_tma: TMA loads of whole
+# rows, WGMMA operands of every row), and `foreach … : unroll(N)` (unroll_factor, every factor
+# of its tunable). The SIMT kernels are checked against NumPy (float64, inputs made here);
+# the TMA one is a GEMM with K = 64, checked against cuBLAS over every output.
+#
+#   bash tools/gpu-exp/lowered_verify.sh [path/to/tessel]
+set -u
+cd "$(dirname "$0")/../.."  # the repository root
+T="${1:-target/release/tessel}"
+D=$(mktemp -d)
+python3 - "$D" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(20261126)
+M = 1000                                   # not a multiple of the 16-row blocks
+a = rng.standard_normal((M, 64)).astype(np.float32)
+out = np.empty((M, 72), np.float32)
+out[:, :64] = a * 2
+out[:, 64:] = a[:, 8:16]
+np.save(f"{d}/rs_a.npy", a); np.save(f"{d}/rs_out.npy", out)
+M, K = 777, 1001                           # K not a multiple of any factor
+a = rng.standard_normal((M, K)).astype(np.float32)
+x = rng.standard_normal(K).astype(np.float32)
+y = np.empty((M, 2), np.float32)
+y[:, 0] = a.astype(np.float64) @ x.astype(np.float64)
+y[:, 1] = a.astype(np.float64).sum(axis=1)
+np.save(f"{d}/rd_a.npy", a); np.save(f"{d}/rd_x.npy", x); np.save(f"{d}/rd_y.npy", y)
+PY
+rc=0
+check() {
+  echo "-- $*"
+  out=$("$T" run "$@" 2>&1); r=$?
+  echo "$out" | grep -E "^result|error|mismatch" | head -5
+  [ $r -eq 0 ] || { echo "   FAIL ($r)"; rc=1; }
+}
+L=dsl-core/tests/lowered
+check $L/subspan_whole.co --shape M=1000 --input a="$D/rs_a.npy" --expect out="$D/rs_out.npy" --runs 20
+for s in M=200,N=296 M=4097,N=1000 M=65,N=136 M=4096,N=4096; do  # N: rows of 16-byte multiples (TMA)
+  check $L/subspan_whole_tma.co --shape "$s" --runs 20
+done
+for u in 1 2 4 8; do
+  check $L/unroll_factor.co --shape M=777,K=1001 --set KU=$u --input a="$D/rd_a.npy" \
+    --input x="$D/rd_x.npy" --expect y="$D/rd_y.npy" --rtol 1e-4 --atol 1e-3 --runs 20
+done
+exit $rc
