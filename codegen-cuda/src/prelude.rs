@@ -12,6 +12,8 @@ const SM90_HOPPER: &str = include_str!("../cuda/sm90_hopper.cuh");
 const GLUE_COMMON: &str = include_str!("../cuda/lowering/common.cuh");
 const GLUE_SIMT: &str = include_str!("../cuda/lowering/simt.cuh");
 const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
+/// `reduce … : block`: the warps' values met in shared memory.
+const GLUE_BLOCK_REDUCE: &str = include_str!("../cuda/lowering/block_reduce.cuh");
 const GLUE_SIMT_STORE: &str = include_str!("../cuda/lowering/simt_store.cuh");
 const GLUE_WARP_MMA: &str = include_str!("../cuda/lowering/warp_mma.cuh");
 /// `mma.load` of swizzled (TMA-written) tiles into warp fragments.
@@ -82,6 +84,15 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "register tiles, vector copies, warp reductions (lowering/simt_tiles.cuh)",
                     text: body(GLUE_SIMT_TILES),
+                });
+            }
+            if dsl_core::lower::SIMT_BLOCK_REDUCE
+                .iter()
+                .any(|h| calls.contains(*h))
+            {
+                s.push(Section {
+                    name: "block-wide reductions (lowering/block_reduce.cuh)",
+                    text: body(GLUE_BLOCK_REDUCE),
                 });
             }
             if calls.contains(dsl_core::lower::SIMT_S2G) {

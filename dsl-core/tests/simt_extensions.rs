@@ -235,8 +235,21 @@ fn reduction_errors() {
     assert!(has(&d, c::REDUCE).contains("inside a condition"));
     let d = check_err(&warp("    f16 s = 0.0f;\n    reduce.max s : group;"));
     assert!(has(&d, c::REDUCE).contains("f32 and int"));
-    let d = check_err(&warp("    f32 s = 0.0f;\n    reduce.sum s : block;"));
+    let d = check_err(&warp("    f32 s = 0.0f;\n    reduce.sum s : group-4;"));
     assert!(has(&d, c::REDUCE).contains("not supported"));
+    // A block reduction: whole warps, every thread of the block.
+    let (_, k) = check_ok(&warp(
+        "    f32 s = 1.0f;\n    reduce.sum s : block;\n    y.at(bn#r) = s;",
+    ));
+    assert!(
+        body(&k).contains("s = tsl_block_sum<tsl_threads>(s);"),
+        "{}",
+        body(&k)
+    );
+    let d = check_err(&warp(
+        "    f32 s = 0.0f;\n    if (r == 0)\n      reduce.max s : block;",
+    ));
+    assert!(has(&d, c::REDUCE).contains("every thread of the block"));
     let d = check_err(&sgemm("", "    f32 s = 0.0f;\n    reduce.sum s : group;"));
     assert!(has(&d, c::REDUCE).contains("outside a `: group` level"));
     let d = check_err(&warp("    local f32 [2] t;\n    reduce.sum t : group;"));

@@ -463,7 +463,7 @@ fn run_checks(
     attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
     range::check_ranges(&cx, &views, &mut diags);
-    simt::check_simt(&cx, &views, &mut diags);
+    simt::check_simt(&cx, &views, geo.threads_per_block, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
     cluster::check_cluster_level(&cx, &views, &mut diags);

@@ -6,9 +6,11 @@
 //!   variables of `foreach … : unroll` loops and bindings of those. A run-time index would put
 //!   the tile in local memory (the DRAM-backed stack). Croqtile allows it: a restriction of
 //!   the lowering (a note for `tessel check`).
-//! - `reduce.sum x : group` combines a scalar across the 32 threads of a warp: it needs an
-//!   enclosing `: group` level, every thread of the warp must reach it (no enclosing `if` or
-//!   `inthreads`), and it works on `f32` or `int` scalars.
+//! - `reduce.sum x : group` combines a scalar across the 32 threads of a warp, `reduce.sum x :
+//!   block` across every thread of the block (whole warps only): it needs an enclosing `: group`
+//!   level (`: thread` for a block), every thread of the warp (block) must reach it (no
+//!   enclosing `if` on a value that differs between threads, no `inthreads`), and it works on
+//!   `f32` or `int` scalars.
 //! - `.transpose()` is lowered as the destination of a `dma.copy` (a transposed store).
 //! - `dma.wait N` takes a compile-time `N` in `0..=7` (the range of `cp.async.wait_group`).
 
@@ -18,9 +20,9 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Block, CopyDst, DType, Expr, ExprId, Level, MemSpace, Stmt, StmtId, ViewOp};
 use std::collections::HashSet;
 
-pub(crate) fn check_simt(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+pub(crate) fn check_simt(cx: &Cx, views: &Views, threads: u32, diags: &mut Diagnostics) {
     local_indices(cx, views, diags);
-    reductions(cx, diags);
+    reductions(cx, threads, diags);
     barriers(cx, diags);
     transposes(cx, diags);
     waits(cx, diags);
@@ -80,7 +82,7 @@ fn runtime_name(cx: &Cx, e: ExprId) -> Option<String> {
 }
 
 /// `reduce` placement, level and type.
-fn reductions(cx: &Cx, diags: &mut Diagnostics) {
+fn reductions(cx: &Cx, threads: u32, diags: &mut Diagnostics) {
     let m = cx.m;
     let mut divergent = Vec::new();
     collect_divergent(cx, &m.kernel.body, None, &mut divergent);
@@ -94,33 +96,54 @@ fn reductions(cx: &Cx, diags: &mut Diagnostics) {
         else {
             continue;
         };
-        if *level != Level::Group {
+        // The level the statement must sit inside: a warp for `: group`, any thread of the
+        // block for `: block`.
+        let inside = match level {
+            Level::Group => Level::Group,
+            Level::Block => Level::Thread,
+            _ => {
+                diags.push(
+                    Diagnostic::new(
+                        codes::REDUCE,
+                        *level_span,
+                        format!("`reduce` across a `: {level}` level is not supported"),
+                    )
+                    .with_help(format!(
+                        "reduce across a warp (`reduce.{0} {1} : group;`) or the whole block (`reduce.{0} {1} : block;`)",
+                        op.name(),
+                        target.name
+                    )),
+                );
+                continue;
+            }
+        };
+        let placed = cx.res.chains.get(&s).is_some_and(|c| {
+            c.iter()
+                .any(|l| cx.level(*l).is_some_and(|pl| pl.level == inside))
+        });
+        if !placed {
+            let (what, help) = match level {
+                Level::Group => (
+                    "`reduce … : group` outside a `: group` level: the statement has no warp to reduce across",
+                    "put it inside `parallel {w} by [W] : group, {lane} by [32] : thread { … }`",
+                ),
+                _ => (
+                    "`reduce … : block` outside a `: thread` level: every thread of the block contributes its own value",
+                    "put it inside the block's threads: `parallel {b} by [B] : block, {t} by [T] : thread { … }`",
+                ),
+            };
+            diags.push(Diagnostic::new(codes::REDUCE, m.stmt_span(s), what).with_help(help));
+        }
+        if *level == Level::Block && threads % 32 != 0 {
             diags.push(
                 Diagnostic::new(
                     codes::REDUCE,
                     *level_span,
-                    format!("`reduce` across a `: {level}` level is not supported"),
+                    format!(
+                        "`reduce … : block` combines whole warps, but the block has {threads} threads, not a multiple of 32"
+                    ),
                 )
-                .with_help(format!(
-                    "reduce across a warp: `reduce.{} {} : group;`",
-                    op.name(),
-                    target.name
-                )),
-            );
-            continue;
-        }
-        let in_group = cx.res.chains.get(&s).is_some_and(|c| {
-            c.iter()
-                .any(|l| cx.level(*l).is_some_and(|pl| pl.level == Level::Group))
-        });
-        if !in_group {
-            diags.push(
-                Diagnostic::new(
-                    codes::REDUCE,
-                    m.stmt_span(s),
-                    "`reduce … : group` outside a `: group` level: the statement has no warp to reduce across",
-                )
-                .with_help("put it inside `parallel {w} by [W] : group, {lane} by [32] : thread { … }`"),
+                .with_help("give the block a multiple of 32 threads, or reduce across each warp (`: group`)"),
             );
         }
         if let Some((_, guard)) = divergent.iter().find(|(x, _)| *x == s) {
@@ -128,7 +151,10 @@ fn reductions(cx: &Cx, diags: &mut Diagnostics) {
                 Diagnostic::new(
                     codes::REDUCE,
                     m.stmt_span(s),
-                    "`reduce` inside a condition that may differ between threads: every thread of the warp must reach it",
+                    format!(
+                        "`reduce` inside a condition that may differ between threads: every thread of the {} must reach it",
+                        if *level == Level::Block { "block" } else { "warp" }
+                    ),
                 )
                 .with_note(m.stmt_span(*guard), "the condition")
                 .with_help("move the `reduce` before the `if` / `inthreads` and branch after it, or branch on values every thread of the block shares (`: block` and loop variables, tunables, sizes)"),

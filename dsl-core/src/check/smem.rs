@@ -1,4 +1,5 @@
-//! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event)
+//! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event, + 128 B
+//! per kind of block-level `reduce`)
 //! must fit the per-block budget; shared and local shapes are positive compile-time values.
 
 use super::{Cx, Limits, SharedBuffer, all_stmts, at_expr, codes};
@@ -238,6 +239,40 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
     (total, contribs)
 }
 
+/// The static shared memory of `reduce … : block` (`tsl_block_sum<T>` / `tsl_block_max<T>`
+/// declare their slots themselves, so the launch's dynamic size leaves them out): one 4-byte
+/// slot per warp, at most 32, for each reduction and element type.
+fn reduce_slots(cx: &Cx) -> Vec<Contrib> {
+    let m = cx.m;
+    let mut contribs = Vec::new();
+    let mut kinds = Vec::new();
+    for s in all_stmts(m) {
+        if let Stmt::Reduce {
+            op,
+            level: crate::ir::Level::Block,
+            ..
+        } = &m.stmts[s]
+        {
+            let dtype = match cx.res.reduce_target(s) {
+                Some(super::Binding::Scalar(d)) => match &m.stmts[*d] {
+                    Stmt::ScalarDecl { dtype, .. } => Some(*dtype),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if !kinds.contains(&(*op, dtype)) {
+                kinds.push((*op, dtype));
+                contribs.push(Contrib {
+                    span: m.stmt_span(s),
+                    text: format!("`reduce.{} … : block`'s slots: 32 × 4 B = 128 B", op.name()),
+                    bytes: 128,
+                });
+            }
+        }
+    }
+    contribs
+}
+
 /// Shared-memory bytes, with errors only for shapes that have no value.
 pub(crate) fn smem_total(cx: &Cx, diags: &mut Diagnostics) -> u64 {
     tally(cx, diags).0
@@ -245,15 +280,18 @@ pub(crate) fn smem_total(cx: &Cx, diags: &mut Diagnostics) -> u64 {
 
 pub(crate) fn check_smem(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) -> u64 {
     let (total, mut contribs) = tally(cx, diags);
-    if total > limits.max_smem_per_block {
+    let slots = reduce_slots(cx);
+    let with_slots = slots.iter().fold(total, |a, c| a.saturating_add(c.bytes));
+    contribs.extend(slots);
+    if with_slots > limits.max_smem_per_block {
         contribs.sort_by_key(|c| std::cmp::Reverse(c.bytes));
         let big = &contribs[0];
         let mut d = Diagnostic::new(
             codes::SMEM_BUDGET,
             big.span,
             format!(
-                "shared memory over budget: {total} bytes ({:.1} KiB) per block, the limit is {} bytes ({} KiB); the biggest is {}",
-                total as f64 / 1024.0,
+                "shared memory over budget: {with_slots} bytes ({:.1} KiB) per block, the limit is {} bytes ({} KiB); the biggest is {}",
+                with_slots as f64 / 1024.0,
                 limits.max_smem_per_block,
                 limits.max_smem_per_block / 1024,
                 big.text
@@ -262,7 +300,7 @@ pub(crate) fn check_smem(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) -> u
         for c in contribs.iter().skip(1).take(3) {
             d = d.with_note(c.span, c.text.clone());
         }
-        let over = total - limits.max_smem_per_block;
+        let over = with_slots - limits.max_smem_per_block;
         d = d.with_help(format!(
             "free at least {over} bytes: fewer pipeline stages or smaller tiles (the tuner skips such configurations)"
         ));

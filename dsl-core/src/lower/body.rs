@@ -537,7 +537,9 @@ impl Emitter<'_> {
                 super::simt::dma_copy(self, s, *is_async, *src, dst, line)?
             }
             Stmt::DmaWait { pending } => super::simt::dma_wait(self, *pending, line)?,
-            Stmt::Reduce { op, target, .. } => super::simt::reduce(self, *op, target, line)?,
+            Stmt::Reduce {
+                op, target, level, ..
+            } => super::simt::reduce(self, *op, target, *level, line)?,
             Stmt::Wait { event } if super::hopper::mma_future(m, *event).is_some() => {
                 super::hopper::wait_mma(self, s, *event, line)?
             }

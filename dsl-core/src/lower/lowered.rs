@@ -53,7 +53,7 @@ impl Stage {
 /// The helpers of `lowering/simt_tiles.cuh` (codegen-cuda includes that file for a kernel
 /// that calls one of them, or [`G2S_ASYNC`], which a kernel only keeps when one of these is
 /// present — see `simt::select_copy_helpers`).
-pub const TILE_HELPERS: [&str; 7] = [
+pub const TILE_HELPERS: [&str; 9] = [
     "tsl_copy_g2r",
     "tsl_copy_r2g",
     "tsl_copy_tile",
@@ -61,7 +61,12 @@ pub const TILE_HELPERS: [&str; 7] = [
     G2S_T,
     "tsl_warp_sum",
     "tsl_warp_max",
+    "tsl_block_sum",
+    "tsl_block_max",
 ];
+
+/// The block-wide reductions (`lowering/block_reduce.cuh`, with the warp ones they build on).
+pub const BLOCK_REDUCE: [&str; 2] = ["tsl_block_sum", "tsl_block_max"];
 
 /// `cp.async` completion (`sm80_async.cuh`): all groups, or all but N.
 pub const WAIT_ALL: &str = "tsl_cp_async_wait_all";

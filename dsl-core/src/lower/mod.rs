@@ -74,7 +74,8 @@ pub use kernel::{
 };
 pub use launch::launch_form;
 pub use lowered::{
-    G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
+    BLOCK_REDUCE as SIMT_BLOCK_REDUCE, G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G,
+    TILE_HELPERS as SIMT_TILE_HELPERS,
 };
 pub use warp::HELPERS as WARP_MMA_HELPERS;
 pub use warp::SWZ_HELPERS as WARP_SWZ_HELPERS;

@@ -33,7 +33,7 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
 use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
-use crate::ir::{CopyDst, Expr, ExprId, Ident, MemSpace, Module, ReduceOp, Stmt, StmtId};
+use crate::ir::{CopyDst, Expr, ExprId, Ident, Level, MemSpace, Module, ReduceOp, Stmt, StmtId};
 use std::fmt::Write as _;
 
 pub fn dma_copy(
@@ -840,19 +840,27 @@ pub fn reduce(
     e: &mut Emitter,
     op: ReduceOp,
     target: &Ident,
+    level: Level,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    let f = match op {
-        ReduceOp::Sum => "tsl_warp_sum",
-        ReduceOp::Max => "tsl_warp_max",
+    let x = CExpr::var(&target.name);
+    let (call, what) = match (level, op) {
+        (Level::Block, ReduceOp::Sum) => (
+            Call::new("tsl_block_sum"),
+            "across every thread of the block",
+        ),
+        (Level::Block, ReduceOp::Max) => (
+            Call::new("tsl_block_max"),
+            "across every thread of the block",
+        ),
+        (_, ReduceOp::Sum) => (Call::new("tsl_warp_sum"), "across the 32 lanes of the warp"),
+        (_, ReduceOp::Max) => (Call::new("tsl_warp_max"), "across the 32 lanes of the warp"),
     };
-    e.call(
-        Call::new(f)
-            .args([CExpr::var(&target.name)])
-            .assign(CExpr::var(&target.name)),
-        Some("across the 32 lanes of the warp"),
-        line,
-    );
+    let call = match level {
+        Level::Block => call.targs([CExpr::var("tsl_threads")]),
+        _ => call,
+    };
+    e.call(call.args([x.clone()]).assign(x), Some(what), line);
     Ok(())
 }
 

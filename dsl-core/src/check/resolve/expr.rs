@@ -286,6 +286,29 @@ impl R<'_> {
         }
     }
 
+    /// Whether `b` is a scalar declared without `mutable` (an `int` or `bool`); if so, reports
+    /// the update of `n` at `at` (E0106).
+    pub(super) fn immutable_scalar(&mut self, b: Binding, n: &str, at: crate::span::Span) -> bool {
+        let m = self.m;
+        let Binding::Scalar(d) = b else {
+            return false;
+        };
+        let Stmt::ScalarDecl {
+            dtype,
+            mutable: false,
+            ..
+        } = &m.stmts[d]
+        else {
+            return false;
+        };
+        self.diags.push(
+            Diagnostic::new(codes::NOT_ASSIGNABLE, at, format!("cannot assign to `{n}`: an `{dtype}` declared without `mutable` is immutable"))
+                .with_note(m.stmt_span(d), format!("`{n}` is declared here"))
+                .with_help(format!("declare it `mutable {dtype} {n} = …;` to update it, or give the new value a name of its own")),
+        );
+        true
+    }
+
     pub(super) fn assign_target(&mut self, t: ExprId) {
         let m = self.m;
         match &m.exprs[t] {
@@ -294,19 +317,8 @@ impl R<'_> {
                 Some(b) => {
                     self.out.bindings.insert(t, b);
                     let elem = matches!(b, Binding::Frag(_)) && self.elem_frags.contains(n);
-                    if let Binding::Scalar(d) = b
-                        && let Stmt::ScalarDecl {
-                            dtype,
-                            mutable: false,
-                            ..
-                        } = &m.stmts[d]
-                    {
-                        self.diags.push(
-                            at_expr(m, codes::NOT_ASSIGNABLE, t, format!("cannot assign to `{n}`: an `{dtype}` declared without `mutable` is immutable"))
-                                .with_note(m.stmt_span(d), format!("`{n}` is declared here"))
-                                .with_help(format!("declare it `mutable {dtype} {n} = …;` to update it, or give the new value a name of its own")),
-                        );
-                    } else if !matches!(b, Binding::Scalar(_)) && !elem {
+                    let immutable = self.immutable_scalar(b, n, m.expr_span(t));
+                    if !immutable && !matches!(b, Binding::Scalar(_)) && !elem {
                         self.diags.push(
                             at_expr(m, codes::NOT_ASSIGNABLE, t, format!("cannot assign to `{n}`: only scalars and tensor elements are assignable"))
                                 .with_help("bindings (`x = expr;`), loop variables and header names are immutable; declare a mutable scalar (`mutable int x = 0;`) to update it"),

@@ -706,6 +706,7 @@ impl R<'_> {
                             .with_help("declare the value as a scalar (`f32 acc = 0.0f;`) and reduce that"),
                         );
                         }
+                        self.immutable_scalar(b, &target.name, target.span);
                         self.out.idents.insert((s, Role::Target), b);
                     }
                     None => self.unknown(&target.name, target.span, Want::Value),
