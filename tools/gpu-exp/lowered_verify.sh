@@ -1,10 +1,12 @@
 #!/bin/bash
-# GPU verification of three language-construct kernels of dsl-core/tests/lowered/: `_` as a
-# `.subspan` size on the SIMT path (subspan_whole: whole rows staged in shared memory, a
-# register tile cut from them) and on the Hopper path (subspan_whole_tma: TMA loads of whole
-# rows, WGMMA operands of every row), and `foreach … : unroll(N)` (unroll_factor, every factor
-# of its tunable). The SIMT kernels are checked against NumPy (float64, inputs made here);
-# the TMA one is a GEMM with K = 64, checked against cuBLAS over every output.
+# GPU verification of language-construct kernels of dsl-core/tests/lowered/: `_` as a `.subspan`
+# size on the SIMT path (subspan_whole: whole rows staged in shared memory, a register tile cut
+# from them) and on the Hopper path (subspan_whole_tma: TMA loads of whole rows, WGMMA operands
+# of every row); `foreach … : unroll(N)` (unroll_factor, every factor of its tunable); and
+# `reduce … : block` (block_reduce: a softmax at every block size of its tunable;
+# block_reduce_2d: two thread levels, an int count and an f32 sum). The SIMT kernels are checked
+# against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
+# cuBLAS over every output.
 #
 #   bash tools/gpu-exp/lowered_verify.sh [path/to/tessel]
 set -u
@@ -29,6 +31,14 @@ y = np.empty((M, 2), np.float32)
 y[:, 0] = a.astype(np.float64) @ x.astype(np.float64)
 y[:, 1] = a.astype(np.float64).sum(axis=1)
 np.save(f"{d}/rd_a.npy", a); np.save(f"{d}/rd_x.npy", x); np.save(f"{d}/rd_y.npy", y)
+R, C = 300, 1000                           # C not a multiple of any block size
+x = rng.standard_normal((R, C)).astype(np.float32) * 4
+e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+np.save(f"{d}/sm_x.npy", x); np.save(f"{d}/sm_y.npy", (e / e.sum(axis=1, keepdims=True)).astype(np.float32))
+R, C = 257, 1001
+x = rng.standard_normal((R, C)).astype(np.float32)
+st = np.stack([(x > 0).sum(axis=1).astype(np.float64), (x.astype(np.float64) ** 2).sum(axis=1)], axis=1)
+np.save(f"{d}/rs2_x.npy", x); np.save(f"{d}/rs2_st.npy", st.astype(np.float32))
 PY
 rc=0
 check() {
@@ -46,4 +56,10 @@ for u in 1 2 4 8; do
   check $L/unroll_factor.co --shape M=777,K=1001 --set KU=$u --input a="$D/rd_a.npy" \
     --input x="$D/rd_x.npy" --expect y="$D/rd_y.npy" --rtol 1e-4 --atol 1e-3 --runs 20
 done
+for tpb in 64 128 256 1024; do
+  check $L/block_reduce.co --shape R=300,C=1000 --set TPB=$tpb --input x="$D/sm_x.npy" \
+    --expect y="$D/sm_y.npy" --rtol 1e-5 --atol 1e-7 --runs 20
+done
+check $L/block_reduce_2d.co --shape R=257,C=1001 --input x="$D/rs2_x.npy" \
+  --expect stats="$D/rs2_st.npy" --rtol 1e-5 --atol 1e-3 --runs 20
 exit $rc
