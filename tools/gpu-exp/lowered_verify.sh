@@ -4,7 +4,8 @@
 # from them) and on the Hopper path (subspan_whole_tma: TMA loads of whole rows, WGMMA operands
 # of every row); `foreach … : unroll(N)` (unroll_factor, every factor of its tunable); and
 # `reduce … : block` (block_reduce: a softmax at every block size of its tunable;
-# block_reduce_2d: two thread levels, an int count and an f32 sum). The SIMT kernels are checked
+# block_reduce_2d: two thread levels, an int count and an f32 sum); atomics (a histogram: shared
+# and global atomic adds, global atomic max / min). The SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
 #
@@ -39,6 +40,15 @@ R, C = 257, 1001
 x = rng.standard_normal((R, C)).astype(np.float32)
 st = np.stack([(x > 0).sum(axis=1).astype(np.float64), (x.astype(np.float64) ** 2).sum(axis=1)], axis=1)
 np.save(f"{d}/rs2_x.npy", x); np.save(f"{d}/rs2_st.npy", st.astype(np.float32))
+N = 100003                                 # not a multiple of the 256-thread blocks
+x = rng.integers(-(1 << 20), 1 << 20, size=N, dtype=np.int32)
+bins = x % 64                              # NumPy's % is the kernel's ((x % 64 + 64) % 64)
+hist = np.bincount(bins, minlength=64).astype(np.int32)
+ext = np.empty((64, 2), np.int32); ext[:, 0] = np.iinfo(np.int32).min; ext[:, 1] = np.iinfo(np.int32).max
+np.save(f"{d}/at_x.npy", x); np.save(f"{d}/at_ext0.npy", ext); np.save(f"{d}/at_h0.npy", np.zeros(64, np.int32))
+for k in range(64):
+    ext[k] = (x[bins == k].max(), x[bins == k].min())
+np.save(f"{d}/at_ext.npy", ext); np.save(f"{d}/at_h.npy", hist)
 PY
 rc=0
 check() {
@@ -62,4 +72,6 @@ for tpb in 64 128 256 1024; do
 done
 check $L/block_reduce_2d.co --shape R=257,C=1001 --input x="$D/rs2_x.npy" \
   --expect stats="$D/rs2_st.npy" --rtol 1e-5 --atol 1e-3 --runs 20
+check $L/atomics.co --shape N=100003 --input x="$D/at_x.npy" --input extremes="$D/at_ext0.npy" \
+  --input hist="$D/at_h0.npy" --expect hist="$D/at_h.npy" --expect extremes="$D/at_ext.npy" --runs 20
 exit $rc

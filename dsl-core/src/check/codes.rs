@@ -116,6 +116,9 @@ pub const MMA_TILE_VARIES: &str = "E0913";
 /// A TMA box (the global tile of a `tma.copy`) with a dimension over 256 elements, the limit of
 /// a tensor map (a load its cluster shares may span 256 per sharing block: each loads a slice).
 pub const TMA_BOX_TOO_LARGE: &str = "E0914";
+/// An atomic update (`__atomic_add(t.at(i), v)`, …) of a register tile, or of an element type
+/// its CUDA atomic does not take.
+pub const ATOMIC: &str = "E0915";
 
 /// A `require` that is false for this configuration / problem.
 pub const REQUIRE: &str = "E1001";
@@ -1327,6 +1330,10 @@ pub const TABLE: &[(&str, &str)] = &[
         "a `trigger` under an `inthreads` condition on a value known only at run time",
     ),
     (TMA_BOX_TOO_LARGE, "a TMA box dimension over 256 elements"),
+    (
+        ATOMIC,
+        "an atomic update of a register tile or of an element type its atomic does not take",
+    ),
     (
         BARRIER_DIVERGENT,
         "`sync.shared` under a condition that may differ between the threads of a block",

@@ -13,6 +13,8 @@
 //!   `f32` or `int` scalars.
 //! - `.transpose()` is lowered as the destination of a `dma.copy` (a transposed store).
 //! - `dma.wait N` takes a compile-time `N` in `0..=7` (the range of `cp.async.wait_group`).
+//! - `__atomic_add(t.at(i), v)` and its kin update an element of a global or shared tensor of
+//!   a type its CUDA atomic takes ([`atomic_types`]).
 
 use super::view::Views;
 use super::{Binding, Cx, all_stmts, at_expr, codes, first_unknown_name, walk_expr};
@@ -26,6 +28,63 @@ pub(crate) fn check_simt(cx: &Cx, views: &Views, threads: u32, diags: &mut Diagn
     barriers(cx, diags);
     transposes(cx, diags);
     waits(cx, diags);
+    atomics(cx, views, diags);
+}
+
+/// The element types the CUDA atomic of `__atomic_<op>` takes, of those tessel lowers
+/// (`atomicAdd`/`atomicExch` also on f32), or `None` for a name that is no atomic.
+pub fn atomic_types(func: &str) -> Option<&'static [DType]> {
+    Some(match func.strip_prefix("__atomic_")? {
+        "add" | "exch" => &[DType::F32, DType::I32],
+        "sub" | "min" | "max" | "and" | "or" | "xor" | "cas" => &[DType::I32],
+        _ => return None,
+    })
+}
+
+/// Atomic updates: an element of global or shared memory, of a type the atomic takes.
+fn atomics(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. }) = &m.stmts[s] else {
+            continue;
+        };
+        let (Some(types), Some(&target)) = (atomic_types(&func.name), args.first()) else {
+            continue;
+        };
+        let Some(v) = views.get(target) else { continue };
+        if v.space == MemSpace::Local {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::ATOMIC,
+                    target,
+                    format!(
+                        "`{}` updates global or shared memory; `{}` is a register tile, which no other thread can reach",
+                        func.name,
+                        m.expr_to_string(target)
+                    ),
+                )
+                .with_help("update the register tile with a plain assignment (`t.at(i) += v;`)"),
+            );
+        } else if !types.contains(&v.dtype) {
+            let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            diags.push(
+                at_expr(
+                    m,
+                    codes::ATOMIC,
+                    target,
+                    format!(
+                        "`{}` takes {} elements; `{}` is {}",
+                        func.name,
+                        names.join(" or "),
+                        m.expr_to_string(target),
+                        v.dtype
+                    ),
+                )
+                .with_help("keep the counters or sums in an s32 (or, for `__atomic_add` and `__atomic_exch`, f32) tensor"),
+            );
+        }
+    }
 }
 
 /// Register tiles are indexed by compile-time values only.

@@ -382,6 +382,9 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
             }
+            // Atomic updates lower (`lower/atomic.rs`); `check/simt.rs` checks their operands.
+            Stmt::Ext(ExtStmt::Call { func, .. })
+                if super::simt::atomic_types(&func.name).is_some() => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.

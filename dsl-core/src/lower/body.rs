@@ -580,6 +580,11 @@ impl Emitter<'_> {
                 dst,
                 ..
             }) => super::hopper::future_load(self, s, f, *src, dst, line)?,
+            Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. })
+                if super::atomic::is_atomic(func) =>
+            {
+                super::atomic::lower(self, func, args, line)?
+            }
             Stmt::Ext(crate::ir::ExtStmt::MmaRefill { .. }) if self.path == KernelPath::Simt => {
                 super::warp::mma_stmt(self, s, line)?
             }

@@ -30,6 +30,7 @@
 //! The files of `lower/` import each other without a cycle, and no code reads back the text of
 //! a node (`dsl-core/tests/lower_imports.rs`).
 
+mod atomic;
 pub mod body;
 pub mod cexpr;
 mod cluster;
