@@ -1,5 +1,5 @@
 //! Shared memory: Σ shared tensor declarations × array counts (+ 8 B per mbarrier event, + 128 B
-//! per kind of block-level `reduce`)
+//! per element type of block-level `reduce`s)
 //! must fit the per-block budget; shared and local shapes are positive compile-time values.
 
 use super::{Cx, Limits, SharedBuffer, all_stmts, at_expr, codes};
@@ -239,16 +239,15 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
     (total, contribs)
 }
 
-/// The static shared memory of `reduce … : block` (`tsl_block_sum<T>` / `tsl_block_max<T>`
-/// declare their slots themselves, so the launch's dynamic size leaves them out): one 4-byte
-/// slot per warp, at most 32, for each reduction and element type.
+/// The static shared memory of `reduce … : block` (`tsl_warps_meet<THREADS, T>` declares its
+/// slots itself, so the launch's dynamic size leaves them out): one 4-byte slot per warp, at
+/// most 32, for each element type reduced.
 fn reduce_slots(cx: &Cx) -> Vec<Contrib> {
     let m = cx.m;
     let mut contribs = Vec::new();
     let mut kinds = Vec::new();
     for s in all_stmts(m) {
         if let Stmt::Reduce {
-            op,
             level: crate::ir::Level::Block,
             ..
         } = &m.stmts[s]
@@ -260,11 +259,11 @@ fn reduce_slots(cx: &Cx) -> Vec<Contrib> {
                 },
                 _ => None,
             };
-            if !kinds.contains(&(*op, dtype)) {
-                kinds.push((*op, dtype));
+            if !kinds.contains(&dtype) {
+                kinds.push(dtype);
                 contribs.push(Contrib {
                     span: m.stmt_span(s),
-                    text: format!("`reduce.{} … : block`'s slots: 32 × 4 B = 128 B", op.name()),
+                    text: "a block `reduce`'s slots: 32 × 4 B = 128 B".to_string(),
                     bytes: 128,
                 });
             }
