@@ -84,6 +84,9 @@ const KERNELS: &[(&str, &[Expect])] = &[
     ("copy_between", &[]),
     // An index read from memory: undecided, never reported.
     ("data_index", &[]),
+    // An atomic update races with a plain read of its element; two atomics never race.
+    ("atomic_read", &[(RACE, "c.at(t)", "c.at((t + 1) % 64)")]),
+    ("atomic_synced", &[]),
 ];
 
 fn rel(stem: &str) -> String {

@@ -5,7 +5,8 @@
 //! an index, a condition), stored (`s.at(i) = …`; `s.at(i) += …` reads then stores it), or a
 //! thread's own tile moved by a register copy (`dma.copy s.subspan(…).at(…) => r` reads it,
 //! `dma.copy r => s.subspan(…).at(…)` stores it: `lower/regtile.rs` lowers those per thread,
-//! without a barrier), or the tile of an `mma.store` / `mma.load`, which the threads running it
+//! without a barrier), an atomic update (`__atomic_add(s.at(i), 1)` reads and stores the element;
+//! two atomics of one element never race, an atomic and a plain access do), or the tile of an `mma.store` / `mma.load`, which the threads running it
 //! move together, each element by one of them (which one, the fragment layout decides). The
 //! statements that order the threads of a block are those the lowering turns into a block
 //! barrier or a wait on one: `sync.shared`, a cooperative `dma.copy` between global and shared
@@ -101,6 +102,9 @@ pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
     let mut cache = HashMap::new();
     for &(first, second, carried) in pairs.iter().take(MAX_PAIRS) {
         let (a, b) = (&list[first], &list[second]);
+        if a.atomic && b.atomic {
+            continue;
+        }
         // The read is reported (or the second of two writes); once is enough.
         let at = match (a.write, b.write) {
             (true, false) | (true, true) => b.at,
@@ -127,6 +131,8 @@ struct Access {
     /// The shared tensor.
     buf: Binding,
     write: bool,
+    /// An atomic update's element: it races with plain accesses only.
+    atomic: bool,
     /// `mma.store` / `mma.load`: the threads running it move the tile together, each element
     /// by one of them (which one, the fragment layout decides).
     collective: Option<&'static str>,
@@ -170,6 +176,8 @@ impl Collect<'_> {
         let mut tiles = Vec::new();
         // The tile of an `mma.store` / `mma.load`.
         let mut group: Vec<(ExprId, bool, &'static str)> = Vec::new();
+        // The elements of atomic updates.
+        let mut atomics = Vec::new();
         match st {
             Stmt::Assign { target, op, value } => {
                 if self.shared_root(*target).is_some() {
@@ -212,6 +220,20 @@ impl Collect<'_> {
                 }
                 self.index_reads(*src, &mut reads);
             }
+            // An atomic reads and stores its element (as one indivisible update).
+            Stmt::Ext(ExtStmt::Call { func, args, .. })
+                if super::simt::atomic_types(&func.name).is_some() =>
+            {
+                if let Some((&target, values)) = args.split_first() {
+                    if self.shared_root(target).is_some() {
+                        atomics.push(target);
+                    }
+                    self.index_reads(target, &mut reads);
+                    for &v in values {
+                        self.element_reads(v, &mut reads);
+                    }
+                }
+            }
             Stmt::Let { value, .. } if super::is_view_let(m, *value) => {}
             Stmt::Parallel { .. } => {}
             other => {
@@ -233,6 +255,11 @@ impl Collect<'_> {
         }
         for (e, write, op) in group {
             self.add(s, e, write, Some(Some(op)), conds, loops);
+        }
+        for e in atomics {
+            if let Some(i) = self.add(s, e, true, None, conds, loops) {
+                self.list[i].atomic = true;
+            }
         }
         match st {
             Stmt::Parallel { body, .. } => self.block(body, conds, loops),
@@ -275,19 +302,15 @@ impl Collect<'_> {
         tile: Option<Option<&'static str>>,
         conds: &[(ExprId, bool)],
         loops: &[StmtId],
-    ) {
-        let Some(buf) = self.shared_root(e) else {
-            return;
-        };
+    ) -> Option<usize> {
+        let buf = self.shared_root(e)?;
         let m = self.cx.m;
         let bindings = &self.cx.res.bindings;
         let root = |r: ExprId| root_of(m, bindings, &self.shared, r, 0);
         // A view the symbolic form does not describe, or of a squeezed tensor, is left out.
-        let Ok(view) = sym_view(m, bindings, &root, e) else {
-            return;
-        };
+        let view = sym_view(m, bindings, &root, e).ok()?;
         if view.squeezed.is_some() || !(tile.is_some() || view.element) {
-            return;
+            return None;
         }
         let i = self.list.len();
         self.list.push(Access {
@@ -295,6 +318,7 @@ impl Collect<'_> {
             at: e,
             buf,
             write,
+            atomic: false,
             collective: tile.flatten(),
             view,
             conds: conds.to_vec(),
@@ -302,6 +326,7 @@ impl Collect<'_> {
             branch: self.branches.first().copied(),
         });
         self.by_stmt.entry(s).or_default().push(i);
+        Some(i)
     }
 
     /// The declared shared tensor a view expression starts from.
@@ -399,6 +424,12 @@ fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
             let shared = |x: Option<MemSpace>| x == Some(MemSpace::Shared);
             let local = |x: Option<MemSpace>| x == Some(MemSpace::Local);
             (shared(s) || shared(d)) && !local(s) && !local(d)
+        }
+        // An atomic update orders nothing.
+        Stmt::Ext(ExtStmt::Call { func, .. })
+            if super::simt::atomic_types(&func.name).is_some() =>
+        {
+            false
         }
         // A device function or inline assembly may hold a barrier of its own.
         Stmt::Ext(
