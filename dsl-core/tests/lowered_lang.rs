@@ -309,3 +309,19 @@ fn rank_three_elements_fold_their_leading_dimensions() {
         "{b}"
     );
 }
+
+#[test]
+fn a_while_loop_of_per_thread_work_lowers_and_one_with_a_barrier_is_gated() {
+    let k = |body: &str| {
+        format!(
+            "__co__ void k(f32 [N] x, f32 [N] y) {{\n  parallel {{b}} by [4] : block, {{t}} by [64] : thread {{\n    shared f32 [64] s;\n    mutable int i = b * 64 + t;\n    while (i < N) {{\n{body}\n      i += 256;\n    }}\n  }}\n}}\n"
+        )
+    };
+    assert_eq!(
+        codes_of(&k("      y.at(i) = x.at(i) + 1.0f;")),
+        Vec::<&str>::new()
+    );
+    // A barrier (or a reduction, an `mma`, an event) in the loop: not lowered yet.
+    let synced = k("      s.at(t) = x.at(i);\n      sync.shared;\n      y.at(i) = s.at(63 - t);");
+    assert_eq!(codes_of(&synced), ["E1300"]);
+}

@@ -5,7 +5,8 @@
 # of every row); `foreach … : unroll(N)` (unroll_factor, every factor of its tunable); and
 # `reduce … : block` (block_reduce: a softmax at every block size of its tunable;
 # block_reduce_2d: two thread levels, an int count and an f32 sum); atomics (a histogram: shared
-# and global atomic adds, global atomic max / min). The SIMT kernels are checked
+# and global atomic adds, global atomic max / min); while_loop (a grid-stride `while` loop with
+# an integer sum). The SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
 #
@@ -49,6 +50,12 @@ np.save(f"{d}/at_x.npy", x); np.save(f"{d}/at_ext0.npy", ext); np.save(f"{d}/at_
 for k in range(64):
     ext[k] = (x[bins == k].max(), x[bins == k].min())
 np.save(f"{d}/at_ext.npy", ext); np.save(f"{d}/at_h.npy", hist)
+N = 100003                                 # about 24 elements per thread of the 4096
+x = rng.standard_normal(N).astype(np.float32)
+i = np.arange(N)
+sums = np.zeros(4096, np.int64); np.add.at(sums, i % 4096, 2 * i)
+np.save(f"{d}/wl_x.npy", x); np.save(f"{d}/wl_y.npy", x * 2)
+np.save(f"{d}/wl_s.npy", sums.astype(np.int32))
 PY
 rc=0
 check() {
@@ -74,4 +81,6 @@ check $L/block_reduce_2d.co --shape R=257,C=1001 --input x="$D/rs2_x.npy" \
   --expect stats="$D/rs2_st.npy" --rtol 1e-5 --atol 1e-3 --runs 20
 check $L/atomics.co --shape N=100003 --input x="$D/at_x.npy" --input extremes="$D/at_ext0.npy" \
   --input hist="$D/at_h0.npy" --expect hist="$D/at_h.npy" --expect extremes="$D/at_ext.npy" --runs 20
+check $L/while_loop.co --shape N=100003 --input x="$D/wl_x.npy" --expect y="$D/wl_y.npy" \
+  --expect sums="$D/wl_s.npy" --runs 20
 exit $rc

@@ -385,6 +385,17 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             // Atomic updates lower (`lower/atomic.rs`); `check/simt.rs` checks their operands.
             Stmt::Ext(ExtStmt::Call { func, .. })
                 if super::simt::atomic_types(&func.name).is_some() => {}
+            // A `while` loop of per-thread work lowers as C++'s; one holding what orders or
+            // feeds a block (a barrier, a cooperative copy, an `mma`, an event) does not yet.
+            Stmt::Ext(ExtStmt::While { body, .. }) => {
+                if !per_thread(cx, body) {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_STMT,
+                        span,
+                        "a `while` loop holding a barrier, a copy through shared memory, an `mma`, an event or a reduction",
+                    ));
+                }
+            }
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.
@@ -930,4 +941,36 @@ fn dtype_not_lowered(dtype: DType, span: crate::span::Span) -> Diagnostic {
     .with_help(
         "`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet",
     )
+}
+
+/// Whether every statement of `body` is work a thread does alone: scalars, element updates,
+/// register tiles and copies with a register side, branches and loops of such statements,
+/// atomic updates — nothing that waits for, or is shared with, other threads.
+fn per_thread(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
+    let m = cx.m;
+    let local = |e: crate::ir::ExprId| match super::sparse::root_binding(cx, e) {
+        Some(super::Binding::Tensor(d, _)) => matches!(
+            m.stmts[d],
+            Stmt::TensorDecl {
+                space: MemSpace::Local,
+                ..
+            }
+        ),
+        _ => false,
+    };
+    body.iter().all(|&s| match &m.stmts[s] {
+        Stmt::Assign { .. } | Stmt::ScalarDecl { .. } | Stmt::Let { .. } => true,
+        Stmt::TensorDecl { space, .. } => *space == MemSpace::Local,
+        Stmt::If {
+            then_body,
+            else_body,
+            ..
+        } => per_thread(cx, then_body) && else_body.as_ref().is_none_or(|e| per_thread(cx, e)),
+        Stmt::Foreach { body, .. } | Stmt::Ext(ExtStmt::While { body, .. }) => per_thread(cx, body),
+        Stmt::DmaCopy { src, dst, .. } => {
+            local(*src) || matches!(dst, CopyDst::Expr(d) if local(*d))
+        }
+        Stmt::Ext(ExtStmt::Call { func, .. }) => super::simt::atomic_types(&func.name).is_some(),
+        _ => false,
+    })
 }

@@ -580,6 +580,15 @@ impl Emitter<'_> {
                 dst,
                 ..
             }) => super::hopper::future_load(self, s, f, *src, dst, line)?,
+            // A `while` loop of per-thread work (`check/support.rs` gates the rest).
+            Stmt::Ext(crate::ir::ExtStmt::While { cond, body }) => {
+                let (c, _) = self.cx().value(*cond)?;
+                self.open(Op::While { cond: c }, None, line);
+                self.scopes.push();
+                self.block(body);
+                self.scopes.pop();
+                self.close(None);
+            }
             Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. })
                 if super::atomic::is_atomic(func) =>
             {
@@ -712,7 +721,9 @@ impl Emitter<'_> {
         value: crate::ir::ExprId,
     ) -> Result<CExpr, LowerError> {
         let m = self.m;
+        // (Other types' `+= a * b`, an integer's, stays the plain arithmetic below.)
         if op == AssignOp::Add
+            && matches!(dtype, DType::F32 | DType::F16 | DType::BF16)
             && let Expr::Binary {
                 op: BinaryOp::Mul,
                 lhs,
@@ -724,9 +735,7 @@ impl Emitter<'_> {
             let (a, b) = (convert(a, ta, dtype), convert(b, tb, dtype));
             let f = match dtype {
                 DType::F32 => "fmaf",
-                DType::F16 => "tsl_fma",
-                DType::BF16 => "tsl_fma",
-                _ => "tsl_ifma",
+                _ => "tsl_fma",
             };
             return Ok(CExpr::call(f, vec![a, b, place.clone()]));
         }

@@ -50,6 +50,8 @@ pub enum Op {
     },
     /// `if (cond) {`, or `if constexpr (cond) {`.
     If { cond: CExpr, constexpr: bool },
+    /// `while (cond) {`.
+    While { cond: CExpr },
     /// `{`: a block of its own, for the declarations in it.
     Scope,
     /// `} else {`: the second branch of the innermost `If`.
@@ -198,9 +200,10 @@ impl Op {
                     s.names(out);
                 }
             }
-            Op::If { cond, .. } | Op::Guarded { cond, .. } | Op::StaticAssert { cond, .. } => {
-                cond.names(out)
-            }
+            Op::If { cond, .. }
+            | Op::While { cond }
+            | Op::Guarded { cond, .. }
+            | Op::StaticAssert { cond, .. } => cond.names(out),
             Op::Assign { place, value } => {
                 place.names(out);
                 value.names(out);
@@ -279,7 +282,10 @@ impl Op {
 
     /// Whether this node opens a block (`{` at the end of its line).
     pub fn opens(&self) -> bool {
-        matches!(self, Op::For { .. } | Op::If { .. } | Op::Scope)
+        matches!(
+            self,
+            Op::For { .. } | Op::If { .. } | Op::While { .. } | Op::Scope
+        )
     }
     /// The helper this node calls, if it is a call.
     pub fn call(&self) -> Option<&Call> {
@@ -333,6 +339,7 @@ impl fmt::Display for Op {
                     None => write!(f, "++{var}) {{"),
                 }
             }
+            Op::While { cond } => write!(f, "while ({cond}) {{"),
             Op::If { cond, constexpr } => {
                 let c = if *constexpr { " constexpr" } else { "" };
                 write!(f, "if{c} ({cond}) {{")
