@@ -222,7 +222,7 @@ impl Collect<'_> {
             }
             // An atomic reads and stores its element (as one indivisible update).
             Stmt::Ext(ExtStmt::Call { func, args, .. })
-                if super::simt::atomic_types(&func.name).is_some() =>
+                if super::simt::atomic(&func.name).is_some() =>
             {
                 if let Some((&target, values)) = args.split_first() {
                     if self.shared_root(target).is_some() {
@@ -426,11 +426,7 @@ fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
             (shared(s) || shared(d)) && !local(s) && !local(d)
         }
         // An atomic update orders nothing.
-        Stmt::Ext(ExtStmt::Call { func, .. })
-            if super::simt::atomic_types(&func.name).is_some() =>
-        {
-            false
-        }
+        Stmt::Ext(ExtStmt::Call { func, .. }) if super::simt::atomic(&func.name).is_some() => false,
         // A device function or inline assembly may hold a barrier of its own.
         Stmt::Ext(
             ExtStmt::Call { .. }

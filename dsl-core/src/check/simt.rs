@@ -14,7 +14,7 @@
 //! - `.transpose()` is lowered as the destination of a `dma.copy` (a transposed store).
 //! - `dma.wait N` takes a compile-time `N` in `0..=7` (the range of `cp.async.wait_group`).
 //! - `__atomic_add(t.at(i), v)` and its kin update an element of a global or shared tensor of
-//!   a type its CUDA atomic takes ([`atomic_types`]).
+//!   a type its CUDA atomic takes ([`atomic`]).
 
 use super::view::Views;
 use super::{Binding, Cx, all_stmts, at_expr, codes, first_unknown_name, walk_expr};
@@ -31,14 +31,41 @@ pub(crate) fn check_simt(cx: &Cx, views: &Views, threads: u32, diags: &mut Diagn
     atomics(cx, views, diags);
 }
 
-/// The element types the CUDA atomic of `__atomic_<op>` takes, of those tessel lowers
-/// (`atomicAdd`/`atomicExch` also on f32), or `None` for a name that is no atomic.
-pub fn atomic_types(func: &str) -> Option<&'static [DType]> {
-    Some(match func.strip_prefix("__atomic_")? {
-        "add" | "exch" => &[DType::F32, DType::I32],
-        "sub" | "min" | "max" | "and" | "or" | "xor" | "cas" => &[DType::I32],
+/// An atomic update `__atomic_<op>(t.at(…), …)`: the CUDA function it lowers to and the element
+/// types that function takes, of those tessel lowers (`atomicAdd` / `atomicExch` also on f32).
+pub struct Atomic {
+    pub cuda: &'static str,
+    pub types: &'static [DType],
+}
+
+/// The atomic `func` names, or `None` for a name that is no atomic.
+pub fn atomic(func: &str) -> Option<Atomic> {
+    const BOTH: &[DType] = &[DType::F32, DType::I32];
+    const INT: &[DType] = &[DType::I32];
+    let (cuda, types) = match func.strip_prefix("__atomic_")? {
+        "add" => ("atomicAdd", BOTH),
+        "exch" => ("atomicExch", BOTH),
+        "sub" => ("atomicSub", INT),
+        "min" => ("atomicMin", INT),
+        "max" => ("atomicMax", INT),
+        "and" => ("atomicAnd", INT),
+        "or" => ("atomicOr", INT),
+        "xor" => ("atomicXor", INT),
+        "cas" => ("atomicCAS", INT),
         _ => return None,
-    })
+    };
+    Some(Atomic { cuda, types })
+}
+
+/// The element type of the scalar a `reduce` statement `s` updates, when it is one.
+pub(crate) fn reduce_dtype(cx: &Cx, s: StmtId) -> Option<DType> {
+    match cx.res.reduce_target(s) {
+        Some(Binding::Scalar(d)) => match &cx.m.stmts[*d] {
+            Stmt::ScalarDecl { dtype, .. } => Some(*dtype),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Atomic updates: an element of global or shared memory, of a type the atomic takes.
@@ -48,7 +75,7 @@ fn atomics(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         let Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. }) = &m.stmts[s] else {
             continue;
         };
-        let (Some(types), Some(&target)) = (atomic_types(&func.name), args.first()) else {
+        let (Some(Atomic { types, .. }), Some(&target)) = (atomic(&func.name), args.first()) else {
             continue;
         };
         let Some(v) = views.get(target) else { continue };
@@ -219,14 +246,7 @@ fn reductions(cx: &Cx, threads: u32, diags: &mut Diagnostics) {
                 .with_help("move the `reduce` before the `if` / `inthreads` and branch after it, or branch on values every thread of the block shares (`: block` and loop variables, tunables, sizes)"),
             );
         }
-        let dtype = match cx.res.reduce_target(s) {
-            Some(Binding::Scalar(d)) => match &m.stmts[*d] {
-                Stmt::ScalarDecl { dtype, .. } => Some(*dtype),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(d) = dtype
+        if let Some(d) = reduce_dtype(cx, s)
             && !matches!(d, DType::F32 | DType::I32)
         {
             diags.push(

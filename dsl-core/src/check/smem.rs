@@ -252,13 +252,7 @@ fn reduce_slots(cx: &Cx) -> Vec<Contrib> {
             ..
         } = &m.stmts[s]
         {
-            let dtype = match cx.res.reduce_target(s) {
-                Some(super::Binding::Scalar(d)) => match &m.stmts[*d] {
-                    Stmt::ScalarDecl { dtype, .. } => Some(*dtype),
-                    _ => None,
-                },
-                _ => None,
-            };
+            let dtype = super::simt::reduce_dtype(cx, s);
             if !kinds.contains(&dtype) {
                 kinds.push(dtype);
                 contribs.push(Contrib {

@@ -384,7 +384,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             }
             // Atomic updates lower (`lower/atomic.rs`); `check/simt.rs` checks their operands.
             Stmt::Ext(ExtStmt::Call { func, .. })
-                if super::simt::atomic_types(&func.name).is_some() => {}
+                if super::simt::atomic(&func.name).is_some() => {}
             // A `while` loop of per-thread work lowers as C++'s; one holding what orders or
             // feeds a block (a barrier, a cooperative copy, an `mma`, an event) does not yet.
             Stmt::Ext(ExtStmt::While { body, .. }) => {
@@ -970,7 +970,7 @@ fn per_thread(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
         Stmt::DmaCopy { src, dst, .. } => {
             local(*src) || matches!(dst, CopyDst::Expr(d) if local(*d))
         }
-        Stmt::Ext(ExtStmt::Call { func, .. }) => super::simt::atomic_types(&func.name).is_some(),
+        Stmt::Ext(ExtStmt::Call { func, .. }) => super::simt::atomic(&func.name).is_some(),
         _ => false,
     })
 }

@@ -9,25 +9,9 @@ use super::error::LowerError;
 use super::kernel::{Call, Op};
 use crate::ir::{ExprId, Ident, MemSpace};
 
-/// The CUDA function of `__atomic_<op>`.
-fn cuda_name(func: &str) -> Option<&'static str> {
-    Some(match func.strip_prefix("__atomic_")? {
-        "add" => "atomicAdd",
-        "sub" => "atomicSub",
-        "min" => "atomicMin",
-        "max" => "atomicMax",
-        "exch" => "atomicExch",
-        "and" => "atomicAnd",
-        "or" => "atomicOr",
-        "xor" => "atomicXor",
-        "cas" => "atomicCAS",
-        _ => return None,
-    })
-}
-
 /// Whether `func` names an atomic update this module lowers.
 pub fn is_atomic(func: &Ident) -> bool {
-    cuda_name(&func.name).is_some()
+    crate::check::atomic(&func.name).is_some()
 }
 
 pub fn lower(
@@ -37,7 +21,9 @@ pub fn lower(
     line: Option<u32>,
 ) -> Result<(), LowerError> {
     let m = e.m;
-    let (Some(cuda), Some((&target, values))) = (cuda_name(&func.name), args.split_first()) else {
+    let (Some(crate::check::Atomic { cuda, .. }), Some((&target, values))) =
+        (crate::check::atomic(&func.name), args.split_first())
+    else {
         return Err(LowerError::new(func.span, "not an atomic update"));
     };
     let v = e.cx().view(target)?;

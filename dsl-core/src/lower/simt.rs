@@ -844,21 +844,16 @@ pub fn reduce(
     line: Option<u32>,
 ) -> Result<(), LowerError> {
     let x = CExpr::var(&target.name);
-    let (call, what) = match (level, op) {
-        (Level::Block, ReduceOp::Sum) => (
-            Call::new("tsl_block_sum"),
-            "across every thread of the block",
-        ),
-        (Level::Block, ReduceOp::Max) => (
-            Call::new("tsl_block_max"),
-            "across every thread of the block",
-        ),
-        (_, ReduceOp::Sum) => (Call::new("tsl_warp_sum"), "across the 32 lanes of the warp"),
-        (_, ReduceOp::Max) => (Call::new("tsl_warp_max"), "across the 32 lanes of the warp"),
-    };
+    // `tsl_warp_sum`, `tsl_block_max`, …; the block's take its thread count.
     let call = match level {
-        Level::Block => call.targs([CExpr::var("tsl_threads")]),
-        _ => call,
+        Level::Block => {
+            Call::new(format!("tsl_block_{}", op.name())).targs([CExpr::var("tsl_threads")])
+        }
+        _ => Call::new(format!("tsl_warp_{}", op.name())),
+    };
+    let what = match level {
+        Level::Block => "across every thread of the block",
+        _ => "across the 32 lanes of the warp",
     };
     e.call(call.args([x.clone()]).assign(x), Some(what), line);
     Ok(())
