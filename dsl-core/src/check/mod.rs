@@ -622,6 +622,13 @@ impl Cx<'_> {
             value: self.static_value(e),
         }
     }
+    /// The size `e` of a `.subspan` / `.view` over a dimension `full`: `_` is all of it.
+    pub fn size_or_whole(&self, e: ExprId, full: &Dim) -> Dim {
+        match self.m.exprs[e] {
+            crate::ir::Expr::Wildcard => full.clone(),
+            _ => self.dim(e),
+        }
+    }
     /// A dim's value with problem dims (for comparisons at launch).
     pub fn dim_value(&self, d: &Dim) -> Option<i64> {
         match d.expr {

@@ -324,14 +324,10 @@ impl A<'_, '_> {
                         "pick a tile with `.at(i, j)` before tiling again",
                     );
                 }
-                // `_` is the whole dimension.
                 let tile: Vec<Dim> = args
                     .iter()
                     .zip(&v.shape)
-                    .map(|(&a, full)| match m.exprs[a] {
-                        Expr::Wildcard => full.clone(),
-                        _ => cx.dim(a),
-                    })
+                    .map(|(&a, full)| cx.size_or_whole(a, full))
                     .collect();
                 for (d, (t, full)) in tile.iter().zip(&v.shape).enumerate() {
                     if let (Some(tv), Some(fv)) = (t.value, cx.dim_value(full))

@@ -35,14 +35,10 @@ pub(crate) fn apply(
             if args.len() != v.shape.len() {
                 return Ok(None);
             }
-            // `_` is the whole dimension, as in `.subspan`.
             v.tiled = Some(
                 args.iter()
                     .zip(&v.shape)
-                    .map(|(&a, full)| match cx.m.exprs[a] {
-                        crate::ir::Expr::Wildcard => full.clone(),
-                        _ => cx.dim(a),
-                    })
+                    .map(|(&a, full)| cx.size_or_whole(a, full))
                     .collect(),
             );
             Some(v)

@@ -200,6 +200,11 @@ impl ViewOp {
             ViewOp::At | ViewOp::Subspan | ViewOp::Chunkat | ViewOp::Transpose
         )
     }
+    /// Whether `_` among the method's arguments keeps a dimension whole (`.chunkat(_, k)`,
+    /// `.subspan(BM, _)`, `.view(1, _)`).
+    pub fn keeps_whole(self) -> bool {
+        matches!(self, ViewOp::Chunkat | ViewOp::Subspan | ViewOp::Window)
+    }
     pub fn from_name(s: &str) -> Option<ViewOp> {
         Some(match s {
             "at" => ViewOp::At,

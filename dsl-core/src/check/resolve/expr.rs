@@ -210,10 +210,8 @@ impl R<'_> {
                         .with_help(format!("view the copied data: `{n}.data.{}(…)`", op.name())),
                     );
                 }
-                // `_` keeps a dimension whole: `.chunkat(_, k)`, `.subspan(BM, _)`, `.view(1, _)`.
-                let whole_ok = matches!(op, ViewOp::Chunkat | ViewOp::Subspan | ViewOp::Window);
                 for &a in args {
-                    self.expr(a, Want::Value, whole_ok);
+                    self.expr(a, Want::Value, op.keeps_whole());
                 }
                 let value_op = matches!(op, ViewOp::At | ViewOp::SpanOf);
                 if want == Want::Event || (want == Want::Value && !value_op) {
@@ -265,10 +263,8 @@ impl R<'_> {
         match &m.exprs[e] {
             Expr::View { base, op, args } => {
                 self.fragment_view(*base);
-                // `_` keeps a dimension whole: `.chunkat(_, k)`, `.subspan(BM, _)`, `.view(1, _)`.
-                let whole_ok = matches!(op, ViewOp::Chunkat | ViewOp::Subspan | ViewOp::Window);
                 for &a in args {
-                    self.expr(a, Want::Value, whole_ok);
+                    self.expr(a, Want::Value, op.keeps_whole());
                 }
             }
             Expr::Name(n) => {
