@@ -17,7 +17,7 @@
 //! `kernels/v4_cluster.co`: clusters as a parallel level; `m256`, `kernels/v4_coop_m256.co`: 256-row
 //! block tiles; `wide`, `kernels/v4_wide.co`: block tiles two WGMMAs wide; `warp`, the warp-level `mma.sync` kernel
 //! `kernels/v2_warp_tma.co`, or `warpws`, `kernels/v2_warp_ws.co`, the same with a producer
-//! warpgroup) times every contender at once, interleaved with both
+//! warpgroup, or `warpws16`, `kernels/v2_warp_ws_f16acc.co`, that one accumulating in f16) times every contender at once, interleaved with both
 //! references, on each `--shape MxNxK` (repeatable; default `--size`³). Every contender's output
 //! is verified over the whole output; one that fails is reported and the program exits 1.
 
@@ -74,6 +74,11 @@ mod warpws {
     tessel::gemm_kernel!(file = "kernels/v2_warp_ws.co");
 }
 
+/// The same, accumulating in f16: warp tiles up to 64 × 128 (run it with `--acc f16`).
+mod warpws16 {
+    tessel::gemm_kernel!(file = "kernels/v2_warp_ws_f16acc.co");
+}
+
 #[derive(Parser, Debug)]
 #[command(
     version,
@@ -106,7 +111,7 @@ struct Args {
     #[arg(long, default_value_t = 8)]
     lt_candidates: usize,
     /// A tessel contender, `KERNEL[:NAME=V,…]` (KERNEL: coop, pingpong, pingpong128, streamk, cluster,
-    /// m256, wide, warp, warpws);
+    /// m256, wide, warp, warpws, warpws16);
     /// repeatable.
     #[arg(long = "contender", value_name = "KERNEL[:NAME=V,…]")]
     contenders: Vec<String>,
@@ -223,11 +228,12 @@ fn contender(spec: &str, variant: Variant) -> Result<regimes::Contender, (u8, St
         "wide" => &wide::matmul::KERNEL,
         "warp" => &warp::matmul::KERNEL,
         "warpws" => &warpws::matmul::KERNEL,
+        "warpws16" => &warpws16::matmul::KERNEL,
         _ => {
             return Err((
                 2,
                 format!(
-                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster, m256, wide, warp, warpws)"
+                    "--contender: unknown kernel `{kernel}` (coop, pingpong, pingpong128, streamk, cluster, m256, wide, warp, warpws, warpws16)"
                 ),
             ));
         }
