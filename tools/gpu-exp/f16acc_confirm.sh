@@ -1,5 +1,5 @@
 #!/bin/bash
-# f16 accumulation, second look: the warp-level path's two best tiles of run 79 again after a
+# f16 accumulation, second look: the warp-level path's two best tiles of warp_f16acc.sh again after a
 # longer soak (both regimes, against the strongest f16-compute reference), then the WGMMA
 # kernels accumulating in f16 at 8192^3 and 4096^3 against the same reference.
 #
@@ -10,7 +10,7 @@
 #
 # Prediction (written before the run), H100, f16 in, f16 accumulate:
 # - warp level (kernels/v2_warp_ws_f16acc.co), 256 x 256 blocks of 128 x 64 and 64 x 128 warp
-#   tiles: 0.72-0.76x in bursts and 0.62-0.68x sustained (run 79: 0.739-0.741 / 0.647-0.674);
+#   tiles: 0.72-0.76x in bursts and 0.62-0.68x sustained (warp_f16acc.sh measured 0.739-0.741 / 0.647-0.674);
 #   the 128 x 256 tile of the f32 kernel 0.70-0.72 / 0.60-0.66;
 # - WGMMA: the 224-wide cluster kernel 1.00-1.04x in bursts at 8192^3 and 1.00-1.06x sustained
 #   (half the accumulator registers, a slightly cooler epilogue; cuBLAS's f16-compute kernels
