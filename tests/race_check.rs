@@ -87,6 +87,12 @@ const KERNELS: &[(&str, &[Expect])] = &[
     // An atomic update races with a plain read of its element; two atomics never race.
     ("atomic_read", &[(RACE, "c.at(t)", "c.at((t + 1) % 64)")]),
     ("atomic_synced", &[]),
+    // A warp's barrier orders the lanes of one warp, not two warps.
+    ("warp_synced", &[]),
+    (
+        "warp_barrier_across_warps",
+        &[(RACE, "r.at((w + 1) % 8, l)", "r.at(w, l)")],
+    ),
 ];
 
 fn rel(stem: &str) -> String {

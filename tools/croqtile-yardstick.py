@@ -173,6 +173,7 @@ def main():
     panics = 0
     emitted = [0, 0, 0]  # all, mma, end2end mma
     reasons = Counter()
+    emit_reasons = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
             text = open(path, encoding="utf-8", errors="replace").read()
@@ -189,6 +190,10 @@ def main():
                     emitted[0] += lowered
                     emitted[1] += lowered and "mma" in fn_text
                     emitted[2] += lowered and "mma" in fn_text and "/end2end/" in path
+                    if not lowered:
+                        emit_reasons[re.sub(r"`[^`]*`", "`…`", ewhy)[:90]] += 1
+                        if a.fail_list:
+                            print("NOT-LOWERED %s::%s %s" % (path, name, ewhy))
                 if a.list:
                     print("%s %s::%s %s" % ("ok  " if ok else "FAIL", path, name, why))
             rel = os.path.relpath(path, a.dir).replace(os.sep, "/")
@@ -233,6 +238,10 @@ def main():
     print("most common first errors:")
     for why, n in reasons.most_common(25):
         print("  %5d  %s" % (n, why))
+    if a.emit:
+        print("most common first reasons `tessel emit` gives for not lowering a checked function:")
+        for why, n in emit_reasons.most_common(25):
+            print("  %5d  %s" % (n, why))
     return 0
 
 

@@ -325,3 +325,38 @@ fn a_while_loop_of_per_thread_work_lowers_and_one_with_a_barrier_is_gated() {
     let synced = k("      s.at(t) = x.at(i);\n      sync.shared;\n      y.at(i) = s.at(63 - t);");
     assert_eq!(codes_of(&synced), ["E1300"]);
 }
+
+#[test]
+fn block_and_warp_barriers_and_fences_lower_and_divergent_ones_are_errors() {
+    let k = |body: &str| {
+        format!(
+            "__co__ void k(f32 [N] x, f32 [N] y) {{\n  parallel {{b}} by [cdiv(N, 256)] : block, {{w}} by [8] : group, {{l}} by [32] : thread {{\n    shared f32 [8, 32] r;\n    r.at(w, l) = x.at(b # w # l);\n{body}\n    y.at(b # w # l) = r.at(w, (l + 1) % 32);\n  }}\n}}\n"
+        )
+    };
+    let lowered = |body: &str| {
+        let m = launch_form(parse(&k(body)));
+        body_text(&lowers(&m, body))
+    };
+    assert!(lowered("    sync.barrier : block;").contains("__syncthreads();"));
+    assert!(lowered("    sync.barrier;").contains("__syncthreads();"));
+    assert!(lowered("    sync.barrier : group;").contains("__syncwarp();"));
+    assert!(lowered("    sync.barrier : thread;").contains("__syncwarp();"));
+    assert!(lowered("    sync.fence : block;").contains("__threadfence();"));
+    assert!(lowered("    sync.fence : thread;").contains("__threadfence_block();"));
+    // A warp's barrier under a condition every lane of the warp shares (a `: group` variable).
+    assert!(
+        lowered("    if (w < 4) {\n      sync.barrier : group;\n    }").contains("__syncwarp();")
+    );
+    // Under one that differs between lanes, or a block barrier under a warp's condition.
+    assert_eq!(
+        codes_of(&k("    if (l < 16) {\n      sync.barrier : group;\n    }")),
+        ["E1690"]
+    );
+    assert_eq!(
+        codes_of(&k("    if (w < 4) {\n      sync.barrier : block;\n    }")),
+        ["E1690"]
+    );
+    // A warpgroup's barrier and a grid's are not lowered yet.
+    assert_eq!(codes_of(&k("    sync.barrier : group-4;")), ["E1300"]);
+    assert_eq!(codes_of(&k("    sync.global;")), ["E1300"]);
+}

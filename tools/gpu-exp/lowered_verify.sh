@@ -6,7 +6,9 @@
 # `reduce … : block` (block_reduce: a softmax at every block size of its tunable;
 # block_reduce_2d: two thread levels, an int count and an f32 sum); atomics (a histogram: shared
 # and global atomic adds, global atomic max / min); while_loop (a grid-stride `while` loop with
-# an integer sum). The SIMT kernels are checked
+# an integer sum); sync_barrier (a block's reversal through shared memory behind
+# `sync.barrier : block`, a warp's rotation behind `sync.barrier : group`, a fence and an atomic
+# count of the warps). The SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
 #
@@ -56,6 +58,15 @@ i = np.arange(N)
 sums = np.zeros(4096, np.int64); np.add.at(sums, i % 4096, 2 * i)
 np.save(f"{d}/wl_x.npy", x); np.save(f"{d}/wl_y.npy", x * 2)
 np.save(f"{d}/wl_s.npy", sums.astype(np.int32))
+N = 100003                                 # not a multiple of the 256-thread blocks
+x = rng.standard_normal(N).astype(np.float32)
+B = -(-N // 256)
+xp = np.zeros(B * 256, np.float32); xp[:N] = x
+blocks = xp.reshape(B, 256)
+rev = blocks[:, ::-1].reshape(-1)[:N]
+rot = (np.roll(blocks.reshape(B, 8, 32), -1, axis=2) * 2).reshape(-1)[:N]
+np.save(f"{d}/sb_x.npy", x); np.save(f"{d}/sb_rev.npy", rev); np.save(f"{d}/sb_rot.npy", rot)
+np.save(f"{d}/sb_w0.npy", np.zeros(1, np.int32)); np.save(f"{d}/sb_w.npy", np.array([B * 8], np.int32))
 PY
 rc=0
 check() {
@@ -83,4 +94,6 @@ check $L/atomics.co --shape N=100003 --input x="$D/at_x.npy" --input extremes="$
   --input hist="$D/at_h0.npy" --expect hist="$D/at_h.npy" --expect extremes="$D/at_ext.npy" --runs 20
 check $L/while_loop.co --shape N=100003 --input x="$D/wl_x.npy" --expect y="$D/wl_y.npy" \
   --expect sums="$D/wl_s.npy" --runs 20
+check $L/sync_barrier.co --shape N=100003 --input x="$D/sb_x.npy" --input warps="$D/sb_w0.npy" \
+  --expect rev="$D/sb_rev.npy" --expect rot="$D/sb_rot.npy" --expect warps="$D/sb_w.npy" --runs 20
 exit $rc

@@ -509,8 +509,10 @@ pub const NOT_LOWERED_WARP_TMA_ELEMENTWISE: &str = "E1673";
 /// load, `promote` or a scaled `mma` in a warp kernel with TMA copies or events.
 pub const NOT_LOWERED_WARP_TMA_SCHEDULE: &str = "E1674";
 
-/// `sync.shared` (a block barrier) under an `if` whose condition may differ between the
-/// threads of a block, or under `inthreads`: the threads that skip it never arrive.
+/// A block barrier (`sync.shared`, `sync.barrier : block`) under an `if` whose condition may
+/// differ between the threads of a block, or under `inthreads`; a warp's barrier
+/// (`sync.barrier : group`) under one that may differ between the lanes of a warp: the threads
+/// that skip it never arrive.
 pub const BARRIER_DIVERGENT: &str = "E1690";
 /// A `return` inside a `parallel` (a function returns once, from its own code).
 pub const RETURN_IN_PARALLEL: &str = "E1682";
@@ -1336,7 +1338,7 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         BARRIER_DIVERGENT,
-        "`sync.shared` under a condition that may differ between the threads of a block",
+        "a block barrier under a condition that may differ between the threads of a block, or a warp's between the lanes of a warp",
     ),
     (RETURN_IN_PARALLEL, "a `return` inside a `parallel`"),
     (

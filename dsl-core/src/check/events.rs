@@ -326,7 +326,25 @@ pub fn event_ref(m: &Module, bindings: &HashMap<ExprId, Binding>, e: ExprId) -> 
 /// are such values, and `let`s of such values. A `trigger` under an `if` on such a condition
 /// keeps its event's arrival count: the same threads reach it, or none do.
 pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
-    fn go(cx: &Cx, e: ExprId, depth: u32) -> bool {
+    uniform_within(cx, e, crate::ir::Level::Block)
+}
+
+/// Whether `e` has one value for every thread of one unit of `scope` (`Block`: a block; `Group`:
+/// a warp): [`block_uniform`]'s values, and for a warp also the variables of `: group-4` and
+/// `: group` levels (a warp lies inside one warpgroup and is one unit of `: group`).
+pub(crate) fn uniform_within(cx: &Cx, e: ExprId, scope: crate::ir::Level) -> bool {
+    use crate::ir::Level;
+    let uniform_level = |l: Level| match l {
+        Level::Block => true,
+        Level::Group4 | Level::Group => scope == Level::Group,
+        Level::Thread => false,
+    };
+    fn go(
+        cx: &Cx,
+        e: ExprId,
+        depth: u32,
+        uniform_level: &dyn Fn(crate::ir::Level) -> bool,
+    ) -> bool {
         let m = cx.m;
         let mut ok = depth < 32;
         super::walk_expr(m, e, &mut |x| {
@@ -341,20 +359,22 @@ pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
                 Some(Binding::ParallelVar { stmt, level, .. }) => matches!(
                     &m.stmts[stmt],
                     Stmt::Parallel { levels, .. }
-                        if levels.get(level).is_some_and(|l| l.level == crate::ir::Level::Block)
+                        if levels.get(level).is_some_and(|l| uniform_level(l.level))
                 ),
                 Some(Binding::LoopVar { stmt, .. }) => match &m.stmts[stmt] {
-                    Stmt::Foreach { extents, .. } => extents.iter().all(|&x| go(cx, x, depth + 1)),
+                    Stmt::Foreach { extents, .. } => {
+                        extents.iter().all(|&x| go(cx, x, depth + 1, uniform_level))
+                    }
                     _ => false,
                 },
                 Some(Binding::Let(s)) => match &m.stmts[s] {
-                    Stmt::Let { value, .. } => go(cx, *value, depth + 1),
+                    Stmt::Let { value, .. } => go(cx, *value, depth + 1, uniform_level),
                     _ => false,
                 },
                 // `int n = v;` never assigned again is a `let` of `v`.
                 Some(Binding::Scalar(s)) => match &m.stmts[s] {
                     Stmt::ScalarDecl { init: Some(v), .. } => {
-                        !assigned(cx, s) && go(cx, *v, depth + 1)
+                        !assigned(cx, s) && go(cx, *v, depth + 1, uniform_level)
                     }
                     _ => false,
                 },
@@ -363,7 +383,7 @@ pub(crate) fn block_uniform(cx: &Cx, e: ExprId) -> bool {
         });
         ok
     }
-    go(cx, e, 0)
+    go(cx, e, 0, &uniform_level)
 }
 
 /// Whether a statement assigns the scalar declared by `decl` (`=`, `+=`, … or `reduce`).

@@ -37,7 +37,8 @@ use super::view_sym::{SymView, root_of, sym_view};
 use super::{Binding, Cx, codes, stmt_exprs, walk_expr};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    AssignOp, Block, CopyDst, Expr, ExprId, ExtStmt, MemSpace, Stmt, StmtId, SyncKind, ViewOp,
+    AssignOp, Block, CopyDst, Expr, ExprId, ExtStmt, Level, MemSpace, Stmt, StmtId, SyncKind,
+    ViewOp,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 use threads::{Evaluator, Witness};
@@ -70,6 +71,7 @@ pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
         list: Vec::new(),
         by_stmt: HashMap::new(),
         barriers: HashSet::new(),
+        group_barriers: HashMap::new(),
         branches: Vec::new(),
     };
     coll.block(&m.kernel.body, &mut Vec::new(), &mut Vec::new());
@@ -81,6 +83,7 @@ pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
         accesses: &coll.list,
         by_stmt: &coll.by_stmt,
         barriers: &coll.barriers,
+        group_barriers: &coll.group_barriers,
         pairs: BTreeSet::new(),
     };
     flow.block(&m.kernel.body, BTreeSet::new());
@@ -100,7 +103,7 @@ pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
     let mut reported: HashSet<ExprId> = HashSet::new();
     let mut found: Vec<Diagnostic> = Vec::new();
     let mut cache = HashMap::new();
-    for &(first, second, carried) in pairs.iter().take(MAX_PAIRS) {
+    for &(first, second, carried, groups) in pairs.iter().take(MAX_PAIRS) {
         let (a, b) = (&list[first], &list[second]);
         if a.atomic && b.atomic {
             continue;
@@ -114,9 +117,9 @@ pub(crate) fn check(cx: &Cx, geo: &Geo, warnings: &mut Vec<Diagnostic>) {
         if reported.contains(&at) {
             continue;
         }
-        if let Some(w) = ev.witness(list, first, second, carried, &mut cache) {
+        if let Some(w) = ev.witness(list, first, second, carried, groups, &mut cache) {
             reported.insert(at);
-            found.push(diagnostic(&ev, list, first, second, carried, &w));
+            found.push(diagnostic(&ev, list, first, second, carried, groups, &w));
         }
     }
     found.sort_by_key(|d| (d.span.start, d.code));
@@ -153,6 +156,8 @@ struct Collect<'a> {
     list: Vec<Access>,
     by_stmt: HashMap<StmtId, Vec<usize>>,
     barriers: HashSet<StmtId>,
+    /// Barriers of the threads of one warp or warpgroup, with its width in threads.
+    group_barriers: HashMap<StmtId, u32>,
     /// The `inthreads` statements around the statement visited, outermost first.
     branches: Vec<StmtId>,
 }
@@ -169,6 +174,10 @@ impl Collect<'_> {
         let st = &m.stmts[s];
         if orders_the_block(self.cx, st) {
             self.barriers.insert(s);
+            return;
+        }
+        if let Some(width) = orders_a_group(st) {
+            self.group_barriers.insert(s, width);
             return;
         }
         let (mut reads, mut writes) = (Vec::new(), Vec::new());
@@ -406,6 +415,18 @@ impl Collect<'_> {
     }
 }
 
+/// The width of the groups a warp's or warpgroup's barrier orders (`sync.barrier : group` or
+/// `: thread`, 32; `sync.barrier : group-4`, 128).
+fn orders_a_group(st: &Stmt) -> Option<u32> {
+    match st {
+        Stmt::Ext(ExtStmt::Sync {
+            kind: SyncKind::Barrier,
+            level: Some(l),
+        }) if *l != Level::Block => l.threads().map(|t| t.max(32)),
+        _ => None,
+    }
+}
+
 /// Whether the lowering orders every thread of the block at `st`: a block barrier, a
 /// cooperative copy between global and shared memory (a barrier before and after), a wait
 /// for copies, a TMA copy without an event, an event's `wait`.
@@ -433,10 +454,14 @@ fn orders_the_block(cx: &Cx, st: &Stmt) -> bool {
             | ExtStmt::Asm { .. }
             | ExtStmt::DmaFuture { .. }
             | ExtStmt::Sync {
-                kind: SyncKind::Barrier | SyncKind::Global,
+                kind: SyncKind::Global,
                 ..
             },
         ) => true,
+        Stmt::Ext(ExtStmt::Sync {
+            kind: SyncKind::Barrier,
+            ..
+        }) => super::simt::barrier_scope(st) == Some(Level::Block),
         _ => false,
     }
 }
@@ -468,9 +493,11 @@ fn space(cx: &Cx, e: ExprId) -> Option<MemSpace> {
     }
 }
 
-/// A pending access: its index, and the outermost loop whose back edge lies between it and
-/// the point reached (then the later access runs in a later iteration of that loop).
-type Pending = (usize, Option<StmtId>);
+/// A pending access: its index, the outermost loop whose back edge lies between it and the
+/// point reached (then the later access runs in a later iteration of that loop), and the
+/// widest warp or warpgroup barrier on the way (0: none; 32: two threads of one warp are
+/// ordered, only threads of different warps can race).
+type Pending = (usize, Option<StmtId>, u32);
 
 /// The unordered pairs found: (earlier access, later access, loop crossed).
 struct Flow<'a> {
@@ -478,7 +505,10 @@ struct Flow<'a> {
     accesses: &'a [Access],
     by_stmt: &'a HashMap<StmtId, Vec<usize>>,
     barriers: &'a HashSet<StmtId>,
-    pairs: BTreeSet<(usize, usize, Option<StmtId>)>,
+    group_barriers: &'a HashMap<StmtId, u32>,
+    /// (earlier access, later access, loop crossed, width of the groups whose threads a
+    /// barrier between them orders).
+    pairs: BTreeSet<(usize, usize, Option<StmtId>, u32)>,
 }
 
 impl Flow<'_> {
@@ -494,19 +524,25 @@ impl Flow<'_> {
         if self.barriers.contains(&s) {
             return BTreeSet::new();
         }
+        if let Some(&w) = self.group_barriers.get(&s) {
+            return state
+                .into_iter()
+                .map(|(i, c, o)| (i, c, o.max(w)))
+                .collect();
+        }
         if let Some(list) = self.by_stmt.get(&s) {
             for &i in list {
                 let a = &self.accesses[i];
-                for &(p, carried) in &state {
+                for &(p, carried, groups) in &state {
                     let o = &self.accesses[p];
                     // `s.at(i) += …` reads and writes its own element: not a pair. Two
                     // collective accesses are left to the lowering (fragment layouts).
                     let apart = o.collective.is_none() || a.collective.is_none();
                     if o.buf == a.buf && (o.write || a.write) && o.at != a.at && apart {
-                        self.pairs.insert((p, i, carried));
+                        self.pairs.insert((p, i, carried, groups));
                     }
                 }
-                state.insert((i, None));
+                state.insert((i, None, 0));
             }
         }
         match &self.m.stmts[s] {
@@ -516,7 +552,7 @@ impl Flow<'_> {
                 // over the back edge; the loop may also run zero times.
                 let once = self.block(body, state.clone());
                 let mut again = state.clone();
-                for &(i, c) in &once {
+                for &(i, c, groups) in &once {
                     // The outermost loop crossed counts: an enclosing one crossed before stays.
                     let loops = &self.accesses[i].loops;
                     let pos = |l: StmtId| loops.iter().position(|&x| x == l);
@@ -525,7 +561,7 @@ impl Flow<'_> {
                         (Some(_), _) => Some(s),
                         (None, _) => c,
                     };
-                    again.insert((i, carried));
+                    again.insert((i, carried, groups));
                 }
                 let twice = self.block(body, again);
                 state.extend(once);
@@ -561,6 +597,7 @@ fn diagnostic(
     first: usize,
     second: usize,
     carried: Option<StmtId>,
+    groups: u32,
     w: &Witness,
 ) -> Diagnostic {
     let m = ev.cx.m;
@@ -588,12 +625,18 @@ fn diagnostic(
         ),
         None => ("", ""),
     };
+    // Only a warp's or warpgroup's barrier lies between them, and the threads are in two.
+    let between = match groups {
+        0 => "with no barrier in between",
+        32 => "with only a warp's barrier in between (it orders the lanes of one warp)",
+        _ => "with only a warpgroup's barrier in between (it orders the threads of one warpgroup)",
+    };
     let (code, at, message, note_at, note) = match (a.write, b.write) {
         (true, false) => (
             codes::SHARED_RACE,
             b.at,
             format!(
-                "data race on shared `{name}`: {wb} reads element {element}, which {wa} writes at line {}{} with no barrier in between",
+                "data race on shared `{name}`: {wb} reads element {element}, which {wa} writes at line {}{} {between}",
                 line(a.stmt),
                 fragment(a)
             ),
@@ -604,7 +647,7 @@ fn diagnostic(
             codes::SHARED_RACE,
             a.at,
             format!(
-                "data race on shared `{name}`: {wa} reads element {element}, which {wb} overwrites at line {}{} with no barrier in between",
+                "data race on shared `{name}`: {wa} reads element {element}, which {wb} overwrites at line {}{} {between}",
                 line(b.stmt),
                 fragment(b)
             ),
@@ -615,7 +658,7 @@ fn diagnostic(
             codes::SHARED_WRITE_RACE,
             b.at,
             format!(
-                "data race on shared `{name}`: {wa} and {wb} both write element {element} with no barrier in between, so which value stays is unordered"
+                "data race on shared `{name}`: {wa} and {wb} both write element {element} {between}, so which value stays is unordered"
             ),
             a.at,
             format!("{wa} writes it here{earlier}"),

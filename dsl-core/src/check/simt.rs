@@ -19,7 +19,9 @@
 use super::view::Views;
 use super::{Binding, Cx, all_stmts, at_expr, codes, first_unknown_name, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Block, CopyDst, DType, Expr, ExprId, Level, MemSpace, Stmt, StmtId, ViewOp};
+use crate::ir::{
+    Block, CopyDst, DType, Expr, ExprId, ExtStmt, Level, MemSpace, Stmt, StmtId, ViewOp,
+};
 use std::collections::HashSet;
 
 pub(crate) fn check_simt(cx: &Cx, views: &Views, threads: u32, diags: &mut Diagnostics) {
@@ -264,36 +266,116 @@ fn reductions(cx: &Cx, threads: u32, diags: &mut Diagnostics) {
     }
 }
 
-/// `sync.shared` is `__syncthreads()`: every thread of the block must reach it. Under an `if`
-/// whose condition may differ between threads (`super::events::block_uniform`), or under
-/// `inthreads`, the threads that skip it never arrive (undefined behaviour, in practice a hang).
+/// The threads a barrier statement waits for: `Block` for `sync.shared`, `sync.barrier` and
+/// `sync.barrier : block` (`__syncthreads()`), `Group` for `sync.barrier : group` and
+/// `sync.barrier : thread` (`__syncwarp()`: the lanes of one warp); `None` for any other
+/// statement and for a warpgroup's `sync.barrier : group-4`, which is not lowered yet.
+pub fn barrier_scope(st: &Stmt) -> Option<Level> {
+    use crate::ir::SyncKind;
+    match st {
+        Stmt::SyncShared => Some(Level::Block),
+        Stmt::Ext(ExtStmt::Sync {
+            kind: SyncKind::Barrier,
+            level,
+        }) => match level {
+            None | Some(Level::Block) => Some(Level::Block),
+            Some(Level::Group | Level::Thread) => Some(Level::Group),
+            Some(Level::Group4) => None,
+        },
+        _ => None,
+    }
+}
+
+/// A block barrier (`__syncthreads()`) must be reached by every thread of the block, a warp
+/// barrier (`__syncwarp()`) by every lane of the warp. Under an `if` whose condition may differ
+/// between those threads (`super::events::uniform_within`), or under `inthreads` (a block
+/// barrier always; a warp barrier when its condition may differ within a warp), the threads
+/// that skip it never arrive (undefined behaviour, in practice a hang).
 fn barriers(cx: &Cx, diags: &mut Diagnostics) {
-    fn walk(cx: &Cx, b: &[StmtId], guard: Option<StmtId>, diags: &mut Diagnostics) {
+    /// The innermost statement that may split the threads of a block, and of a warp.
+    #[derive(Clone, Copy)]
+    struct Guards {
+        block: Option<StmtId>,
+        warp: Option<StmtId>,
+    }
+    fn walk(cx: &Cx, b: &[StmtId], g: Guards, diags: &mut Diagnostics) {
+        use super::events::uniform_within;
         let m = cx.m;
         for &s in b {
             let st = &m.stmts[s];
-            if let (Stmt::SyncShared, Some(g)) = (st, guard) {
+            let (guard, who, one, shares) = match barrier_scope(st) {
+                Some(Level::Block) => (
+                    g.block,
+                    "threads of the block",
+                    "threads",
+                    "every thread of the block shares (`: block` and loop variables, tunables, sizes)",
+                ),
+                Some(_) => (
+                    g.warp,
+                    "lanes of a warp",
+                    "lanes",
+                    "every lane of the warp shares (`: block`, `: group-4` and `: group` variables, loop variables, tunables, sizes)",
+                ),
+                None => (None, "", "", ""),
+            };
+            if let Some(at) = guard {
+                let what = match st {
+                    Stmt::Ext(ExtStmt::Sync {
+                        kind,
+                        level: Some(l),
+                    }) => format!("sync.{} : {}", kind.name(), l.name()),
+                    Stmt::Ext(ExtStmt::Sync { kind, level: None }) => {
+                        format!("sync.{}", kind.name())
+                    }
+                    _ => "sync.shared".to_string(),
+                };
                 diags.push(
                     Diagnostic::new(
                         codes::BARRIER_DIVERGENT,
                         m.stmt_span(s),
-                        "`sync.shared` under a condition that may differ between the threads of the block: the threads that skip it never reach the barrier",
+                        format!("`{what}` under a condition that may differ between the {who}: the {one} that skip it never reach the barrier"),
                     )
-                    .with_note(m.stmt_span(g), "the condition")
-                    .with_help("move `sync.shared` out of the `if` / `inthreads`, or branch on values every thread of the block shares (`: block` and loop variables, tunables, sizes)"),
+                    .with_note(m.stmt_span(at), "the condition")
+                    .with_help(format!("move `{what}` out of the `if` / `inthreads`, or branch on values {shares}")),
                 );
             }
             let inner = match st {
-                Stmt::InThreads { .. } => Some(s),
-                Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
-                _ => guard,
+                Stmt::InThreads { cond, .. } => Guards {
+                    block: Some(s),
+                    warp: if uniform_within(cx, *cond, Level::Group) {
+                        g.warp
+                    } else {
+                        Some(s)
+                    },
+                },
+                Stmt::If { cond, .. } => Guards {
+                    block: if uniform_within(cx, *cond, Level::Block) {
+                        g.block
+                    } else {
+                        Some(s)
+                    },
+                    warp: if uniform_within(cx, *cond, Level::Group) {
+                        g.warp
+                    } else {
+                        Some(s)
+                    },
+                },
+                _ => g,
             };
             for blk in super::stmt_blocks(st) {
                 walk(cx, blk, inner, diags);
             }
         }
     }
-    walk(cx, &cx.m.kernel.body, None, diags);
+    walk(
+        cx,
+        &cx.m.kernel.body,
+        Guards {
+            block: None,
+            warp: None,
+        },
+        diags,
+    );
 }
 
 /// Statements under an `inthreads` or under an `if` whose condition may differ between the

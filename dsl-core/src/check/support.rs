@@ -382,6 +382,21 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
             }
+            // Block and warp barriers and memory fences lower (`lower/body.rs`); a warpgroup's
+            // barrier and `sync.global` (a grid barrier needs a cooperative launch) do not.
+            Stmt::Ext(ExtStmt::Sync {
+                kind: crate::ir::SyncKind::Fence,
+                ..
+            }) => {}
+            st if super::simt::barrier_scope(st).is_some() => {}
+            Stmt::Ext(ExtStmt::Sync {
+                kind: crate::ir::SyncKind::Barrier,
+                ..
+            }) => diags.push(not_lowered(
+                codes::NOT_LOWERED_STMT,
+                span,
+                "`sync.barrier : group-4` (a warpgroup's barrier)",
+            )),
             // Atomic updates lower (`lower/atomic.rs`); `check/simt.rs` checks their operands.
             Stmt::Ext(ExtStmt::Call { func, .. })
                 if super::simt::atomic(&func.name).is_some() => {}

@@ -10,7 +10,7 @@ use super::kernel::{Call, KernelPath, Mark, Op};
 use super::roles::Role;
 use super::scope::{Local, TensorLocal};
 use crate::check::Binding;
-use crate::ir::{AssignOp, BinaryOp, DType, Expr, MemSpace, Module, Stmt, StmtId};
+use crate::ir::{AssignOp, BinaryOp, DType, Expr, Level, MemSpace, Module, Stmt, StmtId};
 use crate::sym::Sym;
 
 impl Emitter<'_> {
@@ -532,7 +532,25 @@ impl Emitter<'_> {
                 }
                 self.thread_conds.pop();
             }
+            // `sync.barrier [: block]` is `sync.shared`; a warp's barrier is `__syncwarp()`
+            // (`check::barrier_scope`; `check/support.rs` gates a warpgroup's).
             Stmt::SyncShared => self.barrier(None, line),
+            st if crate::check::barrier_scope(st) == Some(Level::Block) => self.barrier(None, line),
+            st if crate::check::barrier_scope(st) == Some(Level::Group) => {
+                self.call(Call::new("__syncwarp"), None, line)
+            }
+            // A fence for the threads of the block (`: thread`, `: group`, `: group-4`), else for
+            // every thread of the device.
+            Stmt::Ext(crate::ir::ExtStmt::Sync {
+                kind: crate::ir::SyncKind::Fence,
+                level,
+            }) => {
+                let fence = match level {
+                    Some(Level::Thread | Level::Group | Level::Group4) => "__threadfence_block",
+                    Some(Level::Block) | None => "__threadfence",
+                };
+                self.call(Call::new(fence), None, line)
+            }
             Stmt::DmaCopy { is_async, src, dst } => {
                 super::simt::dma_copy(self, s, *is_async, *src, dst, line)?
             }

@@ -458,6 +458,7 @@ impl<'a> Evaluator<'a> {
         first: usize,
         second: usize,
         carried: Option<StmtId>,
+        apart: u32,
         cache: &mut HashMap<(usize, Env), Option<Rc<Touch>>>,
     ) -> Option<Witness> {
         let (a, b) = (&list[first], &list[second]);
@@ -484,8 +485,22 @@ impl<'a> Evaluator<'a> {
                         continue;
                     };
                     // A reader of `threads` that did not store the element itself (`ts` is
-                    // sorted), else any reader and another thread's store.
-                    let pair = if own_store {
+                    // sorted), else any reader and another thread's store; after a barrier of
+                    // groups of `apart` threads, a pair from two different groups.
+                    let pair = if apart > 0 {
+                        let group = |t: u32| t / apart;
+                        // The first and last of `ts` span its groups: one of them lies in a
+                        // group other than `b`'s unless all of `ts` lie in `b`'s.
+                        let other = |b: u32| {
+                            [ts[0], ts[ts.len() - 1]]
+                                .into_iter()
+                                .find(|&a| group(a) != group(b))
+                        };
+                        threads
+                            .iter()
+                            .filter(|t| !own_store || ts.binary_search(t).is_err())
+                            .find_map(|&b| other(b).map(|a| (a, b)))
+                    } else if own_store {
                         threads
                             .iter()
                             .find(|t| ts.binary_search(t).is_err())
