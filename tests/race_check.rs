@@ -87,6 +87,8 @@ const KERNELS: &[(&str, &[Expect])] = &[
     // An atomic update races with a plain read of its element; two atomics never race.
     ("atomic_read", &[(RACE, "c.at(t)", "c.at((t + 1) % 64)")]),
     ("atomic_synced", &[]),
+    // An atomic whose old value a thread keeps writes its element like any atomic.
+    ("atomic_old_value", &[(WRITES, "next.at(0)", "next.at(0)")]),
     // A warp's barrier orders the lanes of one warp, not two warps.
     ("warp_synced", &[]),
     (

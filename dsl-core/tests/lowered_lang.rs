@@ -360,3 +360,48 @@ fn block_and_warp_barriers_and_fences_lower_and_divergent_ones_are_errors() {
     assert_eq!(codes_of(&k("    sync.barrier : group-4;")), ["E1300"]);
     assert_eq!(codes_of(&k("    sync.global;")), ["E1300"]);
 }
+
+#[test]
+fn an_atomics_old_value_kept_whole_in_a_scalar_lowers() {
+    let k = |body: &str| {
+        format!(
+            "__co__ void k(s32 [N] x, s32 [N] y, s32 [1] total) {{\n  parallel {{b}} by [cdiv(N, 64)] : block, {{t}} by [64] : thread {{\n    shared s32 [1] next;\n    if (t == 0) {{\n      next.at(0) = 0;\n    }}\n    sync.shared;\n{body}\n  }}\n}}\n"
+        )
+    };
+    let lowered = |body: &str| {
+        let m = launch_form(parse(&k(body)));
+        body_text(&lowers(&m, body))
+    };
+    let shared = lowered("    int mine = __atomic_add(next.at(0), 1);\n    y.at(b # t) = mine;");
+    assert!(
+        shared.contains("int mine = atomicAdd(&next[0], 1);"),
+        "{shared}"
+    );
+    let assigned = lowered(
+        "    mutable int mine = 0;\n    mine = __atomic_max(next.at(0), t);\n    y.at(b # t) = mine;",
+    );
+    assert!(
+        assigned.contains("mine = atomicMax(&next[0], t);"),
+        "{assigned}"
+    );
+    // On a global tensor, behind its bounds test: an index outside updates nothing, reads 0.
+    let global =
+        lowered("    int g = __atomic_add(total.at(0), x.at(b # t));\n    y.at(b # t) = g;");
+    assert!(
+        global.contains(
+            "int g = (((unsigned)(0) < (unsigned)(1)) ? atomicAdd(total + (long long)(0), "
+        ),
+        "{global}"
+    );
+    // Deeper inside an expression, or stored straight to memory: not lowered yet.
+    assert_eq!(
+        codes_of(&k(
+            "    int g = __atomic_add(next.at(0), 1) + 1;\n    y.at(b # t) = g;"
+        )),
+        ["E1303"]
+    );
+    assert_eq!(
+        codes_of(&k("    y.at(b # t) = __atomic_add(next.at(0), 1);")),
+        ["E1303"]
+    );
+}

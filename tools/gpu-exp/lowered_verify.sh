@@ -8,7 +8,8 @@
 # and global atomic adds, global atomic max / min); while_loop (a grid-stride `while` loop with
 # an integer sum); sync_barrier (a block's reversal through shared memory behind
 # `sync.barrier : block`, a warp's rotation behind `sync.barrier : group`, a fence and an atomic
-# count of the warps). The SIMT kernels are checked
+# count of the warps); atomic_capture (atomics whose old values pick the slots each thread
+# marks: every slot once). The SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
 #
@@ -67,6 +68,9 @@ rev = blocks[:, ::-1].reshape(-1)[:N]
 rot = (np.roll(blocks.reshape(B, 8, 32), -1, axis=2) * 2).reshape(-1)[:N]
 np.save(f"{d}/sb_x.npy", x); np.save(f"{d}/sb_rev.npy", rev); np.save(f"{d}/sb_rot.npy", rot)
 np.save(f"{d}/sb_w0.npy", np.zeros(1, np.int32)); np.save(f"{d}/sb_w.npy", np.array([B * 8], np.int32))
+B = -(-N // 128)                           # tickets: 128-thread blocks
+np.save(f"{d}/tk_z.npy", np.zeros(N, np.int32)); np.save(f"{d}/tk_one.npy", np.ones(N, np.int32))
+np.save(f"{d}/tk_t0.npy", np.zeros(1, np.int32)); np.save(f"{d}/tk_t.npy", np.array([B * 128], np.int32))
 PY
 rc=0
 check() {
@@ -96,4 +100,7 @@ check $L/while_loop.co --shape N=100003 --input x="$D/wl_x.npy" --expect y="$D/w
   --expect sums="$D/wl_s.npy" --runs 20
 check $L/sync_barrier.co --shape N=100003 --input x="$D/sb_x.npy" --input warps="$D/sb_w0.npy" \
   --expect rev="$D/sb_rev.npy" --expect rot="$D/sb_rot.npy" --expect warps="$D/sb_w.npy" --runs 20
+check $L/atomic_capture.co --shape N=100003 --input slots="$D/tk_z.npy" --input seen="$D/tk_z.npy" \
+  --input total="$D/tk_t0.npy" --expect slots="$D/tk_one.npy" --expect seen="$D/tk_one.npy" \
+  --expect total="$D/tk_t.npy" --runs 20
 exit $rc

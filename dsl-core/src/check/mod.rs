@@ -81,7 +81,7 @@ pub(crate) use fresh::fresh_tile;
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, header_outputs, unobservable};
 pub use resolve::Role as IdentRole;
-pub use simt::{Atomic, atomic, barrier_scope};
+pub use simt::{Atomic, atomic, atomic_sites, barrier_scope, captured_atomic};
 pub use support::LOWERED_MATH;
 pub use tensors::DeclaredTensor;
 pub(crate) use view_state::var_extent_in;

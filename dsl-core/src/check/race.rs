@@ -187,7 +187,31 @@ impl Collect<'_> {
         let mut group: Vec<(ExprId, bool, &'static str)> = Vec::new();
         // The elements of atomic updates.
         let mut atomics = Vec::new();
+        // An atomic update, as a statement or with its old value kept in a scalar: it reads
+        // and stores its element (as one indivisible update).
+        let atomic_args = match st {
+            Stmt::Ext(ExtStmt::Call { func, args, .. })
+                if super::simt::atomic(&func.name).is_some() =>
+            {
+                Some(args.as_slice())
+            }
+            _ => match super::simt::captured_atomic(m, s).map(|v| &m.exprs[v]) {
+                Some(Expr::Call { args, .. }) => Some(args.as_slice()),
+                _ => None,
+            },
+        };
         match st {
+            _ if atomic_args.is_some() => {
+                if let Some((&target, values)) = atomic_args.and_then(|a| a.split_first()) {
+                    if self.shared_root(target).is_some() {
+                        atomics.push(target);
+                    }
+                    self.index_reads(target, &mut reads);
+                    for &v in values {
+                        self.element_reads(v, &mut reads);
+                    }
+                }
+            }
             Stmt::Assign { target, op, value } => {
                 if self.shared_root(*target).is_some() {
                     writes.push(*target);
@@ -228,20 +252,6 @@ impl Collect<'_> {
                     group.push((*src, false, "mma.load"));
                 }
                 self.index_reads(*src, &mut reads);
-            }
-            // An atomic reads and stores its element (as one indivisible update).
-            Stmt::Ext(ExtStmt::Call { func, args, .. })
-                if super::simt::atomic(&func.name).is_some() =>
-            {
-                if let Some((&target, values)) = args.split_first() {
-                    if self.shared_root(target).is_some() {
-                        atomics.push(target);
-                    }
-                    self.index_reads(target, &mut reads);
-                    for &v in values {
-                        self.element_reads(v, &mut reads);
-                    }
-                }
             }
             Stmt::Let { value, .. } if super::is_view_let(m, *value) => {}
             Stmt::Parallel { .. } => {}

@@ -70,13 +70,45 @@ pub(crate) fn reduce_dtype(cx: &Cx, s: StmtId) -> Option<DType> {
     }
 }
 
+/// The atomic call whose old value statement `s` keeps: the whole initializer of a scalar
+/// (`int old = __atomic_add(t.at(i), 1);`) or the whole right side of a plain assignment to one
+/// (`old = __atomic_add(…);`). Those captures lower; an atomic deeper inside an expression does
+/// not.
+pub fn captured_atomic(m: &crate::ir::Module, s: StmtId) -> Option<ExprId> {
+    let v = match &m.stmts[s] {
+        Stmt::ScalarDecl { init: Some(v), .. } => *v,
+        Stmt::Assign {
+            target,
+            op: crate::ir::AssignOp::Set,
+            value,
+        } if matches!(m.exprs[*target], Expr::Name(_)) => *value,
+        _ => return None,
+    };
+    matches!(&m.exprs[v], Expr::Call { func, .. } if atomic(&func.name).is_some()).then_some(v)
+}
+
+/// Every atomic update of a kernel, as a statement or a captured value ([`captured_atomic`]):
+/// the atomic's name and its arguments (the element first).
+pub fn atomic_sites(m: &crate::ir::Module) -> Vec<(StmtId, &crate::ir::Ident, &[ExprId])> {
+    all_stmts(m)
+        .into_iter()
+        .filter_map(|s| {
+            let (func, args) = match &m.stmts[s] {
+                Stmt::Ext(ExtStmt::Call { func, args, .. }) => (func, args),
+                _ => match captured_atomic(m, s).map(|v| &m.exprs[v]) {
+                    Some(Expr::Call { func, args }) => (func, args),
+                    _ => return None,
+                },
+            };
+            atomic(&func.name).map(|_| (s, func, args.as_slice()))
+        })
+        .collect()
+}
+
 /// Atomic updates: an element of global or shared memory, of a type the atomic takes.
 fn atomics(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
-    for s in all_stmts(m) {
-        let Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. }) = &m.stmts[s] else {
-            continue;
-        };
+    for (_, func, args) in atomic_sites(m) {
         let (Some(Atomic { types, .. }), Some(&target)) = (atomic(&func.name), args.first()) else {
             continue;
         };

@@ -542,9 +542,16 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 if let Expr::Call { func, args } = &m.exprs[x] {
                     // `c ? a : b` (`select(c, a, b)`) lowers; the n-ary `select(i, …)` does not.
                     let ternary = func.name == "select" && args.len() == 3;
-                    if !lowered_func(&func.name) && !ternary {
+                    // An atomic's old value kept whole in a scalar lowers (`lower/atomic.rs`).
+                    let captured = super::simt::captured_atomic(m, s) == Some(x);
+                    if !lowered_func(&func.name) && !ternary && !captured {
                         let what = if func.name == "ituple" {
                             "i-tuple values `{a, b}`".to_string()
+                        } else if super::simt::atomic(&func.name).is_some() {
+                            format!(
+                                "the old value of `{}` inside a larger expression (keep it whole: `int old = {}(…);`)",
+                                func.name, func.name
+                            )
                         } else {
                             format!("the built-in `{}`", func.name)
                         };

@@ -405,7 +405,11 @@ impl Emitter<'_> {
             } => {
                 let init = match init {
                     Some(e) => {
-                        let (v, t) = self.cx().value(*e)?;
+                        // `int old = __atomic_add(…);` keeps the atomic's old value.
+                        let (v, t) = match super::atomic::old_value(self, s)? {
+                            Some(old) => old,
+                            None => self.cx().value(*e)?,
+                        };
                         Some(convert(v, t, *dtype))
                     }
                     None => None,
@@ -451,6 +455,23 @@ impl Emitter<'_> {
             // `mc op= value;`: every element of an accumulator.
             Stmt::Assign { target, op, value } if super::frag_elem::is_whole(self, *target) => {
                 super::frag_elem::whole(self, s, *target, *op, *value, line)?
+            }
+            // `old = __atomic_add(…);` keeps the atomic's old value.
+            Stmt::Assign { target, .. } if crate::check::captured_atomic(m, s).is_some() => {
+                let (v, t) = super::atomic::old_value(self, s)?
+                    .ok_or_else(|| LowerError::new(m.stmt_span(s), "not an atomic's old value"))?;
+                let dtype = match self.cx().local(*target) {
+                    Some(Local::Scalar(d)) => *d,
+                    _ => {
+                        return Err(LowerError::new(
+                            m.expr_span(*target),
+                            "an atomic's old value is kept in a mutable scalar",
+                        ));
+                    }
+                };
+                let place = CExpr::var(&m.expr_to_string(*target));
+                let value = convert(v, t, dtype);
+                self.emit(Op::Assign { place, value }, None, line);
             }
             Stmt::Assign { target, op, value } => self.assign(*target, *op, *value, line)?,
             Stmt::If {

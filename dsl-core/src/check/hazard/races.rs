@@ -119,6 +119,10 @@ fn global_read_write(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
     }
 }
 
+/// What [`names`] records for a scalar holding an atomic's old value: a value that differs
+/// between the threads that take it, whichever thread variables its index names.
+const ATOMIC_OLD_VALUE: &str = "\u{0}atomic";
+
 /// Names `e` depends on, through `let` bindings.
 fn names(cx: &Cx, e: ExprId, out: &mut HashSet<String>, depth: u32) {
     let m = cx.m;
@@ -135,14 +139,21 @@ fn names(cx: &Cx, e: ExprId, out: &mut HashSet<String>, depth: u32) {
             }
             // A scalar (`int i = b # t;`): what its initializer and every assignment to it read.
             Some(&Binding::Scalar(d)) => {
+                let captured = super::super::simt::captured_atomic;
                 if let Stmt::ScalarDecl { init: Some(v), .. } = &m.stmts[d] {
                     names(cx, *v, out, depth + 1);
+                    if captured(m, d).is_some() {
+                        out.insert(ATOMIC_OLD_VALUE.to_string());
+                    }
                 }
                 for s in super::super::all_stmts(m) {
                     if let Stmt::Assign { target, value, .. } = &m.stmts[s]
                         && cx.res.bindings.get(target) == Some(&Binding::Scalar(d))
                     {
                         names(cx, *value, out, depth + 1);
+                        if captured(m, s).is_some() {
+                            out.insert(ATOMIC_OLD_VALUE.to_string());
+                        }
                     }
                 }
             }
@@ -206,6 +217,9 @@ fn same_element(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
         }
         for (c, _) in &scope.conds {
             names(cx, *c, &mut used, 0);
+        }
+        if used.contains(ATOMIC_OLD_VALUE) {
+            continue;
         }
         let missing: Vec<&(String, i64)> = vars.iter().filter(|(v, _)| !used.contains(v)).collect();
         let Some((v, n)) = missing.first() else {
