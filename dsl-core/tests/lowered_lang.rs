@@ -321,9 +321,17 @@ fn a_while_loop_of_per_thread_work_lowers_and_one_with_a_barrier_is_gated() {
         codes_of(&k("      y.at(i) = x.at(i) + 1.0f;")),
         Vec::<&str>::new()
     );
+    // A fence orders the thread's own accesses: per-thread work too.
+    assert_eq!(
+        codes_of(&k("      y.at(i) = x.at(i);\n      sync.fence : block;")),
+        Vec::<&str>::new()
+    );
     // A barrier (or a reduction, an `mma`, an event) in the loop: not lowered yet.
     let synced = k("      s.at(t) = x.at(i);\n      sync.shared;\n      y.at(i) = s.at(63 - t);");
     assert_eq!(codes_of(&synced), ["E1300"]);
+    let block_synced =
+        k("      s.at(t) = x.at(i);\n      sync.barrier : block;\n      y.at(i) = s.at(63 - t);");
+    assert_eq!(codes_of(&block_synced), ["E1300"]);
 }
 
 #[test]

@@ -967,7 +967,7 @@ fn dtype_not_lowered(dtype: DType, span: crate::span::Span) -> Diagnostic {
 
 /// Whether every statement of `body` is work a thread does alone: scalars, element updates,
 /// register tiles and copies with a register side, branches and loops of such statements,
-/// atomic updates — nothing that waits for, or is shared with, other threads.
+/// atomic updates, fences — nothing that waits for, or is shared with, other threads.
 fn per_thread(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
     let m = cx.m;
     let local = |e: crate::ir::ExprId| match super::sparse::root_binding(cx, e) {
@@ -993,6 +993,11 @@ fn per_thread(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
             local(*src) || matches!(dst, CopyDst::Expr(d) if local(*d))
         }
         Stmt::Ext(ExtStmt::Call { func, .. }) => super::simt::atomic(&func.name).is_some(),
+        // A fence orders this thread's own memory operations.
+        Stmt::Ext(ExtStmt::Sync {
+            kind: crate::ir::SyncKind::Fence,
+            ..
+        }) => true,
         _ => false,
     })
 }
