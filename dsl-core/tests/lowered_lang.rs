@@ -413,3 +413,36 @@ fn an_atomics_old_value_kept_whole_in_a_scalar_lowers() {
         ["E1303"]
     );
 }
+
+#[test]
+fn rank_three_tiles_made_of_rows_copy_through_shared_memory() {
+    let k = |tile: &str, at: &str| {
+        format!(
+            "__co__ void k(f32 [B, M, K] x, f32 [B, M, K] y) {{\n  parallel {{b, bm}} by [B, cdiv(M, 16)] : block, {{t}} by [128] : thread {{\n    shared f32 [{tile}] s;\n    dma.copy x.subspan({tile}).at({at}) => s;\n    dma.copy s => y.subspan({tile}).at({at});\n  }}\n}}\n"
+        )
+    };
+    // A plane of the batch (a pointer offset; a plane past B has no rows), then 16 rows of it;
+    // the store waits for the copy to land.
+    let m = launch_form(parse(&k("1, 16, 64", "b, bm, 0")));
+    let b = body_text(&lowers(&m, "batched"));
+    assert!(
+        b.contains("tsl_copy_g2s<16, 64, 64, tsl_threads>(s, x + (long long)(b) * (M * K), bm * 16, 0, (((unsigned)(b) < (unsigned)(B)) ? M : 0), K);"),
+        "{b}"
+    );
+    let wait = b.find("tsl_cp_async_wait_all();").expect("a wait");
+    assert!(wait < b.find("tsl_copy_s2g").expect("a store"), "{b}");
+    // A middle dimension neither 1 nor whole: its rows are not consecutive.
+    assert_eq!(codes_of(&k("2, 16, 64", "b, bm, 0")), ["E1104", "E1104"]);
+}
+
+#[test]
+fn elements_of_rank_three_shared_and_register_tiles_use_every_index() {
+    let src = "__co__ void k(f32 [N] x, f32 [N] y) {\n  parallel {b} by [cdiv(N, 64)] : block, {t} by [64] : thread {\n    shared f32 [2, 4, 64] s;\n    local f32 [2, 2, 4] r;\n    s.at(1, 2, t) = x.at(b # t);\n    sync.shared;\n    r.at(1, 0, 3) = s.at(1, 2, 63 - t);\n    y.at(b # t) = r.at(1, 0, 3);\n  }\n}\n";
+    let m = launch_form(parse(src));
+    let b = body_text(&lowers(&m, "rank 3"));
+    assert!(b.contains("s[1 * 256 + 2 * 64 + t] = "), "{b}");
+    assert!(
+        b.contains("r[1 * 8 + 3] = s[1 * 256 + 2 * 64 + 63 - t];"),
+        "{b}"
+    );
+}

@@ -1,4 +1,4 @@
-// expect: E1104 — cooperative copies into shared memory move 1-D and 2-D tiles.
+// expect: E1104 — a rank-3 tile whose middle dimension is neither 1 nor whole: not rows.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -11,7 +11,7 @@ gemm_kernel! {
         global f16 [M, K] lhs,
         global f16 [N, K] rhs,
         global f16 [M, N] output,
-        global f16 [K, 2, 2] x) {
+        global f16 [K, 4, 2] x) {
       parallel {block_m, block_n} by [cdiv(M, TILE_M), cdiv(N, TILE_N)] : block,
                {thr_m, thr_n} by [TILE_M, TILE_N] : thread {
         shared f16 [TILE_M, TILE_K] lhs_s;

@@ -9,7 +9,9 @@
 # an integer sum); sync_barrier (a block's reversal through shared memory behind
 # `sync.barrier : block`, a warp's rotation behind `sync.barrier : group`, a fence and an atomic
 # count of the warps); atomic_capture (atomics whose old values pick the slots each thread
-# marks: every slot once). The SIMT kernels are checked
+# marks: every slot once); copy_3d and copy_3d_planes (cooperative copies of rank-3 tiles: a
+# batch's plane by a pointer offset, whole trailing planes folded into rows; ragged edges). The
+# SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
 #
@@ -71,6 +73,10 @@ np.save(f"{d}/sb_w0.npy", np.zeros(1, np.int32)); np.save(f"{d}/sb_w.npy", np.ar
 B = -(-N // 128)                           # tickets: 128-thread blocks
 np.save(f"{d}/tk_z.npy", np.zeros(N, np.int32)); np.save(f"{d}/tk_one.npy", np.ones(N, np.int32))
 np.save(f"{d}/tk_t0.npy", np.zeros(1, np.int32)); np.save(f"{d}/tk_t.npy", np.array([B * 128], np.int32))
+x = rng.standard_normal((3, 100, 200)).astype(np.float32)   # batched: M, K not whole tiles
+np.save(f"{d}/c3_x.npy", x); np.save(f"{d}/c3_y.npy", x * 2)
+x = rng.standard_normal((7, 4, 8)).astype(np.float32)       # planes: B odd
+np.save(f"{d}/cp_x.npy", x); np.save(f"{d}/cp_y.npy", x)
 PY
 rc=0
 check() {
@@ -103,4 +109,6 @@ check $L/sync_barrier.co --shape N=100003 --input x="$D/sb_x.npy" --input warps=
 check $L/atomic_capture.co --shape N=100003 --input slots="$D/tk_z.npy" --input seen="$D/tk_z.npy" \
   --input total="$D/tk_t0.npy" --expect slots="$D/tk_one.npy" --expect seen="$D/tk_one.npy" \
   --expect total="$D/tk_t.npy" --runs 20
+check $L/copy_3d.co --shape B=3,M=100,K=200 --input x="$D/c3_x.npy" --expect y="$D/c3_y.npy" --runs 20
+check $L/copy_3d_planes.co --shape B=7 --input x="$D/cp_x.npy" --expect y="$D/cp_y.npy" --runs 20
 exit $rc

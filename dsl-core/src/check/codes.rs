@@ -189,7 +189,8 @@ pub const FRESH_COPY: &str = "E1101";
 pub const ASYNC_REGISTER_COPY: &str = "E1102";
 /// A `dma.copy` direction lowering does not implement (shared → global, shared → shared).
 pub const COPY_DIRECTION: &str = "E1103";
-/// A cooperative copy into shared memory of a tile that is not 2-D.
+/// A cooperative copy between global and shared memory of a tile that is not made of rows
+/// (1-D, 2-D, or of rank 3 or more folding into rows: `view_sym::fold_rows`).
 pub const SHARED_COPY_RANK: &str = "E1104";
 /// A register-tile copy of a tile that is not 1-D or 2-D.
 pub const REGISTER_COPY_RANK: &str = "E1105";
@@ -812,7 +813,7 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (
         SHARED_COPY_RANK,
-        "cooperative copy into shared memory of a tile that is not 2-D",
+        "cooperative copy between global and shared memory of a tile that is not made of rows",
     ),
     (
         REGISTER_COPY_RANK,

@@ -347,6 +347,38 @@ fn at_stmt(m: &Module, code: &'static str, s: StmtId, msg: impl Into<String>) ->
     Diagnostic::new(code, m.stmt_span(s), msg)
 }
 
+/// What E1104 says a cooperative copy moves.
+const ROWS_HELP: &str = "copy a 1-D or 2-D view, or a tile of rank 3 or more made of rows: extents of 1 first (`x.subspan(1, BM, BK).at(b, i, k)`), then any extent, then whole dimensions (the tensor's extent, from 0) up to the last";
+
+/// Whether a cooperative copy moves tile `e` through its 2-D helpers (`lower/simt.rs`): a 1-D
+/// or 2-D tile, or one of rank 3 or more whose rows fold ([`super::fold_rows`]; not a
+/// transposed or squeezed one).
+fn copies_as_rows(cx: &Cx, views: &Views, e: ExprId) -> bool {
+    if views.get(e).is_some_and(|v| v.shape.len() <= 2) {
+        return true;
+    }
+    let m = cx.m;
+    let shared = super::smem::shared_buffers(m, &cx.res.bindings);
+    let root = |r: ExprId| super::root_of(m, &cx.res.bindings, &shared, r, 0);
+    let Ok(v) = super::sym_view(m, &cx.res.bindings, &root, e) else {
+        return false;
+    };
+    if v.transposed || v.squeezed.is_some() {
+        return false;
+    }
+    let Ok(r) = root(v.root) else { return false };
+    let zero: Vec<bool> = v
+        .origin
+        .iter()
+        .map(|terms| {
+            terms
+                .iter()
+                .all(|t| matches!(m.exprs[t.index], Expr::Int(0)))
+        })
+        .collect();
+    super::fold_rows(&v.tile, &zero, &r.shape).is_some()
+}
+
 fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
     // The tile shape of the first async transposed copy into each shared tensor: they share
@@ -396,20 +428,20 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                         );
                     } else if let Some(v) = views.get(*src)
                         && !*tma
-                        && !(1..=2).contains(&v.shape.len())
+                        && !copies_as_rows(cx, views, *src)
                     {
-                        // The cooperative copy that fills it moves 1-D and 2-D tiles.
+                        // The cooperative copy that fills it moves tiles made of rows.
                         diags.push(
                             at_expr(
                                 m,
                                 codes::SHARED_COPY_RANK,
                                 *src,
                                 format!(
-                                    "a cooperative copy into shared memory moves a 1-D or 2-D tile; this one has {} dimensions",
+                                    "a cooperative copy into shared memory moves tiles made of rows; this one has {} dimensions that do not fold into rows",
                                     v.shape.len()
                                 ),
                             )
-                            .with_help("copy a 1-D or 2-D view of the tile"),
+                            .with_help(ROWS_HELP),
                         );
                     }
                     continue;
@@ -561,18 +593,21 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     .with_help("transpose on the way into shared memory (`=> t_s.transpose()`), then store"),
                 );
             }
-            if !(1..=2).contains(&sv.shape.len()) {
+            if let Some((x, v)) = [(src, &sv), (*d, &dv)]
+                .into_iter()
+                .find(|(x, _)| !copies_as_rows(cx, views, *x))
+            {
                 diags.push(
                     at_expr(
                         m,
                         codes::SHARED_COPY_RANK,
-                        src,
+                        x,
                         format!(
-                            "a cooperative copy between shared and global memory moves a 1-D or 2-D tile; this one has {} dimensions",
-                            sv.shape.len()
+                            "a cooperative copy between shared and global memory moves tiles made of rows; this one has {} dimensions that do not fold into rows",
+                            v.shape.len()
                         ),
                     )
-                    .with_help("copy a 1-D or 2-D view of the tile"),
+                    .with_help(ROWS_HELP),
                 );
             }
             continue;
@@ -609,18 +644,19 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 None => stages.push((dv.root, shape)),
             }
         }
-        if !(1..=2).contains(&sv.shape.len()) || (sv.shape.len() == 1 && dv.transposed) {
+        let rows = copies_as_rows(cx, views, src) && copies_as_rows(cx, views, *d);
+        if !rows || (dv.transposed && sv.shape.len() != 2) {
             diags.push(
                 at_expr(
                     m,
                     codes::SHARED_COPY_RANK,
                     src,
                     format!(
-                        "a cooperative copy into shared memory moves a 1-D or 2-D tile (a transposed one 2-D); this one has {} dimensions",
+                        "a cooperative copy into shared memory moves tiles made of rows (a transposed one 2-D); this one has {} dimensions that do not fold into rows",
                         sv.shape.len()
                     ),
                 )
-                .with_help("copy a 1-D or 2-D view of the tile"),
+                .with_help(ROWS_HELP),
             );
         }
     }

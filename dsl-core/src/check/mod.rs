@@ -85,7 +85,9 @@ pub use simt::{Atomic, atomic, atomic_sites, barrier_scope, captured_atomic};
 pub use support::LOWERED_MATH;
 pub use tensors::DeclaredTensor;
 pub(crate) use view_state::var_extent_in;
-pub use view_sym::{OriginTerm, Root, Squeezed, SymView, TermForm, ViewError, root_of, sym_view};
+pub use view_sym::{
+    OriginTerm, Root, Squeezed, SymView, TermForm, ViewError, fold_rows, root_of, sym_view,
+};
 pub(crate) use views_ext::{is_view_let, tile_pick};
 
 use crate::diag::{Diagnostic, Diagnostics};

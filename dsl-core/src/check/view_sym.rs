@@ -577,3 +577,25 @@ impl Analysis<'_> {
         }
     }
 }
+
+/// How a tile of rank 3 or more moves through a cooperative copy's 2-D helpers: its first
+/// `lead` dimensions have extent 1 (a plane of the tensor, reached by a pointer offset), the
+/// next is any extent, and every later one but the last is whole (the tensor's extent, from
+/// 0), so that the tile's rows are consecutive rows of the plane folded to 2-D
+/// (`[S_lead · … · S_(n-2), S_(n-1)]`). `Some(lead)` for such a tile (and 0 for ranks 1 and 2),
+/// `None` otherwise. `origin_zero[d]`: whether the tile starts at 0 in dimension d.
+pub fn fold_rows(tile: &[Sym], origin_zero: &[bool], shape: &[Sym]) -> Option<usize> {
+    let n = tile.len();
+    if n <= 2 {
+        return Some(0);
+    }
+    if shape.len() != n || origin_zero.len() != n {
+        return None;
+    }
+    let lead = tile[..n - 1]
+        .iter()
+        .take_while(|t| **t == Sym::Int(1))
+        .count();
+    let whole = (lead + 1..n - 1).all(|d| tile[d] == shape[d] && origin_zero[d]);
+    whole.then_some(lead)
+}

@@ -86,6 +86,26 @@ impl View {
         match self.origin.len() {
             0 => CExpr::int(0),
             1 => self.origin[0].clone(),
+            // Row-major strides: dimension d steps over the elements of dimensions d + 1 ….
+            n if n > 2 && self.tensor.shape.len() == n => {
+                let mut off = CExpr::int(0);
+                for (d, o) in self.origin.iter().enumerate() {
+                    if o.is_zero() {
+                        continue;
+                    }
+                    let stride = self.tensor.shape[d + 1..]
+                        .iter()
+                        .cloned()
+                        .fold(Sym::Int(1), Sym::mul);
+                    let term = if stride == Sym::Int(1) {
+                        o.clone()
+                    } else {
+                        o.clone().wrap().mul(CExpr::sym_operand(&stride))
+                    };
+                    off = if off.is_zero() { term } else { off.add(term) };
+                }
+                off
+            }
             _ => {
                 let ld = CExpr::sym_operand(&self.tensor.ld());
                 let (o0, o1) = (&self.origin[0], &self.origin[1]);

@@ -34,6 +34,7 @@ use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
 use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
 use crate::ir::{CopyDst, Expr, ExprId, Ident, Level, MemSpace, Module, ReduceOp, Stmt, StmtId};
+use crate::sym::Sym;
 use std::fmt::Write as _;
 
 pub fn dma_copy(
@@ -89,17 +90,18 @@ fn g2s(
     if e.path == super::kernel::KernelPath::Hopper && dv.tensor.dtype == crate::ir::DType::U8 {
         return super::sparse::byte_copy(e, src, &sv, &dv, line);
     }
-    if !(1..=2).contains(&sv.tile.len()) || sv.transposed || (sv.tile.len() == 1 && dv.transposed) {
-        return Err(LowerError::new(
-            m.expr_span(src),
-            "`dma.copy` into shared memory lowers 1-D and 2-D tiles",
-        ));
-    }
+    let g = match Rows2::of(&sv) {
+        Some(g) if !sv.transposed && (!dv.transposed || sv.tile.len() == 2) => g,
+        _ => {
+            return Err(LowerError::new(
+                m.expr_span(src),
+                "`dma.copy` into shared memory lowers tiles made of rows (a transposed one 2-D)",
+            ));
+        }
+    };
     let p = sv.tensor.param.unwrap_or(0);
     e.pointer_params.insert(p);
-    let g = Rows2::of(&sv);
     let (rows, cols) = (g.rows.clone(), g.cols.clone());
-    let t = &sv.tensor;
     let ld = if sv.tile.len() == 1 {
         cols.clone()
     } else {
@@ -150,7 +152,7 @@ fn g2s(
     }
     args.extend([
         dv.tile_ptr(),
-        t.ptr(),
+        g.ptr,
         g.r0,
         g.c0,
         g.tensor_rows,
@@ -484,6 +486,8 @@ fn in_flight_after(m: &Module, s: StmtId) -> usize {
 
 /// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.
 struct Rows2 {
+    /// The global tensor's pointer, offset to the tile's plane.
+    ptr: CExpr,
     rows: CExpr,
     cols: CExpr,
     r0: CExpr,
@@ -493,26 +497,91 @@ struct Rows2 {
 }
 
 impl Rows2 {
-    fn of(v: &super::cexpr::View) -> Rows2 {
+    /// The tile of global view `v` as rows of a row-major matrix, for the cooperative copy
+    /// helpers: a 1-D tile is one row; a tile of rank 3 or more folds (`check::fold_rows`) — its
+    /// leading extents of 1 pick a plane of the tensor (a pointer offset; a plane outside the
+    /// tensor has no rows, so a load fills the tile with zeros and a store writes nothing), its
+    /// next dimension and the whole ones after it are the plane's rows.
+    fn of(v: &super::cexpr::View) -> Option<Rows2> {
         let t = &v.tensor;
-        match v.tile.len() {
-            1 => Rows2 {
-                rows: CExpr::int(1),
-                cols: CExpr::sym(&v.tile[0]),
-                r0: CExpr::int(0),
-                c0: v.origin[0].clone(),
-                tensor_rows: CExpr::int(1),
-                tensor_cols: CExpr::sym(&t.shape[0]),
-            },
-            _ => Rows2 {
-                rows: CExpr::sym(&v.tile[0]),
-                cols: CExpr::sym(&v.tile[1]),
-                r0: v.origin[0].clone(),
-                c0: v.origin[1].clone(),
-                tensor_rows: CExpr::sym(&t.shape[0]),
-                tensor_cols: CExpr::sym(&t.shape[1]),
-            },
+        let n = v.tile.len();
+        match n {
+            1 => {
+                return Some(Rows2 {
+                    ptr: t.ptr(),
+                    rows: CExpr::int(1),
+                    cols: CExpr::sym(&v.tile[0]),
+                    r0: CExpr::int(0),
+                    c0: v.origin[0].clone(),
+                    tensor_rows: CExpr::int(1),
+                    tensor_cols: CExpr::sym(&t.shape[0]),
+                });
+            }
+            2 => {
+                return Some(Rows2 {
+                    ptr: t.ptr(),
+                    rows: CExpr::sym(&v.tile[0]),
+                    cols: CExpr::sym(&v.tile[1]),
+                    r0: v.origin[0].clone(),
+                    c0: v.origin[1].clone(),
+                    tensor_rows: CExpr::sym(&t.shape[0]),
+                    tensor_cols: CExpr::sym(&t.shape[1]),
+                });
+            }
+            _ => {}
         }
+        let zero: Vec<bool> = v.origin.iter().map(CExpr::is_zero).collect();
+        let lead = crate::check::fold_rows(&v.tile, &zero, &t.shape)?;
+        let product = |dims: &[Sym]| dims.iter().cloned().fold(Sym::Int(1), Sym::mul);
+        let unsigned = |x: CExpr| CExpr::Cast("unsigned", Box::new(x.paren()));
+        let wide = |x: CExpr| CExpr::Cast("long long", Box::new(x.paren()));
+        let mut ptr = t.ptr();
+        let mut inside: Option<CExpr> = None;
+        for d in 0..lead {
+            let stride = product(&t.shape[d + 1..]);
+            ptr = ptr.add(wide(v.origin[d].clone()).mul(CExpr::sym_operand(&stride)));
+            let ok = unsigned(v.origin[d].clone()).lt(unsigned(CExpr::sym(&t.shape[d])));
+            inside = Some(match inside {
+                Some(c) => c.and(ok),
+                None => ok,
+            });
+        }
+        // Rows per unit of the first folded dimension: the whole dimensions after it.
+        let (rows, r0, plane_rows) = if lead == n - 1 {
+            (CExpr::int(1), CExpr::int(0), CExpr::int(1))
+        } else {
+            let w = product(&t.shape[lead + 1..n - 1]);
+            let times_w = |x: Sym| {
+                if w == Sym::Int(1) {
+                    x
+                } else {
+                    Sym::mul(x, w.clone())
+                }
+            };
+            let r0 = if w == Sym::Int(1) || v.origin[lead].is_zero() {
+                v.origin[lead].clone()
+            } else {
+                v.origin[lead].clone().mul(CExpr::sym_operand(&w))
+            };
+            (
+                CExpr::sym(&times_w(v.tile[lead].clone())),
+                r0,
+                CExpr::sym(&times_w(t.shape[lead].clone())),
+            )
+        };
+        let tensor_rows = match inside {
+            Some(c) => c.wrap().ternary(plane_rows, CExpr::int(0)).paren(),
+            None => plane_rows,
+        };
+        Some(Rows2 {
+            ptr,
+            rows,
+            cols: CExpr::sym(&v.tile[n - 1]),
+            r0,
+            c0: v.origin[n - 1].clone(),
+            tensor_rows,
+            tensor_cols: CExpr::sym(&t.shape[n - 1]),
+        })
     }
 }
 
@@ -527,16 +596,18 @@ fn store_tile(
     dv: &super::cexpr::View,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    if !(1..=2).contains(&dv.tile.len()) || dv.tile.len() != sv.tile.len() {
+    let Some(g) = Rows2::of(dv) else {
         return Err(LowerError::new(
             e.m.expr_span(src),
-            "a shared → global `dma.copy` lowers 1-D and 2-D tiles of one rank on both sides",
+            "a shared → global `dma.copy` lowers tiles made of rows",
         ));
-    }
+    };
     let p = dv.tensor.param.unwrap_or(0);
     e.pointer_params.insert(p);
     e.written_params.insert(p);
-    let g = Rows2::of(dv);
+    // The cooperative copies that filled the tile must have landed (a synchronous one right
+    // before leaves its wait to the next statement that is not a copy: this one reads them).
+    e.flush_dma();
     let ld = if sv.tile.len() == 1 {
         g.cols.clone()
     } else {
@@ -548,7 +619,7 @@ fn store_tile(
     let call = Call::new(S2G)
         .targs([g.rows, g.cols, ld, CExpr::var("tsl_threads")])
         .args([
-            dv.tensor.ptr(),
+            g.ptr,
             g.r0,
             g.c0,
             g.tensor_rows,
