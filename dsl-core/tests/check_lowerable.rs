@@ -108,11 +108,21 @@ fn cooperative_copies_of_1d_tiles_lower() {
 #[test]
 fn a_fresh_shared_buffer_of_a_3d_tile() {
     // `f = dma.copy … => shared;` sizes its buffer from the tile; its cooperative copy moves
-    // 1-D and 2-D tiles like a copy into a declared buffer.
-    let src = "__co__ void k(s32 [4, 8, 16] a, s32 [4, 8, 16] c) {
+    // tiles made of rows like a copy into a declared buffer: a plane and its whole rows lower …
+    let plane = "__co__ void k(s32 [4, 8, 16] a, s32 [4, 8, 16] c) {
   parallel p by 4 : block
     parallel t by 16 : thread {
       f = dma.copy a.chunkat(p, _, _) => shared;
+      c.at(p, 0, t) = f.data.at(0, 0, t);
+    }
+}
+";
+    check(plane).expect("a plane of whole rows lowers");
+    // … half of a plane's middle dimension does not (its rows are not consecutive).
+    let src = "__co__ void k(s32 [4, 8, 16] a, s32 [4, 8, 16] c) {
+  parallel p by 4 : block
+    parallel t by 16 : thread {
+      f = dma.copy a.subspan(2, 4, 16).at(p, 0, 0) => shared;
       c.at(p, 0, t) = f.data.at(0, 0, t);
     }
 }
