@@ -10,7 +10,9 @@
 # `sync.barrier : block`, a warp's rotation behind `sync.barrier : group`, a fence and an atomic
 # count of the warps); atomic_capture (atomics whose old values pick the slots each thread
 # marks: every slot once); copy_3d and copy_3d_planes (cooperative copies of rank-3 tiles: a
-# batch's plane by a pointer offset, whole trailing planes folded into rows; ragged edges). The
+# batch's plane by a pointer offset, whole trailing planes folded into rows; ragged edges);
+# event_named_cond (two halves of a block hand data over through events, each half picked by a
+# named condition). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -77,6 +79,8 @@ x = rng.standard_normal((3, 100, 200)).astype(np.float32)   # batched: M, K not 
 np.save(f"{d}/c3_x.npy", x); np.save(f"{d}/c3_y.npy", x * 2)
 x = rng.standard_normal((7, 4, 8)).astype(np.float32)       # planes: B odd
 np.save(f"{d}/cp_x.npy", x); np.save(f"{d}/cp_y.npy", x)
+x = rng.standard_normal(100003).astype(np.float32)          # events picked by a named condition
+np.save(f"{d}/ev_x.npy", x); np.save(f"{d}/ev_y.npy", x * 2)
 PY
 rc=0
 check() {
@@ -111,4 +115,5 @@ check $L/atomic_capture.co --shape N=100003 --input slots="$D/tk_z.npy" --input 
   --expect total="$D/tk_t.npy" --runs 20
 check $L/copy_3d.co --shape B=3,M=100,K=200 --input x="$D/c3_x.npy" --expect y="$D/c3_y.npy" --runs 20
 check $L/copy_3d_planes.co --shape B=7 --input x="$D/cp_x.npy" --expect y="$D/cp_y.npy" --runs 20
+check $L/event_named_cond.co --shape N=100003 --input x="$D/ev_x.npy" --expect y="$D/ev_y.npy" --runs 20
 exit $rc

@@ -40,7 +40,7 @@ pub struct Emitter<'a> {
     pub swizzle: HashMap<StmtId, Sym>,
     pub roles: HashMap<StmtId, (Role, CExpr)>,
     /// First trigger site of each event: the C++ predicate of the threads that reach it.
-    pub arrivals: HashMap<crate::check::Binding, (CExpr, StmtId)>,
+    pub arrivals: HashMap<crate::check::Binding, super::roles::Arrival>,
     /// TMA loads that complete on the event of the `trigger … after` naming their future
     /// (`KernelInfo::bound_copies`): copy → event expression.
     pub bound_copies: &'a HashMap<StmtId, crate::ir::ExprId>,

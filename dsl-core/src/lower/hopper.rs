@@ -222,18 +222,20 @@ pub fn sync_stmt(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lo
                 let n = &d.name.name;
                 let count = d.count.map(|c| e.cx().sym(c)).transpose()?;
                 let len = count.clone().unwrap_or(Sym::Int(1));
-                let (arrivals, first) = e
+                let (arrivals, first, named) = e
                     .arrivals
                     .get(&Binding::Event(s, di))
                     .cloned()
-                    .unwrap_or((CExpr::Lit("true"), s));
+                    .unwrap_or((CExpr::Lit("true"), s, Vec::new()));
                 e.emit(
                     array("__shared__ alignas(8) unsigned long long", n, &len),
                     None,
                     line,
                 );
+                let mut lets = thread_decls(e, first)?;
+                lets.extend(named);
                 let reach = CExpr::Lambda(Box::new(ThreadLambda::OfThread {
-                    lets: thread_decls(e, first)?,
+                    lets,
                     value: arrivals,
                 }));
                 let decl = |ty: &'static str, name: String, init: CExpr| Op::Decl {

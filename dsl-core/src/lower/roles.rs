@@ -144,17 +144,22 @@ pub fn enclosing_levels(m: &Module, target: StmtId) -> Vec<(StmtId, usize)> {
     path
 }
 
-/// Event (the checker's binding of its declarator) → C++ predicate of the threads that reach its
-/// first `trigger` (and that trigger, whose enclosing levels declare the predicate's thread
-/// variables): the enclosing `inthreads` conditions, rendered as C++ over the thread variables
-/// (whose extents give `#` its stride). An `if` around a `trigger` does not enter it: the checker admits only
+/// What [`arrivals`] gives an event: the C++ predicate of the threads that reach its first
+/// `trigger`, that trigger (whose enclosing levels declare the predicate's thread variables),
+/// and the named values the predicate reads (`pred = p >= 32;` before `inthreads (pred)`), in
+/// order, each as its C++ value.
+pub type Arrival = (CExpr, StmtId, Vec<(String, CExpr)>);
+
+/// Event (the checker's binding of its declarator) → its [`Arrival`]: the enclosing `inthreads`
+/// conditions, rendered as C++ over the thread variables (whose extents give `#` its stride)
+/// and the `let`s and never-assigned scalars they name. An `if` around a `trigger` does not enter it: the checker admits only
 /// conditions with one value per block there (`check/lowerable.rs`, E1112), under which the
 /// same threads reach the trigger or none do.
 pub fn arrivals(
     m: &Module,
     info: &crate::check::KernelInfo,
     geo: &Geometry,
-) -> Result<HashMap<crate::check::Binding, (CExpr, StmtId)>, super::error::LowerError> {
+) -> Result<HashMap<crate::check::Binding, Arrival>, super::error::LowerError> {
     let mut scopes = super::scope::Scopes::default();
     for v in geo.block_vars.iter().chain(&geo.thread_vars) {
         scopes.declare(v.binding, super::scope::Local::ParVar);
@@ -170,17 +175,73 @@ pub fn arrivals(
     Ok(out)
 }
 
+/// The `let`s and never-assigned scalars `e` names (through each other, dependencies first),
+/// with their C++ values: the names an arrival predicate must declare to be evaluated for any
+/// thread.
+fn named_values(
+    cx: &super::cexpr::ExprCx,
+    e: ExprId,
+    out: &mut Vec<(String, CExpr)>,
+    depth: u32,
+) -> Result<(), super::error::LowerError> {
+    use crate::check::Binding;
+    let m = cx.m;
+    let mut found: Vec<(String, ExprId)> = Vec::new();
+    crate::check::walk_expr(m, e, &mut |x| {
+        let Expr::Name(n) = &m.exprs[x] else { return };
+        let value = match cx.info.bindings.get(&x) {
+            Some(Binding::Let(d)) => match &m.stmts[*d] {
+                Stmt::Let { value, .. } => Some(*value),
+                _ => None,
+            },
+            Some(&Binding::Scalar(d)) if !assigned(cx, d) => match &m.stmts[d] {
+                Stmt::ScalarDecl { init: Some(v), .. } => Some(*v),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(v) = value {
+            found.push((n.clone(), v));
+        }
+    });
+    for (n, v) in found {
+        if depth < 16 && !out.iter().any(|(o, _)| *o == n) {
+            named_values(cx, v, out, depth + 1)?;
+            out.push((n, cx.value(v)?.0));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a statement assigns the scalar declared by `decl` (`=`, `+=`, … or `reduce`).
+fn assigned(cx: &super::cexpr::ExprCx, decl: StmtId) -> bool {
+    let name = match &cx.m.stmts[decl] {
+        Stmt::ScalarDecl { name, .. } => name.name.as_str(),
+        _ => return true,
+    };
+    crate::check::all_stmts(cx.m)
+        .into_iter()
+        .any(|s| match &cx.m.stmts[s] {
+            Stmt::Assign { target, .. } => {
+                cx.info.bindings.get(target) == Some(&crate::check::Binding::Scalar(decl))
+            }
+            // A reduction's target is a name (a reduction of another scalar of that name counts).
+            Stmt::Reduce { target, .. } => target.name == name,
+            _ => false,
+        })
+}
+
 fn walk(
     cx: &super::cexpr::ExprCx,
     b: &[StmtId],
-    conds: &mut Vec<CExpr>,
-    out: &mut HashMap<crate::check::Binding, (CExpr, StmtId)>,
+    conds: &mut Vec<(CExpr, ExprId)>,
+    out: &mut HashMap<crate::check::Binding, Arrival>,
 ) -> Result<(), super::error::LowerError> {
     let m = cx.m;
     for &s in b {
         match &m.stmts[s] {
             Stmt::InThreads { cond, body, .. } => {
-                conds.push(cx.value(*cond)?.0.paren());
+                conds.push((cx.value(*cond)?.0.paren(), *cond));
                 walk(cx, body, conds, out)?;
                 conds.pop();
             }
@@ -200,12 +261,16 @@ fn walk(
                 let Some(binding) = event_binding(m, cx.info, *event) else {
                     continue;
                 };
-                out.entry(binding).or_insert_with(|| {
-                    (
-                        CExpr::join(COp::And, conds.iter().cloned()).unwrap_or(CExpr::Lit("true")),
-                        s,
-                    )
-                });
+                if out.contains_key(&binding) {
+                    continue;
+                }
+                let mut named = Vec::new();
+                for (_, c) in conds.iter() {
+                    named_values(cx, *c, &mut named, 0)?;
+                }
+                let pred = CExpr::join(COp::And, conds.iter().map(|(c, _)| c.clone()))
+                    .unwrap_or(CExpr::Lit("true"));
+                out.insert(binding, (pred, s, named));
             }
             _ => {}
         }
