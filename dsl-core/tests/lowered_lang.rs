@@ -278,6 +278,11 @@ fn body_text(k: &dsl_core::lower::CudaKernel) -> String {
     k.body.iter().map(|l| format!("{}\n", l.op)).collect()
 }
 
+/// The body of the kernel `src` lowers to, in its launch form (`what` names it in a failure).
+fn lowered_body(src: &str, what: &str) -> String {
+    body_text(&lowers(&launch_form(parse(src)), what))
+}
+
 /// A WGMMA accumulator masked under an `if` and then reduced: the WGMMAs' wait inside the
 /// `if` runs on one path only, so the reduction after it commits and waits again.
 #[test]
@@ -341,10 +346,7 @@ fn block_and_warp_barriers_and_fences_lower_and_divergent_ones_are_errors() {
             "__co__ void k(f32 [N] x, f32 [N] y) {{\n  parallel {{b}} by [cdiv(N, 256)] : block, {{w}} by [8] : group, {{l}} by [32] : thread {{\n    shared f32 [8, 32] r;\n    r.at(w, l) = x.at(b # w # l);\n{body}\n    y.at(b # w # l) = r.at(w, (l + 1) % 32);\n  }}\n}}\n"
         )
     };
-    let lowered = |body: &str| {
-        let m = launch_form(parse(&k(body)));
-        body_text(&lowers(&m, body))
-    };
+    let lowered = |body: &str| lowered_body(&k(body), body);
     assert!(lowered("    sync.barrier : block;").contains("__syncthreads();"));
     assert!(lowered("    sync.barrier;").contains("__syncthreads();"));
     assert!(lowered("    sync.barrier : group;").contains("__syncwarp();"));
@@ -376,10 +378,7 @@ fn an_atomics_old_value_kept_whole_in_a_scalar_lowers() {
             "__co__ void k(s32 [N] x, s32 [N] y, s32 [1] total) {{\n  parallel {{b}} by [cdiv(N, 64)] : block, {{t}} by [64] : thread {{\n    shared s32 [1] next;\n    if (t == 0) {{\n      next.at(0) = 0;\n    }}\n    sync.shared;\n{body}\n  }}\n}}\n"
         )
     };
-    let lowered = |body: &str| {
-        let m = launch_form(parse(&k(body)));
-        body_text(&lowers(&m, body))
-    };
+    let lowered = |body: &str| lowered_body(&k(body), body);
     let shared = lowered("    int mine = __atomic_add(next.at(0), 1);\n    y.at(b # t) = mine;");
     assert!(
         shared.contains("int mine = atomicAdd(&next[0], 1);"),
@@ -423,8 +422,7 @@ fn rank_three_tiles_made_of_rows_copy_through_shared_memory() {
     };
     // A plane of the batch (a pointer offset; a plane past B has no rows), then 16 rows of it;
     // the store waits for the copy to land.
-    let m = launch_form(parse(&k("1, 16, 64", "b, bm, 0")));
-    let b = body_text(&lowers(&m, "batched"));
+    let b = lowered_body(&k("1, 16, 64", "b, bm, 0"), "batched");
     assert!(
         b.contains("tsl_copy_g2s<16, 64, 64, tsl_threads>(s, x + (long long)(b) * (M * K), bm * 16, 0, (((unsigned)(b) < (unsigned)(B)) ? M : 0), K);"),
         "{b}"
@@ -438,8 +436,7 @@ fn rank_three_tiles_made_of_rows_copy_through_shared_memory() {
 #[test]
 fn elements_of_rank_three_shared_and_register_tiles_use_every_index() {
     let src = "__co__ void k(f32 [N] x, f32 [N] y) {\n  parallel {b} by [cdiv(N, 64)] : block, {t} by [64] : thread {\n    shared f32 [2, 4, 64] s;\n    local f32 [2, 2, 4] r;\n    s.at(1, 2, t) = x.at(b # t);\n    sync.shared;\n    r.at(1, 0, 3) = s.at(1, 2, 63 - t);\n    y.at(b # t) = r.at(1, 0, 3);\n  }\n}\n";
-    let m = launch_form(parse(src));
-    let b = body_text(&lowers(&m, "rank 3"));
+    let b = lowered_body(src, "rank 3");
     assert!(b.contains("s[1 * 256 + 2 * 64 + t] = "), "{b}");
     assert!(
         b.contains("r[1 * 8 + 3] = s[1 * 256 + 2 * 64 + 63 - t];"),

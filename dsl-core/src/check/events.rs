@@ -393,11 +393,20 @@ pub(crate) fn assigned(cx: &Cx, decl: StmtId) -> bool {
 
 /// The declarations of every scalar some statement assigns (`=`, `+=`, … or `reduce`).
 pub(crate) fn assigned_scalars(cx: &Cx) -> HashSet<StmtId> {
-    all_stmts(cx.m)
+    scalars_assigned(cx.m, &cx.res.bindings, &cx.res.idents)
+}
+
+/// [`assigned_scalars`] from the resolution of names (`KernelInfo::bindings`, `idents`).
+pub fn scalars_assigned(
+    m: &crate::ir::Module,
+    bindings: &std::collections::HashMap<ExprId, Binding>,
+    idents: &std::collections::HashMap<(StmtId, super::IdentRole), Binding>,
+) -> HashSet<StmtId> {
+    all_stmts(m)
         .into_iter()
-        .filter_map(|s| match &cx.m.stmts[s] {
-            Stmt::Assign { target, .. } => cx.res.bindings.get(target),
-            Stmt::Reduce { .. } => cx.res.reduce_target(s),
+        .filter_map(|s| match &m.stmts[s] {
+            Stmt::Assign { target, .. } => bindings.get(target),
+            Stmt::Reduce { .. } => idents.get(&(s, super::IdentRole::Target)),
             _ => None,
         })
         .filter_map(|b| match b {

@@ -77,6 +77,7 @@ mod wgmma;
 
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
+pub use events::scalars_assigned;
 pub(crate) use fresh::fresh_tile;
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{BlockFill, Owned, block_owned, header_outputs, unobservable};

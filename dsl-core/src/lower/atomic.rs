@@ -1,6 +1,7 @@
 //! `__atomic_add(t.at(i, j), v);` and its kin: the CUDA atomic on the element — behind the
 //! bounds test of a guarded store on a global tensor (an index outside it updates nothing),
-//! directly on shared memory; `int old = __atomic_add(…);` keeps the value it returns. `check/simt.rs` has checked the element type and the space.
+//! directly on shared memory; `int old = __atomic_add(…);` keeps the value it returns.
+//! `check/simt.rs` has checked the element type and the space.
 
 use super::cexpr::{Ty, convert};
 use super::cxx::CExpr;
@@ -58,17 +59,13 @@ fn site(e: &mut Emitter, func: &Ident, args: &[ExprId]) -> Result<Site, LowerErr
     e.written_params.insert(p);
     e.pointer_params.insert(p);
     let (r, c, rows, cols) = v.global_rc();
-    let unsigned = |x: CExpr| CExpr::Cast("unsigned", Box::new(x.paren()));
-    let wide = |x: CExpr| CExpr::Cast("long long", Box::new(x.paren()));
     // A 1-D tensor is one column: its test and offset are the row's alone.
     let (inside, offset) = if matches!((&c, &cols), (CExpr::Int(0), CExpr::Int(1))) {
-        (unsigned(r.clone()).lt(unsigned(rows)), wide(r))
+        (r.clone().below(rows), r.wide())
     } else {
         (
-            unsigned(r.clone())
-                .lt(unsigned(rows))
-                .and(unsigned(c.clone()).lt(unsigned(cols.clone()))),
-            wide(r).mul(cols).add(c),
+            r.clone().below(rows).and(c.clone().below(cols.clone())),
+            r.wide().mul(cols).add(c),
         )
     };
     Ok(site(v.tensor.ptr().add(offset), Some(inside)))

@@ -379,6 +379,16 @@ impl CExpr {
     pub fn lt(self, b: CExpr) -> CExpr {
         self.bin(COp::Lt, b)
     }
+    /// `(unsigned)(self) < (unsigned)(bound)`: an index inside `[0, bound)` — a negative one
+    /// compares as a large unsigned value, so one test covers both ends.
+    pub fn below(self, bound: CExpr) -> CExpr {
+        let unsigned = |x: CExpr| CExpr::Cast("unsigned", Box::new(x.paren()));
+        unsigned(self).lt(unsigned(bound))
+    }
+    /// `(long long)(self)`: an element offset that may pass 2³¹.
+    pub fn wide(self) -> CExpr {
+        CExpr::Cast("long long", Box::new(self.paren()))
+    }
     pub fn eq(self, b: CExpr) -> CExpr {
         self.bin(COp::Eq, b)
     }

@@ -186,6 +186,7 @@ fn named_values(
 ) -> Result<(), super::error::LowerError> {
     use crate::check::Binding;
     let m = cx.m;
+    let assigned = crate::check::scalars_assigned(m, &cx.info.bindings, &cx.info.idents);
     let mut found: Vec<(String, ExprId)> = Vec::new();
     crate::check::walk_expr(m, e, &mut |x| {
         let Expr::Name(n) = &m.exprs[x] else { return };
@@ -194,7 +195,7 @@ fn named_values(
                 Stmt::Let { value, .. } => Some(*value),
                 _ => None,
             },
-            Some(&Binding::Scalar(d)) if !assigned(cx, d) => match &m.stmts[d] {
+            Some(&Binding::Scalar(d)) if !assigned.contains(&d) => match &m.stmts[d] {
                 Stmt::ScalarDecl { init: Some(v), .. } => Some(*v),
                 _ => None,
             },
@@ -211,24 +212,6 @@ fn named_values(
         }
     }
     Ok(())
-}
-
-/// Whether a statement assigns the scalar declared by `decl` (`=`, `+=`, … or `reduce`).
-fn assigned(cx: &super::cexpr::ExprCx, decl: StmtId) -> bool {
-    let name = match &cx.m.stmts[decl] {
-        Stmt::ScalarDecl { name, .. } => name.name.as_str(),
-        _ => return true,
-    };
-    crate::check::all_stmts(cx.m)
-        .into_iter()
-        .any(|s| match &cx.m.stmts[s] {
-            Stmt::Assign { target, .. } => {
-                cx.info.bindings.get(target) == Some(&crate::check::Binding::Scalar(decl))
-            }
-            // A reduction's target is a name (a reduction of another scalar of that name counts).
-            Stmt::Reduce { target, .. } => target.name == name,
-            _ => false,
-        })
 }
 
 fn walk(

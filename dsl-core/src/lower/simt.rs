@@ -533,14 +533,12 @@ impl Rows2 {
         let zero: Vec<bool> = v.origin.iter().map(CExpr::is_zero).collect();
         let lead = crate::check::fold_rows(&v.tile, &zero, &t.shape)?;
         let product = |dims: &[Sym]| dims.iter().cloned().fold(Sym::Int(1), Sym::mul);
-        let unsigned = |x: CExpr| CExpr::Cast("unsigned", Box::new(x.paren()));
-        let wide = |x: CExpr| CExpr::Cast("long long", Box::new(x.paren()));
         let mut ptr = t.ptr();
         let mut inside: Option<CExpr> = None;
         for d in 0..lead {
             let stride = product(&t.shape[d + 1..]);
-            ptr = ptr.add(wide(v.origin[d].clone()).mul(CExpr::sym_operand(&stride)));
-            let ok = unsigned(v.origin[d].clone()).lt(unsigned(CExpr::sym(&t.shape[d])));
+            ptr = ptr.add(v.origin[d].clone().wide().mul(CExpr::sym_operand(&stride)));
+            let ok = v.origin[d].clone().below(CExpr::sym(&t.shape[d]));
             inside = Some(match inside {
                 Some(c) => c.and(ok),
                 None => ok,
