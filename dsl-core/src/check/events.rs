@@ -396,7 +396,8 @@ pub(crate) fn assigned_scalars(cx: &Cx) -> HashSet<StmtId> {
     scalars_assigned(cx.m, &cx.res.bindings, &cx.res.idents)
 }
 
-/// [`assigned_scalars`] from the resolution of names (`KernelInfo::bindings`, `idents`).
+/// The declarations of every scalar some statement assigns (`=`, `+=`, … or `reduce`), from the
+/// resolution of names (`KernelInfo::bindings` and `idents`).
 pub fn scalars_assigned(
     m: &crate::ir::Module,
     bindings: &std::collections::HashMap<ExprId, Binding>,
