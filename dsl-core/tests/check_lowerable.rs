@@ -142,8 +142,16 @@ fn a_fresh_shared_buffer_of_a_3d_tile() {
 
 #[test]
 fn register_copy_of_a_3d_tile() {
-    let b = "    local f32 [2, 2, 2] r3, q3;\n    dma.copy r3 => q3;";
+    // Whole register tensors walk in row-major order, so they copy at any rank.
+    let whole =
+        "    local f32 [2, 2, 2] r3, q3;\n    r3.at(0, 0, 0) = 1.0f;\n    dma.copy r3 => q3;";
+    check(&simt("", whole)).unwrap_or_else(|d| panic!("{d}"));
+    // A tile of a register tensor cut across its rows does not walk as rows.
+    let b = "    local f32 [2, 2, 2] r3;\n    local f32 [2, 2] q2;\n    r3.at(0, 0, 0) = 1.0f;\n    dma.copy r3.subspan(2, 1, 2).at(0, 0, 0) => q2;";
     rejects(&simt("", b), c::REGISTER_COPY_RANK, "dma.copy r3");
+    // A whole rank-3 register tensor stores into a 2-D shared tile, row by row.
+    let b = "    local f32 [1, 4, 4] r3;\n    r3.at(0, 0, 0) = 1.0f;\n    dma.copy r3 => s.subspan(4, 4).at(0, 0);";
+    check(&simt("", b)).unwrap_or_else(|d| panic!("{d}"));
 }
 
 #[test]

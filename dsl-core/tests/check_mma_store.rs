@@ -170,19 +170,29 @@ fn the_destination_is_dense() {
 
 #[test]
 fn the_column_is_known_after_unrolling() {
-    // A plain foreach: `h` is a run-time value, and the accumulator would go to local memory.
-    let m = sliced(
+    // A plain foreach of a static trip count unrolls whole, as `: unroll` does.
+    check_ok(&sliced(
         "64",
         "2",
         false,
         "mc.subspan(WARP_M, 64).at(0, h)",
         "output_s",
+    ));
+    // A column that depends on the block is a run-time value: the accumulator would go to
+    // local memory.
+    let m = sliced(
+        "64",
+        "2",
+        true,
+        "mc.subspan(WARP_M, 64).at(0, (h + block_n) % 2)",
+        "output_s",
     );
     let d = check_err(&m);
     let e = only(&d, c::LOCAL_INDEX);
     assert!(
-        e.message
-            .contains("`mc` is a register tile, but the index `h` is only known at run time"),
+        e.message.contains(
+            "`mc` is a register tile, but the index `(h + block_n) % 2` depends on `block_n`, which is only known at run time"
+        ),
         "{e}"
     );
     assert_eq!(d.len(), 1, "{d}");

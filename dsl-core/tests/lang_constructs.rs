@@ -685,6 +685,23 @@ fn a_futures_span_sizes_a_declaration() {
     .module
     .to_string();
     assert!(cdiv.contains("shared f32 [8, 6] h;"), "{cdiv}");
+    // A name for a view has the view's shape where the parser knows it: `[l.span]` of
+    // `l = x.span_as(4, 32)` is `[4, 32]`, in either way of writing the new shape; a fresh
+    // register array's future is spliced like a fresh shared buffer's.
+    for reshape in ["x.span_as(4, 32)", "x.span_as([4, 32])"] {
+        let text = parse(&format!(
+            "__co__ void k(global f32 [8, 16] x) {{\n  l = {reshape};\n  parallel b by 2 : block {{\n    local f32 [l.span] h;\n  }}\n}}\n",
+        ))
+        .module
+        .to_string();
+        assert!(text.contains("local f32 [4, 32] h;"), "{text}");
+    }
+    let local = parse(
+        "__co__ void k(global f32 [8, 16] x) {\n  parallel b by 2 : block {\n    f = dma.copy x.subspan(1, 16).at(b, 0) => local;\n    local f32 [f.span] h;\n  }\n}\n",
+    )
+    .module
+    .to_string();
+    assert!(local.contains("local f32 [1, 16] h;"), "{local}");
 }
 
 #[test]

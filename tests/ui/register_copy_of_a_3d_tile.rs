@@ -1,4 +1,5 @@
-// expect: E1105 — register tile copies move 1-D and 2-D tiles.
+// expect: E1105 — beyond two dimensions a register tile copy walks rows; a tile cut across
+// its rows does not walk as rows.
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -16,8 +17,9 @@ gemm_kernel! {
         shared f16 [TILE_M, TILE_K] lhs_s;
         shared f16 [TILE_N, TILE_K] rhs_s;
         f16 acc = 0.0f;
-        local f16 [2, 2, 2] r3, q3;
-        dma.copy r3 => q3;
+        local f16 [2, 2, 2] r3;
+        local f16 [2, 2] q2;
+        dma.copy r3.subspan(2, 1, 2).at(0, 1, 0) => q2;
 
         foreach {iv_k} in [cdiv(K, TILE_K)] {
           dma.copy lhs.subspan(TILE_M, TILE_K).at(block_m, iv_k) => lhs_s;

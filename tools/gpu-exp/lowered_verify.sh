@@ -12,7 +12,8 @@
 # marks: every slot once); copy_3d and copy_3d_planes (cooperative copies of rank-3 tiles: a
 # batch's plane by a pointer offset, whole trailing planes folded into rows; ragged edges);
 # event_named_cond (two halves of a block hand data over through events, each half picked by a
-# named condition). The
+# named condition); fresh_local and fresh_local_columns (`f = dma.copy … => local`: register
+# arrays of a rank-3 tile's shape, from global and from shared memory; ragged edges). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -81,6 +82,13 @@ x = rng.standard_normal((7, 4, 8)).astype(np.float32)       # planes: B odd
 np.save(f"{d}/cp_x.npy", x); np.save(f"{d}/cp_y.npy", x)
 x = rng.standard_normal(100003).astype(np.float32)          # events picked by a named condition
 np.save(f"{d}/ev_x.npy", x); np.save(f"{d}/ev_y.npy", x * 2)
+x = rng.standard_normal((3, 1001, 64)).astype(np.float32)  # fresh register arrays: M ragged
+np.save(f"{d}/fl_x.npy", x)
+np.save(f"{d}/fl_y.npy", x * 2 + (np.arange(1001) % 4)[None, :, None].astype(np.float32))
+np.save(f"{d}/fl_z.npy", x * 2)
+a = rng.integers(-1000, 1000, size=(3, 17, 1000), dtype=np.int32)  # columns: N ragged
+c = rng.integers(-1000, 1000, size=(3, 17, 1000), dtype=np.int32)
+np.save(f"{d}/fc_a.npy", a); np.save(f"{d}/fc_c.npy", c); np.save(f"{d}/fc_s.npy", a + c)
 PY
 rc=0
 check() {
@@ -116,4 +124,8 @@ check $L/atomic_capture.co --shape N=100003 --input slots="$D/tk_z.npy" --input 
 check $L/copy_3d.co --shape B=3,M=100,K=200 --input x="$D/c3_x.npy" --expect y="$D/c3_y.npy" --runs 20
 check $L/copy_3d_planes.co --shape B=7 --input x="$D/cp_x.npy" --expect y="$D/cp_y.npy" --runs 20
 check $L/event_named_cond.co --shape N=100003 --input x="$D/ev_x.npy" --expect y="$D/ev_y.npy" --runs 20
+check $L/fresh_local.co --shape B=3,M=1001 --input x="$D/fl_x.npy" --expect y="$D/fl_y.npy" \
+  --expect z="$D/fl_z.npy" --runs 20
+check $L/fresh_local_columns.co --shape B=3,N=1000 --input lhs="$D/fc_a.npy" --input rhs="$D/fc_c.npy" \
+  --expect out="$D/fc_s.npy" --runs 20
 exit $rc

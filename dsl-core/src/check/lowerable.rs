@@ -4,10 +4,11 @@
 //! - `a # b` composes with a loop or parallel variable `b` (whose extent is the stride);
 //! - sizes (extents, shapes, counts, `.subspan` sizes): integer arithmetic
 //!   the lowering can keep symbolic;
-//! - copies: into a fresh buffer (`=> shared`), `.async` with a register side, directions other
-//!   than global ↔ shared and the register-tile ones, shared → global only synchronous and not
-//!   transposed, ranks (1-D/2-D shared and register tiles, 2-D TMA tiles), `.transpose()` only
-//!   as a cooperative copy's 2-D shared destination;
+//! - copies: into a fresh buffer only as a future (`f = dma.copy … => shared` / `=> local`),
+//!   `.async` with a register side, directions other than global ↔ shared and the
+//!   register-tile ones, shared → global only synchronous and not transposed, ranks (tiles made
+//!   of rows; a register side beyond rank 2 walked in row-major order: 1-D or whole; 2-D TMA
+//!   tiles), `.transpose()` only as a cooperative copy's 2-D shared destination;
 //! - assignments: one element (`.at(i, j)`), no compound assignment to a global element;
 //! - the `: block` level: at most 3 variables, exactly 2 under `raster`, 1 or 2 under
 //!   `persistent`;
@@ -379,6 +380,108 @@ fn copies_as_rows(cx: &Cx, views: &Views, e: ExprId) -> bool {
     super::fold_rows(&v.tile, &zero, &r.shape).is_some()
 }
 
+/// A whole register tensor: no view method, no array entry.
+fn whole(v: &super::view_state::VState) -> bool {
+    v.array_index.is_none()
+        && v.tiled.is_none()
+        && v.coords.iter().all(Option::is_none)
+        && !v.element
+        && !v.transposed
+}
+
+/// A copy with a register side (`src` → `dst`, each with its view): synchronous, neither side
+/// transposed, 1-D and 2-D tiles — or, between global memory and registers, a global tile
+/// made of rows (`fold_rows`) and a register side that is 1-D or a whole register tensor,
+/// which the copy walks in row-major order.
+fn register_copy(
+    cx: &Cx,
+    views: &Views,
+    s: StmtId,
+    is_async: bool,
+    (src, sv): (ExprId, &super::view_state::VState),
+    (d, dv): (ExprId, &super::view_state::VState),
+    diags: &mut Diagnostics,
+) {
+    let m = cx.m;
+    let to = dv.space;
+    if is_async {
+        diags.push(
+            at_stmt(
+                m,
+                codes::ASYNC_REGISTER_COPY,
+                s,
+                "a copy into or out of registers is per thread and synchronous",
+            )
+            .with_help("drop `.async`"),
+        );
+    }
+    // Beyond rank 2, each side is walked as rows: a tile made of rows (`fold_rows`), and a
+    // register side in row-major order, so 1-D or a whole register tensor.
+    let high = sv.shape.len() > 2 || dv.shape.len() > 2;
+    for (v, x) in [(sv, src), (dv, d)] {
+        let rank = v.shape.len();
+        let ok = match v.space {
+            _ if rank == 0 => false,
+            _ if !high => true,
+            MemSpace::Local => rank == 1 || whole(v),
+            _ => copies_as_rows(cx, views, x),
+        };
+        if !ok {
+            let msg = if high {
+                format!(
+                    "a register tile copy beyond two dimensions walks rows: a tile made of rows and a register side that is 1-D or a whole register tensor; this one has {rank} dimensions"
+                )
+            } else {
+                "a register tile copy moves tiles, not single elements".to_string()
+            };
+            diags.push(
+                at_expr(m, codes::REGISTER_COPY_RANK, x, msg)
+                    .with_help("copy a 1-D or 2-D view of the tile, or a tile whose leading extents are 1 and whose dimensions after the first other one are whole, into a whole register tensor"),
+            );
+            break;
+        }
+    }
+    // The register side walks the other side's rows with its own pitch: a 2-D register
+    // tile needs the other side's row count, written the same way (it becomes a C++
+    // template argument), unless the other side is one row.
+    let (reg, other, at) = if to == MemSpace::Local {
+        (dv, sv, d)
+    } else {
+        (sv, dv, src)
+    };
+    if reg.shape.len() == 2 && (1..=2).contains(&other.shape.len()) {
+        let rows = |v: &super::view::VState| match v.shape.len() {
+            1 => "1".to_string(),
+            _ => dim_text(m, &v.shape[0]),
+        };
+        let (r, o) = (rows(reg), rows(other));
+        if r != o && o != "1" {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::REGISTER_ROWS,
+                    at,
+                    format!(
+                        "a 2-D register tile copies a tile of its own row count, written the same way: `{r}` rows here, `{o}` on the other side"
+                    ),
+                )
+                .with_help("write both row counts alike, or make the register tile 1-D"),
+            );
+        }
+    }
+    if dv.transposed {
+        diags.push(
+            at_expr(
+                m,
+                codes::TRANSPOSE_TARGET,
+                d,
+                "`.transpose()` is a cooperative global → shared copy's destination; a register tile cannot be one",
+            )
+            .with_help("copy into a shared tile with `.transpose()`, then into registers"),
+        );
+    }
+}
+
 fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
     // The tile shape of the first async transposed copy into each shared tensor: they share
@@ -446,6 +549,26 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     }
                     continue;
                 }
+                // `f = dma.copy … => local;`: a register array of the source tile's shape.
+                if let (CopyDst::Fresh(MemSpace::Local), Some(f), false) = (dst, bind, *tma) {
+                    let Some(sv) = views.get(*src) else { continue };
+                    if super::fresh::fresh_tile(m, &cx.res.bindings, *src).is_none() {
+                        diags.push(
+                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = dma.copy … => local` sizes its register array from the source's tile, and this source's tile has no compile-time shape", f.name))
+                                .with_help("copy a tile whose extents are integers, tunables and constants: `t.subspan(R, C).at(i, j)`, or `t.chunkat(i, j)` with `i` over `cdiv(M, R)`"),
+                        );
+                        continue;
+                    }
+                    let shape = sv.tiled.clone().unwrap_or_else(|| sv.shape.clone());
+                    let fresh = super::view_state::VState::root(
+                        Binding::Future(s),
+                        sv.dtype,
+                        MemSpace::Local,
+                        shape,
+                    );
+                    register_copy(cx, views, s, *is_async, (*src, sv), (*src, &fresh), diags);
+                    continue;
+                }
                 (*tma, *is_async, *src, dst)
             }
             _ => continue,
@@ -495,73 +618,7 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             continue;
         }
         if from == MemSpace::Local || to == MemSpace::Local {
-            if is_async {
-                diags.push(
-                    at_stmt(
-                        m,
-                        codes::ASYNC_REGISTER_COPY,
-                        s,
-                        "a copy into or out of registers is per thread and synchronous",
-                    )
-                    .with_help("drop `.async`"),
-                );
-            }
-            for (v, x) in [(sv, src), (dv, *d)] {
-                if !(1..=2).contains(&v.shape.len()) {
-                    diags.push(
-                        at_expr(
-                            m,
-                            codes::REGISTER_COPY_RANK,
-                            x,
-                            format!(
-                                "register tile copies move 1-D and 2-D tiles; this one has {} dimensions",
-                                v.shape.len()
-                            ),
-                        )
-                        .with_help("copy a 1-D or 2-D view of the tile"),
-                    );
-                    break;
-                }
-            }
-            // The register side walks the other side's rows with its own pitch: a 2-D register
-            // tile needs the other side's row count, written the same way (it becomes a C++
-            // template argument), unless the other side is one row.
-            let (reg, other, at) = if to == MemSpace::Local {
-                (dv, sv, *d)
-            } else {
-                (sv, dv, src)
-            };
-            if reg.shape.len() == 2 && (1..=2).contains(&other.shape.len()) {
-                let rows = |v: &super::view::VState| match v.shape.len() {
-                    1 => "1".to_string(),
-                    _ => dim_text(m, &v.shape[0]),
-                };
-                let (r, o) = (rows(reg), rows(other));
-                if r != o && o != "1" {
-                    diags.push(
-                        at_expr(
-                            m,
-                            codes::REGISTER_ROWS,
-                            at,
-                            format!(
-                                "a 2-D register tile copies a tile of its own row count, written the same way: `{r}` rows here, `{o}` on the other side"
-                            ),
-                        )
-                        .with_help("write both row counts alike, or make the register tile 1-D"),
-                    );
-                }
-            }
-            if dv.transposed {
-                diags.push(
-                    at_expr(
-                        m,
-                        codes::TRANSPOSE_TARGET,
-                        *d,
-                        "`.transpose()` is a cooperative global → shared copy's destination; a register tile cannot be one",
-                    )
-                    .with_help("copy into a shared tile with `.transpose()`, then into registers"),
-                );
-            }
+            register_copy(cx, views, s, is_async, (src, &sv), (*d, &dv), diags);
             continue;
         }
         if from == MemSpace::Global && to == MemSpace::Global {

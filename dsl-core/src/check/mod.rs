@@ -718,6 +718,38 @@ pub(crate) fn at_expr(
 /// The first name in `e` whose binding `known` does not accept, following lets to their values
 /// (16 deep): the name that makes `e` a run-time value where only the accepted kinds may appear.
 /// Unresolved names are `resolve`'s to report, so they pass.
+/// Whether `x` is arithmetic over integers, tunables and constants only (no problem dimension).
+pub(crate) fn compile_time(m: &Module, x: &crate::sym::Sym) -> bool {
+    let mut names = Vec::new();
+    x.names(&mut names);
+    names
+        .iter()
+        .all(|n| m.tunable(n).is_some() || m.constant(n).is_some())
+}
+
+/// Whether variable `var` of `foreach` statement `s` has a compile-time value in each copy of
+/// the body once the lowering unrolls the loop: under `: unroll`, or when every extent of the
+/// nest is [`compile_time`] (the lowering unrolls such a nest whole) — but for the innermost
+/// variable under `: unroll(N)`, whose loop unrolls by `N` only.
+pub(crate) fn unrolled_whole(m: &Module, s: StmtId, var: usize) -> bool {
+    let crate::ir::Stmt::Foreach {
+        vars,
+        extents,
+        unroll,
+        ..
+    } = &m.stmts[s]
+    else {
+        return false;
+    };
+    if m.unroll_factor(s).is_some() && var + 1 == vars.len() {
+        return false;
+    }
+    *unroll
+        || extents
+            .iter()
+            .all(|&e| crate::sym::Sym::from_expr(m, e).is_some_and(|x| compile_time(m, &x)))
+}
+
 pub(crate) fn first_unknown_name(
     cx: &Cx,
     e: ExprId,

@@ -39,6 +39,8 @@ pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             Stmt::Ext(crate::ir::ExtStmt::Return { .. }) => {}
             // Kernel-scope scalars: every thread computes them (`check/kernel_scope.rs`).
             _ if hoisted.contains(&s) => {}
+            // `v = t.span_as(…);`: a name for a view, which each use reads; nothing runs.
+            Stmt::Let { value, .. } if super::is_view_let(m, *value) => {}
             _ if let Some(what) = super::kernel_scope::effect(m, s) => diags.push(
                 Diagnostic::new(
                     codes::KERNEL_SCOPE_EFFECT,

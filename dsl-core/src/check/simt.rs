@@ -148,7 +148,8 @@ fn atomics(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     }
 }
 
-/// Register tiles are indexed by compile-time values only.
+/// Register tiles are indexed by compile-time values only: constants and the variables of
+/// loops the lowering unrolls whole (`unrolled_whole`).
 fn local_indices(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
     let mut reported: HashSet<ExprId> = HashSet::new();
@@ -181,7 +182,7 @@ fn local_indices(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                         ),
                     )
                     .with_help(format!(
-                        "index register tiles with variables of `foreach … : unroll` loops and constants (a run-time index puts `{name}` in local memory)"
+                        "index register tiles with constants and variables of loops that unroll whole (`: unroll`, or extents over integers, tunables and constants); a run-time index puts `{name}` in local memory"
                     )),
                 );
             }
@@ -194,9 +195,7 @@ fn runtime_name(cx: &Cx, e: ExprId) -> Option<String> {
     let m = cx.m;
     first_unknown_name(cx, e, &|b| match b {
         Binding::Tunable | Binding::Constant => true,
-        Binding::LoopVar { stmt, .. } => {
-            matches!(m.stmts[*stmt], Stmt::Foreach { unroll: true, .. })
-        }
+        Binding::LoopVar { stmt, index } => super::unrolled_whole(m, *stmt, *index),
         _ => false,
     })
 }

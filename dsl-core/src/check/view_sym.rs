@@ -176,9 +176,9 @@ pub fn root_of(
             _ => not_tensor(),
         },
         Some(Binding::Future(s)) if depth < 8 => {
-            let dst = match &m.stmts[*s] {
-                Stmt::TmaCopy { dst, .. } => dst,
-                Stmt::Ext(crate::ir::ExtStmt::DmaFuture { dst, .. }) => dst,
+            let (dst, src) = match &m.stmts[*s] {
+                Stmt::TmaCopy { dst, src, .. } => (dst, *src),
+                Stmt::Ext(crate::ir::ExtStmt::DmaFuture { dst, src, .. }) => (dst, *src),
                 _ => return not_tensor(),
             };
             match dst {
@@ -188,6 +188,18 @@ pub fn root_of(
                         base = *b;
                     }
                     root_of(m, bindings, shared, base, depth + 1)
+                }
+                // A fresh register buffer: the source's tile (`fresh_tile`).
+                CopyDst::Fresh(crate::ir::MemSpace::Local) => {
+                    let (shape, _) =
+                        super::fresh_tile(m, bindings, src).ok_or_else(|| ViewError {
+                            at: r,
+                            msg: "a fresh register buffer's shape must be arithmetic over tunables and constants".into(),
+                        })?;
+                    Ok(Root {
+                        shape,
+                        array: false,
+                    })
                 }
                 CopyDst::Fresh(_) => {
                     let buf = shared

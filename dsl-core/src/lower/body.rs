@@ -243,7 +243,7 @@ impl Emitter<'_> {
                 for (entry, name, ..) in &hoisted {
                     self.scopes.hoist(entry, name);
                 }
-                let static_trip = exts.iter().all(|e| !mentions_dim(m, e));
+                let static_trip = exts.iter().all(|e| crate::check::compile_time(m, e));
                 // `: unroll(N)` unrolls the innermost variable's loop by N; `: unroll` and a
                 // static trip count unroll every loop of the nest whole.
                 let factor = match m.unroll_factor(s) {
@@ -845,13 +845,6 @@ fn const_int(name: &str, value: CExpr) -> Op {
 }
 
 /// Whether a size depends on a symbolic problem dim (so a loop over it is not unrolled).
-fn mentions_dim(m: &Module, e: &Sym) -> bool {
-    let mut names = Vec::new();
-    e.names(&mut names);
-    names
-        .iter()
-        .any(|n| m.tunable(n).is_none() && m.constant(n).is_none())
-}
 
 /// Whether statement `s` shares its statement list with another `parallel`.
 fn beside_a_parallel(m: &Module, s: StmtId) -> bool {

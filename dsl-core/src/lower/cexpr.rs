@@ -209,7 +209,10 @@ impl View {
             };
             strides.extend(ts.iter().map(|t| Sym::mul(t.clone(), scale.clone())));
         }
-        if self.tile.len() > 1 && self.tile[0] != Sym::Int(1) {
+        // Rows after the first start a pitch (or a multiple of it) further on.
+        if let Some((_, rows)) = self.tile.split_last()
+            && rows.iter().any(|t| *t != Sym::Int(1))
+        {
             strides.push(ld);
         }
         // A stride with a factor already required to be a multiple of `v` needs no condition

@@ -53,6 +53,7 @@ mod pipeline;
 mod plan;
 mod regtile;
 mod roles;
+mod rows;
 pub mod scope;
 mod simt;
 mod sparse;

@@ -10,62 +10,91 @@
 //! | local → shared    | `tsl_copy_tile_st`               | STS.128 when the origin is provably aligned |
 //! | local → local     | `tsl_copy_tile`                  | none                               |
 //!
-//! The copy walks the global/shared side's tile as `[ROWS, COLS]` (a 1-D tensor is one row);
-//! the register side is addressed row-major with its own row pitch, or flat when it is 1-D
-//! (so a `[1, 8]` tile copies into an `[8]` register tile). Shared-side alignment is a C++
-//! constant expression over the tunables ([`View::aligned_cpp`]), decided per instantiation.
+//! The copy walks the global/shared side's tile as `[ROWS, COLS]` (a 1-D tensor is one row; a
+//! tile of rank 3 or more made of rows folds, `check::fold_rows`: leading extents of 1 pick a
+//! plane, whole dimensions after the first other one are more rows). The register side is
+//! addressed row-major with its own row pitch, or flat when it is 1-D or — where either side
+//! has rank 3 or more — a whole register tensor (so a `[1, 8]` tile copies into an `[8]`
+//! register tile, and a `[1, 4, 4]` tile into a `[1, 4, 4]` one, such as the fresh register
+//! array of `f = dma.copy … => local;`). Shared-side alignment is a C++ constant expression
+//! over the tunables ([`View::aligned_cpp`]), decided per instantiation.
 
 use super::cexpr::View;
 use super::cxx::CExpr;
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::Call;
+use super::rows::Rows2;
 use crate::ir::{ExprId, MemSpace};
 use crate::sym::Sym;
 
-/// `[ROWS, COLS]` of a view, a 1-D view being one row; and the C++ (row, col) origin.
-fn rows_cols(v: &View) -> (Sym, Sym, CExpr, CExpr) {
-    match v.tile.len() {
-        1 => (
-            Sym::Int(1),
-            v.tile[0].clone(),
-            CExpr::int(0),
-            v.origin[0].clone(),
-        ),
-        _ => (
-            v.tile[0].clone(),
-            v.tile[1].clone(),
-            v.origin[0].clone(),
-            v.origin[1].clone(),
-        ),
+/// `[ROWS, COLS]` of a view walked as rows at its tensor's pitch: a 1-D view is one row, a
+/// view of rank 3 or more folds as `check::fold_rows` says (leading extents of 1, whole
+/// dimensions between the first other one and the last), its rows the product of the
+/// dimensions but the last.
+fn rows_cols(e: &Emitter, v: &View, at: ExprId) -> Result<(Sym, Sym), LowerError> {
+    let n = v.tile.len();
+    let zero: Vec<bool> = v.origin.iter().map(CExpr::is_zero).collect();
+    match n {
+        1 => Ok((Sym::Int(1), v.tile[0].clone())),
+        2 => Ok((v.tile[0].clone(), v.tile[1].clone())),
+        _ if crate::check::fold_rows(&v.tile, &zero, &v.tensor.shape).is_some() => Ok((
+            v.tile[..n - 1].iter().cloned().fold(Sym::Int(1), Sym::mul),
+            v.tile[n - 1].clone(),
+        )),
+        _ => Err(LowerError::new(
+            e.m.expr_span(at),
+            "a register tile copy moves tiles made of rows",
+        )),
     }
 }
 
-/// The global tensor's `[rows, cols]` as C++ (a 1-D tensor is one row).
-fn global_extent(v: &View) -> (CExpr, CExpr) {
-    let t = &v.tensor;
-    match t.shape.len() {
-        1 => (CExpr::int(1), CExpr::sym(&t.shape[0])),
-        _ => (CExpr::sym(&t.shape[0]), CExpr::sym(&t.shape[1])),
-    }
+/// The global side as rows (`Rows2`: a tile of rank 3 or more folds into a plane's rows), and
+/// its `[ROWS, COLS]` as symbols for the register side's pitch.
+fn global_rows(e: &Emitter, v: &View, at: ExprId) -> Result<(Rows2, Sym, Sym), LowerError> {
+    let g = Rows2::of(v).ok_or_else(|| {
+        LowerError::new(
+            e.m.expr_span(at),
+            "a register tile copy moves a global tile made of rows",
+        )
+    })?;
+    let (rows, cols) = rows_cols(e, v, at)?;
+    Ok((g, rows, cols))
 }
 
-/// Row pitch of the register side for a `[rows, cols]` walk: its own pitch when it is 2-D
-/// (its tile must then have as many rows), `cols` when it is 1-D (row-major flattening).
+/// Row pitch of the register side for the other side's `[rows, cols]` walk: `cols` — row-major
+/// order — when it is 1-D, or a whole register tensor where either side has rank 3 or more;
+/// else its tensor's pitch, its own rows being as many (or the walk one row).
 fn reg_pitch(
     e: &Emitter,
     reg: &View,
+    other_rank: usize,
     rows: &Sym,
     cols: &Sym,
     at: ExprId,
 ) -> Result<Sym, LowerError> {
-    match reg.tile.len() {
-        1 => Ok(cols.clone()),
-        2 if reg.tile[0] == *rows || *rows == Sym::Int(1) => Ok(reg.tensor.ld()),
-        _ => Err(LowerError::new(
-            e.m.expr_span(at),
-            "a register tile copy pairs a 2-D register tile with a tile of the same rows, or a 1-D register tile with any tile; match the ranks",
-        )),
+    let whole = reg.tile == reg.tensor.shape && reg.origin.iter().all(CExpr::is_zero);
+    let n = reg.tile.len();
+    if n == 1 || ((n > 2 || other_rank > 2) && whole) {
+        return Ok(cols.clone());
+    }
+    let (own_rows, _) = rows_cols(e, reg, at)?;
+    if own_rows == *rows || *rows == Sym::Int(1) {
+        return Ok(reg.tensor.ld());
+    }
+    Err(LowerError::new(
+        e.m.expr_span(at),
+        "a register tile copy pairs a register tile with a tile of as many rows, or a 1-D or whole register tile with any tile; match the ranks",
+    ))
+}
+
+/// The pitch of the non-register side of a shared ↔ register or register → register copy:
+/// its row length when it is 1-D, else its tensor's.
+fn walk_pitch(v: &View, cols: &Sym) -> Sym {
+    if v.tile.len() == 1 {
+        cols.clone()
+    } else {
+        v.tensor.ld()
     }
 }
 
@@ -73,11 +102,11 @@ fn ptr_of(v: &View) -> CExpr {
     v.tile_ptr()
 }
 
-fn check_2d(e: &Emitter, v: &View, at: ExprId) -> Result<(), LowerError> {
-    if v.tile.len() > 2 || v.tile.is_empty() {
+fn check_rank(e: &Emitter, v: &View, at: ExprId) -> Result<(), LowerError> {
+    if v.tile.is_empty() {
         return Err(LowerError::new(
             e.m.expr_span(at),
-            "register tile copies move 1-D and 2-D tiles",
+            "a register tile copy moves tiles, not single elements",
         ));
     }
     if v.transposed {
@@ -99,36 +128,34 @@ pub fn copy(
     dst: ExprId,
     line: Option<u32>,
 ) -> Result<(), LowerError> {
-    check_2d(e, sv, src)?;
-    check_2d(e, dv, dst)?;
+    check_rank(e, sv, src)?;
+    check_rank(e, dv, dst)?;
     let elem = sv.tensor.dtype.size_bytes() as i64;
     let vec = 16 / elem.max(1);
     match (sv.tensor.space, dv.tensor.space) {
         (MemSpace::Global, MemSpace::Local) => {
-            let (rows, cols, r0, c0) = rows_cols(sv);
-            let dld = reg_pitch(e, dv, &rows, &cols, dst)?;
-            let (gr, gc) = global_extent(sv);
+            let (g, rows, cols) = global_rows(e, sv, src)?;
+            let dld = reg_pitch(e, dv, sv.tile.len(), &rows, &cols, dst)?;
             let p = sv.tensor.param.unwrap_or(0);
             e.pointer_params.insert(p);
             e.call(
                 Call::new("tsl_copy_g2r")
-                    .targs([CExpr::sym(&rows), CExpr::sym(&cols), CExpr::sym(&dld)])
-                    .args([ptr_of(dv), sv.tensor.ptr(), r0, c0, gr, gc]),
+                    .targs([g.rows, g.cols, CExpr::sym(&dld)])
+                    .args([ptr_of(dv), g.ptr, g.r0, g.c0, g.tensor_rows, g.tensor_cols]),
                 None,
                 line,
             );
         }
         (MemSpace::Local, MemSpace::Global) => {
-            let (rows, cols, r0, c0) = rows_cols(dv);
-            let sld = reg_pitch(e, sv, &rows, &cols, src)?;
-            let (gr, gc) = global_extent(dv);
+            let (g, rows, cols) = global_rows(e, dv, dst)?;
+            let sld = reg_pitch(e, sv, dv.tile.len(), &rows, &cols, src)?;
             let p = dv.tensor.param.unwrap_or(0);
             e.pointer_params.insert(p);
             e.written_params.insert(p);
             e.call(
                 Call::new("tsl_copy_r2g")
-                    .targs([CExpr::sym(&rows), CExpr::sym(&cols), CExpr::sym(&sld)])
-                    .args([dv.tensor.ptr(), ptr_of(sv), r0, c0, gr, gc]),
+                    .targs([g.rows, g.cols, CExpr::sym(&sld)])
+                    .args([g.ptr, ptr_of(sv), g.r0, g.c0, g.tensor_rows, g.tensor_cols]),
                 None,
                 line,
             );
@@ -136,13 +163,9 @@ pub fn copy(
         (MemSpace::Shared, MemSpace::Local) | (MemSpace::Local, MemSpace::Local) => {
             // The cooperative copies that filled the source must have landed.
             e.flush_dma();
-            let (rows, cols, _, _) = rows_cols(sv);
-            let dld = reg_pitch(e, dv, &rows, &cols, dst)?;
-            let sld = if sv.tile.len() == 1 {
-                cols.clone()
-            } else {
-                sv.tensor.ld()
-            };
+            let (rows, cols) = rows_cols(e, sv, src)?;
+            let dld = reg_pitch(e, dv, sv.tile.len(), &rows, &cols, dst)?;
+            let sld = walk_pitch(sv, &cols);
             let aligned = if sv.tensor.space == MemSpace::Shared {
                 sv.aligned_cpp(vec)
             } else {
@@ -164,13 +187,9 @@ pub fn copy(
         }
         (MemSpace::Local, MemSpace::Shared) => {
             e.flush_dma();
-            let (rows, cols, _, _) = rows_cols(dv);
-            let sld = reg_pitch(e, sv, &rows, &cols, src)?;
-            let dld = if dv.tile.len() == 1 {
-                cols.clone()
-            } else {
-                dv.tensor.ld()
-            };
+            let (rows, cols) = rows_cols(e, dv, dst)?;
+            let sld = reg_pitch(e, sv, dv.tile.len(), &rows, &cols, src)?;
+            let dld = walk_pitch(dv, &cols);
             e.call(
                 Call::new("tsl_copy_tile_st")
                     .targs([

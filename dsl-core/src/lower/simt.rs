@@ -33,8 +33,8 @@ use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
 use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
+use super::rows::Rows2;
 use crate::ir::{CopyDst, Expr, ExprId, Ident, Level, MemSpace, Module, ReduceOp, Stmt, StmtId};
-use crate::sym::Sym;
 use std::fmt::Write as _;
 
 pub fn dma_copy(
@@ -201,10 +201,19 @@ pub fn future_copy(
                 ));
             }
         },
-        CopyDst::Fresh(_) => {
+        CopyDst::Fresh(MemSpace::Local) => {
+            let t = declare_fresh_local(e, f, src, line)?;
+            e.scopes.declare(
+                crate::check::Binding::Future(s),
+                super::scope::Local::Tensor(t.clone()),
+            );
+            let sv = e.cx().view(src)?;
+            return super::regtile::copy(e, &sv, src, &super::cexpr::View::whole(t), src, line);
+        }
+        CopyDst::Fresh(space) => {
             return Err(LowerError::new(
                 f.span,
-                "a future's fresh buffer is `=> shared`",
+                format!("a future's fresh buffer is `=> shared` or `=> local`, not `=> {space}`"),
             ));
         }
     };
@@ -269,6 +278,51 @@ pub(super) fn declare_fresh(
         }),
     );
     Ok(())
+}
+
+/// The register array `T f[N]` of future `f = dma.copy src => local;`, of the source tile's
+/// shape (`check::fresh_tile`), declared here — unless an array of that name and shape is
+/// already in scope (the name rebound to a tile of the same shape copies into it again).
+fn declare_fresh_local(
+    e: &mut Emitter,
+    f: &Ident,
+    src: ExprId,
+    line: Option<u32>,
+) -> Result<super::scope::TensorLocal, LowerError> {
+    let (shape, dtype) = crate::check::fresh_tile(e.m, &e.info.bindings, src).ok_or_else(|| {
+        LowerError::new(
+            e.m.expr_span(src),
+            "a fresh register array needs a source tile of compile-time shape",
+        )
+    })?;
+    if let Some(t) = e.scopes.cpp_tensor(&f.name)
+        && t.name == f.name
+        && t.space == MemSpace::Local
+        && t.shape == shape
+    {
+        return Ok(t.clone());
+    }
+    let t = super::scope::TensorLocal {
+        name: f.name.clone(),
+        space: MemSpace::Local,
+        dtype,
+        shape,
+        count: None,
+        param: None,
+        squeezed: None,
+    };
+    e.emit(
+        Op::Array {
+            ty: super::cexpr::scalar_type(dtype).into(),
+            name: f.name.clone(),
+            len: CExpr::sym(&t.elems()),
+        },
+        Some("the future's registers"),
+        line,
+    );
+    e.scopes
+        .insert_cpp(&f.name, super::scope::Local::Tensor(t.clone()));
+    Ok(t)
 }
 
 /// At the start of the outermost `parallel`: the buffers of the futures some `swap` renames,
@@ -482,105 +536,6 @@ fn in_flight_after(m: &Module, s: StmtId) -> usize {
         }
     }
     count
-}
-
-/// A global tile (or tensor) seen as rows × columns: a 1-D one is one row.
-struct Rows2 {
-    /// The global tensor's pointer, offset to the tile's plane.
-    ptr: CExpr,
-    rows: CExpr,
-    cols: CExpr,
-    r0: CExpr,
-    c0: CExpr,
-    tensor_rows: CExpr,
-    tensor_cols: CExpr,
-}
-
-impl Rows2 {
-    /// The tile of global view `v` as rows of a row-major matrix, for the cooperative copy
-    /// helpers: a 1-D tile is one row; a tile of rank 3 or more folds (`check::fold_rows`) — its
-    /// leading extents of 1 pick a plane of the tensor (a pointer offset; a plane outside the
-    /// tensor has no rows, so a load fills the tile with zeros and a store writes nothing), its
-    /// next dimension and the whole ones after it are the plane's rows.
-    fn of(v: &super::cexpr::View) -> Option<Rows2> {
-        let t = &v.tensor;
-        let n = v.tile.len();
-        match n {
-            1 => {
-                return Some(Rows2 {
-                    ptr: t.ptr(),
-                    rows: CExpr::int(1),
-                    cols: CExpr::sym(&v.tile[0]),
-                    r0: CExpr::int(0),
-                    c0: v.origin[0].clone(),
-                    tensor_rows: CExpr::int(1),
-                    tensor_cols: CExpr::sym(&t.shape[0]),
-                });
-            }
-            2 => {
-                return Some(Rows2 {
-                    ptr: t.ptr(),
-                    rows: CExpr::sym(&v.tile[0]),
-                    cols: CExpr::sym(&v.tile[1]),
-                    r0: v.origin[0].clone(),
-                    c0: v.origin[1].clone(),
-                    tensor_rows: CExpr::sym(&t.shape[0]),
-                    tensor_cols: CExpr::sym(&t.shape[1]),
-                });
-            }
-            _ => {}
-        }
-        let zero: Vec<bool> = v.origin.iter().map(CExpr::is_zero).collect();
-        let lead = crate::check::fold_rows(&v.tile, &zero, &t.shape)?;
-        let product = |dims: &[Sym]| dims.iter().cloned().fold(Sym::Int(1), Sym::mul);
-        let mut ptr = t.ptr();
-        let mut inside: Option<CExpr> = None;
-        for d in 0..lead {
-            let stride = product(&t.shape[d + 1..]);
-            ptr = ptr.add(v.origin[d].clone().wide().mul(CExpr::sym_operand(&stride)));
-            let ok = v.origin[d].clone().below(CExpr::sym(&t.shape[d]));
-            inside = Some(match inside {
-                Some(c) => c.and(ok),
-                None => ok,
-            });
-        }
-        // Rows per unit of the first folded dimension: the whole dimensions after it.
-        let (rows, r0, plane_rows) = if lead == n - 1 {
-            (CExpr::int(1), CExpr::int(0), CExpr::int(1))
-        } else {
-            let w = product(&t.shape[lead + 1..n - 1]);
-            let times_w = |x: Sym| {
-                if w == Sym::Int(1) {
-                    x
-                } else {
-                    Sym::mul(x, w.clone())
-                }
-            };
-            let r0 = if w == Sym::Int(1) || v.origin[lead].is_zero() {
-                v.origin[lead].clone()
-            } else {
-                v.origin[lead].clone().mul(CExpr::sym_operand(&w))
-            };
-            (
-                CExpr::sym(&times_w(v.tile[lead].clone())),
-                r0,
-                CExpr::sym(&times_w(t.shape[lead].clone())),
-            )
-        };
-        let tensor_rows = match inside {
-            Some(c) => c.wrap().ternary(plane_rows, CExpr::int(0)).paren(),
-            None => plane_rows,
-        };
-        Some(Rows2 {
-            ptr,
-            rows,
-            cols: CExpr::sym(&v.tile[n - 1]),
-            r0,
-            c0: v.origin[n - 1].clone(),
-            tensor_rows,
-            tensor_cols: CExpr::sym(&t.shape[n - 1]),
-        })
-    }
 }
 
 /// `dma.copy tile_s => out.subspan(R, C).at(i, j);`: every thread of the block stores a

@@ -215,15 +215,10 @@ impl Parser {
         for e in shape {
             let spliced = match &self.exprs[e] {
                 Expr::Name(n) => self.shape_value_dims(n),
-                Expr::Field { base, field } if field.name == "span" => match &self.exprs[*base] {
-                    Expr::Name(n) => self
-                        .shapes
-                        .iter()
-                        .rev()
-                        .find(|(k, _)| k == n)
-                        .map(|(_, dims)| dims.clone()),
-                    _ => None,
-                },
+                Expr::Field { base, field } if field.name == "span" => {
+                    let base = *base;
+                    self.known_dims(base)
+                }
                 // `[x.span(d)]`: the `d`-th dimension of `x` (a literal `d` within its rank).
                 Expr::View {
                     base,
@@ -490,6 +485,9 @@ impl Parser {
                 ))
         {
             self.view_aliases.push((name.name.clone(), value));
+            if !buffer {
+                self.record_fresh_shape(&name.name, value);
+            }
             let span = self.span_from(first);
             out.push(self.add_stmt(
                 Stmt::Let {

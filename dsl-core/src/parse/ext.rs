@@ -489,18 +489,34 @@ impl Parser {
         ))
     }
 
-    /// `f = dma.copy SRC => shared;`: when the parser knows the shape of `SRC` — a whole
-    /// tensor declared before, a `t.subspan(A, B, …).at(…)` tile, or a `t.chunkat(…)` tile of
-    /// a tensor of known shape indexed by bounded names — the future's fresh buffer has that
-    /// shape, so a later `[f.span]` in a declaration is spliced like a tensor's. Other sources
-    /// are sized by the checker, and `[f.span]` stays as written.
+    /// `f = dma.copy SRC => shared;` (or `=> local`), and `v = SRC;` naming a view: when the
+    /// parser knows the shape of `SRC` — a whole tensor declared before, a
+    /// `t.subspan(A, B, …).at(…)` tile, a `t.chunkat(…)` tile of a tensor of known shape
+    /// indexed by bounded names, or `t.span_as(A, B, …)` — the name has that shape, so a later
+    /// `[f.span]` in a declaration is spliced like a tensor's. Other sources are sized by the
+    /// checker, and `[f.span]` stays as written.
     pub(crate) fn record_fresh_shape(&mut self, name: &str, src: ExprId) {
-        let dims = match &self.exprs[src] {
+        match self.known_dims(src) {
+            Some(dims) => self.shapes.push((name.to_string(), dims)),
+            // A name bound again to a copy of unknown shape must not keep its old shape.
+            None => self.shapes.retain(|(k, _)| k != name),
+        }
+    }
+
+    /// The shape of view or tensor `src` where the parser knows it (see
+    /// [`Self::record_fresh_shape`]).
+    pub(crate) fn known_dims(&mut self, src: ExprId) -> Option<Vec<ExprId>> {
+        match &self.exprs[src] {
             Expr::View {
                 base,
                 op: ViewOp::Chunkat,
                 args,
             } => self.chunk_dims(*base, &args.clone()),
+            Expr::View {
+                op: ViewOp::SpanAs,
+                args,
+                ..
+            } => Some(args.clone()),
             Expr::Name(n) => self
                 .shapes
                 .iter()
@@ -520,11 +536,6 @@ impl Parser {
                 _ => None,
             },
             _ => None,
-        };
-        match dims {
-            Some(dims) => self.shapes.push((name.to_string(), dims)),
-            // A name bound again to a copy of unknown shape must not keep its old shape.
-            None => self.shapes.retain(|(k, _)| k != name),
         }
     }
 
