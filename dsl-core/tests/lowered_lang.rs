@@ -443,3 +443,20 @@ fn elements_of_rank_three_shared_and_register_tiles_use_every_index() {
         "{b}"
     );
 }
+
+/// `.span_as(…)` of a whole tensor is the same pointer with the new shape's bounds; of a tile
+/// (which could reach past the tensor's end) it is not lowered yet.
+#[test]
+fn a_whole_tensor_reshapes_and_a_tile_does_not_yet() {
+    let k = |view: &str| {
+        format!(
+            "__co__ void k(f32 [B, 16, 8] a, f32 [B, 128] out) {{\n  parallel {{p}} by [B] : block, {{t}} by [128] : thread {{\n    out.at(p, t) = {view};\n  }}\n}}\n"
+        )
+    };
+    let whole = lowered_body(&k("a.span_as(B, 128).at(p, t)"), "whole");
+    assert!(whole.contains("tsl_ld_or_zero(a, p, t, B, 128)"), "{whole}");
+    assert_eq!(
+        codes_of(&k("a.subspan(1, 16, 8).at(p, 0, 0).span_as(128).at(t)")),
+        ["E1307"]
+    );
+}

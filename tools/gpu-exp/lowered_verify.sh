@@ -13,7 +13,9 @@
 # batch's plane by a pointer offset, whole trailing planes folded into rows; ragged edges);
 # event_named_cond (two halves of a block hand data over through events, each half picked by a
 # named condition); fresh_local and fresh_local_columns (`f = dma.copy … => local`: register
-# arrays of a rank-3 tile's shape, from global and from shared memory; ragged edges). The
+# arrays of a rank-3 tile's shape, from global and from shared memory; ragged edges);
+# span_as_whole (`.span_as(…)` of whole tensors: a tile of the reshaped tensor staged in shared
+# memory, a flat view, the output reshaped; ragged rows). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -89,6 +91,8 @@ np.save(f"{d}/fl_z.npy", x * 2)
 a = rng.integers(-1000, 1000, size=(3, 17, 1000), dtype=np.int32)  # columns: N ragged
 c = rng.integers(-1000, 1000, size=(3, 17, 1000), dtype=np.int32)
 np.save(f"{d}/fc_a.npy", a); np.save(f"{d}/fc_c.npy", c); np.save(f"{d}/fc_s.npy", a + c)
+x = rng.standard_normal((3, 333, 64)).astype(np.float32)    # span_as: 999 rows, 4 a block
+np.save(f"{d}/sa_x.npy", x); np.save(f"{d}/sa_y.npy", x[:, :, ::-1] + x)
 PY
 rc=0
 check() {
@@ -128,4 +132,5 @@ check $L/fresh_local.co --shape B=3,M=1001 --input x="$D/fl_x.npy" --expect y="$
   --expect z="$D/fl_z.npy" --runs 20
 check $L/fresh_local_columns.co --shape B=3,N=1000 --input lhs="$D/fc_a.npy" --input rhs="$D/fc_c.npy" \
   --expect out="$D/fc_s.npy" --runs 20
+check $L/span_as_whole.co --shape B=3,M=333 --input x="$D/sa_x.npy" --expect y="$D/sa_y.npy" --runs 20
 exit $rc

@@ -1,10 +1,42 @@
-//! Which `.sqz()` views lower (`lower/squeeze.rs` states the rule and builds them): the chain
-//! `t.subspan(e…).at(i…).sqz()` on a tensor `t`, whose dimensions of extent `1` come before the
-//! kept ones, at most two kept, each whole (subspan extent the tensor's own, index `0`).
+//! Which `.sqz()` and `.span_as(…)` views lower (`lower/squeeze.rs` states the rules and builds
+//! them): the chain `t.subspan(e…).at(i…).sqz()` on a tensor `t`, whose dimensions of extent `1`
+//! come before the kept ones, at most two kept, each whole (subspan extent the tensor's own,
+//! index `0`); and `t.span_as(…)` of a whole tensor `t` (a tile of one could reach past the
+//! tensor's end, which the reshaped tensor's bounds would not see).
 
 use super::Binding;
 use crate::ir::{Expr, ExprId, Module, Stmt, ViewOp};
 use std::collections::HashMap;
+
+/// The declared shape of tensor `root` (a parameter or a tensor that is not an array).
+fn tensor_shape(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    root: ExprId,
+) -> Option<Vec<ExprId>> {
+    match bindings.get(&root) {
+        Some(Binding::Param(i)) => m.kernel.params.get(*i).map(|p| p.shape.clone()),
+        Some(Binding::Tensor(s, _)) => match &m.stmts[*s] {
+            Stmt::TensorDecl { shape, names, .. } if names.iter().all(|d| d.count.is_none()) => {
+                Some(shape.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the `.span_as(…)` view `e` lowers (see the module documentation).
+pub(crate) fn reshape_lowers(m: &Module, bindings: &HashMap<ExprId, Binding>, e: ExprId) -> bool {
+    match &m.exprs[e] {
+        Expr::View {
+            base,
+            op: ViewOp::SpanAs,
+            ..
+        } => matches!(m.exprs[*base], Expr::Name(_)) && tensor_shape(m, bindings, *base).is_some(),
+        _ => false,
+    }
+}
 
 /// Whether the `.sqz()` view `e` lowers (see the module documentation).
 pub(crate) fn lowers(m: &Module, bindings: &HashMap<ExprId, Binding>, e: ExprId) -> bool {
@@ -32,17 +64,7 @@ pub(crate) fn lowers(m: &Module, bindings: &HashMap<ExprId, Binding>, e: ExprId)
     else {
         return false;
     };
-    let shape = match bindings.get(root) {
-        Some(Binding::Param(i)) => m.kernel.params.get(*i).map(|p| p.shape.clone()),
-        Some(Binding::Tensor(s, _)) => match &m.stmts[*s] {
-            Stmt::TensorDecl { shape, names, .. } if names.iter().all(|d| d.count.is_none()) => {
-                Some(shape.clone())
-            }
-            _ => None,
-        },
-        _ => None,
-    };
-    let Some(shape) = shape else {
+    let Some(shape) = tensor_shape(m, bindings, *root) else {
         return false;
     };
     let n = shape.len();

@@ -528,11 +528,19 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 if let Expr::View { op, .. } = &m.exprs[x] {
                     // `.subspan(…).step(…)` picked by `.at(…)` lowers (`lower/cexpr.rs`).
                     let picked_step = *op == crate::ir::ViewOp::Step && stepped.contains(&x);
-                    // A rank-reducing `.sqz()` of whole trailing dimensions (`lower/squeeze.rs`).
+                    // A rank-reducing `.sqz()` of whole trailing dimensions, a `.span_as(…)` of a
+                    // contiguous tile (`lower/squeeze.rs`).
                     // Not as a TMA operand: a tensor map describes the whole tensor.
-                    let squeezed = *op == crate::ir::ViewOp::Sqz
-                        && !via_tma
-                        && super::squeeze::lowers(m, &cx.res.bindings, x);
+                    let squeezed = !via_tma
+                        && match op {
+                            crate::ir::ViewOp::Sqz => {
+                                super::squeeze::lowers(m, &cx.res.bindings, x)
+                            }
+                            crate::ir::ViewOp::SpanAs => {
+                                super::squeeze::reshape_lowers(m, &cx.res.bindings, x)
+                            }
+                            _ => false,
+                        };
                     if !op.is_lowered() && !picked_step && !squeezed {
                         diags.push(not_lowered(
                             codes::NOT_LOWERED_VIEW,

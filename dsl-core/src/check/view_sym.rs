@@ -64,11 +64,13 @@ pub struct SymView {
     pub squeezed: Option<Squeezed>,
 }
 
-/// The root's tile a `.sqz()` squeezes: its shape and origin in the root's dimensions.
+/// The root's tile a `.sqz()` squeezes or a `.span_as(…)` reshapes: its shape and origin in
+/// the root's dimensions, and for `.span_as` the new shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Squeezed {
     pub tile: Vec<Sym>,
     pub origin: Vec<Vec<OriginTerm>>,
+    pub reshape: Option<Vec<Sym>>,
 }
 
 /// Why an expression has no symbolic view (the lowering reports it, at `at`).
@@ -388,7 +390,8 @@ impl Analysis<'_> {
                 b.v.grid_tile = false;
                 self.apply(e, &mut b, *op, args)?;
                 // A squeezed tile is a whole tensor of its own.
-                b.whole = *op == ViewOp::Sqz || (b.whole && *op == ViewOp::Subspan);
+                b.whole = matches!(op, ViewOp::Sqz | ViewOp::SpanAs)
+                    || (b.whole && *op == ViewOp::Subspan);
                 b.v.grid_tile = whole_tiling && *op == ViewOp::At;
                 Ok(b)
             }
@@ -440,13 +443,44 @@ impl Analysis<'_> {
                 let base = Squeezed {
                     tile: std::mem::take(&mut v.tile),
                     origin: std::mem::take(&mut v.origin),
+                    reshape: None,
                 };
                 v.tile = kept.iter().map(|&d| base.tile[d].clone()).collect();
                 v.origin = vec![Vec::new(); kept.len()];
                 v.terms = vec![Vec::new(); kept.len()];
                 v.squeezed = Some(base);
             }
-            ViewOp::Window | ViewOp::Strides | ViewOp::From | ViewOp::SpanAs | ViewOp::SpanOf => {
+            // `.span_as(…)` of a tile that is contiguous in memory (a whole tensor, or a tile
+            // whose dimensions after its first of extent other than 1 are whole): a tensor of
+            // the new shape at the tile's first element (`lower/squeeze.rs`).
+            ViewOp::SpanAs => {
+                if b.tiled
+                    || b.step.is_some()
+                    || v.array_index.is_some()
+                    || v.transposed
+                    || v.squeezed.is_some()
+                {
+                    return err(
+                        e,
+                        "not supported yet: `.span_as(…)` of anything but a whole tensor or a contiguous `.subspan(…).at(…)` tile of one",
+                    );
+                }
+                let shape = args
+                    .iter()
+                    .map(|&a| self.sym(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let n = shape.len();
+                let base = Squeezed {
+                    tile: std::mem::take(&mut v.tile),
+                    origin: std::mem::take(&mut v.origin),
+                    reshape: Some(shape.clone()),
+                };
+                v.tile = shape;
+                v.origin = vec![Vec::new(); n];
+                v.terms = vec![Vec::new(); n];
+                v.squeezed = Some(base);
+            }
+            ViewOp::Window | ViewOp::Strides | ViewOp::From | ViewOp::SpanOf => {
                 return err(
                     e,
                     format!("not supported yet: the view method `.{}`", op.name()),

@@ -564,14 +564,19 @@ impl ExprCx<'_> {
             None => None,
         };
         let origin = self.print_origin(&sv.origin)?;
-        // `.sqz()`: the squeezed tile is a tensor of its own, at the tile's first element.
+        // `.sqz()`, `.span_as(…)`: the tile is a tensor of its own, at its first element.
         let mut tensor = tensor;
         let mut array_terms = sv.array_terms;
         if let Some(base) = &sv.squeezed {
             let base_origin = self.print_origin(&base.origin)?;
-            let (ptr, shape, moved) =
-                super::squeeze::squeeze(&tensor.name, &tensor.shape, &base.tile, &base_origin)
-                    .map_err(|why| self.err(e, why))?;
+            let (ptr, shape, moved) = match &base.reshape {
+                None => {
+                    super::squeeze::squeeze(&tensor.name, &tensor.shape, &base.tile, &base_origin)
+                }
+                Some(new) => super::squeeze::reshape(&tensor.shape, &base.tile, &base_origin)
+                    .map(|()| (None, new.clone(), None)),
+            }
+            .map_err(|why| self.err(e, why))?;
             tensor = TensorLocal {
                 squeezed: ptr,
                 shape,
