@@ -295,8 +295,11 @@ fn u8_is_lowered_as_sparsity_metadata_only() {
     // The metadata tile, its source and a future's buffer of metadata are lowered …
     let m = parse(&src(&F16));
     full(&m).unwrap_or_else(|d| panic!("{d}"));
-    // … element-wise u8 arithmetic is not (one note per tensor).
+    // … element-wise u8 arithmetic is on the SIMT path (an integer element type) …
     let text = "__co__ void bump(u8 [M, N] a, u8 [M, N] b) {\n  parallel {i, j} by [16, 16] {\n    a.at(i, j) = b.at(i, j) + 1;\n  }\n}\n";
+    full(&parse(text)).unwrap_or_else(|d| panic!("{d}"));
+    // … but not on the TMA/WGMMA path (one note per tensor).
+    let text = "__co__ void bump(u8 [M, N] a, u8 [M, N] b, f16 [M, 64] x) {\n  parallel {i, j} by [16, 16] {\n    shared f16 [16, 64] s;\n    tma.copy x.subspan(16, 64).at(i, 0) => s;\n    a.at(i, j) = b.at(i, j) + 1;\n  }\n}\n";
     let m = parse(text);
     let notes = check::check_language(&m, &Config::defaults(&m), None, &Limits::SM90)
         .unwrap_or_else(|d| panic!("{d}"))

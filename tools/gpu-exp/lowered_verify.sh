@@ -15,7 +15,8 @@
 # named condition); fresh_local and fresh_local_columns (`f = dma.copy … => local`: register
 # arrays of a rank-3 tile's shape, from global and from shared memory; ragged edges);
 # span_as_whole (`.span_as(…)` of whole tensors: a tile of the reshaped tensor staged in shared
-# memory, a flat view, the output reshaped; ragged rows). The
+# memory, a flat view, the output reshaped; ragged rows); int8_simt (u8 and s8 element types on
+# the SIMT path: a shared u8 tile, s8 wrapping, an s8 register tile; C not a multiple of 16). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -93,6 +94,13 @@ c = rng.integers(-1000, 1000, size=(3, 17, 1000), dtype=np.int32)
 np.save(f"{d}/fc_a.npy", a); np.save(f"{d}/fc_c.npy", c); np.save(f"{d}/fc_s.npy", a + c)
 x = rng.standard_normal((3, 333, 64)).astype(np.float32)    # span_as: 999 rows, 4 a block
 np.save(f"{d}/sa_x.npy", x); np.save(f"{d}/sa_y.npy", x[:, :, ::-1] + x)
+img = rng.integers(0, 256, size=(333, 1000), dtype=np.uint8)  # 8-bit integers: C not a multiple of 16
+bias = rng.integers(-128, 128, size=1000, dtype=np.int8)
+v = img.astype(np.int64) + bias.astype(np.int64)[None, :]
+wrap = v.astype(np.int8)                                        # the low 8 bits, as C++ converts
+np.save(f"{d}/i8_img.npy", img); np.save(f"{d}/i8_bias.npy", bias)
+np.save(f"{d}/i8_out.npy", np.clip(v, 0, 255).astype(np.uint8)); np.save(f"{d}/i8_wrap.npy", wrap)
+np.save(f"{d}/i8_neg.npy", np.negative(wrap))
 PY
 rc=0
 check() {
@@ -133,4 +141,6 @@ check $L/fresh_local.co --shape B=3,M=1001 --input x="$D/fl_x.npy" --expect y="$
 check $L/fresh_local_columns.co --shape B=3,N=1000 --input lhs="$D/fc_a.npy" --input rhs="$D/fc_c.npy" \
   --expect out="$D/fc_s.npy" --runs 20
 check $L/span_as_whole.co --shape B=3,M=333 --input x="$D/sa_x.npy" --expect y="$D/sa_y.npy" --runs 20
+check $L/int8_simt.co --shape R=333,C=1000 --input img="$D/i8_img.npy" --input bias="$D/i8_bias.npy" \
+  --expect out="$D/i8_out.npy" --expect wrap="$D/i8_wrap.npy" --expect neg="$D/i8_neg.npy" --runs 20
 exit $rc

@@ -35,14 +35,6 @@
 #define TSL_MMA_HALF_K 1
 #define TSL_MMA_M8 2
 
-// 8-bit operand tiles go through the SIMT copies, whose zero fill is `tsl_from_f32<T>(0.0f)`.
-template <> struct tsl_from_f32_impl<signed char> {
-  static TSL_DEVICE signed char cvt(float x) { return (signed char)__float2int_rn(x); }
-};
-template <> struct tsl_from_f32_impl<unsigned char> {
-  static TSL_DEVICE unsigned char cvt(float x) { return (unsigned char)__float2uint_rn(x); }
-};
-
 // Elements per 32-bit register (E) and the K of the type's full instruction (8E).
 template <int KIND> struct tsl_mma_kind {
   static constexpr int E = KIND == TSL_MMA_TF32 ? 1 : KIND >= TSL_MMA_S8 ? 4 : 2;

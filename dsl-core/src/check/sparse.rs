@@ -265,12 +265,13 @@ pub(crate) fn gate(cx: &Cx, diags: &mut Diagnostics) {
     }
 }
 
-/// u8 is lowered as sparsity metadata: the shared tiles sparse `mma`s read their metadata from
-/// and the tensors copied into them. Any other u8 tensor (element-wise u8 arithmetic has no
-/// lowering) is gated, except in a warp-level `mma` kernel, whose own gate decides its types.
+/// On the TMA/WGMMA path u8 is lowered as sparsity metadata: the shared tiles sparse `mma`s
+/// read their metadata from and the tensors copied into them. Any other u8 tensor there is
+/// gated. A warp-level `mma` kernel's own gate decides its types, and the SIMT path lowers u8
+/// as an integer element type (`unsigned char`, promoted to `int` in arithmetic as in C++).
 fn gate_u8(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
-    if cx.warp_kernel() {
+    if cx.warp_kernel() || cx.lowering_path() == super::LoweringPath::Simt {
         return;
     }
     let mut meta: Vec<super::Binding> = Vec::new();

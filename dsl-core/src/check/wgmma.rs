@@ -229,8 +229,11 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             sources.push(b);
         }
     }
-    // A warp-level `mma` kernel (`lower/warp.rs`) lowers its own s8 operands (`mma.sync`).
-    let warp_s8 = |d: DType| d == DType::S8 && cx.warp_kernel();
+    // A warp-level `mma` kernel (`lower/warp.rs`) lowers its own s8 operands (`mma.sync`), and
+    // the SIMT path s8 as an integer element type (`signed char`, promoted to `int` in
+    // arithmetic as in C++).
+    let simt = cx.lowering_path() == super::LoweringPath::Simt;
+    let warp_s8 = |d: DType| d == DType::S8 && (cx.warp_kernel() || simt);
     let tensor = |d: DType, span, name: &str| {
         Diagnostic::new(
             codes::F8,
@@ -258,6 +261,9 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     }
                 }
             }
+            Stmt::ScalarDecl {
+                dtype: DType::S8, ..
+            } if simt => {}
             Stmt::ScalarDecl { dtype, .. } | Stmt::MmaFill { dtype, .. } if is_8bit(*dtype) => {
                 let acc = matches!(m.stmts[s], Stmt::MmaFill { .. });
                 diags.push(

@@ -130,7 +130,16 @@ template <> struct tsl_from_f32_impl<tsl_bf16> {
 template <> struct tsl_from_f32_impl<int> {
   static TSL_DEVICE int cvt(float x) { return __float2int_rn(x); }
 };
-// float -> T (float, tsl_f16, tsl_bf16 or int) with round-to-nearest-even (cvt.rn for 16-bit T).
+// 8-bit integer tiles (and the bytes of 8-bit float tiles, whose zero is the byte 0): the
+// copies' zero fill is `tsl_from_f32<T>(0.0f)`.
+template <> struct tsl_from_f32_impl<signed char> {
+  static TSL_DEVICE signed char cvt(float x) { return (signed char)__float2int_rn(x); }
+};
+template <> struct tsl_from_f32_impl<unsigned char> {
+  static TSL_DEVICE unsigned char cvt(float x) { return (unsigned char)__float2uint_rn(x); }
+};
+// float -> T (float, tsl_f16, tsl_bf16, int or an 8-bit integer) with round-to-nearest-even
+// (cvt.rn for 16-bit T).
 template <typename T> TSL_DEVICE T tsl_from_f32(float x) { return tsl_from_f32_impl<T>::cvt(x); }
 // Packs two floats into the 16-bit pair type T (tsl_f16 or tsl_bf16), lo in bits 15..0.
 template <typename T> TSL_DEVICE tsl_u32 tsl_pack2(float lo, float hi);
@@ -343,14 +352,6 @@ TSL_DEVICE void tsl_copy_g2s(T *dst, const T *src, int r0, int c0, int rows, int
 #define TSL_MMA_FULL 0
 #define TSL_MMA_HALF_K 1
 #define TSL_MMA_M8 2
-
-// 8-bit operand tiles go through the SIMT copies, whose zero fill is `tsl_from_f32<T>(0.0f)`.
-template <> struct tsl_from_f32_impl<signed char> {
-  static TSL_DEVICE signed char cvt(float x) { return (signed char)__float2int_rn(x); }
-};
-template <> struct tsl_from_f32_impl<unsigned char> {
-  static TSL_DEVICE unsigned char cvt(float x) { return (unsigned char)__float2uint_rn(x); }
-};
 
 // Elements per 32-bit register (E) and the K of the type's full instruction (8E).
 template <int KIND> struct tsl_mma_kind {
