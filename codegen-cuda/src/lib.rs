@@ -57,6 +57,8 @@ struct File<'a> {
     args: Vec<String>,
     requires: Vec<String>,
     instances: Vec<String>,
+    /// The source's `__device__` functions the kernel calls: (first line, text).
+    device_fns: Vec<(u32, String)>,
 }
 
 /// What to render.
@@ -187,6 +189,11 @@ pub fn emit(e: &Emit) -> String {
         args,
         requires: plan.launch_requires.iter().map(|r| r.1.clone()).collect(),
         instances,
+        device_fns: k
+            .device_fns
+            .iter()
+            .map(|f| (f.line, f.text.clone()))
+            .collect(),
     };
     let mut s = file
         .render()

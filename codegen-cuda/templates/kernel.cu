@@ -1,4 +1,11 @@
+{%- if !device_fns.is_empty() %}
 
+// ---- device functions of the source, as written (called by `call`) ----------------------------
+{%- for f in device_fns %}
+// source line {{ f.0 }}
+{{ f.1 }}
+{%- endfor %}
+{%- endif %}
 // ---- kernel ------------------------------------------------------------------------------------
 {%- if !template_params.is_empty() %}
 template <{{ template_params }}>

@@ -16,7 +16,8 @@
 # arrays of a rank-3 tile's shape, from global and from shared memory; ragged edges);
 # span_as_whole (`.span_as(…)` of whole tensors: a tile of the reshaped tensor staged in shared
 # memory, a flat view, the output reshaped; ragged rows); int8_simt (u8 and s8 element types on
-# the SIMT path: a shared u8 tile, s8 wrapping, an s8 register tile; C not a multiple of 16). The
+# the SIMT path: a shared u8 tile, s8 wrapping, an s8 register tile; C not a multiple of 16);
+# device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -101,6 +102,9 @@ wrap = v.astype(np.int8)                                        # the low 8 bits
 np.save(f"{d}/i8_img.npy", img); np.save(f"{d}/i8_bias.npy", bias)
 np.save(f"{d}/i8_out.npy", np.clip(v, 0, 255).astype(np.uint8)); np.save(f"{d}/i8_wrap.npy", wrap)
 np.save(f"{d}/i8_neg.npy", np.negative(wrap))
+x = rng.standard_normal((1001, 64)).astype(np.float32)         # a device function: M ragged
+y = rng.standard_normal((1001, 64)).astype(np.float32)
+np.save(f"{d}/dc_x.npy", x); np.save(f"{d}/dc_y0.npy", y); np.save(f"{d}/dc_y.npy", 1.5 * x + y)
 PY
 rc=0
 check() {
@@ -143,4 +147,6 @@ check $L/fresh_local_columns.co --shape B=3,N=1000 --input lhs="$D/fc_a.npy" --i
 check $L/span_as_whole.co --shape B=3,M=333 --input x="$D/sa_x.npy" --expect y="$D/sa_y.npy" --runs 20
 check $L/int8_simt.co --shape R=333,C=1000 --input img="$D/i8_img.npy" --input bias="$D/i8_bias.npy" \
   --expect out="$D/i8_out.npy" --expect wrap="$D/i8_wrap.npy" --expect neg="$D/i8_neg.npy" --runs 20
+check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --input y="$D/dc_y0.npy" \
+  --expect y="$D/dc_y.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 exit $rc

@@ -226,6 +226,9 @@ pub const COMPOSE_STRIDE: &str = "E1119";
 pub const CHUNK_INDEX: &str = "E1120";
 /// An event waited both by generation (`e.at(k)`) and by barrier (`e`, `e[i]`).
 pub const EVENT_WAIT_MIX: &str = "E1121";
+/// A copy through shared memory the block makes together, whose tile differs between its
+/// threads (it depends on a `: thread`, `: group` or `: group-4` variable).
+pub const COPY_TILE_VARIES: &str = "E1122";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -867,6 +870,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         EVENT_WAIT_MIX,
         "an event waited both by generation (`e.at(k)`) and by barrier (`e[i]`)",
+    ),
+    (
+        COPY_TILE_VARIES,
+        "a copy through shared memory, made by the whole block together, whose tile differs between the block's threads",
     ),
     (
         LOWER_INTERNAL,

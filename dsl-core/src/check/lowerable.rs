@@ -29,6 +29,7 @@ pub(crate) fn check_lowerable(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     compositions(cx, diags);
     chunk_indices(cx, diags);
     copies(cx, views, diags);
+    block_copies(cx, views, diags);
     assignments(cx, views, diags);
     block_level(cx.m, diags);
     triggers(cx, diags);
@@ -378,6 +379,64 @@ fn copies_as_rows(cx: &Cx, views: &Views, e: ExprId) -> bool {
         })
         .collect();
     super::fold_rows(&v.tile, &zero, &r.shape).is_some()
+}
+
+/// A copy through shared memory (global ↔ shared, without a register side) is made by the
+/// whole block together — each thread moves a share of one tile — so its tile must be the same
+/// for every thread of the block: an index that depends on a `: thread`, `: group` or
+/// `: group-4` variable would have each thread move a share of a different tile. (Croqtile
+/// reads such a copy as each thread's own; tessel does not lower per-thread copies through
+/// shared memory yet.)
+fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let (src, dst) = match &m.stmts[s] {
+            Stmt::DmaCopy { src, dst, .. } => (*src, dst),
+            Stmt::Ext(ExtStmt::DmaFuture {
+                tma: false,
+                src,
+                dst,
+                ..
+            }) => (*src, dst),
+            _ => continue,
+        };
+        let dst_expr = match dst {
+            CopyDst::Expr(d) => Some(*d),
+            CopyDst::Fresh(_) => None,
+        };
+        let spaces = [Some(src), dst_expr]
+            .into_iter()
+            .flatten()
+            .filter_map(|x| views.get(x).map(|v| v.space))
+            .collect::<Vec<_>>();
+        let fresh_shared = matches!(dst, CopyDst::Fresh(MemSpace::Shared));
+        let through_shared = (spaces.contains(&MemSpace::Shared) || fresh_shared)
+            && !spaces.contains(&MemSpace::Local)
+            && !matches!(dst, CopyDst::Fresh(MemSpace::Local));
+        if !through_shared {
+            continue;
+        }
+        for x in [Some(src), dst_expr].into_iter().flatten() {
+            let Some((at, var, level)) = super::mma_uniform::varying(cx, x, Level::Block, 0) else {
+                continue;
+            };
+            diags.push(
+                at_expr(
+                    m,
+                    codes::COPY_TILE_VARIES,
+                    at,
+                    format!(
+                        "this copy through shared memory is made by the whole block together, but its tile differs between the block's threads: it depends on `{var}`, a `: {}` variable",
+                        level.name()
+                    ),
+                )
+                .with_help(format!(
+                    "index the copy by `: block` variables and loops (make `{var}`'s level `: block` if each of its values needs a tile of its own), or copy per thread into registers (`=> local`)"
+                )),
+            );
+            break;
+        }
+    }
 }
 
 /// A whole register tensor: no view method, no array entry.

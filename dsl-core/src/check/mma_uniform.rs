@@ -66,7 +66,7 @@ pub(crate) fn check(cx: &Cx, diags: &mut Diagnostics) {
 
 /// The first name in `e` whose value may differ between the threads of one unit of level
 /// `unit`, with the variable it comes from and that variable's level.
-fn varying(cx: &Cx, e: ExprId, unit: Level, d: u32) -> Option<(ExprId, String, Level)> {
+pub(crate) fn varying(cx: &Cx, e: ExprId, unit: Level, d: u32) -> Option<(ExprId, String, Level)> {
     let m = cx.m;
     if d > 16 {
         return None;

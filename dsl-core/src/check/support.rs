@@ -402,6 +402,19 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             // Atomic updates lower (`lower/atomic.rs`); `check/simt.rs` checks their operands.
             Stmt::Ext(ExtStmt::Call { func, .. })
                 if super::simt::atomic(&func.name).is_some() => {}
+            // `call f(…)` of a `__device__` function of the source (`lower/device_call.rs`):
+            // tensors and tiles pass pointers, everything else a value.
+            Stmt::Ext(ExtStmt::Call { func, targs, .. })
+                if m.device_fns.iter().any(|f| f.name == func.name) =>
+            {
+                if !targs.is_empty() {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_STMT,
+                        span,
+                        "template arguments of a `call` (`call f<T>(…)`)",
+                    ));
+                }
+            }
             // A `while` loop of per-thread work lowers as C++'s; one holding what orders or
             // feeds a block (a barrier, a cooperative copy, an `mma`, an event) does not yet.
             Stmt::Ext(ExtStmt::While { body, .. }) => {
@@ -413,6 +426,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     ));
                 }
             }
+            Stmt::Ext(ExtStmt::Call { func, .. }) if !func.name.starts_with("__") => diags.push(not_lowered(
+                codes::NOT_LOWERED_STMT,
+                span,
+                &format!("`call` of `{}`, which the source does not define (tessel calls the `__device__` functions written beside the `__co__` function)", func.name),
+            )),
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.

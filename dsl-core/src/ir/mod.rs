@@ -217,9 +217,22 @@ pub struct Module {
     /// `b = s[i];` of an array of buffers `s`: the values of the `let`s that name one buffer
     /// of it (a view, like `v = t.span_as(…)`: the parser wrote `s[i]` at each use of `b`).
     pub buffer_aliases: Vec<ExprId>,
+    /// The `__device__` functions of the source file, which `call f(…)` invokes: C++ that
+    /// tessel copies into the emitted `.cu` as written.
+    pub device_fns: Vec<DeviceFn>,
     pub exprs: Arena<Expr>,
     pub stmts: Arena<Stmt>,
     pub source: Source,
+}
+
+/// A `__device__` function of the source file (file mode), as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceFn {
+    pub name: String,
+    /// Its text, from the first word of the item to its closing brace.
+    pub text: String,
+    /// The line it starts on (1-based).
+    pub line: u32,
 }
 
 /// `parallel {cm, cn} by [CM, CN] : cluster`: the outermost level of the kernel's `parallel`
@@ -394,6 +407,7 @@ impl Module {
             with_extents: Vec::new(),
             array_indices: Vec::new(),
             buffer_aliases: Vec::new(),
+            device_fns: Vec::new(),
             exprs: Arena::new(),
             stmts: Arena::new(),
             source: Source::default(),

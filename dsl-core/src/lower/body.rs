@@ -633,6 +633,10 @@ impl Emitter<'_> {
             {
                 super::atomic::lower(self, func, args, line)?
             }
+            // `call f(…)` of a `__device__` function of the source.
+            Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. }) => {
+                super::device_call::lower(self, func, args, line)?
+            }
             Stmt::Ext(crate::ir::ExtStmt::MmaRefill { .. }) if self.path == KernelPath::Simt => {
                 super::warp::mma_stmt(self, s, line)?
             }

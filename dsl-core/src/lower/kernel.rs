@@ -629,6 +629,9 @@ pub struct CudaKernel {
     pub written_params: Vec<usize>,
     /// Which N values the WGMMA dispatch must provide (from the tunable domains).
     pub wgmma_ns: Vec<i64>,
+    /// The `__device__` functions of the source that the kernel calls (`call f(…)`), as
+    /// written, in source order.
+    pub device_fns: Vec<crate::ir::DeviceFn>,
 }
 
 impl CudaKernel {

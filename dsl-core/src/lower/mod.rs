@@ -35,6 +35,7 @@ pub mod body;
 pub mod cexpr;
 mod cluster;
 pub mod cxx;
+mod device_call;
 mod dma_swiz;
 mod domain;
 pub mod emitter;

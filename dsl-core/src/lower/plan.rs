@@ -256,6 +256,7 @@ pub fn finish(
         written_params: e.written_params.iter().copied().collect(),
         wgmma_types: e.wgmma_types,
         wgmma_ns: ns,
+        device_fns: super::device_call::called(m),
     }
 }
 

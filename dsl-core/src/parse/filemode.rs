@@ -64,6 +64,8 @@ pub(crate) struct Filtered {
     pub text: String,
     /// (first line, last line) of each skipped region, 1-based.
     pub skipped: Vec<(u32, u32)>,
+    /// The `__device__` function definitions among the skipped items, for `call`.
+    pub device_fns: Vec<crate::ir::DeviceFn>,
 }
 
 /// `text` with host C++ and preprocessor lines blanked out.
@@ -74,6 +76,7 @@ pub(crate) fn filter(text: &str) -> Filtered {
     let mut keep = vec![true; chars.len()];
     let mut defines: HashMap<String, String> = HashMap::new();
     let mut kept_defines: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut device_fns: Vec<crate::ir::DeviceFn> = Vec::new();
     // Stack of (this branch taken, some branch of this conditional taken, parent active).
     let mut conds: Vec<(bool, bool, bool)> = Vec::new();
     let active = |conds: &Vec<(bool, bool, bool)>| conds.last().is_none_or(|c| c.0 && c.2);
@@ -165,6 +168,9 @@ pub(crate) fn filter(text: &str) -> Filtered {
                     || (has_co && matches!(word.as_str(), "void" | "auto")));
             if host {
                 blank(&mut keep, i, end);
+                if let Some(f) = device_fn(&chars, &code, i, end) {
+                    device_fns.push(f);
+                }
             }
         }
         i = end.max(i + 1);
@@ -189,7 +195,33 @@ pub(crate) fn filter(text: &str) -> Filtered {
     if let Some(r) = region {
         skipped.push(r);
     }
-    Filtered { text: out, skipped }
+    Filtered {
+        text: out,
+        skipped,
+        device_fns,
+    }
+}
+
+/// The item `chars[i..end]` as a `__device__` function definition: `__device__` among the
+/// words before its parameter list, and a body. Its name is the word before the `(`.
+fn device_fn(chars: &[char], code: &[char], i: usize, end: usize) -> Option<crate::ir::DeviceFn> {
+    let item = &code[i..end];
+    let paren = item.iter().position(|c| *c == '(')?;
+    let head: String = item[..paren].iter().collect();
+    let words: Vec<&str> = head
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if !words.contains(&"__device__") || !item.contains(&'{') || item.last() != Some(&'}') {
+        return None;
+    }
+    let name = words.last()?.to_string();
+    let line = code[..i].iter().filter(|c| **c == '\n').count() as u32 + 1;
+    Some(crate::ir::DeviceFn {
+        name,
+        text: chars[i..end].iter().collect(),
+        line,
+    })
 }
 
 /// Name and char range of every `__co__` function in filtered text.

@@ -88,6 +88,7 @@ pub fn parse_str(text: &str, file: Option<&str>) -> Result<Parsed, Diagnostics> 
     let lexed = lexer::lex_file(&filtered.text).map_err(|d| Diagnostics(vec![d]))?;
     let mut parsed = run(lexed, file.map(str::to_string))?;
     parsed.notes.extend(skipped_note(&filtered.skipped));
+    parsed.module.device_fns = filtered.device_fns;
     Ok(parsed)
 }
 
@@ -118,6 +119,7 @@ pub fn parse_file(text: &str, file: Option<&str>) -> Vec<(String, Result<Parsed,
                 .and_then(|lexed| run(lexed, file.map(str::to_string)))
                 .map(|mut p| {
                     p.notes.extend(skipped_note(&filtered.skipped));
+                    p.module.device_fns = filtered.device_fns.clone();
                     p
                 });
             (name.clone(), r)
@@ -294,6 +296,7 @@ fn run(lexed: lexer::Lexed, file: Option<String>) -> Result<Parsed, Diagnostics>
         with_extents: std::mem::take(&mut p.with_extents),
         array_indices: std::mem::take(&mut p.array_indices),
         buffer_aliases: std::mem::take(&mut p.buffer_aliases),
+        device_fns: Vec::new(),
         exprs: p.exprs,
         stmts: p.stmts,
         source: Source { file },

@@ -1,6 +1,6 @@
 //! Initialisation: a shared or local (register) tile that is read before any statement writes
 //! it holds garbage — on the GPU the kernel runs and its result is wrong. A tile is written by
-//! a copy into it, an `mma.store` into it, or an element `=`; it is read by a copy from it,
+//! a copy into it, an `mma.store` into it, an element `=`, or a `call` it is passed to; it is read by a copy from it,
 //! an `mma.load`, any element use in an expression, and `+=`-style updates. A read is reported
 //! when no write comes before it in program order — also inside a loop whose later statements
 //! write the tile: its first iteration reads garbage — unless the read is under an `if` in such
@@ -169,6 +169,20 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
             Stmt::Ext(crate::ir::ExtStmt::LoadInto { src, dst }) => {
                 rd.push(*src);
                 wr.push(*dst);
+            }
+            // `call f(…)` of a `__device__` function of the source: it may write any tensor it
+            // is passed (it may read them too, which cannot be told from here).
+            Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. })
+                if m.device_fns.iter().any(|f| f.name == func.name) =>
+            {
+                for &a in args {
+                    if root(cx, a).is_some_and(|(_, b)| on_chip(cx, b)) {
+                        wr.push(a);
+                        index_reads(cx, a, &mut rd);
+                    } else {
+                        rd.push(a);
+                    }
+                }
             }
             // `b = s[1];`, `v = t.span_as(…);`: naming a view reads only its indices (each use
             // of the name is the view itself, read or written there).
