@@ -199,22 +199,28 @@ fn operand_dtypes_must_agree() {
 
 #[test]
 fn f8_tile_that_no_mma_reads_is_rejected() {
+    // In a WGMMA kernel, beside the f16 operands (on the SIMT path an f8 tile may be copied).
     let m = wgmma(
         |_| {},
         |b| {
-            vec![b.tensor(
-                MemSpace::Shared,
-                DType::F8E4M3,
-                &["WARP_M", "TILE_K"],
-                &[("lhs_s", None)],
-            )]
+            let mut v = v2_body(b, A, BB, DType::F16, DType::F16);
+            v.insert(
+                0,
+                b.tensor(
+                    MemSpace::Shared,
+                    DType::F8E4M3,
+                    &["WARP_M", "TILE_K"],
+                    &[("extra_s", None)],
+                ),
+            );
+            v
         },
     );
     let d = check_err(&m);
     let e = only(&d, c::F8);
     assert!(
         e.message
-            .contains("f8_e4m3 tensor `lhs_s` is not a WGMMA operand"),
+            .contains("f8_e4m3 tensor `extra_s` is not a WGMMA operand"),
         "{e}"
     );
 }

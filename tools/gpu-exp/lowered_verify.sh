@@ -17,7 +17,8 @@
 # span_as_whole (`.span_as(…)` of whole tensors: a tile of the reshaped tensor staged in shared
 # memory, a flat view, the output reshaped; ragged rows); int8_simt (u8 and s8 element types on
 # the SIMT path: a shared u8 tile, s8 wrapping, an s8 register tile; C not a multiple of 16);
-# device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place). The
+# device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place);
+# f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -105,6 +106,9 @@ np.save(f"{d}/i8_neg.npy", np.negative(wrap))
 x = rng.standard_normal((1001, 64)).astype(np.float32)         # a device function: M ragged
 y = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/dc_x.npy", x); np.save(f"{d}/dc_y0.npy", y); np.save(f"{d}/dc_y.npy", 1.5 * x + y)
+a = (rng.integers(-8, 9, size=(5, 17, 64)) * 0.25).astype(np.float32)  # f8 moves: values both
+b = (rng.integers(-8, 9, size=(5, 64)) * 0.25).astype(np.float32)      # f8 formats hold exactly
+np.save(f"{d}/f8_a.npy", a); np.save(f"{d}/f8_b.npy", b)
 PY
 rc=0
 check() {
@@ -149,4 +153,6 @@ check $L/int8_simt.co --shape R=333,C=1000 --input img="$D/i8_img.npy" --input b
   --expect out="$D/i8_out.npy" --expect wrap="$D/i8_wrap.npy" --expect neg="$D/i8_neg.npy" --runs 20
 check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --input y="$D/dc_y0.npy" \
   --expect y="$D/dc_y.npy" --rtol 1e-6 --atol 1e-6 --runs 1
+check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy" \
+  --expect a_out="$D/f8_a.npy" --expect b_out="$D/f8_b.npy" --rtol 0 --atol 0 --runs 20
 exit $rc
