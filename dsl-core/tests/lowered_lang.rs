@@ -460,3 +460,18 @@ fn a_whole_tensor_reshapes_and_a_tile_does_not_yet() {
         ["E1307"]
     );
 }
+
+/// A TMA load outside every `inthreads` branch is issued by one thread for the whole block, so
+/// a tile that depends on a `: group-4` variable would load one warpgroup's tile only.
+#[test]
+fn a_block_wide_tma_load_is_one_tile_for_the_block() {
+    let k = |row: &str, stage: &str| {
+        format!(
+            "__co__ void k(global f16 [M, 64] x, global f16 [M, 64] y) {{\n  parallel {{b}} by [cdiv(M, 64)] : block, {{g}} by [2] : group-4 {{\n    shared f16 [64, 64] s[2];\n    tma.copy x.subspan(64, 64).at({row}, 0) => s[{stage}];\n    y.at(b * 64 + g, 0) = s[{stage}].at(g, 0);\n  }}\n}}\n"
+        )
+    };
+    assert_eq!(codes_of(&k("b", "0")), Vec::<&str>::new());
+    // The source or the destination (only warpgroup 0's buffer would be filled).
+    assert_eq!(codes_of(&k("b + g", "0")), ["E1122"]);
+    assert_eq!(codes_of(&k("b", "g")), ["E1122"]);
+}

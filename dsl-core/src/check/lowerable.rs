@@ -381,14 +381,21 @@ fn copies_as_rows(cx: &Cx, views: &Views, e: ExprId) -> bool {
     super::fold_rows(&v.tile, &zero, &r.shape).is_some()
 }
 
-/// A copy through shared memory (global ↔ shared, without a register side) is made by the
-/// whole block together — each thread moves a share of one tile — so its tile must be the same
+/// A `dma.copy` through shared memory (global ↔ shared, without a register side) is made by
+/// the whole block together — each thread moves a share of one tile — and a `tma.copy` outside
+/// every `inthreads` branch by one thread for the whole block, so the tile must be the same
 /// for every thread of the block: an index that depends on a `: thread`, `: group` or
-/// `: group-4` variable would have each thread move a share of a different tile. (Croqtile
-/// reads such a copy as each thread's own; tessel does not lower per-thread copies through
-/// shared memory yet.)
+/// `: group-4` variable would have each thread move a share of a different tile, or the issuing
+/// thread load its own tile only. (Croqtile reads such a copy as each thread's own; tessel does
+/// not lower per-thread copies through shared memory yet.)
 fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
+    let mut branched: Vec<StmtId> = Vec::new();
+    for s in all_stmts(m) {
+        if let Stmt::InThreads { body, .. } = &m.stmts[s] {
+            branched.extend(super::stmts_within(m, body));
+        }
+    }
     for s in all_stmts(m) {
         let (src, dst) = match &m.stmts[s] {
             Stmt::DmaCopy { src, dst, .. } => (*src, dst),
@@ -398,6 +405,15 @@ fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 dst,
                 ..
             }) => (*src, dst),
+            // Outside every `inthreads` branch one thread of the block issues a TMA copy for
+            // all (inside one, a thread of each warpgroup of the branch does).
+            Stmt::TmaCopy { src, dst, .. }
+            | Stmt::Ext(ExtStmt::DmaFuture {
+                tma: true,
+                src,
+                dst,
+                ..
+            }) if !branched.contains(&s) => (*src, dst),
             _ => continue,
         };
         let dst_expr = match dst {
@@ -426,7 +442,7 @@ fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                     codes::COPY_TILE_VARIES,
                     at,
                     format!(
-                        "this copy through shared memory is made by the whole block together, but its tile differs between the block's threads: it depends on `{var}`, a `: {}` variable",
+                        "this copy through shared memory is made once for the whole block, but its tile differs between the block's threads: it depends on `{var}`, a `: {}` variable",
                         level.name()
                     ),
                 )

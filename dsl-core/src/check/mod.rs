@@ -938,7 +938,12 @@ pub(crate) fn stmt_blocks(s: &crate::ir::Stmt) -> Vec<&crate::ir::Block> {
 
 /// Every statement of the kernel, pre-order.
 pub(crate) fn all_stmts(m: &Module) -> Vec<StmtId> {
-    fn go(m: &Module, b: &crate::ir::Block, out: &mut Vec<StmtId>) {
+    stmts_within(m, &m.kernel.body)
+}
+
+/// The statements of `b` and of the blocks nested in it, in order.
+pub(crate) fn stmts_within(m: &Module, b: &[StmtId]) -> Vec<StmtId> {
+    fn go(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
         for &s in b {
             out.push(s);
             for inner in stmt_blocks(&m.stmts[s]) {
@@ -947,7 +952,7 @@ pub(crate) fn all_stmts(m: &Module) -> Vec<StmtId> {
         }
     }
     let mut out = Vec::new();
-    go(m, &m.kernel.body, &mut out);
+    go(m, b, &mut out);
     out
 }
 

@@ -424,8 +424,10 @@ impl Analysis<'_> {
             );
         }
         match op {
-            // The checker's lowering gate rejects these first; this arm keeps the match total.
-            ViewOp::Sqz => {
+            // `.sqz()` drops the dimensions of extent 1; `.span_as(…)` gives the tile a new
+            // shape. Either way the tile becomes a tensor of its own (`lower/squeeze.rs`; the
+            // checker's lowering gate, `check/squeeze.rs`, says which forms lower).
+            ViewOp::Sqz | ViewOp::SpanAs => {
                 if b.tiled
                     || b.step.is_some()
                     || v.array_index.is_some()
@@ -434,50 +436,34 @@ impl Analysis<'_> {
                 {
                     return err(
                         e,
-                        "not supported yet: `.sqz()` of anything but a `.subspan(…).at(…)` tile of a whole tensor",
+                        format!(
+                            "not supported yet: `.{}` of anything but a whole tensor or a `.subspan(…).at(…)` tile of one",
+                            op.name()
+                        ),
                     );
                 }
-                let kept: Vec<usize> = (0..v.tile.len())
-                    .filter(|&d| v.tile[d] != Sym::Int(1))
-                    .collect();
+                let reshape = match op {
+                    ViewOp::SpanAs => Some(
+                        args.iter()
+                            .map(|&a| self.sym(a))
+                            .collect::<Result<Vec<_>, _>>()?,
+                    ),
+                    _ => None,
+                };
                 let base = Squeezed {
                     tile: std::mem::take(&mut v.tile),
                     origin: std::mem::take(&mut v.origin),
-                    reshape: None,
+                    reshape: reshape.clone(),
                 };
-                v.tile = kept.iter().map(|&d| base.tile[d].clone()).collect();
-                v.origin = vec![Vec::new(); kept.len()];
-                v.terms = vec![Vec::new(); kept.len()];
-                v.squeezed = Some(base);
-            }
-            // `.span_as(…)` of a tile that is contiguous in memory (a whole tensor, or a tile
-            // whose dimensions after its first of extent other than 1 are whole): a tensor of
-            // the new shape at the tile's first element (`lower/squeeze.rs`).
-            ViewOp::SpanAs => {
-                if b.tiled
-                    || b.step.is_some()
-                    || v.array_index.is_some()
-                    || v.transposed
-                    || v.squeezed.is_some()
-                {
-                    return err(
-                        e,
-                        "not supported yet: `.span_as(…)` of anything but a whole tensor or a contiguous `.subspan(…).at(…)` tile of one",
-                    );
-                }
-                let shape = args
-                    .iter()
-                    .map(|&a| self.sym(a))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let n = shape.len();
-                let base = Squeezed {
-                    tile: std::mem::take(&mut v.tile),
-                    origin: std::mem::take(&mut v.origin),
-                    reshape: Some(shape.clone()),
-                };
-                v.tile = shape;
-                v.origin = vec![Vec::new(); n];
-                v.terms = vec![Vec::new(); n];
+                v.tile = reshape.unwrap_or_else(|| {
+                    base.tile
+                        .iter()
+                        .filter(|d| **d != Sym::Int(1))
+                        .cloned()
+                        .collect()
+                });
+                v.origin = vec![Vec::new(); v.tile.len()];
+                v.terms = vec![Vec::new(); v.tile.len()];
                 v.squeezed = Some(base);
             }
             ViewOp::Window | ViewOp::Strides | ViewOp::From | ViewOp::SpanOf => {

@@ -1051,10 +1051,8 @@ fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
     let Some(block) = enclosing_block(m, &m.kernel.body, *def) else {
         return false;
     };
-    let mut inside = Vec::new();
-    subtree(m, block, &mut inside);
     let mut any = false;
-    for s in inside {
+    for s in crate::check::stmts_within(m, block) {
         if bound(&m.stmts[s]).as_deref() != Some(name.as_str()) {
             continue;
         }
@@ -1078,14 +1076,4 @@ fn enclosing_block<'m>(m: &'m Module, b: &'m [StmtId], s: StmtId) -> Option<&'m 
             .into_iter()
             .find_map(|inner| enclosing_block(m, inner, s))
     })
-}
-
-/// The statements of `b` and of the blocks nested in it, in order.
-fn subtree(m: &Module, b: &[StmtId], out: &mut Vec<StmtId>) {
-    for &x in b {
-        out.push(x);
-        for inner in crate::check::stmt_blocks(&m.stmts[x]) {
-            subtree(m, inner, out);
-        }
-    }
 }
