@@ -18,7 +18,8 @@
 # memory, a flat view, the output reshaped; ragged rows); int8_simt (u8 and s8 element types on
 # the SIMT path: a shared u8 tile, s8 wrapping, an s8 register tile; C not a multiple of 16);
 # device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place);
-# f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly). The
+# f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly);
+# per_thread_copy (copies each thread makes alone between its global row and its shared row). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -109,6 +110,10 @@ np.save(f"{d}/dc_x.npy", x); np.save(f"{d}/dc_y0.npy", y); np.save(f"{d}/dc_y.np
 a = (rng.integers(-8, 9, size=(5, 17, 64)) * 0.25).astype(np.float32)  # f8 moves: values both
 b = (rng.integers(-8, 9, size=(5, 64)) * 0.25).astype(np.float32)      # f8 formats hold exactly
 np.save(f"{d}/f8_a.npy", a); np.save(f"{d}/f8_b.npy", b)
+x = rng.standard_normal((1001, 40)).astype(np.float32)          # per-thread copies: M ragged
+xp = np.zeros((1008, 40), np.float32); xp[:1001] = x
+src = (np.arange(1008) // 8) * 8 + (np.arange(1008) % 8 + 1) % 8   # each row's source row
+np.save(f"{d}/pt_x.npy", x); np.save(f"{d}/pt_y.npy", xp[src, ::-1][:1001])
 PY
 rc=0
 check() {
@@ -155,4 +160,5 @@ check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --
   --expect y="$D/dc_y.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy" \
   --expect a_out="$D/f8_a.npy" --expect b_out="$D/f8_b.npy" --rtol 0 --atol 0 --runs 20
+check $L/per_thread_copy.co --shape M=1001 --input x="$D/pt_x.npy" --expect y="$D/pt_y.npy" --runs 20
 exit $rc

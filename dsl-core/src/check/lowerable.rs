@@ -390,21 +390,60 @@ fn copies_as_rows(cx: &Cx, views: &Views, e: ExprId) -> bool {
 /// not lower per-thread copies through shared memory yet.)
 fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
+    for c in thread_varying_copies(cx, views) {
+        if c.per_thread {
+            continue;
+        }
+        diags.push(
+            at_expr(
+                m,
+                codes::COPY_TILE_VARIES,
+                c.at,
+                format!(
+                    "this copy through shared memory is made once for the whole block, but its tile differs between the block's threads: it depends on `{}`, a `: {}` variable",
+                    c.var,
+                    c.level.name()
+                ),
+            )
+            .with_help(format!(
+                "index the copy by `: block` variables and loops (make `{}`'s level `: block` if each of its values needs a tile of its own), copy per thread into registers (`=> local`), or write a synchronous `dma.copy` between a global tile and a shared tile of each thread's own (`=> s.chunkat(t, _)`), which each thread makes alone",
+                c.var
+            )),
+        );
+    }
+}
+
+/// A copy through shared memory whose tile differs between the block's threads.
+struct VaryingCopy {
+    stmt: StmtId,
+    /// The index that varies, its variable and that variable's level.
+    at: ExprId,
+    var: String,
+    level: Level,
+    /// A synchronous `dma.copy` between a global tile and a declared shared tile, both made of
+    /// rows, the shared one differing between the threads too: each thread makes its own copy
+    /// (`lower/regtile.rs`), as Croqtile reads it.
+    per_thread: bool,
+}
+
+fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
+    let m = cx.m;
     let mut branched: Vec<StmtId> = Vec::new();
     for s in all_stmts(m) {
         if let Stmt::InThreads { body, .. } = &m.stmts[s] {
             branched.extend(super::stmts_within(m, body));
         }
     }
+    let mut out = Vec::new();
     for s in all_stmts(m) {
-        let (src, dst) = match &m.stmts[s] {
-            Stmt::DmaCopy { src, dst, .. } => (*src, dst),
+        let (src, dst, plain_sync) = match &m.stmts[s] {
+            Stmt::DmaCopy { src, dst, is_async } => (*src, dst, !*is_async),
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 src,
                 dst,
                 ..
-            }) => (*src, dst),
+            }) => (*src, dst, false),
             // Outside every `inthreads` branch one thread of the block issues a TMA copy for
             // all (inside one, a thread of each warpgroup of the branch does).
             Stmt::TmaCopy { src, dst, .. }
@@ -413,7 +452,7 @@ fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 src,
                 dst,
                 ..
-            }) if !branched.contains(&s) => (*src, dst),
+            }) if !branched.contains(&s) => (*src, dst, false),
             _ => continue,
         };
         let dst_expr = match dst {
@@ -432,27 +471,47 @@ fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         if !through_shared {
             continue;
         }
-        for x in [Some(src), dst_expr].into_iter().flatten() {
-            let Some((at, var, level)) = super::mma_uniform::varying(cx, x, Level::Block, 0) else {
-                continue;
-            };
-            diags.push(
-                at_expr(
-                    m,
-                    codes::COPY_TILE_VARIES,
-                    at,
-                    format!(
-                        "this copy through shared memory is made once for the whole block, but its tile differs between the block's threads: it depends on `{var}`, a `: {}` variable",
-                        level.name()
-                    ),
-                )
-                .with_help(format!(
-                    "index the copy by `: block` variables and loops (make `{var}`'s level `: block` if each of its values needs a tile of its own), or copy per thread into registers (`=> local`)"
-                )),
-            );
-            break;
-        }
+        let Some((at, var, level)) = [Some(src), dst_expr]
+            .into_iter()
+            .flatten()
+            .find_map(|x| super::mma_uniform::varying(cx, x, Level::Block, 0))
+        else {
+            continue;
+        };
+        // The shared side must differ between the threads too: one shared tile that every
+        // thread writes its own data into is no copy of each thread's own.
+        let per_thread = plain_sync
+            && dst_expr.is_some_and(|d| {
+                let (sv, dv) = (views.get(src), views.get(d));
+                let shared_side = match (sv.map(|v| v.space), dv.map(|v| v.space)) {
+                    (Some(MemSpace::Global), Some(MemSpace::Shared)) => d,
+                    (Some(MemSpace::Shared), Some(MemSpace::Global)) => src,
+                    _ => return false,
+                };
+                [sv, dv].iter().all(|v| v.is_some_and(|v| !v.transposed))
+                    && copies_as_rows(cx, views, src)
+                    && copies_as_rows(cx, views, d)
+                    && super::mma_uniform::varying(cx, shared_side, Level::Block, 0).is_some()
+            });
+        out.push(VaryingCopy {
+            stmt: s,
+            at,
+            var,
+            level,
+            per_thread,
+        });
     }
+    out
+}
+
+/// The synchronous `dma.copy`s between global and shared tiles that each thread makes alone:
+/// their tiles differ between the block's threads (see [`block_copies`]).
+pub(crate) fn per_thread_copies(cx: &Cx, views: &Views) -> Vec<StmtId> {
+    thread_varying_copies(cx, views)
+        .into_iter()
+        .filter(|c| c.per_thread)
+        .map(|c| c.stmt)
+        .collect()
 }
 
 /// A whole register tensor: no view method, no array entry.

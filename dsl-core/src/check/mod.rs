@@ -324,6 +324,9 @@ impl SharedBuffer {
 /// Everything later passes need, established by the checks.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
+    /// The synchronous `dma.copy`s between a global and a shared tile whose tiles differ
+    /// between the block's threads: each thread makes its own (the lowering's per-thread copy).
+    pub per_thread_copies: Vec<StmtId>,
     pub config: Config,
     pub path: LoweringPath,
     /// On the Hopper path: the `mma`s are warp-level `mma.sync`s fed by TMA
@@ -515,6 +518,7 @@ fn run_checks(
         .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
         .collect();
     let info = KernelInfo {
+        per_thread_copies: lowerable::per_thread_copies(&cx, &views),
         config: cfg.clone(),
         path,
         warp_mma_on_hopper: path == LoweringPath::Hopper && cx.tma_warp_kernel(),

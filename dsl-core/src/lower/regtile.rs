@@ -133,33 +133,8 @@ pub fn copy(
     let elem = sv.tensor.dtype.size_bytes() as i64;
     let vec = 16 / elem.max(1);
     match (sv.tensor.space, dv.tensor.space) {
-        (MemSpace::Global, MemSpace::Local) => {
-            let (g, rows, cols) = global_rows(e, sv, src)?;
-            let dld = reg_pitch(e, dv, sv.tile.len(), &rows, &cols, dst)?;
-            let p = sv.tensor.param.unwrap_or(0);
-            e.pointer_params.insert(p);
-            e.call(
-                Call::new("tsl_copy_g2r")
-                    .targs([g.rows, g.cols, CExpr::sym(&dld)])
-                    .args([ptr_of(dv), g.ptr, g.r0, g.c0, g.tensor_rows, g.tensor_cols]),
-                None,
-                line,
-            );
-        }
-        (MemSpace::Local, MemSpace::Global) => {
-            let (g, rows, cols) = global_rows(e, dv, dst)?;
-            let sld = reg_pitch(e, sv, dv.tile.len(), &rows, &cols, src)?;
-            let p = dv.tensor.param.unwrap_or(0);
-            e.pointer_params.insert(p);
-            e.written_params.insert(p);
-            e.call(
-                Call::new("tsl_copy_r2g")
-                    .targs([g.rows, g.cols, CExpr::sym(&sld)])
-                    .args([g.ptr, ptr_of(sv), g.r0, g.c0, g.tensor_rows, g.tensor_cols]),
-                None,
-                line,
-            );
-        }
+        (MemSpace::Global, MemSpace::Local) => g2r(e, sv, src, dv, dst, line)?,
+        (MemSpace::Local, MemSpace::Global) => r2g(e, sv, src, dv, dst, line)?,
         (MemSpace::Shared, MemSpace::Local) | (MemSpace::Local, MemSpace::Local) => {
             // The cooperative copies that filled the source must have landed.
             e.flush_dma();
@@ -208,6 +183,101 @@ pub fn copy(
             return Err(LowerError::new(
                 e.m.expr_span(src),
                 format!("`dma.copy` from {a} to {b} memory is not supported on the SIMT path"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A global tile into registers (or a thread's own shared tile), element by element, 16 bytes
+/// per load where the row allows.
+fn g2r(
+    e: &mut Emitter,
+    sv: &View,
+    src: ExprId,
+    dv: &View,
+    dst: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let (g, rows, cols) = global_rows(e, sv, src)?;
+    let dld = reg_pitch(e, dv, sv.tile.len(), &rows, &cols, dst)?;
+    let p = sv.tensor.param.unwrap_or(0);
+    e.pointer_params.insert(p);
+    e.call(
+        Call::new("tsl_copy_g2r")
+            .targs([g.rows, g.cols, CExpr::sym(&dld)])
+            .args([ptr_of(dv), g.ptr, g.r0, g.c0, g.tensor_rows, g.tensor_cols]),
+        None,
+        line,
+    );
+    Ok(())
+}
+
+/// Registers (or a thread's own shared tile) into a global tile, guarded, 16 bytes per store
+/// where the row allows.
+fn r2g(
+    e: &mut Emitter,
+    sv: &View,
+    src: ExprId,
+    dv: &View,
+    dst: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let (g, rows, cols) = global_rows(e, dv, dst)?;
+    let sld = reg_pitch(e, sv, dv.tile.len(), &rows, &cols, src)?;
+    let p = dv.tensor.param.unwrap_or(0);
+    e.pointer_params.insert(p);
+    e.written_params.insert(p);
+    e.call(
+        Call::new("tsl_copy_r2g")
+            .targs([g.rows, g.cols, CExpr::sym(&sld)])
+            .args([g.ptr, ptr_of(sv), g.r0, g.c0, g.tensor_rows, g.tensor_cols]),
+        None,
+        line,
+    );
+    Ok(())
+}
+
+/// A synchronous `dma.copy` between a global tile and a shared tile that differ between the
+/// block's threads (`check::per_thread_copies`): each thread copies its own tile alone, as it
+/// would into registers. Like the block's cooperative copies it is synchronous for the block:
+/// a barrier before a copy into shared memory (earlier readers are done) and before the next
+/// statement that is not a copy (the tiles are visible); the writers of a shared tile are
+/// waited for before it is stored.
+pub fn per_thread(
+    e: &mut Emitter,
+    sv: &View,
+    src: ExprId,
+    dv: &View,
+    dst: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    check_rank(e, sv, src)?;
+    check_rank(e, dv, dst)?;
+    match (sv.tensor.space, dv.tensor.space) {
+        (MemSpace::Global, MemSpace::Shared) => {
+            if !e.pending_dma {
+                e.barrier(Some("earlier readers of the destinations are done"), line);
+            }
+            g2r(e, sv, src, dv, dst, line)?;
+            e.pending_dma = true;
+        }
+        (MemSpace::Shared, MemSpace::Global) => {
+            e.flush_dma();
+            if !e
+                .lines
+                .last()
+                .is_some_and(|l| matches!(l.op, super::kernel::Op::Barrier))
+            {
+                e.barrier(Some("the shared tiles' writers are done"), line);
+            }
+            r2g(e, sv, src, dv, dst, line)?;
+            e.barrier(Some("the shared tiles' readers are done"), line);
+        }
+        (a, b) => {
+            return Err(LowerError::new(
+                e.m.expr_span(src),
+                format!("a per-thread copy from {a} to {b} memory is not supported"),
             ));
         }
     }

@@ -39,7 +39,7 @@ use std::fmt::Write as _;
 
 pub fn dma_copy(
     e: &mut Emitter,
-    _s: StmtId,
+    s: StmtId,
     is_async: bool,
     src: ExprId,
     dst: &CopyDst,
@@ -54,6 +54,9 @@ pub fn dma_copy(
         ));
     };
     let dv = e.cx().view(*d)?;
+    if e.info.per_thread_copies.contains(&s) {
+        return super::regtile::per_thread(e, &sv, src, &dv, *d, line);
+    }
     if sv.tensor.space == MemSpace::Local || dv.tensor.space == MemSpace::Local {
         if is_async {
             return Err(LowerError::new(
