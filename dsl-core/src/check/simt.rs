@@ -3,9 +3,12 @@
 //!
 //! - A `local` tensor is a register tile: every coordinate (and array index) of a view of it
 //!   must be known once the loops around it are unrolled — literals, tunables, constants,
-//!   variables of `foreach … : unroll` loops and bindings of those. A run-time index would put
+//!   variables of loops the lowering unrolls whole (`: unroll`, or a static trip count) and
+//!   bindings of those. A run-time index would put
 //!   the tile in local memory (the DRAM-backed stack). Croqtile allows it: a restriction of
 //!   the lowering (a note for `tessel check`).
+//! - An 8-bit float is moved, never computed with (`f8_moves`): the SIMT path has no f8
+//!   arithmetic, and a conversion would read the byte as an integer.
 //! - `reduce.sum x : group` combines a scalar across the 32 threads of a warp, `reduce.sum x :
 //!   block` across every thread of the block (whole warps only): it needs an enclosing `: group`
 //!   level (`: thread` for a block), every thread of the warp (block) must reach it (no
@@ -518,6 +521,52 @@ fn waits(cx: &Cx, diags: &mut Diagnostics) {
                 ),
             ),
             None => {}
+        }
+    }
+}
+
+/// On the SIMT path an 8-bit float is moved, never computed with: copies of f8 tiles move
+/// bytes, and an f8 element may be read or written only by `=` between elements of one f8
+/// type. Anything else would convert the byte as an integer (no f8 arithmetic is lowered).
+pub(super) fn f8_moves(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+    let m = cx.m;
+    let f8_element = |x: ExprId| views.get(x).filter(|v| v.element && v.dtype.is_f8());
+    for s in all_stmts(m) {
+        let moved: Vec<ExprId> = match &m.stmts[s] {
+            Stmt::Assign {
+                target,
+                op: crate::ir::AssignOp::Set,
+                value,
+            } => match (f8_element(*target), f8_element(*value)) {
+                (Some(t), Some(v)) if t.dtype == v.dtype => vec![*target, *value],
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let mut bad: Option<(ExprId, DType)> = None;
+        for e in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, e, &mut |x| {
+                if bad.is_none()
+                    && !moved.contains(&x)
+                    && let Some(v) = f8_element(x)
+                {
+                    bad = Some((x, v.dtype));
+                }
+            });
+        }
+        if let Some((x, d)) = bad {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::F8,
+                    x,
+                    format!(
+                        "`{}` is an {d} element: on the SIMT path tessel moves 8-bit float values (copies of tiles, `y.at(i) = x.at(i)` between elements of one type) but does not compute with them yet",
+                        m.expr_to_string(x)
+                    ),
+                )
+                .with_help("convert on the host, or read the tile with `mma.row.row` under a `: group-4` level (a WGMMA operand)"),
+            );
         }
     }
 }

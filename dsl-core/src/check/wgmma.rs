@@ -11,7 +11,7 @@ use super::view::Views;
 use super::{Cx, Dim, FragInfo, FragKind, all_stmts, at_expr, codes};
 use super::{dim_span, frag_def};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{DType, ExprId, Major, Stmt, StmtId};
+use crate::ir::{DType, Major, Stmt, StmtId};
 use std::collections::HashMap;
 
 /// Whether `d` is an 8-bit WGMMA operand type.
@@ -235,7 +235,7 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let simt = cx.lowering_path() == super::LoweringPath::Simt;
     let warp_s8 = |d: DType| (d == DType::S8 && (cx.warp_kernel() || simt)) || (d.is_f8() && simt);
     if simt {
-        f8_moves(cx, views, diags);
+        super::simt::f8_moves(cx, views, diags);
     }
     let tensor = |d: DType, span, name: &str| {
         Diagnostic::new(
@@ -286,52 +286,6 @@ pub(crate) fn check_f8(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 );
             }
             _ => {}
-        }
-    }
-}
-
-/// On the SIMT path an 8-bit float is moved, never computed with: copies of f8 tiles move
-/// bytes, and an f8 element may be read or written only by `=` between elements of one f8
-/// type. Anything else would convert the byte as an integer (no f8 arithmetic is lowered).
-fn f8_moves(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
-    let m = cx.m;
-    let f8_element = |x: ExprId| views.get(x).filter(|v| v.element && v.dtype.is_f8());
-    for s in all_stmts(m) {
-        let moved: Vec<ExprId> = match &m.stmts[s] {
-            Stmt::Assign {
-                target,
-                op: crate::ir::AssignOp::Set,
-                value,
-            } => match (f8_element(*target), f8_element(*value)) {
-                (Some(t), Some(v)) if t.dtype == v.dtype => vec![*target, *value],
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        };
-        let mut bad: Option<(ExprId, DType)> = None;
-        for e in super::stmt_exprs(&m.stmts[s]) {
-            super::walk_expr(m, e, &mut |x| {
-                if bad.is_none()
-                    && !moved.contains(&x)
-                    && let Some(v) = f8_element(x)
-                {
-                    bad = Some((x, v.dtype));
-                }
-            });
-        }
-        if let Some((x, d)) = bad {
-            diags.push(
-                at_expr(
-                    m,
-                    codes::F8,
-                    x,
-                    format!(
-                        "`{}` is an {d} element: on the SIMT path tessel moves 8-bit float values (copies of tiles, `y.at(i) = x.at(i)` between elements of one type) but does not compute with them yet",
-                        m.expr_to_string(x)
-                    ),
-                )
-                .with_help("convert on the host, or read the tile with `mma.row.row` under a `: group-4` level (a WGMMA operand)"),
-            );
         }
     }
 }

@@ -143,6 +143,17 @@ impl<'a> Emitter<'a> {
         self.emit(Op::Barrier, note, dsl_line);
     }
 
+    /// A barrier, unless the node just emitted is one (which already orders the block).
+    pub fn barrier_unless_last(&mut self, note: Option<&str>, dsl_line: Option<u32>) {
+        if !self
+            .lines
+            .last()
+            .is_some_and(|l| matches!(l.op, Op::Barrier))
+        {
+            self.barrier(note, dsl_line);
+        }
+    }
+
     /// A helper call.
     pub fn call(&mut self, c: Call, note: Option<&str>, dsl_line: Option<u32>) {
         self.emit(Op::Call(c), note, dsl_line);

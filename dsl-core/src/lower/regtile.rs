@@ -264,13 +264,7 @@ pub fn per_thread(
         }
         (MemSpace::Shared, MemSpace::Global) => {
             e.flush_dma();
-            if !e
-                .lines
-                .last()
-                .is_some_and(|l| matches!(l.op, super::kernel::Op::Barrier))
-            {
-                e.barrier(Some("the shared tiles' writers are done"), line);
-            }
+            e.barrier_unless_last(Some("the shared tiles' writers are done"), line);
             r2g(e, sv, src, dv, dst, line)?;
             e.barrier(Some("the shared tiles' readers are done"), line);
         }

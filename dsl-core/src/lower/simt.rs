@@ -569,9 +569,7 @@ fn store_tile(
     } else {
         CExpr::sym_operand(&sv.tensor.ld())
     };
-    if !e.lines.last().is_some_and(|l| matches!(l.op, Op::Barrier)) {
-        e.barrier(Some("the shared tile's writers are done"), line);
-    }
+    e.barrier_unless_last(Some("the shared tile's writers are done"), line);
     let call = Call::new(S2G)
         .targs([g.rows, g.cols, ld, CExpr::var("tsl_threads")])
         .args([
