@@ -416,11 +416,14 @@ fn a_copy_through_shared_memory_is_one_tile_for_the_block() {
     // The block's tile: every thread alike.
     let b = "    dma.copy a.subspan(32, 32).at(bm, 0) => s;";
     check(&simt("", b)).unwrap_or_else(|d| panic!("{d}"));
-    // A tile per thread into one shared tile, or into a fresh buffer: each thread would move
-    // a share of a different tile.
+    // A tile per thread into one shared tile: each thread would move a share of a different
+    // tile.
     let b = "    dma.copy a.subspan(1, 32).at(bm # t, 0) => s.subspan(1, 32).at(0, 0);";
     rejects(&simt("", b), c::COPY_TILE_VARIES, "bm # t");
+    // Into a fresh buffer: the buffer is each thread's own, filled by a synchronous copy.
     let b = "    int row = bm # t;\n    f = dma.copy a.subspan(1, 32).at(row, 0) => shared;\n    r.at(0, 1) = f.data.at(0, 0);";
+    check(&simt("", b)).unwrap_or_else(|d| panic!("{d}"));
+    let b = "    int row = bm # t;\n    f = dma.copy.async a.subspan(1, 32).at(row, 0) => shared;\n    wait f;\n    r.at(0, 1) = f.data.at(0, 0);";
     rejects(&simt("", b), c::COPY_TILE_VARIES, "row, 0");
     // A tile per thread into a shared tile of its own: each thread copies it alone.
     let b = "    dma.copy a.subspan(1, 32).at(bm # t, 0) => s.subspan(1, 32).at(t, 0);";

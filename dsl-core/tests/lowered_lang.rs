@@ -475,3 +475,53 @@ fn a_block_wide_tma_load_is_one_tile_for_the_block() {
     assert_eq!(codes_of(&k("b + g", "0")), ["E1122"]);
     assert_eq!(codes_of(&k("b", "g")), ["E1122"]);
 }
+
+/// A fresh shared buffer whose tile depends on a `: thread` variable is each thread's own: a
+/// slot per thread of the block, copied into by its thread alone with no barrier; every binding
+/// of its name copies per thread (even one whose tile is the block's), and the budget counts
+/// every slot.
+#[test]
+fn a_fresh_buffer_of_each_threads_own_tile_has_a_slot_per_thread() {
+    let k = |threads: u32, tile: &str, again: &str| {
+        format!(
+            "__co__ void k(global f32 [M, 64] x, global f32 [M, 64] y) {{\n  parallel {{b}} by [cdiv(M, 2)] : block, {{t}} by [{threads}] : thread {{\n    f = dma.copy x.{tile} => shared;\n    y.at(b * 2, t) = f.data.at(0, 0);\n{again}  }}\n}}\n"
+        )
+    };
+    let own = lowered_body(&k(8, "chunkat(b, t)", ""), "own");
+    assert!(
+        own.contains(
+            "float* f = reinterpret_cast<float*>(tsl_smem + tsl_smem_f + threadIdx.x * 64);"
+        ),
+        "{own}"
+    );
+    assert!(
+        own.contains("tsl_copy_g2r<2, 8, 8>(f, x, b * 2, t * 8, M, 64);"),
+        "{own}"
+    );
+    assert!(!own.contains("__syncthreads"), "{own}");
+    // The block's tile, copied by the block together into one buffer.
+    let shared = lowered_body(&k(8, "subspan(2, 8).at(b, 0)", ""), "shared");
+    assert!(shared.contains("tsl_smem + tsl_smem_f);"), "{shared}");
+    assert!(shared.contains("__syncthreads"), "{shared}");
+    // A second binding of the name with the block's tile still fills this thread's slot.
+    let again = lowered_body(
+        &k(
+            8,
+            "chunkat(b, t)",
+            "    foreach {k} in [2] {\n      f = dma.copy x.subspan(2, 8).at(b, k) => shared;\n      y.at(b * 2 + 1, t) = f.data.at(1, 0);\n    }\n",
+        ),
+        "again",
+    );
+    assert_eq!(
+        again.matches("tsl_copy_g2r<2, 8, 8>(f, x").count(),
+        2,
+        "{again}"
+    );
+    assert!(!again.contains("__syncthreads"), "{again}");
+    // 1024 threads × [2, 8] f32 fits; 1024 × [2, 64] (512 KiB) does not.
+    assert_eq!(
+        codes_of(&k(1024, "subspan(2, 8).at(t, 0)", "")),
+        Vec::<&str>::new()
+    );
+    assert_eq!(codes_of(&k(1024, "subspan(2, 64).at(t, 0)", "")), ["E0501"]);
+}

@@ -486,9 +486,9 @@ impl LaunchTemplate {
             }
         }
         for (c, text) in &self.requires {
-            if eval(c, &|| format!("`require {text}`"))? == 0 {
+            if eval(c, &|| format!("`{text}`"))? == 0 {
                 return Err(DslError::Plan(format!(
-                    "`require {text}` does not hold for {}",
+                    "`{text}` does not hold for {}",
                     self.describe(values)
                 )));
             }
@@ -642,6 +642,38 @@ __co__ void matmul(global f32 [M, K] lhs, global f32 [N, K] rhs, global f32 [M, 
             .unwrap();
         assert_eq!((b.launch.grid, b.launch.block.0), ((13, 3, 1), 256));
         assert!(t.writes(2) && !t.writes(0));
+    }
+
+    /// `assert` over problem sizes is checked before every launch, like a `require`.
+    #[test]
+    fn an_assertion_over_problem_sizes_is_a_typed_error_at_launch() {
+        static ASSERTING: KernelDef = KernelDef {
+            name: "bind_assert",
+            dsl: r#"
+__co__ void rows(global f32 [M, K] x, global f32 [M, K] y) {
+  assert(K % 4 == 0, "K must be a multiple of 4");
+  parallel {b} by [M] : block, {t} by [32] : thread {
+    assert(x.span(0) == y.span(0));
+    y.at(b, t) = x.at(b, t);
+  }
+}
+"#,
+            file: None,
+            cuda: "",
+            ir: "",
+            params: &[],
+            tunables: &[],
+        };
+        let p = Prepared::get(&ASSERTING, Variant::default()).unwrap();
+        let cfg = ASSERTING.default_config();
+        let info = ASSERTING.check(&cfg, None).unwrap();
+        let t = LaunchTemplate::new(&p, &cfg, &info.constants, 132).unwrap();
+        t.bind(&[&[100, 64], &[100, 64]], None).unwrap();
+        let e = t.bind(&[&[100, 66], &[100, 66]], None).unwrap_err();
+        assert!(
+            matches!(&e, DslError::Plan(m) if m.contains("K must be a multiple of 4") && m.contains("K = 66")),
+            "{e}"
+        );
     }
 
     #[test]

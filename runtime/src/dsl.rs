@@ -488,7 +488,7 @@ impl Instance {
         for (cond, text) in &k.plan.launch_requires {
             if eval(cond, &env)? == 0 {
                 return Err(DslError::Plan(format!(
-                    "`require {text}` does not hold for this problem"
+                    "`{text}` does not hold for this problem"
                 )));
             }
         }

@@ -281,7 +281,7 @@ pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
         row("dynamic shared memory (bytes)", &plan.dynamic_smem_bytes),
     ];
     for (cond, text) in &plan.launch_requires {
-        launch.push((format!("requires {text}"), cond.to_string(), None));
+        launch.push((text.clone(), cond.to_string(), None));
     }
     let params = &module.kernel.params;
     let pname = |i: usize| {

@@ -19,7 +19,9 @@
 # the SIMT path: a shared u8 tile, s8 wrapping, an s8 register tile; C not a multiple of 16);
 # device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place);
 # f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly);
-# per_thread_copy (copies each thread makes alone between its global row and its shared row). The
+# per_thread_copy (copies each thread makes alone between its global row and its shared row);
+# fresh_shared_own (fresh shared buffers of each thread's own, a device function on each);
+# asserts (an assertion over M: M = 1000 runs, M = 1001 must fail before the launch). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -114,6 +116,14 @@ x = rng.standard_normal((1001, 40)).astype(np.float32)          # per-thread cop
 xp = np.zeros((1008, 40), np.float32); xp[:1001] = x
 src = (np.arange(1008) // 8) * 8 + (np.arange(1008) % 8 + 1) % 8   # each row's source row
 np.save(f"{d}/pt_x.npy", x); np.save(f"{d}/pt_y.npy", xp[src, ::-1][:1001])
+x = rng.standard_normal((1001, 64)).astype(np.float32)          # each thread's own buffer: M ragged
+seg = x.astype(np.float64).reshape(1001, 8, 8)
+np.save(f"{d}/fo_x.npy", x)
+np.save(f"{d}/fo_y.npy", (2 * (seg + seg.sum(axis=2, keepdims=True))).reshape(1001, 64).astype(np.float32))
+x = rng.standard_normal((1000, 64)).astype(np.float32)          # assertions: M a multiple of 4
+np.save(f"{d}/as_x.npy", x); np.save(f"{d}/as_y.npy", 2 * x)
+x = rng.standard_normal((1001, 64)).astype(np.float32)
+np.save(f"{d}/as_x1.npy", x); np.save(f"{d}/as_y1.npy", 2 * x)
 PY
 rc=0
 check() {
@@ -161,4 +171,13 @@ check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --
 check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy" \
   --expect a_out="$D/f8_a.npy" --expect b_out="$D/f8_b.npy" --rtol 0 --atol 0 --runs 20
 check $L/per_thread_copy.co --shape M=1001 --input x="$D/pt_x.npy" --expect y="$D/pt_y.npy" --runs 20
+check $L/fresh_shared_own.co --shape M=1001 --input x="$D/fo_x.npy" --expect y="$D/fo_y.npy" \
+  --rtol 1e-5 --atol 1e-5 --runs 20
+check $L/asserts.co --shape M=1000 --input x="$D/as_x.npy" --expect y="$D/as_y.npy" --runs 20
+echo "-- $L/asserts.co --shape M=1001 (the assertion must stop the launch)"
+out=$("$T" run $L/asserts.co --shape M=1001 --input x="$D/as_x1.npy" --expect y="$D/as_y1.npy" 2>&1); r=$?
+echo "$out" | grep -E "assert" | head -3
+if [ $r -eq 0 ] || ! echo "$out" | grep -q "M must be a multiple of 4"; then
+  echo "   FAIL ($r)"; rc=1
+fi
 exit $rc

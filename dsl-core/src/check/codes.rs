@@ -122,6 +122,8 @@ pub const ATOMIC: &str = "E0915";
 
 /// A `require` that is false for this configuration / problem.
 pub const REQUIRE: &str = "E1001";
+/// An `assert(cond, "…")` whose condition is false for this configuration / problem.
+pub const ASSERT_FAILED: &str = "E1010";
 /// A tunable default outside its domain, or an empty domain.
 pub const DEFAULT_DOMAIN: &str = "E1002";
 /// A header name declared twice (tunables, constants, parameters, dims).
@@ -229,6 +231,9 @@ pub const EVENT_WAIT_MIX: &str = "E1121";
 /// A copy through shared memory the block makes together, whose tile differs between its
 /// threads (it depends on a `: thread`, `: group` or `: group-4` variable).
 pub const COPY_TILE_VARIES: &str = "E1122";
+/// Not supported yet: an `assert` over a value the kernel computes (a thread or loop
+/// variable, a scalar, an element); assertions are checked at launch.
+pub const NOT_LOWERED_DEVICE_ASSERT: &str = "E1123";
 /// Lowering failed on a kernel the checker accepted (a tessel bug; please report it).
 pub const LOWER_INTERNAL: &str = "E1199";
 
@@ -720,6 +725,10 @@ pub const TABLE: &[(&str, &str)] = &[
     ),
     (REQUIRE, "`require` false for this configuration / problem"),
     (
+        ASSERT_FAILED,
+        "`assert` false for this configuration / problem",
+    ),
+    (
         DEFAULT_DOMAIN,
         "tunable default outside its domain, or empty domain",
     ),
@@ -874,6 +883,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         COPY_TILE_VARIES,
         "a copy through shared memory, made by the whole block together, whose tile differs between the block's threads",
+    ),
+    (
+        NOT_LOWERED_DEVICE_ASSERT,
+        "not supported yet: an `assert` over a value the kernel computes",
     ),
     (
         LOWER_INTERNAL,

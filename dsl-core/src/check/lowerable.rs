@@ -394,6 +394,22 @@ fn block_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         if c.per_thread {
             continue;
         }
+        if super::mma_uniform::fresh_shared_name(m, c.stmt).is_some() {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::COPY_TILE_VARIES,
+                    c.at,
+                    format!(
+                        "this fresh shared buffer is each thread's own (its tile depends on `{}`, a `: {}` variable), and tessel copies into such a buffer synchronously only, from a global tile made of rows",
+                        c.var,
+                        c.level.name()
+                    ),
+                )
+                .with_help("drop `.async` and the copy's modifiers (each thread copies its own tile alone, so there is nothing to overlap across the block), or index the copy by `: block` variables and loops"),
+            );
+            continue;
+        }
         diags.push(
             at_expr(
                 m,
@@ -442,8 +458,15 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
                 tma: false,
                 src,
                 dst,
+                is_async,
+                modifiers,
+                after,
                 ..
-            }) => (*src, dst, false),
+            }) => (
+                *src,
+                dst,
+                !*is_async && modifiers.is_empty() && after.is_none(),
+            ),
             // Outside every `inthreads` branch one thread of the block issues a TMA copy for
             // all (inside one, a thread of each warpgroup of the branch does).
             Stmt::TmaCopy { src, dst, .. }
@@ -471,28 +494,43 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
         if !through_shared {
             continue;
         }
+        // Every binding of a buffer that is each thread's own copies into the thread's slot.
+        let own_buffer = || {
+            super::mma_uniform::fresh_shared_sources(m, s)
+                .into_iter()
+                .find_map(|x| super::mma_uniform::varying(cx, x, Level::Block, 0))
+        };
         let Some((at, var, level)) = [Some(src), dst_expr]
             .into_iter()
             .flatten()
             .find_map(|x| super::mma_uniform::varying(cx, x, Level::Block, 0))
+            .or_else(own_buffer)
         else {
             continue;
         };
         // The shared side must differ between the threads too: one shared tile that every
-        // thread writes its own data into is no copy of each thread's own.
-        let per_thread = plain_sync
-            && dst_expr.is_some_and(|d| {
-                let (sv, dv) = (views.get(src), views.get(d));
-                let shared_side = match (sv.map(|v| v.space), dv.map(|v| v.space)) {
-                    (Some(MemSpace::Global), Some(MemSpace::Shared)) => d,
-                    (Some(MemSpace::Shared), Some(MemSpace::Global)) => src,
-                    _ => return false,
-                };
-                [sv, dv].iter().all(|v| v.is_some_and(|v| !v.transposed))
-                    && copies_as_rows(cx, views, src)
-                    && copies_as_rows(cx, views, d)
-                    && super::mma_uniform::varying(cx, shared_side, Level::Block, 0).is_some()
-            });
+        // thread writes its own data into is no copy of each thread's own. A fresh buffer is
+        // each thread's own when its tile differs (`per_thread_fresh`).
+        let fresh_own = fresh_shared
+            && plain_sync
+            && views
+                .get(src)
+                .is_some_and(|v| v.space == MemSpace::Global && !v.transposed)
+            && copies_as_rows(cx, views, src);
+        let per_thread = fresh_own
+            || plain_sync
+                && dst_expr.is_some_and(|d| {
+                    let (sv, dv) = (views.get(src), views.get(d));
+                    let shared_side = match (sv.map(|v| v.space), dv.map(|v| v.space)) {
+                        (Some(MemSpace::Global), Some(MemSpace::Shared)) => d,
+                        (Some(MemSpace::Shared), Some(MemSpace::Global)) => src,
+                        _ => return false,
+                    };
+                    [sv, dv].iter().all(|v| v.is_some_and(|v| !v.transposed))
+                        && copies_as_rows(cx, views, src)
+                        && copies_as_rows(cx, views, d)
+                        && super::mma_uniform::varying(cx, shared_side, Level::Block, 0).is_some()
+                });
         out.push(VaryingCopy {
             stmt: s,
             at,
@@ -511,6 +549,23 @@ pub(crate) fn per_thread_copies(cx: &Cx, views: &Views) -> Vec<StmtId> {
         .into_iter()
         .filter(|c| c.per_thread)
         .map(|c| c.stmt)
+        .collect()
+}
+
+/// The fresh shared buffers that are each thread's own: `f = dma.copy src => shared;` whose
+/// tile differs between the block's threads (Croqtile's reading: each thread copies its own
+/// tile). Such a buffer has one slot per thread of the block, and every binding of its name
+/// copies per thread.
+pub(crate) fn per_thread_fresh(cx: &Cx) -> std::collections::BTreeSet<String> {
+    all_stmts(cx.m)
+        .into_iter()
+        .filter_map(|s| {
+            let name = super::mma_uniform::fresh_shared_name(cx.m, s)?;
+            super::mma_uniform::fresh_shared_sources(cx.m, s)
+                .into_iter()
+                .any(|src| super::mma_uniform::varying(cx, src, Level::Block, 0).is_some())
+                .then(|| name.to_string())
+        })
         .collect()
 }
 

@@ -104,10 +104,45 @@ pub(crate) fn varying(cx: &Cx, e: ExprId, unit: Level, d: u32) -> Option<(ExprId
                 .into_iter()
                 .find_map(|v| varying(cx, v, unit, d + 1))
                 .map(|(_, v, l)| (x, v, l)),
+            Some(Binding::Future(s)) => fresh_shared_sources(m, s)
+                .into_iter()
+                .find_map(|v| varying(cx, v, unit, d + 1))
+                .map(|(_, v, l)| (x, v, l)),
             _ => None,
         };
     });
     found
+}
+
+/// The sources of every synchronous `dma.copy` into the fresh shared buffer of the future that
+/// `def` binds (each binding of its name: they share one buffer). A buffer whose tile differs
+/// between threads is each thread's own (`check::per_thread_fresh`), so its contents differ
+/// where a source does.
+pub(crate) fn fresh_shared_sources(m: &crate::ir::Module, def: StmtId) -> Vec<ExprId> {
+    let Some(name) = fresh_shared_name(m, def) else {
+        return Vec::new();
+    };
+    all_stmts(m)
+        .into_iter()
+        .filter(|&s| fresh_shared_name(m, s) == Some(name))
+        .filter_map(|s| match &m.stmts[s] {
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, .. }) => Some(*src),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The name bound by a `dma.copy` (without TMA) into a fresh shared buffer.
+pub(crate) fn fresh_shared_name(m: &crate::ir::Module, s: StmtId) -> Option<&str> {
+    match &m.stmts[s] {
+        Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+            tma: false,
+            bind: Some(f),
+            dst: crate::ir::CopyDst::Fresh(crate::ir::MemSpace::Shared),
+            ..
+        }) => Some(&f.name),
+        _ => None,
+    }
 }
 
 /// Every value the scalar declared by `decl` takes: its initial value and each one assigned.

@@ -29,6 +29,7 @@
 //! legality filter and the launcher's check (with problem sizes, `require`s over `M`/`N`/`K`
 //! are evaluated too, and loops over problem sizes get finite ranges).
 
+mod asserts;
 mod attrs;
 mod bounded;
 mod cluster;
@@ -296,6 +297,10 @@ pub struct SharedBuffer {
     pub count: Option<ExprId>,
     /// The fresh buffer of a future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`).
     pub fresh: bool,
+    /// Copies of the buffer: one per thread of the block for a fresh buffer that is each
+    /// thread's own (`lowerable::per_thread_fresh`), else 1. Thread `threadIdx.x` uses the
+    /// copy at `threadIdx.x` × the bytes of one.
+    pub slots: u32,
 }
 
 impl SharedBuffer {
@@ -315,9 +320,18 @@ impl SharedBuffer {
             None => Sym::Int(1),
         };
         Ok(Sym::mul(
-            Sym::mul(count, elems),
+            Sym::mul(Sym::mul(count, elems), Sym::Int(self.slots as i64)),
             Sym::Int(self.dtype.size_bytes() as i64),
         ))
+    }
+
+    /// The bytes of one slot (see [`SharedBuffer::slots`]).
+    pub fn slot_bytes(&self, m: &Module) -> Result<crate::sym::Sym, ExprId> {
+        Ok(Self {
+            slots: 1,
+            ..self.clone()
+        }
+        .sym_bytes(m)?)
     }
 }
 
@@ -327,6 +341,9 @@ pub struct KernelInfo {
     /// The synchronous `dma.copy`s between a global and a shared tile whose tiles differ
     /// between the block's threads: each thread makes its own (the lowering's per-thread copy).
     pub per_thread_copies: Vec<StmtId>,
+    /// The `assert`s over problem sizes, checked at launch: the condition and the assertion's
+    /// text (`check/asserts.rs`).
+    pub launch_asserts: Vec<(crate::sym::Sym, String)>,
     pub config: Config,
     pub path: LoweringPath,
     /// On the Hopper path: the `mma`s are warp-level `mma.sync`s fed by TMA
@@ -449,7 +466,7 @@ fn run_checks(
     wgmma::check_promote(&cx, &frags, &mut diags);
     wgmma::check_scales(&cx, &views, &frags, &mut diags);
     occupancy::check_acc_registers(&cx, &frags, geo.threads_per_block, &mut diags);
-    let smem = smem::check_smem(&cx, limits, &mut diags);
+    let smem = smem::check_smem(&cx, limits, geo.threads_per_block, &mut diags);
     let events = events::check_events(&cx, &mut diags);
     futures::check_futures(&cx, &mut diags);
     let warp_shapes = warp_mma::check_warp_mma(&cx, &views, &mut diags);
@@ -477,6 +494,7 @@ fn run_checks(
     schedule::check_pingpong(&cx, &mut diags);
     streamk::check_streamk(&cx, &mut diags);
     lowerable::check_lowerable(&cx, &views, &mut diags);
+    let launch_asserts = asserts::check_asserts(&cx, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
     warp_mma::warp_gate(&cx, &views, &swizzle, &mut gate);
@@ -511,7 +529,7 @@ fn run_checks(
     }
 
     let path = cx.lowering_path();
-    let shared = smem::shared_buffers(m, &cx.res.bindings);
+    let shared = smem::kernel_buffers(&cx, geo.threads_per_block);
     let parallel_chains: Vec<Vec<(StmtId, usize)>> = geo
         .chains
         .iter()
@@ -519,6 +537,7 @@ fn run_checks(
         .collect();
     let info = KernelInfo {
         per_thread_copies: lowerable::per_thread_copies(&cx, &views),
+        launch_asserts,
         config: cfg.clone(),
         path,
         warp_mma_on_hopper: path == LoweringPath::Hopper && cx.tma_warp_kernel(),
@@ -564,7 +583,10 @@ pub fn smem_bytes(m: &Module, cfg: &Config) -> Result<u64, Diagnostics> {
         static_env: hdr.static_env,
         res,
     };
-    let total = smem::smem_total(&cx, &mut diags);
+    // The block's thread count sizes per-thread fresh buffers; its errors are check_config's.
+    let threads =
+        geometry::check_geometry(&cx, &Limits::SM90, &mut Diagnostics::default()).threads_per_block;
+    let total = smem::smem_total(&cx, threads, &mut diags);
     diags.into_result(total)
 }
 

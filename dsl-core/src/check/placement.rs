@@ -37,6 +37,8 @@ pub(crate) fn check_placement(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             // The function's result: the launch form drops a returned tensor, and the gate
             // reports a returned scalar (E1302).
             Stmt::Ext(crate::ir::ExtStmt::Return { .. }) => {}
+            // Checked at launch (`check/asserts.rs`), wherever it is written.
+            Stmt::Ext(crate::ir::ExtStmt::Assert { .. }) => {}
             // Kernel-scope scalars: every thread computes them (`check/kernel_scope.rs`).
             _ if hoisted.contains(&s) => {}
             // `v = t.span_as(…);`: a name for a view, which each use reads; nothing runs.

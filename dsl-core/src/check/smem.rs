@@ -37,6 +37,7 @@ pub(crate) fn shared_buffers(
                             .collect(),
                         count: d.count,
                         fresh: false,
+                        slots: 1,
                     });
                 }
             }
@@ -54,10 +55,24 @@ pub(crate) fn shared_buffers(
                         shape: Ok(shape),
                         count: None,
                         fresh: true,
+                        slots: 1,
                     });
                 }
             }
             _ => {}
+        }
+    }
+    out
+}
+
+/// [`shared_buffers`], with one slot per thread of the block for each fresh buffer that is
+/// each thread's own (`lowerable::per_thread_fresh`).
+pub(crate) fn kernel_buffers(cx: &Cx, threads_per_block: u32) -> Vec<SharedBuffer> {
+    let own = super::lowerable::per_thread_fresh(cx);
+    let mut out = shared_buffers(cx.m, &cx.res.bindings);
+    for b in &mut out {
+        if b.fresh && own.contains(&b.name) {
+            b.slots = threads_per_block.max(1);
         }
     }
     out
@@ -92,10 +107,10 @@ fn buffer_bytes(cx: &Cx, b: &SharedBuffer, env: &SymEnv) -> Option<u64> {
     }
 }
 
-fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
+fn tally(cx: &Cx, threads_per_block: u32, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
     let m = cx.m;
     let mut contribs = Vec::new();
-    let buffers = shared_buffers(m, &cx.res.bindings);
+    let buffers = kernel_buffers(cx, threads_per_block);
     let env: SymEnv = cx
         .static_env
         .values
@@ -224,10 +239,15 @@ fn tally(cx: &Cx, diags: &mut Diagnostics) -> (u64, Vec<Contrib>) {
             .flatten()
             .map(|d| d.eval(&env).unwrap_or(0).to_string())
             .collect();
+        let per_thread = if b.slots > 1 {
+            format!(", one for each of {} threads", b.slots)
+        } else {
+            String::new()
+        };
         contribs.push(Contrib {
             span: m.stmt_span(b.stmt),
             text: format!(
-                "`{}` (the future's buffer): [{}] {} = {bytes} B",
+                "`{}` (the future's buffer{per_thread}): [{}] {} = {bytes} B",
                 b.name,
                 dims.join(" × "),
                 b.dtype
@@ -267,12 +287,17 @@ fn reduce_slots(cx: &Cx) -> Vec<Contrib> {
 }
 
 /// Shared-memory bytes, with errors only for shapes that have no value.
-pub(crate) fn smem_total(cx: &Cx, diags: &mut Diagnostics) -> u64 {
-    tally(cx, diags).0
+pub(crate) fn smem_total(cx: &Cx, threads_per_block: u32, diags: &mut Diagnostics) -> u64 {
+    tally(cx, threads_per_block, diags).0
 }
 
-pub(crate) fn check_smem(cx: &Cx, limits: &Limits, diags: &mut Diagnostics) -> u64 {
-    let (total, mut contribs) = tally(cx, diags);
+pub(crate) fn check_smem(
+    cx: &Cx,
+    limits: &Limits,
+    threads_per_block: u32,
+    diags: &mut Diagnostics,
+) -> u64 {
+    let (total, mut contribs) = tally(cx, threads_per_block, diags);
     let slots = reduce_slots(cx);
     let with_slots = slots.iter().fold(total, |a, c| a.saturating_add(c.bytes));
     contribs.extend(slots);

@@ -334,6 +334,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     && fresh_future_shape(cx, &a.name).is_some_and(|sa| {
                         fresh_future_shape(cx, &b.name).is_some_and(|sb| sa == sb)
                     }) => {}
+            // Checked at launch, or decided here (`check/asserts.rs`).
+            Stmt::Ext(ExtStmt::Assert { .. }) => {}
             // Device printf of values (a tensor, event or fragment as a whole is not one).
             Stmt::Ext(ExtStmt::Println { args, .. })
                 if args.iter().all(|a| match a {

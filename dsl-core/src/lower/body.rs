@@ -664,6 +664,8 @@ impl Emitter<'_> {
             Stmt::Ext(crate::ir::ExtStmt::AnyFuture { tma: false, bind }) => {
                 super::simt::any_future(self, bind, line)?
             }
+            // Decided by the checker or checked at launch (`check/asserts.rs`).
+            Stmt::Ext(crate::ir::ExtStmt::Assert { .. }) => {}
             Stmt::Ext(crate::ir::ExtStmt::Println { args, newline }) => {
                 super::simt::println(self, args, *newline, line)?
             }

@@ -521,7 +521,8 @@ pub struct LaunchPlan {
     pub block_threads: Sym,
     pub dynamic_smem_bytes: Sym,
     pub args: Vec<KernelArg>,
-    /// Restrictions that need problem dims (checked at launch): (condition, DSL text, reason).
+    /// Restrictions that need problem dims, checked at launch: the condition and the DSL
+    /// statement it comes from (`require M % 64 == 0`, `assert(K > 0, "…")`).
     pub launch_requires: Vec<(Sym, String)>,
 }
 

@@ -218,11 +218,18 @@ pub fn finish(
             let s = Sym::from_expr(m, r.cond)?;
             let mut names = Vec::new();
             s.names(&mut names);
-            names
-                .iter()
-                .any(|n| dims.contains(n))
-                .then(|| (expand(m, &s), m.expr_to_string(r.cond)))
+            names.iter().any(|n| dims.contains(n)).then(|| {
+                (
+                    expand(m, &s),
+                    format!("require {}", m.expr_to_string(r.cond)),
+                )
+            })
         })
+        .chain(
+            info.launch_asserts
+                .iter()
+                .map(|(s, text)| (expand(m, s), text.clone())),
+        )
         .collect();
     let plan = LaunchPlan {
         grid: [grid[0].clone(), grid[1].clone(), grid[2].clone()],

@@ -243,7 +243,7 @@ fn r2g(
 /// would into registers. Like the block's cooperative copies it is synchronous for the block:
 /// a barrier before a copy into shared memory (earlier readers are done) and before the next
 /// statement that is not a copy (the tiles are visible); the writers of a shared tile are
-/// waited for before it is stored.
+/// waited for before it is stored. A thread's own fresh buffer needs none of these barriers.
 pub fn per_thread(
     e: &mut Emitter,
     sv: &View,
@@ -254,7 +254,19 @@ pub fn per_thread(
 ) -> Result<(), LowerError> {
     check_rank(e, sv, src)?;
     check_rank(e, dv, dst)?;
+    // A fresh buffer that is each thread's own: no other thread reads or writes it.
+    let own = |v: &View| {
+        e.info
+            .shared
+            .iter()
+            .any(|b| b.slots > 1 && b.name == v.tensor.name)
+    };
     match (sv.tensor.space, dv.tensor.space) {
+        (MemSpace::Global, MemSpace::Shared) if own(dv) => g2r(e, sv, src, dv, dst, line)?,
+        (MemSpace::Shared, MemSpace::Global) if own(sv) => {
+            e.flush_dma();
+            r2g(e, sv, src, dv, dst, line)?;
+        }
         (MemSpace::Global, MemSpace::Shared) => {
             if !e.pending_dma {
                 e.barrier(Some("earlier readers of the destinations are done"), line);

@@ -224,10 +224,14 @@ pub fn future_copy(
         crate::check::Binding::Future(s),
         super::scope::Local::Tensor(tensor.clone()),
     );
-    let name = e.m.stmts.get_span(s);
-    let _ = name;
     let dst_expr = match dst {
         CopyDst::Expr(d) => *d,
+        // This thread's own buffer: it copies its tile alone.
+        _ if e.info.per_thread_copies.contains(&s) => {
+            let sv = e.cx().view(src)?;
+            let dv = super::cexpr::View::whole(tensor);
+            return super::regtile::per_thread(e, &sv, src, &dv, src, line);
+        }
         // The fresh buffer is the whole tensor `f`: copy into it by name.
         _ => return copy_into_named(e, is_async, src, &tensor, line),
     };
@@ -259,13 +263,32 @@ pub(super) fn declare_fresh(
         .map(|(d, sh)| (d, sh.to_vec()))
         .ok_or_else(|| LowerError::new(f.span, "internal: a fresh buffer without a shape"))?;
     let ty = super::cexpr::scalar_type(dtype);
+    // A buffer that is each thread's own: this thread's copy of it.
+    let own = e
+        .info
+        .shared
+        .iter()
+        .find(|b| b.name == f.name && b.slots > 1);
+    let (offset, note) = match own {
+        Some(b) => {
+            let bytes = b
+                .slot_bytes(e.m)
+                .map_err(|_| LowerError::new(f.span, "internal: a fresh buffer without a shape"))?;
+            (
+                CExpr::var(&slot.offset_name)
+                    .add(CExpr::builtin("threadIdx", "x").mul(CExpr::sym(&bytes))),
+                "the future's fresh buffer: this thread's own",
+            )
+        }
+        None => (CExpr::var(&slot.offset_name), "the future's fresh buffer"),
+    };
     e.emit(
         Op::SharedPtr {
             ty: ty.into(),
             name: f.name.clone(),
-            offset: CExpr::var(&slot.offset_name),
+            offset,
         },
-        Some("the future's fresh buffer"),
+        Some(note),
         line,
     );
     e.scopes.insert_cpp(

@@ -470,6 +470,13 @@ impl Parser {
             } else {
                 self.spliced_list(close, "the argument list")?
             };
+            // `x.span(d)` of a parameter or declared tensor: a copy of its dimension `d`, as
+            // written in `x`'s shape (sugar, like `#x`), so it is a value wherever one is.
+            if op == ViewOp::SpanOf
+                && let Some(dim) = self.declared_dim(base, &args)
+            {
+                return Ok(self.copy_expr(dim, self.span_from(first)));
+            }
             return self.add_bounded(Expr::View { base, op, args }, self.span_from(first));
         }
         if FIELDS.contains(&name.name.as_str()) {
@@ -486,6 +493,18 @@ impl Parser {
         };
         let msg = format!("unknown field `.{}`", name.name);
         Err(self.error(Diagnostic::new(codes::UNKNOWN_FIELD, name.span, msg).with_help(help)))
+    }
+
+    /// Dimension `d` of the shape of `base`, a name with a known shape, for `args` = `[d]`.
+    fn declared_dim(&self, base: ExprId, args: &[ExprId]) -> Option<ExprId> {
+        let (Expr::Name(n), [d]) = (&self.exprs[base], args) else {
+            return None;
+        };
+        let Expr::Int(d) = self.exprs[*d] else {
+            return None;
+        };
+        let dims = self.shapes.iter().rev().find(|(k, _)| k == n)?;
+        dims.1.get(usize::try_from(d).ok()?).copied()
     }
 
     fn primary(&mut self) -> PResult<ExprId> {

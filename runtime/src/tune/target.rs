@@ -442,7 +442,7 @@ fn check_dsl(
         if cond.eval(&env).ok() == Some(0) {
             out.push(reject(
                 "T0102",
-                format!("`require {text}` does not hold for {dims:?}"),
+                format!("`{text}` does not hold for {dims:?}"),
             ));
         }
     }
