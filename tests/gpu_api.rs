@@ -91,6 +91,18 @@ gemm_kernel! {
 }
 
 /// The layout kernels with the layout their signature says.
+gemm_kernel! {
+    __co__ auto hist64(s32 [N] x) {
+      s32 [64] counts {0};
+      parallel {b} by [cdiv(N, 256)] : block, {t} by [256] : thread {
+        if (b # t < N) {
+          __atomic_add(counts.at(((x.at(b # t) % 64) + 64) % 64), 1);
+        }
+      }
+      return counts;
+    }
+}
+
 fn layout_kernels() -> [(&'static KernelDef, Layout); 4] {
     [
         (&gemm_nn::KERNEL, Layout::NN),
@@ -556,4 +568,42 @@ fn instance_arguments_are_checked_against_their_allocations() {
     forged[0] = tessel::runtime::launch::KernelArg::Ptr(0x10);
     assert!(inst.launch(&forged).is_err());
     stream.synchronize().unwrap();
+}
+
+/// An output with an initializer the kernel does not apply itself (a histogram counted with
+/// atomics): the handle fills it before every launch, so a second launch counts from zero again.
+#[test]
+fn an_output_initializer_is_applied_before_every_launch() {
+    let Some(stream) = gpu("an_output_initializer_is_applied_before_every_launch") else {
+        return;
+    };
+    let handle = hist64::load(&stream, &hist64::config()).unwrap();
+    let n = 100_003;
+    let x: Vec<i32> = host_f32(n, 7)
+        .iter()
+        .map(|v| (v * 1_000_000.0) as i32)
+        .collect();
+    let mut want = vec![0i32; 64];
+    for v in &x {
+        want[v.rem_euclid(64) as usize] += 1;
+    }
+    // s32 tensors live in `u32` buffers (the same bits).
+    let bits: Vec<u32> = x.iter().map(|&v| v as u32).collect();
+    let xs = stream.clone_htod(&bits).unwrap();
+    let mut counts = stream.clone_htod(&vec![7u32; 64]).unwrap();
+    for _ in 0..3 {
+        let args = [
+            LaunchArg::from(TensorRef::<i32>::new(&xs, &[n]).unwrap()),
+            LaunchArg::from(TensorMut::<i32>::new(&mut counts, &[64]).unwrap()),
+        ];
+        handle.launch_args(&args).unwrap();
+        drop(args);
+        let got: Vec<i32> = stream
+            .clone_dtoh(&counts)
+            .unwrap()
+            .into_iter()
+            .map(|v| v as i32)
+            .collect();
+        assert_eq!(got, want);
+    }
 }

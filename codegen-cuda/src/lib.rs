@@ -56,6 +56,8 @@ struct File<'a> {
     smem: String,
     args: Vec<String>,
     requires: Vec<String>,
+    /// Outputs the runtime fills before each launch.
+    fills: Vec<String>,
     instances: Vec<String>,
     /// The source's `__device__` functions the kernel calls: (first line, text).
     device_fns: Vec<(u32, String)>,
@@ -188,6 +190,18 @@ pub fn emit(e: &Emit) -> String {
         smem: plan.dynamic_smem_bytes.to_cpp(),
         args,
         requires: plan.launch_requires.iter().map(|r| r.1.clone()).collect(),
+        fills: plan
+            .fills
+            .iter()
+            .map(|f| {
+                format!(
+                    "all {} elements of parameter #{} set to {} (its initializer)",
+                    f.elems.to_cpp(),
+                    f.param,
+                    f.value
+                )
+            })
+            .collect(),
         instances,
         device_fns: k
             .device_fns

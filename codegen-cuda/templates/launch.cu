@@ -9,6 +9,9 @@
 {%- for r in requires %}
 // launch check: {{ r }}
 {%- endfor %}
+{%- for f in fills %}
+// before each launch: {{ f }}
+{%- endfor %}
 {%- for i in instances %}
 template __global__ void {{ i }};
 {%- endfor %}

@@ -207,6 +207,9 @@ pub struct LaunchTemplate {
     /// `cdiv(a, b)` of the grid: `cdiv(a, b) * b` is the largest row/column index + 1.
     padded: Vec<(Ex, Ex)>,
     pub(crate) args: Vec<ArgSpec>,
+    /// Outputs set to a value before each launch: the parameter and the value
+    /// (`LaunchPlan::fills`; the tensor's own shape counts its elements).
+    pub(crate) fills: Vec<(usize, f64)>,
 }
 
 /// One launch's problem: the dims (in slot order) and the launch configuration.
@@ -372,6 +375,7 @@ impl LaunchTemplate {
             requires,
             padded,
             args,
+            fills: plan.fills.iter().map(|f| (f.param, f.value)).collect(),
         })
     }
 

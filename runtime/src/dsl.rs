@@ -697,11 +697,49 @@ impl Instance {
                 self.name_expression
             )));
         }
+        for fill in self.fills(args)? {
+            // SAFETY: the pointer is an output's, from `Instance::args`, which checked it
+            // against its device allocation and its shape, whose element count this is.
+            unsafe { self.kernel.fill(&fill)? };
+        }
         // SAFETY: `args` come from `Instance::args`, which checked every tensor's rank, dtype and
         // shape against the signature and its address against its device allocation, and
         // encoded tensor maps only over those tensors.
         unsafe { self.kernel.launch(&self.launch, args)? };
         Ok(())
+    }
+
+    /// The outputs to fill before a launch with `args` (`LaunchPlan::fills`).
+    fn fills(&self, args: &[KernelArg]) -> Result<Vec<crate::launch::Fill>, DslError> {
+        let plan = &self.prepared.kernel.plan;
+        let params = &self.prepared.module.kernel.params;
+        plan.fills
+            .iter()
+            .map(|f| {
+                let ptr = plan
+                    .args
+                    .iter()
+                    .position(|a| matches!(a, PlanArg::Pointer { param } if *param == f.param))
+                    .and_then(|i| match args.get(i) {
+                        Some(KernelArg::Ptr(p)) => Some(*p),
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        DslError::Plan(format!(
+                            "no pointer argument for the output `{}` to fill",
+                            params[f.param].name.name
+                        ))
+                    })?;
+                let dtype = DType::from_ir(params[f.param].dtype).ok_or_else(|| {
+                    DslError::Plan(format!(
+                        "no runtime element type for `{}`",
+                        params[f.param].name.name
+                    ))
+                })?;
+                let n = eval(&f.elems, &self.env)?.max(0) as usize;
+                Ok(crate::launch::Fill::of(ptr, dtype, f.value, n))
+            })
+            .collect()
     }
 
     /// The loaded kernel that [`Instance::launch`] launches.

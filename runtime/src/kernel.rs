@@ -354,6 +354,13 @@ impl CompiledKernel {
         for (p, s) in params.iter_mut().zip(slots.iter_mut()).take(count) {
             *p = s.as_param();
         }
+        for &(param, value) in &self.template.fills {
+            let a = &args[param];
+            let fill =
+                crate::launch::Fill::of(a.ptr, a.dtype, value, a.dims.as_slice().iter().product());
+            // SAFETY: an output's writable view (checked above), whose buffer holds its shape.
+            unsafe { self.kernel.fill(&fill)? };
+        }
         // SAFETY: the argument list is the kernel's own plan (pointers, tensor maps and `int`
         // dims in signature order); every tensor's rank, dtype and shape were checked against
         // the signature above, writes go only to writable views, and the views' constructors

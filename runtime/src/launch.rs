@@ -30,6 +30,7 @@ use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 
 use crate::device::{Device, DeviceError, guard};
+use crate::dtype::DType;
 use crate::tma::TensorMap;
 
 /// Dynamic shared memory a kernel gets without opting in.
@@ -312,6 +313,43 @@ pub struct Kernel {
     cluster: (u32, u32, u32),
 }
 
+/// A device buffer set to one element value before a launch ([`Kernel::fill`]): `n` elements
+/// of `width` bytes (1, 2 or 4) at `ptr`, each `bits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fill {
+    /// The buffer's device address.
+    pub ptr: u64,
+    /// Bytes per element: 1, 2 or 4.
+    pub width: u8,
+    /// One element's bits (its low `width` bytes).
+    pub bits: u32,
+    /// Elements to set.
+    pub n: usize,
+}
+
+impl Fill {
+    /// The fill of `n` elements of `dtype` at `ptr` with `value` (converted as C++ converts a
+    /// literal: floats rounded to nearest, integers truncated to the type's bits).
+    pub fn of(ptr: u64, dtype: DType, value: f64, n: usize) -> Fill {
+        use crate::dtype::{Element, F8E4M3, F8E5M2};
+        let (width, bits) = match dtype {
+            DType::F16 => (2, u32::from(half::f16::from_f64(value).to_bits())),
+            DType::BF16 => (2, u32::from(half::bf16::from_f64(value).to_bits())),
+            DType::F32 => (4, (value as f32).to_bits()),
+            DType::F8E4M3 => (1, u32::from(F8E4M3::from_f64(value).0)),
+            DType::F8E5M2 => (1, u32::from(F8E5M2::from_f64(value).0)),
+            DType::S8 | DType::U8 => (1, u32::from(value as i64 as u8)),
+            DType::S32 => (4, value as i64 as i32 as u32),
+        };
+        Fill {
+            ptr,
+            width,
+            bits,
+            n,
+        }
+    }
+}
+
 /// Storage for one argument; the driver receives a pointer to each.
 #[derive(Clone, Copy)]
 pub(crate) enum Slot {
@@ -422,6 +460,29 @@ impl Kernel {
         .map_err(|e| self.driver_err(e))
     }
 
+    /// Sets `fill.n` elements at `fill.ptr` to `fill.bits` on the kernel's stream, so the next
+    /// launch there sees them (an output's initializer: `LaunchPlan::fills`).
+    ///
+    /// # Safety
+    /// `fill.ptr` is device memory of this context holding at least `n` elements of
+    /// `fill.width` bytes.
+    pub unsafe fn fill(&self, fill: &Fill) -> Result<(), LaunchError> {
+        use cudarc::driver::sys;
+        let stream = self.stream.cu_stream();
+        guard("cuMemsetD8/16/32Async", || {
+            // SAFETY: the caller guarantees the memory; the driver orders the set on `stream`.
+            unsafe {
+                match fill.width {
+                    1 => sys::cuMemsetD8Async(fill.ptr, fill.bits as u8, fill.n, stream),
+                    2 => sys::cuMemsetD16Async(fill.ptr, fill.bits as u16, fill.n, stream),
+                    _ => sys::cuMemsetD32Async(fill.ptr, fill.bits, fill.n, stream),
+                }
+                .result()
+            }
+        })
+        .map_err(|e| self.driver_err(e))
+    }
+
     /// Raises the kernel's dynamic shared-memory limit to `bytes` if it is below.
     fn opt_in_smem(&self, bytes: u32) -> Result<(), LaunchError> {
         if bytes > self.smem_opt_in.load(Ordering::Relaxed) {
@@ -511,6 +572,26 @@ mod tests {
             block,
             dynamic_smem_bytes: smem,
         }
+    }
+
+    /// A fill writes each element's bits as C++ converts the initializer's literal.
+    #[test]
+    fn a_fill_sets_the_bits_of_the_element_type() {
+        let bits = |d, v| {
+            let f = Fill::of(0x1000, d, v, 7);
+            assert_eq!((f.ptr, f.n), (0x1000, 7));
+            (f.width, f.bits)
+        };
+        assert_eq!(bits(DType::F32, 0.0), (4, 0));
+        assert_eq!(bits(DType::F32, -1.5), (4, (-1.5f32).to_bits()));
+        assert_eq!(bits(DType::F16, 1.5), (2, 0x3E00));
+        assert_eq!(bits(DType::BF16, 1.0), (2, 0x3F80));
+        assert_eq!(bits(DType::S32, -1.0), (4, 0xFFFF_FFFF));
+        assert_eq!(bits(DType::S8, -2.0), (1, 0xFE));
+        assert_eq!(bits(DType::U8, 255.0), (1, 0xFF));
+        // e4m3: 1.0 is exponent 7 (bias 7), mantissa 0.
+        assert_eq!(bits(DType::F8E4M3, 1.0), (1, 0x38));
+        assert_eq!(bits(DType::F8E5M2, 1.0), (1, 0x3C));
     }
 
     #[test]

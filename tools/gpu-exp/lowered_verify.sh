@@ -21,7 +21,10 @@
 # f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly);
 # per_thread_copy (copies each thread makes alone between its global row and its shared row);
 # fresh_shared_own (fresh shared buffers of each thread's own, a device function on each);
-# asserts (an assertion over M: M = 1000 runs, M = 1001 must fail before the launch). The
+# asserts (an assertion over M: M = 1000 runs, M = 1001 must fail before the launch);
+# output_fill and output_fill_part (outputs the runtime fills with their initializer before
+# every launch: a histogram counted into zeros, a tensor written in part over 1.5); inline_asm
+# (GNU extended `__asm__`: scalar, shared, read-and-rewritten global and float outputs). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -124,6 +127,15 @@ x = rng.standard_normal((1000, 64)).astype(np.float32)          # assertions: M 
 np.save(f"{d}/as_x.npy", x); np.save(f"{d}/as_y.npy", 2 * x)
 x = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/as_x1.npy", x); np.save(f"{d}/as_y1.npy", 2 * x)
+x = rng.integers(-(1 << 20), 1 << 20, size=100003, dtype=np.int32)  # filled outputs
+np.save(f"{d}/of_x.npy", x)
+np.save(f"{d}/of_counts.npy", np.bincount(x % 64, minlength=64).astype(np.int32))
+x = rng.standard_normal((333, 128)).astype(np.float16)
+y = np.full((333, 128), 1.5, np.float16); y[:, ::2] = (x[:, ::2].astype(np.float32) * 2).astype(np.float16)
+np.save(f"{d}/op_x.npy", x); np.save(f"{d}/op_y.npy", y)
+x = rng.integers(-(1 << 20), 1 << 20, size=100003, dtype=np.int32)  # inline assembly, v = 5
+np.save(f"{d}/ia_x.npy", x); np.save(f"{d}/ia_y.npy", x + 6)
+np.save(f"{d}/ia_z.npy", (x + 5).astype(np.float32))
 PY
 rc=0
 check() {
@@ -173,6 +185,12 @@ check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy"
 check $L/per_thread_copy.co --shape M=1001 --input x="$D/pt_x.npy" --expect y="$D/pt_y.npy" --runs 20
 check $L/fresh_shared_own.co --shape M=1001 --input x="$D/fo_x.npy" --expect y="$D/fo_y.npy" \
   --rtol 1e-5 --atol 1e-5 --runs 20
+check $L/output_fill.co --shape N=100003 --input x="$D/of_x.npy" --expect counts="$D/of_counts.npy" \
+  --rtol 0 --atol 0 --runs 20
+check $L/output_fill_part.co --shape R=333 --input x="$D/op_x.npy" --expect y="$D/op_y.npy" \
+  --rtol 0 --atol 0 --runs 20
+check $L/inline_asm.co --shape N=100003 --scalar v=5 --input x="$D/ia_x.npy" --expect y="$D/ia_y.npy" \
+  --expect z="$D/ia_z.npy" --rtol 0 --atol 0 --runs 20
 check $L/asserts.co --shape M=1000 --input x="$D/as_x.npy" --expect y="$D/as_y.npy" --runs 20
 echo "-- $L/asserts.co --shape M=1001 (the assertion must stop the launch)"
 out=$("$T" run $L/asserts.co --shape M=1001 --input x="$D/as_x1.npy" --expect y="$D/as_y1.npy" 2>&1); r=$?

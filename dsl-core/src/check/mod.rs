@@ -81,7 +81,9 @@ pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub use events::scalars_assigned;
 pub(crate) use fresh::fresh_tile;
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
-pub use out_init::{BlockFill, Owned, block_owned, header_outputs, unobservable};
+pub use out_init::{
+    BlockFill, Owned, block_owned, fill_value, header_outputs, host_fill, unobservable,
+};
 pub use resolve::Role as IdentRole;
 pub use simt::{Atomic, atomic, atomic_sites, barrier_scope, captured_atomic};
 pub use support::LOWERED_MATH;
@@ -938,10 +940,10 @@ fn ext_exprs(x: &crate::ir::ExtStmt) -> Vec<ExprId> {
         ExtStmt::MmaScaleAcc { lhs, rhs, .. } => vec![*lhs, *rhs],
         ExtStmt::FragOp { args, .. } => args.clone(),
         ExtStmt::LoadInto { src, dst } => vec![*src, *dst],
-        ExtStmt::Asm { .. }
-        | ExtStmt::Jump { .. }
-        | ExtStmt::AnyFuture { .. }
-        | ExtStmt::Swap { .. } => Vec::new(),
+        ExtStmt::Asm {
+            outputs, inputs, ..
+        } => outputs.iter().chain(inputs).map(|o| o.expr).collect(),
+        ExtStmt::Jump { .. } | ExtStmt::AnyFuture { .. } | ExtStmt::Swap { .. } => Vec::new(),
     }
 }
 

@@ -17,6 +17,12 @@
 //!   (`lower/simt.rs`). Not for persistent or cluster kernels (a block runs several tiles, or
 //!   peers reach into each other), nor for a tensor a TMA copy reads (the fill's stores would
 //!   need a proxy fence).
+//!
+//! Any other output initializer ([`host_fill`]: atomics into a zeroed histogram, writes that
+//! skip elements, reads before writes) is applied by the runtime: before every launch it fills
+//! the output with the value (`cuMemsetD8/16/32Async` of the element's bits, on the launch's
+//! stream), the plan's [`crate::lower::LaunchPlan::fills`]. The value must be a number the
+//! checker knows (a literal, a constant).
 
 use super::{Binding, all_stmts, stmt_blocks, stmt_exprs, walk_expr};
 use crate::ir::{CopyDst, DeclExt, Expr, ExprId, ExtStmt, Level, Module, Stmt, StmtId, ViewOp};
@@ -201,17 +207,13 @@ pub fn block_owned(
     let DeclExt::Init { decl, value } = x else {
         return None;
     };
-    let Stmt::TensorDecl { names, shape, .. } = &m.stmts[*decl] else {
+    let Stmt::TensorDecl { shape, .. } = &m.stmts[*decl] else {
         return None;
     };
-    if names.len() != 1 || m.persistent.is_some() || all_stmts(m).contains(decl) {
+    if m.persistent.is_some() {
         return None;
     }
-    let param = m
-        .kernel
-        .params
-        .iter()
-        .position(|p| p.name.name == names[0].name.name)?;
+    let param = moved_output(m, *decl)?;
     let rank = shape.len();
     // The `: block` variables.
     let mut block_vars: Vec<String> = Vec::new();
@@ -486,4 +488,56 @@ fn parallel_var_named(m: &Module, n: &str) -> bool {
         matches!(&m.stmts[s], Stmt::Parallel { levels, .. }
             if levels.iter().any(|l| l.vars.iter().any(|v| v.name == n)))
     })
+}
+
+/// An output initializer the runtime applies before each launch (see the module comment): the
+/// output parameter and the initial value, or `None` when the initializer is unobservable or
+/// block-owned (the kernel's own business) or does not name a moved output.
+pub fn host_fill(
+    m: &Module,
+    bindings: Option<&HashMap<ExprId, Binding>>,
+    x: &DeclExt,
+) -> Option<(usize, ExprId)> {
+    let DeclExt::Init { decl, value } = x else {
+        return None;
+    };
+    if unobservable(m, bindings, x) || block_owned(m, bindings, x).is_some() {
+        return None;
+    }
+    Some((moved_output(m, *decl)?, *value))
+}
+
+/// The output parameter a one-name global declaration became, once the launch form moved it
+/// out of the body.
+fn moved_output(m: &Module, decl: StmtId) -> Option<usize> {
+    let Stmt::TensorDecl { names, .. } = &m.stmts[decl] else {
+        return None;
+    };
+    if names.len() != 1 || all_stmts(m).contains(&decl) {
+        return None;
+    }
+    m.kernel
+        .params
+        .iter()
+        .position(|p| p.name.name == names[0].name.name)
+}
+
+/// The number an initializer's value stands for: a literal, negated or not, or an integer
+/// constant (`consts`: the checker's values).
+pub fn fill_value(
+    m: &Module,
+    e: ExprId,
+    consts: &std::collections::BTreeMap<String, i64>,
+) -> Option<f64> {
+    match &m.exprs[e] {
+        Expr::Int(v) => Some(*v as f64),
+        Expr::Float { value, .. } => Some(*value),
+        Expr::Bool(b) => Some(*b as i64 as f64),
+        Expr::Unary {
+            op: crate::ir::UnaryOp::Neg,
+            expr,
+        } => fill_value(m, *expr, consts).map(|v| -v),
+        Expr::Name(n) => consts.get(n).map(|&v| v as f64),
+        _ => None,
+    }
 }

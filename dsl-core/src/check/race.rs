@@ -222,6 +222,22 @@ impl Collect<'_> {
                 self.element_reads(*value, &mut reads);
                 self.index_reads(*target, &mut reads);
             }
+            Stmt::Ext(ExtStmt::Asm {
+                outputs, inputs, ..
+            }) => {
+                for o in outputs {
+                    if self.shared_root(o.expr).is_some() {
+                        writes.push(o.expr);
+                        if o.constraint.starts_with('+') {
+                            reads.push(o.expr);
+                        }
+                    }
+                    self.index_reads(o.expr, &mut reads);
+                }
+                for o in inputs {
+                    self.element_reads(o.expr, &mut reads);
+                }
+            }
             // A register copy with a shared side: this thread's tile of it.
             Stmt::DmaCopy { src, dst, .. } => {
                 if self.shared_root(*src).is_some() {

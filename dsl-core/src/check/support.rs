@@ -55,6 +55,20 @@ pub const LOWERED_MATH: &[&str] = &[
     "gelu", "rcp", "fmin", "fmax", "pow", "atan2", "hypot", "fmod", "copysign", "fma", "fmaf",
 ];
 
+/// Element types whose bits the runtime's fill writes (`cuMemsetD8/16/32`).
+fn host_fillable(d: crate::ir::DType) -> bool {
+    use crate::ir::DType::*;
+    matches!(d, F16 | BF16 | F32 | F8E4M3 | F8E5M2 | I32 | S8 | U8)
+}
+
+/// The checker's integer constants by name (for a fill's value).
+fn constants(cx: &Cx) -> std::collections::BTreeMap<String, i64> {
+    cx.m.constants
+        .iter()
+        .filter_map(|c| Some((c.name.name.clone(), cx.static_value(c.value)?)))
+        .collect()
+}
+
 fn lowered_func(name: &str) -> bool {
     // `__exp2f`: CUDA's f32 spelling of `exp2`; `__to<T>`: a conversion to a lowered type.
     if let Some(b) = name.strip_prefix("__").and_then(|b| b.strip_suffix('f'))
@@ -176,6 +190,14 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         if super::out_init::unobservable(m, Some(&cx.res.bindings), x)
             || super::out_init::block_owned(m, Some(&cx.res.bindings), x)
                 .is_some_and(|f| super::out_init::covers(cx, &f))
+        {
+            continue;
+        }
+        // Any other output initializer of a known number: the runtime fills the output before
+        // each launch.
+        if let Some((p, value)) = super::out_init::host_fill(m, Some(&cx.res.bindings), x)
+            && host_fillable(m.kernel.params[p].dtype)
+            && super::out_init::fill_value(m, value, &constants(cx)).is_some()
         {
             continue;
         }
@@ -414,6 +436,25 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                         codes::NOT_LOWERED_STMT,
                         span,
                         "template arguments of a `call` (`call f<T>(…)`)",
+                    ));
+                }
+            }
+            // Inline assembly lowers as written (`lower/asm.rs`); an output in a fragment's
+            // registers has no C++ place.
+            Stmt::Ext(ExtStmt::Asm { outputs, .. }) => {
+                if let Some(o) = outputs.iter().find(|o| {
+                    let mut base = o.expr;
+                    while let Expr::View { base: b, .. } | Expr::Field { base: b, .. } =
+                        &m.exprs[base]
+                    {
+                        base = *b;
+                    }
+                    matches!(cx.res.bindings.get(&base), Some(super::Binding::Frag(_)))
+                }) {
+                    diags.push(not_lowered(
+                        codes::NOT_LOWERED_STMT,
+                        m.expr_span(o.expr),
+                        "an `__asm__` output in a fragment's registers",
                     ));
                 }
             }

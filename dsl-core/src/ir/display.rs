@@ -643,9 +643,34 @@ impl Printer<'_> {
                 self.list(after);
                 self.out.push_str(";\n");
             }
-            ExtStmt::Asm { volatile, template } => {
+            ExtStmt::Asm {
+                volatile,
+                template,
+                outputs,
+                inputs,
+                clobbers,
+            } => {
                 let v = if *volatile { " volatile" } else { "" };
-                let _ = writeln!(self.out, "__asm__{v}({template:?});");
+                let _ = write!(self.out, "__asm__{v}(\"{template}\"");
+                let sections =
+                    crate::ir::ext::asm_sections(outputs.len(), inputs.len(), clobbers.len());
+                for ops in [outputs, inputs].into_iter().take(sections) {
+                    self.out.push_str(" :");
+                    for (k, o) in ops.iter().enumerate() {
+                        self.out.push_str(if k > 0 { ", " } else { " " });
+                        if let Some(n) = &o.name {
+                            let _ = write!(self.out, "[{}] ", n.name);
+                        }
+                        let _ = write!(self.out, "\"{}\"(", o.constraint);
+                        self.expr(o.expr, 0);
+                        self.out.push(')');
+                    }
+                }
+                if sections == 3 {
+                    let c: Vec<String> = clobbers.iter().map(|c| format!("\"{c}\"")).collect();
+                    let _ = write!(self.out, " : {}", c.join(", "));
+                }
+                self.out.push_str(");\n");
             }
             ExtStmt::Jump { kind } => {
                 let _ = writeln!(self.out, "{kind};");

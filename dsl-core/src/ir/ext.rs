@@ -98,7 +98,15 @@ pub enum ExtStmt {
     },
     /// `__asm__ [volatile] ("template" : outputs : inputs : clobbers);`: inline PTX, kept as
     /// its template text (operands are not modelled).
-    Asm { volatile: bool, template: String },
+    Asm {
+        volatile: bool,
+        /// The template as written between the quotes (adjacent literals joined).
+        template: String,
+        outputs: Vec<AsmOperand>,
+        inputs: Vec<AsmOperand>,
+        /// `"memory"`, `"cc"`, … as written between the quotes.
+        clobbers: Vec<String>,
+    },
     /// `break;`, `continue;`, `yield;`
     Jump { kind: &'static str },
     /// `f = dma.any;` / `f = tma.any;`: a future that names no copy yet (a placeholder a later
@@ -114,6 +122,24 @@ pub enum ExtStmt {
     /// tile `t` (a register-A operand written in place, rather than bound by
     /// `ma = mma.load.frag src;`).
     LoadInto { src: ExprId, dst: ExprId },
+}
+
+/// How many `:` sections an `__asm__` statement prints: up to its last non-empty one (the
+/// outputs, the inputs, the clobbers).
+pub fn asm_sections(outputs: usize, inputs: usize, clobbers: usize) -> usize {
+    [outputs, inputs, clobbers]
+        .iter()
+        .rposition(|&n| n > 0)
+        .map_or(0, |i| i + 1)
+}
+
+/// One operand of inline assembly: `[name] "constraint" (expr)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AsmOperand {
+    pub name: Option<Ident>,
+    /// The constraint as written between the quotes (`=r`, `+f`, `l`).
+    pub constraint: String,
+    pub expr: ExprId,
 }
 
 impl ExtStmt {

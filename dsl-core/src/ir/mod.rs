@@ -20,8 +20,8 @@ pub mod types;
 pub use arena::{Arena, Handle};
 pub use expr::{ArithError, BinaryOp, Expr, ExprId, Ident, UnaryOp, ViewOp, builtin_arity};
 pub use ext::{
-    ArrayIndex, Attribute, BoundedValue, DeclExt, ExtStmt, LoopRange, ParallelExt, PrintArg,
-    StreamParam, SyncKind, UnrollFactor,
+    ArrayIndex, AsmOperand, Attribute, BoundedValue, DeclExt, ExtStmt, LoopRange, ParallelExt,
+    PrintArg, StreamParam, SyncKind, UnrollFactor,
 };
 pub use stmt::{AssignOp, Declarator, ParallelLevel, ReduceOp, Stmt, StoreMods};
 pub use types::{DType, Level, Major, MemSpace};

@@ -666,6 +666,7 @@ impl Emitter<'_> {
             }
             // Decided by the checker or checked at launch (`check/asserts.rs`).
             Stmt::Ext(crate::ir::ExtStmt::Assert { .. }) => {}
+            Stmt::Ext(crate::ir::ExtStmt::Asm { .. }) => super::asm::asm(self, s, line)?,
             Stmt::Ext(crate::ir::ExtStmt::Println { args, newline }) => {
                 super::simt::println(self, args, *newline, line)?
             }

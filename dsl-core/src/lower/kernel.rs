@@ -79,6 +79,15 @@ pub enum Op {
         name: String,
         offset: CExpr,
     },
+    /// `asm volatile("template" : outputs : inputs : clobbers);`: inline assembly, its template
+    /// and clobbers as the source wrote them (C++ string contents).
+    Asm {
+        volatile: bool,
+        template: String,
+        outputs: Vec<AsmArg>,
+        inputs: Vec<AsmArg>,
+        clobbers: Vec<String>,
+    },
     /// `ty name[len];`: an array (of registers, or `__shared__` with its qualifiers in `ty`).
     Array { ty: CType, name: String, len: CExpr },
     /// `ty name[rows][len];`: `rows` arrays of `len` (a register double buffer).
@@ -237,6 +246,13 @@ impl Op {
                     i.names(out);
                 }
             }
+            Op::Asm {
+                outputs, inputs, ..
+            } => {
+                for a in outputs.iter().chain(inputs) {
+                    a.value.names(out);
+                }
+            }
             Op::SharedPtr { ty, name, offset } => {
                 type_names(ty, out);
                 out.insert(name.clone());
@@ -356,6 +372,34 @@ impl fmt::Display for Op {
             Op::Barrier => f.write_str("__syncthreads();"),
             Op::Call(c) => write!(f, "{c}"),
             Op::Assign { place, value } => write!(f, "{place} = {value};"),
+            Op::Asm {
+                volatile,
+                template,
+                outputs,
+                inputs,
+                clobbers,
+            } => {
+                let v = if *volatile { " volatile" } else { "" };
+                let names: Vec<Option<&str>> = outputs
+                    .iter()
+                    .chain(inputs)
+                    .map(|a| a.name.as_deref())
+                    .collect();
+                // The parser saw every `%[name]` name an operand.
+                let template = positional(template, &names).unwrap_or_else(|| template.clone());
+                write!(f, "asm{v}(\"{template}\"")?;
+                let sections =
+                    crate::ir::ext::asm_sections(outputs.len(), inputs.len(), clobbers.len());
+                for args in [outputs, inputs].into_iter().take(sections) {
+                    let list: Vec<String> = args.iter().map(|a| format!(" {a}")).collect();
+                    write!(f, " :{}", list.join(","))?;
+                }
+                if sections == 3 {
+                    let list: Vec<String> = clobbers.iter().map(|c| format!("\"{c}\"")).collect();
+                    write!(f, " : {}", list.join(", "))?;
+                }
+                write!(f, ");")
+            }
             Op::Decl { ty, name, init } => match init {
                 Some(i) => write!(f, "{ty} {name} = {i};"),
                 None => write!(f, "{ty} {name};"),
@@ -524,6 +568,59 @@ pub struct LaunchPlan {
     /// Restrictions that need problem dims, checked at launch: the condition and the DSL
     /// statement it comes from (`require M % 64 == 0`, `assert(K > 0, "…")`).
     pub launch_requires: Vec<(Sym, String)>,
+    /// Outputs the runtime fills with their initializer's value before each launch.
+    pub fills: Vec<OutputFill>,
+}
+
+/// `f32 [M, N] output {0.0f};` where the kernel itself does not give every element its value
+/// (`check::host_fill`): before each launch the runtime sets all `elems` elements of parameter
+/// `param` to `value` (converted to the element type), on the launch's stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputFill {
+    pub param: usize,
+    pub value: f64,
+    pub elems: Sym,
+}
+
+/// One operand of inline assembly: `[name] "constraint"(value)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AsmArg {
+    pub name: Option<String>,
+    pub constraint: String,
+    pub value: CExpr,
+}
+
+/// Printed without its name: the template refers to it by position ([`positional`]).
+impl fmt::Display for AsmArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{}\"({})", self.constraint, self.value)
+    }
+}
+
+/// `template` with each `%[name]` replaced by `%N`, `N` the position of the operand of that
+/// name among `names` (outputs, then inputs): NVVM takes no symbolic operand references. `%%`
+/// stays. `None` when a name has no operand.
+pub fn positional(template: &str, names: &[Option<&str>]) -> Option<String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix('%') {
+            out.push_str("%%");
+            rest = tail;
+        } else if let Some(tail) = after.strip_prefix('[') {
+            let end = tail.find(']')?;
+            let k = names.iter().position(|n| *n == Some(&tail[..end]))?;
+            out.push_str(&format!("%{k}"));
+            rest = &tail[end + 1..];
+        } else {
+            out.push('%');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// A kernel parameter: its C++ type and name (`const float* __restrict__` `lhs`).
@@ -799,6 +896,24 @@ mod tests {
         );
         assert_eq!(Op::Comment("why".into()).to_string(), "// why");
         assert_eq!(Op::Scope.to_string(), "{");
+        // Inline assembly: named operands by position, empty sections kept.
+        let arg = |n: &str, c: &str, v: &str| AsmArg {
+            name: Some(n.into()),
+            constraint: c.into(),
+            value: CExpr::var(v),
+        };
+        let asm = Op::Asm {
+            volatile: true,
+            template: "mov.u32 %[dst], %[src]; // %%r".into(),
+            outputs: Vec::new(),
+            inputs: vec![arg("src", "r", "x"), arg("dst", "r", "y")],
+            clobbers: vec!["memory".into()],
+        };
+        assert_eq!(
+            asm.to_string(),
+            r#"asm volatile("mov.u32 %1, %0; // %%r" : : "r"(x), "r"(y) : "memory");"#
+        );
+        assert_eq!(positional("add %[z]", &[Some("x")]), None);
         let scoped = [at(0, Op::Scope), at(1, Op::Barrier), at(0, Op::End)];
         assert_eq!(verify(&scoped), Ok(()));
         assert!(verify(&[at(0, Op::Scope), at(1, Op::Else), at(0, Op::End)]).is_err());

@@ -30,6 +30,7 @@
 //! The files of `lower/` import each other without a cycle, and no code reads back the text of
 //! a node (`dsl-core/tests/lower_imports.rs`).
 
+mod asm;
 mod atomic;
 pub mod body;
 pub mod cexpr;
@@ -73,7 +74,7 @@ pub use error::LowerError;
 pub use frag_elem::{HELPERS as FRAG_ELEM_HELPERS, ROWS_HELPERS as FRAG_ROWS_HELPERS};
 pub use kernel::{
     CExpr, COp, CUn, Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan,
-    Line, Op, ParamDecl,
+    Line, Op, OutputFill, ParamDecl,
 };
 pub use launch::launch_form;
 pub use lowered::{

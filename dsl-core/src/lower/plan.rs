@@ -8,7 +8,7 @@ use super::cxx::{CExpr, CType};
 use super::emitter::Emitter;
 use super::kernel::{
     Call, ConstValue, CudaKernel, KernelArg, KernelPath, LaunchBounds, LaunchPlan, Line, Op,
-    ParamDecl,
+    OutputFill, ParamDecl,
 };
 use super::memory::Memory;
 use crate::check::Geometry;
@@ -88,6 +88,7 @@ pub fn finish(
         e.lines.splice(0..0, decl);
     }
     element_params(info, &mut e);
+    let fills = host_fills(m, info, &mut e);
     let dims = m.symbolic_dims();
     let mut params = Vec::new();
     let mut args = Vec::new();
@@ -237,6 +238,7 @@ pub fn finish(
         dynamic_smem_bytes: expand(m, &mem.total),
         args,
         launch_requires,
+        fills,
     };
     let mut ns: Vec<i64> = Vec::new();
     for n in &e.wgmma_ns {
@@ -265,6 +267,31 @@ pub fn finish(
         wgmma_ns: ns,
         device_fns: super::device_call::called(m),
     }
+}
+
+/// The outputs the runtime fills before each launch (`check::host_fill`): passed as pointers
+/// and written (the fill writes them).
+fn host_fills(m: &Module, info: &KernelInfo, e: &mut Emitter) -> Vec<OutputFill> {
+    m.decl_ext
+        .iter()
+        .filter_map(|x| {
+            let (param, value) = crate::check::host_fill(m, Some(&info.bindings), x)?;
+            // The checker accepted the value (`check/support.rs`).
+            let value = crate::check::fill_value(m, value, &info.constants)?;
+            e.pointer_params.insert(param);
+            e.written_params.insert(param);
+            let elems = m.kernel.params[param]
+                .shape
+                .iter()
+                .map(|&d| Sym::from_expr(m, d).unwrap_or_else(|| Sym::name(m.expr_to_string(d))))
+                .fold(Sym::Int(1), Sym::mul);
+            Some(OutputFill {
+                param,
+                value,
+                elems: expand(m, &elems),
+            })
+        })
+        .collect()
 }
 
 fn param(ty: CType, name: &str) -> ParamDecl {

@@ -62,6 +62,9 @@ pub(crate) struct Parser {
     /// Shapes of the parameters and tensors declared so far, for `[x.span]` in a later
     /// declaration (replaced by `x`'s own dimensions).
     pub shapes: Vec<(String, Vec<crate::ir::ExprId>)>,
+    /// Inside `|…|`: `x.span(d)` stays a view there (a shape of one dimension to count),
+    /// rather than becoming the dimension's value.
+    pub counting: bool,
     /// What declarations carry beyond the core form (`{v}`, `= ready`, `frag`).
     pub decl_ext: Vec<crate::ir::DeclExt>,
     /// `shared event<N> …;` declarations and their `N` (`Module::event_participants`).
@@ -165,6 +168,7 @@ impl Parser {
             with_bounds: Vec::new(),
             parallel_depth: 0,
             shapes: Vec::new(),
+            counting: false,
             decl_ext: Vec::new(),
             event_participants: Vec::new(),
             const_names: Vec::new(),

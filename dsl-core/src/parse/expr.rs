@@ -473,6 +473,7 @@ impl Parser {
             // `x.span(d)` of a parameter or declared tensor: a copy of its dimension `d`, as
             // written in `x`'s shape (sugar, like `#x`), so it is a value wherever one is.
             if op == ViewOp::SpanOf
+                && !self.counting
                 && let Some(dim) = self.declared_dim(base, &args)
             {
                 return Ok(self.copy_expr(dim, self.span_from(first)));

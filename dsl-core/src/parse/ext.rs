@@ -12,7 +12,8 @@ use super::cursor::{PResult, Parser, Reported};
 use super::lexer::{Delim, TokKind};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    Block, CopyDst, Expr, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind, ViewOp,
+    AsmOperand, Block, CopyDst, Expr, ExprId, ExtStmt, Ident, PrintArg, Stmt, StmtId, SyncKind,
+    ViewOp,
 };
 
 /// `dma` operations beyond the core `copy` and `wait`.
@@ -645,30 +646,35 @@ impl Parser {
         }
     }
 
-    /// `__asm__ [volatile] ("template" …);` — the template is kept, the operand lists skipped.
+    /// `__asm__ [volatile] ("template" [: outputs [: inputs [: clobbers]]]);` — GNU extended
+    /// assembly: adjacent template literals are joined, each operand is
+    /// `[name] "constraint" (expr)`, each clobber a string.
     pub(crate) fn asm_stmt(&mut self) -> PResult<StmtId> {
         let first = self.bump();
         let volatile = self.eat_kw("volatile").is_some();
         let (_, close) = self.expect_open(Delim::Paren, "and the assembly")?;
-        let Some(template) = self.string_lit() else {
+        let Some(mut template) = self.string_lit() else {
             return Err(self.unexpected_help(
                 codes::BAD_CALL,
                 "the assembly template string",
                 "write `__asm__(\"nop;\");`",
             ));
         };
-        // At most three `:` sections follow the template: outputs, inputs, clobbers.
-        let mut colons = 0;
+        while let Some(more) = self.string_lit() {
+            template.push_str(&more);
+        }
+        // The `:` sections after the template: outputs, inputs, clobbers.
+        let mut colons = Vec::new();
         let mut i = self.pos;
         while i < close {
             match self.kind_at(i) {
                 Some(TokKind::Open(_)) => i = self.toks[i].partner,
-                Some(TokKind::Punct { ch: ':', .. }) => colons += 1,
+                Some(TokKind::Punct { ch: ':', .. }) => colons.push(i),
                 _ => {}
             }
             i += 1;
         }
-        if colons > 3 {
+        if colons.len() > 3 {
             let span = self.span(first, close);
             return Err(self.error(
                 Diagnostic::new(
@@ -679,12 +685,109 @@ impl Parser {
                 .with_help("write `__asm__(\"tmpl\" : outputs : inputs : clobbers);`"),
             ));
         }
+        if self.pos < close && colons.first() != Some(&self.pos) {
+            return Err(self.unexpected_help(
+                codes::BAD_CALL,
+                "`:` or `)` after the assembly template",
+                "write `__asm__(\"tmpl\" : outputs : inputs : clobbers);`",
+            ));
+        }
+        let ends: Vec<usize> = colons.iter().skip(1).copied().chain([close]).collect();
+        let mut sections: Vec<Vec<AsmOperand>> = Vec::new();
+        let mut clobbers = Vec::new();
+        for (k, &end) in ends.iter().enumerate() {
+            self.bump(); // the section's `:`
+            if k == 2 {
+                while self.pos < end {
+                    let Some(c) = self.string_lit() else {
+                        return Err(self.unexpected_help(
+                            codes::BAD_CALL,
+                            "a clobber string",
+                            "write the clobbers as strings: `: \"memory\"`",
+                        ));
+                    };
+                    clobbers.push(c);
+                    if self.pos < end {
+                        self.expect_op(",", "between clobbers")?;
+                    }
+                }
+            } else {
+                sections.push(self.asm_operands(end)?);
+            }
+        }
+        let mut sections = sections.into_iter();
+        let outputs: Vec<AsmOperand> = sections.next().unwrap_or_default();
+        let inputs: Vec<AsmOperand> = sections.next().unwrap_or_default();
+        if let Some(bad) = asm_reference_error(&template, &outputs, &inputs) {
+            return Err(self.error(
+                Diagnostic::new(codes::BAD_CALL, self.span(first, close), bad)
+                    .with_help("`%N` counts the outputs, then the inputs, from 0; `%[name]` names an operand written `[name] \"r\"(x)`"),
+            ));
+        }
+        if let Some(o) = outputs
+            .iter()
+            .find(|o| !o.constraint.starts_with('=') && !o.constraint.starts_with('+'))
+        {
+            return Err(self.error(
+                Diagnostic::new(
+                    codes::BAD_CALL,
+                    self.exprs.get_span(o.expr),
+                    format!(
+                        "an `__asm__` output's constraint starts with `=` or `+`, not `\"{}\"`",
+                        o.constraint
+                    ),
+                )
+                .with_help(
+                    "write `\"=r\"(x)` for a result, `\"+r\"(x)` for a value read and rewritten",
+                ),
+            ));
+        }
         self.pos = close + 1;
         self.expect_semi("`__asm__`")?;
         Ok(self.add_stmt(
-            Stmt::Ext(ExtStmt::Asm { volatile, template }),
+            Stmt::Ext(ExtStmt::Asm {
+                volatile,
+                template,
+                outputs,
+                inputs,
+                clobbers,
+            }),
             self.span_from(first),
         ))
+    }
+
+    /// The operands of one `__asm__` section, up to token `end`.
+    fn asm_operands(&mut self, end: usize) -> PResult<Vec<AsmOperand>> {
+        let mut out = Vec::new();
+        while self.pos < end {
+            let name = match self.open(Delim::Bracket) {
+                Some((_, close)) => {
+                    let n = self.expect_ident("the operand's name")?;
+                    self.close(close, "after the operand's name");
+                    Some(n)
+                }
+                None => None,
+            };
+            let Some(constraint) = self.string_lit() else {
+                return Err(self.unexpected_help(
+                    codes::BAD_CALL,
+                    "an operand's constraint string",
+                    "write an operand as `\"=r\"(x)` or `[name] \"r\"(x)`",
+                ));
+            };
+            let (_, close) = self.expect_open(Delim::Paren, "and the operand")?;
+            let expr = self.expr()?;
+            self.close(close, "after the operand");
+            out.push(AsmOperand {
+                name,
+                constraint,
+                expr,
+            });
+            if self.pos < end {
+                self.expect_op(",", "between operands")?;
+            }
+        }
+        Ok(out)
     }
 
     /// `break;`, `continue;`, `yield;`
@@ -1149,4 +1252,53 @@ impl Parser {
         out.push(self.add_stmt(Stmt::Let { name, value }, span));
         Ok(())
     }
+}
+
+/// What is wrong with the operand references of an `__asm__` template (`%N` past the last
+/// operand, `%[name]` of no operand), if anything.
+fn asm_reference_error(
+    template: &str,
+    outputs: &[AsmOperand],
+    inputs: &[AsmOperand],
+) -> Option<String> {
+    let count = outputs.len() + inputs.len();
+    let named = |n: &str| {
+        outputs
+            .iter()
+            .chain(inputs)
+            .any(|o| o.name.as_ref().is_some_and(|x| x.name == n))
+    };
+    let b = template.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        match b.get(i + 1) {
+            Some(b'%') => i += 2,
+            Some(b'[') => {
+                let end = template[i + 2..].find(']')? + i + 2;
+                let n = &template[i + 2..end];
+                if !named(n) {
+                    return Some(format!("`%[{n}]` names no operand of this `__asm__`"));
+                }
+                i = end + 1;
+            }
+            Some(d) if d.is_ascii_digit() => {
+                let digits: String = template[i + 1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit())
+                    .collect();
+                if digits.parse::<usize>().map_or(true, |k| k >= count) {
+                    return Some(format!(
+                        "`%{digits}` refers past the last of this `__asm__`'s {count} operands"
+                    ));
+                }
+                i += 1 + digits.len();
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }

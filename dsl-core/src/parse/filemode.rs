@@ -76,6 +76,7 @@ pub(crate) fn filter(text: &str) -> Filtered {
     let mut keep = vec![true; chars.len()];
     let mut defines: HashMap<String, String> = HashMap::new();
     let mut kept_defines: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut fn_macros: HashMap<String, FnMacro> = HashMap::new();
     let mut device_fns: Vec<crate::ir::DeviceFn> = Vec::new();
     // Stack of (this branch taken, some branch of this conditional taken, parent active).
     let mut conds: Vec<(bool, bool, bool)> = Vec::new();
@@ -96,32 +97,7 @@ pub(crate) fn filter(text: &str) -> Filtered {
             let rest: String = words.collect::<Vec<_>>().join(" ");
             let mut kept = false;
             match dir {
-                "if" | "ifdef" | "ifndef" => {
-                    let v = match dir {
-                        "ifdef" => Some(defines.contains_key(rest.trim())),
-                        "ifndef" => Some(!defines.contains_key(rest.trim())),
-                        _ => eval_cond(&rest, &defines),
-                    };
-                    let parent = active(&conds);
-                    let taken = v.unwrap_or(true);
-                    conds.push((taken, taken, parent));
-                }
-                "elif" => {
-                    if let Some(top) = conds.last_mut() {
-                        let v = !top.1 && eval_cond(&rest, &defines).unwrap_or(false);
-                        top.0 = v;
-                        top.1 |= v;
-                    }
-                }
-                "else" => {
-                    if let Some(top) = conds.last_mut() {
-                        top.0 = !top.1;
-                        top.1 = true;
-                    }
-                }
-                "endif" => {
-                    conds.pop();
-                }
+                _ if conditional(dir, &rest, &mut conds, &defines) => {}
                 "define" if active(&conds) => {
                     let name: String = rest
                         .chars()
@@ -131,6 +107,11 @@ pub(crate) fn filter(text: &str) -> Filtered {
                     let value = rest[name.len()..].trim().to_string();
                     if !name.is_empty() {
                         defines.insert(name.clone(), value.clone());
+                    }
+                    if function_like && let Some(m) = FnMacro::parse(&rest[name.len()..]) {
+                        fn_macros.insert(name.clone(), m);
+                    } else {
+                        fn_macros.remove(&name);
                     }
                     // Object-like macros with a value become constants; the rest is C++. A
                     // redefinition replaces the earlier one (constants are module-wide).
@@ -144,6 +125,7 @@ pub(crate) fn filter(text: &str) -> Filtered {
                 }
                 "undef" if active(&conds) => {
                     defines.remove(rest.trim());
+                    fn_macros.remove(rest.trim());
                 }
                 "include" | "pragma" | "line" | "warning" | "define" | "undef" => {}
                 // `#error` in a branch that is compiled, and unknown directives, stay for the
@@ -171,6 +153,34 @@ pub(crate) fn filter(text: &str) -> Filtered {
                 if let Some(f) = device_fn(&chars, &code, i, end) {
                     device_fns.push(f);
                 }
+            } else if dsl {
+                // Conditionals inside the item (a `__co__` body): the directive lines and the
+                // branches not taken are blanked.
+                let mut p = i;
+                let mut from = i;
+                while p < end {
+                    if code[p] != '#' || !at_line_start(&code, p) {
+                        p += 1;
+                        continue;
+                    }
+                    if !active(&conds) {
+                        blank(&mut keep, from, p);
+                    }
+                    let dend = directive_end(&chars, p).min(end);
+                    let line: String = code[p + 1..dend].iter().collect();
+                    let line = line.replace("\\\n", " ");
+                    let mut words = line.split_whitespace();
+                    let dir = words.next().unwrap_or("");
+                    let rest: String = words.collect::<Vec<_>>().join(" ");
+                    if conditional(dir, &rest, &mut conds, &defines) {
+                        blank(&mut keep, p, dend);
+                    }
+                    p = dend;
+                    from = dend;
+                }
+                if !active(&conds) {
+                    blank(&mut keep, from, end);
+                }
             }
         }
         i = end.max(i + 1);
@@ -196,10 +206,193 @@ pub(crate) fn filter(text: &str) -> Filtered {
         skipped.push(r);
     }
     Filtered {
-        text: out,
+        text: expand(&out, &fn_macros, 0),
         skipped,
         device_fns,
     }
+}
+
+/// A function-like macro, `#define NAME(params) body`.
+#[derive(Clone)]
+struct FnMacro {
+    params: Vec<String>,
+    body: String,
+}
+
+impl FnMacro {
+    /// `(params) body` after the macro's name; `None` for what tessel does not expand (a
+    /// variadic macro, or `#` / `##` in the body).
+    fn parse(after_name: &str) -> Option<FnMacro> {
+        let close = after_name.find(')')?;
+        let params: Vec<String> = after_name[1..close]
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        let body = after_name[close + 1..].trim().to_string();
+        if params.iter().any(|p| p.contains("...")) || body.contains('#') {
+            return None;
+        }
+        Some(FnMacro { params, body })
+    }
+}
+
+/// `text` with every call of a function-like macro replaced by its body, the arguments (first
+/// expanded themselves) put in for the parameters, the result expanded again without that macro
+/// (as the C preprocessor does). A call spread over several lines leaves its newlines after
+/// the expansion, so later lines keep their numbers; string literals are left alone.
+fn expand(text: &str, macros: &HashMap<String, FnMacro>, depth: u32) -> String {
+    if macros.is_empty() || depth > 32 {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            let j = (j + 1).min(chars.len());
+            out.extend(&chars[i..j]);
+            i = j;
+            continue;
+        }
+        if !(c.is_alphabetic() || c == '_') || (i > 0 && ident(chars[i - 1])) {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < chars.len() && ident(chars[j]) {
+            j += 1;
+        }
+        let name: String = chars[i..j].iter().collect();
+        let mut k = j;
+        while k < chars.len() && chars[k].is_whitespace() && chars[k] != '\n' {
+            k += 1;
+        }
+        let Some(m) = macros.get(&name).filter(|_| chars.get(k) == Some(&'(')) else {
+            out.push_str(&name);
+            i = j;
+            continue;
+        };
+        // The arguments: top-level commas up to the matching `)`.
+        let mut args = vec![String::new()];
+        let mut level = 0;
+        let mut end = None;
+        for (p, &ch) in chars.iter().enumerate().skip(k + 1) {
+            match ch {
+                '(' | '[' | '{' => level += 1,
+                ')' if level == 0 => {
+                    end = Some(p);
+                    break;
+                }
+                ')' | ']' | '}' => level -= 1,
+                ',' if level == 0 => {
+                    args.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(a) = args.last_mut() {
+                a.push(ch);
+            }
+        }
+        let Some(end) = end else {
+            out.push_str(&name);
+            i = j;
+            continue;
+        };
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| {
+                expand(&a.replace('\n', " "), macros, depth + 1)
+                    .trim()
+                    .to_string()
+            })
+            .collect();
+        if args.len() != m.params.len() && !(m.params.is_empty() && args == [""]) {
+            out.push_str(&name);
+            i = j;
+            continue;
+        }
+        let mut body = String::new();
+        let bc: Vec<char> = m.body.chars().collect();
+        let mut b = 0;
+        while b < bc.len() {
+            if ident(bc[b]) && (b == 0 || !ident(bc[b - 1])) {
+                let mut e = b;
+                while e < bc.len() && ident(bc[e]) {
+                    e += 1;
+                }
+                let word: String = bc[b..e].iter().collect();
+                match m.params.iter().position(|p| *p == word) {
+                    Some(q) => body.push_str(&args[q]),
+                    None => body.push_str(&word),
+                }
+                b = e;
+            } else {
+                body.push(bc[b]);
+                b += 1;
+            }
+        }
+        // Not expanded again inside its own expansion.
+        let others: HashMap<String, FnMacro> = macros
+            .iter()
+            .filter(|(k, _)| **k != name)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.push_str(&expand(&body, &others, depth + 1));
+        let newlines = chars[i..=end].iter().filter(|c| **c == '\n').count();
+        out.extend(std::iter::repeat_n('\n', newlines));
+        i = end + 1;
+    }
+    out
+}
+
+/// Applies a conditional directive (`#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`, `#endif`)
+/// to the stack of (branch taken, some branch taken, parent active); false for other
+/// directives.
+fn conditional(
+    dir: &str,
+    rest: &str,
+    conds: &mut Vec<(bool, bool, bool)>,
+    defines: &HashMap<String, String>,
+) -> bool {
+    let active = conds.last().is_none_or(|c| c.0 && c.2);
+    match dir {
+        "if" | "ifdef" | "ifndef" => {
+            let v = match dir {
+                "ifdef" => Some(defines.contains_key(rest.trim())),
+                "ifndef" => Some(!defines.contains_key(rest.trim())),
+                _ => eval_cond(rest, defines),
+            };
+            let taken = v.unwrap_or(true);
+            conds.push((taken, taken, active));
+        }
+        "elif" => {
+            if let Some(top) = conds.last_mut() {
+                let v = !top.1 && eval_cond(rest, defines).unwrap_or(false);
+                top.0 = v;
+                top.1 |= v;
+            }
+        }
+        "else" => {
+            if let Some(top) = conds.last_mut() {
+                top.0 = !top.1;
+                top.1 = true;
+            }
+        }
+        "endif" => {
+            conds.pop();
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// The item `chars[i..end]` as a `__device__` function definition: `__device__` among the
@@ -546,6 +739,48 @@ mod tests {
         assert!(f.text.contains("#define B 2"));
         assert!(!f.text.contains("#define B 3"));
         assert!(!f.text.contains("zz"));
+    }
+
+    /// Conditionals inside a `__co__` body: the branch taken stays where it was written, the
+    /// directives and the other branches are blanked (lines and columns unchanged).
+    #[test]
+    fn conditionals_inside_a_kernel_body_keep_the_branch_taken() {
+        let src = "#define A 1\n__co__ void k() {\n#if A\n  taken;\n#else\n  dropped;\n#endif\n#ifdef B\n  gone;\n#endif\n  after;\n}\n";
+        let f = filter(src);
+        let lines: Vec<&str> = f.text.lines().collect();
+        assert_eq!(lines.len(), src.lines().count());
+        assert_eq!(lines[3], "  taken;");
+        assert!(
+            lines[2].trim().is_empty() && lines[4].trim().is_empty(),
+            "{}",
+            f.text
+        );
+        assert!(
+            !f.text.contains("dropped") && !f.text.contains("gone"),
+            "{}",
+            f.text
+        );
+        assert_eq!(lines[10], "  after;");
+    }
+
+    /// Function-like macros expand in the kept text as the C preprocessor does: arguments
+    /// first, nested calls, no expansion of a macro inside its own body; a call over several
+    /// lines keeps the lines after it in place.
+    #[test]
+    fn function_like_macros_expand_in_kernels() {
+        let src = "#define ADD(a, b) (a + b)\n#define TWICE(x) ADD(x, x)\n#define SELF(x) SELF(x + 1)\n__co__ void k() {\n  y = TWICE(ADD(p, 1));\n  z = ADD(q,\n          2);\n  w = SELF(r);\n  s = \"ADD(1, 2)\";\n  after;\n}\n";
+        let f = filter(src);
+        let lines: Vec<&str> = f.text.lines().collect();
+        assert_eq!(lines.len(), src.lines().count(), "{}", f.text);
+        assert_eq!(lines[4].trim(), "y = ((p + 1) + (p + 1));");
+        // What followed the call stays on the call's last line.
+        assert_eq!((lines[5].trim(), lines[6].trim()), ("z = (q + 2)", ";"));
+        assert_eq!(lines[7].trim(), "w = SELF(r + 1);");
+        assert_eq!(lines[8].trim(), "s = \"ADD(1, 2)\";");
+        assert_eq!(lines[9].trim(), "after;");
+        // `#` in a body (stringizing, or tessel's composition) is left alone.
+        let f = filter("#define AT(a, b) x.at(a # b)\n__co__ void k() {\n  AT(i, j);\n}\n");
+        assert!(f.text.contains("AT(i, j)"), "{}", f.text);
     }
 
     #[test]

@@ -34,7 +34,10 @@ impl Parser {
     /// `|x|` (the cursor is at the first `|`).
     pub(crate) fn element_count(&mut self) -> PResult<ExprId> {
         let first = self.bump();
-        let inner = self.postfix()?;
+        let outer = std::mem::replace(&mut self.counting, true);
+        let inner = self.postfix();
+        self.counting = outer;
+        let inner = inner?;
         if self.eat_op("|").is_none() {
             return Err(self.unexpected_help(
                 codes::EXPECTED,

@@ -156,6 +156,20 @@ fn reads_before_writes(cx: &Cx, diags: &mut Diagnostics) {
                 index_reads(cx, *target, &mut rd);
                 rd.push(*value);
             }
+            // Inline assembly writes its outputs (a `+` one is read first) and reads its inputs.
+            Stmt::Ext(crate::ir::ExtStmt::Asm {
+                outputs, inputs, ..
+            }) => {
+                for o in outputs {
+                    if o.constraint.starts_with('+') {
+                        rd.push(o.expr);
+                    } else {
+                        wr.push(o.expr);
+                    }
+                    index_reads(cx, o.expr, &mut rd);
+                }
+                rd.extend(inputs.iter().map(|o| o.expr));
+            }
             // `copy(dst, src);`, `reduce_max(dst, src, axis);`: `dst` is written whole.
             // (`all_reduce_sum(v);` reads and rewrites `v`.)
             Stmt::Ext(crate::ir::ExtStmt::FragOp { args, .. }) if args.len() == 1 => {

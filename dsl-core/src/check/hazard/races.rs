@@ -60,8 +60,8 @@ fn global_read_write(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
         {
             continue;
         }
-        let target = match st {
-            Stmt::Assign { target, .. } => Some(*target),
+        let targets: Vec<ExprId> = match st {
+            Stmt::Assign { target, .. } => vec![*target],
             Stmt::DmaCopy {
                 dst: CopyDst::Expr(d),
                 ..
@@ -69,20 +69,23 @@ fn global_read_write(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
             | Stmt::TmaCopy {
                 dst: CopyDst::Expr(d),
                 ..
-            } => Some(*d),
-            Stmt::MmaStore { dst, .. } => Some(*dst),
-            _ => None,
+            } => vec![*d],
+            Stmt::MmaStore { dst, .. } => vec![*dst],
+            Stmt::Ext(crate::ir::ExtStmt::Asm { outputs, .. }) => {
+                outputs.iter().map(|o| o.expr).collect()
+            }
+            _ => Vec::new(),
         };
-        if let Some(t) = target
-            && let Some(Binding::Param(p)) = root(cx, t)
-        {
-            writes.entry(p).or_default().push(t);
+        for &t in &targets {
+            if let Some(Binding::Param(p)) = root(cx, t) {
+                writes.entry(p).or_default().push(t);
+            }
         }
         for e in stmt_exprs(st) {
             let mut acc = Vec::new();
             accesses(cx, e, &mut acc);
             for a in acc {
-                if Some(a) == target {
+                if targets.contains(&a) {
                     continue;
                 }
                 if let Some(Binding::Param(p)) = root(cx, a) {

@@ -784,7 +784,21 @@ impl R<'_> {
                 self.expr(*rhs, Want::Value, false);
                 self.ident(s, Role::Acc, acc, true);
             }
-            ExtStmt::Asm { .. } | ExtStmt::Jump { .. } => {}
+            ExtStmt::Asm {
+                outputs, inputs, ..
+            } => {
+                for o in inputs {
+                    self.expr(o.expr, Want::Value, false);
+                }
+                // An output (or `+` operand) is written: a mutable scalar or an element.
+                for o in outputs {
+                    if o.constraint.starts_with('+') {
+                        self.expr(o.expr, Want::Value, false);
+                    }
+                    self.assign_target(o.expr);
+                }
+            }
+            ExtStmt::Jump { .. } => {}
             ExtStmt::AnyFuture { bind, .. } => self.declare(bind, Binding::Future(s)),
             ExtStmt::FragOp { op, args } => {
                 for (i, &a) in args.iter().enumerate() {
