@@ -75,6 +75,7 @@ def match(code, i, open_ch, close_ch):
 # language as tessel implements it, each with the reason.
 NOT_APPLICABLE = {
     "cli/unknown_option.co": "a misspelled command-line option of Croqtile's driver",
+    "parse/error_mutables.co": "each bad declaration sits in an #ifdef branch its RUN line picks with -D; without one every branch is left out",
     "cli/debug_option_conflict.co": "conflicting command-line options of Croqtile's driver",
     "others/input_existance.co": "a missing input file given to Croqtile's driver (no __co__ function)",
     "amdgpu/check/illegal_async_dma.co": "dma.copy.async, rejected on the HIP target only (-t hip)",

@@ -24,7 +24,9 @@
 # asserts (an assertion over M: M = 1000 runs, M = 1001 must fail before the launch);
 # output_fill and output_fill_part (outputs the runtime fills with their initializer before
 # every launch: a histogram counted into zeros, a tensor written in part over 1.5); inline_asm
-# (GNU extended `__asm__`: scalar, shared, read-and-rewritten global and float outputs). The
+# (GNU extended `__asm__`: scalar, shared, read-and-rewritten global and float outputs);
+# device_call_plain (`call` of a plain C++ function, compiled for the device with the
+# `__device__` one it calls: x = 2 x + 1 in place). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -136,6 +138,8 @@ np.save(f"{d}/op_x.npy", x); np.save(f"{d}/op_y.npy", y)
 x = rng.integers(-(1 << 20), 1 << 20, size=100003, dtype=np.int32)  # inline assembly, v = 5
 np.save(f"{d}/ia_x.npy", x); np.save(f"{d}/ia_y.npy", x + 6)
 np.save(f"{d}/ia_z.npy", (x + 5).astype(np.float32))
+x = rng.standard_normal((1001, 64)).astype(np.float32)          # a plain function: M ragged
+np.save(f"{d}/dp_x0.npy", x); np.save(f"{d}/dp_x.npy", 2 * x + 1)
 PY
 rc=0
 check() {
@@ -191,6 +195,8 @@ check $L/output_fill_part.co --shape R=333 --input x="$D/op_x.npy" --expect y="$
   --rtol 0 --atol 0 --runs 20
 check $L/inline_asm.co --shape N=100003 --scalar v=5 --input x="$D/ia_x.npy" --expect y="$D/ia_y.npy" \
   --expect z="$D/ia_z.npy" --rtol 0 --atol 0 --runs 20
+check $L/device_call_plain.co --shape M=1001 --input x="$D/dp_x0.npy" --expect x="$D/dp_x.npy" \
+  --rtol 1e-6 --atol 1e-6 --runs 1
 check $L/asserts.co --shape M=1000 --input x="$D/as_x.npy" --expect y="$D/as_y.npy" --runs 20
 echo "-- $L/asserts.co --shape M=1001 (the assertion must stop the launch)"
 out=$("$T" run $L/asserts.co --shape M=1001 --input x="$D/as_x1.npy" --expect y="$D/as_y1.npy" 2>&1); r=$?

@@ -510,7 +510,7 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
         };
         // The shared side must differ between the threads too: one shared tile that every
         // thread writes its own data into is no copy of each thread's own. A fresh buffer is
-        // each thread's own when its tile differs (`per_thread_fresh`).
+        // each thread's own when its tile differs (`mma_uniform::per_thread_fresh`).
         let fresh_own = fresh_shared
             && plain_sync
             && views
@@ -549,23 +549,6 @@ pub(crate) fn per_thread_copies(cx: &Cx, views: &Views) -> Vec<StmtId> {
         .into_iter()
         .filter(|c| c.per_thread)
         .map(|c| c.stmt)
-        .collect()
-}
-
-/// The fresh shared buffers that are each thread's own: `f = dma.copy src => shared;` whose
-/// tile differs between the block's threads (Croqtile's reading: each thread copies its own
-/// tile). Such a buffer has one slot per thread of the block, and every binding of its name
-/// copies per thread.
-pub(crate) fn per_thread_fresh(cx: &Cx) -> std::collections::BTreeSet<String> {
-    all_stmts(cx.m)
-        .into_iter()
-        .filter_map(|s| {
-            let name = super::mma_uniform::fresh_shared_name(cx.m, s)?;
-            super::mma_uniform::fresh_shared_sources(cx.m, s)
-                .into_iter()
-                .any(|src| super::mma_uniform::varying(cx, src, Level::Block, 0).is_some())
-                .then(|| name.to_string())
-        })
         .collect()
 }
 

@@ -116,7 +116,7 @@ pub(crate) fn varying(cx: &Cx, e: ExprId, unit: Level, d: u32) -> Option<(ExprId
 
 /// The sources of every synchronous `dma.copy` into the fresh shared buffer of the future that
 /// `def` binds (each binding of its name: they share one buffer). A buffer whose tile differs
-/// between threads is each thread's own (`check::per_thread_fresh`), so its contents differ
+/// between threads is each thread's own ([`per_thread_fresh`]), so its contents differ
 /// where a source does.
 pub(crate) fn fresh_shared_sources(m: &crate::ir::Module, def: StmtId) -> Vec<ExprId> {
     let Some(name) = fresh_shared_name(m, def) else {
@@ -161,5 +161,22 @@ fn scalar_values(cx: &Cx, decl: StmtId) -> Vec<ExprId> {
             }
             _ => None,
         }))
+        .collect()
+}
+
+/// The fresh shared buffers that are each thread's own: `f = dma.copy src => shared;` whose
+/// tile differs between the block's threads (Croqtile's reading: each thread copies its own
+/// tile). Such a buffer has one slot per thread of the block, and every binding of its name
+/// copies per thread.
+pub(crate) fn per_thread_fresh(cx: &Cx) -> std::collections::BTreeSet<String> {
+    all_stmts(cx.m)
+        .into_iter()
+        .filter_map(|s| {
+            let name = fresh_shared_name(cx.m, s)?;
+            fresh_shared_sources(cx.m, s)
+                .into_iter()
+                .any(|src| varying(cx, src, Level::Block, 0).is_some())
+                .then(|| name.to_string())
+        })
         .collect()
 }

@@ -300,7 +300,7 @@ pub struct SharedBuffer {
     /// The fresh buffer of a future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`).
     pub fresh: bool,
     /// Copies of the buffer: one per thread of the block for a fresh buffer that is each
-    /// thread's own (`lowerable::per_thread_fresh`), else 1. Thread `threadIdx.x` uses the
+    /// thread's own (`mma_uniform::per_thread_fresh`), else 1. Thread `threadIdx.x` uses the
     /// copy at `threadIdx.x` × the bytes of one.
     pub slots: u32,
 }

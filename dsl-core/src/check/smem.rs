@@ -66,9 +66,9 @@ pub(crate) fn shared_buffers(
 }
 
 /// [`shared_buffers`], with one slot per thread of the block for each fresh buffer that is
-/// each thread's own (`lowerable::per_thread_fresh`).
+/// each thread's own (`mma_uniform::per_thread_fresh`).
 pub(crate) fn kernel_buffers(cx: &Cx, threads_per_block: u32) -> Vec<SharedBuffer> {
-    let own = super::lowerable::per_thread_fresh(cx);
+    let own = super::mma_uniform::per_thread_fresh(cx);
     let mut out = shared_buffers(cx.m, &cx.res.bindings);
     for b in &mut out {
         if b.fresh && own.contains(&b.name) {

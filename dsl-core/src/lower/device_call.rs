@@ -10,20 +10,49 @@ use super::error::LowerError;
 use super::kernel::Call;
 use crate::ir::{DeviceFn, ExprId, ExtStmt, Ident, MemSpace, Module, Stmt};
 
-/// The device functions of `m`'s source that some `call` of its kernel names, in source order.
+/// The device functions of `m`'s source that some `call` of its kernel names, and those
+/// their text calls in turn, in source order.
 pub fn called(m: &Module) -> Vec<DeviceFn> {
-    let names: Vec<&str> = crate::check::all_stmts(m)
+    let mut names: Vec<&str> = crate::check::all_stmts(m)
         .into_iter()
         .filter_map(|s| match &m.stmts[s] {
             Stmt::Ext(ExtStmt::Call { func, .. }) => Some(func.name.as_str()),
             _ => None,
         })
         .collect();
+    loop {
+        let more: Vec<&str> = m
+            .device_fns
+            .iter()
+            .filter(|g| !names.contains(&g.name.as_str()))
+            .filter(|g| {
+                m.device_fns
+                    .iter()
+                    .filter(|f| names.contains(&f.name.as_str()))
+                    .any(|f| calls(&f.text, &g.name))
+            })
+            .map(|g| g.name.as_str())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        names.extend(more);
+    }
     m.device_fns
         .iter()
         .filter(|f| names.contains(&f.name.as_str()))
         .cloned()
         .collect()
+}
+
+/// Whether `text` holds `name(` as a whole word (a call of the function `name`).
+fn calls(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].trim_start().chars().next();
+        !before.is_some_and(word) && after == Some('(')
+    })
 }
 
 pub fn lower(

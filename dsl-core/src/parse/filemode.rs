@@ -395,8 +395,9 @@ fn conditional(
     true
 }
 
-/// The item `chars[i..end]` as a `__device__` function definition: `__device__` among the
-/// words before its parameter list, and a body. Its name is the word before the `(`.
+/// The item `chars[i..end]` as a function definition the device may call: `__device__` among
+/// the words before its parameter list, or a plain function (made `__device__`), and a body.
+/// Its name is the word before the `(`.
 fn device_fn(chars: &[char], code: &[char], i: usize, end: usize) -> Option<crate::ir::DeviceFn> {
     let item = &code[i..end];
     let paren = item.iter().position(|c| *c == '(')?;
@@ -405,16 +406,38 @@ fn device_fn(chars: &[char], code: &[char], i: usize, end: usize) -> Option<crat
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .collect();
-    if !words.contains(&"__device__") || !item.contains(&'{') || item.last() != Some(&'}') {
+    if !item.contains(&'{') || item.last() != Some(&'}') {
         return None;
     }
     let name = words.last()?.to_string();
+    let text: String = chars[i..end].iter().collect();
+    // A plain function (`void bar(float* a, int n) { … }`) is compiled for the device when a
+    // `call` names it: the `.cu` holds device code only. Other items stay host C++.
+    const HOST_ONLY: &[&str] = &[
+        "__global__",
+        "__host__",
+        "__co_device__",
+        "__cok__",
+        "template",
+        "struct",
+        "class",
+        "namespace",
+        "union",
+        "enum",
+        "typedef",
+        "using",
+        "extern",
+        "operator",
+    ];
+    let text = if words.contains(&"__device__") {
+        text
+    } else if name != "main" && !words.iter().any(|w| HOST_ONLY.contains(w)) {
+        format!("__device__ {text}")
+    } else {
+        return None;
+    };
     let line = code[..i].iter().filter(|c| **c == '\n').count() as u32 + 1;
-    Some(crate::ir::DeviceFn {
-        name,
-        text: chars[i..end].iter().collect(),
-        line,
-    })
+    Some(crate::ir::DeviceFn { name, text, line })
 }
 
 /// Name and char range of every `__co__` function in filtered text.
@@ -781,6 +804,27 @@ mod tests {
         // `#` in a body (stringizing, or tessel's composition) is left alone.
         let f = filter("#define AT(a, b) x.at(a # b)\n__co__ void k() {\n  AT(i, j);\n}\n");
         assert!(f.text.contains("AT(i, j)"), "{}", f.text);
+    }
+
+    /// Functions a `call` may name: `__device__` ones as written, plain ones made `__device__`;
+    /// `main`, templates, `__global__` / `__host__` functions and Croqtile's `__co_device__`
+    /// helpers are not.
+    #[test]
+    fn plain_functions_are_device_functions_for_call() {
+        let src = "__device__ int f(int x) { return x; }\nvoid g(float* p) { p[0] = 1.0f; }\nint main() { return 0; }\ntemplate <int N> void h() { }\n__host__ void k() { }\n__co_device__ void d(f32 [4] t) { }\n__co__ void co() { }\n";
+        let f = filter(src);
+        let fns: Vec<(&str, &str)> = f
+            .device_fns
+            .iter()
+            .map(|d| (d.name.as_str(), d.text.as_str()))
+            .collect();
+        assert_eq!(
+            fns,
+            [
+                ("f", "__device__ int f(int x) { return x; }"),
+                ("g", "__device__ void g(float* p) { p[0] = 1.0f; }"),
+            ]
+        );
     }
 
     #[test]
