@@ -56,8 +56,11 @@ pub struct Emitter<'a> {
     pub thread_conds: Vec<CExpr>,
     /// Synchronous TMA loads issued but not yet waited on.
     pub pending_sync_tma: bool,
-    /// Cooperative `dma.copy`s issued but not yet waited on.
+    /// Synchronous `dma.copy`s into shared memory issued but not yet made visible to the block.
     pub pending_dma: bool,
+    /// Some of them are `cp.async` copies (the cooperative ones), which the flush waits for;
+    /// the others (per-thread copies) are plain stores that need the barrier only.
+    pub pending_cp_async: bool,
     pub uses_sync_tma: bool,
     /// WGMMAs issued and not yet committed.
     pub wgmma_uncommitted: bool,
@@ -168,7 +171,9 @@ impl<'a> Emitter<'a> {
     pub fn flush_dma(&mut self) {
         if self.pending_dma {
             self.pending_dma = false;
-            self.call(Call::new("tsl_cp_async_wait_all"), None, None);
+            if std::mem::take(&mut self.pending_cp_async) {
+                self.call(Call::new("tsl_cp_async_wait_all"), None, None);
+            }
             self.barrier(Some("the tiles are visible to every thread"), None);
         }
     }

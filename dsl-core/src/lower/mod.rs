@@ -168,6 +168,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         thread_conds: Vec::new(),
         pending_sync_tma: false,
         pending_dma: false,
+        pending_cp_async: false,
         uses_sync_tma: false,
         wgmma_uncommitted: false,
         wgmma_pending: false,

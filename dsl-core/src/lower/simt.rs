@@ -169,6 +169,7 @@ fn g2s(
     if !is_async {
         // Waited for (with one barrier) before the next statement that is not a copy.
         e.pending_dma = true;
+        e.pending_cp_async = true;
     }
     Ok(())
 }
