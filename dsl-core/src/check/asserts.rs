@@ -12,9 +12,9 @@
 //! Wherever it is written, an assertion tests values every thread sees alike, so tessel
 //! checks it once, at launch (Croqtile's default "entry" level).
 
-use super::{Binding, Cx, codes};
+use super::{Binding, Cx, codes, walk_expr};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Expr, ExprId, ExtStmt, Stmt, UnaryOp, ViewOp};
+use crate::ir::{Expr, ExprId, ExtStmt, Stmt};
 use crate::sym::{Sym, SymEnv};
 
 /// The assertions over problem sizes, as the launch checks them: the condition, and the text
@@ -32,7 +32,7 @@ pub(crate) fn check_asserts(cx: &Cx, diags: &mut Diagnostics) -> Vec<(Sym, Strin
             Some(msg) => format!("assert({}, {msg:?})", m.expr_to_string(*cond)),
             None => format!("assert({})", m.expr_to_string(*cond)),
         };
-        let sym = match host_value(cx, *cond, 0) {
+        let sym = match host_value(cx, *cond) {
             Ok(sym) => sym,
             Err(at) => {
                 diags.push(
@@ -85,62 +85,29 @@ pub(crate) fn check_asserts(cx: &Cx, diags: &mut Diagnostics) -> Vec<(Sym, Strin
     launch
 }
 
-/// `e` as an integer formula over tunables, constants and problem sizes, or the first
-/// sub-expression that is none of these (a value the kernel computes).
-fn host_value(cx: &Cx, e: ExprId, depth: u32) -> Result<Sym, ExprId> {
+/// `e` as an integer formula over tunables, constants and problem sizes (`x.span(d)` of a
+/// declared shape is already its dimension: the parser's sugar), or the first sub-expression
+/// that is none of these (a value the kernel computes).
+fn host_value(cx: &Cx, e: ExprId) -> Result<Sym, ExprId> {
     let m = cx.m;
-    if depth > 16 {
-        return Err(e);
+    let mut kernel_value = None;
+    // Outermost first: an element (`x.at(i)`) is reported whole, not by its tensor's name.
+    walk_expr(m, e, &mut |x| {
+        let kernel = match &m.exprs[x] {
+            Expr::View { .. } | Expr::Field { .. } | Expr::Index { .. } => true,
+            Expr::Name(_) => !matches!(
+                cx.res.bindings.get(&x),
+                Some(Binding::Tunable | Binding::Constant | Binding::SymDim { .. })
+            ),
+            _ => false,
+        };
+        if kernel && kernel_value.is_none() {
+            kernel_value = Some(x);
+        }
+    });
+    match kernel_value {
+        Some(x) => Err(x),
+        // Anything else that is no integer arithmetic (an element, a float) is the kernel's.
+        None => Sym::from_expr(m, e).ok_or(e),
     }
-    let sub = |x: ExprId| host_value(cx, x, depth + 1);
-    Ok(match &m.exprs[e] {
-        Expr::Int(v) => Sym::Int(*v),
-        Expr::Bool(b) => Sym::Int(*b as i64),
-        Expr::Name(n) => match cx.res.bindings.get(&e) {
-            Some(Binding::Tunable | Binding::Constant | Binding::SymDim { .. }) => Sym::name(n),
-            _ => return Err(e),
-        },
-        Expr::Unary {
-            op: UnaryOp::Neg,
-            expr,
-        } => Sym::Neg(Box::new(sub(*expr)?)),
-        Expr::Unary {
-            op: UnaryOp::Not,
-            expr,
-        } => Sym::Not(Box::new(sub(*expr)?)),
-        Expr::Binary { op, lhs, rhs } => Sym::bin(*op, sub(*lhs)?, sub(*rhs)?),
-        Expr::Call { func, args } if args.len() == 2 => {
-            let (a, b) = (Box::new(sub(args[0])?), Box::new(sub(args[1])?));
-            match func.name.as_str() {
-                "cdiv" => Sym::Cdiv(a, b),
-                "min" => Sym::Min(a, b),
-                "max" => Sym::Max(a, b),
-                _ => return Err(e),
-            }
-        }
-        // `x.span(d)`: dimension `d` of a parameter or a declared tensor.
-        Expr::View {
-            base,
-            op: ViewOp::SpanOf,
-            args,
-        } => {
-            let [d] = args.as_slice() else { return Err(e) };
-            let Expr::Int(d) = m.exprs[*d] else {
-                return Err(e);
-            };
-            let shape = match cx.res.bindings.get(base) {
-                Some(Binding::Param(i)) => m.kernel.params.get(*i).map(|p| p.shape.clone()),
-                Some(Binding::Tensor(s, _)) => match &m.stmts[*s] {
-                    Stmt::TensorDecl { shape, .. } => Some(shape.clone()),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let dim = shape
-                .and_then(|sh| usize::try_from(d).ok().and_then(|d| sh.get(d).copied()))
-                .ok_or(e)?;
-            sub(dim)?
-        }
-        _ => return Err(e),
-    })
 }

@@ -337,6 +337,15 @@ impl SharedBuffer {
     }
 }
 
+impl KernelInfo {
+    /// The fresh shared buffer `name` when it is each thread's own (a slot per thread).
+    pub fn own_buffer(&self, name: &str) -> Option<&SharedBuffer> {
+        self.shared
+            .iter()
+            .find(|b| b.fresh && b.slots > 1 && b.name == name)
+    }
+}
+
 /// Everything later passes need, established by the checks.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {

@@ -255,12 +255,7 @@ pub fn per_thread(
     check_rank(e, sv, src)?;
     check_rank(e, dv, dst)?;
     // A fresh buffer that is each thread's own: no other thread reads or writes it.
-    let own = |v: &View| {
-        e.info
-            .shared
-            .iter()
-            .any(|b| b.slots > 1 && b.name == v.tensor.name)
-    };
+    let own = |v: &View| e.info.own_buffer(&v.tensor.name).is_some();
     match (sv.tensor.space, dv.tensor.space) {
         (MemSpace::Global, MemSpace::Shared) if own(dv) => g2r(e, sv, src, dv, dst, line)?,
         (MemSpace::Shared, MemSpace::Global) if own(sv) => {

@@ -265,11 +265,7 @@ pub(super) fn declare_fresh(
         .ok_or_else(|| LowerError::new(f.span, "internal: a fresh buffer without a shape"))?;
     let ty = super::cexpr::scalar_type(dtype);
     // A buffer that is each thread's own: this thread's copy of it.
-    let own = e
-        .info
-        .shared
-        .iter()
-        .find(|b| b.name == f.name && b.slots > 1);
+    let own = e.info.own_buffer(&f.name);
     let (offset, note) = match own {
         Some(b) => {
             let bytes = b
