@@ -31,6 +31,7 @@ use tessel_runtime::sass;
 const LANG_LOWERED: &[(&str, &str)] = &[
     ("default_levels", "copy"),
     ("extent_of", "halves"),
+    ("first_tile", "head"),
     ("multi", "first"),
     ("multi", "second"),
     ("nested_default_levels", "add"),

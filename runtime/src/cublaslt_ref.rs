@@ -283,6 +283,9 @@ fn lt_type(d: DType) -> cudaDataType {
         DType::F8E5M2 => cudaDataType::CUDA_R_8F_E5M2,
         DType::S8 => cudaDataType::CUDA_R_8I,
         DType::U8 => cudaDataType::CUDA_R_8U,
+        DType::S16 => cudaDataType::CUDA_R_16I,
+        DType::U16 => cudaDataType::CUDA_R_16U,
+        DType::U32 => cudaDataType::CUDA_R_32U,
         DType::S32 => cudaDataType::CUDA_R_32I,
     }
 }

@@ -34,6 +34,12 @@ pub enum DType {
     S8,
     /// Unsigned 8-bit integer.
     U8,
+    /// Signed 16-bit integer.
+    S16,
+    /// Unsigned 16-bit integer.
+    U16,
+    /// Unsigned 32-bit integer.
+    U32,
     /// Signed 32-bit integer (the s8 GEMM's output).
     S32,
 }
@@ -43,12 +49,13 @@ impl DType {
     pub fn size_bytes(self) -> usize {
         match self {
             DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::U8 => 1,
-            DType::F16 | DType::BF16 => 2,
-            DType::F32 | DType::S32 => 4,
+            DType::F16 | DType::BF16 | DType::S16 | DType::U16 => 2,
+            DType::F32 | DType::S32 | DType::U32 => 4,
         }
     }
 
-    /// Short name (`f16`, `bf16`, `f32`, `f8_e4m3`, `f8_e5m2`, `s8`, `u8`, `s32`).
+    /// Short name (`f16`, `bf16`, `f32`, `f8_e4m3`, `f8_e5m2`, `s8`, `u8`, `s16`, `u16`, `u32`,
+    /// `s32`).
     pub fn name(self) -> &'static str {
         match self {
             DType::F16 => "f16",
@@ -58,6 +65,9 @@ impl DType {
             DType::F8E5M2 => "f8_e5m2",
             DType::S8 => "s8",
             DType::U8 => "u8",
+            DType::S16 => "s16",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
             DType::S32 => "s32",
         }
     }
@@ -73,6 +83,9 @@ impl DType {
             dsl_core::ir::DType::F8E5M2 => Some(DType::F8E5M2),
             dsl_core::ir::DType::S8 => Some(DType::S8),
             dsl_core::ir::DType::U8 => Some(DType::U8),
+            dsl_core::ir::DType::S16 => Some(DType::S16),
+            dsl_core::ir::DType::U16 => Some(DType::U16),
+            dsl_core::ir::DType::U32 => Some(DType::U32),
             dsl_core::ir::DType::I32 => Some(DType::S32),
             _ => None,
         }
@@ -88,6 +101,9 @@ impl DType {
             DType::F8E5M2 => dsl_core::ir::DType::F8E5M2,
             DType::S8 => dsl_core::ir::DType::S8,
             DType::U8 => dsl_core::ir::DType::U8,
+            DType::S16 => dsl_core::ir::DType::S16,
+            DType::U16 => dsl_core::ir::DType::U16,
+            DType::U32 => dsl_core::ir::DType::U32,
             DType::S32 => dsl_core::ir::DType::I32,
         }
     }
@@ -100,7 +116,7 @@ impl DType {
             DType::F32 => 2f64.powi(-24),
             DType::F8E4M3 => 2f64.powi(-4),
             DType::F8E5M2 => 2f64.powi(-3),
-            DType::S8 | DType::U8 | DType::S32 => 0.0,
+            DType::S8 | DType::U8 | DType::S16 | DType::U16 | DType::U32 | DType::S32 => 0.0,
         }
     }
 }
@@ -281,6 +297,35 @@ impl Element for u8 {
         u8::MAX
     }
 }
+
+/// The 16-bit and unsigned 32-bit integers: stored as their two's-complement bits; `from_f64`
+/// rounds and saturates to the type's range; poison is the type's minimum or maximum.
+macro_rules! int_element {
+    ($t:ty, $tag:expr, $bits:ty, $poison:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $tag;
+            type Bits = $bits;
+            fn to_bits(self) -> $bits {
+                self as $bits
+            }
+            fn from_bits(bits: $bits) -> Self {
+                bits as $t
+            }
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
+            fn from_f64(v: f64) -> Self {
+                v.round().clamp(f64::from(<$t>::MIN), f64::from(<$t>::MAX)) as $t
+            }
+            fn poison() -> Self {
+                $poison
+            }
+        }
+    };
+}
+int_element!(i16, DType::S16, u16, i16::MIN);
+int_element!(u16, DType::U16, u16, u16::MAX);
+int_element!(u32, DType::U32, u32, u32::MAX);
 
 /// s32: an integer GEMM's output. Its poison is `0x80005A5A`, a value no s8 GEMM of K < 2^17
 /// can produce (|sum| ≤ K·127²).
@@ -469,6 +514,25 @@ pub fn host_random_s8(len: usize, seed: u64) -> Vec<i8> {
         .collect()
 }
 
+/// `len` integers of `T` uniform over its whole range (`[-MAX, MAX]` for a signed type), none
+/// of them zero.
+pub fn host_random_int<T: Element>(len: usize, seed: u64) -> Vec<T> {
+    let hi = T::from_f64(f64::MAX).to_f64();
+    let lo = T::from_f64(f64::MIN).to_f64().max(-hi);
+    let span = (hi - lo) as u64 + 1;
+    let mut rng = SplitMix64::new(seed);
+    (0..len)
+        .map(|_| {
+            loop {
+                let v = lo + (rng.next_u64() % span) as f64;
+                if v != 0.0 {
+                    break T::from_f64(v);
+                }
+            }
+        })
+        .collect()
+}
+
 /// `len` u8 values uniform in `[1, 255]` (half of them above 127, where reading them as s8
 /// would show).
 pub fn host_random_u8(len: usize, seed: u64) -> Vec<u8> {
@@ -516,6 +580,38 @@ mod tests {
         check_random::<f16>();
         check_random::<bf16>();
         check_random::<f32>();
+    }
+
+    /// Integers over the whole range of `T` (symmetric for a signed type), none zero, and each
+    /// back through its bits unchanged.
+    fn check_ints<T: Element>(lo: f64, hi: f64) {
+        let a = host_random_int::<T>(20_000, 5);
+        assert_eq!(a, host_random_int::<T>(20_000, 5), "deterministic");
+        let xs: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
+        assert!(
+            xs.iter()
+                .all(|&x| x != 0.0 && (lo..=hi).contains(&x) && x.fract() == 0.0)
+        );
+        let (min, max) = xs
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        assert!(
+            min < lo + (hi - lo) * 0.01 && max > hi - (hi - lo) * 0.01,
+            "{min} {max}"
+        );
+        assert!(a.iter().all(|v| T::from_bits(v.to_bits()) == *v));
+        assert_eq!(std::mem::size_of::<T::Bits>(), T::DTYPE.size_bytes());
+        assert_eq!(DType::from_ir(T::DTYPE.to_ir()), Some(T::DTYPE));
+    }
+
+    #[test]
+    fn wide_integer_inputs_cover_their_range_and_round_trip() {
+        check_ints::<i16>(-32767.0, 32767.0);
+        check_ints::<u16>(1.0, 65535.0);
+        check_ints::<u32>(1.0, 4294967295.0);
+        assert_eq!(i16::from_f64(1e9), i16::MAX);
+        assert_eq!(u32::from_f64(-3.0), 0);
+        assert_eq!((-2i16).to_bits(), 0xFFFE);
     }
 
     fn check_poison<T: Element>() {

@@ -339,7 +339,8 @@ impl Fill {
             DType::F8E4M3 => (1, u32::from(F8E4M3::from_f64(value).0)),
             DType::F8E5M2 => (1, u32::from(F8E5M2::from_f64(value).0)),
             DType::S8 | DType::U8 => (1, u32::from(value as i64 as u8)),
-            DType::S32 => (4, value as i64 as i32 as u32),
+            DType::S16 | DType::U16 => (2, u32::from(value as i64 as u16)),
+            DType::S32 | DType::U32 => (4, value as i64 as u32),
         };
         Fill {
             ptr,

@@ -72,6 +72,12 @@ pub enum AnyTensor {
     S8(DeviceTensor<i8>),
     /// u8 (random inputs uniform in [1, 255]).
     U8(DeviceTensor<u8>),
+    /// s16 (random inputs uniform over its range but -32768, none zero).
+    S16(DeviceTensor<i16>),
+    /// u16 (random inputs uniform in [1, 65535]).
+    U16(DeviceTensor<u16>),
+    /// u32 (random inputs uniform in [1, 2^32 - 1]).
+    U32(DeviceTensor<u32>),
     /// s32 (an integer GEMM's output).
     S32(DeviceTensor<i32>),
 }
@@ -88,6 +94,9 @@ macro_rules! each {
             AnyTensor::F8E5M2($t) => $body,
             AnyTensor::S8($t) => $body,
             AnyTensor::U8($t) => $body,
+            AnyTensor::S16($t) => $body,
+            AnyTensor::U16($t) => $body,
+            AnyTensor::U32($t) => $body,
             AnyTensor::S32($t) => $body,
         }
     };
@@ -104,6 +113,9 @@ macro_rules! of_dtype {
             DType::F8E5M2 => AnyTensor::F8E5M2($make($($arg),*)?),
             DType::S8 => AnyTensor::S8($make($($arg),*)?),
             DType::U8 => AnyTensor::U8($make($($arg),*)?),
+            DType::S16 => AnyTensor::S16($make($($arg),*)?),
+            DType::U16 => AnyTensor::U16($make($($arg),*)?),
+            DType::U32 => AnyTensor::U32($make($($arg),*)?),
             DType::S32 => AnyTensor::S32($make($($arg),*)?),
         }
     };
@@ -111,7 +123,8 @@ macro_rules! of_dtype {
 
 impl AnyTensor {
     /// Random (`seed`) or poisoned (`seed = None`) contents. Floats are uniform in [-1, 1];
-    /// 8-bit integers over their whole range (the unit interval would give ±1 only).
+    /// 8- and 16-bit integers and u32 over their whole range (the unit interval would give ±1
+    /// only).
     pub fn new(
         dev: &Device,
         dtype: DType,
@@ -142,6 +155,9 @@ impl AnyTensor {
         Ok(match dtype {
             DType::S8 => AnyTensor::S8(bytes(dev, shape, seed, crate::dtype::host_random_s8)?),
             DType::U8 => AnyTensor::U8(bytes(dev, shape, seed, crate::dtype::host_random_u8)?),
+            DType::S16 => AnyTensor::S16(bytes(dev, shape, seed, crate::dtype::host_random_int)?),
+            DType::U16 => AnyTensor::U16(bytes(dev, shape, seed, crate::dtype::host_random_int)?),
+            DType::U32 => AnyTensor::U32(bytes(dev, shape, seed, crate::dtype::host_random_int)?),
             d => of_dtype!(d, make(dev, shape, seed)),
         })
     }

@@ -42,7 +42,9 @@ pub enum TmaDtype {
     F32,
     /// Any byte type (fp8, s8): TMA moves bytes.
     U8,
-    /// int32.
+    /// Any 16-bit integer type: TMA moves its bits.
+    U16,
+    /// Any 32-bit integer type (s32, u32): TMA moves its bits.
     I32,
 }
 
@@ -51,7 +53,7 @@ impl TmaDtype {
     pub fn size_bytes(self) -> u64 {
         match self {
             TmaDtype::U8 => 1,
-            TmaDtype::F16 | TmaDtype::BF16 => 2,
+            TmaDtype::F16 | TmaDtype::BF16 | TmaDtype::U16 => 2,
             TmaDtype::F32 | TmaDtype::I32 => 4,
         }
     }
@@ -62,6 +64,7 @@ impl TmaDtype {
             TmaDtype::BF16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             TmaDtype::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             TmaDtype::U8 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+            TmaDtype::U16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
             TmaDtype::I32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_INT32,
         }
     }
@@ -74,7 +77,8 @@ impl From<DType> for TmaDtype {
             DType::BF16 => TmaDtype::BF16,
             DType::F32 => TmaDtype::F32,
             DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::U8 => TmaDtype::U8,
-            DType::S32 => TmaDtype::I32,
+            DType::S16 | DType::U16 => TmaDtype::U16,
+            DType::S32 | DType::U32 => TmaDtype::I32,
         }
     }
 }

@@ -180,7 +180,7 @@ impl Tolerance {
             DType::BF16 => (1e-5, 1.6e-2),
             DType::F8E4M3 => (1e-3, 0.125),
             DType::F8E5M2 => (1e-3, 0.25),
-            DType::S8 | DType::U8 | DType::S32 => (0.0, 0.0),
+            DType::S8 | DType::U8 | DType::S16 | DType::U16 | DType::U32 | DType::S32 => (0.0, 0.0),
         };
         Tolerance {
             atol: atol.unwrap_or(a),
@@ -308,6 +308,9 @@ pub fn fits(a: &Array, dtype: DType) -> Result<(), String> {
     let range = match dtype {
         DType::S8 => Some((-128.0, 127.0)),
         DType::U8 => Some((0.0, 255.0)),
+        DType::S16 => Some((i16::MIN as f64, i16::MAX as f64)),
+        DType::U16 => Some((0.0, u16::MAX as f64)),
+        DType::U32 => Some((0.0, u32::MAX as f64)),
         DType::S32 => Some((i32::MIN as f64, i32::MAX as f64)),
         _ => None,
     };

@@ -17,6 +17,10 @@
 # span_as_whole (`.span_as(…)` of whole tensors: a tile of the reshaped tensor staged in shared
 # memory, a flat view, the output reshaped; ragged rows); int8_simt (u8 and s8 element types on
 # the SIMT path: a shared u8 tile, s8 wrapping, an s8 register tile; C not a multiple of 16);
+# int16_simt (u16, s16 and u32: a shared u16 tile, s16 wrapping, a u32 hash wrapping modulo
+# 2^32, u32 atomic sums, a u32 register tile of shifts); first_tile_fill (bare `.subspan`
+# copy operands as their first tiles, smaller global tiles zero-filled into larger shared ones,
+# at R = 17 and R = 1000);
 # device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place);
 # f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly);
 # per_thread_copy (copies each thread makes alone between its global row and its shared row);
@@ -111,6 +115,26 @@ wrap = v.astype(np.int8)                                        # the low 8 bits
 np.save(f"{d}/i8_img.npy", img); np.save(f"{d}/i8_bias.npy", bias)
 np.save(f"{d}/i8_out.npy", np.clip(v, 0, 255).astype(np.uint8)); np.save(f"{d}/i8_wrap.npy", wrap)
 np.save(f"{d}/i8_neg.npy", np.negative(wrap))
+img = rng.integers(0, 65536, size=(333, 1000), dtype=np.uint16)  # 16-bit and u32 integers
+bias = rng.integers(-32768, 32768, size=1000, dtype=np.int16)
+key = rng.integers(0, 1 << 32, size=(333, 1000), dtype=np.uint64).astype(np.uint32)
+v = img.astype(np.int64) + bias.astype(np.int64)[None, :]
+h = (img.astype(np.uint64) * 2654435761) & 0xFFFFFFFF          # the product wraps modulo 2^32
+np.save(f"{d}/i16_img.npy", img); np.save(f"{d}/i16_bias.npy", bias); np.save(f"{d}/i16_key.npy", key)
+np.save(f"{d}/i16_out.npy", np.clip(v, 0, 65535).astype(np.uint16))
+np.save(f"{d}/i16_wrap.npy", v.astype(np.int16))               # the low 16 bits, as C++ converts
+np.save(f"{d}/i16_hash.npy", (h ^ (h >> 16)).astype(np.uint32))
+np.save(f"{d}/i16_sum0.npy", np.zeros(333, np.uint32))
+np.save(f"{d}/i16_sum.npy", img.astype(np.uint64).sum(axis=1).astype(np.uint32))
+k64 = key.astype(np.uint64)
+np.save(f"{d}/i16_mixed.npy", ((k64 >> 3) ^ ((k64 << 29) & 0xFFFFFFFF)).astype(np.uint32))
+for R, N in ((17, 7), (1000, 1000)):                           # first tiles, zero-filled
+    x = rng.standard_normal((R, 48)).astype(np.float32)
+    u = rng.standard_normal(N).astype(np.float32)
+    y = np.zeros((24, 64), np.float32); r = min(R, 20); y[:r, :48] = 2 * x[:r]
+    w = np.ones(16, np.float32); n = min(N, 10); w[:n] += u[:n]
+    np.save(f"{d}/ft_x{R}.npy", x); np.save(f"{d}/ft_u{R}.npy", u)
+    np.save(f"{d}/ft_y{R}.npy", y); np.save(f"{d}/ft_w{R}.npy", w)
 x = rng.standard_normal((1001, 64)).astype(np.float32)         # a device function: M ragged
 y = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/dc_x.npy", x); np.save(f"{d}/dc_y0.npy", y); np.save(f"{d}/dc_y.npy", 1.5 * x + y)
@@ -182,6 +206,15 @@ check $L/fresh_local_columns.co --shape B=3,N=1000 --input lhs="$D/fc_a.npy" --i
 check $L/span_as_whole.co --shape B=3,M=333 --input x="$D/sa_x.npy" --expect y="$D/sa_y.npy" --runs 20
 check $L/int8_simt.co --shape R=333,C=1000 --input img="$D/i8_img.npy" --input bias="$D/i8_bias.npy" \
   --expect out="$D/i8_out.npy" --expect wrap="$D/i8_wrap.npy" --expect neg="$D/i8_neg.npy" --runs 20
+check $L/int16_simt.co --shape R=333,C=1000 --input img="$D/i16_img.npy" --input bias="$D/i16_bias.npy" \
+  --input key="$D/i16_key.npy" --input rowsum="$D/i16_sum0.npy" --expect out="$D/i16_out.npy" \
+  --expect wrap="$D/i16_wrap.npy" --expect hash="$D/i16_hash.npy" --expect rowsum="$D/i16_sum.npy" \
+  --expect mixed="$D/i16_mixed.npy" --runs 20
+for RN in "17 7" "1000 1000"; do
+  set -- $RN
+  check $L/first_tile_fill.co --shape R=$1,N=$2 --input x="$D/ft_x$1.npy" --input u="$D/ft_u$1.npy" \
+    --expect y="$D/ft_y$1.npy" --expect w="$D/ft_w$1.npy" --rtol 0 --atol 0 --runs 20
+done
 check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --input y="$D/dc_y0.npy" \
   --expect y="$D/dc_y.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy" \

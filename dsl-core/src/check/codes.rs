@@ -366,8 +366,6 @@ pub const NOT_LOWERED_CLUSTER_RANK: &str = "E1340";
 pub const NOT_LOWERED_SYNC_MULTICAST: &str = "E1341";
 /// Not supported yet: a `group`/`group-4` level whose inner levels leave lanes idle.
 pub const NOT_LOWERED_PARTIAL_GROUP: &str = "E1350";
-/// Not supported yet: a copy operand that tiles with `.subspan` but picks no tile.
-pub const NOT_LOWERED_FIRST_TILE: &str = "E1351";
 /// Not supported yet: a parameter dimension without a name (`?`, `mdspan<N>`).
 pub const NOT_LOWERED_UNNAMED_DIM: &str = "E1352";
 /// A function with a declared return type that returns no value.
@@ -1118,10 +1116,6 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NOT_LOWERED_PARTIAL_GROUP,
         "not supported yet: a `group`/`group-4` level whose inner levels span fewer threads",
-    ),
-    (
-        NOT_LOWERED_FIRST_TILE,
-        "not supported yet: a `.subspan` without `.at` as a copy operand",
     ),
     (
         NOT_LOWERED_UNNAMED_DIM,

@@ -453,7 +453,9 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
     let mut out = Vec::new();
     for s in all_stmts(m) {
         let (src, dst, plain_sync) = match &m.stmts[s] {
-            Stmt::DmaCopy { src, dst, is_async } => (*src, dst, !*is_async),
+            Stmt::DmaCopy {
+                src, dst, is_async, ..
+            } => (*src, dst, !*is_async),
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 src,
@@ -663,7 +665,9 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let mut fresh_shapes: Vec<(String, Vec<String>)> = Vec::new();
     for s in all_stmts(m) {
         let (tma, is_async, src, dst) = match &m.stmts[s] {
-            Stmt::DmaCopy { is_async, src, dst } => (false, *is_async, *src, dst),
+            Stmt::DmaCopy {
+                is_async, src, dst, ..
+            } => (false, *is_async, *src, dst),
             Stmt::TmaCopy { src, dst, .. } => (true, false, *src, dst),
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma,

@@ -1,7 +1,8 @@
 //! Copies: the source and destination tiles of `dma.copy` / `tma.copy` agree per dimension
 //! (when both extents are known under the config; dimensions of extent 1 may be left out, so a
-//! `[1, 8]` tile copies into an `[8]` register tile) and in element type; a copy into a shared or
-//! local tile of fixed shape needs a source tile of compile-time extents.
+//! `[1, 8]` tile copies into an `[8]` register tile, and a `dma.copy.zfill` of a smaller global
+//! tile into a shared one zero-fills the rest) and in element type; a copy into a shared or local
+//! tile of fixed shape needs a source tile of compile-time extents.
 
 use super::view::{VState, Views};
 use super::{Cx, all_stmts, at_expr, codes};
@@ -11,17 +12,19 @@ use crate::ir::{CopyDst, ExprId, MemSpace, Stmt};
 pub(crate) fn check_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;
     for s in all_stmts(m) {
-        let (src, dst) = match &m.stmts[s] {
+        let dma = matches!(m.stmts[s], Stmt::DmaCopy { .. });
+        let (src, dst, zfill) = match &m.stmts[s] {
             Stmt::DmaCopy {
                 src,
                 dst: CopyDst::Expr(d),
+                zfill,
                 ..
-            }
-            | Stmt::TmaCopy {
+            } => (*src, *d, *zfill),
+            Stmt::TmaCopy {
                 src,
                 dst: CopyDst::Expr(d),
                 ..
-            } => (*src, *d),
+            } => (*src, *d, false),
             _ => continue,
         };
         let (Some(sv), Some(dv)) = (views.get(src), views.get(dst)) else {
@@ -53,16 +56,40 @@ pub(crate) fn check_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 )),
             );
         }
-        shape_mismatch(cx, src, sv, dst, dv, diags);
+        if zfill && zero_filled(cx, sv, dv) {
+            continue;
+        }
+        shape_mismatch(cx, (src, sv), (dst, dv), dma, diags);
     }
 }
 
+/// A `dma.copy.zfill` of a global tile of one or two dimensions into a shared tile larger in
+/// some dimension and smaller in none: the copy fills the whole destination tile, with zeros
+/// past the source tile's extent (`lower/simt.rs` bounds the copy by the source tile). A plain
+/// copy of such tiles is a mismatch: the zeros are asked for, never implied.
+pub(crate) fn zero_filled(cx: &Cx, sv: &VState, dv: &VState) -> bool {
+    let (n, sizes) = (sv.shape.len(), |v: &VState| -> Vec<Option<i64>> {
+        v.shape.iter().map(|d| cx.dim_value(d)).collect()
+    });
+    let (a, b) = (sizes(sv), sizes(dv));
+    sv.space == MemSpace::Global
+        && dv.space == MemSpace::Shared
+        && (1..=2).contains(&n)
+        && dv.shape.len() == n
+        && !sv.transposed
+        && !dv.transposed
+        && a.iter()
+            .zip(&b)
+            .all(|p| matches!(p, (Some(x), Some(y)) if x <= y))
+        && a != b
+}
+
+/// `dma`: a `dma.copy`, which `.zfill` may let copy a smaller source tile.
 fn shape_mismatch(
     cx: &Cx,
-    src: ExprId,
-    sv: &VState,
-    dst: ExprId,
-    dv: &VState,
+    (src, sv): (ExprId, &VState),
+    (dst, dv): (ExprId, &VState),
+    dma: bool,
     diags: &mut Diagnostics,
 ) {
     let m = cx.m;
@@ -156,6 +183,10 @@ fn shape_mismatch(
             ),
         )
         .with_note(m.expr_span(src), format!("source tile {}", show(sv)))
-        .with_help("make the tile sizes agree (the `.subspan`/`.chunkat` sizes and the destination's declared shape)"),
+        .with_help(if dma && zero_filled(cx, sv, dv) {
+            "make the tile sizes agree, or write `dma.copy.zfill` to copy the smaller source tile and fill the rest of the destination with zeros"
+        } else {
+            "make the tile sizes agree (the `.subspan`/`.chunkat` sizes and the destination's declared shape)"
+        }),
     );
 }

@@ -37,7 +37,8 @@ pub(crate) fn check_simt(cx: &Cx, views: &Views, threads: u32, diags: &mut Diagn
 }
 
 /// An atomic update `__atomic_<op>(t.at(…), …)`: the CUDA function it lowers to and the element
-/// types that function takes, of those tessel lowers (`atomicAdd` / `atomicExch` also on f32).
+/// types that function takes, of those tessel lowers: s32 and u32 (`atomicAdd` / `atomicExch`
+/// also f32).
 pub struct Atomic {
     pub cuda: &'static str,
     pub types: &'static [DType],
@@ -45,8 +46,8 @@ pub struct Atomic {
 
 /// The atomic `func` names, or `None` for a name that is no atomic.
 pub fn atomic(func: &str) -> Option<Atomic> {
-    const BOTH: &[DType] = &[DType::F32, DType::I32];
-    const INT: &[DType] = &[DType::I32];
+    const BOTH: &[DType] = &[DType::F32, DType::I32, DType::U32];
+    const INT: &[DType] = &[DType::I32, DType::U32];
     let (cuda, types) = match func.strip_prefix("__atomic_")? {
         "add" => ("atomicAdd", BOTH),
         "exch" => ("atomicExch", BOTH),
@@ -145,7 +146,7 @@ fn atomics(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                         v.dtype
                     ),
                 )
-                .with_help("keep the counters or sums in an s32 (or, for `__atomic_add` and `__atomic_exch`, f32) tensor"),
+                .with_help("keep the counters or sums in an s32 or u32 (or, for `__atomic_add` and `__atomic_exch`, f32) tensor"),
             );
         }
     }

@@ -478,11 +478,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.
             Stmt::Let { value, .. } if super::views_ext::is_view_let(m, *value) => {}
-            Stmt::DmaCopy { src, dst, .. } | Stmt::TmaCopy { src, dst, .. } => {
-                for e in super::views_ext::untiled_operands(m, *src, dst) {
-                    diags.push(not_lowered(codes::NOT_LOWERED_FIRST_TILE, m.expr_span(e), "a `.subspan` tiling without `.at` as a copy operand (its first tile)").with_help("to copy one tile of it, pick it with `.at(i, j)`, e.g. `t.subspan(TM, TK).at(bm, k)`; the first tile alone is not lowered yet"));
-                }
-            }
             Stmt::TensorDecl {
                 space,
                 dtype,

@@ -25,8 +25,8 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
     };
     for s in all_stmts(m) {
         match &m.stmts[s] {
-            // A copy may name a `.subspan` tiling without `.at` (its first tile): such an
-            // operand gets no published view (the lowering gate refuses it), the others do.
+            // A copy operand picks a tile like any view: the parser already wrote a bare
+            // `.subspan` tiling's first tile as `.at(0, …)`.
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. })
             | Stmt::DmaCopy { src, dst, .. }
             | Stmt::TmaCopy { src, dst, .. } => {
@@ -35,9 +35,7 @@ pub(crate) fn compute_views(cx: &Cx, diags: &mut Diagnostics) -> Views {
                     CopyDst::Fresh(_) => None,
                 });
                 for e in operands {
-                    if a.view(e).is_some_and(|v| v.tiled.is_none()) {
-                        a.views.public.insert(e);
-                    }
+                    a.publish(e);
                 }
             }
             Stmt::MmaLoad { src, .. } | Stmt::Ext(crate::ir::ExtStmt::LoadInto { src, .. }) => {
@@ -238,7 +236,7 @@ impl A<'_, '_> {
             },
             Binding::Future(s) => match &m.stmts[s] {
                 // `f = dma.copy … => shared;` / `f = tma.copy … => shared;`: a fresh buffer of
-                // the source tile's shape (a `.subspan` without `.at`: its first tile); `=> t`:
+                // the source tile's shape; `=> t`:
                 // the tensor `t`. A `dma.pad` / `dma.transp` buffer has another shape.
                 Stmt::TmaCopy { src, dst, .. }
                 | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. })

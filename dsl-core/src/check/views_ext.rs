@@ -311,31 +311,6 @@ pub(crate) fn check_ext_copies(cx: &Cx, views: &Views, diags: &mut crate::diag::
     }
 }
 
-/// The operands of a copy that tile with `.subspan(…)` (or `.subspan(…).step(…)`) but pick no
-/// tile with `.at`: Croqtile reads them as their first tile; no lowering does yet.
-pub(crate) fn untiled_operands(
-    m: &crate::ir::Module,
-    src: ExprId,
-    dst: &crate::ir::CopyDst,
-) -> Vec<ExprId> {
-    let dst = match dst {
-        crate::ir::CopyDst::Expr(d) => Some(*d),
-        crate::ir::CopyDst::Fresh(_) => None,
-    };
-    std::iter::once(src)
-        .chain(dst)
-        .filter(|&e| {
-            matches!(
-                m.exprs[e],
-                crate::ir::Expr::View {
-                    op: ViewOp::Subspan | ViewOp::Step,
-                    ..
-                }
-            )
-        })
-        .collect()
-}
-
 /// Whether a `let` value is a view (`t.span_as(…)`, `t.subspan(…)`, …) rather than an
 /// integer: the parser expands the name's uses into the view, the `let` stays to be checked.
 pub(crate) fn is_view_let(m: &crate::ir::Module, value: ExprId) -> bool {

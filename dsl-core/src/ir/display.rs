@@ -350,12 +350,20 @@ impl Printer<'_> {
                 }
                 self.out.push('\n');
             }
-            Stmt::DmaCopy { is_async, src, dst } => {
-                self.out.push_str(if *is_async {
-                    "dma.copy.async "
-                } else {
-                    "dma.copy "
-                });
+            Stmt::DmaCopy {
+                is_async,
+                zfill,
+                src,
+                dst,
+            } => {
+                self.out.push_str("dma.copy");
+                if *is_async {
+                    self.out.push_str(".async");
+                }
+                if *zfill {
+                    self.out.push_str(".zfill");
+                }
+                self.out.push(' ');
                 self.expr(*src, 0);
                 self.out.push_str(" => ");
                 self.dst(dst);

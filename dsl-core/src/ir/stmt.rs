@@ -132,9 +132,11 @@ pub enum Stmt {
         then_body: Block,
         else_body: Option<Block>,
     },
-    /// `dma.copy[.async] src => dst;`
+    /// `dma.copy[.async][.zfill] src => dst;`. With `.zfill` a global source tile smaller than
+    /// its shared destination fills the rest of it with zeros (`check::zero_filled`).
     DmaCopy {
         is_async: bool,
+        zfill: bool,
         src: ExprId,
         dst: CopyDst,
     },

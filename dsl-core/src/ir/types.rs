@@ -13,13 +13,15 @@ pub enum DType {
     F8E5M2,
     /// Plain integer scalars (`int`), for index arithmetic.
     I32,
-    /// Further integer and floating types of today's Croqtile: parsed and checked, not lowered
-    /// yet (the checker's lowering gate says so).
+    /// Further integer types: element types of the SIMT path (C++'s integer arithmetic; a store
+    /// keeps the low bits); s8/u8 also `mma` operands.
     S8,
     U8,
     S16,
     U16,
     U32,
+    /// Further integer and floating types of today's Croqtile: parsed and checked, not lowered
+    /// yet (the checker's lowering gate says so).
     S64,
     U64,
     F64,
@@ -162,6 +164,9 @@ impl DType {
                 | DType::F8E5M2
                 | DType::S8
                 | DType::U8
+                | DType::S16
+                | DType::U16
+                | DType::U32
         )
     }
 }

@@ -572,9 +572,9 @@ impl Emitter<'_> {
                 };
                 self.call(Call::new(fence), None, line)
             }
-            Stmt::DmaCopy { is_async, src, dst } => {
-                super::simt::dma_copy(self, s, *is_async, *src, dst, line)?
-            }
+            Stmt::DmaCopy {
+                is_async, src, dst, ..
+            } => super::simt::dma_copy(self, s, *is_async, *src, dst, line)?,
             Stmt::DmaWait { pending } => super::simt::dma_wait(self, *pending, line)?,
             Stmt::Reduce {
                 op, target, level, ..

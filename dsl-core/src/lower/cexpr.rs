@@ -704,12 +704,12 @@ pub fn scalar_type(d: DType) -> &'static str {
         DType::F32 => "float",
         DType::I32 => "int",
         DType::F8E4M3 | DType::F8E5M2 => "unsigned char",
-        // Not lowered yet (the checker's gate rejects them); their C++ spelling keeps this total.
         DType::S8 => "signed char",
         DType::U8 => "unsigned char",
         DType::S16 => "short",
         DType::U16 => "unsigned short",
         DType::U32 => "unsigned",
+        // Not lowered yet (the checker's gate rejects them); their C++ spelling keeps this total.
         DType::S64 => "long long",
         DType::U64 => "unsigned long long",
         DType::F64 => "double",

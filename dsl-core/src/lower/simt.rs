@@ -75,14 +75,15 @@ pub fn dma_copy(
             "`dma.copy` lowers global ↔ shared, global ↔ local and shared ↔ local copies; other directions are not supported yet",
         ));
     }
-    g2s(e, is_async, src, sv, dv, Some(*d), line)
+    let zfill = matches!(m.stmts[s], Stmt::DmaCopy { zfill: true, .. });
+    g2s(e, (is_async, zfill), src, sv, dv, Some(*d), line)
 }
 
 /// The cooperative global → shared copy of `dma_copy` (`d`: the destination's expression, for
-/// diagnostics; `None` for a future's fresh buffer).
+/// diagnostics; `None` for a future's fresh buffer), `.zfill` or not.
 fn g2s(
     e: &mut Emitter,
-    is_async: bool,
+    (is_async, zfill): (bool, bool),
     src: ExprId,
     sv: super::cexpr::View,
     dv: super::cexpr::View,
@@ -104,7 +105,35 @@ fn g2s(
     };
     let p = sv.tensor.param.unwrap_or(0);
     e.pointer_params.insert(p);
-    let (rows, cols) = (g.rows.clone(), g.cols.clone());
+    let (mut rows, mut cols) = (g.rows.clone(), g.cols.clone());
+    let (mut tensor_rows, mut tensor_cols) = (g.tensor_rows.clone(), g.tensor_cols.clone());
+    // `.zfill` of a source tile smaller than the destination (`check::zero_filled`): the copy
+    // fills the destination's tile and reads the source only within its tile's extent, zeros
+    // past it.
+    let predicated =
+        zfill && sv.tile.len() <= 2 && dv.tile.len() == sv.tile.len() && sv.tile != dv.tile;
+    if predicated {
+        let bound = |tensor: CExpr, start: &CExpr, extent: &crate::sym::Sym| {
+            let end = if start.is_zero() {
+                CExpr::sym(extent)
+            } else {
+                start.clone().add(CExpr::sym(extent))
+            };
+            match (tensor.as_int(), end.as_int()) {
+                (Some(a), Some(b)) => CExpr::int(a.min(b)),
+                _ => CExpr::call("min", vec![tensor, end]),
+            }
+        };
+        let last = sv.tile.len() - 1;
+        if last == 1 && sv.tile[0] != dv.tile[0] {
+            rows = CExpr::sym(&dv.tile[0]);
+            tensor_rows = bound(tensor_rows, &g.r0, &sv.tile[0]);
+        }
+        if sv.tile[last] != dv.tile[last] {
+            cols = CExpr::sym(&dv.tile[last]);
+            tensor_cols = bound(tensor_cols, &g.c0, &sv.tile[last]);
+        }
+    }
     let ld = if sv.tile.len() == 1 {
         cols.clone()
     } else {
@@ -153,16 +182,12 @@ fn g2s(
             e.stages.push(stage);
         }
     }
-    args.extend([
-        dv.tile_ptr(),
-        g.ptr,
-        g.r0,
-        g.c0,
-        g.tensor_rows,
-        g.tensor_cols,
-    ]);
+    args.extend([dv.tile_ptr(), g.ptr, g.r0, g.c0, tensor_rows, tensor_cols]);
     let call = Call::new(helper).targs(targs).args(args);
-    if is_async && let Some(cond) = super::even::grid_tile_conditions(e.info, src, &sv) {
+    if is_async
+        && !predicated
+        && let Some(cond) = super::even::grid_tile_conditions(e.info, src, &sv)
+    {
         e.even_copies.push((call.clone(), cond));
     }
     e.call(call, None, line);
@@ -466,7 +491,7 @@ fn copy_into_named(
 ) -> Result<(), LowerError> {
     let sv = e.cx().view(src)?;
     let dv = super::cexpr::View::whole(t.clone());
-    g2s(e, is_async, src, sv, dv, None, line)
+    g2s(e, (is_async, false), src, sv, dv, None, line)
 }
 
 /// `wait f;` for a `dma.copy` future: this thread's copies into `f` have landed and are visible

@@ -453,7 +453,7 @@ impl Parser {
                 modifiers.push((m, args));
             }
         }
-        let src = self.expr()?;
+        let src = self.copy_operand()?;
         self.expect_op("=>", "and the copy's destination")?;
         let dst = match self.peek_ident() {
             Some(w @ ("shared" | "local")) if self.punct_at(self.pos + 1, ';') => {
@@ -462,7 +462,7 @@ impl Parser {
                 self.bump();
                 CopyDst::Fresh(space)
             }
-            _ => CopyDst::Expr(self.expr()?),
+            _ => CopyDst::Expr(self.copy_operand()?),
         };
         let after = match self.eat_kw("after") {
             Some(_) => Some(self.expr()?),
@@ -475,6 +475,34 @@ impl Parser {
         };
         if let (Some(b), CopyDst::Fresh(_)) = (&bind, &dst) {
             self.record_fresh_shape(&b.name, src);
+        }
+        // `.zfill`: every tessel copy from global memory reads zeros past the tensor's edge, so
+        // it matters only where a source tile is smaller than its destination — a plain copy
+        // (`Stmt::DmaCopy`'s `zfill`), or nothing for a fresh buffer of the source's shape.
+        let zfill = modifiers
+            .iter()
+            .position(|(m, args)| m.name == "zfill" && args.is_empty());
+        if let Some(i) = zfill
+            && modifiers.len() == 1
+            && after.is_none()
+        {
+            match (&bind, &dst) {
+                (None, CopyDst::Expr(_)) => {
+                    return Ok(self.add_stmt(
+                        Stmt::DmaCopy {
+                            is_async,
+                            zfill: true,
+                            src,
+                            dst,
+                        },
+                        span,
+                    ));
+                }
+                (Some(_), CopyDst::Fresh(_)) => {
+                    modifiers.remove(i);
+                }
+                _ => {}
+            }
         }
         Ok(self.add_stmt(
             Stmt::Ext(ExtStmt::DmaFuture {

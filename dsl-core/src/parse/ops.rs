@@ -6,7 +6,7 @@ use super::codes;
 use super::cursor::{PResult, Parser};
 use super::suggest::{did_you_mean, nearest, one_of};
 use crate::diag::Diagnostic;
-use crate::ir::{CopyDst, Expr, ExprId, Ident, Major, MemSpace, ReduceOp, Stmt, StmtId};
+use crate::ir::{CopyDst, Expr, ExprId, Ident, Major, MemSpace, ReduceOp, Stmt, StmtId, ViewOp};
 use crate::span::Span;
 
 const DMA_OPS: &[&str] = &["copy", "wait"];
@@ -132,7 +132,7 @@ impl Parser {
 
     /// `src => dst` of a copy.
     fn copy_operands(&mut self, stmt: &str) -> PResult<(ExprId, CopyDst)> {
-        let src = self.expr()?;
+        let src = self.copy_operand()?;
         if self.eat_op("=>").is_none() {
             return Err(self.unexpected_help(
                 codes::BAD_COPY,
@@ -155,9 +155,51 @@ impl Parser {
                     Some(space) => CopyDst::Fresh(space),
                 }
             }
-            _ => CopyDst::Expr(self.expr()?),
+            _ => CopyDst::Expr(self.copy_operand()?),
         };
         Ok((src, dst))
+    }
+
+    /// One operand of a copy. A tiling that picks no tile (`t.subspan(A, B)`, with or without
+    /// `.step(…)`) stands for its first tile there, as in Croqtile: it becomes
+    /// `t.subspan(A, B).at(0, 0)`, spanned as written.
+    pub(crate) fn copy_operand(&mut self) -> PResult<ExprId> {
+        let e = self.expr()?;
+        let tiling = |p: &Self, e: ExprId| match &p.exprs[e] {
+            Expr::View {
+                op: ViewOp::Subspan,
+                args,
+                ..
+            } => Some(args.len()),
+            Expr::View {
+                op: ViewOp::Step,
+                base,
+                ..
+            } => match &p.exprs[*base] {
+                Expr::View {
+                    op: ViewOp::Subspan,
+                    args,
+                    ..
+                } => Some(args.len()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(rank) = tiling(self, e) else {
+            return Ok(e);
+        };
+        let span = self.exprs.get_span(e);
+        let args = (0..rank)
+            .map(|_| self.add_expr(Expr::Int(0), span))
+            .collect();
+        Ok(self.add_expr(
+            Expr::View {
+                base: e,
+                op: ViewOp::At,
+                args,
+            },
+            span,
+        ))
     }
 
     /// `dma.copy[.async] src => dst;` or `dma.wait N;`
@@ -182,6 +224,7 @@ impl Parser {
         Ok(self.add_stmt(
             Stmt::DmaCopy {
                 is_async: m.is_async.is_some(),
+                zfill: false,
                 src,
                 dst,
             },

@@ -292,6 +292,7 @@ impl B {
         self.stmt(
             Stmt::DmaCopy {
                 is_async: false,
+                zfill: false,
                 src,
                 dst,
             },

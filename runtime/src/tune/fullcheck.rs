@@ -110,13 +110,20 @@ const PART_WORDS: usize = 9;
 
 /// The NVRTC request of the comparison for `dtype` on `arch`, and the name expression of its
 /// kernel.
-/// `None` for the 8-bit and s32 element types, which the tuner's GEMM targets never output.
+/// `None` for the 8-bit and integer element types, which the tuner's GEMM targets never output.
 pub fn compile_request(dtype: DType, arch: Arch) -> Option<(CompileRequest, String)> {
     let (kind, bits) = match dtype {
         DType::F16 => (0, "unsigned short"),
         DType::BF16 => (1, "unsigned short"),
         DType::F32 => (2, "unsigned"),
-        DType::F8E4M3 | DType::F8E5M2 | DType::S8 | DType::U8 | DType::S32 => return None,
+        DType::F8E4M3
+        | DType::F8E5M2
+        | DType::S8
+        | DType::U8
+        | DType::S16
+        | DType::U16
+        | DType::U32
+        | DType::S32 => return None,
     };
     let expr = format!("tessel_fullcheck<{kind}, {bits}>");
     Some((

@@ -369,6 +369,12 @@ pub fn fill_values(fill: &Fill, shape: &[usize], dtype: DType) -> Vec<f64> {
     fn round<T: Element>(v: Vec<f64>) -> Vec<f64> {
         v.into_iter().map(|x| T::from_f64(x).to_f64()).collect()
     }
+    fn ints<T: Element>(n: usize, seed: u64) -> Vec<f64> {
+        crate::dtype::host_random_int::<T>(n, seed)
+            .into_iter()
+            .map(|x| x.to_f64())
+            .collect()
+    }
     fn random<T: Element>(n: usize, seed: u64) -> Vec<f64> {
         host_random::<T>(n, seed)
             .into_iter()
@@ -391,6 +397,9 @@ pub fn fill_values(fill: &Fill, shape: &[usize], dtype: DType) -> Vec<f64> {
                 .into_iter()
                 .map(f64::from)
                 .collect(),
+            DType::S16 => ints::<i16>(n, *seed),
+            DType::U16 => ints::<u16>(n, *seed),
+            DType::U32 => ints::<u32>(n, *seed),
             DType::S32 => random::<i32>(n, *seed),
         },
         other => {
@@ -407,6 +416,9 @@ pub fn fill_values(fill: &Fill, shape: &[usize], dtype: DType) -> Vec<f64> {
                 DType::F8E5M2 => round::<crate::dtype::F8E5M2>(raw),
                 DType::S8 => round::<i8>(raw),
                 DType::U8 => round::<u8>(raw),
+                DType::S16 => round::<i16>(raw),
+                DType::U16 => round::<u16>(raw),
+                DType::U32 => round::<u32>(raw),
                 DType::S32 => round::<i32>(raw),
             }
         }

@@ -130,16 +130,25 @@ template <> struct tsl_from_f32_impl<tsl_bf16> {
 template <> struct tsl_from_f32_impl<int> {
   static TSL_DEVICE int cvt(float x) { return __float2int_rn(x); }
 };
-// 8-bit integer tiles (and the bytes of 8-bit float tiles, whose zero is the byte 0): the
-// copies' zero fill is `tsl_from_f32<T>(0.0f)`.
+// 8-, 16- and 32-bit integer tiles (and the bytes of 8-bit float tiles, whose zero is the byte
+// 0): the copies' zero fill is `tsl_from_f32<T>(0.0f)`.
 template <> struct tsl_from_f32_impl<signed char> {
   static TSL_DEVICE signed char cvt(float x) { return (signed char)__float2int_rn(x); }
 };
 template <> struct tsl_from_f32_impl<unsigned char> {
   static TSL_DEVICE unsigned char cvt(float x) { return (unsigned char)__float2uint_rn(x); }
 };
-// float -> T (float, tsl_f16, tsl_bf16, int or an 8-bit integer) with round-to-nearest-even
-// (cvt.rn for 16-bit T).
+template <> struct tsl_from_f32_impl<short> {
+  static TSL_DEVICE short cvt(float x) { return (short)__float2int_rn(x); }
+};
+template <> struct tsl_from_f32_impl<unsigned short> {
+  static TSL_DEVICE unsigned short cvt(float x) { return (unsigned short)__float2uint_rn(x); }
+};
+template <> struct tsl_from_f32_impl<unsigned> {
+  static TSL_DEVICE unsigned cvt(float x) { return __float2uint_rn(x); }
+};
+// float -> T (float, tsl_f16, tsl_bf16 or an integer type) with round-to-nearest-even (cvt.rn
+// for 16-bit T).
 template <typename T> TSL_DEVICE T tsl_from_f32(float x) { return tsl_from_f32_impl<T>::cvt(x); }
 // Packs two floats into the 16-bit pair type T (tsl_f16 or tsl_bf16), lo in bits 15..0.
 template <typename T> TSL_DEVICE tsl_u32 tsl_pack2(float lo, float hi);
