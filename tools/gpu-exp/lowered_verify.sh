@@ -20,7 +20,9 @@
 # int16_simt (u16, s16 and u32: a shared u16 tile, s16 wrapping, a u32 hash wrapping modulo
 # 2^32, u32 atomic sums, a u32 register tile of shifts); first_tile_fill (bare `.subspan`
 # copy operands as their first tiles, smaller global tiles zero-filled into larger shared ones,
-# at R = 17 and R = 1000);
+# at R = 17 and R = 1000); dma_transform (`dma.transp` of a ragged global tile into a fresh
+# shared buffer and out again, `dma.pad` of it straight into a global tile, a rank-3
+# `dma.transp<2, 0, 1>` between global tensors);
 # device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place);
 # f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly);
 # per_thread_copy (copies each thread makes alone between its global row and its shared row);
@@ -135,6 +137,14 @@ for R, N in ((17, 7), (1000, 1000)):                           # first tiles, ze
     w = np.ones(16, np.float32); n = min(N, 10); w[:n] += u[:n]
     np.save(f"{d}/ft_x{R}.npy", x); np.save(f"{d}/ft_u{R}.npy", u)
     np.save(f"{d}/ft_y{R}.npy", y); np.save(f"{d}/ft_w{R}.npy", w)
+x = rng.standard_normal((1000, 48)).astype(np.float32)         # dma.transp / dma.pad: M ragged
+nb = -(-1000 // 32); xp = np.zeros((nb * 32, 48), np.float32); xp[:1000] = x
+z = np.concatenate([np.pad(xp[b * 32:(b + 1) * 32], ((1, 3), (2, 0)), constant_values=-1.5)
+                    for b in range(nb)]).astype(np.float32)
+a = rng.integers(-1000, 1000, size=(3, 4, 5), dtype=np.int32)
+np.save(f"{d}/tf_x.npy", x); np.save(f"{d}/tf_y.npy", np.ascontiguousarray(x.T))
+np.save(f"{d}/tf_z.npy", z); np.save(f"{d}/tf_a.npy", a)
+np.save(f"{d}/tf_c.npy", np.ascontiguousarray(a.transpose(2, 0, 1)))
 x = rng.standard_normal((1001, 64)).astype(np.float32)         # a device function: M ragged
 y = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/dc_x.npy", x); np.save(f"{d}/dc_y0.npy", y); np.save(f"{d}/dc_y.npy", 1.5 * x + y)
@@ -215,6 +225,8 @@ for RN in "17 7" "1000 1000"; do
   check $L/first_tile_fill.co --shape R=$1,N=$2 --input x="$D/ft_x$1.npy" --input u="$D/ft_u$1.npy" \
     --expect y="$D/ft_y$1.npy" --expect w="$D/ft_w$1.npy" --rtol 0 --atol 0 --runs 20
 done
+check $L/dma_transform.co --shape M=1000,R=1152 --input x="$D/tf_x.npy" --input a="$D/tf_a.npy" \
+  --expect y="$D/tf_y.npy" --expect z="$D/tf_z.npy" --expect c="$D/tf_c.npy" --rtol 0 --atol 0 --runs 20
 check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --input y="$D/dc_y0.npy" \
   --expect y="$D/dc_y.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy" \

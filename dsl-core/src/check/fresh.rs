@@ -13,7 +13,7 @@
 //! whose chunk is `T`).
 
 use super::Binding;
-use crate::ir::{DType, ExprId, Module, Stmt};
+use crate::ir::{DType, ExprId, ExtStmt, Module, Stmt, StmtId};
 use crate::sym::Sym;
 use std::collections::HashMap;
 
@@ -46,4 +46,36 @@ pub(crate) fn fresh_tile(
         .iter()
         .all(|n| m.tunable(n).is_some() || m.constant(n).is_some())
         .then_some((v.tile, dtype))
+}
+
+/// The element type and shape of the fresh buffer statement `s` creates: its source's tile
+/// ([`fresh_tile`]), rearranged by a `dma.transp` or `dma.pad` of the statement
+/// (`Transform::shape`). `None` where either has no compile-time shape.
+pub(crate) fn fresh_shape(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    s: StmtId,
+) -> Option<(Vec<Sym>, DType)> {
+    let (src, modifiers) = match &m.stmts[s] {
+        Stmt::Ext(ExtStmt::DmaFuture { src, modifiers, .. }) => (*src, modifiers.as_slice()),
+        Stmt::TmaCopy { src, .. } => (*src, &[][..]),
+        _ => return None,
+    };
+    let (tile, dtype) = fresh_tile(m, bindings, src)?;
+    if !modifiers
+        .iter()
+        .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad"))
+    {
+        return Some((tile, dtype));
+    }
+    let t = super::Transform::of(m, modifiers, tile.len())?;
+    let shape = t.shape(&tile);
+    let mut names = Vec::new();
+    for d in &shape {
+        d.names(&mut names);
+    }
+    names
+        .iter()
+        .all(|n| m.tunable(n).is_some() || m.constant(n).is_some())
+        .then_some((shape, dtype))
 }

@@ -681,7 +681,7 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                 // `f = dma.copy … => shared;`: a fresh buffer of the source tile's shape, one
                 // shape per future name (the name is the buffer).
                 if let (CopyDst::Fresh(MemSpace::Shared), Some(f)) = (dst, bind) {
-                    let shape = super::fresh::fresh_tile(m, &cx.res.bindings, *src)
+                    let shape = super::fresh::fresh_shape(m, &cx.res.bindings, s)
                         .map(|(sh, _)| sh.iter().map(|d| d.to_cpp()).collect::<Vec<_>>());
                     match (shape, fresh_shapes.iter().find(|x| x.0 == f.name)) {
                         (None, _) => diags.push(

@@ -68,6 +68,7 @@ mod suggest;
 mod support;
 mod swizzle;
 mod tensors;
+mod transform;
 mod view;
 mod view_state;
 mod view_sym;
@@ -79,7 +80,7 @@ mod wgmma;
 pub(crate) use bounded::{ChunkIndex, chunk_index};
 pub use eval::{Env, EvalError, Ext, Interval, eval, eval_interval};
 pub use events::scalars_assigned;
-pub(crate) use fresh::fresh_tile;
+pub(crate) use fresh::{fresh_shape, fresh_tile};
 pub use geometry_sym::{Geometry, GeometryError, Index, ParVar};
 pub use out_init::{
     BlockFill, Owned, block_owned, fill_value, header_outputs, host_fill, unobservable,
@@ -88,6 +89,7 @@ pub use resolve::Role as IdentRole;
 pub use simt::{Atomic, atomic, atomic_sites, barrier_scope, captured_atomic};
 pub use support::LOWERED_MATH;
 pub use tensors::DeclaredTensor;
+pub use transform::Transform;
 pub(crate) use view_state::var_extent_in;
 pub use view_sym::{
     OriginTerm, Root, Squeezed, SymView, TermForm, ViewError, fold_rows, root_of, sym_view,

@@ -5,18 +5,11 @@
 //! zero (E1697): a CUDA copy of a padded tile is a dense box at an offset, which interior padding
 //! is not, so the CUDA target has no lowering of it (Croqtile's CUDA target rejects it too).
 
+use super::transform::ituple_elems;
 use super::view_state::Views;
 use super::{Cx, at_expr, codes};
 use crate::diag::Diagnostics;
-use crate::ir::{CopyDst, Expr, ExprId, ExtStmt, Stmt};
-
-/// The elements of an i-tuple value `{a, b, …}`, or `None` for any other expression.
-fn ituple_elems(m: &crate::ir::Module, e: ExprId) -> Option<&[ExprId]> {
-    match &m.exprs[e] {
-        Expr::Call { func, args } if func.name == "ituple" => Some(args),
-        _ => None,
-    }
-}
+use crate::ir::{CopyDst, ExtStmt, Stmt};
 
 pub(crate) fn check_pad(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     let m = cx.m;

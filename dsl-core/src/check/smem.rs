@@ -47,7 +47,7 @@ pub(crate) fn shared_buffers(
                 src,
                 ..
             }) if !out.iter().any(|b| b.name == f.name) => {
-                if let Some((shape, dtype)) = super::fresh_tile(m, bindings, *src) {
+                if let Some((shape, dtype)) = super::fresh_shape(m, bindings, s) {
                     out.push(SharedBuffer {
                         name: f.name.clone(),
                         stmt: s,

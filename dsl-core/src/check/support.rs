@@ -275,7 +275,9 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 is_async,
                 src,
             }) => {
-                let why = if !modifiers.is_empty() {
+                let why = if transform_lowers(cx, s) {
+                    None
+                } else if !modifiers.is_empty() {
                     Some("modifiers on a `dma.copy` (`.swiz`, `.zfill`, …)")
                 } else if after.is_some() {
                     Some("`dma.copy … after f`")
@@ -554,6 +556,15 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             &m.stmts[s],
             Stmt::TmaCopy { .. } | Stmt::Ext(ExtStmt::DmaFuture { tma: true, .. })
         );
+        // The amounts of a `dma.pad` are i-tuples the lowering reads itself (`Transform`).
+        let pad_amounts: Vec<crate::ir::ExprId> = match &m.stmts[s] {
+            Stmt::Ext(ExtStmt::DmaFuture { modifiers, .. }) => modifiers
+                .iter()
+                .filter(|(n, _)| n.name == "pad")
+                .flat_map(|(_, a)| a.iter().take(3).copied())
+                .collect(),
+            _ => Vec::new(),
+        };
         for e in stmt_exprs(&m.stmts[s]) {
             walk_expr(m, e, &mut |x| {
                 if let Expr::Field { field, .. } = &m.exprs[x]
@@ -610,7 +621,11 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     let ternary = func.name == "select" && args.len() == 3;
                     // An atomic's old value kept whole in a scalar lowers (`lower/atomic.rs`).
                     let captured = super::simt::captured_atomic(m, s) == Some(x);
-                    if !lowered_func(&func.name) && !ternary && !captured {
+                    if !lowered_func(&func.name)
+                        && !ternary
+                        && !captured
+                        && !pad_amounts.contains(&x)
+                    {
                         let what = if func.name == "ituple" {
                             "i-tuple values `{a, b}`".to_string()
                         } else if super::simt::atomic(&func.name).is_some() {
@@ -648,7 +663,6 @@ fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
         if let Stmt::Ext(ExtStmt::DmaFuture {
             tma: false,
             bind: Some(f),
-            src,
             dst,
             ..
         }) = &m.stmts[s]
@@ -657,7 +671,7 @@ fn fresh_future_shape(cx: &Cx, name: &str) -> Option<(DType, Vec<i64>)> {
             if !matches!(dst, CopyDst::Fresh(MemSpace::Shared)) {
                 return None;
             }
-            let (shape, dtype) = super::fresh_tile(m, &cx.res.bindings, *src)?;
+            let (shape, dtype) = super::fresh_shape(m, &cx.res.bindings, s)?;
             let dims = shape
                 .iter()
                 .map(|d| cx.sym_value(d))
@@ -714,6 +728,45 @@ fn swizzled_future_lowers(
         && matches!(swz, Some(32 | 64 | 128))
         && row == swz
         && block_uniform(cx, s)
+}
+
+/// Whether `s` is a `dma.transp` / `dma.pad` copy the SIMT path lowers
+/// (`lower/dma_transform.rs`): synchronous, its one modifier a well-formed transform, between
+/// global and shared memory (either way, or within one), into a fresh `=> shared` buffer, a
+/// tensor a future names or, without a future, any view; each tile the same for the block's
+/// threads, which copy it together.
+fn transform_lowers(cx: &Cx, s: crate::ir::StmtId) -> bool {
+    let m = cx.m;
+    let Stmt::Ext(ExtStmt::DmaFuture {
+        tma: false,
+        bind,
+        is_async: false,
+        modifiers,
+        src,
+        dst,
+        after: None,
+    }) = &m.stmts[s]
+    else {
+        return false;
+    };
+    let uniform = |e| super::mma_uniform::varying(cx, e, crate::ir::Level::Block, 0).is_none();
+    let on_chip_or_global =
+        |e| matches!(root_space(cx, e), Some(MemSpace::Global | MemSpace::Shared));
+    let dst_ok = match (bind, dst) {
+        (Some(_), CopyDst::Fresh(MemSpace::Shared)) => true,
+        (Some(_), CopyDst::Expr(d)) => {
+            matches!(m.exprs[*d], Expr::Name(_)) && on_chip_or_global(*d)
+        }
+        (None, CopyDst::Expr(d)) => on_chip_or_global(*d) && uniform(*d),
+        _ => false,
+    };
+    let rank = super::fresh_tile(m, &cx.res.bindings, *src).map(|(t, _)| t.len());
+    cx.lowering_path() == super::LoweringPath::Simt
+        && modifiers.len() == 1
+        && rank.is_some_and(|r| super::Transform::of(m, modifiers, r).is_some())
+        && on_chip_or_global(*src)
+        && uniform(*src)
+        && dst_ok
 }
 
 /// The memory space of the tensor a view expression starts from.

@@ -235,9 +235,37 @@ impl A<'_, '_> {
                 _ => return None,
             },
             Binding::Future(s) => match &m.stmts[s] {
+                // `f = dma.transp<…> … => shared;` / `f = dma.pad<…> … => shared;`: a fresh
+                // buffer of the source tile's shape, rearranged (`Transform::shape`).
+                Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                    src,
+                    dst: CopyDst::Fresh(space),
+                    modifiers,
+                    ..
+                }) if modifiers
+                    .iter()
+                    .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad")) =>
+                {
+                    let sv = self.view(*src)?;
+                    let tile = sv.tiled.clone().unwrap_or(sv.shape);
+                    let shape = match super::Transform::of(m, modifiers, tile.len())? {
+                        super::Transform::Transpose(p) => p.iter().map(|&d| tile[d]).collect(),
+                        super::Transform::Pad { low, high, .. } => tile
+                            .iter()
+                            .zip(low.iter().zip(&high))
+                            .map(|(n, (l, h))| {
+                                let v = cx.sym_value(l)? + n.value? + cx.sym_value(h)?;
+                                Some(super::Dim {
+                                    expr: super::DimExpr::Const(v),
+                                    value: Some(v),
+                                })
+                            })
+                            .collect::<Option<_>>()?,
+                    };
+                    (sv.dtype, *space, shape)
+                }
                 // `f = dma.copy … => shared;` / `f = tma.copy … => shared;`: a fresh buffer of
-                // the source tile's shape; `=> t`:
-                // the tensor `t`. A `dma.pad` / `dma.transp` buffer has another shape.
+                // the source tile's shape; `=> t`: the tensor `t`.
                 Stmt::TmaCopy { src, dst, .. }
                 | Stmt::Ext(crate::ir::ExtStmt::DmaFuture { src, dst, .. })
                     if !matches!(&m.stmts[s], Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })

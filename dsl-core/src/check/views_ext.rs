@@ -236,8 +236,9 @@ fn box_over_limit(cx: &Cx, shape: &[Dim]) -> Option<i64> {
 }
 
 /// Shapes of the copies the core `dma.copy` check does not see: `dma.copy` with a future or
-/// modifiers must match its destination, and `dma.transp<p…>` must match it after permuting
-/// the source's dimensions by `p`. Only dimensions with known values are compared.
+/// modifiers must match its destination, `dma.transp<p…>` after permuting the source's
+/// dimensions by `p`, `dma.pad<low, high, …>` after padding each (`Transform::shape`); and
+/// the element types agree. Only dimensions with known values are compared.
 pub(crate) fn check_ext_copies(cx: &Cx, views: &Views, diags: &mut crate::diag::Diagnostics) {
     use crate::ir::{CopyDst, ExtStmt, Stmt};
     let m = cx.m;
@@ -254,10 +255,43 @@ pub(crate) fn check_ext_copies(cx: &Cx, views: &Views, diags: &mut crate::diag::
         let (Some(sv), Some(dv)) = (views.get(*src), views.get(*dst)) else {
             continue;
         };
+        if sv.dtype != dv.dtype {
+            diags.push(
+                super::at_expr(
+                    m,
+                    super::codes::COPY_DTYPE,
+                    *dst,
+                    format!(
+                        "copy from {} to {}: `{}` is {} but `{}` is {}",
+                        sv.dtype,
+                        dv.dtype,
+                        m.expr_to_string(*src),
+                        sv.dtype,
+                        m.expr_to_string(*dst),
+                        dv.dtype
+                    ),
+                )
+                .with_help(format!(
+                    "copies do not convert element types: declare the destination as {}",
+                    sv.dtype
+                )),
+            );
+            continue;
+        }
         let mut from: Vec<Option<i64>> = sv.shape.iter().map(|d| cx.dim_value(d)).collect();
         let to: Vec<Option<i64>> = dv.shape.iter().map(|d| cx.dim_value(d)).collect();
         if modifiers.iter().any(|(n, _)| n.name == "pad") {
-            continue;
+            // Malformed padding is `check/pad.rs`'s to report.
+            let Some(super::Transform::Pad { low, high, .. }) =
+                super::Transform::of(m, modifiers, from.len())
+            else {
+                continue;
+            };
+            from = from
+                .iter()
+                .zip(low.iter().zip(&high))
+                .map(|(n, (l, h))| Some(cx.sym_value(l)? + (*n)? + cx.sym_value(h)?))
+                .collect();
         }
         if let Some((_, perm)) = modifiers.iter().find(|(n, _)| n.name == "transp") {
             let p: Option<Vec<usize>> = perm
@@ -305,7 +339,7 @@ pub(crate) fn check_ext_copies(cx: &Cx, views: &Views, diags: &mut crate::diag::
                         show(&to)
                     ),
                 )
-                .with_help("make the destination the source's shape (after any `transp`)"),
+                .with_help("make the destination the source's shape (after any `transp` or `pad`)"),
             );
         }
     }

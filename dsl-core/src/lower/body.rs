@@ -592,6 +592,20 @@ impl Emitter<'_> {
             | Stmt::Ext(crate::ir::ExtStmt::TriggerAfter { .. }) => {
                 super::hopper::sync_stmt(self, s, line)?
             }
+            // `[f =] dma.transp<…> / dma.pad<…> src => dst;` (`lower/dma_transform.rs`).
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
+                tma: false,
+                bind,
+                src,
+                dst,
+                modifiers,
+                ..
+            }) if modifiers
+                .iter()
+                .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad")) =>
+            {
+                super::dma_transform::lower(self, s, bind.as_ref(), modifiers, *src, dst, line)?
+            }
             // `f = dma.copy.swiz<N> src => shared;` feeding WGMMAs (`lower/dma_swiz.rs`).
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 tma: false,

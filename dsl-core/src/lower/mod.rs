@@ -38,6 +38,7 @@ mod cluster;
 pub mod cxx;
 mod device_call;
 mod dma_swiz;
+mod dma_transform;
 mod domain;
 pub mod emitter;
 mod error;
