@@ -22,7 +22,8 @@
 # copy operands as their first tiles, smaller global tiles zero-filled into larger shared ones,
 # at R = 17 and R = 1000); dma_transform (`dma.transp` of a ragged global tile into a fresh
 # shared buffer and out again, `dma.pad` of it straight into a global tile, a rank-3
-# `dma.transp<2, 0, 1>` between global tensors);
+# `dma.transp<2, 0, 1>` between global tensors); jumps (`break` out of a `foreach` and a
+# `while`, `continue`, and threads that `yield` before their last store);
 # device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place);
 # f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly);
 # per_thread_copy (copies each thread makes alone between its global row and its shared row);
@@ -145,6 +146,20 @@ a = rng.integers(-1000, 1000, size=(3, 4, 5), dtype=np.int32)
 np.save(f"{d}/tf_x.npy", x); np.save(f"{d}/tf_y.npy", np.ascontiguousarray(x.T))
 np.save(f"{d}/tf_z.npy", z); np.save(f"{d}/tf_a.npy", a)
 np.save(f"{d}/tf_c.npy", np.ascontiguousarray(a.transpose(2, 0, 1)))
+x = rng.standard_normal((1001, 32)).astype(np.float32)         # break, continue, yield: M ragged
+x[::7] = np.abs(x[::7]); x[3::11, 0] = -np.abs(x[3::11, 0])   # rows with no negative; leavers
+neg = x < 0
+first = np.where(neg.any(axis=1), neg.argmax(axis=1), 32).astype(np.int32)
+pos = np.where(x > 0, x, 0).astype(np.float64).sum(axis=1).astype(np.float32)
+def halves(n):
+    h = 0
+    while n >= 10 and n % 2 == 0:
+        n //= 2; h += 1
+    return h
+np.save(f"{d}/jp_x.npy", x); np.save(f"{d}/jp_first.npy", first); np.save(f"{d}/jp_pos.npy", pos)
+np.save(f"{d}/jp_halves.npy", np.array([halves(i * 12 + 1000) for i in range(1001)], np.int32))
+np.save(f"{d}/jp_flag0.npy", np.zeros(1001, np.int32))
+np.save(f"{d}/jp_flag.npy", (x[:, 0] >= 0).astype(np.int32))
 x = rng.standard_normal((1001, 64)).astype(np.float32)         # a device function: M ragged
 y = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/dc_x.npy", x); np.save(f"{d}/dc_y0.npy", y); np.save(f"{d}/dc_y.npy", 1.5 * x + y)
@@ -227,6 +242,9 @@ for RN in "17 7" "1000 1000"; do
 done
 check $L/dma_transform.co --shape M=1000,R=1152 --input x="$D/tf_x.npy" --input a="$D/tf_a.npy" \
   --expect y="$D/tf_y.npy" --expect z="$D/tf_z.npy" --expect c="$D/tf_c.npy" --rtol 0 --atol 0 --runs 20
+check $L/jumps.co --shape M=1001 --input x="$D/jp_x.npy" --input flag="$D/jp_flag0.npy" \
+  --expect first="$D/jp_first.npy" --expect pos="$D/jp_pos.npy" --expect halves="$D/jp_halves.npy" \
+  --expect flag="$D/jp_flag.npy" --rtol 1e-5 --atol 1e-5 --runs 20
 check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --input y="$D/dc_y0.npy" \
   --expect y="$D/dc_y.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy" \

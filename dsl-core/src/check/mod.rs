@@ -45,6 +45,7 @@ mod geometry;
 mod geometry_sym;
 mod hazard;
 mod header;
+mod jumps;
 pub mod kernel_scope;
 mod lowerable;
 mod mma_store;

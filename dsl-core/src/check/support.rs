@@ -97,6 +97,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
     };
     super::cluster::gate(cx, diags);
+    super::jumps::gate(cx, diags);
     super::events::cluster_triggers(cx, true, diags);
     if cx.lowering_path() == super::LoweringPath::Hopper {
         frag_rebinds(m, &m.kernel.body, diags);
@@ -476,6 +477,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 span,
                 &format!("`call` of `{}`, which the source does not define (tessel calls the `__device__` functions written beside the `__co__` function)", func.name),
             )),
+            // `break`, `continue`, `yield`: `jumps.rs`.
+            Stmt::Ext(ExtStmt::Jump { .. }) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
             // each use of the name, and each use is gated as it is lowered.
@@ -1087,7 +1090,7 @@ fn dtype_not_lowered(dtype: DType, span: crate::span::Span) -> Diagnostic {
 /// Whether every statement of `body` is work a thread does alone: scalars, element updates,
 /// register tiles and copies with a register side, branches and loops of such statements,
 /// atomic updates, fences — nothing that waits for, or is shared with, other threads.
-fn per_thread(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
+pub(crate) fn per_thread(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
     let m = cx.m;
     let local = |e: crate::ir::ExprId| match super::sparse::root_binding(cx, e) {
         Some(super::Binding::Tensor(d, _)) => matches!(
@@ -1108,6 +1111,8 @@ fn per_thread(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
             ..
         } => per_thread(cx, then_body) && else_body.as_ref().is_none_or(|e| per_thread(cx, e)),
         Stmt::Foreach { body, .. } | Stmt::Ext(ExtStmt::While { body, .. }) => per_thread(cx, body),
+        // A jump's own rules are `jumps.rs`'s.
+        Stmt::Ext(ExtStmt::Jump { .. }) => true,
         Stmt::DmaCopy { src, dst, .. } => {
             local(*src) || matches!(dst, CopyDst::Expr(d) if local(*d))
         }

@@ -633,6 +633,16 @@ impl Emitter<'_> {
                 dst,
                 ..
             }) => super::hopper::future_load(self, s, f, *src, dst, line)?,
+            // `break`, `continue`, `yield` (`check/jumps.rs` gates where a thread that jumps
+            // would skip work its block does together).
+            Stmt::Ext(crate::ir::ExtStmt::Jump { kind }) => {
+                let op = match *kind {
+                    "break" => Op::Break,
+                    "continue" => Op::Continue,
+                    _ => Op::Return,
+                };
+                self.emit(op, None, line)
+            }
             // A `while` loop of per-thread work (`check/support.rs` gates the rest).
             Stmt::Ext(crate::ir::ExtStmt::While { cond, body }) => {
                 let (c, _) = self.cx().value(*cond)?;

@@ -125,6 +125,10 @@ pub enum Op {
     },
     /// `continue;`
     Continue,
+    /// `break;`
+    Break,
+    /// `return;`: the thread leaves the kernel (`yield`).
+    Return,
     /// Where the body of a `parallel` statement starts or ends: the region the passes that
     /// work per block body see. Prints nothing; the last pass removes the marks.
     Mark(Mark),
@@ -279,6 +283,8 @@ impl Op {
             | Op::Unroll(None)
             | Op::Barrier
             | Op::Continue
+            | Op::Break
+            | Op::Return
             | Op::Mark(_)
             | Op::Comment(_) => {}
         }
@@ -446,6 +452,8 @@ impl fmt::Display for Op {
                 write!(f, "for (int {var} = 0; {var} < {bound}; ++{var}) {call}")
             }
             Op::Continue => f.write_str("continue;"),
+            Op::Break => f.write_str("break;"),
+            Op::Return => f.write_str("return;"),
             Op::Mark(Mark::ParallelStart) => f.write_str("// <parallel>"),
             Op::Mark(Mark::ParallelEnd) => f.write_str("// </parallel>"),
         }
