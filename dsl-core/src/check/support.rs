@@ -288,8 +288,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                     // A per-thread copy into a register array of the source tile's shape, on
                     // either path (`lower/simt.rs`); `lowerable.rs` checks the copy itself.
                     None
-                } else if matches!(dst, CopyDst::Expr(d) if !matches!(m.exprs[*d], Expr::Name(_))) {
-                    Some("a future of a copy into a view (bind copies into a whole shared tensor)")
+                } else if matches!(dst, CopyDst::Expr(d) if !matches!(m.exprs[*d], Expr::Name(_)) && !first_tile(m, *d)) {
+                    Some("a future of a copy into a view other than a tensor's first tile (bind copies into a whole shared tensor)")
                 } else if !warp_kernel
                     && on_tma_path(m)
                     && !(!*is_async
@@ -731,6 +731,23 @@ fn swizzled_future_lowers(
         && matches!(swz, Some(32 | 64 | 128))
         && row == swz
         && block_uniform(cx, s)
+}
+
+/// Whether `e` is the first tile of a tensor, `t.subspan(…).at(0, …)` (as the parser writes a
+/// bare `.subspan` copy operand): a future of a copy into it names `t`, whose elements it
+/// indexes from the tile's own origin.
+fn first_tile(m: &crate::ir::Module, e: crate::ir::ExprId) -> bool {
+    match &m.exprs[e] {
+        Expr::View {
+            op: crate::ir::ViewOp::At,
+            base,
+            args,
+        } => {
+            args.iter().all(|&a| matches!(m.exprs[a], Expr::Int(0)))
+                && matches!(&m.exprs[*base], Expr::View { op: crate::ir::ViewOp::Subspan, base, .. } if matches!(m.exprs[*base], Expr::Name(_)))
+        }
+        _ => false,
+    }
 }
 
 /// Whether `s` is a `dma.transp` / `dma.pad` copy the SIMT path lowers

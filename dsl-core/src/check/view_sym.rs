@@ -184,9 +184,13 @@ pub fn root_of(
                 _ => return not_tensor(),
             };
             match dst {
+                // The tensor copied into — of a view, its root: a future of a copy into a
+                // tensor's first tile names the tensor (`check/support.rs`).
                 CopyDst::Expr(d) => {
                     let mut base = *d;
-                    while let Expr::Field { base: b, .. } = &m.exprs[base] {
+                    while let Expr::Field { base: b, .. } | Expr::View { base: b, .. } =
+                        &m.exprs[base]
+                    {
                         base = *b;
                     }
                     root_of(m, bindings, shared, base, depth + 1)

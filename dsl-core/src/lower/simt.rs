@@ -223,12 +223,9 @@ pub fn future_copy(
             Expr::Name(n) => e.cx().tensor(*d).cloned().ok_or_else(|| {
                 LowerError::new(m.expr_span(*d), format!("`{n}` is not a tensor"))
             })?,
-            _ => {
-                return Err(LowerError::new(
-                    m.expr_span(*d),
-                    "a future names a whole tensor: copy into one",
-                ));
-            }
+            // A tensor's first tile (`check/support.rs`): the future names the tensor, whose
+            // elements the tile's own indices reach from the same origin.
+            _ => e.cx().view(*d)?.tensor,
         },
         CopyDst::Fresh(MemSpace::Local) => {
             let t = declare_fresh_local(e, f, src, line)?;
@@ -684,15 +681,19 @@ pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
         })
         .cloned()
         .collect();
-    let issued = !stages.is_empty()
-        || e.lines[start..end]
-            .iter()
-            .any(|l| l.op.call().is_some_and(|c| c.name == G2S_ASYNC));
-    let drained = end > start
-        && e.lines[end - 1]
-            .op
-            .call()
-            .is_some_and(|c| c.name == WAIT_ALL);
+    // Drained already when the range's last full wait that every thread runs (not inside a
+    // branch or loop of the body; an inner region's drain among them) comes after every copy
+    // issued.
+    let base = e.lines[start..end].iter().map(|l| l.indent).min();
+    let last_drain = e.lines[start..end]
+        .iter()
+        .rposition(|l| Some(l.indent) == base && l.op.call().is_some_and(|c| c.name == WAIT_ALL));
+    let issues = |l: &Line| {
+        l.op.call()
+            .is_some_and(|c| c.name == G2S_ASYNC || stages.iter().any(|st| st.issued_by(c)))
+    };
+    let issued = e.lines[start..end].iter().any(issues);
+    let drained = last_drain.is_some_and(|i| !e.lines[start + i..end].iter().any(issues));
     if issued && !drained {
         // Copies issued ahead (the last iterations' prefetches) do not outlive the block.
         let indent = e.lines[end].indent;

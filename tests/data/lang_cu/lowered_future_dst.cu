@@ -343,7 +343,6 @@ __global__ void __launch_bounds__(32) tsl_staged(
   for (int i = 0; i < 32; ++i) {  // dsl:8
     tsl_st_guarded(y, b * 32 + i, t, 256, 32, tile[i * 32 + t]);  // dsl:9
   }
-  tsl_cp_async_wait_all();  // no async copy outlives the block
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------

@@ -1267,8 +1267,6 @@ __global__ void __launch_bounds__(64) tsl_swapped(
   tsl_mma_load_b<TSL_MMA_F16, TN / 8, TK / (TK / 16) / 16, true, TN, TN % 8 == 0>(mb, cur_b + ((TK / 16 - 1) * (TK / (TK / 16))) * TN);  // dsl:30  ldmatrix where rows are 16-byte aligned
   tsl_warp_mma<TSL_MMA_F16, TM / 2 / 16, TN / 8, TK / (TK / 16) / 16>(acc, ma, mb);  // dsl:31  acc += ma·mbᵀ: TM / 2 / 16 × TN / 8 × TK / (TK / 16) / 16 mma.sync.m16n8k16
   tsl_mma_store<TM / 2 / 16, TN / 8>(acc, c, (p * 2 + w) * (TM / 2), 0, TM, TN, TN);  // dsl:33  the accumulator layout, bounds-checked per element pair
-  tsl_cp_async_wait_all();  // no async copy outlives the block
-  tsl_cp_async_wait_all();  // no async copy outlives the block
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------

@@ -1298,7 +1298,6 @@ __global__ void __launch_bounds__(128) tsl_warp_swap(
     tsl_warp_mma<TSL_MMA_F16, BM / 2 / 16, BN / 2 / 8, BK / (BK / 16) / 16>(acc, ma, mb);  // dsl:36  acc += ma·mbᵀ: BM / 2 / 16 × BN / 2 / 8 × BK / (BK / 16) / 16 mma.sync.m16n8k16
   }
   tsl_mma_store<BM / 2 / 16, BN / 2 / 8>(acc, output, (bm * 2 + wm) * (BM / 2), (bn * 2 + wn) * (BN / 2), M, N, N);  // dsl:39  the accumulator layout, bounds-checked per element pair
-  tsl_cp_async_wait_all();  // no async copy outlives the block
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------

@@ -345,7 +345,6 @@ __global__ void __launch_bounds__(128) tsl_smooth(
   if (b * 128 + x < N) {  // dsl:8
     tsl_st_guarded(t, b * 128 + x, 0, N, 1, (f[lo] + f[x] + f[hi]) / 3.0f);  // dsl:9
   }
-  tsl_cp_async_wait_all();  // no async copy outlives the block
 }
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
