@@ -80,10 +80,13 @@ pub fn lower(
     if e.pending_dma {
         e.flush_dma();
     } else if sv.tensor.space == MemSpace::Shared || dv.tensor.space == MemSpace::Shared {
-        e.barrier_unless_last(
-            Some("the source's writers and the destination's earlier readers are done"),
-            line,
-        );
+        let last_is_barrier = e.lines.last().is_some_and(|l| matches!(l.op, Op::Barrier));
+        if !last_is_barrier {
+            e.barrier_before_shared_writes(
+                Some("the source's writers and the destination's earlier readers are done"),
+                line,
+            );
+        }
     }
     for v in [&sv, &dv] {
         if v.tensor.space == MemSpace::Global {

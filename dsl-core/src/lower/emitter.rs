@@ -157,6 +157,28 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The barrier before threads write a shared tile (`note`: why), unless no thread can have
+    /// read shared memory yet: every node emitted so far is a shared tensor's pointer or names
+    /// none of them (nor `tsl_smem`), and none is a loop (whose next iteration comes back here).
+    pub fn barrier_before_shared_writes(&mut self, note: Option<&str>, dsl_line: Option<u32>) {
+        let mut shared: BTreeSet<String> = BTreeSet::from(["tsl_smem".to_string()]);
+        let untouched = self.lines.iter().all(|l| match &l.op {
+            Op::SharedPtr { name, .. } => {
+                shared.insert(name.clone());
+                true
+            }
+            Op::For { .. } | Op::While { .. } | Op::ForCall { .. } => false,
+            op => {
+                let mut names = BTreeSet::new();
+                op.names(&mut names);
+                names.is_disjoint(&shared)
+            }
+        });
+        if !untouched {
+            self.barrier(note, dsl_line);
+        }
+    }
+
     /// A helper call.
     pub fn call(&mut self, c: Call, note: Option<&str>, dsl_line: Option<u32>) {
         self.emit(Op::Call(c), note, dsl_line);

@@ -264,7 +264,10 @@ pub fn per_thread(
         }
         (MemSpace::Global, MemSpace::Shared) => {
             if !e.pending_dma {
-                e.barrier(Some("earlier readers of the destinations are done"), line);
+                e.barrier_before_shared_writes(
+                    Some("earlier readers of the destinations are done"),
+                    line,
+                );
             }
             g2r(e, sv, src, dv, dst, line)?;
             e.pending_dma = true;

@@ -145,7 +145,7 @@ fn g2s(
         !e.pending_dma
     };
     if barrier {
-        e.barrier(Some("earlier readers of the destinations are done"), line);
+        e.barrier_before_shared_writes(Some("earlier readers of the destinations are done"), line);
     }
     let helper = match (dv.transposed, is_async) {
         (true, _) => G2S_T,

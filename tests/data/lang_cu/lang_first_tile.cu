@@ -350,7 +350,6 @@ __global__ void __launch_bounds__(32) tsl_head(
   const int p = blockIdx.x;  // dsl:3
   const int t = threadIdx.x;  // dsl:4
   tsl_f16* s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_s);  // dsl:5
-  __syncthreads();  // dsl:6  earlier readers of the destinations are done
   tsl_copy_g2s<16, 64, 64, tsl_threads>(s, src, 0, 0, 40, 64);  // dsl:6
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

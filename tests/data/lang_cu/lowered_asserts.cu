@@ -336,7 +336,6 @@ __global__ void __launch_bounds__(64) tsl_rows(
   const int b = blockIdx.x;  // dsl:6
   const int t = threadIdx.x;  // dsl:6
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:7
-  __syncthreads();  // dsl:9  earlier readers of the destinations are done
   tsl_copy_g2s<4, 64, 64, tsl_threads>(s, x, b * 4, 0, M, 64);  // dsl:9
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

@@ -338,7 +338,6 @@ __global__ void __launch_bounds__(256) tsl_pick_tiles(
   const int r = threadIdx.x / 16;  // dsl:7
   const int c = threadIdx.x % 16;  // dsl:7
   float* first = reinterpret_cast<float*>(tsl_smem + tsl_smem_first);  // dsl:9  the future's fresh buffer
-  __syncthreads();  // dsl:9  earlier readers of the destinations are done
   tsl_copy_g2s<16, 16, 16, tsl_threads>(first, src, p * 16, 0 * 16, 64, 64);  // dsl:9
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

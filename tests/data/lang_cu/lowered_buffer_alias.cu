@@ -338,7 +338,6 @@ __global__ void __launch_bounds__(256) tsl_two_stage(
   float* stage = reinterpret_cast<float*>(tsl_smem + tsl_smem_stage);  // dsl:7
   // `front` names the view `stage[0]`; each use reads it  // dsl:8
   // `back` names the view `stage[1]`; each use reads it  // dsl:9
-  __syncthreads();  // dsl:10  earlier readers of the destinations are done
   tsl_copy_g2s<16, 16, 16, tsl_threads>((stage + 0 * 256), src, p * 16, 0, 64, 16);  // dsl:10
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

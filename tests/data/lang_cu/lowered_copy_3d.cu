@@ -355,7 +355,6 @@ __global__ void __launch_bounds__(128) tsl_batched(
   const int bk = blockIdx.z;  // dsl:6
   const int t = threadIdx.x;  // dsl:6
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:7
-  __syncthreads();  // dsl:8  earlier readers of the destinations are done
   tsl_copy_g2s<16, 64, 64, tsl_threads>(s, x + (long long)(b) * (M * K), bm * 16, bk * 64, (((unsigned)(b) < (unsigned)(B)) ? M : 0), K);  // dsl:8
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

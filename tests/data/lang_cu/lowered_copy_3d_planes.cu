@@ -351,7 +351,6 @@ __global__ void __launch_bounds__(32) tsl_planes(
   const int p = blockIdx.x;  // dsl:6
   const int t = threadIdx.x;  // dsl:6
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:7
-  __syncthreads();  // dsl:8  earlier readers of the destinations are done
   tsl_copy_g2s<8, 8, 8, tsl_threads>(s, x, p * 2 * 4, 0, B * 4, 8);  // dsl:8
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

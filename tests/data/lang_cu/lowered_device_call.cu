@@ -344,7 +344,6 @@ __global__ void __launch_bounds__(16) tsl_rows(
   const int r = threadIdx.x / 4;  // dsl:10
   const int t = threadIdx.x % 4;  // dsl:10
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:11
-  __syncthreads();  // dsl:12  earlier readers of the destinations are done
   tsl_copy_g2s<4, 64, 64, tsl_threads>(s, x, b * 4, 0, M, 64);  // dsl:12
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

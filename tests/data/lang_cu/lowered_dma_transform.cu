@@ -355,7 +355,6 @@ __global__ void __launch_bounds__(64) tsl_transform(
   const int b = blockIdx.x;  // dsl:12
   const int t = threadIdx.x;  // dsl:12
   float* xt = reinterpret_cast<float*>(tsl_smem + tsl_smem_xt);  // dsl:13  the future's fresh buffer
-  __syncthreads();  // dsl:13  the source's writers and the destination's earlier readers are done
   for (int tsl_e = threadIdx.x; tsl_e < 1536; tsl_e += tsl_threads) {  // dsl:13  each thread moves every tsl_threads-th element, transposed
     const int tsl_i0 = tsl_e / 32;  // dsl:13
     const int tsl_i1 = tsl_e % 32;  // dsl:13

@@ -353,7 +353,6 @@ __global__ void __launch_bounds__(64) tsl_f8_moves(
   const int p = blockIdx.x;  // dsl:9
   const int t = threadIdx.x;  // dsl:9
   unsigned char* f = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_f);  // dsl:10  the future's fresh buffer
-  __syncthreads();  // dsl:10  earlier readers of the destinations are done
   tsl_copy_g2s<17, 64, 64, tsl_threads>(f, a + (long long)(p) * 1088, 0, 0, (((unsigned)(p) < (unsigned)(B)) ? 17 : 0), 64);  // dsl:10
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

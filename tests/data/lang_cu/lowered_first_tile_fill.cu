@@ -356,7 +356,6 @@ __global__ void __launch_bounds__(128) tsl_head_fill(
   const int t = threadIdx.x;  // dsl:11
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:12
   float* v = reinterpret_cast<float*>(tsl_smem + tsl_smem_v);  // dsl:13
-  __syncthreads();  // dsl:14  earlier readers of the destinations are done
   tsl_copy_g2s<24, 64, 64, tsl_threads>(s, x, 0, 0, min(R, 20), 48);  // dsl:14
   tsl_copy_g2s<1, 16, 16, tsl_threads>(v, u, 0, 0, 1, min(N, 10));  // dsl:15
   tsl_cp_async_wait_all();

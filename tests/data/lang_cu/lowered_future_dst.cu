@@ -335,7 +335,6 @@ __global__ void __launch_bounds__(32) tsl_staged(
   const int b = blockIdx.x;  // dsl:4
   const int t = threadIdx.x;  // dsl:4
   float* tile = reinterpret_cast<float*>(tsl_smem + tsl_smem_tile);  // dsl:5
-  __syncthreads();  // dsl:6  earlier readers of the destinations are done
   tsl_copy_g2s<32, 32, 32, tsl_threads>(tile, x, b * 32, 0, 256, 32);  // dsl:6
   tsl_cp_async_wait_all();  // dsl:7
   __syncthreads();  // dsl:7  the futures' tiles are visible to every thread

@@ -336,7 +336,6 @@ __global__ void __launch_bounds__(64) tsl_first_tile_future(
   const int b = blockIdx.x;  // dsl:6
   const int t = threadIdx.x;  // dsl:6
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:7
-  __syncthreads();  // dsl:8  earlier readers of the destinations are done
   tsl_copy_g2s<16, 32, 40, tsl_threads>(s, x, b * 16, 0, M, 32);  // dsl:8
   if (t < 16) {  // dsl:9
     #pragma unroll

@@ -337,7 +337,6 @@ __global__ void __launch_bounds__(16) tsl_rebound(
   const int bm = blockIdx.x;  // dsl:4
   const int t = threadIdx.x;  // dsl:4
   tsl_f16* x = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_x);  // dsl:5  the future's fresh buffer
-  __syncthreads();  // dsl:5  earlier readers of the destinations are done
   tsl_copy_g2s<16, 32, 32, tsl_threads>(x, a, bm * 16, 0, M, K);  // dsl:5
   #pragma unroll
   for (int k = 0; k < 4; ++k) {  // dsl:6

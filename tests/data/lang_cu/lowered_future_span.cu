@@ -340,7 +340,6 @@ __global__ void __launch_bounds__(16) tsl_widen(
   const int b = blockIdx.x;  // dsl:4
   const int t = threadIdx.x;  // dsl:4
   tsl_f16* whole = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_whole);  // dsl:5  the future's fresh buffer
-  __syncthreads();  // dsl:5  earlier readers of the destinations are done
   tsl_copy_g2s<8, 16, 16, tsl_threads>(whole, x, 0, 0, 8, 16);  // dsl:5
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

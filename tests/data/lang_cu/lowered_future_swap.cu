@@ -1241,7 +1241,6 @@ __global__ void __launch_bounds__(64) tsl_swapped(
   const int w = threadIdx.x / 32;  // dsl:11
   float acc[TM / 2 / 16 * (TN / 8) * 4];  // dsl:12  warp accumulator, f32, in the mma.sync fragment layout
   tsl_mma_fill<TM / 2 / 16 * (TN / 8) * 4>(acc, 0.0f);  // dsl:12
-  __syncthreads();  // dsl:14  earlier readers of the destinations are done
   tsl_copy_g2s_async<TM, TK, TK, tsl_threads>(cur_a, a, 0, 0, TM, TK);  // dsl:14
   tsl_copy_g2s_async<TK, TN, TN, tsl_threads>(cur_b, b, 0, 0, TK, TN);  // dsl:15
   #pragma unroll

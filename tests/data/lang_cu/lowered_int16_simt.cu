@@ -709,7 +709,6 @@ __global__ void __launch_bounds__(128) tsl_int16_ops(
   const int i = threadIdx.x / 16;  // dsl:16
   const int j = threadIdx.x % 16;  // dsl:16
   unsigned short* tile = reinterpret_cast<unsigned short*>(tsl_smem + tsl_smem_tile);  // dsl:17
-  __syncthreads();  // dsl:18  earlier readers of the destinations are done
   tsl_copy_g2s<8, 64, 64, tsl_threads>(tile, img, rb * 8, cb * 64, R, C);  // dsl:18
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

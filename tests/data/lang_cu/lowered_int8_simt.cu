@@ -706,7 +706,6 @@ __global__ void __launch_bounds__(128) tsl_int8_ops(
   const int i = threadIdx.x / 16;  // dsl:11
   const int j = threadIdx.x % 16;  // dsl:11
   unsigned char* tile = reinterpret_cast<unsigned char*>(tsl_smem + tsl_smem_tile);  // dsl:12
-  __syncthreads();  // dsl:13  earlier readers of the destinations are done
   tsl_copy_g2s<8, 64, 64, tsl_threads>(tile, img, rb * 8, cb * 64, R, C);  // dsl:13
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

@@ -337,7 +337,6 @@ __global__ void __launch_bounds__(32) tsl_ituple_loops(
   const int ty = threadIdx.x / 4;  // dsl:5
   const int tx = threadIdx.x % 4;  // dsl:5
   float* f = reinterpret_cast<float*>(tsl_smem + tsl_smem_f);  // dsl:6  the future's fresh buffer
-  __syncthreads();  // dsl:6  earlier readers of the destinations are done
   tsl_copy_g2s<32, 16, 16, tsl_threads>(f, x, bm * 32, bn * 16, 64, 32);  // dsl:6
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

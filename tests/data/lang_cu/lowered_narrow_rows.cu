@@ -346,7 +346,6 @@ __global__ void __launch_bounds__(256) tsl_narrow_rows(
   tsl_f16* a_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_a_s);  // dsl:10
   tsl_f16* b_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_b_s);  // dsl:11
   float acc = 0.0f;  // dsl:12
-  __syncthreads();  // dsl:13  earlier readers of the destinations are done
   tsl_copy_g2s<TM, TK, TK, tsl_threads>((a_s + 0 * (TM * TK)), a, bm * TM, 0, M, K);  // dsl:13
   for (int kt = 0; kt < tsl_cdiv(K, TK); ++kt) {  // dsl:14
     __syncthreads();  // dsl:15  earlier readers of the destinations are done

@@ -701,7 +701,6 @@ __global__ void __launch_bounds__(8) tsl_rows(
   const int t = threadIdx.x;  // dsl:6
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:7
   float* r = reinterpret_cast<float*>(tsl_smem + tsl_smem_r);  // dsl:8
-  __syncthreads();  // dsl:9  earlier readers of the destinations are done
   tsl_copy_g2r<1, 40, 40>(s + (t * 1) * 40, x, b * 8 + t, 0, M, 40);  // dsl:9
   __syncthreads();  // the tiles are visible to every thread
   #pragma unroll

@@ -352,7 +352,6 @@ __global__ void __launch_bounds__(256) tsl_double_all(
   const int b = blockIdx.x;  // dsl:7
   const int t = threadIdx.x;  // dsl:7
   float* buf = reinterpret_cast<float*>(tsl_smem + tsl_smem_buf);  // dsl:8
-  __syncthreads();  // dsl:9  earlier readers of the destinations are done
   tsl_copy_g2s<1, TILE, TILE, tsl_threads>(buf, src, 0, b * TILE, 1, N);  // dsl:9
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

@@ -341,7 +341,6 @@ __global__ void __launch_bounds__(256) tsl_reshape(
   const int i = threadIdx.x / 64;  // dsl:9
   const int c = threadIdx.x % 64;  // dsl:9
   float* s = reinterpret_cast<float*>(tsl_smem + tsl_smem_s);  // dsl:10
-  __syncthreads();  // dsl:11  earlier readers of the destinations are done
   tsl_copy_g2s<4, 64, 64, tsl_threads>(s, x, rb * 4, 0, B * M, 64);  // dsl:11
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

@@ -700,7 +700,6 @@ __global__ void __launch_bounds__(64) tsl_row_scale(
   const int bm = blockIdx.x;  // dsl:7
   const int t = threadIdx.x;  // dsl:7
   float* rows = reinterpret_cast<float*>(tsl_smem + tsl_smem_rows);  // dsl:8
-  __syncthreads();  // dsl:9  earlier readers of the destinations are done
   tsl_copy_g2s<16, 64, 64, tsl_threads>(rows, a, bm * 16, 0, M, 64);  // dsl:9
   tsl_cp_async_wait_all();
   __syncthreads();  // the tiles are visible to every thread

@@ -1246,7 +1246,6 @@ __global__ void __launch_bounds__(128) tsl_warp_swap(
   tsl_f16* next_b = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_next_b);  // dsl:12  the future's fresh buffer
   float acc[BM / 2 / 16 * (BN / 2 / 8) * 4];  // dsl:14  warp accumulator, f32, in the mma.sync fragment layout
   tsl_mma_fill<BM / 2 / 16 * (BN / 2 / 8) * 4>(acc, 0.0f);  // dsl:14
-  __syncthreads();  // dsl:16  earlier readers of the destinations are done
   tsl_copy_g2s_async<BM, BK, BK, tsl_threads>(cur_a, lhs, bm * BM, 0, M, K);  // dsl:16
   tsl_copy_g2s_async<BN, BK, BK, tsl_threads>(cur_b, rhs, bn * BN, 0, N, K);  // dsl:17
   const bool tsl_even = M % BM == 0 && K % BK == 0 && N % BN == 0;  // dsl:20  each tile this loop copies lies wholly inside its tensor or wholly past its end

@@ -336,7 +336,6 @@ __global__ void __launch_bounds__(128) tsl_smooth(
   const int b = blockIdx.x;  // dsl:3
   const int x = threadIdx.x;  // dsl:3
   float* f = reinterpret_cast<float*>(tsl_smem + tsl_smem_f);  // dsl:4  the future's fresh buffer
-  __syncthreads();  // dsl:4  earlier readers of the destinations are done
   tsl_copy_g2s<1, 128, 128, tsl_threads>(f, u, 0, b * 128, 1, N);  // dsl:4
   tsl_cp_async_wait_all();  // dsl:5
   __syncthreads();  // dsl:5  the futures' tiles are visible to every thread

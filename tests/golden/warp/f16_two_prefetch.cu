@@ -1247,7 +1247,6 @@ __global__ void __launch_bounds__(128) tsl_matmul(
   tsl_f16* rhs_s = reinterpret_cast<tsl_f16*>(tsl_smem + tsl_smem_rhs_s);  // dsl:16
   float mc[WM / 16 * (WN / 8) * 4];  // dsl:17  warp accumulator, f32, in the mma.sync fragment layout
   tsl_mma_fill<WM / 16 * (WN / 8) * 4>(mc, 0.0f);  // dsl:17
-  __syncthreads();  // dsl:18  earlier readers of the destinations are done
   tsl_copy_g2s_async<BM, BK, (BK + PAD), tsl_threads>((lhs_s + 0 * (BM * (BK + PAD))), lhs, bm * BM, 0, M, K);  // dsl:18
   tsl_copy_g2s_async<BN, BK, (BK + PAD), tsl_threads>((rhs_s + 0 * (BN * (BK + PAD))), rhs, bn * BN, 0, N, K);  // dsl:19
   static_assert((BK / 16) % 2 == 0, "a k-step's fragments take the slot of its parity");  // dsl:25

@@ -1245,7 +1245,6 @@ __global__ void __launch_bounds__(128) tsl_matmul(
   signed char* rhs_s = reinterpret_cast<signed char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:14
   int mc[WM / 16 * (WN / 8) * 4];  // dsl:15  warp accumulator, int, in the mma.sync fragment layout
   tsl_mma_fill<WM / 16 * (WN / 8) * 4>(mc, float(0));  // dsl:15
-  __syncthreads();  // dsl:16  earlier readers of the destinations are done
   tsl_copy_g2s_async<BM, BK, (BK + PAD), tsl_threads>((lhs_s + 0 * (BM * (BK + PAD))), lhs, bm * BM, 0, M, K);  // dsl:16
   tsl_copy_g2s_async<BN, BK, (BK + PAD), tsl_threads>((rhs_s + 0 * (BN * (BK + PAD))), rhs, bn * BN, 0, N, K);  // dsl:17
   const bool tsl_even = M % BM == 0 && K % BK == 0 && N % BN == 0;  // dsl:18  each tile this loop copies lies wholly inside its tensor or wholly past its end

@@ -1245,7 +1245,6 @@ __global__ void __launch_bounds__(128) tsl_matmul(
   signed char* rhs_s = reinterpret_cast<signed char*>(tsl_smem + tsl_smem_rhs_s);  // dsl:15
   int mc[WM / 16 * (WN / 8) * 4];  // dsl:16  warp accumulator, int, in the mma.sync fragment layout
   tsl_mma_fill<WM / 16 * (WN / 8) * 4>(mc, float(0));  // dsl:16
-  __syncthreads();  // dsl:17  earlier readers of the destinations are done
   tsl_copy_g2s_async<BM, BK, (BK + PAD), tsl_threads>((lhs_s + 0 * (BM * (BK + PAD))), lhs, bm * BM, 0, M, K);  // dsl:17
   tsl_copy_g2s_async<BN, BK, (BK + PAD), tsl_threads>((rhs_s + 0 * (BN * (BK + PAD))), rhs, bn * BN, 0, N, K);  // dsl:18
   static_assert((BK / 32) % 2 == 0, "a k-step's fragments take the slot of its parity");  // dsl:24
