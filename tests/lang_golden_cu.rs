@@ -32,6 +32,7 @@ const LANG_LOWERED: &[(&str, &str)] = &[
     ("default_levels", "copy"),
     ("extent_of", "halves"),
     ("first_tile", "head"),
+    ("hints_and_builtins", "hints"),
     ("multi", "first"),
     ("multi", "second"),
     ("nested_default_levels", "add"),

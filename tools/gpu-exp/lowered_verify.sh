@@ -25,6 +25,7 @@
 # `dma.transp<2, 0, 1>` between global tensors); jumps (`break` out of a `foreach` and a
 # `while`, `continue`, and threads that `yield` before their last store); future_first_tile
 # (an asynchronous copy's future into a tensor's first tile, read through its data);
+# launch_bounds_attr and maxnreg_attr (`[[launch_bounds(_, 4)]]`, `[[maxnreg(32)]]`);
 # device_call (`call` of a `__device__` function of the source, run once: y = 1.5 x + y in place);
 # f8_moves (e4m3 and e5m2 values moved through shared memory and element by element, exactly);
 # per_thread_copy (copies each thread makes alone between its global row and its shared row);
@@ -164,6 +165,10 @@ np.save(f"{d}/jp_flag.npy", (x[:, 0] >= 0).astype(np.int32))
 x = rng.standard_normal((1001, 32)).astype(np.float32)         # a future into a first tile
 y = np.empty((1001, 40), np.float32); y[:, :32] = 2 * x; y[:, 32:] = 0.5 * np.arange(8)
 np.save(f"{d}/ff_x.npy", x); np.save(f"{d}/ff_y.npy", y)
+x = rng.standard_normal(100003).astype(np.float32)             # launch attributes: N ragged
+x64 = x.astype(np.float64)
+np.save(f"{d}/la_x.npy", x); np.save(f"{d}/la_lb.npy", (3 * x64 - 1).astype(np.float32))
+np.save(f"{d}/la_mr.npy", (((x64 + 2) * x64 + 3) * x64 + 4).astype(np.float32))
 x = rng.standard_normal((1001, 64)).astype(np.float32)         # a device function: M ragged
 y = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/dc_x.npy", x); np.save(f"{d}/dc_y0.npy", y); np.save(f"{d}/dc_y.npy", 1.5 * x + y)
@@ -251,6 +256,10 @@ check $L/jumps.co --shape M=1001 --input x="$D/jp_x.npy" --input flag="$D/jp_fla
   --expect flag="$D/jp_flag.npy" --rtol 1e-5 --atol 1e-5 --runs 20
 check $L/future_first_tile.co --shape M=1001 --input x="$D/ff_x.npy" --expect y="$D/ff_y.npy" \
   --rtol 0 --atol 0 --runs 20
+check $L/launch_bounds_attr.co --shape N=100003 --input x="$D/la_x.npy" --expect y="$D/la_lb.npy" \
+  --rtol 1e-6 --atol 1e-6 --runs 20
+check $L/maxnreg_attr.co --shape N=100003 --input x="$D/la_x.npy" --expect y="$D/la_mr.npy" \
+  --rtol 1e-5 --atol 1e-5 --runs 20
 check $L/device_call.co --shape M=1001 --scalar a=1.5 --input x="$D/dc_x.npy" --input y="$D/dc_y0.npy" \
   --expect y="$D/dc_y.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 check $L/f8_moves.co --shape B=5 --input a="$D/f8_a.npy" --input b="$D/f8_b.npy" \

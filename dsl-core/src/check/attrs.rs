@@ -2,8 +2,9 @@
 //! `parallel` whose first level is written `: block`, `schedule(…)` on anything. Arguments are
 //! integers (`_` lets `launch_bounds` take the computed thread count); a `launch_bounds` thread
 //! count must cover the threads the block has. `schedule(k_tiles(p0, p1, …))` orders the K
-//! steps of the dense `mma` it annotates: a permutation of `0 … n-1`. All are hints no lowering
-//! reads yet: the gate reports them.
+//! steps of the dense `mma` it annotates: a permutation of `0 … n-1`. The SIMT path prints the
+//! first two (`launch_attrs.rs` has the rest of their rules); the others, and all on the Hopper
+//! path, are hints no lowering reads yet: the gate reports them.
 
 use super::{Cx, codes};
 use crate::diag::{Diagnostic, Diagnostics};

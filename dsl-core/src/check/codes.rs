@@ -134,6 +134,9 @@ pub const CONFIG: &str = "E1004";
 pub const OCCUPANCY: &str = "E1005";
 /// `occupancy` on a Hopper (TMA/WGMMA) kernel, whose blocks per SM the lowering sizes itself.
 pub const OCCUPANCY_PATH: &str = "E1006";
+/// `[[launch_bounds(T, B)]]` / `[[maxnreg(N)]]` that no launch of the kernel can meet, or that
+/// contradict each other or `occupancy`.
+pub const LAUNCH_ATTRIBUTE: &str = "E1011";
 /// `cluster C` with `C` not an integer in 1..=8 (blocks per cluster) for this configuration.
 pub const CLUSTER: &str = "E1007";
 /// A WGMMA accumulator too large for the registers a thread of its block can have (the 64K
@@ -742,6 +745,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         OCCUPANCY_PATH,
         "`occupancy` on a Hopper (TMA/WGMMA) kernel: it applies to SIMT kernels",
+    ),
+    (
+        LAUNCH_ATTRIBUTE,
+        "`[[launch_bounds]]` / `[[maxnreg]]` no launch can meet, or that contradict each other",
     ),
     (
         CLUSTER,

@@ -47,6 +47,7 @@ mod hazard;
 mod header;
 mod jumps;
 pub mod kernel_scope;
+mod launch_attrs;
 mod lowerable;
 mod mma_store;
 mod mma_uniform;
@@ -503,6 +504,7 @@ fn run_checks(
     range::check_ranges(&cx, &views, &mut diags);
     simt::check_simt(&cx, &views, geo.threads_per_block, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
+    launch_attrs::check_launch_attrs(&cx, geo.threads_per_block, &mut diags);
     cluster::check_cluster(&cx, &mut diags);
     cluster::check_cluster_level(&cx, &views, &mut diags);
     schedule::check_pingpong(&cx, &mut diags);

@@ -172,12 +172,13 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             "`parallel.async` / `parallel<s>` / cooperative launches",
         ));
     }
-    // `[[frag_prefetch]]` is lowered (`lower/warp_pipe.rs`); the other attributes are hints.
-    for a in m
-        .attributes
-        .iter()
-        .filter(|a| a.name.name != "frag_prefetch")
-    {
+    // `[[frag_prefetch]]` is lowered (`lower/warp_pipe.rs`), `[[launch_bounds]]` and
+    // `[[maxnreg]]` on SIMT kernels (`lower/plan.rs`); the other attributes are hints.
+    let simt = cx.lowering_path() != super::LoweringPath::Hopper;
+    for a in m.attributes.iter().filter(|a| {
+        a.name.name != "frag_prefetch"
+            && !(simt && matches!(a.name.name.as_str(), "launch_bounds" | "maxnreg"))
+    }) {
         diags.push(not_lowered(
             codes::NOT_LOWERED_ATTRIBUTE,
             a.span,

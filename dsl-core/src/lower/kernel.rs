@@ -651,6 +651,8 @@ pub struct LaunchBounds {
     pub threads: Sym,
     pub min_blocks: Option<Sym>,
     pub cluster: Option<Sym>,
+    /// `[[maxnreg(N)]]`: `__maxnreg__(N)` in place of `__launch_bounds__` (CUDA takes one).
+    pub max_regs: Option<Sym>,
 }
 
 impl fmt::Display for LaunchBounds {
@@ -658,9 +660,10 @@ impl fmt::Display for LaunchBounds {
         if let Some(c) = &self.cluster {
             write!(f, "__cluster_dims__({c}, 1, 1) ")?;
         }
-        match &self.min_blocks {
-            Some(b) => write!(f, "__launch_bounds__({}, ({b}))", self.threads),
-            None => write!(f, "__launch_bounds__({})", self.threads),
+        match (&self.max_regs, &self.min_blocks) {
+            (Some(n), _) => write!(f, "__maxnreg__({n})"),
+            (None, Some(b)) => write!(f, "__launch_bounds__({}, ({b}))", self.threads),
+            (None, None) => write!(f, "__launch_bounds__({})", self.threads),
         }
     }
 }

@@ -180,18 +180,32 @@ pub fn finish(
                 threads: threads.clone(),
                 min_blocks: Some(blocks_per_sm.clone()),
                 cluster: geo.cluster.as_ref().map(|c| expand(m, c)),
+                max_regs: None,
             }
         }
-        // `occupancy N;`: at least N blocks per SM, so ptxas caps registers at 65536 / (T × N).
-        // (The checker evaluated the occupancy as integer arithmetic.)
-        KernelPath::Simt => LaunchBounds {
-            threads: threads.clone(),
-            min_blocks: m
-                .occupancy
-                .and_then(|o| Sym::from_expr(m, o))
-                .map(|s| expand(m, &s)),
-            cluster: None,
-        },
+        // `occupancy N;` or `[[launch_bounds(T, N)]]`: at least N blocks per SM, so ptxas caps
+        // registers at 65536 / (T × N); `[[maxnreg(R)]]`: at most R registers a thread. (The
+        // checker evaluated them as integer arithmetic, `_` standing for the block's threads.)
+        KernelPath::Simt => {
+            let attr = |name: &str, i: usize| {
+                let a = m.attributes.iter().find(|a| a.name.name == name)?;
+                let e = *a.args.get(i)?;
+                if matches!(m.exprs[e], crate::ir::Expr::Wildcard) {
+                    return None;
+                }
+                Sym::from_expr(m, e).map(|s| expand(m, &s))
+            };
+            LaunchBounds {
+                threads: attr("launch_bounds", 0).unwrap_or_else(|| threads.clone()),
+                min_blocks: attr("launch_bounds", 1).or_else(|| {
+                    m.occupancy
+                        .and_then(|o| Sym::from_expr(m, o))
+                        .map(|s| expand(m, &s))
+                }),
+                cluster: None,
+                max_regs: attr("maxnreg", 0),
+            }
+        }
     };
     let mut grid: Vec<Sym> = geo.grid.iter().map(|g| expand(m, g)).collect();
     if let (Some(tiles), Some(on)) = (&geo.persistent_tiles, &geo.persistent_on) {
