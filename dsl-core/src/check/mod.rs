@@ -513,6 +513,7 @@ fn run_checks(
     let launch_asserts = asserts::check_asserts(&cx, &mut diags);
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
+    jumps::gate(&cx, &mut gate);
     warp_mma::warp_gate(&cx, &views, &swizzle, &mut gate);
     frag_elem::gate(&cx, &mut gate);
     frag_elem::tile_gate(&cx, &mut gate);

@@ -97,7 +97,6 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             .with_help("`tessel check` accepts it; emitting a kernel needs a lowering tessel does not have yet")
     };
     super::cluster::gate(cx, diags);
-    super::jumps::gate(cx, diags);
     super::events::cluster_triggers(cx, true, diags);
     if cx.lowering_path() == super::LoweringPath::Hopper {
         frag_rebinds(m, &m.kernel.body, diags);
@@ -478,7 +477,7 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 span,
                 &format!("`call` of `{}`, which the source does not define (tessel calls the `__device__` functions written beside the `__co__` function)", func.name),
             )),
-            // `break`, `continue`, `yield`: `jumps.rs`.
+            // `break`, `continue`, `yield`: `jumps.rs` (run beside this gate).
             Stmt::Ext(ExtStmt::Jump { .. }) => {}
             Stmt::Ext(x) => diags.push(not_lowered(codes::NOT_LOWERED_STMT, span, x.construct())),
             // A view bound to a name lowers to nothing: the parser wrote the view itself at
