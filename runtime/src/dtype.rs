@@ -501,17 +501,7 @@ impl Fp8Format {
 
 /// `len` s8 values uniform in `[-127, 127]`, none of them zero (the int8 GEMM's inputs).
 pub fn host_random_s8(len: usize, seed: u64) -> Vec<i8> {
-    let mut rng = SplitMix64::new(seed);
-    (0..len)
-        .map(|_| {
-            loop {
-                let v = (rng.next_u64() % 255) as i64 - 127;
-                if v != 0 {
-                    break v as i8;
-                }
-            }
-        })
-        .collect()
+    host_random_int(len, seed)
 }
 
 /// `len` integers of `T` uniform over its whole range (`[-MAX, MAX]` for a signed type), none

@@ -38,14 +38,18 @@ pub(crate) fn fresh_tile(
         },
         _ => return None,
     };
+    compile_time(m, &v.tile).then_some((v.tile, dtype))
+}
+
+/// Whether every dimension of `shape` is arithmetic over integers, tunables and constants.
+fn compile_time(m: &Module, shape: &[Sym]) -> bool {
     let mut names = Vec::new();
-    for d in &v.tile {
+    for d in shape {
         d.names(&mut names);
     }
     names
         .iter()
         .all(|n| m.tunable(n).is_some() || m.constant(n).is_some())
-        .then_some((v.tile, dtype))
 }
 
 /// The element type and shape of the fresh buffer statement `s` creates: its source's tile
@@ -70,12 +74,5 @@ pub(crate) fn fresh_shape(
     }
     let t = super::Transform::of(m, modifiers, tile.len())?;
     let shape = t.shape(&tile);
-    let mut names = Vec::new();
-    for d in &shape {
-        d.names(&mut names);
-    }
-    names
-        .iter()
-        .all(|n| m.tunable(n).is_some() || m.constant(n).is_some())
-        .then_some((shape, dtype))
+    compile_time(m, &shape).then_some((shape, dtype))
 }

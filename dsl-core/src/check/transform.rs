@@ -73,6 +73,23 @@ impl Transform {
         })?
     }
 
+    /// The destination's extents under a configuration, for a source tile of extents `tile`
+    /// (`None` where unknown; `value` evaluates a padding amount).
+    pub fn extents(
+        &self,
+        tile: &[Option<i64>],
+        value: impl Fn(&Sym) -> Option<i64>,
+    ) -> Vec<Option<i64>> {
+        match self {
+            Transform::Transpose(p) => p.iter().map(|&d| tile[d]).collect(),
+            Transform::Pad { low, high, .. } => tile
+                .iter()
+                .zip(low.iter().zip(high))
+                .map(|(n, (l, h))| Some(value(l)? + (*n)? + value(h)?))
+                .collect(),
+        }
+    }
+
     /// The destination's shape for a source tile of shape `tile`.
     pub fn shape(&self, tile: &[Sym]) -> Vec<Sym> {
         match self {

@@ -250,17 +250,19 @@ impl A<'_, '_> {
                     let tile = sv.tiled.clone().unwrap_or(sv.shape);
                     let shape = match super::Transform::of(m, modifiers, tile.len())? {
                         super::Transform::Transpose(p) => p.iter().map(|&d| tile[d]).collect(),
-                        super::Transform::Pad { low, high, .. } => tile
-                            .iter()
-                            .zip(low.iter().zip(&high))
-                            .map(|(n, (l, h))| {
-                                let v = cx.sym_value(l)? + n.value? + cx.sym_value(h)?;
-                                Some(super::Dim {
-                                    expr: super::DimExpr::Const(v),
-                                    value: Some(v),
+                        pad => {
+                            let values: Vec<Option<i64>> = tile.iter().map(|d| d.value).collect();
+                            pad.extents(&values, |s| cx.sym_value(s))
+                                .into_iter()
+                                .map(|v| {
+                                    let v = v?;
+                                    Some(super::Dim {
+                                        expr: super::DimExpr::Const(v),
+                                        value: Some(v),
+                                    })
                                 })
-                            })
-                            .collect::<Option<_>>()?,
+                                .collect::<Option<_>>()?
+                        }
                     };
                     (sv.dtype, *space, shape)
                 }

@@ -256,42 +256,17 @@ pub(crate) fn check_ext_copies(cx: &Cx, views: &Views, diags: &mut crate::diag::
             continue;
         };
         if sv.dtype != dv.dtype {
-            diags.push(
-                super::at_expr(
-                    m,
-                    super::codes::COPY_DTYPE,
-                    *dst,
-                    format!(
-                        "copy from {} to {}: `{}` is {} but `{}` is {}",
-                        sv.dtype,
-                        dv.dtype,
-                        m.expr_to_string(*src),
-                        sv.dtype,
-                        m.expr_to_string(*dst),
-                        dv.dtype
-                    ),
-                )
-                .with_help(format!(
-                    "copies do not convert element types: declare the destination as {}",
-                    sv.dtype
-                )),
-            );
+            diags.push(super::shape::dtype_mismatch(m, (*src, sv), (*dst, dv)));
             continue;
         }
         let mut from: Vec<Option<i64>> = sv.shape.iter().map(|d| cx.dim_value(d)).collect();
         let to: Vec<Option<i64>> = dv.shape.iter().map(|d| cx.dim_value(d)).collect();
         if modifiers.iter().any(|(n, _)| n.name == "pad") {
             // Malformed padding is `check/pad.rs`'s to report.
-            let Some(super::Transform::Pad { low, high, .. }) =
-                super::Transform::of(m, modifiers, from.len())
-            else {
+            let Some(pad) = super::Transform::of(m, modifiers, from.len()) else {
                 continue;
             };
-            from = from
-                .iter()
-                .zip(low.iter().zip(&high))
-                .map(|(n, (l, h))| Some(cx.sym_value(l)? + (*n)? + cx.sym_value(h)?))
-                .collect();
+            from = pad.extents(&from, |s| cx.sym_value(s));
         }
         if let Some((_, perm)) = modifiers.iter().find(|(n, _)| n.name == "transp") {
             let p: Option<Vec<usize>> = perm
