@@ -34,40 +34,13 @@ pub(crate) fn check_copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
             continue;
         }
         if sv.dtype != dv.dtype {
-            diags.push(dtype_mismatch(m, (src, sv), (dst, dv)));
+            diags.push(super::view_state::dtype_mismatch(m, (src, sv), (dst, dv)));
         }
         if zfill && zero_filled(cx, sv, dv) {
             continue;
         }
         shape_mismatch(cx, (src, sv), (dst, dv), dma, diags);
     }
-}
-
-/// `E0203`: the copy from `src` into `dst` would convert element types.
-pub(crate) fn dtype_mismatch(
-    m: &crate::ir::Module,
-    (src, sv): (ExprId, &VState),
-    (dst, dv): (ExprId, &VState),
-) -> crate::diag::Diagnostic {
-    at_expr(
-        m,
-        codes::COPY_DTYPE,
-        dst,
-        format!(
-            "copy from {} to {}: `{}` is {} but `{}` is {}",
-            sv.dtype,
-            dv.dtype,
-            m.expr_to_string(src),
-            sv.dtype,
-            m.expr_to_string(dst),
-            dv.dtype
-        ),
-    )
-    .with_note(m.expr_span(src), format!("the source is {}", sv.dtype))
-    .with_help(format!(
-        "copies do not convert element types: declare the destination as {}",
-        sv.dtype
-    ))
 }
 
 /// A `dma.copy.zfill` of a global tile of one or two dimensions into a shared tile larger in

@@ -109,3 +109,30 @@ pub(crate) fn var_extent_in(
         _ => None,
     }
 }
+
+/// `E0203`: the copy from `src` into `dst` would convert element types.
+pub(crate) fn dtype_mismatch(
+    m: &crate::ir::Module,
+    (src, sv): (ExprId, &VState),
+    (dst, dv): (ExprId, &VState),
+) -> crate::diag::Diagnostic {
+    super::at_expr(
+        m,
+        super::codes::COPY_DTYPE,
+        dst,
+        format!(
+            "copy from {} to {}: `{}` is {} but `{}` is {}",
+            sv.dtype,
+            dv.dtype,
+            m.expr_to_string(src),
+            sv.dtype,
+            m.expr_to_string(dst),
+            dv.dtype
+        ),
+    )
+    .with_note(m.expr_span(src), format!("the source is {}", sv.dtype))
+    .with_help(format!(
+        "copies do not convert element types: declare the destination as {}",
+        sv.dtype
+    ))
+}

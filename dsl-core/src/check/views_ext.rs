@@ -256,7 +256,7 @@ pub(crate) fn check_ext_copies(cx: &Cx, views: &Views, diags: &mut crate::diag::
             continue;
         };
         if sv.dtype != dv.dtype {
-            diags.push(super::shape::dtype_mismatch(m, (*src, sv), (*dst, dv)));
+            diags.push(super::view_state::dtype_mismatch(m, (*src, sv), (*dst, dv)));
             continue;
         }
         let mut from: Vec<Option<i64>> = sv.shape.iter().map(|d| cx.dim_value(d)).collect();
