@@ -47,7 +47,8 @@ struct File<'a> {
     launch_bounds: String,
     name: &'a str,
     params: Vec<String>,
-    constants: Vec<(String, String)>,
+    /// `constexpr` (or `const`, for one known only at launch), name, value.
+    constants: Vec<(&'static str, String, String)>,
     uses_smem: bool,
     smem_align: i64,
     body: Vec<String>,
@@ -169,11 +170,20 @@ pub fn emit(e: &Emit) -> String {
         launch_bounds: k.launch_bounds.to_string(),
         name: &k.name,
         params: k.params.iter().map(|p| p.to_string()).collect(),
-        constants: k
-            .constants
-            .iter()
-            .map(|(n, v)| (n.clone(), v.to_string()))
-            .collect(),
+        constants: {
+            let at_launch = k.launch_time_constants();
+            k.constants
+                .iter()
+                .map(|(n, v)| {
+                    let q = if at_launch.contains(n) {
+                        "const"
+                    } else {
+                        "constexpr"
+                    };
+                    (q, n.clone(), v.to_string())
+                })
+                .collect()
+        },
         uses_smem: !plan.dynamic_smem_bytes.eq(&dsl_core::lower::Sym::Int(0)),
         smem_align: if k.path == KernelPath::Hopper {
             1024

@@ -15,6 +15,7 @@ const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
 /// `reduce … : block`: the warps' values met in shared memory.
 const GLUE_BLOCK_REDUCE: &str = include_str!("../cuda/lowering/block_reduce.cuh");
 const GLUE_SIMT_STORE: &str = include_str!("../cuda/lowering/simt_store.cuh");
+const GLUE_SIMT_LAUNCH_SIZED: &str = include_str!("../cuda/lowering/simt_launch_sized.cuh");
 const GLUE_WARP_MMA: &str = include_str!("../cuda/lowering/warp_mma.cuh");
 /// `mma.load` of swizzled (TMA-written) tiles into warp fragments.
 const GLUE_WARP_SWZ: &str = include_str!("../cuda/lowering/warp_swz.cuh");
@@ -99,6 +100,15 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "shared → global tile store (lowering/simt_store.cuh)",
                     text: body(GLUE_SIMT_STORE),
+                });
+            }
+            if dsl_core::lower::SIMT_LAUNCH_SIZED
+                .iter()
+                .any(|h| calls.contains(*h))
+            {
+                s.push(Section {
+                    name: "tiles sized at launch (lowering/simt_launch_sized.cuh)",
+                    text: body(GLUE_SIMT_LAUNCH_SIZED),
                 });
             }
             // Only kernels with warp-level `mma` get the mma.sync / ldmatrix helpers.

@@ -15,7 +15,7 @@ __global__ void {{ launch_bounds }} {{ name }}(
     {{ p }}{% if !loop.last %},{% endif %}
 {%- endfor %}) {
 {%- for c in constants %}
-  constexpr int {{ c.0 }} = {{ c.1 }};
+  {{ c.0 }} int {{ c.1 }} = {{ c.2 }};
 {%- endfor %}
 {%- if uses_smem %}
   unsigned char *tsl_smem = tsl_smem_base<{{ smem_align }}>();

@@ -99,6 +99,39 @@ fn narrowed_by_if() {
 }
 
 #[test]
+fn narrowed_by_a_guard_on_an_expression() {
+    // `i * 8 + 3` ranges over [3, 27]; under `if (i * 8 + 3 < 16)` it is below 16, alone and
+    // inside `15 - (i * 8 + 3)`.
+    let kernel = |guard: Option<&str>| {
+        simple(|b| {
+            let body = |b: &mut B| {
+                vec![
+                    b.assign("acc", AssignOp::Add, "lhs_s.at(15 - (i * 8 + 3), 0)"),
+                    b.assign("acc", AssignOp::Add, "lhs_s.at(i * 8 + 3, 0)"),
+                ]
+            };
+            vec![
+                b.shared(F16, &["16", "TILE_K"], "lhs_s", None),
+                b.dma("lhs.subspan(16, TILE_K).at(block_m, 0)", "lhs_s"),
+                b.scalar(F16, "acc", Some("0.0f")),
+                b.foreach(&["i"], &["4"], |b| match guard {
+                    Some(g) => vec![b.if_(g, body)],
+                    None => body(b),
+                }),
+            ]
+        })
+    };
+    check_ok(&kernel(Some("i * 8 + 3 < 16")));
+    check_ok(&kernel(Some("16 > i * 8 + 3 && i >= 0")));
+    let d = check_err(&kernel(None));
+    assert!(d.iter().all(|e| e.code == c::TILE_RANGE), "{d:?}");
+    assert_eq!(d.len(), 2, "{d:?}");
+    // A guard on another expression narrows nothing here.
+    let d = check_err(&kernel(Some("i * 8 + 2 < 16")));
+    assert_eq!(d.len(), 2, "{d:?}");
+}
+
+#[test]
 fn element_index_leaves_shared_tile() {
     // thr_m ranges over TILE_M = 32 rows but the tile has 16.
     let m = simple(|b| {

@@ -43,15 +43,25 @@ fn limit_is_configurable() {
 }
 
 #[test]
-fn shared_shape_must_be_static() {
-    let m = simple(|b| vec![b.shared(DType::F16, &["M", "64"], "dyn", None)]);
+fn a_shape_over_a_problem_size_is_the_launchs_to_count() {
+    // Sized at launch (Croqtile's dynamic shared memory): legal, and left out of the static
+    // budget and of the tuner's quick count; the runtime counts it for each problem.
+    let m = simple(|b| {
+        vec![
+            b.shared(DType::F16, &["M", "64"], "dyn", None),
+            b.shared(DType::F16, &["16", "64"], "fixed", None),
+        ]
+    });
+    check_ok(&m);
+    assert_eq!(smem_bytes(&m, &Config::defaults(&m)).unwrap(), 16 * 64 * 2);
+    // An array count over a problem size is not lowered.
+    let m = simple(|b| vec![b.shared(DType::F16, &["16", "64"], "arr", Some("M"))]);
     let d = check_err(&m);
-    // Sized at launch: Croqtile's dynamic shared memory, not lowered yet.
     let e = only(&d, c::NOT_LOWERED_LAUNCH_SIZED);
     assert_eq!(e.span, m.expr_span(find(&m, "M")[3]));
     assert!(
         e.message
-            .contains("a shared or local buffer sized at launch"),
+            .contains("a shared or local buffer sized at launch (array count `M`)"),
         "{e}"
     );
     assert!(smem_bytes(&m, &Config::defaults(&m)).is_err());

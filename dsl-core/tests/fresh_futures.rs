@@ -1,8 +1,9 @@
 //! Futures whose copy creates a fresh shared buffer (`f = dma.copy src => shared;`,
 //! `f = tma.copy src => shared;`): the buffer has the source tile's shape whenever that shape is
 //! known at compile time — a `.subspan(…)` tile, a `.chunkat(…)` chunk (composed indices and
-//! `cdiv(M, T)` extents over problem dims included) — and a shape that depends on a problem dim
-//! is E1462. On the TMA/WGMMA path, synchronous `tma.copy` futures and synchronous u8
+//! `cdiv(M, T)` extents over problem dims included) — or at launch (a whole problem-sized
+//! tensor: a buffer sized at launch, which the SIMT path copies with the tile's extents as
+//! arguments; elsewhere E1686); a tile with no such shape is E1462. On the TMA/WGMMA path, synchronous `tma.copy` futures and synchronous u8
 //! `dma.copy` futures (sparsity metadata) lower; an initializer on a `__co__ auto` output
 //! lowers where no read or unwritten element can observe it.
 
@@ -72,8 +73,14 @@ fn a_chunk_of_a_problem_sized_tensor_sizes_the_buffer() {
     );
     // A transposed tile has no fresh-buffer form.
     assert!(codes(&simt("a.chunkat(bm, bk).transpose()")).contains(&"E1462"));
-    // A whole tensor of a problem-sized shape has none either.
-    assert_eq!(codes(&simt("a")), ["E1462"]);
+    // A whole tensor of a problem-sized shape is a buffer sized at launch, copied with its
+    // extents as arguments.
+    let k = lowered(&simt("a")).unwrap_or_else(|c| panic!("{c:?}"));
+    assert!(
+        body(&k).contains("tsl_copy_g2s_n<tsl_threads>(M, K, K, x, a, 0, 0, M, K);"),
+        "{}",
+        body(&k)
+    );
 }
 
 #[test]
@@ -158,13 +165,17 @@ fn futures_the_tma_path_cannot_lower_keep_their_codes() {
     let async_meta =
         "e = dma.copy.async meta.subspan(64, TILE_K / 8).at(bm, kt) => shared;\n      wait e;";
     assert!(codes(&sparse(lhs, async_meta)).contains(&"E1345"));
-    // A metadata tile whose shape needs a problem dim.
+    // A metadata chunk that the loop's extent does not size (KM split `cdiv(K, TILE_K)` ways).
     let ragged = "e = dma.copy meta.chunkat(bm, kt) => shared;";
-    assert!(codes(&sparse(lhs, ragged)).contains(&"E1462"));
-    // A TMA future whose tile needs a problem dim.
+    assert_eq!(codes(&sparse(lhs, ragged)), ["E0204"]);
+    // A TMA future of such a chunk (KP split `cdiv(K, TILE_K)` ways).
     let lhs_dyn = "a = tma.copy.swiz<64> lhs.chunkat(bm, kt) => shared;";
     let meta = "e = dma.copy meta.subspan(64, TILE_K / 8).at(bm, kt) => shared;";
-    assert!(codes(&sparse(lhs_dyn, meta)).contains(&"E1462"));
+    assert_eq!(codes(&sparse(lhs_dyn, meta)), ["E0204"]);
+    // A TMA future of a whole problem-sized tensor: a buffer sized at launch, which the
+    // TMA/WGMMA path does not lower.
+    let lhs_whole = "a = tma.copy.swiz<64> lhs => shared;";
+    assert!(codes(&sparse(lhs_whole, meta)).contains(&"E1686"));
     // Copies under a level that splits the block (each warpgroup would load into the one
     // buffer, and the loads wait at block-wide barriers).
     let inner = |copy: &str| {

@@ -35,7 +35,10 @@
 # every launch: a histogram counted into zeros, a tensor written in part over 1.5); inline_asm
 # (GNU extended `__asm__`: scalar, shared, read-and-rewritten global and float outputs);
 # device_call_plain (`call` of a plain C++ function, compiled for the device with the
-# `__device__` one it calls: x = 2 x + 1 in place). The
+# `__device__` one it calls: x = 2 x + 1 in place); launch_sized_rows and launch_sized_batch
+# (shared buffers sized by problem sizes: rows of N = 1001 and 4096 reversed through shared
+# memory, a whole [B, 4, K] batch in one buffer; problems over a block's shared memory must be
+# refused at launch). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -198,6 +201,17 @@ np.save(f"{d}/ia_x.npy", x); np.save(f"{d}/ia_y.npy", x + 6)
 np.save(f"{d}/ia_z.npy", (x + 5).astype(np.float32))
 x = rng.standard_normal((1001, 64)).astype(np.float32)          # a plain function: M ragged
 np.save(f"{d}/dp_x0.npy", x); np.save(f"{d}/dp_x.npy", 2 * x + 1)
+for n in (1001, 4096):                                          # rows sized at launch
+    x = rng.standard_normal((333, n)).astype(np.float32)
+    z = rng.standard_normal((333, n)).astype(np.float32)
+    np.save(f"{d}/lr_x{n}.npy", x); np.save(f"{d}/lr_z{n}.npy", z)
+    np.save(f"{d}/lr_y{n}.npy", (x[:, ::-1].astype(np.float64) + 2 * z.astype(np.float64)).astype(np.float32))
+for b, k in ((5, 100), (3, 99)):                                # a batch sized at launch
+    x = rng.integers(-(1 << 20), 1 << 20, size=(b, 4, k), dtype=np.int32)
+    np.save(f"{d}/lb_x{b}.npy", x)
+    np.save(f"{d}/lb_y{b}.npy", (3 * x + np.arange(b, dtype=np.int32)[:, None, None]).astype(np.int32))
+np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
+np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
 PY
 rc=0
 check() {
@@ -282,4 +296,22 @@ echo "$out" | grep -E "assert" | head -3
 if [ $r -eq 0 ] || ! echo "$out" | grep -q "M must be a multiple of 4"; then
   echo "   FAIL ($r)"; rc=1
 fi
+for n in 1001 4096; do
+  check $L/launch_sized_rows.co --shape M=333,N=$n --input x="$D/lr_x$n.npy" --input z="$D/lr_z$n.npy" \
+    --expect y="$D/lr_y$n.npy" --rtol 1e-6 --atol 1e-6 --runs 20
+done
+check $L/launch_sized_batch.co --shape B=5,K=100 --input x="$D/lb_x5.npy" --expect y="$D/lb_y5.npy" \
+  --rtol 0 --atol 0 --runs 20
+check $L/launch_sized_batch.co --shape B=3,K=99 --input x="$D/lb_x3.npy" --expect y="$D/lb_y3.npy" \
+  --rtol 0 --atol 0 --runs 20
+for s in "launch_sized_rows.co M=333,N=30000 y=$D/lr_y30000.npy" \
+  "launch_sized_batch.co B=200,K=100 y=$D/lb_y200.npy"; do
+  set -- $s
+  echo "-- $L/$1 --shape $2 (over the shared memory of a block: the launch must be refused)"
+  out=$("$T" run $L/$1 --shape $2 --expect $3 --runs 1 2>&1); r=$?
+  echo "$out" | grep -E "shared memory|error" | head -3
+  if [ $r -eq 0 ] || ! echo "$out" | grep -q "shared memory"; then
+    echo "   FAIL ($r)"; rc=1
+  fi
+done
 exit $rc

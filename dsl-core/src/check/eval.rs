@@ -19,6 +19,10 @@ pub struct Env {
     pub extents: HashMap<String, i64>,
     /// Ranges of loop variables and bindings (for the interval analysis).
     pub ranges: HashMap<String, Interval>,
+    /// Ranges of compound expressions a guard bounds (`if (c * 128 + t < N)`), by their
+    /// printed form: an expression that prints the same (in an index, or inside one) ranges
+    /// within it too.
+    pub expr_ranges: Vec<(String, Interval)>,
 }
 
 impl Env {
@@ -316,6 +320,22 @@ pub fn eval_interval(m: &Module, e: ExprId, env: &Env) -> Interval {
     if let Ok(v) = eval(m, e, env) {
         return Interval::new(v, v);
     }
+    let r = interval_of(m, e, env);
+    if env.expr_ranges.is_empty() || matches!(m.exprs[e], Expr::Name(_) | Expr::Int(_)) {
+        return r;
+    }
+    let text = m.expr_to_string(e);
+    env.expr_ranges
+        .iter()
+        .filter(|(t, _)| *t == text)
+        .fold(r, |r, (_, g)| {
+            let met = r.meet(*g);
+            if met.is_empty() { r } else { met }
+        })
+}
+
+/// [`eval_interval`] from `e`'s operands, before the guards' ranges of `e` itself.
+fn interval_of(m: &Module, e: ExprId, env: &Env) -> Interval {
     match &m.exprs[e] {
         Expr::Int(v) => Interval::new(*v, *v),
         Expr::Bool(b) => Interval::new(*b as i64, *b as i64),

@@ -7,10 +7,11 @@
 //! `….at(b, h, 0, 0).sqz()` drops the dimensions of extent 1; a whole tensor is its shape.
 //!
 //! A source qualifies when it views a kernel parameter or a declared tensor (not a single
-//! element, an array entry, a transposed view or another future's buffer) and every dimension
-//! of its tile is arithmetic over integers, tunables and constants: a shared buffer is sized at
-//! compile time (a problem dimension such as `M` may appear only under a `cdiv(M, T)` extent,
-//! whose chunk is `T`).
+//! element, an array entry, a transposed view or another future's buffer). A register array
+//! (`=> local`) is sized at compile time: every dimension of its tile is arithmetic over
+//! integers, tunables and constants (a problem dimension such as `M` may appear only under a
+//! `cdiv(M, T)` extent, whose chunk is `T`). A shared buffer may also be sized at launch, by
+//! problem sizes (`x.subspan(M, 64)`, [`launch_known`]).
 
 use super::Binding;
 use crate::ir::{DType, ExprId, ExtStmt, Module, Stmt, StmtId};
@@ -20,6 +21,16 @@ use std::collections::HashMap;
 /// The element type and tile of `src`, the source of a copy into a fresh buffer, when it has a
 /// compile-time shape (see the module comment); `bindings` resolves names (the checker's).
 pub(crate) fn fresh_tile(
+    m: &Module,
+    bindings: &HashMap<ExprId, Binding>,
+    src: ExprId,
+) -> Option<(Vec<Sym>, DType)> {
+    source_tile(m, bindings, src).filter(|(tile, _)| compile_time(m, tile))
+}
+
+/// The element type and tile of `src` when it qualifies as a fresh buffer's source, sized at
+/// compile time or at launch.
+fn source_tile(
     m: &Module,
     bindings: &HashMap<ExprId, Binding>,
     src: ExprId,
@@ -38,7 +49,7 @@ pub(crate) fn fresh_tile(
         },
         _ => return None,
     };
-    compile_time(m, &v.tile).then_some((v.tile, dtype))
+    Some((v.tile, dtype))
 }
 
 /// Whether every dimension of `shape` is arithmetic over integers, tunables and constants.
@@ -52,9 +63,29 @@ fn compile_time(m: &Module, shape: &[Sym]) -> bool {
         .all(|n| m.tunable(n).is_some() || m.constant(n).is_some())
 }
 
-/// The element type and shape of the fresh buffer statement `s` creates: its source's tile
-/// ([`fresh_tile`]), rearranged by a `dma.transp` or `dma.pad` of the statement
-/// (`Transform::shape`). `None` where either has no compile-time shape.
+/// Whether every dimension of `shape` is known when the kernel launches: arithmetic over
+/// integers, tunables, constants and problem sizes (the names in parameter shapes), which size
+/// the launch's dynamic shared memory.
+pub(crate) fn launch_known(m: &Module, shape: &[Sym]) -> bool {
+    let mut names = Vec::new();
+    for d in shape {
+        d.names(&mut names);
+    }
+    let problem_size = |n: &str| {
+        m.kernel.params.iter().any(|p| {
+            p.shape
+                .iter()
+                .any(|&d| matches!(&m.exprs[d], crate::ir::Expr::Name(x) if x == n))
+        })
+    };
+    names
+        .iter()
+        .all(|n| m.tunable(n).is_some() || m.constant(n).is_some() || problem_size(n))
+}
+
+/// The element type and shape of the fresh shared buffer statement `s` creates: its source's
+/// tile, rearranged by a `dma.transp` or `dma.pad` of the statement (`Transform::shape`).
+/// `None` where either is not known at launch ([`launch_known`]).
 pub(crate) fn fresh_shape(
     m: &Module,
     bindings: &HashMap<ExprId, Binding>,
@@ -65,7 +96,7 @@ pub(crate) fn fresh_shape(
         Stmt::TmaCopy { src, .. } => (*src, &[][..]),
         _ => return None,
     };
-    let (tile, dtype) = fresh_tile(m, bindings, src)?;
+    let (tile, dtype) = source_tile(m, bindings, src).filter(|(t, _)| launch_known(m, t))?;
     if !modifiers
         .iter()
         .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad"))
@@ -74,5 +105,5 @@ pub(crate) fn fresh_shape(
     }
     let t = super::Transform::of(m, modifiers, tile.len())?;
     let shape = t.shape(&tile);
-    compile_time(m, &shape).then_some((shape, dtype))
+    launch_known(m, &shape).then_some((shape, dtype))
 }

@@ -685,8 +685,8 @@ fn copies(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
                         .map(|(sh, _)| sh.iter().map(|d| d.to_cpp()).collect::<Vec<_>>());
                     match (shape, fresh_shapes.iter().find(|x| x.0 == f.name)) {
                         (None, _) => diags.push(
-                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = {op} … => shared` sizes its buffer from the source's tile, and this source's tile has no compile-time shape", f.name))
-                                .with_help("copy a tile whose extents are integers, tunables and constants: `t.subspan(R, C).at(i, j)`, or `t.chunkat(i, j)` with `i` over `cdiv(M, R)`"),
+                            at_expr(m, codes::FRESH_SHAPE, *src, format!("`{} = {op} … => shared` sizes its buffer from the source's tile, and this source's tile has no shape known at launch", f.name))
+                                .with_help("copy a tile whose extents are integers, tunables, constants and problem sizes: `t.subspan(R, C).at(i, j)`, or `t.chunkat(i, j)` with `i` over `cdiv(M, R)`"),
                         ),
                         (Some(sh), Some((_, first))) if *first != sh => diags.push(
                             at_expr(m, codes::FRESH_SHAPE, *src, format!("`{}` names one shared buffer: [{}] here, [{}] before", f.name, sh.join(", "), first.join(", ")))

@@ -48,6 +48,7 @@ mod header;
 mod jumps;
 pub mod kernel_scope;
 mod launch_attrs;
+mod launch_sized;
 mod lowerable;
 mod mma_store;
 mod mma_uniform;
@@ -514,6 +515,8 @@ fn run_checks(
     let mut gate = Diagnostics::default();
     support::lowering_gate(&cx, &mut gate);
     jumps::gate(&cx, &mut gate);
+    let per_thread_copies = lowerable::per_thread_copies(&cx, &views);
+    launch_sized::gate(&cx, &views, &per_thread_copies, &mut gate);
     warp_mma::warp_gate(&cx, &views, &swizzle, &mut gate);
     frag_elem::gate(&cx, &mut gate);
     frag_elem::tile_gate(&cx, &mut gate);
@@ -553,7 +556,7 @@ fn run_checks(
         .map(|c| c.iter().map(|l| (l.stmt, l.level)).collect())
         .collect();
     let info = KernelInfo {
-        per_thread_copies: lowerable::per_thread_copies(&cx, &views),
+        per_thread_copies,
         launch_asserts,
         config: cfg.clone(),
         path,
@@ -589,7 +592,8 @@ fn run_checks(
 }
 
 /// Shared-memory bytes of `m` under `cfg` (for the tuner's quick filter): Σ shared tensor
-/// decls × array counts + 8 B per event.
+/// decls × array counts + 8 B per event. Buffers sized by problem sizes are the launch's to
+/// count: left out here.
 pub fn smem_bytes(m: &Module, cfg: &Config) -> Result<u64, Diagnostics> {
     let mut diags = Diagnostics::default();
     let hdr = header::check_header(m, cfg, None, &mut diags);

@@ -1,7 +1,9 @@
 //! Static index ranges: an interval analysis over the kernel body. Parallel and foreach
 //! variables range over `[0, extent)` (under the config), bindings over the range of their
 //! value, narrowed inside `inthreads`/`if` by conditions `v == c`, `v >= c`, `v > c`,
-//! `v < c`, `v <= c` joined with `&&`. An index that can leave a tensor or event array, or
+//! `v < c`, `v <= c` joined with `&&`. A condition on an expression over variables narrows that
+//! expression where it appears again, alone or inside an index: under `if (c * 128 + t < N)`,
+//! `N - 1 - (c * 128 + t)` is at least 0. An index that can leave a tensor or event array, or
 //! a tile coordinate / element index that can leave a shared or local tensor, is an error.
 //!
 //! Ranges that are unbounded (e.g. loops over problem sizes at compile time) are not
@@ -34,6 +36,12 @@ struct St {
 
 impl St {
     fn forget(&mut self, name: &str) {
+        // A guard's range of an expression over `name` no longer holds.
+        self.env.expr_ranges.retain(|(text, _)| {
+            !text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == name)
+        });
         self.env.values.remove(name);
         self.env.ranges.insert(name.to_string(), Interval::TOP);
         self.env.extents.remove(name);
@@ -278,22 +286,20 @@ impl W<'_, '_> {
             conjuncts(m, cond, &mut conj);
         }
         for (op, lhs, rhs) in conj {
-            let (name, op, c) = match (&m.exprs[lhs], &m.exprs[rhs]) {
-                (Expr::Name(n), _) if out.env.ranges.contains_key(n) => {
-                    match eval(m, rhs, &out.env) {
-                        Ok(c) => (n.clone(), op, c),
-                        Err(_) => continue,
-                    }
-                }
-                (_, Expr::Name(n)) if out.env.ranges.contains_key(n) => {
-                    match eval(m, lhs, &out.env) {
-                        Ok(c) => (n.clone(), flip(op), c),
-                        Err(_) => continue,
-                    }
-                }
-                _ => continue,
+            // A variable against a value narrows the variable; an expression over variables
+            // against a value narrows that expression wherever it appears (`expr_ranges`).
+            let side = |e: ExprId| match &m.exprs[e] {
+                Expr::Name(n) if out.env.ranges.contains_key(n) => Some(Some(n.clone())),
+                Expr::Name(_) | Expr::Int(_) => None,
+                _ => Some(None),
             };
-            let cur = out.env.ranges[&name];
+            let (var, expr, op, c) = match (side(lhs), eval(m, rhs, &out.env)) {
+                (Some(v), Ok(c)) => (v, lhs, op, c),
+                _ => match (side(rhs), eval(m, lhs, &out.env)) {
+                    (Some(v), Ok(c)) => (v, rhs, flip(op), c),
+                    _ => continue,
+                },
+            };
             let lim = match op {
                 BinaryOp::Eq => Interval::new(c, c),
                 BinaryOp::Ge => Interval {
@@ -314,6 +320,13 @@ impl W<'_, '_> {
                 },
                 _ => continue,
             };
+            let Some(name) = var else {
+                if !reads_data(m, expr) {
+                    out.env.expr_ranges.push((m.expr_to_string(expr), lim));
+                }
+                continue;
+            };
+            let cur = out.env.ranges[&name];
             let new = cur.meet(lim);
             if new.is_empty() {
                 return None;

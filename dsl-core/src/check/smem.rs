@@ -117,7 +117,8 @@ fn tally(cx: &Cx, threads_per_block: u32, diags: &mut Diagnostics) -> (u64, Vec<
         .iter()
         .map(|(n, &v)| (n.clone(), v))
         .collect();
-    let positive = |e, what: &str, diags: &mut Diagnostics| -> Option<u64> {
+    // `at_launch`: a shared buffer's dimension, which may be sized at launch.
+    let positive = |e, what: &str, at_launch: bool, diags: &mut Diagnostics| -> Option<u64> {
         match cx.static_value(e) {
             Some(v) if v >= 1 => Some(v as u64),
             Some(v) => {
@@ -135,12 +136,20 @@ fn tally(cx: &Cx, threads_per_block: u32, diags: &mut Diagnostics) -> (u64, Vec<
                 );
                 None
             }
-            // Sized at launch (problem sizes, scalar parameters): Croqtile's dynamic shared
-            // memory and run-time local buffers, which tessel does not lower yet.
-            None if cx.resolved(e) && launch_sized(cx, e) => {
+            // Sized by problem sizes: a shared buffer's dimension is the launch's to count
+            // (`memory` places the buffer at a run-time offset, the runtime sizes and checks the
+            // dynamic shared memory of each problem); an array count, a register array or a
+            // scalar parameter's value (known only at the launch itself) is not lowered.
+            None if at_launch && cx.resolved(e) && launch_sized(cx, e, false) => None,
+            None if cx.resolved(e) && launch_sized(cx, e, true) => {
+                let help = if at_launch {
+                    "a shared buffer may be sized by problem sizes (the names in parameter shapes), tunables and constants; pass the length as a dimension of a tensor parameter"
+                } else {
+                    "tessel sizes register arrays and array counts by tunables and constants; tile the problem size with a tunable (`[TM]` with `require M % TM == 0;`)"
+                };
                 diags.push(
                     at_expr(m, codes::NOT_LOWERED_LAUNCH_SIZED, e, format!("not supported yet: a shared or local buffer sized at launch ({what} `{}`)", m.expr_to_string(e)))
-                        .with_help("tessel sizes shared and local buffers by tunables and constants; tile the problem size with a tunable (`[TM]` with `require M % TM == 0;`)"),
+                        .with_help(help),
                 );
                 None
             }
@@ -164,7 +173,7 @@ fn tally(cx: &Cx, threads_per_block: u32, diags: &mut Diagnostics) -> (u64, Vec<
                 ..
             } if *space != MemSpace::Global => {
                 for &d in shape {
-                    positive(d, "dimension", diags);
+                    positive(d, "dimension", *space == MemSpace::Shared, diags);
                 }
                 let dims: Vec<String> = shape.iter().map(|&d| m.expr_to_string(d)).collect();
                 let vals: Vec<String> = shape
@@ -177,7 +186,7 @@ fn tally(cx: &Cx, threads_per_block: u32, diags: &mut Diagnostics) -> (u64, Vec<
                     .collect();
                 for d in names {
                     let count = match d.count {
-                        Some(c) => positive(c, "array count", diags),
+                        Some(c) => positive(c, "array count", false, diags),
                         None => Some(1),
                     };
                     if *space != MemSpace::Shared {
@@ -213,7 +222,7 @@ fn tally(cx: &Cx, threads_per_block: u32, diags: &mut Diagnostics) -> (u64, Vec<
             } => {
                 for d in names {
                     let count = match d.count {
-                        Some(c) => positive(c, "event array count", diags),
+                        Some(c) => positive(c, "event array count", false, diags),
                         None => Some(1),
                     };
                     if let Some(c) = count {
@@ -327,9 +336,10 @@ pub(crate) fn check_smem(
     total
 }
 
-/// Whether `e` is an integer known at launch: problem sizes, scalar parameters, tunables and
-/// constants (not loop, parallel or local variables, a whole shape `x.span`, or a float).
-fn launch_sized(cx: &Cx, e: crate::ir::ExprId) -> bool {
+/// Whether `e` is an integer known at launch: problem sizes, tunables and constants, and with
+/// `scalars` integer scalar parameters (not loop, parallel or local variables, a whole shape
+/// `x.span`, or a float).
+fn launch_sized(cx: &Cx, e: crate::ir::ExprId, scalars: bool) -> bool {
     let m = cx.m;
     let mut ok = true;
     super::walk_expr(m, e, &mut |x| {
@@ -340,9 +350,12 @@ fn launch_sized(cx: &Cx, e: crate::ir::ExprId) -> bool {
                     | super::Binding::Tunable
                     | super::Binding::Constant,
                 ) => true,
-                Some(super::Binding::Param(i)) => m.kernel.params.get(*i).is_some_and(|p| {
-                    p.shape.is_empty() && matches!(p.dtype, crate::ir::DType::I32)
-                }),
+                Some(super::Binding::Param(i)) => {
+                    scalars
+                        && m.kernel.params.get(*i).is_some_and(|p| {
+                            p.shape.is_empty() && matches!(p.dtype, crate::ir::DType::I32)
+                        })
+                }
                 _ => false,
             },
             crate::ir::Expr::Float { .. } | crate::ir::Expr::Field { .. } => false,

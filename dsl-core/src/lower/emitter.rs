@@ -86,6 +86,9 @@ pub struct Emitter<'a> {
     pub even_copies: Vec<(Call, Vec<CExpr>)>,
     /// The register stages of the async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,
+    /// The async copies of tiles sized at launch ([`super::lowered::G2S_N`], which the
+    /// synchronous ones call too).
+    pub async_launch_sized: Vec<Call>,
     pub errors: Vec<LowerError>,
     /// The warp-level `mma` fragments (`super::warp`).
     pub warp: super::warp_frags::WarpState,

@@ -753,6 +753,25 @@ impl CudaKernel {
         let v: Vec<String> = values.iter().map(|x| x.to_string()).collect();
         format!("{}<{}>", self.name, v.join(", "))
     }
+
+    /// The constants known only at launch, printed `const int` where the others are
+    /// `constexpr int`: those that name a parameter (a problem size, a scalar) or another such
+    /// constant — the offset of a shared buffer after one sized at launch.
+    pub fn launch_time_constants(&self) -> BTreeSet<String> {
+        let params: BTreeSet<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+        let mut out = BTreeSet::new();
+        for (n, v) in &self.constants {
+            let mut names = BTreeSet::new();
+            v.names(&mut names);
+            if names
+                .iter()
+                .any(|x| params.contains(x.as_str()) || out.contains(x))
+            {
+                out.insert(n.clone());
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]

@@ -13,14 +13,21 @@ pub struct Body {
     pub even_copies: Vec<(Call, Vec<CExpr>)>,
     /// The register stages of async transposed copies, in the order of their first issue.
     pub stages: Vec<Stage>,
+    /// The async copies of tiles sized at launch ([`G2S_N`], which synchronous copies call too).
+    pub async_launch_sized: Vec<Call>,
 }
 
 /// The cooperative global → shared copies (`lowering/simt.cuh`, `lowering/simt_tiles.cuh`).
 pub const G2S: &str = "tsl_copy_g2s";
 pub const G2S_ASYNC: &str = "tsl_copy_g2s_async";
 pub const G2S_T: &str = "tsl_copy_g2s_t";
-/// The cooperative shared → global store (`lowering/simt.cuh`).
+/// The cooperative shared → global store (`lowering/simt_store.cuh`).
 pub const S2G: &str = "tsl_copy_s2g";
+/// [`G2S`] and [`S2G`] for tiles whose extents are known only at launch, which they take as
+/// arguments (`lowering/simt_launch_sized.cuh`).
+pub const G2S_N: &str = "tsl_copy_g2s_n";
+pub const S2G_N: &str = "tsl_copy_s2g_n";
+pub const LAUNCH_SIZED: [&str; 2] = [G2S_N, S2G_N];
 
 /// The register stage of the async copies into one `.transpose()`d shared tensor.
 #[derive(Clone, Debug, PartialEq)]

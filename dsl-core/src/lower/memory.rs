@@ -4,7 +4,10 @@
 //! The buffers are the checker's ([`KernelInfo::shared`]): the shared tensors and the fresh
 //! buffer of each future (`f = dma.copy … => shared;`, `f = tma.copy … => shared;`: a shared
 //! tensor named `f`, of its source's tile shape, `check::fresh_tile`), each of the checker's
-//! size (`SharedBuffer::sym_bytes`, the formula the budget check evaluates).
+//! size (`SharedBuffer::sym_bytes`, the formula the budget check evaluates). A buffer may be
+//! sized by problem sizes (`check/launch_sized.rs`): the offsets after it are then computed by
+//! the kernel from its parameters (`CudaKernel::launch_time_constants`, printed `const int`),
+//! and the total is the launch's to evaluate.
 
 use super::error::LowerError;
 use super::kernel::{ConstValue, KernelPath};

@@ -79,8 +79,8 @@ pub use kernel::{
 };
 pub use launch::launch_form;
 pub use lowered::{
-    BLOCK_REDUCE as SIMT_BLOCK_REDUCE, G2S_ASYNC as SIMT_G2S_ASYNC, S2G as SIMT_S2G,
-    TILE_HELPERS as SIMT_TILE_HELPERS,
+    BLOCK_REDUCE as SIMT_BLOCK_REDUCE, G2S_ASYNC as SIMT_G2S_ASYNC,
+    LAUNCH_SIZED as SIMT_LAUNCH_SIZED, S2G as SIMT_S2G, TILE_HELPERS as SIMT_TILE_HELPERS,
 };
 pub use warp::HELPERS as WARP_MMA_HELPERS;
 pub use warp::SWZ_HELPERS as WARP_SWZ_HELPERS;
@@ -180,6 +180,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         rewritten_store_tiles: tma_store::rewritten_tiles(m),
         even_copies: Vec::new(),
         stages: Vec::new(),
+        async_launch_sized: Vec::new(),
         pending_store_read: false,
         cluster: geo
             .cluster
@@ -232,6 +233,7 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
         lines: std::mem::take(&mut e.lines),
         even_copies: std::mem::take(&mut e.even_copies),
         stages: std::mem::take(&mut e.stages),
+        async_launch_sized: std::mem::take(&mut e.async_launch_sized),
     };
     passes::run(&mut body).map_err(|msg| {
         vec![LowerError::new(

@@ -32,7 +32,9 @@ use super::cxx::{CExpr, COp, CType, comma_list};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, Line, Op};
-use super::lowered::{Body, G2S, G2S_ASYNC, G2S_T, S2G, Stage, TILE_HELPERS, WAIT, WAIT_ALL};
+use super::lowered::{
+    Body, G2S, G2S_ASYNC, G2S_N, G2S_T, S2G, S2G_N, Stage, TILE_HELPERS, WAIT, WAIT_ALL,
+};
 use super::rows::Rows2;
 use crate::ir::{CopyDst, Expr, ExprId, Ident, Level, MemSpace, Module, ReduceOp, Stmt, StmtId};
 use std::fmt::Write as _;
@@ -146,6 +148,33 @@ fn g2s(
     };
     if barrier {
         e.barrier_before_shared_writes(Some("earlier readers of the destinations are done"), line);
+    }
+    if launch_sized(m, &[&rows, &cols, &ld]) {
+        if dv.transposed {
+            return Err(LowerError::new(
+                m.expr_span(d.unwrap_or(src)),
+                "a transposed copy into a shared tile sized at launch is not supported",
+            ));
+        }
+        let call = Call::new(G2S_N).targs([CExpr::var("tsl_threads")]).args([
+            rows,
+            cols,
+            ld,
+            dv.tile_ptr(),
+            g.ptr,
+            g.r0,
+            g.c0,
+            tensor_rows,
+            tensor_cols,
+        ]);
+        if is_async {
+            e.async_launch_sized.push(call.clone());
+        } else {
+            e.pending_dma = true;
+            e.pending_cp_async = true;
+        }
+        e.call(call, None, line);
+        return Ok(());
     }
     let helper = match (dv.transposed, is_async) {
         (true, _) => G2S_T,
@@ -612,19 +641,46 @@ fn store_tile(
         CExpr::sym_operand(&sv.tensor.ld())
     };
     e.barrier_unless_last(Some("the shared tile's writers are done"), line);
-    let call = Call::new(S2G)
-        .targs([g.rows, g.cols, ld, CExpr::var("tsl_threads")])
-        .args([
+    let call = if launch_sized(e.m, &[&g.rows, &g.cols, &ld]) {
+        Call::new(S2G_N).targs([CExpr::var("tsl_threads")]).args([
+            g.rows,
+            g.cols,
+            ld,
             g.ptr,
             g.r0,
             g.c0,
             g.tensor_rows,
             g.tensor_cols,
             sv.tile_ptr(),
-        ]);
+        ])
+    } else {
+        Call::new(S2G)
+            .targs([g.rows, g.cols, ld, CExpr::var("tsl_threads")])
+            .args([
+                g.ptr,
+                g.r0,
+                g.c0,
+                g.tensor_rows,
+                g.tensor_cols,
+                sv.tile_ptr(),
+            ])
+    };
     e.call(call, None, line);
     e.barrier(Some("the shared tile's readers are done"), line);
     Ok(())
+}
+
+/// Whether a cooperative copy's tile extents (rows, columns, row pitch) are known only at launch:
+/// they name a problem size or a scalar parameter, not only tunables and constants. Such a
+/// copy passes them as arguments ([`G2S_N`], [`S2G_N`]) rather than template parameters.
+fn launch_sized(m: &Module, extents: &[&CExpr]) -> bool {
+    let mut names = std::collections::BTreeSet::new();
+    for x in extents {
+        x.names(&mut names);
+    }
+    names
+        .iter()
+        .any(|n| m.tunable(n).is_none() && m.constant(n).is_none())
 }
 
 /// Whether the last node emitted is a barrier, or an async cooperative copy (a sync one leaves
@@ -639,7 +695,9 @@ fn follows_barrier_or_async_copy(e: &Emitter) -> bool {
         .find(|l| !matches!(l.op, Op::SharedPtr { .. }))
         .is_some_and(|l| match &l.op {
             Op::Barrier => true,
-            Op::Call(c) => !e.pending_dma && [G2S, G2S_ASYNC, G2S_T].contains(&c.name.as_str()),
+            Op::Call(c) => {
+                !e.pending_dma && [G2S, G2S_ASYNC, G2S_T, G2S_N].contains(&c.name.as_str())
+            }
             _ => false,
         })
 }
@@ -689,8 +747,11 @@ pub fn finish_async_copies(e: &mut Body, start: usize, end: usize) {
         .iter()
         .rposition(|l| Some(l.indent) == base && l.op.call().is_some_and(|c| c.name == WAIT_ALL));
     let issues = |l: &Line| {
-        l.op.call()
-            .is_some_and(|c| c.name == G2S_ASYNC || stages.iter().any(|st| st.issued_by(c)))
+        l.op.call().is_some_and(|c| {
+            c.name == G2S_ASYNC
+                || e.async_launch_sized.contains(c)
+                || stages.iter().any(|st| st.issued_by(c))
+        })
     };
     let issued = e.lines[start..end].iter().any(issues);
     let drained = last_drain.is_some_and(|i| !e.lines[start + i..end].iter().any(issues));
