@@ -38,7 +38,8 @@
 # `__device__` one it calls: x = 2 x + 1 in place); launch_sized_rows and launch_sized_batch
 # (shared buffers sized by problem sizes: rows of N = 1001 and 4096 reversed through shared
 # memory, a whole [B, 4, K] batch in one buffer; problems over a block's shared memory must be
-# refused at launch). The
+# refused at launch); decl_init (`{v}` initializers: a shared histogram zeroed by the block, register
+# arrays of weights and of each thread's index). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -210,6 +211,12 @@ for b, k in ((5, 100), (3, 99)):                                # a batch sized 
     x = rng.integers(-(1 << 20), 1 << 20, size=(b, 4, k), dtype=np.int32)
     np.save(f"{d}/lb_x{b}.npy", x)
     np.save(f"{d}/lb_y{b}.npy", (3 * x + np.arange(b, dtype=np.int32)[:, None, None]).astype(np.int32))
+x = rng.integers(-(1 << 20), 1 << 20, size=1001, dtype=np.int32)  # declaration initializers
+bins = np.zeros((8, 16), np.int32)
+for i, v in enumerate(x):
+    bins[i // 128, v % 16] += 1
+np.save(f"{d}/di_x.npy", x); np.save(f"{d}/di_counts.npy", bins)
+np.save(f"{d}/di_sums.npy", (2 * (np.arange(1001) % 128) + 2 * x.astype(np.int64)).astype(np.float32))
 np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
 np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
 PY
@@ -304,6 +311,8 @@ check $L/launch_sized_batch.co --shape B=5,K=100 --input x="$D/lb_x5.npy" --expe
   --rtol 0 --atol 0 --runs 20
 check $L/launch_sized_batch.co --shape B=3,K=99 --input x="$D/lb_x3.npy" --expect y="$D/lb_y3.npy" \
   --rtol 0 --atol 0 --runs 20
+check $L/decl_init.co --shape N=1001,B=8 --input x="$D/di_x.npy" --expect counts_out="$D/di_counts.npy" \
+  --expect sums="$D/di_sums.npy" --rtol 0 --atol 0 --runs 20
 for s in "launch_sized_rows.co M=333,N=30000 y=$D/lr_y30000.npy" \
   "launch_sized_batch.co B=200,K=100 y=$D/lb_y200.npy"; do
   set -- $s

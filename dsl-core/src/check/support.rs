@@ -215,6 +215,25 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
         if reg_a.contains(&x.decl()) {
             continue;
         }
+        // `{v}` of a plain `local` or `shared` tensor on the SIMT path (`lower/simt.rs`
+        // `fill_decl`).
+        if let crate::ir::DeclExt::Init { decl, .. } = x {
+            match init_lowers(cx, *decl) {
+                Some(true) => continue,
+                Some(false) => {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::NOT_LOWERED_DECL,
+                            m.stmt_span(*decl),
+                            "not supported yet: the initializer `{v}` of a shared buffer that not every thread of the block declares",
+                        )
+                        .with_help("the block's threads fill the buffer together: declare it outside `if`s, `inthreads` and loops whose extents differ between threads"),
+                    );
+                    continue;
+                }
+                None => {}
+            }
+        }
         // `= ready` events: their waits start from the other parity (`lower/hopper.rs`).
         if matches!(x, crate::ir::DeclExt::Ready { .. }) {
             continue;
@@ -812,23 +831,38 @@ fn root_space(cx: &Cx, e: crate::ir::ExprId) -> Option<MemSpace> {
 /// it is under `: block` levels and loops only (no `if`/`inthreads`, no level that splits the
 /// block into warps or threads, which would each load their own tile into the one buffer). A
 /// synchronous copy into a fresh buffer on the TMA path waits at block-wide barriers.
-fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
+/// Whether the `{v}` initializer of tensor declaration `decl` lowers (`lower/simt.rs`
+/// `fill_decl`), on the SIMT path: a plain (not `frag`) register tensor, which its thread
+/// fills, or a shared one that every thread of the block declares — under `parallel` levels
+/// and loops whose extents do not differ between the threads, in no branch — which the
+/// block's threads fill together (`Some(false)`: a shared one declared elsewhere; `None`: no
+/// such tensor).
+fn init_lowers(cx: &Cx, decl: crate::ir::StmtId) -> Option<bool> {
     let m = cx.m;
-    // A level inside the block that is the whole block (every inner level of the kernel of
-    // one thread, warp or warpgroup: `parallel by 1 : group-4`) splits nothing.
-    let one_group = all_stmts(m).into_iter().all(|p| match &m.stmts[p] {
-        Stmt::Parallel { levels, .. } => levels.iter().all(|l| {
-            l.level == crate::ir::Level::Block
-                || l.extents.iter().all(|&x| cx.static_value(x) == Some(1))
-        }),
-        _ => true,
-    });
-    let levels_ok = cx.res.chains.get(&s).is_none_or(|c| {
-        c.iter().all(|l| {
-            cx.level(*l)
-                .is_some_and(|pl| pl.level == crate::ir::Level::Block || one_group)
-        })
-    });
+    let frag = m
+        .decl_ext
+        .iter()
+        .any(|x| matches!(x, crate::ir::DeclExt::Frag { decl: d } if *d == decl));
+    let Stmt::TensorDecl { space, .. } = &m.stmts[decl] else {
+        return None;
+    };
+    if frag || cx.lowering_path() != super::LoweringPath::Simt {
+        return None;
+    }
+    let uniform = |e| super::mma_uniform::varying(cx, e, crate::ir::Level::Block, 0).is_none();
+    match space {
+        MemSpace::Local => Some(true),
+        MemSpace::Shared => Some(enclosing(m, decl).iter().all(|&t| match &m.stmts[t] {
+            Stmt::Parallel { .. } => true,
+            Stmt::Foreach { extents, .. } => extents.iter().all(|&x| uniform(x)),
+            _ => false,
+        })),
+        MemSpace::Global => None,
+    }
+}
+
+/// The statements around `s`, outermost first.
+fn enclosing(m: &crate::ir::Module, s: crate::ir::StmtId) -> Vec<crate::ir::StmtId> {
     fn path(
         m: &crate::ir::Module,
         b: &[crate::ir::StmtId],
@@ -852,8 +886,28 @@ fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
     }
     let mut above = Vec::new();
     path(m, &m.kernel.body, s, &mut above);
+    above
+}
+
+fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
+    let m = cx.m;
+    // A level inside the block that is the whole block (every inner level of the kernel of
+    // one thread, warp or warpgroup: `parallel by 1 : group-4`) splits nothing.
+    let one_group = all_stmts(m).into_iter().all(|p| match &m.stmts[p] {
+        Stmt::Parallel { levels, .. } => levels.iter().all(|l| {
+            l.level == crate::ir::Level::Block
+                || l.extents.iter().all(|&x| cx.static_value(x) == Some(1))
+        }),
+        _ => true,
+    });
+    let levels_ok = cx.res.chains.get(&s).is_none_or(|c| {
+        c.iter().all(|l| {
+            cx.level(*l)
+                .is_some_and(|pl| pl.level == crate::ir::Level::Block || one_group)
+        })
+    });
     levels_ok
-        && above
+        && enclosing(m, s)
             .iter()
             .all(|&t| matches!(m.stmts[t], Stmt::Parallel { .. } | Stmt::Foreach { .. }))
 }

@@ -396,6 +396,13 @@ impl Emitter<'_> {
                             ));
                         }
                     }
+                    let init = m.decl_ext.iter().find_map(|x| match x {
+                        crate::ir::DeclExt::Init { decl, value } if *decl == s => Some(*value),
+                        _ => None,
+                    });
+                    if let Some(v) = init {
+                        super::simt::fill_decl(self, &t, v, line)?;
+                    }
                     self.scopes
                         .declare(Binding::Tensor(s, di), Local::Tensor(t));
                 }

@@ -962,6 +962,67 @@ pub fn dma_wait(e: &mut Emitter, pending: ExprId, line: Option<u32>) -> Result<(
     Ok(())
 }
 
+/// `local f32 [4] a {v};`, `shared s32 [8] b {0};`: every element (of every array entry) of
+/// tensor `t` starts at the value. A register array is its thread's: a loop over its elements,
+/// unrolled. A shared buffer is the block's (`check::support` admits one every thread of the
+/// block declares): its threads fill a strided share, then a barrier makes the values visible
+/// before any thread reads or writes the buffer.
+pub fn fill_decl(
+    e: &mut Emitter,
+    t: &super::scope::TensorLocal,
+    value: ExprId,
+    line: Option<u32>,
+) -> Result<(), LowerError> {
+    let (v, ty) = e.cx().value(value)?;
+    let v = super::cexpr::convert(v.clone(), ty, t.dtype);
+    let n = crate::sym::Sym::mul(
+        t.count.clone().unwrap_or(crate::sym::Sym::Int(1)),
+        t.elems(),
+    );
+    let note = format!("every element of `{}` starts at {v}", t.name);
+    let shared = t.space == MemSpace::Shared;
+    if shared {
+        // Earlier readers of the buffer's memory are done (a buffer of an enclosing loop's
+        // last iteration).
+        e.barrier_before_shared_writes(Some("earlier readers of the buffer are done"), line);
+        e.open(
+            Op::For {
+                var: "tsl_i".into(),
+                init: CExpr::builtin("threadIdx", "x"),
+                bound: CExpr::sym(&n),
+                step: Some(tsl_i().bin(COp::AddAssign, CExpr::var("tsl_threads"))),
+            },
+            Some(&note),
+            line,
+        );
+    } else {
+        e.emit(Op::Unroll(None), None, None);
+        e.open(
+            Op::For {
+                var: "tsl_i".into(),
+                init: CExpr::int(0),
+                bound: CExpr::sym(&n),
+                step: None,
+            },
+            Some(&note),
+            line,
+        );
+    }
+    e.emit(
+        Op::Assign {
+            place: CExpr::var(&t.name).index(tsl_i()),
+            value: v,
+        },
+        None,
+        line,
+    );
+    e.close(None);
+    if shared {
+        e.barrier(Some("the initial values are visible to every thread"), line);
+    }
+    Ok(())
+}
+
 /// `tsl_i`, the element index of a cooperative loop.
 fn tsl_i() -> CExpr {
     CExpr::var("tsl_i")
