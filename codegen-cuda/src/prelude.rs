@@ -16,6 +16,7 @@ const GLUE_SIMT_TILES: &str = include_str!("../cuda/lowering/simt_tiles.cuh");
 const GLUE_BLOCK_REDUCE: &str = include_str!("../cuda/lowering/block_reduce.cuh");
 const GLUE_SIMT_STORE: &str = include_str!("../cuda/lowering/simt_store.cuh");
 const GLUE_SIMT_LAUNCH_SIZED: &str = include_str!("../cuda/lowering/simt_launch_sized.cuh");
+const GLUE_NAMED_BARRIER: &str = include_str!("../cuda/lowering/named_barrier.cuh");
 const GLUE_WARP_MMA: &str = include_str!("../cuda/lowering/warp_mma.cuh");
 /// `mma.load` of swizzled (TMA-written) tiles into warp fragments.
 const GLUE_WARP_SWZ: &str = include_str!("../cuda/lowering/warp_swz.cuh");
@@ -109,6 +110,15 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                 s.push(Section {
                     name: "tiles sized at launch (lowering/simt_launch_sized.cuh)",
                     text: body(GLUE_SIMT_LAUNCH_SIZED),
+                });
+            }
+            if [dsl_core::lower::BAR_SYNC, dsl_core::lower::BAR_ARRIVE]
+                .iter()
+                .any(|h| calls.contains(*h))
+            {
+                s.push(Section {
+                    name: "named barriers (lowering/named_barrier.cuh)",
+                    text: body(GLUE_NAMED_BARRIER),
                 });
             }
             // Only kernels with warp-level `mma` get the mma.sync / ldmatrix helpers.

@@ -39,7 +39,8 @@
 # (shared buffers sized by problem sizes: rows of N = 1001 and 4096 reversed through shared
 # memory, a whole [B, 4, K] batch in one buffer; problems over a block's shared memory must be
 # refused at launch); decl_init (`{v}` initializers: a shared histogram zeroed by the block, register
-# arrays of weights and of each thread's index). The
+# arrays of weights and of each thread's index); named_barriers (half a block hands a shared buffer
+# to the other half through `__bar_arrive` / `__bar_sync`, then all meet at a second barrier). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -217,6 +218,11 @@ for i, v in enumerate(x):
     bins[i // 128, v % 16] += 1
 np.save(f"{d}/di_x.npy", x); np.save(f"{d}/di_counts.npy", bins)
 np.save(f"{d}/di_sums.npy", (2 * (np.arange(1001) % 128) + 2 * x.astype(np.int64)).astype(np.float32))
+x = rng.standard_normal(1001).astype(np.float32)                # named barriers: N ragged
+xp = np.zeros(1024, np.float32); xp[:1001] = x
+np.save(f"{d}/nb_x.npy", x); np.save(f"{d}/nb_b0.npy", np.zeros(1, np.int32))
+np.save(f"{d}/nb_y.npy", (3 * xp.reshape(8, 128)[:, ::-1] + 1).reshape(-1)[:1001])
+np.save(f"{d}/nb_b.npy", np.array([8], np.int32))
 np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
 np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
 PY
@@ -313,6 +319,8 @@ check $L/launch_sized_batch.co --shape B=3,K=99 --input x="$D/lb_x3.npy" --expec
   --rtol 0 --atol 0 --runs 20
 check $L/decl_init.co --shape N=1001,B=8 --input x="$D/di_x.npy" --expect counts_out="$D/di_counts.npy" \
   --expect sums="$D/di_sums.npy" --rtol 0 --atol 0 --runs 20
+check $L/named_barriers.co --shape N=1001 --input x="$D/nb_x.npy" --input blocks="$D/nb_b0.npy" \
+  --expect y="$D/nb_y.npy" --expect blocks="$D/nb_b.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 for s in "launch_sized_rows.co M=333,N=30000 y=$D/lr_y30000.npy" \
   "launch_sized_batch.co B=200,K=100 y=$D/lb_y200.npy"; do
   set -- $s

@@ -119,6 +119,10 @@ pub const TMA_BOX_TOO_LARGE: &str = "E0914";
 /// An atomic update (`__atomic_add(t.at(i), v)`, …) of a register tile, or of an element type
 /// its CUDA atomic does not take.
 pub const ATOMIC: &str = "E0915";
+/// A named barrier (`__bar_sync(id, n)`, `__bar_arrive(id, n)`) whose id is not a compile-time
+/// integer in 1..=15, or whose thread count is not a compile-time positive multiple of 32 that
+/// the block has.
+pub const NAMED_BARRIER: &str = "E0916";
 
 /// A `require` that is false for this configuration / problem.
 pub const REQUIRE: &str = "E1001";
@@ -1357,6 +1361,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         ATOMIC,
         "an atomic update of a register tile or of an element type its atomic does not take",
+    ),
+    (
+        NAMED_BARRIER,
+        "a named barrier whose id is not a constant in 1..=15 or whose thread count is not a constant multiple of 32 the block has",
     ),
     (
         BARRIER_DIVERGENT,

@@ -18,6 +18,9 @@
 //! - `dma.wait N` takes a compile-time `N` in `0..=7` (the range of `cp.async.wait_group`).
 //! - `__atomic_add(t.at(i), v)` and its kin update an element of a global or shared tensor of
 //!   a type its CUDA atomic takes ([`atomic`]).
+//! - A named barrier `__bar_sync(id, n)` / `__bar_arrive(id, n)` (PTX `bar.sync` /
+//!   `bar.arrive`) takes a compile-time id in 1..=15 (0 is the block's barrier) and a
+//!   compile-time thread count that is a positive multiple of 32, at most the block's threads.
 
 use super::view::Views;
 use super::{Binding, Cx, all_stmts, at_expr, codes, first_unknown_name, walk_expr};
@@ -34,6 +37,57 @@ pub(crate) fn check_simt(cx: &Cx, views: &Views, threads: u32, diags: &mut Diagn
     transposes(cx, diags);
     waits(cx, diags);
     atomics(cx, views, diags);
+    named_barriers(cx, threads, diags);
+}
+
+/// Whether `func` is a named barrier (`__bar_sync`, `__bar_arrive`).
+pub(crate) fn named_barrier(func: &str) -> bool {
+    matches!(func, "__bar_sync" | "__bar_arrive")
+}
+
+/// The operands of each named barrier: see the module comment.
+fn named_barriers(cx: &Cx, threads: u32, diags: &mut Diagnostics) {
+    let m = cx.m;
+    for s in all_stmts(m) {
+        let Stmt::Ext(ExtStmt::Call { func, args, .. }) = &m.stmts[s] else {
+            continue;
+        };
+        if !named_barrier(&func.name) {
+            continue;
+        }
+        let (Some(&id), Some(&n)) = (args.first(), args.get(1)) else {
+            continue;
+        };
+        if !matches!(cx.value(id), Some(1..=15)) {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::NAMED_BARRIER,
+                    id,
+                    format!(
+                        "a named barrier's id is a compile-time integer in 1..=15; `{}` is not",
+                        m.expr_to_string(id)
+                    ),
+                )
+                .with_help("barrier 0 is the block's (`sync.shared`); pick another id for each group of threads that meets"),
+            );
+        }
+        let t = i64::from(threads);
+        if !cx.value(n).is_some_and(|v| v > 0 && v % 32 == 0 && v <= t) {
+            diags.push(
+                at_expr(
+                    m,
+                    codes::NAMED_BARRIER,
+                    n,
+                    format!(
+                        "a named barrier counts whole warps: `{}` must be a compile-time positive multiple of 32, at most the block's {t} threads",
+                        m.expr_to_string(n)
+                    ),
+                )
+                .with_help("count every thread that arrives at or waits on the barrier, warp by warp"),
+            );
+        }
+    }
 }
 
 /// An atomic update `__atomic_<op>(t.at(…), …)`: the CUDA function it lowers to and the element

@@ -448,6 +448,10 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
             // Atomic updates lower (`lower/atomic.rs`); `check/simt.rs` checks their operands.
             Stmt::Ext(ExtStmt::Call { func, .. })
                 if super::simt::atomic(&func.name).is_some() => {}
+            // Named barriers lower on the SIMT path (the TMA/WGMMA path numbers its own).
+            Stmt::Ext(ExtStmt::Call { func, .. })
+                if super::simt::named_barrier(&func.name)
+                    && cx.lowering_path() == super::LoweringPath::Simt => {}
             // `call f(…)` of a `__device__` function of the source (`lower/device_call.rs`):
             // tensors and tiles pass pointers, everything else a value.
             Stmt::Ext(ExtStmt::Call { func, targs, .. })

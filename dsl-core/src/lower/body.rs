@@ -664,6 +664,21 @@ impl Emitter<'_> {
             {
                 super::atomic::lower(self, func, args, line)?
             }
+            // `__bar_sync(id, n)`, `__bar_arrive(id, n)`: PTX `bar.sync` / `bar.arrive`.
+            Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. })
+                if matches!(func.name.as_str(), "__bar_sync" | "__bar_arrive") =>
+            {
+                let mut ops = Vec::new();
+                for &a in args {
+                    ops.push(self.cx().value(a)?.0);
+                }
+                let (name, note) = if func.name == "__bar_sync" {
+                    (super::lowered::BAR_SYNC, "waits for the barrier's threads")
+                } else {
+                    (super::lowered::BAR_ARRIVE, "arrives without waiting")
+                };
+                self.call(Call::new(name).args(ops), Some(note), line);
+            }
             // `call f(…)` of a `__device__` function of the source.
             Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. }) => {
                 super::device_call::lower(self, func, args, line)?

@@ -28,6 +28,9 @@ pub const S2G: &str = "tsl_copy_s2g";
 pub const G2S_N: &str = "tsl_copy_g2s_n";
 pub const S2G_N: &str = "tsl_copy_s2g_n";
 pub const LAUNCH_SIZED: [&str; 2] = [G2S_N, S2G_N];
+/// Named barriers, `__bar_sync` and `__bar_arrive` (`lowering/named_barrier.cuh`).
+pub const BAR_SYNC: &str = "tsl_bar_sync";
+pub const BAR_ARRIVE: &str = "tsl_bar_arrive";
 
 /// The register stage of the async copies into one `.transpose()`d shared tensor.
 #[derive(Clone, Debug, PartialEq)]
