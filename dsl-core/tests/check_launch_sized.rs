@@ -219,3 +219,24 @@ fn problems_check_at_launch() {
             .unwrap_or_else(|d| panic!("N = {n}: {d}"));
     }
 }
+
+#[test]
+fn tiles_past_a_buffer_sized_at_launch_are_refused_for_that_problem() {
+    // 64-column tiles of a row of N: the last tile leaves the buffer unless 64 divides N.
+    let src = rows(
+        "shared f32 [1, N] row;",
+        "foreach {j} in [cdiv(N, 64)] {\n      dma.copy x.subspan(1, 64).at(r, j) => row.subspan(1, 64).at(0, j);\n    }",
+        "dma.copy row => y.subspan(1, N).at(r, 0);",
+    );
+    assert!(lowered(&src).is_ok());
+    let m = parse(&src);
+    let at = |n: i64| {
+        let p = check::Problem::default().with("M", 4).with("N", n);
+        check::check_config(&m, &Config::defaults(&m), Some(&p), &Limits::SM90)
+            .map(|_| ())
+            .map_err(|d| d.iter().map(|x| x.code).collect::<Vec<_>>())
+    };
+    assert_eq!(at(1024), Ok(()));
+    let e = at(1000).expect_err("N = 1000: the last tile would leave the buffer");
+    assert!(e.contains(&"E0702"), "{e:?}");
+}

@@ -132,6 +132,34 @@ fn narrowed_by_a_guard_on_an_expression() {
 }
 
 #[test]
+fn a_tile_of_shared_memory_lies_inside_its_tensor() {
+    // 96-column tiles of a 128-column shared tensor: one whole tile; the second would hang past
+    // the buffer (a global tile may: its copies are bounds-checked).
+    let kernel = |tiles: &str| {
+        simple(|b| {
+            vec![
+                b.shared(F16, &["16", "TILE_K"], "lhs_s", None),
+                b.foreach(&["k"], &[tiles], |b| {
+                    vec![b.dma(
+                        "lhs.subspan(16, 96).at(block_m, k)",
+                        "lhs_s.subspan(16, 96).at(0, k)",
+                    )]
+                }),
+                b.scalar(F16, "acc", Some("lhs_s.at(thr_m % 16, 0)")),
+            ]
+        })
+    };
+    check_ok(&kernel("1"));
+    let d = check_err(&kernel("2"));
+    let e = only(&d, c::TILE_RANGE);
+    assert!(
+        e.message
+            .contains("`lhs_s` has 1 tile along dimension 1 in this view"),
+        "{e}"
+    );
+}
+
+#[test]
 fn element_index_leaves_shared_tile() {
     // thr_m ranges over TILE_M = 32 rows but the tile has 16.
     let m = simple(|b| {

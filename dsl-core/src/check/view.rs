@@ -379,10 +379,15 @@ impl A<'_, '_> {
             ViewOp::At => {
                 match v.tiled.take() {
                     Some(tile) => {
+                        // A global tile may hang past the tensor's edge (its copies are
+                        // bounds-checked); a tile of shared or register memory lies inside
+                        // its tensor, which has only the whole tiles.
+                        let on_chip = v.space != MemSpace::Global;
                         v.bounds = tile
                             .iter()
                             .zip(&v.shape)
                             .map(|(t, full)| match (t.value, cx.dim_value(full)) {
+                                (Some(tv), Some(fv)) if tv > 0 && on_chip => Some(fv / tv),
                                 (Some(tv), Some(fv)) if tv > 0 => {
                                     Some(fv.saturating_add(tv - 1) / tv)
                                 }
