@@ -90,7 +90,7 @@ gemm_kernel! {
     }
 }
 
-/// The layout kernels with the layout their signature says.
+// The layout kernels with the layout their signature says.
 gemm_kernel! {
     __co__ auto hist64(s32 [N] x) {
       s32 [64] counts {0};
@@ -597,7 +597,6 @@ fn an_output_initializer_is_applied_before_every_launch() {
             LaunchArg::from(TensorMut::<i32>::new(&mut counts, &[64]).unwrap()),
         ];
         handle.launch_args(&args).unwrap();
-        drop(args);
         let got: Vec<i32> = stream
             .clone_dtoh(&counts)
             .unwrap()
