@@ -97,12 +97,29 @@ fn the_destination_must_be_the_transformed_tile() {
 }
 
 #[test]
+fn an_async_transform_is_copied_as_it_is_issued() {
+    // Its `wait` only synchronizes, and it is no `cp.async` group: waiting for the copy issued
+    // before it waits for every group.
+    let m = kernel(
+        "s32 [32, 16] x, s32 [32, 16] b, s32 [16, 32] y, s32 [32, 16] z",
+        "    g = dma.copy.async b => shared;\n    f = dma.transp<1, 0>.async x => shared;\n    wait g;\n    dma.copy g.data => z;\n    wait f;\n    dma.copy f.data => y;",
+    );
+    let info = check(&m).unwrap_or_else(|c| panic!("{c:?}"));
+    let k = dsl_core::lower::lower(&m, &info).expect("check ok ⇒ lower ok");
+    let body: String = k.body.iter().map(|l| format!("{}\n", l.op)).collect();
+    assert!(body.contains("tsl_cp_async_wait_all();"), "{body}");
+    assert!(!body.contains("tsl_cp_async_wait<"), "{body}");
+    assert_eq!(
+        body.matches("tsl_cp_async_wait_all();").count(),
+        1,
+        "{body}"
+    );
+}
+
+#[test]
 fn what_the_simt_path_does_not_lower_is_gated() {
-    // An asynchronous transform, and one whose tile differs between the block's threads.
-    for body in [
-        "    f = dma.transp<1, 0>.async x => shared;\n    wait f;\n    dma.copy f.data => y;",
-        "    dma.transp<1, 0> x.chunkat(t, _) => y.chunkat(_, t);",
-    ] {
+    // A transform whose tile differs between the block's threads.
+    for body in ["    dma.transp<1, 0> x.chunkat(t, _) => y.chunkat(_, t);"] {
         let m = kernel("f32 [32, 16] x, f32 [16, 32] y", body);
         let err = check(&m).unwrap_err();
         assert!(err.contains(&"E1345"), "{body}: {err:?}");

@@ -40,7 +40,9 @@
 # memory, a whole [B, 4, K] batch in one buffer; problems over a block's shared memory must be
 # refused at launch); decl_init (`{v}` initializers: a shared histogram zeroed by the block, register
 # arrays of weights and of each thread's index); named_barriers (half a block hands a shared buffer
-# to the other half through `__bar_arrive` / `__bar_sync`, then all meet at a second barrier). The
+# to the other half through `__bar_arrive` / `__bar_sync`, then all meet at a second barrier);
+# dma_transform_async (an `.async` `dma.pad` in flight beside a `cp.async` copy; M = 20 rows of
+# a 32-row tile: the rest zeros inside the padding). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -223,6 +225,12 @@ xp = np.zeros(1024, np.float32); xp[:1001] = x
 np.save(f"{d}/nb_x.npy", x); np.save(f"{d}/nb_b0.npy", np.zeros(1, np.int32))
 np.save(f"{d}/nb_y.npy", (3 * xp.reshape(8, 128)[:, ::-1] + 1).reshape(-1)[:1001])
 np.save(f"{d}/nb_b.npy", np.array([8], np.int32))
+x = rng.integers(-(1 << 20), 1 << 20, size=(20, 64), dtype=np.int32)  # async pad: M = 20 < 32
+bb = rng.integers(-(1 << 20), 1 << 20, size=(20, 64), dtype=np.int32)
+pad = np.full((36, 72), 99, np.int32); pad[2:34, 4:68] = 0; pad[2:22, 4:68] = x
+cp = np.zeros((32, 64), np.int32); cp[:20] = bb
+np.save(f"{d}/ta_x.npy", x); np.save(f"{d}/ta_b.npy", bb)
+np.save(f"{d}/ta_pad.npy", pad); np.save(f"{d}/ta_cp.npy", cp)
 np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
 np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
 PY
@@ -321,6 +329,8 @@ check $L/decl_init.co --shape N=1001,B=8 --input x="$D/di_x.npy" --expect counts
   --expect sums="$D/di_sums.npy" --rtol 0 --atol 0 --runs 20
 check $L/named_barriers.co --shape N=1001 --input x="$D/nb_x.npy" --input blocks="$D/nb_b0.npy" \
   --expect y="$D/nb_y.npy" --expect blocks="$D/nb_b.npy" --rtol 1e-6 --atol 1e-6 --runs 1
+check $L/dma_transform_async.co --shape M=20 --input x="$D/ta_x.npy" --input b="$D/ta_b.npy" \
+  --expect padded="$D/ta_pad.npy" --expect copied="$D/ta_cp.npy" --rtol 0 --atol 0 --runs 20
 for s in "launch_sized_rows.co M=333,N=30000 y=$D/lr_y30000.npy" \
   "launch_sized_batch.co B=200,K=100 y=$D/lb_y200.npy"; do
   set -- $s

@@ -97,10 +97,7 @@ pub(crate) fn fresh_shape(
         _ => return None,
     };
     let (tile, dtype) = source_tile(m, bindings, src).filter(|(t, _)| launch_known(m, t))?;
-    if !modifiers
-        .iter()
-        .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad"))
-    {
+    if !super::Transform::named(modifiers) {
         return Some((tile, dtype));
     }
     let t = super::Transform::of(m, modifiers, tile.len())?;

@@ -774,7 +774,8 @@ fn first_tile(m: &crate::ir::Module, e: crate::ir::ExprId) -> bool {
 }
 
 /// Whether `s` is a `dma.transp` / `dma.pad` copy the SIMT path lowers
-/// (`lower/dma_transform.rs`): synchronous, its one modifier a well-formed transform, between
+/// (`lower/dma_transform.rs`): synchronous or `.async` (the block's threads copy it as it is
+/// issued: a `wait` on its future only synchronizes), its one modifier a well-formed transform, between
 /// global and shared memory (either way, or within one), into a fresh `=> shared` buffer, a
 /// tensor a future names or, without a future, any view; each tile the same for the block's
 /// threads, which copy it together.
@@ -783,11 +784,11 @@ fn transform_lowers(cx: &Cx, s: crate::ir::StmtId) -> bool {
     let Stmt::Ext(ExtStmt::DmaFuture {
         tma: false,
         bind,
-        is_async: false,
         modifiers,
         src,
         dst,
         after: None,
+        ..
     }) = &m.stmts[s]
     else {
         return false;

@@ -31,6 +31,13 @@ pub(crate) fn ituple_elems(m: &Module, e: ExprId) -> Option<&[ExprId]> {
 }
 
 impl Transform {
+    /// Whether a `dma` copy's modifiers name a transform (`transp` or `pad`).
+    pub fn named(modifiers: &[(Ident, Vec<ExprId>)]) -> bool {
+        modifiers
+            .iter()
+            .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad"))
+    }
+
     /// The transform of a `dma` copy's modifiers, when it has one whose arguments are well
     /// formed for a source of `rank` dimensions: a permutation of integers, or padding
     /// amounts of tunables, constants and integers with zero middle padding (`check/pad.rs`

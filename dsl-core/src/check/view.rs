@@ -242,10 +242,7 @@ impl A<'_, '_> {
                     dst: CopyDst::Fresh(space),
                     modifiers,
                     ..
-                }) if modifiers
-                    .iter()
-                    .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad")) =>
-                {
+                }) if super::Transform::named(modifiers) => {
                     let sv = self.view(*src)?;
                     let tile = sv.tiled.clone().unwrap_or(sv.shape);
                     let shape = match super::Transform::of(m, modifiers, tile.len())? {

@@ -607,10 +607,7 @@ impl Emitter<'_> {
                 dst,
                 modifiers,
                 ..
-            }) if modifiers
-                .iter()
-                .any(|(n, _)| matches!(n.name.as_str(), "transp" | "pad")) =>
-            {
+            }) if crate::check::Transform::named(modifiers) => {
                 super::dma_transform::lower(self, s, bind.as_ref(), modifiers, *src, dst, line)?
             }
             // `f = dma.copy.swiz<N> src => shared;` feeding WGMMAs (`lower/dma_swiz.rs`).

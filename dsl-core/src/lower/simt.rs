@@ -600,6 +600,9 @@ fn in_flight_after(m: &Module, s: StmtId) -> usize {
     let mut count = 0;
     for &t in block[..first].iter().rev() {
         match &m.stmts[t] {
+            // A `dma.transp` / `dma.pad` completes as it is issued: no `cp.async` group.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })
+                if crate::check::Transform::named(modifiers) => {}
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 tma: false,
                 is_async: true,
@@ -1200,7 +1203,8 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
 /// binding of `ev` is its definition, and every copy that binds the variable — the definition
 /// and the copies that bind the name again inside the definition's block (`x = dma.copy …` in a
 /// loop, a rebinding of the one variable) — is synchronous (`f = dma.copy …`, `f = tma.copy …`
-/// without `.async`). A future of the same name in another block is another variable.
+/// without `.async`) or a transform (`dma.transp`, `dma.pad`, which the block copies as it is
+/// issued). A future of the same name in another block is another variable.
 fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
     let m = e.m;
     let Some(crate::check::Binding::Future(def)) = e.info.bindings.get(&ev) else {
@@ -1229,6 +1233,12 @@ fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 is_async: false, ..
             }) => any = true,
+            // A `dma.transp` / `dma.pad`, `.async` or not, is copied as it is issued.
+            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })
+                if crate::check::Transform::named(modifiers) =>
+            {
+                any = true
+            }
             _ => return false,
         }
     }
