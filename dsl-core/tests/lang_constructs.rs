@@ -964,7 +964,7 @@ fn named_barriers_are_checked_and_lowered() {
   parallel p by 1 : block
     parallel t by 256 : thread {
       a.at(t) = a.at(t) + 1.0f;
-      __bar_arrive(1, 128);
+      __bar_arrive(1, 256);
       __bar_sync(1, 256);
     }
 }

@@ -1,5 +1,6 @@
 //! Named barriers, `__bar_sync(id, n)` and `__bar_arrive(id, n)`: a compile-time id in 1..=15
-//! and a compile-time count of whole warps the block has (`E0916`); on the SIMT path each is
+//! and a compile-time count of whole warps the block has (`E0916`), one count per id (else the
+//! warning `W1215`); on the SIMT path each is
 //! the prelude's PTX `bar.sync` / `bar.arrive`; the TMA/WGMMA path numbers its own named
 //! barriers, so there they are not lowered (`E1300`).
 
@@ -54,6 +55,34 @@ fn ids_and_counts_are_checked() {
         assert_eq!(c[0].0, "E0916", "{barrier}: {c:?}");
         assert!(c[0].1.contains(want), "{barrier}: {c:?}");
     }
+}
+
+#[test]
+fn two_counts_for_one_barrier_are_a_warning() {
+    let src = "__co__ void k(f32 [N] x) {\n  parallel {b} by [cdiv(N, 256)] : block, {t} by [256] : thread {\n    shared f32 [256] s;\n    s.at(t) = x.at(b # t);\n    if (t < 128) {\n      __bar_arrive(1, 128);\n    } else {\n      __bar_sync(1, 256);\n    }\n    x.at(b # t) = s.at(255 - t);\n  }\n}\n";
+    let m = parse_str(src, Some("t.co")).unwrap().module;
+    let info = check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let w: Vec<_> = info
+        .warnings
+        .iter()
+        .map(|d| (d.code, d.message.clone()))
+        .collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].0, "W1215");
+    assert!(
+        w[0].1
+            .contains("named barrier 1 counts 256 threads here and 128 elsewhere")
+    );
+    // One count per id: no warning.
+    let m = parse_str(
+        &src.replace("__bar_arrive(1, 128)", "__bar_arrive(1, 256)"),
+        Some("t.co"),
+    )
+    .unwrap()
+    .module;
+    let info = check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90).unwrap();
+    assert!(info.warnings.is_empty(), "{:?}", info.warnings);
 }
 
 #[test]

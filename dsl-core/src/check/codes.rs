@@ -191,6 +191,8 @@ pub const SHARED_WRITE_RACE: &str = "W1213";
 /// Warning: `shared event<N> e;` states another number of threads than take part in `e` (the
 /// threads that wait on or trigger it, over every use).
 pub const EVENT_PARTICIPANTS: &str = "W1214";
+/// Warning: two uses of one named barrier count different numbers of threads.
+pub const NAMED_BARRIER_COUNTS: &str = "W1215";
 // What lowering can translate (check/lowerable.rs).
 /// A copy into a fresh buffer (`=> shared`): declare the destination.
 pub const FRESH_COPY: &str = "E1101";
@@ -819,6 +821,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         EVENT_PARTICIPANTS,
         "warning: `event<N>` states another number of threads than wait on or trigger the event",
+    ),
+    (
+        NAMED_BARRIER_COUNTS,
+        "warning: two uses of one named barrier count different numbers of threads",
     ),
     (
         FRESH_COPY,

@@ -543,6 +543,7 @@ fn run_checks(
     if diags.is_empty() {
         hazard::check_program_hazards(&cx, &mut diags);
         race::check(&cx, &geo, &mut warnings);
+        simt::named_barrier_counts(&cx, &mut warnings);
     }
     if diags.is_empty() && gate.is_empty() {
         hazard::check_hazards(&cx, &mut diags, &mut warnings);

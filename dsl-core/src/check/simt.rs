@@ -40,6 +40,42 @@ pub(crate) fn check_simt(cx: &Cx, views: &Views, threads: u32, diags: &mut Diagn
     named_barriers(cx, threads, diags);
 }
 
+/// Warning `W1215`: uses of one named barrier with different thread counts. The hardware
+/// barrier completes when the arrivals reach the count of the instance under way, so arrivals
+/// counted against another count complete it early or never — unless every use of one count
+/// completes before the other's start.
+pub(crate) fn named_barrier_counts(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
+    let m = cx.m;
+    let mut first: std::collections::HashMap<i64, (i64, ExprId)> = Default::default();
+    for s in all_stmts(m) {
+        let Stmt::Ext(ExtStmt::Call { func, args, .. }) = &m.stmts[s] else {
+            continue;
+        };
+        let (true, Some(&id), Some(&n)) = (named_barrier(&func.name), args.first(), args.get(1))
+        else {
+            continue;
+        };
+        let (Some(i), Some(v)) = (cx.value(id), cx.value(n)) else {
+            continue;
+        };
+        match first.get(&i) {
+            Some(&(w, at)) if w != v => warnings.push(
+                Diagnostic::warning(
+                    codes::NAMED_BARRIER_COUNTS,
+                    m.expr_span(n),
+                    format!("named barrier {i} counts {v} threads here and {w} elsewhere"),
+                )
+                .with_note(m.expr_span(at), format!("barrier {i} counts {w} threads here"))
+                .with_help("arrivals counted against another count complete the barrier early or never: give each group of threads its own id"),
+            ),
+            Some(_) => {}
+            None => {
+                first.insert(i, (v, n));
+            }
+        }
+    }
+}
+
 /// Whether `func` is a named barrier (`__bar_sync`, `__bar_arrive`).
 pub(crate) fn named_barrier(func: &str) -> bool {
     matches!(func, "__bar_sync" | "__bar_arrive")
