@@ -530,4 +530,16 @@ fn a_fresh_buffer_of_each_threads_own_tile_has_a_slot_per_thread() {
         Vec::<&str>::new()
     );
     assert_eq!(codes_of(&k(1024, "subspan(2, 64).at(t, 0)", "")), ["E0501"]);
+    // `.async` into the thread's own buffer: copied as it is issued, its `wait` needs nothing.
+    let async_own = k(8, "chunkat(b, t)", "").replace(
+        "f = dma.copy x.chunkat(b, t) => shared;\n",
+        "f = dma.copy.async x.chunkat(b, t) => shared;\n    wait f;\n",
+    );
+    let body = lowered_body(&async_own, "async own");
+    assert!(
+        body.contains("tsl_copy_g2r<2, 8, 8>(f, x, b * 2, t * 8, M, 64);"),
+        "{body}"
+    );
+    assert!(!body.contains("cp_async"), "{body}");
+    assert!(!body.contains("__syncthreads"), "{body}");
 }

@@ -42,7 +42,8 @@
 # arrays of weights and of each thread's index); named_barriers (half a block hands a shared buffer
 # to the other half through `__bar_arrive` / `__bar_sync`, then all meet at a second barrier);
 # dma_transform_async (an `.async` `dma.pad` in flight beside a `cp.async` copy; M = 20 rows of
-# a 32-row tile: the rest zeros inside the padding). The
+# a 32-row tile: the rest zeros inside the padding); fresh_shared_own_async (an `.async` copy into
+# each thread's own buffer beside a block-wide `cp.async` copy). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -231,6 +232,9 @@ pad = np.full((36, 72), 99, np.int32); pad[2:34, 4:68] = 0; pad[2:22, 4:68] = x
 cp = np.zeros((32, 64), np.int32); cp[:20] = bb
 np.save(f"{d}/ta_x.npy", x); np.save(f"{d}/ta_b.npy", bb)
 np.save(f"{d}/ta_pad.npy", pad); np.save(f"{d}/ta_cp.npy", cp)
+x = rng.standard_normal((1001, 64)).astype(np.float32)          # own buffers, async: M ragged
+z = rng.standard_normal((1001, 64)).astype(np.float32)
+np.save(f"{d}/oa_x.npy", x); np.save(f"{d}/oa_z.npy", z); np.save(f"{d}/oa_y.npy", x + z)
 np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
 np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
 PY
@@ -331,6 +335,8 @@ check $L/named_barriers.co --shape N=1001 --input x="$D/nb_x.npy" --input blocks
   --expect y="$D/nb_y.npy" --expect blocks="$D/nb_b.npy" --rtol 1e-6 --atol 1e-6 --runs 1
 check $L/dma_transform_async.co --shape M=20 --input x="$D/ta_x.npy" --input b="$D/ta_b.npy" \
   --expect padded="$D/ta_pad.npy" --expect copied="$D/ta_cp.npy" --rtol 0 --atol 0 --runs 20
+check $L/fresh_shared_own_async.co --shape M=1001 --input x="$D/oa_x.npy" --input z="$D/oa_z.npy" \
+  --expect y="$D/oa_y.npy" --rtol 1e-6 --atol 1e-6 --runs 20
 for s in "launch_sized_rows.co M=333,N=30000 y=$D/lr_y30000.npy" \
   "launch_sized_batch.co B=200,K=100 y=$D/lb_y200.npy"; do
   set -- $s

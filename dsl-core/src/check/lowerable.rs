@@ -452,10 +452,12 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
     }
     let mut out = Vec::new();
     for s in all_stmts(m) {
-        let (src, dst, plain_sync) = match &m.stmts[s] {
+        // `plain_future`: a future's copy without modifiers or `after`, `.async` or not (into
+        // a buffer of its thread's own, each copies as it issues).
+        let (src, dst, plain_sync, plain_future) = match &m.stmts[s] {
             Stmt::DmaCopy {
                 src, dst, is_async, ..
-            } => (*src, dst, !*is_async),
+            } => (*src, dst, !*is_async, false),
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 src,
@@ -464,11 +466,10 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
                 modifiers,
                 after,
                 ..
-            }) => (
-                *src,
-                dst,
-                !*is_async && modifiers.is_empty() && after.is_none(),
-            ),
+            }) => {
+                let plain = modifiers.is_empty() && after.is_none();
+                (*src, dst, !*is_async && plain, plain)
+            }
             // Outside every `inthreads` branch one thread of the block issues a TMA copy for
             // all (inside one, a thread of each warpgroup of the branch does).
             Stmt::TmaCopy { src, dst, .. }
@@ -477,7 +478,7 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
                 src,
                 dst,
                 ..
-            }) if !branched.contains(&s) => (*src, dst, false),
+            }) if !branched.contains(&s) => (*src, dst, false, false),
             _ => continue,
         };
         let dst_expr = match dst {
@@ -514,7 +515,7 @@ fn thread_varying_copies(cx: &Cx, views: &Views) -> Vec<VaryingCopy> {
         // thread writes its own data into is no copy of each thread's own. A fresh buffer is
         // each thread's own when its tile differs (`mma_uniform::per_thread_fresh`).
         let fresh_own = fresh_shared
-            && plain_sync
+            && plain_future
             && views
                 .get(src)
                 .is_some_and(|v| v.space == MemSpace::Global && !v.transposed)

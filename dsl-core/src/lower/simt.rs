@@ -534,7 +534,7 @@ pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
     {
         return;
     }
-    let pending = in_flight_after(e.m, s).min(7);
+    let pending = in_flight_after(e.m, &e.info.per_thread_copies, s).min(7);
     let n = e.lines.len();
     let waited = n >= 2
         && matches!(e.lines[n - 1].op, Op::Barrier)
@@ -561,8 +561,9 @@ pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
 /// How many asynchronous `dma.copy` futures statement `s` (a `wait`) may leave in flight: the
 /// copies right before the run of `wait`s that holds `s`, in the same block, up to the first
 /// statement that is not an asynchronous future copy or that copies into a name the run waits
-/// for.
-fn in_flight_after(m: &Module, s: StmtId) -> usize {
+/// for. A transform and a copy into the thread's own buffer (`per_thread`) are no `cp.async`
+/// group: they are passed over.
+fn in_flight_after(m: &Module, per_thread: &[StmtId], s: StmtId) -> usize {
     fn find(m: &Module, b: &[StmtId], s: StmtId) -> Option<Vec<StmtId>> {
         if b.contains(&s) {
             return Some(b.to_vec());
@@ -600,9 +601,10 @@ fn in_flight_after(m: &Module, s: StmtId) -> usize {
     let mut count = 0;
     for &t in block[..first].iter().rev() {
         match &m.stmts[t] {
-            // A `dma.transp` / `dma.pad` completes as it is issued: no `cp.async` group.
+            // A `dma.transp` / `dma.pad`, or a copy into the thread's own buffer, completes as
+            // it is issued: no `cp.async` group.
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })
-                if crate::check::Transform::named(modifiers) => {}
+                if crate::check::Transform::named(modifiers) || per_thread.contains(&t) => {}
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 tma: false,
                 is_async: true,
@@ -1203,8 +1205,9 @@ pub fn fill_owned_outputs(e: &mut Emitter, line: Option<u32>) -> Result<(), Lowe
 /// binding of `ev` is its definition, and every copy that binds the variable — the definition
 /// and the copies that bind the name again inside the definition's block (`x = dma.copy …` in a
 /// loop, a rebinding of the one variable) — is synchronous (`f = dma.copy …`, `f = tma.copy …`
-/// without `.async`) or a transform (`dma.transp`, `dma.pad`, which the block copies as it is
-/// issued). A future of the same name in another block is another variable.
+/// without `.async`), a transform (`dma.transp`, `dma.pad`, which the block copies as it is
+/// issued) or a copy into the thread's own buffer (which it copies as it issues). A future of
+/// the same name in another block is another variable.
 fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
     let m = e.m;
     let Some(crate::check::Binding::Future(def)) = e.info.bindings.get(&ev) else {
@@ -1233,9 +1236,11 @@ fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 is_async: false, ..
             }) => any = true,
-            // A `dma.transp` / `dma.pad`, `.async` or not, is copied as it is issued.
+            // A `dma.transp` / `dma.pad`, or a copy into the thread's own buffer, `.async` or
+            // not, is copied as it is issued.
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })
-                if crate::check::Transform::named(modifiers) =>
+                if crate::check::Transform::named(modifiers)
+                    || e.info.per_thread_copies.contains(&s) =>
             {
                 any = true
             }
