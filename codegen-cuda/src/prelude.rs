@@ -88,38 +88,36 @@ pub fn sections(k: &CudaKernel, calls: &BTreeSet<String>) -> Vec<Section> {
                     text: body(GLUE_SIMT_TILES),
                 });
             }
-            if dsl_core::lower::SIMT_BLOCK_REDUCE
-                .iter()
-                .any(|h| calls.contains(*h))
-            {
-                s.push(Section {
-                    name: "block-wide reductions (lowering/block_reduce.cuh)",
-                    text: body(GLUE_BLOCK_REDUCE),
-                });
-            }
-            if calls.contains(dsl_core::lower::SIMT_S2G) {
-                s.push(Section {
-                    name: "shared → global tile store (lowering/simt_store.cuh)",
-                    text: body(GLUE_SIMT_STORE),
-                });
-            }
-            if dsl_core::lower::SIMT_LAUNCH_SIZED
-                .iter()
-                .any(|h| calls.contains(*h))
-            {
-                s.push(Section {
-                    name: "tiles sized at launch (lowering/simt_launch_sized.cuh)",
-                    text: body(GLUE_SIMT_LAUNCH_SIZED),
-                });
-            }
-            if [dsl_core::lower::BAR_SYNC, dsl_core::lower::BAR_ARRIVE]
-                .iter()
-                .any(|h| calls.contains(*h))
-            {
-                s.push(Section {
-                    name: "named barriers (lowering/named_barrier.cuh)",
-                    text: body(GLUE_NAMED_BARRIER),
-                });
+            // The sections a kernel takes when it calls one of their helpers.
+            let called: [(&[&str], &'static str, &str); 4] = [
+                (
+                    &dsl_core::lower::SIMT_BLOCK_REDUCE,
+                    "block-wide reductions (lowering/block_reduce.cuh)",
+                    GLUE_BLOCK_REDUCE,
+                ),
+                (
+                    &[dsl_core::lower::SIMT_S2G],
+                    "shared → global tile store (lowering/simt_store.cuh)",
+                    GLUE_SIMT_STORE,
+                ),
+                (
+                    &dsl_core::lower::SIMT_LAUNCH_SIZED,
+                    "tiles sized at launch (lowering/simt_launch_sized.cuh)",
+                    GLUE_SIMT_LAUNCH_SIZED,
+                ),
+                (
+                    &dsl_core::lower::NAMED_BARRIERS,
+                    "named barriers (lowering/named_barrier.cuh)",
+                    GLUE_NAMED_BARRIER,
+                ),
+            ];
+            for (helpers, name, text) in called {
+                if helpers.iter().any(|h| calls.contains(*h)) {
+                    s.push(Section {
+                        name,
+                        text: body(text),
+                    });
+                }
             }
             // Only kernels with warp-level `mma` get the mma.sync / ldmatrix helpers.
             if dsl_core::lower::WARP_MMA_HELPERS

@@ -31,6 +31,7 @@ pub const LAUNCH_SIZED: [&str; 2] = [G2S_N, S2G_N];
 /// Named barriers, `__bar_sync` and `__bar_arrive` (`lowering/named_barrier.cuh`).
 pub const BAR_SYNC: &str = "tsl_bar_sync";
 pub const BAR_ARRIVE: &str = "tsl_bar_arrive";
+pub const NAMED_BARRIERS: [&str; 2] = [BAR_SYNC, BAR_ARRIVE];
 
 /// The register stage of the async copies into one `.transpose()`d shared tensor.
 #[derive(Clone, Debug, PartialEq)]

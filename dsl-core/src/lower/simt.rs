@@ -156,17 +156,11 @@ fn g2s(
                 "a transposed copy into a shared tile sized at launch is not supported",
             ));
         }
-        let call = Call::new(G2S_N).targs([CExpr::var("tsl_threads")]).args([
-            rows,
-            cols,
-            ld,
-            dv.tile_ptr(),
-            g.ptr,
-            g.r0,
-            g.c0,
-            tensor_rows,
-            tensor_cols,
-        ]);
+        let call = launch_sized_copy(
+            G2S_N,
+            [rows, cols, ld],
+            [dv.tile_ptr(), g.ptr, g.r0, g.c0, tensor_rows, tensor_cols],
+        );
         if is_async {
             e.async_launch_sized.push(call.clone());
         } else {
@@ -646,33 +640,34 @@ fn store_tile(
         CExpr::sym_operand(&sv.tensor.ld())
     };
     e.barrier_unless_last(Some("the shared tile's writers are done"), line);
-    let call = if launch_sized(e.m, &[&g.rows, &g.cols, &ld]) {
-        Call::new(S2G_N).targs([CExpr::var("tsl_threads")]).args([
-            g.rows,
-            g.cols,
-            ld,
-            g.ptr,
-            g.r0,
-            g.c0,
-            g.tensor_rows,
-            g.tensor_cols,
-            sv.tile_ptr(),
-        ])
+    let extents = [g.rows, g.cols, ld];
+    let args = [
+        g.ptr,
+        g.r0,
+        g.c0,
+        g.tensor_rows,
+        g.tensor_cols,
+        sv.tile_ptr(),
+    ];
+    let call = if launch_sized(e.m, &extents.each_ref()) {
+        launch_sized_copy(S2G_N, extents, args)
     } else {
+        let [rows, cols, ld] = extents;
         Call::new(S2G)
-            .targs([g.rows, g.cols, ld, CExpr::var("tsl_threads")])
-            .args([
-                g.ptr,
-                g.r0,
-                g.c0,
-                g.tensor_rows,
-                g.tensor_cols,
-                sv.tile_ptr(),
-            ])
+            .targs([rows, cols, ld, CExpr::var("tsl_threads")])
+            .args(args)
     };
     e.call(call, None, line);
     e.barrier(Some("the shared tile's readers are done"), line);
     Ok(())
+}
+
+/// The call of `helper` (a copy of [`LAUNCH_SIZED`](super::lowered::LAUNCH_SIZED)) with the
+/// tile's extents (rows, columns, row pitch) leading its arguments.
+fn launch_sized_copy(helper: &str, extents: [CExpr; 3], args: [CExpr; 6]) -> Call {
+    Call::new(helper)
+        .targs([CExpr::var("tsl_threads")])
+        .args(extents.into_iter().chain(args))
 }
 
 /// Whether a cooperative copy's tile extents (rows, columns, row pitch) are known only at launch:
