@@ -59,16 +59,22 @@ fn site(e: &mut Emitter, func: &Ident, args: &[ExprId]) -> Result<Site, LowerErr
     e.written_params.insert(p);
     e.pointer_params.insert(p);
     let (r, c, rows, cols) = v.global_rc();
+    // The test that an index is inside its extent, unless both are integers that show it.
+    let within = |i: &CExpr, n: &CExpr| match (i.as_int(), n.as_int()) {
+        (Some(a), Some(b)) if (0..b).contains(&a) => None,
+        _ => Some(i.clone().below(n.clone())),
+    };
     // A 1-D tensor is one column: its test and offset are the row's alone.
     let (inside, offset) = if matches!((&c, &cols), (CExpr::Int(0), CExpr::Int(1))) {
-        (r.clone().below(rows), r.wide())
+        (within(&r, &rows), r.wide())
     } else {
+        let tests = [within(&r, &rows), within(&c, &cols)];
         (
-            r.clone().below(rows).and(c.clone().below(cols.clone())),
+            tests.into_iter().flatten().reduce(|a, b| a.and(b)),
             r.wide().mul(cols).add(c),
         )
     };
-    Ok(site(v.tensor.ptr().add(offset), Some(inside)))
+    Ok(site(v.tensor.ptr().add(offset), inside))
 }
 
 /// `__atomic_add(t.at(i), v);` as a statement.

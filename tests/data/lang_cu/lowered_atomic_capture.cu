@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(128) tsl_tickets(
   int mine = 0;  // dsl:12
   mine = atomicAdd(&next[0], 1);  // dsl:13
   tsl_st_guarded(slots, b * 128 + mine, 0, N, 1, 1);  // dsl:14
-  int g = (((unsigned)(0) < (unsigned)(1)) ? atomicAdd(total + (long long)(0), 1) : 0);  // dsl:15
+  int g = atomicAdd(total + (long long)(0), 1);  // dsl:15
   tsl_st_guarded(seen, g, 0, N, 1, 1);  // dsl:16
 }
 

@@ -343,10 +343,10 @@ __global__ void __launch_bounds__(256) tsl_histogram(
   if (b * 256 + t < N) {  // dsl:14
     int bin = (tsl_ld_or_zero(x, b * 256 + t, 0, N, 1) % 64 + 64) % 64;  // dsl:15
     atomicAdd(&counts[bin], 1);  // dsl:16
-    if ((unsigned)(bin) < (unsigned)(64) && (unsigned)(0) < (unsigned)(2)) {  // dsl:17  an index outside the tensor updates nothing
+    if ((unsigned)(bin) < (unsigned)(64)) {  // dsl:17  an index outside the tensor updates nothing
       atomicMax(extremes + (long long)(bin) * 2 + 0, tsl_ld_or_zero(x, b * 256 + t, 0, N, 1));  // dsl:17
     }
-    if ((unsigned)(bin) < (unsigned)(64) && (unsigned)(1) < (unsigned)(2)) {  // dsl:18  an index outside the tensor updates nothing
+    if ((unsigned)(bin) < (unsigned)(64)) {  // dsl:18  an index outside the tensor updates nothing
       atomicMin(extremes + (long long)(bin) * 2 + 1, tsl_ld_or_zero(x, b * 256 + t, 0, N, 1));  // dsl:18
     }
   }
