@@ -56,3 +56,16 @@ fn check_says_a_thread_count_set_at_launch_has_no_number() {
     assert!(out.contains("note[E1698]"), "{out}");
     assert!(!out.contains("1 threads per block"), "{out}");
 }
+
+#[test]
+fn check_counts_shared_buffers_sized_at_launch_apart() {
+    let (out, code) = cli(&["check", "dsl-core/tests/lowered/launch_sized_batch.co"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("0 bytes of shared memory and B * 4 * K * 4 bytes sized at launch"),
+        "{out}"
+    );
+    let (out, code) = cli(&["check", "dsl-core/tests/lowered/decl_init.co"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("64 bytes of shared memory)"), "{out}");
+}

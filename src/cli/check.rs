@@ -29,10 +29,15 @@ pub fn run(args: &KernelArgs) -> Result<String, Failure> {
                 } else {
                     format!("{} threads per block", k.info.threads_per_block)
                 };
-                out.push_str(&format!(
-                    "{label}: ok ({threads}, {} bytes of shared memory)\n",
-                    k.info.smem_bytes
-                ));
+                let smem = match k.info.launch_sized_smem(&k.module) {
+                    Some(s) => format!(
+                        "{} bytes of shared memory and {} bytes sized at launch",
+                        k.info.smem_bytes,
+                        s.to_cpp()
+                    ),
+                    None => format!("{} bytes of shared memory", k.info.smem_bytes),
+                };
+                out.push_str(&format!("{label}: ok ({threads}, {smem})\n"));
                 for d in &k.notes {
                     out.push_str(&format!(
                         "note[{}]: {}:{}: {}\n",

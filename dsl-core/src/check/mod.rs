@@ -343,6 +343,21 @@ impl SharedBuffer {
 }
 
 impl KernelInfo {
+    /// The bytes of the shared buffers sized by problem sizes (`check/launch_sized.rs`), which
+    /// [`KernelInfo::smem_bytes`] leaves out: the launch counts them. `None` when there are
+    /// none.
+    pub fn launch_sized_smem(&self, m: &Module) -> Option<crate::sym::Sym> {
+        self.shared
+            .iter()
+            .filter(|b| {
+                b.shape
+                    .as_ref()
+                    .is_ok_and(|s| !s.iter().all(|d| compile_time(m, d)))
+            })
+            .filter_map(|b| b.sym_bytes(m).ok())
+            .reduce(crate::sym::Sym::add)
+    }
+
     /// The fresh shared buffer `name` when it is each thread's own (a slot per thread).
     pub fn own_buffer(&self, name: &str) -> Option<&SharedBuffer> {
         self.shared
@@ -384,7 +399,8 @@ pub struct KernelInfo {
     /// (`check/geometry_sym.rs`).
     pub sym_geometry: Result<Geometry, GeometryError>,
     /// Σ [`SharedBuffer::sym_bytes`] (+ 8 B per event), evaluated: the budget the checks
-    /// hold the kernel to (the `memory` pass adds the alignment between buffers).
+    /// hold the kernel to (the `memory` pass adds the alignment between buffers). Buffers
+    /// sized by problem sizes are left out ([`KernelInfo::launch_sized_smem`]).
     pub smem_bytes: u64,
     /// The shared buffers, in source order (the order the lowering places them in).
     pub shared: Vec<SharedBuffer>,
