@@ -90,6 +90,26 @@ fn every_kernel_gets_a_consistent_page() {
 }
 
 #[test]
+fn shared_memory_sized_at_launch_is_named_on_the_page() {
+    if !common::nvrtc_and_nvdisasm_available("shared_memory_sized_at_launch_is_named_on_the_page") {
+        return;
+    }
+    let path = "dsl-core/tests/lowered/launch_sized_batch.co";
+    let text = common::read(path);
+    let mut req = ExplainRequest::new(&text, path);
+    req.tune_cache = Some(no_tune());
+    let p = explain(&req).unwrap();
+    assert_eq!(p.kernel.smem_bytes, 0);
+    assert_eq!(p.kernel.smem_at_launch.as_deref(), Some("B * 4 * K * 4"));
+    assert!(
+        p.html
+            .contains("<code>B * 4 * K * 4</code> B sized at launch"),
+        "{}",
+        p.html
+    );
+}
+
+#[test]
 fn a_set_value_changes_the_instance() {
     if !common::nvrtc_and_nvdisasm_available("a_set_value_changes_the_instance") {
         return;

@@ -129,6 +129,9 @@ pub struct KernelFacts {
     pub threads_per_block: u32,
     /// Shared memory the DSL declares (checker), bytes.
     pub smem_bytes: u64,
+    /// The bytes of the shared buffers sized by problem sizes, as C++ over them (the launch
+    /// counts them), if any.
+    pub smem_at_launch: Option<String>,
     /// ptxas's report for the instance.
     pub resources: Option<KernelResources>,
     /// Launch plan rows: (what, C++ expression, value when it needs no problem size).
@@ -350,6 +353,7 @@ pub fn explain(req: &ExplainRequest) -> Result<Page, ExplainError> {
             .collect(),
         threads_per_block: info.threads_per_block,
         smem_bytes: info.smem_bytes,
+        smem_at_launch: info.launch_sized_smem(&module).map(|s| s.to_cpp()),
         resources: compiled.resources_for(&lowered).cloned(),
         launch,
         args,

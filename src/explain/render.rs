@@ -80,12 +80,16 @@ fn summary(h: &mut String, req: &ExplainRequest, p: &Page) {
         .and_then(|(_, _, v)| *v);
     let _ = writeln!(
         h,
-        "<b>{}</b> threads/block · shared memory <b>{} B</b> (DSL){} · <b>{}</b> SASS instructions · \
+        "<b>{}</b> threads/block · shared memory <b>{} B</b> (DSL){}{} · <b>{}</b> SASS instructions · \
          compiled by NVRTC with <code>-lineinfo</code>, disassembled by <code>nvdisasm -gi</code> \
          (<a href=\"#facts\">all facts</a>, <a href=\"#tune\">tuning</a>, \
          <a href=\"#legend\">helpers</a>)</p></header>",
         k.threads_per_block,
         k.smem_bytes,
+        k.smem_at_launch
+            .as_ref()
+            .map(|s| format!(" and <code>{}</code> B sized at launch", esc(s)))
+            .unwrap_or_default(),
         dyn_smem
             .map(|d| format!(", launched with {d} B dynamic"))
             .unwrap_or_default(),
@@ -119,6 +123,9 @@ fn facts(h: &mut String, p: &Page) {
     }
     row(h, "threads / block", k.threads_per_block.to_string());
     row(h, "shared memory (DSL)", format!("{} B", k.smem_bytes));
+    if let Some(s) = &k.smem_at_launch {
+        row(h, "shared memory sized at launch (DSL)", format!("{s} B"));
+    }
     let mapped = p.sass.iter().filter(|s| s.dsl.is_some()).count();
     let inferred = p.sass.iter().filter(|s| s.inferred).count();
     row(
