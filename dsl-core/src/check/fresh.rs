@@ -25,7 +25,7 @@ pub(crate) fn fresh_tile(
     bindings: &HashMap<ExprId, Binding>,
     src: ExprId,
 ) -> Option<(Vec<Sym>, DType)> {
-    source_tile(m, bindings, src).filter(|(tile, _)| compile_time(m, tile))
+    source_tile(m, bindings, src).filter(|(tile, _)| tile.iter().all(|d| super::compile_time(m, d)))
 }
 
 /// The element type and tile of `src` when it qualifies as a fresh buffer's source, sized at
@@ -50,17 +50,6 @@ fn source_tile(
         _ => return None,
     };
     Some((v.tile, dtype))
-}
-
-/// Whether every dimension of `shape` is arithmetic over integers, tunables and constants.
-fn compile_time(m: &Module, shape: &[Sym]) -> bool {
-    let mut names = Vec::new();
-    for d in shape {
-        d.names(&mut names);
-    }
-    names
-        .iter()
-        .all(|n| m.tunable(n).is_some() || m.constant(n).is_some())
 }
 
 /// Whether every dimension of `shape` is known when the kernel launches: arithmetic over

@@ -34,11 +34,7 @@ pub(crate) fn gate(cx: &Cx, views: &Views, per_thread: &[StmtId], diags: &mut Di
     let m = cx.m;
     let buffers: Vec<_> = super::smem::shared_buffers(m, &cx.res.bindings)
         .into_iter()
-        .filter(|b| {
-            b.shape
-                .as_ref()
-                .is_ok_and(|s| !s.iter().all(|d| super::compile_time(m, d)))
-        })
+        .filter(|b| b.sized_at_launch(m))
         .collect();
     let Some(first) = buffers.first() else {
         return;

@@ -89,7 +89,7 @@ pub use out_init::{
     BlockFill, Owned, block_owned, fill_value, header_outputs, host_fill, unobservable,
 };
 pub use resolve::Role as IdentRole;
-pub use simt::{Atomic, atomic, atomic_sites, barrier_scope, captured_atomic};
+pub use simt::{Atomic, atomic, atomic_sites, barrier_scope, captured_atomic, named_barrier};
 pub use support::LOWERED_MATH;
 pub use tensors::DeclaredTensor;
 pub use transform::Transform;
@@ -332,6 +332,14 @@ impl SharedBuffer {
         ))
     }
 
+    /// Whether the buffer is sized by problem sizes (`check/launch_sized.rs`): a dimension
+    /// names more than integers, tunables and constants.
+    pub fn sized_at_launch(&self, m: &Module) -> bool {
+        self.shape
+            .as_ref()
+            .is_ok_and(|s| !s.iter().all(|d| compile_time(m, d)))
+    }
+
     /// The bytes of one slot (see [`SharedBuffer::slots`]).
     pub fn slot_bytes(&self, m: &Module) -> Result<crate::sym::Sym, ExprId> {
         Ok(Self {
@@ -349,11 +357,7 @@ impl KernelInfo {
     pub fn launch_sized_smem(&self, m: &Module) -> Option<crate::sym::Sym> {
         self.shared
             .iter()
-            .filter(|b| {
-                b.shape
-                    .as_ref()
-                    .is_ok_and(|s| !s.iter().all(|d| compile_time(m, d)))
-            })
+            .filter(|b| b.sized_at_launch(m))
             .filter_map(|b| b.sym_bytes(m).ok())
             .reduce(crate::sym::Sym::add)
     }

@@ -77,7 +77,7 @@ pub(crate) fn named_barrier_counts(cx: &Cx, warnings: &mut Vec<Diagnostic>) {
 }
 
 /// Whether `func` is a named barrier (`__bar_sync`, `__bar_arrive`).
-pub(crate) fn named_barrier(func: &str) -> bool {
+pub fn named_barrier(func: &str) -> bool {
     matches!(func, "__bar_sync" | "__bar_arrive")
 }
 

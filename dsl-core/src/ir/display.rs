@@ -278,11 +278,7 @@ impl Printer<'_> {
                 self.list(shape);
                 self.out.push_str("] ");
                 self.declarators(names);
-                let init = self.m.decl_ext.iter().find_map(|x| match x {
-                    DeclExt::Init { decl, value } if *decl == s => Some(*value),
-                    _ => None,
-                });
-                if let Some(v) = init {
+                if let Some(v) = self.m.decl_init(s) {
                     self.out.push_str(" {");
                     self.expr(v, 0);
                     self.out.push('}');

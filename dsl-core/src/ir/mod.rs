@@ -321,6 +321,14 @@ impl Module {
         self.sparse.iter().find(|x| x.stmt == s).map(|x| &x.meta)
     }
 
+    /// The `{v}` initializer of declaration `s`, if it has one.
+    pub fn decl_init(&self, s: StmtId) -> Option<ExprId> {
+        self.decl_ext.iter().find_map(|x| match x {
+            DeclExt::Init { decl, value } if *decl == s => Some(*value),
+            _ => None,
+        })
+    }
+
     /// The range of loop variable `var` of `foreach` statement `s` (`foreach k(lo:hi)`).
     /// The factor of `foreach … : unroll(N)` at statement `s`, if it was written with one.
     pub fn unroll_factor(&self, s: StmtId) -> Option<ExprId> {

@@ -396,11 +396,7 @@ impl Emitter<'_> {
                             ));
                         }
                     }
-                    let init = m.decl_ext.iter().find_map(|x| match x {
-                        crate::ir::DeclExt::Init { decl, value } if *decl == s => Some(*value),
-                        _ => None,
-                    });
-                    if let Some(v) = init {
+                    if let Some(v) = m.decl_init(s) {
                         super::simt::fill_decl(self, &t, v, line)?;
                     }
                     self.scopes
@@ -663,7 +659,7 @@ impl Emitter<'_> {
             }
             // `__bar_sync(id, n)`, `__bar_arrive(id, n)`: PTX `bar.sync` / `bar.arrive`.
             Stmt::Ext(crate::ir::ExtStmt::Call { func, args, .. })
-                if matches!(func.name.as_str(), "__bar_sync" | "__bar_arrive") =>
+                if crate::check::named_barrier(&func.name) =>
             {
                 let mut ops = Vec::new();
                 for &a in args {

@@ -264,11 +264,7 @@ pub fn declare(e: &mut Emitter, s: StmtId, line: Option<u32>) -> Result<(), Lowe
         m: dims[0],
         n: dims.get(1).copied(),
     };
-    let init = m.decl_ext.iter().find_map(|x| match x {
-        crate::ir::DeclExt::Init { decl, value } if *decl == s => Some(*value),
-        _ => None,
-    });
-    let init = match init {
+    let init = match m.decl_init(s) {
         Some(v) => {
             let (v, ty) = e.cx().value(v)?;
             Some(super::cexpr::convert(v.clone(), ty, DType::F32))

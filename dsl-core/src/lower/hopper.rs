@@ -1181,11 +1181,7 @@ pub fn afrag_decl(
         )),
         line,
     );
-    let init = m.decl_ext.iter().find_map(|x| match x {
-        crate::ir::DeclExt::Init { decl: d, value } if *d == decl => Some(*value),
-        _ => None,
-    });
-    if let Some(v) = init {
+    if let Some(v) = m.decl_init(decl) {
         let (v, _) = e.cx().value(v)?;
         e.call(
             Call::new("tsl_afrag_fill")

@@ -552,11 +552,23 @@ pub fn wait_futures(e: &mut Emitter, s: StmtId, line: Option<u32>) {
     e.barrier(Some("the futures' tiles are visible to every thread"), line);
 }
 
+/// Whether `s` is a future's copy that completes as it is issued, `.async` or not, and so makes
+/// no `cp.async` group: a `dma.transp` / `dma.pad` (the block's threads copy it), or a copy into
+/// the thread's own buffer (`per_thread`: the thread copies it alone).
+fn copied_as_issued(m: &Module, per_thread: &[StmtId], s: StmtId) -> bool {
+    match &m.stmts[s] {
+        Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. }) => {
+            crate::check::Transform::named(modifiers) || per_thread.contains(&s)
+        }
+        _ => false,
+    }
+}
+
 /// How many asynchronous `dma.copy` futures statement `s` (a `wait`) may leave in flight: the
 /// copies right before the run of `wait`s that holds `s`, in the same block, up to the first
 /// statement that is not an asynchronous future copy or that copies into a name the run waits
 /// for. A transform and a copy into the thread's own buffer (`per_thread`) are no `cp.async`
-/// group: they are passed over.
+/// group: they are passed over ([`copied_as_issued`]).
 fn in_flight_after(m: &Module, per_thread: &[StmtId], s: StmtId) -> usize {
     fn find(m: &Module, b: &[StmtId], s: StmtId) -> Option<Vec<StmtId>> {
         if b.contains(&s) {
@@ -595,10 +607,7 @@ fn in_flight_after(m: &Module, per_thread: &[StmtId], s: StmtId) -> usize {
     let mut count = 0;
     for &t in block[..first].iter().rev() {
         match &m.stmts[t] {
-            // A `dma.transp` / `dma.pad`, or a copy into the thread's own buffer, completes as
-            // it is issued: no `cp.async` group.
-            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })
-                if crate::check::Transform::named(modifiers) || per_thread.contains(&t) => {}
+            _ if copied_as_issued(m, per_thread, t) => {}
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 tma: false,
                 is_async: true,
@@ -1231,14 +1240,7 @@ fn synchronous_future(e: &Emitter, ev: ExprId) -> bool {
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {
                 is_async: false, ..
             }) => any = true,
-            // A `dma.transp` / `dma.pad`, or a copy into the thread's own buffer, `.async` or
-            // not, is copied as it is issued.
-            Stmt::Ext(crate::ir::ExtStmt::DmaFuture { modifiers, .. })
-                if crate::check::Transform::named(modifiers)
-                    || e.info.per_thread_copies.contains(&s) =>
-            {
-                any = true
-            }
+            _ if copied_as_issued(m, &e.info.per_thread_copies, s) => any = true,
             _ => return false,
         }
     }
