@@ -1,4 +1,6 @@
-// expect: E1422 — a WGMMA operand tile copied in without a swizzle (descriptors need one).
+// expect: E1422 — a WGMMA operand tile copied in by a plain `dma.copy` into a declared tile, which
+// leaves it unswizzled (descriptors need a swizzle; tessel picks one only for tiles it fills by
+// TMA or by a fresh-buffer future).
 use tessel::gemm_kernel;
 
 gemm_kernel! {
@@ -15,7 +17,7 @@ gemm_kernel! {
         mc = mma.fill.f32 0.0f;
         foreach {iv_k} in [cdiv(K, 64)] {
           tma.copy.swiz<128> lhs.chunkat(block_m, iv_k) => lhs_s;
-          tma.copy rhs.chunkat(block_n, iv_k) => rhs_s;
+          dma.copy rhs.chunkat(block_n, iv_k) => rhs_s;
           mma.row.row mc, lhs_s, rhs_s;
         }
         mma.store mc, output_s;

@@ -43,7 +43,10 @@
 # to the other half through `__bar_arrive` / `__bar_sync`, then all meet at a second barrier);
 # dma_transform_async (an `.async` `dma.pad` in flight beside a `cp.async` copy; M = 20 rows of
 # a 32-row tile: the rest zeros inside the padding); fresh_shared_own_async (an `.async` copy into
-# each thread's own buffer beside a block-wide `cp.async` copy). The
+# each thread's own buffer beside a block-wide `cp.async` copy); wgmma_plain_futures and
+# wgmma_plain_futures_rs (WGMMA operands from plain `f = dma.copy … => shared` futures, laid out
+# in the swizzle tessel picks from their rows: 64 and 128 B, an MN-major B; 32 B, a register A;
+# ragged M, N and K). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -237,6 +240,14 @@ z = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/oa_x.npy", x); np.save(f"{d}/oa_z.npy", z); np.save(f"{d}/oa_y.npy", x + z)
 np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
 np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
+for (M, N, K) in [(200, 136, 100), (1000, 700, 520)]:          # WGMMA operands, plain futures
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    bt = rng.standard_normal((N, K)).astype(np.float16)
+    np.save(f"{d}/pf_a{M}.npy", a); np.save(f"{d}/pf_b{M}.npy", b); np.save(f"{d}/pf_bt{M}.npy", bt)
+    a64 = a.astype(np.float64)
+    np.save(f"{d}/pf_c{M}.npy", (a64 @ b.astype(np.float64)).astype(np.float32))
+    np.save(f"{d}/pf_ct{M}.npy", (a64 @ bt.astype(np.float64).T).astype(np.float32))
 PY
 rc=0
 check() {
@@ -337,6 +348,13 @@ check $L/dma_transform_async.co --shape M=20 --input x="$D/ta_x.npy" --input b="
   --expect padded="$D/ta_pad.npy" --expect copied="$D/ta_cp.npy" --rtol 0 --atol 0 --runs 20
 check $L/fresh_shared_own_async.co --shape M=1001 --input x="$D/oa_x.npy" --input z="$D/oa_z.npy" \
   --expect y="$D/oa_y.npy" --rtol 1e-6 --atol 1e-6 --runs 20
+for mnk in 200,136,100 1000,700,520; do
+  IFS=, read -r M N K <<< "$mnk"
+  check $L/wgmma_plain_futures.co --shape M=$M,N=$N,K=$K --input a="$D/pf_a$M.npy" --input b="$D/pf_b$M.npy" \
+    --expect c="$D/pf_c$M.npy" --rtol 2e-3 --atol 2e-2 --runs 20
+  check $L/wgmma_plain_futures_rs.co --shape M=$M,N=$N,K=$K --input a="$D/pf_a$M.npy" --input b="$D/pf_bt$M.npy" \
+    --expect c="$D/pf_ct$M.npy" --rtol 2e-3 --atol 2e-2 --runs 20
+done
 for s in "launch_sized_rows.co M=333,N=30000 y=$D/lr_y30000.npy" \
   "launch_sized_batch.co B=200,K=100 y=$D/lb_y200.npy"; do
   set -- $s

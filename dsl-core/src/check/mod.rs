@@ -416,6 +416,9 @@ pub struct KernelInfo {
     /// The expression each swizzled `TmaCopy` and `MmaLoad` takes its swizzle from: its own
     /// `.swiz<…>`, else the one stated on the other side of its shared tensor.
     pub swizzle_source: HashMap<StmtId, ExprId>,
+    /// The swizzle tessel chose for the sites of a WGMMA operand tile no statement states one
+    /// for (`check/swizzle.rs`'s `implicit`): the width of the tile's rows.
+    pub swizzle_implicit: HashMap<StmtId, u32>,
     /// Every copy src/dst, `mma.load` src, `mma.store` dst and element access.
     pub views: HashMap<ExprId, ViewInfo>,
     /// Every view-like expression (a tensor's name, `t[i]`, a view method, `f.data`) in
@@ -494,7 +497,8 @@ fn run_checks(
     let swizzle::Swizzles {
         bytes: swizzle,
         source: swizzle_source,
-    } = swizzle::check_swizzle(&cx, &views, &mut diags);
+        implicit: swizzle_implicit,
+    } = swizzle::check_swizzle(&cx, &views, &frags, &mut diags);
     wgmma::check_operand_swizzle(&cx, &frags, &swizzle, &mut diags);
     wgmma::check_frag_loads(&cx, &mut diags);
     wgmma::check_scale_mix(&cx, &frags, &mut diags);
@@ -533,7 +537,7 @@ fn run_checks(
     lowerable::check_lowerable(&cx, &views, &mut diags);
     let launch_asserts = asserts::check_asserts(&cx, &mut diags);
     let mut gate = Diagnostics::default();
-    support::lowering_gate(&cx, &mut gate);
+    support::lowering_gate(&cx, &swizzle_implicit, &mut gate);
     jumps::gate(&cx, &mut gate);
     let per_thread_copies = lowerable::per_thread_copies(&cx, &views);
     launch_sized::gate(&cx, &views, &per_thread_copies, &mut gate);
@@ -603,6 +607,7 @@ fn run_checks(
         tensors: tensors::declared_tensors(m),
         swizzle,
         swizzle_source,
+        swizzle_implicit,
         views: views.public_views(),
         frags,
         events,

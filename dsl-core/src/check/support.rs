@@ -86,7 +86,13 @@ fn lowered_func(name: &str) -> bool {
             .is_some_and(|b| LOWERED_MATH.contains(&b) || b == "min" || b == "max")
 }
 
-pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
+/// `swizzled`: the plain `f = dma.copy … => shared;` futures the swizzle check gave the
+/// swizzle of their rows (`check/swizzle.rs`'s `implicit`), which lower as `.swiz` copies.
+pub(crate) fn lowering_gate(
+    cx: &Cx,
+    swizzled: &std::collections::HashMap<crate::ir::StmtId, u32>,
+    diags: &mut Diagnostics,
+) {
     let m = cx.m;
     // A warp-MMA kernel (`lower/warp.rs`) also lowers s8 and tf32 tensors (its operands), and
     // `.chunkat` with composed indices in its `mma.load` / `mma.store`.
@@ -285,7 +291,8 @@ pub(crate) fn lowering_gate(cx: &Cx, diags: &mut Diagnostics) {
                 src,
             }) if !warp_kernel
                 && on_tma_path(m)
-                && swizzled_future_lowers(cx, s, modifiers, *src) => {}
+                && (swizzled_future_lowers(cx, s, modifiers, *src)
+                    || modifiers.is_empty() && swizzled.contains_key(&s)) => {}
             Stmt::Ext(ExtStmt::DmaFuture {
                 tma: false,
                 bind,
@@ -814,7 +821,7 @@ fn transform_lowers(cx: &Cx, s: crate::ir::StmtId) -> bool {
 }
 
 /// The memory space of the tensor a view expression starts from.
-fn root_space(cx: &Cx, e: crate::ir::ExprId) -> Option<MemSpace> {
+pub(crate) fn root_space(cx: &Cx, e: crate::ir::ExprId) -> Option<MemSpace> {
     let m = cx.m;
     match &m.exprs[e] {
         Expr::View { base, .. } | Expr::Field { base, .. } | Expr::Index { base, .. } => {
@@ -894,7 +901,7 @@ fn enclosing(m: &crate::ir::Module, s: crate::ir::StmtId) -> Vec<crate::ir::Stmt
     above
 }
 
-fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
+pub(crate) fn block_uniform(cx: &Cx, s: crate::ir::StmtId) -> bool {
     let m = cx.m;
     // A level inside the block that is the whole block (every inner level of the kernel of
     // one thread, warp or warpgroup: `parallel by 1 : group-4`) splits nothing.

@@ -1,10 +1,12 @@
 //! Swizzle: every stated `.swiz<N>` is 32, 64 or 128; a `tma.copy` into a shared tensor and
 //! the `mma.load`s from it use one swizzle (stated on one side, inferred on the other; a
 //! disagreement is an error at both); a swizzled tensor's contiguous row (last dim × element
-//! size) is exactly the swizzle width.
+//! size) is exactly the swizzle width. A WGMMA operand tile no statement states a swizzle for
+//! takes the swizzle of its rows when tessel writes every byte of it (`implicit`): its layout
+//! is then tessel's to choose, as Croqtile chooses the layout of its shared buffers.
 
 use super::view::Views;
-use super::{Binding, Cx, DimExpr, all_stmts, at_expr, codes};
+use super::{Binding, Cx, DimExpr, FragInfo, FragKind, all_stmts, at_expr, codes};
 use crate::diag::Diagnostics;
 use crate::ir::{CopyDst, ExprId, ExtStmt, MemSpace, Stmt, StmtId};
 use std::collections::HashMap;
@@ -22,12 +24,21 @@ struct Site {
 pub(crate) struct Swizzles {
     pub bytes: HashMap<StmtId, u32>,
     pub source: HashMap<StmtId, ExprId>,
+    /// The sites of the tiles whose swizzle no statement states (`implicit`), with the
+    /// swizzle chosen for them; also in `bytes`.
+    pub implicit: HashMap<StmtId, u32>,
 }
 
-pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> Swizzles {
+pub(crate) fn check_swizzle(
+    cx: &Cx,
+    views: &Views,
+    frags: &HashMap<StmtId, FragInfo>,
+    diags: &mut Diagnostics,
+) -> Swizzles {
     let m = cx.m;
     let mut out = HashMap::new();
     let mut source = HashMap::new();
+    let mut implicit_sites = HashMap::new();
     let mut groups: Vec<(Binding, Vec<Site>)> = Vec::new();
     for s in all_stmts(m) {
         let (sw, shared_side, is_load) = match &m.stmts[s] {
@@ -54,8 +65,8 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
                     .or_else(|| future_root(cx, *src)),
                 true,
             ),
-            // `f = tma.copy.swiz<N> … => shared;` (and `f = dma.copy.swiz<N> …`): the future's
-            // fresh buffer has the swizzle.
+            // `f = tma.copy.swiz<N> … => shared;` (and `f = dma.copy.swiz<N> …`, or a plain
+            // `f = dma.copy … => shared;`): the future's fresh buffer has the swizzle.
             Stmt::Ext(ExtStmt::DmaFuture {
                 bind: Some(_),
                 modifiers,
@@ -115,6 +126,12 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
             .or(stated.first())
             .copied();
         let Some((tsite, texpr, tval)) = truth else {
+            if let Some(v) = implicit(cx, views, frags, *root, sites) {
+                for s in sites {
+                    out.insert(s.stmt, v);
+                    implicit_sites.insert(s.stmt, v);
+                }
+            }
             continue;
         };
         let mut conflict = false;
@@ -197,7 +214,102 @@ pub(crate) fn check_swizzle(cx: &Cx, views: &Views, diags: &mut Diagnostics) -> 
             diags.push(d.with_help(help));
         }
     }
-    Swizzles { bytes: out, source }
+    Swizzles {
+        bytes: out,
+        source,
+        implicit: implicit_sites,
+    }
+}
+
+/// The swizzle of a shared tile no statement states one for (`root`, touched by `sites`): the
+/// width of its rows (32, 64 or 128 bytes) where it is a WGMMA operand (read through a
+/// descriptor, or into registers) and tessel writes every byte of it — each writer a `tma.copy` or a synchronous
+/// `f = dma.copy src => shared;` of a 2-D global tile the block copies together
+/// (`lower/dma_swiz.rs`) — and no other statement names it (an element access would see the
+/// layout). `None` keeps the tile unswizzled, and an operand of it `E1422`.
+fn implicit(
+    cx: &Cx,
+    views: &Views,
+    frags: &HashMap<StmtId, FragInfo>,
+    root: Binding,
+    sites: &[Site],
+) -> Option<u32> {
+    let m = cx.m;
+    // An operand read into registers (`mma.load t, a_frag`) loads at swizzled addresses too.
+    let operand = sites.iter().any(|s| {
+        s.is_load
+            && frags
+                .get(&s.stmt)
+                .is_some_and(|f| matches!(f.kind, FragKind::A | FragKind::B))
+    });
+    if cx.warp_kernel() || cx.tma_warp_kernel() {
+        return None;
+    }
+    let writers_lower = sites.iter().all(|s| match &m.stmts[s.stmt] {
+        Stmt::MmaLoad { .. } | Stmt::TmaCopy { .. } => true,
+        Stmt::Ext(ExtStmt::DmaFuture {
+            tma,
+            is_async: false,
+            after: None,
+            modifiers,
+            src,
+            ..
+        }) => {
+            modifiers.is_empty()
+                && (*tma
+                    || (super::support::block_uniform(cx, s.stmt)
+                        && matches!(super::support::root_space(cx, *src), Some(MemSpace::Global))))
+        }
+        _ => false,
+    });
+    if !operand || !writers_lower || named_elsewhere(cx, root, sites) {
+        return None;
+    }
+    let (rows, dtype) = match root {
+        Binding::Future(f) => {
+            let src = match &m.stmts[f] {
+                Stmt::Ext(ExtStmt::DmaFuture { src, .. }) => *src,
+                _ => return None,
+            };
+            let (tile, dtype) = super::fresh_tile(m, &cx.res.bindings, src)?;
+            (
+                tile.iter()
+                    .map(|d| cx.sym_value(d))
+                    .collect::<Option<Vec<_>>>()?,
+                dtype,
+            )
+        }
+        _ => {
+            let v = sites
+                .iter()
+                .find_map(|s| site_view(cx, views, s.stmt, root))?;
+            let dims = v.decl_shape.iter().map(|d| cx.dim_value(d));
+            (dims.collect::<Option<Vec<_>>>()?, v.dtype)
+        }
+    };
+    let [_, cols] = rows.as_slice() else {
+        return None;
+    };
+    let row = cols.checked_mul(dtype.size_bytes() as i64)?;
+    [32, 64, 128].contains(&row).then_some(row as u32)
+}
+
+/// Whether a statement other than `sites` (and the `mma`s, which name fragments) names the
+/// tile `root`.
+fn named_elsewhere(cx: &Cx, root: Binding, sites: &[Site]) -> bool {
+    let m = cx.m;
+    all_stmts(m).into_iter().any(|s| {
+        if sites.iter().any(|x| x.stmt == s) {
+            return false;
+        }
+        let mut named = false;
+        for e in super::stmt_exprs(&m.stmts[s]) {
+            super::walk_expr(m, e, &mut |x| {
+                named |= cx.res.bindings.get(&x) == Some(&root);
+            });
+        }
+        named
+    })
 }
 
 /// Whether `root` is the fresh buffer of a `dma.copy` (not TMA) future.

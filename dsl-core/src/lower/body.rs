@@ -614,7 +614,9 @@ impl Emitter<'_> {
                 src,
                 modifiers,
                 ..
-            }) if self.path == KernelPath::Hopper && !modifiers.is_empty() => {
+            }) if self.path == KernelPath::Hopper
+                && (!modifiers.is_empty() || self.info.swizzle_implicit.contains_key(&s)) =>
+            {
                 super::dma_swiz::future_copy(self, s, f, *src, line)?
             }
             Stmt::Ext(crate::ir::ExtStmt::DmaFuture {

@@ -155,6 +155,11 @@ fn lower_impl(m: &Module, info: &KernelInfo) -> Result<CudaKernel, Vec<LowerErro
             .swizzle_source
             .iter()
             .filter_map(|(&s, &z)| Some((s, Sym::from_expr(m, z)?)))
+            .chain(
+                info.swizzle_implicit
+                    .iter()
+                    .map(|(&s, &v)| (s, Sym::Int(v as i64))),
+            )
             .collect(),
         roles,
         arrivals,
