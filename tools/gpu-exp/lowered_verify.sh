@@ -46,7 +46,8 @@
 # each thread's own buffer beside a block-wide `cp.async` copy); wgmma_plain_futures and
 # wgmma_plain_futures_rs (WGMMA operands from plain `f = dma.copy … => shared` futures, laid out
 # in the swizzle tessel picks from their rows: 64 and 128 B, an MN-major B; 32 B, a register A;
-# ragged M, N and K). The
+# ragged M, N and K); view_from_windows (`.view(…).from(…)` windows at element offsets:
+# overlapping 18-row windows from column 3, zeros past the last row, M = 17 and 1000). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -240,6 +241,11 @@ z = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/oa_x.npy", x); np.save(f"{d}/oa_z.npy", z); np.save(f"{d}/oa_y.npy", x + z)
 np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
 np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
+for M in (17, 1000):                                            # `.view(…).from(…)` windows
+    x = rng.standard_normal((M, 70)).astype(np.float32)
+    xp = np.zeros((M + 2, 70), np.float64); xp[:M] = x
+    np.save(f"{d}/vf_x{M}.npy", x)
+    np.save(f"{d}/vf_y{M}.npy", (xp[:M, 3:67] + xp[1:M + 1, 3:67] + xp[2:M + 2, 3:67]).astype(np.float32))
 for (M, N, K) in [(200, 136, 100), (1000, 700, 520)]:          # WGMMA operands, plain futures
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
@@ -348,6 +354,10 @@ check $L/dma_transform_async.co --shape M=20 --input x="$D/ta_x.npy" --input b="
   --expect padded="$D/ta_pad.npy" --expect copied="$D/ta_cp.npy" --rtol 0 --atol 0 --runs 20
 check $L/fresh_shared_own_async.co --shape M=1001 --input x="$D/oa_x.npy" --input z="$D/oa_z.npy" \
   --expect y="$D/oa_y.npy" --rtol 1e-6 --atol 1e-6 --runs 20
+for m in 17 1000; do
+  check $L/view_from_windows.co --shape M=$m --input x="$D/vf_x$m.npy" --expect y="$D/vf_y$m.npy" \
+    --rtol 1e-6 --atol 1e-6 --runs 20
+done
 for mnk in 200,136,100 1000,700,520; do
   IFS=, read -r M N K <<< "$mnk"
   check $L/wgmma_plain_futures.co --shape M=$M,N=$N,K=$K --input a="$D/pf_a$M.npy" --input b="$D/pf_b$M.npy" \

@@ -78,6 +78,8 @@ pub const THREAD_MISMATCH: &str = "E0607";
 pub const ARRAY_RANGE: &str = "E0701";
 /// A tile coordinate or element index that can leave a shared/local tensor.
 pub const TILE_RANGE: &str = "E0702";
+/// A `.from(…)` offset of a `.view(…)` window that may be below 0.
+pub const FROM_OFFSET: &str = "E0703";
 
 /// An event array used without an index (or a plain event indexed).
 pub const EVENT_INDEX: &str = "E0801";
@@ -674,6 +676,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         TILE_RANGE,
         "tile coordinate or element index can leave a shared/local tensor",
+    ),
+    (
+        FROM_OFFSET,
+        "`.from` offset of a `.view` window may be below 0",
     ),
     (
         EVENT_INDEX,

@@ -78,6 +78,7 @@ pub(crate) fn check_ranges(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         cx,
         views,
         out: Vec::new(),
+        from_offsets: Vec::new(),
     };
     w.block(&cx.m.kernel.body, st);
     // One diagnostic per out-of-range index source; array accesses first.
@@ -116,12 +117,17 @@ pub(crate) fn check_ranges(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
         }
         diags.push(d);
     }
+    for (_, d) in w.from_offsets {
+        diags.push(d);
+    }
 }
 
 struct W<'a, 'b> {
     cx: &'a Cx<'b>,
     views: &'a Views,
     out: Vec<Violation>,
+    /// `.from` offsets that may be below 0 (`E0703`), one diagnostic each.
+    from_offsets: Vec<(ExprId, crate::diag::Diagnostic)>,
 }
 
 impl W<'_, '_> {
@@ -420,6 +426,50 @@ impl W<'_, '_> {
                         );
                         let note = (m.expr_span(x), "this view".to_string());
                         self.check_index(a, n, st, false, &what, None, note);
+                    }
+                }
+                // `.from(i, j)` places a window at element offsets the copies bound by the
+                // tensor's extents from above only: each must be at least 0 here.
+                Expr::View {
+                    op: crate::ir::ViewOp::From,
+                    args,
+                    ..
+                } => {
+                    // A problem size is never negative.
+                    let mut env = st.env.clone();
+                    for (&e, b) in &cx.res.bindings {
+                        if let (Binding::SymDim { .. }, Expr::Name(n)) = (b, &m.exprs[e]) {
+                            env.ranges.entry(n.clone()).or_insert(Interval {
+                                lo: Ext::Fin(0),
+                                hi: Ext::PosInf,
+                            });
+                        }
+                    }
+                    for &a in args {
+                        let lo = eval_interval(m, a, &env).lo;
+                        if matches!(lo, Ext::Fin(v) if v >= 0)
+                            || self.from_offsets.iter().any(|(e, _)| *e == a)
+                        {
+                            continue;
+                        }
+                        let why = match lo {
+                            Ext::Fin(v) => format!("it can be {v}"),
+                            _ => "nothing here bounds it from below".to_string(),
+                        };
+                        self.from_offsets.push((
+                            a,
+                            at_expr(
+                                m,
+                                codes::FROM_OFFSET,
+                                a,
+                                format!(
+                                    "the `.from` offset `{}` may be below 0: {why}",
+                                    m.expr_to_string(a)
+                                ),
+                            )
+                            .with_note(m.expr_span(x), "the window it places")
+                            .with_help("a window starts inside its tensor: write the offset over loop and parallel variables, tunables and constants, or guard it (`if (i >= 0)`)"),
+                        ));
                     }
                 }
                 Expr::View { .. } => {

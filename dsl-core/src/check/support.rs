@@ -554,6 +554,9 @@ pub(crate) fn lowering_gate(
         {
             continue;
         }
+        // `.view(…).from(…)` windows of global tensors, each a whole operand of a `dma.copy`
+        // (`view_sym.rs` places them; the copies bound them by the tensor's extents).
+        let windows = global_windows(cx, s);
         // The `.step`s that follow a `.subspan` and are followed by an `.at`.
         let mut stepped = std::collections::HashSet::new();
         for e in stmt_exprs(&m.stmts[s]) {
@@ -641,7 +644,7 @@ pub(crate) fn lowering_gate(
                             }
                             _ => false,
                         };
-                    if !op.is_lowered() && !picked_step && !squeezed {
+                    if !op.is_lowered() && !picked_step && !squeezed && !windows.contains(&x) {
                         diags.push(not_lowered(
                             codes::NOT_LOWERED_VIEW,
                             m.expr_span(x),
@@ -728,6 +731,44 @@ fn on_tma_path(m: &crate::ir::Module) -> bool {
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
         )
     })
+}
+
+/// The `.view(…)` and `.from(…)` expressions of statement `s` that lower: a window placed by
+/// `.from`, of a global tensor, that is a whole source or destination of a `dma.copy` (whose
+/// cooperative copies bound it by the tensor's extents, as any tile past the edge).
+fn global_windows(cx: &Cx, s: crate::ir::StmtId) -> Vec<crate::ir::ExprId> {
+    use crate::ir::ViewOp;
+    let m = cx.m;
+    let operands = match &m.stmts[s] {
+        Stmt::DmaCopy { src, dst, .. } => {
+            let mut v = vec![*src];
+            if let CopyDst::Expr(d) = dst {
+                v.push(*d);
+            }
+            v
+        }
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for e in operands {
+        if let Expr::View {
+            op: ViewOp::From,
+            base,
+            ..
+        } = &m.exprs[e]
+            && matches!(
+                m.exprs[*base],
+                Expr::View {
+                    op: ViewOp::Window,
+                    ..
+                }
+            )
+            && root_space(cx, e) == Some(MemSpace::Global)
+        {
+            out.extend([e, *base]);
+        }
+    }
+    out
 }
 
 /// Whether `f = dma.copy.swiz<N> src => shared;` (statement `s`, synchronous, on the TMA/WGMMA

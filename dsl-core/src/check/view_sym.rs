@@ -244,6 +244,8 @@ struct Building {
     whole: bool,
     tiled: bool,
     step: Option<Vec<Sym>>,
+    /// A `.view(…)` window waiting for the `.from(…)` that places it.
+    window: bool,
 }
 
 impl Analysis<'_> {
@@ -253,6 +255,12 @@ impl Analysis<'_> {
         root: &dyn Fn(ExprId) -> Result<Root, ViewError>,
     ) -> Result<SymView, ViewError> {
         let b = self.build(e, root)?;
+        if b.window {
+            return err(
+                e,
+                "not supported yet: a `.view(…)` window without `.from(…)`",
+            );
+        }
         Ok(b.v)
     }
 
@@ -359,6 +367,7 @@ impl Analysis<'_> {
                     whole: true,
                     tiled: false,
                     step: None,
+                    window: false,
                 })
             }
             // `f.data`: the buffer a copy's future names.
@@ -411,6 +420,17 @@ impl Analysis<'_> {
         args: &[ExprId],
     ) -> Result<(), ViewError> {
         let m = self.m;
+        // A window is placed by `.from(…)` and nothing else.
+        if b.window != (op == ViewOp::From) && op != ViewOp::Strides {
+            return err(
+                e,
+                if b.window {
+                    "a `.view(…)` window is placed by `.from(…)`, written right after it"
+                } else {
+                    "`.from(…)` places a `.view(…)` window, written right before it"
+                },
+            );
+        }
         let v = &mut b.v;
         let indexed = matches!(
             op,
@@ -470,10 +490,37 @@ impl Analysis<'_> {
                 v.terms = vec![Vec::new(); v.tile.len()];
                 v.squeezed = Some(base);
             }
+            // `.view(A, B)`: a window of A × B elements (`_` the whole dimension so far), which
+            // `.from(i, j)` places at element (i, j) of the view below it.
+            ViewOp::Window if !b.tiled && b.step.is_none() && args.len() == v.tile.len() => {
+                v.tile = args
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &a)| match m.exprs[a] {
+                        Expr::Wildcard => Ok(v.tile[d].clone()),
+                        _ => self.sym(a),
+                    })
+                    .collect::<Result<_, _>>()?;
+                b.window = true;
+            }
+            ViewOp::From if args.len() == v.tile.len() => {
+                for (d, &a) in args.iter().enumerate() {
+                    self.index_terms(a, Sym::Int(1), &mut v.terms[d]);
+                    if matches!(m.exprs[a], Expr::Int(0)) {
+                        continue;
+                    }
+                    v.origin[d].push(OriginTerm {
+                        index: a,
+                        stride: Sym::Int(1),
+                        form: TermForm::Element,
+                    });
+                }
+                b.window = false;
+            }
             ViewOp::Window | ViewOp::Strides | ViewOp::From | ViewOp::SpanOf => {
                 return err(
                     e,
-                    format!("not supported yet: the view method `.{}`", op.name()),
+                    format!("not supported yet: the view method `.{}` here", op.name()),
                 );
             }
             ViewOp::Transpose => {
