@@ -47,7 +47,9 @@
 # wgmma_plain_futures_rs (WGMMA operands from plain `f = dma.copy … => shared` futures, laid out
 # in the swizzle tessel picks from their rows: 64 and 128 B, an MN-major B; 32 B, a register A;
 # ragged M, N and K); view_from_windows (`.view(…).from(…)` windows at element offsets:
-# overlapping 18-row windows from column 3, zeros past the last row, M = 17 and 1000). The
+# overlapping 18-row windows from column 3, zeros past the last row, M = 17 and 1000);
+# wgmma_tma_unswizzled (TMA loads stating no swizzle into declared operand tiles: tensor maps
+# and descriptors of 64 and 128 B). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -246,6 +248,11 @@ for M in (17, 1000):                                            # `.view(…).fr
     xp = np.zeros((M + 2, 70), np.float64); xp[:M] = x
     np.save(f"{d}/vf_x{M}.npy", x)
     np.save(f"{d}/vf_y{M}.npy", (xp[:M, 3:67] + xp[1:M + 1, 3:67] + xp[2:M + 2, 3:67]).astype(np.float32))
+for (M, N, K) in [(200, 136, 104), (1000, 704, 520)]:          # TMA loads, no swizzle stated
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    bt = rng.standard_normal((N, K)).astype(np.float16)
+    np.save(f"{d}/tu_a{M}.npy", a); np.save(f"{d}/tu_b{M}.npy", bt)
+    np.save(f"{d}/tu_o{M}.npy", (a.astype(np.float64) @ bt.astype(np.float64).T).astype(np.float16))
 for (M, N, K) in [(200, 136, 100), (1000, 700, 520)]:          # WGMMA operands, plain futures
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
@@ -357,6 +364,11 @@ check $L/fresh_shared_own_async.co --shape M=1001 --input x="$D/oa_x.npy" --inpu
 for m in 17 1000; do
   check $L/view_from_windows.co --shape M=$m --input x="$D/vf_x$m.npy" --expect y="$D/vf_y$m.npy" \
     --rtol 1e-6 --atol 1e-6 --runs 20
+done
+for mnk in 200,136,104 1000,704,520; do  # TMA: rows of 16-byte multiples
+  IFS=, read -r M N K <<< "$mnk"
+  check $L/wgmma_tma_unswizzled.co --shape M=$M,N=$N,K=$K --input lhs="$D/tu_a$M.npy" --input rhs="$D/tu_b$M.npy" \
+    --expect out="$D/tu_o$M.npy" --rtol 4e-3 --atol 0.05 --runs 20
 done
 for mnk in 200,136,100 1000,700,520; do
   IFS=, read -r M N K <<< "$mnk"
