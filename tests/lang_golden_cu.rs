@@ -36,6 +36,7 @@ const LANG_LOWERED: &[(&str, &str)] = &[
     ("multi", "first"),
     ("multi", "second"),
     ("nested_default_levels", "add"),
+    ("partial_warps", "fill"),
     ("println", "show"),
     ("program_file", "scale"),
     ("warp_mma", "warp_gemm"),

@@ -4,8 +4,8 @@ mod check_support;
 
 use check_support::kernels::*;
 use check_support::*;
-use dsl_core::check::Config;
 use dsl_core::check::codes as c;
+use dsl_core::check::{Config, Limits};
 use dsl_core::ir::{DType, Level, Module};
 
 fn kernel(levels: &[Lvl], tunables: &[(&str, i64)]) -> Module {
@@ -99,10 +99,10 @@ fn group_encloses_at_most_32_threads() {
 }
 
 /// Fewer threads than a warp (warpgroup) inside a group level: the group still takes whole
-/// warps (the other lanes idle), so the block counts 32 (128) threads per group. The checker
-/// accepts it; the lowering gate refuses it (E1350), pointing at the level.
+/// warps (the other lanes idle), so the block counts 32 (128) threads per group, and the
+/// lowering runs the inner levels on each warp's first lanes.
 #[test]
-fn partial_warps_pad_to_whole_warps_and_are_gated() {
+fn partial_warps_pad_to_whole_warps() {
     let m = kernel(
         &[
             (&["bm"], &["cdiv(M, 64)"], Level::Block),
@@ -112,9 +112,13 @@ fn partial_warps_pad_to_whole_warps_and_are_gated() {
         &[],
     );
     assert_eq!(check_ok(&m).threads_per_block, 96);
-    let d = check_cfg_err(&m, &Config::defaults(&m), None);
-    let e = only(&d, c::NOT_LOWERED_PARTIAL_GROUP);
-    assert!(e.message.starts_with("not supported yet: "), "{e}");
+    let info = dsl_core::check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let g = info.sym_geometry.as_ref().expect("a geometry");
+    assert_eq!(g.threads, dsl_core::sym::Sym::Int(96));
+    assert_eq!(g.idle_lanes.len(), 1);
+    assert_eq!(g.idle_lanes[0].unit, dsl_core::sym::Sym::Int(32));
+    assert_eq!(g.idle_lanes[0].size, dsl_core::sym::Sym::Int(7));
     let m = kernel(
         &[
             (&["bm"], &["cdiv(M, 64)"], Level::Block),

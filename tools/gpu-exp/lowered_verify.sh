@@ -49,7 +49,8 @@
 # ragged M, N and K); view_from_windows (`.view(…).from(…)` windows at element offsets:
 # overlapping 18-row windows from column 3, zeros past the last row, M = 17 and 1000);
 # wgmma_tma_unswizzled (TMA loads stating no swizzle into declared operand tiles: tensor maps
-# and descriptors of 64 and 128 B). The
+# and descriptors of 64 and 128 B); idle_lanes (a `: group` level of 16-thread rows: each
+# warp's first 16 lanes run them, a block barrier between two such levels). The
 # SIMT kernels are checked
 # against NumPy (float64, inputs made here); the TMA one is a GEMM with K = 64, checked against
 # cuBLAS over every output.
@@ -243,6 +244,8 @@ z = rng.standard_normal((1001, 64)).astype(np.float32)
 np.save(f"{d}/oa_x.npy", x); np.save(f"{d}/oa_z.npy", z); np.save(f"{d}/oa_y.npy", x + z)
 np.save(f"{d}/lr_y30000.npy", np.zeros((333, 30000), np.float32))  # never compared: refused
 np.save(f"{d}/lb_y200.npy", np.zeros((200, 4, 100), np.int32))
+x = rng.standard_normal((1000, 16)).astype(np.float32)          # idle lanes: half-warp rows
+np.save(f"{d}/il_x.npy", x); np.save(f"{d}/il_y.npy", (2 * x)[:, ::-1].copy())
 for M in (17, 1000):                                            # `.view(…).from(…)` windows
     x = rng.standard_normal((M, 70)).astype(np.float32)
     xp = np.zeros((M + 2, 70), np.float64); xp[:M] = x
@@ -361,6 +364,7 @@ check $L/dma_transform_async.co --shape M=20 --input x="$D/ta_x.npy" --input b="
   --expect padded="$D/ta_pad.npy" --expect copied="$D/ta_cp.npy" --rtol 0 --atol 0 --runs 20
 check $L/fresh_shared_own_async.co --shape M=1001 --input x="$D/oa_x.npy" --input z="$D/oa_z.npy" \
   --expect y="$D/oa_y.npy" --rtol 1e-6 --atol 1e-6 --runs 20
+check $L/idle_lanes.co --shape R=1000 --input x="$D/il_x.npy" --expect y="$D/il_y.npy" --rtol 0 --atol 0 --runs 20
 for m in 17 1000; do
   check $L/view_from_windows.co --shape M=$m --input x="$D/vf_x$m.npy" --expect y="$D/vf_y$m.npy" \
     --rtol 1e-6 --atol 1e-6 --runs 20

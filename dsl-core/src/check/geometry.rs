@@ -301,9 +301,10 @@ fn threads_inside(cx: &Cx, chain: &[LevelRef], p: usize) -> Option<u64> {
 }
 
 /// The `: group` / `: group-4` levels whose inner levels span fewer threads than the warp
-/// (warpgroup): Croqtile runs them on a whole one with the remaining lanes idle. The checker
-/// accepts them; no lowering handles the idle lanes yet (the gate reports each level).
-pub(crate) fn partial_groups(cx: &Cx) -> Vec<crate::span::Span> {
+/// (warpgroup): Croqtile runs them on a whole one with the remaining lanes idle, and so does
+/// the lowering (`geometry_sym::IdleLanes`). Each level's span, with the `parallel` statement
+/// that holds its outermost inner level: the work only the first lanes do.
+pub(crate) fn partial_groups(cx: &Cx) -> Vec<(crate::span::Span, StmtId)> {
     let m = cx.m;
     let mut out = Vec::new();
     for s in all_stmts(m) {
@@ -321,9 +322,9 @@ pub(crate) fn partial_groups(cx: &Cx) -> Vec<crate::span::Span> {
                 continue;
             };
             if threads_inside(cx, &chain, p).is_some_and(|got| got < want as u64)
-                && !out.contains(&pl.level_span)
+                && !out.iter().any(|(at, _)| *at == pl.level_span)
             {
-                out.push(pl.level_span);
+                out.push((pl.level_span, chain[p + 1].stmt));
             }
         }
     }

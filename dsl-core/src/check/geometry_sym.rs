@@ -7,8 +7,9 @@
 //! The `: block` level's variables map to `blockIdx.x`, `.y`, `.z` in order. The other levels
 //! (group-4 ⊃ group ⊃ thread) share one flat `threadIdx.x`: a level's linear index is
 //! `threadIdx.x / inner % extent`, where `inner` is the thread count of one unit of the level
-//! (the size of the next inner level, or 128 / 32 / 1 for the innermost group-4 / group /
-//! thread), and multi-variable levels split their linear index row-major.
+//! (128 / 32 for a group-4 / group, whose inner levels may leave lanes idle (`IdleLanes`); the
+//! size of the next inner level, or 1, for a thread level), and multi-variable levels split
+//! their linear index row-major.
 
 use super::Binding;
 use crate::ir::{Level, Module, Stmt, StmtId};
@@ -83,6 +84,19 @@ pub struct Geometry {
     pub cluster: Option<Sym>,
     /// A `: cluster` level: blocks per cluster along the first and second block variables.
     pub cluster_shape: Option<(Sym, Sym)>,
+    /// Lanes a `group` / `group-4` level leaves idle: its inner levels hold fewer threads than
+    /// its warp or warpgroup, whose first `size` threads run them.
+    pub idle_lanes: Vec<IdleLanes>,
+}
+
+/// A `group` (`group-4`) level whose inner levels hold `size` threads, fewer than its `unit`
+/// (32 or 128): each of its warps (warpgroups) runs the inner levels on its first `size`
+/// threads, from the `parallel` statement `stmt` that holds the outermost inner level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IdleLanes {
+    pub stmt: StmtId,
+    pub unit: Sym,
+    pub size: Sym,
 }
 
 impl Geometry {
@@ -249,10 +263,28 @@ pub(crate) fn sym_geometry(
         let mut exts: Vec<Vec<Sym>> = vec![Vec::new(); n];
         for i in (0..n).rev() {
             let Some(l) = level(chain[i]) else { continue };
-            let unit = if i + 1 < n {
+            let width = Sym::Int(l.level.threads().unwrap_or(1) as i64);
+            // A warp (warpgroup) level spans its whole warp (warpgroup) whatever its inner
+            // levels hold (at most that many threads: the checker's rule); fewer leave lanes
+            // idle.
+            let unit = if i + 1 < n && l.level == Level::Thread {
                 size.clone()
+            } else if i + 1 < n {
+                if size != width
+                    && !g
+                        .idle_lanes
+                        .iter()
+                        .any(|x| x.stmt == chain[i + 1].0 && x.unit == width)
+                {
+                    g.idle_lanes.push(IdleLanes {
+                        stmt: chain[i + 1].0,
+                        unit: width.clone(),
+                        size: size.clone(),
+                    });
+                }
+                width
             } else {
-                Sym::Int(l.level.threads().unwrap_or(1) as i64)
+                width
             };
             inner[i] = unit.clone();
             exts[i] = l
@@ -298,6 +330,21 @@ pub(crate) fn sym_geometry(
         }
     }
     Ok(g)
+}
+
+/// `g` with the guards of the levels that leave lanes idle under `values` (tunables and
+/// constants) only: a size that is the whole warp there needs none.
+pub(crate) fn idle_under(
+    mut g: Geometry,
+    values: &std::collections::HashMap<String, i64>,
+) -> Geometry {
+    let env: crate::sym::SymEnv = values.iter().map(|(n, &v)| (n.clone(), v)).collect();
+    g.idle_lanes
+        .retain(|x| match (x.size.eval(&env), x.unit.eval(&env)) {
+            (Ok(size), Ok(unit)) => size < unit,
+            _ => true,
+        });
+    g
 }
 
 fn sym(m: &Module, e: crate::ir::ExprId) -> Result<Sym, GeometryError> {

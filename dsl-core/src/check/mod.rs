@@ -594,6 +594,7 @@ fn run_checks(
         // Worked out for a kernel whose levels and extents are well formed.
         sym_geometry: if diags.is_empty() {
             geometry_sym::sym_geometry(m, &parallel_chains)
+                .map(|g| geometry_sym::idle_under(g, &cx.static_env.values))
         } else {
             Err(GeometryError {
                 span: m.kernel.name.span,

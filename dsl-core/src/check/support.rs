@@ -156,12 +156,50 @@ pub(crate) fn lowering_gate(
             diags.push(dtype_not_lowered(p.dtype, p.dtype_span));
         }
     }
-    for at in super::geometry::partial_groups(cx) {
-        diags.push(not_lowered(
-            codes::NOT_LOWERED_PARTIAL_GROUP,
-            at,
-            "a `group`/`group-4` level whose inner levels leave lanes idle",
-        ));
+    // The first lanes of such a level run its inner levels under a guard: work a thread does
+    // alone lowers there; a barrier or anything its threads do together would wait for lanes
+    // that never come.
+    let partial = super::geometry::partial_groups(cx);
+    // The kernel's CUDA is written once, for the default configuration's geometry (the
+    // tunables are template parameters): a level that leaves lanes idle only under another
+    // configuration would run without its guard there.
+    let by_default = if partial.is_empty() {
+        Vec::new()
+    } else {
+        let hdr = super::header::check_header(
+            m,
+            &super::Config::defaults(m),
+            None,
+            &mut Diagnostics::default(),
+        );
+        let dcx = Cx {
+            m,
+            env: hdr.env,
+            static_env: hdr.static_env,
+            res: cx.res.clone(),
+        };
+        super::geometry::partial_groups(&dcx)
+    };
+    for (at, region) in partial {
+        if !by_default.iter().any(|(d, _)| *d == at) {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_PARTIAL_GROUP,
+                at,
+                "a `group`/`group-4` level that leaves lanes idle under this configuration but fills its warp under the default one (the kernel's CUDA follows the default's geometry)",
+            ));
+            continue;
+        }
+        let alone = match &m.stmts[region] {
+            Stmt::Parallel { body, .. } => idle_lanes_allowed(cx, body),
+            _ => false,
+        };
+        if !alone {
+            diags.push(not_lowered(
+                codes::NOT_LOWERED_PARTIAL_GROUP,
+                at,
+                "a `group`/`group-4` level whose inner levels leave lanes idle, around work its threads do together (a barrier, a cooperative copy, a reduction)",
+            ));
+        }
     }
     for s in &m.streams {
         diags.push(not_lowered(
@@ -730,6 +768,21 @@ fn on_tma_path(m: &crate::ir::Module) -> bool {
             m.stmts[s],
             Stmt::TmaCopy { .. } | Stmt::Mma { .. } | Stmt::MmaLoad { .. } | Stmt::EventDecl { .. }
         )
+    })
+}
+
+/// Whether the statements of `body` may run on some lanes of a warp while the others idle:
+/// each is work a thread does alone ([`per_thread`]), or a `parallel` or a synchronous
+/// `inthreads` of such statements.
+fn idle_lanes_allowed(cx: &Cx, body: &[crate::ir::StmtId]) -> bool {
+    body.iter().all(|&s| match &cx.m.stmts[s] {
+        Stmt::Parallel { body, .. }
+        | Stmt::InThreads {
+            is_async: false,
+            body,
+            ..
+        } => idle_lanes_allowed(cx, body),
+        _ => per_thread(cx, &[s]),
     })
 }
 

@@ -3,7 +3,7 @@
 //! `super::hopper`, the cooperative copies of the SIMT path in `super::simt`.
 
 use super::cexpr::{Ty, convert, scalar_type};
-use super::cxx::{CExpr, CType};
+use super::cxx::{CExpr, COp, CType};
 use super::emitter::Emitter;
 use super::error::LowerError;
 use super::kernel::{Call, KernelPath, Mark, Op};
@@ -164,7 +164,31 @@ impl Emitter<'_> {
                     super::simt::declare_swapped(self, line)?;
                     super::simt::fill_owned_outputs(self, line)?;
                 }
+                // Inner levels of a warp (warpgroup) level that hold fewer threads than it: its
+                // first threads run them, the rest stay idle (the checker's gate keeps only
+                // work a thread does alone under the guard).
+                let idle = CExpr::join(
+                    COp::And,
+                    self.geo.idle_lanes.iter().filter(|x| x.stmt == s).map(|x| {
+                        CExpr::builtin("threadIdx", "x")
+                            .rem(CExpr::sym_operand(&x.unit))
+                            .lt(CExpr::sym_operand(&x.size))
+                    }),
+                );
+                if let Some(cond) = &idle {
+                    self.open(
+                        Op::If {
+                            cond: cond.clone(),
+                            constexpr: false,
+                        },
+                        Some("the threads of the inner levels; the warp's other lanes are idle"),
+                        line,
+                    );
+                }
                 self.block(body);
+                if idle.is_some() {
+                    self.close(line);
+                }
                 self.flush_sync_tma();
                 self.flush_dma();
                 self.emit(Op::Mark(Mark::ParallelEnd), None, line);

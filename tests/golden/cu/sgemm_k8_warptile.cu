@@ -699,7 +699,7 @@ template <typename T> TSL_DEVICE T tsl_warp_max(T v) {
 
 // ---- kernel ------------------------------------------------------------------------------------
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int MINB>
-__global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * TM * TN * WNITER)) / TM * (WN / WNITER / TN)), (MINB)) tsl_sgemm_k8(
+__global__ void __launch_bounds__(BM / WM * (BN / WN) * 32, (MINB)) tsl_sgemm_k8(
     const float* __restrict__ a,
     const float* __restrict__ b,
     float* __restrict__ c,
@@ -710,14 +710,14 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
   constexpr int WSUBM = WM / WMITER;
   constexpr int WSUBN = WN / WNITER;
   constexpr int PAD = 4;
-  constexpr int tsl_threads = BM / WM * (BN / WN) * (WSUBM / TM * (WSUBN / TN));
+  constexpr int tsl_threads = BM / WM * (BN / WN) * 32;
   constexpr int tsl_smem_a_s = 0;
   constexpr int tsl_smem_b_s = tsl_align_up(tsl_smem_a_s + (2 * (BK * (BM + PAD)) * 4), 128);
   unsigned char *tsl_smem = tsl_smem_base<128>();
   const int bm = blockIdx.x;  // dsl:55
   const int bn = blockIdx.y;  // dsl:55
-  const int wr = (threadIdx.x / (WSUBM / TM * (WSUBN / TN))) / (BN / WN);  // dsl:55
-  const int wc = threadIdx.x / (WSUBM / TM * (WSUBN / TN)) % (BN / WN);  // dsl:55
+  const int wr = (threadIdx.x / 32) / (BN / WN);  // dsl:55
+  const int wc = threadIdx.x / 32 % (BN / WN);  // dsl:55
   const int tr = (threadIdx.x % (WSUBM / TM * (WSUBN / TN))) / (WSUBN / TN);  // dsl:55
   const int tc = threadIdx.x % (WSUBM / TM * (WSUBN / TN)) % (WSUBN / TN);  // dsl:55
   tsl_stage_t<BM, BK, (BM + PAD), tsl_threads, float> tsl_stage_a_s;  // dsl:65  registers of the async transposed copies in flight
@@ -824,7 +824,7 @@ __global__ void __launch_bounds__(BM / WM * (BN / WN) * (WM / (WM * WN / (32 * T
 
 // ---- launch (what the tessel runtime does for an instance) ------------------------------------
 // grid  = (tsl_cdiv(M, BM), tsl_cdiv(N, BN), 1)
-// block = (BM / WM * (BN / WN) * (WM / (WM * WN / (32 * TM * TN * WNITER)) / TM * (WN / WNITER / TN)), 1, 1)
+// block = (BM / WM * (BN / WN) * 32, 1, 1)
 // dynamic shared memory = tsl_cdiv(2 * (BK * (BM + 4)) * 4, 128) * 128 + 2 * (BK * BN) * 4 + 128 bytes
 // arg 0: device pointer of parameter #0
 // arg 1: device pointer of parameter #1

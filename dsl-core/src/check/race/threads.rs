@@ -52,6 +52,9 @@ pub(super) struct Evaluator<'a> {
     /// What is left of the work the check may do on this kernel (elements evaluated and
     /// looked up).
     budget: Cell<usize>,
+    /// Lanes a warp (warpgroup) level leaves idle: the statements of the guarded region, and
+    /// the unit and the number of its first threads that run them (`IdleLanes`).
+    idle: Vec<(HashSet<StmtId>, i64, i64)>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -119,6 +122,14 @@ impl<'a> Evaluator<'a> {
             .map(|v| (v.binding, v.extent.eval(&syms).ok()))
             .collect();
         let mutable = super::super::events::assigned_scalars(cx);
+        let mut idle = Vec::new();
+        for x in &g.idle_lanes {
+            let Stmt::Parallel { body, .. } = &m.stmts[x.stmt] else {
+                return None;
+            };
+            let region = super::super::stmts_within(m, body).into_iter().collect();
+            idle.push((region, x.unit.eval(&syms).ok()?, x.size.eval(&syms).ok()?));
+        }
         Some(Evaluator {
             cx,
             threads,
@@ -127,6 +138,7 @@ impl<'a> Evaluator<'a> {
             block_vars,
             mutable,
             budget: Cell::new(BUDGET),
+            idle,
         })
     }
 
@@ -242,8 +254,14 @@ impl<'a> Evaluator<'a> {
         // Each running thread's first element, in thread order.
         let mut starts: Vec<(u32, Key)> = Vec::new();
         for tid in 0..self.threads {
-            let mut runs = true;
+            let mut runs = self
+                .idle
+                .iter()
+                .all(|(region, unit, size)| !region.contains(&a.stmt) || tid as i64 % unit < *size);
             for &(c, holds) in &a.conds {
+                if !runs {
+                    break;
+                }
                 if (self.value(c, env, tid, 0)? != 0) != holds {
                     runs = false;
                     break;
