@@ -372,6 +372,38 @@ fn block_and_warp_barriers_and_fences_lower_and_divergent_ones_are_errors() {
         codes_of(&k("    if (w < 4) {\n      sync.barrier : block;\n    }")),
         ["E1690"]
     );
+    // In a loop whose trip count differs between the threads (lanes) the barrier waits for:
+    // those with fewer trips stop arriving. One the warp's lanes share keeps a warp barrier.
+    assert_eq!(
+        codes_of(&k(
+            "    foreach {i} in [l % 4 + 1] {\n      sync.barrier : group;\n    }"
+        )),
+        ["E1690"]
+    );
+    assert_eq!(
+        codes_of(&k(
+            "    foreach {i} in [w + 1] {\n      sync.shared;\n    }"
+        )),
+        ["E1690"]
+    );
+    assert!(
+        lowered("    foreach {i} in [w + 1] {\n      sync.barrier : group;\n    }")
+            .contains("__syncwarp();")
+    );
+    // A block's copy into shared memory in such a loop: its barriers too (not lowered), and a
+    // block reduction (an error).
+    assert_eq!(
+        codes_of(&k(
+            "    foreach {i} in [l + 1] {\n      dma.copy x.subspan(256).at(b) => r.span_as([256]);\n    }"
+        )),
+        ["E1693"]
+    );
+    assert_eq!(
+        codes_of(&k(
+            "    f32 v = 1.0f;\n    foreach {i} in [l + 1] {\n      reduce.sum v : block;\n    }"
+        )),
+        ["E0907"]
+    );
     // A warpgroup's barrier and a grid's are not lowered yet.
     assert_eq!(codes_of(&k("    sync.barrier : group-4;")), ["E1300"]);
     assert_eq!(codes_of(&k("    sync.global;")), ["E1300"]);

@@ -460,8 +460,8 @@ fn barriers(cx: &Cx, diags: &mut Diagnostics) {
                         m.stmt_span(s),
                         format!("`{what}` under a condition that may differ between the {who}: the {one} that skip it never reach the barrier"),
                     )
-                    .with_note(m.stmt_span(at), "the condition")
-                    .with_help(format!("move `{what}` out of the `if` / `inthreads`, or branch on values {shares}")),
+                    .with_note(m.stmt_span(at), if matches!(m.stmts[at], Stmt::Foreach { .. }) { "a loop whose trip count may differ between them" } else { "the condition" })
+                    .with_help(format!("move `{what}` out of the `if` / `inthreads` / loop, or branch and loop on values {shares}")),
                 );
             }
             let inner = match st {
@@ -485,6 +485,20 @@ fn barriers(cx: &Cx, diags: &mut Diagnostics) {
                         Some(s)
                     },
                 },
+                // A loop whose trip count differs between threads: those with fewer trips
+                // stop arriving while the others wait.
+                Stmt::Foreach { extents, .. } => Guards {
+                    block: if extents.iter().all(|&e| uniform_within(cx, e, Level::Block)) {
+                        g.block
+                    } else {
+                        Some(s)
+                    },
+                    warp: if extents.iter().all(|&e| uniform_within(cx, e, Level::Group)) {
+                        g.warp
+                    } else {
+                        Some(s)
+                    },
+                },
                 _ => g,
             };
             for blk in super::stmt_blocks(st) {
@@ -503,8 +517,8 @@ fn barriers(cx: &Cx, diags: &mut Diagnostics) {
     );
 }
 
-/// Statements under an `inthreads` or under an `if` whose condition may differ between the
-/// threads of a block, with the innermost such statement. (A condition every thread of the
+/// Statements under an `inthreads`, under an `if` whose condition may differ between the
+/// threads of a block, or in a loop whose trip count may, with the innermost such statement. (A condition every thread of the
 /// block shares, `super::events::block_uniform`, keeps whole warps together.)
 fn collect_divergent(cx: &Cx, b: &Block, guard: Option<StmtId>, out: &mut Vec<(StmtId, StmtId)>) {
     let m = cx.m;
@@ -515,6 +529,11 @@ fn collect_divergent(cx: &Cx, b: &Block, guard: Option<StmtId>, out: &mut Vec<(S
         let inner = match &m.stmts[s] {
             Stmt::InThreads { .. } => Some(s),
             Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
+            Stmt::Foreach { extents, .. }
+                if !extents.iter().all(|&e| super::events::block_uniform(cx, e)) =>
+            {
+                Some(s)
+            }
             _ => guard,
         };
         for blk in super::stmt_blocks(&m.stmts[s]) {

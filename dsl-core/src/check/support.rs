@@ -1110,7 +1110,13 @@ fn divergent_sync_loads(
         }
     };
     let cond_span = |g: crate::ir::StmtId| match &m.stmts[g] {
-        Stmt::InThreads { cond, .. } | Stmt::If { cond, .. } => m.expr_span(*cond),
+        Stmt::InThreads { cond, .. }
+        | Stmt::If { cond, .. }
+        | Stmt::Ext(ExtStmt::While { cond, .. }) => m.expr_span(*cond),
+        Stmt::Foreach { extents, .. } => extents
+            .iter()
+            .find(|&&e| !super::events::block_uniform(cx, e))
+            .map_or(m.stmt_span(g), |&e| m.expr_span(e)),
         _ => m.stmt_span(g),
     };
     for &s in b {
@@ -1172,7 +1178,17 @@ fn divergent_sync_loads(
         }
         let inner = match st {
             Stmt::InThreads { .. } => Some(s),
-            Stmt::If { cond, .. } if !super::events::block_uniform(cx, *cond) => Some(s),
+            Stmt::If { cond, .. } | Stmt::Ext(ExtStmt::While { cond, .. })
+                if !super::events::block_uniform(cx, *cond) =>
+            {
+                Some(s)
+            }
+            // A loop whose trip count differs between threads.
+            Stmt::Foreach { extents, .. }
+                if !extents.iter().all(|&e| super::events::block_uniform(cx, e)) =>
+            {
+                Some(s)
+            }
             _ => guard,
         };
         for blk in super::stmt_blocks(st) {
