@@ -80,6 +80,8 @@ pub const ARRAY_RANGE: &str = "E0701";
 pub const TILE_RANGE: &str = "E0702";
 /// A `.from(…)` offset of a `.view(…)` window that may be below 0.
 pub const FROM_OFFSET: &str = "E0703";
+/// Index arithmetic whose range leaves 32-bit `int`, in which the kernel computes it.
+pub const INDEX_OVERFLOW: &str = "E0704";
 
 /// An event array used without an index (or a plain event indexed).
 pub const EVENT_INDEX: &str = "E0801";
@@ -195,6 +197,9 @@ pub const SHARED_WRITE_RACE: &str = "W1213";
 pub const EVENT_PARTICIPANTS: &str = "W1214";
 /// Warning: two uses of one named barrier count different numbers of threads.
 pub const NAMED_BARRIER_COUNTS: &str = "W1215";
+/// Warning: an index into a shared or local tensor that nothing bounds on some side (a
+/// parameter, data read from memory): on-chip buffers have no bounds test.
+pub const UNBOUNDED_INDEX: &str = "W1216";
 // What lowering can translate (check/lowerable.rs).
 /// A copy into a fresh buffer (`=> shared`): declare the destination.
 pub const FRESH_COPY: &str = "E1101";
@@ -682,6 +687,10 @@ pub const TABLE: &[(&str, &str)] = &[
         "`.from` offset of a `.view` window may be below 0",
     ),
     (
+        INDEX_OVERFLOW,
+        "index arithmetic can leave 32-bit `int` (it wraps)",
+    ),
+    (
         EVENT_INDEX,
         "event array used without an index, or a plain event indexed",
     ),
@@ -831,6 +840,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         NAMED_BARRIER_COUNTS,
         "warning: two uses of one named barrier count different numbers of threads",
+    ),
+    (
+        UNBOUNDED_INDEX,
+        "warning: an index into a shared or local tensor that nothing bounds on some side",
     ),
     (
         FRESH_COPY,

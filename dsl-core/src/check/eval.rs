@@ -285,6 +285,13 @@ impl Interval {
     pub fn is_empty(self) -> bool {
         self.lo > self.hi
     }
+    /// The smallest interval holding both.
+    pub fn hull(self, o: Interval) -> Interval {
+        Interval {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+        }
+    }
     pub fn meet(self, o: Interval) -> Interval {
         Interval {
             lo: self.lo.max(o.lo),

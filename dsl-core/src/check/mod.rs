@@ -526,7 +526,8 @@ fn run_checks(
     frag_load::check_frag_loads(&cx, &views, &mut diags);
     attrs::check_attributes(&cx, geo.threads_per_block, &mut diags);
     placement::check_placement(&cx, &views, &mut diags);
-    range::check_ranges(&cx, &views, &mut diags);
+    let mut range_warnings = Vec::new();
+    range::check_ranges(&cx, &views, &mut diags, &mut range_warnings);
     simt::check_simt(&cx, &views, geo.threads_per_block, &mut diags);
     occupancy::check_occupancy(&cx, &mut diags);
     launch_attrs::check_launch_attrs(&cx, geo.threads_per_block, &mut diags);
@@ -565,6 +566,7 @@ fn run_checks(
     // supports).
     let mut warnings = Vec::new();
     if diags.is_empty() {
+        warnings.append(&mut range_warnings);
         hazard::check_program_hazards(&cx, &mut diags);
         race::check(&cx, &geo, &mut warnings);
         simt::named_barrier_counts(&cx, &mut warnings);

@@ -12,7 +12,7 @@
 use super::eval::{Env, Ext, Interval, eval, eval_interval};
 use super::view::Views;
 use super::{Binding, Cx, at_expr, codes, stmt_exprs, walk_expr};
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{BinaryOp, Block, Expr, ExprId, Level, MemSpace, Stmt};
 use crate::span::Span;
 use std::collections::HashMap;
@@ -32,6 +32,11 @@ struct St {
     origins: HashMap<String, Origin>,
     lets: HashMap<String, ExprId>,
     narrowed: HashMap<String, Span>,
+    /// Variables of an `apply` over a fragment's span: they walk its shape, which
+    /// `frag_elem.rs` checks against the tiles they index.
+    apply_vars: std::collections::HashSet<String>,
+    /// Ranges of scalars computed from tensor data (for `W1216` only).
+    data_ranges: HashMap<String, Interval>,
 }
 
 impl St {
@@ -47,6 +52,8 @@ impl St {
         self.env.extents.remove(name);
         self.origins.remove(name);
         self.lets.remove(name);
+        self.apply_vars.remove(name);
+        self.data_ranges.remove(name);
     }
 }
 
@@ -67,18 +74,26 @@ enum Key {
     Expr(ExprId),
 }
 
-pub(crate) fn check_ranges(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
+pub(crate) fn check_ranges(
+    cx: &Cx,
+    views: &Views,
+    diags: &mut Diagnostics,
+    warnings: &mut Vec<crate::diag::Diagnostic>,
+) {
     let st = St {
         env: cx.env.clone(),
         origins: HashMap::new(),
         lets: HashMap::new(),
         narrowed: HashMap::new(),
+        apply_vars: Default::default(),
+        data_ranges: HashMap::new(),
     };
     let mut w = W {
         cx,
         views,
         out: Vec::new(),
         from_offsets: Vec::new(),
+        unbounded: Vec::new(),
     };
     w.block(&cx.m.kernel.body, st);
     // One diagnostic per out-of-range index source; array accesses first.
@@ -120,14 +135,18 @@ pub(crate) fn check_ranges(cx: &Cx, views: &Views, diags: &mut Diagnostics) {
     for (_, d) in w.from_offsets {
         diags.push(d);
     }
+    warnings.extend(w.unbounded.into_iter().map(|(_, d)| d));
 }
 
 struct W<'a, 'b> {
     cx: &'a Cx<'b>,
     views: &'a Views,
     out: Vec<Violation>,
-    /// `.from` offsets that may be below 0 (`E0703`), one diagnostic each.
+    /// `.from` offsets that may be below 0 (`E0703`) and index arithmetic past 32 bits
+    /// (`E0704`), one diagnostic per expression.
     from_offsets: Vec<(ExprId, crate::diag::Diagnostic)>,
+    /// Indices into shared and local tensors with no bound on some side (`W1216`).
+    unbounded: Vec<(ExprId, crate::diag::Diagnostic)>,
 }
 
 impl W<'_, '_> {
@@ -159,8 +178,12 @@ impl W<'_, '_> {
                 ..
             } => {
                 let mut inner = st.clone();
+                let walks_fragment = m.walked_fragment(extents).is_some();
                 for (i, (v, &e)) in vars.iter().zip(extents).enumerate() {
                     self.bind_var(&mut inner, &v.name, e, None);
+                    if walks_fragment {
+                        inner.apply_vars.insert(v.name.clone());
+                    }
                     // `foreach k(lo:hi)`: `k` runs over `[lo, hi)` inside its bound.
                     if let Some(r) = m.loop_range(s, i) {
                         let lo = eval_interval(m, r.start, &st.env);
@@ -181,7 +204,7 @@ impl W<'_, '_> {
                 self.block(body, inner);
             }
             Stmt::Let { name, value } => {
-                let r = eval_interval(m, *value, &st.env);
+                let r = self.value_interval(*value, st);
                 st.forget(&name.name);
                 st.env.ranges.insert(name.name.clone(), r);
                 st.lets.insert(name.name.clone(), *value);
@@ -194,7 +217,7 @@ impl W<'_, '_> {
                 init: Some(v),
                 ..
             } if !super::events::assigned(self.cx, s) && !reads_data(m, *v) => {
-                let r = eval_interval(m, *v, &st.env);
+                let r = self.value_interval(*v, st);
                 st.forget(&name.name);
                 st.env.ranges.insert(name.name.clone(), r);
             }
@@ -212,6 +235,18 @@ impl W<'_, '_> {
                     hi: Ext::PosInf,
                 };
                 st.env.ranges.insert(name.name.clone(), counter);
+            }
+            // One computed from data: unknown to the errors, but its arithmetic may still
+            // bound it (`(x.at(i) % 64 + 64) % 64`), which the warning of an unbounded
+            // on-chip index looks at (`data_ranges`).
+            Stmt::ScalarDecl {
+                name,
+                init: Some(v),
+                ..
+            } if !super::events::assigned(self.cx, s) => {
+                let r = self.value_interval(*v, st);
+                st.forget(&name.name);
+                st.data_ranges.insert(name.name.clone(), r);
             }
             Stmt::ScalarDecl { name, .. } => st.forget(&name.name),
             Stmt::MmaFill { name, .. } | Stmt::MmaLoad { name, .. } => st.forget(&name.name),
@@ -292,6 +327,11 @@ impl W<'_, '_> {
             conjuncts(m, cond, &mut conj);
         }
         for (op, lhs, rhs) in conj {
+            // C++ compares a 32- or 64-bit unsigned operand in unsigned arithmetic, where
+            // `h - 1 >= 0` always holds: such a comparison bounds nothing.
+            if unsigned(self.cx, lhs) || unsigned(self.cx, rhs) {
+                continue;
+            }
             // A variable against a value narrows the variable; an expression over variables
             // against a value narrows that expression wherever it appears (`expr_ranges`).
             let side = |e: ExprId| match &m.exprs[e] {
@@ -350,6 +390,16 @@ impl W<'_, '_> {
         let m = cx.m;
         let mut sites = Vec::new();
         walk_expr(m, e, &mut |x| sites.push(x));
+        for &x in &sites {
+            let args: &[ExprId] = match &m.exprs[x] {
+                Expr::View { args, .. } => args,
+                Expr::Index { index, .. } => std::slice::from_ref(index),
+                _ => continue,
+            };
+            for &a in args {
+                self.check_int32(a, st);
+            }
+        }
         for x in sites {
             match &m.exprs[x] {
                 Expr::Index { base, index } => {
@@ -494,6 +544,71 @@ impl W<'_, '_> {
         }
     }
 
+    /// The range of a bound value: a ternary `c ? a : b` takes each side's range where its
+    /// condition holds (`x > 0 ? x - 1 : 0` is at least 0), anything else its own.
+    fn value_interval(&self, v: ExprId, st: &St) -> Interval {
+        let m = self.cx.m;
+        if let Expr::Call { func, args } = &m.exprs[v]
+            && func.name == "select"
+            && let [c, a, b] = args.as_slice()
+        {
+            let side = |negate: bool, e: ExprId| {
+                self.narrow(st, *c, negate)
+                    .map(|n| self.value_interval(e, &n))
+            };
+            return match (side(false, *a), side(true, *b)) {
+                (Some(x), Some(y)) => x.hull(y),
+                (Some(x), None) | (None, Some(x)) => x,
+                (None, None) => eval_interval(m, v, &st.env),
+            };
+        }
+        eval_interval(m, v, &st.env)
+    }
+
+    /// The kernel computes index arithmetic in 32-bit `int`: a step of `idx` whose range
+    /// leaves it wraps (`t * 1000000007 % 64` reads below the tensor), an error (`E0704`).
+    fn check_int32(&mut self, idx: ExprId, st: &St) {
+        let m = self.cx.m;
+        let mut steps = Vec::new();
+        walk_expr(m, idx, &mut |x| {
+            if matches!(
+                m.exprs[x],
+                Expr::Binary {
+                    op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Shl,
+                    ..
+                }
+            ) {
+                steps.push(x);
+            }
+        });
+        for x in steps {
+            if self.from_offsets.iter().any(|(e, _)| *e == x) {
+                continue;
+            }
+            let r = eval_interval(m, x, &st.env);
+            let past = |v: &Ext| match *v {
+                Ext::Fin(v) if v > i32::MAX as i64 || v < i32::MIN as i64 => Some(v),
+                _ => None,
+            };
+            let Some(v) = past(&r.hi).or_else(|| past(&r.lo)) else {
+                continue;
+            };
+            self.from_offsets.push((
+                x,
+                at_expr(
+                    m,
+                    codes::INDEX_OVERFLOW,
+                    x,
+                    format!(
+                        "`{}` can reach {v}, past 32-bit `int`, in which the kernel computes indices: it wraps",
+                        m.expr_to_string(x)
+                    ),
+                )
+                .with_help("keep index arithmetic within ±2^31 (reduce before multiplying: `(t % 64) * 7`), or hash in a `u32` value"),
+            ));
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn check_index(
         &mut self,
@@ -513,6 +628,53 @@ impl W<'_, '_> {
         let r = eval_interval(m, idx, &st.env);
         let below = matches!(r.lo, Ext::Fin(lo) if lo < 0);
         let above = matches!(r.hi, Ext::Fin(hi) if hi > n - 1);
+        // An on-chip buffer has no bounds test: an index nothing here bounds may overrun it.
+        // With the ranges of values computed from data, which the errors leave unknown.
+        let open = {
+            let mut env = st.env.clone();
+            for (n, r) in &st.data_ranges {
+                env.ranges.insert(n.clone(), *r);
+            }
+            let d = eval_interval(m, idx, &env);
+            let inside = matches!((d.lo, d.hi), (Ext::Fin(lo), Ext::Fin(hi)) if lo >= 0 && hi < n);
+            !inside && (!matches!(r.lo, Ext::Fin(_)) || !matches!(r.hi, Ext::Fin(_)))
+        };
+        let mut walks = false;
+        walk_expr(m, idx, &mut |x| {
+            walks |= matches!(&m.exprs[x], Expr::Name(n) if st.apply_vars.contains(n));
+        });
+        if !array
+            && open
+            && !walks
+            && !below
+            && !above
+            && !self.unbounded.iter().any(|(e, _)| *e == idx)
+        {
+            let (side, fix) = if matches!(r.lo, Ext::Fin(_)) {
+                (
+                    "from above",
+                    format!("`min({}, {})`", m.expr_to_string(idx), n - 1),
+                )
+            } else {
+                ("from below", format!("`max({}, 0)`", m.expr_to_string(idx)))
+            };
+            self.unbounded.push((
+                idx,
+                Diagnostic::warning(
+                    codes::UNBOUNDED_INDEX,
+                    m.expr_span(idx),
+                    format!(
+                        "nothing here bounds the index `{}` {side}, but {what}: a value outside [0, {n}) reads or writes past the buffer",
+                        m.expr_to_string(idx)
+                    ),
+                )
+                .with_note(decl_note.0, decl_note.1.clone())
+                .with_help(format!(
+                    "bound it where it is used — {fix}, `% {n}`, or a guard such as `if ({} < {n})` — or derive it from loop and parallel variables",
+                    m.expr_to_string(idx)
+                )),
+            ));
+        }
         if !(below || above) || r.is_empty() {
             return;
         }
@@ -670,6 +832,29 @@ fn only_grows(cx: &Cx, decl: crate::ir::StmtId, env: &Env) -> bool {
         }
     }
     steps > 0
+}
+
+/// Whether `e` mentions a value of a 32- or 64-bit unsigned type (a `u32` / `u64` scalar or
+/// tensor element), which makes C++ evaluate it — and compare it — in unsigned arithmetic.
+fn unsigned(cx: &Cx, e: ExprId) -> bool {
+    use crate::ir::DType;
+    let m = cx.m;
+    let wide = |d: DType| matches!(d, DType::U32 | DType::U64);
+    let mut found = false;
+    walk_expr(m, e, &mut |x| {
+        let Expr::Name(_) = &m.exprs[x] else { return };
+        found |= match cx.res.bindings.get(&x) {
+            Some(Binding::Scalar(d)) => {
+                matches!(&m.stmts[*d], Stmt::ScalarDecl { dtype, .. } if wide(*dtype))
+            }
+            Some(Binding::Param(i)) => m.kernel.params.get(*i).is_some_and(|p| wide(p.dtype)),
+            Some(Binding::Tensor(d, _)) => {
+                matches!(&m.stmts[*d], Stmt::TensorDecl { dtype, .. } if wide(*dtype))
+            }
+            _ => false,
+        };
+    });
+    found
 }
 
 fn plural(n: i64) -> &'static str {
