@@ -81,3 +81,44 @@ fn an_unbounded_on_chip_index_is_a_warning() {
         );
     }
 }
+
+#[test]
+fn a_floating_point_value_where_cpp_takes_an_integer_is_an_error() {
+    for (index, at) in [
+        ("t * 0.5f", "0.5f"),
+        ("(__to<s32>(x.at(p # t)) % 64 + 64) % 64", ""),
+        ("(t ^ 1) % 64", ""),
+    ] {
+        let r = check(&kernel("", "", index));
+        if at.is_empty() {
+            assert!(r.is_ok(), "{index}: {r:?}");
+            continue;
+        }
+        let e = r.unwrap_err();
+        assert_eq!(e.len(), 1, "{index}: {e:?}");
+        assert_eq!(e[0].0, "E0112", "{index}: {e:?}");
+        assert!(
+            e[0].1
+                .starts_with(&format!("`{at}` is a floating-point value")),
+            "{e:?}"
+        );
+    }
+    // Operands of the bitwise operators; a floating-point `%` lowers (`fmodf`).
+    let k = |value: &str| {
+        format!(
+            "__co__ void k(f32 [N] x, s32 [N] y, f32 [N] z) {{\n  parallel {{p}} by [cdiv(N, 64)] : block, {{t}} by [64] : thread {{\n    {value};\n  }}\n}}\n"
+        )
+    };
+    for value in [
+        "y.at(p # t) = x.at(p # t) ^ 1",
+        "y.at(p # t) = t << 2.0f",
+        "y.at(p # t) = t & 1.5f",
+    ] {
+        let e = check(&k(value)).unwrap_err();
+        assert!(
+            e.iter().all(|(c, _)| *c == "E0112") && !e.is_empty(),
+            "{value}: {e:?}"
+        );
+    }
+    assert!(check(&k("z.at(p # t) = x.at(p # t) % 2.0f")).is_ok());
+}

@@ -556,6 +556,9 @@ pub const LOAD_INTO_NOT_FRAG: &str = "E0110";
 pub const LOAD_INTO_SHAPE: &str = "E0111";
 /// A `parallel` extent that is no integer (a float or `bool` literal or scalar).
 pub const EXTENT_NOT_INTEGER: &str = "E0108";
+/// A floating-point (or `bool`) value where C++ takes an integer: an index, an operand of
+/// `&`, `|`, `^`, `<<`, `>>`.
+pub const NOT_INTEGER_OPERAND: &str = "E0112";
 /// A `dma.pad` padding i-tuple whose entry count is not the source's rank.
 pub const PAD_RANK: &str = "E1696";
 /// A `dma.pad` with a non-zero middle (interior) padding: no CUDA code generator emits it.
@@ -1419,6 +1422,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         EXTENT_NOT_INTEGER,
         "a `parallel` extent that is a float or a `bool`, not an integer",
+    ),
+    (
+        NOT_INTEGER_OPERAND,
+        "a floating-point value where C++ takes an integer (an index, `&`, `|`, `^`, `<<`, `>>`)",
     ),
     (
         PAD_ARITY,

@@ -45,6 +45,7 @@ mod geometry;
 mod geometry_sym;
 mod hazard;
 mod header;
+mod integers;
 mod jumps;
 pub mod kernel_scope;
 mod launch_attrs;
@@ -492,6 +493,7 @@ fn run_checks(
     let geo = geometry::check_geometry(&cx, limits, &mut diags);
     let mut views = view::compute_views(&cx, &mut diags);
     shape::check_copies(&cx, &views, &mut diags);
+    integers::check_integer_operands(&cx, &mut diags);
     wgmma::check_f8(&cx, &views, &mut diags);
     let frags = wgmma::check_mma(&cx, &mut views, &mut diags);
     let swizzle::Swizzles {
