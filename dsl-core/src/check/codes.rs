@@ -200,6 +200,9 @@ pub const NAMED_BARRIER_COUNTS: &str = "W1215";
 /// Warning: an index into a shared or local tensor that nothing bounds on some side (a
 /// parameter, data read from memory): on-chip buffers have no bounds test.
 pub const UNBOUNDED_INDEX: &str = "W1216";
+/// Warning: a shared tile read while an `.async` copy into it may still be in flight (no
+/// `dma.wait` or `wait` between them).
+pub const ASYNC_IN_FLIGHT: &str = "W1217";
 // What lowering can translate (check/lowerable.rs).
 /// A copy into a fresh buffer (`=> shared`): declare the destination.
 pub const FRESH_COPY: &str = "E1101";
@@ -847,6 +850,10 @@ pub const TABLE: &[(&str, &str)] = &[
     (
         UNBOUNDED_INDEX,
         "warning: an index into a shared or local tensor that nothing bounds on some side",
+    ),
+    (
+        ASYNC_IN_FLIGHT,
+        "warning: a shared tile read while an `.async` copy into it may still be in flight",
     ),
     (
         FRESH_COPY,

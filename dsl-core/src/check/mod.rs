@@ -30,6 +30,7 @@
 //! are evaluated too, and loops over problem sizes get finite ranges).
 
 mod asserts;
+mod async_reads;
 mod attrs;
 mod bounded;
 mod cluster;
@@ -571,6 +572,7 @@ fn run_checks(
         warnings.append(&mut range_warnings);
         hazard::check_program_hazards(&cx, &mut diags);
         race::check(&cx, &geo, &mut warnings);
+        async_reads::check(&cx, &mut warnings);
         simt::named_barrier_counts(&cx, &mut warnings);
     }
     if diags.is_empty() && gate.is_empty() {
