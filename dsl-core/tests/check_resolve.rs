@@ -156,8 +156,9 @@ fn tensor_used_as_value() {
     let e = only(&d, c::WRONG_KIND);
     assert_eq!(e.span, m.expr_span(find(&m, "lhs_s")[0]));
     assert!(
-        e.message
-            .contains("expected an integer value, found tensor `lhs_s`"),
+        e.message.contains(
+            "expected a value (a number, a scalar or a tensor element), found tensor `lhs_s`"
+        ),
         "{e}"
     );
 }

@@ -362,7 +362,12 @@ fn describe_threads(cx: &Cx, chain: &[LevelRef]) -> (Option<ExprId>, String) {
         texts.push(format!("{u} per {}", inner.level));
         vals.push(u.to_string());
     }
-    (at, format!("{} = {}", texts.join(" × "), vals.join(" × ")))
+    let (texts, vals) = (texts.join(" × "), vals.join(" × "));
+    // Literal extents say their values already.
+    if texts == vals {
+        return (at, texts);
+    }
+    (at, format!("{texts} = {vals}"))
 }
 
 /// `group-4` encloses at most 128 threads, `group` 32 (fewer leave lanes idle).

@@ -364,7 +364,7 @@ pub(crate) fn lowering_gate(
                 {
                     // The TMA path copies u8 tiles (sparsity metadata) with plain loads and
                     // stores (`lower/sparse.rs`); other tiles it reads go through TMA.
-                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path, but for a synchronous copy of a u8 tile (sparsity metadata) into a fresh `=> shared` buffer")
+                    Some("a `dma.copy` future in a kernel on the TMA/WGMMA path, which lowers two kinds: a synchronous copy of a u8 tile (sparsity metadata) into a fresh `=> shared` buffer, and one of a 2-D global tile the whole block runs into a WGMMA operand whose rows are 32, 64 or 128 bytes (laid out in their swizzle)")
                 } else {
                     None
                 };

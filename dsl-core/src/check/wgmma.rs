@@ -382,7 +382,7 @@ pub(crate) fn check_operand_swizzle(
                 *src,
                 "this WGMMA operand's shared tensor has no swizzle; tessel reads WGMMA operands through swizzled K-major descriptors",
             )
-            .with_help("copy the tile in with `tma.copy.swiz<128>` (rows of 128 bytes) or as a fresh buffer, `t = dma.copy … => shared;` (tessel then lays it out in the swizzle of its rows), or state `.swiz<N>` on the `mma.load`"),
+            .with_help("state a swizzle: `tma.copy.swiz<128>` (rows of 128 bytes), or `.swiz<N>` on the `mma.load`; tessel picks one itself only for a tile whose rows are 32, 64 or 128 bytes, written whole by TMA loads or by `t = dma.copy … => shared;` futures the whole block runs (not inside a level that splits it), and read by nothing but `mma`s"),
         );
     }
 }

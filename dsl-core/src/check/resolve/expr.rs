@@ -10,8 +10,8 @@ impl R<'_> {
     fn kind_error(&mut self, e: ExprId, found: &str, want: Want) {
         let (expected, help) = match want {
             Want::Value => (
-                "an integer value",
-                "use it through a view, e.g. `t.at(i, j)`",
+                "a value (a number, a scalar or a tensor element)",
+                "use one element of it, e.g. `t.at(i, j)`",
             ),
             Want::Tensor => (
                 "a tensor or view",
