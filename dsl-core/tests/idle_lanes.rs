@@ -3,28 +3,14 @@
 //! guard, and only work a thread does alone may sit under it — a barrier or a collective there
 //! would wait for lanes that never come (`E1350`).
 
-use dsl_core::check::{self, Config, Limits};
-use dsl_core::lower::CudaKernel;
-use dsl_core::parse::parse_str;
+mod source_support;
 
-fn lowered(src: &str) -> Result<CudaKernel, Vec<(&'static str, String)>> {
-    let m = parse_str(src, Some("t.co"))
-        .unwrap_or_else(|d| panic!("parse failed:\n{d}"))
-        .module;
-    match check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90) {
-        Ok(info) => Ok(dsl_core::lower::lower(&m, &info).expect("check ok ⇒ lower ok")),
-        Err(d) => Err(d.iter().map(|x| (x.code, x.message.clone())).collect()),
-    }
-}
+use source_support::{body, lowered};
 
 fn kernel(outer: &str, inner: &str, body: &str) -> String {
     format!(
         "__co__ void k(f32 [N] x, f32 [N] y) {{\n  parallel {{b}} by [cdiv(N, 64)] : block {{\n    shared f32 [256] s;\n    parallel {outer}, {inner} {{\n{body}\n    }}\n  }}\n}}\n"
     )
-}
-
-fn body(k: &CudaKernel) -> String {
-    k.body.iter().map(|l| format!("{}\n", l.op)).collect()
 }
 
 #[test]

@@ -4,19 +4,11 @@
 //! the prelude's PTX `bar.sync` / `bar.arrive`; the TMA/WGMMA path numbers its own named
 //! barriers, so there they are not lowered (`E1300`).
 
-use dsl_core::check::{self, Config, Limits};
-use dsl_core::lower::CudaKernel;
-use dsl_core::parse::parse_str;
+mod source_support;
 
-fn lowered(src: &str) -> Result<CudaKernel, Vec<(&'static str, String)>> {
-    let m = parse_str(src, Some("t.co"))
-        .unwrap_or_else(|d| panic!("parse failed:\n{d}"))
-        .module;
-    match check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90) {
-        Ok(info) => Ok(dsl_core::lower::lower(&m, &info).expect("check ok ⇒ lower ok")),
-        Err(d) => Err(d.iter().map(|x| (x.code, x.message.clone())).collect()),
-    }
-}
+use dsl_core::check::{self, Config, Limits};
+use dsl_core::parse::parse_str;
+use source_support::{body, lowered};
 
 fn kernel(barrier: &str) -> String {
     format!(
@@ -27,10 +19,10 @@ fn kernel(barrier: &str) -> String {
 #[test]
 fn named_barriers_lower_to_ptx_bar() {
     let k = lowered(&kernel("__bar_sync(W - 1, 128);")).unwrap_or_else(|c| panic!("{c:?}"));
-    let b: String = k.body.iter().map(|l| format!("{}\n", l.op)).collect();
+    let b = body(&k);
     assert!(b.contains("tsl_bar_sync(W - 1, 128);"), "{b}");
     let k = lowered(&kernel("__bar_arrive(15, 64);")).unwrap_or_else(|c| panic!("{c:?}"));
-    let b: String = k.body.iter().map(|l| format!("{}\n", l.op)).collect();
+    let b = body(&k);
     assert!(b.contains("tsl_bar_arrive(15, 64);"), "{b}");
 }
 

@@ -3,29 +3,15 @@
 //! extents, zeros past the edge); each offset must be at least 0 where it is used (`E0703`);
 //! other windows (of shared tensors, under an element access) are not lowered yet (`E1307`).
 
-use dsl_core::check::{self, Config, Limits};
-use dsl_core::lower::CudaKernel;
-use dsl_core::parse::parse_str;
+mod source_support;
 
-fn lowered(src: &str) -> Result<CudaKernel, Vec<(&'static str, String)>> {
-    let m = parse_str(src, Some("t.co"))
-        .unwrap_or_else(|d| panic!("parse failed:\n{d}"))
-        .module;
-    match check::check_config(&m, &Config::defaults(&m), None, &Limits::SM90) {
-        Ok(info) => Ok(dsl_core::lower::lower(&m, &info).expect("check ok ⇒ lower ok")),
-        Err(d) => Err(d.iter().map(|x| (x.code, x.message.clone())).collect()),
-    }
-}
+use source_support::{body, lowered};
 
 /// A block stages `window` of x into `s` and stores `s` through `out` (each a copy operand).
 fn kernel(params: &str, window: &str, out: &str) -> String {
     format!(
         "__co__ void k(f32 [M, N] x, f32 [M, N] y{params}) {{\n  parallel {{p}} by [cdiv(M, 16)] : block, {{t}} by [64] : thread {{\n    shared f32 [16, 32] s;\n    dma.copy {window} => s;\n    dma.copy s => {out};\n  }}\n}}\n"
     )
-}
-
-fn body(k: &CudaKernel) -> String {
-    k.body.iter().map(|l| format!("{}\n", l.op)).collect()
 }
 
 #[test]
