@@ -7,7 +7,10 @@
 //! a tile coordinate / element index that can leave a shared or local tensor, is an error.
 //!
 //! Ranges that are unbounded (e.g. loops over problem sizes at compile time) are not
-//! reported: only a finite bound past the end (or below 0) is.
+//! errors: only a finite bound past the end (or below 0) is. An on-chip index unbounded on
+//! some side is the warning `W1216`; a `.from` offset not shown to be at least 0 is `E0703`;
+//! index arithmetic whose range leaves 32-bit `int` is `E0704`. A comparison of a `u32` /
+//! `u64` value narrows nothing (C++ makes it in unsigned arithmetic).
 
 use super::eval::{Env, Ext, Interval, eval, eval_interval};
 use super::view::Views;
@@ -78,7 +81,7 @@ pub(crate) fn check_ranges(
     cx: &Cx,
     views: &Views,
     diags: &mut Diagnostics,
-    warnings: &mut Vec<crate::diag::Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
 ) {
     let st = St {
         env: cx.env.clone(),
@@ -92,7 +95,7 @@ pub(crate) fn check_ranges(
         cx,
         views,
         out: Vec::new(),
-        from_offsets: Vec::new(),
+        expr_errors: Vec::new(),
         unbounded: Vec::new(),
     };
     w.block(&cx.m.kernel.body, st);
@@ -132,7 +135,7 @@ pub(crate) fn check_ranges(
         }
         diags.push(d);
     }
-    for (_, d) in w.from_offsets {
+    for (_, d) in w.expr_errors {
         diags.push(d);
     }
     warnings.extend(w.unbounded.into_iter().map(|(_, d)| d));
@@ -144,9 +147,9 @@ struct W<'a, 'b> {
     out: Vec<Violation>,
     /// `.from` offsets that may be below 0 (`E0703`) and index arithmetic past 32 bits
     /// (`E0704`), one diagnostic per expression.
-    from_offsets: Vec<(ExprId, crate::diag::Diagnostic)>,
+    expr_errors: Vec<(ExprId, Diagnostic)>,
     /// Indices into shared and local tensors with no bound on some side (`W1216`).
-    unbounded: Vec<(ExprId, crate::diag::Diagnostic)>,
+    unbounded: Vec<(ExprId, Diagnostic)>,
 }
 
 impl W<'_, '_> {
@@ -498,7 +501,7 @@ impl W<'_, '_> {
                     for &a in args {
                         let lo = eval_interval(m, a, &env).lo;
                         if matches!(lo, Ext::Fin(v) if v >= 0)
-                            || self.from_offsets.iter().any(|(e, _)| *e == a)
+                            || self.expr_errors.iter().any(|(e, _)| *e == a)
                         {
                             continue;
                         }
@@ -506,7 +509,7 @@ impl W<'_, '_> {
                             Ext::Fin(v) => format!("it can be {v}"),
                             _ => "nothing here bounds it from below".to_string(),
                         };
-                        self.from_offsets.push((
+                        self.expr_errors.push((
                             a,
                             at_expr(
                                 m,
@@ -582,7 +585,7 @@ impl W<'_, '_> {
             }
         });
         for x in steps {
-            if self.from_offsets.iter().any(|(e, _)| *e == x) {
+            if self.expr_errors.iter().any(|(e, _)| *e == x) {
                 continue;
             }
             let r = eval_interval(m, x, &st.env);
@@ -593,7 +596,7 @@ impl W<'_, '_> {
             let Some(v) = past(&r.hi).or_else(|| past(&r.lo)) else {
                 continue;
             };
-            self.from_offsets.push((
+            self.expr_errors.push((
                 x,
                 at_expr(
                     m,
