@@ -246,7 +246,24 @@ fn implicit(
         return None;
     }
     let writers_lower = sites.iter().all(|s| match &m.stmts[s.stmt] {
-        Stmt::MmaLoad { .. } | Stmt::TmaCopy { .. } => true,
+        Stmt::MmaLoad { .. } => true,
+        // A TMA copy of the whole tile (or array entry): a box of the tile's rows.
+        Stmt::TmaCopy { src, dst, .. } => {
+            let whole = |e: crate::ir::ExprId| match &m.exprs[e] {
+                crate::ir::Expr::Name(_) => true,
+                crate::ir::Expr::Index { base, .. } => {
+                    matches!(m.exprs[*base], crate::ir::Expr::Name(_))
+                }
+                _ => false,
+            };
+            let shared_side = match dst {
+                CopyDst::Expr(d) if cx.res.bindings.get(&view_root_name(m, *d)) == Some(&root) => {
+                    *d
+                }
+                _ => *src,
+            };
+            matches!(dst, CopyDst::Fresh(_)) || whole(shared_side)
+        }
         Stmt::Ext(ExtStmt::DmaFuture {
             tma,
             is_async: false,
@@ -347,4 +364,13 @@ fn future_root(cx: &Cx, mut e: ExprId) -> Option<Binding> {
             _ => return None,
         }
     }
+}
+
+/// The name a view expression starts from (through views and indexes).
+fn view_root_name(m: &crate::ir::Module, mut e: crate::ir::ExprId) -> crate::ir::ExprId {
+    while let crate::ir::Expr::View { base, .. } | crate::ir::Expr::Index { base, .. } = &m.exprs[e]
+    {
+        e = *base;
+    }
+    e
 }
