@@ -77,3 +77,22 @@ fn a_stated_swizzle_is_kept() {
     let (_, info) = check(&src).unwrap_or_else(|c| panic!("{c:?}"));
     assert!(info.swizzle_implicit.is_empty());
 }
+
+#[test]
+fn a_tile_written_in_parts_by_tma_keeps_its_plain_layout() {
+    // Two TMA loads of 32 columns each into the halves of 64-column rows: tessel does not lay
+    // out a tile it fills in parts.
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/lowered/wgmma_tma_unswizzled.co"
+    ))
+    .unwrap();
+    let (_, info) = check(&src).unwrap_or_else(|c| panic!("{c:?}"));
+    assert!(!info.swizzle_implicit.is_empty());
+    let parts = src.replace(
+        "tma.copy lhs.subspan(64, 32).at(bm, kt # h) => a_s;",
+        "tma.copy lhs.subspan(64, 32).at(bm, kt # h) => b_s.subspan(64, 32).at(0, h);",
+    );
+    let c = check(&parts).err().unwrap_or_default();
+    assert!(c.iter().any(|(code, _)| *code == "E1422"), "{c:?}");
+}
