@@ -64,6 +64,19 @@ fn an_unbounded_on_chip_index_is_a_warning() {
         assert_eq!(w.len(), 1, "{index}: {w:?}");
         assert_eq!(w[0].0, "W1216", "{index}: {w:?}");
     }
+    // A u8 element indexes 256 elements safely; an s8 one may be negative.
+    let bins = |t: &str| {
+        format!(
+            "__co__ void k({t} [N] x, s32 [256] y) {{\n  parallel {{p}} by [cdiv(N, 256)] : block, {{t}} by [256] : thread {{\n    shared s32 [256] h;\n    h.at(t) = 0;\n    sync.shared;\n    if (p * 256 + t < N)\n      __atomic_add(h.at(x.at(p # t)), 1);\n    sync.shared;\n    __atomic_add(y.at(t), h.at(t));\n  }}\n}}\n"
+        )
+    };
+    assert_eq!(check(&bins("u8")), Ok(vec![]));
+    let w = check(&bins("s8")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        w.iter().map(|x| x.0).collect::<Vec<_>>(),
+        ["W1216"],
+        "{w:?}"
+    );
     // Bounded by its arithmetic, by a clamping ternary, or by a guard: no warning.
     for (params, before, index) in [
         ("", "    int i = (x.at(p # t) % 64 + 64) % 64;", "i"),

@@ -247,7 +247,9 @@ impl W<'_, '_> {
                 init: Some(v),
                 ..
             } if !super::events::assigned(self.cx, s) => {
-                let r = self.value_interval(*v, st);
+                let mut data = st.clone();
+                data.env = element_ranges(self.cx, *v, &st.env);
+                let r = self.value_interval(*v, &data);
                 st.forget(&name.name);
                 st.data_ranges.insert(name.name.clone(), r);
             }
@@ -634,7 +636,7 @@ impl W<'_, '_> {
         // An on-chip buffer has no bounds test: an index nothing here bounds may overrun it.
         // With the ranges of values computed from data, which the errors leave unknown.
         let open = {
-            let mut env = st.env.clone();
+            let mut env = element_ranges(cx, idx, &st.env);
             for (n, r) in &st.data_ranges {
                 env.ranges.insert(n.clone(), *r);
             }
@@ -835,6 +837,47 @@ fn only_grows(cx: &Cx, decl: crate::ir::StmtId, env: &Env) -> bool {
         }
     }
     steps > 0
+}
+
+/// `env` with the range of each element `e` reads from a tensor of a narrow integer type (a
+/// `u8` element is in [0, 255]): what the data can be, for the warning of an unbounded index.
+fn element_ranges(cx: &Cx, e: ExprId, env: &Env) -> Env {
+    use crate::ir::DType;
+    let m = cx.m;
+    let mut out = env.clone();
+    walk_expr(m, e, &mut |x| {
+        if !matches!(
+            m.exprs[x],
+            Expr::View {
+                op: crate::ir::ViewOp::At,
+                ..
+            }
+        ) {
+            return;
+        }
+        let mut root = x;
+        while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
+            root = *base;
+        }
+        let dtype = match cx.res.bindings.get(&root) {
+            Some(Binding::Param(i)) => m.kernel.params.get(*i).map(|p| p.dtype),
+            Some(Binding::Tensor(d, _)) => match &m.stmts[*d] {
+                Stmt::TensorDecl { dtype, .. } => Some(*dtype),
+                _ => None,
+            },
+            _ => None,
+        };
+        let range = match dtype {
+            Some(DType::U8) => Interval::new(0, u8::MAX as i64),
+            Some(DType::S8) => Interval::new(i8::MIN as i64, i8::MAX as i64),
+            Some(DType::U16) => Interval::new(0, u16::MAX as i64),
+            Some(DType::S16) => Interval::new(i16::MIN as i64, i16::MAX as i64),
+            Some(DType::Bool) => Interval::new(0, 1),
+            _ => return,
+        };
+        out.expr_ranges.push((m.expr_to_string(x), range));
+    });
+    out
 }
 
 /// Whether `e` mentions a value of a 32- or 64-bit unsigned type (a `u32` / `u64` scalar or
