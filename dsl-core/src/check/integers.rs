@@ -4,9 +4,9 @@
 //! not compile (`s[float]`, `f ^ 1`) or be truncated in silence (an argument converted to
 //! `int`): `E0112`, pointing at the value.
 
-use super::{Binding, Cx, at_expr, codes, stmt_exprs, walk_expr};
+use super::{Cx, at_expr, codes, stmt_exprs, walk_expr};
 use crate::diag::Diagnostics;
-use crate::ir::{BinaryOp, Expr, ExprId, Stmt, ViewOp};
+use crate::ir::{BinaryOp, Expr, ExprId, ViewOp};
 
 pub(crate) fn check_integer_operands(cx: &Cx, diags: &mut Diagnostics) {
     let m = cx.m;
@@ -112,21 +112,6 @@ fn walk_values(m: &crate::ir::Module, e: ExprId, f: &mut impl FnMut(ExprId)) {
 
 /// An element (`x.at(i)`) of a floating-point tensor.
 fn float_element(cx: &Cx, e: ExprId) -> bool {
-    let m = cx.m;
-    if !matches!(m.exprs[e], Expr::View { op: ViewOp::At, .. }) {
-        return false;
-    }
-    let mut root = e;
-    while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
-        root = *base;
-    }
-    let dtype = match cx.res.bindings.get(&root) {
-        Some(Binding::Param(i)) => m.kernel.params.get(*i).map(|p| p.dtype),
-        Some(Binding::Tensor(d, _)) => match &m.stmts[*d] {
-            Stmt::TensorDecl { dtype, .. } => Some(*dtype),
-            _ => None,
-        },
-        _ => None,
-    };
-    dtype.is_some_and(|d| d.is_float())
+    matches!(cx.m.exprs[e], Expr::View { op: ViewOp::At, .. })
+        && super::sparse::operand_dtype(cx, e).is_some_and(|d| d.is_float())
 }

@@ -855,19 +855,7 @@ fn element_ranges(cx: &Cx, e: ExprId, env: &Env) -> Env {
         ) {
             return;
         }
-        let mut root = x;
-        while let Expr::View { base, .. } | Expr::Index { base, .. } = &m.exprs[root] {
-            root = *base;
-        }
-        let dtype = match cx.res.bindings.get(&root) {
-            Some(Binding::Param(i)) => m.kernel.params.get(*i).map(|p| p.dtype),
-            Some(Binding::Tensor(d, _)) => match &m.stmts[*d] {
-                Stmt::TensorDecl { dtype, .. } => Some(*dtype),
-                _ => None,
-            },
-            _ => None,
-        };
-        let range = match dtype {
+        let range = match super::sparse::operand_dtype(cx, x) {
             Some(DType::U8) => Interval::new(0, u8::MAX as i64),
             Some(DType::S8) => Interval::new(i8::MIN as i64, i8::MAX as i64),
             Some(DType::U16) => Interval::new(0, u16::MAX as i64),
@@ -893,11 +881,7 @@ fn unsigned(cx: &Cx, e: ExprId) -> bool {
             Some(Binding::Scalar(d)) => {
                 matches!(&m.stmts[*d], Stmt::ScalarDecl { dtype, .. } if wide(*dtype))
             }
-            Some(Binding::Param(i)) => m.kernel.params.get(*i).is_some_and(|p| wide(p.dtype)),
-            Some(Binding::Tensor(d, _)) => {
-                matches!(&m.stmts[*d], Stmt::TensorDecl { dtype, .. } if wide(*dtype))
-            }
-            _ => false,
+            _ => super::sparse::operand_dtype(cx, x).is_some_and(wide),
         };
     });
     found

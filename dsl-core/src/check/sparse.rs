@@ -346,21 +346,12 @@ pub(crate) fn root_binding(cx: &Cx, e: crate::ir::ExprId) -> Option<super::Bindi
     cx.res.bindings.get(&root).cloned()
 }
 
-/// The element type of the tensor a view expression reads.
-fn operand_dtype(cx: &Cx, e: crate::ir::ExprId) -> Option<DType> {
-    let mut root = e;
-    loop {
-        match &cx.m.exprs[root] {
-            crate::ir::Expr::View { base, .. } | crate::ir::Expr::Index { base, .. } => {
-                root = *base
-            }
-            crate::ir::Expr::Name(_) => break,
-            _ => return None,
-        }
-    }
-    match cx.res.bindings.get(&root)? {
-        super::Binding::Param(i) => cx.m.kernel.params.get(*i).map(|p| p.dtype),
-        super::Binding::Tensor(d, _) => match &cx.m.stmts[*d] {
+/// The element type of the tensor a view expression reads (a tensor's name, a view or an
+/// array entry of it).
+pub(crate) fn operand_dtype(cx: &Cx, e: crate::ir::ExprId) -> Option<DType> {
+    match root_binding(cx, e)? {
+        super::Binding::Param(i) => cx.m.kernel.params.get(i).map(|p| p.dtype),
+        super::Binding::Tensor(d, _) => match &cx.m.stmts[d] {
             Stmt::TensorDecl { dtype, .. } => Some(*dtype),
             _ => None,
         },

@@ -257,9 +257,7 @@ fn implicit(
                 _ => false,
             };
             let shared_side = match dst {
-                CopyDst::Expr(d) if cx.res.bindings.get(&view_root_name(m, *d)) == Some(&root) => {
-                    *d
-                }
+                CopyDst::Expr(d) if super::sparse::root_binding(cx, *d) == Some(root) => *d,
                 _ => *src,
             };
             matches!(dst, CopyDst::Fresh(_)) || whole(shared_side)
@@ -364,13 +362,4 @@ fn future_root(cx: &Cx, mut e: ExprId) -> Option<Binding> {
             _ => return None,
         }
     }
-}
-
-/// The name a view expression starts from (through views and indexes).
-fn view_root_name(m: &crate::ir::Module, mut e: crate::ir::ExprId) -> crate::ir::ExprId {
-    while let crate::ir::Expr::View { base, .. } | crate::ir::Expr::Index { base, .. } = &m.exprs[e]
-    {
-        e = *base;
-    }
-    e
 }
