@@ -49,13 +49,13 @@ fn walk(
             walk_expr(m, e, &mut |x| {
                 if hit.is_none()
                     && let Some(b) = cx.res.bindings.get(&x)
-                    && let Some(&(_, copy)) = pending.iter().find(|(t, _)| t == b)
+                    && let Some(&(tile, copy)) = pending.iter().find(|(t, _)| t == b)
                 {
-                    hit = Some((x, copy));
+                    hit = Some((x, tile, copy));
                 }
             });
-            if let Some((x, copy)) = hit {
-                let name = cx.binding_name(*cx.res.bindings.get(&x).unwrap_or(&Binding::Constant));
+            if let Some((x, tile, copy)) = hit {
+                let name = cx.binding_name(tile);
                 warnings.push(
                     Diagnostic::warning(
                         super::codes::ASYNC_IN_FLIGHT,
